@@ -1,0 +1,120 @@
+package llmtest
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Cassette is a go-vcr v2 recording: real HTTP exchanges with a vendor.
+type Cassette struct {
+	Version      int           `yaml:"version"`
+	Interactions []Interaction `yaml:"interactions"`
+}
+
+// Interaction is one recorded request and its response.
+type Interaction struct {
+	Request struct {
+		Body   string              `yaml:"body"`
+		URL    string              `yaml:"url"`
+		Method string              `yaml:"method"`
+		Header map[string][]string `yaml:"headers"`
+	} `yaml:"request"`
+	Response struct {
+		Body   string              `yaml:"body"`
+		Header map[string][]string `yaml:"headers"`
+		Code   int                 `yaml:"code"`
+	} `yaml:"response"`
+}
+
+// Reply turns the recorded response into a scripted Reply.
+func (i Interaction) Reply() Reply {
+	h := map[string]string{}
+	for k, v := range i.Response.Header {
+		if len(v) > 0 && (k == "Content-Type" || k == "Retry-After") {
+			h[k] = v[0]
+		}
+	}
+	return Reply{Status: i.Response.Code, Headers: h, Body: i.Response.Body}
+}
+
+// Replies returns the replies of all interactions in order.
+func (c *Cassette) Replies() []Reply {
+	out := make([]Reply, len(c.Interactions))
+	for i, in := range c.Interactions {
+		out[i] = in.Reply()
+	}
+	return out
+}
+
+// LoadCassette reads a cassette file.
+func LoadCassette(path string) (*Cassette, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("llmtest: %w", err)
+	}
+	var c Cassette
+	if err := yaml.Unmarshal(data, &c); err != nil {
+		return nil, fmt.Errorf("llmtest: parsing %s: %w", path, err)
+	}
+	return &c, nil
+}
+
+// FixturesDir finds shared/fixtures/providers: $GODWIT_FIXTURES, else the
+// first ../shared/fixtures/providers found walking up from the working
+// directory. It returns "" when there is none.
+func FixturesDir() string {
+	if d := os.Getenv("GODWIT_FIXTURES"); d != "" {
+		return d
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	for {
+		cand := filepath.Join(dir, "..", "shared", "fixtures", "providers")
+		if st, err := os.Stat(cand); err == nil && st.IsDir() {
+			return filepath.Clean(cand)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+}
+
+// Cassettes loads every *.yaml under FixturesDir()/sub, keyed by path
+// relative to sub. It skips t, saying so plainly, when the fixtures are
+// absent.
+func Cassettes(t testing.TB, sub string) map[string]*Cassette {
+	t.Helper()
+	root := FixturesDir()
+	if root == "" {
+		t.Skip("llmtest: recorded provider fixtures not found (../shared/fixtures/providers or $GODWIT_FIXTURES); skipping cassette replay")
+	}
+	dir := filepath.Join(root, sub)
+	out := map[string]*Cassette{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || filepath.Ext(p) != ".yaml" {
+			return err
+		}
+		c, err := LoadCassette(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		out[rel] = c
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("llmtest: loading cassettes from %s: %v", dir, err)
+	}
+	if len(out) == 0 {
+		t.Fatalf("llmtest: no cassettes under %s", dir)
+	}
+	return out
+}

@@ -1,0 +1,9 @@
+// Package tool defines what a tool is (the Tool interface), how tools fail
+// (ToolError: a code and a remedy the model can act on), the Registry of
+// tools offered to the model, the Approver gate, and the Runner that
+// executes the tool calls of one model response in parallel under locks.
+//
+// Built-in tools live in subpackages (tool/fs, tool/shell, ...). This
+// package imports only llm from godwit; it must not import agent, store,
+// window or anything under internal/.
+package tool

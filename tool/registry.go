@@ -1,0 +1,90 @@
+package tool
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/godwit/godwit/llm"
+)
+
+// Registry holds the tools offered to the model, in a fixed order: the
+// order of the tool table is part of the cached prompt prefix, so it must
+// not depend on map iteration.
+type Registry struct {
+	tools []Tool
+	index map[string]int
+}
+
+// NewRegistry returns a registry holding tools in the given order. It
+// fails on an empty or duplicate name.
+func NewRegistry(tools ...Tool) (*Registry, error) {
+	r := &Registry{index: make(map[string]int)}
+	for _, t := range tools {
+		if err := r.Add(t); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// Add appends a tool.
+func (r *Registry) Add(t Tool) error {
+	name := t.Name()
+	if name == "" {
+		return fmt.Errorf("tool: empty tool name")
+	}
+	if r.index == nil {
+		r.index = make(map[string]int)
+	}
+	if _, dup := r.index[name]; dup {
+		return fmt.Errorf("tool: duplicate tool %q", name)
+	}
+	r.index[name] = len(r.tools)
+	r.tools = append(r.tools, t)
+	return nil
+}
+
+// Get returns the named tool.
+func (r *Registry) Get(name string) (Tool, bool) {
+	if r == nil {
+		return nil, false
+	}
+	i, ok := r.index[name]
+	if !ok {
+		return nil, false
+	}
+	return r.tools[i], true
+}
+
+// Names returns the tool names in registry order.
+func (r *Registry) Names() []string {
+	names := make([]string, len(r.tools))
+	for i, t := range r.tools {
+		names[i] = t.Name()
+	}
+	return names
+}
+
+// Specs returns the tool table in registry order.
+func (r *Registry) Specs() []llm.ToolSpec {
+	if r == nil {
+		return nil
+	}
+	specs := make([]llm.ToolSpec, len(r.tools))
+	for i, t := range r.tools {
+		specs[i] = t.Spec()
+	}
+	return specs
+}
+
+// Without returns a registry without the named tools (for read-only
+// sub-agents).
+func (r *Registry) Without(names ...string) *Registry {
+	out := &Registry{index: make(map[string]int)}
+	for _, t := range r.tools {
+		if !slices.Contains(names, t.Name()) {
+			_ = out.Add(t)
+		}
+	}
+	return out
+}

@@ -1,0 +1,101 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/godwit/godwit/llm"
+)
+
+// Tool is one capability offered to the model.
+//
+// Run executes a call with the model's raw JSON arguments. A failure the
+// model can correct (bad arguments, no match, a missing file) is returned
+// as a *ToolError, or as an OS error that the runner maps through its
+// errno; the runner turns both into an error result the model reads, and
+// the turn goes on. Only a failure the model cannot fix should be wrapped
+// with Fatal, which ends the turn. Run must honour ctx cancellation.
+//
+// Tools must be safe for concurrent use: the runner may run several calls
+// of one tool at once (under the locks Access declares).
+type Tool interface {
+	Name() string
+	Spec() llm.ToolSpec
+	Run(ctx context.Context, args json.RawMessage) (Result, error)
+}
+
+// Accessor is implemented by tools that touch paths, write, or run
+// commands. A tool that does not implement it is a pure reader with no
+// declared paths: it takes the global lock shared and needs no approval.
+type Accessor interface {
+	// Access says what a call with these arguments will touch. It is
+	// called before Run; an error here is reported to the model like a Run
+	// error (typically BAD_ARGS).
+	Access(args json.RawMessage) (Access, error)
+}
+
+// Access is what one call touches.
+type Access struct {
+	// Paths are absolute, cleaned paths with their mode.
+	Paths []PathAccess
+	// Exclusive takes the global lock exclusively: the call overlaps no
+	// other call (shell commands can touch anything).
+	Exclusive bool
+	// Mutates marks a call that changes the workspace or runs a command;
+	// the runner asks the Approver before running it.
+	Mutates bool
+	// Command is the shell command a call runs, if any, for approval
+	// rules and display.
+	Command string
+	// Summary is the one line an approval prompt shows ("write main.go",
+	// "run: go test ./...").
+	Summary string
+	// Preview is optional detail for the approval prompt: a diff, the full
+	// command.
+	Preview string
+}
+
+// PathAccess is one path a call reads or writes.
+type PathAccess struct {
+	Path  string
+	Write bool
+}
+
+// Result is a tool's answer.
+type Result struct {
+	// Content is what the model reads.
+	Content string
+	// IsError marks a failed call (set by the runner for errors).
+	IsError bool
+	// Code is the ToolError code for failed calls.
+	Code string
+	// ExitCode is a command's exit status, nil when the tool ran none.
+	ExitCode *int
+	// Diff is a unified diff of what the call changed, for display.
+	Diff string
+	// Changed lists workspace-relative files the call created, modified
+	// or deleted.
+	Changed []string
+}
+
+// Func adapts a function to Tool, for tests and tiny tools.
+type Func struct {
+	ToolSpec llm.ToolSpec
+	Fn       func(ctx context.Context, args json.RawMessage) (Result, error)
+	// AccessFn, when set, makes the Func an Accessor.
+	AccessFn func(args json.RawMessage) (Access, error)
+}
+
+func (f *Func) Name() string       { return f.ToolSpec.Name }
+func (f *Func) Spec() llm.ToolSpec { return f.ToolSpec }
+func (f *Func) Run(ctx context.Context, args json.RawMessage) (Result, error) {
+	return f.Fn(ctx, args)
+}
+
+// Access implements Accessor; without AccessFn the call is a plain read.
+func (f *Func) Access(args json.RawMessage) (Access, error) {
+	if f.AccessFn == nil {
+		return Access{}, nil
+	}
+	return f.AccessFn(args)
+}
