@@ -44,7 +44,7 @@ func (a *Accumulator) Add(ev Event) {
 		}
 	case EventStop:
 		a.stop = ev.StopReason
-	case EventRetry:
+	case EventRetry, EventFallback:
 		// The attempt that streamed so far is void.
 		a.parts, a.usage, a.stop = nil, Usage{}, ""
 	}

@@ -49,6 +49,9 @@ type Fallback struct {
 	From   string `json:"from"` // provider/model
 	To     string `json:"to"`
 	Reason string `json:"reason"`
+	// Discarded is true when a partial answer had been streamed by the
+	// model left behind and is thrown away.
+	Discarded bool `json:"discarded,omitempty"`
 }
 
 // StopReason says why the model stopped.

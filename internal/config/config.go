@@ -1,0 +1,140 @@
+// Package config reads godwit's configuration: $GODWIT_HOME/config.yaml,
+// then the environment, then built-in defaults, in that order of
+// precedence from last to first (the environment wins over the file).
+//
+// config imports llm/catalog (for the provider and model overrides it
+// carries); it must not import the engine.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/godwit/godwit/llm/catalog"
+)
+
+// FileName is the config file under GODWIT_HOME.
+const FileName = "config.yaml"
+
+// Config is godwit's configuration.
+type Config struct {
+	// Model is the default "provider/model" (GODWIT_MODEL overrides it).
+	Model string `yaml:"model,omitempty"`
+	// Fallback lists, per model, the models to move to on connection
+	// failure or repeated overload.
+	Fallback map[string][]string `yaml:"fallback,omitempty"`
+	// Providers adds providers or changes built-in ones.
+	Providers map[string]ProviderConfig `yaml:"providers,omitempty"`
+	// Models overrides catalog facts (window, output, prices) of known
+	// models, or adds models to a provider.
+	Models []ModelConfig `yaml:"models,omitempty"`
+	// Retry tunes retries of transient provider failures.
+	Retry RetryConfig `yaml:"retry,omitempty"`
+	// ContextWindow overrides the model's window (tests, local models).
+	ContextWindow int `yaml:"context_window,omitempty"`
+	// MaxSteps bounds model calls per turn.
+	MaxSteps int `yaml:"max_steps,omitempty"`
+}
+
+// ProviderConfig is a provider entry of the config file.
+type ProviderConfig struct {
+	Type         string            `yaml:"type,omitempty"` // anthropic | openai-responses | openai-chat
+	BaseURL      string            `yaml:"base_url,omitempty"`
+	APIKeyEnv    string            `yaml:"api_key_env,omitempty"`
+	Headers      map[string]string `yaml:"headers,omitempty"`
+	NoKey        bool              `yaml:"no_key,omitempty"`
+	SendCacheKey bool              `yaml:"send_cache_key,omitempty"`
+	Models       []ModelConfig     `yaml:"models,omitempty"`
+}
+
+// ModelConfig is a model entry: facts and prices (USD per million tokens).
+type ModelConfig struct {
+	Provider      string      `yaml:"provider,omitempty"`
+	ID            string      `yaml:"id"`
+	ContextWindow int         `yaml:"context_window,omitempty"`
+	MaxOutput     int         `yaml:"max_output,omitempty"`
+	Price         PriceConfig `yaml:"price,omitempty"`
+}
+
+// PriceConfig is a model's price per million tokens.
+type PriceConfig struct {
+	Input      float64 `yaml:"input,omitempty"`
+	Output     float64 `yaml:"output,omitempty"`
+	CacheRead  float64 `yaml:"cache_read,omitempty"`
+	CacheWrite float64 `yaml:"cache_write,omitempty"`
+}
+
+// RetryConfig tunes retries.
+type RetryConfig struct {
+	MaxAttempts int `yaml:"max_attempts,omitempty"`
+	// MaxDelaySeconds caps one backoff wait.
+	MaxDelaySeconds int `yaml:"max_delay_seconds,omitempty"`
+}
+
+// Load reads home/config.yaml (a missing file is an empty config) and
+// applies the environment.
+func Load(home string, getenv func(string) string) (Config, error) {
+	var c Config
+	path := filepath.Join(home, FileName)
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return c, fmt.Errorf("config: %w", err)
+	default:
+		if err := yaml.Unmarshal(data, &c); err != nil {
+			return c, fmt.Errorf("config: %s: %w (fix the file, or move it away to start from defaults)", path, err)
+		}
+	}
+	if m := getenv("GODWIT_MODEL"); m != "" {
+		c.Model = m
+	}
+	return c, nil
+}
+
+// Overrides turns the provider and model entries into catalog overrides.
+func (c Config) Overrides() catalog.Overrides {
+	var o catalog.Overrides
+	for _, name := range sortedKeys(c.Providers) {
+		p := c.Providers[name]
+		o.Providers = append(o.Providers, catalog.Provider{
+			Name: name, Type: p.Type, BaseURL: p.BaseURL, APIKeyEnv: p.APIKeyEnv,
+			Headers: p.Headers, NoKey: p.NoKey, SendCacheKey: p.SendCacheKey,
+		})
+		for _, m := range p.Models {
+			m.Provider = name
+			o.Models = append(o.Models, m.model())
+		}
+	}
+	for _, m := range c.Models {
+		o.Models = append(o.Models, m.model())
+	}
+	return o
+}
+
+// Catalog returns the built-in catalog with this config's overrides.
+func (c Config) Catalog() (*catalog.Catalog, error) {
+	cat, err := catalog.New(c.Overrides())
+	if err != nil {
+		return nil, fmt.Errorf("config: %s: %w", FileName, err)
+	}
+	return cat, nil
+}
+
+func (m ModelConfig) model() catalog.Model {
+	return catalog.Model{
+		Provider: m.Provider, ID: m.ID, ContextWindow: m.ContextWindow, MaxOutput: m.MaxOutput,
+		Price: catalog.Price{Input: m.Price.Input, Output: m.Price.Output, CacheRead: m.Price.CacheRead, CacheWrite: m.Price.CacheWrite},
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	return slices.Sorted(maps.Keys(m))
+}
