@@ -1,0 +1,282 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/godwit/godwit/agent"
+	"github.com/godwit/godwit/llm"
+	"github.com/godwit/godwit/llm/fake"
+	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/tool"
+	"github.com/godwit/godwit/window"
+)
+
+// harness builds a Runtime over a fake provider, a real store in a temp
+// dir and small in-memory tools.
+type harness struct {
+	t     *testing.T
+	st    *store.Store
+	fake  *fake.Provider
+	rec   *agent.Recorder
+	rt    *agent.Runtime
+	tools []tool.Tool
+}
+
+type opt func(*agent.Config)
+
+func newHarness(t *testing.T, steps []fake.Step, opts ...opt) *harness {
+	t.Helper()
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "godwit.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	h := &harness{t: t, st: st, fake: fake.New(steps...), rec: &agent.Recorder{}}
+	h.tools = []tool.Tool{
+		&tool.Func{ToolSpec: llm.ToolSpec{Name: "echo", Description: "echo", Schema: json.RawMessage(`{"type":"object"}`)},
+			Fn: func(_ context.Context, raw json.RawMessage) (tool.Result, error) {
+				return tool.Result{Content: "echo " + string(raw)}, nil
+			}},
+		&tool.Func{ToolSpec: llm.ToolSpec{Name: "fail"},
+			Fn: func(context.Context, json.RawMessage) (tool.Result, error) {
+				return tool.Result{}, tool.Errorf(tool.CodeNotFound, "look elsewhere", "nothing there")
+			}},
+		&tool.Func{ToolSpec: llm.ToolSpec{Name: "block"},
+			Fn: func(ctx context.Context, _ json.RawMessage) (tool.Result, error) {
+				<-ctx.Done()
+				return tool.Result{}, ctx.Err()
+			}},
+	}
+	h.rt = h.runtime(opts...)
+	return h
+}
+
+func (h *harness) runtime(opts ...opt) *agent.Runtime {
+	reg, err := tool.NewRegistry(h.tools...)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	cfg := agent.Config{
+		Provider:  h.fake,
+		Model:     "scripted",
+		Assembler: window.New(window.Options{System: "sys", Tools: reg.Specs()}),
+		Runner:    tool.NewRunner(reg, tool.RunnerOptions{}),
+		Store:     h.st,
+		Sink:      h.rec,
+		Workspace: h.t.TempDir(),
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	rt, err := agent.New(cfg)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return rt
+}
+
+func types(evs []agent.Event) []string {
+	var out []string
+	for _, e := range evs {
+		out = append(out, e.Type)
+	}
+	return out
+}
+
+func TestFinalAnswer(t *testing.T) {
+	h := newHarness(t, []fake.Step{{Text: "hello"}})
+	res, err := h.rt.Run(context.Background(), agent.RunInput{Prompt: "hi"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Text != "hello" || res.Status != store.TurnDone || res.Steps != 1 {
+		t.Errorf("result = %+v", res)
+	}
+	want := []string{"session.started", "turn.started", "model.request", "text.delta", "model.response", "turn.finished"}
+	if got := types(h.rec.Events()); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("events = %v\nwant %v", got, want)
+	}
+	turns, err := h.st.Turns(context.Background(), res.SessionID)
+	if err != nil || len(turns) != 1 || turns[0].Status != store.TurnDone || turns[0].Usage.InputTokens == 0 {
+		t.Errorf("turns = %+v, %v", turns, err)
+	}
+	sess, _ := h.st.Session(context.Background(), res.SessionID)
+	if sess.Title != "hi" {
+		t.Errorf("title = %q", sess.Title)
+	}
+	for _, e := range h.rec.Events() {
+		if e.SessionID != res.SessionID {
+			t.Errorf("%s has session %q", e.Type, e.SessionID)
+		}
+	}
+}
+
+func TestToolLoopKeepsOrderAndAnswersEveryCall(t *testing.T) {
+	h := newHarness(t, []fake.Step{
+		{Text: "looking", ToolCalls: []llm.ToolCall{
+			fake.Call("a", "echo", map[string]int{"n": 1}),
+			fake.Call("b", "nope", nil),
+			fake.Call("c", "echo", `{"n":`),
+			fake.Call("d", "echo", map[string]int{"n": 4}),
+		}},
+		{Text: "done"},
+	})
+	res, err := h.rt.Run(context.Background(), agent.RunInput{Prompt: "go"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Text != "done" || res.Steps != 2 {
+		t.Fatalf("result = %+v", res)
+	}
+	reqs := h.fake.Requests()
+	last := reqs[1].Messages
+	if len(last) != 3 || last[2].Role != llm.RoleTool {
+		t.Fatalf("second request messages = %+v", last)
+	}
+	results := last[2].Parts
+	wantIDs := []string{"a", "b", "c", "d"}
+	wantPrefix := []string{`echo {"n":1}`, "ERROR UNKNOWN_TOOL", "ERROR BAD_ARGS", `echo {"n":4}`}
+	for i, p := range results {
+		if p.ToolResult.CallID != wantIDs[i] || !strings.HasPrefix(p.ToolResult.Content, wantPrefix[i]) {
+			t.Errorf("result %d = %s %q", i, p.ToolResult.CallID, p.ToolResult.Content)
+		}
+	}
+	// The invalid arguments are replaced by {} in the history the
+	// vendor sees; the error result quotes them.
+	if args := string(last[1].ToolCalls()[2].Args); args != "{}" {
+		t.Errorf("invalid args in history = %s", args)
+	}
+	// Within a turn each request extends the previous one.
+	prev, _ := json.Marshal(reqs[0].Messages)
+	next, _ := json.Marshal(reqs[1].Messages[:len(reqs[0].Messages)])
+	if string(prev) != string(next) {
+		t.Error("second request does not extend the first")
+	}
+	calls, err := h.st.ToolCalls(context.Background(), res.SessionID)
+	if err != nil || len(calls) != 4 {
+		t.Fatalf("recorded tool calls = %d, %v", len(calls), err)
+	}
+}
+
+func TestResumeContinuesTheStoredSession(t *testing.T) {
+	h := newHarness(t, []fake.Step{{Text: "first"}, {Text: "second"}})
+	res1, err := h.rt.Run(context.Background(), agent.RunInput{Prompt: "one"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A new Runtime, as in a new process, over the same store.
+	rt2 := h.runtime()
+	res2, err := rt2.Run(context.Background(), agent.RunInput{SessionID: res1.SessionID, Prompt: "two"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res2.SessionID != res1.SessionID || res2.Turn != 2 {
+		t.Errorf("res2 = %+v", res2)
+	}
+	msgs := h.fake.Requests()[1].Messages
+	var texts []string
+	for _, m := range msgs {
+		texts = append(texts, string(m.Role)+":"+m.Text())
+	}
+	if got := strings.Join(texts, " "); got != "user:one assistant:first user:two" {
+		t.Errorf("resumed history = %s", got)
+	}
+}
+
+func TestCancelRecordsTheTurnAndAnswersTheCall(t *testing.T) {
+	h := newHarness(t, []fake.Step{{ToolCalls: []llm.ToolCall{fake.Call("x", "block", nil)}}, {Text: "after"}})
+	ctx, cancel := context.WithCancel(context.Background())
+	h.rec = &agent.Recorder{}
+	h.rt = h.runtime(func(c *agent.Config) {
+		c.Sink = agent.SinkFunc(func(e agent.Event) {
+			if e.Type == agent.EventToolStarted {
+				cancel()
+			}
+		})
+	})
+	res, err := h.rt.Run(ctx, agent.RunInput{Prompt: "wait"})
+	if !errors.Is(err, agent.ErrCancelled) || res.Status != store.TurnCancelled {
+		t.Fatalf("res = %+v, err = %v", res, err)
+	}
+	// The next turn sees a whole history: the call has its result.
+	rt2 := h.runtime()
+	if _, err := rt2.Run(context.Background(), agent.RunInput{SessionID: res.SessionID, Prompt: "again"}); err != nil {
+		t.Fatal(err)
+	}
+	msgs := h.fake.Requests()[1].Messages
+	if len(msgs) != 4 || msgs[2].Role != llm.RoleTool || !msgs[2].Parts[0].ToolResult.IsError {
+		t.Errorf("history after cancel = %+v", msgs)
+	}
+}
+
+func TestRepeatedFailureStopsTheTurn(t *testing.T) {
+	var steps []fake.Step
+	for range agent.DefaultRepeatCap {
+		steps = append(steps, fake.Step{ToolCalls: []llm.ToolCall{fake.Call("f", "fail", map[string]string{"p": "x"})}})
+	}
+	h := newHarness(t, steps)
+	res, err := h.rt.Run(context.Background(), agent.RunInput{Prompt: "try"})
+	if !errors.Is(err, agent.ErrRepeated) || res.Status != store.TurnFailed {
+		t.Fatalf("res = %+v, err = %v", res, err)
+	}
+	third := h.fake.Requests()[3].Messages
+	last := third[len(third)-1].Parts[0].ToolResult.Content
+	if !strings.Contains(last, tool.CodeRepeated) {
+		t.Errorf("third failure carries no warning: %q", last)
+	}
+}
+
+func TestStepLimit(t *testing.T) {
+	steps := []fake.Step{
+		{ToolCalls: []llm.ToolCall{fake.Call("1", "echo", nil)}},
+		{ToolCalls: []llm.ToolCall{fake.Call("2", "echo", nil)}},
+	}
+	h := newHarness(t, steps, func(c *agent.Config) { c.MaxSteps = 2 })
+	_, err := h.rt.Run(context.Background(), agent.RunInput{Prompt: "loop"})
+	if !errors.Is(err, agent.ErrStepLimit) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestProviderErrorFailsTheTurnWithAdvice(t *testing.T) {
+	h := newHarness(t, []fake.Step{{Err: &llm.Error{Kind: llm.KindAuth, Provider: "openai", StatusCode: 401, Message: "bad key"}}})
+	res, err := h.rt.Run(context.Background(), agent.RunInput{Prompt: "hi"})
+	if !errors.Is(err, llm.ErrAuth) || res.Status != store.TurnFailed {
+		t.Fatalf("res = %+v, err = %v", res, err)
+	}
+	calls, _ := h.st.ModelCalls(context.Background(), res.SessionID)
+	if len(calls) != 1 || !strings.Contains(calls[0].Error, "bad key") {
+		t.Errorf("model call record = %+v", calls)
+	}
+	if got := h.rec.OfType(agent.EventError); len(got) != 1 {
+		t.Errorf("error events = %d", len(got))
+	}
+}
+
+func TestInterruptedTurnIsMarkedOnResume(t *testing.T) {
+	h := newHarness(t, []fake.Step{{Text: "one"}, {Text: "two"}})
+	res, err := h.rt.Run(context.Background(), agent.RunInput{Prompt: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A turn that started and never finished: the process died.
+	if _, err := h.st.StartTurn(context.Background(), res.SessionID, "lost", 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.rt.Run(context.Background(), agent.RunInput{SessionID: res.SessionID, Prompt: "b"}); err != nil {
+		t.Fatal(err)
+	}
+	turns, _ := h.st.Turns(context.Background(), res.SessionID)
+	var got []string
+	for _, tr := range turns {
+		got = append(got, string(tr.Status))
+	}
+	if strings.Join(got, ",") != "done,interrupted,done" {
+		t.Errorf("statuses = %v", got)
+	}
+}

@@ -1,0 +1,180 @@
+package agent
+
+import (
+	"sync"
+	"time"
+
+	"github.com/godwit/godwit/llm"
+	"github.com/godwit/godwit/store"
+)
+
+// Event types. They are part of godwit's public surface (`run --json`,
+// the store's timeline, ACP), so they are stable.
+const (
+	EventSessionStarted = "session.started"
+	EventTurnStarted    = "turn.started"
+	EventModelRequest   = "model.request"
+	EventTextDelta      = "text.delta"
+	EventThinkingDelta  = "thinking.delta"
+	EventModelRetry     = "model.retry"
+	EventModelFallback  = "model.fallback"
+	EventModelResponse  = "model.response"
+	EventToolStarted    = "tool.started"
+	EventToolFinished   = "tool.finished"
+	EventApproval       = "approval"
+	EventTurnFinished   = "turn.finished"
+	EventError          = "error"
+)
+
+// Event is one step of a session. Type says which payload field is set.
+type Event struct {
+	Type      string    `json:"type"`
+	SessionID string    `json:"session_id"`
+	Turn      int       `json:"turn,omitempty"`
+	Step      int       `json:"step,omitempty"`
+	Time      time.Time `json:"time"`
+	// Text is the delta for text.delta and thinking.delta, and the message
+	// for error.
+	Text string `json:"text,omitempty"`
+
+	Session  *SessionInfo  `json:"session,omitempty"`
+	Prompt   string        `json:"prompt,omitempty"`
+	Request  *RequestInfo  `json:"request,omitempty"`
+	Response *ResponseInfo `json:"response,omitempty"`
+	Retry    *llm.Retry    `json:"retry,omitempty"`
+	Fallback *llm.Fallback `json:"fallback,omitempty"`
+	Tool     *ToolInfo     `json:"tool,omitempty"`
+	Approval *ApprovalInfo `json:"approval,omitempty"`
+	Finished *TurnInfo     `json:"finished,omitempty"`
+}
+
+// SessionInfo describes the session at session.started.
+type SessionInfo struct {
+	Workspace string `json:"workspace"`
+	Model     string `json:"model"`
+	Resumed   bool   `json:"resumed,omitempty"`
+	Segment   int    `json:"segment"`
+}
+
+// RequestInfo describes a request about to be sent.
+type RequestInfo struct {
+	Provider string           `json:"provider"`
+	Model    string           `json:"model"`
+	Segment  int              `json:"segment"`
+	Messages int              `json:"messages"`
+	Bytes    int              `json:"bytes"`
+	Tokens   int              `json:"tokens"`
+	Parts    []store.PartStat `json:"parts"`
+}
+
+// ResponseInfo describes a finished model call.
+type ResponseInfo struct {
+	Provider   string    `json:"provider"`
+	Model      string    `json:"model"`
+	Usage      llm.Usage `json:"usage"`
+	Cost       float64   `json:"cost"`
+	LatencyMS  int64     `json:"latency_ms"`
+	TTFTMS     int64     `json:"ttft_ms"`
+	StopReason string    `json:"stop_reason,omitempty"`
+	ToolCalls  int       `json:"tool_calls"`
+	Text       string    `json:"text,omitempty"`
+	Error      string    `json:"error,omitempty"`
+}
+
+// ToolInfo describes a tool call at tool.started and tool.finished.
+type ToolInfo struct {
+	CallID     string   `json:"call_id"`
+	Name       string   `json:"name"`
+	Args       string   `json:"args,omitempty"`
+	Summary    string   `json:"summary,omitempty"`
+	IsError    bool     `json:"is_error,omitempty"`
+	Code       string   `json:"code,omitempty"`
+	ExitCode   *int     `json:"exit_code,omitempty"`
+	DurationMS int64    `json:"duration_ms,omitempty"`
+	Output     string   `json:"output,omitempty"`
+	Diff       string   `json:"diff,omitempty"`
+	Changed    []string `json:"changed,omitempty"`
+}
+
+// ApprovalInfo records an approval decision.
+type ApprovalInfo struct {
+	CallID  string `json:"call_id"`
+	Tool    string `json:"tool"`
+	Summary string `json:"summary"`
+	Allow   bool   `json:"allow"`
+	Manual  bool   `json:"manual,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+}
+
+// TurnInfo summarises a finished turn.
+type TurnInfo struct {
+	Status string    `json:"status"`
+	Text   string    `json:"text,omitempty"`
+	Steps  int       `json:"steps"`
+	Usage  llm.Usage `json:"usage"`
+	Cost   float64   `json:"cost"`
+	Error  string    `json:"error,omitempty"`
+}
+
+// Sink receives events. Emit is called from the turn loop and from tool
+// goroutines, possibly concurrently; it must be safe for that and must not
+// block for long (a slow sink slows the turn).
+type Sink interface {
+	Emit(Event)
+}
+
+// SinkFunc adapts a function to Sink.
+type SinkFunc func(Event)
+
+func (f SinkFunc) Emit(e Event) { f(e) }
+
+// Sinks fans events out to several sinks, in order, serialising calls so
+// that each sink sees one event at a time.
+func Sinks(sinks ...Sink) Sink {
+	return &multiSink{sinks: sinks}
+}
+
+type multiSink struct {
+	mu    sync.Mutex
+	sinks []Sink
+}
+
+func (m *multiSink) Emit(e Event) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, s := range m.sinks {
+		if s != nil {
+			s.Emit(e)
+		}
+	}
+}
+
+// Recorder collects events in memory (tests, the demo's summary).
+type Recorder struct {
+	mu     sync.Mutex
+	events []Event
+}
+
+func (r *Recorder) Emit(e Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, e)
+}
+
+// Events returns a copy of what was recorded.
+func (r *Recorder) Events() []Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Event(nil), r.events...)
+}
+
+// OfType returns the recorded events of one type.
+func (r *Recorder) OfType(typ string) []Event {
+	var out []Event
+	for _, e := range r.Events() {
+		if e.Type == typ {
+			out = append(out, e)
+		}
+	}
+	return out
+}

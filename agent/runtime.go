@@ -1,0 +1,178 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/godwit/godwit/llm"
+	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/tool"
+	"github.com/godwit/godwit/window"
+)
+
+// Assembler builds each model request from the segment's history. The
+// window package implements it; within a segment successive requests must
+// extend each other byte for byte so that provider caches hit.
+type Assembler interface {
+	Assemble(ctx context.Context, in window.Input) (window.Assembly, error)
+}
+
+// Config holds a Runtime's dependencies.
+type Config struct {
+	// Provider answers requests. Required.
+	Provider llm.Provider
+	// ProviderName and Model label records and events ("anthropic",
+	// "claude-sonnet-4-5"); Model is also sent in each request.
+	ProviderName string
+	Model        string
+	// Assembler builds requests. Required.
+	Assembler Assembler
+	// Runner runs tool calls. Required.
+	Runner *tool.Runner
+	// Store records everything. Required.
+	Store *store.Store
+	// Sink receives events; nil discards them.
+	Sink Sink
+	// Workspace is the absolute path the session works in.
+	Workspace string
+	// MaxSteps bounds model calls per turn; 0 means DefaultMaxSteps.
+	MaxSteps int
+	// MaxOutputTokens caps each answer; 0 leaves the adapter's default.
+	MaxOutputTokens int
+	// Reasoning is the effort hint passed to the provider.
+	Reasoning string
+	// Cost prices a call's usage; nil means free (unknown prices).
+	Cost func(llm.Usage) float64
+	// RepeatCap ends the turn when one call (same tool and arguments)
+	// has failed this many times in a row; 0 means DefaultRepeatCap.
+	RepeatCap int
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Logger receives diagnostics; nil discards.
+	Logger *slog.Logger
+}
+
+// Defaults.
+const (
+	DefaultMaxSteps = 60
+	// DefaultRepeatCap: the third identical failure gets a warning in its
+	// result; the fifth ends the turn.
+	DefaultRepeatCap = 5
+	repeatWarnAt     = 3
+)
+
+// Runtime runs turns. One Runtime serves one workspace and may run turns
+// of several sessions, one at a time per session (the caller serialises
+// turns of a session; Run is not meant to be called twice concurrently for
+// the same session).
+type Runtime struct {
+	cfg Config
+}
+
+// New checks cfg and returns a Runtime.
+func New(cfg Config) (*Runtime, error) {
+	switch {
+	case cfg.Provider == nil:
+		return nil, errors.New("agent: Config.Provider is required")
+	case cfg.Assembler == nil:
+		return nil, errors.New("agent: Config.Assembler is required")
+	case cfg.Runner == nil:
+		return nil, errors.New("agent: Config.Runner is required")
+	case cfg.Store == nil:
+		return nil, errors.New("agent: Config.Store is required")
+	}
+	if cfg.MaxSteps <= 0 {
+		cfg.MaxSteps = DefaultMaxSteps
+	}
+	if cfg.RepeatCap <= 0 {
+		cfg.RepeatCap = DefaultRepeatCap
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Sink == nil {
+		cfg.Sink = SinkFunc(func(Event) {})
+	}
+	if cfg.ProviderName == "" {
+		cfg.ProviderName = cfg.Provider.Name()
+	}
+	return &Runtime{cfg: cfg}, nil
+}
+
+// RunInput is one user message.
+type RunInput struct {
+	// SessionID continues a stored session; empty starts a new one.
+	SessionID string
+	Prompt    string
+}
+
+// Result is a finished turn.
+type Result struct {
+	SessionID string
+	Turn      int
+	Status    store.TurnStatus
+	// Text is the model's final answer.
+	Text  string
+	Steps int
+	Usage llm.Usage
+	Cost  float64
+}
+
+// Turn status errors. Run returns one of these (wrapped) together with a
+// Result whenever the turn did not end with an answer.
+var (
+	ErrStepLimit = errors.New("agent: step limit reached")
+	ErrRepeated  = errors.New("agent: the same call kept failing")
+	ErrCancelled = errors.New("agent: turn cancelled")
+)
+
+// Run takes one user message through the turn loop. It returns the Result
+// and, when the turn failed or was cancelled, an error saying why; the
+// turn is recorded either way.
+func (r *Runtime) Run(ctx context.Context, in RunInput) (Result, error) {
+	if in.Prompt == "" {
+		return Result{}, errors.New("agent: empty prompt")
+	}
+	s, err := r.open(ctx, in.SessionID)
+	if err != nil {
+		return Result{}, err
+	}
+	return s.turn(ctx, in.Prompt)
+}
+
+// errorText renders err for a record: short, without Go's wrapping noise
+// where a typed error says it better.
+func errorText(err error) string {
+	var le *llm.Error
+	if errors.As(err, &le) {
+		return le.Error()
+	}
+	return err.Error()
+}
+
+func (r *Runtime) emit(e Event) {
+	if e.Time.IsZero() {
+		e.Time = r.cfg.Now()
+	}
+	r.cfg.Sink.Emit(e)
+}
+
+func (r *Runtime) cost(u llm.Usage) float64 {
+	if r.cfg.Cost == nil {
+		return 0
+	}
+	return r.cfg.Cost(u)
+}
+
+func limitText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + fmt.Sprintf("… [%d bytes]", len(s))
+}

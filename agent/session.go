@@ -1,0 +1,132 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/godwit/godwit/llm"
+	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/window"
+)
+
+// session is the in-memory state of one session during a turn.
+type session struct {
+	r       *Runtime
+	id      string
+	segment int
+	history []llm.Message // current segment, oldest first
+	turnID  int64
+	turnSeq int
+}
+
+// open loads a stored session, or creates one when id is empty.
+func (r *Runtime) open(ctx context.Context, id string) (*session, error) {
+	st := r.cfg.Store
+	if id == "" {
+		now := r.cfg.Now()
+		sess := store.Session{
+			ID:        store.NewID(),
+			Workspace: r.cfg.Workspace,
+			Model:     r.cfg.ProviderName + "/" + r.cfg.Model,
+			CreatedAt: now,
+			UpdatedAt: now,
+		}
+		if err := st.CreateSession(ctx, sess); err != nil {
+			return nil, fmt.Errorf("agent: %w", err)
+		}
+		if err := st.StartSegment(ctx, sess.ID, 1, "start"); err != nil {
+			return nil, fmt.Errorf("agent: %w", err)
+		}
+		s := &session{r: r, id: sess.ID, segment: 1}
+		s.emit(Event{Type: EventSessionStarted, Session: &SessionInfo{Workspace: r.cfg.Workspace, Model: sess.Model, Segment: 1}})
+		return s, nil
+	}
+
+	sess, err := st.Session(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, fmt.Errorf("agent: no session %q: list them with `godwit sessions`", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
+	}
+	if _, err := st.MarkInterrupted(ctx, sess.ID); err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
+	}
+	s := &session{r: r, id: sess.ID, segment: 1}
+	segs, err := st.Segments(ctx, sess.ID)
+	if err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
+	}
+	if n := len(segs); n > 0 {
+		s.segment = segs[n-1].Seq
+	}
+	stored, err := st.Messages(ctx, sess.ID, s.segment)
+	if err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
+	}
+	for _, m := range stored {
+		s.history = append(s.history, m.Message)
+	}
+	s.emit(Event{Type: EventSessionStarted, Session: &SessionInfo{Workspace: sess.Workspace, Model: r.cfg.ProviderName + "/" + r.cfg.Model, Resumed: true, Segment: s.segment}})
+	return s, nil
+}
+
+// repair answers calls left without a result (a crash or a cancel
+// mid-turn) so that the history is valid for every vendor, and persists
+// what it added.
+func (s *session) repair(ctx context.Context) error {
+	fixed, added := window.Repair(s.history)
+	s.history = fixed
+	for _, m := range added {
+		if _, err := s.r.cfg.Store.AppendMessage(ctx, s.id, s.turnID, s.segment, m); err != nil {
+			return fmt.Errorf("agent: %w", err)
+		}
+	}
+	return nil
+}
+
+func (s *session) append(ctx context.Context, m llm.Message) error {
+	s.history = append(s.history, m)
+	// Records outlive a cancelled turn: the history must stay whole.
+	if _, err := s.r.cfg.Store.AppendMessage(context.WithoutCancel(ctx), s.id, s.turnID, s.segment, m); err != nil {
+		return fmt.Errorf("agent: recording message: %w", err)
+	}
+	return nil
+}
+
+// emit stamps and forwards an event, and records it in the store's
+// timeline (deltas excepted: the response that follows carries their sum).
+func (s *session) emit(e Event) {
+	e.SessionID = s.id
+	e.Turn = s.turnSeq
+	if e.Time.IsZero() {
+		e.Time = s.r.cfg.Now()
+	}
+	s.r.cfg.Sink.Emit(e)
+	if e.Type == EventTextDelta || e.Type == EventThinkingDelta {
+		return
+	}
+	data, err := json.Marshal(e)
+	if err != nil {
+		s.r.cfg.Logger.Error("agent: encoding event", "type", e.Type, "err", err)
+		return
+	}
+	if _, err := s.r.cfg.Store.AppendEvent(context.Background(), store.Event{SessionID: s.id, TurnID: s.turnID, Type: e.Type, Time: e.Time, Data: data}); err != nil {
+		s.r.cfg.Logger.Error("agent: recording event", "type", e.Type, "err", err)
+	}
+}
+
+func title(prompt string) string {
+	t := strings.Join(strings.Fields(prompt), " ")
+	if len(t) > 72 {
+		cut := strings.LastIndex(t[:72], " ")
+		if cut < 40 {
+			cut = 72
+		}
+		t = t[:cut] + "…"
+	}
+	return t
+}

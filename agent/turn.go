@@ -1,0 +1,284 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/godwit/godwit/llm"
+	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/tool"
+	"github.com/godwit/godwit/window"
+)
+
+// turn runs one user message to its end and records it.
+func (s *session) turn(ctx context.Context, prompt string) (Result, error) {
+	st := s.r.cfg.Store
+	t, err := st.StartTurn(ctx, s.id, prompt, s.segment)
+	if err != nil {
+		return Result{}, fmt.Errorf("agent: %w", err)
+	}
+	s.turnID, s.turnSeq = t.ID, t.Seq
+	if t.Seq == 1 {
+		if sess, err := st.Session(ctx, s.id); err == nil {
+			sess.Title = title(prompt)
+			sess.UpdatedAt = s.r.cfg.Now()
+			_ = st.UpdateSession(ctx, sess)
+		}
+	}
+	s.emit(Event{Type: EventTurnStarted, Prompt: prompt})
+
+	res := Result{SessionID: s.id, Turn: t.Seq}
+	turnErr := s.loop(ctx, prompt, &res)
+
+	t.Status = store.TurnDone
+	switch {
+	case turnErr == nil:
+	case errors.Is(turnErr, ErrCancelled):
+		t.Status = store.TurnCancelled
+	default:
+		t.Status = store.TurnFailed
+	}
+	res.Status = t.Status
+	t.EndedAt = s.r.cfg.Now()
+	t.Usage, t.Cost = res.Usage, res.Cost
+	info := &TurnInfo{Status: string(t.Status), Text: res.Text, Steps: res.Steps, Usage: res.Usage, Cost: res.Cost}
+	if turnErr != nil {
+		t.Error = errorText(turnErr)
+		info.Error = t.Error
+		s.emit(Event{Type: EventError, Text: t.Error})
+	}
+	if err := st.FinishTurn(context.WithoutCancel(ctx), t); err != nil && turnErr == nil {
+		turnErr = fmt.Errorf("agent: recording turn: %w", err)
+	}
+	s.emit(Event{Type: EventTurnFinished, Finished: info})
+	return res, turnErr
+}
+
+func (s *session) loop(ctx context.Context, prompt string, res *Result) error {
+	if err := s.repair(ctx); err != nil {
+		return err
+	}
+	if err := s.append(ctx, llm.UserText(prompt)); err != nil {
+		return err
+	}
+	failures := map[string]int{} // call signature -> consecutive failures
+	for step := 1; ; step++ {
+		if step > s.r.cfg.MaxSteps {
+			return fmt.Errorf("%w: %d model calls in this turn; send another message to let it continue", ErrStepLimit, s.r.cfg.MaxSteps)
+		}
+		res.Steps = step
+		resp, err := s.call(ctx, step)
+		res.Usage.Add(resp.Usage)
+		res.Cost += s.r.cost(resp.Usage)
+		if err != nil {
+			return err
+		}
+		calls := resp.Message.ToolCalls()
+		if len(resp.Message.Parts) > 0 {
+			if err := s.append(ctx, sanitize(resp.Message)); err != nil {
+				return err
+			}
+		}
+		if len(calls) == 0 {
+			res.Text = resp.Message.Text()
+			return nil
+		}
+		outcomes, fatal := s.runTools(ctx, step, calls)
+		repeatErr := s.checkRepeats(outcomes, failures)
+		parts := make([]llm.Part, len(outcomes))
+		for i, o := range outcomes {
+			parts[i] = o.Part()
+		}
+		if err := s.append(ctx, llm.Message{Role: llm.RoleTool, Parts: parts}); err != nil {
+			return err
+		}
+		switch {
+		case ctx.Err() != nil:
+			return fmt.Errorf("%w: %w", ErrCancelled, context.Cause(ctx))
+		case fatal != nil:
+			return fmt.Errorf("agent: tool failed: %w", fatal)
+		case repeatErr != nil:
+			return repeatErr
+		}
+	}
+}
+
+// checkRepeats counts consecutive failures of identical calls. The third
+// gets a note telling the model to change course; at the cap the turn
+// ends.
+func (s *session) checkRepeats(outcomes []tool.Outcome, failures map[string]int) error {
+	for i := range outcomes {
+		o := &outcomes[i]
+		sig := signature(o.Call)
+		if !o.Result.IsError {
+			delete(failures, sig)
+			continue
+		}
+		failures[sig]++
+		n := failures[sig]
+		if n >= s.r.cfg.RepeatCap {
+			return fmt.Errorf("%w: %s failed %d times in a row with the same arguments (%s)", ErrRepeated, o.Call.Name, n, o.Result.Code)
+		}
+		if n >= repeatWarnAt {
+			o.Result.Content += fmt.Sprintf("\n%s: this exact call has now failed %d times in a row. Do not repeat it; change your approach.", tool.CodeRepeated, n)
+		}
+	}
+	return nil
+}
+
+// sanitize replaces tool arguments that are not valid JSON with {} in the
+// history: vendors reject such a history, and the BAD_ARGS result that
+// answers the call quotes what the model sent.
+func sanitize(m llm.Message) llm.Message {
+	out := m
+	out.Parts = make([]llm.Part, len(m.Parts))
+	for i, p := range m.Parts {
+		if p.Kind == llm.PartToolCall && p.ToolCall != nil && !json.Valid(llm.ArgsOrEmpty(p.ToolCall.Args)) {
+			c := *p.ToolCall
+			c.Args = json.RawMessage("{}")
+			p.ToolCall = &c
+		}
+		out.Parts[i] = p
+	}
+	return out
+}
+
+// recordArgs keeps invalid arguments in the record as a JSON string.
+func recordArgs(raw json.RawMessage) json.RawMessage {
+	raw = llm.ArgsOrEmpty(raw)
+	if json.Valid(raw) {
+		return raw
+	}
+	b, _ := json.Marshal(string(raw))
+	return b
+}
+
+func signature(c llm.ToolCall) string {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, c.Args); err != nil {
+		return c.Name + "\x00" + string(c.Args)
+	}
+	return c.Name + "\x00" + buf.String()
+}
+
+// call makes one model request and records it.
+func (s *session) call(ctx context.Context, step int) (llm.Response, error) {
+	cfg := s.r.cfg
+	asm, err := cfg.Assembler.Assemble(ctx, window.Input{SessionID: s.id, Segment: s.segment, Messages: s.history})
+	if err != nil {
+		return llm.Response{}, fmt.Errorf("agent: assembling the request: %w", err)
+	}
+	req := asm.Request
+	req.Model = cfg.Model
+	req.CacheKey = s.id
+	if req.MaxOutputTokens == 0 {
+		req.MaxOutputTokens = cfg.MaxOutputTokens
+	}
+	if req.Reasoning == "" {
+		req.Reasoning = cfg.Reasoning
+	}
+	reqInfo := &RequestInfo{Provider: cfg.ProviderName, Model: cfg.Model, Segment: s.segment, Messages: len(req.Messages), Parts: asm.Parts}
+	for _, p := range asm.Parts {
+		reqInfo.Bytes += p.Bytes
+		reqInfo.Tokens += p.Tokens
+	}
+	s.emit(Event{Type: EventModelRequest, Step: step, Request: reqInfo})
+
+	start := cfg.Now()
+	var (
+		acc      llm.Accumulator
+		ttft     time.Duration
+		retries  int
+		fallback string
+		model    = cfg.Model
+		provider = cfg.ProviderName
+		callErr  error
+	)
+	for ev, err := range cfg.Provider.Stream(ctx, req) {
+		if err != nil {
+			callErr = err
+			break
+		}
+		acc.Add(ev)
+		switch ev.Type {
+		case llm.EventTextDelta, llm.EventThinkingDelta:
+			if ttft == 0 {
+				ttft = cfg.Now().Sub(start)
+			}
+			typ := EventTextDelta
+			if ev.Type == llm.EventThinkingDelta {
+				typ = EventThinkingDelta
+			}
+			s.emit(Event{Type: typ, Step: step, Text: ev.Text})
+		case llm.EventToolCallStart:
+			if ttft == 0 {
+				ttft = cfg.Now().Sub(start)
+			}
+		case llm.EventRetry:
+			retries++
+			ttft = 0
+			s.emit(Event{Type: EventModelRetry, Step: step, Retry: ev.Retry})
+		case llm.EventFallback:
+			fallback = ev.Fallback.To
+			if p, m, ok := splitLabel(ev.Fallback.To); ok {
+				provider, model = p, m
+			}
+			s.emit(Event{Type: EventModelFallback, Step: step, Fallback: ev.Fallback})
+		}
+	}
+	resp := acc.Response()
+	latency := cfg.Now().Sub(start)
+	if callErr != nil && ctx.Err() != nil {
+		callErr = fmt.Errorf("%w: %w", ErrCancelled, context.Cause(ctx))
+	}
+	cost := s.r.cost(resp.Usage)
+	rec := store.ModelCall{
+		SessionID: s.id, TurnID: s.turnID, Segment: s.segment, Step: step,
+		Provider: provider, Model: model, StartedAt: start, Latency: latency, TTFT: ttft,
+		Usage: resp.Usage, Cost: cost, StopReason: string(resp.StopReason), Parts: asm.Parts,
+		RequestBytes: reqInfo.Bytes, Retries: retries, Fallback: fallback,
+	}
+	info := &ResponseInfo{Provider: provider, Model: model, Usage: resp.Usage, Cost: cost,
+		LatencyMS: latency.Milliseconds(), TTFTMS: ttft.Milliseconds(), StopReason: string(resp.StopReason),
+		ToolCalls: len(resp.Message.ToolCalls()), Text: resp.Message.Text()}
+	if callErr != nil {
+		rec.Error = errorText(callErr)
+		info.Error = rec.Error
+	}
+	if _, err := cfg.Store.RecordModelCall(context.WithoutCancel(ctx), rec); err != nil {
+		cfg.Logger.Error("agent: recording model call", "err", err)
+	}
+	s.emit(Event{Type: EventModelResponse, Step: step, Response: info})
+	if callErr != nil {
+		return resp, modelError(callErr)
+	}
+	return resp, nil
+}
+
+// modelError adds what the user should do to a provider failure.
+func modelError(err error) error {
+	switch {
+	case errors.Is(err, ErrCancelled):
+		return err
+	case errors.Is(err, llm.ErrAuth):
+		return fmt.Errorf("agent: the provider refused the API key: %w", err)
+	case errors.Is(err, llm.ErrContextTooLong):
+		return fmt.Errorf("agent: the conversation no longer fits the model's context window: %w", err)
+	case errors.Is(err, llm.ErrRetryable):
+		return fmt.Errorf("agent: the provider kept failing; try again later or configure a fallback model: %w", err)
+	}
+	return fmt.Errorf("agent: model call failed: %w", err)
+}
+
+func splitLabel(label string) (provider, model string, ok bool) {
+	for i := 0; i < len(label); i++ {
+		if label[i] == '/' {
+			return label[:i], label[i+1:], true
+		}
+	}
+	return "", "", false
+}

@@ -1,0 +1,144 @@
+package store
+
+// Every SQL statement the store runs, in one place. Placeholders are
+// positional (?NNN where one value is used twice). NULL columns are
+// coalesced on read so that rows scan into plain Go values.
+
+// Sessions.
+const (
+	qSessionCols = `id, coalesce(parent_id, ''), title, workspace, model, created_at, updated_at`
+
+	qCreateSession = `INSERT INTO sessions (id, parent_id, title, workspace, model, created_at, updated_at)
+VALUES (?, ?, ?, ?, ?, ?, ?)`
+
+	qSessionByID = `SELECT ` + qSessionCols + ` FROM sessions WHERE id = ?`
+
+	// A prefix match is a scan, case-insensitive; sessions are few.
+	qSessionsByPrefix = `SELECT ` + qSessionCols + ` FROM sessions
+WHERE lower(substr(id, 1, length(?1))) = lower(?1) ORDER BY id LIMIT 6`
+
+	qLastSession = `SELECT ` + qSessionCols + ` FROM sessions ORDER BY updated_at DESC, id DESC LIMIT 1`
+
+	qUpdateSession = `UPDATE sessions SET title = ?, model = ?, updated_at = max(updated_at, ?) WHERE id = ?`
+
+	// Usage and cost sum the model calls, so interrupted turns and
+	// handoff calls count too.
+	qListSessions = `SELECT s.id, coalesce(s.parent_id, ''), s.title, s.workspace, s.model, s.created_at, s.updated_at,
+	(SELECT count(*) FROM turns t WHERE t.session_id = s.id),
+	coalesce(sum(m.input_tokens), 0), coalesce(sum(m.output_tokens), 0), coalesce(sum(m.reasoning_tokens), 0),
+	coalesce(sum(m.cache_read_tokens), 0), coalesce(sum(m.cache_write_tokens), 0), coalesce(sum(m.cost), 0)
+FROM (SELECT * FROM sessions ORDER BY updated_at DESC, id DESC LIMIT ?) s
+LEFT JOIN model_calls m ON m.session_id = s.id
+GROUP BY s.id
+ORDER BY s.updated_at DESC, s.id DESC`
+)
+
+// Turns and segments.
+const (
+	qTurnCols = `id, session_id, seq, segment, prompt, status, started_at, coalesce(ended_at, 0),
+	input_tokens, output_tokens, reasoning_tokens, cache_read_tokens, cache_write_tokens, cost, error`
+
+	qStartTurn = `INSERT INTO turns (session_id, seq, segment, prompt, status, started_at)
+VALUES (?1, (SELECT coalesce(max(seq), 0) + 1 FROM turns WHERE session_id = ?1), ?2, ?3, 'running', ?4)
+RETURNING ` + qTurnCols
+
+	qFinishTurn = `UPDATE turns SET status = ?, ended_at = ?,
+	input_tokens = ?, output_tokens = ?, reasoning_tokens = ?, cache_read_tokens = ?, cache_write_tokens = ?,
+	cost = ?, error = ?
+WHERE id = ?`
+
+	qMarkInterrupted = `UPDATE turns SET status = 'interrupted', ended_at = ?2,
+	error = CASE WHEN error = '' THEN 'the process ended before the turn finished' ELSE error END
+WHERE status = 'running' AND (?1 = '' OR session_id = ?1)`
+
+	qTurns = `SELECT ` + qTurnCols + ` FROM turns WHERE session_id = ? ORDER BY seq`
+
+	qStartSegment = `INSERT INTO segments (session_id, seq, started_at, reason) VALUES (?, ?, ?, ?)`
+
+	qEndSegment = `UPDATE segments SET ended_at = ?, handoff = ?, tokens = ? WHERE session_id = ? AND seq = ?`
+
+	qSegments = `SELECT session_id, seq, started_at, coalesce(ended_at, 0), reason, handoff, tokens
+FROM segments WHERE session_id = ? ORDER BY seq`
+)
+
+// Messages.
+const (
+	qAppendMessage = `INSERT INTO messages (session_id, turn_id, segment, role, body, created_at)
+VALUES (?, ?, ?, ?, ?, ?) RETURNING id`
+
+	qIndexMessage = `INSERT INTO search_fts (rowid, body, session) VALUES (?1 * 4 + 2, ?2, ?3)`
+
+	qMessageCols = `id, session_id, coalesce(turn_id, 0), segment, body, created_at`
+
+	qMessages = `SELECT ` + qMessageCols + ` FROM messages
+WHERE session_id = ?1 AND (?2 < 0 OR segment = ?2) ORDER BY id`
+)
+
+// Model calls, tool calls, events.
+const (
+	qRecordModelCall = `INSERT INTO model_calls (session_id, turn_id, segment, step, provider, model,
+	started_at, latency_us, ttft_us,
+	input_tokens, output_tokens, reasoning_tokens, cache_read_tokens, cache_write_tokens,
+	cost, stop_reason, parts, request_bytes, retries, fallback, error)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
+
+	qModelCalls = `SELECT id, session_id, coalesce(turn_id, 0), segment, step, provider, model,
+	started_at, latency_us, ttft_us,
+	input_tokens, output_tokens, reasoning_tokens, cache_read_tokens, cache_write_tokens,
+	cost, stop_reason, coalesce(parts, ''), request_bytes, retries, fallback, error
+FROM model_calls WHERE session_id = ? ORDER BY id`
+
+	qRecordToolCall = `INSERT INTO tool_calls (session_id, turn_id, step, call_id, name, args, output,
+	is_error, code, exit_code, started_at, duration_us, approval, changed)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
+
+	qToolCalls = `SELECT id, session_id, coalesce(turn_id, 0), step, call_id, name, args, output,
+	is_error, code, exit_code, started_at, duration_us, approval, coalesce(changed, '')
+FROM tool_calls WHERE session_id = ? ORDER BY id`
+
+	qAppendEvent = `INSERT INTO events (session_id, turn_id, type, at, data) VALUES (?, ?, ?, ?, ?) RETURNING id`
+
+	qEvents = `SELECT id, session_id, coalesce(turn_id, 0), type, at, data
+FROM events WHERE session_id = ? ORDER BY id`
+)
+
+// Pages and search.
+const (
+	qPutPage = `INSERT INTO pages (session_id, segment, kind, tags, tokens, from_at, to_at, summary, text, created_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
+
+	qPage = `SELECT id, session_id, segment, kind, tags, tokens, coalesce(from_at, 0), coalesce(to_at, 0), summary, text
+FROM pages WHERE id = ?`
+
+	// rank is bm25 weighted (see the migration): negative, lower is
+	// better. The session test repeats the MATCH's session filter exactly
+	// (the index folds case).
+	qSearch = `SELECT rowid & 3, rowid >> 2, rank FROM search_fts
+WHERE search_fts MATCH ?1 AND (?2 = '' OR ?2 = CASE rowid & 3
+	WHEN 1 THEN (SELECT session_id FROM pages WHERE id = search_fts.rowid >> 2)
+	WHEN 2 THEN (SELECT session_id FROM messages WHERE id = search_fts.rowid >> 2)
+	WHEN 3 THEN (SELECT session_id FROM segments WHERE id = search_fts.rowid >> 2) END)
+ORDER BY rank, rowid LIMIT ?3`
+
+	// What a hit shows: its session, segment and the text to cut a
+	// snippet from.
+	qHitPage    = `SELECT session_id, segment, summary || char(10) || text FROM pages WHERE id = ?`
+	qHitMessage = `SELECT session_id, segment, body FROM messages WHERE id = ?`
+	qHitHandoff = `SELECT session_id, seq, handoff FROM segments WHERE id = ?`
+)
+
+// Verify runs and file snapshots.
+const (
+	qRecordVerifyRun = `INSERT INTO verify_runs (session_id, turn_id, round, command, exit_code, started_at, duration_us, output_tail)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
+
+	qVerifyRuns = `SELECT id, session_id, coalesce(turn_id, 0), round, command, exit_code, started_at, duration_us, output_tail
+FROM verify_runs WHERE session_id = ? ORDER BY id`
+
+	qRecordSnapshot = `INSERT INTO file_snapshots (session_id, turn_id, path, existed, content, hash, created_at)
+VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`
+
+	qSnapshots = `SELECT f.id, f.session_id, f.turn_id, t.seq, f.path, f.existed, f.content, f.hash, f.created_at
+FROM file_snapshots f JOIN turns t ON t.id = f.turn_id
+WHERE f.session_id = ? AND t.seq >= ? ORDER BY f.id`
+)

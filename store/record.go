@@ -1,0 +1,221 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/godwit/godwit/llm"
+)
+
+// PartStat is what one part of a request (system, rules, memory, tools,
+// handoff, messages, ...) cost.
+type PartStat struct {
+	Name   string `json:"name"`
+	Bytes  int    `json:"bytes"`
+	Tokens int    `json:"tokens"`
+}
+
+// ModelCall is one request to a model and what came back.
+type ModelCall struct {
+	ID        int64
+	SessionID string
+	TurnID    int64
+	Segment   int
+	Step      int
+	Provider  string
+	Model     string
+	StartedAt time.Time
+	Latency   time.Duration // until the stream ended
+	TTFT      time.Duration // until the first token
+	Usage     llm.Usage
+	Cost      float64
+	// StopReason is the llm.StopReason, as a string.
+	StopReason   string
+	Parts        []PartStat
+	RequestBytes int
+	Retries      int
+	Fallback     string // the provider/model it fell back to, if any
+	Error        string
+}
+
+// RecordModelCall stores mc (StartedAt now when zero) and returns its id.
+func (s *Store) RecordModelCall(ctx context.Context, mc ModelCall) (int64, error) {
+	var parts any
+	if len(mc.Parts) > 0 {
+		b, err := json.Marshal(mc.Parts)
+		if err != nil {
+			return 0, fmt.Errorf("store: record model call: encode parts: %w", err)
+		}
+		parts = string(b)
+	}
+	u := mc.Usage
+	return s.insert(ctx, "record model call", qRecordModelCall,
+		mc.SessionID, nullID(mc.TurnID), mc.Segment, mc.Step, mc.Provider, mc.Model,
+		s.stamp(mc.StartedAt).UnixMilli(), mc.Latency.Microseconds(), mc.TTFT.Microseconds(),
+		u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens,
+		mc.Cost, mc.StopReason, parts, mc.RequestBytes, mc.Retries, mc.Fallback, mc.Error)
+}
+
+// ModelCalls returns the session's model calls in the order recorded.
+func (s *Store) ModelCalls(ctx context.Context, sessionID string) ([]ModelCall, error) {
+	rows, err := s.r.QueryContext(ctx, qModelCalls, sessionID)
+	if err != nil {
+		return nil, wrap("model calls", err)
+	}
+	mcs, err := collect(rows, func(r scanner) (ModelCall, error) {
+		var mc ModelCall
+		var started, latency, ttft int64
+		var parts string
+		u := &mc.Usage
+		if err := r.Scan(&mc.ID, &mc.SessionID, &mc.TurnID, &mc.Segment, &mc.Step, &mc.Provider, &mc.Model,
+			&started, &latency, &ttft,
+			&u.InputTokens, &u.OutputTokens, &u.ReasoningTokens, &u.CacheReadTokens, &u.CacheWriteTokens,
+			&mc.Cost, &mc.StopReason, &parts, &mc.RequestBytes, &mc.Retries, &mc.Fallback, &mc.Error); err != nil {
+			return mc, err
+		}
+		mc.StartedAt = fromMS(started)
+		mc.Latency, mc.TTFT = time.Duration(latency)*time.Microsecond, time.Duration(ttft)*time.Microsecond
+		if parts != "" {
+			if err := json.Unmarshal([]byte(parts), &mc.Parts); err != nil {
+				return mc, fmt.Errorf("model call %d: decode parts: %w", mc.ID, err)
+			}
+		}
+		return mc, nil
+	})
+	return mcs, wrap("model calls", err)
+}
+
+// ToolCall is one run of a tool.
+type ToolCall struct {
+	ID        int64
+	SessionID string
+	TurnID    int64
+	Step      int
+	CallID    string // the model's id for the call
+	Name      string
+	// Args is the arguments as the model sent them; it may be invalid
+	// JSON, and is kept as it was.
+	Args      json.RawMessage
+	Output    string
+	IsError   bool
+	Code      string // the ToolError code, when the call failed
+	ExitCode  *int   // shell commands only
+	StartedAt time.Time
+	Duration  time.Duration
+	// Approval says who let the call run: "" (no approval needed),
+	// "auto", "rule", "user", or "denied" (it did not run).
+	Approval string
+	Changed  []string // paths the call wrote
+}
+
+// RecordToolCall stores tc (StartedAt now when zero) and returns its id.
+func (s *Store) RecordToolCall(ctx context.Context, tc ToolCall) (int64, error) {
+	if tc.Name == "" {
+		return 0, errors.New("store: record tool call: empty Name; set the tool's name")
+	}
+	switch tc.Approval {
+	case "", "auto", "rule", "user", "denied":
+	default:
+		return 0, fmt.Errorf("store: record tool call %s: unknown Approval %q (want \"\", auto, rule, user or denied)", tc.CallID, tc.Approval)
+	}
+	var args, exit, changed any
+	if tc.Args != nil {
+		args = string(tc.Args)
+	}
+	if tc.ExitCode != nil {
+		exit = *tc.ExitCode
+	}
+	if len(tc.Changed) > 0 {
+		b, err := json.Marshal(tc.Changed)
+		if err != nil {
+			return 0, fmt.Errorf("store: record tool call: encode changed paths: %w", err)
+		}
+		changed = string(b)
+	}
+	return s.insert(ctx, "record tool call", qRecordToolCall,
+		tc.SessionID, nullID(tc.TurnID), tc.Step, tc.CallID, tc.Name, args, tc.Output,
+		tc.IsError, tc.Code, exit, s.stamp(tc.StartedAt).UnixMilli(), tc.Duration.Microseconds(),
+		tc.Approval, changed)
+}
+
+// ToolCalls returns the session's tool calls in the order recorded.
+func (s *Store) ToolCalls(ctx context.Context, sessionID string) ([]ToolCall, error) {
+	rows, err := s.r.QueryContext(ctx, qToolCalls, sessionID)
+	if err != nil {
+		return nil, wrap("tool calls", err)
+	}
+	tcs, err := collect(rows, func(r scanner) (ToolCall, error) {
+		var tc ToolCall
+		var args sql.NullString
+		var exit sql.NullInt64
+		var started, dur int64
+		var changed string
+		if err := r.Scan(&tc.ID, &tc.SessionID, &tc.TurnID, &tc.Step, &tc.CallID, &tc.Name, &args, &tc.Output,
+			&tc.IsError, &tc.Code, &exit, &started, &dur, &tc.Approval, &changed); err != nil {
+			return tc, err
+		}
+		if args.Valid {
+			tc.Args = json.RawMessage(args.String)
+		}
+		if exit.Valid {
+			e := int(exit.Int64)
+			tc.ExitCode = &e
+		}
+		tc.StartedAt = fromMS(started)
+		tc.Duration = time.Duration(dur) * time.Microsecond
+		if changed != "" {
+			if err := json.Unmarshal([]byte(changed), &tc.Changed); err != nil {
+				return tc, fmt.Errorf("tool call %d: decode changed paths: %w", tc.ID, err)
+			}
+		}
+		return tc, nil
+	})
+	return tcs, wrap("tool calls", err)
+}
+
+// Event is one entry of the event stream, as the sinks saw it.
+type Event struct {
+	ID        int64
+	SessionID string
+	TurnID    int64
+	Type      string
+	Time      time.Time
+	Data      json.RawMessage
+}
+
+// AppendEvent stores e (Time now when zero) and returns its id.
+func (s *Store) AppendEvent(ctx context.Context, e Event) (int64, error) {
+	if e.Type == "" {
+		return 0, errors.New("store: append event: empty Type; set the event's type")
+	}
+	var data any
+	if e.Data != nil {
+		data = string(e.Data)
+	}
+	return s.insert(ctx, "append event "+e.Type, qAppendEvent,
+		e.SessionID, nullID(e.TurnID), e.Type, s.stamp(e.Time).UnixMilli(), data)
+}
+
+// Events returns the session's events in the order appended.
+func (s *Store) Events(ctx context.Context, sessionID string) ([]Event, error) {
+	rows, err := s.r.QueryContext(ctx, qEvents, sessionID)
+	if err != nil {
+		return nil, wrap("events", err)
+	}
+	evs, err := collect(rows, func(r scanner) (Event, error) {
+		var e Event
+		var at int64
+		var data sql.NullString
+		err := r.Scan(&e.ID, &e.SessionID, &e.TurnID, &e.Type, &at, &data)
+		e.Time = fromMS(at)
+		if data.Valid {
+			e.Data = json.RawMessage(data.String)
+		}
+		return e, err
+	})
+	return evs, wrap("events", err)
+}

@@ -1,0 +1,195 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/godwit/godwit/llm"
+)
+
+// Session is one conversation with its own history.
+type Session struct {
+	ID string
+	// ParentID names the session this one was started from (a subagent),
+	// "" for none.
+	ParentID  string
+	Title     string
+	Workspace string // absolute path of the workspace root
+	Model     string // provider/model
+	CreatedAt time.Time
+	// UpdatedAt is the last activity: it moves forward on UpdateSession
+	// and whenever a turn starts or ends.
+	UpdatedAt time.Time
+}
+
+// SessionSummary is a session with totals, for the sessions list.
+type SessionSummary struct {
+	Session
+	Turns int
+	// Usage and Cost sum the session's model calls.
+	Usage        llm.Usage
+	Cost         float64
+	LastActivity time.Time
+}
+
+// crockford is Crockford's base32 alphabet in lower case; it sorts the
+// same as the numbers it encodes, and leaves out i, l, o and u.
+const crockford = "0123456789abcdefghjkmnpqrstvwxyz"
+
+// NewID returns a new session id: 18 characters of lower-case Crockford
+// base32, the first 10 the creation time in milliseconds (so ids sort by
+// creation) and the last 8 forty random bits.
+func NewID() string {
+	var b [18]byte
+	t := uint64(time.Now().UnixMilli())
+	for i := 9; i >= 0; i-- {
+		b[i] = crockford[t&31]
+		t >>= 5
+	}
+	var r [5]byte
+	rand.Read(r[:]) // never fails (crypto/rand documents it)
+	x := uint64(r[0])<<32 | uint64(r[1])<<24 | uint64(r[2])<<16 | uint64(r[3])<<8 | uint64(r[4])
+	for i := 17; i >= 10; i-- {
+		b[i] = crockford[x&31]
+		x >>= 5
+	}
+	return string(b[:])
+}
+
+// CreateSession stores a new session. sess.ID is required (use NewID);
+// zero CreatedAt and UpdatedAt are set to now.
+func (s *Store) CreateSession(ctx context.Context, sess Session) error {
+	if sess.ID == "" {
+		return errors.New("store: create session: empty ID; set Session.ID = store.NewID()")
+	}
+	created := s.stamp(sess.CreatedAt)
+	updated := sess.UpdatedAt
+	if updated.IsZero() {
+		updated = created
+	}
+	var parent any
+	if sess.ParentID != "" {
+		parent = sess.ParentID
+	}
+	_, err := s.w.ExecContext(ctx, qCreateSession, sess.ID, parent, sess.Title, sess.Workspace, sess.Model,
+		created.UnixMilli(), updated.UnixMilli())
+	return wrap("create session "+sess.ID, err)
+}
+
+// Session returns the session whose id is id or, failing that, the one
+// session whose id starts with id (case-insensitive). It returns an error
+// matching ErrNotFound when none matches and ErrAmbiguous when several do.
+func (s *Store) Session(ctx context.Context, id string) (Session, error) {
+	id = strings.TrimSpace(id)
+	if id == "" {
+		return Session{}, errors.New("store: session: empty id; pass a session id or a prefix of one")
+	}
+	sess, err := scanSession(s.r.QueryRowContext(ctx, qSessionByID, id))
+	if err == nil {
+		return sess, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return Session{}, wrap("session "+id, err)
+	}
+	rows, err := s.r.QueryContext(ctx, qSessionsByPrefix, id)
+	if err != nil {
+		return Session{}, wrap("session "+id, err)
+	}
+	found, err := collect(rows, scanSession)
+	if err != nil {
+		return Session{}, wrap("session "+id, err)
+	}
+	switch len(found) {
+	case 0:
+		return Session{}, notFound("no session %q; list sessions with `godwit sessions`", id)
+	case 1:
+		return found[0], nil
+	}
+	ids := make([]string, 0, len(found))
+	for _, f := range found[:min(len(found), 5)] {
+		ids = append(ids, f.ID)
+	}
+	more := ""
+	if len(found) > 5 {
+		more = ", ..."
+	}
+	return Session{}, &lookupError{kind: ErrAmbiguous, msg: fmt.Sprintf(
+		"store: session prefix %q matches several sessions (%s%s); type more of the id", id, strings.Join(ids, ", "), more)}
+}
+
+// LastSession returns the session with the latest activity.
+func (s *Store) LastSession(ctx context.Context) (Session, error) {
+	sess, err := scanSession(s.r.QueryRowContext(ctx, qLastSession))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Session{}, notFound("no sessions yet")
+	}
+	if err != nil {
+		return Session{}, wrap("last session", err)
+	}
+	return sess, nil
+}
+
+// UpdateSession sets the title and model of session sess.ID and moves its
+// UpdatedAt forward to sess.UpdatedAt (now, when zero). Other fields are
+// ignored.
+func (s *Store) UpdateSession(ctx context.Context, sess Session) error {
+	return s.update(ctx, "update session", fmt.Sprintf("no session %q", sess.ID), qUpdateSession,
+		sess.Title, sess.Model, s.stamp(sess.UpdatedAt).UnixMilli(), sess.ID)
+}
+
+// ListSessions returns up to limit sessions (all when limit <= 0), the
+// latest activity first.
+func (s *Store) ListSessions(ctx context.Context, limit int) ([]SessionSummary, error) {
+	if limit <= 0 {
+		limit = -1
+	}
+	rows, err := s.r.QueryContext(ctx, qListSessions, limit)
+	if err != nil {
+		return nil, wrap("list sessions", err)
+	}
+	list, err := collect(rows, func(r scanner) (SessionSummary, error) {
+		var ss SessionSummary
+		var created, updated int64
+		u := &ss.Usage
+		err := r.Scan(&ss.ID, &ss.ParentID, &ss.Title, &ss.Workspace, &ss.Model, &created, &updated,
+			&ss.Turns, &u.InputTokens, &u.OutputTokens, &u.ReasoningTokens, &u.CacheReadTokens, &u.CacheWriteTokens,
+			&ss.Cost)
+		ss.CreatedAt, ss.UpdatedAt = fromMS(created), fromMS(updated)
+		ss.LastActivity = ss.UpdatedAt
+		return ss, err
+	})
+	if err != nil {
+		return nil, wrap("list sessions", err)
+	}
+	return list, nil
+}
+
+// scanner is what *sql.Row and *sql.Rows have in common.
+type scanner interface{ Scan(dest ...any) error }
+
+func scanSession(r scanner) (Session, error) {
+	var sess Session
+	var created, updated int64
+	err := r.Scan(&sess.ID, &sess.ParentID, &sess.Title, &sess.Workspace, &sess.Model, &created, &updated)
+	sess.CreatedAt, sess.UpdatedAt = fromMS(created), fromMS(updated)
+	return sess, err
+}
+
+// collect scans every row with scan and closes rows.
+func collect[T any](rows *sql.Rows, scan func(scanner) (T, error)) ([]T, error) {
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,315 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// ErrNotFound matches (errors.Is) the error for a session, turn, segment
+// or page that does not exist.
+var ErrNotFound = errors.New("store: not found")
+
+// ErrAmbiguous matches (errors.Is) the error for a session id prefix that
+// matches more than one session.
+var ErrAmbiguous = errors.New("store: ambiguous id prefix")
+
+// lookupError is a miss or an ambiguity, worded for whoever asked; it
+// matches its sentinel without repeating the sentinel's text.
+type lookupError struct {
+	msg  string
+	kind error // ErrNotFound or ErrAmbiguous
+}
+
+func (e *lookupError) Error() string        { return e.msg }
+func (e *lookupError) Is(target error) bool { return target == e.kind }
+
+func notFound(format string, args ...any) error {
+	return &lookupError{msg: "store: " + fmt.Sprintf(format, args...), kind: ErrNotFound}
+}
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+// readers bounds the read pool: enough for an inspector and a live session
+// to read at once without holding many idle connections.
+const readers = 4
+
+// Store is godwit's database. See the package doc for the concurrency
+// contract.
+type Store struct {
+	w   *sql.DB // the one writer
+	r   *sql.DB // read-only pool
+	now func() time.Time
+	log *slog.Logger
+}
+
+// Option configures Open.
+type Option func(*Store)
+
+// WithClock sets the clock used for every time the store stamps itself
+// (default time.Now).
+func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
+
+// WithLogger sets the logger for migrations and close-time maintenance
+// (default: discard).
+func WithLogger(l *slog.Logger) Option { return func(s *Store) { s.log = l } }
+
+// Open opens the database at path, creating it and its parent directory
+// (mode 0700) if needed, and applies any pending migrations.
+func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
+	if path == "" {
+		return nil, errors.New("store: empty database path; pass a file under $GODWIT_HOME")
+	}
+	if strings.Contains(path, "?") {
+		return nil, fmt.Errorf("store: database path %q contains '?', which the driver reads as options; choose a directory without it", path)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("store: create database directory: %w", err)
+	}
+	s := &Store{now: time.Now, log: slog.New(slog.DiscardHandler)}
+	for _, o := range opts {
+		o(s)
+	}
+
+	// busy_timeout comes first (the driver orders it so): switching to WAL
+	// needs a lock another process may hold. _txlock=immediate takes the
+	// write lock at BEGIN, so a transaction never fails upgrading from a
+	// stale read snapshot.
+	common := "?_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
+	w, err := sql.Open("sqlite", path+common+"&_pragma=journal_mode(WAL)&_txlock=immediate")
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxLifetime(0)
+	w.SetConnMaxIdleTime(0)
+	s.w = w
+	if err := s.migrate(ctx); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+
+	r, err := sql.Open("sqlite", path+common+"&_pragma=query_only(1)")
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("store: open %s for reading: %w", path, err)
+	}
+	r.SetMaxOpenConns(readers)
+	r.SetMaxIdleConns(readers)
+	if err := r.PingContext(ctx); err != nil {
+		w.Close()
+		r.Close()
+		return nil, fmt.Errorf("store: open %s for reading: %w", path, err)
+	}
+	s.r = r
+	return s, nil
+}
+
+// Close runs SQLite's optimizer and closes both pools. Closing the last
+// connection checkpoints the WAL into the main file.
+func (s *Store) Close() error {
+	if _, err := s.w.Exec("PRAGMA optimize"); err != nil {
+		s.log.Debug("store: optimize", "err", err)
+	}
+	rerr := s.r.Close()
+	werr := s.w.Close()
+	if err := errors.Join(rerr, werr); err != nil {
+		return fmt.Errorf("store: close: %w", err)
+	}
+	return nil
+}
+
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+// migrations lists the embedded files: NNNN_name.sql, numbered from 1
+// without gaps.
+func migrations() ([]migration, error) {
+	names, err := fs.Glob(migrationFS, "migrations/*.sql")
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	var ms []migration
+	for i, name := range names {
+		base := filepath.Base(name)
+		num, _, ok := strings.Cut(base, "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil || v != i+1 {
+			return nil, fmt.Errorf("migration %s: want name %04d_something.sql", base, i+1)
+		}
+		b, err := migrationFS.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, migration{version: v, name: base, sql: string(b)})
+	}
+	return ms, nil
+}
+
+// migrate applies the pending migrations, each with its version bump in
+// one transaction. The version is read again inside the transaction
+// (which holds the write lock), so two processes opening a new file at
+// once apply each migration once.
+func (s *Store) migrate(ctx context.Context) error {
+	ms, err := migrations()
+	if err != nil {
+		return err
+	}
+	for _, m := range ms {
+		if err := s.apply(ctx, m, len(ms)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Store) apply(ctx context.Context, m migration, latest int) error {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	defer tx.Rollback()
+	var v int
+	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		return fmt.Errorf("migrate: read schema version: %w", err)
+	}
+	if v > latest {
+		return fmt.Errorf("database schema version %d is newer than this godwit knows (%d); upgrade godwit", v, latest)
+	}
+	if v >= m.version {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+		return fmt.Errorf("migrate %s: %w", m.name, err)
+	}
+	// PRAGMA takes no parameters; the version is our own integer.
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.version)); err != nil {
+		return fmt.Errorf("migrate %s: set version: %w", m.name, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("migrate %s: commit: %w", m.name, err)
+	}
+	s.log.Debug("store: migrated", "migration", m.name)
+	return nil
+}
+
+// SchemaVersion reports the database's schema version (the number of
+// migrations applied).
+func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
+	var v int
+	if err := s.r.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		return 0, fmt.Errorf("store: schema version: %w", err)
+	}
+	return v, nil
+}
+
+// wrap prefixes err with the operation and explains constraint failures
+// in terms of what the caller did wrong.
+func wrap(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() {
+		case sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY:
+			return fmt.Errorf("store: %s: the session or turn it refers to does not exist (create it first): %w", op, err)
+		case sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY, sqlite3.SQLITE_CONSTRAINT_UNIQUE:
+			return fmt.Errorf("store: %s: already exists: %w", op, err)
+		}
+	}
+	return fmt.Errorf("store: %s: %w", op, err)
+}
+
+// ms converts t for storage: Unix milliseconds, or NULL for the zero time.
+func ms(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UnixMilli()
+}
+
+// fromMS is the inverse of ms (queries coalesce NULL to 0).
+func fromMS(v int64) time.Time {
+	if v == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(v).UTC()
+}
+
+// stamp returns t, or the store's clock when t is zero.
+func (s *Store) stamp(t time.Time) time.Time {
+	if t.IsZero() {
+		return s.now()
+	}
+	return t
+}
+
+// nullID stores a zero id as NULL (no turn).
+func nullID(id int64) any {
+	if id == 0 {
+		return nil
+	}
+	return id
+}
+
+// insert runs one INSERT ... RETURNING id and returns the id.
+func (s *Store) insert(ctx context.Context, op, query string, args ...any) (int64, error) {
+	var id int64
+	if err := s.w.QueryRowContext(ctx, query, args...).Scan(&id); err != nil {
+		return 0, wrap(op, err)
+	}
+	return id, nil
+}
+
+// update runs one write statement that must change a row; when none
+// matches, the error says missing (and matches ErrNotFound).
+func (s *Store) update(ctx context.Context, op, missing, query string, args ...any) error {
+	res, err := s.w.ExecContext(ctx, query, args...)
+	if err != nil {
+		return wrap(op, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return wrap(op, err)
+	}
+	if n == 0 {
+		return notFound("%s: %s", op, missing)
+	}
+	return nil
+}
+
+// inTx runs f in one write transaction.
+func (s *Store) inTx(ctx context.Context, op string, f func(*sql.Tx) error) error {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return wrap(op, err)
+	}
+	defer tx.Rollback()
+	if err := f(tx); err != nil {
+		return wrap(op, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return wrap(op, err)
+	}
+	return nil
+}
