@@ -142,3 +142,27 @@ VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`
 FROM file_snapshots f JOIN turns t ON t.id = f.turn_id
 WHERE f.session_id = ? AND t.seq >= ? ORDER BY f.id`
 )
+
+// The context engine: decisions and compactions.
+const (
+	qAddDecision = `INSERT INTO decisions (session_id, seq, source, turn, topic, text, created_at)
+VALUES (?1, (SELECT coalesce(max(seq), 0) + 1 FROM decisions WHERE session_id = ?1), ?2, ?3, ?4, ?5, ?6)
+RETURNING seq`
+
+	// An entry is superseded once, by a later one; never un-superseded.
+	qSupersedeDecision = `UPDATE decisions SET superseded_by = ?3
+WHERE session_id = ?1 AND seq = ?2 AND superseded_by = 0 AND ?3 > seq
+	AND EXISTS (SELECT 1 FROM decisions WHERE session_id = ?1 AND seq = ?3)`
+
+	qSetDecisionTopic = `UPDATE decisions SET topic = ?3 WHERE session_id = ?1 AND seq = ?2`
+
+	qDecisions = `SELECT seq, source, turn, topic, text, superseded_by, created_at
+FROM decisions WHERE session_id = ? ORDER BY seq`
+
+	qRecordCompaction = `INSERT INTO compactions (session_id, segment, call_id, level, page_id, text, created_at)
+VALUES (?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (session_id, segment, call_id) DO UPDATE SET level = excluded.level, page_id = excluded.page_id, text = excluded.text`
+
+	qCompactions = `SELECT call_id, level, page_id, text FROM compactions
+WHERE session_id = ? AND segment = ? ORDER BY created_at, call_id`
+)

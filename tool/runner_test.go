@@ -234,7 +234,9 @@ func TestRunnerErrorsReachTheModel(t *testing.T) {
 	writer := &tool.Func{
 		ToolSpec: llm.ToolSpec{Name: "write"},
 		AccessFn: func(json.RawMessage) (tool.Access, error) { return tool.Access{Mutates: true, Summary: "write x"}, nil },
-		Fn:       func(context.Context, json.RawMessage) (tool.Result, error) { return tool.Result{Content: "written"}, nil },
+		Fn: func(context.Context, json.RawMessage) (tool.Result, error) {
+			return tool.Result{Content: "written"}, nil
+		},
 	}
 	tests := []struct {
 		name     string

@@ -1,0 +1,108 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Decision is one entry of a session's Decisions ledger.
+type Decision struct {
+	SessionID string
+	// Seq numbers entries within the session: entry 3 is shown as D3.
+	Seq    int
+	Source string // "user" or "model"
+	Turn   int
+	Topic  string
+	Text   string
+	// SupersededBy is the Seq of the entry that replaced this one; 0 while
+	// the entry stands.
+	SupersededBy int
+	CreatedAt    time.Time
+}
+
+// AddDecision appends an entry to the ledger and returns it with its Seq.
+func (s *Store) AddDecision(ctx context.Context, d Decision) (Decision, error) {
+	if d.Source != "user" && d.Source != "model" {
+		return d, fmt.Errorf("store: add decision: source %q; use \"user\" or \"model\"", d.Source)
+	}
+	if d.CreatedAt.IsZero() {
+		d.CreatedAt = s.now()
+	}
+	seq, err := s.insert(ctx, "add decision", qAddDecision, d.SessionID, d.Source, d.Turn, d.Topic, d.Text, d.CreatedAt.UnixMilli())
+	if err != nil {
+		return d, err
+	}
+	d.Seq = int(seq)
+	return d, nil
+}
+
+// SupersedeDecision marks entry seq as replaced by the later entry by. It
+// fails with ErrNotFound when seq is not an active entry, by does not
+// exist, or by is not later than seq.
+func (s *Store) SupersedeDecision(ctx context.Context, sessionID string, seq, by int) error {
+	return s.update(ctx, "supersede decision",
+		fmt.Sprintf("D%d is not an active entry that D%d (a later entry) can supersede", seq, by),
+		qSupersedeDecision, sessionID, seq, by)
+}
+
+// SetDecisionTopic labels an entry with a topic.
+func (s *Store) SetDecisionTopic(ctx context.Context, sessionID string, seq int, topic string) error {
+	return s.update(ctx, "set decision topic", fmt.Sprintf("no entry D%d", seq), qSetDecisionTopic, sessionID, seq, topic)
+}
+
+// Decisions returns the session's ledger in order.
+func (s *Store) Decisions(ctx context.Context, sessionID string) ([]Decision, error) {
+	rows, err := s.r.QueryContext(ctx, qDecisions, sessionID)
+	if err != nil {
+		return nil, wrap("decisions", err)
+	}
+	defer rows.Close()
+	var out []Decision
+	for rows.Next() {
+		d := Decision{SessionID: sessionID}
+		var at int64
+		if err := rows.Scan(&d.Seq, &d.Source, &d.Turn, &d.Topic, &d.Text, &d.SupersededBy, &at); err != nil {
+			return nil, wrap("decisions", err)
+		}
+		d.CreatedAt = fromMS(at)
+		out = append(out, d)
+	}
+	return out, wrap("decisions", rows.Err())
+}
+
+// Compaction records how a tool output is shown in a segment's window.
+type Compaction struct {
+	SessionID string
+	Segment   int
+	CallID    string
+	// Level is 1 for a summary, 2 for a one-line stub.
+	Level  int
+	PageID string
+	// Text replaces the output in the window.
+	Text string
+}
+
+// RecordCompaction stores (or raises) the compaction of one output.
+func (s *Store) RecordCompaction(ctx context.Context, c Compaction) error {
+	_, err := s.w.ExecContext(ctx, qRecordCompaction, c.SessionID, c.Segment, c.CallID, c.Level, c.PageID, c.Text, s.now().UnixMilli())
+	return wrap("record compaction", err)
+}
+
+// Compactions returns a segment's compactions.
+func (s *Store) Compactions(ctx context.Context, sessionID string, segment int) ([]Compaction, error) {
+	rows, err := s.r.QueryContext(ctx, qCompactions, sessionID, segment)
+	if err != nil {
+		return nil, wrap("compactions", err)
+	}
+	defer rows.Close()
+	var out []Compaction
+	for rows.Next() {
+		c := Compaction{SessionID: sessionID, Segment: segment}
+		if err := rows.Scan(&c.CallID, &c.Level, &c.PageID, &c.Text); err != nil {
+			return nil, wrap("compactions", err)
+		}
+		out = append(out, c)
+	}
+	return out, wrap("compactions", rows.Err())
+}

@@ -1,0 +1,64 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"testing"
+)
+
+func openWithSession(t *testing.T) (*Store, string) {
+	t.Helper()
+	st := openTest(t)
+	return st, newSession(t, st, "").ID
+}
+
+func TestDecisionLedger(t *testing.T) {
+	ctx := context.Background()
+	st, id := openWithSession(t)
+	d1, err := st.AddDecision(ctx, Decision{SessionID: id, Source: "user", Turn: 1, Text: "never touch vendor/"})
+	if err != nil || d1.Seq != 1 {
+		t.Fatalf("d1 = %+v, %v", d1, err)
+	}
+	d2, _ := st.AddDecision(ctx, Decision{SessionID: id, Source: "user", Turn: 5, Text: "you may touch vendor/ now"})
+	if _, err := st.AddDecision(ctx, Decision{SessionID: id, Source: "bot", Text: "x"}); err == nil {
+		t.Error("a bad source was accepted")
+	}
+	// Only a later entry may supersede, and only once.
+	if err := st.SupersedeDecision(ctx, id, d2.Seq, d1.Seq); !errors.Is(err, ErrNotFound) {
+		t.Errorf("earlier entry superseding a later one: %v", err)
+	}
+	if err := st.SupersedeDecision(ctx, id, d1.Seq, 99); !errors.Is(err, ErrNotFound) {
+		t.Errorf("superseded by a missing entry: %v", err)
+	}
+	if err := st.SupersedeDecision(ctx, id, d1.Seq, d2.Seq); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SupersedeDecision(ctx, id, d1.Seq, d2.Seq); !errors.Is(err, ErrNotFound) {
+		t.Errorf("superseding twice: %v", err)
+	}
+	if err := st.SetDecisionTopic(ctx, id, d2.Seq, "deps"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.Decisions(ctx, id)
+	if err != nil || len(got) != 2 || got[0].SupersededBy != 2 || got[0].Text != "never touch vendor/" || got[1].Topic != "deps" {
+		t.Errorf("ledger = %+v, %v", got, err)
+	}
+}
+
+func TestCompactions(t *testing.T) {
+	ctx := context.Background()
+	st, id := openWithSession(t)
+	for _, c := range []Compaction{
+		{SessionID: id, Segment: 1, CallID: "a", Level: 1, PageID: "p1", Text: "summary"},
+		{SessionID: id, Segment: 1, CallID: "a", Level: 2, PageID: "p1", Text: "stub"},
+		{SessionID: id, Segment: 2, CallID: "b", Level: 1, PageID: "p2", Text: "other segment"},
+	} {
+		if err := st.RecordCompaction(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := st.Compactions(ctx, id, 1)
+	if err != nil || len(got) != 1 || got[0].Level != 2 || got[0].Text != "stub" {
+		t.Errorf("compactions = %+v, %v", got, err)
+	}
+}

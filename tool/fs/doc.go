@@ -1,0 +1,12 @@
+// Package fs provides the file tools the model uses: file_read,
+// file_write, file_edit, file_list and grep. Paths go through a
+// workspace.Workspace, so every tool refuses paths outside the root; tools
+// that write call Options.BeforeWrite first (the snapshot hook of the
+// safety layer) and write atomically (temp file and rename).
+//
+// Failures the model can fix are *tool.ToolError values with a remedy, or
+// OS errors wrapped so that tool.AsToolError maps their errno.
+//
+// It imports llm, tool and tool/workspace from godwit; it must not import
+// agent, store, window, other tools or anything under internal/.
+package fs

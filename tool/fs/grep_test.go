@@ -1,0 +1,178 @@
+package fs_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/godwit/godwit/tool"
+	"github.com/godwit/godwit/tool/fs"
+	"github.com/godwit/godwit/tool/workspace"
+)
+
+func grepTree(t *testing.T) (tool.Tool, string) {
+	ws, root := newWS(t, map[string]string{
+		".git/info/exclude":   "secret.txt\n",
+		".git/config":         "needle in git",
+		".gitignore":          "*.log\n!keep.log\nout/\n",
+		"a.go":                "package a\n// needle one\nfunc A() {}\n",
+		"b.txt":               "no\nNEEDLE upper\n",
+		"app.log":             "needle in log\n",
+		"keep.log":            "needle kept\n",
+		"secret.txt":          "needle excluded\n",
+		"out/x.go":            "needle in out\n",
+		"sub/.gitignore":      "*.tmp\n/local.go\n",
+		"sub/c.go":            "x\nneedle sub\n",
+		"sub/d.tmp":           "needle tmp\n",
+		"sub/local.go":        "needle anchored\n",
+		"sub/deeper/local.go": "needle not anchored\n",
+		"sub/deeper/e.tmp":    "needle deep tmp\n",
+		"vendor/v.go":         "needle vendor\n",
+		"node_modules/m/i.js": "needle node\n",
+		"bin.dat":             "needle\x00binary",
+	})
+	return fs.NewGrep(ws), root
+}
+
+func TestGrep(t *testing.T) {
+	g, root := grepTree(t)
+	tests := []struct {
+		name string
+		args map[string]any
+		want string
+		code string
+		has  []string
+	}{
+		{name: "ignore rules", args: map[string]any{"pattern": "needle"}, want: `a.go
+2:// needle one
+keep.log
+1:needle kept
+sub/c.go
+2:needle sub
+sub/deeper/local.go
+1:needle not anchored
+`},
+		{name: "no_ignore", args: map[string]any{"pattern": "needle", "no_ignore": true},
+			has: []string{"app.log\n", "secret.txt\n", "out/x.go\n", "sub/d.tmp\n", "sub/local.go\n", "sub/deeper/e.tmp\n", "vendor/v.go\n", "node_modules/m/i.js\n"}},
+		{name: "ignore_case", args: map[string]any{"pattern": "needle upper", "ignore_case": true}, want: "b.txt\n2:NEEDLE upper\n"},
+		{name: "regexp", args: map[string]any{"pattern": `^func \w+\(`}, want: "a.go\n3:func A() {}\n"},
+		{name: "glob name", args: map[string]any{"pattern": "needle", "glob": "*.go"}, want: "a.go\n2:// needle one\nsub/c.go\n2:needle sub\nsub/deeper/local.go\n1:needle not anchored\n"},
+		{name: "glob path", args: map[string]any{"pattern": "needle", "glob": "sub/**/*.go"}, want: "sub/c.go\n2:needle sub\nsub/deeper/local.go\n1:needle not anchored\n"},
+		{name: "glob braces", args: map[string]any{"pattern": "needle", "glob": "*.{log,txt}"}, want: "keep.log\n1:needle kept\n"},
+		{name: "sub path keeps parent rules", args: map[string]any{"pattern": "needle", "path": "sub"}, want: "sub/c.go\n2:needle sub\nsub/deeper/local.go\n1:needle not anchored\n"},
+		{name: "file path", args: map[string]any{"pattern": "needle", "path": "app.log"}, want: "app.log\n1:needle in log\n"},
+		{name: "binary file path", args: map[string]any{"pattern": "needle", "path": "bin.dat"}, want: "bin.dat is a binary file; not searched"},
+		{name: "no matches", args: map[string]any{"pattern": "zzz"}, want: "no matches (7 files searched, 1 binary skipped)\n"},
+		{name: "bad regexp", args: map[string]any{"pattern": "func("}, code: tool.CodeBadArgs, has: []string{"missing closing )", "RE2"}},
+		{name: "bad glob", args: map[string]any{"pattern": "x", "glob": "[a"}, code: tool.CodeBadArgs},
+		{name: "no pattern", args: map[string]any{}, code: tool.CodeBadArgs},
+		{name: "bad context", args: map[string]any{"pattern": "x", "context": -1}, code: tool.CodeBadArgs},
+		{name: "missing path", args: map[string]any{"pattern": "x", "path": "nope"}, code: tool.CodeNotFound},
+		{name: "outside", args: map[string]any{"pattern": "x", "path": "../"}, code: tool.CodeOutsideWorkspace},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, te := call(t, g, tt.args)
+			got := res.Content
+			if tt.code != "" {
+				if te == nil || te.Code != tt.code {
+					t.Fatalf("got %q, %v; want %s", res.Content, te, tt.code)
+				}
+				got = te.Error()
+			} else if te != nil {
+				t.Fatal(te)
+			}
+			if tt.want != "" && got != tt.want {
+				t.Errorf("got:\n%s\nwant:\n%s", got, tt.want)
+			}
+			for _, h := range tt.has {
+				if !strings.Contains(got, h) {
+					t.Errorf("output lacks %q:\n%s", h, got)
+				}
+			}
+			if strings.Contains(got, "needle in git") {
+				t.Error(".git was searched")
+			}
+		})
+	}
+	_ = root
+}
+
+func TestGrepContext(t *testing.T) {
+	ws, _ := newWS(t, map[string]string{"f.txt": lines(20)})
+	g := fs.NewGrep(ws)
+	res := mustCall(t, g, map[string]any{"pattern": `^line (3|5|15)$`, "context": 1})
+	want := "f.txt\n2-line 2\n3:line 3\n4-line 4\n5:line 5\n6-line 6\n--\n14-line 14\n15:line 15\n16-line 16\n"
+	if res.Content != want {
+		t.Errorf("got:\n%s\nwant:\n%s", res.Content, want)
+	}
+	res = mustCall(t, g, map[string]any{"pattern": `^line (1|20)$`, "context": 2})
+	want = "f.txt\n1:line 1\n2-line 2\n3-line 3\n--\n18-line 18\n19-line 19\n20:line 20\n"
+	if res.Content != want {
+		t.Errorf("edges: got:\n%s\nwant:\n%s", res.Content, want)
+	}
+}
+
+func TestGrepMaxResults(t *testing.T) {
+	files := map[string]string{}
+	for i := range 30 {
+		files[fmt.Sprintf("f%02d.txt", i)] = "hit\nmiss\nhit\n"
+	}
+	ws, _ := newWS(t, files)
+	g := fs.NewGrep(ws)
+	// Deterministic: always the first 5 matches in path order.
+	for range 5 {
+		res := mustCall(t, g, map[string]any{"pattern": "hit", "max_results": 5})
+		want := "f00.txt\n1:hit\n3:hit\nf01.txt\n1:hit\n3:hit\nf02.txt\n1:hit\n" +
+			"[limit of 5 matching lines reached; narrow the pattern, path or glob, or raise max_results]\n"
+		if res.Content != want {
+			t.Fatalf("got:\n%s\nwant:\n%s", res.Content, want)
+		}
+	}
+	res := mustCall(t, g, map[string]any{"pattern": "hit"})
+	if n := strings.Count(res.Content, ":hit"); n != 60 || strings.Contains(res.Content, "limit") {
+		t.Errorf("%d matches, want all 60 without a note:\n%s", n, res.Content)
+	}
+	if _, te := call(t, g, map[string]any{"pattern": "hit", "max_results": 100000}); te == nil || te.Code != tool.CodeBadArgs {
+		t.Errorf("huge max_results: %v, want BAD_ARGS", te)
+	}
+}
+
+func TestGrepLongLineAndSymlink(t *testing.T) {
+	ws, root := newWS(t, map[string]string{"min.js": strings.Repeat("a", 1000) + "needle" + strings.Repeat("b", 1000) + "\n"})
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "s.txt"), []byte("needle outside\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(root, "out")); err != nil {
+		t.Fatal(err)
+	}
+	res := mustCall(t, fs.NewGrep(ws), map[string]any{"pattern": "needle"})
+	if !strings.Contains(res.Content, "…[+1706 bytes]") || len(res.Content) > 400 {
+		t.Errorf("long line not cut: %d bytes", len(res.Content))
+	}
+	if strings.Contains(res.Content, "outside") {
+		t.Error("followed a symlink out of the workspace")
+	}
+}
+
+// A repository above the workspace (a home folder kept in git, ignoring
+// "*") must not hide the project's files.
+func TestGrepIgnoresNothingAboveWorkspace(t *testing.T) {
+	home := t.TempDir()
+	writeFiles(t, home, map[string]string{".git/HEAD": "x", ".gitignore": "*\n", "proj/a.go": "needle\n", "proj/.gitignore": "gen/\n", "proj/gen/g.go": "needle\n"})
+	ws, err := workspace.New(filepath.Join(home, "proj"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := mustCall(t, fs.NewGrep(ws), map[string]any{"pattern": "needle"})
+	if res.Content != "a.go\n1:needle\n" {
+		t.Errorf("got %q", res.Content)
+	}
+	res = mustCall(t, fs.NewList(ws), map[string]any{})
+	if res.Content != ".gitignore\na.go\n[1 gitignored entry not shown]\n" {
+		t.Errorf("file_list: %q", res.Content)
+	}
+}

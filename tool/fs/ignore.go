@@ -1,0 +1,120 @@
+package fs
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+)
+
+// Folders skipped unless no_ignore is set. .git is always skipped.
+var skippedDirs = map[string]bool{"node_modules": true, "vendor": true}
+
+// ignoreRules are the gitignore patterns in force in one folder: the
+// repository's .git/info/exclude, then every .gitignore from the
+// repository root down, in increasing priority, as git reads them. Pattern
+// semantics (negation, anchoring, "**", dir-only, domains of nested
+// files) are go-git's. A value is immutable once built; a child folder
+// gets a new value only when it has its own .gitignore.
+type ignoreRules struct {
+	base     string   // folder the patterns' domains are relative to
+	dir      []string // the folder these rules are for, relative to base
+	patterns []gitignore.Pattern
+	off      bool // no_ignore: nothing is ignored
+}
+
+// loadIgnore returns the rules in force in dir (absolute, inside top, the
+// workspace root): it finds the enclosing repository (dir or a parent up
+// to top holding .git) or else uses top, and reads .git/info/exclude and
+// the .gitignore files from there down to dir.
+//
+// It does not look above the workspace: a home folder kept in git with a
+// .gitignore of "*" (a common way to version dotfiles) would otherwise
+// hide every file of a project below it.
+func loadIgnore(top, dir string, off bool) *ignoreRules {
+	r := &ignoreRules{base: top, off: off}
+	if off {
+		return r
+	}
+	for d := dir; len(d) >= len(top); d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			r.base = d
+			r.patterns = readPatterns(filepath.Join(d, ".git", "info", "exclude"), nil)
+			break
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	rel, err := filepath.Rel(r.base, dir)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return r
+	}
+	r.patterns = append(r.patterns, readPatterns(filepath.Join(r.base, ".gitignore"), nil)...)
+	if rel != "." {
+		for _, name := range strings.Split(filepath.ToSlash(rel), "/") {
+			r = r.child(name)
+		}
+	}
+	return r
+}
+
+// child returns the rules for the sub-folder name, adding its .gitignore.
+func (r *ignoreRules) child(name string) *ignoreRules {
+	dir := append(slices.Clip(r.dir), name)
+	c := &ignoreRules{base: r.base, dir: dir, patterns: r.patterns, off: r.off}
+	if r.off {
+		return c
+	}
+	if ps := readPatterns(filepath.Join(r.base, filepath.Join(dir...), ".gitignore"), dir); len(ps) > 0 {
+		c.patterns = append(slices.Clip(r.patterns), ps...)
+	}
+	return c
+}
+
+// ignored reports whether the entry name of this folder is skipped:
+// .git always, node_modules and vendor folders and gitignored entries
+// unless the rules are off.
+func (r *ignoreRules) ignored(name string, isDir bool) bool {
+	if isDir && name == ".git" {
+		return true
+	}
+	if r.off {
+		return false
+	}
+	if isDir && skippedDirs[name] {
+		return true
+	}
+	if len(r.patterns) == 0 {
+		return false
+	}
+	path := append(slices.Clip(r.dir), name)
+	for i := len(r.patterns) - 1; i >= 0; i-- {
+		if m := r.patterns[i].Match(path, isDir); m != gitignore.NoMatch {
+			return m == gitignore.Exclude
+		}
+	}
+	return false
+}
+
+// readPatterns parses one ignore file; a missing file has no patterns.
+func readPatterns(path string, domain []string) []gitignore.Pattern {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var ps []gitignore.Pattern
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		line := strings.TrimSuffix(sc.Text(), "\r")
+		if strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "" {
+			continue
+		}
+		ps = append(ps, gitignore.ParsePattern(line, domain))
+	}
+	return ps
+}
