@@ -6,6 +6,7 @@ import (
 
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/window"
 )
 
 // Event types. They are part of godwit's public surface (`run --json`,
@@ -24,6 +25,8 @@ const (
 	EventApproval       = "approval"
 	EventTurnFinished   = "turn.finished"
 	EventError          = "error"
+	EventSegmentReset   = "segment.reset"
+	EventCompacted      = "context.compacted"
 )
 
 // Event is one step of a session. Type says which payload field is set.
@@ -46,6 +49,9 @@ type Event struct {
 	Tool     *ToolInfo     `json:"tool,omitempty"`
 	Approval *ApprovalInfo `json:"approval,omitempty"`
 	Finished *TurnInfo     `json:"finished,omitempty"`
+	Reset    *ResetInfo    `json:"reset,omitempty"`
+	// Compacted reports a compaction step (context.compacted).
+	Compacted *window.Compaction `json:"compacted,omitempty"`
 }
 
 // SessionInfo describes the session at session.started.
@@ -58,13 +64,18 @@ type SessionInfo struct {
 
 // RequestInfo describes a request about to be sent.
 type RequestInfo struct {
-	Provider string           `json:"provider"`
-	Model    string           `json:"model"`
-	Segment  int              `json:"segment"`
-	Messages int              `json:"messages"`
-	Bytes    int              `json:"bytes"`
-	Tokens   int              `json:"tokens"`
-	Parts    []store.PartStat `json:"parts"`
+	Provider string `json:"provider"`
+	Model    string `json:"model"`
+	Segment  int    `json:"segment"`
+	Messages int    `json:"messages"`
+	Bytes    int    `json:"bytes"`
+	Tokens   int    `json:"tokens"`
+	// Estimated is true when Tokens were estimated (4 bytes a token)
+	// because the tokenizer had not loaded yet.
+	Estimated bool             `json:"estimated,omitempty"`
+	Parts     []store.PartStat `json:"parts"`
+	// Purpose is "" for a step of the turn, "handoff" for a handoff call.
+	Purpose string `json:"purpose,omitempty"`
 }
 
 // ResponseInfo describes a finished model call.
@@ -79,6 +90,7 @@ type ResponseInfo struct {
 	ToolCalls  int       `json:"tool_calls"`
 	Text       string    `json:"text,omitempty"`
 	Error      string    `json:"error,omitempty"`
+	Purpose    string    `json:"purpose,omitempty"`
 }
 
 // ToolInfo describes a tool call at tool.started and tool.finished.

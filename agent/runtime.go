@@ -110,6 +110,9 @@ type RunInput struct {
 	// SessionID continues a stored session; empty starts a new one.
 	SessionID string
 	Prompt    string
+	// Reset starts the turn in a new segment, with a handoff (`--reset`,
+	// `:reset`).
+	Reset bool
 }
 
 // Result is a finished turn.
@@ -143,7 +146,7 @@ func (r *Runtime) Run(ctx context.Context, in RunInput) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	return s.turn(ctx, in.Prompt)
+	return s.turn(ctx, in)
 }
 
 // errorText renders err for a record: short, without Go's wrapping noise

@@ -15,7 +15,8 @@ import (
 )
 
 // turn runs one user message to its end and records it.
-func (s *session) turn(ctx context.Context, prompt string) (Result, error) {
+func (s *session) turn(ctx context.Context, in RunInput) (Result, error) {
+	prompt := in.Prompt
 	st := s.r.cfg.Store
 	t, err := st.StartTurn(ctx, s.id, prompt, s.segment)
 	if err != nil {
@@ -32,7 +33,7 @@ func (s *session) turn(ctx context.Context, prompt string) (Result, error) {
 	s.emit(Event{Type: EventTurnStarted, Prompt: prompt})
 
 	res := Result{SessionID: s.id, Turn: t.Seq}
-	turnErr := s.loop(ctx, prompt, &res)
+	turnErr := s.loop(ctx, in, &res)
 
 	t.Status = store.TurnDone
 	switch {
@@ -58,11 +59,19 @@ func (s *session) turn(ctx context.Context, prompt string) (Result, error) {
 	return res, turnErr
 }
 
-func (s *session) loop(ctx context.Context, prompt string, res *Result) error {
+func (s *session) loop(ctx context.Context, in RunInput, res *Result) error {
 	if err := s.repair(ctx); err != nil {
 		return err
 	}
-	if err := s.append(ctx, llm.UserText(prompt)); err != nil {
+	if err := s.ledger(ctx, in.Prompt); err != nil {
+		return err
+	}
+	if in.Reset && s.canReset() {
+		if err := s.reset(ctx, 0, ResetForced); err != nil {
+			return err
+		}
+	}
+	if err := s.append(ctx, llm.UserText(in.Prompt)); err != nil {
 		return err
 	}
 	failures := map[string]int{} // call signature -> consecutive failures
@@ -165,26 +174,56 @@ func signature(c llm.ToolCall) string {
 	return c.Name + "\x00" + buf.String()
 }
 
-// call makes one model request and records it.
+// call makes one model request and records it. Before it, the window may
+// compact the segment or, when even that cannot make the request fit,
+// the segment resets with a handoff; a provider's context-too-long answer
+// resets it too, once per step.
 func (s *session) call(ctx context.Context, step int) (llm.Response, error) {
 	cfg := s.r.cfg
-	asm, err := cfg.Assembler.Assemble(ctx, window.Input{SessionID: s.id, Segment: s.segment, Messages: s.history})
-	if err != nil {
-		return llm.Response{}, fmt.Errorf("agent: assembling the request: %w", err)
+	for attempt := 0; ; attempt++ {
+		asm, err := cfg.Assembler.Assemble(ctx, window.Input{SessionID: s.id, Segment: s.segment, Messages: s.history})
+		if errors.Is(err, window.ErrOverBudget) && attempt == 0 && s.canReset() {
+			if err := s.reset(ctx, step, ResetBudget); err != nil {
+				return llm.Response{}, err
+			}
+			continue
+		}
+		if err != nil && !errors.Is(err, window.ErrOverBudget) {
+			return llm.Response{}, fmt.Errorf("agent: assembling the request: %w", err)
+		}
+		// Over budget with nothing left to shed: send it anyway; the
+		// provider decides, and says so if it truly does not fit.
+		if asm.Compacted != nil {
+			s.emit(Event{Type: EventCompacted, Step: step, Compacted: asm.Compacted})
+		}
+		req := asm.Request
+		req.Model = cfg.Model
+		req.CacheKey = s.id
+		if req.MaxOutputTokens == 0 {
+			req.MaxOutputTokens = cfg.MaxOutputTokens
+		}
+		if req.Reasoning == "" {
+			req.Reasoning = cfg.Reasoning
+		}
+		resp, err := s.stream(ctx, step, req, asm, "")
+		if errors.Is(err, llm.ErrContextTooLong) && attempt == 0 && s.canReset() {
+			if err := s.reset(ctx, step, ResetContextErr); err != nil {
+				return resp, err
+			}
+			continue
+		}
+		return resp, err
 	}
-	req := asm.Request
-	req.Model = cfg.Model
-	req.CacheKey = s.id
-	if req.MaxOutputTokens == 0 {
-		req.MaxOutputTokens = cfg.MaxOutputTokens
-	}
-	if req.Reasoning == "" {
-		req.Reasoning = cfg.Reasoning
-	}
-	reqInfo := &RequestInfo{Provider: cfg.ProviderName, Model: cfg.Model, Segment: s.segment, Messages: len(req.Messages), Parts: asm.Parts}
+}
+
+// stream sends one request, forwards its events, and records the call.
+// purpose is "" for a step of the turn, "handoff" for a handoff call.
+func (s *session) stream(ctx context.Context, step int, req llm.Request, asm window.Assembly, purpose string) (llm.Response, error) {
+	cfg := s.r.cfg
+	reqInfo := &RequestInfo{Provider: cfg.ProviderName, Model: cfg.Model, Segment: s.segment, Messages: len(req.Messages),
+		Parts: asm.Parts, Tokens: asm.Tokens, Estimated: asm.Estimated, Purpose: purpose}
 	for _, p := range asm.Parts {
 		reqInfo.Bytes += p.Bytes
-		reqInfo.Tokens += p.Tokens
 	}
 	s.emit(Event{Type: EventModelRequest, Step: step, Request: reqInfo})
 
@@ -208,6 +247,9 @@ func (s *session) call(ctx context.Context, step int) (llm.Response, error) {
 		case llm.EventTextDelta, llm.EventThinkingDelta:
 			if ttft == 0 {
 				ttft = cfg.Now().Sub(start)
+			}
+			if purpose != "" {
+				continue // a handoff is not part of the conversation
 			}
 			typ := EventTextDelta
 			if ev.Type == llm.EventThinkingDelta {
@@ -235,6 +277,11 @@ func (s *session) call(ctx context.Context, step int) (llm.Response, error) {
 	if callErr != nil && ctx.Err() != nil {
 		callErr = fmt.Errorf("%w: %w", ErrCancelled, context.Cause(ctx))
 	}
+	if callErr == nil {
+		if c, ok := cfg.Assembler.(interface{ Counter() *window.Counter }); ok && c.Counter() != nil && !asm.Estimated {
+			c.Counter().Calibrate(int64(asm.Tokens), resp.Usage.InputTokens)
+		}
+	}
 	cost := s.r.cost(resp.Usage)
 	rec := store.ModelCall{
 		SessionID: s.id, TurnID: s.turnID, Segment: s.segment, Step: step,
@@ -244,7 +291,7 @@ func (s *session) call(ctx context.Context, step int) (llm.Response, error) {
 	}
 	info := &ResponseInfo{Provider: provider, Model: model, Usage: resp.Usage, Cost: cost,
 		LatencyMS: latency.Milliseconds(), TTFTMS: ttft.Milliseconds(), StopReason: string(resp.StopReason),
-		ToolCalls: len(resp.Message.ToolCalls()), Text: resp.Message.Text()}
+		ToolCalls: len(resp.Message.ToolCalls()), Text: resp.Message.Text(), Purpose: purpose}
 	if callErr != nil {
 		rec.Error = errorText(callErr)
 		info.Error = rec.Error

@@ -65,3 +65,14 @@ func answer(calls []llm.ToolCall, results []llm.Part) llm.Message {
 	}
 	return llm.Message{Role: llm.RoleTool, Parts: parts}
 }
+
+// TrimLeadingResults drops messages from the front until the first user
+// message, so that a history cut anywhere starts as vendors require.
+func TrimLeadingResults(msgs []llm.Message) []llm.Message {
+	for i, m := range msgs {
+		if m.Role == llm.RoleUser {
+			return msgs[i:]
+		}
+	}
+	return nil
+}

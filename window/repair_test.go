@@ -16,7 +16,7 @@ func result(id string) llm.Part {
 	return llm.Part{Kind: llm.PartToolResult, ToolResult: &llm.ToolResult{CallID: id, Content: "r" + id}}
 }
 
-func asst(parts ...llm.Part) llm.Message { return llm.Message{Role: llm.RoleAssistant, Parts: parts} }
+func asst(parts ...llm.Part) llm.Message  { return llm.Message{Role: llm.RoleAssistant, Parts: parts} }
 func tools(parts ...llm.Part) llm.Message { return llm.Message{Role: llm.RoleTool, Parts: parts} }
 
 // shape renders a history compactly: u, a[c1 c2], t[c1 c2!] (! = cancelled).

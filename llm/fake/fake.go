@@ -51,6 +51,8 @@ func Call(id, name string, v any) llm.ToolCall {
 type Provider struct {
 	name string
 
+	brain func(llm.Request) Step
+
 	mu       sync.Mutex
 	steps    []Step
 	next     int
@@ -59,6 +61,13 @@ type Provider struct {
 
 // New returns a provider that answers with steps in order.
 func New(steps ...Step) *Provider { return &Provider{name: "fake", steps: steps} }
+
+// NewFunc returns a provider that answers every request with brain's
+// step: a scripted model that reacts to what the engine sent (long
+// sessions, evals), with no fixed number of calls.
+func NewFunc(brain func(req llm.Request) Step) *Provider {
+	return &Provider{name: "fake", brain: brain}
+}
 
 // Name implements llm.Provider.
 func (p *Provider) Name() string { return p.name }
@@ -89,6 +98,11 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Ev
 	return func(yield func(llm.Event, error) bool) {
 		p.mu.Lock()
 		p.requests = append(p.requests, cloneRequest(req))
+		if p.brain != nil {
+			p.mu.Unlock()
+			p.play(ctx, p.brain(req), req, yield)
+			return
+		}
 		if p.next >= len(p.steps) {
 			n := len(p.requests)
 			p.mu.Unlock()
@@ -99,21 +113,25 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Ev
 		p.next++
 		p.mu.Unlock()
 
-		if st.Respond != nil {
-			st = st.Respond(req)
-		}
-		if err := ctx.Err(); err != nil {
-			yield(llm.Event{}, err)
+		p.play(ctx, st, req, yield)
+	}
+}
+
+func (p *Provider) play(ctx context.Context, st Step, req llm.Request, yield func(llm.Event, error) bool) {
+	if st.Respond != nil {
+		st = st.Respond(req)
+	}
+	if err := ctx.Err(); err != nil {
+		yield(llm.Event{}, err)
+		return
+	}
+	if st.Err != nil {
+		yield(llm.Event{}, st.Err)
+		return
+	}
+	for _, ev := range events(st, req) {
+		if !yield(ev, nil) {
 			return
-		}
-		if st.Err != nil {
-			yield(llm.Event{}, st.Err)
-			return
-		}
-		for _, ev := range events(st, req) {
-			if !yield(ev, nil) {
-				return
-			}
 		}
 	}
 }

@@ -1,0 +1,196 @@
+package handoff
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/godwit/godwit/llm"
+)
+
+const modelText = `Here is the handoff.
+
+## Current task
+Add retries to the HTTP client in net/client.go; done when go test ./net passes.
+
+## Coordinates
+- net/client.go:42 Client.Do — the retry loop goes here
+- net/client_test.go TestRetry — new test, failing
+- not a path line
+
+## Verification
+go test ./net: FAIL TestRetry (expected 3 attempts, got 1)
+
+## Progress and blockers
+Wrote the test. Loop not written.
+
+## Next step
+Write the loop in Client.Do.
+
+## Decisions
++ [net] use exponential backoff capped at 30s
+~ D1 by D3
+@ D2 net
+`
+
+func TestParse(t *testing.T) {
+	d := Parse(modelText)
+	if !strings.HasPrefix(d.Task, "Add retries") || !strings.HasPrefix(d.Next, "Write the loop") {
+		t.Errorf("task/next = %q / %q", d.Task, d.Next)
+	}
+	want := []Coordinate{
+		{File: "net/client.go", Line: 42, Symbol: "Client.Do", Note: "the retry loop goes here"},
+		{File: "net/client_test.go", Symbol: "TestRetry", Note: "new test, failing"},
+	}
+	if len(d.Coordinates) != len(want) {
+		t.Fatalf("coordinates = %+v", d.Coordinates)
+	}
+	for i := range want {
+		if d.Coordinates[i] != want[i] {
+			t.Errorf("coordinate %d = %+v, want %+v", i, d.Coordinates[i], want[i])
+		}
+	}
+	if len(d.Proposals) != 1 || d.Proposals[0] != (Proposal{Topic: "net", Text: "use exponential backoff capped at 30s"}) {
+		t.Errorf("proposals = %+v", d.Proposals)
+	}
+	if len(d.Supersede) != 1 || d.Supersede[0] != (Supersession{Old: 1, By: 3}) {
+		t.Errorf("supersede = %+v", d.Supersede)
+	}
+	if d.Topics[2] != "net" {
+		t.Errorf("topics = %v", d.Topics)
+	}
+}
+
+func TestParseWithoutHeadingsKeepsEverything(t *testing.T) {
+	d := Parse("just some prose about the work")
+	if d.Progress != "just some prose about the work" {
+		t.Errorf("progress = %q", d.Progress)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	ledger := []Entry{
+		{Seq: 1, Source: "user", Text: "never use tabs"},
+		{Seq: 2, Source: "model", Text: "agreed: spaces"},
+		{Seq: 3, Source: "user", Text: "tabs are fine now"},
+		{Seq: 4, Source: "user", Text: "x", SupersededBy: 5},
+		{Seq: 5, Source: "user", Text: "y"},
+	}
+	tests := []struct {
+		s    Supersession
+		fail string
+	}{
+		{Supersession{1, 3}, ""},
+		{Supersession{2, 3}, ""},
+		{Supersession{1, 2}, "only the user's words"},
+		{Supersession{3, 1}, "cannot supersede the later"},
+		{Supersession{4, 5}, "already superseded"},
+		{Supersession{9, 5}, "no entry D9"},
+		{Supersession{1, 9}, "no entry D9"},
+	}
+	for _, tc := range tests {
+		err := Validate(ledger, tc.s)
+		switch {
+		case tc.fail == "" && err != nil:
+			t.Errorf("%+v: %v", tc.s, err)
+		case tc.fail != "" && (err == nil || !strings.Contains(err.Error(), tc.fail)):
+			t.Errorf("%+v: err = %v, want %q", tc.s, err, tc.fail)
+		}
+	}
+}
+
+func TestRenderLedgerGroupsTopicsAndKeepsWordsVerbatim(t *testing.T) {
+	got := RenderLedger([]Entry{
+		{Seq: 1, Source: "user", Turn: 1, Text: "Never edit files under vendor/."},
+		{Seq: 2, Source: "user", Turn: 2, Topic: "A", Text: "A: use JSON"},
+		{Seq: 3, Source: "user", Turn: 4, Topic: "B", Text: "B: use YAML"},
+		{Seq: 4, Source: "model", Topic: "A", Text: "A: keys are snake_case"},
+		{Seq: 5, Source: "user", Turn: 6, Text: "line one\nline two", SupersededBy: 0},
+		{Seq: 6, Source: "user", Turn: 7, Topic: "B", Text: "old", SupersededBy: 7},
+	})
+	want := `- D1 (user, turn 1): Never edit files under vendor/.
+- D5 (user, turn 6):
+  > line one
+  > line two
+
+Topic A:
+- D2 (user, turn 2): A: use JSON
+- D4 (agreed): A: keys are snake_case
+
+Topic B:
+- D3 (user, turn 4): B: use YAML
+- D6 (user, turn 7) SUPERSEDED by D7`
+	if got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestMergeCoordinates(t *testing.T) {
+	older := []Coordinate{{File: "a.go", Symbol: "F", Line: 1}, {File: "b.go", Line: 2}}
+	newer := []Coordinate{{File: "a.go", Symbol: "F", Line: 9, Note: "moved"}, {File: "c.go"}}
+	got := MergeCoordinates(older, newer, 1000)
+	if len(got) != 3 || got[0].Line != 9 || got[1].File != "c.go" || got[2].File != "b.go" {
+		t.Errorf("merged = %+v", got)
+	}
+	// Budget: the oldest go first.
+	if got := MergeCoordinates(older, newer, 30); len(got) != 2 {
+		t.Errorf("budgeted = %+v", got)
+	}
+}
+
+func TestRenderCutsSectionsButNeverDecisions(t *testing.T) {
+	long := strings.Repeat("word ", 2000)
+	rule := "Never push to main." + strings.Repeat(" Really never.", 500)
+	h := Handoff{Segment: 3, Task: long, Progress: long, Next: long, Verification: long,
+		Decisions: []Entry{{Seq: 1, Source: "user", Turn: 1, Text: rule}}}
+	out := h.Render()
+	if !strings.Contains(out, rule) {
+		t.Error("the Decisions entry was not kept verbatim")
+	}
+	withoutDecisions := len(out) - len(rule)
+	if max := BudgetTask + BudgetCoordinates + BudgetVerification + BudgetProgress + BudgetNext + BudgetReferences + 800; withoutDecisions > max {
+		t.Errorf("handoff without Decisions is %d bytes; budgets allow %d", withoutDecisions, max)
+	}
+	for _, head := range []string{HeadTask, HeadCoordinates, HeadDecisions, HeadVerification, HeadProgress, HeadNext, HeadReferences} {
+		if !strings.Contains(out, "\n## "+head+"\n") {
+			t.Errorf("section %q missing", head)
+		}
+	}
+	at := func(h string) int { return strings.Index(out, "\n## "+h+"\n") }
+	if at(HeadTask) > at(HeadDecisions) || at(HeadDecisions) > at(HeadNext) {
+		t.Error("sections out of order")
+	}
+}
+
+func TestTrimKeepsUTF8(t *testing.T) {
+	s := strings.Repeat("é", 100)
+	got := Trim(s, 51)
+	if !strings.HasSuffix(got, "[… cut to fit]") || len(got) > 51 || !json.Valid([]byte(`"`+strings.TrimSuffix(got, "\n[… cut to fit]")+`"`)) {
+		t.Errorf("Trim = %q", got)
+	}
+}
+
+func TestMechanicalAndFallback(t *testing.T) {
+	history := []llm.Message{
+		llm.UserText("fix the parser"),
+		{Role: llm.RoleAssistant, Parts: []llm.Part{
+			{Kind: llm.PartToolCall, ToolCall: &llm.ToolCall{ID: "1", Name: "file_read", Args: json.RawMessage(`{"path":"parse.go"}`)}},
+			{Kind: llm.PartToolCall, ToolCall: &llm.ToolCall{ID: "2", Name: "shell_exec", Args: json.RawMessage(`{"command":"go test ./..."}`)}},
+		}},
+		{Role: llm.RoleTool, Parts: []llm.Part{
+			{Kind: llm.PartToolResult, ToolResult: &llm.ToolResult{CallID: "1", Content: "1\tpackage p"}},
+			{Kind: llm.PartToolResult, ToolResult: &llm.ToolResult{CallID: "2", Content: "FAIL\n[exit 1 · 0.2s]"}},
+		}},
+	}
+	d, fromModel := FromModel("", history)
+	if fromModel {
+		t.Error("an empty answer counted as the model's draft")
+	}
+	if !strings.Contains(d.Task, "fix the parser") || len(d.Coordinates) != 1 || d.Coordinates[0].File != "parse.go" ||
+		!strings.Contains(d.Verification, "go test ./...") {
+		t.Errorf("mechanical draft = %+v", d)
+	}
+	if _, ok := FromModel(modelText, history); !ok {
+		t.Error("a real draft was replaced")
+	}
+}

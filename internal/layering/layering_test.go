@@ -1,0 +1,108 @@
+package layering
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/godwit/godwit/"
+
+// allowed lists, for every package, the godwit packages its non-test files
+// may import, and why. A package missing from this table fails the test:
+// a new package must take a deliberate place in the layers.
+var allowed = map[string]struct {
+	imports []string
+	why     string
+}{
+	"llm":            {nil, "the shared vocabulary: depends on nothing"},
+	"llm/fake":       {[]string{"llm"}, "a scripted provider speaks only llm"},
+	"llm/llmtest":    {[]string{"llm"}, "the wire harness must not depend on an adapter it tests"},
+	"llm/openai":     {[]string{"llm"}, "adapters translate llm to one vendor's wire"},
+	"llm/anthropic":  {[]string{"llm"}, "adapters translate llm to one vendor's wire"},
+	"llm/retry":      {[]string{"llm"}, "wraps any llm.Provider"},
+	"llm/catalog":    {[]string{"llm"}, "model facts and prices over llm.Usage"},
+	"prompt":         {nil, "model-facing text, measured on its own"},
+	"tool":           {[]string{"llm"}, "the tool contract and runner speak llm tool calls"},
+	"tool/workspace": {[]string{"tool"}, "path resolution returns tool errors"},
+	"tool/fs":        {[]string{"llm", "tool", "tool/workspace"}, "file tools"},
+	"tool/shell":     {[]string{"llm", "tool"}, "the shell tool"},
+	"tool/plan":      {[]string{"llm", "tool"}, "the plan tool"},
+	"store":          {[]string{"llm"}, "persistence knows messages and usage, nothing of the engine"},
+	"window":         {[]string{"llm", "store"}, "request assembly: pure functions over messages, pages in the store"},
+	"agent":          {[]string{"handoff", "llm", "store", "tool", "window"}, "the turn loop sits on the core only"},
+	"handoff":        {[]string{"llm"}, "handoffs are pure functions over messages and text"},
+	"tool/recall":    {[]string{"llm", "store", "tool"}, "recall reads pages and handoffs from the store"},
+	"internal/demo":  {[]string{"llm", "llm/fake"}, "the demo's sample and script"},
+	"internal/wiring": {[]string{"agent", "llm", "llm/anthropic", "llm/catalog", "llm/openai", "llm/retry", "prompt", "store", "tool", "tool/fs", "tool/plan", "tool/recall", "tool/shell", "tool/workspace", "window", "internal/config"},
+		"config to engine; shared by cli, acp and eval"},
+	"internal/config":   {[]string{"llm/catalog"}, "config file and defaults"},
+	"internal/cli":      {[]string{"agent", "internal/demo", "internal/wiring", "internal/config", "llm", "llm/catalog", "store", "tool"}, "commands"},
+	"internal/layering": {nil, "this test"},
+	"cmd/godwit":        {[]string{"internal/cli"}, "main only calls the CLI"},
+}
+
+func TestLayering(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkgs := map[string]map[string]bool{}
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			name := d.Name()
+			if p != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(p))
+		rel = filepath.ToSlash(rel)
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		if pkgs[rel] == nil {
+			pkgs[rel] = map[string]bool{}
+		}
+		for _, imp := range f.Imports {
+			path, _ := strconv.Unquote(imp.Path.Value)
+			if strings.HasPrefix(path, module) {
+				pkgs[rel][strings.TrimPrefix(path, module)] = true
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for pkg, imports := range pkgs {
+		rule, ok := allowed[pkg]
+		if !ok {
+			t.Errorf("package %s is not in the layering table: give it a place and a reason", pkg)
+			continue
+		}
+		for imp := range imports {
+			if !slices.Contains(rule.imports, imp) {
+				t.Errorf("%s imports %s, which its layer does not allow (%s)", pkg, imp, rule.why)
+			}
+		}
+	}
+	for pkg := range allowed {
+		if _, err := os.Stat(filepath.Join(root, pkg)); err != nil {
+			t.Errorf("the layering table names %s, which does not exist: keep the table true", pkg)
+		}
+	}
+}

@@ -1,0 +1,116 @@
+// Package recall is the recall tool: the model's way back to what left
+// the window — outputs paged out (p42), handoffs of earlier segments
+// (seg3), messages (m7) — by id or by keywords over the session.
+//
+// recall imports llm, tool and store; nothing of the engine.
+package recall
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/godwit/godwit/llm"
+	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/tool"
+)
+
+//go:embed recall.md
+var description string
+
+// MaxOutput caps what one call returns; a longer page is read on with
+// offset.
+const MaxOutput = 24 << 10
+
+// Tool is recall.
+type Tool struct{ st *store.Store }
+
+// New returns the recall tool over st.
+func New(st *store.Store) *Tool { return &Tool{st: st} }
+
+func (*Tool) Name() string { return "recall" }
+
+func (*Tool) Spec() llm.ToolSpec {
+	return llm.ToolSpec{Name: "recall", Description: strings.TrimSpace(description), Schema: json.RawMessage(
+		`{"type":"object","properties":{"query":{"type":"string","description":"An id (p42, seg3, m7) or keywords."},"offset":{"type":"integer","description":"Byte offset to read a long page on from."}},"required":["query"]}`)}
+}
+
+type args struct {
+	Query  string `json:"query"`
+	Offset int    `json:"offset"`
+}
+
+// Run implements tool.Tool.
+func (t *Tool) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error) {
+	var a args
+	if err := json.Unmarshal(raw, &a); err != nil || strings.TrimSpace(a.Query) == "" {
+		return tool.Result{}, tool.Errorf(tool.CodeBadArgs, `Send {"query": "p42"} or {"query": "some keywords"}.`, "recall needs a query")
+	}
+	sess, _ := tool.SessionFrom(ctx)
+	q := strings.TrimSpace(a.Query)
+	switch {
+	case isID(q, "p"):
+		p, err := t.st.Page(ctx, q)
+		if err != nil {
+			return tool.Result{}, notFound(err, q)
+		}
+		return tool.Result{Content: window(fmt.Sprintf("[page %s: %s %s]\n", p.ID, p.Kind, strings.Join(p.Tags, " ")), p.Text, a.Offset, q)}, nil
+	case isID(q, "seg"):
+		n, _ := strconv.Atoi(q[3:])
+		segs, err := t.st.Segments(ctx, sess.ID)
+		if err != nil {
+			return tool.Result{}, err
+		}
+		for _, s := range segs {
+			if s.Seq == n && s.Handoff != "" {
+				return tool.Result{Content: window(fmt.Sprintf("[handoff that ended segment %d]\n", n), s.Handoff, a.Offset, q)}, nil
+			}
+		}
+		return tool.Result{}, tool.Errorf(tool.CodeNotFound, "Search by keywords instead.", "segment %d has no handoff (it is the current one, or it does not exist)", n)
+	}
+	hits, err := t.st.Search(ctx, sess.ID, q, 8)
+	if err != nil {
+		return tool.Result{}, err
+	}
+	if len(hits) == 0 {
+		return tool.Result{Content: "no matches in this session for " + strconv.Quote(q)}, nil
+	}
+	var b strings.Builder
+	for _, h := range hits {
+		fmt.Fprintf(&b, "%s (%s, segment %d): %s\n", h.ID, h.Kind, h.Segment, strings.Join(strings.Fields(h.Snippet), " "))
+	}
+	b.WriteString("recall an id for the whole text.")
+	return tool.Result{Content: b.String()}, nil
+}
+
+func isID(q, prefix string) bool {
+	rest, ok := strings.CutPrefix(q, prefix)
+	if !ok || rest == "" {
+		return false
+	}
+	_, err := strconv.Atoi(rest)
+	return err == nil
+}
+
+func notFound(err error, q string) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return tool.Errorf(tool.CodeNotFound, "Ids come from stubs and handoffs; search by keywords instead.", "no %s", q)
+	}
+	return err
+}
+
+// window returns text from offset, capped, with how to read on.
+func window(head, text string, offset int, id string) string {
+	if offset < 0 || offset > len(text) {
+		offset = 0
+	}
+	rest := text[offset:]
+	if len(rest) <= MaxOutput {
+		return head + rest
+	}
+	return head + rest[:MaxOutput] + fmt.Sprintf("\n[truncated: bytes %d-%d of %d; recall {\"query\":%q,\"offset\":%d} reads on]", offset, offset+MaxOutput, len(text), id, offset+MaxOutput)
+}

@@ -1,0 +1,59 @@
+package recall
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/tool"
+)
+
+func TestRecall(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "g.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	id := store.NewID()
+	if err := st.CreateSession(ctx, store.Session{ID: id}); err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("x", MaxOutput+10)
+	page, _ := st.PutPage(ctx, store.Page{SessionID: id, Segment: 1, Kind: "tool_output", Text: "--- FAIL: TestParse (0.01s)\nparse_test.go:7: zebra"})
+	big, _ := st.PutPage(ctx, store.Page{SessionID: id, Segment: 1, Kind: "tool_output", Text: long})
+	_ = st.StartSegment(ctx, id, 1, "start")
+	_ = st.EndSegment(ctx, id, 1, "## Current task\nthe handoff text", 10)
+
+	ctx = tool.WithSession(ctx, tool.Session{ID: id})
+	r := New(st)
+	tests := []struct {
+		query, want string
+		errCode     string
+	}{
+		{page, "parse_test.go:7: zebra", ""},
+		{"seg1", "the handoff text", ""},
+		{"zebra", page + " (page", ""},
+		{"p999", "", tool.CodeNotFound},
+		{"seg7", "", tool.CodeNotFound},
+		{"nothing-like-this", "no matches", ""},
+		{big, "recall {\"query\":\"" + big + "\",\"offset\":24576} reads on", ""},
+		{"", "", tool.CodeBadArgs},
+	}
+	for _, tc := range tests {
+		raw, _ := json.Marshal(map[string]string{"query": tc.query})
+		res, err := r.Run(ctx, raw)
+		if tc.errCode != "" {
+			if te := tool.AsToolError(err); err == nil || te.Code != tc.errCode {
+				t.Errorf("%q: err = %v, want %s", tc.query, err, tc.errCode)
+			}
+			continue
+		}
+		if err != nil || !strings.Contains(res.Content, tc.want) {
+			t.Errorf("%q: %q, %v; want %q", tc.query, res.Content, err, tc.want)
+		}
+	}
+}

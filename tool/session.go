@@ -1,0 +1,27 @@
+package tool
+
+import "context"
+
+// Session identifies the session, turn and segment a call runs in. The
+// agent puts it in the context of every call, so that tools which record
+// or look things up per session (recall, snapshots) need no per-session
+// construction.
+type Session struct {
+	ID      string
+	TurnID  int64
+	Turn    int
+	Segment int
+}
+
+type sessionKey struct{}
+
+// WithSession returns ctx carrying s.
+func WithSession(ctx context.Context, s Session) context.Context {
+	return context.WithValue(ctx, sessionKey{}, s)
+}
+
+// SessionFrom returns the session ctx carries.
+func SessionFrom(ctx context.Context) (Session, bool) {
+	s, ok := ctx.Value(sessionKey{}).(Session)
+	return s, ok
+}
