@@ -1,0 +1,296 @@
+package anthropic
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/packages/param"
+
+	"github.com/godwit/godwit/llm"
+)
+
+// thinkingProvider is the Thinking.Provider of blocks this adapter produces
+// and the only one it sends back.
+const thinkingProvider = "anthropic"
+
+// thinkingBudget maps Request.Reasoning to an extended-thinking budget in
+// tokens: "minimal" 1024 (the API's minimum), "low" 2048, "medium" 8192,
+// "high" 24576. Empty means thinking off.
+func thinkingBudget(effort string) (int64, error) {
+	switch effort {
+	case "":
+		return 0, nil
+	case "minimal":
+		return 1024, nil
+	case "low":
+		return 2048, nil
+	case "medium":
+		return 8192, nil
+	case "high":
+		return 24576, nil
+	}
+	return 0, fmt.Errorf("unknown reasoning effort %q; use low, medium or high (or leave it empty for no thinking)", effort)
+}
+
+// buildParams translates req into a Messages request. It returns the
+// thinking budget it chose (0 for none).
+//
+// max_tokens is req.MaxOutputTokens, else defaultMax. Thinking tokens count
+// against max_tokens and the API requires budget < max_tokens, so when the
+// cap does not exceed the budget the budget is added on top of it: the
+// answer keeps the room the caller asked for.
+func buildParams(req llm.Request, defaultMax int64) (sdk.MessageNewParams, int64, error) {
+	var params sdk.MessageNewParams
+	if req.Model == "" {
+		return params, 0, errors.New("request has no model; set Request.Model (e.g. \"claude-sonnet-4-5\")")
+	}
+	if req.MaxOutputTokens < 0 {
+		return params, 0, fmt.Errorf("MaxOutputTokens is %d; use 0 for the default or a positive count", req.MaxOutputTokens)
+	}
+	budget, err := thinkingBudget(req.Reasoning)
+	if err != nil {
+		return params, 0, err
+	}
+	maxTokens := int64(req.MaxOutputTokens)
+	if maxTokens == 0 {
+		maxTokens = defaultMax
+	}
+	if budget > 0 && maxTokens <= budget {
+		maxTokens += budget
+	}
+	msgs, err := buildMessages(req.Messages)
+	if err != nil {
+		return params, 0, err
+	}
+	tools, err := buildTools(req.Tools)
+	if err != nil {
+		return params, 0, err
+	}
+	params = sdk.MessageNewParams{Model: sdk.Model(req.Model), MaxTokens: maxTokens, Messages: msgs, Tools: tools}
+	if req.System != "" {
+		params.System = []sdk.TextBlockParam{{Text: req.System}}
+	}
+	switch {
+	case budget > 0:
+		// Set as raw JSON: the SDK writes a deprecation warning to stderr
+		// when it sees its typed "enabled" variant for some models, and
+		// library code must not write to the terminal.
+		params.Thinking = param.Override[sdk.ThinkingConfigParamUnion](json.RawMessage(
+			`{"type":"enabled","budget_tokens":` + strconv.FormatInt(budget, 10) + `}`))
+		// Thinking requires the default temperature: Temperature is dropped.
+	case req.Temperature != nil:
+		// API version 2026-10-21 no longer lists temperature and the SDK
+		// has no field for it; sent as an extra field because the caller
+		// asked for it explicitly.
+		params.SetExtraFields(map[string]any{"temperature": *req.Temperature})
+	}
+	placeCacheBreakpoints(&params)
+	return params, budget, nil
+}
+
+func buildTools(specs []llm.ToolSpec) ([]sdk.ToolUnionParam, error) {
+	tools := make([]sdk.ToolUnionParam, 0, len(specs))
+	for i, s := range specs {
+		if s.Name == "" {
+			return nil, fmt.Errorf("tool %d has no name; every ToolSpec needs one", i)
+		}
+		schema := bytes.TrimSpace(s.Schema)
+		if len(schema) == 0 || string(schema) == "null" {
+			schema = []byte(`{"type":"object","properties":{}}`)
+		} else if !isJSONObject(schema) {
+			return nil, fmt.Errorf("tool %q: schema is not a JSON object; give a JSON Schema such as {\"type\":\"object\",\"properties\":{...}}", s.Name)
+		}
+		t := &sdk.ToolParam{
+			Name: s.Name,
+			// The schema goes out as the caller wrote it: no re-encoding
+			// through the SDK's typed fields, so its bytes stay stable.
+			InputSchema: param.Override[sdk.ToolInputSchemaParam](json.RawMessage(schema)),
+		}
+		if s.Description != "" {
+			t.Description = param.NewOpt(s.Description)
+		}
+		tools = append(tools, sdk.ToolUnionParam{OfTool: t})
+	}
+	return tools, nil
+}
+
+// turn is one Messages API message being assembled.
+type turn struct {
+	user   bool
+	blocks []sdk.ContentBlockParamUnion
+}
+
+// buildMessages maps the history to Messages API turns.
+//
+// RoleTool messages become user messages of tool_result blocks. The API
+// wants user and assistant turns to alternate, so consecutive messages
+// that land on the same side (a tool message followed by the user's next
+// text, two assistant messages) are merged into one turn, in order, with
+// the tool_result blocks of a user turn moved first, as the API requires.
+// Messages left with no blocks (an assistant message holding only another
+// vendor's reasoning) are skipped before merging.
+func buildMessages(msgs []llm.Message) ([]sdk.MessageParam, error) {
+	var turns []turn
+	for i, m := range msgs {
+		blocks, err := convertMessage(m)
+		if err != nil {
+			return nil, fmt.Errorf("message %d (%s): %w", i, m.Role, err)
+		}
+		if len(blocks) == 0 {
+			continue
+		}
+		user := m.Role != llm.RoleAssistant
+		if n := len(turns); n > 0 && turns[n-1].user == user {
+			turns[n-1].blocks = append(turns[n-1].blocks, blocks...)
+			continue
+		}
+		turns = append(turns, turn{user: user, blocks: blocks})
+	}
+	out := make([]sdk.MessageParam, len(turns))
+	for i, t := range turns {
+		if t.user {
+			out[i] = sdk.MessageParam{OfUser: &sdk.UserMessageParam{Content: toolResultsFirst(t.blocks)}}
+		} else {
+			out[i] = sdk.MessageParam{OfAssistant: &sdk.AssistantMessageParam{Content: t.blocks}}
+		}
+	}
+	return out, nil
+}
+
+func convertMessage(m llm.Message) ([]sdk.ContentBlockParamUnion, error) {
+	switch m.Role {
+	case llm.RoleUser, llm.RoleAssistant, llm.RoleTool:
+	default:
+		return nil, fmt.Errorf("unknown role %q; use user, assistant or tool", m.Role)
+	}
+	blocks := make([]sdk.ContentBlockParamUnion, 0, len(m.Parts))
+	for j, p := range m.Parts {
+		b, ok, err := convertPart(m.Role, p)
+		if err != nil {
+			return nil, fmt.Errorf("part %d: %w", j, err)
+		}
+		if ok {
+			blocks = append(blocks, b)
+		}
+	}
+	return blocks, nil
+}
+
+// convertPart maps one part; ok is false for a part that is not sent.
+func convertPart(role llm.Role, p llm.Part) (sdk.ContentBlockParamUnion, bool, error) {
+	var none sdk.ContentBlockParamUnion
+	wrongRole := func() (sdk.ContentBlockParamUnion, bool, error) {
+		return none, false, fmt.Errorf("a %s part cannot appear in a message with role %s", p.Kind, role)
+	}
+	switch p.Kind {
+	case llm.PartText:
+		if role == llm.RoleTool {
+			return wrongRole()
+		}
+		if p.Text == "" {
+			return none, false, nil // the API rejects empty text blocks
+		}
+		return sdk.ContentBlockParamUnion{OfText: &sdk.TextBlockParam{Text: p.Text}}, true, nil
+	case llm.PartThinking:
+		if role != llm.RoleAssistant {
+			return wrongRole()
+		}
+		return thinkingBlock(p.Thinking)
+	case llm.PartToolCall:
+		if role != llm.RoleAssistant {
+			return wrongRole()
+		}
+		if p.ToolCall == nil {
+			return none, false, errors.New("tool_call part has no ToolCall")
+		}
+		return sdk.ContentBlockParamUnion{OfToolUse: &sdk.ToolUseBlockParam{
+			ID: p.ToolCall.ID, Name: p.ToolCall.Name, Input: toolInput(p.ToolCall.Args),
+		}}, true, nil
+	case llm.PartToolResult:
+		if role == llm.RoleAssistant {
+			return wrongRole()
+		}
+		r := p.ToolResult
+		if r == nil {
+			return none, false, errors.New("tool_result part has no ToolResult")
+		}
+		b := &sdk.ToolResultBlockParam{ToolUseID: r.CallID}
+		if r.Content != "" { // an empty text block is rejected; no content is allowed
+			b.Content = []sdk.ToolResultBlockParamContentUnion{{OfText: &sdk.TextBlockParam{Text: r.Content}}}
+		}
+		if r.IsError {
+			b.IsError = param.NewOpt(true)
+		}
+		return sdk.ContentBlockParamUnion{OfToolResult: b}, true, nil
+	}
+	return none, false, fmt.Errorf("unknown part kind %q", p.Kind)
+}
+
+// thinkingBlock sends back a thinking block this adapter received,
+// unchanged: the signature is Anthropic's proof that the text is the
+// model's own. Other vendors' reasoning, and a block whose signature never
+// arrived (a stream cut mid-way), cannot be verified and are dropped.
+func thinkingBlock(t *llm.Thinking) (sdk.ContentBlockParamUnion, bool, error) {
+	var none sdk.ContentBlockParamUnion
+	if t == nil {
+		return none, false, errors.New("thinking part has no Thinking")
+	}
+	if t.Provider != thinkingProvider || t.Signature == "" {
+		return none, false, nil
+	}
+	if t.Redacted {
+		return sdk.ContentBlockParamUnion{OfRedactedThinking: &sdk.RedactedThinkingBlockParam{Data: t.Signature}}, true, nil
+	}
+	return sdk.ContentBlockParamUnion{OfThinking: &sdk.ThinkingBlockParam{Thinking: t.Text, Signature: t.Signature}}, true, nil
+}
+
+// toolInput is the tool_use input sent back: the model's own arguments as
+// raw JSON, or {} when they are empty, null, or not a JSON object (the
+// model produced invalid JSON, which the tool result already told it; the
+// API accepts only an object here).
+func toolInput(args json.RawMessage) json.RawMessage {
+	args = llm.ArgsOrEmpty(args)
+	if !isJSONObject(args) {
+		return json.RawMessage("{}")
+	}
+	return args
+}
+
+func isJSONObject(b []byte) bool {
+	b = bytes.TrimSpace(b)
+	return len(b) > 0 && b[0] == '{' && json.Valid(b)
+}
+
+// toolResultsFirst moves tool_result blocks to the front of a user turn,
+// keeping the order within each group.
+func toolResultsFirst(blocks []sdk.ContentBlockParamUnion) []sdk.ContentBlockParamUnion {
+	sorted := true
+	seenOther := false
+	for _, b := range blocks {
+		if b.OfToolResult == nil {
+			seenOther = true
+		} else if seenOther {
+			sorted = false
+			break
+		}
+	}
+	if sorted {
+		return blocks
+	}
+	out := make([]sdk.ContentBlockParamUnion, 0, len(blocks))
+	for _, b := range blocks {
+		if b.OfToolResult != nil {
+			out = append(out, b)
+		}
+	}
+	for _, b := range blocks {
+		if b.OfToolResult == nil {
+			out = append(out, b)
+		}
+	}
+	return out
+}
