@@ -27,6 +27,8 @@ const (
 	EventError          = "error"
 	EventSegmentReset   = "segment.reset"
 	EventCompacted      = "context.compacted"
+	EventVerify         = "verify"
+	EventNudge          = "nudge"
 )
 
 // Event is one step of a session. Type says which payload field is set.
@@ -50,6 +52,8 @@ type Event struct {
 	Approval *ApprovalInfo `json:"approval,omitempty"`
 	Finished *TurnInfo     `json:"finished,omitempty"`
 	Reset    *ResetInfo    `json:"reset,omitempty"`
+	Verify   *VerifyInfo   `json:"verify,omitempty"`
+	Nudge    *NudgeInfo    `json:"nudge,omitempty"`
 	// Compacted reports a compaction step (context.compacted).
 	Compacted *window.Compaction `json:"compacted,omitempty"`
 }

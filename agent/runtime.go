@@ -49,6 +49,11 @@ type Config struct {
 	// RepeatCap ends the turn when one call (same tool and arguments)
 	// has failed this many times in a row; 0 means DefaultRepeatCap.
 	RepeatCap int
+	// Verify runs --verify commands; required when a RunInput names one.
+	Verify Verifier
+	// OpenPlan lists the plan's open steps for the end-of-turn check; nil
+	// skips that check.
+	OpenPlan func() []string
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// Logger receives diagnostics; nil discards.
@@ -113,6 +118,14 @@ type RunInput struct {
 	// Reset starts the turn in a new segment, with a handoff (`--reset`,
 	// `:reset`).
 	Reset bool
+	// Verify is a command that proves the turn's work (`--verify`): run
+	// in the workspace after the model answers; on failure its output
+	// goes back to the model, at most VerifyRounds times.
+	Verify        string
+	VerifyRounds  int
+	VerifyTimeout time.Duration
+	// NoChecks turns the end-of-turn checks off.
+	NoChecks bool
 }
 
 // Result is a finished turn.
@@ -125,6 +138,9 @@ type Result struct {
 	Steps int
 	Usage llm.Usage
 	Cost  float64
+	// Verified is nil when no verify command was given, else whether its
+	// last run passed.
+	Verified *bool
 }
 
 // Turn status errors. Run returns one of these (wrapped) together with a
@@ -133,6 +149,9 @@ var (
 	ErrStepLimit = errors.New("agent: step limit reached")
 	ErrRepeated  = errors.New("agent: the same call kept failing")
 	ErrCancelled = errors.New("agent: turn cancelled")
+	// ErrVerifyFailed: the model answered, but the verify command still
+	// failed after the last round.
+	ErrVerifyFailed = errors.New("agent: the verify command still fails")
 )
 
 // Run takes one user message through the turn loop. It returns the Result
@@ -141,6 +160,9 @@ var (
 func (r *Runtime) Run(ctx context.Context, in RunInput) (Result, error) {
 	if in.Prompt == "" {
 		return Result{}, errors.New("agent: empty prompt")
+	}
+	if in.Verify != "" && r.cfg.Verify == nil {
+		return Result{}, errors.New("agent: a verify command was given but no Verifier is configured")
 	}
 	s, err := r.open(ctx, in.SessionID)
 	if err != nil {

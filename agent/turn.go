@@ -75,6 +75,9 @@ func (s *session) loop(ctx context.Context, in RunInput, res *Result) error {
 		return err
 	}
 	failures := map[string]int{} // call signature -> consecutive failures
+	fired := map[string]bool{}   // end-of-turn checks that fired
+	turnStart := len(s.history) - 1
+	verifyRound := 0
 	for step := 1; ; step++ {
 		if step > s.r.cfg.MaxSteps {
 			return fmt.Errorf("%w: %d model calls in this turn; send another message to let it continue", ErrStepLimit, s.r.cfg.MaxSteps)
@@ -94,7 +97,37 @@ func (s *session) loop(ctx context.Context, in RunInput, res *Result) error {
 		}
 		if len(calls) == 0 {
 			res.Text = resp.Message.Text()
-			return nil
+			if turnStart >= len(s.history) { // a reset moved the turn into a new segment
+				turnStart = 0
+			}
+			if !in.NoChecks {
+				if check, msg := s.endOfTurnCheck(res.Text, turnStart, fired); check != "" {
+					if err := s.nudge(ctx, check, msg); err != nil {
+						return err
+					}
+					continue
+				}
+			}
+			if in.Verify == "" {
+				return nil
+			}
+			verifyRound++
+			ok, msg := s.verify(ctx, in, verifyRound)
+			res.Verified = &ok
+			if ok {
+				return nil
+			}
+			rounds := in.VerifyRounds
+			if rounds <= 0 {
+				rounds = DefaultVerifyRounds
+			}
+			if verifyRound > rounds {
+				return fmt.Errorf("%w: `%s` failed after %d rounds", ErrVerifyFailed, in.Verify, rounds)
+			}
+			if err := s.append(ctx, llm.UserText(msg)); err != nil {
+				return err
+			}
+			continue
 		}
 		outcomes, fatal := s.runTools(ctx, step, calls)
 		repeatErr := s.checkRepeats(outcomes, failures)

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,9 +44,12 @@ var allowed = map[string]struct {
 	"internal/wiring": {[]string{"agent", "llm", "llm/anthropic", "llm/catalog", "llm/openai", "llm/retry", "prompt", "store", "tool", "tool/fs", "tool/plan", "tool/recall", "tool/shell", "tool/workspace", "window", "internal/config"},
 		"config to engine; shared by cli, acp and eval"},
 	"internal/config":   {[]string{"llm/catalog"}, "config file and defaults"},
-	"internal/cli":      {[]string{"agent", "internal/demo", "internal/wiring", "internal/config", "llm", "llm/catalog", "store", "tool"}, "commands"},
+	"internal/cli":      {[]string{"agent", "internal/demo", "internal/wiring", "internal/config", "llm", "llm/catalog", "store", "tool", "trace"}, "commands"},
 	"internal/layering": {nil, "this test"},
+	"trace":             {[]string{"agent", "llm", "store"}, "analysis and views of recorded sessions, over the store and agent events"},
 	"cmd/godwit":        {[]string{"internal/cli"}, "main only calls the CLI"},
+	"bench/okserver":    {nil, "a stand-alone endpoint for benchmarks"},
+	"bench/fsgrep":      {[]string{"tool", "tool/fs", "tool/workspace"}, "runs the grep tool from the command line for bench/grep.sh"},
 }
 
 func TestLayering(t *testing.T) {
@@ -103,6 +107,28 @@ func TestLayering(t *testing.T) {
 	for pkg := range allowed {
 		if _, err := os.Stat(filepath.Join(root, pkg)); err != nil {
 			t.Errorf("the layering table names %s, which does not exist: keep the table true", pkg)
+		}
+	}
+}
+
+// TestArchitectureDocIsTrue checks that every package docs/architecture.md
+// names in its package table exists, and that every package exists in the
+// table: the guide must not name packages that are gone.
+func TestArchitectureDocIsTrue(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/architecture.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := regexp.MustCompile("(?m)^\\| `([a-z/]+)` \\|").FindAllStringSubmatch(string(doc), -1)
+	if len(named) < 10 {
+		t.Fatalf("found only %d packages in the doc's table; has its format changed?", len(named))
+	}
+	for _, m := range named {
+		if _, err := os.Stat(filepath.Join("../..", m[1])); err != nil {
+			t.Errorf("docs/architecture.md names %s, which does not exist", m[1])
+		}
+		if _, ok := allowed[m[1]]; !ok {
+			t.Errorf("docs/architecture.md names %s, which the layering table lacks", m[1])
 		}
 	}
 }

@@ -5,14 +5,14 @@
 # GOROOT/src is not a git repository, so neither applies .gitignore files
 # outside the skipped folders.
 #
-# Usage: tool/fs/bench/grep.sh [PATTERN]   (from the repository root)
+# Usage: bench/grep.sh [PATTERN]   (from the repository root)
 # Needs: ripgrep (apt-get install ripgrep); hyperfine if available.
 set -euo pipefail
 pattern=${1:-'func \w+Marshal'}
 src=$(go env GOROOT)/src
 bin=$(mktemp -d)/fsgrep
 trap 'rm -rf "$(dirname "$bin")"' EXIT
-go build -o "$bin" ./tool/fs/bench/fsgrep
+go build -o "$bin" ./bench/fsgrep
 
 rg_cmd="rg --hidden -g '!vendor/' -g '!node_modules/' '$pattern' $src"
 fs_cmd="$bin '$pattern' $src"

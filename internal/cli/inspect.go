@@ -1,0 +1,351 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/godwit/godwit/agent"
+	"github.com/godwit/godwit/internal/wiring"
+	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/trace"
+)
+
+// InspectOptions are the inputs of `godwit inspect trace`.
+type InspectOptions struct {
+	IO      *IOStreams
+	Home    string
+	Session string
+	// At most one of Analyze, Transcript and Web; none shows the timeline.
+	// JSON applies to the timeline and to Analyze.
+	JSON       bool
+	Analyze    bool
+	Transcript bool
+	Web        bool
+	// Addr is where --web listens.
+	Addr string
+	// Ready, when set, is called with the page's URL once --web listens
+	// (tests use it instead of reading the printed line).
+	Ready func(url string)
+}
+
+// NewCmdInspect builds `godwit inspect`.
+func NewCmdInspect(f *Factory, runF func(context.Context, *InspectOptions) error) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "inspect",
+		Short: "Look into recorded sessions",
+	}
+	opts := &InspectOptions{IO: f.IO}
+	traceCmd := &cobra.Command{
+		Use:   "trace SESSION|last",
+		Short: "Show a session's timeline, summary, transcript or web page",
+		Long: `Show what a recorded session did. SESSION is an id, a prefix of one, or "last".
+
+With no flag, the timeline. --json prints every recorded event, one per line;
+--analyze sums the session up (add --json for the report as JSON);
+--transcript prints it as plain text for a review or another agent;
+--web serves a read-only page on 127.0.0.1 that follows a live session.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := opts.check(cmd.Flags().Changed("addr")); err != nil {
+				return err
+			}
+			home, err := f.Home()
+			if err != nil {
+				return err
+			}
+			opts.Home, opts.Session = home, args[0]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runInspectTrace(cmd.Context(), opts)
+		},
+	}
+	fl := traceCmd.Flags()
+	fl.BoolVar(&opts.JSON, "json", false, "the whole timeline, one event per line (with --analyze: the report as JSON)")
+	fl.BoolVar(&opts.Analyze, "analyze", false, "summary: calls, tokens, re-reads, shell and test runs, phases, cost")
+	fl.BoolVar(&opts.Transcript, "transcript", false, "the session as plain text")
+	fl.BoolVar(&opts.Web, "web", false, "serve a read-only page of the session until Ctrl-C")
+	fl.StringVar(&opts.Addr, "addr", "127.0.0.1:0", "address for --web (port 0 picks a free one)")
+	cmd.AddCommand(traceCmd)
+	return cmd
+}
+
+// check refuses flag combinations that mean nothing.
+func (o *InspectOptions) check(addrSet bool) error {
+	n := 0
+	for _, b := range []bool{o.Analyze, o.Transcript, o.Web} {
+		if b {
+			n++
+		}
+	}
+	switch {
+	case n > 1:
+		return usageErrorf("choose one of --analyze, --transcript and --web")
+	case o.JSON && (o.Transcript || o.Web):
+		return usageErrorf("--json goes with the timeline (no flag) or with --analyze, not with --transcript or --web")
+	case addrSet && !o.Web:
+		return usageErrorf("--addr is for --web")
+	}
+	return nil
+}
+
+// openSession opens the store and finds a session by id, prefix or "last".
+func openSession(ctx context.Context, home, id string) (*store.Store, store.Session, error) {
+	// Looking must not create a database where there was none.
+	if _, err := os.Stat(wiring.DBPath(home)); errors.Is(err, fs.ErrNotExist) {
+		return nil, store.Session{}, fmt.Errorf("no sessions recorded in %s yet (set GODWIT_HOME to look elsewhere); try `godwit demo`", home)
+	}
+	st, err := store.Open(ctx, wiring.DBPath(home))
+	if err != nil {
+		return nil, store.Session{}, err
+	}
+	var sess store.Session
+	if id == "last" {
+		sess, err = st.LastSession(ctx)
+	} else {
+		sess, err = st.Session(ctx, id)
+	}
+	if errors.Is(err, store.ErrNotFound) {
+		st.Close()
+		return nil, store.Session{}, fmt.Errorf("no session %q in %s; list them with `godwit sessions`", id, wiring.DBPath(home))
+	}
+	if err != nil {
+		st.Close()
+		return nil, store.Session{}, err
+	}
+	return st, sess, nil
+}
+
+func runInspectTrace(ctx context.Context, opts *InspectOptions) error {
+	st, sess, err := openSession(ctx, opts.Home, opts.Session)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if opts.Web {
+		return serveTrace(ctx, opts, st, sess)
+	}
+	if !opts.Analyze && !opts.Transcript {
+		return writeTimeline(ctx, opts, st, sess)
+	}
+	if opts.Transcript {
+		t, err := trace.Load(ctx, st, sess.ID)
+		if err != nil {
+			return err
+		}
+		return trace.WriteTranscript(opts.IO.Out, t)
+	}
+	t, err := trace.LoadUnordered(ctx, st, sess.ID)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return trace.Analyze(t).WriteJSON(opts.IO.Out)
+	}
+	return trace.Analyze(t).WriteText(opts.IO.Out)
+}
+
+func writeTimeline(ctx context.Context, opts *InspectOptions, st *store.Store, sess store.Session) error {
+	events, err := st.Events(ctx, sess.ID)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		for _, e := range events {
+			if _, err := fmt.Fprintf(opts.IO.Out, "%s\n", e.Data); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	fmt.Fprintf(opts.IO.Out, "session %s  %s\n%s  %s\n\n", sess.ID, sess.Title, sess.Workspace, sess.Model)
+	var start time.Time
+	args := map[string]string{} // call id -> arguments, from tool.started
+	for _, row := range events {
+		var e agent.Event
+		if err := json.Unmarshal(row.Data, &e); err != nil {
+			return fmt.Errorf("event %d of session %s does not decode (%w); `--json` prints it as stored", row.ID, sess.ID, err)
+		}
+		if start.IsZero() {
+			start = e.Time
+		}
+		if e.Type == agent.EventToolStarted && e.Tool != nil {
+			args[e.Tool.CallID] = e.Tool.Args
+		}
+		if e.Type == agent.EventToolFinished && e.Tool != nil && e.Tool.Args == "" {
+			e.Tool.Args = args[e.Tool.CallID]
+		}
+		if line := timelineLine(e); line != "" {
+			fmt.Fprintf(opts.IO.Out, "%8s  %s\n", e.Time.Sub(start).Round(time.Millisecond), line)
+		}
+	}
+	return nil
+}
+
+// serveTrace serves the session's page until ctx ends (Ctrl-C).
+func serveTrace(ctx context.Context, opts *InspectOptions, st *store.Store, sess store.Session) error {
+	ln, err := net.Listen("tcp", opts.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w; pick another --addr", opts.Addr, err)
+	}
+	srv := &http.Server{Handler: trace.Handler(st, sess.ID), ReadHeaderTimeout: 10 * time.Second}
+	url := "http://" + ln.Addr().String() + "/"
+	fmt.Fprintf(opts.IO.Out, "trace of session %s at %s\n", sess.ID, url)
+	fmt.Fprintln(opts.IO.ErrOut, "serving until Ctrl-C")
+	if host, _, _ := net.SplitHostPort(ln.Addr().String()); !net.ParseIP(host).IsLoopback() {
+		fmt.Fprintf(opts.IO.ErrOut, "warning: %s is reachable from other machines; the page shows the whole session\n", ln.Addr())
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	if opts.Ready != nil {
+		opts.Ready(url)
+	}
+	select {
+	case err := <-done:
+		return fmt.Errorf("serving the trace page: %w", err)
+	case <-ctx.Done():
+	}
+	shut, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shut); err != nil {
+		srv.Close()
+	}
+	return nil
+}
+
+// timelineLine renders one event as a line of the human timeline; ""
+// skips it.
+func timelineLine(e agent.Event) string {
+	switch e.Type {
+	case agent.EventTurnStarted:
+		return fmt.Sprintf("turn %d: %s", e.Turn, firstLine(e.Prompt, 100))
+	case agent.EventModelRequest:
+		if e.Request == nil {
+			return ""
+		}
+		s := fmt.Sprintf("  → model %s: %d messages, %d bytes", e.Request.Model, e.Request.Messages, e.Request.Bytes)
+		if e.Request.Purpose != "" {
+			s += " (" + e.Request.Purpose + ")"
+		}
+		return s
+	case agent.EventModelResponse:
+		r := e.Response
+		if r == nil {
+			return ""
+		}
+		s := fmt.Sprintf("  ← %d in (%d cached), %d out, %d tool calls, %dms, $%.4f", r.Usage.InputTokens, r.Usage.CacheReadTokens, r.Usage.OutputTokens, r.ToolCalls, r.LatencyMS, r.Cost)
+		if r.Error != "" {
+			s += ", error: " + r.Error
+		}
+		return s
+	case agent.EventToolFinished:
+		t := e.Tool
+		if t == nil {
+			return ""
+		}
+		status := "ok"
+		if t.IsError {
+			status = t.Code
+		} else if t.ExitCode != nil {
+			status = fmt.Sprintf("exit %d", *t.ExitCode)
+		}
+		what := t.Summary
+		if what == "" {
+			what = strings.Join(strings.Fields(t.Args), " ")
+		}
+		return fmt.Sprintf("    %s %s: %s (%dms)", t.Name, firstLine(what, 80), status, t.DurationMS)
+	case agent.EventModelRetry:
+		if e.Retry != nil {
+			return "  ↻ retry: " + e.Retry.Reason
+		}
+	case agent.EventModelFallback:
+		if e.Fallback != nil {
+			return "  ⇢ fallback to " + e.Fallback.To
+		}
+	case agent.EventApproval:
+		if e.Approval != nil && !e.Approval.Allow {
+			return "    denied: " + e.Approval.Summary
+		}
+	case agent.EventSegmentReset:
+		if r := e.Reset; r != nil {
+			return fmt.Sprintf("  ⟲ segment %d → %d (%s): handoff %d tokens", r.From, r.To, r.Reason, r.Tokens)
+		}
+	case agent.EventError:
+		return "  error: " + firstLine(e.Text, 160)
+	case agent.EventTurnFinished:
+		f := e.Finished
+		if f == nil {
+			return ""
+		}
+		s := fmt.Sprintf("turn %d %s: %d steps, %d in, %d out, $%.4f", e.Turn, f.Status, f.Steps, f.Usage.InputTokens, f.Usage.OutputTokens, f.Cost)
+		if f.Error != "" {
+			s += "\n          " + f.Error
+		}
+		return s
+	}
+	return ""
+}
+
+// SessionsOptions are the inputs of `godwit sessions`.
+type SessionsOptions struct {
+	IO    *IOStreams
+	Home  string
+	Limit int
+}
+
+// NewCmdSessions builds `godwit sessions`.
+func NewCmdSessions(f *Factory) *cobra.Command {
+	opts := &SessionsOptions{IO: f.IO}
+	cmd := &cobra.Command{
+		Use:   "sessions",
+		Short: "List recorded sessions, newest first",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			home, err := f.Home()
+			if err != nil {
+				return err
+			}
+			opts.Home = home
+			return runSessions(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().IntVarP(&opts.Limit, "limit", "n", 20, "how many sessions")
+	return cmd
+}
+
+func runSessions(ctx context.Context, opts *SessionsOptions) error {
+	st, err := store.Open(ctx, wiring.DBPath(opts.Home))
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	list, err := st.ListSessions(ctx, opts.Limit)
+	if err != nil {
+		return err
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(opts.IO.ErrOut, "no sessions yet; try `godwit demo`")
+		return nil
+	}
+	writeSessions(opts.IO.Out, list)
+	return nil
+}
+
+func writeSessions(w io.Writer, list []store.SessionSummary) {
+	fmt.Fprintf(w, "%-28s %-17s %5s %9s %9s  %s\n", "ID", "LAST ACTIVITY", "TURNS", "TOKENS", "COST", "TITLE")
+	for _, s := range list {
+		tokens := s.Usage.InputTokens + s.Usage.OutputTokens
+		fmt.Fprintf(w, "%-28s %-17s %5d %9d %9s  %s\n", s.ID, s.LastActivity.Local().Format("2006-01-02 15:04"), s.Turns, tokens, fmt.Sprintf("$%.4f", s.Cost), strings.TrimSpace(firstLine(s.Title, 60)))
+	}
+}

@@ -1,0 +1,124 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/godwit/godwit/agent"
+)
+
+// jsonSink writes one JSON object per line: every event but the deltas,
+// whose text the model.response event carries whole.
+type jsonSink struct {
+	mu  sync.Mutex
+	enc *json.Encoder
+}
+
+func newJSONSink(w io.Writer) *jsonSink { return &jsonSink{enc: json.NewEncoder(w)} }
+
+func (s *jsonSink) Emit(e agent.Event) {
+	if e.Type == agent.EventTextDelta || e.Type == agent.EventThinkingDelta {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_ = s.enc.Encode(e)
+}
+
+// plainSink streams the answer to out and a compact line per tool call,
+// retry and approval to log (stderr), for people and for pipes alike.
+type plainSink struct {
+	mu      sync.Mutex
+	out     io.Writer
+	log     io.Writer
+	midLine bool // out has text without a trailing newline
+	text    bool // some answer text was written
+}
+
+func newPlainSink(out, log io.Writer) *plainSink { return &plainSink{out: out, log: log} }
+
+func (s *plainSink) Emit(e agent.Event) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch e.Type {
+	case agent.EventTextDelta:
+		if e.Text == "" {
+			return
+		}
+		fmt.Fprint(s.out, e.Text)
+		s.midLine = !strings.HasSuffix(e.Text, "\n")
+		s.text = true
+	case agent.EventModelResponse:
+		s.endLine()
+	case agent.EventToolStarted:
+		s.endLine()
+		fmt.Fprintf(s.log, "→ %s\n", toolLine(e.Tool))
+	case agent.EventToolFinished:
+		t := e.Tool
+		d := time.Duration(t.DurationMS) * time.Millisecond
+		switch {
+		case t.IsError:
+			fmt.Fprintf(s.log, "  ✗ %s %s\n", t.Name, firstLine(t.Output, 160))
+		case t.ExitCode != nil:
+			fmt.Fprintf(s.log, "  ✓ %s exit %d (%s)\n", t.Name, *t.ExitCode, d.Round(time.Millisecond))
+		default:
+			fmt.Fprintf(s.log, "  ✓ %s (%s)\n", t.Name, d.Round(time.Millisecond))
+		}
+	case agent.EventApproval:
+		if !e.Approval.Allow {
+			fmt.Fprintf(s.log, "  ⊘ denied %s: %s\n", e.Approval.Summary, e.Approval.Reason)
+		}
+	case agent.EventModelRetry:
+		s.endLine()
+		r := e.Retry
+		note := ""
+		if r.Discarded {
+			note = "; the partial answer above is discarded"
+		}
+		fmt.Fprintf(s.log, "↻ %s; retry %d in %s%s\n", r.Reason, r.Attempt, r.Wait.Round(time.Millisecond), note)
+	case agent.EventModelFallback:
+		s.endLine()
+		fmt.Fprintf(s.log, "⇢ switching from %s to %s: %s\n", e.Fallback.From, e.Fallback.To, e.Fallback.Reason)
+	case agent.EventVerify:
+		s.endLine()
+		v := e.Verify
+		fmt.Fprintf(s.log, "verify #%d: %s -> exit %d (%d ms)\n", v.Round, v.Command, v.ExitCode, v.DurationMS)
+	case agent.EventNudge:
+		s.endLine()
+		fmt.Fprintf(s.log, "↩ check: %s\n", e.Nudge.Check)
+	case agent.EventSegmentReset:
+		s.endLine()
+		r := e.Reset
+		fmt.Fprintf(s.log, "⟲ context reset (%s): segment %d, handoff %d tokens\n", r.Reason, r.To, r.Tokens)
+	case agent.EventTurnFinished:
+		s.endLine()
+	}
+}
+
+func (s *plainSink) endLine() {
+	if s.midLine {
+		fmt.Fprintln(s.out)
+		s.midLine = false
+	}
+}
+
+func toolLine(t *agent.ToolInfo) string {
+	if t.Summary != "" {
+		return t.Summary
+	}
+	return t.Name + " " + firstLine(t.Args, 120)
+}
+
+func firstLine(s string, n int) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > n {
+		s = s[:n] + "…"
+	}
+	return s
+}

@@ -1,0 +1,90 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes.
+const (
+	ExitOK     = 0
+	ExitFailed = 1
+	ExitUsage  = 2
+)
+
+// UsageError marks bad command-line input (exit 2).
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+func usageErrorf(format string, a ...any) error {
+	return &UsageError{Err: fmt.Errorf(format, a...)}
+}
+
+// SilentError is a failure already reported to the user (exit 1, nothing
+// more printed).
+var SilentError = errors.New("silent")
+
+// NewRootCmd builds the command tree:
+//
+//	godwit run      one turn, non-interactive
+//	godwit demo     a real session on a sample repository, no key needed
+//	godwit inspect  look into recorded sessions
+//	godwit sessions list recorded sessions
+//	godwit version  print the version
+func NewRootCmd(f *Factory) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "godwit",
+		Short:         "A coding agent for long working sessions",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(f.IO.In)
+	root.SetOut(f.IO.Out)
+	root.SetErr(f.IO.ErrOut)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: err} })
+	root.AddCommand(
+		NewCmdRun(f, nil),
+		NewCmdDemo(f, nil),
+		NewCmdInspect(f, nil),
+		NewCmdSessions(f),
+		NewCmdVersion(f),
+	)
+	return root
+}
+
+// Main runs the command line and returns the process exit code.
+func Main(ctx context.Context, f *Factory, args []string) int {
+	root := NewRootCmd(f)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	if errors.Is(err, SilentError) {
+		return ExitFailed
+	}
+	fmt.Fprintln(f.IO.ErrOut, "godwit:", err)
+	var ue *UsageError
+	if errors.As(err, &ue) || isCobraUsage(err) {
+		return ExitUsage
+	}
+	return ExitFailed
+}
+
+// isCobraUsage recognises cobra's own argument errors, which it does not
+// type.
+func isCobraUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires ", "invalid argument"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,216 @@
+package wiring
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/godwit/godwit/agent"
+	"github.com/godwit/godwit/internal/config"
+	"github.com/godwit/godwit/llm"
+	"github.com/godwit/godwit/llm/catalog"
+	"github.com/godwit/godwit/prompt"
+	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/tool"
+	"github.com/godwit/godwit/tool/fs"
+	"github.com/godwit/godwit/tool/plan"
+	"github.com/godwit/godwit/tool/shell"
+	"github.com/godwit/godwit/tool/workspace"
+	"github.com/godwit/godwit/window"
+)
+
+// Options say what to build.
+type Options struct {
+	// Home is GODWIT_HOME (config, database). Required.
+	Home string
+	// Workspace is the directory the agent works in. Required.
+	Workspace string
+	// Model is "provider/model".
+	Model string
+	// Provider, when set, answers instead of the one Model names (the
+	// demo's scripted model, tests).
+	Provider llm.Provider
+	// Approver gates writes and commands; nil denies them all.
+	Approver tool.Approver
+	// Sink receives the runtime's events.
+	Sink agent.Sink
+	// Getenv reads the environment (API keys); nil means os.Getenv.
+	Getenv func(string) string
+	// MaxSteps bounds model calls per turn; 0 is the default.
+	MaxSteps int
+	Logger   *slog.Logger
+}
+
+// Env is a built engine. Close it to stop background jobs and close the
+// store.
+type Env struct {
+	Runtime   *agent.Runtime
+	Store     *store.Store
+	Workspace string
+	Model     string
+	Plan      *plan.Plan
+	Catalog   *catalog.Catalog
+	// ModelInfo is the catalog's entry for the model (zero for a
+	// scripted provider).
+	ModelInfo catalog.Model
+
+	closers []func() error
+}
+
+// Close releases everything Build opened, in reverse order.
+func (e *Env) Close() error {
+	var errs []error
+	for i := len(e.closers) - 1; i >= 0; i-- {
+		errs = append(errs, e.closers[i]())
+	}
+	return errors.Join(errs...)
+}
+
+// DBPath is the store's file under home.
+func DBPath(home string) string { return filepath.Join(home, "godwit.db") }
+
+// Build assembles an engine.
+func Build(ctx context.Context, opts Options) (_ *Env, err error) {
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	ws, err := workspace.New(opts.Workspace)
+	if err != nil {
+		return nil, fmt.Errorf("wiring: workspace: %w", err)
+	}
+	env := &Env{Workspace: ws.Root()}
+	defer func() {
+		if err != nil {
+			_ = env.Close()
+		}
+	}()
+
+	cfg, err := config.Load(opts.Home, opts.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	cat, err := cfg.Catalog()
+	if err != nil {
+		return nil, err
+	}
+	if opts.Model == "" {
+		opts.Model = cfg.Model
+	}
+	if opts.MaxSteps == 0 {
+		opts.MaxSteps = cfg.MaxSteps
+	}
+	provider, providerName, model := opts.Provider, "", ""
+	if provider == nil {
+		if opts.Model == "" {
+			return nil, errors.New("wiring: no model configured: name one with --model provider/model or GODWIT_MODEL")
+		}
+		pm, err := NewProvider(cfg, cat, opts.Model, opts.Getenv, opts.Logger)
+		if err != nil {
+			return nil, err
+		}
+		if pm.Warning != "" {
+			opts.Logger.Warn(pm.Warning)
+		}
+		provider, providerName, model = pm.Provider, pm.ProviderName, pm.Model.ID
+		env.ModelInfo = pm.Model
+	} else {
+		providerName, model = splitModel(opts.Model, provider.Name())
+	}
+	env.Model = providerName + "/" + model
+	env.Catalog = cat
+
+	st, err := store.Open(ctx, DBPath(opts.Home))
+	if err != nil {
+		return nil, fmt.Errorf("wiring: %w", err)
+	}
+	env.Store = st
+	env.closers = append(env.closers, st.Close)
+
+	sh := shell.New(shell.Options{Workdir: ws.Root(), Logger: opts.Logger})
+	env.closers = append(env.closers, sh.Close)
+	env.Plan = plan.New(plan.Options{})
+	tools := append(fs.Tools(ws, fs.Options{}), sh, env.Plan)
+	reg, err := tool.NewRegistry(tools...)
+	if err != nil {
+		return nil, fmt.Errorf("wiring: %w", err)
+	}
+	runner := tool.NewRunner(reg, tool.RunnerOptions{Approver: opts.Approver, Logger: opts.Logger})
+
+	system := prompt.System(prompt.Env{OS: runtime.GOOS, Shell: sh.Kind(), Workspace: ws.Root()})
+	win := window.New(window.Options{System: system, Tools: reg.Specs()})
+
+	env.Runtime, err = agent.New(agent.Config{
+		Provider:     provider,
+		ProviderName: providerName,
+		Model:        model,
+		Assembler:    win,
+		Runner:       runner,
+		Store:        st,
+		Sink:         opts.Sink,
+		Workspace:    ws.Root(),
+		MaxSteps:     opts.MaxSteps,
+		Verify:       shellVerifier(sh),
+		OpenPlan:     openPlan(env.Plan),
+		Cost:         env.ModelInfo.Price.Cost,
+		Logger:       opts.Logger,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("wiring: %w", err)
+	}
+	return env, nil
+}
+
+// shellVerifier runs --verify commands through the shell tool, so they get
+// the same process groups, timeouts and sandbox as the model's commands,
+// without an approval: the user named the command.
+func shellVerifier(sh *shell.Shell) agent.Verifier {
+	return func(ctx context.Context, command string, timeout time.Duration) agent.VerifyOutcome {
+		args, err := json.Marshal(map[string]any{"command": command, "timeout_s": int(timeout.Seconds())})
+		if err != nil {
+			return agent.VerifyOutcome{Err: err}
+		}
+		start := time.Now()
+		res, err := sh.Run(ctx, args)
+		out := agent.VerifyOutcome{Output: res.Content, Duration: time.Since(start)}
+		switch {
+		case res.ExitCode != nil:
+			out.ExitCode = *res.ExitCode
+		case err != nil:
+			out.Err = err
+		default:
+			out.Err = errors.New("the command ended without an exit status (killed by a signal)")
+		}
+		return out
+	}
+}
+
+func openPlan(p *plan.Plan) func() []string {
+	return func() []string {
+		var open []string
+		for _, st := range p.Open() {
+			open = append(open, st.Text)
+		}
+		return open
+	}
+}
+
+func splitModel(ref, fallbackProvider string) (provider, model string) {
+	for i := 0; i < len(ref); i++ {
+		if ref[i] == '/' {
+			return ref[:i], ref[i+1:]
+		}
+	}
+	if ref == "" {
+		ref = "scripted"
+	}
+	return fallbackProvider, ref
+}

@@ -1,0 +1,11 @@
+// Package openai adapts the two OpenAI wire formats to llm.Provider:
+// Chat Completions (NewChat), spoken by OpenAI and by the compatible servers
+// (DeepSeek, Ollama, vLLM, llama.cpp, OpenRouter, Groq, GLM, Kimi), and the
+// Responses API (NewResponses). Both stream, map the vendor's events to
+// llm.Event, build requests from llm.Request, and classify failures into
+// *llm.Error.
+//
+// It owns everything OpenAI-shaped: the openai-go SDK is imported here and
+// nowhere else. It imports llm and the SDK, never another godwit package;
+// retries live in llm/retry, so the SDK's own retries are switched off.
+package openai

@@ -1,0 +1,269 @@
+package openai
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/godwit/godwit/llm"
+	"github.com/openai/openai-go/v3/responses"
+)
+
+// ProviderResponses is Thinking.Provider for reasoning items read from the
+// Responses API; only these are sent back, as reasoning input items.
+const ProviderResponses = "openai-responses"
+
+// respStream turns Responses streaming events into llm events. Items are
+// keyed by item id (by output index when a server leaves the id out). It
+// is used by one Stream call and is not safe for concurrent use.
+type respStream struct {
+	provider  string
+	calls     map[string]*respCall
+	order     []*respCall
+	reasoning map[string]*respReasoning
+	texted    map[string]bool // message items whose text came as deltas
+	refusal   bool
+	usage     *llm.Usage
+	stop      llm.StopReason // set by the final event
+	failed    error
+}
+
+type respCall struct {
+	ord          int
+	callID, name string
+	args         strings.Builder
+	final        string // from function_call_arguments.done
+	ended        bool
+}
+
+type respReasoning struct {
+	text    strings.Builder
+	summary int64 // index of the summary part being streamed
+}
+
+func itemKey(itemID string, outputIndex int64) string {
+	if itemID != "" {
+		return itemID
+	}
+	return "#" + strconv.FormatInt(outputIndex, 10)
+}
+
+func (s *respStream) add(ev *responses.ResponseStreamEventUnion, out emit) bool {
+	switch ev.Type {
+	case "response.output_item.added":
+		return s.itemAdded(ev, out)
+	case "response.output_item.done":
+		return s.itemDone(ev, out)
+	case "response.output_text.delta", "response.refusal.delta":
+		if ev.Type == "response.refusal.delta" {
+			s.refusal = true
+		}
+		if s.texted == nil {
+			s.texted = map[string]bool{}
+		}
+		s.texted[itemKey(ev.ItemID, ev.OutputIndex)] = true
+		return ev.Delta == "" || out(llm.Event{Type: llm.EventTextDelta, Text: ev.Delta})
+	case "response.reasoning_summary_text.delta", "response.reasoning_text.delta":
+		return s.thinkingDelta(ev, out)
+	case "response.function_call_arguments.delta":
+		c, ok := s.call(itemKey(ev.ItemID, ev.OutputIndex), "", "", out)
+		if !ok {
+			return false
+		}
+		c.args.WriteString(ev.Delta)
+		return ev.Delta == "" || out(llm.Event{Type: llm.EventToolCallDelta, Index: c.ord, Text: ev.Delta})
+	case "response.function_call_arguments.done":
+		c, ok := s.call(itemKey(ev.ItemID, ev.OutputIndex), "", "", out)
+		if ok {
+			c.final = ev.Arguments
+		}
+		return ok
+	case "response.completed", "response.incomplete":
+		if ev.Response.JSON.Usage.Valid() {
+			u := ev.Response.Usage
+			s.usage = &llm.Usage{
+				InputTokens:      u.InputTokens,
+				OutputTokens:     u.OutputTokens,
+				ReasoningTokens:  u.OutputTokensDetails.ReasoningTokens,
+				CacheReadTokens:  u.InputTokensDetails.CachedTokens,
+				CacheWriteTokens: u.InputTokensDetails.CacheWriteTokens,
+			}
+		}
+		s.stop = s.stopReason(ev)
+	case "response.failed":
+		s.failed = eventError(s.provider, []byte(ev.Response.JSON.Error.Raw()))
+	case "error":
+		s.failed = eventError(s.provider, []byte(ev.RawJSON()))
+	}
+	return true
+}
+
+func (s *respStream) stopReason(ev *responses.ResponseStreamEventUnion) llm.StopReason {
+	if ev.Type == "response.incomplete" {
+		switch ev.Response.IncompleteDetails.Reason {
+		case "max_output_tokens":
+			return llm.StopMaxTokens
+		case "content_filter":
+			return llm.StopRefusal
+		}
+		return llm.StopOther
+	}
+	switch {
+	case len(s.order) > 0:
+		return llm.StopToolUse
+	case s.refusal:
+		return llm.StopRefusal
+	}
+	return llm.StopEndTurn
+}
+
+func (s *respStream) itemAdded(ev *responses.ResponseStreamEventUnion, out emit) bool {
+	it := &ev.Item
+	key := itemKey(it.ID, ev.OutputIndex)
+	switch it.Type {
+	case "function_call":
+		c, ok := s.call(key, it.CallID, it.Name, out)
+		if !ok {
+			return false
+		}
+		if a := it.Arguments.OfString; a != "" { // some servers send it whole
+			c.args.WriteString(a)
+			return out(llm.Event{Type: llm.EventToolCallDelta, Index: c.ord, Text: a})
+		}
+	case "reasoning":
+		s.thought(key)
+	}
+	return true
+}
+
+func (s *respStream) itemDone(ev *responses.ResponseStreamEventUnion, out emit) bool {
+	it := &ev.Item
+	key := itemKey(it.ID, ev.OutputIndex)
+	switch it.Type {
+	case "function_call":
+		c, ok := s.call(key, it.CallID, it.Name, out)
+		if !ok {
+			return false
+		}
+		if a := it.Arguments.OfString; a != "" {
+			c.final = a
+		}
+		return s.endCall(c, out)
+	case "reasoning":
+		t := &llm.Thinking{ID: it.ID, Signature: it.EncryptedContent, Provider: ProviderResponses}
+		for _, sm := range it.Summary {
+			t.Summary = append(t.Summary, sm.Text)
+		}
+		if len(t.Summary) > 0 {
+			t.Text = strings.Join(t.Summary, "\n\n")
+		} else if r := s.reasoning[key]; r != nil {
+			t.Text = r.text.String() // raw reasoning_text (gpt-oss servers)
+		}
+		delete(s.reasoning, key)
+		if t.Signature == "" && t.Text == "" {
+			return true // nothing to show and nothing to send back
+		}
+		return out(llm.Event{Type: llm.EventThinkingEnd, Thinking: t})
+	case "message":
+		if s.texted[key] {
+			return true
+		}
+		// A server that skipped the deltas: the item holds the text.
+		for _, c := range it.Content {
+			text := c.Text
+			if c.Type == "refusal" {
+				text, s.refusal = c.Refusal, true
+			}
+			if text != "" && !out(llm.Event{Type: llm.EventTextDelta, Text: text}) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (s *respStream) thought(key string) *respReasoning {
+	if s.reasoning == nil {
+		s.reasoning = map[string]*respReasoning{}
+	}
+	r := s.reasoning[key]
+	if r == nil {
+		r = &respReasoning{}
+		s.reasoning[key] = r
+	}
+	return r
+}
+
+// thinkingDelta streams summary text; a new summary part is separated by
+// a blank line so that the deltas add up to Thinking.Text.
+func (s *respStream) thinkingDelta(ev *responses.ResponseStreamEventUnion, out emit) bool {
+	r := s.thought(itemKey(ev.ItemID, ev.OutputIndex))
+	text := ev.Delta
+	if ev.Type == "response.reasoning_summary_text.delta" && ev.SummaryIndex != r.summary {
+		r.summary = ev.SummaryIndex
+		if r.text.Len() > 0 {
+			text = "\n\n" + text
+		}
+	}
+	if text == "" {
+		return true
+	}
+	r.text.WriteString(text)
+	return out(llm.Event{Type: llm.EventThinkingDelta, Text: text})
+}
+
+// call finds the call for key, creating it (and announcing it) on first
+// sight.
+func (s *respStream) call(key, callID, name string, out emit) (*respCall, bool) {
+	if c := s.calls[key]; c != nil {
+		if c.callID == "" {
+			c.callID = callID
+		}
+		if c.name == "" {
+			c.name = name
+		}
+		return c, true
+	}
+	if s.calls == nil {
+		s.calls = map[string]*respCall{}
+	}
+	c := &respCall{ord: len(s.order), callID: callID, name: name}
+	if c.callID == "" {
+		c.callID = "call_" + strconv.Itoa(c.ord)
+	}
+	s.calls[key] = c
+	s.order = append(s.order, c)
+	start := llm.Event{Type: llm.EventToolCallStart, Index: c.ord, ToolCall: &llm.ToolCall{ID: c.callID, Name: c.name}}
+	return c, out(start)
+}
+
+func (s *respStream) endCall(c *respCall, out emit) bool {
+	if c.ended {
+		return true
+	}
+	c.ended = true
+	args := c.final
+	if args == "" {
+		args = c.args.String()
+	}
+	call := &llm.ToolCall{ID: c.callID, Name: c.name, Args: llm.ArgsOrEmpty(json.RawMessage(args))}
+	return out(llm.Event{Type: llm.EventToolCallEnd, Index: c.ord, ToolCall: call})
+}
+
+// end finishes the stream after its last event: ok is false when no final
+// event came (see errCut).
+func (s *respStream) end(out emit) (ok bool) {
+	if s.stop == "" {
+		return false
+	}
+	for _, c := range s.order {
+		if !s.endCall(c, out) {
+			return true
+		}
+	}
+	if s.usage != nil && !out(llm.Event{Type: llm.EventUsage, Usage: s.usage}) {
+		return true
+	}
+	out(llm.Event{Type: llm.EventStop, StopReason: s.stop})
+	return true
+}

@@ -1,0 +1,194 @@
+package plan
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/godwit/godwit/llm"
+	"github.com/godwit/godwit/tool"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata golden files")
+
+func TestSpecSize(t *testing.T) {
+	spec := New(Options{}).Spec()
+	if !json.Valid(spec.Schema) {
+		t.Fatalf("schema is not JSON: %s", spec.Schema)
+	}
+	got := fmt.Sprintf("%s description=%d schema=%d\n", spec.Name, len(spec.Description), len(spec.Schema))
+	golden := filepath.Join("testdata", "spec_size.golden")
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("spec size changed:\n got %s want %s"+
+			"If the growth is deliberate, run go test ./tool/plan -run TestSpecSize -update", got, want)
+	}
+}
+
+func TestRun(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		args    string
+		want    string // result content
+		steps   []Step // kept afterwards
+		errCode string
+		errHas  string
+	}{
+		{
+			name:  "render",
+			args:  `{"steps":[{"text":"a","status":"done"},{"text":"b","status":"in_progress"},{"text":"c","status":"pending"}]}`,
+			want:  "[x] a\n[>] b\n[ ] c",
+			steps: []Step{{"a", Done}, {"b", InProgress}, {"c", Pending}},
+		},
+		{
+			name:  "text trimmed to one line, completed means done",
+			args:  `{"steps":[{"text":"  read\n the  code ","status":"completed"}],"explanation":"ignored"}`,
+			want:  "[x] read the code",
+			steps: []Step{{"read the code", Done}},
+		},
+		{name: "empty list clears", args: `{"steps":[]}`, want: "plan cleared", steps: []Step{}},
+		{name: "steps missing", args: `{}`, errCode: tool.CodeBadArgs, errHas: "steps is missing"},
+		{name: "null args", args: `null`, errCode: tool.CodeBadArgs, errHas: "steps is missing"},
+		{name: "not an object", args: `[1]`, errCode: tool.CodeBadArgs, errHas: "bad arguments"},
+		{name: "steps not a list", args: `{"steps":"do it"}`, errCode: tool.CodeBadArgs, errHas: "bad arguments"},
+		{name: "empty text", args: `{"steps":[{"text":"a","status":"done"},{"text":"  ","status":"pending"}]}`, errCode: tool.CodeBadArgs, errHas: "step 2 has no text"},
+		{name: "unknown status", args: `{"steps":[{"text":"a","status":"blocked"}]}`, errCode: tool.CodeBadArgs, errHas: `unknown status "blocked"`},
+		{name: "missing status", args: `{"steps":[{"text":"a"}]}`, errCode: tool.CodeBadArgs, errHas: `unknown status ""`},
+		{name: "two in progress", args: `{"steps":[{"text":"a","status":"in_progress"},{"text":"b","status":"done"},{"text":"c","status":"in_progress"}]}`, errCode: tool.CodeBadArgs, errHas: "steps 1 and 3 are both in_progress"},
+		{name: "too many", args: `{"steps":[` + strings.Repeat(`{"text":"x","status":"pending"},`, MaxSteps) + `{"text":"x","status":"pending"}]}`, errCode: tool.CodeBadArgs, errHas: "51 steps"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := []Step{{"old", Pending}}
+			p := New(Options{})
+			if err := p.Set(before); err != nil {
+				t.Fatal(err)
+			}
+			res, err := p.Run(context.Background(), json.RawMessage(tc.args))
+			if tc.errCode != "" {
+				var te *tool.ToolError
+				if !errors.As(err, &te) || te.Code != tc.errCode || !strings.Contains(te.Message, tc.errHas) || te.Remedy == "" {
+					t.Fatalf("err = %v, want %s mentioning %q with a remedy", err, tc.errCode, tc.errHas)
+				}
+				if !reflect.DeepEqual(p.Steps(), before) {
+					t.Errorf("a failed call changed the plan to %v", p.Steps())
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Content != tc.want || res.IsError {
+				t.Errorf("content = %q, want %q", res.Content, tc.want)
+			}
+			if got := p.Steps(); !reflect.DeepEqual(got, tc.steps) {
+				t.Errorf("steps = %#v, want %#v", got, tc.steps)
+			}
+		})
+	}
+}
+
+func TestOpenAndCopies(t *testing.T) {
+	p := New(Options{})
+	if err := p.Set([]Step{{"a", Done}, {"b", InProgress}, {"c", Pending}}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := p.Open(), []Step{{"b", InProgress}, {"c", Pending}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Open = %v, want %v", got, want)
+	}
+	p.Steps()[0].Text = "mutated"
+	if p.Steps()[0].Text != "a" {
+		t.Error("Steps returned the plan's own slice")
+	}
+	if got := p.String(); got != "[x] a\n[>] b\n[ ] c" {
+		t.Errorf("String = %q", got)
+	}
+	if err := p.Set([]Step{{"x", "nope"}}); err == nil {
+		t.Error("Set accepted an unknown status")
+	}
+}
+
+func TestOnChange(t *testing.T) {
+	var (
+		mu   sync.Mutex
+		seen [][]Step
+		p    *Plan
+	)
+	p = New(Options{OnChange: func(s []Step) {
+		_ = p.Steps() // the hook may read the plan
+		mu.Lock()
+		seen = append(seen, s)
+		mu.Unlock()
+	}})
+	if err := p.Set([]Step{{"restored", Pending}}); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 0 {
+		t.Fatal("Set called OnChange")
+	}
+	if _, err := p.Run(context.Background(), json.RawMessage(`{"steps":[{"text":"a","status":"in_progress"}]}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Run(context.Background(), json.RawMessage(`{"steps":[{"text":"a","status":"bad"}]}`)); err == nil {
+		t.Fatal("bad status accepted")
+	}
+	if want := [][]Step{{{"a", InProgress}}}; !reflect.DeepEqual(seen, want) {
+		t.Errorf("OnChange saw %v, want %v", seen, want)
+	}
+	seen[0][0].Text = "changed by the hook's owner"
+	if p.Steps()[0].Text != "a" {
+		t.Error("OnChange got the plan's own slice")
+	}
+}
+
+// TestThroughRunner runs concurrent plan calls under the real runner and
+// -race: every call succeeds, OnChange fires once per call, and the last
+// list OnChange saw is the plan's final state.
+func TestThroughRunner(t *testing.T) {
+	var (
+		mu   sync.Mutex
+		last []Step
+		n    int
+	)
+	p := New(Options{OnChange: func(s []Step) {
+		mu.Lock()
+		last, n = s, n+1
+		mu.Unlock()
+	}})
+	reg, err := tool.NewRegistry(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls []llm.ToolCall
+	for i := range 10 {
+		calls = append(calls, llm.ToolCall{ID: fmt.Sprint(i), Name: Name,
+			Args: json.RawMessage(fmt.Sprintf(`{"steps":[{"text":"step %d","status":"in_progress"}]}`, i))})
+	}
+	out, err := tool.NewRunner(reg, tool.RunnerOptions{}).Run(context.Background(), calls, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range out {
+		if o.Result.IsError || o.Decision != nil {
+			t.Errorf("call %s: %+v (decision %v)", o.Call.ID, o.Result, o.Decision)
+		}
+	}
+	if n != 10 || !reflect.DeepEqual(last, p.Steps()) {
+		t.Errorf("OnChange fired %d times, last %v; plan %v", n, last, p.Steps())
+	}
+}

@@ -1,0 +1,219 @@
+package shell
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/godwit/godwit/tool"
+)
+
+// Lines of log shown by default, and the most one call may ask for.
+const (
+	defaultStatusLines = 10
+	defaultLogLines    = 50
+	maxLogLines        = 500
+)
+
+// job is a background command the model started. Its fields are set once
+// at start; the process state lives in proc.
+type job struct {
+	id      string
+	command string
+	logPath string // absolute
+	logRel  string // as shown to the model: workspace-relative when inside
+	proc    *proc
+}
+
+// startJob starts line in the background with its output going to a log
+// file, and returns its id at once.
+func (s *Shell) startJob(line string) (tool.Result, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return tool.Result{}, ErrClosed
+	}
+	if !s.madeDirs {
+		if err := os.MkdirAll(s.opts.JobsDir, 0o755); err != nil {
+			return tool.Result{}, fmt.Errorf("shell: jobs dir: %w", err)
+		}
+		// Job logs are godwit's scratch, never the user's change: keep
+		// them out of `git status`.
+		ignore := filepath.Join(s.opts.JobsDir, ".gitignore")
+		if _, err := os.Stat(ignore); errors.Is(err, fs.ErrNotExist) {
+			_ = os.WriteFile(ignore, []byte("*\n"), 0o644)
+		}
+		s.madeDirs = true
+	}
+	id, f, err := s.openLogLocked()
+	if err != nil {
+		return tool.Result{}, err
+	}
+	defer f.Close() // the child has its own descriptor
+	cmd := s.command(line)
+	cmd.Stdout, cmd.Stderr = f, f
+	p, err := s.startLocked(cmd, false)
+	if err != nil {
+		return tool.Result{}, err
+	}
+	j := &job{id: id, command: line, logPath: f.Name(), logRel: s.rel(f.Name()), proc: p}
+	s.jobs[id] = j
+	s.order = append(s.order, id)
+	s.log.Debug("shell: job started", "id", id, "pid", p.pid, "command", line)
+	return tool.Result{Content: fmt.Sprintf("started job %s (pid %d); log: %s", id, p.pid, j.logRel)}, nil
+}
+
+// openLogLocked picks the next job id whose log file does not exist yet
+// (another session in the same workspace may own j1.log) and creates it.
+func (s *Shell) openLogLocked() (string, *os.File, error) {
+	for range 10000 {
+		s.nextJob++
+		id := "j" + strconv.Itoa(s.nextJob)
+		path := filepath.Join(s.opts.JobsDir, id+".log")
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", nil, fmt.Errorf("shell: job log: %w", err)
+		}
+		return id, f, nil
+	}
+	return "", nil, fmt.Errorf("shell: no free job log name in %s; clear old logs there", s.opts.JobsDir)
+}
+
+// rel shows path relative to the workspace when it lies inside it.
+func (s *Shell) rel(path string) string {
+	if r, err := filepath.Rel(s.opts.Workdir, path); err == nil && !strings.HasPrefix(r, "..") {
+		return filepath.ToSlash(r)
+	}
+	return path
+}
+
+// lookup returns the job, or a BAD_ARGS error listing the known ids.
+func (s *Shell) lookup(id string) (*job, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if j, ok := s.jobs[id]; ok {
+		return j, nil
+	}
+	remedy := "No jobs were started in this session; start one with background:true."
+	if len(s.order) > 0 {
+		remedy = "Known jobs: " + strings.Join(s.order, ", ") + "."
+	}
+	return nil, tool.Errorf(tool.CodeBadArgs, remedy, "no job %q", id)
+}
+
+// state renders a job's status: "running", "exit 1", "killed", with a
+// note when its leader exited but processes it started still run.
+func (s *Shell) state(j *job) string {
+	st := j.proc.describe()
+	if st != "running" && groupAlive(j.proc.pid) {
+		st += " (its child processes still run; stop kills them)"
+	}
+	return st
+}
+
+func (s *Shell) age(j *job) string {
+	end := s.opts.Now()
+	if j.proc.exited() {
+		end = j.proc.ended
+	}
+	return elapsed(end.Sub(j.proc.started))
+}
+
+func (s *Shell) listJobs() tool.Result {
+	s.mu.Lock()
+	jobs := make([]*job, 0, len(s.order))
+	for _, id := range s.order {
+		jobs = append(jobs, s.jobs[id])
+	}
+	s.mu.Unlock()
+	if len(jobs) == 0 {
+		return tool.Result{Content: "no background jobs"}
+	}
+	var b strings.Builder
+	for _, j := range jobs {
+		fmt.Fprintf(&b, "%s  %s  %s  %s\n", j.id, s.state(j), s.age(j), oneLine(j.command, 60))
+	}
+	return tool.Result{Content: strings.TrimSuffix(b.String(), "\n")}
+}
+
+func (s *Shell) jobStatus(id string, lines *int) (tool.Result, error) {
+	j, err := s.lookup(id)
+	if err != nil {
+		return tool.Result{}, err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s · pid %d · %s · log %s\n$ %s\n", j.id, s.state(j), j.proc.pid, s.age(j), j.logRel, oneLine(j.command, 200))
+	tail, err := s.tail(j, lines, defaultStatusLines)
+	if err != nil {
+		return tool.Result{}, err
+	}
+	b.WriteString(tail)
+	return tool.Result{Content: strings.TrimSuffix(b.String(), "\n"), ExitCode: j.proc.exitCode()}, nil
+}
+
+func (s *Shell) jobLogs(id string, lines *int) (tool.Result, error) {
+	j, err := s.lookup(id)
+	if err != nil {
+		return tool.Result{}, err
+	}
+	tail, err := s.tail(j, lines, defaultLogLines)
+	if err != nil {
+		return tool.Result{}, err
+	}
+	return tool.Result{Content: strings.TrimSuffix(tail, "\n")}, nil
+}
+
+// tail renders the last lines of a job's log, with a note when earlier
+// output exists or the request was capped.
+func (s *Shell) tail(j *job, lines *int, def int) (string, error) {
+	n := def
+	if lines != nil {
+		n = *lines
+	}
+	var notes []string
+	if n > maxLogLines {
+		n = maxLogLines
+		notes = append(notes, fmt.Sprintf("lines is capped at %d", maxLogLines))
+	}
+	text, got, more, err := lastLines(j.logPath, n, s.opts.OutputLimit)
+	if err != nil {
+		return "", fmt.Errorf("shell: reading %s: %w", j.logRel, err)
+	}
+	if got == 0 {
+		return "(no output yet)\n", nil
+	}
+	if more {
+		notes = append(notes, fmt.Sprintf("last %d lines; the full log is %s", got, j.logRel))
+	}
+	if len(notes) > 0 {
+		text = "[" + strings.Join(notes, "; ") + "]\n" + text
+	}
+	return text, nil
+}
+
+func (s *Shell) stopJob(id string) (tool.Result, error) {
+	j, err := s.lookup(id)
+	if err != nil {
+		return tool.Result{}, err
+	}
+	wasRunning := !j.proc.exited()
+	hadChildren := groupAlive(j.proc.pid)
+	j.proc.stop(s.opts.KillGrace, s.log)
+	var msg string
+	switch {
+	case wasRunning:
+		msg = fmt.Sprintf("%s stopped after %s: %s", j.id, s.age(j), j.proc.describe())
+	case hadChildren:
+		msg = fmt.Sprintf("%s had already ended (%s); killed the processes it left running", j.id, j.proc.describe())
+	default:
+		msg = fmt.Sprintf("%s had already ended (%s); nothing to stop", j.id, j.proc.describe())
+	}
+	return tool.Result{Content: msg}, nil
+}

@@ -1,0 +1,389 @@
+package shell
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/godwit/godwit/llm"
+	"github.com/godwit/godwit/tool"
+)
+
+// Name is the model-facing tool name.
+const Name = "shell_exec"
+
+// Defaults for Options left zero.
+const (
+	DefaultTimeout     = 120 * time.Second
+	DefaultMaxTimeout  = 10 * time.Minute
+	DefaultOutputLimit = 30 << 10
+	DefaultKillGrace   = 2 * time.Second
+)
+
+// Options configure a Shell.
+type Options struct {
+	// Workdir is the absolute workspace root every command starts in.
+	Workdir string
+	// Env is added to the process environment (later entries win), for
+	// example TMPDIR pointing at a private temp folder.
+	Env []string
+	// DefaultTimeout bounds a foreground command without timeout_s.
+	DefaultTimeout time.Duration
+	// MaxTimeout is the largest timeout_s the model may ask for.
+	MaxTimeout time.Duration
+	// OutputLimit is how many bytes of output the model gets back from
+	// one call; beyond it the middle is cut and a note says how much.
+	OutputLimit int
+	// KillGrace is how long a process group gets between SIGTERM and
+	// SIGKILL.
+	KillGrace time.Duration
+	// JobsDir holds background job logs; default <Workdir>/.godwit/run.
+	JobsDir string
+	// Logger receives kills and anomalies; nil discards.
+	Logger *slog.Logger
+	// Wrap, when set, is called on every command just before it starts,
+	// after its directory, environment, stdio and process-group
+	// attributes are set. The safety layer uses it to run the command in
+	// a sandbox (for example by rewriting Path and Args to a helper that
+	// applies Landlock and then execs the original). It must keep
+	// SysProcAttr's process-group settings. An error refuses the command.
+	Wrap func(cmd *exec.Cmd) error
+	// Now returns the current time; nil means time.Now. Only ages and
+	// durations shown to the model use it.
+	Now func() time.Time
+}
+
+// Shell is the shell_exec tool. It is safe for concurrent use. Its job
+// table lives as long as the Shell: one Shell per session, closed when
+// the session ends.
+type Shell struct {
+	opts      Options
+	shellPath string // resolved interpreter
+	shellName string // "bash", "sh" or "powershell"
+	log       *slog.Logger
+	spec      llm.ToolSpec
+
+	mu       sync.Mutex         // guards the fields below
+	closed   bool               // Close was called; nothing new may start
+	jobs     map[string]*job    // background jobs by id
+	order    []string           // job ids in start order
+	nextJob  int                // number of the next job id
+	fgProcs  map[*proc]struct{} // foreground commands running now
+	madeDirs bool               // JobsDir exists
+}
+
+//go:embed description.md
+var description string
+
+// New returns a Shell. Zero options take the package defaults.
+func New(opts Options) *Shell {
+	if opts.DefaultTimeout <= 0 {
+		opts.DefaultTimeout = DefaultTimeout
+	}
+	if opts.MaxTimeout <= 0 {
+		opts.MaxTimeout = DefaultMaxTimeout
+	}
+	if opts.DefaultTimeout > opts.MaxTimeout {
+		opts.DefaultTimeout = opts.MaxTimeout
+	}
+	if opts.OutputLimit <= 0 {
+		opts.OutputLimit = DefaultOutputLimit
+	}
+	if opts.KillGrace <= 0 {
+		opts.KillGrace = DefaultKillGrace
+	}
+	if opts.JobsDir == "" && opts.Workdir != "" {
+		opts.JobsDir = filepath.Join(opts.Workdir, ".godwit", "run")
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	path, name := findShell()
+	s := &Shell{
+		opts:      opts,
+		shellPath: path,
+		shellName: name,
+		log:       log,
+		jobs:      make(map[string]*job),
+		fgProcs:   make(map[*proc]struct{}),
+	}
+	s.spec = llm.ToolSpec{
+		Name:        Name,
+		Description: strings.TrimSpace(strings.ReplaceAll(description, "{shell}", name)),
+		Schema:      schema(opts.DefaultTimeout, opts.MaxTimeout),
+	}
+	return s
+}
+
+func schema(def, max time.Duration) json.RawMessage {
+	return json.RawMessage(fmt.Sprintf(`{"type":"object","properties":{`+
+		`"action":{"type":"string","enum":["run","list","status","logs","stop"],"description":"Default run."},`+
+		`"command":{"type":"string","description":"For run."},`+
+		`"timeout_s":{"type":"number","description":"Foreground run limit in seconds (default %s, max %s)."},`+
+		`"background":{"type":"boolean","description":"Start as a job; returns its job_id at once."},`+
+		`"job_id":{"type":"string","description":"For status, logs, stop."},`+
+		`"lines":{"type":"integer","description":"For status/logs: last N log lines (default %d/%d)."}`+
+		`},"additionalProperties":false}`,
+		seconds(def), seconds(max), defaultStatusLines, defaultLogLines))
+}
+
+// Kind names the interpreter commands run in: "bash", "sh" or
+// "powershell", for the system prompt.
+func (s *Shell) Kind() string { return s.shellName }
+
+// Name implements tool.Tool.
+func (s *Shell) Name() string { return Name }
+
+// Spec implements tool.Tool.
+func (s *Shell) Spec() llm.ToolSpec { return s.spec }
+
+// Actions.
+const (
+	actRun    = "run"
+	actList   = "list"
+	actStatus = "status"
+	actLogs   = "logs"
+	actStop   = "stop"
+)
+
+// args are the model's arguments, decoded strictly: an unknown field
+// (say "cwd") is refused rather than ignored, since ignoring it could run
+// a command somewhere the model did not mean.
+type args struct {
+	Action     string   `json:"action"`
+	Command    string   `json:"command"`
+	TimeoutS   *float64 `json:"timeout_s"`
+	Background bool     `json:"background"`
+	JobID      string   `json:"job_id"`
+	Lines      *int     `json:"lines"`
+}
+
+const argNames = "action, command, timeout_s, background, job_id, lines"
+
+func badArgs(remedy, format string, a ...any) *tool.ToolError {
+	return tool.Errorf(tool.CodeBadArgs, remedy, format, a...)
+}
+
+func (s *Shell) parse(raw json.RawMessage) (args, error) {
+	var a args
+	dec := json.NewDecoder(strings.NewReader(string(llm.ArgsOrEmpty(raw))))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&a); err != nil {
+		return a, badArgs("shell_exec takes "+argNames+"; send one JSON object with those fields.",
+			"bad arguments: %v", err)
+	}
+	if a.Action == "" {
+		a.Action = actRun
+	}
+	only := func(field, actions string) error {
+		return badArgs("Drop "+field+"; it is only for "+actions+".", "%s does not apply to action %q", field, a.Action)
+	}
+	switch a.Action {
+	case actRun:
+		if strings.TrimSpace(a.Command) == "" {
+			return a, badArgs("Give the command to run in command.", "command is empty")
+		}
+		if a.JobID != "" {
+			return a, only("job_id", "status, logs and stop")
+		}
+		if a.Lines != nil {
+			return a, only("lines", "status and logs")
+		}
+		if a.TimeoutS != nil {
+			if a.Background {
+				return a, badArgs("Drop timeout_s: a background job runs until stop or the end of the session.",
+					"timeout_s does not apply to background jobs")
+			}
+			t := *a.TimeoutS
+			if t <= 0 || t > s.opts.MaxTimeout.Seconds() {
+				return a, badArgs(fmt.Sprintf("Use 0 < timeout_s <= %s; for longer work use background:true.",
+					seconds(s.opts.MaxTimeout)), "timeout_s %v is out of range", t)
+			}
+		}
+	case actList, actStatus, actLogs, actStop:
+		if a.Command != "" {
+			return a, only("command", "run (the default action)")
+		}
+		if a.TimeoutS != nil || a.Background {
+			return a, only("timeout_s and background", "run")
+		}
+		if a.Action == actList && a.JobID != "" {
+			return a, badArgs("Use action status to see one job.", "list takes no job_id")
+		}
+		if a.Action != actList && a.JobID == "" {
+			return a, badArgs("Give job_id (see action list).", "%s needs job_id", a.Action)
+		}
+		if a.Lines != nil && a.Action != actStatus && a.Action != actLogs {
+			return a, only("lines", "status and logs")
+		}
+		if a.Lines != nil && *a.Lines <= 0 {
+			return a, badArgs("Use a positive lines, or leave it out.", "lines must be positive, got %d", *a.Lines)
+		}
+	default:
+		return a, badArgs("Use action run, list, status, logs or stop.", "unknown action %q", a.Action)
+	}
+	return a, nil
+}
+
+// Access implements tool.Accessor. A command can touch anything, so run
+// is exclusive and mutating; the job actions only read the job table, and
+// stop ends a process this session started.
+func (s *Shell) Access(raw json.RawMessage) (tool.Access, error) {
+	a, err := s.parse(raw)
+	if err != nil {
+		return tool.Access{}, err
+	}
+	switch a.Action {
+	case actRun:
+		acc := tool.Access{Exclusive: true, Mutates: true, Command: a.Command}
+		prefix := "run: "
+		if a.Background {
+			prefix = "run in background: "
+		}
+		acc.Summary = prefix + oneLine(a.Command, 80)
+		if acc.Summary != prefix+a.Command {
+			acc.Preview = a.Command
+		}
+		return acc, nil
+	case actList:
+		return tool.Access{Summary: "list jobs"}, nil
+	default:
+		return tool.Access{Summary: a.Action + " job " + a.JobID}, nil
+	}
+}
+
+// ErrClosed is returned by Run after Close.
+var ErrClosed = errors.New("shell: closed: the session has ended")
+
+// Run implements tool.Tool.
+func (s *Shell) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error) {
+	a, err := s.parse(raw)
+	if err != nil {
+		return tool.Result{}, err
+	}
+	if !filepath.IsAbs(s.opts.Workdir) {
+		return tool.Result{}, tool.Fatal(fmt.Errorf("shell: Options.Workdir must be an absolute path, got %q", s.opts.Workdir))
+	}
+	switch a.Action {
+	case actRun:
+		if a.Background {
+			return s.startJob(a.Command)
+		}
+		if err := ctx.Err(); err != nil {
+			return tool.Result{}, err // do not start what would be killed at once
+		}
+		timeout := s.opts.DefaultTimeout
+		if a.TimeoutS != nil {
+			timeout = time.Duration(*a.TimeoutS * float64(time.Second))
+		}
+		return s.runForeground(ctx, a.Command, timeout)
+	case actList:
+		return s.listJobs(), nil
+	case actStatus:
+		return s.jobStatus(a.JobID, a.Lines)
+	case actLogs:
+		return s.jobLogs(a.JobID, a.Lines)
+	case actStop:
+		return s.stopJob(a.JobID)
+	}
+	return tool.Result{}, fmt.Errorf("shell: unhandled action %q", a.Action)
+}
+
+// Close kills every process group still running (background jobs and
+// any foreground command), waits for them to die, and refuses new
+// commands. Job logs stay on disk. Close is safe to call more than once.
+func (s *Shell) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	var procs []*proc
+	for p := range s.fgProcs {
+		procs = append(procs, p)
+	}
+	for _, id := range s.order {
+		procs = append(procs, s.jobs[id].proc)
+	}
+	s.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, p := range procs {
+		wg.Go(func() { p.stop(s.opts.KillGrace, s.log) })
+	}
+	wg.Wait()
+	return nil
+}
+
+// command builds the exec.Cmd for a command line.
+func (s *Shell) command(line string) *exec.Cmd {
+	cmd := exec.Command(s.shellPath, shellArgs(line)...)
+	cmd.Dir = s.opts.Workdir
+	// Quiet, non-interactive defaults: no colour codes spent as tokens, no
+	// pager, no credential prompt waiting forever. Options.Env wins.
+	env := append(inherited(os.Environ()), "NO_COLOR=1", "TERM=dumb", "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+	cmd.Env = append(env, s.opts.Env...)
+	setGroup(cmd)
+	return cmd // Stdin nil: os/exec connects /dev/null
+}
+
+// inherited drops the model providers' keys from the environment a
+// command inherits: `env` or a script printing it would otherwise put the
+// user's keys in front of the model and into the session record. Anything
+// named *_API_KEY is dropped; a command that needs such a key gets it
+// through Options.Env.
+func inherited(environ []string) []string {
+	out := environ[:0:0]
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if strings.HasSuffix(strings.ToUpper(name), "_API_KEY") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+// startLocked wraps and starts cmd; s.mu must be held, so that Close
+// cannot miss a process. fg registers it as a foreground command.
+func (s *Shell) startLocked(cmd *exec.Cmd, fg bool) (*proc, error) {
+	if s.opts.Wrap != nil {
+		if err := s.opts.Wrap(cmd); err != nil {
+			return nil, tool.Errorf(tool.CodeDenied, "Do not retry; tell the user the sandbox refused the command.",
+				"the command could not be sandboxed: %v", err)
+		}
+	}
+	if s.closed {
+		return nil, ErrClosed
+	}
+	p, err := startProc(cmd, s.opts.Now)
+	if err != nil {
+		return nil, tool.Errorf(tool.CodeFailed, "Tell the user: the shell itself could not start.",
+			"could not start %s: %v", s.shellName, err)
+	}
+	if fg {
+		s.fgProcs[p] = struct{}{}
+	}
+	return p, nil
+}
+
+// oneLine shortens s to one line of at most n runes for display.
+func oneLine(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[:i]) + " …"
+	}
+	if r := []rune(s); len(r) > n {
+		s = string(r[:n-1]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,96 @@
+package trace_test
+
+import (
+	"context"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/godwit/godwit/trace"
+)
+
+// chromium is where Debian's chromium package puts the browser (.ci/run
+// installs it).
+const chromium = "/usr/bin/chromium"
+
+// headless runs chromium on url with the flags that work in a container
+// without a display or network, plus extra, and returns its stdout.
+func headless(t *testing.T, url string, extra ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--user-data-dir=" + t.TempDir(),
+		// Let the page's fetches finish before the DOM is taken.
+		"--virtual-time-budget=5000"}, extra...)
+	cmd := exec.CommandContext(ctx, chromium, append(args, url)...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("chromium: %v\n%s", err, tail(stderr.String(), 2000))
+	}
+	return string(out)
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
+
+// TestPageInChromium loads the page in a real browser and checks what it
+// drew: the timeline, the chart and a tool call's output. Set
+// GODWIT_TRACE_SCREENSHOT=/path/shot.png to also save a screenshot.
+func TestPageInChromium(t *testing.T) {
+	if _, err := os.Stat(chromium); err != nil {
+		t.Skipf("skipping: %s is absent (install Debian's chromium package: apt-get install -y chromium)", chromium)
+	}
+	if testing.Short() {
+		t.Skip("skipping the browser test in -short mode")
+	}
+	st, tr := loadRecorded(t)
+	srv := httptest.NewServer(trace.Handler(st, tr.Session.ID))
+	defer srv.Close()
+
+	dom := headless(t, srv.URL+"/", "--dump-dom")
+	for _, want := range []string{
+		// The header and the summary, from /api/trace.
+		tr.Session.ID,
+		`class="cards"`,
+		// The timeline: both turns, steps, tool calls with their outcome.
+		`id="t1"`, `id="t2"`, `id="t1s5"`, `id="t2s2"`,
+		`The Add function in calc.go returns the wrong sum`,
+		`<span class="name">file_write</span>`,
+		`<span class="badge err">exit 1</span>`,
+		`verify #1`,
+		// The chart: one bar per model call.
+		`<svg viewBox=`, `class="chart"`, `data-call="t1s1"`, `data-call="t2s2"`,
+		// A tool call's output and a diff, in the expandable blocks.
+		`./calc.go:5:9: undefined: sum`,
+		`<span class="add">+	return a + b`,
+		// Context parts of a call.
+		`context: `,
+	} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("the rendered page lacks %q", want)
+		}
+	}
+	if n := strings.Count(dom, `class="bar"`); n != 13 {
+		t.Errorf("chart has %d bars, want 13 (one per model call)", n)
+	}
+	if strings.Contains(dom, "cannot reach godwit") {
+		t.Error("the page reports it could not load the session")
+	}
+	if t.Failed() {
+		t.Logf("DOM:\n%s", tail(dom, 4000))
+	}
+	if shot := os.Getenv("GODWIT_TRACE_SCREENSHOT"); shot != "" {
+		headless(t, srv.URL+"/", "--screenshot="+shot, "--window-size=1280,2400", "--hide-scrollbars")
+	}
+}

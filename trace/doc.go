@@ -1,0 +1,14 @@
+// Package trace reads back what the store recorded about one session and
+// explains it: Analyze sums it up (calls, tokens, costs, re-reads, shell
+// and test runs, phases), Transcript renders it as plain text for a
+// review or another agent, and Handler serves a read-only web page of it
+// that follows a live session.
+//
+// Load is the only code that talks to the store; everything else is pure
+// functions over a *Trace, so the analysis is testable on data alone.
+// Nothing here writes to the store, prints to stdout or reaches the
+// network: Handler only answers the requests it is given.
+//
+// It imports agent (for the event payloads), llm and store. It must not
+// import internal/*, tool or any provider adapter.
+package trace

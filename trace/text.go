@@ -1,0 +1,193 @@
+package trace
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// listMax bounds the examples listed under a finding.
+const listMax = 5
+
+// WriteText writes r as a compact summary for people.
+func (r Report) WriteText(w io.Writer) error {
+	b := bufio.NewWriter(w)
+	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+
+	p("session %s  %s\n", r.Session, r.Title)
+	p("turns %d%s · model calls %d%s · tool calls %d%s\n",
+		r.Turns.Total, turnNote(r.Turns), r.ModelCalls, errNote(r.ModelErrors, r.Retries),
+		r.ToolCalls, errNote(r.ToolErrors, 0))
+	if r.MaxParallel > 1 {
+		p("parallel steps %d (most: %d calls in %s)\n", r.ParallelSteps, r.MaxParallel, r.MaxParallelAt)
+	} else {
+		p("parallel steps 0\n")
+	}
+	t := r.Tokens
+	p("tokens in %s (cache read %s, write %s) · out %s · reasoning %s · text %s chars\n",
+		num(t.Input), num(t.CacheRead), num(t.CacheWrite), num(t.Output), num(t.Reasoning), num(int64(r.TextChars)))
+	p("cost %s", usd(r.Cost.Total))
+	for _, m := range r.Cost.ByModel {
+		p(" · %s %d calls %s", m.Model, m.Calls, usd(m.Cost))
+	}
+	if r.Cost.Unpriced > 0 {
+		p(" · %d calls without a known price", r.Cost.Unpriced)
+	}
+	p("\n")
+
+	if len(r.Tools) > 0 {
+		p("\ntools:")
+		for _, tc := range r.Tools {
+			p(" %s %d", tc.Name, tc.Calls)
+			if tc.Errors > 0 {
+				p(" (%d failed)", tc.Errors)
+			}
+		}
+		p("\n")
+	}
+
+	p("\nre-reads %d · reads after own write %d\n", len(r.ReReads), len(r.ReadsAfterWrite))
+	for i, f := range r.ReReads {
+		if i == listMax {
+			p("  …\n")
+			break
+		}
+		p("  re-read %s at %s (read at %s)\n", f.Path, f.At, f.Since)
+	}
+	for i, f := range r.ReadsAfterWrite {
+		if i == listMax {
+			p("  …\n")
+			break
+		}
+		p("  read back %s at %s (written at %s)\n", f.Path, f.At, f.Since)
+	}
+
+	s := r.Shell
+	p("shell runs %d · failed %d · exit 0 with stderr output %d", s.Runs, s.Failed, len(s.StderrOK))
+	if s.Denied > 0 {
+		p(" · denied %d", s.Denied)
+	}
+	p("\n")
+	for i, run := range s.StderrOK {
+		if i == listMax {
+			p("  …\n")
+			break
+		}
+		p("  %s %s: %s\n", run.At, run.Command, run.Line)
+	}
+	for i, rep := range s.Repeated {
+		if i == listMax {
+			p("  …\n")
+			break
+		}
+		p("  repeated ×%d", rep.Runs)
+		if rep.Failed > 0 {
+			p(" (%d failed)", rep.Failed)
+		}
+		p(": %s\n", rep.Command)
+	}
+
+	ts := r.Tests
+	p("test runs %d · failed %d", ts.Runs, ts.Failed)
+	if ts.FirstPass != nil {
+		p(" · first pass %s · runs after it %d", ts.FirstPass, ts.AfterFirstPass)
+	} else {
+		p(" · never passed")
+	}
+	p("\n")
+
+	ph := r.Phases
+	p("phases: explore %s", phase(ph.Explore))
+	if ph.FirstWrite != nil {
+		p(" · first write %s", ph.FirstWrite)
+	}
+	p(" · to green %s", phase(ph.ToGreen))
+	if ph.Green != nil {
+		p(" · green %s · after green %s", ph.Green, phase(ph.AfterGreen))
+	} else if ph.FirstWrite != nil {
+		p(" · not green")
+	}
+	p("\n")
+
+	if r.Verify.Runs > 0 {
+		p("verify runs %d · failed %d · last exit %d\n", r.Verify.Runs, r.Verify.Failed, *r.Verify.LastExit)
+	}
+	return b.Flush()
+}
+
+// WriteJSON writes r as indented JSON.
+func (r Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+func turnNote(c TurnCounts) string {
+	var parts []string
+	for _, x := range []struct {
+		n    int
+		name string
+	}{{c.Done, "done"}, {c.Failed, "failed"}, {c.Cancelled, "cancelled"}, {c.Interrupted, "interrupted"}, {c.Running, "running"}} {
+		if x.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", x.n, x.name))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+func errNote(errs, retries int) string {
+	var parts []string
+	if errs > 0 {
+		parts = append(parts, fmt.Sprintf("%d failed", errs))
+	}
+	if retries > 0 {
+		parts = append(parts, fmt.Sprintf("%d retries", retries))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+func phase(p Phase) string {
+	s := fmt.Sprintf("%d calls", p.Calls)
+	if p.Calls == 1 {
+		s = "1 call"
+	}
+	if p.Calls > 0 {
+		s += fmt.Sprintf(" (%s in, %s out", num(p.Input), num(p.Output))
+		if p.Cost > 0 {
+			s += ", " + usd(p.Cost)
+		}
+		s += ")"
+	}
+	return s
+}
+
+// num groups digits by thousands: 1234567 -> "1,234,567".
+func num(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, d := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(d)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// usd renders a cost with four decimals: small calls cost fractions of a
+// cent.
+func usd(c float64) string { return fmt.Sprintf("$%.4f", c) }
