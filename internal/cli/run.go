@@ -31,7 +31,9 @@ type RunOptions struct {
 	JSON       bool
 	MaxSteps   int
 	Reset      bool
-	Verify     string
+	// ContextWindow overrides the model's window in tokens.
+	ContextWindow int
+	Verify        string
 	// VerifyRounds is how often a failing verify sends the model back.
 	VerifyRounds  int
 	VerifyTimeout time.Duration
@@ -80,6 +82,7 @@ Exit status: 0 done, 1 the run failed, 2 bad usage.`,
 	fl.StringVarP(&opts.Model, "model", "m", "", "provider/model (default: $GODWIT_MODEL, else chosen from the API keys set)")
 	fl.StringVar(&opts.SessionID, "session", "", "continue a stored session (id, unique prefix, or last)")
 	fl.BoolVar(&opts.Reset, "reset", false, "start the turn in a new context segment, with a handoff")
+	fl.IntVar(&opts.ContextWindow, "context-window", 0, "the model's context window in tokens (default: config, then the model catalog)")
 	fl.BoolVar(&opts.AllowWrite, "allow-write", false, "allow writes and commands, asking before each")
 	fl.BoolVarP(&opts.Yes, "yes", "y", false, "approve every write and command without asking (CI, evals)")
 	fl.BoolVar(&opts.JSON, "json", false, "print events as JSON lines on stdout")
@@ -112,6 +115,8 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		Getenv:    opts.Getenv,
 		MaxSteps:  opts.MaxSteps,
 		Logger:    opts.Logger,
+
+		ContextWindow: opts.ContextWindow,
 	})
 	if err != nil {
 		return err

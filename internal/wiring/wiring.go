@@ -20,6 +20,7 @@ import (
 	"github.com/godwit/godwit/tool"
 	"github.com/godwit/godwit/tool/fs"
 	"github.com/godwit/godwit/tool/plan"
+	"github.com/godwit/godwit/tool/recall"
 	"github.com/godwit/godwit/tool/shell"
 	"github.com/godwit/godwit/tool/workspace"
 	"github.com/godwit/godwit/window"
@@ -44,7 +45,10 @@ type Options struct {
 	Getenv func(string) string
 	// MaxSteps bounds model calls per turn; 0 is the default.
 	MaxSteps int
-	Logger   *slog.Logger
+	// ContextWindow overrides the model's window in tokens (tests, local
+	// models); 0 takes config.yaml's context_window, then the catalog's.
+	ContextWindow int
+	Logger        *slog.Logger
 }
 
 // Env is a built engine. Close it to stop background jobs and close the
@@ -59,6 +63,8 @@ type Env struct {
 	// ModelInfo is the catalog's entry for the model (zero for a
 	// scripted provider).
 	ModelInfo catalog.Model
+	// Window assembles requests; its Budget says the partition in force.
+	Window *window.Window
 
 	closers []func() error
 }
@@ -138,7 +144,7 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 	sh := shell.New(shell.Options{Workdir: ws.Root(), Logger: opts.Logger})
 	env.closers = append(env.closers, sh.Close)
 	env.Plan = plan.New(plan.Options{})
-	tools := append(fs.Tools(ws, fs.Options{}), sh, env.Plan)
+	tools := append(fs.Tools(ws, fs.Options{}), sh, env.Plan, recall.New(st))
 	reg, err := tool.NewRegistry(tools...)
 	if err != nil {
 		return nil, fmt.Errorf("wiring: %w", err)
@@ -146,7 +152,15 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 	runner := tool.NewRunner(reg, tool.RunnerOptions{Approver: opts.Approver, Logger: opts.Logger})
 
 	system := prompt.System(prompt.Env{OS: runtime.GOOS, Shell: sh.Kind(), Workspace: ws.Root()})
-	win := window.New(window.Options{System: system, Tools: reg.Specs()})
+	win := window.New(window.Options{
+		System:  system,
+		Tools:   reg.Specs(),
+		Budget:  window.Scaled(contextWindow(opts.ContextWindow, cfg.ContextWindow, env.ModelInfo.ContextWindow)),
+		Counter: window.NewCounter(opts.Logger),
+		Store:   st,
+		Logger:  opts.Logger,
+	})
+	env.Window = win
 
 	env.Runtime, err = agent.New(agent.Config{
 		Provider:     provider,
@@ -201,6 +215,17 @@ func openPlan(p *plan.Plan) func() []string {
 		}
 		return open
 	}
+}
+
+// contextWindow picks the window: the flag, then the config, then the
+// catalog, then window.Scaled's default.
+func contextWindow(choices ...int) int {
+	for _, n := range choices {
+		if n > 0 {
+			return n
+		}
+	}
+	return 0
 }
 
 func splitModel(ref, fallbackProvider string) (provider, model string) {

@@ -1,0 +1,59 @@
+package wiring
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/godwit/godwit/agent"
+	"github.com/godwit/godwit/llm/fake"
+	"github.com/godwit/godwit/window"
+)
+
+// The fixed prefix is paid for on every request: the system prompt and
+// every built-in tool schema together stay at or under 3,000 o200k tokens
+// (issue 4). Measured on the request the engine really sends.
+const prefixBudget = 3000
+
+func TestPrefixBudget(t *testing.T) {
+	p := fake.New(fake.Step{Text: "ok"})
+	env, err := Build(context.Background(), Options{Home: t.TempDir(), Workspace: t.TempDir(), Model: "demo/m", Provider: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer env.Close()
+	if _, err := env.Runtime.Run(context.Background(), agent.RunInput{Prompt: "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	req := p.Requests()[0]
+	tools, _ := json.Marshal(req.Tools)
+	c := window.NewCounter(nil)
+	sys, tbl := c.Count(req.System), c.Count(string(tools))
+	t.Logf("system prompt %d tokens, tool table %d tokens (%d tools), total %d of %d", sys, tbl, len(req.Tools), sys+tbl, prefixBudget)
+	if sys+tbl > prefixBudget {
+		t.Errorf("system prompt + tool schemas = %d o200k tokens; the budget is %d", sys+tbl, prefixBudget)
+	}
+	var names []string
+	for _, s := range req.Tools {
+		names = append(names, s.Name)
+	}
+	want := []string{"file_read", "file_write", "file_edit", "file_list", "grep", "shell_exec", "plan", "recall"}
+	if len(names) != len(want) {
+		t.Fatalf("tools = %v, want %v", names, want)
+	}
+	for i := range want {
+		if names[i] != want[i] {
+			t.Errorf("tool %d = %s, want %s (the order is part of the cached prefix)", i, names[i], want[i])
+		}
+	}
+}
+
+func TestContextWindowPrecedence(t *testing.T) {
+	for _, tc := range []struct {
+		flag, cfg, catalog, want int
+	}{{0, 0, 0, 0}, {0, 0, 200_000, 200_000}, {0, 64_000, 200_000, 64_000}, {32_000, 64_000, 200_000, 32_000}} {
+		if got := contextWindow(tc.flag, tc.cfg, tc.catalog); got != tc.want {
+			t.Errorf("contextWindow(%d, %d, %d) = %d, want %d", tc.flag, tc.cfg, tc.catalog, got, tc.want)
+		}
+	}
+}
