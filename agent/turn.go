@@ -129,6 +129,9 @@ func (s *session) loop(ctx context.Context, in RunInput, res *Result) error {
 			}
 			continue
 		}
+		if c, ok := s.r.cfg.Assembler.(interface{ Counter() *window.Counter }); ok && c.Counter() != nil {
+			c.Counter().Warm() // loads while the tools run
+		}
 		outcomes, fatal := s.runTools(ctx, step, calls)
 		repeatErr := s.checkRepeats(outcomes, failures)
 		parts := make([]llm.Part, len(outcomes))

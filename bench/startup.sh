@@ -11,7 +11,7 @@ tmp=$(mktemp -d)
 srv=""
 trap '[ -n "$srv" ] && kill "$srv" 2>/dev/null; rm -rf "$tmp"' EXIT
 
-CGO_ENABLED=0 go build -o "$tmp/godwit" ./cmd/godwit
+CGO_ENABLED=0 go build -ldflags "-s -w" -o "$tmp/godwit" ./cmd/godwit
 go build -o "$tmp/okserver" ./bench/okserver
 "$tmp/okserver" >"$tmp/addr" &
 srv=$!

@@ -121,9 +121,11 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 }
 
 // Close runs SQLite's optimizer and closes both pools. Closing the last
-// connection checkpoints the WAL into the main file.
+// connection checkpoints the WAL into the main file. The optimizer's
+// analysis is bounded (analysis_limit), as SQLite advises for short-lived
+// connections: unbounded, it cost a one-shot run 110-180 ms.
 func (s *Store) Close() error {
-	if _, err := s.w.Exec("PRAGMA optimize"); err != nil {
+	if _, err := s.w.Exec("PRAGMA analysis_limit=200; PRAGMA optimize"); err != nil {
 		s.log.Debug("store: optimize", "err", err)
 	}
 	rerr := s.r.Close()

@@ -8,9 +8,11 @@ import (
 	"github.com/tiktoken-go/tokenizer"
 )
 
-// Counter counts o200k tokens. Loading the BPE tables takes ~200 ms, so it
-// loads in the background from NewCounter on; until then Estimate stands
-// in (a one-shot run never waits for it). Counts are cached by content
+// Counter counts o200k tokens. Loading the BPE tables takes ~200 ms of CPU
+// and ~12 MiB, so nothing loads them until Warm (in the background) or
+// Count (waiting) asks; until then Estimate stands in. The agent warms the
+// counter once a turn goes past its first answer, so a one-shot question
+// never pays for it and a working session loads it while tools run. Counts are cached by content
 // hash: a history is counted once, message by message, not per request.
 //
 // It also keeps the calibration ratio between what the provider reported
@@ -18,28 +20,35 @@ import (
 // judge budgets in the provider's own tokens.
 type Counter struct {
 	ready chan struct{}
-	enc   tokenizer.Codec
+	once  sync.Once
+	log   *slog.Logger
+	enc   tokenizer.Codec // set before ready is closed
 
 	mu    sync.Mutex // guards cache and ratio
 	cache map[uint64]int
 	ratio float64
 }
 
-// NewCounter starts loading the tokenizer.
+// NewCounter returns a counter; the tokenizer loads on first need.
 func NewCounter(log *slog.Logger) *Counter {
-	c := &Counter{ready: make(chan struct{}), cache: map[uint64]int{}, ratio: 1}
-	go func() {
-		defer close(c.ready)
-		enc, err := tokenizer.Get(tokenizer.O200kBase)
-		if err != nil {
-			if log != nil {
-				log.Warn("window: o200k tokenizer unavailable; estimating 4 bytes a token", "err", err)
+	return &Counter{ready: make(chan struct{}), log: log, cache: map[uint64]int{}, ratio: 1}
+}
+
+// Warm starts loading the tokenizer in the background, once.
+func (c *Counter) Warm() {
+	c.once.Do(func() {
+		go func() {
+			defer close(c.ready)
+			enc, err := tokenizer.Get(tokenizer.O200kBase)
+			if err != nil {
+				if c.log != nil {
+					c.log.Warn("window: o200k tokenizer unavailable; estimating 4 bytes a token", "err", err)
+				}
+				return
 			}
-			return
-		}
-		c.enc = enc
-	}()
-	return c
+			c.enc = enc
+		}()
+	})
 }
 
 // Ready reports whether exact counts are available without waiting.
@@ -61,6 +70,7 @@ func (c *Counter) Count(s string) int {
 	if s == "" {
 		return 0
 	}
+	c.Warm()
 	<-c.ready
 	if c.enc == nil {
 		return Estimate(s)
