@@ -18,8 +18,14 @@ func Analyze(t *Trace) Report {
 	a.toolCalls(&r)
 	a.phases(&r)
 	for _, e := range t.Events {
-		if e.Type == agent.EventModelResponse && e.Response != nil {
+		switch {
+		case e.Type == agent.EventModelResponse && e.Response != nil:
 			r.TextChars += utf8.RuneCountInString(e.Response.Text)
+		case e.Type == agent.EventNudge && e.Nudge != nil:
+			if r.Nudges == nil {
+				r.Nudges = map[string]int{}
+			}
+			r.Nudges[e.Nudge.Check]++
 		}
 	}
 	for _, v := range t.VerifyRuns {

@@ -64,13 +64,14 @@ func TestPageInChromium(t *testing.T) {
 		tr.Session.ID,
 		`class="cards"`,
 		// The timeline: both turns, steps, tool calls with their outcome.
-		`id="t1"`, `id="t2"`, `id="t1s5"`, `id="t2s2"`,
+		`id="t1"`, `id="t2"`, `id="t1s5"`, `id="t2s4"`,
 		`The Add function in calc.go returns the wrong sum`,
 		`<span class="name">file_write</span>`,
 		`<span class="badge err">exit 1</span>`,
-		`verify #1`,
+		`verify #1: go test ./... -&gt; exit 0`,
+		`check unverified_write sent the model back`,
 		// The chart: one bar per model call.
-		`<svg viewBox=`, `class="chart"`, `data-call="t1s1"`, `data-call="t2s2"`,
+		`<svg viewBox=`, `class="chart"`, `data-call="t1s1"`, `data-call="t2s4"`,
 		// A tool call's output and a diff, in the expandable blocks.
 		`./calc.go:5:9: undefined: sum`,
 		`<span class="add">+	return a + b`,
@@ -81,8 +82,8 @@ func TestPageInChromium(t *testing.T) {
 			t.Errorf("the rendered page lacks %q", want)
 		}
 	}
-	if n := strings.Count(dom, `class="bar"`); n != 13 {
-		t.Errorf("chart has %d bars, want 13 (one per model call)", n)
+	if n := strings.Count(dom, `class="bar"`); n != 15 {
+		t.Errorf("chart has %d bars, want 15 (one per model call)", n)
 	}
 	if strings.Contains(dom, "cannot reach godwit") {
 		t.Error("the page reports it could not load the session")

@@ -28,10 +28,10 @@ func golden(t *testing.T, name, sessionID string, got []byte) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run `go test ./trace -update` to create it)", err)
+		t.Fatalf("%v (run `go test ./trace -run Golden -update` to create it)", err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the output (run `go test ./trace -update` if the change is right):\n%s", path, lineDiff(name, string(want), string(got)))
+		t.Errorf("%s differs from the output (run `go test ./trace -run Golden -update` if the change is right):\n%s", path, lineDiff(name, string(want), string(got)))
 	}
 }
 
@@ -69,22 +69,23 @@ func TestAnalyzeFindsWhatTheScriptDid(t *testing.T) {
 		got, want any
 	}{
 		{"turns", r.Turns, trace.TurnCounts{Total: 2, Done: 2}},
-		{"model calls", r.ModelCalls, 13},
-		{"tool calls", r.ToolCalls, 14},
+		{"model calls", r.ModelCalls, 15},
+		{"tool calls", r.ToolCalls, 15},
 		{"parallel steps", r.ParallelSteps, 3},
 		{"max parallel", r.MaxParallel, 2},
 		{"max parallel at", *r.MaxParallelAt, ref(1, 1)},
 		{"re-reads", r.ReReads, []trace.FileRef{{Path: "calc.go", At: ref(1, 4), Since: ref(1, 2)}}},
 		{"reads after write", r.ReadsAfterWrite, []trace.FileRef{{Path: "calc.go", At: ref(1, 7), Since: ref(1, 5)}}},
-		{"shell runs", r.Shell.Runs, 5},
+		{"shell runs", r.Shell.Runs, 6},
 		{"failed runs", r.Shell.Failed, 2},
 		{"stderr ok", len(r.Shell.StderrOK), 1},
-		{"repeated", r.Shell.Repeated, []trace.Repeated{{Command: "go test ./...", Runs: 3, Failed: 2}}},
-		{"test runs", r.Tests, trace.TestStats{Runs: 4, Passed: 2, Failed: 2, FirstPass: &trace.StepRef{Turn: 1, Step: 9}, AfterFirstPass: 1}},
+		{"repeated", r.Shell.Repeated, []trace.Repeated{{Command: "go test ./...", Runs: 4, Failed: 2}}},
+		{"test runs", r.Tests, trace.TestStats{Runs: 5, Passed: 3, Failed: 2, FirstPass: &trace.StepRef{Turn: 1, Step: 9}, AfterFirstPass: 2}},
 		{"explore", r.Phases.Explore.Calls, 4},
 		{"to green", r.Phases.ToGreen.Calls, 5},
-		{"after green", r.Phases.AfterGreen.Calls, 4},
+		{"after green", r.Phases.AfterGreen.Calls, 6},
 		{"verify", r.Verify.Runs, 1},
+		{"nudges", r.Nudges, map[string]int{"unverified_write": 1}},
 	}
 	for _, c := range checks {
 		if !equalJSON(c.got, c.want) {

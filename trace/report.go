@@ -38,6 +38,10 @@ type Report struct {
 	// itself wrote it: the model reading back what it wrote.
 	ReadsAfterWrite []FileRef `json:"reads_after_write"`
 
+	// Nudges counts the end-of-turn checks that sent the model back, by
+	// check (unverified_write, open_plan, announced_step, loop).
+	Nudges map[string]int `json:"nudges,omitempty"`
+
 	Shell  ShellStats  `json:"shell"`
 	Tests  TestStats   `json:"tests"`
 	Phases Phases      `json:"phases"`

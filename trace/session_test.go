@@ -256,11 +256,15 @@ func turn1() []fake.Step {
 	}
 }
 
-// turn2 is a short follow-up question.
+// turn2 edits a comment and answers without checking; the end-of-turn
+// check sends it back to run the tests.
 func turn2() []fake.Step {
 	return []fake.Step{
-		{ToolCalls: []llm.ToolCall{fake.Call("d1", "grep", map[string]string{"pattern": "TestSub"})}, Usage: usage(12, 20)},
-		{Text: "Yes: TestSub in calc_test.go checks Sub(5, 3) == 2.", Usage: usage(13, 20)},
+		{ToolCalls: []llm.ToolCall{fake.Call("d1", "file_edit", map[string]string{"path": "calc.go",
+			"old_text": "// Sub returns a-b.", "new_text": "// Sub returns the difference a-b."})}, Usage: usage(12, 40)},
+		{Text: "Done.", Usage: usage(13, 5)},
+		{ToolCalls: []llm.ToolCall{fake.Call("d2", "shell_exec", map[string]string{"command": "go test ./..."})}, Usage: usage(14, 20)},
+		{Text: "Done; the tests still pass.", Usage: usage(15, 10)},
 	}
 }
 
@@ -290,24 +294,20 @@ func recordedSession(t testing.TB) (*store.Store, string) {
 		Workspace:    "/ws",
 		Cost:         price,
 		Now:          newClock().Now,
+		Verify: func(_ context.Context, cmd string, _ time.Duration) agent.VerifyOutcome {
+			out, code := ws.shell(cmd)
+			return agent.VerifyOutcome{ExitCode: code, Output: out, Duration: 380 * time.Millisecond}
+		},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := rt.Run(ctx, agent.RunInput{Prompt: "The Add function in calc.go returns the wrong sum; fix it and make the tests pass."})
+	res, err := rt.Run(ctx, agent.RunInput{Prompt: "The Add function in calc.go returns the wrong sum; fix it and make the tests pass.",
+		Verify: "go test ./..."})
 	if err != nil {
 		t.Fatal(err)
 	}
-	turns, err := st.Turns(ctx, res.SessionID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The verify round the CLI would run after the turn.
-	if _, err := st.RecordVerifyRun(ctx, store.VerifyRun{SessionID: res.SessionID, TurnID: turns[0].ID, Round: 1,
-		Command: "go test ./...", ExitCode: 0, Duration: 380 * time.Millisecond, OutputTail: "ok  \texample/calc\t0.003s\n"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := rt.Run(ctx, agent.RunInput{SessionID: res.SessionID, Prompt: "Thanks. Is Sub tested too?"}); err != nil {
+	if _, err := rt.Run(ctx, agent.RunInput{SessionID: res.SessionID, Prompt: "Thanks. Make Sub's comment say it is the difference."}); err != nil {
 		t.Fatal(err)
 	}
 	if n := provider.Remaining(); n != 0 {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -112,6 +114,13 @@ func (r Report) WriteText(w io.Writer) error {
 	}
 	p("\n")
 
+	if len(r.Nudges) > 0 {
+		p("nudges:")
+		for _, check := range slices.Sorted(maps.Keys(r.Nudges)) {
+			p(" %s %d", check, r.Nudges[check])
+		}
+		p("\n")
+	}
 	if r.Verify.Runs > 0 {
 		p("verify runs %d · failed %d · last exit %d\n", r.Verify.Runs, r.Verify.Failed, *r.Verify.LastExit)
 	}

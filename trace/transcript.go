@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/godwit/godwit/agent"
 	"github.com/godwit/godwit/store"
 )
 
@@ -45,64 +44,6 @@ func WriteTranscript(w io.Writer, t *Trace) error {
 	return b.Flush()
 }
 
-// traceIndex groups a trace's records by turn and step.
-type traceIndex struct {
-	calls     map[stepKey][]store.ModelCall
-	responses map[stepKey][]*agent.ResponseInfo // in order; a handoff call shares its step
-	tools     map[stepKey][]store.ToolCall
-	steps     map[int64][]int // turn id -> steps, in order
-	diffs     map[callKey]string
-	verify    map[int64][]store.VerifyRun
-}
-
-type stepKey struct {
-	turn int64
-	step int
-}
-
-func index(t *Trace) *traceIndex {
-	x := &traceIndex{
-		calls:     map[stepKey][]store.ModelCall{},
-		responses: map[stepKey][]*agent.ResponseInfo{},
-		tools:     map[stepKey][]store.ToolCall{},
-		steps:     map[int64][]int{},
-		diffs:     map[callKey]string{},
-		verify:    map[int64][]store.VerifyRun{},
-	}
-	addStep := func(k stepKey) {
-		steps := x.steps[k.turn]
-		for _, s := range steps {
-			if s == k.step {
-				return
-			}
-		}
-		x.steps[k.turn] = append(steps, k.step)
-	}
-	for _, mc := range t.ModelCalls {
-		k := stepKey{mc.TurnID, mc.Step}
-		addStep(k)
-		x.calls[k] = append(x.calls[k], mc)
-	}
-	for _, c := range t.ToolCalls {
-		k := stepKey{c.TurnID, c.Step}
-		addStep(k)
-		x.tools[k] = append(x.tools[k], c)
-	}
-	for _, e := range t.Events {
-		switch {
-		case e.Type == agent.EventModelResponse && e.Response != nil:
-			k := stepKey{e.TurnID, e.Step}
-			x.responses[k] = append(x.responses[k], e.Response)
-		case e.Type == agent.EventToolFinished && e.Tool != nil && e.Tool.Diff != "":
-			x.diffs[callKey{e.TurnID, e.Tool.CallID}] = e.Tool.Diff
-		}
-	}
-	for _, v := range t.VerifyRuns {
-		x.verify[v.TurnID] = append(x.verify[v.TurnID], v)
-	}
-	return x
-}
-
 func writeSegment(b *bufio.Writer, t *Trace, seq int) {
 	for _, g := range t.Segments {
 		if g.Seq == seq-1 && g.Handoff != "" {
@@ -129,6 +70,7 @@ func writeTurn(b *bufio.Writer, x *traceIndex, tr store.Turn) {
 	}
 	fmt.Fprintf(b, "\n\nUser:\n")
 	writeIndented(b, "  ", tr.Prompt)
+	writeNotes(b, x.notes[stepKey{tr.ID, 0}])
 	for _, step := range x.steps[tr.ID] {
 		k := stepKey{tr.ID, step}
 		fmt.Fprintf(b, "\nAssistant (step %d):\n", step)
@@ -145,15 +87,42 @@ func writeTurn(b *bufio.Writer, x *traceIndex, tr store.Turn) {
 		for _, c := range x.tools[k] {
 			writeCall(b, c, x.diffs[callKey{c.TurnID, c.CallID}])
 		}
+		writeNotes(b, x.notes[k])
 	}
 	for _, v := range x.verify[tr.ID] {
-		fmt.Fprintf(b, "\nverify #%d: %s -> exit %d (%d ms)\n", v.Round, v.Command, v.ExitCode, v.Duration.Milliseconds())
-		if v.OutputTail != "" {
-			writeTrimmed(b, "  | ", v.OutputTail, headLines, tailLines)
-		}
+		writeVerify(b, v)
 	}
 	if tr.Error != "" {
 		fmt.Fprintf(b, "\nTurn %s: %s\n", tr.Status, tr.Error)
+	}
+}
+
+// writeNotes writes what the engine did after a step.
+func writeNotes(b *bufio.Writer, notes []note) {
+	for _, n := range notes {
+		switch {
+		case n.verify != nil:
+			writeVerify(b, *n.verify)
+		case n.nudge != nil:
+			fmt.Fprintf(b, "\nCheck %s sent the model back:\n", n.nudge.Check)
+			writeIndented(b, "  ", n.nudge.Message)
+		case n.reset != nil:
+			r := n.reset
+			by := "godwit"
+			if r.ByModel {
+				by = "the model"
+			}
+			fmt.Fprintf(b, "\n--- segment %d -> %d (%s): handoff of %s tokens written by %s\n", r.From, r.To, r.Reason, num(int64(r.Tokens)), by)
+		case n.compacted != "":
+			fmt.Fprintf(b, "\n[context compacted: %s]\n", n.compacted)
+		}
+	}
+}
+
+func writeVerify(b *bufio.Writer, v store.VerifyRun) {
+	fmt.Fprintf(b, "\nverify #%d: %s -> exit %d (%d ms)\n", v.Round, v.Command, v.ExitCode, v.Duration.Milliseconds())
+	if v.OutputTail != "" {
+		writeTrimmed(b, "  | ", v.OutputTail, headLines, tailLines)
 	}
 }
 

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/godwit/godwit/llm"
@@ -31,17 +32,20 @@ type SessionView struct {
 
 // TurnView is one turn.
 type TurnView struct {
-	Seq       int         `json:"seq"`
-	Segment   int         `json:"segment"`
-	Status    string      `json:"status"`
-	Prompt    string      `json:"prompt"`
-	StartedAt time.Time   `json:"started_at"`
-	EndedAt   *time.Time  `json:"ended_at,omitempty"`
-	Usage     llm.Usage   `json:"usage"`
-	Cost      float64     `json:"cost"`
-	Error     string      `json:"error,omitempty"`
-	Steps     []StepView  `json:"steps"`
-	Verify    []VerifyRun `json:"verify,omitempty"`
+	Seq       int        `json:"seq"`
+	Segment   int        `json:"segment"`
+	Status    string     `json:"status"`
+	Prompt    string     `json:"prompt"`
+	StartedAt time.Time  `json:"started_at"`
+	EndedAt   *time.Time `json:"ended_at,omitempty"`
+	Usage     llm.Usage  `json:"usage"`
+	Cost      float64    `json:"cost"`
+	Error     string     `json:"error,omitempty"`
+	Steps     []StepView `json:"steps"`
+	// Before are notes from before the turn's first step.
+	Before []Note `json:"before,omitempty"`
+	// Verify holds verify runs no event placed after a step.
+	Verify []VerifyRun `json:"verify,omitempty"`
 }
 
 // StepView is one step: its model calls (one, or a handoff call before
@@ -50,6 +54,21 @@ type StepView struct {
 	Step  int             `json:"step"`
 	Calls []ModelCallView `json:"calls"`
 	Tools []ToolCallView  `json:"tools"`
+	// After are what the engine did after the step, in order.
+	After []Note `json:"after,omitempty"`
+}
+
+// Note is something the engine did between model calls.
+type Note struct {
+	// Kind is the event type: verify, nudge, segment.reset or
+	// context.compacted.
+	Kind string `json:"kind"`
+	// Text says it in one line.
+	Text string `json:"text"`
+	// Detail is a verify run's output tail or a nudge's message.
+	Detail string `json:"detail,omitempty"`
+	// Failed marks a failing verify run.
+	Failed bool `json:"failed,omitempty"`
 }
 
 // ModelCallView is one model call.
@@ -140,8 +159,10 @@ func NewView(t *Trace) View {
 					DurationMS: c.Duration.Milliseconds(), Approval: c.Approval, Changed: c.Changed,
 					Diff: x.diffs[callKey{c.TurnID, c.CallID}]})
 			}
+			sv.After = notes(x.notes[k])
 			tv.Steps = append(tv.Steps, sv)
 		}
+		tv.Before = notes(x.notes[stepKey{tr.ID, 0}])
 		for _, vr := range x.verify[tr.ID] {
 			tv.Verify = append(tv.Verify, VerifyRun{Round: vr.Round, Command: vr.Command, ExitCode: vr.ExitCode,
 				DurationMS: vr.Duration.Milliseconds(), OutputTail: vr.OutputTail})
@@ -149,6 +170,28 @@ func NewView(t *Trace) View {
 		v.Turns = append(v.Turns, tv)
 	}
 	return v
+}
+
+func notes(ns []note) []Note {
+	var out []Note
+	for _, n := range ns {
+		v := Note{Kind: n.kind}
+		switch {
+		case n.verify != nil:
+			r := n.verify
+			v.Text = fmt.Sprintf("verify #%d: %s -> exit %d (%d ms)", r.Round, r.Command, r.ExitCode, r.Duration.Milliseconds())
+			v.Detail, v.Failed = r.OutputTail, r.ExitCode != 0
+		case n.nudge != nil:
+			v.Text, v.Detail = "check "+n.nudge.Check+" sent the model back", n.nudge.Message
+		case n.reset != nil:
+			r := n.reset
+			v.Text = fmt.Sprintf("segment %d -> %d (%s): handoff of %s tokens", r.From, r.To, r.Reason, num(int64(r.Tokens)))
+		default:
+			v.Text = "context compacted: " + n.compacted
+		}
+		out = append(out, v)
+	}
+	return out
 }
 
 // validJSON keeps args that are JSON and quotes those that are not, so

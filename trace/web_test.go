@@ -52,8 +52,14 @@ func TestHandlerServesTheSession(t *testing.T) {
 		t.Fatalf("view: session %q, %d turns, live %v", v.Session.ID, len(v.Turns), v.Live)
 	}
 	t1 := v.Turns[0]
-	if len(t1.Steps) != 11 || len(t1.Verify) != 1 {
-		t.Fatalf("turn 1: %d steps, %d verify runs", len(t1.Steps), len(t1.Verify))
+	if len(t1.Steps) != 11 || len(t1.Verify) != 0 {
+		t.Fatalf("turn 1: %d steps, %d unplaced verify runs", len(t1.Steps), len(t1.Verify))
+	}
+	if after := t1.Steps[10].After; len(after) != 1 || after[0].Kind != "verify" || after[0].Failed || !strings.Contains(after[0].Detail, "ok") {
+		t.Errorf("after the last step of turn 1: %+v", after)
+	}
+	if after := v.Turns[1].Steps[1].After; len(after) != 1 || after[0].Kind != "nudge" || !strings.Contains(after[0].Text, "unverified_write") {
+		t.Errorf("after step 2 of turn 2: %+v", after)
 	}
 	write := t1.Steps[4]
 	if len(write.Calls) != 1 || len(write.Calls[0].Parts) == 0 || write.Calls[0].Text == "" {
@@ -65,7 +71,7 @@ func TestHandlerServesTheSession(t *testing.T) {
 	if got := t1.Steps[0].Tools; len(got) != 2 || got[0].CallID != "c1" || got[1].CallID != "c2" {
 		t.Errorf("step 1 tools not in the model's order: %+v", got)
 	}
-	if v.Report.ModelCalls != 13 {
+	if v.Report.ModelCalls != 15 {
 		t.Errorf("report model calls = %d", v.Report.ModelCalls)
 	}
 
@@ -77,7 +83,7 @@ func TestHandlerServesTheSession(t *testing.T) {
 
 	res, body = get(t, srv.URL+"/api/report", nil)
 	var rep trace.Report
-	if err := json.Unmarshal([]byte(body), &rep); err != nil || res.StatusCode != 200 || rep.ToolCalls != 14 {
+	if err := json.Unmarshal([]byte(body), &rep); err != nil || res.StatusCode != 200 || rep.ToolCalls != 15 {
 		t.Errorf("GET /api/report: %s, %d tool calls, %v", res.Status, rep.ToolCalls, err)
 	}
 

@@ -281,6 +281,22 @@ func timelineLine(e agent.Event) string {
 		if r := e.Reset; r != nil {
 			return fmt.Sprintf("  ⟲ segment %d → %d (%s): handoff %d tokens", r.From, r.To, r.Reason, r.Tokens)
 		}
+	case agent.EventCompacted:
+		if c := e.Compacted; c != nil {
+			return fmt.Sprintf("  ⇣ compacted %d items, %d tokens freed", c.Items, c.Freed)
+		}
+	case agent.EventNudge:
+		if n := e.Nudge; n != nil {
+			return "  ↺ check " + n.Check + ": " + firstLine(strings.TrimPrefix(n.Message, "[godwit check] "), 100)
+		}
+	case agent.EventVerify:
+		if v := e.Verify; v != nil {
+			s := fmt.Sprintf("verify #%d: %s -> exit %d (%d ms)", v.Round, v.Command, v.ExitCode, v.DurationMS)
+			if v.Error != "" {
+				s += ": " + v.Error
+			}
+			return s
+		}
 	case agent.EventError:
 		return "  error: " + firstLine(e.Text, 160)
 	case agent.EventTurnFinished:

@@ -29,6 +29,7 @@ function svg(tag, attrs, ...kids) {
 const num = (n) => (n || 0).toLocaleString("en-US");
 const usd = (c) => "$" + (c || 0).toFixed(4);
 const ref = (r) => (r ? "t" + r.turn + "s" + r.step : "–");
+const plural = (n, one, many) => num(n) + " " + (n === 1 ? one : many);
 const ms = (n) => (n >= 1000 ? (n / 1000).toFixed(2) + " s" : n + " ms");
 
 // --- summary -------------------------------------------------------------
@@ -53,7 +54,7 @@ function drawSummary(r) {
     card("tokens out", num(t.output), num(t.reasoning) + " reasoning · " + num(r.text_chars) + " text chars"),
     card("cost", usd(r.cost.total), (r.cost.by_model || []).map((m) => m.model + " " + usd(m.cost)).join(" · ") +
       (r.cost.unpriced ? " · " + r.cost.unpriced + " unpriced" : "")),
-    card("re-reads", num((r.re_reads || []).length), num((r.reads_after_write || []).length) + " reads after own write",
+    card("re-reads", num((r.re_reads || []).length), plural((r.reads_after_write || []).length, "read", "reads") + " after own write",
       (r.re_reads || []).length ? "warn" : ""),
     card("shell runs", num(s.runs), s.failed + " failed · " + (s.stderr_ok || []).length + " exit 0 with stderr" +
       ((s.repeated || []).length ? " · " + s.repeated.length + " repeated" : ""), s.failed ? "warn" : ""),
@@ -195,6 +196,14 @@ function callHead(id, m) {
   return head;
 }
 
+function noteBlock(key, n) {
+  const cls = "enote " + n.kind.replace(".", "-") + (n.failed ? " err" : "");
+  if (!n.detail) return el("div", { class: cls, text: n.text });
+  const d = el("details", { class: cls, "data-key": key });
+  d.append(el("summary", { text: n.text }), pre(n.detail, "output"));
+  return d;
+}
+
 function stepBlock(t, s) {
   const id = "t" + t.seq + "s" + s.step;
   const box = el("div", { class: "step", id });
@@ -205,6 +214,7 @@ function stepBlock(t, s) {
     if (m.error) box.append(el("div", { class: "error", text: "model call failed: " + m.error }));
   });
   for (const c of s.tools) box.append(toolBlock(t.seq, s.step, c));
+  (s.after || []).forEach((n, i) => box.append(noteBlock(id + "/note" + i, n)));
   return box;
 }
 
@@ -213,6 +223,7 @@ function turnBlock(t) {
   a.append(el("h3", {}, el("span", { text: "Turn " + t.seq }), el("span", { class: "pill " + t.status, text: t.status }),
     el("span", { class: "dim", text: num(t.usage.input_tokens) + " in · " + num(t.usage.output_tokens) + " out · " + usd(t.cost) })));
   a.append(el("div", { class: "prompt" }, el("div", { class: "label", text: "user" }), el("div", { text: t.prompt })));
+  (t.before || []).forEach((n, i) => a.append(noteBlock("t" + t.seq + "/before" + i, n)));
   for (const s of t.steps) a.append(stepBlock(t, s));
   for (const v of t.verify || []) {
     const ok = v.exit_code === 0;
