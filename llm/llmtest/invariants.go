@@ -234,7 +234,9 @@ func sseData(body string) []string {
 // "messages" (Chat Completions, Anthropic) or "input" (Responses) array
 // starts with every element of the previous request's, byte for byte
 // after compaction, and "tools", "system" and "instructions" are
-// unchanged. Pass one segment's requests: a reset starts a new prefix.
+// unchanged. Anthropic's cache_control markers are ignored: they move
+// with the newest message by design and are not part of the prefix. Pass
+// one segment's requests: a reset starts a new prefix.
 func CheckAppendOnly(t testing.TB, reqs []Captured) {
 	t.Helper()
 	var prev map[string]json.RawMessage
@@ -251,7 +253,7 @@ func CheckAppendOnly(t testing.TB, reqs []Captured) {
 		}
 		if prev != nil {
 			for _, k := range []string{"tools", "system", "instructions"} {
-				if !sameJSON(prev[k], body[k]) {
+				if !sameJSON(withoutCacheControl(prev[k]), withoutCacheControl(body[k])) {
 					t.Errorf("llmtest: request %d: %q differs from request %d; the cached prefix is lost", i, k, i-1)
 				}
 			}
@@ -259,7 +261,7 @@ func CheckAppendOnly(t testing.TB, reqs []Captured) {
 				t.Errorf("llmtest: request %d: %s has %d elements, fewer than the %d of request %d", i, key, len(list), len(prevList), i-1)
 			}
 			for j := 0; j < len(prevList) && j < len(list); j++ {
-				if !sameJSON(prevList[j], list[j]) {
+				if !sameJSON(withoutCacheControl(prevList[j]), withoutCacheControl(list[j])) {
 					t.Errorf("llmtest: request %d: %s[%d] differs from request %d:\n  was %s\n  now %s", i, key, j, i-1, prevList[j], list[j])
 					break
 				}
@@ -281,6 +283,37 @@ func historyOf(body map[string]json.RawMessage) ([]json.RawMessage, string) {
 		}
 	}
 	return nil, ""
+}
+
+// withoutCacheControl drops "cache_control" keys at any depth.
+func withoutCacheControl(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 || !bytes.Contains(raw, []byte("cache_control")) {
+		return raw
+	}
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return raw
+	}
+	var strip func(any)
+	strip = func(x any) {
+		switch t := x.(type) {
+		case map[string]any:
+			delete(t, "cache_control")
+			for _, e := range t {
+				strip(e)
+			}
+		case []any:
+			for _, e := range t {
+				strip(e)
+			}
+		}
+	}
+	strip(v)
+	out, err := json.Marshal(v)
+	if err != nil {
+		return raw
+	}
+	return out
 }
 
 func sameJSON(a, b json.RawMessage) bool {
