@@ -65,11 +65,23 @@ var announce = regexp.MustCompile(`(?i)(^|[.!:\n]\s*)(next,? i('ll| will)|now i(
 // for the first check that fires and has not fired this turn.
 func (s *session) endOfTurnCheck(answer string, turnStart int, fired map[string]bool) (check, msg string) {
 	turn := s.history[turnStart:]
+	// Only calls that succeeded count: a denied write changed nothing.
+	failed := map[string]bool{}
+	for _, m := range turn {
+		for _, p := range m.Parts {
+			if p.ToolResult != nil && p.ToolResult.IsError {
+				failed[p.ToolResult.CallID] = true
+			}
+		}
+	}
 	lastWrite, lastCmd := -1, -1
 	var sigs []string
 	for i, m := range turn {
 		for _, c := range m.ToolCalls() {
 			sigs = append(sigs, signature(c))
+			if failed[c.ID] {
+				continue
+			}
 			switch c.Name {
 			case "file_write", "file_edit":
 				lastWrite = i

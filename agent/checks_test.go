@@ -34,6 +34,10 @@ func TestEndOfTurnChecks(t *testing.T) {
 			{ToolCalls: []llm.ToolCall{fake.Call("2", "shell_exec", map[string]string{"command": "go test ./..."})}},
 			{Text: "Fixed, and the tests pass."},
 		}, nil, []string{agent.CheckUnverifiedWrite}},
+		{"a failed write needs no check", []fake.Step{
+			{ToolCalls: []llm.ToolCall{fake.Call("1", "file_write", map[string]string{"path": "a.go"})}},
+			{Text: "Could not write."},
+		}, nil, nil},
 		{"a write checked by a command passes", []fake.Step{
 			{ToolCalls: []llm.ToolCall{fake.Call("1", "file_edit", map[string]string{"path": "a.go"})}},
 			{ToolCalls: []llm.ToolCall{fake.Call("2", "shell_exec", map[string]string{"command": "go test ./..."})}},
@@ -59,6 +63,10 @@ func TestEndOfTurnChecks(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, tc.steps)
 			withTools(h, "file_edit", "shell_exec")
+			h.tools = append(h.tools, &tool.Func{ToolSpec: llm.ToolSpec{Name: "file_write"},
+				Fn: func(context.Context, json.RawMessage) (tool.Result, error) {
+					return tool.Result{}, tool.Errorf(tool.CodeDenied, "", "read-only")
+				}})
 			h.rt = h.runtime(func(c *agent.Config) {
 				if tc.plan != nil {
 					c.OpenPlan = func() []string { return tc.plan }
