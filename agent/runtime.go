@@ -54,6 +54,9 @@ type Config struct {
 	// OpenPlan lists the plan's open steps for the end-of-turn check; nil
 	// skips that check.
 	OpenPlan func() []string
+	// SegmentNotes returns short notices for the next handoff (memory or
+	// rules files that changed during the segment).
+	SegmentNotes func(ctx context.Context) []string
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// Logger receives diagnostics; nil discards.

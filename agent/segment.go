@@ -118,6 +118,9 @@ func (s *session) reset(ctx context.Context, step int, reason string) error {
 		prevCoords = handoff.Parse(s.history[0].Text()).Coordinates
 	}
 	h := handoff.Compose(s.segment+1, draft, led, prevCoords, s.references(ctx))
+	if cfg.SegmentNotes != nil {
+		h.Notes = append(h.Notes, cfg.SegmentNotes(ctx)...)
+	}
 	msg := h.Render()
 	info.Bytes = len(msg)
 	info.Tokens = s.count(msg)

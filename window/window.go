@@ -49,6 +49,7 @@ const (
 	PartSystem      = "system"
 	PartRules       = "rules"
 	PartMemory      = "memory"
+	PartSkills      = "skills"
 	PartTools       = "tools"
 	PartHandoff     = "handoff"
 	PartMessages    = "messages"
@@ -197,7 +198,7 @@ func composeSystem(base string, prefix []Text) string {
 		if strings.TrimSpace(t.Body) == "" {
 			continue
 		}
-		head := map[string]string{PartRules: "Project rules", PartMemory: "Memory"}[t.Part]
+		head := map[string]string{PartRules: "Project rules", PartMemory: "Memory", PartSkills: "Skills"}[t.Part]
 		if head == "" {
 			head = t.Part
 		}
@@ -240,7 +241,7 @@ func (w *Window) build(st *segState, msgs []llm.Message) Assembly {
 // below it) is estimated rather than waited for.
 func (w *Window) account(st *segState, msgs []llm.Message) ([]store.PartStat, int, bool) {
 	texts := map[string]*strings.Builder{}
-	order := []string{PartSystem, PartRules, PartMemory, PartTools, PartHandoff, PartMessages, PartToolOutputs}
+	order := []string{PartSystem, PartRules, PartMemory, PartSkills, PartTools, PartHandoff, PartMessages, PartToolOutputs}
 	for _, n := range order {
 		texts[n] = &strings.Builder{}
 	}

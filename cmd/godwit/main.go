@@ -16,7 +16,9 @@ var version = "dev"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := cli.Main(ctx, cli.NewFactory(version), os.Args[1:])
+	f := cli.NewFactory(version)
+	cli.LoadEnvFiles(f)
+	code := cli.Main(ctx, f, os.Args[1:])
 	stop()
 	os.Exit(code)
 }

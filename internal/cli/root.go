@@ -36,6 +36,9 @@ var SilentError = errors.New("silent")
 //	godwit demo     a real session on a sample repository, no key needed
 //	godwit inspect  look into recorded sessions
 //	godwit sessions list recorded sessions
+//	godwit init     write a commented config.yaml and .env
+//	godwit config   get, set or unset a config key
+//	godwit models   list the model catalog
 //	godwit version  print the version
 func NewRootCmd(f *Factory) *cobra.Command {
 	root := &cobra.Command{
@@ -53,6 +56,9 @@ func NewRootCmd(f *Factory) *cobra.Command {
 		NewCmdDemo(f, nil),
 		NewCmdInspect(f, nil),
 		NewCmdSessions(f),
+		NewCmdInit(f, nil),
+		NewCmdConfig(f, nil),
+		NewCmdModels(f, nil),
 		NewCmdVersion(f),
 	)
 	return root

@@ -41,6 +41,21 @@ type Config struct {
 	ContextWindow int `yaml:"context_window,omitempty"`
 	// MaxSteps bounds model calls per turn.
 	MaxSteps int `yaml:"max_steps,omitempty"`
+	// Memory configures long-term memory search.
+	Memory MemoryConfig `yaml:"memory,omitempty"`
+}
+
+// MemoryConfig configures search_memory.
+type MemoryConfig struct {
+	Embeddings EmbeddingsConfig `yaml:"embeddings,omitempty"`
+}
+
+// EmbeddingsConfig names an OpenAI-compatible embeddings endpoint; when
+// set, search_memory fuses vector similarity with keyword ranking.
+type EmbeddingsConfig struct {
+	BaseURL   string `yaml:"base_url,omitempty"`
+	Model     string `yaml:"model,omitempty"`
+	APIKeyEnv string `yaml:"api_key_env,omitempty"`
 }
 
 // ProviderConfig is a provider entry of the config file.

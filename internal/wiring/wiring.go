@@ -15,6 +15,7 @@ import (
 	"github.com/godwit/godwit/internal/config"
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/llm/catalog"
+	"github.com/godwit/godwit/memory"
 	"github.com/godwit/godwit/prompt"
 	"github.com/godwit/godwit/store"
 	"github.com/godwit/godwit/tool"
@@ -65,6 +66,8 @@ type Env struct {
 	ModelInfo catalog.Model
 	// Window assembles requests; its Budget says the partition in force.
 	Window *window.Window
+	// Memory serves project rules, memory files and skills per segment.
+	Memory *memory.Source
 
 	closers []func() error
 }
@@ -144,7 +147,20 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 	sh := shell.New(shell.Options{Workdir: ws.Root(), Logger: opts.Logger})
 	env.closers = append(env.closers, sh.Close)
 	env.Plan = plan.New(plan.Options{})
-	tools := append(fs.Tools(ws, fs.Options{}), sh, env.Plan, recall.New(st))
+	mem := memory.NewSource(memory.SourceOptions{Workspace: ws.Root(), Home: opts.Home, Store: st, Logger: opts.Logger})
+	env.Memory = mem
+	embedder, err := newEmbedder(cfg.Memory.Embeddings, opts.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	searcher, err := memory.NewSearcher(memory.SearchOptions{Store: st, Embedder: embedder, Logger: opts.Logger})
+	if err != nil {
+		return nil, fmt.Errorf("wiring: %w", err)
+	}
+	tools := append(fs.Tools(ws, fs.Options{}), sh, env.Plan, recall.New(st), memory.NewSearchTool(searcher))
+	if skills, _ := memory.Skills(ws.Root(), opts.Home); len(skills) > 0 {
+		tools = append(tools, memory.NewSkillTool(ws.Root(), opts.Home))
+	}
 	reg, err := tool.NewRegistry(tools...)
 	if err != nil {
 		return nil, fmt.Errorf("wiring: %w", err)
@@ -159,6 +175,13 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 		Counter: window.NewCounter(opts.Logger),
 		Store:   st,
 		Logger:  opts.Logger,
+		Prefix: func(ctx context.Context) []window.Text {
+			var out []window.Text
+			for _, t := range mem.Texts(ctx) {
+				out = append(out, window.Text{Part: t.Part, Body: t.Body})
+			}
+			return out
+		},
 	})
 	env.Window = win
 
@@ -174,6 +197,7 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 		MaxSteps:     opts.MaxSteps,
 		Verify:       shellVerifier(sh),
 		OpenPlan:     openPlan(env.Plan),
+		SegmentNotes: func(context.Context) []string { return mem.Notes() },
 		Cost:         env.ModelInfo.Price.Cost,
 		Logger:       opts.Logger,
 	})
@@ -215,6 +239,24 @@ func openPlan(p *plan.Plan) func() []string {
 		}
 		return open
 	}
+}
+
+// newEmbedder builds the embeddings client config names, if any.
+func newEmbedder(e config.EmbeddingsConfig, getenv func(string) string) (memory.Embedder, error) {
+	if e.BaseURL == "" && e.Model == "" {
+		return nil, nil
+	}
+	key := ""
+	if e.APIKeyEnv != "" {
+		if key = getenv(e.APIKeyEnv); key == "" {
+			return nil, fmt.Errorf("wiring: memory.embeddings.api_key_env names %s, which is not set", e.APIKeyEnv)
+		}
+	}
+	emb, err := memory.NewEmbedder(memory.EmbedderOptions{BaseURL: e.BaseURL, Model: e.Model, APIKey: key})
+	if err != nil {
+		return nil, fmt.Errorf("wiring: %w", err)
+	}
+	return emb, nil
 }
 
 // contextWindow picks the window: the flag, then the config, then the

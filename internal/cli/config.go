@@ -1,0 +1,348 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/godwit/godwit/internal/config"
+)
+
+// ConfigOptions are the inputs of `godwit config`.
+type ConfigOptions struct {
+	IO   *IOStreams
+	Home string
+	// Op is "get", "set" or "unset".
+	Op    string
+	Key   string
+	Value string
+}
+
+// NewCmdConfig reads and edits config.yaml by dotted keys, keeping its
+// comments.
+func NewCmdConfig(f *Factory, runF func(context.Context, *ConfigOptions) error) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "config",
+		Short: "Read or change $GODWIT_HOME/config.yaml by dotted keys",
+		Long: `Read or change $GODWIT_HOME/config.yaml. Keys are dotted paths:
+retry.max_attempts, providers.local.base_url, models.0.id. Quote a part that
+holds a dot: fallback."openai/gpt-4.1". Comments in the file are kept.`,
+	}
+	run := func(op string, min, max int) func(*cobra.Command, []string) error {
+		return func(cmd *cobra.Command, args []string) error {
+			if len(args) < min || len(args) > max {
+				return usageErrorf("config %s: %s", op, cmd.Use)
+			}
+			home, err := f.Home()
+			if err != nil {
+				return fmt.Errorf("finding GODWIT_HOME: %w", err)
+			}
+			opts := &ConfigOptions{IO: f.IO, Home: home, Op: op}
+			if len(args) > 0 {
+				opts.Key = args[0]
+			}
+			if len(args) > 1 {
+				opts.Value = args[1]
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runConfig(cmd.Context(), opts)
+		}
+	}
+	cmd.AddCommand(
+		&cobra.Command{Use: "get [KEY]", Short: "Print a key's value (the whole file without KEY)", RunE: run("get", 0, 1)},
+		&cobra.Command{Use: "set KEY VALUE", Short: "Set a key (VALUE is YAML: 3, true, [a, b], text)", RunE: run("set", 2, 2)},
+		&cobra.Command{Use: "unset KEY", Short: "Remove a key", RunE: run("unset", 1, 1)},
+	)
+	return cmd
+}
+
+func runConfig(_ context.Context, opts *ConfigOptions) error {
+	path := filepath.Join(opts.Home, config.FileName)
+	doc, mode, err := readYAML(path)
+	if err != nil {
+		return err
+	}
+	var keys []string
+	if opts.Key != "" {
+		if keys, err = splitKey(opts.Key); err != nil {
+			return &UsageError{Err: err}
+		}
+	}
+	switch opts.Op {
+	case "get":
+		n := doc.Content[0]
+		if len(keys) > 0 {
+			if n = yamlLookup(n, keys); n == nil {
+				return fmt.Errorf("config: %s is not set in %s", opts.Key, path)
+			}
+		}
+		return printNode(opts.IO, n)
+	case "set":
+		var v yaml.Node
+		if err := yaml.Unmarshal([]byte(opts.Value), &v); err != nil || len(v.Content) == 0 {
+			v = yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: opts.Value}
+		} else {
+			v = *v.Content[0]
+			v.Style &^= yaml.LiteralStyle | yaml.FoldedStyle
+			if v.Kind != yaml.ScalarNode {
+				v.Style |= yaml.FlowStyle
+			}
+		}
+		if err := yamlSet(doc.Content[0], keys, &v); err != nil {
+			return &UsageError{Err: fmt.Errorf("config set %s: %w", opts.Key, err)}
+		}
+	case "unset":
+		if !yamlUnset(doc.Content[0], keys) {
+			return fmt.Errorf("config: %s is not set in %s", opts.Key, path)
+		}
+	default:
+		return usageErrorf("config: unknown operation %q; use get, set or unset", opts.Op)
+	}
+	out, err := encodeYAML(doc)
+	if err != nil {
+		return err
+	}
+	if err := checkConfig(out); err != nil {
+		return &UsageError{Err: fmt.Errorf("config %s %s: %w; %s is unchanged", opts.Op, opts.Key, err, path)}
+	}
+	if err := os.MkdirAll(opts.Home, 0o700); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	return writeAtomic(path, out, mode)
+}
+
+// readYAML reads a YAML file as a document node whose content is a
+// mapping; a missing or empty file is an empty mapping.
+func readYAML(path string) (*yaml.Node, fs.FileMode, error) {
+	doc := &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode, Tag: "!!map"}}}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return doc, 0o644, nil
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("config: %w", err)
+	}
+	mode := fs.FileMode(0o644)
+	if st, err := os.Stat(path); err == nil {
+		mode = st.Mode().Perm()
+	}
+	var parsed yaml.Node
+	if err := yaml.Unmarshal(data, &parsed); err != nil {
+		return nil, 0, fmt.Errorf("config: %s: %w (fix the file by hand)", path, err)
+	}
+	if len(parsed.Content) == 0 { // only comments, or nothing
+		doc.HeadComment = parsed.HeadComment
+		return doc, mode, nil
+	}
+	if parsed.Content[0].Kind != yaml.MappingNode {
+		return nil, 0, fmt.Errorf("config: %s is not a mapping of keys to values (fix the file by hand)", path)
+	}
+	return &parsed, mode, nil
+}
+
+func encodeYAML(doc *yaml.Node) ([]byte, error) {
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(doc); err != nil {
+		return nil, fmt.Errorf("config: encode: %w", err)
+	}
+	if err := enc.Close(); err != nil {
+		return nil, fmt.Errorf("config: encode: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+// checkConfig refuses a file that godwit would not read as intended: a
+// misspelt key, or a value of the wrong type.
+func checkConfig(data []byte) error {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	var c config.Config
+	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		msg = strings.ReplaceAll(msg, "in type config.", "in ")
+		return fmt.Errorf("godwit would not accept it (%s); `godwit init` writes a config.yaml that explains every key", msg)
+	}
+	return nil
+}
+
+// splitKey splits a dotted key; a part in double quotes may hold dots.
+func splitKey(key string) ([]string, error) {
+	var parts []string
+	rest := key
+	for {
+		var part string
+		if strings.HasPrefix(rest, `"`) {
+			end := strings.Index(rest[1:], `"`)
+			if end < 0 {
+				return nil, fmt.Errorf("key %s: unclosed quote", key)
+			}
+			part, rest = rest[1:end+1], rest[end+2:]
+			if rest != "" && !strings.HasPrefix(rest, ".") {
+				return nil, fmt.Errorf("key %s: a quoted part must be followed by a dot or the end", key)
+			}
+			rest = strings.TrimPrefix(rest, ".")
+		} else {
+			var ok bool
+			part, rest, ok = strings.Cut(rest, ".")
+			if ok && rest == "" {
+				return nil, fmt.Errorf("key %s ends with a dot", key)
+			}
+		}
+		if part == "" {
+			return nil, fmt.Errorf("key %q has an empty part; write keys like retry.max_attempts", key)
+		}
+		parts = append(parts, part)
+		if rest == "" {
+			return parts, nil
+		}
+	}
+}
+
+// yamlLookup walks mappings by key and sequences by index.
+func yamlLookup(n *yaml.Node, keys []string) *yaml.Node {
+	for _, k := range keys {
+		n = yamlChild(n, k)
+		if n == nil {
+			return nil
+		}
+	}
+	return n
+}
+
+func yamlChild(n *yaml.Node, k string) *yaml.Node {
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == k {
+				return n.Content[i+1]
+			}
+		}
+	case yaml.SequenceNode:
+		if i, err := strconv.Atoi(k); err == nil && i >= 0 && i < len(n.Content) {
+			return n.Content[i]
+		}
+	case yaml.AliasNode:
+		return yamlChild(n.Alias, k)
+	}
+	return nil
+}
+
+// yamlSet sets keys to v, making mappings (or lists, under an index) on
+// the way. A sequence takes an
+// existing index, or its length to append. The comments on a replaced
+// value stay.
+func yamlSet(n *yaml.Node, keys []string, v *yaml.Node) error {
+	for i, k := range keys {
+		last := i == len(keys)-1
+		switch n.Kind {
+		case yaml.MappingNode:
+			found := false
+			for j := 0; j+1 < len(n.Content); j += 2 {
+				if n.Content[j].Value != k {
+					continue
+				}
+				found = true
+				if last {
+					old := n.Content[j+1]
+					v.LineComment, v.HeadComment, v.FootComment = old.LineComment, old.HeadComment, old.FootComment
+					n.Content[j+1] = v
+					return nil
+				}
+				n = n.Content[j+1]
+				break
+			}
+			if found {
+				continue
+			}
+			next := v
+			if !last {
+				next = yamlContainer(keys[i+1])
+			}
+			n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: k}, next)
+			n = next
+		case yaml.SequenceNode:
+			idx, err := strconv.Atoi(k)
+			if err != nil || idx < 0 || idx > len(n.Content) {
+				return fmt.Errorf("%s is a list of %d: use an index from 0 to %d (%d appends)", strings.Join(keys[:i], "."), len(n.Content), len(n.Content), len(n.Content))
+			}
+			if idx == len(n.Content) {
+				next := v
+				if !last {
+					next = yamlContainer(keys[i+1])
+				}
+				n.Content = append(n.Content, next)
+				n = next
+				continue
+			}
+			if last {
+				n.Content[idx] = v
+				return nil
+			}
+			n = n.Content[idx]
+		default:
+			return fmt.Errorf("%s holds a single value, not keys; unset it first", strings.Join(keys[:i], "."))
+		}
+	}
+	return nil
+}
+
+// yamlContainer makes the node a new key is set under: a list when the key
+// below it is an index, else a mapping.
+func yamlContainer(below string) *yaml.Node {
+	if i, err := strconv.Atoi(below); err == nil && i >= 0 {
+		return &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+	}
+	return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+}
+
+// yamlUnset removes keys' entry; false when it was not there.
+func yamlUnset(n *yaml.Node, keys []string) bool {
+	parent := yamlLookup(n, keys[:len(keys)-1])
+	if parent == nil {
+		return false
+	}
+	k := keys[len(keys)-1]
+	switch parent.Kind {
+	case yaml.MappingNode:
+		for j := 0; j+1 < len(parent.Content); j += 2 {
+			if parent.Content[j].Value == k {
+				parent.Content = append(parent.Content[:j], parent.Content[j+2:]...)
+				return true
+			}
+		}
+	case yaml.SequenceNode:
+		if i, err := strconv.Atoi(k); err == nil && i >= 0 && i < len(parent.Content) {
+			parent.Content = append(parent.Content[:i], parent.Content[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// printNode prints a scalar as its bare value, anything else as YAML.
+func printNode(ios *IOStreams, n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		_, err := fmt.Fprintln(ios.Out, n.Value)
+		return err
+	}
+	out, err := encodeYAML(&yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{n}})
+	if err != nil {
+		return err
+	}
+	_, err = ios.Out.Write(out)
+	return err
+}

@@ -1,0 +1,80 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestParseDotenv(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     []envVar
+		wantErr  string
+	}{
+		{name: "plain", in: "A=1\n# comment\n\nexport B = two words \nC=", want: []envVar{{"A", "1"}, {"B", "two words"}, {"C", ""}}},
+		{name: "inline comment", in: "A=value # note\nB=a#b", want: []envVar{{"A", "value"}, {"B", "a#b"}}},
+		{name: "single quotes are literal", in: `A='x \n $HOME # y'`, want: []envVar{{"A", `x \n $HOME # y`}}},
+		{name: "double quotes escape", in: `A="line1\nline2 \"q\" \\ \$"`, want: []envVar{{"A", "line1\nline2 \"q\" \\ $"}}},
+		{name: "multi-line quoted", in: "KEY=\"-----BEGIN\nabc\n-----END\"\nNEXT=1", want: []envVar{{"KEY", "-----BEGIN\nabc\n-----END"}, {"NEXT", "1"}}},
+		{name: "crlf and bom", in: "\uFEFFA=1\r\nB=2\r\n", want: []envVar{{"A", "1"}, {"B", "2"}}},
+		{name: "comment after quote", in: `A="v" # c`, want: []envVar{{"A", "v"}}},
+		{name: "bad lines reported, good ones kept", in: "A=1\nnot a line\n2B=x\nC=3", want: []envVar{{"A", "1"}, {"C", "3"}},
+			wantErr: "f.env:2: not a NAME=value line"},
+		{name: "unclosed quote", in: "A=\"open\nB=2", want: []envVar{{"A", ""}}, wantErr: "f.env:1: the quote of A is never closed"},
+		{name: "text after quote", in: `A="v" x`, want: []envVar{{"A", "v"}}, wantErr: "text after the closing quote"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := parseDotenv("f.env", tc.in)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("vars = %q, want %q", got, tc.want)
+			}
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Errorf("err = %v", err)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Errorf("err = %v, want %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestLoadDotenv(t *testing.T) {
+	dir := t.TempDir()
+	project := filepath.Join(dir, "project.env")
+	home := filepath.Join(dir, "home.env")
+	os.WriteFile(project, []byte("A=project\nB=project\nOPENAI_BASE_URL=https://evil.example\nGODWIT_HOME=/tmp/x\nHTTPS_PROXY=http://evil\nDB_URL=postgres://local\n"), 0o600)
+	os.WriteFile(home, []byte("B=home\nC=home\nOPENAI_BASE_URL=https://gateway.example/v1\n"), 0o600)
+	env := map[string]string{"A": "environment"}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	set := func(k, v string) error { env[k] = v; return nil }
+	files := []envFile{{path: project, project: true}, {path: filepath.Join(dir, "missing.env")}, {path: home}}
+	loaded, err := loadDotenv(files, lookup, set)
+	want := map[string]string{
+		"A":               "environment", // the environment wins
+		"B":               "project",     // the project's file before the user's
+		"C":               "home",
+		"DB_URL":          "postgres://local",
+		"OPENAI_BASE_URL": "https://gateway.example/v1", // only the user's file may set endpoints
+	}
+	for k, v := range want {
+		if env[k] != v {
+			t.Errorf("%s = %q, want %q", k, env[k], v)
+		}
+	}
+	for _, k := range []string{"GODWIT_HOME", "HTTPS_PROXY"} {
+		if _, ok := env[k]; ok {
+			t.Errorf("a project's .env set %s", k)
+		}
+	}
+	if strings.Join(loaded, ",") != "B,DB_URL,C,OPENAI_BASE_URL" {
+		t.Errorf("loaded = %v", loaded)
+	}
+	if err == nil || !strings.Contains(err.Error(), "OPENAI_BASE_URL is ignored: a project's .env may not set endpoints") ||
+		!strings.Contains(err.Error(), "GODWIT_HOME is ignored") {
+		t.Errorf("err = %v", err)
+	}
+}

@@ -1,0 +1,267 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/godwit/godwit/internal/config"
+	"github.com/godwit/godwit/llm/catalog"
+)
+
+// InitOptions are the inputs of `godwit init`.
+type InitOptions struct {
+	IO     *IOStreams
+	Getenv func(string) string
+	Home   string
+	// Model is the default model to write; empty picks one whose
+	// provider's key is in the environment.
+	Model string
+	Force bool
+}
+
+// NewCmdInit writes a commented config.yaml and .env under GODWIT_HOME.
+func NewCmdInit(f *Factory, runF func(context.Context, *InitOptions) error) *cobra.Command {
+	opts := &InitOptions{IO: f.IO, Getenv: f.Getenv}
+	cmd := &cobra.Command{
+		Use:   "init",
+		Short: "Write $GODWIT_HOME/config.yaml and .env, with comments explaining each key",
+		Long: `Write $GODWIT_HOME/config.yaml and $GODWIT_HOME/.env, each key explained in a
+comment. Existing files are kept unless --force (which keeps a .bak copy).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			home, err := f.Home()
+			if err != nil {
+				return fmt.Errorf("finding GODWIT_HOME: %w", err)
+			}
+			opts.Home = home
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runInit(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Model, "model", "", "default model, as provider/model (see `godwit models`)")
+	cmd.Flags().BoolVar(&opts.Force, "force", false, "overwrite existing files (the old ones are kept as .bak)")
+	return cmd
+}
+
+func runInit(_ context.Context, opts *InitOptions) error {
+	cat, err := catalog.New()
+	if err != nil {
+		return err
+	}
+	model, err := initModel(cat, opts.Model, opts.Getenv)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(opts.Home, 0o700); err != nil {
+		return fmt.Errorf("init: %w", err)
+	}
+	files := []struct {
+		name, text string
+		mode       fs.FileMode
+	}{
+		{config.FileName, configTemplate(model), 0o644},
+		{".env", envTemplate(cat, opts.Getenv), 0o600}, // it will hold keys
+	}
+	for _, fl := range files {
+		path := filepath.Join(opts.Home, fl.name)
+		wrote, err := writeNew(path, fl.text, fl.mode, opts.Force)
+		if err != nil {
+			return fmt.Errorf("init: %w", err)
+		}
+		if wrote {
+			fmt.Fprintf(opts.IO.Out, "wrote %s\n", path)
+		} else {
+			fmt.Fprintf(opts.IO.ErrOut, "kept %s: it exists (--force overwrites it, keeping a .bak)\n", path)
+		}
+	}
+	if model == "" {
+		fmt.Fprintln(opts.IO.Out, "next: put an API key in .env, then `godwit config set model provider/model` (see `godwit models`)")
+	} else {
+		fmt.Fprintf(opts.IO.Out, "default model: %s; `godwit models` lists the others\n", model)
+	}
+	return nil
+}
+
+// initModel checks the --model flag, or picks a default for a provider
+// whose key is set; "" when none is.
+func initModel(cat *catalog.Catalog, flag string, getenv func(string) string) (string, error) {
+	if flag != "" {
+		p, _, err := catalog.ParseModelRef(flag)
+		if err != nil {
+			return "", &UsageError{Err: err}
+		}
+		if _, ok := cat.Provider(p); !ok {
+			var names []string
+			for _, pr := range cat.Providers() {
+				names = append(names, pr.Name)
+			}
+			return "", usageErrorf("--model %s: no provider %q; use one of %s, or add it to config.yaml under providers", flag, p, strings.Join(names, ", "))
+		}
+		return strings.TrimSpace(flag), nil
+	}
+	for _, c := range []struct{ env, model string }{
+		{"ANTHROPIC_API_KEY", "anthropic/claude-sonnet-4-5"},
+		{"OPENAI_API_KEY", "openai/gpt-5"},
+		{"DEEPSEEK_API_KEY", "deepseek/deepseek-chat"},
+		{"OPENROUTER_API_KEY", "openrouter/anthropic/claude-sonnet-4.5"},
+	} {
+		if strings.TrimSpace(getenv(c.env)) != "" {
+			return c.model, nil
+		}
+	}
+	return "", nil
+}
+
+// writeNew writes path unless it exists and force is off; with force an
+// existing file is first copied to path.bak.
+func writeNew(path, text string, mode fs.FileMode, force bool) (bool, error) {
+	old, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return false, err
+	case !force:
+		return false, nil
+	default:
+		if err := os.WriteFile(path+".bak", old, mode); err != nil {
+			return false, err
+		}
+	}
+	return true, writeAtomic(path, []byte(text), mode)
+}
+
+// writeAtomic writes a file through a temporary one and a rename, so a
+// reader never sees half of it.
+func writeAtomic(path string, data []byte, mode fs.FileMode) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+func configTemplate(model string) string {
+	modelLine := "model: " + model
+	if model == "" {
+		modelLine = "# model: anthropic/claude-sonnet-4-5"
+	}
+	return strings.Replace(configText, "{{model}}", modelLine, 1)
+}
+
+// configText is config.yaml as init writes it. Every key is explained;
+// the optional ones are commented out with an example value.
+const configText = `# godwit configuration. Edit it by hand, or with
+#   godwit config set KEY VALUE      (dotted keys: retry.max_attempts)
+# which keeps these comments. The environment wins over this file.
+
+# The default model, as provider/model; GODWIT_MODEL or --model override it.
+# ` + "`godwit models`" + ` lists the models godwit knows, with windows and prices.
+{{model}}
+
+# Models to move to, in order, when a model's provider fails to connect or
+# stays overloaded.
+# fallback:
+#   anthropic/claude-sonnet-4-5: [openai/gpt-5]
+
+# Providers to add, or built-in ones (openai, anthropic, deepseek,
+# openrouter, ollama) to change. type is anthropic, openai-responses or
+# openai-chat; api_key_env names the variable holding the key (set it in
+# .env); no_key marks a local server that needs none.
+# providers:
+#   local:
+#     type: openai-chat
+#     base_url: http://localhost:8080/v1
+#     no_key: true
+#     models:
+#       - id: qwen3-coder
+#         context_window: 65536
+#         max_output: 8192
+
+# Facts and prices (USD per million tokens) of known models to override, or
+# models to add to a provider.
+# models:
+#   - provider: openai
+#     id: gpt-5
+#     context_window: 400000
+#     max_output: 128000
+#     price: {input: 1.25, output: 10, cache_read: 0.125, cache_write: 1.25}
+
+# Retries of transient provider failures (rate limits, overload, dropped
+# connections): attempts per request, the first included, and the longest
+# wait between two. Defaults: 5 and 30.
+# retry:
+#   max_attempts: 5
+#   max_delay_seconds: 30
+
+# Override the model's context window, in tokens (local models, tests);
+# the --context-window flag overrides this.
+# context_window: 128000
+
+# The most model calls one turn may make (default 60).
+# max_steps: 60
+
+# Long-term memory. search_memory ranks by keywords; with an
+# OpenAI-compatible embeddings endpoint it also ranks by meaning.
+# memory:
+#   embeddings:
+#     base_url: https://api.openai.com/v1
+#     model: text-embedding-3-small
+#     api_key_env: OPENAI_API_KEY
+`
+
+// envTemplate is .env as init writes it: one commented line per provider
+// key, so that the user fills in what they use.
+func envTemplate(cat *catalog.Catalog, getenv func(string) string) string {
+	var b strings.Builder
+	b.WriteString(`# Environment for godwit, loaded at start. A variable already set in the
+# environment wins over this file; a project's ./.env is loaded too, but may
+# not set endpoints (*_BASE_URL), proxies or GODWIT_ variables.
+# Keep this file private (mode 0600): it holds API keys.
+
+# API keys: uncomment the ones you use.
+`)
+	for _, p := range cat.Providers() {
+		if p.APIKeyEnv == "" {
+			continue
+		}
+		note := ""
+		if strings.TrimSpace(getenv(p.APIKeyEnv)) != "" {
+			note = "   # set in your environment now"
+		}
+		fmt.Fprintf(&b, "# %s=%s\n", p.APIKeyEnv, note)
+	}
+	b.WriteString(`
+# Endpoints of built-in providers, when not the default (a proxy, a gateway).
+`)
+	for _, p := range cat.Providers() {
+		if p.BaseURLEnv != "" {
+			fmt.Fprintf(&b, "# %s=%s\n", p.BaseURLEnv, p.BaseURL)
+		}
+	}
+	b.WriteString(`
+# The default model, over config.yaml's model.
+# GODWIT_MODEL=anthropic/claude-sonnet-4-5
+`)
+	return b.String()
+}

@@ -1,0 +1,20 @@
+// Package memory owns what godwit knows beyond one session's messages:
+//
+//   - project rules: AGENTS.md files found the way Codex finds them, CLAUDE.md
+//     where a folder has no AGENTS.md, and a user-level $GODWIT_HOME/AGENTS.md;
+//   - memory files: .godwit/memory.md (project) and $GODWIT_HOME/memory.md
+//     (user), read at segment start, with change detection by content hash;
+//   - skills: folders with a SKILL.md under .godwit/skills, .agents/skills,
+//     .claude/skills and $GODWIT_HOME/skills, listed by name and description,
+//     their bodies loaded on demand by the skill tool;
+//   - long-term search across sessions (search_memory): memory files,
+//     Decisions entries, handoffs and pages, by BM25 and, when an embeddings
+//     endpoint is configured, by embeddings, fused by reciprocal rank.
+//
+// Source composes the first three into the prefix blocks the window puts
+// after the system prompt; it returns plain Text values, so memory does not
+// depend on window.
+//
+// memory imports llm, store and tool; it must not import window, agent,
+// internal/* or any provider adapter.
+package memory

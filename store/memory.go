@@ -1,0 +1,355 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Long-term memory: memory entries (the memory files, in chunks), and
+// search over them, the Decisions ledgers, pages and handoffs of every
+// session, plus a cache of embedding vectors. Its queries live here, next
+// to the methods, rather than in queries.go.
+const (
+	qMemoryEntries = `SELECT id, scope, workspace, kind, text, coalesce(session_id, ''), created_at
+FROM memory_entries WHERE scope = ? AND workspace = ? AND kind = ? ORDER BY id`
+	qDeleteMemoryEntries = `DELETE FROM memory_entries WHERE scope = ? AND workspace = ? AND kind = ?`
+	qAddMemoryEntry      = `INSERT INTO memory_entries (scope, workspace, kind, text, created_at) VALUES (?, ?, ?, ?, ?)`
+
+	qSearchMemory = `SELECT rowid & 3, rowid >> 2, rank FROM memory_fts
+WHERE memory_fts MATCH ?1 ORDER BY rank, rowid LIMIT ?2`
+	qSearchArchive = `SELECT rowid & 3, rowid >> 2, rank FROM search_fts
+WHERE search_fts MATCH ?1 AND (rowid & 3) IN (1, 3) ORDER BY rank, rowid LIMIT ?2`
+
+	// What a memory hit shows, by kind: the columns docRow scans, from
+	// the rows the WHERE clause picks; ?1 caps the text, in characters.
+	qDocDecision = `SELECT id, session_id, seq, superseded_by, '', '', '', created_at, substr(text, 1, ?1) FROM decisions`
+	qDocEntry    = `SELECT id, '', 0, 0, scope, workspace, kind, created_at, substr(text, 1, ?1) FROM memory_entries`
+	qDocPage     = `SELECT id, session_id, segment, 0, '', '', kind, created_at, substr(summary || char(10) || text, 1, ?1) FROM pages`
+	qDocHandoff  = `SELECT id, session_id, seq, 0, '', '', '', coalesce(ended_at, started_at), substr(handoff, 1, ?1) FROM segments`
+
+	// One document by id, and the corpus ranked by embeddings besides the
+	// keyword hits: the newest of a kind.
+	qWhereID     = ` WHERE id = ?2`
+	qWhereNewest = ` ORDER BY id DESC LIMIT ?2`
+
+	qPutVector = `INSERT INTO embeddings (model, hash, dim, vec, created_at) VALUES (?, ?, ?, ?, ?)
+ON CONFLICT (model, hash) DO NOTHING`
+)
+
+// Memory kinds of a MemoryHit.
+const (
+	MemoryDecision  = "decision"
+	MemoryEntryKind = "memory"
+	MemoryPage      = "page"
+	MemoryHandoff   = "handoff"
+)
+
+// MaxDocText caps the text a MemoryHit carries (characters): enough for a
+// snippet and for an embedding input; MemoryDoc returns the whole.
+const MaxDocText = 8 << 10
+
+// MemoryEntry is one unit of long-term memory.
+type MemoryEntry struct {
+	ID        int64
+	Scope     string // "user" or "project"
+	Workspace string // the project's directory for scope "project"
+	Kind      string // "file": a chunk of a memory file
+	Text      string
+	SessionID string
+	CreatedAt time.Time
+}
+
+// MemoryEntries returns the entries of one scope, workspace and kind, in
+// the order they were given.
+func (s *Store) MemoryEntries(ctx context.Context, scope, workspace, kind string) ([]MemoryEntry, error) {
+	rows, err := s.r.QueryContext(ctx, qMemoryEntries, scope, workspace, kind)
+	if err != nil {
+		return nil, wrap("memory entries", err)
+	}
+	out, err := collect(rows, func(r scanner) (MemoryEntry, error) {
+		var e MemoryEntry
+		var at int64
+		err := r.Scan(&e.ID, &e.Scope, &e.Workspace, &e.Kind, &e.Text, &e.SessionID, &at)
+		e.CreatedAt = fromMS(at)
+		return e, err
+	})
+	return out, wrap("memory entries", err)
+}
+
+// ReplaceMemoryEntries makes texts, in order, the entries of one scope,
+// workspace and kind, in one transaction. When they already are, it writes
+// nothing and returns false.
+func (s *Store) ReplaceMemoryEntries(ctx context.Context, scope, workspace, kind string, texts []string) (bool, error) {
+	if scope != "user" && scope != "project" {
+		return false, fmt.Errorf("store: replace memory entries: scope %q; use \"user\" or \"project\"", scope)
+	}
+	old, err := s.MemoryEntries(ctx, scope, workspace, kind)
+	if err != nil {
+		return false, err
+	}
+	same := len(old) == len(texts)
+	for i := 0; same && i < len(old); i++ {
+		same = old[i].Text == texts[i]
+	}
+	if same {
+		return false, nil
+	}
+	now := s.now().UnixMilli()
+	err = s.inTx(ctx, "replace memory entries", func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, qDeleteMemoryEntries, scope, workspace, kind); err != nil {
+			return err
+		}
+		for _, t := range texts {
+			if _, err := tx.ExecContext(ctx, qAddMemoryEntry, scope, workspace, kind, t, now); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return err == nil, err
+}
+
+// MemoryHit is one document of long-term memory, as search finds it.
+type MemoryHit struct {
+	Kind string // MemoryDecision, MemoryEntryKind, MemoryPage or MemoryHandoff
+	// ID names the document for MemoryDoc: "d12" (decision row 12), "e3"
+	// (memory entry 3), "p42" (page 42, as recall knows it), "h7" (the
+	// handoff of segment row 7).
+	ID        string
+	SessionID string
+	// Seq is the decision's number in its ledger (D3) or the segment the
+	// handoff ended.
+	Seq        int
+	Segment    int // of a page
+	Superseded bool
+	Scope      string // of a memory entry
+	Workspace  string // of a memory entry
+	Detail     string // a page's kind, a memory entry's kind
+	At         time.Time
+	// Text is the document, cut at MaxDocText by searches and whole from
+	// MemoryDoc.
+	Text    string
+	Snippet string
+	// Score is BM25 relevance, higher is better; comparable within one
+	// result list only.
+	Score float64
+}
+
+// SearchMemory ranks the Decisions entries of every session and the memory
+// entries against query with BM25, best first, at most limit (10 when
+// limit <= 0). The query is read as Search reads it.
+func (s *Store) SearchMemory(ctx context.Context, query string, limit int) ([]MemoryHit, error) {
+	words, terms := ftsQuery(query)
+	if words == "" {
+		return nil, nil
+	}
+	return s.memorySearch(ctx, "search memory", qSearchMemory, "body : ("+words+")", terms, limit, map[int64]string{1: MemoryDecision, 2: MemoryEntryKind})
+}
+
+// SearchArchive ranks the pages and handoffs of every session against
+// query with BM25, best first, at most limit (10 when limit <= 0).
+func (s *Store) SearchArchive(ctx context.Context, query string, limit int) ([]MemoryHit, error) {
+	words, terms := ftsQuery(query)
+	if words == "" {
+		return nil, nil
+	}
+	return s.memorySearch(ctx, "search archive", qSearchArchive, "body : ("+words+")", terms, limit, map[int64]string{1: MemoryPage, 3: MemoryHandoff})
+}
+
+func (s *Store) memorySearch(ctx context.Context, op, query, match string, terms []string, limit int, kinds map[int64]string) ([]MemoryHit, error) {
+	if limit <= 0 {
+		limit = defaultHits
+	}
+	type found struct {
+		kind, id int64
+		rank     float64
+	}
+	rows, err := s.r.QueryContext(ctx, query, match, limit)
+	if err != nil {
+		return nil, wrap(op, err)
+	}
+	fs, err := collect(rows, func(r scanner) (found, error) {
+		var f found
+		err := r.Scan(&f.kind, &f.id, &f.rank)
+		return f, err
+	})
+	if err != nil {
+		return nil, wrap(op, err)
+	}
+	hits := make([]MemoryHit, 0, len(fs))
+	for _, f := range fs {
+		h, err := s.doc(ctx, kinds[f.kind], f.id, MaxDocText)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue // deleted since the index was read
+		}
+		if err != nil {
+			return nil, wrap(op, err)
+		}
+		h.Snippet = snippet(h.Text, terms)
+		h.Score = -f.rank
+		hits = append(hits, h)
+	}
+	return hits, nil
+}
+
+// MemoryDoc returns the whole document an id of a MemoryHit names.
+func (s *Store) MemoryDoc(ctx context.Context, id string) (MemoryHit, error) {
+	id = strings.TrimSpace(id)
+	kinds := map[string]string{"d": MemoryDecision, "e": MemoryEntryKind, "p": MemoryPage, "h": MemoryHandoff}
+	var kind string
+	var n int64
+	var err error
+	if id != "" {
+		kind = kinds[id[:1]]
+		n, err = strconv.ParseInt(id[1:], 10, 64)
+	}
+	if kind == "" || err != nil || n <= 0 {
+		return MemoryHit{}, notFound("no memory document %q; ids look like d12, e3, h7 or p42", id)
+	}
+	h, err := s.doc(ctx, kind, n, math.MaxInt32)
+	if errors.Is(err, sql.ErrNoRows) {
+		return MemoryHit{}, notFound("no memory document %s", id)
+	}
+	if err != nil {
+		return MemoryHit{}, wrap("memory doc "+id, err)
+	}
+	return h, nil
+}
+
+// MemoryCorpus returns the documents to rank by embeddings: every memory
+// entry and the newest n decisions and n handoffs, texts cut at
+// MaxDocText. Pages are left to the keyword search: there are too many.
+func (s *Store) MemoryCorpus(ctx context.Context, n int) ([]MemoryHit, error) {
+	var out []MemoryHit
+	for _, q := range []struct {
+		kind  string
+		limit int
+	}{{MemoryEntryKind, 10_000}, {MemoryDecision, n}, {MemoryHandoff, n}} {
+		rows, err := s.r.QueryContext(ctx, docQuery(q.kind)+qWhereNewest, MaxDocText, q.limit)
+		if err != nil {
+			return nil, wrap("memory corpus", err)
+		}
+		hs, err := collect(rows, func(r scanner) (MemoryHit, error) { return docRow(q.kind, r) })
+		if err != nil {
+			return nil, wrap("memory corpus", err)
+		}
+		out = append(out, hs...)
+	}
+	return out, nil
+}
+
+// docQuery is the SELECT for one kind of document; handoffs only of
+// segments that have one.
+func docQuery(kind string) string {
+	switch kind {
+	case MemoryDecision:
+		return qDocDecision
+	case MemoryEntryKind:
+		return qDocEntry
+	case MemoryPage:
+		return qDocPage
+	case MemoryHandoff:
+		return `SELECT * FROM (` + qDocHandoff + ` WHERE handoff <> '')`
+	}
+	return ""
+}
+
+// doc reads one document, its text cut at max characters.
+func (s *Store) doc(ctx context.Context, kind string, id int64, max int) (MemoryHit, error) {
+	q := docQuery(kind)
+	if q == "" {
+		return MemoryHit{Kind: kind}, fmt.Errorf("memory index entry of unknown kind %q", kind)
+	}
+	return docRow(kind, s.r.QueryRowContext(ctx, q+qWhereID, max, id))
+}
+
+// docRow scans a row of docQuery.
+func docRow(kind string, r scanner) (MemoryHit, error) {
+	h := MemoryHit{Kind: kind}
+	var id, at int64
+	var seq, by int
+	err := r.Scan(&id, &h.SessionID, &seq, &by, &h.Scope, &h.Workspace, &h.Detail, &at, &h.Text)
+	h.ID = map[string]string{MemoryDecision: "d", MemoryEntryKind: "e", MemoryPage: "p", MemoryHandoff: "h"}[kind] + strconv.FormatInt(id, 10)
+	h.At = fromMS(at)
+	h.Superseded = by != 0
+	if kind == MemoryPage {
+		h.Segment = seq
+	} else {
+		h.Seq = seq
+	}
+	return h, err
+}
+
+// Vectors returns the cached embedding vectors of model for the given
+// content hashes; hashes not cached are absent from the map.
+func (s *Store) Vectors(ctx context.Context, model string, hashes []string) (map[string][]float32, error) {
+	out := make(map[string][]float32, len(hashes))
+	// SQLite binds at most 32766 variables; chunks keep far below.
+	for chunk := range slices.Chunk(hashes, 500) {
+		q := "SELECT hash, vec FROM embeddings WHERE model = ? AND hash IN (?" + strings.Repeat(",?", len(chunk)-1) + ")"
+		args := make([]any, 0, len(chunk)+1)
+		args = append(args, model)
+		for _, h := range chunk {
+			args = append(args, h)
+		}
+		rows, err := s.r.QueryContext(ctx, q, args...)
+		if err != nil {
+			return nil, wrap("vectors", err)
+		}
+		for rows.Next() {
+			var h string
+			var b []byte
+			if err := rows.Scan(&h, &b); err != nil {
+				rows.Close()
+				return nil, wrap("vectors", err)
+			}
+			out[h] = decodeVector(b)
+		}
+		if err := rows.Close(); err != nil {
+			return nil, wrap("vectors", err)
+		}
+	}
+	return out, nil
+}
+
+// PutVectors caches embedding vectors of model by content hash, in one
+// transaction; a hash already cached keeps its vector.
+func (s *Store) PutVectors(ctx context.Context, model string, vecs map[string][]float32) error {
+	if model == "" {
+		return errors.New("store: put vectors: empty model name; vectors are cached per embedding model")
+	}
+	now := s.now().UnixMilli()
+	return s.inTx(ctx, "put vectors", func(tx *sql.Tx) error {
+		for _, h := range slices.Sorted(maps.Keys(vecs)) {
+			if _, err := tx.ExecContext(ctx, qPutVector, model, h, len(vecs[h]), encodeVector(vecs[h]), now); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func encodeVector(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, f := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
+	}
+	return b
+}
+
+func decodeVector(b []byte) []float32 {
+	v := make([]float32, len(b)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v
+}
