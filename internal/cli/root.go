@@ -39,6 +39,7 @@ var SilentError = errors.New("silent")
 //	godwit init     write a commented config.yaml and .env
 //	godwit config   get, set or unset a config key
 //	godwit models   list the model catalog
+//	godwit acp      serve editors over the Agent Client Protocol on stdio
 //	godwit version  print the version
 func NewRootCmd(f *Factory) *cobra.Command {
 	root := &cobra.Command{
@@ -59,6 +60,7 @@ func NewRootCmd(f *Factory) *cobra.Command {
 		NewCmdInit(f, nil),
 		NewCmdConfig(f, nil),
 		NewCmdModels(f, nil),
+		NewCmdACP(f, nil),
 		NewCmdVersion(f),
 	)
 	return root

@@ -44,6 +44,12 @@ type Options struct {
 	Sink agent.Sink
 	// Getenv reads the environment (API keys); nil means os.Getenv.
 	Getenv func(string) string
+	// Files, when set, serves file_read, file_write and file_edit from an
+	// editor's buffers (ACP); nil uses the disk.
+	Files fs.Files
+	// Terminal, when set, runs foreground shell commands in an editor's
+	// terminal (ACP); nil runs them here.
+	Terminal shell.Terminal
 	// MaxSteps bounds model calls per turn; 0 is the default.
 	MaxSteps int
 	// ContextWindow overrides the model's window in tokens (tests, local
@@ -144,7 +150,7 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 	env.Store = st
 	env.closers = append(env.closers, st.Close)
 
-	sh := shell.New(shell.Options{Workdir: ws.Root(), Logger: opts.Logger})
+	sh := shell.New(shell.Options{Workdir: ws.Root(), Logger: opts.Logger, Terminal: opts.Terminal})
 	env.closers = append(env.closers, sh.Close)
 	env.Plan = plan.New(plan.Options{})
 	mem := memory.NewSource(memory.SourceOptions{Workspace: ws.Root(), Home: opts.Home, Store: st, Logger: opts.Logger})
@@ -157,7 +163,7 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("wiring: %w", err)
 	}
-	tools := append(fs.Tools(ws, fs.Options{}), sh, env.Plan, recall.New(st), memory.NewSearchTool(searcher))
+	tools := append(fs.Tools(ws, fs.Options{Files: opts.Files}), sh, env.Plan, recall.New(st), memory.NewSearchTool(searcher))
 	if skills, _ := memory.Skills(ws.Root(), opts.Home); len(skills) > 0 {
 		tools = append(tools, memory.NewSkillTool(ws.Root(), opts.Home))
 	}

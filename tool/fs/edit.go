@@ -130,7 +130,7 @@ func (t *Edit) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error
 	if err := checkRegular(fi, rel); err != nil {
 		return tool.Result{}, err
 	}
-	content, err := os.ReadFile(abs)
+	content, err := readWhole(ctx, t.opts.Files, abs)
 	if err != nil {
 		return tool.Result{}, relErr(err, rel)
 	}
@@ -147,7 +147,7 @@ func (t *Edit) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error
 	if err := beforeWrite(ctx, t.opts, abs, rel); err != nil {
 		return tool.Result{}, err
 	}
-	if err := writeAtomic(abs, keptMode(fi), edited(content, p)...); err != nil {
+	if err := writeWhole(ctx, t.opts.Files, abs, keptMode(fi), edited(content, p)...); err != nil {
 		return tool.Result{}, relErr(err, rel)
 	}
 	diff, added, removed := editDiff(content, p)
@@ -183,7 +183,7 @@ func (t *Edit) create(ctx context.Context, abs, rel string, fi iofs.FileInfo, st
 		return tool.Result{}, relErr(err, filepath.Dir(rel))
 	}
 	data := []byte(text)
-	if err := writeAtomic(abs, mode, data); err != nil {
+	if err := writeWhole(ctx, t.opts.Files, abs, mode, data); err != nil {
 		return tool.Result{}, relErr(err, rel)
 	}
 	diff, added, _ := editDiff(nil, plan{spans: []span{{0, 0}}, repl: data})

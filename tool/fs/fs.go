@@ -24,13 +24,29 @@ type Options struct {
 	// aborts the write and is reported to the model. The safety layer uses
 	// it to snapshot the previous content (or its absence).
 	BeforeWrite func(ctx context.Context, abs string) error
+	// Files, when set, reads and writes the content of files for
+	// file_read, file_write and file_edit instead of the OS, so that an
+	// editor can serve its unsaved buffers (ACP fs/read_text_file and
+	// fs/write_text_file). Metadata (does the path exist, is it a
+	// directory, its mode), file_list and grep still use the OS. Nil
+	// reads and writes through the OS, atomically.
+	Files Files
+}
+
+// Files reads and writes whole files by absolute path. Errors should
+// keep an errno where one applies (an *fs.PathError wrapping
+// syscall.ENOENT for a missing file), so that the model gets ENOENT and
+// its remedy rather than a bare failure.
+type Files interface {
+	ReadFile(ctx context.Context, abs string) ([]byte, error)
+	WriteFile(ctx context.Context, abs string, data []byte) error
 }
 
 // Tools returns the five file tools in their fixed order: file_read,
 // file_write, file_edit, file_list, grep.
 func Tools(ws *workspace.Workspace, opts Options) []tool.Tool {
 	return []tool.Tool{
-		NewRead(ws), NewWrite(ws, opts), NewEdit(ws, opts), NewList(ws), NewGrep(ws),
+		newRead(ws, opts.Files), NewWrite(ws, opts), NewEdit(ws, opts), NewList(ws), NewGrep(ws),
 	}
 }
 
@@ -143,6 +159,23 @@ func writeAtomic(abs string, mode iofs.FileMode, pieces ...[]byte) (err error) {
 		return err
 	}
 	return os.Rename(tmp, abs)
+}
+
+// readWhole reads a file through files, or the OS when files is nil.
+func readWhole(ctx context.Context, files Files, abs string) ([]byte, error) {
+	if files == nil {
+		return os.ReadFile(abs)
+	}
+	return files.ReadFile(ctx, abs)
+}
+
+// writeWhole writes the concatenation of pieces through files, or
+// atomically through the OS (with mode) when files is nil.
+func writeWhole(ctx context.Context, files Files, abs string, mode iofs.FileMode, pieces ...[]byte) error {
+	if files == nil {
+		return writeAtomic(abs, mode, pieces...)
+	}
+	return files.WriteFile(ctx, abs, bytes.Join(pieces, nil))
 }
 
 // keptMode is the part of an existing file's mode a rewrite keeps.

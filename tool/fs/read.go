@@ -2,6 +2,7 @@ package fs
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	_ "embed"
 	"encoding/json"
@@ -43,11 +44,17 @@ const readSchema = `{"type":"object","properties":{
 const readFields = "path, optional start_line and end_line"
 
 // Read is the file_read tool.
-type Read struct{ base }
+type Read struct {
+	base
+	files Files // nil reads through the OS
+}
 
-// NewRead returns the file_read tool.
-func NewRead(ws *workspace.Workspace) *Read {
-	return &Read{base{ws: ws, spec: newSpec("file_read", readDesc, readSchema)}}
+// NewRead returns the file_read tool reading through the OS; Tools
+// passes Options.Files on.
+func NewRead(ws *workspace.Workspace) *Read { return newRead(ws, nil) }
+
+func newRead(ws *workspace.Workspace, files Files) *Read {
+	return &Read{base: base{ws: ws, spec: newSpec("file_read", readDesc, readSchema)}, files: files}
 }
 
 type readArgs struct {
@@ -105,11 +112,18 @@ func (t *Read) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error
 	}
 	// Stat before opening: opening a FIFO would block.
 	fi, err := os.Stat(abs)
+	if t.files != nil && errors.Is(err, iofs.ErrNotExist) {
+		// An editor may hold a buffer not yet saved: let it answer.
+		return t.readFiles(ctx, abs, rel, start, end)
+	}
 	if err != nil {
 		return tool.Result{}, relErr(err, rel)
 	}
 	if err := checkRegular(fi, rel); err != nil {
 		return tool.Result{}, err
+	}
+	if t.files != nil {
+		return t.readFiles(ctx, abs, rel, start, end)
 	}
 	f, err := os.Open(abs)
 	if err != nil {
@@ -128,6 +142,22 @@ func (t *Read) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error
 		return tool.Result{Content: "[empty file]"}, nil
 	}
 	return readLines(ctx, br, fi.Size(), start, end)
+}
+
+// readFiles serves a read from Options.Files: the whole content at once
+// (an editor answers with the whole buffer), then the same line window.
+func (t *Read) readFiles(ctx context.Context, abs, rel string, start, end int) (tool.Result, error) {
+	data, err := t.files.ReadFile(ctx, abs)
+	if err != nil {
+		return tool.Result{}, relErr(err, rel)
+	}
+	if looksBinary(data[:min(len(data), sniffLen)]) {
+		return tool.Result{}, binaryError(rel, int64(len(data)))
+	}
+	if len(data) == 0 {
+		return tool.Result{Content: "[empty file]"}, nil
+	}
+	return readLines(ctx, bufio.NewReaderSize(bytes.NewReader(data), 64<<10), int64(len(data)), start, end)
 }
 
 func checkRegular(fi iofs.FileInfo, rel string) error {

@@ -112,7 +112,7 @@ func (t *Write) Run(ctx context.Context, raw json.RawMessage) (tool.Result, erro
 	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 		return tool.Result{}, relErr(err, filepath.Dir(rel))
 	}
-	if err := writeAtomic(abs, mode, data); err != nil {
+	if err := writeWhole(ctx, t.opts.Files, abs, mode, data); err != nil {
 		return tool.Result{}, relErr(err, rel)
 	}
 	verb := "overwrote"

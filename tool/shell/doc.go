@@ -19,6 +19,11 @@
 // tail, and always ends with a trailer line giving the exit status and
 // duration. A non-zero exit is a normal result, not a tool error.
 //
+// An editor that offers terminals (ACP) can run foreground commands
+// instead, through Options.Terminal: the command (after Wrap) runs there,
+// under the same timeout and cancellation, and the editor shows its
+// output live; background jobs always run here.
+//
 // This package imports only tool and llm from godwit; it must not import
 // agent, store, window or anything under internal/. Detecting which files
 // a command changed and sandboxing it belong to the safety layer, which

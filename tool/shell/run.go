@@ -19,6 +19,9 @@ const drainWait = time.Second
 // runForeground runs line, waits for it (at most timeout), and returns
 // its capped output with a trailer line.
 func (s *Shell) runForeground(ctx context.Context, line string, timeout time.Duration) (tool.Result, error) {
+	if s.opts.Terminal != nil {
+		return s.runInTerminal(ctx, line, timeout)
+	}
 	// Our own pipe, not os/exec's: the child writes straight to it, and we
 	// decide how long to read after the leader exits.
 	r, w, err := os.Pipe()

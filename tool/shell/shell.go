@@ -57,6 +57,10 @@ type Options struct {
 	// applies Landlock and then execs the original). It must keep
 	// SysProcAttr's process-group settings. An error refuses the command.
 	Wrap func(cmd *exec.Cmd) error
+	// Terminal, when set, runs foreground commands instead of a local
+	// process group (an editor's terminal, over ACP); background jobs
+	// still run locally. Nil runs everything locally.
+	Terminal Terminal
 	// Now returns the current time; nil means time.Now. Only ages and
 	// durations shown to the model use it.
 	Now func() time.Time

@@ -1,0 +1,28 @@
+// Package acp serves godwit to editors over the Agent Client Protocol
+// (https://agentclientprotocol.com), JSON-RPC on stdio, with
+// github.com/coder/acp-go-sdk.
+//
+// Serve answers initialize, session/new, session/load (the stored
+// history replayed as session/update notifications), session/prompt,
+// session/cancel, session/set_mode and session/close. A prompt runs one
+// agent turn; its events stream out as session/update notifications:
+// text and thinking deltas as agent_message_chunk and
+// agent_thought_chunk, tool calls as tool_call and tool_call_update (with
+// a kind, the paths as locations, diffs for file edits, the editor's
+// terminal for commands when it offers one), and the plan tool's steps as
+// a plan. Every write and command is put to the session's mode:
+// read-only refuses it, ask puts it to the user with
+// session/request_permission (allow or reject, once or always), auto
+// allows it.
+//
+// When the client can read and write files (fs/read_text_file,
+// fs/write_text_file), the file tools go through the editor, so they see
+// unsaved buffers; when it offers terminals, foreground shell commands
+// run in them.
+//
+// The engine of each session is built by Options.Build (internal/cli
+// uses internal/wiring), so this package imports only the core: agent,
+// llm, store, tool and the tool/fs, tool/plan and tool/shell hooks. It
+// writes nothing but protocol messages to its output; diagnostics go to
+// Options.Logger.
+package acp

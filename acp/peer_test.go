@@ -1,0 +1,211 @@
+package acp_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/godwit/godwit/llm/llmtest"
+)
+
+// TestOfficialClient drives the real godwit binary with the official ACP
+// TypeScript client (@agentclientprotocol/sdk, pinned in
+// testdata/peer/package-lock.json): initialize, a new session, a prompt
+// whose scripted model writes a file, the permission request answered,
+// the streamed updates checked, then session/load from a second process.
+func TestOfficialClient(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs node; skipped with -short")
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed; the ACP peer test needs Node 20 or later")
+	}
+	peer, _ := filepath.Abs("testdata/peer")
+	if _, err := os.Stat(filepath.Join(peer, "node_modules", "@agentclientprotocol", "sdk")); err != nil {
+		t.Skip("the ACP client library is not installed: run npm ci --prefix acp/testdata/peer")
+	}
+	bin := filepath.Join(t.TempDir(), "godwit")
+	build := exec.Command("go", "build", "-o", bin, "../cmd/godwit")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building godwit: %v\n%s", err, out)
+	}
+	if out, err := exec.Command(bin, "acp", "--help").CombinedOutput(); err != nil {
+		t.Skipf("this binary has no `godwit acp` command yet (register NewCmdACP in internal/cli/root.go): %s", out)
+	}
+
+	srv := llmtest.NewTestServer(t,
+		llmtest.ChatReply(llmtest.ChatReasoning("The user wants a file."), llmtest.ChatText("Writing it."),
+			llmtest.ChatToolCall("call_w", "file_write", `{"path":"hello.txt","content":"hi from the peer\n"}`),
+			llmtest.ChatFinish("tool_calls"), llmtest.ChatUsage(900, 20)),
+		llmtest.ChatTextReply("I wrote hello.txt.", 950, 6),
+		// The end-of-turn check sends the model back once: a write and no
+		// command since.
+		llmtest.ChatTextReply("No command applies to a text file; done.", 980, 8),
+	)
+	home, ws := t.TempDir(), t.TempDir()
+	cfg := "providers:\n  local:\n    type: openai-chat\n    base_url: " + srv.URL() + "/v1\n    no_key: true\n"
+	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(node, filepath.Join(peer, "peer.mjs"), bin, ws, "write hello.txt")
+	cmd.Dir = peer
+	cmd.Env = append(peerEnv(), "GODWIT_HOME="+home, "GODWIT_MODEL=local/test-model")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("peer: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+	}
+
+	var got peerResult
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatalf("peer printed %q: %v", stdout.String(), err)
+	}
+	if len(got.BadLines) > 0 {
+		t.Errorf("godwit acp wrote non-protocol lines on stdout: %q", got.BadLines)
+	}
+	if !got.Initialize.AgentCapabilities.LoadSession || got.Initialize.AgentInfo.Name != "godwit" {
+		t.Errorf("initialize = %+v", got.Initialize)
+	}
+	if got.StopReason != "end_turn" || got.Modes.CurrentModeID != "ask" {
+		t.Errorf("stop reason %q, mode %q\ngodwit stderr:\n%s", got.StopReason, got.Modes.CurrentModeID, got.Stderr)
+	}
+	if b, err := os.ReadFile(filepath.Join(ws, "hello.txt")); err != nil || string(b) != "hi from the peer\n" {
+		t.Errorf("hello.txt = %q, %v", b, err)
+	}
+	if len(got.FsWrites) == 0 {
+		t.Log("the binary wrote hello.txt itself: wiring does not pass the editor's files to tool/fs yet")
+	}
+
+	if len(got.Permissions) != 1 {
+		t.Fatalf("%d permission requests, want 1", len(got.Permissions))
+	}
+	p := got.Permissions[0]
+	var kinds []string
+	for _, o := range p.Options {
+		kinds = append(kinds, o.Kind)
+	}
+	if strings.Join(kinds, " ") != "allow_once allow_always reject_once reject_always" || p.ToolCall.Kind != "edit" ||
+		len(p.ToolCall.Content) != 1 || p.ToolCall.Content[0].NewText != "hi from the peer\n" ||
+		p.ToolCall.Content[0].Path != filepath.Join(ws, "hello.txt") {
+		t.Errorf("permission request = %+v", p)
+	}
+
+	seq := updateKinds(got.Updates)
+	for _, want := range []string{"agent_thought_chunk", "agent_message_chunk", "tool_call:call_w:pending", "tool_call_update:call_w:in_progress", "tool_call_update:call_w:completed"} {
+		if !strings.Contains(seq, want) {
+			t.Errorf("updates lack %s:\n%s", want, seq)
+		}
+	}
+	if text := messageText(got.Updates, "agent_message_chunk"); !strings.Contains(text, "Writing it.") || !strings.Contains(text, "I wrote hello.txt.") {
+		t.Errorf("message chunks: %q", text)
+	}
+	if text := messageText(got.Replay, "user_message_chunk"); text != "write hello.txt" {
+		t.Errorf("session/load replayed the prompt as %q\nreplay: %s", text, updateKinds(got.Replay))
+	}
+	if !strings.Contains(updateKinds(got.Replay), "tool_call:call_w:completed") {
+		t.Errorf("session/load did not replay the write: %s", updateKinds(got.Replay))
+	}
+}
+
+// peerResult is what peer.mjs prints.
+type peerResult struct {
+	Initialize struct {
+		AgentCapabilities struct {
+			LoadSession bool `json:"loadSession"`
+		} `json:"agentCapabilities"`
+		AgentInfo struct {
+			Name string `json:"name"`
+		} `json:"agentInfo"`
+	} `json:"initialize"`
+	Modes struct {
+		CurrentModeID string `json:"currentModeId"`
+	} `json:"modes"`
+	StopReason  string `json:"stopReason"`
+	Permissions []struct {
+		Options []struct {
+			Kind string `json:"kind"`
+		} `json:"options"`
+		ToolCall struct {
+			Kind    string `json:"kind"`
+			Content []struct {
+				Type    string `json:"type"`
+				Path    string `json:"path"`
+				NewText string `json:"newText"`
+			} `json:"content"`
+		} `json:"toolCall"`
+	} `json:"permissions"`
+	Updates  []update `json:"updates"`
+	Replay   []update `json:"replay"`
+	FsWrites []string `json:"fsWrites"`
+	BadLines []string `json:"badLines"`
+	Stderr   string   `json:"stderr"`
+}
+
+type update struct {
+	SessionUpdate string `json:"sessionUpdate"`
+	ToolCallID    string `json:"toolCallId"`
+	Status        string `json:"status"`
+	Content       struct {
+		Text string `json:"text"`
+	} `json:"content"`
+}
+
+// UnmarshalJSON tolerates content being an array (tool calls) rather
+// than one block (message chunks).
+func (u *update) UnmarshalJSON(b []byte) error {
+	var raw struct {
+		SessionUpdate string          `json:"sessionUpdate"`
+		ToolCallID    string          `json:"toolCallId"`
+		Status        string          `json:"status"`
+		Content       json.RawMessage `json:"content"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	u.SessionUpdate, u.ToolCallID, u.Status = raw.SessionUpdate, raw.ToolCallID, raw.Status
+	if len(raw.Content) > 0 && raw.Content[0] == '{' {
+		return json.Unmarshal(raw.Content, &u.Content)
+	}
+	return nil
+}
+
+func updateKinds(us []update) string {
+	var parts []string
+	for _, u := range us {
+		s := u.SessionUpdate
+		if u.ToolCallID != "" {
+			s += ":" + u.ToolCallID + ":" + u.Status
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, "\n")
+}
+
+func messageText(us []update, kind string) string {
+	var b strings.Builder
+	for _, u := range us {
+		if u.SessionUpdate == kind {
+			b.WriteString(u.Content.Text)
+		}
+	}
+	return b.String()
+}
+
+// peerEnv is the test's environment without godwit's variables or any
+// provider key, so a developer's own setup cannot leak in.
+func peerEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(name, "GODWIT_") || strings.HasSuffix(name, "_API_KEY") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
+}

@@ -1,0 +1,95 @@
+package acp
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/godwit/godwit/agent"
+	"github.com/godwit/godwit/llm"
+)
+
+// maxReplayOutput bounds the tool output one replayed call shows, as the
+// live events do.
+const maxReplayOutput = 4 << 10
+
+// replay sends the stored conversation as session/update notifications:
+// the user's prompts, the model's thinking, text and tool calls with how
+// each ended. Messages the engine added itself (handoffs, nudges, verify
+// output) are not the user's words and are left out.
+func (s *session) replay(ctx context.Context) error {
+	st := s.eng.Store
+	turns, err := st.Turns(ctx, s.id)
+	if err != nil {
+		return fmt.Errorf("acp: replaying session %s: %w", s.id, err)
+	}
+	prompts := make(map[int64]string, len(turns))
+	for _, t := range turns {
+		prompts[t.ID] = t.Prompt
+	}
+	msgs, err := st.Messages(ctx, s.id, -1)
+	if err != nil {
+		return fmt.Errorf("acp: replaying session %s: %w", s.id, err)
+	}
+	results := map[string]*llm.ToolResult{}
+	for _, m := range msgs {
+		for _, p := range m.Message.Parts {
+			if p.Kind == llm.PartToolResult && p.ToolResult != nil {
+				results[p.ToolResult.CallID] = p.ToolResult
+			}
+		}
+	}
+	shown := map[int64]bool{}
+	for _, m := range msgs {
+		switch m.Message.Role {
+		case llm.RoleUser:
+			text := m.Message.Text()
+			if prompt, ok := prompts[m.TurnID]; ok && !shown[m.TurnID] && text == prompt {
+				shown[m.TurnID] = true
+				s.srv.notify(s.id, sdk.UpdateUserMessageText(text))
+			}
+		case llm.RoleAssistant:
+			for _, p := range m.Message.Parts {
+				s.replayPart(p, results)
+			}
+		}
+	}
+	return nil
+}
+
+func (s *session) replayPart(p llm.Part, results map[string]*llm.ToolResult) {
+	switch p.Kind {
+	case llm.PartText:
+		if p.Text != "" {
+			s.srv.notify(s.id, sdk.UpdateAgentMessageText(p.Text))
+		}
+	case llm.PartThinking:
+		if p.Thinking == nil {
+			return
+		}
+		text := p.Thinking.Text
+		if text == "" {
+			text = strings.Join(p.Thinking.Summary, "\n\n")
+		}
+		if text != "" {
+			s.srv.notify(s.id, sdk.UpdateAgentThoughtText(text))
+		}
+	case llm.PartToolCall:
+		tc := p.ToolCall
+		if tc == nil {
+			return
+		}
+		c := newCall(s.workspace(), tc.ID, tc.Name, llm.ArgsOrEmpty(tc.Args), "", false)
+		info := &agent.ToolInfo{CallID: tc.ID, Name: tc.Name, IsError: true, Output: "no result was recorded (the turn was interrupted)"}
+		if r := results[tc.ID]; r != nil {
+			info.IsError, info.Output = r.IsError, cut(r.Content, maxReplayOutput)
+		}
+		status := sdk.ToolCallStatusCompleted
+		if info.IsError {
+			status = sdk.ToolCallStatusFailed
+		}
+		s.srv.notify(s.id, c.start(status, c.result(info), nil))
+	}
+}

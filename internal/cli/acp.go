@@ -1,0 +1,106 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/godwit/godwit/acp"
+	"github.com/godwit/godwit/internal/wiring"
+	"github.com/godwit/godwit/llm"
+)
+
+// ACPOptions are the inputs of `godwit acp`.
+type ACPOptions struct {
+	IO      *IOStreams
+	Getenv  func(string) string
+	Home    string
+	Model   string
+	Mode    string
+	Version string
+	// Provider replaces the configured one (tests).
+	Provider llm.Provider
+}
+
+// NewCmdACP builds `godwit acp`. runF replaces the real server in tests.
+func NewCmdACP(f *Factory, runF func(context.Context, *ACPOptions) error) *cobra.Command {
+	opts := &ACPOptions{IO: f.IO, Getenv: f.Getenv, Version: f.Version}
+	cmd := &cobra.Command{
+		Use:   "acp [--model M]",
+		Short: "Serve editors over the Agent Client Protocol on stdio",
+		Long: `Serve editors (Zed, and any client of the Agent Client Protocol) on stdin and
+stdout. Each editor session works in the folder the editor names, with its
+own mode: read-only, ask (the default: the editor asks before each write and
+command) or auto. Sessions are stored like any other and can be loaded again.
+
+stdout carries only protocol messages; diagnostics go to stderr.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			home, err := f.Home()
+			if err != nil {
+				return fmt.Errorf("finding GODWIT_HOME: %w", err)
+			}
+			opts.Home = home
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runACP(cmd.Context(), opts, f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&opts.Model, "model", "m", "", "provider/model (default: $GODWIT_MODEL, else chosen from the API keys set)")
+	fl.StringVar(&opts.Mode, "mode", string(acp.ModeAsk), "the mode sessions start in: read-only, ask or auto")
+	return cmd
+}
+
+func runACP(ctx context.Context, opts *ACPOptions, f *Factory) error {
+	model := opts.Model
+	if model == "" && opts.Provider == nil {
+		// No model is not fatal here: config.yaml may name one, and
+		// otherwise session/new says what to do, in the editor.
+		model, _ = defaultModel(opts.Getenv)
+	}
+	mode := acp.Mode(opts.Mode)
+	switch mode {
+	case acp.ModeReadOnly, acp.ModeAsk, acp.ModeAuto:
+	default:
+		return usageErrorf("unknown --mode %q: use read-only, ask or auto", opts.Mode)
+	}
+	var out io.Writer = opts.IO.Out
+	if real, ok := out.(*os.File); ok && real == os.Stdout {
+		// The protocol keeps the real stdout; anything else that prints
+		// to os.Stdout lands on stderr instead of corrupting the stream.
+		os.Stdout = os.Stderr
+		defer func() { os.Stdout = real }()
+	}
+	build := func(ctx context.Context, req acp.EngineRequest) (*acp.Engine, error) {
+		env, err := wiring.Build(ctx, wiring.Options{
+			Home:      opts.Home,
+			Workspace: req.Workspace,
+			Model:     model,
+			Provider:  opts.Provider,
+			Approver:  req.Approver,
+			Sink:      req.Sink,
+			Getenv:    opts.Getenv,
+			Logger:    f.Logger,
+			Files:     req.Files,
+			Terminal:  req.Terminal,
+		})
+		if err != nil {
+			return nil, err
+		}
+		return &acp.Engine{
+			Runtime: env.Runtime, Store: env.Store, Workspace: env.Workspace, Model: env.Model,
+			Plan: env.Plan, Close: env.Close,
+		}, nil
+	}
+	return acp.Serve(ctx, opts.IO.In, out, acp.Options{
+		Build:   build,
+		Version: opts.Version,
+		Mode:    mode,
+		Logger:  f.Logger,
+	})
+}
