@@ -69,7 +69,7 @@ func (t *List) Access(raw json.RawMessage) (tool.Access, error) {
 	if err != nil {
 		return tool.Access{}, err
 	}
-	return tool.Access{Paths: []tool.PathAccess{{Path: abs}}}, nil
+	return tool.Access{Paths: []tool.PathAccess{{Path: abs}}, Summary: "list " + t.ws.Rel(abs)}, nil
 }
 
 // node is one entry of the tree.

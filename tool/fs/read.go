@@ -96,7 +96,7 @@ func (t *Read) Access(raw json.RawMessage) (tool.Access, error) {
 	if err != nil {
 		return tool.Access{}, err
 	}
-	return tool.Access{Paths: []tool.PathAccess{{Path: abs}}}, nil
+	return tool.Access{Paths: []tool.PathAccess{{Path: abs}}, Summary: "read " + t.ws.Rel(abs)}, nil
 }
 
 // Run streams the requested lines: memory is proportional to the output,
