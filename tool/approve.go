@@ -30,6 +30,14 @@ type Approver interface {
 	Approve(ctx context.Context, req ApprovalRequest) (Decision, error)
 }
 
+// ReadScreener is an Approver that must also see some calls that do not
+// mutate: reads of secrets (.env, keys) or of paths outside the workspace.
+// The runner asks such an approver about a read call when NeedsApproval
+// says so.
+type ReadScreener interface {
+	NeedsApproval(tool string, a Access) bool
+}
+
 // ApproverFunc adapts a function to Approver.
 type ApproverFunc func(ctx context.Context, req ApprovalRequest) (Decision, error)
 

@@ -210,7 +210,10 @@ func (r *Runner) prepare(ctx context.Context, call llm.ToolCall, obs Observer) (
 		p.access = acc
 	}
 	if !p.access.Mutates {
-		return nil, p, nil
+		rs, ok := r.approver.(ReadScreener)
+		if !ok || !rs.NeedsApproval(call.Name, p.access) {
+			return nil, p, nil
+		}
 	}
 	d := Decision{Reason: "no approver is configured"}
 	if r.approver != nil {

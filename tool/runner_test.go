@@ -317,3 +317,34 @@ func TestAsToolErrorMapsErrno(t *testing.T) {
 		t.Errorf("got %+v", te)
 	}
 }
+
+type screener struct {
+	tool.ApproverFunc
+	secret string
+}
+
+func (s screener) NeedsApproval(_ string, a tool.Access) bool {
+	for _, p := range a.Paths {
+		if p.Path == s.secret {
+			return true
+		}
+	}
+	return false
+}
+
+func TestRunnerAsksAReadScreenerAboutReads(t *testing.T) {
+	asked := 0
+	sc := screener{secret: "/ws/.env", ApproverFunc: func(context.Context, tool.ApprovalRequest) (tool.Decision, error) {
+		asked++
+		return tool.Decision{Reason: "secret"}, nil
+	}}
+	p := newProbe(t)
+	r := newRunner(t, sc, probeTool(p, "read", false, false, nil))
+	out, err := r.Run(context.Background(), []llm.ToolCall{call(1, "read", "main.go"), call(2, "read", ".env")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if asked != 1 || out[0].Result.IsError || out[1].Result.Code != tool.CodeDenied {
+		t.Errorf("asked %d times; results %+v / %+v", asked, out[0].Result, out[1].Result)
+	}
+}

@@ -9,12 +9,16 @@ import (
 	"syscall"
 
 	"github.com/godwit/godwit/internal/cli"
+	"github.com/godwit/godwit/sandbox"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
 
 func main() {
+	// A sandboxed shell command re-executes godwit to apply Landlock to
+	// itself before running the shell; that child never returns here.
+	sandbox.MaybeRunChild()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	f := cli.NewFactory(version)
 	cli.LoadEnvFiles(f)

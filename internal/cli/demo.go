@@ -12,6 +12,7 @@ import (
 	"github.com/godwit/godwit/agent"
 	"github.com/godwit/godwit/internal/demo"
 	"github.com/godwit/godwit/internal/wiring"
+	"github.com/godwit/godwit/policy"
 	"github.com/godwit/godwit/tool"
 )
 
@@ -79,6 +80,7 @@ func runDemo(ctx context.Context, opts *DemoOptions) error {
 		// The sample lives in its own temporary directory: nothing else
 		// can be touched, so the demo approves its own writes.
 		Approver: tool.AllowAll{},
+		Mode:     policy.Auto,
 		Sink:     sink,
 	})
 	if err != nil {

@@ -40,6 +40,7 @@ var SilentError = errors.New("silent")
 //	godwit config   get, set or unset a config key
 //	godwit models   list the model catalog
 //	godwit acp      serve editors over the Agent Client Protocol on stdio
+//	godwit undo     revert a session's file changes, turn by turn
 //	godwit version  print the version
 func NewRootCmd(f *Factory) *cobra.Command {
 	root := &cobra.Command{
@@ -61,6 +62,7 @@ func NewRootCmd(f *Factory) *cobra.Command {
 		NewCmdConfig(f, nil),
 		NewCmdModels(f, nil),
 		NewCmdACP(f, nil),
+		NewCmdUndo(f),
 		NewCmdVersion(f),
 	)
 	return root

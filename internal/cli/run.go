@@ -14,6 +14,7 @@ import (
 	"github.com/godwit/godwit/agent"
 	"github.com/godwit/godwit/internal/wiring"
 	"github.com/godwit/godwit/llm"
+	"github.com/godwit/godwit/policy"
 )
 
 // RunOptions are the inputs of `godwit run`.
@@ -110,7 +111,8 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		Workspace: opts.Workdir,
 		Model:     model,
 		Provider:  opts.Provider,
-		Approver:  runApprover(opts),
+		Mode:      policy.ModeFromFlags(opts.AllowWrite, opts.Yes),
+		Prompter:  runPrompter(opts.IO),
 		Sink:      sink,
 		Getenv:    opts.Getenv,
 		MaxSteps:  opts.MaxSteps,
@@ -137,6 +139,16 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		return fmt.Errorf("cancelled; the turn is recorded as cancelled")
 	}
 	return err
+}
+
+// runPrompter asks on the terminal when there is one (ask mode, and
+// reads of secrets in any mode); without one, what needs asking is denied
+// with a reason that says how to allow it.
+func runPrompter(ios *IOStreams) policy.Prompter {
+	if !ios.InTTY {
+		return nil
+	}
+	return policy.NewLinePrompter(ios.In, ios.ErrOut)
 }
 
 // defaultModel picks the model: $GODWIT_MODEL, else one for the first API

@@ -16,7 +16,9 @@ import (
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/llm/catalog"
 	"github.com/godwit/godwit/memory"
+	"github.com/godwit/godwit/policy"
 	"github.com/godwit/godwit/prompt"
+	"github.com/godwit/godwit/snapshot"
 	"github.com/godwit/godwit/store"
 	"github.com/godwit/godwit/tool"
 	"github.com/godwit/godwit/tool/fs"
@@ -38,7 +40,14 @@ type Options struct {
 	// Provider, when set, answers instead of the one Model names (the
 	// demo's scripted model, tests).
 	Provider llm.Provider
-	// Approver gates writes and commands; nil denies them all.
+	// Mode is the approval mode: read-only (the default), ask
+	// (--allow-write) or auto (--yes).
+	Mode policy.Mode
+	// Prompter asks a person about a call (ask mode, secret reads); nil
+	// means nobody can be asked, and what needs asking is denied.
+	Prompter policy.Prompter
+	// Approver, when set, replaces the policy (the demo's own sandboxed
+	// repository, tests).
 	Approver tool.Approver
 	// Sink receives the runtime's events.
 	Sink agent.Sink
@@ -150,7 +159,12 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 	env.Store = st
 	env.closers = append(env.closers, st.Close)
 
-	sh := shell.New(shell.Options{Workdir: ws.Root(), Logger: opts.Logger, Terminal: opts.Terminal})
+	g, err := newGuard(opts, ws.Root(), st, &env.closers)
+	if err != nil {
+		return nil, err
+	}
+	sh := shell.New(shell.Options{Workdir: ws.Root(), Logger: opts.Logger, Terminal: opts.Terminal,
+		Env: []string{"TMPDIR=" + g.tmp}, Wrap: g.wrap})
 	env.closers = append(env.closers, sh.Close)
 	env.Plan = plan.New(plan.Options{})
 	mem := memory.NewSource(memory.SourceOptions{Workspace: ws.Root(), Home: opts.Home, Store: st, Logger: opts.Logger})
@@ -163,7 +177,8 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("wiring: %w", err)
 	}
-	tools := append(fs.Tools(ws, fs.Options{Files: opts.Files}), sh, env.Plan, recall.New(st), memory.NewSearchTool(searcher))
+	tools := append(fs.Tools(ws, fs.Options{Files: opts.Files, BeforeWrite: g.recorder.BeforeWrite}),
+		snapshot.WatchTool(sh, g.watcher), env.Plan, recall.New(st), memory.NewSearchTool(searcher))
 	if skills, _ := memory.Skills(ws.Root(), opts.Home); len(skills) > 0 {
 		tools = append(tools, memory.NewSkillTool(ws.Root(), opts.Home))
 	}
@@ -171,7 +186,7 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("wiring: %w", err)
 	}
-	runner := tool.NewRunner(reg, tool.RunnerOptions{Approver: opts.Approver, Logger: opts.Logger})
+	runner := tool.NewRunner(reg, tool.RunnerOptions{Approver: g.approver, Logger: opts.Logger})
 
 	system := prompt.System(prompt.Env{OS: runtime.GOOS, Shell: sh.Kind(), Workspace: ws.Root()})
 	win := window.New(window.Options{

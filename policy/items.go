@@ -1,0 +1,349 @@
+package policy
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/godwit/godwit/tool"
+)
+
+// level is how much an item needs approval.
+type level int
+
+const (
+	// levelRead runs in every mode.
+	levelRead level = iota
+	// levelSensitive (a read of a secret, or outside the workspace) asks,
+	// except with --yes.
+	levelSensitive
+	// levelWrite (a write in the workspace, a command that is not
+	// read-only) is refused read-only, asks with --allow-write, runs
+	// with --yes.
+	levelWrite
+	// levelEscape (a write outside the workspace, or to files that grant
+	// permissions or run later) is refused read-only and asks otherwise.
+	levelEscape
+)
+
+type itemKind int
+
+const (
+	kindTool    itemKind = iota // a mutating call with no paths or command
+	kindPath                    // a file read or written
+	kindCommand                 // one simple command
+	kindRaw                     // a command line that was not analysed
+)
+
+// item is one thing a call does that approval cares about: a file it
+// touches, one simple command of its command line.
+type item struct {
+	kind  itemKind
+	level level
+	what  string // "runs `rm -rf x`", "writes src/a.go"
+	why   string // why a levelRead item runs freely
+	words []Word // kindCommand
+	// variants are the commands behind wrappers and bash -c (kindCommand),
+	// and args the literal arguments as paths, for deny and ask rules.
+	variants [][]Word
+	args     []string
+	abs      string // kindPath; "" when computed at run time
+	rel      string // kindPath; "" when outside the workspace
+	raw      string // kindRaw
+	// scope is what an Always answer remembers; nil when none fits.
+	scope *Rule
+}
+
+// items breaks a call down.
+func (p *Policy) items(toolName string, acc tool.Access) []item {
+	var out []item
+	for _, pa := range acc.Paths {
+		out = append(out, p.pathItem(toolName, pa.Path, pa.Write))
+	}
+	if acc.Command != "" {
+		out = append(out, p.commandItems(toolName, acc.Command)...)
+	}
+	if len(acc.Paths) == 0 && acc.Command == "" && acc.Mutates {
+		what := "runs " + toolName
+		if acc.Summary != "" {
+			what = acc.Summary
+		}
+		out = append(out, item{kind: kindTool, level: levelWrite, what: what, scope: &Rule{Tool: toolName}})
+	}
+	return out
+}
+
+// pathItem classifies a file read or written; abs is absolute with
+// symlinks resolved, or "" when computed at run time.
+func (p *Policy) pathItem(toolName, abs string, write bool) item {
+	it := item{kind: kindPath, abs: abs}
+	pl := p.where(abs)
+	show := filepath.ToSlash(abs)
+	switch {
+	case pl == placeInside:
+		it.rel = p.rel(abs)
+		show = it.rel
+	case p.home != "" && within(p.home, abs):
+		if r, err := filepath.Rel(p.home, abs); err == nil {
+			show = "~/" + filepath.ToSlash(r)
+		}
+	}
+	if abs == "" {
+		show = "a path computed at run time"
+	}
+	secret := abs != "" && isSecret(abs)
+	switch {
+	case pl == placeDevice:
+		it.level, it.why = levelRead, "a device file"
+		return it
+	case !write && secret:
+		it.level, it.what = levelSensitive, "reads "+show+", a secrets file"
+	case !write && (pl == placeOutside || pl == placeUnknown):
+		it.level, it.what = levelSensitive, "reads "+show+", outside the workspace"
+	case !write:
+		it.level, it.why = levelRead, "reads inside the workspace"
+		return it
+	case pl == placeOutside || pl == placeUnknown:
+		it.level, it.what = levelEscape, "writes "+show+", outside the workspace"
+	case p.isProtected(abs):
+		it.level, it.what = levelEscape, "writes "+show+", which can grant permissions or run programs later"
+	case secret:
+		it.level, it.what = levelWrite, "writes "+show+", a secrets file"
+	default:
+		it.level, it.what = levelWrite, "writes "+show
+	}
+	it.scope = p.pathScope(toolName, abs, show, secret || p.isProtected(abs))
+	return it
+}
+
+// pathScope is what Always remembers for a path: the path itself for a
+// secret or protected file, else the files of its folder.
+func (p *Policy) pathScope(toolName, abs, show string, exact bool) *Rule {
+	if abs == "" {
+		return nil
+	}
+	slash := filepath.ToSlash(abs)
+	if exact {
+		return &Rule{Tool: toolName, Path: globEscape(slash), label: toolName + " path " + show}
+	}
+	dir := path.Dir(slash)
+	label := toolName + " path " + path.Dir(show) + "/*"
+	if path.Dir(show) == "." {
+		label = toolName + " path ./* (files at the workspace root)"
+	}
+	return &Rule{Tool: toolName, Path: globEscape(dir) + "/*", label: label}
+}
+
+// commandItems analyses a command line: one item per simple command, one
+// per file redirection, plus the files read-only commands read.
+func (p *Policy) commandItems(toolName, line string) []item {
+	raw := func(what string) []item {
+		return []item{{kind: kindRaw, level: levelWrite, raw: line, what: what,
+			scope: &Rule{Tool: toolName, raw: line, label: toolName + " exactly: " + oneLine(line, 60)}}}
+	}
+	if p.shell == "powershell" {
+		return raw("runs `" + oneLine(line, 80) + "` (PowerShell commands are not analysed)")
+	}
+	sc, err := Split(line, ShellEnv{Dir: p.root, Home: p.home, Vars: p.vars, DirExists: isDir})
+	if err != nil {
+		return raw("runs `" + oneLine(line, 80) + "`, which could not be analysed (" + err.Error() + ")")
+	}
+	var out []item
+	for _, c := range sc.Commands {
+		out = append(out, p.simpleItems(toolName, c)...)
+	}
+	for _, r := range sc.Redirects {
+		abs := ""
+		if r.Target.Literal() {
+			abs = resolveIn(r.Dir, r.Target.Value)
+		}
+		out = append(out, p.pathItem(toolName, abs, r.Write))
+	}
+	return out
+}
+
+// dangerousVars change what later commands run or where they work;
+// setting one makes the line need approval.
+var dangerousVars = regexp.MustCompile(`^(PATH|CDPATH|HOME|IFS|ENV|BASH_ENV|BASHOPTS|SHELLOPTS|PS4|PROMPT_COMMAND|GLOBIGNORE|PAGER|MANPAGER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|RIPGREP_CONFIG_PATH|GREP_OPTIONS|BASH_XTRACEFD|LD_.*|DYLD_.*|GIT_.*|BASH_FUNC_.*)$`)
+
+func (p *Policy) simpleItems(toolName string, c SimpleCommand) []item {
+	if len(c.Words) == 0 || c.Decl != "" {
+		for _, w := range c.Words { // declaration flags
+			if w.Known && strings.HasPrefix(w.Value, "-") && !strings.ContainsRune(w.Value, 'n') {
+				continue
+			}
+			return []item{{kind: kindTool, level: levelWrite, what: "runs `" + c.Decl + " " + render(c.Words) + "`"}}
+		}
+		for _, n := range c.Assigns {
+			if dangerousVars.MatchString(n) {
+				return []item{{kind: kindTool, level: levelWrite, what: "sets " + n + ", which changes what later commands do"}}
+			}
+		}
+		return nil
+	}
+	paths, names, why := checkReadOnly(c)
+	it := item{kind: kindCommand, words: c.Words, what: "runs `" + render(c.Words) + "`", scope: commandScope(toolName, c.Words),
+		variants: p.variants(c.Words, 0)}
+	for _, w := range c.Words[1:] {
+		if w.Literal() && !strings.HasPrefix(w.Value, "-") {
+			if abs := resolveIn(c.Dir, w.Value); abs != "" {
+				it.args = append(it.args, abs)
+			}
+		}
+	}
+	if why != "" {
+		it.level = levelWrite
+		return []item{it}
+	}
+	it.level, it.why = levelRead, "read-only command"
+	out := []item{it}
+	// A reader with no file operands reads where it runs (ls, rg).
+	if len(paths) == 0 && readsDir(c) && p.where(c.Dir) != placeInside {
+		show := c.Dir
+		if show == "" {
+			show = "a folder computed at run time"
+		}
+		out = append(out, item{kind: kindPath, abs: c.Dir, level: levelSensitive, what: "reads " + show + ", outside the workspace"})
+	}
+	for _, w := range paths {
+		out = append(out, p.readItems(toolName, w, c.Dir)...)
+	}
+	for _, w := range names {
+		if w.Known && isSecret(w.Value) {
+			abs := resolveIn(c.Dir, w.Value)
+			if abs == "" {
+				abs = w.Value
+			}
+			it := p.pathItem(toolName, abs, false)
+			if it.level == levelRead { // a name that is not where it resolves
+				it.level, it.what = levelSensitive, "names "+w.Value+", a secrets file"
+			}
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// readsDir reports whether c is a reader that, without file operands,
+// reads its working folder.
+func readsDir(c SimpleCommand) bool {
+	switch c.Name() {
+	case "ls", "find", "rg", "ag", "fd", "tree", "du", "git", "grep", "egrep", "fgrep":
+		return true
+	}
+	return false
+}
+
+// maxGlobMatches and maxGlobDirs bound how many files a glob argument
+// is expanded to for checking, and how many folders are read to do it;
+// beyond them the read asks.
+const (
+	maxGlobMatches = 2000
+	maxGlobDirs    = 2000
+)
+
+var errTooMany = errors.New("too many matches")
+
+// budgetFS reads at most left more folders.
+type budgetFS struct {
+	fs.FS
+	left *int
+}
+
+func (b budgetFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	if *b.left--; *b.left < 0 {
+		return nil, errTooMany
+	}
+	return fs.ReadDir(b.FS, name)
+}
+
+// readItems checks one file argument of a read-only command.
+func (p *Policy) readItems(toolName string, w Word, dir string) []item {
+	switch {
+	case w.Known && w.Value == "-":
+		return nil // stdin
+	case !w.Known:
+		return []item{{kind: kindPath, level: levelSensitive, what: "reads files named at run time (" + w.Value + ")"}}
+	case !w.Glob:
+		return []item{p.pathItem(toolName, resolveIn(dir, w.Value), false)}
+	}
+	pattern := w.Value
+	if !filepath.IsAbs(pattern) {
+		if dir == "" {
+			return []item{{kind: kindPath, level: levelSensitive, what: "reads files matching " + pattern + " in a folder computed at run time"}}
+		}
+		pattern = filepath.Join(dir, pattern)
+	}
+	base, pat := doublestar.SplitPattern(filepath.ToSlash(pattern))
+	var out []item
+	n, dirs := 0, maxGlobDirs
+	fsys := budgetFS{FS: os.DirFS(filepath.FromSlash(base)), left: &dirs}
+	err := doublestar.GlobWalk(fsys, pat, func(m string, _ fs.DirEntry) error {
+		if n++; n > maxGlobMatches {
+			return errTooMany
+		}
+		if it := p.pathItem(toolName, kernelPath(filepath.Join(filepath.FromSlash(base), filepath.FromSlash(m))), false); it.level != levelRead {
+			out = append(out, it)
+		}
+		return nil
+	})
+	if errors.Is(err, errTooMany) || dirs < 0 {
+		return []item{{kind: kindPath, level: levelSensitive, what: "reads more than " + strconv.Itoa(maxGlobMatches) + " files matching " + w.Value}}
+	}
+	return out
+}
+
+var subcommandLike = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]*$`)
+
+// commandScope is what Always remembers for a command: its program and,
+// when it looks like a subcommand, its first argument ("go test *",
+// "npm run *", "rm *").
+func commandScope(toolName string, words []Word) *Rule {
+	name := words[0]
+	if !name.Literal() || strings.ContainsAny(name.Value, "*? \t") {
+		return nil
+	}
+	pat := name.Value
+	if len(words) > 1 && words[1].Literal() && subcommandLike.MatchString(words[1].Value) {
+		pat += " " + words[1].Value
+	}
+	pat += " *"
+	return &Rule{Tool: toolName, Command: pat}
+}
+
+// render shows a command's words for a person or the model.
+func render(words []Word) string {
+	parts := make([]string, len(words))
+	for i, w := range words {
+		v := w.Value
+		if w.Known && !w.Glob && (v == "" || strings.ContainsAny(v, " \t\n'\"$`\\|&;<>()*?[]{}")) {
+			v = "'" + strings.ReplaceAll(v, "'", `'\''`) + "'"
+		}
+		parts[i] = v
+	}
+	return oneLine(strings.Join(parts, " "), 100)
+}
+
+// globEscape quotes the glob metacharacters of a literal path.
+func globEscape(s string) string {
+	var b strings.Builder
+	for _, c := range s {
+		if strings.ContainsRune(`*?[]{}\`, c) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+func isDir(abs string) bool {
+	fi, err := os.Stat(abs)
+	return err == nil && fi.IsDir()
+}

@@ -1,0 +1,203 @@
+package policy
+
+import (
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// place says where a path is, as far as approval cares.
+type place int
+
+const (
+	placeInside  place = iota // in the workspace
+	placeScratch              // outside it, but in a folder writes may go to (TMPDIR, rules)
+	placeDevice               // /dev/null and friends: reading or writing them is harmless
+	placeOutside              // anywhere else
+	placeUnknown              // computed at run time: cannot be known before the command runs
+)
+
+// devices are the files a command may write without that counting as a
+// write.
+var devices = map[string]bool{
+	"/dev/null": true, "/dev/zero": true, "/dev/full": true,
+	"/dev/stdout": true, "/dev/stderr": true, "/dev/stdin": true, "/dev/tty": true,
+	"/dev/random": true, "/dev/urandom": true,
+}
+
+// where classifies abs, an absolute path with symlinks resolved ("" is
+// unknown).
+func (p *Policy) where(abs string) place {
+	switch {
+	case abs == "":
+		return placeUnknown
+	case devices[abs] || strings.HasPrefix(abs, "/dev/fd/") || strings.HasPrefix(abs, "/proc/self/fd/"):
+		return placeDevice
+	case within(p.root, abs):
+		return placeInside
+	}
+	for _, d := range p.scratch {
+		if within(d, abs) {
+			return placeScratch
+		}
+	}
+	return placeOutside
+}
+
+// rel is abs relative to the workspace with forward slashes, or abs
+// itself when it is outside.
+func (p *Policy) rel(abs string) string {
+	if !within(p.root, abs) {
+		return filepath.ToSlash(abs)
+	}
+	r, err := filepath.Rel(p.root, abs)
+	if err != nil {
+		return filepath.ToSlash(abs)
+	}
+	return filepath.ToSlash(r)
+}
+
+// relTo is abs relative to root with forward slashes, "" when outside.
+func relTo(root, abs string) string {
+	if !within(root, abs) {
+		return ""
+	}
+	r, err := filepath.Rel(root, abs)
+	if err != nil {
+		return ""
+	}
+	return filepath.ToSlash(r)
+}
+
+// within reports whether abs is dir or below it.
+func within(dir, abs string) bool {
+	if dir == "" || abs == "" {
+		return false
+	}
+	if abs == dir {
+		return true
+	}
+	if !strings.HasSuffix(dir, string(filepath.Separator)) {
+		dir += string(filepath.Separator)
+	}
+	return strings.HasPrefix(abs, dir)
+}
+
+// Secret files: reading them asks even in read-only mode, since their
+// content would go to the model provider. Matched against the base name,
+// case-insensitively; add more with ask rules.
+var secretNames = []string{
+	".env", ".env.*", "*.env", ".envrc",
+	"*.pem", "*.key", "*.p12", "*.pfx", "*.jks", "*.keystore", "*.kdbx", "*.ppk",
+	"id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*",
+	".netrc", "_netrc", ".git-credentials", ".pgpass", ".npmrc", ".pypirc", ".htpasswd", ".vault-token",
+	"credentials", "credentials.json", "credentials.db", "*.tfvars",
+	"secrets.yaml", "secrets.yml", "secrets.json", "secret.yaml", "secret.yml",
+}
+
+// secretPaths are matched against the end of the path.
+var secretPaths = []string{".aws/credentials", ".docker/config.json", ".kube/config", ".ssh/*", ".gnupg/*", ".config/gh/hosts.yml"}
+
+// notSecret are templates and public halves that match secretNames but
+// hold nothing secret.
+var notSecret = []string{"*.example", "*.sample", "*.template", "*.dist", "*.defaults", "*.pub", "known_hosts*", "*.tfvars.example"}
+
+// isSecret reports whether a path names a secrets file.
+func isSecret(p string) bool {
+	p = strings.ToLower(filepath.ToSlash(p))
+	base := path.Base(p)
+	for _, pat := range notSecret {
+		if ok, _ := path.Match(pat, base); ok {
+			return false
+		}
+	}
+	for _, pat := range secretNames {
+		if ok, _ := path.Match(pat, base); ok {
+			return true
+		}
+	}
+	for _, pat := range secretPaths {
+		if ok, _ := doublestar.Match("**/"+pat, p); ok {
+			return true
+		}
+		if ok, _ := doublestar.Match(pat, p); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// protected are workspace files whose change would grant the agent more
+// than the user did: godwit's own rules, and git hooks and config, which
+// run programs later as the user. Writing them asks in every mode.
+var protected = []string{".godwit/rules.yaml", ".godwit/rules.yml", "**/.git/config", "**/.git/hooks/**", ".git/hooks"}
+
+func (p *Policy) isProtected(abs string) bool {
+	if !within(p.root, abs) {
+		return false
+	}
+	rel := p.rel(abs)
+	for _, pat := range protected {
+		if ok, _ := doublestar.Match(pat, rel); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// maxLinks bounds symlink hops, as the kernel's ELOOP limit does.
+const maxLinks = 40
+
+// kernelPath resolves an absolute path the way open(2) walks it: each
+// symlink is followed when met, so a later ".." leaves the link's
+// target, not the link. Parts that do not exist are appended as written.
+func kernelPath(p string) string {
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		return real
+	}
+	return walkPath(p, 0)
+}
+
+func walkPath(p string, hops int) string {
+	vol := filepath.VolumeName(p)
+	sep := string(filepath.Separator)
+	cur := vol + sep
+	missing := false
+	for _, c := range strings.Split(p[len(vol):], sep) {
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur)
+			continue
+		}
+		next := filepath.Join(cur, c)
+		if missing {
+			cur = next
+			continue
+		}
+		fi, err := os.Lstat(next)
+		switch {
+		case err != nil:
+			missing = true
+			cur = next
+		case fi.Mode()&os.ModeSymlink != 0:
+			target, err := os.Readlink(next)
+			if err != nil || hops >= maxLinks {
+				missing = true
+				cur = next
+				continue
+			}
+			if !filepath.IsAbs(target) {
+				target = cur + sep + target
+			}
+			cur = walkPath(target, hops+1)
+		default:
+			cur = next
+		}
+	}
+	return cur
+}

@@ -1,0 +1,404 @@
+package policy
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/godwit/godwit/tool"
+)
+
+// Mode is how much godwit may do without asking.
+type Mode int
+
+const (
+	// ReadOnly (the default) refuses writes and commands that are not
+	// read-only, with a reason saying how to allow them.
+	ReadOnly Mode = iota
+	// Ask (--allow-write) asks before each write or command unless a rule
+	// allows it.
+	Ask
+	// Auto (--yes) approves writes and commands; deny and ask rules still
+	// hold, and writes outside the workspace still ask.
+	Auto
+)
+
+func (m Mode) String() string {
+	switch m {
+	case Ask:
+		return "ask"
+	case Auto:
+		return "auto"
+	}
+	return "read-only"
+}
+
+// ModeFromFlags maps the command-line flags to a Mode; --yes wins.
+func ModeFromFlags(allowWrite, yes bool) Mode {
+	switch {
+	case yes:
+		return Auto
+	case allowWrite:
+		return Ask
+	}
+	return ReadOnly
+}
+
+// Options configure a Policy.
+type Options struct {
+	Mode Mode
+	// Workspace is the root folder. Required.
+	Workspace string
+	// Rules may be nil (no rules).
+	Rules *Rules
+	// Prompter asks a person; nil denies whatever needs asking.
+	Prompter Prompter
+	// Scratch are folders outside the workspace where writes count as
+	// writes inside it: the private TMPDIR, the rules' sandbox.writable.
+	Scratch []string
+	// Home expands ~; empty means os.UserHomeDir.
+	Home string
+	// Vars are shell variables whose values are known when commands are
+	// analysed (TMPDIR); HOME is added from Home.
+	Vars map[string]string
+	// Shell is the interpreter of shell_exec: "bash" and "sh" commands are
+	// analysed as bash; "powershell" commands are not analysed at all
+	// (no read-only list, no allow rules: each one asks).
+	Shell  string
+	Logger *slog.Logger
+}
+
+// Policy decides tool calls. It implements tool.Approver and is safe for
+// concurrent use; questions to the Prompter are asked one at a time.
+type Policy struct {
+	mode     Mode
+	root     string
+	rules    Rules
+	prompter Prompter
+	scratch  []string
+	home     string
+	vars     map[string]string
+	shell    string
+	log      *slog.Logger
+
+	askMu sync.Mutex // one question at a time
+
+	mu     sync.Mutex // guards always
+	always []Rule     // scopes a person approved for the session
+}
+
+// New returns a Policy.
+func New(opts Options) (*Policy, error) {
+	if opts.Workspace == "" {
+		return nil, fmt.Errorf("policy: Options.Workspace is required")
+	}
+	root, err := realDir(opts.Workspace)
+	if err != nil {
+		return nil, fmt.Errorf("policy: workspace: %w", err)
+	}
+	p := &Policy{mode: opts.Mode, root: root, prompter: opts.Prompter, home: opts.Home, shell: opts.Shell, log: opts.Logger}
+	if p.log == nil {
+		p.log = slog.New(slog.DiscardHandler)
+	}
+	if p.home == "" {
+		p.home, _ = os.UserHomeDir()
+	}
+	if opts.Rules != nil {
+		p.rules = *opts.Rules
+	}
+	for _, d := range append(opts.Scratch, p.rules.Sandbox.Writable...) {
+		if abs := p.expand(d); abs != "" {
+			p.scratch = append(p.scratch, kernelPath(abs))
+		}
+	}
+	p.vars = map[string]string{}
+	for k, v := range opts.Vars {
+		p.vars[k] = v
+	}
+	if p.home != "" {
+		p.vars["HOME"] = p.home
+	}
+	return p, nil
+}
+
+// Mode returns the policy's mode.
+func (p *Policy) Mode() Mode { return p.mode }
+
+// Writable returns the folders outside the workspace that writes may go
+// to (the Scratch option and the rules' sandbox.writable, resolved), for
+// the sandbox.
+func (p *Policy) Writable() []string { return append([]string(nil), p.scratch...) }
+
+// expand makes a rules path absolute: ~/ is the home folder, a relative
+// path is relative to the workspace.
+func (p *Policy) expand(d string) string {
+	switch {
+	case d == "":
+		return ""
+	case d == "~" || strings.HasPrefix(d, "~/"):
+		if p.home == "" {
+			return ""
+		}
+		return filepath.Join(p.home, d[1:])
+	case filepath.IsAbs(d):
+		return filepath.Clean(d)
+	}
+	return filepath.Join(p.root, d)
+}
+
+func realDir(d string) (string, error) {
+	abs, err := filepath.Abs(d)
+	if err != nil {
+		return "", err
+	}
+	return filepath.EvalSymlinks(abs)
+}
+
+// verdict is the outcome for one item.
+type verdict int
+
+const (
+	allow verdict = iota
+	ask
+	deny
+)
+
+// Approve implements tool.Approver.
+func (p *Policy) Approve(ctx context.Context, req tool.ApprovalRequest) (tool.Decision, error) {
+	var denied, readOnly, asked []string
+	var allowed string
+	var scopes []*Rule
+	for _, it := range p.items(req.Tool, req.Access) {
+		j := p.judge(req.Tool, it)
+		switch {
+		case j.readOnly:
+			readOnly = append(readOnly, it.what)
+		case j.verdict == deny:
+			denied = append(denied, j.reason)
+		case j.verdict == ask:
+			asked = append(asked, j.reason)
+			scopes = append(scopes, it.scope)
+		case allowed == "":
+			allowed = j.reason
+		}
+	}
+	if len(readOnly) > 0 {
+		denied = append(denied, "read-only mode: this call "+strings.Join(dedupe(readOnly), ", ")+
+			". The user can restart godwit with --allow-write to approve writes and commands one by one, or with --yes to approve them all")
+	}
+	switch {
+	case len(denied) > 0:
+		return tool.Decision{Reason: strings.Join(dedupe(denied), "; ")}, nil
+	case len(asked) > 0:
+		return p.ask(ctx, req, dedupe(asked), scopes)
+	}
+	if allowed == "" {
+		allowed = "nothing in it needs approval"
+	}
+	return tool.Decision{Allow: true, Reason: allowed}, nil
+}
+
+// NeedsApproval reports whether a call that does not mutate (a read)
+// must still be approved: it reads a secret or outside the workspace, or
+// an ask or deny rule names it. The runner only asks about mutating
+// calls; ScreenReads uses this to route such reads through Approve.
+func (p *Policy) NeedsApproval(toolName string, acc tool.Access) bool {
+	for _, it := range p.items(toolName, acc) {
+		if p.judge(toolName, it).verdict != allow {
+			return true
+		}
+	}
+	return false
+}
+
+// judgement is the outcome for one item.
+type judgement struct {
+	verdict verdict
+	reason  string
+	// readOnly marks a denial by read-only mode, reported together.
+	readOnly bool
+}
+
+// judge decides one item: deny rules first, then read-only mode for
+// writes, then the session's Always answers, then ask and allow rules,
+// then the mode's default.
+func (p *Policy) judge(toolName string, it item) judgement {
+	if r, ok := p.match(p.rules.Deny, toolName, it, true); ok {
+		return judgement{deny, fmt.Sprintf("%s: denied by rule %s (%s)", it.what, r.source, r), false}
+	}
+	if p.mode == ReadOnly && it.level >= levelWrite {
+		return judgement{deny, it.what, true}
+	}
+	if p.remembered(toolName, it) {
+		return judgement{allow, "approved for this session", false}
+	}
+	if r, ok := p.match(p.rules.Ask, toolName, it, true); ok {
+		return judgement{ask, fmt.Sprintf("%s (rule %s)", it.what, r.source), false}
+	}
+	if it.kind != kindRaw {
+		if r, ok := p.match(p.rules.Allow, toolName, it, false); ok {
+			return judgement{allow, "allowed by rule " + r.source, false}
+		}
+	}
+	switch {
+	case it.level == levelRead:
+		return judgement{allow, it.why, false}
+	case it.level == levelEscape:
+		return judgement{ask, it.what, false} // in every mode
+	case p.mode == Auto:
+		return judgement{allow, "--yes", false}
+	}
+	return judgement{ask, it.what, false}
+}
+
+func (p *Policy) match(rules []Rule, toolName string, it item, pessimistic bool) (Rule, bool) {
+	for _, r := range rules {
+		if r.matches(toolName, it, p.root, p.home, pessimistic) {
+			return r, true
+		}
+	}
+	return Rule{}, false
+}
+
+// matches reports whether r covers it.
+func (r Rule) matches(toolName string, it item, root, home string, pessimistic bool) bool {
+	if !r.matchTool(toolName) {
+		return false
+	}
+	switch {
+	case r.raw != "":
+		return it.kind == kindRaw && it.raw == r.raw
+	case r.Path != "":
+		if it.kind == kindCommand && pessimistic {
+			// A deny or ask path rule also holds for a command's
+			// arguments: rm secrets/x.
+			for _, a := range it.args {
+				if r.matchPath(a, relTo(root, a), home, true) {
+					return true
+				}
+			}
+			return false
+		}
+		return it.kind == kindPath && r.matchPath(it.abs, it.rel, home, pessimistic)
+	case r.Command != "":
+		switch it.kind {
+		case kindCommand:
+			if !pessimistic {
+				return r.matchCommand(it.words, false)
+			}
+			for _, v := range it.variants {
+				if r.matchCommand(v, true) {
+					return true
+				}
+			}
+			return false
+		case kindRaw:
+			// A line we could not analyse might hold anything; a deny or
+			// ask rule holds when its program appears in it.
+			return pessimistic && r.mentioned(it.raw)
+		}
+		return false
+	}
+	return true // a tool-only rule covers every item of the tool
+}
+
+func (p *Policy) remembered(toolName string, it item) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, r := range p.always {
+		if r.matches(toolName, it, p.root, p.home, false) {
+			return true
+		}
+	}
+	return false
+}
+
+// ask puts the question to the Prompter.
+func (p *Policy) ask(ctx context.Context, req tool.ApprovalRequest, reasons []string, scopes []*Rule) (tool.Decision, error) {
+	if p.prompter == nil {
+		return tool.Decision{Reason: "needs the user's approval (" + strings.Join(reasons, "; ") +
+			"), but no one can be asked here. The user can allow it with a rule in .godwit/rules.yaml, or run godwit interactively with --allow-write"}, nil
+	}
+	q := Question{Tool: req.Tool, Summary: req.Access.Summary, Preview: req.Access.Preview, Reasons: reasons}
+	if q.Summary == "" {
+		q.Summary = "run " + req.Tool
+	}
+	if q.Preview == "" && req.Access.Command != "" && req.Access.Command != strings.TrimPrefix(q.Summary, "run: ") {
+		q.Preview = req.Access.Command
+	}
+	// Always is offered only when every item asked about has a scope to
+	// remember (not for a path computed at run time).
+	var remember []Rule
+	for _, s := range scopes {
+		if s == nil {
+			remember = nil
+			break
+		}
+		remember = append(remember, *s)
+	}
+	remember = dedupeRules(remember)
+	for _, s := range remember {
+		q.Always = append(q.Always, s.String())
+	}
+	p.askMu.Lock()
+	defer p.askMu.Unlock()
+	a, err := p.prompter.Ask(ctx, q)
+	if err != nil {
+		return tool.Decision{}, fmt.Errorf("policy: asking about %s: %w", req.Tool, err)
+	}
+	switch a.Choice {
+	case Yes:
+		return tool.Decision{Allow: true, Manual: true, Reason: "approved by the user"}, nil
+	case Always:
+		if len(remember) == 0 {
+			return tool.Decision{Allow: true, Manual: true, Reason: "approved by the user"}, nil
+		}
+		p.mu.Lock()
+		p.always = append(p.always, remember...)
+		p.mu.Unlock()
+		p.log.Info("policy: approved for the session", "tool", req.Tool, "scope", strings.Join(q.Always, "; "))
+		return tool.Decision{Allow: true, Manual: true, Reason: "approved by the user for the session: " + strings.Join(q.Always, "; ")}, nil
+	}
+	reason := "the user said no"
+	if a.Note != "" {
+		reason += ": " + a.Note
+	}
+	return tool.Decision{Reason: reason}, nil
+}
+
+func dedupe(s []string) []string {
+	seen := map[string]bool{}
+	out := s[:0:0]
+	for _, x := range s {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func dedupeRules(rs []Rule) []Rule {
+	seen := map[string]bool{}
+	var out []Rule
+	for _, r := range rs {
+		k := r.Tool + "\x00" + r.Path + "\x00" + r.Command + "\x00" + r.raw
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		s = string(r[:n-1]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,402 @@
+package policy
+
+import (
+	"fmt"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Word is one shell word as far as it can be known before the command
+// runs.
+type Word struct {
+	// Value is the word with quotes removed and escapes applied. When
+	// Known is false it is only a best-effort rendering for display.
+	Value string
+	// Known is false when the shell computes part of the word at run time
+	// ($VAR not in ShellEnv.Vars, $(...), $'...', {a,b}, ~user).
+	Known bool
+	// Glob is true when the word holds an unquoted *, ? or [: the shell
+	// replaces it with matching file names.
+	Glob bool
+}
+
+// Literal reports whether the word reaches the program exactly as Value.
+func (w Word) Literal() bool { return w.Known && !w.Glob }
+
+// SimpleCommand is one command the shell would run on its own: a program
+// with its arguments, a bare assignment (FOO=1) or a declaration (export
+// FOO=1).
+type SimpleCommand struct {
+	// Words are the program and its arguments; empty for a bare
+	// assignment.
+	Words []Word
+	// Assigns are the variables assigned: before the program (FOO=1 cmd),
+	// alone (FOO=1), or by a declaration.
+	Assigns []string
+	// Decl is the declaration builtin ("export", "declare", "local",
+	// "readonly", "typeset", "nameref"); its flags are in Words.
+	Decl string
+	// Dir is the absolute directory the command runs in, "" when the
+	// analysis cannot tell (a cd to a computed or missing directory).
+	Dir string
+	// Func is true when the program is a function defined in the same
+	// command line (its body is checked command by command).
+	Func bool
+}
+
+// Name is the program as written, "" for assignments and declarations.
+func (c SimpleCommand) Name() string {
+	if len(c.Words) == 0 || c.Decl != "" {
+		return ""
+	}
+	return c.Words[0].Value
+}
+
+// Redirect is one redirection to or from a file.
+type Redirect struct {
+	Op     string // ">", ">>", "<", "<>", "&>", ...
+	Target Word
+	Write  bool // opens Target for writing
+	Read   bool // opens Target for reading
+	Dir    string
+}
+
+// Script is what Split finds in a command line: every simple command,
+// wherever it sits (pipelines, && || ; lists, subshells, blocks, loops,
+// conditionals, function bodies, command and process substitutions), and
+// every redirection to a file.
+type Script struct {
+	Commands  []SimpleCommand
+	Redirects []Redirect
+}
+
+// ShellEnv is what Split may assume about the shell a command starts in.
+type ShellEnv struct {
+	// Dir is the absolute directory the command starts in (the workspace
+	// root).
+	Dir string
+	// Home expands ~; empty leaves ~ unknown.
+	Home string
+	// Vars are variables whose value is known ($TMPDIR, $HOME); any other
+	// $VAR makes its word unknown.
+	Vars map[string]string
+	// DirExists reports whether an absolute path is an existing
+	// directory; it decides whether a cd is followed. Nil means none is.
+	DirExists func(abs string) bool
+}
+
+// Split parses line as bash and returns its simple commands and file
+// redirections. A line that does not parse returns an error; callers
+// should then ask.
+func Split(line string, env ShellEnv) (sc Script, err error) {
+	defer func() {
+		// The parser is fuzzed upstream, but a panic here would take the
+		// whole approval down; a line we cannot read is only "unparsed".
+		if v := recover(); v != nil {
+			sc, err = Script{}, fmt.Errorf("policy: parsing the command failed: %v", v)
+		}
+	}()
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(line), "")
+	if err != nil {
+		return Script{}, fmt.Errorf("policy: the command does not parse as bash: %w", err)
+	}
+	s := &splitter{env: env, funcs: map[string]bool{}}
+	dir := env.Dir
+	s.stmts(f.Stmts, &dir)
+	if s.err != nil {
+		return Script{}, s.err
+	}
+	return s.out, nil
+}
+
+// splitter walks the syntax tree in execution order, tracking the
+// directory commands run in.
+//
+// Directory rules: a cd (or pushd) to a known, existing directory moves
+// the tracked directory; any other cd, popd, or a cd in a part that may
+// not run (the right of && or ||, a branch, a loop, a function body)
+// makes it unknown afterwards. Subshells, pipeline members, background
+// commands and substitutions work on a copy.
+type splitter struct {
+	env   ShellEnv
+	out   Script
+	funcs map[string]bool
+	err   error
+	depth int
+}
+
+// maxDepth bounds nesting, so a pathological line cannot exhaust the
+// stack: bash itself would refuse long before.
+const maxDepth = 200
+
+func (s *splitter) stmts(list []*syntax.Stmt, dir *string) {
+	for _, st := range list {
+		s.stmt(st, dir)
+	}
+}
+
+func (s *splitter) stmt(st *syntax.Stmt, dir *string) {
+	if st == nil || s.err != nil {
+		return
+	}
+	s.depth++
+	defer func() { s.depth-- }()
+	if s.depth > maxDepth {
+		s.err = fmt.Errorf("policy: the command nests deeper than %d levels", maxDepth)
+		return
+	}
+	// Redirections open before the command runs, in the directory it
+	// starts in.
+	for _, r := range st.Redirs {
+		s.redirect(r, *dir)
+	}
+	if st.Background || st.Coprocess || st.Disown {
+		d := *dir
+		s.command(st.Cmd, &d)
+		return
+	}
+	s.command(st.Cmd, dir)
+}
+
+// uncertain walks f on a copy of dir; if f moved it, the directory after
+// is unknown, since f may not have run.
+func (s *splitter) uncertain(dir *string, f func(d *string)) {
+	d := *dir
+	f(&d)
+	if d != *dir {
+		*dir = ""
+	}
+}
+
+func (s *splitter) command(cmd syntax.Command, dir *string) {
+	switch c := cmd.(type) {
+	case nil:
+	case *syntax.CallExpr:
+		s.call(c, dir)
+	case *syntax.BinaryCmd:
+		switch c.Op {
+		case syntax.Pipe, syntax.PipeAll:
+			x, y := *dir, *dir
+			s.stmt(c.X, &x)
+			s.stmt(c.Y, &y)
+		default: // && ||
+			s.stmt(c.X, dir)
+			s.uncertain(dir, func(d *string) { s.stmt(c.Y, d) })
+		}
+	case *syntax.Subshell:
+		d := *dir
+		s.stmts(c.Stmts, &d)
+	case *syntax.Block:
+		s.stmts(c.Stmts, dir)
+	case *syntax.IfClause:
+		s.uncertain(dir, func(d *string) {
+			for ic := c; ic != nil; ic = ic.Else {
+				s.stmts(ic.Cond, d)
+				s.stmts(ic.Then, d)
+			}
+		})
+	case *syntax.WhileClause:
+		s.uncertain(dir, func(d *string) {
+			s.stmts(c.Cond, d)
+			s.stmts(c.Do, d)
+		})
+	case *syntax.ForClause:
+		if c.Loop != nil {
+			s.nested(c.Loop, *dir)
+		}
+		s.uncertain(dir, func(d *string) { s.stmts(c.Do, d) })
+	case *syntax.CaseClause:
+		if c.Word != nil {
+			s.nested(c.Word, *dir)
+		}
+		s.uncertain(dir, func(d *string) {
+			for _, item := range c.Items {
+				for _, p := range item.Patterns {
+					s.nested(p, *d)
+				}
+				s.stmts(item.Stmts, d)
+			}
+		})
+	case *syntax.FuncDecl:
+		if c.Name != nil {
+			s.funcs[c.Name.Value] = true
+		}
+		for _, n := range c.Names {
+			s.funcs[n.Value] = true
+		}
+		// The body runs wherever the function is called: check it as if
+		// it ran here, and forget the directory if it moves it.
+		s.uncertain(dir, func(d *string) { s.stmt(c.Body, d) })
+	case *syntax.TimeClause:
+		s.stmt(c.Stmt, dir)
+	case *syntax.CoprocClause:
+		d := *dir
+		s.stmt(c.Stmt, &d)
+	case *syntax.DeclClause:
+		s.decl(c, *dir)
+	case *syntax.TestClause:
+		if c.X != nil {
+			s.nested(c.X, *dir)
+		}
+	case *syntax.ArithmCmd:
+		if c.X != nil {
+			s.nested(c.X, *dir)
+		}
+	case *syntax.LetClause:
+		for _, e := range c.Exprs {
+			if e != nil {
+				s.nested(e, *dir)
+			}
+		}
+	default:
+		// Anything else (zsh or mksh forms, test declarations): unknown
+		// to the analysis, so the whole line asks.
+		s.err = fmt.Errorf("policy: unsupported shell construct %T", cmd)
+	}
+}
+
+// nested finds the commands inside a word or expression (command and
+// process substitutions) and walks them as subshells in dir.
+func (s *splitter) nested(n syntax.Node, dir string) {
+	if n == nil {
+		return
+	}
+	syntax.Walk(n, func(n syntax.Node) bool {
+		switch c := n.(type) {
+		case *syntax.CmdSubst:
+			d := dir
+			s.stmts(c.Stmts, &d)
+			return false
+		case *syntax.ProcSubst:
+			d := dir
+			s.stmts(c.Stmts, &d)
+			return false
+		}
+		return s.err == nil
+	})
+}
+
+func (s *splitter) call(c *syntax.CallExpr, dir *string) {
+	var names []string
+	for _, a := range c.Assigns {
+		s.nested(a, *dir)
+		if a.Name != nil {
+			names = append(names, a.Name.Value)
+		}
+	}
+	words := make([]Word, 0, len(c.Args))
+	for _, w := range c.Args {
+		s.nested(w, *dir)
+		words = append(words, s.word(w, *dir))
+	}
+	sc := SimpleCommand{Words: words, Assigns: names, Dir: *dir}
+	if len(words) > 0 && words[0].Literal() && s.funcs[words[0].Value] {
+		sc.Func = true
+	}
+	s.out.Commands = append(s.out.Commands, sc)
+	if len(words) > 0 && words[0].Literal() {
+		s.chdir(words[0].Value, words[1:], dir)
+	}
+}
+
+// chdir follows cd and pushd to a known, existing directory; any other
+// change of directory makes it unknown.
+func (s *splitter) chdir(name string, args []Word, dir *string) {
+	switch name {
+	case "cd", "pushd":
+	case "popd":
+		*dir = ""
+		return
+	default:
+		return
+	}
+	var ops []Word
+	for _, a := range args {
+		if a.Known && (a.Value == "-L" || a.Value == "-P" || a.Value == "-e" || a.Value == "-n") {
+			continue
+		}
+		ops = append(ops, a)
+	}
+	target := s.env.Home
+	switch {
+	case len(ops) == 0 && name == "cd":
+	case len(ops) == 1 && ops[0].Literal() && ops[0].Value != "-" && !strings.HasPrefix(ops[0].Value, "+"):
+		target = ops[0].Value
+	default:
+		*dir = ""
+		return
+	}
+	if target == "" {
+		*dir = ""
+		return
+	}
+	abs := resolveIn(*dir, target)
+	if abs == "" || s.env.DirExists == nil || !s.env.DirExists(abs) {
+		*dir = ""
+		return
+	}
+	*dir = abs
+}
+
+func (s *splitter) decl(c *syntax.DeclClause, dir string) {
+	sc := SimpleCommand{Decl: c.Variant.Value, Dir: dir}
+	for _, a := range c.Args {
+		s.nested(a, dir)
+		switch {
+		case a.Naked && a.Name == nil && a.Value != nil:
+			sc.Words = append(sc.Words, s.word(a.Value, dir)) // a flag such as -n
+		case a.Name != nil:
+			sc.Assigns = append(sc.Assigns, a.Name.Value)
+		}
+	}
+	s.out.Commands = append(s.out.Commands, sc)
+}
+
+func (s *splitter) redirect(r *syntax.Redirect, dir string) {
+	if r.Word != nil {
+		s.nested(r.Word, dir)
+	}
+	if r.Hdoc != nil {
+		s.nested(r.Hdoc, dir)
+	}
+	rd := Redirect{Op: r.Op.String(), Dir: dir}
+	if r.N != nil {
+		rd.Op = r.N.Value + rd.Op
+	}
+	switch r.Op {
+	case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.AppClob,
+		syntax.RdrAll, syntax.RdrAllClob, syntax.AppAll, syntax.AppAllClob:
+		rd.Write = true
+	case syntax.RdrInOut:
+		rd.Write, rd.Read = true, true
+	case syntax.RdrIn:
+		rd.Read = true
+	case syntax.DplOut, syntax.DplIn:
+		// >&2, <&0, >&- duplicate or close descriptors; `>& file` is
+		// bash's "both streams to file".
+		w := s.word(r.Word, dir)
+		if w.Literal() && isFD(w.Value) {
+			return
+		}
+		rd.Write = r.Op == syntax.DplOut
+		rd.Read = r.Op == syntax.DplIn
+	default: // here-documents and here-strings read no file
+		return
+	}
+	rd.Target = s.word(r.Word, dir)
+	s.out.Redirects = append(s.out.Redirects, rd)
+}
+
+func isFD(v string) bool {
+	v = strings.TrimSuffix(v, "-")
+	if v == "" {
+		return true // >&- closes
+	}
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}

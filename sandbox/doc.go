@@ -1,0 +1,36 @@
+// Package sandbox runs shell_exec commands under Landlock on Linux: reads
+// anywhere, writes only to the workspace, a private temp folder (TMPDIR)
+// and the folders rules add, or no writes at all in read-only mode, and
+// network on or off.
+//
+// Landlock restricts the calling process and what it starts, never its
+// parent, so the restriction is applied in the child: Wrap rewrites a
+// command so that it starts the godwit binary itself as
+// `godwit __godwit_sandbox PATH ARGV...`; that process applies the
+// Landlock ruleset and then execs PATH with ARGV, keeping its process id,
+// group and descriptors. The settings travel in the GODWIT_SANDBOX
+// environment variable, which the child removes before the exec.
+//
+// For this to work, the program's main must call MaybeRunChild first
+// thing (before flags, signals or anything else):
+//
+//	func main() {
+//		sandbox.MaybeRunChild()
+//		...
+//	}
+//
+// Tests that sandbox commands do the same in TestMain, since the test
+// binary is the executable that is re-run.
+//
+// Where Landlock is missing (an old kernel, another OS), Wrap logs one
+// warning and returns a function that only sets TMPDIR: the approval
+// gates still hold. Where the kernel knows an older Landlock ABI, the
+// strongest subset is applied (best effort); network restriction needs
+// ABI 4 (Linux 6.7).
+//
+// Landlock cannot deny reads below a folder it allows, so secrets in the
+// workspace stay readable by commands; the approval policy asks before
+// commands that read them by name.
+//
+// This package imports nothing from godwit.
+package sandbox

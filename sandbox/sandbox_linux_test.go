@@ -1,0 +1,210 @@
+//go:build linux
+
+package sandbox_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/godwit/godwit/sandbox"
+	"github.com/godwit/godwit/tool/shell"
+)
+
+// TestMain lets the test binary play the sandbox child: Wrap re-runs the
+// current executable, which is this binary.
+func TestMain(m *testing.M) {
+	sandbox.MaybeRunChild()
+	os.Exit(m.Run())
+}
+
+func needLandlock(t *testing.T) int {
+	t.Helper()
+	abi, err := sandbox.Status()
+	if err != nil {
+		t.Skipf("skipped: %v; the sandbox cannot be tested on this kernel", err)
+	}
+	return abi
+}
+
+type dirs struct{ ws, tmp string }
+
+func newDirs(t *testing.T) dirs {
+	t.Helper()
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := dirs{ws: filepath.Join(base, "ws"), tmp: filepath.Join(base, "tmp")}
+	for _, p := range []string{d.ws, d.tmp, filepath.Join(d.ws, "a"), filepath.Join(d.ws, "b")} {
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(d.ws, "a", "f.txt"), []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// run runs command through the real shell_exec tool with the sandbox
+// wrapped in, and returns its exit code and output.
+func run(t *testing.T, d dirs, cfg sandbox.Config, command string) (int, string) {
+	t.Helper()
+	sh := shell.New(shell.Options{Workdir: d.ws, Wrap: sandbox.Wrap(cfg)})
+	t.Cleanup(func() { sh.Close() })
+	args, _ := json.Marshal(map[string]string{"command": command})
+	res, err := sh.Run(context.Background(), args)
+	if err != nil {
+		t.Fatalf("%s: %v", command, err)
+	}
+	if res.ExitCode == nil {
+		t.Fatalf("%s: no exit code: %s", command, res.Content)
+	}
+	return *res.ExitCode, res.Content
+}
+
+func writable(d dirs) sandbox.Config {
+	return sandbox.Config{Writable: []string{d.ws, d.tmp}, TempDir: d.tmp, Network: true}
+}
+
+// gone checks that a file a denied command named does not exist, and
+// removes it if the sandbox failed.
+func gone(t *testing.T, path string) {
+	t.Helper()
+	if _, err := os.Stat(path); err == nil {
+		os.Remove(path)
+		t.Errorf("%s was created", path)
+	}
+}
+
+func TestWritesAllowed(t *testing.T) {
+	needLandlock(t)
+	d := newDirs(t)
+	home, err := os.UserHomeDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := os.Getpid()
+	tests := []struct {
+		command string
+		ok      bool
+		created string // a file that must not exist afterwards when !ok
+	}{
+		{`touch "$HOME/outside-` + fmt.Sprint(pid) + `"`, false, filepath.Join(home, fmt.Sprintf("outside-%d", pid))},
+		{`touch /tmp/outside-` + fmt.Sprint(pid), false, fmt.Sprintf("/tmp/outside-%d", pid)},
+		{`echo x > ` + filepath.Dir(d.ws) + `/sibling`, false, filepath.Join(filepath.Dir(d.ws), "sibling")},
+		{`touch inside.txt`, true, ""},
+		{`touch "$TMPDIR/x" && test "$TMPDIR" = ` + d.tmp, true, ""},
+		{`mkdir -p c/d && echo hi > c/d/e && rm -r c`, true, ""},
+		{`mv a/f.txt b/ && mv b/f.txt a/`, true, ""}, // renames across folders need Landlock's refer right
+		{`ls / > /dev/null 2>&1 && cat /etc/passwd > /dev/null`, true, ""},
+		{`echo hi >&2 2>/dev/null; echo out > /dev/stdout`, true, ""},
+	}
+	for _, tt := range tests {
+		code, out := run(t, d, writable(d), tt.command)
+		if (code == 0) != tt.ok {
+			t.Errorf("%s: exit %d, want ok=%v\n%s", tt.command, code, tt.ok, out)
+		}
+		if !tt.ok && tt.created != "" {
+			gone(t, tt.created)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(d.ws, "inside.txt")); err != nil {
+		t.Errorf("inside.txt: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(d.tmp, "x")); err != nil {
+		t.Errorf("$TMPDIR/x: %v", err)
+	}
+}
+
+func TestReadOnly(t *testing.T) {
+	needLandlock(t)
+	d := newDirs(t)
+	cfg := sandbox.Config{Writable: []string{d.ws, d.tmp}, ReadOnly: true, TempDir: d.tmp}
+	tests := []struct {
+		command string
+		ok      bool
+	}{
+		{`touch inside.txt`, false},
+		{`echo x > a/f.txt`, false},
+		{`rm a/f.txt`, false},
+		{`touch "$TMPDIR/x"`, false},
+		{`cat a/f.txt && ls -R . && echo done 2>/dev/null`, true},
+		{`git --version > /dev/null 2>&1 || true`, true},
+	}
+	for _, tt := range tests {
+		code, out := run(t, d, cfg, tt.command)
+		if (code == 0) != tt.ok {
+			t.Errorf("%s: exit %d, want ok=%v\n%s", tt.command, code, tt.ok, out)
+		}
+	}
+	gone(t, filepath.Join(d.ws, "inside.txt"))
+	if b, err := os.ReadFile(filepath.Join(d.ws, "a", "f.txt")); err != nil || string(b) != "hello\n" {
+		t.Errorf("a/f.txt changed: %q %v", b, err)
+	}
+}
+
+func TestNetwork(t *testing.T) {
+	if abi := needLandlock(t); abi < 4 {
+		t.Skipf("skipped: Landlock ABI %d cannot restrict the network (needs 4)", abi)
+	}
+	d := newDirs(t)
+	var lc net.ListenConfig
+	lc.SetMultipathTCP(false)
+	ln, err := lc.Listen(context.Background(), "tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	connect := fmt.Sprintf(`exec 3<>/dev/tcp/127.0.0.1/%d`, port)
+	on := writable(d)
+	off := on
+	off.Network = false
+	if code, out := run(t, d, on, connect); code != 0 {
+		t.Errorf("network on: exit %d\n%s", code, out)
+	}
+	if code, out := run(t, d, off, connect); code == 0 {
+		t.Errorf("network off: the connection succeeded\n%s", out)
+	}
+}
+
+func TestWrapRewrites(t *testing.T) {
+	needLandlock(t)
+	wrap := sandbox.Wrap(sandbox.Config{Writable: []string{"/x"}, TempDir: "/tmp/private"})
+	cmd := exec.Command("/bin/sh", "-c", "true")
+	if err := wrap(cmd); err != nil {
+		t.Fatal(err)
+	}
+	exe, _ := os.Executable()
+	if cmd.Path != exe || strings.Join(cmd.Args[1:], " ") != "__godwit_sandbox /bin/sh /bin/sh -c true" {
+		t.Errorf("path %q args %q", cmd.Path, cmd.Args)
+	}
+	env := strings.Join(cmd.Env, "\n")
+	if !strings.Contains(env, "GODWIT_SANDBOX={") || !strings.HasSuffix(env, "TMPDIR=/tmp/private") {
+		t.Errorf("env lacks the payload or TMPDIR")
+	}
+	if err := wrap(cmd); err == nil {
+		t.Error("wrapping twice must fail")
+	}
+	bad := exec.Command("definitely-not-a-program-godwit")
+	if err := wrap(bad); err == nil {
+		t.Error("a command whose program was not found must fail")
+	}
+}

@@ -1,0 +1,199 @@
+package snapshot
+
+import (
+	"bufio"
+	"errors"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+)
+
+// DefaultMaxFiles bounds how many files a Watcher fingerprints.
+const DefaultMaxFiles = 100_000
+
+// skipped folders are never watched: version control, dependencies,
+// godwit's own job logs.
+var skipped = map[string]bool{".git": true, "node_modules": true, "vendor": true, ".godwit": true}
+
+// WatchOptions configure a Watcher.
+type WatchOptions struct {
+	// MaxFiles bounds the files fingerprinted; past it, changes are
+	// tracked only among the first MaxFiles in walk order. 0 means
+	// DefaultMaxFiles.
+	MaxFiles int
+	Logger   *slog.Logger
+}
+
+// Watcher fingerprints a workspace to find what a command changed.
+//
+// Cost: one lstat per file before the command and one after, in a walk
+// that skips .git, node_modules, vendor, .godwit and folders that
+// .gitignore files ignore; nothing is read. The cost is the lstat calls:
+// BenchmarkFingerprint measured 0.18 s for 10k files and 3.1 s for 100k
+// (both walks) on a 2-vCPU VM under heavy load, where one lstat took
+// about 10 µs; a laptop with a warm cache does it about ten times faster.
+// Only foreground shell_exec calls pay it. Past MaxFiles (100k by
+// default) the walk stops: changes beyond are not listed, and a warning
+// says so.
+type Watcher struct {
+	root   string
+	max    int
+	log    *slog.Logger
+	warned sync.Once
+}
+
+// NewWatcher returns a Watcher of root.
+func NewWatcher(root string, opts WatchOptions) *Watcher {
+	w := &Watcher{root: root, max: opts.MaxFiles, log: opts.Logger}
+	if w.max <= 0 {
+		w.max = DefaultMaxFiles
+	}
+	if w.log == nil {
+		w.log = slog.New(slog.DiscardHandler)
+	}
+	return w
+}
+
+// stamp is what a fingerprint keeps of a file.
+type stamp struct {
+	size  int64
+	mtime time.Time
+	mode  fs.FileMode
+}
+
+// Fingerprint is the state of the workspace's files at one moment.
+type Fingerprint struct {
+	w         *Watcher
+	files     map[string]stamp // by slash path relative to the root
+	truncated bool
+}
+
+// Take fingerprints the workspace now.
+func (w *Watcher) Take() *Fingerprint {
+	files, truncated := w.walk()
+	if truncated {
+		w.warned.Do(func() {
+			w.log.Warn("snapshot: the workspace has more files than the watcher tracks; changes shell commands make beyond them are not listed", "max", w.max)
+		})
+	}
+	return &Fingerprint{w: w, files: files, truncated: truncated}
+}
+
+// Changed walks the workspace again and returns the files created,
+// modified or deleted since the fingerprint, relative to the root with
+// forward slashes, sorted. When either walk stopped at MaxFiles, only
+// modifications of files seen both times are reported.
+func (f *Fingerprint) Changed() []string {
+	now, truncated := f.w.walk()
+	var out []string
+	for p, s := range now {
+		old, ok := f.files[p]
+		switch {
+		case !ok:
+			if !f.truncated && !truncated {
+				out = append(out, p)
+			}
+		case old != s:
+			out = append(out, p)
+		}
+	}
+	if !f.truncated && !truncated {
+		for p := range f.files {
+			if _, ok := now[p]; !ok {
+				out = append(out, p)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+var errFull = errors.New("full")
+
+// walk stamps every watched file.
+func (w *Watcher) walk() (map[string]stamp, bool) {
+	files := map[string]stamp{}
+	ign := newIgnorer(w.root)
+	ign.enter(w.root, nil)
+	prefix := len(w.root) + len(string(filepath.Separator))
+	err := filepath.WalkDir(w.root, func(p string, d fs.DirEntry, err error) error {
+		if p == w.root || len(p) <= prefix {
+			return nil
+		}
+		if err != nil {
+			if d != nil && d.IsDir() {
+				return fs.SkipDir // an unreadable folder
+			}
+			return nil
+		}
+		rel := filepath.ToSlash(p[prefix:])
+		if d.IsDir() {
+			parts := strings.Split(rel, "/")
+			if skipped[d.Name()] || ign.ignored(parts, true) {
+				return fs.SkipDir
+			}
+			ign.enter(p, parts)
+			return nil
+		}
+		if len(files) >= w.max {
+			return errFull
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil // vanished while walking
+		}
+		files[rel] = stamp{size: info.Size(), mtime: info.ModTime(), mode: info.Mode()}
+		return nil
+	})
+	return files, errors.Is(err, errFull)
+}
+
+// ignorer holds the .gitignore patterns met so far. A pattern only
+// matches below the folder of its file (its domain), so patterns from
+// sibling folders walked earlier do no harm.
+type ignorer struct {
+	patterns []gitignore.Pattern
+	m        gitignore.Matcher
+}
+
+func newIgnorer(root string) *ignorer {
+	ig := &ignorer{}
+	ig.read(filepath.Join(root, ".git", "info", "exclude"), nil)
+	return ig
+}
+
+func (ig *ignorer) enter(dir string, parts []string) {
+	ig.read(filepath.Join(dir, ".gitignore"), parts)
+}
+
+func (ig *ignorer) read(file string, domain []string) {
+	f, err := os.Open(file)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	added := false
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "" {
+			continue
+		}
+		ig.patterns = append(ig.patterns, gitignore.ParsePattern(line, slices.Clone(domain)))
+		added = true
+	}
+	if added {
+		ig.m = gitignore.NewMatcher(ig.patterns)
+	}
+}
+
+func (ig *ignorer) ignored(parts []string, dir bool) bool {
+	return ig.m != nil && ig.m.Match(parts, dir)
+}

@@ -1,0 +1,124 @@
+package snapshot_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/godwit/godwit/llm"
+	"github.com/godwit/godwit/snapshot"
+	"github.com/godwit/godwit/tool"
+)
+
+func TestWatcher(t *testing.T) {
+	root := t.TempDir()
+	for name, body := range map[string]string{
+		"a.txt": "a", "del.txt": "d", "src/b.go": "b", ".gitignore": "build/\n*.log\n", "sub/.gitignore": "gen/\n",
+		".git/HEAD": "h", "node_modules/x/i.js": "i", "vendor/v.go": "v", "build/out": "o", "sub/gen/g": "g",
+	} {
+		write(t, filepath.Join(root, name), body)
+	}
+	w := snapshot.NewWatcher(root, snapshot.WatchOptions{})
+	fp := w.Take()
+	// Change everything, watched or not.
+	later := time.Now().Add(2 * time.Second)
+	write(t, filepath.Join(root, "a.txt"), "a2")
+	os.Chtimes(filepath.Join(root, "a.txt"), later, later)
+	os.Remove(filepath.Join(root, "del.txt"))
+	write(t, filepath.Join(root, "src", "new.go"), "n")
+	os.Chmod(filepath.Join(root, "src", "b.go"), 0o755)
+	write(t, filepath.Join(root, "app.log"), "ignored files are still watched")
+	for _, p := range []string{".git/HEAD", "node_modules/x/i.js", "vendor/v.go", "build/out", "sub/gen/g", "build/new"} {
+		write(t, filepath.Join(root, p), "changed")
+	}
+	got := strings.Join(fp.Changed(), ",")
+	if want := "a.txt,app.log,del.txt,src/b.go,src/new.go"; got != want {
+		t.Errorf("Changed = %s, want %s", got, want)
+	}
+	if got := w.Take().Changed(); len(got) != 0 {
+		t.Errorf("nothing changed, got %q", got)
+	}
+}
+
+func TestWatcherBounded(t *testing.T) {
+	root := t.TempDir()
+	for i := range 10 {
+		write(t, filepath.Join(root, fmt.Sprintf("f%02d", i)), "x")
+	}
+	w := snapshot.NewWatcher(root, snapshot.WatchOptions{MaxFiles: 5})
+	fp := w.Take()
+	later := time.Now().Add(2 * time.Second)
+	os.Chtimes(filepath.Join(root, "f01"), later, later) // within the first five
+	os.Chtimes(filepath.Join(root, "f08"), later, later) // beyond them
+	write(t, filepath.Join(root, "a-new"), "x")          // shifts the window: not reported
+	if got := strings.Join(fp.Changed(), ","); got != "f01" {
+		t.Errorf("Changed = %q, want f01", got)
+	}
+}
+
+func TestWatchTool(t *testing.T) {
+	root := t.TempDir()
+	fakeShell := &tool.Func{
+		ToolSpec: llm.ToolSpec{Name: "shell_exec"},
+		Fn: func(_ context.Context, raw json.RawMessage) (tool.Result, error) {
+			var a struct{ Command string }
+			_ = json.Unmarshal(raw, &a)
+			write(t, filepath.Join(root, a.Command), "x")
+			return tool.Result{Content: "ok", Changed: []string{"declared"}}, nil
+		},
+		AccessFn: func(json.RawMessage) (tool.Access, error) { return tool.Access{Mutates: true, Exclusive: true}, nil },
+	}
+	wt := snapshot.WatchTool(fakeShell, snapshot.NewWatcher(root, snapshot.WatchOptions{}))
+	if acc, err := wt.(tool.Accessor).Access(nil); err != nil || !acc.Exclusive {
+		t.Errorf("Access not forwarded: %+v %v", acc, err)
+	}
+	tests := []struct {
+		args string
+		want string
+	}{
+		{`{"command":"one.txt"}`, "declared,one.txt"},
+		{`{"action":"run","command":"two.txt"}`, "declared,two.txt"},
+		{`{"command":"bg.txt","background":true}`, "declared"},
+	}
+	for _, tt := range tests {
+		res, err := wt.Run(context.Background(), json.RawMessage(tt.args))
+		if err != nil || strings.Join(res.Changed, ",") != tt.want {
+			t.Errorf("%s: Changed = %q, %v; want %s", tt.args, res.Changed, err, tt.want)
+		}
+	}
+}
+
+// BenchmarkFingerprint measures one Take plus one Changed (what a shell
+// command pays) on trees of 10k and 100k files in 100 files per folder.
+//
+//	go test ./snapshot -run XXX -bench Fingerprint -benchtime 5x
+func BenchmarkFingerprint(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			root := b.TempDir()
+			for i := range n {
+				dir := filepath.Join(root, fmt.Sprintf("d%04d", i/100))
+				if i%100 == 0 {
+					if err := os.MkdirAll(dir, 0o755); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%03d", i%100)), nil, 0o644); err != nil {
+					b.Fatal(err)
+				}
+			}
+			w := snapshot.NewWatcher(root, snapshot.WatchOptions{MaxFiles: n + 1})
+			b.ResetTimer()
+			for b.Loop() {
+				if got := w.Take().Changed(); len(got) != 0 {
+					b.Fatal(got)
+				}
+			}
+		})
+	}
+}
