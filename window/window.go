@@ -79,7 +79,12 @@ type Options struct {
 	// Prefix returns the rules and memory for a new segment; they are read
 	// once per segment, so edits take effect at the next one.
 	Prefix func(ctx context.Context) []Text
-	Logger *slog.Logger
+	// Summarize, when set, writes the summary of a tool output paged out
+	// at the first compaction level (config summary_model: a cheap
+	// model). Without it, or when it fails, the summary is made without a
+	// model: head, error lines, tail.
+	Summarize func(ctx context.Context, call llm.ToolCall, output string) (string, error)
+	Logger    *slog.Logger
 }
 
 // Window builds requests: the prefix (system prompt, rules, memory, tool
@@ -303,6 +308,19 @@ func partTokens(parts []store.PartStat, name string) int {
 	return 0
 }
 
+// summary is the level-1 text of an output: the summary model's, when one
+// is configured and answers, else the mechanical one.
+func (w *Window) summary(ctx context.Context, call llm.ToolCall, raw, page string) string {
+	if w.opts.Summarize != nil {
+		s, err := w.opts.Summarize(ctx, call, raw)
+		if err == nil && strings.TrimSpace(s) != "" {
+			return fmt.Sprintf("[summarized %s by the summary model: %s output, %d bytes; the whole text: recall(%q)]\n%s", page, describe(call), len(raw), page, strings.TrimSpace(s))
+		}
+		w.opts.Logger.Warn("window: the summary model failed; summarising without it", "err", err)
+	}
+	return Summary(call, raw, page)
+}
+
 // compact frees at least target tokens of tool output in one step: the
 // lowest-scored outputs are summarised first, then stubbed, each paged out
 // to the store with its full text.
@@ -344,7 +362,7 @@ func (w *Window) compact(ctx context.Context, in Input, st *segState, msgs []llm
 			}
 			level, text := LevelStub, Stub(c.call, c.raw, page)
 			if c.level == LevelRaw && pass == 0 {
-				if s := Summary(c.call, c.raw, page); len(s) < len(c.raw)/2 {
+				if s := w.summary(ctx, c.call, c.raw, page); len(s) < len(c.raw)/2 {
 					level, text = LevelSummary, s
 				}
 			}

@@ -37,6 +37,9 @@ type Config struct {
 	Models []ModelConfig `yaml:"models,omitempty"`
 	// Retry tunes retries of transient provider failures.
 	Retry RetryConfig `yaml:"retry,omitempty"`
+	// SummaryModel, "provider/model", is a cheap model that summarises
+	// tool outputs paged out of the window; empty summarises without one.
+	SummaryModel string `yaml:"summary_model,omitempty"`
 	// ContextWindow overrides the model's window (tests, local models).
 	ContextWindow int `yaml:"context_window,omitempty"`
 	// MaxSteps bounds model calls per turn.

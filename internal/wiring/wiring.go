@@ -189,13 +189,22 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 	runner := tool.NewRunner(reg, tool.RunnerOptions{Approver: g.approver, Logger: opts.Logger})
 
 	system := prompt.System(prompt.Env{OS: runtime.GOOS, Shell: sh.Kind(), Workspace: ws.Root()})
+	var summarize func(context.Context, llm.ToolCall, string) (string, error)
+	if cfg.SummaryModel != "" {
+		sm, err := NewProvider(config.Config{}, cat, cfg.SummaryModel, opts.Getenv, opts.Logger)
+		if err != nil {
+			return nil, fmt.Errorf("wiring: summary_model: %w", err)
+		}
+		summarize = window.ModelSummarizer(sm.Provider, sm.Model.ID)
+	}
 	win := window.New(window.Options{
-		System:  system,
-		Tools:   reg.Specs(),
-		Budget:  window.Scaled(contextWindow(opts.ContextWindow, cfg.ContextWindow, env.ModelInfo.ContextWindow)),
-		Counter: window.NewCounter(opts.Logger),
-		Store:   st,
-		Logger:  opts.Logger,
+		Summarize: summarize,
+		System:    system,
+		Tools:     reg.Specs(),
+		Budget:    window.Scaled(contextWindow(opts.ContextWindow, cfg.ContextWindow, env.ModelInfo.ContextWindow)),
+		Counter:   window.NewCounter(opts.Logger),
+		Store:     st,
+		Logger:    opts.Logger,
 		Prefix: func(ctx context.Context) []window.Text {
 			var out []window.Text
 			for _, t := range mem.Texts(ctx) {
