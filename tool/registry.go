@@ -3,14 +3,17 @@ package tool
 import (
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/godwit/godwit/llm"
 )
 
 // Registry holds the tools offered to the model, in a fixed order: the
 // order of the tool table is part of the cached prompt prefix, so it must
-// not depend on map iteration.
+// not depend on map iteration. It is safe for concurrent use: tools that
+// arrive late (MCP servers) may be added while calls run.
 type Registry struct {
+	mu    sync.RWMutex // guards tools and index
 	tools []Tool
 	index map[string]int
 }
@@ -33,6 +36,8 @@ func (r *Registry) Add(t Tool) error {
 	if name == "" {
 		return fmt.Errorf("tool: empty tool name")
 	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.index == nil {
 		r.index = make(map[string]int)
 	}
@@ -49,6 +54,8 @@ func (r *Registry) Get(name string) (Tool, bool) {
 	if r == nil {
 		return nil, false
 	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
 	i, ok := r.index[name]
 	if !ok {
 		return nil, false
@@ -58,6 +65,8 @@ func (r *Registry) Get(name string) (Tool, bool) {
 
 // Names returns the tool names in registry order.
 func (r *Registry) Names() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
 	names := make([]string, len(r.tools))
 	for i, t := range r.tools {
 		names[i] = t.Name()
@@ -70,6 +79,8 @@ func (r *Registry) Specs() []llm.ToolSpec {
 	if r == nil {
 		return nil
 	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
 	specs := make([]llm.ToolSpec, len(r.tools))
 	for i, t := range r.tools {
 		specs[i] = t.Spec()
@@ -81,6 +92,8 @@ func (r *Registry) Specs() []llm.ToolSpec {
 // sub-agents).
 func (r *Registry) Without(names ...string) *Registry {
 	out := &Registry{index: make(map[string]int)}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
 	for _, t := range r.tools {
 		if !slices.Contains(names, t.Name()) {
 			_ = out.Add(t)

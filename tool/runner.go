@@ -209,16 +209,20 @@ func (r *Runner) prepare(ctx context.Context, call llm.ToolCall, obs Observer) (
 		}
 		p.access = acc
 	}
+	name := call.Name
+	if p.access.Tool != "" {
+		name = p.access.Tool
+	}
 	if !p.access.Mutates {
 		rs, ok := r.approver.(ReadScreener)
-		if !ok || !rs.NeedsApproval(call.Name, p.access) {
+		if !ok || !rs.NeedsApproval(name, p.access) {
 			return nil, p, nil
 		}
 	}
 	d := Decision{Reason: "no approver is configured"}
 	if r.approver != nil {
 		var err error
-		d, err = r.approver.Approve(ctx, ApprovalRequest{CallID: call.ID, Tool: call.Name, Args: args, Access: p.access})
+		d, err = r.approver.Approve(ctx, ApprovalRequest{CallID: call.ID, Tool: name, Args: args, Access: p.access})
 		if err != nil {
 			if ctx.Err() != nil {
 				res := errorResult(AsToolError(ctx.Err()))

@@ -36,6 +36,9 @@ type Accessor interface {
 
 // Access is what one call touches.
 type Access struct {
+	// Tool, when set, names the tool the call really runs (tool_call runs
+	// a deferred tool); approval rules and "always" answers match on it.
+	Tool string
 	// Paths are absolute, cleaned paths with their mode.
 	Paths []PathAccess
 	// Exclusive takes the global lock exclusively: the call overlaps no

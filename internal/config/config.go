@@ -18,6 +18,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/godwit/godwit/llm/catalog"
+	"github.com/godwit/godwit/mcp"
 )
 
 // FileName is the config file under GODWIT_HOME.
@@ -46,6 +47,8 @@ type Config struct {
 	MaxSteps int `yaml:"max_steps,omitempty"`
 	// Memory configures long-term memory search.
 	Memory MemoryConfig `yaml:"memory,omitempty"`
+	// MCP lists MCP servers and which .mcp.json servers may start.
+	MCP mcp.Config `yaml:"mcp,omitempty"`
 }
 
 // MemoryConfig configures search_memory.

@@ -18,6 +18,7 @@ import (
 // for commands, a private temp folder, and snapshots for undo.
 type guard struct {
 	approver tool.Approver
+	rules    *policy.Rules
 	wrap     func(*exec.Cmd) error
 	tmp      string
 	recorder *snapshot.Recorder
@@ -54,6 +55,7 @@ func newGuard(opts Options, root string, st *store.Store, closers *[]func() erro
 	}
 	g := &guard{
 		approver: pol,
+		rules:    rules,
 		tmp:      tmp,
 		wrap: sandbox.Wrap(sandbox.Config{Writable: append([]string{root}, pol.Writable()...),
 			ReadOnly: opts.Mode == policy.ReadOnly, Network: network, TempDir: tmp, Logger: opts.Logger}),

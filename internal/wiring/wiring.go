@@ -186,6 +186,25 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("wiring: %w", err)
 	}
+	counter := window.NewCounter(opts.Logger)
+	budget := window.Scaled(contextWindow(opts.ContextWindow, cfg.ContextWindow, env.ModelInfo.ContextWindow))
+	sub, err := newSubagent(reg, subagentDeps{provider: provider, providerName: providerName, model: model, store: st,
+		root: ws.Root(), budget: budget, counter: counter, price: env.ModelInfo.Price.Cost, rules: g.rules, opts: opts})
+	if err != nil {
+		return nil, err
+	}
+	if err := reg.Add(sub); err != nil {
+		return nil, fmt.Errorf("wiring: %w", err)
+	}
+	if len(cfg.MCP.Servers) > 0 || len(cfg.MCP.Project) > 0 {
+		mgr, mcpTools := startMCP(ctx, cfg.MCP, opts, ws.Root())
+		env.closers = append(env.closers, mgr.Close)
+		for _, t := range mcpTools {
+			if err := reg.Add(t); err != nil {
+				opts.Logger.Warn("wiring: MCP tool skipped", "tool", t.Name(), "err", err)
+			}
+		}
+	}
 	runner := tool.NewRunner(reg, tool.RunnerOptions{Approver: g.approver, Logger: opts.Logger})
 
 	system := prompt.System(prompt.Env{OS: runtime.GOOS, Shell: sh.Kind(), Workspace: ws.Root()})
@@ -201,8 +220,8 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 		Summarize: summarize,
 		System:    system,
 		Tools:     reg.Specs(),
-		Budget:    window.Scaled(contextWindow(opts.ContextWindow, cfg.ContextWindow, env.ModelInfo.ContextWindow)),
-		Counter:   window.NewCounter(opts.Logger),
+		Budget:    budget,
+		Counter:   counter,
 		Store:     st,
 		Logger:    opts.Logger,
 		Prefix: func(ctx context.Context) []window.Text {

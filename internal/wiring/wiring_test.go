@@ -37,7 +37,7 @@ func TestPrefixBudget(t *testing.T) {
 	for _, s := range req.Tools {
 		names = append(names, s.Name)
 	}
-	want := []string{"file_read", "file_write", "file_edit", "file_list", "grep", "shell_exec", "plan", "recall", "search_memory"}
+	want := []string{"file_read", "file_write", "file_edit", "file_list", "grep", "shell_exec", "plan", "recall", "search_memory", "subagent"}
 	if len(names) != len(want) {
 		t.Fatalf("tools = %v, want %v", names, want)
 	}

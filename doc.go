@@ -1,0 +1,18 @@
+// Package godwit embeds godwit's coding agent in a Go program: Open an
+// Agent over a workspace, start or resume a Session, Send it a message
+// and receive the turn's events as they happen.
+//
+// Experimental: this API may change in any release until godwit 1.0.
+//
+// The Agent is the same engine the godwit command runs (tools, context
+// segments and handoffs, the SQLite record under Home), built from the
+// same config and the same safety: by default it is read-only (the model
+// reads and searches; writes and commands are refused); Options.Mode and
+// a Prompter allow more, as the command's --allow-write and --yes do.
+//
+// Events are agent.Event values, the same stream `godwit run --json`
+// prints; the Event* constants name the common types.
+//
+// The package imports internal/wiring, so it lives in godwit's module;
+// it re-exports the types a caller needs from agent, llm and tool.
+package godwit

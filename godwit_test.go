@@ -1,0 +1,178 @@
+package godwit_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/godwit/godwit"
+	"github.com/godwit/godwit/llm"
+	"github.com/godwit/godwit/llm/fake"
+)
+
+func open(t *testing.T, p godwit.Provider) *godwit.Agent {
+	t.Helper()
+	a, err := godwit.Open(context.Background(), godwit.Options{Workspace: t.TempDir(), Home: t.TempDir(), Provider: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	return a
+}
+
+// echoModel answers each request with the last user message, upper-cased.
+func echoModel() *fake.Provider {
+	return fake.NewFunc(func(req llm.Request) fake.Step {
+		for i := len(req.Messages) - 1; i >= 0; i-- {
+			if req.Messages[i].Role == llm.RoleUser {
+				return fake.Step{Text: strings.ToUpper(req.Messages[i].Text())}
+			}
+		}
+		return fake.Step{Text: "?"}
+	})
+}
+
+// TestConcurrentSessionsGetOnlyTheirEvents starts several new sessions
+// at once: each must see its own events and nobody else's.
+func TestConcurrentSessionsGetOnlyTheirEvents(t *testing.T) {
+	a := open(t, echoModel())
+	const n = 6
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := a.NewSession()
+			prompt := fmt.Sprintf("message %d", i)
+			var events []godwit.Event
+			res, err := s.Send(context.Background(), prompt, func(e godwit.Event) { events = append(events, e) })
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if res.Text != strings.ToUpper(prompt) || s.ID() == "" || res.SessionID != s.ID() {
+				t.Errorf("session %d: %+v, id %q", i, res, s.ID())
+			}
+			if len(events) == 0 || events[0].Type != godwit.EventSessionStarted || events[len(events)-1].Type != godwit.EventTurnFinished {
+				t.Errorf("session %d: events %v", i, types(events))
+			}
+			for _, e := range events {
+				if e.SessionID != s.ID() {
+					t.Errorf("session %d got an event of %s", i, e.SessionID)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func types(evs []godwit.Event) []string {
+	var out []string
+	for _, e := range evs {
+		out = append(out, e.Type)
+	}
+	return out
+}
+
+func TestStreamEndsWithTheTurnError(t *testing.T) {
+	a := open(t, fake.New(fake.Step{Err: &llm.Error{Kind: llm.KindAuth, Message: "bad key"}}))
+	var last error
+	var seen []string
+	for ev, err := range a.NewSession().Stream(context.Background(), "hi") {
+		if err != nil {
+			last = err
+			continue
+		}
+		seen = append(seen, ev.Type)
+	}
+	if last == nil || !strings.Contains(last.Error(), "bad key") {
+		t.Errorf("last error = %v", last)
+	}
+	if len(seen) == 0 || seen[len(seen)-1] != godwit.EventTurnFinished {
+		t.Errorf("events = %v", seen)
+	}
+}
+
+func TestBreakingOutOfStreamCancelsTheTurn(t *testing.T) {
+	block := fake.NewFunc(func(llm.Request) fake.Step {
+		return fake.Step{ToolCalls: []llm.ToolCall{fake.Call("c", "file_list", nil)}}
+	})
+	a := open(t, block)
+	s := a.NewSession()
+	for ev := range s.Stream(context.Background(), "list forever") {
+		if ev.Type == godwit.EventToolFinished {
+			break
+		}
+	}
+	// Stream returns once the turn has ended; had it not been
+	// cancelled, the model would have been asked 60 times.
+	if n := len(block.Requests()); n > 2 {
+		t.Errorf("the model was asked %d times after the loop broke", n)
+	}
+}
+
+func TestOpenNeedsAWorkspace(t *testing.T) {
+	_, err := godwit.Open(context.Background(), godwit.Options{Home: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), "Workspace is required") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestResumeUnknownSession(t *testing.T) {
+	a := open(t, echoModel())
+	if _, err := a.Resume(context.Background(), "nope"); err == nil || !strings.Contains(err.Error(), "no session") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+// TestIDIsKnownFromTheFirstEvent: a caller may ask for the id while the
+// first turn streams.
+func TestIDIsKnownFromTheFirstEvent(t *testing.T) {
+	a := open(t, echoModel())
+	s := a.NewSession()
+	n := 0
+	for ev, err := range s.Stream(context.Background(), "hi") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 && (ev.Type != godwit.EventSessionStarted || s.ID() == "" || s.ID() != ev.SessionID) {
+			t.Errorf("first event %s: id %q, event's %q", ev.Type, s.ID(), ev.SessionID)
+		}
+		n++
+	}
+}
+
+func TestModeGovernsWrites(t *testing.T) {
+	for _, tc := range []struct {
+		mode  godwit.Mode
+		wrote bool
+	}{{godwit.ReadOnly, false}, {godwit.Auto, true}} {
+		t.Run(tc.mode.String(), func(t *testing.T) {
+			ws := t.TempDir()
+			calls := 0 // the end-of-turn checks may ask once more after "done"
+			model := fake.NewFunc(func(llm.Request) fake.Step {
+				calls++
+				if calls == 1 {
+					return fake.Step{ToolCalls: []llm.ToolCall{fake.Call("w", "file_write", map[string]string{"path": "new.txt", "content": "x\n"})}}
+				}
+				return fake.Step{Text: "done"}
+			})
+			a, err := godwit.Open(context.Background(), godwit.Options{Workspace: ws, Home: t.TempDir(), Provider: model, Mode: tc.mode})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Close()
+			if _, err := a.NewSession().Send(context.Background(), "write it", nil); err != nil {
+				t.Fatal(err)
+			}
+			_, statErr := os.Stat(filepath.Join(ws, "new.txt"))
+			if wrote := statErr == nil; wrote != tc.wrote {
+				t.Errorf("wrote = %v, want %v", wrote, tc.wrote)
+			}
+		})
+	}
+}

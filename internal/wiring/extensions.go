@@ -1,0 +1,76 @@
+package wiring
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/godwit/godwit/agent"
+	"github.com/godwit/godwit/llm"
+	"github.com/godwit/godwit/mcp"
+	"github.com/godwit/godwit/policy"
+	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/subagent"
+	"github.com/godwit/godwit/tool"
+	"github.com/godwit/godwit/window"
+)
+
+// mcpStartWait is how long Build waits for MCP servers before the tool
+// table is fixed: the table is part of the cached prefix and must not
+// change within a segment, so a server that starts later is reported and
+// its tools join the next process's table.
+const mcpStartWait = 5 * time.Second
+
+// startMCP starts the configured MCP servers (config.yaml and the
+// allowed entries of .mcp.json) and returns the tools of those ready
+// within mcpStartWait. A failing server is logged, never fatal.
+func startMCP(ctx context.Context, cfg mcp.Config, opts Options, root string) (*mcp.Manager, []tool.Tool) {
+	mgr := mcp.Start(mcp.Options{Config: cfg, Workspace: root, Getenv: opts.Getenv, Logger: opts.Logger,
+		OnStatus: func(s mcp.Status) {
+			if s.State != mcp.StateReady {
+				opts.Logger.Warn(s.String())
+			}
+		}})
+	wctx, cancel := context.WithTimeout(ctx, mcpStartWait)
+	defer cancel()
+	if err := mgr.Wait(wctx); err != nil {
+		opts.Logger.Warn("mcp: some servers were not ready in time; their tools join the next session", "wait", mcpStartWait)
+	}
+	return mgr, mgr.Tools()
+}
+
+// subagentDeps is what a sub-agent's child runtime is built from.
+type subagentDeps struct {
+	provider     llm.Provider
+	providerName string
+	model        string
+	store        *store.Store
+	root         string
+	budget       window.Budget
+	counter      *window.Counter
+	price        func(llm.Usage) float64
+	rules        *policy.Rules
+	opts         Options
+}
+
+// newSubagent builds the subagent tool: a read-only child session with
+// the parent's read-only tools, its own context, and a read-only policy
+// that asks nobody.
+func newSubagent(reg *tool.Registry, d subagentDeps) (*subagent.Tool, error) {
+	childPol, err := policy.New(policy.Options{Mode: policy.ReadOnly, Workspace: d.root, Rules: d.rules, Logger: d.opts.Logger})
+	if err != nil {
+		return nil, fmt.Errorf("wiring: subagent policy: %w", err)
+	}
+	sub, err := subagent.New(subagent.Options{Parent: reg, Store: d.store, Workspace: d.root, Model: d.providerName + "/" + d.model,
+		Names: append(subagent.DefaultTools(), "search_memory"),
+		New: func(_ context.Context, c subagent.Child) (*agent.Runtime, error) {
+			return agent.New(agent.Config{Provider: d.provider, ProviderName: d.providerName, Model: d.model, Store: d.store,
+				Workspace: d.root, MaxSteps: c.MaxSteps, Cost: d.price, Logger: d.opts.Logger,
+				Assembler: window.New(window.Options{System: c.System, Tools: c.Tools.Specs(), Budget: d.budget, Counter: d.counter, Store: d.store, Logger: d.opts.Logger}),
+				Runner:    tool.NewRunner(c.Tools, tool.RunnerOptions{Approver: childPol, Logger: d.opts.Logger})})
+		}})
+	if err != nil {
+		return nil, fmt.Errorf("wiring: %w", err)
+	}
+	return sub, nil
+}

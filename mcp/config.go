@@ -1,0 +1,190 @@
+package mcp
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// ProjectFile is the file in the workspace root that lists a project's
+// servers, in the format other agents use.
+const ProjectFile = ".mcp.json"
+
+// Config is the mcp section of config.yaml:
+//
+//	mcp:
+//	  servers:
+//	    github:
+//	      command: npx
+//	      args: ["-y", "@modelcontextprotocol/server-github"]
+//	      env: {GITHUB_PERSONAL_ACCESS_TOKEN: "${GITHUB_TOKEN}"}
+//	    docs:
+//	      url: https://example.com/mcp
+//	      headers: {Authorization: "Bearer ${DOCS_TOKEN}"}
+//	  project: ["*"]   # .mcp.json servers allowed to start; none by default
+type Config struct {
+	Servers map[string]ServerConfig `yaml:"servers,omitempty" json:"servers,omitempty"`
+	// Project names the servers of the workspace's .mcp.json that may
+	// start ("*" for all). A .mcp.json comes with the repository and can
+	// run any command, so none start unless named here.
+	Project []string `yaml:"project,omitempty" json:"project,omitempty"`
+}
+
+// ServerConfig is one server: a command spoken to over stdio, or an HTTP
+// endpoint. Strings may name environment variables as ${VAR} or
+// ${VAR:-default}.
+type ServerConfig struct {
+	// Type is "stdio", "http" (streamable HTTP) or "sse"; empty means
+	// stdio when Command is set and http when URL is.
+	Type    string            `yaml:"type,omitempty" json:"type,omitempty"`
+	Command string            `yaml:"command,omitempty" json:"command,omitempty"`
+	Args    []string          `yaml:"args,omitempty" json:"args,omitempty"`
+	Env     map[string]string `yaml:"env,omitempty" json:"env,omitempty"`
+	URL     string            `yaml:"url,omitempty" json:"url,omitempty"`
+	Headers map[string]string `yaml:"headers,omitempty" json:"headers,omitempty"`
+	// Disabled keeps an entry without starting it.
+	Disabled bool `yaml:"disabled,omitempty" json:"disabled,omitempty"`
+	// TimeoutS bounds one tool call in seconds; 0 means DefaultCallTimeout.
+	TimeoutS int `yaml:"timeout_s,omitempty" json:"timeout_s,omitempty"`
+}
+
+// Transport types.
+const (
+	TypeStdio = "stdio"
+	TypeHTTP  = "http"
+	TypeSSE   = "sse"
+)
+
+// kind returns the transport the entry asks for, or an error saying how
+// to fix the entry.
+func (s ServerConfig) kind() (string, error) {
+	t := strings.ToLower(strings.TrimSpace(s.Type))
+	switch t {
+	case "streamable-http", "streamablehttp", "streamable_http":
+		t = TypeHTTP
+	case "":
+		switch {
+		case s.Command != "" && s.URL != "":
+			return "", errors.New("it sets both command and url; keep one")
+		case s.Command != "":
+			t = TypeStdio
+		case s.URL != "":
+			t = TypeHTTP
+		default:
+			return "", errors.New("it sets neither command (a stdio server) nor url (an HTTP server)")
+		}
+	}
+	switch t {
+	case TypeStdio:
+		if s.Command == "" {
+			return "", errors.New(`type "stdio" needs a command`)
+		}
+	case TypeHTTP, TypeSSE:
+		if s.URL == "" {
+			return "", fmt.Errorf("type %q needs a url", t)
+		}
+	default:
+		return "", fmt.Errorf("unknown type %q; use stdio, http or sse", s.Type)
+	}
+	return t, nil
+}
+
+// projectFile is the .mcp.json format.
+type projectFile struct {
+	Servers map[string]ServerConfig `json:"mcpServers"`
+}
+
+// ParseProjectFile parses the .mcp.json format.
+func ParseProjectFile(data []byte) (map[string]ServerConfig, error) {
+	var f projectFile
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, fmt.Errorf(`mcp: %s: %w (expected {"mcpServers": {"name": {"command": ...} | {"url": ...}}})`, ProjectFile, err)
+	}
+	return f.Servers, nil
+}
+
+// ReadProjectFile reads dir/.mcp.json; a missing file is no servers.
+func ReadProjectFile(dir string) (map[string]ServerConfig, error) {
+	path := filepath.Join(dir, ProjectFile)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("mcp: %w", err)
+	}
+	servers, err := ParseProjectFile(data)
+	if err != nil {
+		return nil, fmt.Errorf("%w; fix %s", err, path)
+	}
+	return servers, nil
+}
+
+// trusted reports whether the project server name may start.
+func (c Config) trusted(name string) bool {
+	return slices.Contains(c.Project, "*") || slices.Contains(c.Project, name)
+}
+
+var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`)
+
+// expand replaces ${VAR} and ${VAR:-default} in s. A variable that is
+// unset and has no default is an error: a server started with an empty
+// token fails later with a worse message.
+func expand(s string, getenv func(string) string) (string, error) {
+	var missing []string
+	out := envRef.ReplaceAllStringFunc(s, func(ref string) string {
+		m := envRef.FindStringSubmatch(ref)
+		if v := getenv(m[1]); v != "" {
+			return v
+		}
+		if m[2] != "" {
+			return m[3]
+		}
+		missing = append(missing, m[1])
+		return ""
+	})
+	if len(missing) > 0 {
+		return "", fmt.Errorf("environment variable %s is not set; set it, or give a default as ${%s:-value}", missing[0], missing[0])
+	}
+	return out, nil
+}
+
+// expanded returns s with every string expanded.
+func (s ServerConfig) expanded(getenv func(string) string) (ServerConfig, error) {
+	var err error
+	one := func(v string) string {
+		if err != nil {
+			return v
+		}
+		var x string
+		x, err = expand(v, getenv)
+		return x
+	}
+	out := s
+	out.Command = one(s.Command)
+	out.URL = one(s.URL)
+	out.Args = make([]string, len(s.Args))
+	for i, a := range s.Args {
+		out.Args[i] = one(a)
+	}
+	out.Env = expandMap(s.Env, one)
+	out.Headers = expandMap(s.Headers, one)
+	return out, err
+}
+
+func expandMap(m map[string]string, one func(string) string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = one(v)
+	}
+	return out
+}

@@ -1,0 +1,40 @@
+// Package mcp borrows tools from MCP servers (the Model Context Protocol)
+// through github.com/modelcontextprotocol/go-sdk: it reads the servers
+// from godwit's config and from a workspace's .mcp.json, starts them in
+// the background, and offers each server tool as a tool.Tool named
+// mcp__<server>__<tool>.
+//
+// # Servers
+//
+// A server is a command spoken to over stdio (command, args, env) or a
+// streamable HTTP endpoint (url, headers; type "sse" for the older SSE
+// transport). Values may name environment variables as ${VAR} or
+// ${VAR:-default}, so tokens need not be written into files. A
+// workspace's .mcp.json uses the format other agents read:
+//
+//	{"mcpServers": {"name": {"command": "npx", "args": ["-y", "pkg"], "env": {}},
+//	                "web": {"type": "http", "url": "https://...", "headers": {}}}}
+//
+// A .mcp.json comes with the repository and can run any command, so its
+// servers start only when the user names them (or "*") in Trust.
+//
+// # Lifecycle
+//
+// Start returns at once; each server connects in its own goroutine. A
+// server that fails to start, or stops later, is reported through
+// Options.OnStatus and Statuses, never as an error of Start: godwit goes
+// on without it. Tools returns the tools of the servers that are ready;
+// the caller takes them into the tool table at the next segment, since
+// the table must not change within one. Close stops every server.
+//
+// # Tools
+//
+// A tool whose annotations say readOnlyHint runs without approval; any
+// other declares Mutates, so it goes through the same approval rules as
+// a write. Results are mapped to text; images, audio and binary
+// resources become a one-line note, and long results are cut at
+// MaxResult bytes.
+//
+// mcp imports llm and tool from godwit; it must not import agent, store,
+// window or anything under internal/.
+package mcp
