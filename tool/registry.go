@@ -63,6 +63,13 @@ func (r *Registry) Get(name string) (Tool, bool) {
 	return r.tools[i], true
 }
 
+// Tools returns the tools in registry order.
+func (r *Registry) Tools() []Tool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return append([]Tool(nil), r.tools...)
+}
+
 // Names returns the tool names in registry order.
 func (r *Registry) Names() []string {
 	r.mu.RLock()

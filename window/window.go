@@ -50,6 +50,7 @@ const (
 	PartRules       = "rules"
 	PartMemory      = "memory"
 	PartSkills      = "skills"
+	PartDeferred    = "deferred_tools"
 	PartTools       = "tools"
 	PartHandoff     = "handoff"
 	PartMessages    = "messages"
@@ -84,7 +85,12 @@ type Options struct {
 	// model). Without it, or when it fails, the summary is made without a
 	// model: head, error lines, tail.
 	Summarize func(ctx context.Context, call llm.ToolCall, output string) (string, error)
-	Logger    *slog.Logger
+	// Segment, when set, gives each new segment its tool table and the
+	// listing of deferred tools for the system prompt (tools.deferred);
+	// it is read once per segment, so the table never changes within one.
+	// Nil means Tools for every segment.
+	Segment func(ctx context.Context, sessionID string) (tools []llm.ToolSpec, listing string)
+	Logger  *slog.Logger
 }
 
 // Window builds requests: the prefix (system prompt, rules, memory, tool
@@ -103,10 +109,12 @@ type Window struct {
 
 // segState is what the window remembers of one session's segment.
 type segState struct {
-	segment int
-	system  string
-	prefix  []Text
-	shown   map[string]store.Compaction // call id -> how its output is shown
+	segment   int
+	system    string
+	prefix    []Text
+	tools     []llm.ToolSpec
+	toolsJSON string
+	shown     map[string]store.Compaction // call id -> how its output is shown
 }
 
 // New returns a Window.
@@ -180,6 +188,15 @@ func (w *Window) state(ctx context.Context, in Input) (*segState, error) {
 	if w.opts.Prefix != nil {
 		st.prefix = w.opts.Prefix(ctx)
 	}
+	st.tools, st.toolsJSON = w.opts.Tools, w.toolsJSON
+	if w.opts.Segment != nil {
+		tools, listing := w.opts.Segment(ctx, in.SessionID)
+		b, _ := json.Marshal(tools)
+		st.tools, st.toolsJSON = tools, string(b)
+		if listing != "" {
+			st.prefix = append(st.prefix, Text{Part: PartDeferred, Body: listing})
+		}
+	}
 	st.system = composeSystem(w.opts.System, st.prefix)
 	if w.opts.Store != nil {
 		cs, err := w.opts.Store.Compactions(ctx, in.SessionID, in.Segment)
@@ -203,7 +220,8 @@ func composeSystem(base string, prefix []Text) string {
 		if strings.TrimSpace(t.Body) == "" {
 			continue
 		}
-		head := map[string]string{PartRules: "Project rules", PartMemory: "Memory", PartSkills: "Skills"}[t.Part]
+		head := map[string]string{PartRules: "Project rules", PartMemory: "Memory", PartSkills: "Skills",
+			PartDeferred: "More tools (call them through tool_call)"}[t.Part]
 		if head == "" {
 			head = t.Part
 		}
@@ -236,7 +254,7 @@ func (w *Window) build(st *segState, msgs []llm.Message) Assembly {
 		}
 		view[i].Parts = parts
 	}
-	req := llm.Request{System: st.system, Tools: w.opts.Tools, Messages: view}
+	req := llm.Request{System: st.system, Tools: st.tools, Messages: view}
 	parts, total, estimated := w.account(st, view)
 	return Assembly{Request: req, Parts: parts, Tokens: total, Estimated: estimated}
 }
@@ -246,7 +264,7 @@ func (w *Window) build(st *segState, msgs []llm.Message) Assembly {
 // below it) is estimated rather than waited for.
 func (w *Window) account(st *segState, msgs []llm.Message) ([]store.PartStat, int, bool) {
 	texts := map[string]*strings.Builder{}
-	order := []string{PartSystem, PartRules, PartMemory, PartSkills, PartTools, PartHandoff, PartMessages, PartToolOutputs}
+	order := []string{PartSystem, PartRules, PartMemory, PartSkills, PartDeferred, PartTools, PartHandoff, PartMessages, PartToolOutputs}
 	for _, n := range order {
 		texts[n] = &strings.Builder{}
 	}
@@ -256,7 +274,7 @@ func (w *Window) account(st *segState, msgs []llm.Message) ([]store.PartStat, in
 			b.WriteString(t.Body)
 		}
 	}
-	texts[PartTools].WriteString(w.toolsJSON)
+	texts[PartTools].WriteString(st.toolsJSON)
 	for i, m := range msgs {
 		for _, p := range m.Parts {
 			switch p.Kind {

@@ -33,6 +33,7 @@ var SilentError = errors.New("silent")
 // NewRootCmd builds the command tree:
 //
 //	godwit run      one turn, non-interactive
+//	godwit chat     the interactive chat (a terminal UI; plain lines when piped)
 //	godwit demo     a real session on a sample repository, no key needed
 //	godwit inspect  look into recorded sessions
 //	godwit sessions list recorded sessions
@@ -55,6 +56,7 @@ func NewRootCmd(f *Factory) *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: err} })
 	root.AddCommand(
 		NewCmdRun(f, nil),
+		NewCmdChat(f, nil),
 		NewCmdDemo(f, nil),
 		NewCmdInspect(f, nil),
 		NewCmdSessions(f),

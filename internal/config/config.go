@@ -49,6 +49,17 @@ type Config struct {
 	Memory MemoryConfig `yaml:"memory,omitempty"`
 	// MCP lists MCP servers and which .mcp.json servers may start.
 	MCP mcp.Config `yaml:"mcp,omitempty"`
+	// Tools tunes the tool table.
+	Tools ToolsConfig `yaml:"tools,omitempty"`
+}
+
+// ToolsConfig tunes the tool table.
+type ToolsConfig struct {
+	// Deferred leaves rarely used tools (MCP tools, subagent,
+	// search_memory) out of the table, listed one line each and called
+	// through tool_call: off (the default), auto (when it saves at least
+	// 1,000 tokens a request) or on.
+	Deferred string `yaml:"deferred,omitempty"`
 }
 
 // MemoryConfig configures search_memory.

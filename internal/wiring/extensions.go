@@ -12,6 +12,7 @@ import (
 	"github.com/godwit/godwit/store"
 	"github.com/godwit/godwit/subagent"
 	"github.com/godwit/godwit/tool"
+	"github.com/godwit/godwit/tool/deferred"
 	"github.com/godwit/godwit/window"
 )
 
@@ -37,6 +38,31 @@ func startMCP(ctx context.Context, cfg mcp.Config, opts Options, root string) (*
 		opts.Logger.Warn("mcp: some servers were not ready in time; their tools join the next session", "wait", mcpStartWait)
 	}
 	return mgr, mgr.Tools()
+}
+
+// deferTools sets up tools.deferred: with off (the default) it returns
+// nil and every tool is in the table; otherwise it registers the tool_call
+// proxy and returns the window's per-segment table, in which tools used
+// through the proxy join the table at the next segment.
+func deferTools(mode string, reg *tool.Registry, counter *window.Counter) (func(context.Context, string) ([]llm.ToolSpec, string), error) {
+	m, err := deferred.ParseMode(mode)
+	if err != nil {
+		return nil, fmt.Errorf("wiring: %w", err)
+	}
+	if m == deferred.Off {
+		return nil, nil
+	}
+	table, err := deferred.New(deferred.Options{Mode: m, Count: counter.Count}, reg.Tools()...)
+	if err != nil {
+		return nil, fmt.Errorf("wiring: %w", err)
+	}
+	if err := reg.Add(table.Proxy()); err != nil {
+		return nil, fmt.Errorf("wiring: %w", err)
+	}
+	return func(_ context.Context, sessionID string) ([]llm.ToolSpec, string) {
+		seg := table.Segment(sessionID)
+		return seg.Tools, seg.Listing
+	}, nil
 }
 
 // subagentDeps is what a sub-agent's child runtime is built from.

@@ -205,6 +205,10 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 			}
 		}
 	}
+	segmentTools, err := deferTools(cfg.Tools.Deferred, reg, counter)
+	if err != nil {
+		return nil, err
+	}
 	runner := tool.NewRunner(reg, tool.RunnerOptions{Approver: g.approver, Logger: opts.Logger})
 
 	system := prompt.System(prompt.Env{OS: runtime.GOOS, Shell: sh.Kind(), Workspace: ws.Root()})
@@ -218,6 +222,7 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 	}
 	win := window.New(window.Options{
 		Summarize: summarize,
+		Segment:   segmentTools,
 		System:    system,
 		Tools:     reg.Specs(),
 		Budget:    budget,

@@ -1,0 +1,254 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/godwit/godwit/agent"
+	"github.com/godwit/godwit/internal/tui"
+	"github.com/godwit/godwit/internal/wiring"
+	"github.com/godwit/godwit/llm"
+	"github.com/godwit/godwit/policy"
+)
+
+// ChatOptions are the inputs of `godwit chat`.
+type ChatOptions struct {
+	IO      *IOStreams
+	Getenv  func(string) string
+	Logger  *slog.Logger
+	Home    string
+	Workdir string
+	Model   string
+	// Session continues a stored session: id, unique prefix, or last.
+	Session    string
+	AllowWrite bool
+	Yes        bool
+	// ContextWindow overrides the model's window in tokens.
+	ContextWindow int
+	// Provider replaces the configured one (tests).
+	Provider llm.Provider
+}
+
+// NewCmdChat builds `godwit chat`. runF replaces the real chat in tests.
+func NewCmdChat(f *Factory, runF func(context.Context, *ChatOptions) error) *cobra.Command {
+	opts := &ChatOptions{IO: f.IO, Getenv: f.Getenv, Logger: f.Logger, Workdir: f.Workdir}
+	cmd := &cobra.Command{
+		Use:   "chat [flags]",
+		Short: "Work with godwit in the terminal",
+		Long: `Chat with godwit: each message is a turn; the session, its context segments
+and its cost carry over from turn to turn. :help lists the commands (:context,
+:reset, :undo, :model, :cost, :sessions, :resume, :plan, :quit).
+
+Read-only unless --allow-write (ask before each write or command) or --yes.
+When stdin or stdout is not a terminal, each input line is a message or a
+command, and answers are printed as plain text.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.ContextWindow < 0 {
+				return usageErrorf("--context-window must be a number of tokens, 1 or more")
+			}
+			home, err := f.Home()
+			if err != nil {
+				return fmt.Errorf("finding GODWIT_HOME: %w", err)
+			}
+			opts.Home = home
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runChat(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&opts.Model, "model", "m", "", "provider/model (default: $GODWIT_MODEL, else chosen from the API keys set)")
+	fl.StringVar(&opts.Session, "session", "", "continue a stored session (id, unique prefix, or last)")
+	fl.BoolVar(&opts.AllowWrite, "allow-write", false, "allow writes and commands, asking before each")
+	fl.BoolVarP(&opts.Yes, "yes", "y", false, "approve every write and command without asking")
+	fl.IntVar(&opts.ContextWindow, "context-window", 0, "the model's context window in tokens (default: config, then the model catalog)")
+	return cmd
+}
+
+func runChat(ctx context.Context, opts *ChatOptions) error {
+	if opts.Model == "" && opts.Provider == nil {
+		m, err := defaultModel(opts.Getenv)
+		if err != nil {
+			return &UsageError{Err: err}
+		}
+		opts.Model = m
+	}
+	if opts.IO.InTTY && opts.IO.OutTTY {
+		return chatTerminal(ctx, opts)
+	}
+	return chatLines(ctx, opts)
+}
+
+// chatTerminal runs the full-screen chat.
+func chatTerminal(ctx context.Context, opts *ChatOptions) error {
+	// Log lines written to the terminal would tear the screen: they go to
+	// a file instead. Retries and fallbacks show in the transcript anyway.
+	logf, err := openChatLog(opts.Home)
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	opts.Logger = slog.New(slog.NewTextHandler(logf, &slog.HandlerOptions{Level: slog.LevelInfo}))
+
+	b := tui.NewBridge()
+	ctl, err := tui.NewController(ctx, tui.Options{Build: chatBuilder(opts, b, b), Model: opts.Model, Session: opts.Session})
+	if err != nil {
+		return err
+	}
+	runErr := tui.Run(ctx, ctl, b, tui.RunOptions{In: opts.IO.In, Out: opts.IO.Out})
+	id := ctl.SessionID()
+	closeErr := ctl.Close()
+	if id != "" {
+		fmt.Fprintf(opts.IO.ErrOut, "session %s; go on with: godwit chat --session %s\n", id, id)
+	}
+	return errors.Join(runErr, closeErr)
+}
+
+// ChatLog is the chat's log file under GODWIT_HOME.
+const ChatLog = "chat.log"
+
+func openChatLog(home string) (*os.File, error) {
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return nil, fmt.Errorf("creating GODWIT_HOME: %w", err)
+	}
+	f, err := os.OpenFile(filepath.Join(home, ChatLog), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("opening the chat log: %w", err)
+	}
+	return f, nil
+}
+
+// chatLines reads one message or command a line and prints plain text:
+// for pipes, scripts and terminals that are not one.
+func chatLines(ctx context.Context, opts *ChatOptions) error {
+	lines := readLines(ctx, opts.IO.In)
+	var ctl *tui.Controller // set before the first turn; the sink reads it
+	observe := agent.SinkFunc(func(e agent.Event) { ctl.Observe(e) })
+	sink := agent.Sinks(newPlainSink(opts.IO.Out, opts.IO.ErrOut), observe)
+	prompter := &linePrompter{lines: lines, out: opts.IO.ErrOut}
+	var err error
+	ctl, err = tui.NewController(ctx, tui.Options{Build: chatBuilder(opts, prompter, sink), Model: opts.Model, Session: opts.Session})
+	if err != nil {
+		return err
+	}
+	defer ctl.Close()
+	for {
+		if opts.IO.InTTY {
+			fmt.Fprint(opts.IO.ErrOut, "› ")
+		}
+		var line string
+		select {
+		case <-ctx.Done():
+			return nil
+		case l, ok := <-lines:
+			if !ok {
+				return nil
+			}
+			line = strings.TrimSpace(l)
+		}
+		switch {
+		case line == "":
+			continue
+		case tui.IsCommand(line):
+			r, err := ctl.Exec(ctx, line)
+			if err != nil {
+				fmt.Fprintln(opts.IO.ErrOut, strings.TrimPrefix(err.Error(), "tui: "))
+				continue
+			}
+			if r.Text != "" {
+				fmt.Fprintln(opts.IO.Out, r.Text)
+			}
+			if r.Quit {
+				return nil
+			}
+			continue
+		}
+		_, err := ctl.Run(ctx, tui.Unescape(line))
+		switch {
+		case ctx.Err() != nil:
+			return nil
+		case err != nil:
+			fmt.Fprintln(opts.IO.ErrOut, "godwit:", err)
+		}
+	}
+}
+
+// chatBuilder builds engines for the chat; every one sends its events to
+// sink and asks p what the policy wants a person to decide.
+func chatBuilder(opts *ChatOptions, p policy.Prompter, sink agent.Sink) tui.Builder {
+	return func(ctx context.Context, model string) (*tui.Engine, error) {
+		if model == "" {
+			model = opts.Model
+		}
+		env, err := wiring.Build(ctx, wiring.Options{
+			Home: opts.Home, Workspace: opts.Workdir, Model: model, Provider: opts.Provider,
+			Mode: policy.ModeFromFlags(opts.AllowWrite, opts.Yes), Prompter: p, Sink: sink, Getenv: opts.Getenv, Logger: opts.Logger,
+			ContextWindow: opts.ContextWindow,
+		})
+		if err != nil {
+			return nil, err
+		}
+		return &tui.Engine{
+			Runtime: env.Runtime, Store: env.Store, Model: env.Model, Workspace: env.Workspace,
+			ContextWindow: env.Window.Budget().Window, Plan: env.Plan.Steps, SetPlan: env.Plan.Set, Close: env.Close,
+		}, nil
+	}
+}
+
+// readLines reads r line by line into a channel, closed at EOF. One
+// goroutine owns the reader: the prompts and the approval answers share
+// it.
+func readLines(ctx context.Context, r io.Reader) <-chan string {
+	ch := make(chan string)
+	go func() {
+		defer close(ch)
+		sc := bufio.NewScanner(r)
+		sc.Buffer(make([]byte, 64<<10), 4<<20)
+		for sc.Scan() {
+			select {
+			case ch <- sc.Text():
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return ch
+}
+
+// linePrompter asks approval questions on the line-mode chat, taking the
+// answer from the next input line.
+type linePrompter struct {
+	lines <-chan string
+	out   io.Writer
+}
+
+func (p *linePrompter) Ask(ctx context.Context, q policy.Question) (policy.Answer, error) {
+	fmt.Fprint(p.out, policy.FormatQuestion(q))
+	for {
+		select {
+		case <-ctx.Done():
+			fmt.Fprintln(p.out)
+			return policy.Answer{}, ctx.Err()
+		case l, ok := <-p.lines:
+			if !ok {
+				fmt.Fprintln(p.out)
+				return policy.Answer{Choice: policy.No, Note: "no answer: the input ended"}, nil
+			}
+			if a, ok := policy.ParseAnswer(l, len(q.Always) > 0); ok {
+				return a, nil
+			}
+			fmt.Fprint(p.out, "Answer y (yes), n (no; a note may follow) or a (always): ")
+		}
+	}
+}

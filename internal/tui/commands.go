@@ -1,0 +1,409 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/godwit/godwit/snapshot"
+	"github.com/godwit/godwit/tool/plan"
+)
+
+// Reply is what a command says, and what the screen must do after it.
+type Reply struct {
+	Text string
+	// Quit ends the chat.
+	Quit bool
+	// Reload redraws the transcript from the store (:resume).
+	Reload bool
+}
+
+// IsCommand reports whether an input line is a command (":help"); "::"
+// sends a message that starts with a colon.
+func IsCommand(line string) bool {
+	s := strings.TrimSpace(line)
+	return strings.HasPrefix(s, ":") && !strings.HasPrefix(s, "::") && len(s) > 1 && s[1] != ' '
+}
+
+// Unescape turns an input line into the prompt to send: "::x" sends ":x".
+func Unescape(line string) string {
+	if s := strings.TrimLeft(line, " \t"); strings.HasPrefix(s, "::") {
+		return s[1:]
+	}
+	return line
+}
+
+// commands lists the commands with their help, in the order :help shows
+// them. idle says whether the command must wait for the turn to end.
+var commands = []struct {
+	name, args, help string
+	idle             bool
+}{
+	{"help", "", "this list", false},
+	{"context", "", "what the context holds: bytes and tokens per part of the last request", false},
+	{"reset", "", "start the next turn in a new segment, with a handoff", false},
+	{"undo", "", "restore the files the last file-changing turn wrote", true},
+	{"model", "NAME", "use provider/model NAME from the next turn on (same session)", true},
+	{"cost", "", "the session's cost and tokens per model", false},
+	{"sessions", "", "recorded sessions, latest first", false},
+	{"resume", "ID", "continue session ID (id, unique prefix, or last)", true},
+	{"plan", "", "the plan's steps", false},
+	{"quit", "", "leave (also Ctrl-C twice, or Ctrl-D on an empty input)", false},
+}
+
+// aliases are the short names people type from habit.
+var aliases = map[string]string{"q": "quit", "exit": "quit", "h": "help", "?": "help"}
+
+// Exec runs a command line (":cost", ":model x/y").
+func (c *Controller) Exec(ctx context.Context, line string) (Reply, error) {
+	fields := strings.Fields(strings.TrimPrefix(strings.TrimSpace(line), ":"))
+	if len(fields) == 0 {
+		return Reply{}, errors.New("tui: empty command: :help lists them")
+	}
+	name, args := fields[0], fields[1:]
+	if a, ok := aliases[name]; ok {
+		name = a
+	}
+	var known bool
+	for _, cmd := range commands {
+		if cmd.name != name {
+			continue
+		}
+		known = true
+		if cmd.idle && c.Running() {
+			return Reply{}, ErrBusy
+		}
+		if want := len(strings.Fields(cmd.args)); len(args) != want {
+			if want == 0 {
+				return Reply{}, fmt.Errorf("tui: :%s takes no arguments", name)
+			}
+			return Reply{}, fmt.Errorf("tui: usage: :%s %s", name, cmd.args)
+		}
+	}
+	if !known {
+		return Reply{}, fmt.Errorf("tui: unknown command :%s: :help lists them", name)
+	}
+	switch name {
+	case "help":
+		return Reply{Text: helpText()}, nil
+	case "quit":
+		return Reply{Quit: true}, nil
+	case "reset":
+		c.mu.Lock()
+		c.resetNext = true
+		c.mu.Unlock()
+		return Reply{Text: "the next turn starts a new segment: the model writes a handoff first"}, nil
+	case "context":
+		return Reply{Text: c.contextText()}, nil
+	case "cost":
+		s, err := c.costText(ctx)
+		return Reply{Text: s}, err
+	case "sessions":
+		s, err := c.sessionsText(ctx)
+		return Reply{Text: s}, err
+	case "plan":
+		return Reply{Text: c.planText()}, nil
+	case "model":
+		s, err := c.switchModel(ctx, args[0])
+		return Reply{Text: s}, err
+	case "resume":
+		s, err := c.resume(ctx, args[0])
+		return Reply{Text: s, Reload: err == nil}, err
+	case "undo":
+		s, err := c.undo(ctx)
+		return Reply{Text: s}, err
+	}
+	return Reply{}, fmt.Errorf("tui: :%s is not implemented", name)
+}
+
+func helpText() string {
+	var rows [][]string
+	for _, c := range commands {
+		rows = append(rows, []string{strings.TrimSpace(":" + c.name + " " + c.args), c.help})
+	}
+	var b strings.Builder
+	b.WriteString(table(rows, "ll"))
+	b.WriteString(`
+Enter sends; Alt-Enter or Ctrl-J adds a line; Up/Down recall earlier input.
+PgUp/PgDn or the wheel scroll; Esc goes back to the end.
+Alt-Up/Alt-Down select a tool call or thinking block; Ctrl-O opens or closes it.
+Ctrl-C cancels the running turn; twice when idle leaves. "::text" sends ":text".
+Hold Shift to select text with the mouse.`)
+	return b.String()
+}
+
+// contextText shows the parts of the last request.
+func (c *Controller) contextText() string {
+	c.mu.Lock()
+	r := c.stats.lastReq
+	window := 0
+	if c.eng != nil {
+		window = c.eng.ContextWindow
+	}
+	reset := c.resetNext
+	c.mu.Unlock()
+	if r == nil {
+		return "no request yet: the context is assembled at the first prompt"
+	}
+	var b strings.Builder
+	est := ""
+	if r.Estimated {
+		est = " (estimated: 4 bytes a token)"
+	}
+	fmt.Fprintf(&b, "last request to %s/%s, segment %d: %s tokens%s", r.Provider, r.Model, r.Segment, thousands(r.Tokens), est)
+	if window > 0 {
+		fmt.Fprintf(&b, " of %s (%s)", thousands(window), percent(float64(r.Tokens)/float64(window)))
+	}
+	b.WriteString("\n")
+	rows := [][]string{{"part", "bytes", "tokens", "share"}}
+	for _, p := range r.Parts {
+		share := "-"
+		if r.Tokens > 0 {
+			share = percent(float64(p.Tokens) / float64(r.Tokens))
+		}
+		rows = append(rows, []string{p.Name, thousands(p.Bytes), thousands(p.Tokens), share})
+	}
+	rows = append(rows, []string{"total", thousands(r.Bytes), thousands(r.Tokens), ""})
+	b.WriteString(table(rows, "lrrr"))
+	if reset {
+		b.WriteString(":reset is pending: the next turn starts a new segment\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func (c *Controller) costText(ctx context.Context) (string, error) {
+	eng, id, err := c.engine()
+	if err != nil {
+		return "", err
+	}
+	if id == "" {
+		return "no session yet: nothing spent", nil
+	}
+	calls, err := eng.Store.ModelCalls(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	type row struct {
+		calls                                  int
+		in, cached, out, reasoning, cacheWrite int64
+		cost                                   float64
+	}
+	rows := map[string]*row{}
+	var total row
+	for _, mc := range calls {
+		k := mc.Provider + "/" + mc.Model
+		r := rows[k]
+		if r == nil {
+			r = &row{}
+			rows[k] = r
+		}
+		for _, x := range []*row{r, &total} {
+			x.calls++
+			x.in += mc.Usage.InputTokens
+			x.cached += mc.Usage.CacheReadTokens
+			x.cacheWrite += mc.Usage.CacheWriteTokens
+			x.out += mc.Usage.OutputTokens
+			x.reasoning += mc.Usage.ReasoningTokens
+			x.cost += mc.Cost
+		}
+	}
+	names := make([]string, 0, len(rows))
+	for k := range rows {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	fmt.Fprintf(&b, "session %s: %s over %d model calls\n", id, money(total.cost), total.calls)
+	tab := [][]string{{"model", "calls", "input", "cache read", "cache write", "output", "reasoning", "cost"}}
+	line := func(name string, r *row) {
+		tab = append(tab, []string{name, strconv.Itoa(r.calls), short(r.in), short(r.cached), short(r.cacheWrite), short(r.out), short(r.reasoning), money(r.cost)})
+	}
+	for _, k := range names {
+		line(k, rows[k])
+	}
+	if len(names) > 1 {
+		line("total", &total)
+	}
+	b.WriteString(table(tab, "lrrrrrrr"))
+	if total.in > 0 {
+		fmt.Fprintf(&b, "cache hits: %s of input tokens", percent(float64(total.cached)/float64(total.in)))
+	}
+	return strings.TrimRight(b.String(), "\n"), nil
+}
+
+func (c *Controller) sessionsText(ctx context.Context) (string, error) {
+	eng, current, err := c.engine()
+	if err != nil {
+		return "", err
+	}
+	list, err := eng.Store.ListSessions(ctx, 20)
+	if err != nil {
+		return "", err
+	}
+	if len(list) == 0 {
+		return "no sessions recorded yet", nil
+	}
+	var b strings.Builder
+	rows := [][]string{{"", "id", "last active", "turns", "cost", "title"}}
+	for _, s := range list {
+		mark := ""
+		if s.ID == current {
+			mark = "*"
+		}
+		rows = append(rows, []string{mark, s.ID, s.LastActivity.Local().Format("2006-01-02 15:04"), strconv.Itoa(s.Turns), money(s.Cost), oneLine(s.Title, 60)})
+	}
+	b.WriteString(table(rows, "lllrrl"))
+	b.WriteString(":resume ID continues one (a unique prefix will do)")
+	return b.String(), nil
+}
+
+func (c *Controller) planText() string {
+	eng, _, err := c.engine()
+	if err != nil {
+		return err.Error()
+	}
+	if eng.Plan == nil {
+		return "this engine has no plan tool"
+	}
+	steps := eng.Plan()
+	if len(steps) == 0 {
+		return "no plan yet: the model makes one with the plan tool"
+	}
+	var b strings.Builder
+	done := 0
+	for _, s := range steps {
+		box := "[ ]"
+		switch s.Status {
+		case plan.Done:
+			box, done = "[x]", done+1
+		case plan.InProgress:
+			box = "[>]"
+		}
+		fmt.Fprintf(&b, "%s %s\n", box, s.Text)
+	}
+	fmt.Fprintf(&b, "%d of %d done", done, len(steps))
+	return b.String()
+}
+
+func (c *Controller) switchModel(ctx context.Context, name string) (string, error) {
+	if !strings.Contains(name, "/") {
+		return "", fmt.Errorf("tui: :model wants provider/model (e.g. anthropic/claude-sonnet-4-5), not %q", name)
+	}
+	eng, err := c.build(ctx, name)
+	if err != nil {
+		return "", err
+	}
+	c.mu.Lock()
+	if c.running {
+		c.mu.Unlock()
+		if eng.Close != nil {
+			_ = eng.Close()
+		}
+		return "", ErrBusy
+	}
+	old := c.eng
+	c.eng = eng
+	c.mu.Unlock()
+	if old != nil && old.Plan != nil && eng.SetPlan != nil {
+		if steps := old.Plan(); len(steps) > 0 {
+			_ = eng.SetPlan(steps) // steps the old plan accepted pass again
+		}
+	}
+	if old != nil && old.Close != nil {
+		_ = old.Close()
+	}
+	msg := "model: " + eng.Model
+	if eng.ContextWindow > 0 {
+		msg += fmt.Sprintf(" (window %s tokens)", thousands(eng.ContextWindow))
+	}
+	return msg + "; the next turn uses it, in the same session", nil
+}
+
+func (c *Controller) resume(ctx context.Context, ref string) (string, error) {
+	eng, _, err := c.engine()
+	if err != nil {
+		return "", err
+	}
+	sess, err := ResolveSession(ctx, eng.Store, ref)
+	if err != nil {
+		return "", err
+	}
+	if err := sameWorkspace(sess, eng); err != nil {
+		return "", err
+	}
+	if err := c.load(ctx, sess.ID); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("resumed session %s: %s", sess.ID, oneLine(sess.Title, 60)), nil
+}
+
+func (c *Controller) undo(ctx context.Context) (string, error) {
+	eng, id, err := c.engine()
+	if err != nil {
+		return "", err
+	}
+	if id == "" {
+		return "nothing to undo: no turn has run yet", nil
+	}
+	from, err := snapshot.LatestChange(ctx, eng.Store, id)
+	if err != nil {
+		return "", err
+	}
+	if from == 0 {
+		return "nothing to undo: this session changed no files", nil
+	}
+	rep, err := snapshot.Undo(ctx, eng.Store, id, from)
+	if err != nil {
+		return "", err
+	}
+	return undoText(rep, sessionWorkspace(ctx, eng, id)), nil
+}
+
+func sessionWorkspace(ctx context.Context, eng *Engine, id string) string {
+	s, err := eng.Store.Session(ctx, id)
+	if err != nil {
+		return ""
+	}
+	return s.Workspace
+}
+
+func undoText(rep snapshot.Report, ws string) string {
+	rel := func(p string) string {
+		if r, err := filepath.Rel(ws, p); ws != "" && err == nil && filepath.IsLocal(r) {
+			return filepath.ToSlash(r)
+		}
+		return p
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "undid the file changes of turn %d and later", rep.FromTurn)
+	for _, p := range rep.Restored {
+		fmt.Fprintf(&b, "\n  restored  %s", rel(p))
+	}
+	for _, p := range rep.Removed {
+		fmt.Fprintf(&b, "\n  removed   %s (the agent created it)", rel(p))
+	}
+	for _, f := range rep.Failed {
+		fmt.Fprintf(&b, "\n  FAILED    %s: %v", rel(f.Path), f.Err)
+	}
+	if n := len(rep.Unchanged); n > 0 {
+		fmt.Fprintf(&b, "\n  %d file(s) were already as before", n)
+	}
+	if len(rep.ShellChanged) > 0 {
+		b.WriteString("\nnot rolled back (changed by shell commands):")
+		for _, p := range rep.ShellChanged {
+			fmt.Fprintf(&b, "\n  %s", rel(p))
+		}
+	}
+	if len(rep.Background) > 0 {
+		b.WriteString("\nnot tracked (background jobs ran):")
+		for _, c := range rep.Background {
+			fmt.Fprintf(&b, "\n  %s", oneLine(c, 80))
+		}
+	}
+	b.WriteString("\nthe model is not told: say so in your next message if it matters")
+	return b.String()
+}

@@ -1,0 +1,385 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/godwit/godwit/agent"
+	"github.com/godwit/godwit/llm"
+	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/tool/plan"
+)
+
+// Runner runs one turn; *agent.Runtime implements it.
+type Runner interface {
+	Run(ctx context.Context, in agent.RunInput) (agent.Result, error)
+}
+
+// Engine is one built engine, as the chat sees it. internal/cli makes it
+// from a wiring.Env.
+type Engine struct {
+	Runtime Runner
+	Store   *store.Store
+	// Model is "provider/model".
+	Model string
+	// Workspace is the absolute path the engine works in; a session of
+	// another workspace is not resumed here.
+	Workspace string
+	// ContextWindow is the model's window in tokens (0: unknown).
+	ContextWindow int
+	// Plan returns the plan tool's steps; nil when there is no plan tool.
+	Plan func() []plan.Step
+	// SetPlan restores steps into the plan tool (:model carries the plan
+	// over to the new engine); nil when there is no plan tool.
+	SetPlan func([]plan.Step) error
+	// Close releases the engine; nil when there is nothing to release.
+	Close func() error
+}
+
+// Builder builds the engine for a model ("provider/model"; "" for the
+// configured default). It is called at start and by :model; every engine
+// it returns must send its events to the same sink.
+type Builder func(ctx context.Context, model string) (*Engine, error)
+
+// Options configure a Controller.
+type Options struct {
+	// Build makes engines. Required.
+	Build Builder
+	// Model is the first engine's model; "" for the default.
+	Model string
+	// Session continues a stored session: an id, a unique prefix of one,
+	// or "last". Empty starts a new session at the first prompt.
+	Session string
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Controller is the chat's state outside the screen. It is safe for
+// concurrent use: the UI calls it from its goroutine, turns run in
+// another, and Observe is called from the agent's.
+type Controller struct {
+	build Builder
+	now   func() time.Time
+	turns sync.WaitGroup // running turns; Close waits for them
+
+	mu        sync.Mutex
+	eng       *Engine
+	sessionID string
+	resetNext bool
+	running   bool
+	stats     stats
+}
+
+// stats are the figures of the status line and :context.
+type stats struct {
+	segment int
+	lastReq *agent.RequestInfo
+	usage   llm.Usage // the session's, summed over its model calls
+	cost    float64
+}
+
+// ErrBusy is returned by commands that cannot run during a turn.
+var ErrBusy = errors.New("tui: a turn is running: wait for it to end, or press Ctrl-C to cancel it")
+
+// NewController builds the first engine and, when opts.Session names
+// one, loads that session's figures.
+func NewController(ctx context.Context, opts Options) (*Controller, error) {
+	if opts.Build == nil {
+		return nil, errors.New("tui: Options.Build is required")
+	}
+	c := &Controller{build: opts.Build, now: opts.Now}
+	if c.now == nil {
+		c.now = time.Now
+	}
+	eng, err := opts.Build(ctx, opts.Model)
+	if err != nil {
+		return nil, err
+	}
+	c.eng = eng
+	if opts.Session != "" {
+		sess, err := ResolveSession(ctx, eng.Store, opts.Session)
+		if err == nil {
+			err = sameWorkspace(sess, eng)
+		}
+		if err != nil {
+			_ = c.Close()
+			return nil, err
+		}
+		if err := c.load(ctx, sess.ID); err != nil {
+			_ = c.Close()
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// Close waits for a running turn to end (cancel it first), then releases
+// the engine.
+func (c *Controller) Close() error {
+	c.turns.Wait()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.eng != nil && c.eng.Close != nil {
+		err := c.eng.Close()
+		c.eng = nil
+		return err
+	}
+	return nil
+}
+
+// SessionID returns the session the next turn continues ("" before the
+// first turn of a new session).
+func (c *Controller) SessionID() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sessionID
+}
+
+// Running reports whether a turn is running.
+func (c *Controller) Running() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.running
+}
+
+// Run takes one prompt through a turn of the current session (starting
+// one at the first prompt). Cancel ctx to cancel the turn.
+func (c *Controller) Run(ctx context.Context, prompt string) (agent.Result, error) {
+	c.mu.Lock()
+	if c.running {
+		c.mu.Unlock()
+		return agent.Result{}, ErrBusy
+	}
+	if c.eng == nil {
+		c.mu.Unlock()
+		return agent.Result{}, errors.New("tui: the chat is closed")
+	}
+	in := agent.RunInput{SessionID: c.sessionID, Prompt: prompt, Reset: c.resetNext}
+	eng := c.eng
+	c.resetNext = false
+	c.running = true
+	c.turns.Add(1)
+	c.mu.Unlock()
+	defer c.turns.Done()
+
+	res, err := eng.Runtime.Run(ctx, in)
+
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.running = false
+	if res.SessionID != "" {
+		c.sessionID = res.SessionID
+	}
+	if res.Turn == 0 && in.Reset {
+		c.resetNext = true // the turn never started: keep the request
+	}
+	return res, err
+}
+
+// Observe updates the figures from an event of the current engine.
+func (c *Controller) Observe(e agent.Event) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch e.Type {
+	case agent.EventSessionStarted:
+		if e.SessionID != "" && e.SessionID != c.sessionID {
+			c.sessionID = e.SessionID
+		}
+		if e.Session != nil {
+			c.stats.segment = e.Session.Segment
+		}
+	case agent.EventModelRequest:
+		if e.Request != nil {
+			r := *e.Request
+			c.stats.lastReq = &r
+			c.stats.segment = r.Segment
+		}
+	case agent.EventModelResponse:
+		if e.Response != nil {
+			c.stats.usage.Add(e.Response.Usage)
+			c.stats.cost += e.Response.Cost
+		}
+	case agent.EventSegmentReset:
+		if e.Reset != nil {
+			c.stats.segment = e.Reset.To
+		}
+	}
+}
+
+// Status is what the status line shows.
+type Status struct {
+	Model     string
+	SessionID string
+	Segment   int
+	// ContextTokens is the size of the last request; ContextWindow the
+	// model's window (0: unknown).
+	ContextTokens int
+	ContextWindow int
+	Estimated     bool
+	// Usage and Cost are the session's totals.
+	Usage        llm.Usage
+	Cost         float64
+	ResetPending bool
+}
+
+// CacheHit is the share of input tokens read from the provider's cache,
+// 0 to 1.
+func (s Status) CacheHit() float64 {
+	if s.Usage.InputTokens == 0 {
+		return 0
+	}
+	return float64(s.Usage.CacheReadTokens) / float64(s.Usage.InputTokens)
+}
+
+// Status returns the current figures.
+func (c *Controller) Status() Status {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := Status{SessionID: c.sessionID, Segment: c.stats.segment, Usage: c.stats.usage, Cost: c.stats.cost, ResetPending: c.resetNext}
+	if c.eng != nil {
+		s.Model, s.ContextWindow = c.eng.Model, c.eng.ContextWindow
+	}
+	if r := c.stats.lastReq; r != nil {
+		s.ContextTokens, s.Estimated = r.Tokens, r.Estimated
+	}
+	return s
+}
+
+// engine returns the current engine under the lock.
+func (c *Controller) engine() (*Engine, string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.eng == nil {
+		return nil, "", errors.New("tui: the chat is closed")
+	}
+	return c.eng, c.sessionID, nil
+}
+
+// load makes id the current session and reads its figures from the store.
+func (c *Controller) load(ctx context.Context, id string) error {
+	eng, _, err := c.engine()
+	if err != nil {
+		return err
+	}
+	calls, err := eng.Store.ModelCalls(ctx, id)
+	if err != nil {
+		return err
+	}
+	segs, err := eng.Store.Segments(ctx, id)
+	if err != nil {
+		return err
+	}
+	var st stats
+	for _, mc := range calls {
+		st.usage.Add(mc.Usage)
+		st.cost += mc.Cost
+	}
+	if n := len(calls); n > 0 {
+		last := calls[n-1]
+		r := &agent.RequestInfo{Provider: last.Provider, Model: last.Model, Segment: last.Segment, Bytes: last.RequestBytes, Parts: last.Parts}
+		for _, p := range last.Parts {
+			r.Tokens += p.Tokens
+		}
+		st.lastReq = r
+		st.segment = last.Segment
+	}
+	if n := len(segs); n > 0 {
+		st.segment = segs[n-1].Seq
+	}
+	c.mu.Lock()
+	c.sessionID, c.stats, c.resetNext = id, st, false
+	c.mu.Unlock()
+	return nil
+}
+
+// History returns the recorded events of the current session, oldest
+// first, to redraw its transcript (deltas are not recorded: the
+// model.response events carry the text).
+func (c *Controller) History(ctx context.Context) ([]agent.Event, error) {
+	eng, id, err := c.engine()
+	if err != nil || id == "" {
+		return nil, err
+	}
+	recs, err := eng.Store.Events(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	evs := make([]agent.Event, 0, len(recs))
+	for _, r := range recs {
+		var e agent.Event
+		if err := json.Unmarshal(r.Data, &e); err != nil {
+			continue // a record from another version; the rest still shows
+		}
+		evs = append(evs, e)
+	}
+	return evs, nil
+}
+
+// sameWorkspace refuses a session recorded in another workspace: its
+// files are not the ones this engine's tools see.
+func sameWorkspace(sess store.Session, eng *Engine) error {
+	if eng.Workspace == "" || sess.Workspace == "" || sess.Workspace == eng.Workspace {
+		return nil
+	}
+	return fmt.Errorf("tui: session %s works in %s, not here (%s): start godwit chat there to continue it", sess.ID, sess.Workspace, eng.Workspace)
+}
+
+// ResolveSession finds a session by id, unique id prefix, or "last".
+func ResolveSession(ctx context.Context, st *store.Store, ref string) (store.Session, error) {
+	if ref == "last" {
+		s, err := st.LastSession(ctx)
+		if errors.Is(err, store.ErrNotFound) {
+			return s, errors.New("tui: no session recorded yet: start one by sending a prompt")
+		}
+		return s, err
+	}
+	s, err := st.Session(ctx, ref)
+	if err == nil || !errors.Is(err, store.ErrNotFound) {
+		return s, err
+	}
+	all, err := st.ListSessions(ctx, 0)
+	if err != nil {
+		return store.Session{}, err
+	}
+	var found []store.Session
+	for _, ss := range all {
+		if strings.HasPrefix(ss.ID, ref) {
+			found = append(found, ss.Session)
+		}
+	}
+	switch len(found) {
+	case 1:
+		return found[0], nil
+	case 0:
+		return store.Session{}, fmt.Errorf("tui: no session %q: :sessions (or `godwit sessions`) lists them", ref)
+	}
+	ids := make([]string, 0, 3)
+	for _, s := range found[:min(3, len(found))] {
+		ids = append(ids, s.ID)
+	}
+	return store.Session{}, fmt.Errorf("tui: %q matches %d sessions (%s, ...): give more of the id", ref, len(found), strings.Join(ids, ", "))
+}
+
+// ToolOutput returns the whole recorded output of a tool call of the
+// current session (events carry only its start).
+func (c *Controller) ToolOutput(ctx context.Context, callID string) (string, error) {
+	eng, id, err := c.engine()
+	if err != nil {
+		return "", err
+	}
+	calls, err := eng.Store.ToolCalls(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	for i := len(calls) - 1; i >= 0; i-- {
+		if calls[i].CallID == callID {
+			return calls[i].Output, nil
+		}
+	}
+	return "", fmt.Errorf("tui: no recorded output for call %s", callID)
+}

@@ -1,0 +1,30 @@
+// Package tui is godwit's chat: a terminal UI (bubbletea v2, lipgloss v2,
+// glamour v2) over the agent's event stream, and the chat commands
+// (:help, :context, :reset, :undo, :model, :cost, :sessions, :resume,
+// :plan, :quit) that the line-oriented chat shares.
+//
+// # Pieces
+//
+// A Controller holds what outlives the screen: the engine, the session id,
+// a pending :reset, and the figures the status line shows (from the
+// model.request and model.response events it observes). Commands run on
+// it and return text, so the terminal UI and the plain line mode (used
+// when stdout is not a terminal) behave alike.
+//
+// A Bridge connects the agent's goroutines to the UI's: it is the
+// agent.Sink and the approval Prompter, and it never blocks the turn loop
+// (see bridge.go for what is merged and what is kept).
+//
+// The Model is the bubbletea model: a transcript of items (user
+// messages, streamed markdown, folded thinking, one line per tool call
+// with expandable output and diff, inline approval prompts, notices), a
+// status line and a multi-line input with history. It renders only what
+// is visible and caches each item's lines per width, so a 2,000-message
+// session or a 50,000-line tool output costs no more per frame than a
+// screenful.
+//
+// This package imports agent, llm, policy, snapshot, store and tool/plan
+// from godwit. It must not import internal/cli or
+// internal/wiring: the CLI builds the engine and hands it over as an
+// Engine.
+package tui

@@ -1,0 +1,206 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/godwit/godwit/agent"
+)
+
+// feed turns agent events into transcript items.
+type feed struct {
+	t     *transcript
+	tools map[string]*entry // tool items by call id
+
+	text, fold *entry // the answer and the thinking (or handoff) being streamed
+	purpose    string // of the request in flight: "" or "handoff"
+	turnStart  time.Time
+	turnErr    string
+}
+
+func newFeed(t *transcript) *feed {
+	return &feed{t: t, tools: map[string]*entry{}}
+}
+
+// apply adds e to the transcript. live is false when redrawing a stored
+// session: its events carry no deltas, and its prompts were not typed in
+// this chat.
+func (f *feed) apply(e agent.Event, live bool) {
+	th := f.t.rc.th
+	switch e.Type {
+	case agent.EventTurnStarted:
+		f.turnStart, f.turnErr = e.Time, ""
+		if !live && e.Prompt != "" {
+			f.t.add(&userItem{text: e.Prompt})
+		}
+	case agent.EventModelRequest:
+		f.close()
+		if e.Request != nil {
+			f.purpose = e.Request.Purpose
+		}
+	case agent.EventThinkingDelta:
+		f.foldDelta("thinking", e.Text)
+	case agent.EventTextDelta:
+		if f.purpose == "handoff" {
+			f.foldDelta("handoff", e.Text)
+			return
+		}
+		if f.text == nil {
+			f.fold = f.closeFold()
+			f.text = f.t.add(&assistantItem{})
+		}
+		a := f.text.it.(*assistantItem)
+		a.text = append(a.text, e.Text...)
+		f.text.touch()
+	case agent.EventModelResponse:
+		r := e.Response
+		if !live && r != nil && r.Text != "" {
+			if r.Purpose == "handoff" {
+				fi := &foldItem{label: "handoff", done: true}
+				fi.text.WriteString(r.Text)
+				f.t.add(fi)
+			} else {
+				f.t.add(&assistantItem{text: []byte(r.Text), done: true})
+			}
+		}
+		if r != nil && r.Error != "" && live {
+			f.t.add(&noticeItem{text: "✗ the model call failed: " + r.Error, style: th.Error})
+		}
+		f.close()
+	case agent.EventModelRetry:
+		if r := e.Retry; r != nil {
+			if r.Discarded && f.text != nil {
+				f.text.it.(*assistantItem).discarded = true
+				f.text.touch()
+			}
+			f.close()
+			f.t.add(&noticeItem{text: fmt.Sprintf("↻ %s; retry %d in %s", r.Reason, r.Attempt, duration(r.Wait)), style: th.Warn})
+		}
+	case agent.EventModelFallback:
+		if fb := e.Fallback; fb != nil {
+			if fb.Discarded && f.text != nil {
+				f.text.it.(*assistantItem).discarded = true
+				f.text.touch()
+			}
+			f.close()
+			f.t.add(&noticeItem{text: fmt.Sprintf("⇢ switching from %s to %s: %s", fb.From, fb.To, fb.Reason), style: th.Warn})
+		}
+	case agent.EventApproval:
+		if a := e.Approval; a != nil {
+			en := f.tool(a.CallID, a.Tool)
+			ti := en.it.(*toolItem)
+			if ti.summary == "" {
+				ti.summary, ti.headWidth = a.Summary, 0
+			}
+			en.touch()
+		}
+	case agent.EventToolStarted:
+		if e.Tool != nil {
+			en := f.tool(e.Tool.CallID, e.Tool.Name)
+			en.it.(*toolItem).started(e.Tool)
+			en.touch()
+		}
+	case agent.EventToolFinished:
+		if e.Tool != nil {
+			en := f.tool(e.Tool.CallID, e.Tool.Name)
+			en.it.(*toolItem).finished(e.Tool)
+			en.touch()
+		}
+	case agent.EventSegmentReset:
+		if r := e.Reset; r != nil {
+			by := ""
+			if !r.ByModel {
+				by = "; godwit wrote it from the history"
+			}
+			f.t.add(&noticeItem{text: fmt.Sprintf("⟲ context reset (%s): segment %d → %d; handoff %s tokens, %s of them decisions%s",
+				r.Reason, r.From, r.To, thousands(r.Tokens), thousands(r.DecisionsTokens), by), style: th.Accent})
+		}
+	case agent.EventCompacted:
+		if c := e.Compacted; c != nil {
+			pages := ""
+			if len(c.Pages) > 0 {
+				pages = " (recall " + strings.Join(c.Pages, ", ") + ")"
+			}
+			f.t.add(&noticeItem{text: fmt.Sprintf("⇣ compacted: %d items paged out, %s tokens freed%s", c.Items, thousands(c.Freed), pages), style: th.Dim})
+		}
+	case agent.EventVerify:
+		if v := e.Verify; v != nil {
+			style, icon := th.OK, "✓"
+			if v.ExitCode != 0 || v.Error != "" {
+				style, icon = th.Error, "✗"
+			}
+			text := fmt.Sprintf("%s verify #%d: %s → exit %d (%s)", icon, v.Round, v.Command, v.ExitCode, duration(time.Duration(v.DurationMS)*time.Millisecond))
+			if v.Error != "" {
+				text += ": " + v.Error
+			}
+			f.t.add(&noticeItem{text: text, style: style})
+		}
+	case agent.EventNudge:
+		if n := e.Nudge; n != nil {
+			f.t.add(&noticeItem{text: fmt.Sprintf("↩ check %s: %s", n.Check, oneLine(n.Message, 200)), style: th.Warn})
+		}
+	case agent.EventError:
+		f.turnErr = e.Text
+	case agent.EventTurnFinished:
+		f.close()
+		ti := &turnItem{status: "done"}
+		if fi := e.Finished; fi != nil {
+			ti.status, ti.steps, ti.cost = fi.Status, fi.Steps, fi.Cost
+			ti.in, ti.out = fi.Usage.InputTokens, fi.Usage.OutputTokens
+			ti.err = fi.Error
+		}
+		if ti.err == "" {
+			ti.err = f.turnErr
+		}
+		if ti.status == "cancelled" {
+			ti.err = "" // the status says it
+		}
+		if !f.turnStart.IsZero() && !e.Time.IsZero() {
+			ti.took = e.Time.Sub(f.turnStart)
+		}
+		f.t.add(ti)
+		f.turnErr, f.turnStart = "", time.Time{}
+	}
+}
+
+// foldDelta appends to the open folded item of that label.
+func (f *feed) foldDelta(label, text string) {
+	if f.fold == nil || f.fold.it.(*foldItem).label != label {
+		f.closeFold()
+		f.fold = f.t.add(&foldItem{label: label})
+	}
+	f.fold.it.(*foldItem).text.WriteString(text)
+	f.fold.touch()
+}
+
+// close ends the items being streamed.
+func (f *feed) close() {
+	if f.text != nil {
+		f.text.it.(*assistantItem).done = true
+		f.text.touch()
+		f.text = nil
+	}
+	f.closeFold()
+}
+
+func (f *feed) closeFold() *entry {
+	if f.fold != nil {
+		f.fold.it.(*foldItem).done = true
+		f.fold.touch()
+		f.fold = nil
+	}
+	return nil
+}
+
+// tool returns the tool item of a call, adding it at the first event
+// that names the call.
+func (f *feed) tool(id, name string) *entry {
+	if en, ok := f.tools[id]; ok {
+		return en
+	}
+	f.close()
+	en := f.t.add(&toolItem{callID: id, name: name})
+	f.tools[id] = en
+	return en
+}

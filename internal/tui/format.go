@@ -1,0 +1,186 @@
+package tui
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// thousands writes n with comma separators: 128,000.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// short writes a token count compactly: 950, 12.3k, 1.2M.
+func short(n int64) string {
+	switch {
+	case n < 1000:
+		return strconv.FormatInt(n, 10)
+	case n < 100_000:
+		return strconv.FormatFloat(float64(n)/1000, 'f', 1, 64) + "k"
+	case n < 1_000_000:
+		return strconv.FormatInt(n/1000, 10) + "k"
+	}
+	return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + "M"
+}
+
+func percent(f float64) string {
+	if f > 0 && f < 0.01 {
+		return "<1%"
+	}
+	return strconv.Itoa(int(f*100+0.5)) + "%"
+}
+
+func money(f float64) string {
+	if f < 10 {
+		return fmt.Sprintf("$%.4f", f)
+	}
+	return fmt.Sprintf("$%.2f", f)
+}
+
+// duration writes d for a tool line: 12ms, 3.4s, 2m05s.
+func duration(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return strconv.FormatInt(d.Milliseconds(), 10) + "ms"
+	case d < time.Minute:
+		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
+	}
+	d = d.Round(time.Second)
+	return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+}
+
+// oneLine cuts s to its first line and at most n runes.
+func oneLine(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i] + " …"
+	}
+	if r := []rune(s); len(r) > n {
+		s = string(r[:n]) + "…"
+	}
+	return s
+}
+
+// countLines is the number of lines of s (a trailing newline does not
+// start another).
+func countLines(s string) int {
+	if s == "" {
+		return 0
+	}
+	return strings.Count(strings.TrimSuffix(s, "\n"), "\n") + 1
+}
+
+// elapsed writes a running time in whole seconds: 7s, 2m05s.
+func elapsed(d time.Duration) string {
+	d = d.Truncate(time.Second)
+	if d < time.Minute {
+		return strconv.Itoa(int(d.Seconds())) + "s"
+	}
+	return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+}
+
+// table lays rows out in columns two spaces apart; align has an 'l' or
+// 'r' per column (left when missing).
+func table(rows [][]string, align string) string {
+	var widths []int
+	for _, r := range rows {
+		for i, c := range r {
+			if i >= len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], ansi.StringWidth(c))
+		}
+	}
+	var b strings.Builder
+	for _, r := range rows {
+		var line strings.Builder
+		for i, c := range r {
+			if i > 0 {
+				line.WriteString("  ")
+			}
+			pad := strings.Repeat(" ", widths[i]-ansi.StringWidth(c))
+			if i < len(align) && align[i] == 'r' {
+				line.WriteString(pad + c)
+			} else {
+				line.WriteString(c + pad)
+			}
+		}
+		b.WriteString(strings.TrimRight(line.String(), " "))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// trimStyled drops trailing blanks from a line with escape sequences
+// (glamour pads every line to the wrap width), so copied text is clean.
+func trimStyled(s string) string {
+	if !strings.Contains(s, "\x1b") {
+		return strings.TrimRight(s, " ")
+	}
+	end := 0 // byte index just after the last visible non-blank rune
+	for i := 0; i < len(s); {
+		if s[i] == 0x1b {
+			if i+1 >= len(s) || s[i+1] != '[' {
+				return s // not a plain CSI sequence: leave the line alone
+			}
+			j := i + 2
+			for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
+				j++
+			}
+			i = j + 1
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		i += n
+		if r != ' ' {
+			end = i
+		}
+	}
+	return s[:end] + "\x1b[m"
+}
+
+// clean makes a line of tool output safe to draw: escape sequences and
+// control characters (a command's colours, carriage returns, bells)
+// would move the cursor or restyle the screen. Tabs become spaces.
+func clean(l string) string {
+	tabs, other := false, false
+	for i := 0; i < len(l); i++ {
+		switch c := l[i]; {
+		case c == '\t':
+			tabs = true
+		case c < 0x20 || c == 0x7f:
+			other = true
+		}
+	}
+	switch {
+	case !tabs && !other:
+		return l
+	case !other:
+		return strings.ReplaceAll(l, "\t", "    ")
+	}
+	l = strings.ReplaceAll(ansi.Strip(l), "\t", "    ")
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return -1
+		}
+		return r
+	}, l)
+}

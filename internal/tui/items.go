@@ -1,0 +1,358 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/godwit/godwit/policy"
+)
+
+// An item is one block of the transcript. Small items render all their
+// lines at once (the transcript caches them per width and version); an
+// item whose body can be huge (a tool's output) is windowed instead: it
+// says its height and renders only the lines asked for.
+type item interface {
+	// render returns the item's lines at width.
+	render(rc *renderCtx, width int) []string
+	// compact items (tool calls, thinking) stack without blank lines.
+	compact() bool
+}
+
+// windowed is an item that renders only a window of its lines.
+type windowed interface {
+	item
+	height(width int) int
+	window(rc *renderCtx, width, from, to int) []string
+}
+
+// expander is an item that can be opened and closed.
+type expander interface {
+	expandable() bool
+	toggle()
+}
+
+// renderCtx is what items render with.
+type renderCtx struct {
+	th  Theme
+	ink inks
+	md  *markdown
+}
+
+const gutter = 2 // columns left of every item's text
+
+// --- user message
+
+type userItem struct{ text string }
+
+func (u *userItem) compact() bool { return false }
+
+func (u *userItem) render(rc *renderCtx, width int) []string {
+	lines := wrap(u.text, width-gutter)
+	for i := range lines {
+		p := "  "
+		if i == 0 {
+			p = rc.th.User.Render("›") + " "
+		}
+		lines[i] = p + rc.th.User.Render(lines[i])
+	}
+	return lines
+}
+
+// --- assistant text, streamed
+
+type assistantItem struct {
+	text      []byte
+	done      bool
+	discarded bool
+
+	// While streaming, complete markdown blocks are rendered once and
+	// kept; only the unfinished tail is wrapped as plain text each frame.
+	sw     int      // width the stable lines were rendered at
+	cut    int      // bytes of text rendered into stable
+	stable []string // rendered blocks
+}
+
+func (a *assistantItem) compact() bool { return false }
+
+func (a *assistantItem) render(rc *renderCtx, width int) []string {
+	w := width - gutter
+	var body []string
+	switch {
+	case a.discarded:
+		body = wrap(string(a.text), w)
+		for i := range body {
+			body[i] = rc.th.Faint.Render(body[i])
+		}
+		body = append(body, rc.th.Warn.Render("(discarded: the answer is being retried)"))
+	case a.done:
+		body = rc.md.render(string(a.text), w)
+	default:
+		return a.streaming(rc, width)
+	}
+	return indent(rc, body, 0)
+}
+
+// streaming renders an answer still arriving: the complete blocks once
+// (kept, gutter included), the tail as plain text each frame.
+func (a *assistantItem) streaming(rc *renderCtx, width int) []string {
+	w := width - gutter
+	if a.sw != w {
+		a.sw, a.cut, a.stable = w, 0, nil
+	}
+	if c := stableCut(a.text, a.cut); c > a.cut {
+		block := rc.md.render(string(a.text[a.cut:c]), w)
+		if len(a.stable) > 0 {
+			block = append([]string{""}, block...)
+		}
+		a.stable = append(a.stable, indent(rc, block, len(a.stable))...)
+		a.cut = c
+	}
+	var tail []string
+	if t := strings.TrimSpace(string(a.text[a.cut:])); t != "" {
+		tail = wrap(t, w)
+		if len(a.stable) > 0 {
+			tail = append([]string{""}, tail...)
+		}
+	}
+	out := make([]string, 0, len(a.stable)+len(tail)+1)
+	out = append(out, a.stable...)
+	out = append(out, indent(rc, tail, len(a.stable))...)
+	if len(out) == 0 {
+		out = indent(rc, []string{""}, 0)
+	}
+	return out
+}
+
+// indent puts the answer's gutter before lines that start at line n of
+// the answer: a bullet on its first line, blanks after.
+func indent(rc *renderCtx, lines []string, n int) []string {
+	if len(lines) == 0 && n == 0 {
+		lines = []string{""}
+	}
+	for i := range lines {
+		p := "  "
+		if n+i == 0 {
+			p = rc.th.Accent.Render("●") + " "
+		}
+		lines[i] = p + lines[i]
+	}
+	return lines
+}
+
+// stableCut returns the end of the last complete markdown block of text
+// at or after from: the end of a blank line outside a code fence. from
+// must itself be such a point (or 0).
+func stableCut(text []byte, from int) int {
+	cut, inFence := from, false
+	for pos := from; pos < len(text); {
+		nl := indexByte(text[pos:], '\n')
+		if nl < 0 {
+			break // an unfinished line
+		}
+		line := strings.TrimSpace(string(text[pos : pos+nl]))
+		pos += nl + 1
+		switch {
+		case strings.HasPrefix(line, "```") || strings.HasPrefix(line, "~~~"):
+			inFence = !inFence
+		case line == "" && !inFence:
+			cut = pos
+		}
+	}
+	return cut
+}
+
+func indexByte(b []byte, c byte) int {
+	for i, x := range b {
+		if x == c {
+			return i
+		}
+	}
+	return -1
+}
+
+// --- thinking, and handoffs being written: folded
+
+type foldItem struct {
+	label    string // "thinking", "handoff"
+	text     strings.Builder
+	done     bool
+	expanded bool
+}
+
+func (f *foldItem) compact() bool    { return true }
+func (f *foldItem) expandable() bool { return f.text.Len() > 0 }
+func (f *foldItem) toggle()          { f.expanded = !f.expanded }
+
+func (f *foldItem) render(rc *renderCtx, width int) []string {
+	words := len(strings.Fields(f.text.String()))
+	verb := f.label
+	if !f.done {
+		verb += "…"
+	}
+	head := fmt.Sprintf("%s ✻ %s · %d words", marker(f.expanded), verb, words)
+	lines := []string{rc.th.Dim.Render(ansi.Truncate(head, width, "…"))}
+	if f.expanded {
+		for _, l := range wrap(f.text.String(), width-4) {
+			lines = append(lines, rc.th.Dim.Render("  │ ")+rc.th.Faint.Render(l))
+		}
+	}
+	return lines
+}
+
+func marker(open bool) string {
+	if open {
+		return "▾"
+	}
+	return "▸"
+}
+
+// --- notices: resets, compactions, verify, nudges, retries, command replies
+
+type noticeItem struct {
+	text  string
+	style lipgloss.Style
+	// table keeps lines as they are (cut, not wrapped): command replies.
+	table bool
+}
+
+func (n *noticeItem) compact() bool { return false }
+
+func (n *noticeItem) render(rc *renderCtx, width int) []string {
+	var lines []string
+	if n.table {
+		for _, l := range strings.Split(strings.TrimRight(n.text, "\n"), "\n") {
+			lines = append(lines, ansi.Truncate(l, width-gutter, "…"))
+		}
+	} else {
+		lines = wrap(n.text, width-gutter)
+	}
+	for i := range lines {
+		lines[i] = "  " + n.style.Render(lines[i])
+	}
+	return lines
+}
+
+// --- the end of a turn
+
+type turnItem struct {
+	status string
+	err    string
+	steps  int
+	in     int64
+	out    int64
+	cost   float64
+	took   time.Duration
+}
+
+func (t *turnItem) compact() bool { return false }
+
+func (t *turnItem) render(rc *renderCtx, width int) []string {
+	style, head := rc.th.Dim, "done"
+	switch t.status {
+	case "cancelled":
+		style, head = rc.th.Warn, "cancelled"
+	case "failed":
+		style, head = rc.th.Error, "failed"
+	}
+	parts := []string{head}
+	if t.took > 0 {
+		parts = append(parts, duration(t.took))
+	}
+	parts = append(parts, fmt.Sprintf("%d steps", t.steps), "in "+short(t.in), "out "+short(t.out), money(t.cost))
+	line := "  " + style.Render(ansi.Truncate("─ "+strings.Join(parts, " · "), width-gutter, "…"))
+	lines := []string{line}
+	if t.err != "" {
+		for _, l := range wrap(t.err, width-4) {
+			lines = append(lines, "    "+rc.th.Error.Render(l))
+		}
+	}
+	return lines
+}
+
+// --- an approval question, inline
+
+type approvalItem struct {
+	id       int
+	q        policy.Question
+	reply    chan policy.Answer
+	answered bool
+	answer   policy.Choice
+	gone     bool // the turn was cancelled before an answer
+	expanded bool
+}
+
+// previewLines is how much of a preview a pending question shows before
+// Ctrl-O opens it all.
+const previewLines = 16
+
+func (a *approvalItem) compact() bool { return true }
+func (a *approvalItem) expandable() bool {
+	return !a.answered && countLines(a.q.Preview) > previewLines
+}
+func (a *approvalItem) toggle() { a.expanded = !a.expanded }
+
+func (a *approvalItem) render(rc *renderCtx, width int) []string {
+	what := a.q.Tool + ": " + a.q.Summary
+	switch {
+	case a.gone:
+		return []string{rc.th.Dim.Render(ansi.Truncate("⊘ not answered (the turn ended): "+what, width, "…"))}
+	case a.answered && a.answer == policy.No:
+		return []string{rc.th.Warn.Render(ansi.Truncate("⊘ you refused "+what, width, "…"))}
+	case a.answered && a.answer == policy.Always:
+		return []string{rc.th.OK.Render(ansi.Truncate("✓ you allowed always: "+strings.Join(a.q.Always, "; "), width, "…"))}
+	case a.answered:
+		return []string{rc.th.OK.Render(ansi.Truncate("✓ you allowed "+what, width, "…"))}
+	}
+	lines := []string{rc.th.Approval.Render(ansi.Truncate("? "+a.q.Tool+" wants to "+a.q.Summary, width, "…"))}
+	if p := strings.TrimRight(a.q.Preview, "\n"); p != "" {
+		pl := strings.Split(p, "\n")
+		isDiff := looksLikeDiff(p)
+		more := 0
+		if !a.expanded && len(pl) > previewLines {
+			more, pl = len(pl)-previewLines, pl[:previewLines]
+		}
+		for _, l := range pl {
+			style := rc.th.Dim
+			if isDiff {
+				style = diffStyle(rc, l)
+			}
+			lines = append(lines, rc.ink.gutter+style.Render(cut(clean(l), width-4)))
+		}
+		if more > 0 {
+			lines = append(lines, rc.th.Dim.Render(fmt.Sprintf("  │ … %d more lines (Ctrl-O shows them)", more)))
+		}
+	}
+	for _, r := range a.q.Reasons {
+		lines = append(lines, rc.th.Dim.Render(ansi.Truncate("  · "+r, width, "…")))
+	}
+	ask := "  Allow? y yes · n no"
+	if len(a.q.Always) > 0 {
+		lines = append(lines, rc.th.Dim.Render(ansi.Truncate("  a always allows, for this session: "+strings.Join(a.q.Always, "; "), width, "…")))
+		ask += " · a always"
+	}
+	return append(lines, rc.th.Approval.Render(ask))
+}
+
+// looksLikeDiff: a unified diff starts with its file names or a hunk.
+func looksLikeDiff(s string) bool {
+	return strings.HasPrefix(s, "--- ") || strings.HasPrefix(s, "@@") || strings.Contains(s, "\n@@ ")
+}
+
+// diffStyle colours a line of a unified diff.
+func diffStyle(rc *renderCtx, l string) lipgloss.Style {
+	switch {
+	case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
+		return rc.th.Dim
+	case strings.HasPrefix(l, "+"):
+		return rc.th.Added
+	case strings.HasPrefix(l, "-"):
+		return rc.th.Removed
+	case strings.HasPrefix(l, "@@"):
+		return rc.th.Hunk
+	}
+	return rc.th.Dim
+}

@@ -1,0 +1,159 @@
+package tui
+
+import (
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/godwit/godwit/policy"
+)
+
+// doubleCtrlC is how soon a second Ctrl-C must follow the first to leave.
+const doubleCtrlC = 2 * time.Second
+
+func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
+	s := k.String()
+	prevHint := m.hint
+	m.hint = ""
+
+	if s == "ctrl+c" {
+		return m.ctrlC(prevHint)
+	}
+	m.lastCtrlC = time.Time{}
+
+	// Keys that work whatever the state: scrolling and the selection.
+	th := m.transcriptHeight()
+	switch s {
+	case "pgup":
+		m.t.scroll(-max(th-2, 1), m.width, th)
+		return nil
+	case "pgdown":
+		m.t.scroll(max(th-2, 1), m.width, th)
+		return nil
+	case "alt+up", "ctrl+p":
+		if m.t.selectNext(-1) {
+			m.t.show(m.t.selected, m.width, th)
+		}
+		return nil
+	case "alt+down", "ctrl+n":
+		if m.t.selectNext(1) {
+			m.t.show(m.t.selected, m.width, th)
+		}
+		return nil
+	case "ctrl+o":
+		return m.toggle()
+	}
+
+	if len(m.questions) > 0 {
+		switch strings.ToLower(s) {
+		case "y":
+			m.answer(policy.Yes)
+		case "n", "esc":
+			m.answer(policy.No)
+		case "a":
+			m.answer(policy.Always)
+		default:
+			m.hint = "answer the question first: y yes, n no, a always"
+		}
+		return nil
+	}
+
+	switch s {
+	case "enter":
+		return m.submit()
+	case "esc":
+		m.t.selected = -1
+		m.t.toEnd()
+		return nil
+	case "ctrl+d":
+		if m.input.Value() == "" && !m.running {
+			return m.quit()
+		}
+	case "up":
+		if m.input.Line() == 0 && m.browse(-1) {
+			return nil
+		}
+	case "down":
+		if m.input.Line() == m.input.LineCount()-1 && m.browse(1) {
+			return nil
+		}
+	}
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(k)
+	return cmd
+}
+
+// ctrlC cancels the running turn; when idle, a first press clears the
+// input and a second within doubleCtrlC leaves.
+func (m *Model) ctrlC(prevHint string) tea.Cmd {
+	now := m.now()
+	if m.running {
+		if !m.cancelling {
+			m.cancelling = true
+			m.cancel()
+		}
+		m.hint = "cancelling the turn…"
+		return nil
+	}
+	if !m.lastCtrlC.IsZero() && now.Sub(m.lastCtrlC) <= doubleCtrlC {
+		return m.quit()
+	}
+	m.lastCtrlC = now
+	m.input.Reset()
+	m.histIdx = len(m.history)
+	m.hint = "press Ctrl-C again to leave"
+	return nil
+}
+
+// browse steps through the input history; it reports whether it moved.
+func (m *Model) browse(dir int) bool {
+	i := m.histIdx + dir
+	if i < 0 || i > len(m.history) || len(m.history) == 0 {
+		return false
+	}
+	if m.histIdx == len(m.history) {
+		m.draft = m.input.Value()
+	}
+	m.histIdx = i
+	if i == len(m.history) {
+		m.input.SetValue(m.draft)
+	} else {
+		m.input.SetValue(m.history[i])
+	}
+	if dir < 0 {
+		m.input.MoveToBegin()
+	} else {
+		m.input.MoveToEnd()
+	}
+	return true
+}
+
+// toggle opens or closes the selected item (an open approval question
+// first); opening a tool call whose output was cut loads all of it.
+func (m *Model) toggle() tea.Cmd {
+	if len(m.questions) > 0 {
+		en := m.questions[0]
+		if a := en.it.(*approvalItem); a.expandable() {
+			a.toggle()
+			en.touch()
+		}
+		return nil
+	}
+	en := m.t.toggleSelected()
+	if en == nil {
+		return nil
+	}
+	m.t.show(m.t.selected, m.width, m.transcriptHeight())
+	ti, ok := en.it.(*toolItem)
+	if !ok || !ti.needsFull() {
+		return nil
+	}
+	ti.startLoading()
+	en.touch()
+	ctx, ctl, id := m.ctx, m.ctl, ti.callID
+	return func() tea.Msg {
+		out, err := ctl.ToolOutput(ctx, id)
+		return fullOutputMsg{callID: id, out: out, err: err}
+	}
+}

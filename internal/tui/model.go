@@ -1,0 +1,372 @@
+package tui
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textarea"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/godwit/godwit/agent"
+	"github.com/godwit/godwit/policy"
+)
+
+// Model is the chat's bubbletea model. Its methods run on bubbletea's
+// goroutine only; turns and commands run in commands (tea.Cmd) and report
+// back with messages.
+type Model struct {
+	ctx context.Context // parent of turns and commands
+	ctl *Controller
+	now func() time.Time
+
+	rc    *renderCtx
+	t     *transcript
+	feed  *feed
+	input textarea.Model
+
+	inputKey    inputKey // what inputCache was drawn for
+	inputCache  string
+	statusKey   statusKey
+	statusCache string
+
+	width, height int
+
+	running    bool
+	cancel     context.CancelFunc // cancels the running turn
+	turnStart  time.Time
+	cancelling bool
+	commanding bool // a command is running
+
+	questions  []*entry // approval questions not yet answered, oldest first
+	byQuestion map[int]*entry
+
+	history []string // submitted input, oldest first
+	histIdx int      // == len(history) when not browsing
+	draft   string   // the input typed before browsing history
+
+	lastCtrlC time.Time
+	hint      string // shown under the status line until the next key
+	quitting  bool
+}
+
+// ModelOptions configure a Model.
+type ModelOptions struct {
+	Theme Theme
+	// Now is the clock (the double Ctrl-C, turn timers); nil is time.Now.
+	Now func() time.Time
+	// Width and Height are the first size, before the terminal reports
+	// one (tests).
+	Width, Height int
+}
+
+// NewModel returns the chat model over a controller. ctx is the parent
+// of every turn. The model receives the engine's events and questions as
+// messages from a Bridge (Run connects them).
+func NewModel(ctx context.Context, ctl *Controller, opts ModelOptions) *Model {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	rc := &renderCtx{th: opts.Theme, ink: newInks(opts.Theme), md: newMarkdown(opts.Theme.Markdown)}
+	t := newTranscript(rc)
+	m := &Model{
+		ctx: ctx, ctl: ctl, now: opts.Now,
+		rc: rc, t: t, feed: newFeed(t),
+		input:      newInput(),
+		byQuestion: map[int]*entry{},
+		width:      max(opts.Width, 20), height: max(opts.Height, 6),
+	}
+	m.input.SetWidth(m.width)
+	return m
+}
+
+func newInput() textarea.Model {
+	ta := textarea.New()
+	ta.Prompt = "› "
+	ta.Placeholder = "Ask godwit; :help lists the commands"
+	ta.ShowLineNumbers = false
+	ta.DynamicHeight = true
+	ta.MinHeight = 1
+	ta.MaxHeight = 8
+	ta.MaxContentHeight = 10000
+	ta.SetVirtualCursor(false)
+	km := textarea.DefaultKeyMap()
+	// Enter sends; these add a line. PgUp/PgDn scroll the transcript,
+	// Ctrl-P/Ctrl-N move the selection.
+	km.InsertNewline = key.NewBinding(key.WithKeys("alt+enter", "ctrl+j", "shift+enter"))
+	km.PageUp, km.PageDown = key.NewBinding(), key.NewBinding()
+	km.LinePrevious = key.NewBinding(key.WithKeys("up"))
+	km.LineNext = key.NewBinding(key.WithKeys("down"))
+	ta.KeyMap = km
+	s := ta.Styles()
+	s.Focused.CursorLine = s.Focused.Text
+	ta.SetStyles(s)
+	ta.Focus()
+	return ta
+}
+
+// Messages of the model's own commands.
+type (
+	turnDoneMsg struct {
+		res agent.Result
+		err error
+	}
+	commandDoneMsg struct {
+		line  string
+		reply Reply
+		err   error
+	}
+	historyMsg struct {
+		events []agent.Event
+		err    error
+	}
+	fullOutputMsg struct {
+		callID string
+		out    string
+		err    error
+	}
+	tickMsg struct{}
+)
+
+// Init draws a resumed session.
+func (m *Model) Init() tea.Cmd {
+	if m.ctl.SessionID() != "" {
+		return m.loadHistory()
+	}
+	return nil
+}
+
+// Update implements tea.Model.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = max(msg.Width, 20), max(msg.Height, 6)
+		m.input.SetWidth(m.width)
+		return m, nil
+	case eventsMsg:
+		for _, x := range msg {
+			m.handleBridge(x)
+		}
+		return m, nil
+	case turnDoneMsg:
+		return m, m.turnDone(msg)
+	case commandDoneMsg:
+		return m, m.commandDone(msg)
+	case historyMsg:
+		m.showHistory(msg)
+		return m, nil
+	case fullOutputMsg:
+		if en, ok := m.feed.tools[msg.callID]; ok {
+			en.it.(*toolItem).setFull(msg.out, msg.err)
+			en.touch()
+		}
+		return m, nil
+	case tickMsg:
+		if m.running {
+			return m, tick()
+		}
+		return m, nil
+	case tea.MouseWheelMsg:
+		switch msg.Button {
+		case tea.MouseWheelUp:
+			m.t.scroll(-3, m.width, m.transcriptHeight())
+		case tea.MouseWheelDown:
+			m.t.scroll(3, m.width, m.transcriptHeight())
+		}
+		return m, nil
+	case tea.PasteMsg:
+		if len(m.questions) > 0 {
+			return m, nil
+		}
+		var cmd tea.Cmd
+		m.input, cmd = m.input.Update(msg)
+		return m, cmd
+	case tea.KeyPressMsg:
+		return m, m.key(msg)
+	}
+	return m, nil
+}
+
+// handleBridge applies one message from the engine's side.
+func (m *Model) handleBridge(x tea.Msg) {
+	switch x := x.(type) {
+	case eventMsg:
+		e := agent.Event(x)
+		m.ctl.Observe(e)
+		m.feed.apply(e, true)
+	case approvalRequestMsg:
+		m.feed.close()
+		en := m.t.add(&approvalItem{id: x.id, q: x.q, reply: x.reply})
+		m.questions = append(m.questions, en)
+		m.byQuestion[x.id] = en
+		m.t.toEnd()
+	case approvalGoneMsg:
+		if en, ok := m.byQuestion[x.id]; ok {
+			a := en.it.(*approvalItem)
+			if !a.answered {
+				a.gone = true
+				en.touch()
+			}
+			m.dropQuestion(en)
+		}
+	}
+}
+
+// answer replies to the oldest open question.
+func (m *Model) answer(c policy.Choice) {
+	if len(m.questions) == 0 {
+		return
+	}
+	en := m.questions[0]
+	a := en.it.(*approvalItem)
+	if c == policy.Always && len(a.q.Always) == 0 {
+		m.hint = "always is not offered for this call: y or n"
+		return
+	}
+	a.answered, a.answer = true, c
+	a.reply <- policy.Answer{Choice: c} // buffered: never blocks
+	en.touch()
+	m.dropQuestion(en)
+}
+
+func (m *Model) dropQuestion(en *entry) {
+	for i, q := range m.questions {
+		if q == en {
+			m.questions = append(m.questions[:i], m.questions[i+1:]...)
+			break
+		}
+	}
+	delete(m.byQuestion, en.it.(*approvalItem).id)
+}
+
+// submit sends the input: a command, or a prompt that starts a turn.
+func (m *Model) submit() tea.Cmd {
+	text := strings.TrimSpace(m.input.Value())
+	if text == "" {
+		return nil
+	}
+	if IsCommand(text) {
+		if m.commanding {
+			m.hint = "a command is still running"
+			return nil
+		}
+		m.remember(text)
+		m.input.Reset()
+		m.commanding = true
+		ctx, ctl := m.ctx, m.ctl
+		return func() tea.Msg {
+			r, err := ctl.Exec(ctx, text)
+			return commandDoneMsg{line: text, reply: r, err: err}
+		}
+	}
+	if m.running {
+		m.hint = "a turn is running: wait for it, or Ctrl-C to cancel it"
+		return nil
+	}
+	m.remember(text)
+	m.input.Reset()
+	prompt := Unescape(text)
+	m.t.add(&userItem{text: prompt})
+	m.t.toEnd()
+	m.t.selected = -1
+	ctx, cancel := context.WithCancel(m.ctx)
+	m.running, m.cancel, m.turnStart, m.cancelling = true, cancel, m.now(), false
+	ctl := m.ctl
+	run := func() tea.Msg {
+		res, err := ctl.Run(ctx, prompt)
+		return turnDoneMsg{res: res, err: err}
+	}
+	return tea.Batch(run, tick())
+}
+
+func (m *Model) turnDone(msg turnDoneMsg) tea.Cmd {
+	if m.cancel != nil {
+		m.cancel()
+	}
+	m.running, m.cancel, m.cancelling = false, nil, false
+	// A turn that started reports its end in the transcript (turn.finished);
+	// one that never started did not, so say why here.
+	if msg.err != nil && msg.res.Turn == 0 {
+		m.feed.close()
+		m.t.add(&noticeItem{text: "✗ " + msg.err.Error(), style: m.rc.th.Error})
+	}
+	if m.quitting {
+		return tea.Quit
+	}
+	return nil
+}
+
+func (m *Model) commandDone(msg commandDoneMsg) tea.Cmd {
+	m.commanding = false
+	m.feed.close()
+	text, style := msg.reply.Text, m.rc.th.Dim
+	if msg.err != nil {
+		text, style = strings.TrimPrefix(msg.err.Error(), "tui: "), m.rc.th.Error
+	}
+	m.t.add(&noticeItem{text: msg.line + "\n" + text, style: style, table: msg.err == nil})
+	m.t.toEnd()
+	switch {
+	case msg.reply.Quit:
+		return m.quit()
+	case msg.reply.Reload:
+		return m.loadHistory()
+	}
+	return nil
+}
+
+// quit leaves the chat, cancelling a running turn first.
+func (m *Model) quit() tea.Cmd {
+	m.quitting = true
+	if m.running {
+		m.cancel()
+		return nil // turnDone quits
+	}
+	return tea.Quit
+}
+
+func (m *Model) loadHistory() tea.Cmd {
+	ctx, ctl := m.ctx, m.ctl
+	return func() tea.Msg {
+		evs, err := ctl.History(ctx)
+		return historyMsg{events: evs, err: err}
+	}
+}
+
+// showHistory redraws the transcript from a stored session.
+func (m *Model) showHistory(msg historyMsg) {
+	if msg.err != nil {
+		m.t.add(&noticeItem{text: "✗ the session's history could not be read: " + msg.err.Error(), style: m.rc.th.Error})
+		return
+	}
+	old := m.t.entries
+	m.t = newTranscript(m.rc)
+	m.feed = newFeed(m.t)
+	m.questions, m.byQuestion = nil, map[int]*entry{}
+	for _, e := range msg.events {
+		m.feed.apply(e, false)
+		if e.Type == agent.EventTurnStarted && e.Prompt != "" {
+			m.remember(e.Prompt)
+		}
+	}
+	m.feed.close()
+	// Keep what was said before the resume (the :resume reply) at the end.
+	if n := len(old); n > 0 {
+		if last, ok := old[n-1].it.(*noticeItem); ok {
+			m.t.add(last)
+		}
+	}
+	m.t.toEnd()
+}
+
+func tick() tea.Cmd {
+	return tea.Tick(time.Second, func(time.Time) tea.Msg { return tickMsg{} })
+}
+
+// remember adds a line to the input history.
+func (m *Model) remember(line string) {
+	if n := len(m.history); n == 0 || m.history[n-1] != line {
+		m.history = append(m.history, line)
+	}
+	m.histIdx, m.draft = len(m.history), ""
+}

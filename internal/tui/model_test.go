@@ -1,0 +1,425 @@
+package tui
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/godwit/godwit/llm"
+	"github.com/godwit/godwit/llm/fake"
+	"github.com/godwit/godwit/tool/plan"
+)
+
+func usage(in, cached, out int64) *llm.Usage {
+	return &llm.Usage{InputTokens: in, CacheReadTokens: cached, OutputTokens: out}
+}
+
+// items returns the transcript's items of type T.
+func items[T item](m *Model) []T {
+	var out []T
+	for _, e := range m.t.entries {
+		if x, ok := e.it.(T); ok {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func TestTurnStreamsAnswerAndUpdatesStatus(t *testing.T) {
+	h := newHarness(t, fake.Step{Thinking: "short thought", Text: "Hello **there**.\n\nSecond paragraph.", Usage: usage(1000, 400, 20)})
+	h.send("hi")
+	if !h.m.running {
+		t.Fatal("Enter did not start a turn")
+	}
+	h.idle()
+
+	if us := items[*userItem](h.m); len(us) != 1 || us[0].text != "hi" {
+		t.Errorf("user items: %+v", us)
+	}
+	as := items[*assistantItem](h.m)
+	if len(as) != 1 || !as[0].done || string(as[0].text) != "Hello **there**.\n\nSecond paragraph." {
+		t.Fatalf("assistant items: %+v", as)
+	}
+	if fs := items[*foldItem](h.m); len(fs) != 1 || fs[0].text.String() != "short thought" || fs[0].expanded {
+		t.Errorf("thinking should be one folded item: %+v", fs)
+	}
+	if ts := items[*turnItem](h.m); len(ts) != 1 || ts[0].status != "done" {
+		t.Errorf("turn items: %+v", ts)
+	}
+	st := h.ctl.Status()
+	if st.SessionID == "" || st.Segment != 1 || st.ContextTokens == 0 || st.Usage.InputTokens != 1000 || st.CacheHit() != 0.4 {
+		t.Errorf("status after the turn: %+v", st)
+	}
+	screen := h.screen()
+	for _, want := range []string{"› hi", "thinking · 2 words", "Hello **there**.", "Second paragraph.", "seg 1", "cache 40%", "fake/m"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("screen lacks %q:\n%s", want, screen)
+		}
+	}
+	if h.m.input.Value() != "" {
+		t.Errorf("the input was not cleared: %q", h.m.input.Value())
+	}
+}
+
+func writeStep(path, content string) fake.Step {
+	return fake.Step{ToolCalls: []llm.ToolCall{fake.Call("w1", "file_write", map[string]any{"path": path, "content": content})}, Usage: usage(100, 0, 10)}
+}
+
+func TestApprovalYesWritesTheFile(t *testing.T) {
+	h := newHarness(t, writeStep("notes.md", "milk\n"), fake.Step{Text: "written", Usage: usage(120, 100, 5)})
+	h.send("write notes.md")
+	h.until("the approval question", func() bool { return len(h.m.questions) == 1 })
+
+	screen := h.screen()
+	for _, want := range []string{"? file_write wants to", "Allow? y yes · n no", "waiting for your answer above"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the question shows no %q:\n%s", want, screen)
+		}
+	}
+	h.typ("x") // not an answer: the question stays
+	if len(h.m.questions) != 1 || !strings.Contains(h.m.hint, "answer the question first") {
+		t.Fatalf("a stray key was taken for an answer (questions %d, hint %q)", len(h.m.questions), h.m.hint)
+	}
+	h.typ("y")
+	h.idle()
+
+	b, err := os.ReadFile(filepath.Join(h.ws, "notes.md"))
+	if err != nil || string(b) != "milk\n" {
+		t.Fatalf("notes.md = %q, %v", b, err)
+	}
+	ap := items[*approvalItem](h.m)
+	if len(ap) != 1 || !ap[0].answered {
+		t.Fatalf("approval items: %+v", ap)
+	}
+	tools := items[*toolItem](h.m)
+	if len(tools) != 1 || tools[0].state != toolDone || tools[0].name != "file_write" {
+		t.Fatalf("tool items: %+v", tools)
+	}
+	if !strings.Contains(h.screen(), "✓ you allowed file_write") {
+		t.Errorf("the answered question does not say so:\n%s", h.screen())
+	}
+}
+
+func TestApprovalNoDenies(t *testing.T) {
+	h := newHarness(t, writeStep("x.txt", "x"), fake.Step{Text: "ok, not written", Usage: usage(120, 0, 5)})
+	h.send("write x.txt")
+	h.until("the approval question", func() bool { return len(h.m.questions) == 1 })
+	h.typ("n")
+	h.idle()
+	if _, err := os.Stat(filepath.Join(h.ws, "x.txt")); err == nil {
+		t.Fatal("a refused write happened")
+	}
+	tools := items[*toolItem](h.m)
+	if len(tools) != 1 || tools[0].state != toolDenied {
+		t.Fatalf("tool items: %+v", tools)
+	}
+}
+
+func TestCtrlCCancelsTheTurn(t *testing.T) {
+	h := newHarness(t, writeStep("x.txt", "x"))
+	h.send("write x.txt")
+	h.until("the approval question", func() bool { return len(h.m.questions) == 1 })
+	h.press("ctrl+c")
+	if !h.m.cancelling {
+		t.Fatal("Ctrl-C during a turn did not cancel it")
+	}
+	h.idle()
+	if h.quit {
+		t.Fatal("one Ctrl-C during a turn quit the chat")
+	}
+	ts := items[*turnItem](h.m)
+	if len(ts) != 1 || ts[0].status != "cancelled" {
+		t.Fatalf("turn items: %+v", ts)
+	}
+	ap := items[*approvalItem](h.m)
+	if len(ap) != 1 || !ap[0].gone || len(h.m.questions) != 0 {
+		t.Fatalf("the question was not withdrawn: %+v, open %d", ap, len(h.m.questions))
+	}
+	if _, err := os.Stat(filepath.Join(h.ws, "x.txt")); err == nil {
+		t.Fatal("a cancelled write happened")
+	}
+}
+
+func TestCtrlCTwiceWhenIdleQuits(t *testing.T) {
+	tests := []struct {
+		name string
+		gap  time.Duration
+		quit bool
+	}{
+		{"within two seconds", time.Second, true},
+		{"too slow", 3 * time.Second, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			h.typ("draft")
+			_, cmd := h.m.Update(keys["ctrl+c"])
+			if cmd != nil || h.m.input.Value() != "" || !strings.Contains(h.m.hint, "again") {
+				t.Fatalf("first Ctrl-C: cmd %v, input %q, hint %q", cmd != nil, h.m.input.Value(), h.m.hint)
+			}
+			h.clock.Advance(tc.gap)
+			_, cmd = h.m.Update(keys["ctrl+c"])
+			quit := cmd != nil && isQuit(cmd())
+			if quit != tc.quit {
+				t.Errorf("quit = %v, want %v", quit, tc.quit)
+			}
+		})
+	}
+}
+
+func isQuit(msg tea.Msg) bool { _, ok := msg.(tea.QuitMsg); return ok }
+
+func TestHistoryUpDown(t *testing.T) {
+	h := newHarness(t, fake.Step{Text: "one"}, fake.Step{Text: "two"})
+	h.send("first")
+	h.idle()
+	h.send("second")
+	h.idle()
+	h.typ("dra")
+	steps := []struct {
+		key, want string
+	}{
+		{"up", "second"}, {"up", "first"}, {"up", "first"}, {"down", "second"}, {"down", "dra"},
+	}
+	for _, s := range steps {
+		h.press(s.key)
+		if got := h.m.input.Value(); got != s.want {
+			t.Fatalf("after %s: input %q, want %q", s.key, got, s.want)
+		}
+	}
+}
+
+func TestMultiLineInput(t *testing.T) {
+	h := newHarness(t, fake.Step{Text: "ok"})
+	h.typ("line one")
+	h.press("alt+enter")
+	h.typ("line two")
+	if got := h.m.input.Value(); got != "line one\nline two" {
+		t.Fatalf("input %q", got)
+	}
+	h.press("enter")
+	h.idle()
+	if reqs := h.prov.Requests(); len(reqs) != 1 || !strings.Contains(lastUserText(reqs[0]), "line one\nline two") {
+		t.Fatalf("the model did not get both lines")
+	}
+}
+
+func lastUserText(r llm.Request) string {
+	for i := len(r.Messages) - 1; i >= 0; i-- {
+		if r.Messages[i].Role == llm.RoleUser {
+			return r.Messages[i].Text()
+		}
+	}
+	return ""
+}
+
+func TestSecondPromptWaitsForTheTurn(t *testing.T) {
+	h := newHarness(t, writeStep("x.txt", "x"), fake.Step{Text: "done"})
+	h.send("write")
+	h.until("the question", func() bool { return len(h.m.questions) == 1 })
+	h.typ("a")
+	h.until("the turn to be past the question", func() bool { return len(h.m.questions) == 0 })
+	if h.m.running {
+		h.typ("more")
+		h.press("enter")
+		if !strings.Contains(h.m.hint, "a turn is running") || h.m.input.Value() != "more" {
+			t.Errorf("a prompt during a turn: hint %q, input %q", h.m.hint, h.m.input.Value())
+		}
+	}
+	h.idle()
+}
+
+func TestCommandsInTheChat(t *testing.T) {
+	h := newHarness(t,
+		fake.Step{ToolCalls: []llm.ToolCall{fake.Call("p1", "plan", map[string]any{"steps": []plan.Step{{Text: "read", Status: plan.Done}, {Text: "fix", Status: plan.InProgress}}})}, Usage: usage(500, 0, 10)},
+		fake.Step{Text: "planned", Usage: usage(600, 500, 10)},
+	)
+	h.send(":context")
+	h.idle()
+	if !strings.Contains(h.screen(), "no request yet") {
+		t.Errorf(":context before a turn:\n%s", h.screen())
+	}
+	h.send("make a plan")
+	h.idle()
+
+	tests := []struct {
+		cmd  string
+		want []string
+	}{
+		{":plan", []string{"[x] read", "[>] fix", "1 of 2 done"}},
+		{":context", []string{"part", "system", "tools", "messages", "total"}},
+		{":cost", []string{"fake/m", "2", "1.1k", "cache hits: 45%"}},
+		{":sessions", []string{"*  " + h.ctl.SessionID(), "make a plan"}},
+		{":reset", []string{"next turn starts a new segment"}},
+		{":nope", []string{"unknown command :nope"}},
+		{":model", []string{"usage: :model NAME"}},
+		{":model gpt", []string{"wants provider/model"}},
+		{":h", []string{":resume ID", "Ctrl-C cancels"}},
+	}
+	for _, tc := range tests {
+		h.send(tc.cmd)
+		h.idle()
+		last := h.m.t.entries[len(h.m.t.entries)-1].it.(*noticeItem)
+		for _, w := range tc.want {
+			if !strings.Contains(last.text, w) {
+				t.Errorf("%s: reply lacks %q:\n%s", tc.cmd, w, last.text)
+			}
+		}
+	}
+	if !h.ctl.Status().ResetPending || !strings.Contains(h.screen(), "reset pending") {
+		t.Errorf(":reset is not shown as pending: %+v\n%s", h.ctl.Status(), h.screen())
+	}
+	h.send(":quit")
+	h.until("quit", func() bool { return h.quit })
+}
+
+// reopen builds a second chat over the same home and workspace, as a
+// new process would.
+func (h *harness) reopen(t *testing.T, session string, steps ...fake.Step) *harness {
+	t.Helper()
+	h2 := newHarness(t, steps...)
+	h2.ws, h2.home = h.ws, h.home
+	build := h2.ctl.build
+	if err := h2.ctl.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ctl, err := NewController(context.Background(), Options{Build: build, Session: session, Now: h2.clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h2.ctl = ctl
+	h2.m = NewModel(context.Background(), ctl, ModelOptions{Theme: PlainTheme(), Now: h2.clock.Now, Width: 80, Height: 24})
+	t.Cleanup(func() { ctl.Close() })
+	return h2
+}
+
+func TestResumeRedrawsTheSession(t *testing.T) {
+	h := newHarness(t, fake.Step{Text: "the first answer", Usage: usage(700, 0, 9)})
+	h.send("the first question")
+	h.idle()
+	id := h.ctl.SessionID()
+
+	h2 := h.reopen(t, id[:6], fake.Step{Text: "the second answer"})
+	if h2.ctl.SessionID() != id {
+		t.Fatalf("resumed %q, want %q", h2.ctl.SessionID(), id)
+	}
+	h2.spawn(h2.m.Init())
+	h2.until("the history", func() bool { return len(items[*assistantItem](h2.m)) == 1 })
+	screen := h2.screen()
+	for _, want := range []string{"› the first question", "the first answer", "─ done"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the resumed screen lacks %q:\n%s", want, screen)
+		}
+	}
+	if st := h2.ctl.Status(); st.Usage.InputTokens != 700 || st.ContextTokens == 0 {
+		t.Errorf("resumed figures: %+v", st)
+	}
+	h2.press("up")
+	if got := h2.m.input.Value(); got != "the first question" {
+		t.Errorf("input history after resume: %q", got)
+	}
+	h2.press("down")
+	h2.send("and now?")
+	h2.idle()
+	if h2.ctl.SessionID() != id {
+		t.Error("the next turn left the resumed session")
+	}
+	req := h2.prov.Requests()[0]
+	var all []string
+	for _, m := range req.Messages {
+		all = append(all, m.Text())
+	}
+	if !strings.Contains(strings.Join(all, "\n"), "the first answer") {
+		t.Error("the model did not get the resumed history")
+	}
+}
+
+func TestResumeCommand(t *testing.T) {
+	h := newHarness(t, fake.Step{Text: "one"}, fake.Step{Text: "two"})
+	h.send("first session")
+	h.idle()
+	first := h.ctl.SessionID()
+	h2 := h.reopen(t, "", fake.Step{Text: "three"})
+	h2.send("second session")
+	h2.idle()
+	if h2.ctl.SessionID() == first {
+		t.Fatal("a chat without --session continued the last one")
+	}
+	h2.send(":resume " + first)
+	h2.until("the history", func() bool { return strings.Contains(h2.screen(), "› first session") })
+	if h2.ctl.SessionID() != first {
+		t.Fatalf("session %s after :resume, want %s", h2.ctl.SessionID(), first)
+	}
+	if strings.Contains(h2.screen(), "second session") {
+		t.Errorf("the other session's transcript is still shown:\n%s", h2.screen())
+	}
+	if !strings.Contains(h2.screen(), "resumed session "+first) {
+		t.Errorf("the reply to :resume is gone:\n%s", h2.screen())
+	}
+	h2.send(":resume nosuch")
+	h2.idle()
+	if !strings.Contains(h2.screen(), `no session "nosuch"`) {
+		t.Errorf("a bad id gives no clear error:\n%s", h2.screen())
+	}
+}
+
+func TestModelCommandSwitchesTheEngine(t *testing.T) {
+	h := newHarness(t,
+		fake.Step{ToolCalls: []llm.ToolCall{fake.Call("p1", "plan", map[string]any{"steps": []plan.Step{{Text: "a", Status: plan.Done}}})}},
+		fake.Step{Text: "one"}, fake.Step{Text: "two"})
+	h.send("hello")
+	h.idle()
+	id := h.ctl.SessionID()
+	h.send(":model fake/other")
+	h.idle()
+	if got := h.ctl.Status().Model; got != "fake/other" {
+		t.Fatalf("model %q after :model", got)
+	}
+	if !strings.Contains(h.screen(), "fake/other") {
+		t.Errorf("the status line does not show the new model:\n%s", h.screen())
+	}
+	h.send(":plan")
+	h.idle()
+	if !strings.Contains(h.screen(), "[x] a") {
+		t.Errorf("the plan did not carry over to the new engine:\n%s", h.screen())
+	}
+	h.send("again")
+	h.idle()
+	if h.ctl.SessionID() != id {
+		t.Error(":model started another session")
+	}
+	reqs := h.prov.Requests()
+	if last := reqs[len(reqs)-1]; last.Model != "other" {
+		t.Errorf("the next turn asked model %q, want other", last.Model)
+	}
+}
+
+func TestUndoCommandRestoresFiles(t *testing.T) {
+	h := newHarness(t, writeStep("a.txt", "A\n"), fake.Step{Text: "written"})
+	h.send(":undo")
+	h.idle()
+	if !strings.Contains(h.screen(), "nothing to undo") {
+		t.Errorf(":undo before a turn:\n%s", h.screen())
+	}
+	h.send("write a.txt")
+	h.until("the question", func() bool { return len(h.m.questions) == 1 })
+	h.typ("y")
+	h.idle()
+	path := filepath.Join(h.ws, "a.txt")
+	if _, err := os.Stat(path); err != nil {
+		t.Fatal(err)
+	}
+	h.send(":undo")
+	h.idle()
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("a.txt is still there after :undo (%v)", err)
+	}
+	if !strings.Contains(h.screen(), "removed   a.txt") {
+		t.Errorf("the reply does not list the file:\n%s", h.screen())
+	}
+}

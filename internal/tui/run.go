@@ -1,0 +1,48 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// RunOptions are the terminal the chat runs on.
+type RunOptions struct {
+	In  io.Reader
+	Out io.Writer
+	// Theme defaults to DarkTheme.
+	Theme *Theme
+}
+
+// Run shows the chat until the user leaves or ctx ends. A running turn is
+// cancelled on the way out; the caller closes the controller after Run
+// returns, which waits for that turn to be recorded.
+func Run(ctx context.Context, ctl *Controller, b *Bridge, opts RunOptions) error {
+	th := DarkTheme()
+	if opts.Theme != nil {
+		th = *opts.Theme
+	}
+	m := NewModel(ctx, ctl, ModelOptions{Theme: th})
+	popts := []tea.ProgramOption{tea.WithContext(ctx)}
+	if opts.In != nil {
+		popts = append(popts, tea.WithInput(opts.In))
+	}
+	if opts.Out != nil {
+		popts = append(popts, tea.WithOutput(opts.Out))
+	}
+	p := tea.NewProgram(m, popts...)
+	pumpCtx, stopPump := context.WithCancel(ctx)
+	go b.pump(pumpCtx, p.Send)
+	_, err := p.Run()
+	stopPump()
+	b.Close()
+	if m.cancel != nil {
+		m.cancel()
+	}
+	if err != nil && ctx.Err() == nil {
+		return fmt.Errorf("tui: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,280 @@
+package tui
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/godwit/godwit/agent"
+)
+
+type toolState int
+
+const (
+	toolWaiting toolState = iota // approved, not started
+	toolRunning
+	toolDone
+	toolFailed
+	toolDenied
+)
+
+// toolItem is one tool call: a single line, and when opened its
+// arguments, output, diff and changed files. The body can be huge, so it
+// is windowed: only the lines on screen are styled and cut to width.
+type toolItem struct {
+	callID, name, summary, args string
+	state                       toolState
+	code                        string
+	exit                        *int
+	took                        time.Duration
+	output, diff                string
+	changed                     []string
+	// total is the whole output's size when the event carried only its
+	// start (the agent caps previews); full is set once the whole output
+	// was loaded from the store.
+	total    int
+	full     bool
+	loading  bool
+	loadErr  string
+	expanded bool
+
+	// counted once per change, for the header: a 50,000-line output must
+	// not be scanned every frame.
+	nlines, added, removed int
+
+	body     []string // raw body lines; nil when stale
+	diffFrom int      // index in body where the diff starts (-1: none)
+
+	// The header is drawn every frame the item is on screen: keep it.
+	head      string
+	headWidth int // 0: stale
+}
+
+// cutMark finds how the agent ends a cut text ("… [12345 bytes]") and
+// returns where the mark starts and the whole size, or -1.
+func cutMark(s string) (at, total int) {
+	if !strings.HasSuffix(s, " bytes]") {
+		return -1, 0
+	}
+	i := strings.LastIndex(s, "… [")
+	if i < 0 {
+		return -1, 0
+	}
+	n, err := strconv.Atoi(s[i+len("… [") : len(s)-len(" bytes]")])
+	if err != nil {
+		return -1, 0
+	}
+	return i, n
+}
+
+func (t *toolItem) compact() bool    { return true }
+func (t *toolItem) expandable() bool { return t.output != "" || t.diff != "" || len(t.changed) > 0 }
+func (t *toolItem) toggle()          { t.expanded = !t.expanded; t.headWidth = 0 }
+
+// needsFull reports whether opening the item should load the whole
+// output from the store.
+func (t *toolItem) needsFull() bool { return t.expanded && t.total > 0 && !t.full && !t.loading }
+
+func (t *toolItem) started(info *agent.ToolInfo) {
+	t.headWidth = 0
+	t.fill(info)
+	if t.state < toolRunning {
+		t.state = toolRunning
+	}
+}
+
+func (t *toolItem) finished(info *agent.ToolInfo) {
+	t.fill(info)
+	t.took = time.Duration(info.DurationMS) * time.Millisecond
+	t.code, t.exit, t.diff, t.changed = info.Code, info.ExitCode, info.Diff, info.Changed
+	t.output, t.total = info.Output, 0
+	if at, total := cutMark(t.output); at >= 0 {
+		t.output, t.total = t.output[:at], total
+	}
+	switch {
+	case info.Code == "DENIED":
+		t.state = toolDenied
+	case info.IsError:
+		t.state = toolFailed
+	default:
+		t.state = toolDone
+	}
+	t.recount()
+}
+
+func (t *toolItem) recount() {
+	t.nlines = countLines(t.output)
+	if t.total > 0 && !t.full {
+		t.nlines = 0 // unknown until loaded
+	}
+	t.added, t.removed = diffStat(t.diff)
+	t.body, t.headWidth = nil, 0
+}
+
+// startLoading shows that the whole output is being loaded.
+func (t *toolItem) startLoading() {
+	t.loading, t.body, t.headWidth = true, nil, 0
+}
+
+// setFull replaces the preview with the whole output.
+func (t *toolItem) setFull(out string, err error) {
+	t.loading = false
+	if err != nil {
+		t.loadErr = err.Error()
+	} else {
+		t.output, t.full = out, true
+	}
+	t.recount()
+}
+
+func (t *toolItem) fill(info *agent.ToolInfo) {
+	if info.Name != "" {
+		t.name = info.Name
+	}
+	if info.Summary != "" {
+		t.summary = info.Summary
+	}
+	if info.Args != "" {
+		t.args = info.Args
+	}
+}
+
+func (t *toolItem) header(rc *renderCtx, width int) string {
+	if t.headWidth != width {
+		t.head, t.headWidth = t.drawHeader(rc, width), width
+	}
+	return t.head
+}
+
+func (t *toolItem) drawHeader(rc *renderCtx, width int) string {
+	icon, style := "◌", rc.th.Dim
+	switch t.state {
+	case toolRunning:
+		icon = "⋯"
+	case toolDone:
+		icon, style = "✓", rc.th.OK
+	case toolFailed:
+		icon, style = "✗", rc.th.Error
+	case toolDenied:
+		icon, style = "⊘", rc.th.Warn
+	}
+	what := t.summary
+	if what == "" {
+		what = oneLine(t.args, 200)
+	}
+	meta := []string{}
+	if t.state == toolRunning {
+		meta = append(meta, "running")
+	}
+	if t.code != "" && t.state != toolDone {
+		meta = append(meta, t.code)
+	}
+	if t.exit != nil {
+		meta = append(meta, "exit "+strconv.Itoa(*t.exit))
+	}
+	if t.took > 0 || t.state == toolDone || t.state == toolFailed {
+		meta = append(meta, duration(t.took))
+	}
+	if t.nlines > 1 {
+		meta = append(meta, strconv.Itoa(t.nlines)+" lines")
+	}
+	if t.diff != "" {
+		meta = append(meta, fmt.Sprintf("+%d −%d", t.added, t.removed))
+	}
+	m := " "
+	if t.expandable() {
+		m = marker(t.expanded)
+	}
+	head := m + " " + style.Render(icon) + " " + t.name + ": " + what
+	if len(meta) > 0 {
+		head += rc.th.Dim.Render(" · " + strings.Join(meta, " · "))
+	}
+	return ansi.Truncate(head, width, "…")
+}
+
+func (t *toolItem) buildBody() {
+	if t.body != nil {
+		return
+	}
+	body := []string{}
+	if t.summary == "" && t.args != "" {
+		body = append(body, "args: "+oneLine(t.args, 500))
+	}
+	if t.output != "" {
+		body = append(body, strings.Split(strings.TrimRight(t.output, "\n"), "\n")...)
+		for i, l := range body {
+			body[i] = clean(l)
+		}
+	}
+	switch {
+	case t.loading:
+		body = append(body, fmt.Sprintf("… loading the whole output (%s bytes)", thousands(t.total)))
+	case t.loadErr != "":
+		body = append(body, "… the whole output could not be loaded: "+t.loadErr)
+	case t.total > 0 && !t.full:
+		body = append(body, fmt.Sprintf("… the first %s of %s bytes", thousands(len(t.output)), thousands(t.total)))
+	}
+	if len(t.changed) > 0 {
+		body = append(body, "changed: "+strings.Join(t.changed, ", "))
+	}
+	t.diffFrom = -1
+	if t.diff != "" {
+		t.diffFrom = len(body)
+		for _, l := range strings.Split(strings.TrimRight(t.diff, "\n"), "\n") {
+			body = append(body, clean(l))
+		}
+	}
+	t.body = body
+}
+
+func (t *toolItem) height(width int) int {
+	if !t.expanded {
+		return 1
+	}
+	t.buildBody()
+	return 1 + len(t.body)
+}
+
+func (t *toolItem) window(rc *renderCtx, width, from, to int) []string {
+	out := make([]string, 0, to-from)
+	if t.expanded {
+		t.buildBody()
+	}
+	for i := from; i < to; i++ {
+		if i == 0 {
+			out = append(out, t.header(rc, width))
+			continue
+		}
+		l := t.body[i-1]
+		k := rc.ink.dim
+		switch {
+		case t.diffFrom >= 0 && i-1 >= t.diffFrom:
+			k = rc.ink.diff(l)
+		case t.state == toolFailed || t.state == toolDenied:
+			k = rc.ink.err
+		}
+		out = append(out, rc.ink.gutter+k.paint(cut(l, width-4)))
+	}
+	return out
+}
+
+func (t *toolItem) render(rc *renderCtx, width int) []string {
+	return t.window(rc, width, 0, t.height(width))
+}
+
+// diffStat counts added and removed lines of a unified diff.
+func diffStat(d string) (add, del int) {
+	for _, l := range strings.Split(d, "\n") {
+		switch {
+		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
+		case strings.HasPrefix(l, "+"):
+			add++
+		case strings.HasPrefix(l, "-"):
+			del++
+		}
+	}
+	return add, del
+}

@@ -1,0 +1,151 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// View implements tea.Model.
+func (m *Model) View() tea.View {
+	content, inputRow := m.render()
+	v := tea.NewView(content)
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	v.WindowTitle = "godwit"
+	if c := m.input.Cursor(); c != nil && len(m.questions) == 0 {
+		c.Y += inputRow
+		v.Cursor = c
+	}
+	return v
+}
+
+// render lays out the screen: transcript, status line, hint, input. It
+// returns the text and the row the input starts at.
+func (m *Model) render() (string, int) {
+	lines := m.t.render(m.width, m.transcriptHeight())
+	lines = append(lines, m.statusLine())
+	if h := m.hintLine(); h != "" {
+		lines = append(lines, h)
+	}
+	row := len(lines)
+	lines = append(lines, m.inputView())
+	return strings.Join(lines, "\n"), row
+}
+
+// transcriptHeight is what is left for the transcript.
+func (m *Model) transcriptHeight() int {
+	h := m.height - 1 - m.inputHeight()
+	if m.hintLine() != "" {
+		h--
+	}
+	return max(h, 1)
+}
+
+func (m *Model) inputHeight() int {
+	if len(m.questions) > 0 {
+		return 1
+	}
+	return m.input.Height()
+}
+
+func (m *Model) inputView() string {
+	if len(m.questions) > 0 {
+		return m.rc.th.Approval.Render("  waiting for your answer above: y yes · n no · a always")
+	}
+	// The textarea's view costs more than the rest of the frame; it
+	// changes only with what is typed, the cursor and the size.
+	k := inputKey{m.input.Value(), m.input.Line(), m.input.Column(), m.input.Width(), m.input.Height(), m.input.ScrollYOffset()}
+	if k != m.inputKey || m.inputCache == "" {
+		m.inputKey, m.inputCache = k, m.input.View()
+	}
+	return m.inputCache
+}
+
+type inputKey struct {
+	value                             string
+	line, col, width, height, scrollY int
+}
+
+func (m *Model) hintLine() string {
+	if m.hint == "" {
+		return ""
+	}
+	return m.rc.th.Warn.Render(ansi.Truncate("  "+m.hint, m.width, "…"))
+}
+
+// statusLine shows the model, the context used, the segment, the cost,
+// the cache hits and what godwit is doing. It is drawn again only when
+// one of those changes.
+func (m *Model) statusLine() string {
+	k := statusKey{m.ctl.Status(), m.activity(), m.width}
+	if k != m.statusKey || m.statusCache == "" {
+		m.statusKey, m.statusCache = k, m.drawStatus(k.st, k.right)
+	}
+	return m.statusCache
+}
+
+type statusKey struct {
+	st    Status
+	right string
+	width int
+}
+
+// activity is the right end of the status line: what godwit is doing.
+func (m *Model) activity() string {
+	var right string
+	switch {
+	case len(m.questions) > 0:
+		right = "approval needed "
+	case m.cancelling:
+		right = "cancelling… "
+	case m.running:
+		right = fmt.Sprintf("working %s · Ctrl-C cancels ", elapsed(m.now().Sub(m.turnStart)))
+	case m.commanding:
+		right = "running the command… "
+	default:
+		right = ":help "
+	}
+	if !m.t.follow {
+		right = "scrolled · Esc to the end · " + right
+	}
+	return right
+}
+
+func (m *Model) drawStatus(s Status, right string) string {
+	parts := []string{s.Model}
+	ctx := "ctx " + short(int64(s.ContextTokens))
+	if s.ContextTokens == 0 {
+		ctx = "ctx –"
+	}
+	if s.ContextWindow > 0 {
+		ctx += "/" + short(int64(s.ContextWindow))
+		if s.ContextTokens > 0 {
+			ctx += " " + percent(float64(s.ContextTokens)/float64(s.ContextWindow))
+		}
+	}
+	if s.Estimated {
+		ctx += "~"
+	}
+	parts = append(parts, ctx)
+	if s.Segment > 0 {
+		parts = append(parts, fmt.Sprintf("seg %d", s.Segment))
+	}
+	parts = append(parts, money(s.Cost))
+	if s.Usage.InputTokens > 0 {
+		parts = append(parts, "cache "+percent(s.CacheHit()))
+	}
+	if s.ResetPending {
+		parts = append(parts, "reset pending")
+	}
+	left := " " + strings.Join(parts, " · ")
+	gap := m.width - ansi.StringWidth(left) - ansi.StringWidth(right)
+	if gap < 1 {
+		left = ansi.Truncate(left, max(m.width-ansi.StringWidth(right)-1, 0), "…")
+		gap = max(m.width-ansi.StringWidth(left)-ansi.StringWidth(right), 0)
+	}
+	line := ansi.Truncate(left+strings.Repeat(" ", gap)+right, m.width, "")
+	return m.rc.th.Status.Render(line)
+}
