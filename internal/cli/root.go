@@ -42,6 +42,7 @@ var SilentError = errors.New("silent")
 //	godwit models   list the model catalog
 //	godwit acp      serve editors over the Agent Client Protocol on stdio
 //	godwit undo     revert a session's file changes, turn by turn
+//	godwit eval     run eval suites, compare result sets, merge shards
 //	godwit version  print the version
 func NewRootCmd(f *Factory) *cobra.Command {
 	root := &cobra.Command{
@@ -65,6 +66,7 @@ func NewRootCmd(f *Factory) *cobra.Command {
 		NewCmdModels(f, nil),
 		NewCmdACP(f, nil),
 		NewCmdUndo(f),
+		NewCmdEval(f),
 		NewCmdVersion(f),
 	)
 	return root

@@ -1,0 +1,261 @@
+package eval
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"text/template"
+)
+
+// rule is a compiled Rule.
+type rule struct {
+	when       *cond
+	unless     *cond
+	say, think *template.Template
+	calls      []call
+	handoff    *handoffTmpl
+	fail       *template.Template
+}
+
+type call struct {
+	tool string
+	args argNode
+}
+
+// tdata is what templates see.
+type tdata struct {
+	// Turn is the task's turn, 1-based.
+	Turn int
+	// User is the newest message the user wrote; Output the last tool
+	// result.
+	User, Output string
+	// Match holds the submatches of the rule's user, engine or output
+	// regexp.
+	Match []string
+	// Entry is the ref of the ledger entry an each line is written for.
+	Entry string
+}
+
+func compileRule(r Rule, funcs template.FuncMap) (rule, error) {
+	var out rule
+	var errs []error
+	var err error
+	out.when, err = compileWhen(r.When)
+	errs = append(errs, err)
+	if r.Unless != nil {
+		out.unless, err = compileWhen(*r.Unless)
+		errs = append(errs, err)
+	}
+	parse := func(name, text string) *template.Template {
+		if text == "" {
+			return nil
+		}
+		t, err := template.New(name).Funcs(funcs).Option("missingkey=error").Parse(text)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", name, err))
+		}
+		return t
+	}
+	out.say, out.think, out.fail = parse("say", r.Say), parse("think", r.Think), parse("fail", r.Fail)
+	for _, c := range r.Call {
+		if c.Tool == "" {
+			errs = append(errs, errors.New("call: empty tool name"))
+			continue
+		}
+		out.calls = append(out.calls, call{tool: c.Tool, args: compileArgs(c.Tool, c.Args, parse)})
+	}
+	if h := r.Handoff; h != nil {
+		ht := &handoffTmpl{
+			task: parse("handoff.task", h.Task), verification: parse("handoff.verification", h.Verification),
+			progress: parse("handoff.progress", h.Progress), next: parse("handoff.next", h.Next),
+		}
+		for _, c := range h.Coordinates {
+			ht.coordinates = append(ht.coordinates, parse("handoff.coordinates", c))
+		}
+		for _, d := range h.Decisions {
+			if d.Line == "" {
+				errs = append(errs, errors.New("handoff.decisions: a line is empty; write e.g. '~ {{ref \"old rule\"}} by {{ref \"new rule\"}}'"))
+				continue
+			}
+			dl := decisionTmpl{line: parse("handoff.decisions", d.Line)}
+			if d.Each != "" {
+				if dl.each, err = regexp.Compile(d.Each); err != nil {
+					errs = append(errs, fmt.Errorf("handoff.decisions each: %w", err))
+				}
+			}
+			ht.decisions = append(ht.decisions, dl)
+		}
+		out.handoff = ht
+	}
+	actions := 0
+	for _, set := range []bool{r.Say != "" || r.Think != "" || len(r.Call) > 0, r.Handoff != nil, r.Fail != ""} {
+		if set {
+			actions++
+		}
+	}
+	switch {
+	case actions == 0:
+		errs = append(errs, errors.New("no action: give say (and/or think, call), handoff, or fail"))
+	case actions > 1:
+		errs = append(errs, errors.New("more than one kind of action: a rule either answers (say, think, call), writes a handoff, or fails"))
+	case r.Handoff != nil && !r.When.Handoff:
+		errs = append(errs, errors.New("writes a handoff but its when lacks handoff: true"))
+	case r.When.Handoff && len(r.Call) > 0:
+		errs = append(errs, errors.New("calls tools in answer to the handoff instruction, which says not to; write a handoff"))
+	}
+	return out, errors.Join(errs...)
+}
+
+func render(t *template.Template, d tdata) (string, error) {
+	if t == nil {
+		return "", nil
+	}
+	var b strings.Builder
+	if err := t.Execute(&b, d); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+// argNode is a tool call's arguments with templates in place of strings.
+type argNode interface {
+	render(d tdata) (any, error)
+}
+
+type argTmpl struct{ t *template.Template }
+type argMap map[string]argNode
+type argList []argNode
+type argLit struct{ v any }
+
+func (a argTmpl) render(d tdata) (any, error) { return render(a.t, d) }
+func (a argLit) render(tdata) (any, error)    { return a.v, nil }
+
+func (a argMap) render(d tdata) (any, error) {
+	out := map[string]any{}
+	for k, n := range a {
+		v, err := n.render(d)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", k, err)
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+func (a argList) render(d tdata) (any, error) {
+	out := make([]any, len(a))
+	for i, n := range a {
+		v, err := n.render(d)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+func compileArgs(name string, v any, parse func(string, string) *template.Template) argNode {
+	switch x := v.(type) {
+	case string:
+		if !strings.Contains(x, "{{") {
+			return argLit{x}
+		}
+		return argTmpl{parse("call "+name, x)}
+	case map[string]any:
+		m := argMap{}
+		for k, e := range x {
+			m[k] = compileArgs(name, e, parse)
+		}
+		return m
+	case []any:
+		l := make(argList, len(x))
+		for i, e := range x {
+			l[i] = compileArgs(name, e, parse)
+		}
+		return l
+	default:
+		return argLit{x}
+	}
+}
+
+type handoffTmpl struct {
+	task, verification, progress, next *template.Template
+	coordinates                        []*template.Template
+	decisions                          []decisionTmpl
+}
+
+type decisionTmpl struct {
+	line *template.Template
+	each *regexp.Regexp
+}
+
+// render writes the handoff in the engine's headings. A decisions line
+// whose {{ref}} finds nothing is left out.
+func (h *handoffTmpl) render(v *view, d tdata) (string, error) {
+	var b strings.Builder
+	section := func(head string, body string) {
+		if strings.TrimSpace(body) == "" {
+			body = "none"
+		}
+		fmt.Fprintf(&b, "## %s\n%s\n", head, strings.TrimSpace(body))
+	}
+	one := func(t *template.Template) (string, error) { return render(t, d) }
+	task, err := one(h.task)
+	if err != nil {
+		return "", err
+	}
+	section("Current task", task)
+	var coords []string
+	for _, t := range h.coordinates {
+		s, err := one(t)
+		if err != nil {
+			return "", err
+		}
+		coords = append(coords, "- "+strings.TrimPrefix(s, "- "))
+	}
+	section("Coordinates", strings.Join(coords, "\n"))
+	for _, p := range []struct {
+		head string
+		t    *template.Template
+	}{{"Verification", h.verification}, {"Progress and blockers", h.progress}, {"Next step", h.next}} {
+		s, err := one(p.t)
+		if err != nil {
+			return "", err
+		}
+		section(p.head, s)
+	}
+	var lines []string
+	for _, dl := range h.decisions {
+		ds := []tdata{d}
+		if dl.each != nil {
+			ds = nil
+			for _, e := range v.ledger() {
+				if m := dl.each.FindStringSubmatch(e.Text); m != nil && e.SupersededBy == 0 {
+					ds = append(ds, tdata{Turn: d.Turn, User: d.User, Output: d.Output, Match: m, Entry: e.Ref()})
+				}
+			}
+		}
+		for _, dd := range ds {
+			s, err := render(dl.line, dd)
+			switch {
+			case errors.Is(err, errNoRef):
+				continue
+			case err != nil:
+				return "", err
+			}
+			lines = append(lines, s)
+		}
+	}
+	fmt.Fprintf(&b, "## Decisions\n%s\n", strings.Join(lines, "\n"))
+	return b.String(), nil
+}
+
+// firstLines is the template function {{lines 3 .Output}}.
+func firstLines(n int, s string) string {
+	ls := strings.SplitN(strings.TrimSpace(s), "\n", n+1)
+	if len(ls) > n {
+		ls = ls[:n]
+	}
+	return strings.Join(ls, "\n")
+}

@@ -1,0 +1,110 @@
+package eval
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"iter"
+	"strings"
+	"sync"
+
+	"github.com/godwit/godwit/internal/config"
+	"github.com/godwit/godwit/internal/wiring"
+	"github.com/godwit/godwit/llm"
+)
+
+// realModel is the provider --model names, built once and shared by the
+// runs (providers are safe for concurrent use).
+type realModel struct {
+	provider llm.Provider
+	label    string
+	window   int
+	price    func(llm.Usage) float64
+}
+
+// newRealModel builds the provider from the user's configuration, so a
+// real-model eval uses the same providers, keys and fallbacks as a
+// session. The engine of each run is then built around it, in a home of
+// its own.
+func newRealModel(opts Options) (*realModel, error) {
+	cfg, err := config.Load(opts.Home, opts.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	cat, err := cfg.Catalog()
+	if err != nil {
+		return nil, err
+	}
+	pm, err := wiring.NewProvider(cfg, cat, opts.Model, opts.Getenv, opts.Logger)
+	if err != nil {
+		return nil, err
+	}
+	if pm.Warning != "" {
+		opts.Logger.Warn(pm.Warning)
+	}
+	return &realModel{provider: pm.Provider, label: pm.ProviderName + "/" + pm.Model.ID,
+		window: pm.Model.ContextWindow, price: pm.Model.Price.Cost}, nil
+}
+
+// recorder wraps a provider and keeps the first and the last request it
+// was sent: the first fingerprints the prompt and tools, the last is what
+// request checks look at.
+type recorder struct {
+	llm.Provider
+
+	mu          sync.Mutex
+	first, last *llm.Request
+}
+
+func (r *recorder) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Event, error] {
+	c := cloneRequest(req)
+	r.mu.Lock()
+	if r.first == nil {
+		r.first = &c
+	}
+	r.last = &c
+	r.mu.Unlock()
+	return r.Provider.Stream(ctx, req)
+}
+
+func (r *recorder) requests() (first, last *llm.Request) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.first, r.last
+}
+
+// cloneRequest copies req deeply (through JSON), so later changes the
+// engine makes to its slices cannot reach the record.
+func cloneRequest(req llm.Request) llm.Request {
+	b, err := json.Marshal(req)
+	if err != nil {
+		return req
+	}
+	var c llm.Request
+	if json.Unmarshal(b, &c) != nil {
+		return req
+	}
+	return c
+}
+
+// hashes fingerprint a request's system prompt, with the run's own
+// workspace paths replaced so that runs compare, and its tool table.
+func hashes(req *llm.Request, workspaces ...string) (system, tools string) {
+	if req == nil {
+		return "", ""
+	}
+	s := req.System
+	for _, w := range workspaces {
+		if w != "" {
+			s = strings.ReplaceAll(s, w, "<workspace>")
+		}
+	}
+	tb, _ := json.Marshal(req.Tools)
+	return short(s), short(string(tb))
+}
+
+func short(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:6])
+}

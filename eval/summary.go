@@ -1,0 +1,155 @@
+package eval
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// TaskSummary is one task's runs in numbers: counts, and means per run.
+type TaskSummary struct {
+	Task       string
+	Version    int
+	Model      string
+	SystemHash string
+	ToolsHash  string
+	Runs       int
+	Passed     int
+	// Broken: some run broke (setup or engine), not the agent.
+	Broken bool
+
+	Calls        float64
+	PromptTokens float64
+	TotalTokens  float64
+	Resets       float64
+	Cost         float64
+	DurationMS   float64
+}
+
+// PassRate is the share of runs that passed, in percent.
+func (s TaskSummary) PassRate() float64 {
+	if s.Runs == 0 {
+		return 0
+	}
+	return 100 * float64(s.Passed) / float64(s.Runs)
+}
+
+// PromptPerCall is the mean request size in tokens.
+func (s TaskSummary) PromptPerCall() float64 {
+	if s.Calls == 0 {
+		return 0
+	}
+	return s.PromptTokens / s.Calls
+}
+
+// Summarize groups runs by task, in the runs' order.
+func Summarize(runs []RunResult) []TaskSummary {
+	var out []TaskSummary
+	idx := map[string]int{}
+	for _, r := range runs {
+		i, ok := idx[r.Task]
+		if !ok {
+			i = len(out)
+			idx[r.Task] = i
+			out = append(out, TaskSummary{Task: r.Task, Version: r.TaskVersion, Model: r.Model})
+		}
+		s := &out[i]
+		s.Runs++
+		if r.Pass {
+			s.Passed++
+		}
+		s.Broken = s.Broken || r.Broken
+		if !r.Broken {
+			s.SystemHash = common(s.SystemHash, r.SystemHash)
+			s.ToolsHash = common(s.ToolsHash, r.ToolsHash)
+		}
+		s.Model = common(s.Model, r.Model)
+		if s.Version != r.TaskVersion {
+			s.Version = -1 // mixed; compare calls it confounded
+		}
+		s.Calls += float64(r.Calls)
+		s.PromptTokens += float64(r.PromptTokens)
+		s.TotalTokens += float64(r.TotalTokens())
+		s.Resets += float64(r.Resets)
+		s.Cost += r.Cost
+		s.DurationMS += float64(r.DurationMS)
+	}
+	for i := range out {
+		n := float64(out[i].Runs)
+		s := &out[i]
+		s.Calls, s.PromptTokens, s.TotalTokens, s.Resets, s.Cost, s.DurationMS =
+			s.Calls/n, s.PromptTokens/n, s.TotalTokens/n, s.Resets/n, s.Cost/n, s.DurationMS/n
+	}
+	return out
+}
+
+// Total adds task summaries up: counts and per-run means summed over the
+// tasks (a suite's run costs the sum of its tasks').
+func Total(ts []TaskSummary) TaskSummary {
+	t := TaskSummary{Task: fmt.Sprintf("all (%d tasks)", len(ts))}
+	for _, s := range ts {
+		t.Runs += s.Runs
+		t.Passed += s.Passed
+		t.Calls += s.Calls
+		t.PromptTokens += s.PromptTokens
+		t.TotalTokens += s.TotalTokens
+		t.Resets += s.Resets
+		t.Cost += s.Cost
+		t.DurationMS += s.DurationMS
+	}
+	return t
+}
+
+// WriteSummary writes the results as a table: one line per task and a
+// total.
+func WriteSummary(w io.Writer, r *Results) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	sums := Summarize(r.Runs)
+	tot := Total(sums)
+	width := len(tot.Task)
+	for _, s := range sums {
+		width = max(width, len(s.Task))
+	}
+	// Padded by hand: tabwriter aligns every column right, numbers need it.
+	fmt.Fprintf(tw, "%-*s\tPASS\tCALLS\tPROMPT/CALL\tTOKENS\tRESETS\tCOST\tTIME\t\n", width, "TASK")
+	row := func(s TaskSummary, pass string) {
+		fmt.Fprintf(tw, "%-*s\t%s\t%s\t%s\t%s\t%s\t$%.4f\t%s\t\n", width, s.Task, pass, num(s.Calls), num(s.PromptPerCall()),
+			num(s.TotalTokens), num(s.Resets), s.Cost, ms(s.DurationMS))
+	}
+	for _, s := range sums {
+		row(s, fmt.Sprintf("%d/%d", s.Passed, s.Runs))
+	}
+	row(tot, fmt.Sprintf("%.0f%%", tot.PassRate()))
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	shard := ""
+	if r.Shard != "" {
+		shard = ", shard " + r.Shard
+	}
+	_, err := fmt.Fprintf(w, "%d/%d runs passed; model %s, godwit %s, prompt %s, tools %s%s; wall %s\n",
+		tot.Passed, tot.Runs, r.Model, r.Godwit, r.SystemHash, r.ToolsHash, shard, ms(float64(r.WallMS)))
+	return err
+}
+
+// num prints a count or a mean: thousands separated, one decimal below 10.
+func num(v float64) string {
+	if v != 0 && v < 10 && v != float64(int64(v)) {
+		return fmt.Sprintf("%.1f", v)
+	}
+	s := fmt.Sprintf("%.0f", v)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 && s[i-1] != '-' {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+func ms(v float64) string {
+	return (time.Duration(v) * time.Millisecond).Round(100 * time.Millisecond).String()
+}

@@ -1,0 +1,136 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// EvalResult is one run of one eval task (table eval_results).
+type EvalResult struct {
+	ID    int64
+	Suite string
+	Name  string // the task id
+	Model string
+	// SessionID is set only when the session lives in this store (eval
+	// runs use a store of their own, so it is usually empty).
+	SessionID    string
+	Passed       bool
+	Score        float64
+	InputTokens  int64
+	OutputTokens int64
+	Cost         float64
+	Duration     time.Duration
+	// Details is the run's full result as JSON.
+	Details   string
+	StartedAt time.Time
+}
+
+// EvalVerdict is one comparison of two eval result sets (table
+// eval_verdicts).
+type EvalVerdict struct {
+	ID int64
+	// A and B say what was compared (file, model, godwit version).
+	A, B string
+	// Why is the reason the comparison was made, as the user gave it.
+	Why     string
+	Passed  bool
+	Summary string
+	// Details is the whole verdict as JSON.
+	Details   string
+	CreatedAt time.Time
+}
+
+const (
+	qRecordEvalResult = `INSERT INTO eval_results (suite, name, model, session_id, passed, score, input_tokens, output_tokens, cost, duration_us, details, started_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
+
+	qEvalResults = `SELECT id, suite, name, model, coalesce(session_id, ''), passed, score, input_tokens, output_tokens, cost, duration_us, coalesce(details, ''), started_at
+FROM eval_results WHERE (? = '' OR suite = ?) ORDER BY id DESC LIMIT ?`
+
+	qRecordEvalVerdict = `INSERT INTO eval_verdicts (a, b, why, passed, summary, details, created_at)
+VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`
+
+	qEvalVerdicts = `SELECT id, a, b, why, passed, summary, coalesce(details, ''), created_at
+FROM eval_verdicts ORDER BY id DESC LIMIT ?`
+)
+
+// RecordEvalResult stores r (StartedAt now when zero) and returns its id.
+func (s *Store) RecordEvalResult(ctx context.Context, r EvalResult) (int64, error) {
+	if r.Suite == "" || r.Name == "" {
+		return 0, errors.New("store: record eval result: Suite and Name are required; set the task's suite and id")
+	}
+	return s.insert(ctx, "record eval result", qRecordEvalResult, r.Suite, r.Name, r.Model, nullText(r.SessionID),
+		boolInt(r.Passed), r.Score, r.InputTokens, r.OutputTokens, r.Cost, r.Duration.Microseconds(), nullText(r.Details),
+		s.stamp(r.StartedAt).UnixMilli())
+}
+
+// EvalResults returns the newest results first, at most limit (all when
+// limit <= 0), of one suite or, when suite is empty, of every suite.
+func (s *Store) EvalResults(ctx context.Context, suite string, limit int) ([]EvalResult, error) {
+	if limit <= 0 {
+		limit = -1
+	}
+	rows, err := s.r.QueryContext(ctx, qEvalResults, suite, suite, limit)
+	if err != nil {
+		return nil, wrap("eval results", err)
+	}
+	out, err := collect(rows, func(r scanner) (EvalResult, error) {
+		var e EvalResult
+		var passed int
+		var dur, started int64
+		err := r.Scan(&e.ID, &e.Suite, &e.Name, &e.Model, &e.SessionID, &passed, &e.Score, &e.InputTokens, &e.OutputTokens,
+			&e.Cost, &dur, &e.Details, &started)
+		e.Passed = passed != 0
+		e.Duration = time.Duration(dur) * time.Microsecond
+		e.StartedAt = fromMS(started)
+		return e, err
+	})
+	return out, wrap("eval results", err)
+}
+
+// RecordEvalVerdict stores v (CreatedAt now when zero) and returns its id.
+func (s *Store) RecordEvalVerdict(ctx context.Context, v EvalVerdict) (int64, error) {
+	if v.A == "" || v.B == "" {
+		return 0, errors.New("store: record eval verdict: A and B are required; say what was compared")
+	}
+	return s.insert(ctx, "record eval verdict", qRecordEvalVerdict, v.A, v.B, v.Why, boolInt(v.Passed), v.Summary,
+		nullText(v.Details), s.stamp(v.CreatedAt).UnixMilli())
+}
+
+// EvalVerdicts returns the newest verdicts first, at most limit (all when
+// limit <= 0).
+func (s *Store) EvalVerdicts(ctx context.Context, limit int) ([]EvalVerdict, error) {
+	if limit <= 0 {
+		limit = -1
+	}
+	rows, err := s.r.QueryContext(ctx, qEvalVerdicts, limit)
+	if err != nil {
+		return nil, wrap("eval verdicts", err)
+	}
+	out, err := collect(rows, func(r scanner) (EvalVerdict, error) {
+		var v EvalVerdict
+		var passed int
+		var created int64
+		err := r.Scan(&v.ID, &v.A, &v.B, &v.Why, &passed, &v.Summary, &v.Details, &created)
+		v.Passed = passed != 0
+		v.CreatedAt = fromMS(created)
+		return v, err
+	})
+	return out, wrap("eval verdicts", err)
+}
+
+// nullText stores an empty string as NULL.
+func nullText(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
