@@ -2,11 +2,12 @@ package policy
 
 import (
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/godwit/godwit/tool"
 )
 
 // place says where a path is, as far as approval cares.
@@ -86,49 +87,9 @@ func within(dir, abs string) bool {
 	return strings.HasPrefix(abs, dir)
 }
 
-// Secret files: reading them asks even in read-only mode, since their
-// content would go to the model provider. Matched against the base name,
-// case-insensitively; add more with ask rules.
-var secretNames = []string{
-	".env", ".env.*", "*.env", ".envrc",
-	"*.pem", "*.key", "*.p12", "*.pfx", "*.jks", "*.keystore", "*.kdbx", "*.ppk",
-	"id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*",
-	".netrc", "_netrc", ".git-credentials", ".pgpass", ".npmrc", ".pypirc", ".htpasswd", ".vault-token",
-	"credentials", "credentials.json", "credentials.db", "*.tfvars",
-	"secrets.yaml", "secrets.yml", "secrets.json", "secret.yaml", "secret.yml",
-}
-
-// secretPaths are matched against the end of the path.
-var secretPaths = []string{".aws/credentials", ".docker/config.json", ".kube/config", ".ssh/*", ".gnupg/*", ".config/gh/hosts.yml"}
-
-// notSecret are templates and public halves that match secretNames but
-// hold nothing secret.
-var notSecret = []string{"*.example", "*.sample", "*.template", "*.dist", "*.defaults", "*.pub", "known_hosts*", "*.tfvars.example"}
-
-// isSecret reports whether a path names a secrets file.
-func isSecret(p string) bool {
-	p = strings.ToLower(filepath.ToSlash(p))
-	base := path.Base(p)
-	for _, pat := range notSecret {
-		if ok, _ := path.Match(pat, base); ok {
-			return false
-		}
-	}
-	for _, pat := range secretNames {
-		if ok, _ := path.Match(pat, base); ok {
-			return true
-		}
-	}
-	for _, pat := range secretPaths {
-		if ok, _ := doublestar.Match("**/"+pat, p); ok {
-			return true
-		}
-		if ok, _ := doublestar.Match(pat, p); ok {
-			return true
-		}
-	}
-	return false
-}
+// isSecret reports whether a path names a secrets file (tool.IsSecret:
+// one list for the policy and for the tools that walk folders).
+func isSecret(p string) bool { return tool.IsSecret(p) }
 
 // protected are workspace files whose change would grant the agent more
 // than the user did: godwit's own rules, and git hooks and config, which

@@ -193,6 +193,9 @@ func (q *query) render(results []fileResult, st stats) string {
 	if len(st.large) > 0 {
 		fmt.Fprintf(&b, "[skipped files over %d MB: %s]\n", maxGrepFile>>20, strings.Join(st.large, ", "))
 	}
+	if len(st.secrets) > 0 {
+		fmt.Fprintf(&b, "[not searched, they may hold secrets: %s; file_read one by name to ask the user]\n", strings.Join(st.secrets, ", "))
+	}
 	return b.String()
 }
 

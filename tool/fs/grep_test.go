@@ -1,6 +1,8 @@
 package fs_test
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -174,5 +176,42 @@ func TestGrepIgnoresNothingAboveWorkspace(t *testing.T) {
 	res = mustCall(t, fs.NewList(ws), map[string]any{})
 	if res.Content != ".gitignore\na.go\n[1 gitignored entry not shown]\n" {
 		t.Errorf("file_list: %q", res.Content)
+	}
+}
+
+func TestGrepPassesOverSecretsInAFolder(t *testing.T) {
+	root := t.TempDir()
+	for name, body := range map[string]string{
+		".env":              "API_KEY=sk-live-123 token here\n",
+		"config/prod.pem":   "-----BEGIN PRIVATE KEY----- token\n",
+		"main.go":           "package main // token\n",
+		".env.example":      "API_KEY=token placeholder\n",
+		"deploy/id_rsa":     "token\n",
+		"deploy/id_rsa.pub": "ssh-rsa token\n",
+	} {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws, err := workspace.New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := fs.NewGrep(ws).Run(context.Background(), json.RawMessage(`{"pattern":"token","path":"."}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := res.Content
+	if strings.Contains(out, "sk-live") || strings.Contains(out, "PRIVATE KEY") {
+		t.Errorf("a secret's content reached the result:\n%s", out)
+	}
+	for _, want := range []string{"main.go", ".env.example", "id_rsa.pub", "[not searched, they may hold secrets: .env, config/prod.pem, deploy/id_rsa;"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("result lacks %q:\n%s", want, out)
+		}
 	}
 }

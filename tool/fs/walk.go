@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+
+	"github.com/godwit/godwit/tool"
 )
 
 // query is one grep call's parameters.
@@ -32,10 +34,11 @@ type fileResult struct {
 }
 
 type stats struct {
-	files  int      // files searched
-	binary int      // binary files skipped
-	large  []string // files over maxGrepFile
-	more   bool     // the limit was reached: more matches may exist
+	files   int      // files searched
+	binary  int      // binary files skipped
+	large   []string // files over maxGrepFile
+	secrets []string // secret files (.env, keys) a folder walk passed over
+	more    bool     // the limit was reached: more matches may exist
 }
 
 type job struct {
@@ -55,9 +58,11 @@ func (q *query) walk(ctx context.Context, abs, rel, top string) ([]fileResult, s
 	jobs := make(chan job, 256)
 	results := make(chan fileResult, 256)
 	var walkErr error
+	w := &walker{q: q, ctx: ctx, jobs: jobs}
+	walked := make(chan struct{})
 	go func() {
+		defer close(walked)
 		defer close(jobs)
-		w := walker{q: q, ctx: ctx, jobs: jobs}
 		walkErr = w.dir(abs, rel, loadIgnore(top, abs, q.noIgnore), true)
 	}()
 	var wg sync.WaitGroup
@@ -123,6 +128,8 @@ func (q *query) walk(ctx context.Context, abs, rel, top string) ([]fileResult, s
 			}
 		}
 	}
+	<-walked
+	st.secrets = w.secrets
 	if err := context.Cause(ctx); err != nil && !done {
 		return nil, st, err
 	}
@@ -133,10 +140,11 @@ func (q *query) walk(ctx context.Context, abs, rel, top string) ([]fileResult, s
 }
 
 type walker struct {
-	q    *query
-	ctx  context.Context
-	jobs chan<- job
-	n    int
+	q       *query
+	ctx     context.Context
+	jobs    chan<- job
+	n       int
+	secrets []string // read by walk once the walking goroutine is done
 }
 
 func (w *walker) dir(abs, rel string, rules *ignoreRules, top bool) error {
@@ -166,6 +174,13 @@ func (w *walker) dir(abs, rel string, rules *ignoreRules, top bool) error {
 			}
 		case t.IsRegular():
 			if rules.ignored(name, false) || !globMatch(w.q.glob, childRel) {
+				continue
+			}
+			// A secret file's content would go to the model provider: a
+			// folder search passes it over and says so; reading it by name
+			// goes through the approval policy, which asks.
+			if tool.IsSecret(childRel) {
+				w.secrets = append(w.secrets, childRel)
 				continue
 			}
 			select {
