@@ -137,3 +137,40 @@ func TestVerifyRounds(t *testing.T) {
 		})
 	}
 }
+
+func TestApprovalsAreRecorded(t *testing.T) {
+	writer := &tool.Func{
+		ToolSpec: llm.ToolSpec{Name: "write"},
+		AccessFn: func(json.RawMessage) (tool.Access, error) {
+			return tool.Access{Mutates: true, Summary: "write a.txt", Command: ""}, nil
+		},
+		Fn: func(context.Context, json.RawMessage) (tool.Result, error) { return tool.Result{Content: "ok"}, nil },
+	}
+	h := newHarness(t, []fake.Step{
+		{ToolCalls: []llm.ToolCall{fake.Call("1", "write", nil), fake.Call("2", "write", map[string]int{"n": 2})}},
+		{Text: "done"},
+	})
+	h.tools = append(h.tools, writer)
+	n := 0
+	h.rt = h.runtime(func(c *agent.Config) {
+		reg, _ := tool.NewRegistry(h.tools...)
+		c.Runner = tool.NewRunner(reg, tool.RunnerOptions{Approver: tool.ApproverFunc(func(context.Context, tool.ApprovalRequest) (tool.Decision, error) {
+			n++
+			if n == 1 {
+				return tool.Decision{Allow: true, Manual: true}, nil
+			}
+			return tool.Decision{Reason: "read-only mode"}, nil
+		})})
+	})
+	res, err := h.rt.Run(context.Background(), agent.RunInput{Prompt: "write", NoChecks: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := h.st.Approvals(context.Background(), res.SessionID)
+	if err != nil || len(got) != 2 {
+		t.Fatalf("approvals = %+v, %v", got, err)
+	}
+	if got[0].Decision != "allow" || got[0].Source != "user" || got[1].Decision != "deny" || got[1].Rule != "read-only mode" || got[1].Subject != "write a.txt" {
+		t.Errorf("approvals = %+v", got)
+	}
+}

@@ -33,6 +33,23 @@ func (o *observer) Approval(call llm.ToolCall, a tool.Access, d tool.Decision) {
 	o.s.emit(Event{Type: EventApproval, Step: o.step, Approval: &ApprovalInfo{
 		CallID: call.ID, Tool: call.Name, Summary: a.Summary, Allow: d.Allow, Manual: d.Manual, Reason: d.Reason,
 	}})
+	rec := store.Approval{SessionID: o.s.id, TurnID: o.s.turnID, CallID: call.ID, Tool: call.Name,
+		Subject: a.Summary, Decision: "deny", Source: "policy", Rule: d.Reason}
+	if a.Tool != "" {
+		rec.Tool = a.Tool
+	}
+	if a.Command != "" {
+		rec.Subject = a.Command
+	}
+	if d.Allow {
+		rec.Decision = "allow"
+	}
+	if d.Manual {
+		rec.Source = "user"
+	}
+	if _, err := o.s.r.cfg.Store.RecordApproval(o.ctx, rec); err != nil {
+		o.s.r.cfg.Logger.Error("agent: recording approval", "tool", call.Name, "err", err)
+	}
 }
 
 func (o *observer) Started(call llm.ToolCall, a tool.Access) {

@@ -62,3 +62,18 @@ func TestCompactions(t *testing.T) {
 		t.Errorf("compactions = %+v, %v", got, err)
 	}
 }
+
+func TestApprovalRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	st, id := openWithSession(t)
+	if _, err := st.RecordApproval(ctx, Approval{SessionID: id, Decision: "maybe"}); err == nil {
+		t.Error("a decision that is neither allow nor deny was accepted")
+	}
+	if _, err := st.RecordApproval(ctx, Approval{SessionID: id, CallID: "c1", Tool: "shell_exec", Subject: "rm -rf x", Decision: "deny", Source: "policy", Rule: "deny rule rm"}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.Approvals(ctx, id)
+	if err != nil || len(got) != 1 || got[0].Subject != "rm -rf x" || got[0].Decision != "deny" || got[0].At.IsZero() {
+		t.Errorf("approvals = %+v, %v", got, err)
+	}
+}

@@ -1,0 +1,58 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Approval is one decision on a call that needed approval.
+type Approval struct {
+	ID        int64
+	SessionID string
+	TurnID    int64
+	CallID    string
+	Tool      string
+	// Subject is what was decided on: the command, or the path.
+	Subject string
+	// Decision is "allow" or "deny".
+	Decision string
+	// Source is who decided: "user" (a person, just now) or "policy" (a
+	// mode, a rule or a remembered answer).
+	Source string
+	// Rule is the reason the approver gave.
+	Rule string
+	At   time.Time
+}
+
+const (
+	qRecordApproval = `INSERT INTO approvals (session_id, turn_id, call_id, tool, subject, decision, source, rule, at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
+	qApprovals = `SELECT id, session_id, coalesce(turn_id, 0), call_id, tool, subject, decision, source, rule, at
+FROM approvals WHERE session_id = ? ORDER BY id`
+)
+
+// RecordApproval stores a decision and returns its id.
+func (s *Store) RecordApproval(ctx context.Context, a Approval) (int64, error) {
+	if a.Decision != "allow" && a.Decision != "deny" {
+		return 0, fmt.Errorf("store: record approval: decision %q; use \"allow\" or \"deny\"", a.Decision)
+	}
+	return s.insert(ctx, "record approval", qRecordApproval, a.SessionID, nullID(a.TurnID), a.CallID, a.Tool,
+		a.Subject, a.Decision, a.Source, a.Rule, s.stamp(a.At).UnixMilli())
+}
+
+// Approvals returns a session's approval decisions in order.
+func (s *Store) Approvals(ctx context.Context, sessionID string) ([]Approval, error) {
+	rows, err := s.r.QueryContext(ctx, qApprovals, sessionID)
+	if err != nil {
+		return nil, wrap("approvals", err)
+	}
+	as, err := collect(rows, func(r scanner) (Approval, error) {
+		var a Approval
+		var at int64
+		err := r.Scan(&a.ID, &a.SessionID, &a.TurnID, &a.CallID, &a.Tool, &a.Subject, &a.Decision, &a.Source, &a.Rule, &at)
+		a.At = fromMS(at)
+		return a, err
+	})
+	return as, wrap("approvals", err)
+}
