@@ -259,60 +259,62 @@ func (w *Window) build(st *segState, msgs []llm.Message) Assembly {
 	return Assembly{Request: req, Parts: parts, Tokens: total, Estimated: estimated}
 }
 
-// account measures each part of a request. While the tokenizer loads, a
-// request far from the budget (its bytes, an upper bound on its tokens,
+// account measures each part of a request. Each piece (a message's
+// text, a tool call, an output) is counted on its own and summed: the
+// counter caches by content, so a request costs only its new pieces
+// rather than re-tokenizing the whole history. While the tokenizer loads,
+// a request far from the budget (its bytes, an upper bound on its tokens,
 // below it) is estimated rather than waited for.
 func (w *Window) account(st *segState, msgs []llm.Message) ([]store.PartStat, int, bool) {
-	texts := map[string]*strings.Builder{}
 	order := []string{PartSystem, PartRules, PartMemory, PartSkills, PartDeferred, PartTools, PartHandoff, PartMessages, PartToolOutputs}
-	for _, n := range order {
-		texts[n] = &strings.Builder{}
-	}
-	texts[PartSystem].WriteString(w.opts.System)
+	pieces := map[string][]string{PartSystem: {w.opts.System}, PartTools: {st.toolsJSON}}
 	for _, t := range st.prefix {
-		if b, ok := texts[t.Part]; ok {
-			b.WriteString(t.Body)
-		}
+		pieces[t.Part] = append(pieces[t.Part], t.Body)
 	}
-	texts[PartTools].WriteString(st.toolsJSON)
 	for i, m := range msgs {
 		for _, p := range m.Parts {
+			part, text := PartMessages, p.Text
 			switch p.Kind {
 			case llm.PartToolResult:
-				texts[PartToolOutputs].WriteString(p.ToolResult.Content)
+				part, text = PartToolOutputs, p.ToolResult.Content
 			case llm.PartToolCall:
-				texts[PartMessages].WriteString(p.ToolCall.Name)
-				texts[PartMessages].Write(p.ToolCall.Args)
+				text = p.ToolCall.Name + string(p.ToolCall.Args)
 			case llm.PartThinking:
-				texts[PartMessages].WriteString(p.Thinking.Text)
+				text = p.Thinking.Text
 			default:
 				if i == 0 && m.Role == llm.RoleUser && strings.HasPrefix(p.Text, HandoffPrefix) {
-					texts[PartHandoff].WriteString(p.Text)
-					continue
+					part = PartHandoff
 				}
-				texts[PartMessages].WriteString(p.Text)
 			}
+			pieces[part] = append(pieces[part], text)
 		}
 	}
 	bytes := 0
-	for _, b := range texts {
-		bytes += b.Len()
+	for _, ps := range pieces {
+		for _, p := range ps {
+			bytes += len(p)
+		}
 	}
 	c := w.opts.Counter
+	count := Estimate
 	estimate := c == nil || (!c.Ready() && bytes < w.opts.Budget.Input())
+	if !estimate {
+		count = c.Count
+	}
 	var stats []store.PartStat
 	total := 0
 	for _, n := range order {
-		s := texts[n].String()
-		if s == "" && n != PartSystem && n != PartMessages {
+		ps, ok := pieces[n]
+		if !ok && n != PartMessages {
 			continue
 		}
-		tok := Estimate(s)
-		if !estimate {
-			tok = c.Count(s)
+		stat := store.PartStat{Name: n}
+		for _, p := range ps {
+			stat.Bytes += len(p)
+			stat.Tokens += count(p)
 		}
-		total += tok
-		stats = append(stats, store.PartStat{Name: n, Bytes: len(s), Tokens: tok})
+		total += stat.Tokens
+		stats = append(stats, stat)
 	}
 	return stats, total, estimate
 }
