@@ -78,6 +78,9 @@ const (
 // the same session).
 type Runtime struct {
 	cfg Config
+	// counter is the assembler's token counter, when it has one (the
+	// window's): used to warm it, calibrate it and measure handoffs.
+	counter *window.Counter
 }
 
 // New checks cfg and returns a Runtime.
@@ -110,7 +113,11 @@ func New(cfg Config) (*Runtime, error) {
 	if cfg.ProviderName == "" {
 		cfg.ProviderName = cfg.Provider.Name()
 	}
-	return &Runtime{cfg: cfg}, nil
+	r := &Runtime{cfg: cfg}
+	if c, ok := cfg.Assembler.(interface{ Counter() *window.Counter }); ok {
+		r.counter = c.Counter()
+	}
+	return r, nil
 }
 
 // RunInput is one user message.

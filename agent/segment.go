@@ -142,8 +142,8 @@ func (s *session) reset(ctx context.Context, step int, reason string) error {
 }
 
 func (s *session) count(text string) int {
-	if c, ok := s.r.cfg.Assembler.(interface{ Counter() *window.Counter }); ok && c.Counter() != nil {
-		return c.Counter().Count(text)
+	if s.r.counter != nil {
+		return s.r.counter.Count(text)
 	}
 	return window.Estimate(text)
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/godwit/godwit/llm"
@@ -129,8 +130,8 @@ func (s *session) loop(ctx context.Context, in RunInput, res *Result) error {
 			}
 			continue
 		}
-		if c, ok := s.r.cfg.Assembler.(interface{ Counter() *window.Counter }); ok && c.Counter() != nil {
-			c.Counter().Warm() // loads while the tools run
+		if s.r.counter != nil {
+			s.r.counter.Warm() // loads while the tools run
 		}
 		outcomes, fatal := s.runTools(ctx, step, calls)
 		repeatErr := s.checkRepeats(outcomes, failures)
@@ -302,7 +303,7 @@ func (s *session) stream(ctx context.Context, step int, req llm.Request, asm win
 			s.emit(Event{Type: EventModelRetry, Step: step, Retry: ev.Retry})
 		case llm.EventFallback:
 			fallback = ev.Fallback.To
-			if p, m, ok := splitLabel(ev.Fallback.To); ok {
+			if p, m, ok := strings.Cut(ev.Fallback.To, "/"); ok {
 				provider, model = p, m
 			}
 			s.emit(Event{Type: EventModelFallback, Step: step, Fallback: ev.Fallback})
@@ -314,8 +315,8 @@ func (s *session) stream(ctx context.Context, step int, req llm.Request, asm win
 		callErr = fmt.Errorf("%w: %w", ErrCancelled, context.Cause(ctx))
 	}
 	if callErr == nil {
-		if c, ok := cfg.Assembler.(interface{ Counter() *window.Counter }); ok && c.Counter() != nil && !asm.Estimated {
-			c.Counter().Calibrate(int64(asm.Tokens), resp.Usage.InputTokens)
+		if s.r.counter != nil && !asm.Estimated {
+			s.r.counter.Calibrate(int64(asm.Tokens), resp.Usage.InputTokens)
 		}
 	}
 	cost := s.r.cost(resp.Usage)
@@ -355,13 +356,4 @@ func modelError(err error) error {
 		return fmt.Errorf("agent: the provider kept failing; try again later or configure a fallback model: %w", err)
 	}
 	return fmt.Errorf("agent: model call failed: %w", err)
-}
-
-func splitLabel(label string) (provider, model string, ok bool) {
-	for i := 0; i < len(label); i++ {
-		if label[i] == '/' {
-			return label[:i], label[i+1:], true
-		}
-	}
-	return "", "", false
 }

@@ -66,10 +66,8 @@ func runDemo(ctx context.Context, opts *DemoOptions) error {
 	if err := demo.WriteSample(dir); err != nil {
 		return err
 	}
-	var sink agent.Sink = newPlainSink(opts.IO.Out, opts.IO.ErrOut)
-	if opts.JSON {
-		sink = newJSONSink(opts.IO.Out)
-	} else {
+	sink := outputSink(opts.IO, opts.JSON)
+	if !opts.JSON {
 		fmt.Fprintf(opts.IO.ErrOut, "godwit demo: a scripted model fixes a bug in %s\n\n> %s\n\n", dir, demo.Prompt)
 	}
 	env, err := wiring.Build(ctx, wiring.Options{

@@ -18,6 +18,15 @@ type jsonSink struct {
 	enc *json.Encoder
 }
 
+// outputSink is how a one-shot command shows its events: JSON lines with
+// --json, else the answer on stdout and a line per step on stderr.
+func outputSink(ios *IOStreams, asJSON bool) agent.Sink {
+	if asJSON {
+		return newJSONSink(ios.Out)
+	}
+	return newPlainSink(ios.Out, ios.ErrOut)
+}
+
 func newJSONSink(w io.Writer) *jsonSink { return &jsonSink{enc: json.NewEncoder(w)} }
 
 func (s *jsonSink) Emit(e agent.Event) {

@@ -102,10 +102,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 			return &UsageError{Err: err}
 		}
 	}
-	var sink agent.Sink = newPlainSink(opts.IO.Out, opts.IO.ErrOut)
-	if opts.JSON {
-		sink = newJSONSink(opts.IO.Out)
-	}
+	sink := outputSink(opts.IO, opts.JSON)
 	env, err := wiring.Build(ctx, wiring.Options{
 		Home:      opts.Home,
 		Workspace: opts.Workdir,

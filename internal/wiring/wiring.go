@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/godwit/godwit/agent"
@@ -324,11 +325,11 @@ func contextWindow(choices ...int) int {
 	return 0
 }
 
+// splitModel names a caller-given provider's records: "provider/model",
+// or the provider's own name and ref (or "scripted") as the model.
 func splitModel(ref, fallbackProvider string) (provider, model string) {
-	for i := 0; i < len(ref); i++ {
-		if ref[i] == '/' {
-			return ref[:i], ref[i+1:]
-		}
+	if p, m, ok := strings.Cut(ref, "/"); ok {
+		return p, m
 	}
 	if ref == "" {
 		ref = "scripted"
