@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -245,11 +246,11 @@ func absPath(root, p string) string {
 	return filepath.Join(root, p)
 }
 
-var pathRE = regexp.MustCompile(`"path"\s*:\s*"((?:[^"\\]|\\.)*)"`)
+var pathRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`"path"\s*:\s*"((?:[^"\\]|\\.)*)"`) })
 
 // pathField finds the path argument in arguments cut short.
 func pathField(raw string) string {
-	m := pathRE.FindStringSubmatch(raw)
+	m := pathRE().FindStringSubmatch(raw)
 	if m == nil {
 		return ""
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/godwit/godwit/llm"
@@ -59,7 +60,9 @@ const DefaultVerifyRounds = 2
 // DefaultVerifyTimeout bounds one verify run.
 const DefaultVerifyTimeout = 10 * time.Minute
 
-var announce = regexp.MustCompile(`(?i)(^|[.!:\n]\s*)(next,? i('ll| will)|now i('ll| will)|let me|i('m| am) going to|i will now|i'll now|i'll (run|check|test|fix|update|add))\b[^.!?\n]*[.:!]?\s*$`)
+var announce = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(^|[.!:\n]\s*)(next,? i('ll| will)|now i('ll| will)|let me|i('m| am) going to|i will now|i'll now|i'll (run|check|test|fix|update|add))\b[^.!?\n]*[.:!]?\s*$`)
+})
 
 // endOfTurnCheck returns the message to send the model back with, or "",
 // for the first check that fires and has not fired this turn.
@@ -103,7 +106,7 @@ func (s *session) endOfTurnCheck(answer string, turnStart int, fired map[string]
 			"You changed files but ran no command to check them since. Run the build or the tests now, or say plainly why you cannot."},
 		{CheckOpenPlan, len(open) > 0,
 			"Your plan still has open steps: " + strings.Join(firstSteps(open), "; ") + ". Finish them, or update the plan to say why they are dropped."},
-		{CheckAnnouncedStep, announce.MatchString(strings.TrimSpace(answer)),
+		{CheckAnnouncedStep, announce().MatchString(strings.TrimSpace(answer)),
 			"You announced a next step but stopped. Do it now, or say that you are done."},
 		{CheckLoop, repeatedIn(sigs, 8, 3),
 			"You made the same call three times in your last eight steps. Step back and change approach."},

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Bar is a gate on a comparison, written metric<op>value, e.g.
@@ -35,7 +36,9 @@ type BarResult struct {
 }
 
 var (
-	barRe      = regexp.MustCompile(`^\s*([a-z_]+)\s*(<=|>=|<|>)\s*([+-]?\d+(?:\.\d+)?)\s*(%?)\s*$`)
+	barRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\s*([a-z_]+)\s*(<=|>=|<|>)\s*([+-]?\d+(?:\.\d+)?)\s*(%?)\s*$`)
+	})
 	barMetrics = map[string]func(TaskSummary) float64{
 		"pass":   TaskSummary.PassRate,
 		"calls":  func(s TaskSummary) float64 { return s.Calls },
@@ -56,7 +59,7 @@ func DefaultBars() []Bar {
 
 // ParseBar reads one bar.
 func ParseBar(s string) (Bar, error) {
-	m := barRe.FindStringSubmatch(s)
+	m := barRe().FindStringSubmatch(s)
 	if m == nil {
 		return Bar{}, fmt.Errorf("eval: bar %q: write metric, <= >= < or >, and a value, e.g. \"calls<=+5%%\" or \"pass>=0\"", s)
 	}

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/godwit/godwit/llm"
 )
@@ -25,8 +26,10 @@ type ledgerEntry struct {
 func (e ledgerEntry) Ref() string { return "D" + strconv.Itoa(e.Seq) }
 
 var (
-	entryRe = regexp.MustCompile(`^- D(\d+) \((?:user, turn (\d+)|agreed)\)(?:: (.*)| SUPERSEDED by D(\d+)|:)$`)
-	groupRe = regexp.MustCompile(`^Topic (.+):$`)
+	entryRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^- D(\d+) \((?:user, turn (\d+)|agreed)\)(?:: (.*)| SUPERSEDED by D(\d+)|:)$`)
+	})
+	groupRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^Topic (.+):$`) })
 )
 
 // ledgerOf returns the newest ledger in the request: the last block of
@@ -55,7 +58,7 @@ func parseLedger(text string) []ledgerEntry {
 	}
 	lines := strings.Split(text, "\n")
 	for i, line := range lines {
-		if m := entryRe.FindStringSubmatch(line); m != nil {
+		if m := entryRe().FindStringSubmatch(line); m != nil {
 			e := ledgerEntry{Topic: topic, User: m[2] != "", Text: m[3]}
 			e.Seq, _ = strconv.Atoi(m[1])
 			e.Turn, _ = strconv.Atoi(m[2])
@@ -71,11 +74,11 @@ func parseLedger(text string) []ledgerEntry {
 			e.Text += strings.TrimPrefix(line, "  > ")
 			continue
 		}
-		if m := groupRe.FindStringSubmatch(line); m != nil && i+1 < len(lines) && entryRe.MatchString(lines[i+1]) {
+		if m := groupRe().FindStringSubmatch(line); m != nil && i+1 < len(lines) && entryRe().MatchString(lines[i+1]) {
 			topic, in = m[1], true
 			continue
 		}
-		if line == "" && in && i+1 < len(lines) && groupRe.MatchString(lines[i+1]) {
+		if line == "" && in && i+1 < len(lines) && groupRe().MatchString(lines[i+1]) {
 			continue // the blank line between topic groups
 		}
 		end()

@@ -10,20 +10,21 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
 
 var (
-	idRe      = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
-	unknownRe = regexp.MustCompile(`field (\S+) not found in type eval\.(\w+)`)
+	idRe      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`) })
+	unknownRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`field (\S+) not found in type eval\.(\w+)`) })
 )
 
 // yamlError words the decoder's errors for a task's author.
 func yamlError(err error) string {
 	s := strings.TrimPrefix(err.Error(), "yaml: ")
 	s = strings.TrimPrefix(s, "unmarshal errors:\n  ")
-	return unknownRe.ReplaceAllString(s, `unknown key "$1" in a ${2}; check its spelling and indentation`)
+	return unknownRe().ReplaceAllString(s, `unknown key "$1" in a ${2}; check its spelling and indentation`)
 }
 
 // LoadTask reads and checks the task in dir (dir/task.yaml).
@@ -121,7 +122,7 @@ func taskDirs(root string) ([]string, error) {
 func (t *Task) validate() error {
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
-	if !idRe.MatchString(t.ID) {
+	if !idRe().MatchString(t.ID) {
 		bad("id %q: use lower-case letters, digits, '.', '_' and '-', e.g. id: go-add-bug", t.ID)
 	}
 	if t.Version < 1 {

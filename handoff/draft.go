@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Draft is what a model wrote for a handoff, parsed.
@@ -54,11 +55,15 @@ Ledger:
 }
 
 var (
-	headingRe    = regexp.MustCompile(`(?m)^#{1,4}\s*(.+?)\s*#*\s*$`)
-	proposalRe   = regexp.MustCompile(`^\+\s*(?:\[([^\]]*)\]\s*)?(.+)$`)
-	supersedeRe  = regexp.MustCompile(`(?i)^~\s*D(\d+)\s+(?:by|superseded by|->|→)\s*D(\d+)`)
-	topicRe      = regexp.MustCompile(`(?i)^@\s*D(\d+)\s+(.+)$`)
-	coordinateRe = regexp.MustCompile(`^[-*]\s*([^\s:]+?)(?::(\d+))?(?:\s+([^—–-]+?))?(?:\s*[—–-]+\s*(.+))?\s*$`)
+	headingRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^#{1,4}\s*(.+?)\s*#*\s*$`) })
+	proposalRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\+\s*(?:\[([^\]]*)\]\s*)?(.+)$`) })
+	supersedeRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^~\s*D(\d+)\s+(?:by|superseded by|->|→)\s*D(\d+)`)
+	})
+	topicRe      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^@\s*D(\d+)\s+(.+)$`) })
+	coordinateRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[-*]\s*([^\s:]+?)(?::(\d+))?(?:\s+([^—–-]+?))?(?:\s*[—–-]+\s*(.+))?\s*$`)
+	})
 )
 
 // Parse reads a model's handoff text. It is lenient: unknown headings are
@@ -66,7 +71,7 @@ var (
 // taken whole as Progress, so nothing the model wrote is lost.
 func Parse(text string) Draft {
 	d := Draft{Topics: map[int]string{}}
-	locs := headingRe.FindAllStringSubmatchIndex(text, -1)
+	locs := headingRe().FindAllStringSubmatchIndex(text, -1)
 	if len(locs) == 0 {
 		d.Progress = strings.TrimSpace(text)
 		return d
@@ -100,7 +105,7 @@ func parseCoordinates(body string) []Coordinate {
 	var out []Coordinate
 	for _, line := range strings.Split(body, "\n") {
 		line = strings.TrimSpace(line)
-		m := coordinateRe.FindStringSubmatch(line)
+		m := coordinateRe().FindStringSubmatch(line)
 		if m == nil || !strings.ContainsAny(m[1], "./") {
 			continue
 		}
@@ -114,18 +119,18 @@ func parseCoordinates(body string) []Coordinate {
 func (d *Draft) parseDecisions(body string) {
 	for _, line := range strings.Split(body, "\n") {
 		line = strings.TrimSpace(line)
-		if m := supersedeRe.FindStringSubmatch(line); m != nil {
+		if m := supersedeRe().FindStringSubmatch(line); m != nil {
 			old, _ := strconv.Atoi(m[1])
 			by, _ := strconv.Atoi(m[2])
 			d.Supersede = append(d.Supersede, Supersession{Old: old, By: by})
 			continue
 		}
-		if m := topicRe.FindStringSubmatch(line); m != nil {
+		if m := topicRe().FindStringSubmatch(line); m != nil {
 			seq, _ := strconv.Atoi(m[1])
 			d.Topics[seq] = strings.Trim(strings.TrimSpace(m[2]), "\"'`[]")
 			continue
 		}
-		if m := proposalRe.FindStringSubmatch(line); m != nil && strings.TrimSpace(m[2]) != "" {
+		if m := proposalRe().FindStringSubmatch(line); m != nil && strings.TrimSpace(m[2]) != "" {
 			d.Proposals = append(d.Proposals, Proposal{Topic: strings.TrimSpace(m[1]), Text: strings.TrimSpace(m[2])})
 		}
 	}

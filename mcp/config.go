@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // ProjectFile is the file in the workspace root that lists a project's
@@ -131,15 +132,15 @@ func (c Config) trusted(name string) bool {
 	return slices.Contains(c.Project, "*") || slices.Contains(c.Project, name)
 }
 
-var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`)
+var envRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`) })
 
 // expand replaces ${VAR} and ${VAR:-default} in s. A variable that is
 // unset and has no default is an error: a server started with an empty
 // token fails later with a worse message.
 func expand(s string, getenv func(string) string) (string, error) {
 	var missing []string
-	out := envRef.ReplaceAllStringFunc(s, func(ref string) string {
-		m := envRef.FindStringSubmatch(ref)
+	out := envRef().ReplaceAllStringFunc(s, func(ref string) string {
+		m := envRef().FindStringSubmatch(ref)
 		if v := getenv(m[1]); v != "" {
 			return v
 		}

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/store"
@@ -37,7 +38,7 @@ func (*SearchTool) Spec() llm.ToolSpec {
 }
 
 // docID matches the ids MemoryDoc takes.
-var docID = regexp.MustCompile(`^[dehp][0-9]+$`)
+var docID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[dehp][0-9]+$`) })
 
 // Run implements tool.Tool.
 func (t *SearchTool) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error) {
@@ -50,7 +51,7 @@ func (t *SearchTool) Run(ctx context.Context, raw json.RawMessage) (tool.Result,
 	}
 	sess, _ := tool.SessionFrom(ctx)
 	q := strings.TrimSpace(a.Query)
-	if docID.MatchString(q) {
+	if docID().MatchString(q) {
 		h, err := t.s.opts.Store.MemoryDoc(ctx, q)
 		if errors.Is(err, store.ErrNotFound) {
 			return tool.Result{}, tool.Errorf(tool.CodeNotFound, "Ids come from search_memory results; search by keywords instead.", "no %s", q)

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -171,7 +172,9 @@ func (p *Policy) commandItems(toolName, line string) []item {
 
 // dangerousVars change what later commands run or where they work;
 // setting one makes the line need approval.
-var dangerousVars = regexp.MustCompile(`^(PATH|CDPATH|HOME|IFS|ENV|BASH_ENV|BASHOPTS|SHELLOPTS|PS4|PROMPT_COMMAND|GLOBIGNORE|PAGER|MANPAGER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|RIPGREP_CONFIG_PATH|GREP_OPTIONS|BASH_XTRACEFD|LD_.*|DYLD_.*|GIT_.*|BASH_FUNC_.*)$`)
+var dangerousVars = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(PATH|CDPATH|HOME|IFS|ENV|BASH_ENV|BASHOPTS|SHELLOPTS|PS4|PROMPT_COMMAND|GLOBIGNORE|PAGER|MANPAGER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|RIPGREP_CONFIG_PATH|GREP_OPTIONS|BASH_XTRACEFD|LD_.*|DYLD_.*|GIT_.*|BASH_FUNC_.*)$`)
+})
 
 func (p *Policy) simpleItems(toolName string, c SimpleCommand) []item {
 	if len(c.Words) == 0 || c.Decl != "" {
@@ -182,7 +185,7 @@ func (p *Policy) simpleItems(toolName string, c SimpleCommand) []item {
 			return []item{{kind: kindTool, level: levelWrite, what: "runs `" + c.Decl + " " + render(c.Words) + "`"}}
 		}
 		for _, n := range c.Assigns {
-			if dangerousVars.MatchString(n) {
+			if dangerousVars().MatchString(n) {
 				return []item{{kind: kindTool, level: levelWrite, what: "sets " + n + ", which changes what later commands do"}}
 			}
 		}
@@ -300,7 +303,7 @@ func (p *Policy) readItems(toolName string, w Word, dir string) []item {
 	return out
 }
 
-var subcommandLike = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]*$`)
+var subcommandLike = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]*$`) })
 
 // commandScope is what Always remembers for a command: its program and,
 // when it looks like a subcommand, its first argument ("go test *",
@@ -311,7 +314,7 @@ func commandScope(toolName string, words []Word) *Rule {
 		return nil
 	}
 	pat := name.Value
-	if len(words) > 1 && words[1].Literal() && subcommandLike.MatchString(words[1].Value) {
+	if len(words) > 1 && words[1].Literal() && subcommandLike().MatchString(words[1].Value) {
 		pat += " " + words[1].Value
 	}
 	pat += " *"

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/godwit/godwit/store"
 )
@@ -114,28 +115,32 @@ func commandOf(c store.ToolCall) (string, bool) {
 // testCommand matches a command that runs a test suite, at the start of
 // the command or after a separator (&&, ;, |), maybe behind timeout, env,
 // time or variable assignments.
-var testCommand = regexp.MustCompile(`(?:^|[;&|(]\s*)` +
-	`(?:(?:timeout\s+\S+|env|time|nice|xvfb-run)\s+)*` +
-	`(?:[A-Z_][A-Z0-9_]*=\S*\s+)*` +
-	`(?:go\s+test|gotestsum|(?:python[0-9.]*\s+-m\s+)?pytest|py\.test|python[0-9.]*\s+-m\s+unittest|tox|nox|` +
-	`(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?test|npx\s+(?:jest|vitest|mocha)|jest|vitest|mocha|bun\s+test|deno\s+test|` +
-	`cargo\s+(?:test|nextest)|make\s+(?:test|check)\w*|ctest|rspec|bundle\s+exec\s+rspec|phpunit|` +
-	`dotnet\s+test|mvn\s+(?:\S+\s+)*test|(?:\./)?gradlew?\s+(?:\S+\s+)*test|mix\s+test|zig\s+build\s+test|swift\s+test)` +
-	`(?:\s|$|[;&|)])`)
+var testCommand = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:^|[;&|(]\s*)` +
+		`(?:(?:timeout\s+\S+|env|time|nice|xvfb-run)\s+)*` +
+		`(?:[A-Z_][A-Z0-9_]*=\S*\s+)*` +
+		`(?:go\s+test|gotestsum|(?:python[0-9.]*\s+-m\s+)?pytest|py\.test|python[0-9.]*\s+-m\s+unittest|tox|nox|` +
+		`(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?test|npx\s+(?:jest|vitest|mocha)|jest|vitest|mocha|bun\s+test|deno\s+test|` +
+		`cargo\s+(?:test|nextest)|make\s+(?:test|check)\w*|ctest|rspec|bundle\s+exec\s+rspec|phpunit|` +
+		`dotnet\s+test|mvn\s+(?:\S+\s+)*test|(?:\./)?gradlew?\s+(?:\S+\s+)*test|mix\s+test|zig\s+build\s+test|swift\s+test)` +
+		`(?:\s|$|[;&|)])`)
+})
 
 // isTestCommand reports whether cmd runs tests.
-func isTestCommand(cmd string) bool { return testCommand.MatchString(cmd) }
+func isTestCommand(cmd string) bool { return testCommand().MatchString(cmd) }
 
 // Shell output merges stdout and stderr (tool/shell reads both from one
 // pipe), so a run "with stderr output" is recognised by its text: a line
 // that starts the way diagnostics do, or a stack trace.
-var diagnosticLine = regexp.MustCompile(`(?m)` +
-	`^(?:\S+:\d+(?::\d+)?:\s*)?(?i:warning|warn|error|fatal|panic|exception)(?:\[[^\]\n]*\])?:` + // "warning:", "x.c:3:1: error:"
-	`|^(?:WARN|WARNING|ERROR|FATAL)\b` + // log levels
-	`|^(?:\S+:\d+:\s*)?\w+(?:Warning|Error):` + // Python's DeprecationWarning:, TypeError:
-	`|^Traceback \(most recent call last\):` +
-	`|^(?i:npm (?:warn|err!))` +
-	`|: command not found$|(?i:: no such file or directory)$`)
+var diagnosticLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)` +
+		`^(?:\S+:\d+(?::\d+)?:\s*)?(?i:warning|warn|error|fatal|panic|exception)(?:\[[^\]\n]*\])?:` + // "warning:", "x.c:3:1: error:"
+		`|^(?:WARN|WARNING|ERROR|FATAL)\b` + // log levels
+		`|^(?:\S+:\d+:\s*)?\w+(?:Warning|Error):` + // Python's DeprecationWarning:, TypeError:
+		`|^Traceback \(most recent call last\):` +
+		`|^(?i:npm (?:warn|err!))` +
+		`|: command not found$|(?i:: no such file or directory)$`)
+})
 
 // diagnosticWords are what every diagnosticLine match contains, lower
 // case: a cheap test that spares most outputs the regular expression.
@@ -161,7 +166,7 @@ func diagnosticOutput(out string) string {
 	if !found {
 		return ""
 	}
-	loc := diagnosticLine.FindStringIndex(out)
+	loc := diagnosticLine().FindStringIndex(out)
 	if loc == nil {
 		return ""
 	}

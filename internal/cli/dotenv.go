@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // LoadEnvFiles loads ./.env (the directory godwit started in), then
@@ -39,7 +40,7 @@ type envFile struct {
 	project bool
 }
 
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var envName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 // refusedInProject reports whether a project's .env may not set name:
 // endpoints, proxies and CA files (a cloned repository could route the
@@ -110,7 +111,7 @@ func parseDotenv(path, text string) ([]envVar, error) {
 		line = strings.TrimPrefix(line, "export ")
 		name, value, ok := strings.Cut(line, "=")
 		name = strings.TrimSpace(name)
-		if !ok || !envName.MatchString(name) {
+		if !ok || !envName().MatchString(name) {
 			errs = append(errs, fmt.Errorf("%s:%d: not a NAME=value line; fix it or comment it out with #", path, n))
 			continue
 		}

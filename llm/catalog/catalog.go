@@ -193,7 +193,7 @@ func (c *Catalog) mergeModel(o Model) error {
 		id = canon
 	}
 	m, ok := c.models[key{o.Provider, id}]
-	if base := datedID.ReplaceAllString(o.ID, ""); !ok && base != o.ID {
+	if base := datedID().ReplaceAllString(o.ID, ""); !ok && base != o.ID {
 		// A dated snapshot starts from its listed model, so that setting
 		// one price does not zero the others.
 		if m, ok = c.find(o.Provider, base); ok {

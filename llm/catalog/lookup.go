@@ -6,6 +6,7 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+	"sync"
 )
 
 // Provider returns the named provider.
@@ -43,7 +44,7 @@ func (c *Catalog) Models() []Model {
 
 // datedID matches a snapshot suffix: claude-sonnet-4-5-20250929,
 // gpt-4o-2024-08-06.
-var datedID = regexp.MustCompile(`-(\d{8}|\d{4}-\d{2}-\d{2})$`)
+var datedID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`-(\d{8}|\d{4}-\d{2}-\d{2})$`) })
 
 // Lookup finds a listed model by its ID, an alias, or a dated snapshot of
 // either. The result's ID is model as asked: the catalog never renames
@@ -54,7 +55,7 @@ func (c *Catalog) Lookup(provider, model string) (Model, bool) {
 	}
 	m, ok := c.find(provider, model)
 	if !ok {
-		if base := datedID.ReplaceAllString(model, ""); base != model {
+		if base := datedID().ReplaceAllString(model, ""); base != model {
 			m, ok = c.find(provider, base)
 		}
 	}

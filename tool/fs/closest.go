@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/godwit/godwit/tool"
 )
@@ -20,13 +21,13 @@ const (
 )
 
 // lineNumbered catches old_text copied with file_read's "N<tab>" prefixes.
-var lineNumbered = regexp.MustCompile(`^\s*\d+\t`)
+var lineNumbered = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*\d+\t`) })
 
 // noMatchError builds EDIT_NO_MATCH with the region of the file most like
 // old_text, so the model re-reads the right lines instead of guessing.
 func noMatchError(content []byte, li *lineIndex, old []string) error {
 	hint := ""
-	if len(old) > 0 && lineNumbered.MatchString(old[0]) {
+	if len(old) > 0 && lineNumbered().MatchString(old[0]) {
 		hint = " It seems to include the line numbers file_read shows; drop the \"N<tab>\" prefixes."
 	}
 	a, b, ok := closestRegion(li, old)
