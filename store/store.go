@@ -109,13 +109,11 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		w.Close()
 		return nil, fmt.Errorf("store: open %s for reading: %w", path, err)
 	}
+	// The pool connects on first read: each connection parses the whole
+	// schema (~1-2 ms), which a one-shot run that never reads need not pay.
+	// The writer has just opened the same file, so a reader will too.
 	r.SetMaxOpenConns(readers)
 	r.SetMaxIdleConns(readers)
-	if err := r.PingContext(ctx); err != nil {
-		w.Close()
-		r.Close()
-		return nil, fmt.Errorf("store: open %s for reading: %w", path, err)
-	}
 	s.r = r
 	return s, nil
 }
@@ -175,6 +173,16 @@ func (s *Store) migrate(ctx context.Context) error {
 	ms, err := migrations()
 	if err != nil {
 		return err
+	}
+	// The common case, a database already at the latest version, needs
+	// one read and no write lock (BEGIN IMMEDIATE would wait for a live
+	// session's writes).
+	var v int
+	if err := s.w.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		return fmt.Errorf("migrate: read schema version: %w", err)
+	}
+	if v == len(ms) {
+		return nil
 	}
 	for _, m := range ms {
 		if err := s.apply(ctx, m, len(ms)); err != nil {
