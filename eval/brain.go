@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"text/template"
 
 	"github.com/godwit/godwit/handoff"
 	"github.com/godwit/godwit/llm"
@@ -35,7 +34,7 @@ type Brain struct {
 // NewBrain compiles s for one run of task.
 func NewBrain(task string, s *Script) (*Brain, error) {
 	b := &Brain{task: task}
-	funcs := template.FuncMap{"ref": b.ref, "lines": firstLines}
+	funcs := tfuncs{ref: b.ref}
 	var errs []error
 	for i, r := range s.Rules {
 		cr, err := compileRule(r, funcs)

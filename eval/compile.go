@@ -5,17 +5,16 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"text/template"
 )
 
 // rule is a compiled Rule.
 type rule struct {
 	when       *cond
 	unless     *cond
-	say, think *template.Template
+	say, think *tmpl
 	calls      []call
 	handoff    *handoffTmpl
-	fail       *template.Template
+	fail       *tmpl
 }
 
 type call struct {
@@ -37,7 +36,7 @@ type tdata struct {
 	Entry string
 }
 
-func compileRule(r Rule, funcs template.FuncMap) (rule, error) {
+func compileRule(r Rule, funcs tfuncs) (rule, error) {
 	var out rule
 	var errs []error
 	var err error
@@ -47,11 +46,11 @@ func compileRule(r Rule, funcs template.FuncMap) (rule, error) {
 		out.unless, err = compileWhen(*r.Unless)
 		errs = append(errs, err)
 	}
-	parse := func(name, text string) *template.Template {
+	parse := func(name, text string) *tmpl {
 		if text == "" {
 			return nil
 		}
-		t, err := template.New(name).Funcs(funcs).Option("missingkey=error").Parse(text)
+		t, err := parseTmpl(name, text, funcs)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", name, err))
 		}
@@ -107,23 +106,14 @@ func compileRule(r Rule, funcs template.FuncMap) (rule, error) {
 	return out, errors.Join(errs...)
 }
 
-func render(t *template.Template, d tdata) (string, error) {
-	if t == nil {
-		return "", nil
-	}
-	var b strings.Builder
-	if err := t.Execute(&b, d); err != nil {
-		return "", err
-	}
-	return b.String(), nil
-}
+func render(t *tmpl, d tdata) (string, error) { return t.execute(d) }
 
 // argNode is a tool call's arguments with templates in place of strings.
 type argNode interface {
 	render(d tdata) (any, error)
 }
 
-type argTmpl struct{ t *template.Template }
+type argTmpl struct{ t *tmpl }
 type argMap map[string]argNode
 type argList []argNode
 type argLit struct{ v any }
@@ -155,7 +145,7 @@ func (a argList) render(d tdata) (any, error) {
 	return out, nil
 }
 
-func compileArgs(name string, v any, parse func(string, string) *template.Template) argNode {
+func compileArgs(name string, v any, parse func(string, string) *tmpl) argNode {
 	switch x := v.(type) {
 	case string:
 		if !strings.Contains(x, "{{") {
@@ -180,13 +170,13 @@ func compileArgs(name string, v any, parse func(string, string) *template.Templa
 }
 
 type handoffTmpl struct {
-	task, verification, progress, next *template.Template
-	coordinates                        []*template.Template
+	task, verification, progress, next *tmpl
+	coordinates                        []*tmpl
 	decisions                          []decisionTmpl
 }
 
 type decisionTmpl struct {
-	line *template.Template
+	line *tmpl
 	each *regexp.Regexp
 }
 
@@ -200,7 +190,7 @@ func (h *handoffTmpl) render(v *view, d tdata) (string, error) {
 		}
 		fmt.Fprintf(&b, "## %s\n%s\n", head, strings.TrimSpace(body))
 	}
-	one := func(t *template.Template) (string, error) { return render(t, d) }
+	one := func(t *tmpl) (string, error) { return render(t, d) }
 	task, err := one(h.task)
 	if err != nil {
 		return "", err
@@ -217,7 +207,7 @@ func (h *handoffTmpl) render(v *view, d tdata) (string, error) {
 	section("Coordinates", strings.Join(coords, "\n"))
 	for _, p := range []struct {
 		head string
-		t    *template.Template
+		t    *tmpl
 	}{{"Verification", h.verification}, {"Progress and blockers", h.progress}, {"Next step", h.next}} {
 		s, err := one(p.t)
 		if err != nil {
