@@ -25,10 +25,8 @@ func (s *session) turn(ctx context.Context, in RunInput) (Result, error) {
 	}
 	s.turnID, s.turnSeq = t.ID, t.Seq
 	if t.Seq == 1 {
-		if sess, err := st.Session(ctx, s.id); err == nil {
-			sess.Title = title(prompt)
-			sess.UpdatedAt = s.r.cfg.Now()
-			_ = st.UpdateSession(ctx, sess)
+		if err := st.SetTitle(ctx, s.id, title(prompt)); err != nil {
+			s.r.cfg.Logger.Warn("agent: naming the session", "err", err)
 		}
 	}
 	s.emit(Event{Type: EventTurnStarted, Prompt: prompt})

@@ -142,6 +142,13 @@ func (s *Store) UpdateSession(ctx context.Context, sess Session) error {
 		sess.Title, sess.Model, s.stamp(sess.UpdatedAt).UnixMilli(), sess.ID)
 }
 
+// SetTitle sets the session's title, in one statement on the writer: a
+// new session's first turn names it without a read-modify-write.
+func (s *Store) SetTitle(ctx context.Context, sessionID, title string) error {
+	return s.update(ctx, "set session title", fmt.Sprintf("no session %q", sessionID), qSetTitle,
+		title, s.now().UnixMilli(), sessionID)
+}
+
 // ListSessions returns up to limit sessions (all when limit <= 0), the
 // latest activity first.
 func (s *Store) ListSessions(ctx context.Context, limit int) ([]SessionSummary, error) {

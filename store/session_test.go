@@ -77,6 +77,18 @@ func TestSessionRoundTrip(t *testing.T) {
 	if err := s.UpdateSession(ctx, Session{ID: "nope"}); !errors.Is(err, ErrNotFound) {
 		t.Errorf("UpdateSession(missing) = %v, want ErrNotFound", err)
 	}
+
+	// SetTitle renames and keeps the model.
+	if err := s.SetTitle(ctx, "child", "fix the parser"); err != nil {
+		t.Fatal(err)
+	}
+	got, _ = s.Session(ctx, "child")
+	if got.Title != "fix the parser" || got.Model != "anthropic/claude" {
+		t.Errorf("after SetTitle: %+v", got)
+	}
+	if err := s.SetTitle(ctx, "nope", "x"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("SetTitle(missing) = %v, want ErrNotFound", err)
+	}
 }
 
 func TestSessionPrefix(t *testing.T) {
