@@ -141,3 +141,21 @@ func BenchmarkRender50kLineOutput(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkMarkdown renders the rich answer of the markdown goldens
+// (every construct, six code blocks) at 80 columns.
+func BenchmarkMarkdown(b *testing.B) {
+	src := answer(b)
+	for _, c := range []struct {
+		name string
+		th   Theme
+	}{{"plain", PlainTheme()}, {"dark", DarkTheme()}} {
+		b.Run(c.name, func(b *testing.B) {
+			md := newMarkdown(c.th)
+			b.ReportAllocs()
+			for b.Loop() {
+				md.render(src, 80)
+			}
+		})
+	}
+}

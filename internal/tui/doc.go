@@ -1,5 +1,5 @@
-// Package tui is godwit's chat: a terminal UI (bubbletea v2, lipgloss v2,
-// glamour v2) over the agent's event stream, and the chat commands
+// Package tui is godwit's chat: a terminal UI (bubbletea v2, lipgloss v2)
+// over the agent's event stream, and the chat commands
 // (:help, :context, :reset, :undo, :model, :cost, :sessions, :resume,
 // :plan, :quit) that the line-oriented chat shares.
 //
@@ -22,6 +22,13 @@
 // is visible and caches each item's lines per width, so a 2,000-message
 // session or a 50,000-line tool output costs no more per frame than a
 // screenful.
+//
+// Answers are markdown, drawn by the package's own renderer
+// (markdown.go, with a small highlighter for code blocks in
+// highlight.go) rather than glamour: glamour's dependencies (chroma,
+// goldmark, bluemonday) cost ~30 ms of package init on every command,
+// chat or not. The renderer does no work at init (no package-level
+// regexps or tables): keep it so.
 //
 // This package imports agent, llm, policy, snapshot, store and tool/plan
 // from godwit. It must not import internal/cli or

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 )
@@ -127,34 +126,6 @@ func table(rows [][]string, align string) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
-}
-
-// trimStyled drops trailing blanks from a line with escape sequences
-// (glamour pads every line to the wrap width), so copied text is clean.
-func trimStyled(s string) string {
-	if !strings.Contains(s, "\x1b") {
-		return strings.TrimRight(s, " ")
-	}
-	end := 0 // byte index just after the last visible non-blank rune
-	for i := 0; i < len(s); {
-		if s[i] == 0x1b {
-			if i+1 >= len(s) || s[i+1] != '[' {
-				return s // not a plain CSI sequence: leave the line alone
-			}
-			j := i + 2
-			for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
-				j++
-			}
-			i = j + 1
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		i += n
-		if r != ' ' {
-			end = i
-		}
-	}
-	return s[:end] + "\x1b[m"
 }
 
 // clean makes a line of tool output safe to draw: escape sequences and

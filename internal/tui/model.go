@@ -68,7 +68,7 @@ func NewModel(ctx context.Context, ctl *Controller, opts ModelOptions) *Model {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	rc := &renderCtx{th: opts.Theme, ink: newInks(opts.Theme), md: newMarkdown(opts.Theme.Markdown)}
+	rc := &renderCtx{th: opts.Theme, ink: newInks(opts.Theme), md: newMarkdown(opts.Theme)}
 	t := newTranscript(rc)
 	m := &Model{
 		ctx: ctx, ctl: ctl, now: opts.Now,

@@ -3,9 +3,6 @@ package tui
 import (
 	"strings"
 
-	"charm.land/glamour/v2"
-	gansi "charm.land/glamour/v2/ansi"
-	"charm.land/glamour/v2/styles"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 )
@@ -16,14 +13,33 @@ type Theme struct {
 	User, Dim, Faint, Error, Warn, OK, Accent lipgloss.Style
 	Selected, Status, Approval                lipgloss.Style
 	Added, Removed, Hunk                      lipgloss.Style
-	// Markdown is glamour's style for answers.
-	Markdown gansi.StyleConfig
+	// Markdown styles the model's answers.
+	Markdown MarkdownStyle
+}
+
+// MarkdownStyle is how answers' markdown looks (see markdown.go).
+type MarkdownStyle struct {
+	Title, Heading       lipgloss.Style // level-1 headings; the other levels
+	Strong, Emph, Strike lipgloss.Style
+	Code                 lipgloss.Style // `inline code`
+	Link, URL            lipgloss.Style // a link's text; its address, shown after it
+	CodeBlock            lipgloss.Style // fenced and indented code
+	// Highlighted code blocks. Diffs use the Theme's Added, Removed, Hunk.
+	Keyword, String, Comment, Number lipgloss.Style
+	Quote                            lipgloss.Style // a quote's bar
+	Marker                           lipgloss.Style // list bullets, numbers and task boxes
+	Rule                             lipgloss.Style // thematic breaks
+	TableHeader, TableBorder         lipgloss.Style
+	HTML                             lipgloss.Style // HTML blocks, shown as written
+	// ASCII draws bullets, bars and borders with ASCII, and keeps the
+	// marks (# ** * ~~ `) that colour would otherwise show.
+	ASCII bool
 }
 
 // DarkTheme is the default theme, for dark terminals.
 func DarkTheme() Theme {
 	c := lipgloss.Color
-	md := styles.DarkStyleConfig
+	st := lipgloss.NewStyle
 	return Theme{
 		User:     lipgloss.NewStyle().Foreground(c("12")).Bold(true),
 		Dim:      lipgloss.NewStyle().Foreground(c("245")),
@@ -38,21 +54,33 @@ func DarkTheme() Theme {
 		Added:    lipgloss.NewStyle().Foreground(c("10")),
 		Removed:  lipgloss.NewStyle().Foreground(c("9")),
 		Hunk:     lipgloss.NewStyle().Foreground(c("14")),
-		Markdown: noMargin(md),
+		Markdown: MarkdownStyle{
+			Title:       st().Foreground(c("39")).Bold(true).Underline(true),
+			Heading:     st().Foreground(c("39")).Bold(true),
+			Strong:      st().Bold(true),
+			Emph:        st().Italic(true),
+			Strike:      st().Strikethrough(true),
+			Code:        st().Foreground(c("203")).Background(c("236")),
+			Link:        st().Foreground(c("75")).Underline(true),
+			URL:         st().Foreground(c("242")),
+			CodeBlock:   st().Foreground(c("252")),
+			Keyword:     st().Foreground(c("204")),
+			String:      st().Foreground(c("150")),
+			Comment:     st().Foreground(c("243")).Italic(true),
+			Number:      st().Foreground(c("141")),
+			Quote:       st().Foreground(c("240")),
+			Marker:      st().Foreground(c("245")),
+			Rule:        st().Foreground(c("240")),
+			TableHeader: st().Bold(true),
+			TableBorder: st().Foreground(c("240")),
+			HTML:        st().Foreground(c("245")),
+		},
 	}
 }
 
 // PlainTheme has no colour and renders markdown with ASCII only.
 func PlainTheme() Theme {
-	return Theme{Markdown: noMargin(styles.NoTTYStyleConfig)}
-}
-
-// noMargin drops the document margin: the transcript indents itself.
-func noMargin(c gansi.StyleConfig) gansi.StyleConfig {
-	zero := uint(0)
-	c.Document.Margin = &zero
-	c.Document.BlockPrefix, c.Document.BlockSuffix = "", ""
-	return c
+	return Theme{Markdown: MarkdownStyle{ASCII: true}}
 }
 
 // ink is a style reduced to the escape sequences around its text:
@@ -124,47 +152,6 @@ func cut(s string, width int) string {
 		return s[:width-1] + "…"
 	}
 	return ansi.Truncate(s, width, "…")
-}
-
-// markdown renders answers, with one glamour renderer per width.
-type markdown struct {
-	cfg       gansi.StyleConfig
-	renderers map[int]*glamour.TermRenderer
-}
-
-func newMarkdown(cfg gansi.StyleConfig) *markdown {
-	return &markdown{cfg: cfg, renderers: map[int]*glamour.TermRenderer{}}
-}
-
-// render turns markdown into lines at most width cells wide.
-func (m *markdown) render(text string, width int) []string {
-	width = max(width, 10)
-	r, ok := m.renderers[width]
-	if !ok {
-		var err error
-		r, err = glamour.NewTermRenderer(glamour.WithStyles(m.cfg), glamour.WithWordWrap(width))
-		if err != nil {
-			r = nil
-		}
-		m.renderers[width] = r
-	}
-	if r == nil {
-		return wrap(text, width)
-	}
-	out, err := r.Render(text)
-	if err != nil {
-		return wrap(text, width)
-	}
-	lines := strings.Split(strings.Trim(out, "\n"), "\n")
-	for i, l := range lines {
-		// glamour pads lines to the wrap width with spaces; drop them so
-		// copied text is clean and narrow terminals do not wrap.
-		lines[i] = trimStyled(l)
-		if ansi.StringWidth(lines[i]) > width {
-			lines[i] = ansi.Truncate(lines[i], width, "…")
-		}
-	}
-	return trimBlank(lines)
 }
 
 // wrap breaks plain text into lines of at most width cells.

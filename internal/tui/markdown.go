@@ -1,0 +1,1801 @@
+package tui
+
+// A display-only markdown renderer for the model's answers.
+//
+// It replaces glamour, whose dependencies (chroma, goldmark, bluemonday)
+// cost ~30 ms of package init on every command. Nothing here runs at
+// init: no package-level regexps or map literals; the highlighter's
+// keyword sets are built on first use.
+//
+// It is not a full CommonMark implementation. It covers what models
+// write: ATX and setext headings, paragraphs, fenced and indented code,
+// lists (nested, tasks), quotes, thematic breaks, GFM tables, HTML blocks
+// shown as-is, and the usual inline markup with CommonMark's rules for
+// emphasis. Whatever it does not understand it shows as written.
+
+import (
+	"math/bits"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// mdStyle is a set of styles, a bit each: nesting is a union, and each
+// run of text is painted whole with its set, so a line never depends on
+// the styles of the line before it (the transcript draws any window of
+// lines, and a wrapped line must start styled).
+type mdStyle uint32
+
+// The order is the painting order: later styles win where they clash
+// (code inside a link keeps the code colour).
+const (
+	stTitle mdStyle = 1 << iota
+	stHeading
+	stTableHead
+	stHTML
+	stLink
+	stStrong
+	stEmph
+	stStrike
+	stCode
+	stURL
+	stCodeBlock
+	stKeyword
+	stString
+	stComment
+	stNumber
+	stAdded
+	stRemoved
+	stHunk
+	stDim
+	stMarker
+	stQuote
+	stRule
+	stBorder
+	nStyles = iota
+)
+
+// span is a run of text in one style set. The text "\n" is a hard break.
+type span struct {
+	text string
+	st   mdStyle
+}
+
+// markdown renders answers with a theme's styles.
+type markdown struct {
+	ascii bool
+	inks  [nStyles]ink
+	mixed map[mdStyle]ink // unions met so far
+}
+
+func newMarkdown(th Theme) *markdown {
+	s := th.Markdown
+	m := &markdown{ascii: s.ASCII, mixed: map[mdStyle]ink{}}
+	for i, st := range [nStyles]lipgloss.Style{
+		s.Title, s.Heading, s.TableHeader, s.HTML, s.Link, s.Strong, s.Emph, s.Strike, s.Code, s.URL,
+		s.CodeBlock, s.Keyword, s.String, s.Comment, s.Number, th.Added, th.Removed, th.Hunk, th.Dim,
+		s.Marker, s.Quote, s.Rule, s.TableBorder,
+	} {
+		m.inks[i] = inkOf(st)
+	}
+	return m
+}
+
+// maxNesting bounds quotes and lists in each other: deeper, lines are
+// paragraphs (a pathological answer must not cost a deep recursion).
+const maxNesting = 16
+
+// render turns markdown into lines at most width cells wide (at least
+// 10), styled, with no trailing padding and no blank lines at the ends.
+func (m *markdown) render(text string, width int) []string {
+	width = max(width, 10)
+	blocks, _ := parseBlocks(strings.Split(sanitize(text), "\n"), 0)
+	out := m.blocks(blocks, width, false)
+	for i, l := range out {
+		// Wide graphemes joined across spans, or nesting deeper than the
+		// width, can still overflow: the terminal would wrap the line.
+		if lineWidth(l) > width {
+			l = ansi.Truncate(l, width, "…")
+			if strings.IndexByte(l, 0x1b) >= 0 {
+				l += "\x1b[m"
+			}
+			out[i] = l
+		}
+	}
+	return trimBlank(out)
+}
+
+// sanitize normalises line ends, expands tabs and drops control
+// characters: an escape sequence in an answer must not restyle the
+// screen or move the cursor.
+func sanitize(s string) string {
+	clean := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 && c != '\n' || c >= 0x7f {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < 0x80 {
+			switch {
+			case c == '\t':
+				b.WriteString("    ")
+			case c == '\r':
+				if i+1 >= len(s) || s[i+1] != '\n' {
+					b.WriteByte('\n') // a lone CR ends a line too
+				}
+			case c == '\n' || c >= 0x20 && c != 0x7f:
+				b.WriteByte(c)
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			b.WriteRune(utf8.RuneError)
+		case r < 0xa0: // C1 controls, 8-bit CSI among them
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// lineWidth is ansi.StringWidth, quick for plain ASCII.
+func lineWidth(s string) int {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 0x80 || c < 0x20 {
+			return ansi.StringWidth(s)
+		}
+	}
+	return len(s)
+}
+
+// --- blocks
+
+type blockKind uint8
+
+const (
+	bPara blockKind = iota
+	bHeading
+	bCode
+	bQuote
+	bList
+	bRule
+	bTable
+	bHTML
+)
+
+type mdBlock struct {
+	kind     blockKind
+	level    int      // a heading's level
+	text     []string // the lines of a paragraph, heading, code or HTML block
+	lang     string   // a fenced block's language
+	children []mdBlock
+	items    []mdItem
+	ordered  bool
+	loose    bool // a list with blank lines between or inside its items
+	table    *mdTable
+}
+
+type mdItem struct {
+	mark   string // "-", or an ordered item's number as written, "3."
+	task   byte   // 0, or ' ' or 'x' for a task item
+	blocks []mdBlock
+}
+
+type mdTable struct {
+	align []byte // 'l', 'r', 'c' or 0 per column
+	head  []string
+	rows  [][]string
+}
+
+func isBlank(l string) bool { return strings.TrimLeft(l, " ") == "" }
+
+func indentOf(l string) int {
+	n := 0
+	for n < len(l) && l[n] == ' ' {
+		n++
+	}
+	return n
+}
+
+// parseBlocks splits lines into blocks; gaps says whether blank lines
+// separate any two of them (what makes a list loose).
+func parseBlocks(lines []string, depth int) (bs []mdBlock, gaps bool) {
+	blank := false
+	for i := 0; i < len(lines); {
+		if isBlank(lines[i]) {
+			blank = true
+			i++
+			continue
+		}
+		if blank && len(bs) > 0 {
+			gaps = true
+		}
+		blank = false
+		var b mdBlock
+		b, i = parseBlock(lines, i, depth)
+		bs = append(bs, b)
+	}
+	return bs, gaps
+}
+
+// parseBlock parses the block starting at lines[i], which is not blank,
+// and returns it with the index of the line after it.
+func parseBlock(lines []string, i, depth int) (mdBlock, int) {
+	l := lines[i]
+	ind := indentOf(l)
+	if ind >= 4 {
+		return parseIndented(lines, i)
+	}
+	t := l[ind:]
+	if ch, n, info, ok := fenceOpen(l); ok {
+		return parseFence(lines, i, ind, ch, n, info)
+	}
+	if lv, text, ok := atxHeading(t); ok {
+		return mdBlock{kind: bHeading, level: lv, text: []string{text}}, i + 1
+	}
+	if isRule(t) {
+		return mdBlock{kind: bRule}, i + 1
+	}
+	if depth < maxNesting {
+		if t[0] == '>' {
+			return parseQuote(lines, i, depth)
+		}
+		if _, ok := listMarkOf(l); ok {
+			return parseList(lines, i, depth)
+		}
+	}
+	if end, ok := htmlStart(t, true); ok {
+		return parseHTML(lines, i, end)
+	}
+	if tableAt(lines, i) {
+		return parseTable(lines, i)
+	}
+	return parsePara(lines, i)
+}
+
+// startsBlock says whether l starts a block that ends a paragraph.
+func startsBlock(l string) bool {
+	ind := indentOf(l)
+	if ind >= 4 || ind == len(l) {
+		return false
+	}
+	t := l[ind:]
+	if _, _, _, ok := fenceOpen(l); ok {
+		return true
+	}
+	if _, _, ok := atxHeading(t); ok {
+		return true
+	}
+	if t[0] == '>' || isRule(t) {
+		return true
+	}
+	if mk, ok := listMarkOf(l); ok && !mk.empty && (!mk.ordered || mk.num == "1") {
+		return true
+	}
+	_, ok := htmlStart(t, false)
+	return ok
+}
+
+func parsePara(lines []string, i int) (mdBlock, int) {
+	text := []string{strings.TrimLeft(lines[i], " ")}
+	j := i + 1
+	for ; j < len(lines); j++ {
+		l := lines[j]
+		if isBlank(l) {
+			break
+		}
+		if lv := setextLevel(l); lv > 0 {
+			return mdBlock{kind: bHeading, level: lv, text: text}, j + 1
+		}
+		if startsBlock(l) || tableAt(lines, j) {
+			break
+		}
+		text = append(text, strings.TrimLeft(l, " "))
+	}
+	return mdBlock{kind: bPara, text: text}, j
+}
+
+// setextLevel is 1 for a "===" underline, 2 for "---", else 0.
+func setextLevel(l string) int {
+	ind := indentOf(l)
+	if ind >= 4 {
+		return 0
+	}
+	t := strings.TrimRight(l[ind:], " ")
+	if t == "" || strings.Trim(t, string(t[0])) != "" {
+		return 0
+	}
+	switch t[0] {
+	case '=':
+		return 1
+	case '-':
+		return 2
+	}
+	return 0
+}
+
+// atxHeading parses "## text ##" (t has no indent).
+func atxHeading(t string) (level int, text string, ok bool) {
+	for level < len(t) && t[level] == '#' {
+		level++
+	}
+	if level == 0 || level > 6 || level < len(t) && t[level] != ' ' {
+		return 0, "", false
+	}
+	text = strings.TrimSpace(t[level:])
+	// A closing run of #s, after a space, is not part of the text.
+	if k := len(strings.TrimRight(text, "#")); k == 0 {
+		text = ""
+	} else if k < len(text) && text[k-1] == ' ' {
+		text = strings.TrimRight(text[:k], " ")
+	}
+	return level, text, true
+}
+
+// isRule: three or more of one of - * _, and spaces (t has no indent).
+func isRule(t string) bool {
+	c := t[0]
+	if c != '-' && c != '*' && c != '_' {
+		return false
+	}
+	n := 0
+	for i := 0; i < len(t); i++ {
+		switch t[i] {
+		case c:
+			n++
+		case ' ':
+		default:
+			return false
+		}
+	}
+	return n >= 3
+}
+
+func fenceOpen(l string) (ch byte, n int, info string, ok bool) {
+	ind := indentOf(l)
+	if ind > 3 || len(l)-ind < 3 {
+		return 0, 0, "", false
+	}
+	t := l[ind:]
+	ch = t[0]
+	if ch != '`' && ch != '~' {
+		return 0, 0, "", false
+	}
+	for n < len(t) && t[n] == ch {
+		n++
+	}
+	info = strings.TrimSpace(t[n:])
+	if n < 3 || ch == '`' && strings.IndexByte(info, '`') >= 0 {
+		return 0, 0, "", false
+	}
+	return ch, n, info, true
+}
+
+func fenceClose(l string, ch byte, n int) bool {
+	ind := indentOf(l)
+	if ind > 3 {
+		return false
+	}
+	t := strings.TrimRight(l[ind:], " ")
+	return len(t) >= n && strings.Trim(t, string(ch)) == ""
+}
+
+func parseFence(lines []string, i, ind int, ch byte, n int, info string) (mdBlock, int) {
+	lang, _, _ := strings.Cut(info, " ")
+	b := mdBlock{kind: bCode, lang: strings.Trim(lang, "{}.")}
+	j := i + 1
+	for ; j < len(lines); j++ {
+		l := lines[j]
+		if fenceClose(l, ch, n) {
+			j++
+			break
+		}
+		// The content loses as much indent as the fence had.
+		b.text = append(b.text, strings.TrimRight(l[min(ind, indentOf(l)):], " "))
+	}
+	return b, j
+}
+
+func parseIndented(lines []string, i int) (mdBlock, int) {
+	b := mdBlock{kind: bCode}
+	j := i
+	for ; j < len(lines); j++ {
+		l := lines[j]
+		switch {
+		case isBlank(l):
+			b.text = append(b.text, "")
+		case indentOf(l) >= 4:
+			b.text = append(b.text, strings.TrimRight(l[4:], " "))
+		default:
+			goto end
+		}
+	}
+end:
+	// Trailing blank lines separate blocks: leave them to the caller.
+	for len(b.text) > 0 && b.text[len(b.text)-1] == "" {
+		b.text = b.text[:len(b.text)-1]
+		j--
+	}
+	return b, j
+}
+
+func parseQuote(lines []string, i, depth int) (mdBlock, int) {
+	var body []string
+	text := false // the last line was text a lazy line may continue
+	j := i
+	for ; j < len(lines); j++ {
+		l := lines[j]
+		ind := indentOf(l)
+		if ind < 4 && ind < len(l) && l[ind] == '>' {
+			r := strings.TrimPrefix(l[ind+1:], " ")
+			body = append(body, r)
+			text = !isBlank(r)
+			continue
+		}
+		if text && !isBlank(l) && !startsBlock(l) {
+			body = append(body, l)
+			continue
+		}
+		break
+	}
+	children, _ := parseBlocks(body, depth+1)
+	return mdBlock{kind: bQuote, children: children}, j
+}
+
+// listMark is a list item's marker.
+type listMark struct {
+	indent  int    // columns before the marker
+	content int    // the column the item's content starts at
+	delim   byte   // '-', '*', '+'; '.' or ')' after a number
+	num     string // an ordered item's number
+	ordered bool
+	empty   bool // nothing after the marker
+}
+
+func listMarkOf(l string) (mk listMark, ok bool) {
+	mk.indent = indentOf(l)
+	if mk.indent > 3 || mk.indent == len(l) {
+		return mk, false
+	}
+	t := l[mk.indent:]
+	n := 0
+	switch c := t[0]; {
+	case c == '-' || c == '*' || c == '+':
+		mk.delim, n = c, 1
+	case c >= '0' && c <= '9':
+		for n < len(t) && n < 10 && t[n] >= '0' && t[n] <= '9' {
+			n++
+		}
+		if n > 9 || n == len(t) || t[n] != '.' && t[n] != ')' {
+			return mk, false
+		}
+		mk.ordered, mk.num, mk.delim = true, t[:n], t[n]
+		n++
+	default:
+		return mk, false
+	}
+	if isRule(t) {
+		return mk, false // "- - -" and "* * *" are breaks
+	}
+	rest := t[n:]
+	sp := indentOf(rest)
+	switch {
+	case sp == len(rest):
+		mk.empty, mk.content = true, mk.indent+n+1
+	case sp == 0:
+		return mk, false
+	case sp > 4:
+		mk.content = mk.indent + n + 1 // the content is indented code
+	default:
+		mk.content = mk.indent + n + sp
+	}
+	return mk, true
+}
+
+func parseList(lines []string, i, depth int) (mdBlock, int) {
+	first, _ := listMarkOf(lines[i])
+	b := mdBlock{kind: bList, ordered: first.ordered}
+	for {
+		mk, _ := listMarkOf(lines[i])
+		var body []string
+		text := !mk.empty
+		if !mk.empty {
+			body = append(body, lines[i][mk.content:])
+		}
+		j := i + 1
+	item:
+		for ; j < len(lines); j++ {
+			l := lines[j]
+			ind := indentOf(l)
+			switch {
+			case ind == len(l):
+				body = append(body, "")
+				text = false
+			case ind >= mk.content:
+				body = append(body, l[mk.content:])
+				text = true
+			case ind >= mk.indent+2 && isListMark(l):
+				// Nested under-indented ("1. a" then "  - b"): forgiven.
+				body = append(body, l[ind:])
+				text = true
+			case text && !startsBlock(l) && !isListMark(l):
+				body = append(body, l) // a lazy continuation line
+			default:
+				break item
+			}
+		}
+		trailing := 0
+		for len(body) > 0 && body[len(body)-1] == "" {
+			body = body[:len(body)-1]
+			trailing++
+		}
+		it := mdItem{mark: mk.num + string(mk.delim)}
+		if len(body) > 0 {
+			if t := body[0]; len(t) >= 3 && t[0] == '[' && t[2] == ']' && (len(t) == 3 || t[3] == ' ') {
+				switch t[1] {
+				case ' ':
+					it.task = ' '
+				case 'x', 'X':
+					it.task = 'x'
+				}
+				if it.task != 0 {
+					body[0] = strings.TrimLeft(t[3:], " ")
+				}
+			}
+		}
+		var gaps bool
+		it.blocks, gaps = parseBlocks(body, depth+1)
+		b.loose = b.loose || gaps
+		b.items = append(b.items, it)
+		if j < len(lines) {
+			if next, ok := listMarkOf(lines[j]); ok && next.ordered == first.ordered && next.delim == first.delim {
+				b.loose = b.loose || trailing > 0
+				i = j
+				continue
+			}
+		}
+		// Blank lines after the list are the caller's.
+		return b, j - trailing
+	}
+}
+
+// isListMark says whether l, at any indent, starts with a list marker.
+func isListMark(l string) bool {
+	ind := indentOf(l)
+	if ind >= len(l) {
+		return false
+	}
+	_, ok := listMarkOf(l[ind:])
+	return ok
+}
+
+// htmlStart says whether t (no indent) starts an HTML block, and the
+// text that ends it ("" for a blank line). anyTag admits any lone tag,
+// which may not interrupt a paragraph.
+func htmlStart(t string, anyTag bool) (end string, ok bool) {
+	if len(t) < 2 || t[0] != '<' {
+		return "", false
+	}
+	lower := strings.ToLower(t[:min(len(t), 10)])
+	switch {
+	case strings.HasPrefix(lower, "<!--"):
+		return "-->", true
+	case strings.HasPrefix(lower, "<?"):
+		return "?>", true
+	case strings.HasPrefix(lower, "<![cdata["):
+		return "]]>", true
+	case strings.HasPrefix(lower, "<!") && len(t) > 2 && isLetter(t[2]):
+		return ">", true
+	}
+	k := 1
+	if t[1] == '/' {
+		k = 2
+	}
+	n := k
+	for n < len(t) && (isLetter(t[n]) || n > k && t[n] >= '0' && t[n] <= '9' || n > k && t[n] == '-') {
+		n++
+	}
+	if n == k {
+		return "", false
+	}
+	name := strings.ToLower(t[k:n])
+	after := byte(' ')
+	if n < len(t) {
+		after = t[n]
+	}
+	if after != ' ' && after != '>' && after != '/' {
+		return "", false // an autolink, or not a tag
+	}
+	switch name {
+	case "script", "pre", "style", "textarea":
+		if k == 1 {
+			return "</" + name + ">", true
+		}
+	}
+	if blockTag(name) {
+		return "", true
+	}
+	// Any other tag starts a block only alone on its line.
+	if gt := strings.IndexByte(t, '>'); anyTag && gt > 0 && isBlank(t[gt+1:]) {
+		return "", true
+	}
+	return "", false
+}
+
+func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+
+// blockTag: CommonMark's block-level tag names.
+func blockTag(name string) bool {
+	switch name {
+	case "address", "article", "aside", "base", "basefont", "blockquote", "body", "caption", "center",
+		"col", "colgroup", "dd", "details", "dialog", "dir", "div", "dl", "dt", "fieldset", "figcaption",
+		"figure", "footer", "form", "frame", "frameset", "h1", "h2", "h3", "h4", "h5", "h6", "head",
+		"header", "hr", "html", "iframe", "legend", "li", "link", "main", "menu", "menuitem", "nav",
+		"noframes", "ol", "optgroup", "option", "p", "param", "search", "section", "summary", "table",
+		"tbody", "td", "tfoot", "th", "thead", "title", "tr", "track", "ul":
+		return true
+	}
+	return false
+}
+
+func parseHTML(lines []string, i int, end string) (mdBlock, int) {
+	b := mdBlock{kind: bHTML}
+	j := i
+	for ; j < len(lines); j++ {
+		l := lines[j]
+		if end == "" && isBlank(l) {
+			break
+		}
+		b.text = append(b.text, strings.TrimRight(l, " "))
+		if end != "" && strings.Contains(strings.ToLower(l), end) {
+			j++
+			break
+		}
+	}
+	return b, j
+}
+
+// tableAt says whether a GFM table starts at lines[i]: a row with a pipe,
+// then a delimiter row with as many cells.
+func tableAt(lines []string, i int) bool {
+	if i+1 >= len(lines) || indentOf(lines[i]) >= 4 || strings.IndexByte(lines[i], '|') < 0 {
+		return false
+	}
+	align, ok := delimiterRow(lines[i+1])
+	return ok && len(splitRow(lines[i])) == len(align)
+}
+
+func delimiterRow(l string) ([]byte, bool) {
+	if indentOf(l) >= 4 || strings.IndexByte(l, '|') < 0 {
+		return nil, false
+	}
+	cells := splitRow(l)
+	align := make([]byte, len(cells))
+	for i, c := range cells {
+		left, right := strings.HasPrefix(c, ":"), strings.HasSuffix(c, ":")
+		d := strings.Trim(c, ":")
+		if d == "" || strings.Trim(d, "-") != "" {
+			return nil, false
+		}
+		switch {
+		case left && right && len(c) > 1:
+			align[i] = 'c'
+		case right:
+			align[i] = 'r'
+		case left:
+			align[i] = 'l'
+		}
+	}
+	return align, true
+}
+
+// splitRow splits a table row at its unescaped pipes.
+func splitRow(l string) []string {
+	s := strings.TrimSpace(l)
+	s = strings.TrimPrefix(s, "|")
+	if strings.HasSuffix(s, "|") && !strings.HasSuffix(s, `\|`) {
+		s = s[:len(s)-1]
+	}
+	var cells []string
+	start := 0
+	for k := 0; k < len(s); k++ {
+		switch s[k] {
+		case '\\':
+			k++
+		case '|':
+			cells = append(cells, strings.TrimSpace(s[start:k]))
+			start = k + 1
+		}
+	}
+	return append(cells, strings.TrimSpace(s[start:]))
+}
+
+func parseTable(lines []string, i int) (mdBlock, int) {
+	align, _ := delimiterRow(lines[i+1])
+	t := &mdTable{align: align, head: splitRow(lines[i])}
+	j := i + 2
+	for ; j < len(lines) && !isBlank(lines[j]) && !startsBlock(lines[j]); j++ {
+		row := splitRow(lines[j])
+		for len(row) < len(align) {
+			row = append(row, "")
+		}
+		t.rows = append(t.rows, row[:len(align)])
+	}
+	return mdBlock{kind: bTable, table: t}, j
+}
+
+// --- rendering blocks
+
+// blocks renders blocks one after another, a blank line between them
+// unless tight (the items of a tight list).
+func (m *markdown) blocks(bs []mdBlock, width int, tight bool) []string {
+	width = max(width, 1)
+	var out []string
+	for i := range bs {
+		ls := m.block(&bs[i], width)
+		if len(ls) == 0 {
+			continue
+		}
+		if len(out) > 0 && !tight {
+			out = append(out, "")
+		}
+		out = append(out, ls...)
+	}
+	return out
+}
+
+func (m *markdown) block(b *mdBlock, width int) []string {
+	switch b.kind {
+	case bHeading:
+		return m.heading(b, width)
+	case bCode:
+		return m.code(b, width)
+	case bQuote:
+		return m.quote(b, width)
+	case bList:
+		return m.list(b, width)
+	case bRule:
+		if m.ascii {
+			return []string{strings.Repeat("-", width)}
+		}
+		return []string{m.paint(strings.Repeat("─", width), stRule)}
+	case bTable:
+		return m.table(b.table, width)
+	case bHTML:
+		var out []string
+		for _, l := range b.text {
+			out = append(out, m.wrap([]span{{l, stHTML}}, width)...)
+		}
+		return out
+	}
+	return m.wrap(m.inline(strings.Join(b.text, "\n"), 0), width)
+}
+
+func (m *markdown) heading(b *mdBlock, width int) []string {
+	base := stHeading
+	if b.level == 1 {
+		base = stTitle
+	}
+	sp := m.inline(strings.Join(b.text, "\n"), 0)
+	for i := range sp {
+		sp[i].st |= base
+	}
+	if m.ascii {
+		// Without colour, the marks are what shows a heading.
+		sp = append([]span{{strings.Repeat("#", b.level) + " ", base}}, sp...)
+	}
+	if len(sp) == 0 {
+		return nil
+	}
+	return m.wrap(sp, width)
+}
+
+// code renders a code block indented, highlighted by its language,
+// never wrapped: a long line is cut, so what is copied is the code.
+func (m *markdown) code(b *mdBlock, width int) []string {
+	if len(b.text) == 0 {
+		return nil
+	}
+	lines := highlight(b.lang, b.text)
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		if p := m.paintLine(cutSpans(l, width-2)); p != "" {
+			out[i] = "  " + p
+		}
+	}
+	return out
+}
+
+func (m *markdown) quote(b *mdBlock, width int) []string {
+	bar := m.paint("│", stQuote)
+	if m.ascii {
+		bar = ">"
+	}
+	inner := m.blocks(b.children, width-2, false)
+	if len(inner) == 0 {
+		return []string{bar}
+	}
+	for i, l := range inner {
+		if l == "" {
+			inner[i] = bar
+		} else {
+			inner[i] = bar + " " + l
+		}
+	}
+	return inner
+}
+
+func (m *markdown) list(b *mdBlock, width int) []string {
+	marks := make([]string, len(b.items))
+	mw := 0
+	for i, it := range b.items {
+		switch {
+		case it.task == 'x' && m.ascii:
+			marks[i] = "[x]"
+		case it.task == 'x':
+			marks[i] = "[✓]"
+		case it.task == ' ':
+			marks[i] = "[ ]"
+		case b.ordered:
+			marks[i] = it.mark
+		case m.ascii:
+			marks[i] = "-"
+		default:
+			marks[i] = "•"
+		}
+		mw = max(mw, lineWidth(marks[i]))
+	}
+	var out []string
+	for i, it := range b.items {
+		if i > 0 && b.loose {
+			out = append(out, "")
+		}
+		// Numbers align on their right: " 9." over "10.".
+		head := strings.Repeat(" ", mw-lineWidth(marks[i])) + m.paint(marks[i], stMarker)
+		body := m.blocks(it.blocks, width-mw-1, !b.loose)
+		if len(body) == 0 {
+			out = append(out, head)
+			continue
+		}
+		for k, l := range body {
+			switch {
+			case k == 0:
+				out = append(out, head+" "+l)
+			case l == "":
+				out = append(out, "")
+			default:
+				out = append(out, strings.Repeat(" ", mw+1)+l)
+			}
+		}
+	}
+	return out
+}
+
+// table renders a GFM table with columns as wide as their widest cell;
+// when that is wider than width, the widest columns shrink and their
+// cells are cut.
+func (m *markdown) table(t *mdTable, width int) []string {
+	n := len(t.align)
+	rows := make([][][]span, 0, 1+len(t.rows))
+	nat := make([]int, n)
+	for r, row := range append([][]string{t.head}, t.rows...) {
+		cells := make([][]span, n)
+		for c, text := range row {
+			sp := m.inline(strings.ReplaceAll(text, `\|`, "|"), 0)
+			for k := range sp {
+				if sp[k].text == "\n" {
+					sp[k].text = " "
+				}
+				if r == 0 {
+					sp[k].st |= stTableHead
+				}
+			}
+			cells[c] = sp
+			nat[c] = max(nat[c], spansWidth(sp), 1)
+		}
+		rows = append(rows, cells)
+	}
+	// No outer border: it would only cost width, and copying a row
+	// copies its cells.
+	sep, cross, dash := " "+m.paint("│", stBorder)+" ", "─┼─", "─"
+	if m.ascii {
+		sep, cross, dash = " | ", "-|-", "-"
+	}
+	ws := fitColumns(nat, width-3*(n-1))
+	var out []string
+	for r, cells := range rows {
+		var b strings.Builder
+		for c, sp := range cells {
+			if c > 0 {
+				b.WriteString(sep)
+			}
+			sp = cutSpans(sp, ws[c])
+			pad := ws[c] - spansWidth(sp)
+			left := 0
+			switch t.align[c] {
+			case 'r':
+				left = pad
+			case 'c':
+				left = pad / 2
+			}
+			b.WriteString(strings.Repeat(" ", left))
+			b.WriteString(m.paintLine(sp))
+			b.WriteString(strings.Repeat(" ", pad-left))
+		}
+		out = append(out, strings.TrimRight(b.String(), " "))
+		if r == 0 {
+			parts := make([]string, n)
+			for c := range parts {
+				parts[c] = strings.Repeat(dash, ws[c])
+			}
+			out = append(out, m.paint(strings.Join(parts, cross), stBorder))
+		}
+	}
+	return out
+}
+
+// fitColumns shrinks column widths to fit avail cells: the widest
+// columns shrink first, to a common width, so narrow ones stay whole.
+func fitColumns(nat []int, avail int) []int {
+	ws := append([]int(nil), nat...)
+	total, widest := 0, 0
+	for _, w := range nat {
+		total += w
+		widest = max(widest, w)
+	}
+	if total <= avail {
+		return ws
+	}
+	if avail <= len(nat) {
+		for i := range ws {
+			ws[i] = 1
+		}
+		return ws
+	}
+	sum := func(limit int) int {
+		s := 0
+		for _, w := range nat {
+			s += min(w, limit)
+		}
+		return s
+	}
+	lo, hi := 1, widest // the largest limit that fits is in [lo, hi)
+	for hi-lo > 1 {
+		if mid := (lo + hi) / 2; sum(mid) <= avail {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	left := avail - sum(lo)
+	for i, w := range nat {
+		ws[i] = min(w, lo)
+		if w > lo && left > 0 {
+			ws[i]++
+			left--
+		}
+	}
+	return ws
+}
+
+// --- painting
+
+func (m *markdown) ink(st mdStyle) ink {
+	if st == 0 {
+		return ink{}
+	}
+	if st&(st-1) == 0 {
+		return m.inks[bits.TrailingZeros32(uint32(st))]
+	}
+	if k, ok := m.mixed[st]; ok {
+		return k
+	}
+	var k ink
+	for i := range nStyles {
+		if st&(1<<i) == 0 {
+			continue
+		}
+		pre := m.inks[i].pre
+		// Two SGR sequences are one with both parameter lists.
+		if a, b := sgrParams(k.pre), sgrParams(pre); a != "" && b != "" {
+			pre = "\x1b[" + a + ";" + b + "m"
+			k.pre = ""
+		}
+		k.pre += pre
+		if !strings.Contains(k.post, m.inks[i].post) {
+			k.post = m.inks[i].post + k.post // inner styles end first
+		}
+	}
+	m.mixed[st] = k
+	return k
+}
+
+// sgrParams returns the parameters of s if s is one SGR sequence.
+func sgrParams(s string) string {
+	if len(s) < 4 || !strings.HasPrefix(s, "\x1b[") || s[len(s)-1] != 'm' {
+		return ""
+	}
+	p := s[2 : len(s)-1]
+	if strings.Trim(p, "0123456789;:") != "" {
+		return ""
+	}
+	return p
+}
+
+func (m *markdown) paint(s string, st mdStyle) string { return m.ink(st).paint(s) }
+
+// paintLine paints spans, each run of one style set on its own.
+func (m *markdown) paintLine(sp []span) string {
+	if len(sp) == 1 {
+		return m.paint(sp[0].text, sp[0].st)
+	}
+	var b strings.Builder
+	for i := 0; i < len(sp); {
+		st := sp[i].st
+		k := m.ink(st)
+		b.WriteString(k.pre)
+		for ; i < len(sp) && sp[i].st == st; i++ {
+			b.WriteString(sp[i].text)
+		}
+		b.WriteString(k.post)
+	}
+	return b.String()
+}
+
+func spansWidth(sp []span) int {
+	n := 0
+	for _, s := range sp {
+		n += lineWidth(s.text)
+	}
+	return n
+}
+
+// cutSpans cuts spans to at most limit cells, ending them with "…" if
+// anything was cut.
+func cutSpans(sp []span, limit int) []span {
+	if spansWidth(sp) <= limit {
+		return sp
+	}
+	var out []span
+	room := limit - 1
+	for _, s := range sp {
+		w := lineWidth(s.text)
+		if w <= room {
+			out = append(out, s)
+			room -= w
+			continue
+		}
+		if head, _ := cutCells(s.text, room); head != "" {
+			out = append(out, span{head, s.st})
+		}
+		if limit > 0 {
+			out = append(out, span{"…", s.st})
+		}
+		break
+	}
+	return out
+}
+
+// cutCells returns the longest head of s at most n cells wide, whole
+// grapheme clusters, and its width.
+func cutCells(s string, n int) (string, int) {
+	w, i := 0, 0
+	for i < len(s) {
+		if c := s[i]; c < 0x80 {
+			if w+1 > n {
+				break
+			}
+			w++
+			i++
+			continue
+		}
+		g, gw := ansi.FirstGraphemeCluster(s[i:], ansi.GraphemeWidth)
+		if g == "" || w+gw > n {
+			break
+		}
+		w += gw
+		i += len(g)
+	}
+	return s[:i], w
+}
+
+// --- wrapping
+
+// wrap breaks spans into painted lines of at most width cells, at
+// spaces; a word longer than a line is cut across lines.
+func (m *markdown) wrap(sp []span, width int) []string {
+	w := wrapper{width: max(width, 1), first: true}
+	var word []span
+	wordW := 0
+	endWord := func() {
+		if len(word) > 0 {
+			w.put(word, wordW)
+			word, wordW = word[:0], 0
+		}
+	}
+	for _, s := range sp {
+		if s.text == "\n" {
+			endWord()
+			w.newline()
+			continue
+		}
+		t := s.text
+		for t != "" {
+			if t[0] == ' ' {
+				endWord()
+				k := indentOf(t)
+				w.gap = append(w.gap, span{t[:k], s.st})
+				w.gapW += k
+				t = t[k:]
+				continue
+			}
+			k := strings.IndexByte(t, ' ')
+			if k < 0 {
+				k = len(t)
+			}
+			word = append(word, span{t[:k], s.st})
+			wordW += lineWidth(t[:k])
+			t = t[k:]
+		}
+	}
+	endWord()
+	if len(w.cur) > 0 || len(w.lines) == 0 {
+		w.lines = append(w.lines, w.cur)
+	}
+	out := make([]string, len(w.lines))
+	for i, l := range w.lines {
+		out[i] = m.paintLine(l)
+	}
+	return out
+}
+
+type wrapper struct {
+	width int
+	lines [][]span
+	cur   []span
+	curW  int
+	gap   []span // spaces waiting for the next word
+	gapW  int
+	first bool // on the first line, leading spaces stay
+}
+
+func (w *wrapper) newline() {
+	w.lines = append(w.lines, w.cur)
+	w.cur, w.curW, w.gap, w.gapW, w.first = nil, 0, nil, 0, false
+}
+
+func (w *wrapper) put(word []span, n int) {
+	if w.curW > 0 && w.curW+w.gapW+n > w.width {
+		w.newline()
+	}
+	if w.curW > 0 || w.first && w.gapW+n <= w.width {
+		w.cur = append(w.cur, w.gap...)
+		w.curW += w.gapW
+	}
+	w.gap, w.gapW = nil, 0
+	if w.curW+n <= w.width {
+		w.cur = append(w.cur, word...)
+		w.curW += n
+		return
+	}
+	for _, s := range word {
+		for t := s.text; t != ""; {
+			room := w.width - w.curW
+			head, hw := cutCells(t, room)
+			if head == "" {
+				if w.curW > 0 {
+					w.newline()
+					continue
+				}
+				// Not even one grapheme fits an empty line: take it anyway.
+				_, size := utf8.DecodeRuneInString(t)
+				head, hw = t[:size], room
+			}
+			w.cur = append(w.cur, span{head, s.st})
+			w.curW += hw
+			t = t[len(head):]
+			if t != "" {
+				w.newline()
+			}
+		}
+	}
+}
+
+// --- inline markup
+
+// inode is a piece of a paragraph: text, a code span, a link already
+// rendered, a hard break, or a run of emphasis delimiters.
+type inode struct {
+	text   string
+	st     mdStyle
+	ticks  int    // a code span's backticks
+	spans  []span // a link's text and address
+	br     bool
+	delim  byte // '*', '_' or '~'
+	n      int  // delimiters left unmatched
+	orig   int
+	open   bool
+	close  bool
+	active bool
+	opens  []mdStyle // styles opened after the run's unmatched delimiters, innermost first
+	closes []mdStyle // styles closed before them, innermost first
+}
+
+// inline parses inline markup into spans. depth counts links: a link's
+// text holds no link (CommonMark's rule) but may hold an image.
+func (m *markdown) inline(s string, depth int) []span {
+	var (
+		nodes    []inode
+		buf      []byte
+		brackets map[int]int
+		ticks    tickSearch
+	)
+	flush := func() {
+		if len(buf) > 0 {
+			nodes = append(nodes, inode{text: string(buf)})
+			buf = buf[:0]
+		}
+	}
+	if depth < 2 && strings.IndexByte(s, '[') >= 0 {
+		brackets = matchBrackets(s)
+	}
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch c {
+		case '\\':
+			if i+1 < len(s) && isASCIIPunct(s[i+1]) {
+				buf = append(buf, s[i+1])
+				i += 2
+				continue
+			}
+			if i+1 < len(s) && s[i+1] == '\n' {
+				flush()
+				nodes = append(nodes, inode{br: true})
+				i += 2
+				continue
+			}
+			buf = append(buf, c)
+			i++
+		case '`':
+			n := runOf(s, i, '`')
+			end := ticks.find(s, i+n, n)
+			if end < 0 {
+				buf = append(buf, s[i:i+n]...)
+				i += n
+				continue
+			}
+			flush()
+			code := strings.ReplaceAll(s[i+n:end], "\n", " ")
+			if len(code) >= 2 && code[0] == ' ' && code[len(code)-1] == ' ' && strings.Trim(code, " ") != "" {
+				code = code[1 : len(code)-1]
+			}
+			nodes = append(nodes, inode{text: code, st: stCode, ticks: n})
+			i = end + n
+		case '*', '_', '~':
+			n := runOf(s, i, c)
+			flush()
+			before, _ := utf8.DecodeLastRuneInString(s[:i])
+			after, _ := utf8.DecodeRuneInString(s[i+n:])
+			if i == 0 {
+				before = ' '
+			}
+			if i+n == len(s) {
+				after = ' '
+			}
+			left := !unicode.IsSpace(after) && (!isPunct(after) || unicode.IsSpace(before) || isPunct(before))
+			right := !unicode.IsSpace(before) && (!isPunct(before) || unicode.IsSpace(after) || isPunct(after))
+			open, close := left, right
+			switch {
+			case c == '_':
+				open = left && (!right || isPunct(before))
+				close = right && (!left || isPunct(after))
+			case c == '~' && n > 2:
+				open, close = false, false
+			}
+			nodes = append(nodes, inode{delim: c, n: n, orig: n, open: open, close: close, active: open || close})
+			i += n
+		case '[', '!':
+			if sp, end, ok := m.link(s, i, depth, brackets); ok {
+				flush()
+				nodes = append(nodes, inode{spans: sp})
+				i = end
+				continue
+			}
+			buf = append(buf, c)
+			i++
+		case '<':
+			if u, end, ok := autolink(s, i); ok {
+				flush()
+				nodes = append(nodes, inode{text: u, st: stLink})
+				i = end
+				continue
+			}
+			buf = append(buf, c)
+			i++
+		case '\n':
+			k := len(buf)
+			for k > 0 && buf[k-1] == ' ' {
+				k--
+			}
+			hard := len(buf)-k >= 2
+			buf = buf[:k]
+			if hard {
+				flush()
+				nodes = append(nodes, inode{br: true})
+			} else {
+				buf = append(buf, ' ')
+			}
+			i++
+			for i < len(s) && s[i] == ' ' {
+				i++
+			}
+		default:
+			j := i + 1
+			for j < len(s) && !special(s[j]) {
+				j++
+			}
+			buf = append(buf, s[i:j]...)
+			i = j
+		}
+	}
+	flush()
+	emphasis(nodes)
+	return m.flatten(nodes)
+}
+
+func special(c byte) bool {
+	switch c {
+	case '\\', '`', '*', '_', '~', '[', '!', '<', '\n':
+		return true
+	}
+	return false
+}
+
+func isASCIIPunct(c byte) bool {
+	return c >= '!' && c <= '/' || c >= ':' && c <= '@' || c >= '[' && c <= '`' || c >= '{' && c <= '~'
+}
+
+func isPunct(r rune) bool {
+	if r < 0x80 {
+		return isASCIIPunct(byte(r))
+	}
+	return unicode.IsPunct(r) || unicode.IsSymbol(r)
+}
+
+func runOf(s string, i int, c byte) int {
+	n := 0
+	for i+n < len(s) && s[i+n] == c {
+		n++
+	}
+	return n
+}
+
+// tickSearch finds the backtick run closing a code span. A search that
+// found none from one point finds none from any later one: remembering
+// it keeps many unmatched runs linear.
+type tickSearch struct{ none map[int]bool }
+
+func (t *tickSearch) find(s string, from, n int) int {
+	if t.none[n] {
+		return -1
+	}
+	for j := from; j < len(s); {
+		k := strings.IndexByte(s[j:], '`')
+		if k < 0 {
+			break
+		}
+		j += k
+		r := runOf(s, j, '`')
+		if r == n {
+			return j
+		}
+		j += r
+	}
+	if t.none == nil {
+		t.none = map[int]bool{}
+	}
+	t.none[n] = true
+	return -1
+}
+
+// matchBrackets pairs each [ with its ], skipping escapes and code spans.
+func matchBrackets(s string) map[int]int {
+	pairs := map[int]int{}
+	var open []int
+	var ticks tickSearch
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '`':
+			n := runOf(s, i, '`')
+			if end := ticks.find(s, i+n, n); end >= 0 {
+				i = end + n - 1
+			} else {
+				i += n - 1
+			}
+		case '[':
+			open = append(open, i)
+		case ']':
+			if len(open) > 0 {
+				pairs[open[len(open)-1]] = i
+				open = open[:len(open)-1]
+			}
+		}
+	}
+	return pairs
+}
+
+// link parses [text](dest "title") or ![alt](src) at s[i]: the text,
+// then the address dim in parentheses unless it says the same.
+func (m *markdown) link(s string, i, depth int, brackets map[int]int) ([]span, int, bool) {
+	image := s[i] == '!'
+	if image {
+		if i+1 >= len(s) || s[i+1] != '[' {
+			return nil, 0, false
+		}
+		i++
+	}
+	if depth >= 2 || depth == 1 && !image {
+		return nil, 0, false
+	}
+	close, ok := brackets[i]
+	if !ok || close+1 >= len(s) || s[close+1] != '(' {
+		return nil, 0, false
+	}
+	dest, end, ok := linkDest(s, close+2)
+	if !ok {
+		return nil, 0, false
+	}
+	text := m.inline(s[i+1:close], depth+1)
+	for k := range text {
+		text[k].st |= stLink
+	}
+	label := plainText(text)
+	if dest != "" && dest != label && dest != "mailto:"+label {
+		text = append(text, span{" ", 0}, span{"(" + dest + ")", stURL})
+	}
+	if len(text) > 0 && text[0].text == " " {
+		text = text[1:] // an image without alt text
+	}
+	return text, end, true
+}
+
+func plainText(sp []span) string {
+	var b strings.Builder
+	for _, s := range sp {
+		b.WriteString(s.text)
+	}
+	return b.String()
+}
+
+const maxTitle = 1000
+
+// linkDest parses "(dest "title")" from after its "(" to after its ")".
+func linkDest(s string, p int) (dest string, end int, ok bool) {
+	p = skipSpaces(s, p)
+	if p < len(s) && s[p] == '<' {
+		q := p + 1
+		for ; q < len(s) && s[q] != '>' && s[q] != '\n' && s[q] != '<'; q++ {
+			if s[q] == '\\' {
+				q++
+			}
+		}
+		if q >= len(s) || s[q] != '>' {
+			return "", 0, false
+		}
+		dest, p = s[p+1:q], q+1
+	} else {
+		depth, q := 0, p
+	scan:
+		for ; q < len(s); q++ {
+			switch c := s[q]; {
+			case c == '\\' && q+1 < len(s) && isASCIIPunct(s[q+1]):
+				q++
+			case c == '(':
+				// cmark's limit; it also keeps "[a]([a]([a](..." linear.
+				if depth++; depth > 32 {
+					return "", 0, false
+				}
+			case c == ')':
+				if depth == 0 {
+					break scan
+				}
+				depth--
+			case c <= ' ':
+				break scan
+			}
+		}
+		if depth != 0 || q > len(s) {
+			return "", 0, false
+		}
+		dest, p = s[p:q], q
+	}
+	p = skipSpaces(s, p)
+	if p < len(s) && (s[p] == '"' || s[p] == '\'' || s[p] == '(') {
+		closing := s[p]
+		if closing == '(' {
+			closing = ')'
+		}
+		// A title has no blank line; bounding it keeps many unclosed
+		// titles linear.
+		q, limit := p+1, min(len(s), p+1+maxTitle)
+		for ; q < limit && s[q] != closing; q++ {
+			if s[q] == '\\' {
+				q++
+			}
+		}
+		if q >= limit {
+			return "", 0, false
+		}
+		p = skipSpaces(s, q+1)
+	}
+	if p >= len(s) || s[p] != ')' {
+		return "", 0, false
+	}
+	return unescape(dest), p + 1, true
+}
+
+func skipSpaces(s string, p int) int {
+	for p < len(s) && (s[p] == ' ' || s[p] == '\n') {
+		p++
+	}
+	return p
+}
+
+func unescape(s string) string {
+	if strings.IndexByte(s, '\\') < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) && isASCIIPunct(s[i+1]) {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// autolink parses <scheme:address> or <user@host> at s[i].
+func autolink(s string, i int) (string, int, bool) {
+	j := i + 1
+	for j < len(s) && s[j] != '>' && s[j] != '<' && s[j] > ' ' {
+		j++
+	}
+	if j >= len(s) || s[j] != '>' || j == i+1 {
+		return "", 0, false
+	}
+	u := s[i+1 : j]
+	if k := strings.IndexByte(u, ':'); k >= 2 && k <= 32 && isLetter(u[0]) {
+		scheme := true
+		for _, c := range []byte(u[:k]) {
+			if !isLetter(c) && (c < '0' || c > '9') && c != '+' && c != '.' && c != '-' {
+				scheme = false
+			}
+		}
+		if scheme {
+			return u, j + 1, true
+		}
+	}
+	if at := strings.IndexByte(u, '@'); at > 0 && at < len(u)-1 && strings.IndexByte(u[at+1:], '.') > 0 &&
+		strings.IndexByte(u[at+1:], '@') < 0 && strings.IndexByte(u, '\\') < 0 {
+		return u, j + 1, true
+	}
+	return "", 0, false
+}
+
+// emphasis matches delimiter runs as CommonMark's "process emphasis"
+// does: each closer with the nearest opener of its kind, strong when
+// both have two, and the rule of three. The delimiter stack is a linked
+// list, so dropping the delimiters between a match costs nothing.
+func emphasis(nodes []inode) {
+	var stack []int // nodes holding delimiter runs, in order
+	for i := range nodes {
+		if nodes[i].active {
+			stack = append(stack, i)
+		}
+	}
+	if len(stack) < 2 {
+		return
+	}
+	prev := make([]int, len(stack)) // -1 ends the list
+	for k := range prev {
+		prev[k] = k - 1
+	}
+	// bottom[kind][closer can open][closer length%3]: no opener at or
+	// below it.
+	var bottom [3][2][3]int
+	for a := range bottom {
+		for b := range bottom[a] {
+			for c := range bottom[a][b] {
+				bottom[a][b][c] = -1
+			}
+		}
+	}
+	next := func(k int) int {
+		for k++; k < len(stack) && !nodes[stack[k]].active; k++ {
+		}
+		return k
+	}
+	for k := 0; k < len(stack); {
+		cl := &nodes[stack[k]]
+		if !cl.active || !cl.close || cl.n == 0 {
+			k = next(k)
+			continue
+		}
+		kind := strings.IndexByte("*_~", cl.delim)
+		canOpen := 0
+		if cl.open {
+			canOpen = 1
+		}
+		floor := &bottom[kind][canOpen][cl.orig%3]
+		found := -1
+		for o := prev[k]; o > *floor; o = prev[o] {
+			op := &nodes[stack[o]]
+			if op.delim != cl.delim || !op.open {
+				continue
+			}
+			if cl.delim == '~' {
+				if op.n != cl.n {
+					continue
+				}
+			} else if (op.close || cl.open) && (op.orig+cl.orig)%3 == 0 && (op.orig%3 != 0 || cl.orig%3 != 0) {
+				continue
+			}
+			found = o
+			break
+		}
+		if found < 0 {
+			*floor = prev[k]
+			if !cl.open {
+				cl.active = false
+				unlink(prev, stack, nodes, k)
+			}
+			k = next(k)
+			continue
+		}
+		op := &nodes[stack[found]]
+		use, style := 1, stEmph
+		switch {
+		case cl.delim == '~':
+			use, style = cl.n, stStrike
+		case op.n >= 2 && cl.n >= 2:
+			use, style = 2, stStrong
+		}
+		op.n -= use
+		cl.n -= use
+		op.opens = append(op.opens, style)
+		cl.closes = append(cl.closes, style)
+		// The delimiters between them can match nothing any more.
+		for x := prev[k]; x > found; x = prev[x] {
+			nodes[stack[x]].active = false
+		}
+		prev[k] = found
+		if op.n == 0 {
+			op.active = false
+			prev[k] = prev[found]
+		}
+		if cl.n == 0 {
+			cl.active = false
+			unlink(prev, stack, nodes, k)
+			k = next(k)
+		} // else the rest of this closer may close an earlier opener
+	}
+}
+
+// unlink drops stack[k] from the list: the next active entry's prev
+// skips it.
+func unlink(prev, stack []int, nodes []inode, k int) {
+	for j := k + 1; j < len(stack); j++ {
+		if nodes[stack[j]].active {
+			prev[j] = prev[k]
+			return
+		}
+	}
+}
+
+// flatten turns nodes into spans, styles opened and closed where the
+// delimiters matched. Without colour (ascii) the marks stay visible.
+func (m *markdown) flatten(nodes []inode) []span {
+	var (
+		out   []span
+		depth [3]int // how many strong, emph and strike are open
+		cur   mdStyle
+	)
+	styles := [3]mdStyle{stStrong, stEmph, stStrike}
+	marks := [3]string{"**", "*", "~~"}
+	if !m.ascii {
+		marks = [3]string{}
+	}
+	emit := func(text string, st mdStyle) {
+		if text != "" {
+			out = append(out, span{text, st})
+		}
+	}
+	index := func(st mdStyle) int {
+		switch st {
+		case stStrong:
+			return 0
+		case stEmph:
+			return 1
+		}
+		return 2
+	}
+	for _, nd := range nodes {
+		switch {
+		case nd.br:
+			out = append(out, span{"\n", 0})
+		case nd.delim != 0:
+			for _, st := range nd.closes {
+				x := index(st)
+				emit(marks[x], cur)
+				if depth[x]--; depth[x] == 0 {
+					cur &^= styles[x]
+				}
+			}
+			emit(strings.Repeat(string(nd.delim), nd.n), cur)
+			for k := len(nd.opens) - 1; k >= 0; k-- {
+				x := index(nd.opens[k])
+				depth[x]++
+				cur |= styles[x]
+				emit(marks[x], cur)
+			}
+		case nd.spans != nil:
+			for _, sp := range nd.spans {
+				if sp.text == "\n" {
+					out = append(out, sp)
+				} else {
+					emit(sp.text, sp.st|cur)
+				}
+			}
+		case nd.ticks > 0 && m.ascii:
+			fence := strings.Repeat("`", nd.ticks)
+			pad := ""
+			if strings.HasPrefix(nd.text, "`") || strings.HasSuffix(nd.text, "`") {
+				pad = " "
+			}
+			emit(fence+pad+nd.text+pad+fence, nd.st|cur)
+		default:
+			emit(nd.text, nd.st|cur)
+		}
+	}
+	return coalesce(out)
+}
+
+// coalesce joins neighbouring spans of one style (not hard breaks).
+func coalesce(sp []span) []span {
+	out := sp[:0]
+	for i := 0; i < len(sp); {
+		j := i + 1
+		for j < len(sp) && sp[j].st == sp[i].st && sp[i].text != "\n" && sp[j].text != "\n" {
+			j++
+		}
+		if j == i+1 {
+			out = append(out, sp[i])
+		} else {
+			var b strings.Builder
+			for _, x := range sp[i:j] {
+				b.WriteString(x.text)
+			}
+			out = append(out, span{b.String(), sp[i].st})
+		}
+		i = j
+	}
+	return out
+}
