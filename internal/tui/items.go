@@ -104,11 +104,14 @@ func (a *assistantItem) streaming(rc *renderCtx, width int) []string {
 		a.sw, a.cut, a.stable = w, 0, nil
 	}
 	if c := stableCut(a.text, a.cut); c > a.cut {
-		block := rc.md.render(string(a.text[a.cut:c]), w)
-		if len(a.stable) > 0 {
-			block = append([]string{""}, block...)
+		// A block may render to nothing (an empty code block): then it
+		// needs no separator either.
+		if block := rc.md.render(string(a.text[a.cut:c]), w); len(block) > 0 {
+			if len(a.stable) > 0 {
+				block = append([]string{""}, block...)
+			}
+			a.stable = append(a.stable, indent(rc, block, len(a.stable))...)
 		}
-		a.stable = append(a.stable, indent(rc, block, len(a.stable))...)
 		a.cut = c
 	}
 	var tail []string
@@ -147,7 +150,8 @@ func indent(rc *renderCtx, lines []string, n int) []string {
 // at or after from: the end of a blank line outside a code fence. from
 // must itself be such a point (or 0).
 func stableCut(text []byte, from int) int {
-	cut, inFence := from, false
+	cut := from
+	var fence string // the open fence's run of ` or ~, as the renderer closes it
 	for pos := from; pos < len(text); {
 		nl := indexByte(text[pos:], '\n')
 		if nl < 0 {
@@ -156,9 +160,14 @@ func stableCut(text []byte, from int) int {
 		line := strings.TrimSpace(string(text[pos : pos+nl]))
 		pos += nl + 1
 		switch {
+		case fence != "":
+			// Only a run as long, of the same mark, alone, closes it.
+			if strings.HasPrefix(line, fence) && strings.Trim(line, fence[:1]) == "" {
+				fence = ""
+			}
 		case strings.HasPrefix(line, "```") || strings.HasPrefix(line, "~~~"):
-			inFence = !inFence
-		case line == "" && !inFence:
+			fence = line[:runOf(line, 0, line[0])]
+		case line == "":
 			cut = pos
 		}
 	}

@@ -126,6 +126,8 @@ func TestStableCut(t *testing.T) {
 		{"a fence open", "para\n\n```go\nx\n\ny\n", len("para\n\n")},
 		{"a fence closed", "para\n\n```go\nx\n\ny\n```\n\nz", len("para\n\n```go\nx\n\ny\n```\n\n")},
 		{"a blank line not yet ended", "a\n", 0},
+		{"a fence holds another mark", "~~~\n```\n\nx\n~~~\n\ny", len("~~~\n```\n\nx\n~~~\n\n")},
+		{"a longer fence holds a shorter one", "````\n```\n\n````\n\ny", len("````\n```\n\n````\n\n")},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -139,7 +141,7 @@ func TestStableCut(t *testing.T) {
 func TestStreamedMarkdownMatchesTheFinalRender(t *testing.T) {
 	// Until a block ends (a blank line), its text shows as typed; so the
 	// script ends with one.
-	text := "# Title\n\nSome *text* here.\n\n```go\nfunc f() {}\n```\n\n- a\n- b\n\n"
+	text := "# Title\n\nSome *text* here.\n\n```go\nfunc f() {}\n```\n\n```\n```\n\n- a\n- b\n\n"
 	m := staticModel(t, 60, 30)
 	for _, r := range text {
 		feedEvents(m, agent.Event{Type: agent.EventTextDelta, Text: string(r)})
