@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"time"
 )
 
 const answer = `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"bench","choices":[{"index":0,"delta":{"role":"assistant","content":"ok"},"finish_reason":null}]}
@@ -26,6 +27,7 @@ data: [DONE]
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "listen address")
+	delay := flag.Duration("delay", 0, "wait this long before answering (to inspect a live godwit's memory)")
 	flag.Parse()
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -34,6 +36,7 @@ func main() {
 	fmt.Fprintln(os.Stdout, ln.Addr().String())
 	log.Fatal(http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
+		time.Sleep(*delay)
 		w.Header().Set("Content-Type", "text/event-stream")
 		_, _ = io.WriteString(w, answer)
 	})))
