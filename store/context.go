@@ -51,9 +51,11 @@ func (s *Store) SetDecisionTopic(ctx context.Context, sessionID string, seq int,
 	return s.update(ctx, "set decision topic", fmt.Sprintf("no entry D%d", seq), qSetDecisionTopic, sessionID, seq, topic)
 }
 
-// Decisions returns the session's ledger in order.
+// Decisions returns the session's ledger in order. It reads on the
+// writer (see the package doc): the engine reads the ledger between its
+// own writes to it.
 func (s *Store) Decisions(ctx context.Context, sessionID string) ([]Decision, error) {
-	rows, err := s.r.QueryContext(ctx, qDecisions, sessionID)
+	rows, err := s.w.QueryContext(ctx, qDecisions, sessionID)
 	if err != nil {
 		return nil, wrap("decisions", err)
 	}
@@ -89,9 +91,10 @@ func (s *Store) RecordCompaction(ctx context.Context, c Compaction) error {
 	return wrap("record compaction", err)
 }
 
-// Compactions returns a segment's compactions.
+// Compactions returns a segment's compactions. It reads on the writer,
+// as Decisions does.
 func (s *Store) Compactions(ctx context.Context, sessionID string, segment int) ([]Compaction, error) {
-	rows, err := s.r.QueryContext(ctx, qCompactions, sessionID, segment)
+	rows, err := s.w.QueryContext(ctx, qCompactions, sessionID, segment)
 	if err != nil {
 		return nil, wrap("compactions", err)
 	}

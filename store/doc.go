@@ -18,6 +18,10 @@
 // small, so the wait is short. Reads use a separate pool of read-only
 // connections and run in parallel with each other and with the writer
 // (WAL mode); a read sees every write that returned before it started.
+// The engine's own reads between its writes (the ledger, compactions,
+// memory entries at a segment's start) go through the writer instead:
+// they are small, and the pool connects on first use, so a one-shot run
+// opens one connection and parses the schema once.
 // Several processes may open the same file (a running session and an
 // inspector, two sessions in two terminals): SQLite's file locks order
 // their writes and busy_timeout (5 s) makes a writer wait rather than fail.

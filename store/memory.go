@@ -71,7 +71,11 @@ type MemoryEntry struct {
 // MemoryEntries returns the entries of one scope, workspace and kind, in
 // the order they were given.
 func (s *Store) MemoryEntries(ctx context.Context, scope, workspace, kind string) ([]MemoryEntry, error) {
-	rows, err := s.r.QueryContext(ctx, qMemoryEntries, scope, workspace, kind)
+	return memoryEntries(ctx, s.r, scope, workspace, kind)
+}
+
+func memoryEntries(ctx context.Context, db *sql.DB, scope, workspace, kind string) ([]MemoryEntry, error) {
+	rows, err := db.QueryContext(ctx, qMemoryEntries, scope, workspace, kind)
 	if err != nil {
 		return nil, wrap("memory entries", err)
 	}
@@ -92,7 +96,10 @@ func (s *Store) ReplaceMemoryEntries(ctx context.Context, scope, workspace, kind
 	if scope != "user" && scope != "project" {
 		return false, fmt.Errorf("store: replace memory entries: scope %q; use \"user\" or \"project\"", scope)
 	}
-	old, err := s.MemoryEntries(ctx, scope, workspace, kind)
+	// Read on the writer: every session start compares, and a read on
+	// the pool would open a second connection (a schema parse) in a run
+	// that may read nothing else.
+	old, err := memoryEntries(ctx, s.w, scope, workspace, kind)
 	if err != nil {
 		return false, err
 	}
