@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Times a one-shot `godwit run` answered "ok" by a local endpoint
 # (bench/okserver), and reports its peak RSS. Targets (issue 2): under
-# 30 ms wall and 25 MiB peak RSS.
+# 30 ms wall and 25 MiB peak RSS. Then the same for bench/floor, the
+# least a run must do with godwit's required dependencies linked, so the
+# figure can be read against what is possible.
 #
 #   bash bench/startup.sh [runs]
 set -euo pipefail
@@ -12,6 +14,7 @@ srv=""
 trap '[ -n "$srv" ] && kill "$srv" 2>/dev/null; rm -rf "$tmp"' EXIT
 
 CGO_ENABLED=0 go build -ldflags "-s -w" -o "$tmp/godwit" ./cmd/godwit
+CGO_ENABLED=0 go build -ldflags "-s -w" -o "$tmp/floor" ./bench/floor
 go build -o "$tmp/okserver" ./bench/okserver
 "$tmp/okserver" >"$tmp/addr" &
 srv=$!
@@ -31,16 +34,22 @@ cd "$tmp/ws"
 cmd="$tmp/godwit run --model local/bench --prompt hi"
 $cmd >/dev/null # creates the database, as any first run does
 
-if command -v hyperfine >/dev/null; then
-  hyperfine --warmup 3 --runs "$runs" --shell=none "$cmd"
-else
-  start=$(date +%s%N)
-  for _ in $(seq "$runs"); do $cmd >/dev/null; done
-  echo "mean wall: $(( ($(date +%s%N) - start) / runs / 1000000 )) ms over $runs runs"
-fi
-peak=0
-for _ in $(seq 5); do
-  kb=$(/usr/bin/time -f '%M' $cmd 2>&1 >/dev/null | tail -1)
-  [ "$kb" -gt "$peak" ] && peak=$kb
-done
-echo "peak RSS: $((peak / 1024)) MiB ($peak KiB), the largest of 5 runs"
+measure() {
+  echo "== $1"
+  if command -v hyperfine >/dev/null; then
+    hyperfine --warmup 3 --runs "$runs" --shell=none "$2"
+  else
+    start=$(date +%s%N)
+    for _ in $(seq "$runs"); do $2 >/dev/null; done
+    echo "mean wall: $(( ($(date +%s%N) - start) / runs / 1000000 )) ms over $runs runs"
+  fi
+  peak=0
+  for _ in $(seq 5); do
+    kb=$(/usr/bin/time -f '%M' $2 2>&1 >/dev/null | tail -1)
+    [ "$kb" -gt "$peak" ] && peak=$kb
+  done
+  echo "peak RSS: $((peak / 1024)) MiB ($peak KiB), the largest of 5 runs"
+}
+measure "godwit run" "$cmd"
+cp "$GODWIT_HOME/godwit.db" "$tmp/floor.db"
+measure "floor (bench/floor: required dependencies, least work)" "$tmp/floor $tmp/floor.db http://$addr/v1/chat/completions"
