@@ -60,6 +60,7 @@ var allowed = map[string]struct {
 	"trace":             {[]string{"agent", "llm", "store"}, "analysis and views of recorded sessions, over the store and agent events"},
 	"cmd/godwit":        {[]string{"internal/cli", "sandbox"}, "main calls the CLI, and the sandbox's re-exec entry first"},
 	"bench/okserver":    {nil, "a stand-alone endpoint for benchmarks"},
+	"bench/floor":       {nil, "start-up's lower bound: links godwit's heavy dependencies, none of godwit"},
 	"bench/fsgrep":      {[]string{"tool", "tool/fs", "tool/workspace"}, "runs the grep tool from the command line for bench/grep.sh"},
 }
 
