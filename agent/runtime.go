@@ -136,6 +136,11 @@ type RunInput struct {
 	VerifyTimeout time.Duration
 	// NoChecks turns the end-of-turn checks off.
 	NoChecks bool
+	// Notes tell the model what changed outside the conversation since
+	// its last turn (the user undid its file changes, say). Each goes
+	// before the prompt in the same message, marked as godwit's; unlike
+	// the prompt, notes are not entered in the Decisions ledger.
+	Notes []string
 }
 
 // Result is a finished turn.

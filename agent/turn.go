@@ -29,6 +29,7 @@ func (s *session) turn(ctx context.Context, in RunInput) (Result, error) {
 			s.r.cfg.Logger.Warn("agent: naming the session", "err", err)
 		}
 	}
+	in.Notes = append(in.Notes, s.undoNotes(ctx)...)
 	s.emit(Event{Type: EventTurnStarted, Prompt: prompt})
 
 	res := Result{SessionID: s.id, Turn: t.Seq}
@@ -70,7 +71,7 @@ func (s *session) loop(ctx context.Context, in RunInput, res *Result) error {
 			return err
 		}
 	}
-	if err := s.append(ctx, llm.UserText(in.Prompt)); err != nil {
+	if err := s.append(ctx, userMessage(in)); err != nil {
 		return err
 	}
 	failures := map[string]int{} // call signature -> consecutive failures
@@ -354,4 +355,36 @@ func modelError(err error) error {
 		return fmt.Errorf("agent: the provider kept failing; try again later or configure a fallback model: %w", err)
 	}
 	return fmt.Errorf("agent: model call failed: %w", err)
+}
+
+// userMessage is the turn's prompt, after godwit's notes if there are any.
+func userMessage(in RunInput) llm.Message {
+	m := llm.Message{Role: llm.RoleUser}
+	for _, n := range in.Notes {
+		if n = strings.TrimSpace(n); n != "" {
+			m.Parts = append(m.Parts, llm.TextPart("[godwit note] "+n))
+		}
+	}
+	m.Parts = append(m.Parts, llm.TextPart(in.Prompt))
+	return m
+}
+
+// undoNotes are what `godwit undo` or `:undo` did since the session's last
+// turn, for the model, which still believes its changes are in place.
+func (s *session) undoNotes(ctx context.Context) []string {
+	evs, err := s.r.cfg.Store.EventsSince(ctx, s.id, store.EventUndo, EventTurnStarted)
+	if err != nil {
+		s.r.cfg.Logger.Warn("agent: reading undo events", "err", err)
+		return nil
+	}
+	var notes []string
+	for _, e := range evs {
+		var d struct {
+			Text string `json:"text"`
+		}
+		if json.Unmarshal(e.Data, &d) == nil && d.Text != "" {
+			notes = append(notes, d.Text)
+		}
+	}
+	return notes
 }

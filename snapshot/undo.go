@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/godwit/godwit/store"
 )
@@ -79,7 +80,55 @@ func Undo(ctx context.Context, st *store.Store, sessionID string, fromTurnSeq in
 	if err := shellChanges(ctx, st, sessionID, fromTurnSeq, done, &rep); err != nil {
 		return rep, err
 	}
+	if len(rep.Restored)+len(rep.Removed) == 0 {
+		return rep, nil
+	}
+	// Record it for the model: it still believes its changes are there,
+	// and would edit files that no longer hold what it wrote.
+	ws := ""
+	if sess, err := st.Session(ctx, sessionID); err == nil {
+		ws = sess.Workspace
+	}
+	data, err := json.Marshal(struct {
+		Type      string `json:"type"`
+		SessionID string `json:"session_id"`
+		Text      string `json:"text"`
+	}{store.EventUndo, sessionID, rep.ForModel(ws)})
+	if err != nil {
+		return rep, fmt.Errorf("snapshot: undo: %w", err)
+	}
+	if _, err := st.AppendEvent(ctx, store.Event{SessionID: sessionID, Type: store.EventUndo, Data: data}); err != nil {
+		return rep, fmt.Errorf("snapshot: undo: recording it for the model: %w", err)
+	}
 	return rep, nil
+}
+
+// ForModel says what Undo did, for the model, with paths relative to the
+// workspace ws when they are inside it.
+func (r Report) ForModel(ws string) string {
+	rel := func(ps []string) string {
+		out := make([]string, len(ps))
+		for i, p := range ps {
+			out[i] = p
+			if q, err := filepath.Rel(ws, p); ws != "" && err == nil && filepath.IsLocal(q) {
+				out[i] = filepath.ToSlash(q)
+			}
+		}
+		return strings.Join(out, ", ")
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "The user undid the file changes of turn %d and later: your edits to those files are gone.", r.FromTurn)
+	if len(r.Restored) > 0 {
+		fmt.Fprintf(&b, " Restored to before: %s.", rel(r.Restored))
+	}
+	if len(r.Removed) > 0 {
+		fmt.Fprintf(&b, " Deleted (you had created them): %s.", rel(r.Removed))
+	}
+	if len(r.ShellChanged) > 0 {
+		fmt.Fprintf(&b, " Not rolled back (shell commands changed them): %s.", rel(r.ShellChanged))
+	}
+	b.WriteString(" Read a file again before you edit it.")
+	return b.String()
 }
 
 type outcome int

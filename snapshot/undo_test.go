@@ -305,3 +305,68 @@ func asToolError(err error, te **tool.ToolError) bool {
 	*te = e
 	return ok
 }
+
+// The model still believes its changes are there after an undo: the
+// session's next turn tells it, once, before the user's words, and the
+// note stays out of the Decisions ledger (which holds only what the user
+// wrote).
+func TestUndoTellsTheModel(t *testing.T) {
+	w := newWorld(t, map[string]string{"a.txt": "one\n"})
+	ctx := context.Background()
+	sess := w.turn("", []llm.ToolCall{
+		call("1", "file_write", map[string]any{"path": "a.txt", "content": "two\n"}),
+		call("2", "file_write", map[string]any{"path": "sub/new.txt", "content": "new\n"}),
+	})
+	rep, err := snapshot.Undo(ctx, w.st, sess, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "The user undid the file changes of turn 1 and later: your edits to those files are gone. Restored to before: a.txt. Deleted (you had created them): sub/new.txt. Read a file again before you edit it."
+	if got := rep.ForModel(w.root); got != want {
+		t.Errorf("ForModel =\n%s\nwant\n%s", got, want)
+	}
+
+	userTexts := func() []string {
+		reqs := w.fake.Requests()
+		msgs := reqs[len(reqs)-1].Messages
+		for i := len(msgs) - 1; i >= 0; i-- {
+			if msgs[i].Role == llm.RoleUser {
+				var out []string
+				for _, p := range msgs[i].Parts {
+					out = append(out, p.Text)
+				}
+				return out
+			}
+		}
+		t.Fatal("no user message")
+		return nil
+	}
+	// The request of the next turn's only step ends with its user message.
+	w.turn(sess)
+	got := userTexts()
+	if len(got) != 2 || got[0] != "[godwit note] "+want || got[1] != "work" {
+		t.Errorf("next turn's user message = %q, want the note then the prompt", got)
+	}
+	w.turn(sess)
+	if got := userTexts(); len(got) != 1 || got[0] != "work" {
+		t.Errorf("the turn after = %q, want the prompt alone (the note is told once)", got)
+	}
+	ds, err := w.st.Decisions(ctx, sess)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range ds {
+		if strings.Contains(d.Text, "undid") {
+			t.Errorf("ledger entry D%d holds the note: %q", d.Seq, d.Text)
+		}
+	}
+
+	// An undo that changes nothing tells nothing.
+	if _, err := snapshot.Undo(ctx, w.st, sess, 1); err != nil {
+		t.Fatal(err)
+	}
+	w.turn(sess)
+	if got := userTexts(); len(got) != 1 {
+		t.Errorf("after an empty undo = %q, want the prompt alone", got)
+	}
+}

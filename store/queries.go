@@ -101,6 +101,10 @@ FROM tool_calls WHERE session_id = ? ORDER BY id`
 
 	qEvents = `SELECT id, session_id, coalesce(turn_id, 0), type, at, data
 FROM events WHERE session_id = ? ORDER BY id`
+	qEventsSince = `SELECT id, session_id, coalesce(turn_id, 0), type, at, data
+FROM events WHERE session_id = ?1 AND type = ?2
+AND id > coalesce((SELECT max(id) FROM events WHERE session_id = ?1 AND type = ?3), 0)
+ORDER BY id`
 )
 
 // Pages and search.

@@ -200,12 +200,32 @@ func (s *Store) AppendEvent(ctx context.Context, e Event) (int64, error) {
 		e.SessionID, nullID(e.TurnID), e.Type, s.stamp(e.Time).UnixMilli(), data)
 }
 
+// EventUndo is the event snapshot.Undo records; its data's "text" says
+// what was undone, and the engine tells the model at the session's next
+// turn.
+const EventUndo = "undo"
+
 // Events returns the session's events in the order appended.
 func (s *Store) Events(ctx context.Context, sessionID string) ([]Event, error) {
 	rows, err := s.r.QueryContext(ctx, qEvents, sessionID)
 	if err != nil {
 		return nil, wrap("events", err)
 	}
+	return scanEvents(rows)
+}
+
+// EventsSince returns the session's events of type typ appended after its
+// newest event of type since (all of them when there is none). It reads
+// on the writer: the engine asks at the start of each turn.
+func (s *Store) EventsSince(ctx context.Context, sessionID, typ, since string) ([]Event, error) {
+	rows, err := s.w.QueryContext(ctx, qEventsSince, sessionID, typ, since)
+	if err != nil {
+		return nil, wrap("events since", err)
+	}
+	return scanEvents(rows)
+}
+
+func scanEvents(rows *sql.Rows) ([]Event, error) {
 	evs, err := collect(rows, func(r scanner) (Event, error) {
 		var e Event
 		var at int64

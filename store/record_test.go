@@ -237,3 +237,41 @@ func TestVerifyRunsAndSnapshots(t *testing.T) {
 		}
 	}
 }
+
+func TestEventsSince(t *testing.T) {
+	ctx := context.Background()
+	st, id := openWithSession(t)
+	add := func(typ, data string) {
+		t.Helper()
+		if _, err := st.AppendEvent(ctx, Event{SessionID: id, Type: typ, Data: []byte(data)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	texts := func() []string {
+		t.Helper()
+		evs, err := st.EventsSince(ctx, id, EventUndo, "turn.started")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range evs {
+			out = append(out, string(e.Data))
+		}
+		return out
+	}
+	add(EventUndo, `"before any turn"`)
+	if got := texts(); len(got) != 1 {
+		t.Errorf("no turn yet: %q, want the one undo", got)
+	}
+	add("turn.started", `{}`)
+	add(EventUndo, `"u1"`)
+	add("tool.started", `{}`)
+	add(EventUndo, `"u2"`)
+	if got := strings.Join(texts(), ","); got != `"u1","u2"` {
+		t.Errorf("since the last turn: %s", got)
+	}
+	add("turn.started", `{}`)
+	if got := texts(); len(got) != 0 {
+		t.Errorf("after a new turn: %q, want none", got)
+	}
+}

@@ -127,4 +127,7 @@ func writeUndoReport(w io.Writer, sess store.Session, turns int, rep snapshot.Re
 			fmt.Fprintf(w, "  %s\n", firstLine(c, 100))
 		}
 	}
+	if len(rep.Restored)+len(rep.Removed) > 0 {
+		fmt.Fprintf(w, "The model is told at the session's next turn (godwit run --session %s).\n", sess.ID)
+	}
 }

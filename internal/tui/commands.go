@@ -404,6 +404,8 @@ func undoText(rep snapshot.Report, ws string) string {
 			fmt.Fprintf(&b, "\n  %s", oneLine(c, 80))
 		}
 	}
-	b.WriteString("\nthe model is not told: say so in your next message if it matters")
+	if len(rep.Restored)+len(rep.Removed) > 0 {
+		b.WriteString("\nthe model is told with your next message")
+	}
 	return b.String()
 }
