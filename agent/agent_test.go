@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/godwit/godwit/agent"
 	"github.com/godwit/godwit/llm"
@@ -278,5 +279,66 @@ func TestInterruptedTurnIsMarkedOnResume(t *testing.T) {
 	}
 	if strings.Join(got, ",") != "done,interrupted,done" {
 		t.Errorf("statuses = %v", got)
+	}
+}
+
+// summarizing is a window that reports summary model calls, as compaction
+// does when summary_model is set, on its first request.
+type summarizing struct {
+	agent.Assembler
+	calls []window.SummaryCall
+}
+
+func (s *summarizing) Assemble(ctx context.Context, in window.Input) (window.Assembly, error) {
+	asm, err := s.Assembler.Assemble(ctx, in)
+	asm.Summaries, s.calls = s.calls, nil
+	return asm, err
+}
+
+// Every model call is in the record, the summary model's too: with the
+// turn's calls in the store (so the session's cost counts them) and as
+// model.response events marked "summary".
+func TestSummaryModelCallsAreRecorded(t *testing.T) {
+	h := newHarness(t, []fake.Step{{Text: "done"}})
+	calls := []window.SummaryCall{
+		{Provider: "local", Model: "cheap", Started: time.Now(), Latency: 40 * time.Millisecond,
+			Usage: llm.Usage{InputTokens: 900, OutputTokens: 60}, Cost: 0.01, Text: "go test: 1 failure"},
+		{Provider: "local", Model: "cheap", Started: time.Now(), Err: errors.New("summary model: down")},
+	}
+	rt := h.runtime(func(c *agent.Config) {
+		c.Assembler = &summarizing{Assembler: c.Assembler, calls: calls}
+	})
+	res, err := rt.Run(context.Background(), agent.RunInput{Prompt: "hi"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mcs, err := h.st.ModelCalls(context.Background(), res.SessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(mcs) != 3 {
+		t.Fatalf("model calls = %+v, want the two summary calls and the step", mcs)
+	}
+	if m := mcs[0]; m.Model != "cheap" || m.Provider != "local" || m.Cost != 0.01 || m.Usage.InputTokens != 900 || m.Error != "" || m.Step != 1 {
+		t.Errorf("summary call = %+v", m)
+	}
+	if m := mcs[1]; m.Model != "cheap" || !strings.Contains(m.Error, "down") {
+		t.Errorf("failed summary call = %+v", m)
+	}
+	if mcs[2].Model != "scripted" {
+		t.Errorf("step call = %+v", mcs[2])
+	}
+	var purposes []string
+	for _, e := range h.rec.Events() {
+		if e.Type == agent.EventModelResponse {
+			purposes = append(purposes, e.Response.Purpose)
+		}
+	}
+	if strings.Join(purposes, ",") != "summary,summary," {
+		t.Errorf("model.response purposes = %q", purposes)
+	}
+	list, _ := h.st.ListSessions(context.Background(), 0)
+	if len(list) != 1 || list[0].Cost < 0.01 {
+		t.Errorf("session cost = %+v, want the summary's 0.01 counted", list)
 	}
 }

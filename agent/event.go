@@ -82,6 +82,15 @@ type RequestInfo struct {
 	Purpose string `json:"purpose,omitempty"`
 }
 
+// Purposes of model calls that are not steps of the turn.
+const (
+	// PurposeHandoff marks the call that writes a segment's handoff.
+	PurposeHandoff = "handoff"
+	// PurposeSummary marks a call of the summary model (config
+	// summary_model), which compaction makes to summarise a tool output.
+	PurposeSummary = "summary"
+)
+
 // ResponseInfo describes a finished model call.
 type ResponseInfo struct {
 	Provider   string    `json:"provider"`

@@ -163,7 +163,7 @@ func (s *session) handoffCall(ctx context.Context, step int, led []handoff.Entry
 		}
 		req := asm.Request
 		req.Model, req.CacheKey, req.MaxOutputTokens, req.Reasoning = cfg.Model, s.id, 0, cfg.Reasoning
-		resp, err := s.stream(ctx, step, req, asm, "handoff")
+		resp, err := s.stream(ctx, step, req, asm, PurposeHandoff)
 		if err == nil {
 			return resp.Message.Text()
 		}

@@ -218,6 +218,7 @@ func (s *session) call(ctx context.Context, step int) (llm.Response, error) {
 	cfg := s.r.cfg
 	for attempt := 0; ; attempt++ {
 		asm, err := cfg.Assembler.Assemble(ctx, window.Input{SessionID: s.id, Segment: s.segment, Messages: s.history})
+		s.recordSummaries(ctx, step, asm.Summaries)
 		if errors.Is(err, window.ErrOverBudget) && attempt == 0 && s.canReset() {
 			if err := s.reset(ctx, step, ResetBudget); err != nil {
 				return llm.Response{}, err
@@ -387,4 +388,28 @@ func (s *session) undoNotes(ctx context.Context) []string {
 		}
 	}
 	return notes
+}
+
+// recordSummaries stores the summary model's calls with the turn's model
+// calls (so the session's usage and cost count them, as they count
+// handoff calls) and reports each as a model.response with purpose
+// "summary".
+func (s *session) recordSummaries(ctx context.Context, step int, calls []window.SummaryCall) {
+	for _, c := range calls {
+		rec := store.ModelCall{
+			SessionID: s.id, TurnID: s.turnID, Segment: s.segment, Step: step,
+			Provider: c.Provider, Model: c.Model, StartedAt: c.Started, Latency: c.Latency,
+			Usage: c.Usage, Cost: c.Cost, StopReason: string(llm.StopEndTurn),
+		}
+		info := &ResponseInfo{Provider: c.Provider, Model: c.Model, Usage: c.Usage, Cost: c.Cost,
+			LatencyMS: c.Latency.Milliseconds(), Text: c.Text, Purpose: PurposeSummary}
+		if c.Err != nil {
+			rec.StopReason, rec.Error, info.Error = "", errorText(c.Err), errorText(c.Err)
+		}
+		info.StopReason = rec.StopReason
+		if _, err := s.r.cfg.Store.RecordModelCall(context.WithoutCancel(ctx), rec); err != nil {
+			s.r.cfg.Logger.Error("agent: recording a summary model call", "err", err)
+		}
+		s.emit(Event{Type: EventModelResponse, Step: step, Response: info})
+	}
 }

@@ -31,6 +31,8 @@ type Assembly struct {
 	Estimated bool
 	// Compacted is set when building this request paged outputs out.
 	Compacted *Compaction
+	// Summaries are the summary model's calls made while compacting.
+	Summaries []SummaryCall
 }
 
 // Compaction reports one compaction step.
@@ -84,7 +86,7 @@ type Options struct {
 	// at the first compaction level (config summary_model: a cheap
 	// model). Without it, or when it fails, the summary is made without a
 	// model: head, error lines, tail.
-	Summarize func(ctx context.Context, call llm.ToolCall, output string) (string, error)
+	Summarize func(ctx context.Context, call llm.ToolCall, output string) SummaryCall
 	// Segment, when set, gives each new segment its tool table and the
 	// listing of deferred tools for the system prompt (tools.deferred);
 	// it is read once per segment, so the table never changes within one.
@@ -152,13 +154,16 @@ func (w *Window) Assemble(ctx context.Context, in Input) (Assembly, error) {
 		return asm, nil
 	}
 	if w.opts.Store != nil {
-		c, err := w.compact(ctx, in, st, msgs, b.freeTarget(over))
+		var sums []SummaryCall
+		c, err := w.compact(ctx, in, st, msgs, b.freeTarget(over), &sums)
+		asm.Summaries = sums
 		if err != nil {
 			return asm, err
 		}
 		if c.Items > 0 {
 			asm = w.build(st, msgs)
 			asm.Compacted = &c
+			asm.Summaries = sums
 		}
 	}
 	if w.scaled(asm.Tokens) > b.Input() || w.scaled(partTokens(asm.Parts, PartMessages)) > b.Messages {
@@ -330,13 +335,15 @@ func partTokens(parts []store.PartStat, name string) int {
 
 // summary is the level-1 text of an output: the summary model's, when one
 // is configured and answers, else the mechanical one.
-func (w *Window) summary(ctx context.Context, call llm.ToolCall, raw, page string) string {
+// Each summary model call is appended to calls.
+func (w *Window) summary(ctx context.Context, call llm.ToolCall, raw, page string, calls *[]SummaryCall) string {
 	if w.opts.Summarize != nil {
-		s, err := w.opts.Summarize(ctx, call, raw)
-		if err == nil && strings.TrimSpace(s) != "" {
-			return fmt.Sprintf("[summarized %s by the summary model: %s output, %d bytes; the whole text: recall(%q)]\n%s", page, describe(call), len(raw), page, strings.TrimSpace(s))
+		sc := w.opts.Summarize(ctx, call, raw)
+		*calls = append(*calls, sc)
+		if sc.Err == nil && strings.TrimSpace(sc.Text) != "" {
+			return fmt.Sprintf("[summarized %s by the summary model: %s output, %d bytes; the whole text: recall(%q)]\n%s", page, describe(call), len(raw), page, strings.TrimSpace(sc.Text))
 		}
-		w.opts.Logger.Warn("window: the summary model failed; summarising without it", "err", err)
+		w.opts.Logger.Warn("window: the summary model failed; summarising without it", "err", sc.Err)
 	}
 	return Summary(call, raw, page)
 }
@@ -344,7 +351,7 @@ func (w *Window) summary(ctx context.Context, call llm.ToolCall, raw, page strin
 // compact frees at least target tokens of tool output in one step: the
 // lowest-scored outputs are summarised first, then stubbed, each paged out
 // to the store with its full text.
-func (w *Window) compact(ctx context.Context, in Input, st *segState, msgs []llm.Message, target int) (Compaction, error) {
+func (w *Window) compact(ctx context.Context, in Input, st *segState, msgs []llm.Message, target int, sums *[]SummaryCall) (Compaction, error) {
 	count := Estimate
 	if w.opts.Counter != nil {
 		count = w.opts.Counter.Count
@@ -382,7 +389,7 @@ func (w *Window) compact(ctx context.Context, in Input, st *segState, msgs []llm
 			}
 			level, text := LevelStub, Stub(c.call, c.raw, page)
 			if c.level == LevelRaw && pass == 0 {
-				if s := w.summary(ctx, c.call, c.raw, page); len(s) < len(c.raw)/2 {
+				if s := w.summary(ctx, c.call, c.raw, page, sums); len(s) < len(c.raw)/2 {
 					level, text = LevelSummary, s
 				}
 			}

@@ -56,8 +56,8 @@ func (f *feed) apply(e agent.Event, live bool) {
 	case agent.EventModelResponse:
 		r := e.Response
 		if !live && r != nil && r.Text != "" {
-			if r.Purpose == "handoff" {
-				fi := &foldItem{label: "handoff", done: true}
+			if r.Purpose != "" { // a handoff or a summary, not an answer
+				fi := &foldItem{label: r.Purpose, done: true}
 				fi.text.WriteString(r.Text)
 				f.t.add(fi)
 			} else {

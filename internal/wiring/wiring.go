@@ -213,13 +213,13 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 	runner := tool.NewRunner(reg, tool.RunnerOptions{Approver: g.approver, Logger: opts.Logger})
 
 	system := prompt.System(prompt.Env{OS: runtime.GOOS, Shell: sh.Kind(), Workspace: ws.Root()})
-	var summarize func(context.Context, llm.ToolCall, string) (string, error)
+	var summarize func(context.Context, llm.ToolCall, string) window.SummaryCall
 	if cfg.SummaryModel != "" {
 		sm, err := NewProvider(config.Config{}, cat, cfg.SummaryModel, opts.Getenv, opts.Logger)
 		if err != nil {
 			return nil, fmt.Errorf("wiring: summary_model: %w", err)
 		}
-		summarize = window.ModelSummarizer(sm.Provider, sm.Model.ID)
+		summarize = window.ModelSummarizer(sm.Provider, sm.ProviderName, sm.Model.ID, sm.Model.Price.Cost)
 	}
 	win := window.New(window.Options{
 		Summarize: summarize,
