@@ -106,7 +106,11 @@ func chatTerminal(ctx context.Context, opts *ChatOptions) error {
 	if err != nil {
 		return err
 	}
-	runErr := tui.Run(ctx, ctl, b, tui.RunOptions{In: opts.IO.In, Out: opts.IO.Out})
+	hist, err := tui.LoadHistory(filepath.Join(opts.Home, tui.HistoryFile))
+	if err != nil {
+		opts.Logger.Warn("chat: input history", "err", err)
+	}
+	runErr := tui.Run(ctx, ctl, b, tui.RunOptions{In: opts.IO.In, Out: opts.IO.Out, History: hist})
 	id := ctl.SessionID()
 	closeErr := ctl.Close()
 	if id != "" {

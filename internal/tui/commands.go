@@ -128,7 +128,7 @@ func helpText() string {
 	var b strings.Builder
 	b.WriteString(table(rows, "ll"))
 	b.WriteString(`
-Enter sends; Alt-Enter or Ctrl-J adds a line; Up/Down recall earlier input.
+Enter sends; Alt-Enter or Ctrl-J adds a line; Up/Down recall earlier input (kept across chats).
 PgUp/PgDn or the wheel scroll; Esc goes back to the end.
 Alt-Up/Alt-Down select a tool call or thinking block; Ctrl-O opens or closes it.
 Ctrl-C cancels the running turn; twice when idle leaves. "::text" sends ":text".

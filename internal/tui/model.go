@@ -43,6 +43,8 @@ type Model struct {
 	byQuestion map[int]*entry
 
 	history []string // submitted input, oldest first
+	saved   *History // where history outlives the run
+	saveErr bool     // saving failed once and the user was told
 	histIdx int      // == len(history) when not browsing
 	draft   string   // the input typed before browsing history
 
@@ -59,6 +61,9 @@ type ModelOptions struct {
 	// Width and Height are the first size, before the terminal reports
 	// one (tests).
 	Width, Height int
+	// History holds the inputs of earlier chats and keeps this one's;
+	// nil keeps them for this run only.
+	History *History
 }
 
 // NewModel returns the chat model over a controller. ctx is the parent
@@ -76,7 +81,9 @@ func NewModel(ctx context.Context, ctl *Controller, opts ModelOptions) *Model {
 		input:      newInput(),
 		byQuestion: map[int]*entry{},
 		width:      max(opts.Width, 20), height: max(opts.Height, 6),
+		saved:      opts.History, history: opts.History.Lines(),
 	}
+	m.histIdx = len(m.history)
 	m.input.SetWidth(m.width)
 	return m
 }
@@ -369,4 +376,8 @@ func (m *Model) remember(line string) {
 		m.history = append(m.history, line)
 	}
 	m.histIdx, m.draft = len(m.history), ""
+	if err := m.saved.Add(line); err != nil && !m.saveErr {
+		m.saveErr = true
+		m.t.add(&noticeItem{text: "✗ " + err.Error() + " (this chat's input is still recalled with Up)", style: m.rc.th.Warn})
+	}
 }

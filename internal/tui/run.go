@@ -14,6 +14,8 @@ type RunOptions struct {
 	Out io.Writer
 	// Theme defaults to DarkTheme.
 	Theme *Theme
+	// History is the input history kept across chats (LoadHistory).
+	History *History
 }
 
 // Run shows the chat until the user leaves or ctx ends. A running turn is
@@ -24,7 +26,7 @@ func Run(ctx context.Context, ctl *Controller, b *Bridge, opts RunOptions) error
 	if opts.Theme != nil {
 		th = *opts.Theme
 	}
-	m := NewModel(ctx, ctl, ModelOptions{Theme: th})
+	m := NewModel(ctx, ctl, ModelOptions{Theme: th, History: opts.History})
 	popts := []tea.ProgramOption{tea.WithContext(ctx)}
 	if opts.In != nil {
 		popts = append(popts, tea.WithInput(opts.In))
