@@ -81,7 +81,7 @@ func NewModel(ctx context.Context, ctl *Controller, opts ModelOptions) *Model {
 		input:      newInput(),
 		byQuestion: map[int]*entry{},
 		width:      max(opts.Width, 20), height: max(opts.Height, 6),
-		saved:      opts.History, history: opts.History.Lines(),
+		saved: opts.History, history: opts.History.Lines(),
 	}
 	m.histIdx = len(m.history)
 	m.input.SetWidth(m.width)
