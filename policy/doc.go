@@ -35,8 +35,12 @@
 // exists.
 //
 // Secrets are checked where a command names them (cat .env, < .env,
-// grep KEY .env, globs such as *.pem); a recursive reader (grep -r, rg
-// over a folder) reads whatever the folder holds, secrets included.
+// grep KEY .env, globs such as *.pem) and where a recursive search (grep
+// -r, rg, ag) would read them: a searched folder inside the workspace is
+// walked for secrets files (skipping hidden ones when rg or ag would), and
+// one that holds any, or is too big to check, asks. Other programs that
+// read a whole folder (a build, a script) are not followed: they are not
+// read-only, so they need approval anyway, and the sandbox bounds them.
 //
 // The analysis tracks the directory commands run in through cd; a cd it
 // cannot follow makes later relative paths unknown, and an unknown path

@@ -218,6 +218,7 @@ func (p *Policy) simpleItems(toolName string, c SimpleCommand) []item {
 	for _, w := range paths {
 		out = append(out, p.readItems(toolName, w, c.Dir)...)
 	}
+	out = append(out, p.searchItems(c, paths)...)
 	for _, w := range names {
 		if w.Known && isSecret(w.Value) {
 			abs := resolveIn(c.Dir, w.Value)

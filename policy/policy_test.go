@@ -138,7 +138,8 @@ func TestCommands(t *testing.T) {
 		{"ls -la src", "AAA"},
 		{"cat src/a.go", "AAA"},
 		{"cat src/a.go | head -5 | wc -l", "AAA"},
-		{"grep -rn TODO .", "AAA"},
+		{"grep -rn TODO src", "AAA"},
+		{"rg TODO src", "AAA"},
 		{"find . -name '*.go'", "AAA"},
 		{"echo hi", "AAA"},
 		{"pwd", "AAA"},
@@ -233,6 +234,11 @@ func TestCommands(t *testing.T) {
 		// Secrets and files outside the workspace ask even to read.
 		{"cat .env", "QQA"},
 		{"grep KEY .env", "QQA"},
+		// A recursive search of a folder with secrets files may print them.
+		{"grep -rn TODO .", "QQA"},
+		{"grep -R KEY", "QQA"},
+		{"rg KEY", "QQA"},
+		{"cd src && grep -r KEY", "AAA"},
 		{"cat < .env", "QQA"},
 		{"cat *.pem", "QQA"},
 		{"git show HEAD:.env", "QQA"},
@@ -683,5 +689,55 @@ func TestGlobIsBounded(t *testing.T) {
 	}
 	if got, d := outcome(t, e.policy(t, ReadOnly, "", rec), rec, shellReq("cat many/1*/nothing")); got != "A" {
 		t.Errorf("got %s (%s), want A", got, d.Reason)
+	}
+}
+
+func TestSearchScope(t *testing.T) {
+	tests := []struct {
+		line             string
+		recursive, skips bool
+	}{
+		{"grep -rn x .", true, false},
+		{"grep -Rl x", true, false},
+		{"grep --recursive x", true, false},
+		{"grep --directories=recurse x", true, false},
+		{"grep -n x a.go", false, false},
+		{"grep -e -r a.go", true, false}, // conservative: -e's value is read as flags
+		{"rg x", true, true},
+		{"rg --hidden x", true, false},
+		{"rg -uu x", true, false},
+		{"ag x", true, true},
+		{"cat x", false, false},
+	}
+	for _, tc := range tests {
+		sc, err := Split(tc.line, ShellEnv{Dir: "/w"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, skips := searchScope(sc.Commands[0])
+		if rec != tc.recursive || skips != tc.skips {
+			t.Errorf("%q: recursive %v, skips hidden %v; want %v, %v", tc.line, rec, skips, tc.recursive, tc.skips)
+		}
+	}
+}
+
+func TestSecretsUnder(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"a.go", "sub/.env", "sub/.env.example", ".git/config", "deep/x/id_rsa", "id_rsa.pub"} {
+		p := filepath.Join(dir, filepath.FromSlash(f))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := secretsUnder(dir, false)
+	if err != nil || strings.Join(got, ",") != "deep/x/id_rsa,sub/.env" {
+		t.Errorf("secretsUnder = %q, %v", got, err)
+	}
+	got, _ = secretsUnder(dir, true)
+	if strings.Join(got, ",") != "deep/x/id_rsa" {
+		t.Errorf("skipping hidden = %q, want the dotfile left out", got)
 	}
 }
