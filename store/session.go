@@ -134,6 +134,17 @@ func (s *Store) LastSession(ctx context.Context) (Session, error) {
 	return sess, nil
 }
 
+// SubSessions returns the sessions started from parentID (sub-agents'),
+// oldest first.
+func (s *Store) SubSessions(ctx context.Context, parentID string) ([]Session, error) {
+	rows, err := s.r.QueryContext(ctx, qSubSessions, parentID)
+	if err != nil {
+		return nil, wrap("sub-sessions of "+parentID, err)
+	}
+	out, err := collect(rows, scanSession)
+	return out, wrap("sub-sessions of "+parentID, err)
+}
+
 // UpdateSession sets the title and model of session sess.ID and moves its
 // UpdatedAt forward to sess.UpdatedAt (now, when zero). Other fields are
 // ignored.

@@ -187,6 +187,20 @@ func (c *Controller) costText(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// Sub-agents run in sessions of their own; what they spent is this
+	// session's too.
+	subs, err := eng.Store.SubSessions(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	own := len(calls)
+	for _, ss := range subs {
+		sc, err := eng.Store.ModelCalls(ctx, ss.ID)
+		if err != nil {
+			return "", err
+		}
+		calls = append(calls, sc...)
+	}
 	type row struct {
 		calls                                  int
 		in, cached, out, reasoning, cacheWrite int64
@@ -194,8 +208,11 @@ func (c *Controller) costText(ctx context.Context) (string, error) {
 	}
 	rows := map[string]*row{}
 	var total row
-	for _, mc := range calls {
+	for i, mc := range calls {
 		k := mc.Provider + "/" + mc.Model
+		if i >= own {
+			k = "sub-agents: " + k
+		}
 		r := rows[k]
 		if r == nil {
 			r = &row{}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/llm/fake"
+	"github.com/godwit/godwit/store"
 	"github.com/godwit/godwit/tool/plan"
 )
 
@@ -421,5 +422,35 @@ func TestUndoCommandRestoresFiles(t *testing.T) {
 	}
 	if !strings.Contains(h.screen(), "removed   a.txt") {
 		t.Errorf("the reply does not list the file:\n%s", h.screen())
+	}
+}
+
+// What sub-agents spent is the session's too: :cost counts it, on rows
+// of its own.
+func TestCostCountsSubAgents(t *testing.T) {
+	h := newHarness(t, fake.Step{Text: "done", Usage: usage(1000, 0, 10)})
+	h.send("hello")
+	h.idle()
+	ctx := context.Background()
+	eng, id, err := h.ctl.engine()
+	if err != nil {
+		t.Fatal(err)
+	}
+	child := store.Session{ID: store.NewID(), ParentID: id, Title: "look around", Workspace: h.ws, Model: "fake/cheap"}
+	if err := eng.Store.CreateSession(ctx, child); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.Store.RecordModelCall(ctx, store.ModelCall{SessionID: child.ID, Provider: "fake", Model: "cheap",
+		Usage: llm.Usage{InputTokens: 2000, OutputTokens: 5}, Cost: 0.25}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := h.ctl.costText(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"over 2 model calls", "sub-agents: fake/cheap", "$0.25", "total"} {
+		if !strings.Contains(got, want) {
+			t.Errorf(":cost lacks %q:\n%s", want, got)
+		}
 	}
 }
