@@ -362,6 +362,11 @@ func writeSessions(w io.Writer, list []store.SessionSummary) {
 	fmt.Fprintf(w, "%-28s %-17s %5s %9s %9s  %s\n", "ID", "LAST ACTIVITY", "TURNS", "TOKENS", "COST", "TITLE")
 	for _, s := range list {
 		tokens := s.Usage.InputTokens + s.Usage.OutputTokens
-		fmt.Fprintf(w, "%-28s %-17s %5d %9d %9s  %s\n", s.ID, s.LastActivity.Local().Format("2006-01-02 15:04"), s.Turns, tokens, fmt.Sprintf("$%.4f", s.Cost), strings.TrimSpace(firstLine(s.Title, 60)))
+		title := strings.TrimSpace(firstLine(s.Title, 60))
+		if s.ParentID != "" {
+			// A sub-agent's session: its cost is its parent's too.
+			title = "(sub-agent of " + s.ParentID + ") " + title
+		}
+		fmt.Fprintf(w, "%-28s %-17s %5d %9d %9s  %s\n", s.ID, s.LastActivity.Local().Format("2006-01-02 15:04"), s.Turns, tokens, fmt.Sprintf("$%.4f", s.Cost), title)
 	}
 }

@@ -227,3 +227,16 @@ func TestInspectTraceCreatesNoDatabase(t *testing.T) {
 		t.Errorf("inspect created %s", wiring.DBPath(home))
 	}
 }
+
+func TestWriteSessionsMarksSubAgents(t *testing.T) {
+	var b strings.Builder
+	writeSessions(&b, []store.SessionSummary{
+		{Session: store.Session{ID: "01parent", Title: "fix the parser"}, Turns: 2, Cost: 0.5},
+		{Session: store.Session{ID: "01child", ParentID: "01parent", Title: "find the callers"}, Turns: 1, Cost: 0.1},
+	})
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 3 || !strings.HasSuffix(lines[1], "  fix the parser") ||
+		!strings.HasSuffix(lines[2], "  (sub-agent of 01parent) find the callers") {
+		t.Errorf("sessions:\n%s", b.String())
+	}
+}
