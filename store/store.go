@@ -246,9 +246,32 @@ func wrap(op string, err error) error {
 		case sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY, sqlite3.SQLITE_CONSTRAINT_UNIQUE:
 			return fmt.Errorf("store: %s: already exists: %w", op, err)
 		}
+		switch se.Code() & 0xff { // the primary result code
+		case sqlite3.SQLITE_FULL:
+			return &diskError{fmt.Errorf("store: %s: the disk holding the database is full; free some space and go on (what was recorded before is intact): %w", op, err)}
+		case sqlite3.SQLITE_IOERR:
+			return &diskError{fmt.Errorf("store: %s: the disk failed a read or write; check it and free space (what was recorded before is intact): %w", op, err)}
+		case sqlite3.SQLITE_READONLY:
+			return fmt.Errorf("store: %s: the database cannot be written; check the permissions of the file and its folder ($GODWIT_HOME): %w", op, err)
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+			return fmt.Errorf("store: %s: another godwit process held the database for over 5 s; try again when it is done: %w", op, err)
+		case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
+			return fmt.Errorf("store: %s: the database file is damaged; move it away to start a new one (sqlite3's .recover can save what it holds): %w", op, err)
+		}
 	}
 	return fmt.Errorf("store: %s: %w", op, err)
 }
+
+// ErrDiskFull matches (errors.Is) a write that failed because the disk is
+// full or failing: nothing was recorded, and the caller may stop rather
+// than go on unrecorded.
+var ErrDiskFull = errors.New("store: disk full or failing")
+
+type diskError struct{ err error }
+
+func (e *diskError) Error() string        { return e.err.Error() }
+func (e *diskError) Unwrap() error        { return e.err }
+func (e *diskError) Is(target error) bool { return target == ErrDiskFull }
 
 // ms converts t for storage: Unix milliseconds, or NULL for the zero time.
 func ms(t time.Time) any {

@@ -173,3 +173,26 @@ func TestWrapExplainsForeignKeys(t *testing.T) {
 		t.Error("a constraint failure should not look like a plain miss")
 	}
 }
+
+// A full disk is a clear error callers can branch on, and what was
+// written before stays readable.
+func TestDiskFull(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	sess := newSession(t, s, "")
+	// max_page_count makes SQLite report SQLITE_FULL as a full disk would.
+	if _, err := s.w.ExecContext(ctx, "PRAGMA max_page_count = 1"); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	big := strings.Repeat("x", 64<<10)
+	for i := 0; i < 50 && err == nil; i++ {
+		_, err = s.AppendEvent(ctx, Event{SessionID: sess.ID, Type: "big", Data: []byte(`"` + big + `"`)})
+	}
+	if !errors.Is(err, ErrDiskFull) || !strings.Contains(err.Error(), "free some space") {
+		t.Fatalf("write on a full disk: %v; want ErrDiskFull saying what to do", err)
+	}
+	if _, err := s.Session(ctx, sess.ID); err != nil {
+		t.Errorf("the session recorded before is not readable: %v", err)
+	}
+}
