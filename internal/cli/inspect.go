@@ -304,7 +304,11 @@ func timelineLine(e agent.Event) string {
 		if f == nil {
 			return ""
 		}
-		s := fmt.Sprintf("turn %d %s: %d steps, %d in, %d out, $%.4f", e.Turn, f.Status, f.Steps, f.Usage.InputTokens, f.Usage.OutputTokens, f.Cost)
+		steps := fmt.Sprintf("%d steps", f.Steps)
+		if f.Steps == 1 {
+			steps = "1 step"
+		}
+		s := fmt.Sprintf("turn %d %s: %s, %d in, %d out, $%.4f", e.Turn, f.Status, steps, f.Usage.InputTokens, f.Usage.OutputTokens, f.Cost)
 		if f.Error != "" {
 			s += "\n          " + f.Error
 		}

@@ -271,7 +271,11 @@ func (t *turnItem) render(rc *renderCtx, width int) []string {
 	if t.took > 0 {
 		parts = append(parts, duration(t.took))
 	}
-	parts = append(parts, fmt.Sprintf("%d steps", t.steps), "in "+short(t.in), "out "+short(t.out), money(t.cost))
+	steps := fmt.Sprintf("%d steps", t.steps)
+	if t.steps == 1 {
+		steps = "1 step"
+	}
+	parts = append(parts, steps, "in "+short(t.in), "out "+short(t.out), money(t.cost))
 	line := "  " + style.Render(ansi.Truncate("─ "+strings.Join(parts, " · "), width-gutter, "…"))
 	lines := []string{line}
 	if t.err != "" {
