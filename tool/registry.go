@@ -49,6 +49,28 @@ func (r *Registry) Add(t Tool) error {
 	return nil
 }
 
+// Offer adds the tools whose names the registry lacks and skips the
+// rest (an MCP server's tools, offered again when it lists them anew); it
+// returns the names it added.
+func (r *Registry) Offer(tools ...Tool) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.index == nil {
+		r.index = make(map[string]int)
+	}
+	var added []string
+	for _, t := range tools {
+		name := t.Name()
+		if _, dup := r.index[name]; dup || name == "" {
+			continue
+		}
+		r.index[name] = len(r.tools)
+		r.tools = append(r.tools, t)
+		added = append(added, name)
+	}
+	return added
+}
+
 // Get returns the named tool.
 func (r *Registry) Get(name string) (Tool, bool) {
 	if r == nil {

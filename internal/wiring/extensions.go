@@ -3,6 +3,8 @@ package wiring
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/godwit/godwit/agent"
@@ -16,53 +18,99 @@ import (
 	"github.com/godwit/godwit/window"
 )
 
-// mcpStartWait is how long Build waits for MCP servers before the tool
-// table is fixed: the table is part of the cached prefix and must not
-// change within a segment, so a server that starts later is reported and
-// its tools join the next process's table.
+// mcpStartWait is how long Build waits for MCP servers before the first
+// tool table is fixed. The table is part of the cached prefix and never
+// changes within a segment, so a server that starts later (or lists new
+// tools) joins at the next segment: lateTools.
 const mcpStartWait = 5 * time.Second
 
 // startMCP starts the configured MCP servers (config.yaml and the
-// allowed entries of .mcp.json) and returns the tools of those ready
-// within mcpStartWait. A failing server is logged, never fatal.
-func startMCP(ctx context.Context, cfg mcp.Config, opts Options, root string) (*mcp.Manager, []tool.Tool) {
+// allowed entries of .mcp.json), waits up to wait for them, and hands
+// every ready server's tools to late, then and whenever one becomes
+// ready or lists its tools anew. A failing server is logged, never fatal.
+func startMCP(ctx context.Context, cfg mcp.Config, opts Options, root string, wait time.Duration, late *lateTools) *mcp.Manager {
 	mgr := mcp.Start(mcp.Options{Config: cfg, Workspace: root, Getenv: opts.Getenv, Logger: opts.Logger,
 		OnStatus: func(s mcp.Status) {
 			if s.State != mcp.StateReady {
 				opts.Logger.Warn(s.String())
+				return
 			}
+			late.offer(s.Tools)
 		}})
-	wctx, cancel := context.WithTimeout(ctx, mcpStartWait)
+	wctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	if err := mgr.Wait(wctx); err != nil {
-		opts.Logger.Warn("mcp: some servers were not ready in time; their tools join the next session", "wait", mcpStartWait)
+		opts.Logger.Warn("mcp: some servers were not ready in time; their tools join at the next segment once they are", "wait", wait)
 	}
-	return mgr, mgr.Tools()
+	late.offer(mgr.Tools())
+	late.started()
+	return mgr
+}
+
+// lateTools takes MCP tools as their servers become ready. The runner can
+// run them at once; the model sees them from the next segment on, when
+// the window reads the tool table again (Options.Segment), or the
+// deferred listing does.
+type lateTools struct {
+	reg *tool.Registry
+	log *slog.Logger
+
+	mu    sync.Mutex
+	table *deferred.Table // set once tools.deferred has built it
+	ready bool            // Build has its first table; later tools are news
+}
+
+func (l *lateTools) offer(ts []tool.Tool) {
+	added := l.reg.Offer(ts...)
+	l.mu.Lock()
+	table, ready := l.table, l.ready
+	l.mu.Unlock()
+	if table != nil {
+		table.Offer(ts...)
+	}
+	if ready && len(added) > 0 {
+		l.log.Info("mcp: new tools join at the next segment", "tools", added)
+	}
+}
+
+func (l *lateTools) started() {
+	l.mu.Lock()
+	l.ready = true
+	l.mu.Unlock()
+}
+
+// setTable hands later tools to the deferred table too, and the tools
+// that arrived while it was being built.
+func (l *lateTools) setTable(t *deferred.Table) {
+	l.mu.Lock()
+	l.table = t
+	l.mu.Unlock()
+	t.Offer(l.reg.Tools()...)
 }
 
 // deferTools sets up tools.deferred: with off (the default) it returns
 // nil and every tool is in the table; otherwise it registers the tool_call
 // proxy and returns the window's per-segment table, in which tools used
 // through the proxy join the table at the next segment.
-func deferTools(mode string, reg *tool.Registry, counter *window.Counter) (func(context.Context, string) ([]llm.ToolSpec, string), error) {
+func deferTools(mode string, reg *tool.Registry, counter *window.Counter) (func(context.Context, string) ([]llm.ToolSpec, string), *deferred.Table, error) {
 	m, err := deferred.ParseMode(mode)
 	if err != nil {
-		return nil, fmt.Errorf("wiring: %w", err)
+		return nil, nil, fmt.Errorf("wiring: %w", err)
 	}
 	if m == deferred.Off {
-		return nil, nil
+		return nil, nil, nil
 	}
 	table, err := deferred.New(deferred.Options{Mode: m, Count: counter.Count}, reg.Tools()...)
 	if err != nil {
-		return nil, fmt.Errorf("wiring: %w", err)
+		return nil, nil, fmt.Errorf("wiring: %w", err)
 	}
 	if err := reg.Add(table.Proxy()); err != nil {
-		return nil, fmt.Errorf("wiring: %w", err)
+		return nil, nil, fmt.Errorf("wiring: %w", err)
 	}
 	return func(_ context.Context, sessionID string) ([]llm.ToolSpec, string) {
 		seg := table.Segment(sessionID)
 		return seg.Tools, seg.Listing
-	}, nil
+	}, table, nil
 }
 
 // subagentDeps is what a sub-agent's child runtime is built from.

@@ -65,7 +65,11 @@ type Options struct {
 	// ContextWindow overrides the model's window in tokens (tests, local
 	// models); 0 takes config.yaml's context_window, then the catalog's.
 	ContextWindow int
-	Logger        *slog.Logger
+	// MCPWait is how long Build waits for MCP servers before the first
+	// tool table is fixed; 0 is 5 s. Later servers join at the next
+	// segment.
+	MCPWait time.Duration
+	Logger  *slog.Logger
 }
 
 // Env is a built engine. Close it to stop background jobs and close the
@@ -86,6 +90,7 @@ type Env struct {
 	Memory *memory.Source
 
 	closers []func() error
+	reg     *tool.Registry // the session's tools, MCP servers' as they come
 }
 
 // Close releases everything Build opened, in reverse order.
@@ -197,19 +202,29 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 	if err := reg.Add(sub); err != nil {
 		return nil, fmt.Errorf("wiring: %w", err)
 	}
+	var late *lateTools
 	if len(cfg.MCP.Servers) > 0 || len(cfg.MCP.Project) > 0 {
-		mgr, mcpTools := startMCP(ctx, cfg.MCP, opts, ws.Root())
-		env.closers = append(env.closers, mgr.Close)
-		for _, t := range mcpTools {
-			if err := reg.Add(t); err != nil {
-				opts.Logger.Warn("wiring: MCP tool skipped", "tool", t.Name(), "err", err)
-			}
+		wait := opts.MCPWait
+		if wait <= 0 {
+			wait = mcpStartWait
 		}
+		late = &lateTools{reg: reg, log: opts.Logger}
+		mgr := startMCP(ctx, cfg.MCP, opts, ws.Root(), wait, late)
+		env.closers = append(env.closers, mgr.Close)
 	}
-	segmentTools, err := deferTools(cfg.Tools.Deferred, reg, counter)
+	segmentTools, table, err := deferTools(cfg.Tools.Deferred, reg, counter)
 	if err != nil {
 		return nil, err
 	}
+	switch {
+	case late != nil && table != nil:
+		late.setTable(table)
+	case late != nil:
+		// Read the registry at each segment's start, so MCP tools that
+		// arrive later join the next segment's table.
+		segmentTools = func(context.Context, string) ([]llm.ToolSpec, string) { return reg.Specs(), "" }
+	}
+	env.reg = reg
 	runner := tool.NewRunner(reg, tool.RunnerOptions{Approver: g.approver, Logger: opts.Logger})
 
 	system := prompt.System(prompt.Env{OS: runtime.GOOS, Shell: sh.Kind(), Workspace: ws.Root()})
