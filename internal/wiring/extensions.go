@@ -125,18 +125,21 @@ type subagentDeps struct {
 	price        func(llm.Usage) float64
 	rules        *policy.Rules
 	opts         Options
+	// shell is the sub-agent's own shell_exec: foreground only, judged
+	// by its read-only policy and run in a read-only sandbox.
+	shell tool.Tool
 }
 
 // newSubagent builds the subagent tool: a read-only child session with
-// the parent's read-only tools, its own context, and a read-only policy
-// that asks nobody.
+// the parent's read-only tools, a shell of its own for read-only
+// commands, its own context, and a read-only policy that asks nobody.
 func newSubagent(reg *tool.Registry, d subagentDeps) (*subagent.Tool, error) {
 	childPol, err := policy.New(policy.Options{Mode: policy.ReadOnly, Workspace: d.root, Rules: d.rules, Logger: d.opts.Logger})
 	if err != nil {
 		return nil, fmt.Errorf("wiring: subagent policy: %w", err)
 	}
 	sub, err := subagent.New(subagent.Options{Parent: reg, Store: d.store, Workspace: d.root, Model: d.providerName + "/" + d.model,
-		Names: append(subagent.DefaultTools(), "search_memory"),
+		Names: append(subagent.DefaultTools(), "search_memory"), Extra: []tool.Tool{d.shell},
 		New: func(_ context.Context, c subagent.Child) (*agent.Runtime, error) {
 			return agent.New(agent.Config{Provider: d.provider, ProviderName: d.providerName, Model: d.model, Store: d.store,
 				Workspace: d.root, MaxSteps: c.MaxSteps, Cost: d.price, Logger: d.opts.Logger,

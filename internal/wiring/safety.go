@@ -20,9 +20,12 @@ type guard struct {
 	approver tool.Approver
 	rules    *policy.Rules
 	wrap     func(*exec.Cmd) error
-	tmp      string
-	recorder *snapshot.Recorder
-	watcher  *snapshot.Watcher
+	// readOnlyWrap is the sandbox of a sub-agent's shell: no writes, no
+	// network, whatever the session's mode.
+	readOnlyWrap func(*exec.Cmd) error
+	tmp          string
+	recorder     *snapshot.Recorder
+	watcher      *snapshot.Watcher
 }
 
 // newGuard loads the rules ($GODWIT_HOME/rules.yaml, then the
@@ -59,8 +62,9 @@ func newGuard(opts Options, root string, st *store.Store, closers *[]func() erro
 		tmp:      tmp,
 		wrap: sandbox.Wrap(sandbox.Config{Writable: append([]string{root}, pol.Writable()...),
 			ReadOnly: opts.Mode == policy.ReadOnly, Network: network, TempDir: tmp, Logger: opts.Logger}),
-		recorder: snapshot.NewRecorder(st, snapshot.Options{Logger: opts.Logger}),
-		watcher:  snapshot.NewWatcher(root, snapshot.WatchOptions{Logger: opts.Logger}),
+		readOnlyWrap: sandbox.Wrap(sandbox.Config{ReadOnly: true, TempDir: tmp, Logger: opts.Logger}),
+		recorder:     snapshot.NewRecorder(st, snapshot.Options{Logger: opts.Logger}),
+		watcher:      snapshot.NewWatcher(root, snapshot.WatchOptions{Logger: opts.Logger}),
 	}
 	if opts.Approver != nil { // the demo, tests
 		g.approver = opts.Approver

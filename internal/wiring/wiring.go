@@ -194,8 +194,11 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 	}
 	counter := window.NewCounter(opts.Logger)
 	budget := window.Scaled(contextWindow(opts.ContextWindow, cfg.ContextWindow, env.ModelInfo.ContextWindow))
+	subShell := shell.New(shell.Options{Workdir: ws.Root(), Logger: opts.Logger, NoJobs: true,
+		Env: []string{"TMPDIR=" + g.tmp}, Wrap: g.readOnlyWrap})
+	env.closers = append(env.closers, subShell.Close)
 	sub, err := newSubagent(reg, subagentDeps{provider: provider, providerName: providerName, model: model, store: st,
-		root: ws.Root(), budget: budget, counter: counter, price: env.ModelInfo.Price.Cost, rules: g.rules, opts: opts})
+		root: ws.Root(), budget: budget, counter: counter, price: env.ModelInfo.Price.Cost, rules: g.rules, opts: opts, shell: subShell})
 	if err != nil {
 		return nil, err
 	}

@@ -64,6 +64,9 @@ type Options struct {
 	// Now returns the current time; nil means time.Now. Only ages and
 	// durations shown to the model use it.
 	Now func() time.Time
+	// NoJobs leaves background jobs out (a sub-agent's shell, which must
+	// leave nothing running): the tool takes command and timeout_s only.
+	NoJobs bool
 }
 
 // Shell is the shell_exec tool. It is safe for concurrent use. Its job
@@ -124,12 +127,23 @@ func New(opts Options) *Shell {
 		jobs:      make(map[string]*job),
 		fgProcs:   make(map[*proc]struct{}),
 	}
-	s.spec = llm.ToolSpec{
-		Name:        Name,
-		Description: strings.TrimSpace(strings.ReplaceAll(description, "{shell}", name)),
-		Schema:      schema(opts.DefaultTimeout, opts.MaxTimeout),
+	desc := strings.TrimSpace(strings.ReplaceAll(description, "{shell}", name))
+	sch := schema(opts.DefaultTimeout, opts.MaxTimeout)
+	if opts.NoJobs {
+		desc, _, _ = strings.Cut(desc, " Use background:true")
+		sch = foregroundSchema(opts.DefaultTimeout, opts.MaxTimeout)
 	}
+	s.spec = llm.ToolSpec{Name: Name, Description: desc, Schema: sch}
 	return s
+}
+
+// foregroundSchema is the schema of a shell without jobs.
+func foregroundSchema(def, max time.Duration) json.RawMessage {
+	return json.RawMessage(fmt.Sprintf(`{"type":"object","properties":{`+
+		`"command":{"type":"string"},`+
+		`"timeout_s":{"type":"number","description":"Limit in seconds (default %s, max %s)."}`+
+		`},"required":["command"],"additionalProperties":false}`,
+		seconds(def), seconds(max)))
 }
 
 func schema(def, max time.Duration) json.RawMessage {
@@ -191,6 +205,9 @@ func (s *Shell) parse(raw json.RawMessage) (args, error) {
 	}
 	if a.Action == "" {
 		a.Action = actRun
+	}
+	if s.opts.NoJobs && (a.Action != actRun || a.Background || a.JobID != "" || a.Lines != nil) {
+		return a, badArgs("Send command (and timeout_s) only.", "this shell runs foreground commands only: no background jobs")
 	}
 	only := func(field, actions string) error {
 		return badArgs("Drop "+field+"; it is only for "+actions+".", "%s does not apply to action %q", field, a.Action)

@@ -177,3 +177,28 @@ func TestProviderKeysDoNotReachCommands(t *testing.T) {
 		t.Error("ordinary variables must still be inherited")
 	}
 }
+
+// A shell without jobs (a sub-agent's) offers and takes only foreground
+// runs, so nothing it starts outlives the call.
+func TestNoJobs(t *testing.T) {
+	s := newShell(t, func(o *Options) { o.NoJobs = true })
+	spec := s.Spec()
+	if strings.Contains(spec.Description, "background") || strings.Contains(string(spec.Schema), "job_id") ||
+		strings.Contains(string(spec.Schema), "background") || !json.Valid(spec.Schema) {
+		t.Errorf("spec offers jobs: %s\n%s", spec.Description, spec.Schema)
+	}
+	if res := mustCall(t, s, m{"command": "echo hi"}); !strings.Contains(res.Content, "hi") {
+		t.Errorf("run = %q", res.Content)
+	}
+	for _, args := range []m{
+		{"command": "sleep 30", "background": true},
+		{"action": "list"},
+		{"action": "stop", "job_id": "j1"},
+	} {
+		_, err := call(context.Background(), t, s, args)
+		var te *tool.ToolError
+		if !errors.As(err, &te) || te.Code != tool.CodeBadArgs || !strings.Contains(te.Message, "foreground commands only") {
+			t.Errorf("%v: err %v, want BAD_ARGS saying foreground only", args, err)
+		}
+	}
+}

@@ -1,0 +1,15 @@
+package wiring
+
+import (
+	"os"
+	"testing"
+
+	"github.com/godwit/godwit/sandbox"
+)
+
+// Shell commands run in a Landlock sandbox by re-executing the binary,
+// here the test binary: it must act as the sandbox child when it is one.
+func TestMain(m *testing.M) {
+	sandbox.MaybeRunChild()
+	os.Exit(m.Run())
+}
