@@ -17,7 +17,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?)`
 	qSessionsByPrefix = `SELECT ` + qSessionCols + ` FROM sessions
 WHERE lower(substr(id, 1, length(?1))) = lower(?1) ORDER BY id LIMIT 6`
 
-	qLastSession = `SELECT ` + qSessionCols + ` FROM sessions ORDER BY updated_at DESC, id DESC LIMIT 1`
+	qLastSession = `SELECT ` + qSessionCols + ` FROM sessions WHERE parent_id IS NULL ORDER BY updated_at DESC, id DESC LIMIT 1`
 	qSubSessions = `SELECT ` + qSessionCols + ` FROM sessions WHERE parent_id = ? ORDER BY created_at, id`
 
 	qUpdateSession = `UPDATE sessions SET title = ?, model = ?, updated_at = max(updated_at, ?) WHERE id = ?`

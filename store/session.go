@@ -122,7 +122,8 @@ func (s *Store) Session(ctx context.Context, id string) (Session, error) {
 		"store: session prefix %q matches several sessions (%s%s); type more of the id", id, strings.Join(ids, ", "), more)}
 }
 
-// LastSession returns the session with the latest activity.
+// LastSession returns the session with the latest activity, leaving out
+// sub-agents' sessions: "last" means the one the user worked in.
 func (s *Store) LastSession(ctx context.Context) (Session, error) {
 	sess, err := scanSession(s.r.QueryRowContext(ctx, qLastSession))
 	if errors.Is(err, sql.ErrNoRows) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -151,11 +152,20 @@ func TestLastSessionAndList(t *testing.T) {
 	if last, _ := s.LastSession(ctx); last.ID != a.ID {
 		t.Errorf("LastSession after a turn in %s = %s", a.ID, last.ID)
 	}
+	// A sub-agent's session, however recent, is not "last".
+	child := Session{ID: NewID(), ParentID: a.ID, CreatedAt: time.Now().Add(time.Hour), UpdatedAt: time.Now().Add(time.Hour)}
+	if err := s.CreateSession(ctx, child); err != nil {
+		t.Fatal(err)
+	}
+	if last, _ := s.LastSession(ctx); last.ID != a.ID {
+		t.Errorf("LastSession = %s, a sub-agent's session; want %s", last.ID, a.ID)
+	}
 
 	list, err := s.ListSessions(ctx, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
+	list = slices.DeleteFunc(list, func(x SessionSummary) bool { return x.ParentID != "" })
 	if len(list) != 2 || list[0].ID != a.ID || list[1].ID != b.ID {
 		t.Fatalf("ListSessions order = %+v, want a then b", list)
 	}
@@ -166,7 +176,7 @@ func TestLastSessionAndList(t *testing.T) {
 	if got := list[1]; got.Turns != 0 || got.Usage != (llm.Usage{}) || got.Cost != 0 {
 		t.Errorf("summary of b = %+v, want empty totals", got)
 	}
-	if one, _ := s.ListSessions(ctx, 1); len(one) != 1 || one[0].ID != a.ID {
-		t.Errorf("ListSessions(1) = %+v", one)
+	if one, _ := s.ListSessions(ctx, 1); len(one) != 1 || one[0].ID != child.ID {
+		t.Errorf("ListSessions(1) = %+v, want the newest, the child", one)
 	}
 }
