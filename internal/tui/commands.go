@@ -267,6 +267,9 @@ func (c *Controller) sessionsText(ctx context.Context) (string, error) {
 	var b strings.Builder
 	rows := [][]string{{"", "id", "last active", "turns", "cost", "title"}}
 	for _, s := range list {
+		if s.ParentID != "" {
+			continue // a sub-agent's: not one to resume; :cost counts it
+		}
 		mark := ""
 		if s.ID == current {
 			mark = "*"
