@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -338,31 +337,13 @@ func ResolveSession(ctx context.Context, st *store.Store, ref string) (store.Ses
 		}
 		return s, err
 	}
+	// Session resolves a unique id prefix itself, and says which sessions
+	// an ambiguous one matches.
 	s, err := st.Session(ctx, ref)
-	if err == nil || !errors.Is(err, store.ErrNotFound) {
-		return s, err
+	if errors.Is(err, store.ErrNotFound) {
+		return s, fmt.Errorf("tui: no session %q: :sessions (or `godwit sessions`) lists them", ref)
 	}
-	all, err := st.ListSessions(ctx, 0)
-	if err != nil {
-		return store.Session{}, err
-	}
-	var found []store.Session
-	for _, ss := range all {
-		if strings.HasPrefix(ss.ID, ref) {
-			found = append(found, ss.Session)
-		}
-	}
-	switch len(found) {
-	case 1:
-		return found[0], nil
-	case 0:
-		return store.Session{}, fmt.Errorf("tui: no session %q: :sessions (or `godwit sessions`) lists them", ref)
-	}
-	ids := make([]string, 0, 3)
-	for _, s := range found[:min(3, len(found))] {
-		ids = append(ids, s.ID)
-	}
-	return store.Session{}, fmt.Errorf("tui: %q matches %d sessions (%s, ...): give more of the id", ref, len(found), strings.Join(ids, ", "))
+	return s, err
 }
 
 // ToolOutput returns the whole recorded output of a tool call of the
