@@ -102,9 +102,12 @@ FROM tool_calls WHERE session_id = ? ORDER BY id`
 
 	qEvents = `SELECT id, session_id, coalesce(turn_id, 0), type, at, data
 FROM events WHERE session_id = ? ORDER BY id`
+	// The newest "since" event is found walking events_session backwards
+	// from the end: a turn's start is near it, and max() would read every
+	// event of a long session each turn.
 	qEventsSince = `SELECT id, session_id, coalesce(turn_id, 0), type, at, data
 FROM events WHERE session_id = ?1 AND type = ?2
-AND id > coalesce((SELECT max(id) FROM events WHERE session_id = ?1 AND type = ?3), 0)
+AND id > coalesce((SELECT id FROM events WHERE session_id = ?1 AND type = ?3 ORDER BY id DESC LIMIT 1), 0)
 ORDER BY id`
 )
 
