@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/godwit/godwit/llm"
-	"github.com/godwit/godwit/store"
 	"github.com/godwit/godwit/window"
 )
 
@@ -27,8 +26,17 @@ const (
 	EventError          = "error"
 	EventSegmentReset   = "segment.reset"
 	EventCompacted      = "context.compacted"
-	EventVerify         = "verify"
-	EventNudge          = "nudge"
+	// EventCapped: outputs over the window's share were paged whole as
+	// they entered and are shown as head and tail (no cache break).
+	EventCapped = "context.capped"
+	// EventSuperseded: a ledger entry no longer holds; the user's later
+	// instruction replaced it. The user always sees it.
+	EventSuperseded = "decision.superseded"
+	// EventLedgerOver: the user's standing instructions alone pass the
+	// ledger's budget; all are kept, and the user is told.
+	EventLedgerOver = "ledger.over_budget"
+	EventVerify     = "verify"
+	EventNudge      = "nudge"
 )
 
 // Event is one step of a session. Type says which payload field is set.
@@ -54,8 +62,34 @@ type Event struct {
 	Reset    *ResetInfo    `json:"reset,omitempty"`
 	Verify   *VerifyInfo   `json:"verify,omitempty"`
 	Nudge    *NudgeInfo    `json:"nudge,omitempty"`
-	// Compacted reports a compaction step (context.compacted).
+	// Compacted reports a compaction step (context.compacted) or outputs
+	// capped as they entered (context.capped).
 	Compacted *window.Compaction `json:"compacted,omitempty"`
+	// Superseded reports a ledger entry retired (decision.superseded).
+	Superseded *SupersededInfo `json:"superseded,omitempty"`
+	// Ledger reports the ledger's size against its budget
+	// (ledger.over_budget).
+	Ledger *LedgerInfo `json:"ledger,omitempty"`
+}
+
+// SupersededInfo says which ledger entry no longer holds and what
+// replaced it.
+type SupersededInfo struct {
+	Old     int    `json:"old"`
+	By      int    `json:"by"`
+	OldText string `json:"old_text"`
+	ByText  string `json:"by_text"`
+	// ProposedBy is "godwit" when the engine saw the user's change
+	// itself, "model" when a handoff pointed at it and the engine agreed.
+	ProposedBy string `json:"proposed_by"`
+}
+
+// LedgerInfo is the ledger against its budget.
+type LedgerInfo struct {
+	Tokens int `json:"tokens"`
+	Budget int `json:"budget"`
+	// Instructions is how many standing instructions it holds.
+	Instructions int `json:"instructions"`
 }
 
 // SessionInfo describes the session at session.started.
@@ -76,8 +110,8 @@ type RequestInfo struct {
 	Tokens   int    `json:"tokens"`
 	// Estimated is true when Tokens were estimated (4 bytes a token)
 	// because the tokenizer had not loaded yet.
-	Estimated bool             `json:"estimated,omitempty"`
-	Parts     []store.PartStat `json:"parts"`
+	Estimated bool           `json:"estimated,omitempty"`
+	Parts     []llm.PartStat `json:"parts"`
 	// Purpose is "" for a step of the turn, "handoff" for a handoff call.
 	Purpose string `json:"purpose,omitempty"`
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/godwit/godwit/llm/fake"
 	"github.com/godwit/godwit/store"
 	"github.com/godwit/godwit/tool"
+	"github.com/godwit/godwit/untrusted"
 	"github.com/godwit/godwit/window"
 )
 
@@ -157,7 +158,7 @@ func TestLongSessions(t *testing.T) {
 					t.Error("the rule is gone after the injection")
 				}
 				out := lastToolOutput(last)
-				if !strings.HasPrefix(out, window.UntrustedNote) || !strings.Contains(out, "IGNORE PREVIOUS RULES") {
+				if !strings.HasPrefix(out, untrusted.Note) || !strings.Contains(out, "IGNORE PREVIOUS RULES") {
 					t.Errorf("the injected output did not reach the model marked as untrusted data: %.200q", out)
 				}
 			},
@@ -204,7 +205,7 @@ func runScenario(t *testing.T, sc scenario) {
 		sc.window = 16_000
 	}
 	budget := window.Scaled(sc.window)
-	win := window.New(window.Options{System: "You are a test agent.", Tools: reg.Specs(), Budget: budget, Counter: counter, Store: st})
+	win := window.New(window.Options{System: "You are a test agent.", Tools: reg.Specs(), Budget: budget, Counter: counter, Pages: agent.StorePages(st)})
 	rec := &agent.Recorder{}
 	rt, err := agent.New(agent.Config{Provider: provider, Model: "scripted", Assembler: win,
 		Runner: tool.NewRunner(reg, tool.RunnerOptions{}), Store: st, Sink: rec})

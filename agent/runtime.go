@@ -81,6 +81,16 @@ type Runtime struct {
 	// counter is the assembler's token counter, when it has one (the
 	// window's): used to warm it, calibrate it and measure handoffs.
 	counter *window.Counter
+	// budgetOf is the assembler's budget, when it has one.
+	budgetOf func() window.Budget
+}
+
+// budget is the window's partition: the assembler's, or the default.
+func (r *Runtime) budget() window.Budget {
+	if r.budgetOf != nil {
+		return r.budgetOf()
+	}
+	return window.Scaled(0)
 }
 
 // New checks cfg and returns a Runtime.
@@ -116,6 +126,9 @@ func New(cfg Config) (*Runtime, error) {
 	r := &Runtime{cfg: cfg}
 	if c, ok := cfg.Assembler.(interface{ Counter() *window.Counter }); ok {
 		r.counter = c.Counter()
+	}
+	if b, ok := cfg.Assembler.(interface{ Budget() window.Budget }); ok {
+		r.budgetOf = b.Budget
 	}
 	return r, nil
 }
@@ -167,6 +180,10 @@ var (
 	// ErrVerifyFailed: the model answered, but the verify command still
 	// failed after the last round.
 	ErrVerifyFailed = errors.New("agent: the verify command still fails")
+	// ErrTooBig: the request cannot fit the window even in a fresh
+	// segment, or the context reset twice without the model completing a
+	// step. The message names what is too big.
+	ErrTooBig = errors.New("agent: the context cannot hold this turn")
 )
 
 // Run takes one user message through the turn loop. It returns the Result

@@ -20,6 +20,11 @@ type session struct {
 	history []llm.Message // current segment, oldest first
 	turnID  int64
 	turnSeq int
+	// prompt is the turn's request, for the engine's handoff.
+	prompt string
+	// resets counts resets since the model last completed a step: a
+	// second one means the work cannot fit, and the turn stops.
+	resets int
 }
 
 // open loads a stored session, or creates one when id is empty.
@@ -129,4 +134,13 @@ func title(prompt string) string {
 		t = t[:cut] + "…"
 	}
 	return t
+}
+
+func stringArg(args json.RawMessage, key string) string {
+	var m map[string]any
+	if json.Unmarshal(args, &m) != nil {
+		return ""
+	}
+	v, _ := m[key].(string)
+	return v
 }

@@ -16,7 +16,8 @@ const outputPreview = 4 << 10
 // recording each call.
 func (s *session) runTools(ctx context.Context, step int, calls []llm.ToolCall) ([]tool.Outcome, error) {
 	obs := &observer{s: s, step: step, ctx: context.WithoutCancel(ctx)}
-	ctx = tool.WithSession(ctx, tool.Session{ID: s.id, TurnID: s.turnID, Turn: s.turnSeq, Segment: s.segment})
+	ctx = tool.WithSession(ctx, tool.Session{ID: s.id, TurnID: s.turnID, Turn: s.turnSeq, Segment: s.segment,
+		MaxOutputBytes: s.r.budget().OutputBytes()})
 	return s.r.cfg.Runner.Run(ctx, calls, obs)
 }
 

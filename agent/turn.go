@@ -12,6 +12,7 @@ import (
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/store"
 	"github.com/godwit/godwit/tool"
+	"github.com/godwit/godwit/untrusted"
 	"github.com/godwit/godwit/window"
 )
 
@@ -23,7 +24,7 @@ func (s *session) turn(ctx context.Context, in RunInput) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("agent: %w", err)
 	}
-	s.turnID, s.turnSeq = t.ID, t.Seq
+	s.turnID, s.turnSeq, s.prompt, s.resets = t.ID, t.Seq, prompt, 0
 	if t.Seq == 1 {
 		if err := st.SetTitle(ctx, s.id, title(prompt)); err != nil {
 			s.r.cfg.Logger.Warn("agent: naming the session", "err", err)
@@ -63,13 +64,18 @@ func (s *session) loop(ctx context.Context, in RunInput, res *Result) error {
 	if err := s.repair(ctx); err != nil {
 		return err
 	}
-	if err := s.ledger(ctx, in.Prompt); err != nil {
-		return err
-	}
+	// A forced reset comes before the prompt enters the ledger: the
+	// prompt follows the handoff as the turn's message, so it is not
+	// entered twice.
 	if in.Reset && s.canReset() {
+		s.prompt = ""
 		if err := s.reset(ctx, 0, ResetForced); err != nil {
 			return err
 		}
+		s.prompt = in.Prompt
+	}
+	if err := s.ledger(ctx, in.Prompt); err != nil {
+		return err
 	}
 	if err := s.append(ctx, userMessage(in)); err != nil {
 		return err
@@ -89,6 +95,7 @@ func (s *session) loop(ctx context.Context, in RunInput, res *Result) error {
 		if err != nil {
 			return err
 		}
+		s.resets = 0
 		calls := resp.Message.ToolCalls()
 		if len(resp.Message.Parts) > 0 {
 			if err := s.append(ctx, sanitize(resp.Message)); err != nil {
@@ -137,6 +144,11 @@ func (s *session) loop(ctx context.Context, in RunInput, res *Result) error {
 		parts := make([]llm.Part, len(outcomes))
 		for i, o := range outcomes {
 			parts[i] = o.Part()
+			// Judged once, as it enters: the verdict is kept with the
+			// output, and the window heads a marked one with a note.
+			if r := parts[i].ToolResult; r != nil {
+				r.Untrusted = untrusted.Suspicious(r.Content)
+			}
 		}
 		if err := s.append(ctx, llm.Message{Role: llm.RoleTool, Parts: parts}); err != nil {
 			return err
@@ -211,27 +223,31 @@ func signature(c llm.ToolCall) string {
 }
 
 // call makes one model request and records it. Before it, the window may
-// compact the segment or, when even that cannot make the request fit,
-// the segment resets with a handoff; a provider's context-too-long answer
-// resets it too, once per step.
+// cap new outputs and page old ones; when even that cannot make the
+// request fit, the segment resets with a handoff; a provider's
+// context-too-long answer resets it too. Nothing is sent past the window:
+// a request that cannot fit a fresh segment, or a second reset before the
+// model completes a step, ends the turn with ErrTooBig naming what is too
+// big.
 func (s *session) call(ctx context.Context, step int) (llm.Response, error) {
 	cfg := s.r.cfg
-	for attempt := 0; ; attempt++ {
-		asm, err := cfg.Assembler.Assemble(ctx, window.Input{SessionID: s.id, Segment: s.segment, Messages: s.history})
+	for {
+		asm, err := cfg.Assembler.Assemble(ctx, window.Input{SessionID: s.id, Segment: s.segment, Messages: s.history, TurnStart: step == 1})
 		s.recordSummaries(ctx, step, asm.Summaries)
-		if errors.Is(err, window.ErrOverBudget) && attempt == 0 && s.canReset() {
-			if err := s.reset(ctx, step, ResetBudget); err != nil {
+		if asm.Capped != nil {
+			s.emit(Event{Type: EventCapped, Step: step, Compacted: asm.Capped})
+		}
+		if asm.Compacted != nil {
+			s.emit(Event{Type: EventCompacted, Step: step, Compacted: asm.Compacted})
+		}
+		if errors.Is(err, window.ErrOverBudget) {
+			if err := s.resetOrStop(ctx, step, ResetBudget, err); err != nil {
 				return llm.Response{}, err
 			}
 			continue
 		}
-		if err != nil && !errors.Is(err, window.ErrOverBudget) {
+		if err != nil {
 			return llm.Response{}, fmt.Errorf("agent: assembling the request: %w", err)
-		}
-		// Over budget with nothing left to shed: send it anyway; the
-		// provider decides, and says so if it truly does not fit.
-		if asm.Compacted != nil {
-			s.emit(Event{Type: EventCompacted, Step: step, Compacted: asm.Compacted})
 		}
 		req := asm.Request
 		req.Model = cfg.Model
@@ -243,14 +259,29 @@ func (s *session) call(ctx context.Context, step int) (llm.Response, error) {
 			req.Reasoning = cfg.Reasoning
 		}
 		resp, err := s.stream(ctx, step, req, asm, "")
-		if errors.Is(err, llm.ErrContextTooLong) && attempt == 0 && s.canReset() {
-			if err := s.reset(ctx, step, ResetContextErr); err != nil {
+		if errors.Is(err, llm.ErrContextTooLong) {
+			if err := s.resetOrStop(ctx, step, ResetContextErr, err); err != nil {
 				return resp, err
 			}
 			continue
 		}
 		return resp, err
 	}
+}
+
+// resetOrStop resets the segment because the request did not fit (why),
+// unless that cannot help: a segment that is only its handoff and one
+// message would start the same, and a second reset without a completed
+// model step means the work itself does not fit.
+func (s *session) resetOrStop(ctx context.Context, step int, reason string, why error) error {
+	switch {
+	case !s.canReset():
+		return fmt.Errorf("%w: even a fresh segment does not fit the model's window (%v); shorten the message, raise --context-window if the model allows, or start a new session", ErrTooBig, why)
+	case s.resets >= 1:
+		return fmt.Errorf("%w: the context was reset twice without the model completing a step (%v); the turn stops rather than loop", ErrTooBig, why)
+	}
+	s.resets++
+	return s.reset(ctx, step, reason)
 }
 
 // stream sends one request, forwards its events, and records the call.

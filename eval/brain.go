@@ -14,7 +14,7 @@ import (
 )
 
 // handoffMarker starts the engine's handoff instruction.
-var handoffMarker = strings.SplitN(handoff.Instruction(nil), ".", 2)[0]
+var handoffMarker = strings.SplitN(handoff.Instruction(""), ".", 2)[0]
 
 // errNoRef: {{ref}} found no standing ledger entry.
 var errNoRef = errors.New("no standing ledger entry contains the text")

@@ -77,7 +77,7 @@ rules:
 `
 
 func TestBrain(t *testing.T) {
-	instr := llm.UserText(handoff.Instruction(ledger))
+	instr := llm.UserText(handoff.Instruction(handoff.RenderLedger(ledger, handoff.LedgerOptions{}).Text))
 	cases := []struct {
 		name string
 		turn int
@@ -153,14 +153,14 @@ func TestBrainHandoffRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	step := b.Step(userReq(llm.UserText(handoff.Instruction(ledger))))
+	step := b.Step(userReq(llm.UserText(handoff.Instruction(handoff.RenderLedger(ledger, handoff.LedgerOptions{}).Text))))
 	d := handoff.Parse(step.Text)
 	if len(d.Supersede) != 1 || d.Supersede[0] != (handoff.Supersession{Old: 1, By: 4}) || d.Topics[2] != "A" || d.Topics[3] != "B" {
 		t.Fatalf("the engine read %+v from %q", d, step.Text)
 	}
 	after := append([]handoff.Entry(nil), ledger...)
 	after[0].SupersededBy = 4
-	step = b.Step(userReq(llm.UserText(handoff.Instruction(after))))
+	step = b.Step(userReq(llm.UserText(handoff.Instruction(handoff.RenderLedger(after, handoff.LedgerOptions{}).Text))))
 	if d := handoff.Parse(step.Text); len(d.Supersede) != 0 {
 		t.Errorf("proposed again: %+v", d.Supersede)
 	}
@@ -174,9 +174,9 @@ func TestParseLedger(t *testing.T) {
 		{Seq: 4, Source: "user", Turn: 3, Topic: "B", Text: "b stuff", SupersededBy: 5},
 		{Seq: 5, Source: "user", Turn: 4, Topic: "B", Text: "b newer"},
 	}
-	h := handoff.Handoff{Segment: 2, Task: "t", Decisions: entries}
+	h := handoff.Handoff{Segment: 2, Task: "t", Decisions: handoff.RenderLedger(entries, handoff.LedgerOptions{}).Text}
 	// An older ledger earlier in the request loses to the newer one.
-	older := handoff.Handoff{Segment: 1, Decisions: entries[:1]}
+	older := handoff.Handoff{Segment: 1, Decisions: handoff.RenderLedger(entries[:1], handoff.LedgerOptions{}).Text}
 	req := userReq(llm.UserText(older.Render()), llm.UserText("- D9 (user, turn 9): not a ledger, just text\nbut more"), llm.UserText(h.Render()))
 	got := ledgerOf(req)
 	want := []ledgerEntry{

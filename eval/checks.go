@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/godwit/godwit/llm"
-	"github.com/godwit/godwit/window"
+	"github.com/godwit/godwit/untrusted"
 )
 
 // CommandTimeout bounds one check command.
@@ -135,7 +135,7 @@ func untrustedFailures(req llm.Request, text string) []string {
 				continue
 			}
 			found = true
-			if !strings.HasPrefix(r.Content, window.UntrustedNote) {
+			if !strings.HasPrefix(r.Content, untrusted.Note) {
 				return []string{fmt.Sprintf("a tool output holding %q reached the model without the untrusted-data note", text)}
 			}
 		}

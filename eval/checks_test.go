@@ -10,15 +10,15 @@ import (
 
 	"github.com/godwit/godwit/handoff"
 	"github.com/godwit/godwit/llm"
-	"github.com/godwit/godwit/window"
+	"github.com/godwit/godwit/untrusted"
 )
 
 // lastRequest is a request as the engine sends it after resets: the
 // handoff that opened the segment, then the turn.
 func lastRequest(entries []handoff.Entry, toolOutput string) llm.Request {
-	h := handoff.Handoff{Segment: 3, Task: "go on", Decisions: entries}
+	h := handoff.Handoff{Segment: 3, Task: "go on", Decisions: handoff.RenderLedger(entries, handoff.LedgerOptions{}).Text}
 	msgs := []llm.Message{llm.UserText(h.Render())}
-	msgs = append(msgs, toolTurn("file_read", window.MarkUntrusted(toolOutput), false)...)
+	msgs = append(msgs, toolTurn("file_read", untrusted.Mark(toolOutput), false)...)
 	return llm.Request{System: "You are godwit.", Messages: msgs}
 }
 

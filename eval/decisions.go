@@ -15,10 +15,11 @@ type ledgerEntry struct {
 	Seq  int
 	Turn int // the user's turn; 0 for an agreed (model-proposed) entry
 	User bool
-	// Text is the entry verbatim; empty when superseded (the engine then
-	// shows only a pointer).
+	// Text is the entry verbatim; empty when superseded or shortened
+	// (the engine then shows a pointer or one line).
 	Text         string
 	SupersededBy int
+	Shortened    bool
 	Topic        string
 }
 
@@ -27,8 +28,10 @@ func (e ledgerEntry) Ref() string { return "D" + strconv.Itoa(e.Seq) }
 
 var (
 	entryRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^- D(\d+) \((?:user, turn (\d+)|agreed)\)(?:: (.*)| SUPERSEDED by D(\d+)|:)$`)
+		return regexp.MustCompile(`^- D(\d+) \((?:user, turn (\d+)|agreed)(, shortened)?\)(?:: (.*)| SUPERSEDED by D(\d+)(?:: .*)?|:)$`)
 	})
+	// foldRe is a range of entries folded into one line to fit.
+	foldRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^- D\d+–D\d+: \d+ earlier `) })
 	groupRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^Topic (.+):$`) })
 )
 
@@ -59,11 +62,17 @@ func parseLedger(text string) []ledgerEntry {
 	lines := strings.Split(text, "\n")
 	for i, line := range lines {
 		if m := entryRe().FindStringSubmatch(line); m != nil {
-			e := ledgerEntry{Topic: topic, User: m[2] != "", Text: m[3]}
+			e := ledgerEntry{Topic: topic, User: m[2] != "", Text: m[4], Shortened: m[3] != ""}
+			if e.Shortened {
+				e.Text = ""
+			}
 			e.Seq, _ = strconv.Atoi(m[1])
 			e.Turn, _ = strconv.Atoi(m[2])
-			e.SupersededBy, _ = strconv.Atoi(m[4])
+			e.SupersededBy, _ = strconv.Atoi(m[5])
 			cur, in = append(cur, e), true
+			continue
+		}
+		if in && foldRe().MatchString(line) {
 			continue
 		}
 		if in && strings.HasPrefix(line, "  > ") && len(cur) > 0 {

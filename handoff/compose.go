@@ -3,15 +3,18 @@ package handoff
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/godwit/godwit/llm"
 )
 
-// Compose builds the handoff that opens segment from the model's draft,
-// the ledger as it now stands, the previous handoff's coordinates (folded
-// in, newest winning) and references to look things up with recall.
-func Compose(segment int, d Draft, ledger []Entry, prevCoords []Coordinate, refs []string) Handoff {
+// Compose builds the handoff that opens segment from a draft (the
+// model's, or the engine's own), the rendered ledger, the previous
+// handoff's coordinates (folded in, newest winning) and references to
+// look things up with recall.
+func Compose(segment int, d Draft, ledger string, prevCoords []Coordinate, refs []string) Handoff {
 	return Handoff{
 		Segment:      segment,
 		Task:         d.Task,
@@ -24,48 +27,186 @@ func Compose(segment int, d Draft, ledger []Entry, prevCoords []Coordinate, refs
 	}
 }
 
-// Mechanical builds a draft from the history alone, for when the model
-// could not write one (it failed, or the history no longer fits even for
-// the handoff call). It is plainer than a model's, but nothing the engine
-// knows for certain is lost.
-func Mechanical(history []llm.Message) Draft {
-	var d Draft
+// Facts are what the engine knows for certain about a segment, for its
+// own handoff when the model's is missing or empty.
+type Facts struct {
+	// Request is the request in progress, verbatim, and Ref its ledger
+	// entry ("D7"); Turn its turn.
+	Request string
+	Ref     string
+	Turn    int
+	// Files touched, newest action last.
+	Files []FileFact
+	// Checks are the commands run, with exit codes, oldest first.
+	Checks []Check
+	// Plan lists the plan's open steps.
+	Plan []string
+	// Pages are outputs paged out in the segment, worth recalling.
+	Pages []PageRef
+}
+
+// FileFact is a file the segment touched and the last thing done to it.
+type FileFact struct {
+	Path   string
+	Action string // "read lines 1-200", "edited", "written"
+}
+
+// Check is a command the segment ran.
+type Check struct {
+	Command string
+	Exit    string // "0", "1", "?" when it did not say
+	Last    string // its last line of output
+}
+
+// PageRef names a page and what it holds.
+type PageRef struct{ ID, What string }
+
+var exitRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[exit (-?\d+)`) })
+
+// FactsFrom reads the files touched and the commands run from a
+// segment's history: the tool calls and their results.
+func FactsFrom(history []llm.Message) Facts {
+	var f Facts
 	calls := map[string]llm.ToolCall{}
-	var verif []string
-	for i := len(history) - 1; i >= 0; i-- {
-		m := history[i]
-		if m.Role == llm.RoleUser && d.Task == "" && !strings.HasPrefix(m.Text(), "[godwit") {
-			d.Task = "The user's last message (verbatim in Decisions): " + Trim(m.Text(), 600)
-		}
-	}
+	files := map[string]int{} // path -> index in f.Files
 	for _, m := range history {
 		for _, p := range m.Parts {
 			switch p.Kind {
 			case llm.PartToolCall:
 				calls[p.ToolCall.ID] = *p.ToolCall
-				if f := pathArg(p.ToolCall.Args); f != "" {
-					d.Coordinates = append([]Coordinate{{File: f, Note: "touched with " + p.ToolCall.Name}}, d.Coordinates...)
-				}
 			case llm.PartToolResult:
 				c := calls[p.ToolResult.CallID]
+				if p.ToolResult.IsError {
+					continue
+				}
+				if path := stringArg(c.Args, "path"); path != "" {
+					action := fileAction(c)
+					if action == "" {
+						continue
+					}
+					if i, ok := files[path]; ok {
+						f.Files = append(f.Files[:i], f.Files[i+1:]...)
+						for k, v := range files {
+							if v > i {
+								files[k] = v - 1
+							}
+						}
+					}
+					files[path] = len(f.Files)
+					f.Files = append(f.Files, FileFact{Path: path, Action: action})
+				}
 				if c.Name == "shell_exec" {
 					if cmd := stringArg(c.Args, "command"); cmd != "" {
-						verif = append(verif, "- `"+cmd+"`: "+lastLine(p.ToolResult.Content))
+						exit := "?"
+						if m := exitRe().FindStringSubmatch(p.ToolResult.Content); m != nil {
+							exit = m[1]
+						}
+						f.Checks = append(f.Checks, Check{Command: cmd, Exit: exit, Last: lastLine(stripTrailer(p.ToolResult.Content))})
 					}
 				}
 			}
 		}
 	}
-	if n := len(verif); n > 8 {
-		verif = verif[n-8:]
+	if n := len(f.Checks); n > 6 {
+		f.Checks = f.Checks[n-6:]
 	}
-	d.Verification = strings.Join(verif, "\n")
-	d.Progress = "(godwit wrote this handoff from the history: the model did not write one. Check the coordinates before going on.)"
-	d.Next = "Re-read the files under Coordinates, then continue the current task."
-	return d
+	return f
 }
 
-func pathArg(args json.RawMessage) string { return stringArg(args, "path") }
+func fileAction(c llm.ToolCall) string {
+	switch c.Name {
+	case "file_read":
+		var a struct {
+			Start int `json:"start_line"`
+			End   int `json:"end_line"`
+		}
+		_ = json.Unmarshal(c.Args, &a)
+		switch {
+		case a.Start > 0 && a.End > 0:
+			return fmt.Sprintf("read lines %d-%d", a.Start, a.End)
+		case a.Start > 0:
+			return fmt.Sprintf("read from line %d", a.Start)
+		}
+		return "read"
+	case "file_edit":
+		return "edited"
+	case "file_write":
+		return "written"
+	case "file_list":
+		return "listed"
+	}
+	return ""
+}
+
+// stripTrailer drops the shell tool's "[exit N · T]" line.
+func stripTrailer(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 && strings.HasPrefix(s[i+1:], "[exit ") {
+		return s[:i]
+	}
+	return s
+}
+
+// Engine is the engine's own draft, from facts alone: what the request
+// in progress is, which files were touched and how, the last checks and
+// their exit codes, the plan's open steps, and the pages worth recalling.
+// It never asks for everything to be read again.
+func Engine(f Facts) Draft {
+	var d Draft
+	if f.Request != "" {
+		ref := ""
+		if f.Ref != "" {
+			ref = fmt.Sprintf(", %s in Decisions", f.Ref)
+		}
+		d.Task = fmt.Sprintf("The request in progress (turn %d%s): %s", f.Turn, ref, Trim(strings.TrimSpace(f.Request), 900))
+	} else {
+		d.Task = "The user's message after this handoff is the request in progress."
+	}
+	for _, fl := range f.Files {
+		d.Coordinates = append([]Coordinate{{File: fl.Path, Note: fl.Action}}, d.Coordinates...)
+	}
+	var v []string
+	for _, c := range f.Checks {
+		line := fmt.Sprintf("- `%s` → exit %s", c.Command, c.Exit)
+		if c.Last != "" {
+			line += ": " + c.Last
+		}
+		v = append(v, line)
+	}
+	d.Verification = strings.Join(v, "\n")
+	var prog []string
+	prog = append(prog, "godwit wrote this handoff from the session's record: the model's own was missing or empty.")
+	var read, changed []string
+	for _, fl := range f.Files {
+		if strings.HasPrefix(fl.Action, "read") || fl.Action == "listed" {
+			read = append(read, fl.Path)
+		} else {
+			changed = append(changed, fl.Path)
+		}
+	}
+	if len(changed) > 0 {
+		prog = append(prog, "Changed: "+strings.Join(changed, ", ")+".")
+	}
+	if len(read) > 0 {
+		prog = append(prog, "Read: "+strings.Join(read, ", ")+".")
+	}
+	if len(f.Plan) > 0 {
+		prog = append(prog, "Open plan steps:\n- "+strings.Join(f.Plan, "\n- "))
+	}
+	d.Progress = strings.Join(prog, "\n")
+	switch {
+	case len(f.Plan) > 0:
+		d.Next = "Go on with the first open plan step: " + f.Plan[0]
+	case len(f.Pages) > 0:
+		d.Next = "Go on with the request in progress. What the last steps read is in the pages under References; recall one only if you need its text."
+	default:
+		d.Next = "Go on with the request in progress from where the coordinates and checks above leave it."
+	}
+	for _, p := range f.Pages {
+		d.pages = append(d.pages, fmt.Sprintf("%s: %s", p.ID, p.What))
+	}
+	return d
+}
 
 func stringArg(args json.RawMessage, key string) string {
 	var m map[string]any
@@ -87,17 +228,24 @@ func lastLine(s string) string {
 	return s
 }
 
-// FromModel is the handoff call's answer text with a fallback: when the
-// model wrote nothing usable, the mechanical draft stands in.
-func FromModel(text string, history []llm.Message) (Draft, bool) {
+// FromModel parses the handoff call's answer and judges it: a degenerate
+// draft (missing, "ok", sections absent) gives way to the engine's own,
+// built from facts; the model's proposals, supersessions and topics are
+// kept either way, for the ledger rules to judge. It reports whether the
+// model's draft stands.
+func FromModel(text string, facts Facts) (Draft, bool) {
 	d := Parse(text)
-	if strings.TrimSpace(d.Task+d.Progress+d.Next) == "" {
-		m := Mechanical(history)
-		m.Proposals, m.Supersede, m.Topics = d.Proposals, d.Supersede, d.Topics
-		return m, false
+	if Degenerate(d) {
+		e := Engine(facts)
+		e.Proposals, e.Supersede, e.Topics = d.Proposals, d.Supersede, d.Topics
+		return e, false
 	}
 	return d, true
 }
+
+// Pages are the page references the engine's draft names, for the
+// References section.
+func (d Draft) Pages() []string { return d.pages }
 
 // String is for logs.
 func (d Draft) String() string {

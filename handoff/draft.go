@@ -20,6 +20,8 @@ type Draft struct {
 	Supersede []Supersession
 	// Topics label entries: seq -> topic.
 	Topics map[int]string
+	// pages the engine's draft names for References.
+	pages []string
 }
 
 // Proposal is a new entry a model proposes for the ledger.
@@ -30,8 +32,9 @@ type Proposal struct {
 
 // Instruction is appended to the segment's history as the last user
 // message of the handoff call: the request then extends the segment's
-// cached prefix, so writing the handoff costs little.
-func Instruction(entries []Entry) string {
+// cached prefix, so writing the handoff costs little. ledger is the
+// rendered Decisions ledger.
+func Instruction(ledger string) string {
 	return `[godwit: the context window is full and is about to be reset. Write the handoff your next self will start from; it will see nothing else of this conversation. Do not call tools. Use exactly these headings, and be specific: file paths, symbols, commands, numbers.
 
 ## Current task
@@ -51,7 +54,7 @@ godwit keeps the ledger below verbatim; you cannot edit it. Propose changes only
 @ D3 topic (label an entry with its topic)
 
 Ledger:
-` + RenderLedger(entries) + "\n]"
+` + ledger + "\n]"
 }
 
 var (
@@ -65,6 +68,20 @@ var (
 		return regexp.MustCompile(`^[-*]\s*([^\s:]+?)(?::(\d+))?(?:\s+([^—–-]+?))?(?:\s*[—–-]+\s*(.+))?\s*$`)
 	})
 )
+
+// Degenerate reports whether a model's draft carries too little to
+// work from: the core sections (task, progress, next step) mostly
+// missing, or almost no words in them, as in "ok".
+func Degenerate(d Draft) bool {
+	present := 0
+	for _, s := range []string{d.Task, d.Progress, d.Next} {
+		if len(strings.Fields(s)) >= 3 {
+			present++
+		}
+	}
+	words := len(strings.Fields(d.Task + " " + d.Progress + " " + d.Next + " " + d.Verification))
+	return present < 2 || words < 12
+}
 
 // Parse reads a model's handoff text. It is lenient: unknown headings are
 // ignored, missing sections stay empty, and a text without headings is

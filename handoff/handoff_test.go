@@ -70,23 +70,27 @@ func TestParseWithoutHeadingsKeepsEverything(t *testing.T) {
 
 func TestValidate(t *testing.T) {
 	ledger := []Entry{
-		{Seq: 1, Source: "user", Text: "never use tabs"},
+		{Seq: 1, Source: "user", Kind: KindInstruction, Text: "never use tabs in Go files"},
 		{Seq: 2, Source: "model", Text: "agreed: spaces"},
-		{Seq: 3, Source: "user", Text: "tabs are fine now"},
-		{Seq: 4, Source: "user", Text: "x", SupersededBy: 5},
-		{Seq: 5, Source: "user", Text: "y"},
+		{Seq: 3, Source: "user", Kind: KindInstruction, Text: "tabs are fine now in `main.go`"},
+		{Seq: 4, Source: "user", Kind: KindInstruction, Text: "x", SupersededBy: 5},
+		{Seq: 5, Source: "user", Kind: KindInstruction, Text: "y"},
+		{Seq: 6, Source: "user", Kind: KindRequest, Text: "read notes.txt and summarise it"},
+		{Seq: 7, Source: "user", Kind: KindInstruction, Text: "never push to main"},
 	}
 	tests := []struct {
 		s    Supersession
 		fail string
 	}{
 		{Supersession{1, 3}, ""},
-		{Supersession{2, 3}, ""},
+		{Supersession{2, 3}, "different things"},
 		{Supersession{1, 2}, "only the user's words"},
 		{Supersession{3, 1}, "cannot supersede the later"},
 		{Supersession{4, 5}, "already superseded"},
 		{Supersession{9, 5}, "no entry D9"},
 		{Supersession{1, 9}, "no entry D9"},
+		{Supersession{1, 6}, "a request, not an instruction"},
+		{Supersession{1, 7}, "different things"},
 	}
 	for _, tc := range tests {
 		err := Validate(ledger, tc.s)
@@ -107,7 +111,7 @@ func TestRenderLedgerGroupsTopicsAndKeepsWordsVerbatim(t *testing.T) {
 		{Seq: 4, Source: "model", Topic: "A", Text: "A: keys are snake_case"},
 		{Seq: 5, Source: "user", Turn: 6, Text: "line one\nline two", SupersededBy: 0},
 		{Seq: 6, Source: "user", Turn: 7, Topic: "B", Text: "old", SupersededBy: 7},
-	})
+	}, LedgerOptions{}).Text
 	want := `- D1 (user, turn 1): Never edit files under vendor/.
 - D5 (user, turn 6):
   > line one
@@ -119,7 +123,7 @@ Topic A:
 
 Topic B:
 - D3 (user, turn 4): B: use YAML
-- D6 (user, turn 7) SUPERSEDED by D7`
+- D6 (user, turn 7) SUPERSEDED by D7: "old"`
 	if got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
@@ -142,7 +146,7 @@ func TestRenderCutsSectionsButNeverDecisions(t *testing.T) {
 	long := strings.Repeat("word ", 2000)
 	rule := "Never push to main." + strings.Repeat(" Really never.", 500)
 	h := Handoff{Segment: 3, Task: long, Progress: long, Next: long, Verification: long,
-		Decisions: []Entry{{Seq: 1, Source: "user", Turn: 1, Text: rule}}}
+		Decisions: RenderLedger([]Entry{{Seq: 1, Source: "user", Turn: 1, Text: rule}}, LedgerOptions{Budget: 10}).Text}
 	out := h.Render()
 	if !strings.Contains(out, rule) {
 		t.Error("the Decisions entry was not kept verbatim")
@@ -170,27 +174,39 @@ func TestTrimKeepsUTF8(t *testing.T) {
 	}
 }
 
-func TestMechanicalAndFallback(t *testing.T) {
+func TestFromModelFallsBackToTheEngine(t *testing.T) {
 	history := []llm.Message{
 		llm.UserText("fix the parser"),
 		{Role: llm.RoleAssistant, Parts: []llm.Part{
-			{Kind: llm.PartToolCall, ToolCall: &llm.ToolCall{ID: "1", Name: "file_read", Args: json.RawMessage(`{"path":"parse.go"}`)}},
+			{Kind: llm.PartToolCall, ToolCall: &llm.ToolCall{ID: "1", Name: "file_read", Args: json.RawMessage(`{"path":"parse.go","start_line":1,"end_line":80}`)}},
 			{Kind: llm.PartToolCall, ToolCall: &llm.ToolCall{ID: "2", Name: "shell_exec", Args: json.RawMessage(`{"command":"go test ./..."}`)}},
+			{Kind: llm.PartToolCall, ToolCall: &llm.ToolCall{ID: "3", Name: "file_edit", Args: json.RawMessage(`{"path":"parse.go"}`)}},
 		}},
 		{Role: llm.RoleTool, Parts: []llm.Part{
 			{Kind: llm.PartToolResult, ToolResult: &llm.ToolResult{CallID: "1", Content: "1\tpackage p"}},
-			{Kind: llm.PartToolResult, ToolResult: &llm.ToolResult{CallID: "2", Content: "FAIL\n[exit 1 · 0.2s]"}},
+			{Kind: llm.PartToolResult, ToolResult: &llm.ToolResult{CallID: "2", Content: "--- FAIL: TestParse\nFAIL\n[exit 1 · 0.2s]"}},
+			{Kind: llm.PartToolResult, ToolResult: &llm.ToolResult{CallID: "3", Content: "edited"}},
 		}},
 	}
-	d, fromModel := FromModel("", history)
-	if fromModel {
-		t.Error("an empty answer counted as the model's draft")
+	facts := FactsFrom(history)
+	facts.Request, facts.Ref, facts.Turn = "now make the parser accept tabs", "D4", 3
+	facts.Plan = []string{"run go test again"}
+	facts.Pages = []PageRef{{ID: "p3", What: `file_read "parse.go"`}}
+	for _, answer := range []string{"", "ok", "Done.", "## Progress\nok"} {
+		d, fromModel := FromModel(answer, facts)
+		if fromModel {
+			t.Errorf("%q counted as the model's draft", answer)
+		}
+		all := d.Task + d.Progress + d.Next + d.Verification
+		if !strings.Contains(d.Task, "now make the parser accept tabs") || !strings.Contains(d.Task, "D4") ||
+			len(d.Coordinates) != 1 || d.Coordinates[0].File != "parse.go" || d.Coordinates[0].Note != "edited" ||
+			!strings.Contains(d.Verification, "`go test ./...` → exit 1: FAIL") ||
+			!strings.Contains(d.Progress, "run go test again") || !strings.Contains(strings.Join(d.Pages(), " "), "p3") ||
+			strings.Contains(strings.ToLower(all), "re-read") {
+			t.Errorf("engine draft for %q = %+v", answer, d)
+		}
 	}
-	if !strings.Contains(d.Task, "fix the parser") || len(d.Coordinates) != 1 || d.Coordinates[0].File != "parse.go" ||
-		!strings.Contains(d.Verification, "go test ./...") {
-		t.Errorf("mechanical draft = %+v", d)
-	}
-	if _, ok := FromModel(modelText, history); !ok {
+	if _, ok := FromModel(modelText, facts); !ok {
 		t.Error("a real draft was replaced")
 	}
 }

@@ -78,10 +78,11 @@ func MergeCoordinates(older, newer []Coordinate, budget int) []Coordinate {
 
 // Handoff is the message that opens a segment.
 type Handoff struct {
-	Segment      int // the segment this handoff opens
-	Task         string
-	Coordinates  []Coordinate
-	Decisions    []Entry
+	Segment     int // the segment this handoff opens
+	Task        string
+	Coordinates []Coordinate
+	// Decisions is the rendered ledger (RenderLedger).
+	Decisions    string
 	Verification string
 	Progress     string
 	Next         string
@@ -111,7 +112,7 @@ func (h Handoff) Render() string {
 		coords = append(coords, "- "+c.String())
 	}
 	section(HeadCoordinates, strings.Join(coords, "\n"), BudgetCoordinates)
-	section(HeadDecisions, RenderLedger(h.Decisions), 0)
+	section(HeadDecisions, h.Decisions, 0)
 	section(HeadVerification, h.Verification, BudgetVerification)
 	section(HeadProgress, h.Progress, BudgetProgress)
 	section(HeadNext, h.Next, BudgetNext)

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 )
@@ -69,12 +70,70 @@ type ToolCall struct {
 	Args json.RawMessage `json:"args"`
 }
 
+// MarshalJSON keeps Args byte for byte. encoding/json compacts a
+// RawMessage (and escapes <, > and &), so arguments the model wrote as
+// {"path": "a"} would come back from the store as {"path":"a"}, and a
+// resumed session would send other bytes than the first process did,
+// breaking the provider's prompt cache. When compacting would change Args,
+// the exact text travels beside it in args_text.
+func (c ToolCall) MarshalJSON() ([]byte, error) {
+	type plain ToolCall
+	w := struct {
+		plain
+		ArgsText string `json:"args_text,omitempty"`
+	}{plain: plain(c)}
+	if len(c.Args) == 0 {
+		w.plain.Args = nil
+	} else {
+		if !json.Valid(c.Args) {
+			// Keep what the model sent; the args field gets the JSON
+			// string of it so the record stays valid JSON.
+			q, _ := json.Marshal(string(c.Args))
+			w.plain.Args, w.ArgsText = q, string(c.Args)
+		} else if !isCompact(c.Args) {
+			w.ArgsText = string(c.Args)
+		}
+	}
+	return json.Marshal(w)
+}
+
+// UnmarshalJSON restores Args from args_text when it is there.
+func (c *ToolCall) UnmarshalJSON(b []byte) error {
+	type plain ToolCall
+	var w struct {
+		plain
+		ArgsText *string `json:"args_text"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*c = ToolCall(w.plain)
+	if w.ArgsText != nil {
+		c.Args = json.RawMessage(*w.ArgsText)
+	}
+	return nil
+}
+
+// isCompact reports whether encoding/json would leave b as it is: it
+// compacts, and escapes <, >, &, U+2028 and U+2029.
+func isCompact(b []byte) bool {
+	var buf bytes.Buffer
+	if json.Compact(&buf, b) != nil || !bytes.Equal(buf.Bytes(), b) {
+		return false
+	}
+	return !bytes.ContainsAny(b, "<>&\u2028\u2029")
+}
+
 // ToolResult answers one ToolCall.
 type ToolResult struct {
 	CallID  string `json:"call_id"`
 	Name    string `json:"name,omitempty"`
 	Content string `json:"content"`
 	IsError bool   `json:"is_error,omitempty"`
+	// Untrusted is the verdict of untrusted.Suspicious on Content, made
+	// once when the result entered the session and kept with it: the
+	// window heads a marked output with untrusted.Note.
+	Untrusted bool `json:"untrusted,omitempty"`
 }
 
 // Message is one entry of a conversation.
@@ -123,6 +182,60 @@ type ToolSpec struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	Schema      json.RawMessage `json:"schema"`
+}
+
+// MarshalJSON keeps Schema byte for byte, as ToolCall does its Args: a
+// segment's tool table is stored and sent again by a later process.
+func (t ToolSpec) MarshalJSON() ([]byte, error) {
+	type plain ToolSpec
+	w := struct {
+		plain
+		SchemaText string `json:"schema_text,omitempty"`
+	}{plain: plain(t)}
+	switch {
+	case len(t.Schema) == 0:
+		w.plain.Schema = nil
+	case !json.Valid(t.Schema):
+		q, _ := json.Marshal(string(t.Schema))
+		w.plain.Schema, w.SchemaText = q, string(t.Schema)
+	case !isCompact(t.Schema):
+		w.SchemaText = string(t.Schema)
+	}
+	return json.Marshal(w)
+}
+
+// UnmarshalJSON restores Schema from schema_text when it is there.
+func (t *ToolSpec) UnmarshalJSON(b []byte) error {
+	type plain ToolSpec
+	var w struct {
+		plain
+		SchemaText *string `json:"schema_text"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*t = ToolSpec(w.plain)
+	if w.SchemaText != nil {
+		t.Schema = json.RawMessage(*w.SchemaText)
+	}
+	return nil
+}
+
+// SpecsJSON renders a tool table as vendors receive it (schemas compact,
+// without the exact-bytes copy MarshalJSON keeps for the store): what
+// godwit counts the table's tokens on.
+func SpecsJSON(specs []ToolSpec) string {
+	type spec struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		Schema      json.RawMessage `json:"schema"`
+	}
+	out := make([]spec, len(specs))
+	for i, t := range specs {
+		out[i] = spec{t.Name, t.Description, ArgsOrEmpty(t.Schema)}
+	}
+	b, _ := json.Marshal(out)
+	return string(b)
 }
 
 // ArgsOrEmpty returns args, or the empty JSON object when args is empty or

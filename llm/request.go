@@ -21,3 +21,11 @@ type Request struct {
 	// prompt_cache_key); godwit sets it to the session id.
 	CacheKey string `json:"cache_key,omitempty"`
 }
+
+// PartStat is the size of one named part of a request (system, tools,
+// messages, tool outputs, ...), as godwit measured it before sending.
+type PartStat struct {
+	Name   string `json:"name"`
+	Bytes  int    `json:"bytes"`
+	Tokens int    `json:"tokens"`
+}

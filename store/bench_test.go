@@ -26,8 +26,8 @@ func benchModelCall(sessionID string, turnID int64, i int) ModelCall {
 		StartedAt: time.Now(), Latency: 2 * time.Second, TTFT: 400 * time.Millisecond,
 		Usage: llm.Usage{InputTokens: 30000, OutputTokens: 400, ReasoningTokens: 200, CacheReadTokens: 28000},
 		Cost:  0.01, StopReason: "tool_use", RequestBytes: 120000,
-		Parts: []PartStat{{"system", 8000, 2000}, {"rules", 2000, 500}, {"memory", 1000, 250}, {"tools", 6000, 1500},
-			{"handoff", 4000, 1000}, {"messages", 90000, 22000}, {"tool_outputs", 9000, 2750}}}
+		Parts: []llm.PartStat{{Name: "system", Bytes: 8000, Tokens: 2000}, {Name: "rules", Bytes: 2000, Tokens: 500}, {Name: "memory", Bytes: 1000, Tokens: 250}, {Name: "tools", Bytes: 6000, Tokens: 1500},
+			{Name: "handoff", Bytes: 4000, Tokens: 1000}, {Name: "messages", Bytes: 90000, Tokens: 22000}, {Name: "tool_outputs", Bytes: 9000, Tokens: 2750}}}
 }
 
 func benchToolCall(sessionID string, turnID int64, i int, output string) ToolCall {

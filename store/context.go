@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -12,14 +14,22 @@ type Decision struct {
 	// Seq numbers entries within the session: entry 3 is shown as D3.
 	Seq    int
 	Source string // "user" or "model"
-	Turn   int
-	Topic  string
-	Text   string
+	// Kind is KindInstruction or KindRequest for the user's entries.
+	Kind  string
+	Turn  int
+	Topic string
+	Text  string
 	// SupersededBy is the Seq of the entry that replaced this one; 0 while
 	// the entry stands.
 	SupersededBy int
 	CreatedAt    time.Time
 }
+
+// Kinds of the user's ledger entries.
+const (
+	KindInstruction = "instruction"
+	KindRequest     = "request"
+)
 
 // AddDecision appends an entry to the ledger and returns it with its Seq.
 func (s *Store) AddDecision(ctx context.Context, d Decision) (Decision, error) {
@@ -29,7 +39,7 @@ func (s *Store) AddDecision(ctx context.Context, d Decision) (Decision, error) {
 	if d.CreatedAt.IsZero() {
 		d.CreatedAt = s.now()
 	}
-	seq, err := s.insert(ctx, "add decision", qAddDecision, d.SessionID, d.Source, d.Turn, d.Topic, d.Text, d.CreatedAt.UnixMilli())
+	seq, err := s.insert(ctx, "add decision", qAddDecision, d.SessionID, d.Source, d.Turn, d.Topic, d.Text, d.CreatedAt.UnixMilli(), d.Kind)
 	if err != nil {
 		return d, err
 	}
@@ -64,7 +74,7 @@ func (s *Store) Decisions(ctx context.Context, sessionID string) ([]Decision, er
 	for rows.Next() {
 		d := Decision{SessionID: sessionID}
 		var at int64
-		if err := rows.Scan(&d.Seq, &d.Source, &d.Turn, &d.Topic, &d.Text, &d.SupersededBy, &at); err != nil {
+		if err := rows.Scan(&d.Seq, &d.Source, &d.Turn, &d.Topic, &d.Text, &d.SupersededBy, &at, &d.Kind); err != nil {
 			return nil, wrap("decisions", err)
 		}
 		d.CreatedAt = fromMS(at)
@@ -108,4 +118,21 @@ func (s *Store) Compactions(ctx context.Context, sessionID string, segment int) 
 		out = append(out, c)
 	}
 	return out, wrap("compactions", rows.Err())
+}
+
+// SetSegmentPrefix keeps the prefix (JSON) a segment was first sent with.
+func (s *Store) SetSegmentPrefix(ctx context.Context, sessionID string, seq int, prefix string) error {
+	return s.update(ctx, "set segment prefix", fmt.Sprintf("no segment %d in session %q; StartSegment first", seq, sessionID),
+		qSetSegmentPrefix, prefix, sessionID, seq)
+}
+
+// SegmentPrefix returns the prefix kept for a segment, "" when none was.
+// It reads on the writer, as Decisions does.
+func (s *Store) SegmentPrefix(ctx context.Context, sessionID string, seq int) (string, error) {
+	var p string
+	err := s.w.QueryRowContext(ctx, qSegmentPrefix, sessionID, seq).Scan(&p)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return p, wrap("segment prefix", err)
 }

@@ -59,6 +59,10 @@ WHERE status = 'running' AND (?1 = '' OR session_id = ?1)`
 
 	qEndSegment = `UPDATE segments SET ended_at = ?, handoff = ?, tokens = ? WHERE session_id = ? AND seq = ?`
 
+	qSetSegmentPrefix = `UPDATE segments SET prefix = ? WHERE session_id = ? AND seq = ?`
+
+	qSegmentPrefix = `SELECT prefix FROM segments WHERE session_id = ? AND seq = ?`
+
 	qSegments = `SELECT session_id, seq, started_at, coalesce(ended_at, 0), reason, handoff, tokens
 FROM segments WHERE session_id = ? ORDER BY seq`
 )
@@ -154,8 +158,8 @@ WHERE f.session_id = ? AND t.seq >= ? ORDER BY f.id`
 
 // The context engine: decisions and compactions.
 const (
-	qAddDecision = `INSERT INTO decisions (session_id, seq, source, turn, topic, text, created_at)
-VALUES (?1, (SELECT coalesce(max(seq), 0) + 1 FROM decisions WHERE session_id = ?1), ?2, ?3, ?4, ?5, ?6)
+	qAddDecision = `INSERT INTO decisions (session_id, seq, source, turn, topic, text, created_at, kind)
+VALUES (?1, (SELECT coalesce(max(seq), 0) + 1 FROM decisions WHERE session_id = ?1), ?2, ?3, ?4, ?5, ?6, ?7)
 RETURNING seq`
 
 	// An entry is superseded once, by a later one; never un-superseded.
@@ -165,7 +169,7 @@ WHERE session_id = ?1 AND seq = ?2 AND superseded_by = 0 AND ?3 > seq
 
 	qSetDecisionTopic = `UPDATE decisions SET topic = ?3 WHERE session_id = ?1 AND seq = ?2`
 
-	qDecisions = `SELECT seq, source, turn, topic, text, superseded_by, created_at
+	qDecisions = `SELECT seq, source, turn, topic, text, superseded_by, created_at, kind
 FROM decisions WHERE session_id = ? ORDER BY seq`
 
 	qRecordCompaction = `INSERT INTO compactions (session_id, segment, call_id, level, page_id, text, created_at)

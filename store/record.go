@@ -11,14 +11,6 @@ import (
 	"github.com/godwit/godwit/llm"
 )
 
-// PartStat is what one part of a request (system, rules, memory, tools,
-// handoff, messages, ...) cost.
-type PartStat struct {
-	Name   string `json:"name"`
-	Bytes  int    `json:"bytes"`
-	Tokens int    `json:"tokens"`
-}
-
 // ModelCall is one request to a model and what came back.
 type ModelCall struct {
 	ID        int64
@@ -35,7 +27,7 @@ type ModelCall struct {
 	Cost      float64
 	// StopReason is the llm.StopReason, as a string.
 	StopReason   string
-	Parts        []PartStat
+	Parts        []llm.PartStat
 	RequestBytes int
 	Retries      int
 	Fallback     string // the provider/model it fell back to, if any

@@ -76,7 +76,7 @@ func TestModelCalls(t *testing.T) {
 		{SessionID: sess.ID, TurnID: turn.ID, Segment: 2, Step: 3, Provider: "openai", Model: "gpt-5", StartedAt: at,
 			Latency: 1234567 * time.Microsecond, TTFT: 250 * time.Millisecond,
 			Usage: llm.Usage{InputTokens: 1000, OutputTokens: 50, ReasoningTokens: 20, CacheReadTokens: 800, CacheWriteTokens: 100},
-			Cost:  0.0123, StopReason: "tool_use", Parts: []PartStat{{"system", 4000, 1000}, {"messages", 120, 30}},
+			Cost:  0.0123, StopReason: "tool_use", Parts: []llm.PartStat{{Name: "system", Bytes: 4000, Tokens: 1000}, {Name: "messages", Bytes: 120, Tokens: 30}},
 			RequestBytes: 4500, Retries: 2, Fallback: "anthropic/claude", Error: ""},
 		{SessionID: sess.ID, StartedAt: at, Error: "llm: HTTP 500"},
 	}

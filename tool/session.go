@@ -11,6 +11,11 @@ type Session struct {
 	TurnID  int64
 	Turn    int
 	Segment int
+	// MaxOutputBytes, when set, is about the most one output may take in
+	// the model's window; tools that can cut their output at a natural
+	// place (file_read at a line, recall at an offset) stay under it and
+	// say how to read on. The window pages anything larger whole.
+	MaxOutputBytes int
 }
 
 type sessionKey struct{}

@@ -49,7 +49,7 @@ func bigSession(tb testing.TB, st *store.Store, calls int) string {
 		}
 		step := i%perTurn + 1
 		u := llm.Usage{InputTokens: int64(20000 + 100*step), CacheReadTokens: int64(19000 + 100*step), OutputTokens: 300}
-		parts := []store.PartStat{{Name: "system", Bytes: 8000, Tokens: 2000}, {Name: "tools", Bytes: 12000, Tokens: 3000}, {Name: "messages", Bytes: 60000, Tokens: 15000}}
+		parts := []llm.PartStat{{Name: "system", Bytes: 8000, Tokens: 2000}, {Name: "tools", Bytes: 12000, Tokens: 3000}, {Name: "messages", Bytes: 60000, Tokens: 15000}}
 		event(turn.ID, agent.Event{Type: agent.EventModelRequest, Turn: turn.Seq, Step: step, Time: at, Request: &agent.RequestInfo{Model: "big", Parts: parts}})
 		if _, err := st.RecordModelCall(ctx, store.ModelCall{SessionID: id, TurnID: turn.ID, Segment: 1, Step: step, Provider: "fake", Model: "big",
 			StartedAt: at, Latency: 900 * time.Millisecond, Usage: u, Cost: 0.01, Parts: parts}); err != nil {

@@ -73,20 +73,20 @@ type Note struct {
 
 // ModelCallView is one model call.
 type ModelCallView struct {
-	Provider     string           `json:"provider"`
-	Model        string           `json:"model"`
-	StartedAt    time.Time        `json:"started_at"`
-	LatencyMS    int64            `json:"latency_ms"`
-	TTFTMS       int64            `json:"ttft_ms"`
-	Usage        llm.Usage        `json:"usage"`
-	Cost         float64          `json:"cost"`
-	StopReason   string           `json:"stop_reason,omitempty"`
-	Parts        []store.PartStat `json:"parts"`
-	RequestBytes int              `json:"request_bytes"`
-	Retries      int              `json:"retries,omitempty"`
-	Fallback     string           `json:"fallback,omitempty"`
-	Error        string           `json:"error,omitempty"`
-	Text         string           `json:"text,omitempty"`
+	Provider     string         `json:"provider"`
+	Model        string         `json:"model"`
+	StartedAt    time.Time      `json:"started_at"`
+	LatencyMS    int64          `json:"latency_ms"`
+	TTFTMS       int64          `json:"ttft_ms"`
+	Usage        llm.Usage      `json:"usage"`
+	Cost         float64        `json:"cost"`
+	StopReason   string         `json:"stop_reason,omitempty"`
+	Parts        []llm.PartStat `json:"parts"`
+	RequestBytes int            `json:"request_bytes"`
+	Retries      int            `json:"retries,omitempty"`
+	Fallback     string         `json:"fallback,omitempty"`
+	Error        string         `json:"error,omitempty"`
+	Text         string         `json:"text,omitempty"`
 	// Purpose is "" for the step's own call, "handoff" for a handoff.
 	Purpose string `json:"purpose,omitempty"`
 }
@@ -149,7 +149,7 @@ func NewView(t *Trace) View {
 					mv.Text, mv.Purpose = resps[i].Text, resps[i].Purpose
 				}
 				if mv.Parts == nil {
-					mv.Parts = []store.PartStat{}
+					mv.Parts = []llm.PartStat{}
 				}
 				sv.Calls = append(sv.Calls, mv)
 			}

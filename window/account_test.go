@@ -36,13 +36,16 @@ func BenchmarkAccountGrowingHistory(b *testing.B) {
 
 func TestAccountSumsPieces(t *testing.T) {
 	w := New(Options{System: "system text"})
-	st := &segState{toolsJSON: `[{"name":"x"}]`, prefix: []Text{{Part: PartRules, Body: "rule"}}}
+	st := &segState{toolsJSON: `[{"name":"x"}]`, prefix: Prefix{Base: "system text", Parts: []Text{{Part: PartRules, Body: "rule"}}}}
 	msgs := []llm.Message{
 		llm.UserText(HandoffPrefix + ": old"),
 		llm.UserText("hello"),
 		{Role: llm.RoleTool, Parts: []llm.Part{{Kind: llm.PartToolResult, ToolResult: &llm.ToolResult{Content: "12345678"}}}},
 	}
-	stats, total, est := w.account(st, msgs)
+	stats, total, est, acc := w.account(st, msgs)
+	if acc.prefix+acc.msgs[0]+acc.msgs[1]+acc.msgs[2] != total {
+		t.Errorf("accounting %+v does not sum to %d", acc, total)
+	}
 	got := map[string]int{}
 	sum := 0
 	for _, s := range stats {

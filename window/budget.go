@@ -1,46 +1,66 @@
 package window
 
-// Budget is the window's partition, in tokens, with hard caps like
-// cgroups. Its defaults scale the ones for a 128k window: system 8k, tool
-// outputs 40k, messages 40k, scratchpad 20k, reserved 20k.
+// Budget is the window's partition, in tokens. Its parts are ceilings,
+// not per-turn triggers: what a request may hold (Input, Limit), when
+// paging starts (High) and where it stops (Low), the most one tool output
+// may take (OutputShare) and the Decisions ledger's share (Ledger).
+// Scaled derives them all from the window.
 type Budget struct {
-	Window      int
-	System      int // system prompt, rules, memory, tool table, handoff (soft: it is pinned)
-	ToolOutputs int
-	Messages    int
-	Scratchpad  int // the model's thinking
-	Reserved    int // the answer
-	// FreeShare is the least share of Window one compaction frees, in
-	// percent: a compaction breaks the cached prefix once, so it must be
-	// worth it.
-	FreeShare int
+	Window     int
+	Scratchpad int // the model's thinking
+	Reserved   int // the answer
+	// OutputShare is the most one tool output may take in view; a larger
+	// one is paged whole and shown as its head and tail.
+	OutputShare int
+	// Ledger is the Decisions ledger's budget in a handoff. The user's
+	// standing instructions are never cut, even past it (the user is
+	// told); ordinary requests shrink to one line first.
+	Ledger int
+	// HighPct and LowPct place the paging marks, in percent of Limit:
+	// above High a compaction step pages down to Low at once; between
+	// Low and High, only outputs it is cheap to page go.
+	HighPct, LowPct int
 }
 
-// DefaultFreeShare is the default least share a compaction frees.
-const DefaultFreeShare = 20
-
-// Scaled returns the default partition for a window of n tokens.
+// Scaled returns the default partition for a window of n tokens: for 128k,
+// scratchpad 20k and reserved 20k (so a request holds at most 88k); one
+// output at most 15% of the window (1k to 25k tokens, Claude Code's
+// file read limit); the ledger 8% (800 to 16k).
 func Scaled(n int) Budget {
 	if n <= 0 {
 		n = 128_000
 	}
 	part := func(k int) int { return n * k / 128 }
 	return Budget{
-		Window: n, System: part(8), ToolOutputs: part(40), Messages: part(40),
-		Scratchpad: part(20), Reserved: part(20), FreeShare: DefaultFreeShare,
+		Window: n, Scratchpad: part(20), Reserved: part(20),
+		OutputShare: clamp(n*15/100, 1000, 25_000),
+		Ledger:      clamp(n*8/100, 800, 16_000),
+		HighPct:     85, LowPct: 50,
 	}
 }
 
-// Input is the most a request may hold: the window less what the answer
-// and the thinking need. A segment resets when its next request would
-// pass it.
+func clamp(v, lo, hi int) int { return max(lo, min(v, hi)) }
+
+// Input is the most any request may hold: the window less what the
+// answer and the thinking need. Nothing is ever sent past it.
 func (b Budget) Input() int { return b.Window - b.Scratchpad - b.Reserved }
 
-// freeTarget is how much one compaction step frees at least.
-func (b Budget) freeTarget(over int) int {
-	t := b.Window * b.FreeShare / 100
-	if over > t {
-		return over
-	}
-	return t
-}
+// HandoffRoom is what the handoff instruction needs on top of a
+// segment's history: its text and the ledger.
+func (b Budget) HandoffRoom() int { return b.Ledger + 600 }
+
+// Limit is the most a request of a turn may hold, so that the handoff
+// call (the history plus its instruction) still fits Input. A segment
+// resets when compaction cannot bring a request under it.
+func (b Budget) Limit() int { return max(b.Input()-b.HandoffRoom(), b.Input()/2) }
+
+// High is the mark above which a compaction step pages down to Low.
+func (b Budget) High() int { return b.Limit() * b.HighPct / 100 }
+
+// Low is where a forced compaction step stops, and the mark above which
+// cheap paging starts.
+func (b Budget) Low() int { return b.Limit() * b.LowPct / 100 }
+
+// OutputBytes is OutputShare in bytes, for tools that cap their own
+// output (file_read, recall): 3.5 bytes a token, o200k's rate on code.
+func (b Budget) OutputBytes() int { return b.OutputShare * 7 / 2 }

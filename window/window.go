@@ -2,7 +2,6 @@ package window
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -10,7 +9,7 @@ import (
 	"sync"
 
 	"github.com/godwit/godwit/llm"
-	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/untrusted"
 )
 
 // Input is the state a request is built from.
@@ -19,18 +18,30 @@ type Input struct {
 	Segment   int
 	// Messages is the current segment's history, oldest first.
 	Messages []llm.Message
+	// TurnStart marks the first request of a turn. Only a compaction the
+	// budget forces is made then: the request right after a turn
+	// boundary extends the last one, so a resumed session hits the cache.
+	TurnStart bool
+	// Handoff marks the handoff call: it may use the whole of Input (the
+	// room Limit keeps free is for it), and nothing is paged unless it
+	// must be.
+	Handoff bool
 }
 
 // Assembly is a request ready to send, with the size of each of its parts.
 type Assembly struct {
 	Request llm.Request
-	Parts   []store.PartStat
+	Parts   []llm.PartStat
 	// Tokens is the request's o200k count (Estimated when the tokenizer
 	// was not loaded yet and the request was far from the budget).
 	Tokens    int
 	Estimated bool
 	// Compacted is set when building this request paged outputs out.
 	Compacted *Compaction
+	// Capped is set when outputs over the budget's OutputShare entered
+	// with this request: each was paged whole and is shown as its head
+	// and tail. It breaks no cache: they were never sent whole.
+	Capped *Compaction
 	// Summaries are the summary model's calls made while compacting.
 	Summaries []SummaryCall
 }
@@ -40,10 +51,29 @@ type Compaction struct {
 	Items int      `json:"items"`
 	Freed int      `json:"freed_tokens"`
 	Pages []string `json:"pages"`
+	// Reason is ReasonBudget, ReasonCheap or ReasonCap.
+	Reason string `json:"reason,omitempty"`
+	// Rebilled is what the step costs: the tokens after the first paged
+	// output that the previous request already had, which the provider's
+	// cache no longer covers and bills once more at full price.
+	Rebilled int `json:"rebilled_tokens,omitempty"`
 }
 
+// Compaction reasons.
+const (
+	// ReasonBudget: the request passed the high-water mark; outputs were
+	// paged down to the low-water mark at the cheapest break point.
+	ReasonBudget = "budget"
+	// ReasonCheap: outputs the model has answered from were paged while
+	// little followed them, before they cost more to keep than to drop.
+	ReasonCheap = "cheap"
+	// ReasonCap: outputs over OutputShare were paged as they entered.
+	ReasonCap = "cap"
+)
+
 // ErrOverBudget: even after compaction the request passes the segment's
-// budget; the engine must start a new segment.
+// limit; the engine must start a new segment. The wrapping error names
+// the request's largest parts.
 var ErrOverBudget = errors.New("window: the request does not fit the segment budget")
 
 // Part names, as recorded per model call and shown by `:context`.
@@ -64,8 +94,8 @@ const HandoffPrefix = "[godwit handoff"
 
 // Text is a named block of the prefix (project rules, memory).
 type Text struct {
-	Part string
-	Body string
+	Part string `json:"part"`
+	Body string `json:"body"`
 }
 
 // Options configure a Window.
@@ -76,11 +106,13 @@ type Options struct {
 	Budget Budget
 	// Counter counts tokens; nil estimates 4 bytes a token.
 	Counter *Counter
-	// Store keeps paged-out outputs; nil disables compaction (a segment
-	// then only resets).
-	Store *store.Store
+	// Pages keeps paged-out outputs and the window's decisions; nil
+	// disables paging (a segment then only resets) and a resumed
+	// session's prefix is built anew.
+	Pages Pages
 	// Prefix returns the rules and memory for a new segment; they are read
-	// once per segment, so edits take effect at the next one.
+	// once per segment and kept with it, so edits take effect at the next
+	// one, in this process and in any later one.
 	Prefix func(ctx context.Context) []Text
 	// Summarize, when set, writes the summary of a tool output paged out
 	// at the first compaction level (config summary_model: a cheap
@@ -97,13 +129,12 @@ type Options struct {
 
 // Window builds requests: the prefix (system prompt, rules, memory, tool
 // table) then the segment's messages. Within a segment each request
-// extends the one before it, byte for byte, except at a compaction step,
-// which frees at least Budget.FreeShare of the window at once.
+// extends the one before it, byte for byte, except at a compaction step;
+// a resumed session rebuilds the same bytes from what Pages kept.
 //
 // A Window serves many sessions; it is safe for concurrent use.
 type Window struct {
-	opts      Options
-	toolsJSON string
+	opts Options
 
 	mu       sync.Mutex
 	sessions map[string]*segState
@@ -112,23 +143,35 @@ type Window struct {
 // segState is what the window remembers of one session's segment.
 type segState struct {
 	segment   int
-	system    string
-	prefix    []Text
-	tools     []llm.ToolSpec
+	prefix    Prefix
 	toolsJSON string
-	shown     map[string]store.Compaction // call id -> how its output is shown
+	shown     map[string]Shown // call id -> how its output is shown
+	// sent is how many messages the previous request of the segment
+	// held (0: none seen by this process): what follows a paged output
+	// and was sent before is what paging re-bills.
+	sent int
 }
 
 // New returns a Window.
 func New(opts Options) *Window {
-	if opts.Budget.Window == 0 {
-		opts.Budget = Scaled(0)
+	b := &opts.Budget
+	if b.Window == 0 {
+		*b = Scaled(0)
+	}
+	def := Scaled(b.Window)
+	if b.OutputShare == 0 {
+		b.OutputShare = def.OutputShare
+	}
+	if b.Ledger == 0 {
+		b.Ledger = def.Ledger
+	}
+	if b.HighPct == 0 || b.LowPct == 0 {
+		b.HighPct, b.LowPct = def.HighPct, def.LowPct
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	b, _ := json.Marshal(opts.Tools)
-	return &Window{opts: opts, toolsJSON: string(b), sessions: map[string]*segState{}}
+	return &Window{opts: opts, sessions: map[string]*segState{}}
 }
 
 // Budget returns the window's partition.
@@ -137,39 +180,75 @@ func (w *Window) Budget() Budget { return w.opts.Budget }
 // Counter returns the token counter (nil when estimating).
 func (w *Window) Counter() *Counter { return w.opts.Counter }
 
-// Assemble implements agent.Assembler.
+// Assemble implements agent.Assembler: it builds the next request of a
+// segment, capping new outputs and paging old ones as the budget says,
+// and fails with ErrOverBudget when even then the request passes Limit
+// (Input for a handoff call).
 func (w *Window) Assemble(ctx context.Context, in Input) (Assembly, error) {
 	st, err := w.state(ctx, in)
 	if err != nil {
 		return Assembly{}, err
 	}
 	msgs, _ := Repair(in.Messages)
-	asm := w.build(st, msgs)
+	var capped *Compaction
+	if w.opts.Pages != nil {
+		if capped, err = w.capOutputs(ctx, in, st, msgs); err != nil {
+			return Assembly{}, err
+		}
+	}
+	asm, acc := w.build(st, msgs)
+	asm.Capped = capped
 	b := w.opts.Budget
-	over := w.scaled(asm.Tokens) - b.Input()
-	if o := w.scaled(partTokens(asm.Parts, PartToolOutputs)) - b.ToolOutputs; o > over {
-		over = o
+	limit := b.Limit()
+	if in.Handoff {
+		limit = b.Input()
 	}
-	if over <= 0 {
-		return asm, nil
-	}
-	if w.opts.Store != nil {
-		var sums []SummaryCall
-		c, err := w.compact(ctx, in, st, msgs, b.freeTarget(over), &sums)
-		asm.Summaries = sums
-		if err != nil {
-			return asm, err
-		}
-		if c.Items > 0 {
-			asm = w.build(st, msgs)
-			asm.Compacted = &c
+	if w.opts.Pages != nil {
+		plan := choose(w.items(st, asm.Request.Messages, acc), planInput{
+			total: w.scaled(asm.Tokens), high: b.High(), low: b.Low(), limit: limit,
+			minPage: max(300, b.Window/50), turnStart: in.TurnStart, handoff: in.Handoff,
+		})
+		if len(plan.ids) > 0 {
+			var sums []SummaryCall
+			c, err := w.compact(ctx, in, st, msgs, plan, &sums)
 			asm.Summaries = sums
+			if err != nil {
+				return asm, err
+			}
+			if c.Items > 0 {
+				asm, _ = w.build(st, msgs)
+				asm.Capped, asm.Compacted, asm.Summaries = capped, &c, sums
+			}
 		}
 	}
-	if w.scaled(asm.Tokens) > b.Input() || w.scaled(partTokens(asm.Parts, PartMessages)) > b.Messages {
-		return asm, fmt.Errorf("%w: %d tokens, budget %d", ErrOverBudget, asm.Tokens, b.Input())
+	if !in.Handoff {
+		st.sent = len(msgs)
+	}
+	if t := w.scaled(asm.Tokens); t > limit {
+		return asm, fmt.Errorf("%w: %d tokens, limit %d (%s)", ErrOverBudget, t, limit, Largest(asm.Parts))
 	}
 	return asm, nil
+}
+
+// Largest names a request's three largest parts, for errors that must
+// say what does not fit: "tool_outputs 9100, system 2100, messages 800".
+func Largest(parts []llm.PartStat) string {
+	ps := append([]llm.PartStat(nil), parts...)
+	for i := range ps {
+		for j := i + 1; j < len(ps); j++ {
+			if ps[j].Tokens > ps[i].Tokens {
+				ps[i], ps[j] = ps[j], ps[i]
+			}
+		}
+	}
+	var out []string
+	for _, p := range ps {
+		if len(out) == 3 || p.Tokens == 0 {
+			break
+		}
+		out = append(out, fmt.Sprintf("%s %d", p.Name, p.Tokens))
+	}
+	return strings.Join(out, ", ")
 }
 
 // scaled converts o200k tokens to the provider's, by calibration.
@@ -189,33 +268,59 @@ func (w *Window) state(ctx context.Context, in Input) (*segState, error) {
 	if st != nil && st.segment == in.Segment {
 		return st, nil
 	}
-	st = &segState{segment: in.Segment, shown: map[string]store.Compaction{}}
-	if w.opts.Prefix != nil {
-		st.prefix = w.opts.Prefix(ctx)
-	}
-	st.tools, st.toolsJSON = w.opts.Tools, w.toolsJSON
-	if w.opts.Segment != nil {
-		tools, listing := w.opts.Segment(ctx, in.SessionID)
-		b, _ := json.Marshal(tools)
-		st.tools, st.toolsJSON = tools, string(b)
-		if listing != "" {
-			st.prefix = append(st.prefix, Text{Part: PartDeferred, Body: listing})
-		}
-	}
-	st.system = composeSystem(w.opts.System, st.prefix)
-	if w.opts.Store != nil {
-		cs, err := w.opts.Store.Compactions(ctx, in.SessionID, in.Segment)
+	st = &segState{segment: in.Segment, shown: map[string]Shown{}}
+	kept := false
+	if w.opts.Pages != nil {
+		p, ok, err := w.opts.Pages.SegmentPrefix(ctx, in.SessionID, in.Segment)
 		if err != nil {
 			return nil, fmt.Errorf("window: %w", err)
 		}
-		for _, c := range cs {
-			st.shown[c.CallID] = c
+		st.prefix, kept = p, ok
+	}
+	if !kept {
+		st.prefix = w.newPrefix(ctx, in.SessionID)
+		if w.opts.Pages != nil {
+			if err := w.opts.Pages.SetSegmentPrefix(ctx, in.SessionID, in.Segment, st.prefix); err != nil {
+				return nil, fmt.Errorf("window: %w", err)
+			}
+		}
+	}
+	st.toolsJSON = llm.SpecsJSON(st.prefix.Tools)
+	if w.opts.Pages != nil {
+		ss, err := w.opts.Pages.Shown(ctx, in.SessionID, in.Segment)
+		if err != nil {
+			return nil, fmt.Errorf("window: %w", err)
+		}
+		for _, s := range ss {
+			st.shown[s.CallID] = s
 		}
 	}
 	w.mu.Lock()
 	w.sessions[in.SessionID] = st
 	w.mu.Unlock()
 	return st, nil
+}
+
+// newPrefix reads the rules, memory and tool table for a new segment.
+func (w *Window) newPrefix(ctx context.Context, sessionID string) Prefix {
+	var p Prefix
+	if w.opts.Prefix != nil {
+		p.Parts = w.opts.Prefix(ctx)
+	}
+	p.Tools = w.opts.Tools
+	if w.opts.Segment != nil {
+		tools, listing := w.opts.Segment(ctx, sessionID)
+		p.Tools = tools
+		if listing != "" {
+			p.Parts = append(p.Parts, Text{Part: PartDeferred, Body: listing})
+		}
+	}
+	if p.Tools == nil {
+		p.Tools = []llm.ToolSpec{}
+	}
+	p.Base = w.opts.System
+	p.System = composeSystem(p.Base, p.Parts)
+	return p
 }
 
 func composeSystem(base string, prefix []Text) string {
@@ -235,9 +340,16 @@ func composeSystem(base string, prefix []Text) string {
 	return b.String()
 }
 
+// accounting is what build measured: per part, and per message (the
+// tokens of each message of the view), to price a break at any message.
+type accounting struct {
+	prefix int   // tokens before the first message
+	msgs   []int // tokens of each message
+}
+
 // build applies the segment's compactions and untrusted marks to msgs and
 // measures the request.
-func (w *Window) build(st *segState, msgs []llm.Message) Assembly {
+func (w *Window) build(st *segState, msgs []llm.Message) (Assembly, accounting) {
 	view := make([]llm.Message, len(msgs))
 	for i, m := range msgs {
 		view[i] = m
@@ -251,17 +363,20 @@ func (w *Window) build(st *segState, msgs []llm.Message) Assembly {
 				continue
 			}
 			r := *p.ToolResult
+			level := LevelRaw
 			if c, ok := st.shown[r.CallID]; ok {
-				r.Content = c.Text
+				r.Content, level = c.Text, c.Level
 			}
-			r.Content = MarkUntrusted(r.Content)
+			if r.Untrusted && level != LevelStub {
+				r.Content = untrusted.Note + r.Content
+			}
 			parts[j].ToolResult = &r
 		}
 		view[i].Parts = parts
 	}
-	req := llm.Request{System: st.system, Tools: st.tools, Messages: view}
-	parts, total, estimated := w.account(st, view)
-	return Assembly{Request: req, Parts: parts, Tokens: total, Estimated: estimated}
+	req := llm.Request{System: st.prefix.System, Tools: st.prefix.Tools, Messages: view}
+	parts, total, estimated, acc := w.account(st, view)
+	return Assembly{Request: req, Parts: parts, Tokens: total, Estimated: estimated}, acc
 }
 
 // account measures each part of a request. Each piece (a message's
@@ -270,12 +385,17 @@ func (w *Window) build(st *segState, msgs []llm.Message) Assembly {
 // rather than re-tokenizing the whole history. While the tokenizer loads,
 // a request far from the budget (its bytes, an upper bound on its tokens,
 // below it) is estimated rather than waited for.
-func (w *Window) account(st *segState, msgs []llm.Message) ([]store.PartStat, int, bool) {
+func (w *Window) account(st *segState, msgs []llm.Message) ([]llm.PartStat, int, bool, accounting) {
 	order := []string{PartSystem, PartRules, PartMemory, PartSkills, PartDeferred, PartTools, PartHandoff, PartMessages, PartToolOutputs}
-	pieces := map[string][]string{PartSystem: {w.opts.System}, PartTools: {st.toolsJSON}}
-	for _, t := range st.prefix {
-		pieces[t.Part] = append(pieces[t.Part], t.Body)
+	type piece struct {
+		part, text string
+		msg        int // -1 for the prefix
 	}
+	pieces := []piece{{PartSystem, st.prefix.Base, -1}, {PartTools, st.toolsJSON, -1}}
+	for _, t := range st.prefix.Parts {
+		pieces = append(pieces, piece{t.Part, t.Body, -1})
+	}
+	bytes := len(st.prefix.Base) + len(st.toolsJSON)
 	for i, m := range msgs {
 		for _, p := range m.Parts {
 			part, text := PartMessages, p.Text
@@ -291,14 +411,12 @@ func (w *Window) account(st *segState, msgs []llm.Message) ([]store.PartStat, in
 					part = PartHandoff
 				}
 			}
-			pieces[part] = append(pieces[part], text)
+			pieces = append(pieces, piece{part, text, i})
+			bytes += len(text)
 		}
 	}
-	bytes := 0
-	for _, ps := range pieces {
-		for _, p := range ps {
-			bytes += len(p)
-		}
+	for _, t := range st.prefix.Parts {
+		bytes += len(t.Body)
 	}
 	c := w.opts.Counter
 	count := Estimate
@@ -306,25 +424,37 @@ func (w *Window) account(st *segState, msgs []llm.Message) ([]store.PartStat, in
 	if !estimate {
 		count = c.Count
 	}
-	var stats []store.PartStat
+	acc := accounting{msgs: make([]int, len(msgs))}
+	sums := map[string]*llm.PartStat{}
 	total := 0
-	for _, n := range order {
-		ps, ok := pieces[n]
-		if !ok && n != PartMessages {
-			continue
+	for _, p := range pieces {
+		n := count(p.text)
+		s := sums[p.part]
+		if s == nil {
+			s = &llm.PartStat{Name: p.part}
+			sums[p.part] = s
 		}
-		stat := store.PartStat{Name: n}
-		for _, p := range ps {
-			stat.Bytes += len(p)
-			stat.Tokens += count(p)
+		s.Bytes += len(p.text)
+		s.Tokens += n
+		total += n
+		if p.msg < 0 {
+			acc.prefix += n
+		} else {
+			acc.msgs[p.msg] += n
 		}
-		total += stat.Tokens
-		stats = append(stats, stat)
 	}
-	return stats, total, estimate
+	var stats []llm.PartStat
+	for _, n := range order {
+		if s, ok := sums[n]; ok {
+			stats = append(stats, *s)
+		} else if n == PartMessages {
+			stats = append(stats, llm.PartStat{Name: n})
+		}
+	}
+	return stats, total, estimate, acc
 }
 
-func partTokens(parts []store.PartStat, name string) int {
+func partTokens(parts []llm.PartStat, name string) int {
 	for _, p := range parts {
 		if p.Name == name {
 			return p.Tokens
@@ -333,83 +463,10 @@ func partTokens(parts []store.PartStat, name string) int {
 	return 0
 }
 
-// summary is the level-1 text of an output: the summary model's, when one
-// is configured and answers, else the mechanical one.
-// Each summary model call is appended to calls.
-func (w *Window) summary(ctx context.Context, call llm.ToolCall, raw, page string, calls *[]SummaryCall) string {
-	if w.opts.Summarize != nil {
-		sc := w.opts.Summarize(ctx, call, raw)
-		*calls = append(*calls, sc)
-		if sc.Err == nil && strings.TrimSpace(sc.Text) != "" {
-			return fmt.Sprintf("[summarized %s by the summary model: %s output, %d bytes; the whole text: recall(%q)]\n%s", page, describe(call), len(raw), page, strings.TrimSpace(sc.Text))
-		}
-		w.opts.Logger.Warn("window: the summary model failed; summarising without it", "err", sc.Err)
+// count is the counter's exact count, or the estimate without one.
+func (w *Window) count(s string) int {
+	if w.opts.Counter == nil {
+		return Estimate(s)
 	}
-	return Summary(call, raw, page)
-}
-
-// compact frees at least target tokens of tool output in one step: the
-// lowest-scored outputs are summarised first, then stubbed, each paged out
-// to the store with its full text.
-func (w *Window) compact(ctx context.Context, in Input, st *segState, msgs []llm.Message, target int, sums *[]SummaryCall) (Compaction, error) {
-	count := Estimate
-	if w.opts.Counter != nil {
-		count = w.opts.Counter.Count
-	}
-	raw := map[string]string{}
-	levels := map[string]int{}
-	for _, m := range msgs {
-		for _, p := range m.Parts {
-			if p.ToolResult != nil {
-				raw[p.ToolResult.CallID] = p.ToolResult.Content
-			}
-		}
-	}
-	for id, c := range st.shown {
-		levels[id] = c.Level
-	}
-	var res Compaction
-	for pass := 0; pass < 2 && res.Freed < target; pass++ {
-		view := w.build(st, msgs).Request.Messages
-		for _, c := range candidates(view, raw, levels, count) {
-			if res.Freed >= target {
-				break
-			}
-			page := st.shown[c.call.ID].PageID
-			if page == "" {
-				var err error
-				page, err = w.opts.Store.PutPage(ctx, store.Page{
-					SessionID: in.SessionID, Segment: in.Segment, Kind: "tool_output",
-					Tags: []string{c.call.Name, c.call.ID}, Tokens: count(c.raw), Summary: Stub(c.call, c.raw, "p?"), Text: c.raw,
-				})
-				if err != nil {
-					return res, fmt.Errorf("window: paging out: %w", err)
-				}
-				res.Pages = append(res.Pages, page)
-			}
-			level, text := LevelStub, Stub(c.call, c.raw, page)
-			if c.level == LevelRaw && pass == 0 {
-				if s := w.summary(ctx, c.call, c.raw, page, sums); len(s) < len(c.raw)/2 {
-					level, text = LevelSummary, s
-				}
-			}
-			if pass == 0 && c.level >= LevelSummary {
-				continue // summaries are stubbed only when summarising was not enough
-			}
-			freed := c.tokens - count(MarkUntrusted(text))
-			if freed <= 0 {
-				continue
-			}
-			comp := store.Compaction{SessionID: in.SessionID, Segment: in.Segment, CallID: c.call.ID, Level: level, PageID: page, Text: text}
-			if err := w.opts.Store.RecordCompaction(ctx, comp); err != nil {
-				return res, fmt.Errorf("window: %w", err)
-			}
-			st.shown[c.call.ID] = comp
-			levels[c.call.ID] = level
-			res.Items++
-			res.Freed += freed
-		}
-	}
-	w.opts.Logger.Debug("window: compacted", "session", in.SessionID, "items", res.Items, "freed", res.Freed, "target", target)
-	return res, nil
+	return w.opts.Counter.Count(s)
 }

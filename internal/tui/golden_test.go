@@ -11,7 +11,6 @@ import (
 	"github.com/godwit/godwit/agent"
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/policy"
-	"github.com/godwit/godwit/store"
 	"github.com/godwit/godwit/window"
 )
 
@@ -25,7 +24,7 @@ func intp(n int) *int { return &n }
 func conversation() []agent.Event {
 	req := func(tokens int) agent.Event {
 		return agent.Event{Type: agent.EventModelRequest, Request: &agent.RequestInfo{Provider: "local", Model: "m", Segment: 1, Tokens: tokens, Bytes: tokens * 4,
-			Parts: []store.PartStat{{Name: "system", Bytes: 4000, Tokens: 1000}, {Name: "rules", Bytes: 800, Tokens: 200}, {Name: "memory", Bytes: 0, Tokens: 0},
+			Parts: []llm.PartStat{{Name: "system", Bytes: 4000, Tokens: 1000}, {Name: "rules", Bytes: 800, Tokens: 200}, {Name: "memory", Bytes: 0, Tokens: 0},
 				{Name: "tools", Bytes: 6000, Tokens: 1500}, {Name: "messages", Bytes: tokens*4 - 10800, Tokens: tokens - 2700}}}}
 	}
 	resp := func(in, cached, out int64, cost float64) agent.Event {

@@ -143,7 +143,7 @@ func newSubagent(reg *tool.Registry, d subagentDeps) (*subagent.Tool, error) {
 		New: func(_ context.Context, c subagent.Child) (*agent.Runtime, error) {
 			return agent.New(agent.Config{Provider: d.provider, ProviderName: d.providerName, Model: d.model, Store: d.store,
 				Workspace: d.root, MaxSteps: c.MaxSteps, Cost: d.price, Logger: d.opts.Logger,
-				Assembler: window.New(window.Options{System: c.System, Tools: c.Tools.Specs(), Budget: d.budget, Counter: d.counter, Store: d.store, Logger: d.opts.Logger}),
+				Assembler: window.New(window.Options{System: c.System, Tools: c.Tools.Specs(), Budget: d.budget, Counter: d.counter, Pages: agent.StorePages(d.store), Logger: d.opts.Logger}),
 				Runner:    tool.NewRunner(c.Tools, tool.RunnerOptions{Approver: childPol, Logger: d.opts.Logger})})
 		}})
 	if err != nil {

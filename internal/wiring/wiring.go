@@ -246,7 +246,7 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 		Tools:     reg.Specs(),
 		Budget:    budget,
 		Counter:   counter,
-		Store:     st,
+		Pages:     agent.StorePages(st),
 		Logger:    opts.Logger,
 		Prefix: func(ctx context.Context) []window.Text {
 			var out []window.Text

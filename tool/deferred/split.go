@@ -99,13 +99,12 @@ func specTokens(tools []tool.Tool, count func(string) int) int {
 	for i, t := range tools {
 		specs[i] = t.Spec()
 	}
-	b, _ := json.Marshal(specs)
-	return count(string(b))
+	return count(llm.SpecsJSON(specs))
 }
 
 func specJSON(s llm.ToolSpec) string {
-	b, _ := json.Marshal(s)
-	return string(b)
+	t := llm.SpecsJSON([]llm.ToolSpec{s})
+	return t[1 : len(t)-1]
 }
 
 // Listing renders the system prompt's block for the deferred tools, one
