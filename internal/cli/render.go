@@ -103,9 +103,30 @@ func (s *plainSink) Emit(e agent.Event) {
 		s.endLine()
 		r := e.Reset
 		fmt.Fprintf(s.log, "⟲ context reset (%s): segment %d, handoff %d tokens\n", r.Reason, r.To, r.Tokens)
+	case agent.EventSuperseded:
+		s.endLine()
+		fmt.Fprintln(s.log, supersededLine(e.Superseded))
+	case agent.EventLedgerOver:
+		s.endLine()
+		fmt.Fprintf(s.log, "godwit: %s\n", e.Text)
 	case agent.EventTurnFinished:
 		s.endLine()
 	}
+}
+
+// supersededLine tells the user a ledger entry no longer holds.
+func supersededLine(i *agent.SupersededInfo) string {
+	return fmt.Sprintf("⚑ D%d no longer holds: your D%d replaced it (%s saw the change).\n  was: %s\n  now: %s",
+		i.Old, i.By, map[string]string{"godwit": "godwit", "model": "the model pointed at it; godwit checked"}[i.ProposedBy],
+		oneLine(i.OldText, 100), oneLine(i.ByText, 100))
+}
+
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		s = s[:n] + "…"
+	}
+	return s
 }
 
 func (s *plainSink) endLine() {

@@ -116,6 +116,12 @@ func (f *feed) apply(e agent.Event, live bool) {
 			f.t.add(&noticeItem{text: fmt.Sprintf("⟲ context reset (%s): segment %d → %d; handoff %s tokens, %s of them decisions%s",
 				r.Reason, r.From, r.To, thousands(r.Tokens), thousands(r.DecisionsTokens), by), style: th.Accent})
 		}
+	case agent.EventSuperseded:
+		if i := e.Superseded; i != nil {
+			f.t.add(&noticeItem{text: fmt.Sprintf("⚑ D%d no longer holds: your D%d replaced it. was: %s", i.Old, i.By, cutText(strings.Join(strings.Fields(i.OldText), " "), 100)), style: th.Accent})
+		}
+	case agent.EventLedgerOver:
+		f.t.add(&noticeItem{text: "⚠ " + e.Text, style: th.Accent})
 	case agent.EventCompacted:
 		if c := e.Compacted; c != nil {
 			pages := ""
@@ -203,4 +209,14 @@ func (f *feed) tool(id, name string) *entry {
 	en := f.t.add(&toolItem{callID: id, name: name})
 	f.tools[id] = en
 	return en
+}
+
+func cutText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && (s[n]&0xC0) == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
 }

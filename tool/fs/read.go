@@ -177,8 +177,15 @@ func binaryError(rel string, size int64) error {
 }
 
 func readLines(ctx context.Context, br *bufio.Reader, size int64, start, end int) (tool.Result, error) {
+	// The model's window may hold less than maxReadBytes for one output:
+	// then cut at a line there and say how to read on, rather than have
+	// the window show only the head and tail of a larger read.
+	maxBytes := maxReadBytes
+	if s, ok := tool.SessionFrom(ctx); ok && s.MaxOutputBytes > 0 && s.MaxOutputBytes < maxBytes {
+		maxBytes = max(s.MaxOutputBytes, 4<<10)
+	}
 	var out strings.Builder
-	out.Grow(int(min(size, maxReadBytes+maxLineBytes)))
+	out.Grow(int(min(size, int64(maxBytes+maxLineBytes))))
 	lr := lineReader{br: br}
 	n, shown, last := 0, 0, 0 // lines read, lines shown, last line shown
 	capped, eof := false, false
@@ -189,7 +196,7 @@ func readLines(ctx context.Context, br *bufio.Reader, size int64, start, end int
 		if end > 0 && n >= end {
 			break
 		}
-		if shown == maxReadLines || out.Len() >= maxReadBytes {
+		if shown == maxReadLines || out.Len() >= maxBytes {
 			capped = true
 			break
 		}
@@ -205,7 +212,7 @@ func readLines(ctx context.Context, br *bufio.Reader, size int64, start, end int
 		if n < start {
 			continue
 		}
-		if shown > 0 && out.Len()+len(line) > maxReadBytes {
+		if shown > 0 && out.Len()+len(line) > maxBytes {
 			lr.unread = true // show it in the next call
 			n--
 			capped = true

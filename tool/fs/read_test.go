@@ -1,6 +1,8 @@
 package fs_test
 
 import (
+	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -96,5 +98,21 @@ func TestFileRead(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A small model window bounds one read: it stops at a line within the
+// window's share and says where to read on.
+func TestFileReadFitsTheWindowsShare(t *testing.T) {
+	ws, _ := newWS(t, map[string]string{"many.txt": lines(2500)})
+	read := fs.Tools(ws, fs.Options{})[0]
+	ctx := tool.WithSession(context.Background(), tool.Session{ID: "s", MaxOutputBytes: 8000})
+	raw, _ := json.Marshal(map[string]any{"path": "many.txt"})
+	res, err := read.Run(ctx, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Content) > 8200 || !strings.Contains(res.Content, "call file_read with start_line=") {
+		t.Errorf("%d bytes; ends %q", len(res.Content), res.Content[len(res.Content)-120:])
 	}
 }

@@ -36,7 +36,7 @@ func (*Tool) Name() string { return "recall" }
 
 func (*Tool) Spec() llm.ToolSpec {
 	return llm.ToolSpec{Name: "recall", Description: strings.TrimSpace(description), Schema: json.RawMessage(
-		`{"type":"object","properties":{"query":{"type":"string","description":"An id (p42, seg3, m7) or keywords."},"offset":{"type":"integer","description":"Byte offset to read a long page on from."}},"required":["query"]}`)}
+		`{"type":"object","properties":{"query":{"type":"string","description":"An id (p42, seg3, D5, m7) or keywords."},"offset":{"type":"integer","description":"Byte offset to read a long page on from."}},"required":["query"]}`)}
 }
 
 type args struct {
@@ -58,7 +58,7 @@ func (t *Tool) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error
 		if err != nil {
 			return tool.Result{}, notFound(err, q)
 		}
-		return tool.Result{Content: window(fmt.Sprintf("[page %s: %s %s]\n", p.ID, p.Kind, strings.Join(p.Tags, " ")), p.Text, a.Offset, q)}, nil
+		return tool.Result{Content: window(fmt.Sprintf("[page %s: %s %s]\n", p.ID, p.Kind, strings.Join(p.Tags, " ")), p.Text, a.Offset, q, limit(ctx))}, nil
 	case isID(q, "seg"):
 		n, _ := strconv.Atoi(q[3:])
 		segs, err := t.st.Segments(ctx, sess.ID)
@@ -67,10 +67,28 @@ func (t *Tool) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error
 		}
 		for _, s := range segs {
 			if s.Seq == n && s.Handoff != "" {
-				return tool.Result{Content: window(fmt.Sprintf("[handoff that ended segment %d]\n", n), s.Handoff, a.Offset, q)}, nil
+				return tool.Result{Content: window(fmt.Sprintf("[handoff that ended segment %d]\n", n), s.Handoff, a.Offset, q, limit(ctx))}, nil
 			}
 		}
 		return tool.Result{}, tool.Errorf(tool.CodeNotFound, "Search by keywords instead.", "segment %d has no handoff (it is the current one, or it does not exist)", n)
+	case isID(q, "D"):
+		// A Decisions entry, whole: the ledger shows older requests as
+		// one line.
+		n, _ := strconv.Atoi(q[1:])
+		ds, err := t.st.Decisions(ctx, sess.ID)
+		if err != nil {
+			return tool.Result{}, err
+		}
+		for _, d := range ds {
+			if d.Seq == n {
+				head := fmt.Sprintf("[D%d: the user's words, turn %d]\n", n, d.Turn)
+				if d.Source != "user" {
+					head = fmt.Sprintf("[D%d: agreed, turn %d]\n", n, d.Turn)
+				}
+				return tool.Result{Content: window(head, d.Text, a.Offset, q, limit(ctx))}, nil
+			}
+		}
+		return tool.Result{}, tool.Errorf(tool.CodeNotFound, "Entry ids come from the Decisions section.", "no entry D%d in this session", n)
 	}
 	hits, err := t.st.Search(ctx, sess.ID, q, 8)
 	if err != nil {
@@ -103,14 +121,27 @@ func notFound(err error, q string) error {
 	return err
 }
 
-// window returns text from offset, capped, with how to read on.
-func window(head, text string, offset int, id string) string {
+// limit is the most one call returns: MaxOutput, or less when the
+// model's window holds less for one output.
+func limit(ctx context.Context) int {
+	if s, ok := tool.SessionFrom(ctx); ok && s.MaxOutputBytes > 0 && s.MaxOutputBytes < MaxOutput {
+		return max(s.MaxOutputBytes, 2<<10)
+	}
+	return MaxOutput
+}
+
+// window returns text from offset, at most n bytes, with how to read on.
+func window(head, text string, offset int, id string, n int) string {
 	if offset < 0 || offset > len(text) {
 		offset = 0
 	}
 	rest := text[offset:]
-	if len(rest) <= MaxOutput {
+	if len(rest) <= n {
 		return head + rest
 	}
-	return head + rest[:MaxOutput] + fmt.Sprintf("\n[truncated: bytes %d-%d of %d; recall {\"query\":%q,\"offset\":%d} reads on]", offset, offset+MaxOutput, len(text), id, offset+MaxOutput)
+	cut := n
+	for cut > 0 && (rest[cut]&0xC0) == 0x80 {
+		cut--
+	}
+	return head + rest[:cut] + fmt.Sprintf("\n[truncated: bytes %d-%d of %d; recall {\"query\":%q,\"offset\":%d} reads on]", offset, offset+cut, len(text), id, offset+cut)
 }
