@@ -64,6 +64,13 @@ func (s *session) loop(ctx context.Context, in RunInput, res *Result) error {
 	if err := s.repair(ctx); err != nil {
 		return err
 	}
+	// A message that would fill most of the window leaves no room for
+	// the work: say so rather than reset, page or send it past the window.
+	if b := s.r.budget(); len(in.Prompt) > b.Limit() { // cheap test first: a token is at least a byte
+		if n := s.count(in.Prompt); n > b.Limit()/2 {
+			return fmt.Errorf("%w: your message is %d tokens, and this model's window (%d) leaves room for about %d in one message; shorten it, or save it to a file and ask for it to be read in parts", ErrTooBig, n, b.Window, b.Limit()/2)
+		}
+	}
 	// A forced reset comes before the prompt enters the ledger: the
 	// prompt follows the handoff as the turn's message, so it is not
 	// entered twice.
@@ -275,10 +282,10 @@ func (s *session) call(ctx context.Context, step int) (llm.Response, error) {
 // model step means the work itself does not fit.
 func (s *session) resetOrStop(ctx context.Context, step int, reason string, why error) error {
 	switch {
-	case !s.canReset():
-		return fmt.Errorf("%w: even a fresh segment does not fit the model's window (%v); shorten the message, raise --context-window if the model allows, or start a new session", ErrTooBig, why)
 	case s.resets >= 1:
 		return fmt.Errorf("%w: the context was reset twice without the model completing a step (%v); the turn stops rather than loop", ErrTooBig, why)
+	case !s.canReset():
+		return fmt.Errorf("%w: even a fresh segment does not fit the model's window (%v); shorten the message, raise --context-window if the model allows, or start a new session", ErrTooBig, why)
 	}
 	s.resets++
 	return s.reset(ctx, step, reason)
