@@ -31,7 +31,7 @@ var (
 		return regexp.MustCompile(`^- D(\d+) \((?:user, turn (\d+)|agreed)(, shortened)?\)(?:: (.*)| SUPERSEDED by D(\d+)(?:: .*)?|:)$`)
 	})
 	// foldRe is a range of entries folded into one line to fit.
-	foldRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^- D\d+–D\d+: \d+ earlier `) })
+	foldRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^- D\d+–D\d+: \d+ earlier `) })
 	groupRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^Topic (.+):$`) })
 )
 
