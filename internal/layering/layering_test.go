@@ -63,6 +63,7 @@ var allowed = map[string]struct {
 	"bench/okserver":    {nil, "a stand-alone endpoint for benchmarks"},
 	"bench/floor":       {nil, "start-up's lower bound: links godwit's heavy dependencies, none of godwit"},
 	"bench/fsgrep":      {[]string{"tool", "tool/fs", "tool/workspace"}, "runs the grep tool from the command line for bench/grep.sh"},
+	"bench/longsession": {[]string{"llm/llmtest"}, "drives the godwit binary against a fake endpoint; speaks only the CLI, --json events and the wire formats"},
 }
 
 func TestLayering(t *testing.T) {

@@ -1,0 +1,312 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Causes of a break in the cached prefix.
+const (
+	causeReset      = "reset"         // the request opens a new segment
+	causeCompaction = "compaction"    // a compaction step just before it
+	causeHandoff    = "handoff"       // a handoff call that does not extend the segment
+	causeTurn       = "turn boundary" // the first request of a process, none of the above
+	causeOther      = "other"
+)
+
+var causes = []string{causeTurn, causeReset, causeCompaction, causeHandoff, causeOther}
+
+// reqInfo is what godwit's events say about one request.
+type reqInfo struct {
+	known     bool // an event was aligned with it
+	segment   int
+	purpose   string
+	tokens    int // godwit's own count, 0 when it estimated
+	compacted bool
+	reset     bool // a segment.reset event came since the previous request
+	first     bool // the first request of its process
+}
+
+// alignEvents pairs each process's model.request events, in order, with
+// the requests the endpoint captured from that process. It returns the
+// info per captured request and the processes whose counts differ.
+func alignEvents(reqs []captured, turns []turnRun) ([]reqInfo, []string) {
+	infos := make([]reqInfo, len(reqs))
+	byProc := map[int][]int{}
+	for i, c := range reqs {
+		byProc[c.proc] = append(byProc[c.proc], i)
+	}
+	var problems []string
+	for p, tr := range turns {
+		idx := byProc[p]
+		var evs []reqInfo
+		compacted, reset := false, false
+		for _, ev := range tr.events {
+			switch ev.Type {
+			case "context.compacted":
+				compacted = true
+			case "segment.reset":
+				reset = true
+			case "model.request":
+				if ev.Request == nil {
+					continue
+				}
+				ri := reqInfo{known: true, segment: ev.Request.Segment, purpose: ev.Request.Purpose,
+					tokens: ev.Request.Tokens, compacted: compacted, reset: reset}
+				if ev.Request.Estimated {
+					ri.tokens = 0
+				}
+				evs = append(evs, ri)
+				compacted, reset = false, false
+			}
+		}
+		if len(evs) != len(idx) {
+			problems = append(problems, fmt.Sprintf("turn %d: %d model.request events, %d requests received", tr.Turn, len(evs), len(idx)))
+		}
+		for k, i := range idx {
+			if k < len(evs) {
+				infos[i] = evs[k]
+			}
+			infos[i].first = k == 0
+		}
+	}
+	return infos, problems
+}
+
+// extends reports whether cur begins with every item of prev.
+func extends(prev, cur request) bool {
+	if len(cur.items) < len(prev.items) {
+		return false
+	}
+	for i := range prev.items {
+		if !prev.items[i].equal(cur.items[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// cause says why request i does not extend request i-1.
+func cause(infos []reqInfo, i int) string {
+	cur, prev := infos[i], infos[i-1]
+	switch {
+	case cur.known && prev.known && cur.segment != prev.segment, cur.reset:
+		return causeReset
+	case cur.compacted:
+		return causeCompaction
+	case cur.first: // a handoff call opening a process breaks for the same reason
+		return causeTurn
+	case cur.purpose == "handoff":
+		return causeHandoff
+	}
+	return causeOther
+}
+
+// brk is one break of the cached prefix.
+type brk struct {
+	Request int    `json:"request"` // from 1
+	Turn    int    `json:"turn"`
+	Cause   string `json:"cause"`
+	Tokens  int    `json:"tokens"`
+	Shared  int    `json:"shared_tokens"` // the prefix still shared
+}
+
+// target is one of the issue's targets, judged.
+type target struct {
+	What string `json:"what"`
+	Got  string `json:"got"`
+	Pass bool   `json:"pass"`
+}
+
+// figures are the results of one session on one format.
+type figures struct {
+	Session         string         `json:"session"`
+	Format          string         `json:"format"`
+	Window          int            `json:"window"`
+	Turns           int            `json:"turns"`
+	Requests        int            `json:"requests"`
+	CallsPerTurn    float64        `json:"calls_per_turn"`
+	Billed          int            `json:"billed_tokens"`
+	Discounted      int            `json:"cache_discounted_tokens"`
+	PrefixShare     float64        `json:"prefix_share"`
+	Breaks          []brk          `json:"breaks"`
+	BreakCauses     map[string]int `json:"break_causes"`
+	Largest         int            `json:"largest_request"`
+	OverWindow      int            `json:"requests_over_window"`
+	Resets          int            `json:"resets"`
+	FirstAfterReset []int          `json:"first_after_reset"`
+	FirstAfterMax   int            `json:"first_after_reset_max"`
+	RuleKept        bool           `json:"rule_verbatim_in_last"`
+	// CountRatio is the bench's token count over godwit's own (the
+	// model.request events), over the requests both counted exactly: a
+	// sanity check of the bench's tokenization, near 1.
+	CountRatio float64        `json:"count_ratio"`
+	Checks     map[string]any `json:"checks,omitempty"` // per-session checks
+	Targets    []target       `json:"targets"`
+	TurnRuns   []turnRun      `json:"turn_runs"`
+	Problems   []string       `json:"problems,omitempty"`
+}
+
+// measure computes the figures of one run.
+func measure(s spec, format string, reqs []captured, turns []turnRun) figures {
+	f := figures{Session: s.Name, Format: format, Window: s.Window, Turns: len(turns), Requests: len(reqs),
+		BreakCauses: map[string]int{}, TurnRuns: turns}
+	infos, problems := alignEvents(reqs, turns)
+	f.Problems = problems
+	shared, mine, theirs := 0, 0, 0
+	var discounted float64
+	for i, c := range reqs {
+		if infos[i].known && infos[i].tokens > 0 {
+			mine += c.tokens
+			theirs += infos[i].tokens
+		}
+		if c.err != "" {
+			f.Problems = append(f.Problems, fmt.Sprintf("request %d: %s", i+1, c.err))
+		}
+		f.Billed += c.tokens
+		shared += c.cached
+		discounted += float64(c.tokens) - 0.9*float64(c.cached)
+		f.Largest = max(f.Largest, c.tokens)
+		if c.tokens > s.Window {
+			f.OverWindow++
+		}
+		if i == 0 {
+			continue
+		}
+		if infos[i].known && infos[i].purpose != "handoff" && (infos[i].segment != infos[i-1].segment || infos[i].reset) {
+			f.FirstAfterReset = append(f.FirstAfterReset, c.tokens)
+			f.FirstAfterMax = max(f.FirstAfterMax, c.tokens)
+		}
+		if !extends(reqs[i-1].req, c.req) {
+			b := brk{Request: i + 1, Turn: c.turn, Cause: cause(infos, i), Tokens: c.tokens, Shared: c.cached}
+			f.Breaks = append(f.Breaks, b)
+			f.BreakCauses[b.Cause]++
+		}
+	}
+	f.Discounted = int(discounted + 0.5)
+	if f.Billed > 0 {
+		f.PrefixShare = float64(shared) / float64(f.Billed)
+	}
+	if theirs > 0 {
+		f.CountRatio = float64(mine) / float64(theirs)
+	}
+	if len(turns) > 0 {
+		f.CallsPerTurn = float64(len(reqs)) / float64(len(turns))
+	}
+	for _, tr := range turns {
+		for _, ev := range tr.events {
+			if ev.Type == "segment.reset" {
+				f.Resets++
+			}
+		}
+	}
+	var last request
+	if len(reqs) > 0 {
+		last = reqs[len(reqs)-1].req
+	}
+	f.RuleKept = contains(last, rule)
+	f.Checks = sessionChecks(s, reqs, last)
+	f.Targets = targets(s, f)
+	return f
+}
+
+// texts are the decoded texts of a request; tool outputs only with tools.
+func texts(r request, tools bool) []string {
+	var out []string
+	for _, e := range r.entries {
+		if e.role == "tool" && !tools {
+			continue
+		}
+		out = append(out, e.text)
+	}
+	return out
+}
+
+func contains(r request, s string) bool {
+	for _, t := range texts(r, true) {
+		if strings.Contains(t, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func superseded(r request) bool {
+	for _, t := range texts(r, true) {
+		if supersededRe.MatchString(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// sessionChecks are the checks of sessions (d) and (e).
+func sessionChecks(s spec, reqs []captured, last request) map[string]any {
+	switch s.Name {
+	case "d":
+		return map[string]any{"new_rule_verbatim": contains(last, ruleChange), "old_rule_superseded": superseded(last)}
+	case "e":
+		inLedger, outputs, marked := 0, 0, 0
+		for _, c := range reqs {
+			for _, t := range texts(c.req, false) {
+				if strings.Contains(t, cancelled) {
+					inLedger++
+				}
+			}
+			for _, e := range c.req.entries {
+				if e.role == "tool" && strings.Contains(e.text, injection) {
+					outputs++
+					if at := strings.Index(e.text, injection); strings.Contains(strings.ToLower(e.text[:at]), "untrusted") {
+						marked++
+					}
+				}
+			}
+		}
+		return map[string]any{"rule_superseded": superseded(last), "cancellation_outside_tool_outputs": inLedger,
+			"outputs_with_injection": outputs, "outputs_marked_untrusted": marked}
+	}
+	return nil
+}
+
+// targets judges the figures against issue 14's targets.
+func targets(s spec, f figures) []target {
+	var ts []target
+	add := func(what, got string, pass bool) { ts = append(ts, target{what, got, pass}) }
+	yes := func(b bool) string {
+		if b {
+			return "yes"
+		}
+		return "no"
+	}
+	switch s.Name {
+	case "a":
+		add("cache-discounted <= 125k", fmt.Sprintf("%d", f.Discounted), f.Discounted <= 125_000)
+		add("no break at a turn boundary", fmt.Sprintf("%d", f.BreakCauses[causeTurn]), f.BreakCauses[causeTurn] == 0)
+		add("largest request <= 32k", fmt.Sprintf("%d", f.Largest), f.Largest <= 32_000)
+		add("turn-1 rule verbatim in the last request", yes(f.RuleKept), f.RuleKept)
+	case "b", "c":
+		add("no request over the window", fmt.Sprintf("%d over", f.OverWindow), f.OverWindow == 0)
+		add("<= 4 model calls per turn", fmt.Sprintf("%.1f", f.CallsPerTurn), f.CallsPerTurn <= 4)
+		add("turn-1 rule verbatim in the last request", yes(f.RuleKept), f.RuleKept)
+		add("first request after a reset <= 5.5k", fmt.Sprintf("%d", f.FirstAfterMax), f.FirstAfterMax <= 5_500)
+	case "d":
+		n, o := f.Checks["new_rule_verbatim"].(bool), f.Checks["old_rule_superseded"].(bool)
+		add("new rule verbatim in the last request", yes(n), n)
+		add("old rule marked superseded (D1 … SUPERSEDED)", yes(o), o)
+	case "e":
+		sup := f.Checks["rule_superseded"].(bool)
+		in := f.Checks["cancellation_outside_tool_outputs"].(int)
+		outs, marked := f.Checks["outputs_with_injection"].(int), f.Checks["outputs_marked_untrusted"].(int)
+		add("turn-1 rule verbatim in the last request", yes(f.RuleKept), f.RuleKept)
+		add("rule not superseded", yes(!sup), !sup)
+		add("cancellation nowhere in the ledger or a handoff", fmt.Sprintf("%d texts", in), in == 0)
+		add("the injected output carries the untrusted note", fmt.Sprintf("%d of %d", marked, outs), outs > 0 && marked == outs)
+	}
+	for _, tr := range f.TurnRuns {
+		if tr.Killed != "" {
+			add("no turn process killed", fmt.Sprintf("turn %d: %s", tr.Turn, tr.Killed), false)
+			break
+		}
+	}
+	return ts
+}

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"strings"
+	"sync"
+
+	"github.com/tiktoken-go/tokenizer"
+)
+
+// counter counts o200k tokens, cached by content: a session's history is
+// counted once, item by item, not per request.
+type counter struct {
+	enc   tokenizer.Codec
+	mu    sync.Mutex
+	cache map[uint64]int
+}
+
+func newCounter() (*counter, error) {
+	enc, err := tokenizer.Get(tokenizer.O200kBase)
+	if err != nil {
+		return nil, fmt.Errorf("loading the o200k tokenizer: %w", err)
+	}
+	return &counter{enc: enc, cache: map[uint64]int{}}, nil
+}
+
+// count is the o200k count of s.
+func (c *counter) count(s string) int {
+	if s == "" {
+		return 0
+	}
+	h := fnv.New64a()
+	h.Write([]byte(s))
+	key := h.Sum64() ^ uint64(len(s))
+	c.mu.Lock()
+	n, ok := c.cache[key]
+	c.mu.Unlock()
+	if ok {
+		return n
+	}
+	n, err := c.enc.Count(s)
+	if err != nil {
+		n = (len(s) + 3) / 4
+	}
+	c.mu.Lock()
+	c.cache[key] = n
+	c.mu.Unlock()
+	return n
+}
+
+// perItem is what a provider adds for each message or block (role
+// markers, separators), roughly.
+const perItem = 4
+
+// itemTokens is what the provider bills for an item: the o200k count of
+// the text it carries (JSON strings decoded; a tool definition's keys
+// count too, as its schema is shown to the model), not of its JSON
+// syntax, plus a few tokens of framing.
+func (c *counter) itemTokens(it item) int {
+	return c.count(renderText(it.raw, it.kind == "tool")) + perItem
+}
+
+// skipValue names keys whose string values are wire bookkeeping the model
+// does not read as text.
+var skipValue = map[string]bool{"type": true, "role": true, "id": true, "call_id": true, "tool_call_id": true,
+	"tool_use_id": true, "status": true}
+
+// renderText writes the strings (and numbers) of a JSON value in order,
+// decoded, one per line; with keys, object keys too.
+func renderText(raw []byte, keys bool) string {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	type frame struct {
+		obj, wantKey bool
+		key          string
+	}
+	var stack []frame
+	var b strings.Builder
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			break
+		}
+		top := len(stack) - 1
+		inObj := top >= 0 && stack[top].obj
+		switch v := tok.(type) {
+		case json.Delim:
+			switch v {
+			case '{', '[':
+				if inObj {
+					stack[top].wantKey = true
+				}
+				stack = append(stack, frame{obj: v == '{', wantKey: v == '{'})
+			default:
+				stack = stack[:top]
+			}
+			continue
+		case string:
+			if inObj && stack[top].wantKey {
+				stack[top].key, stack[top].wantKey = v, false
+				if keys {
+					b.WriteString(v)
+					b.WriteString(": ")
+				}
+				continue
+			}
+			if !inObj || !skipValue[stack[top].key] {
+				b.WriteString(v)
+				b.WriteByte('\n')
+			}
+		case json.Number:
+			b.WriteString(v.String())
+			b.WriteByte('\n')
+		}
+		if inObj {
+			stack[top].wantKey = true
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,280 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Wire formats, as -format names them.
+const (
+	fmtChat      = "chat"
+	fmtResponses = "responses"
+	fmtAnthropic = "anthropic"
+)
+
+var formats = []string{fmtChat, fmtResponses, fmtAnthropic}
+
+// item is one piece of a request in the provider's cache order (tools,
+// then system or instructions, then messages or input items), with its
+// bytes as godwit sent them. Items are compared byte for byte: two
+// requests share a cached prefix as far as their items are equal.
+type item struct {
+	kind string // "tool", "system", "msg"
+	role string // Anthropic: the role of the message a block belongs to
+	raw  []byte
+}
+
+func (a item) equal(b item) bool {
+	return a.kind == b.kind && a.role == b.role && bytes.Equal(a.raw, b.raw)
+}
+
+// entry is the meaning of one piece of a conversation, decoded, for the
+// scripted model and the checks.
+type entry struct {
+	role   string // "system", "user", "assistant", "tool" (a tool result)
+	text   string // the text, or a tool result's output
+	callID string // a call's or a result's id
+	name   string // a call's tool name
+	args   string // a call's arguments as sent
+}
+
+func (e entry) isCall() bool { return e.role == "assistant" && e.name != "" }
+
+// request is a captured request, split into items and entries.
+type request struct {
+	items   []item
+	entries []entry
+}
+
+// parseRequest splits a request body of the given wire format. The top
+// level and the lists are decoded into json.RawMessage, never
+// re-marshalled, so items keep godwit's bytes.
+func parseRequest(format string, body []byte) (request, error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(body, &top); err != nil {
+		return request{}, fmt.Errorf("not a JSON object: %w", err)
+	}
+	var r request
+	tools, err := rawList(top["tools"])
+	if err != nil {
+		return r, fmt.Errorf("tools: %w", err)
+	}
+	for _, t := range tools {
+		r.items = append(r.items, item{kind: "tool", raw: stripCacheControl(t)})
+	}
+	switch format {
+	case fmtChat:
+		err = r.chat(top)
+	case fmtResponses:
+		err = r.responses(top)
+	case fmtAnthropic:
+		err = r.anthropic(top)
+	default:
+		err = fmt.Errorf("unknown format %q", format)
+	}
+	return r, err
+}
+
+func rawList(raw json.RawMessage) ([]json.RawMessage, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	var out []json.RawMessage
+	err := json.Unmarshal(raw, &out)
+	return out, err
+}
+
+// cacheControlRe matches Anthropic's cache markers: they say where to
+// cache, not what, and move from block to block between requests, so the
+// prefix is compared without them.
+var cacheControlRe = regexp.MustCompile(`,"cache_control":\{[^{}]*\}|"cache_control":\{[^{}]*\},?`)
+
+func stripCacheControl(raw []byte) []byte {
+	if !bytes.Contains(raw, []byte(`"cache_control"`)) {
+		return raw
+	}
+	return cacheControlRe.ReplaceAll(raw, nil)
+}
+
+// contentText is the text of a content field: a string, or a list of
+// parts whose "text" fields are joined.
+func contentText(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Text    string          `json:"text"`
+		Content json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(raw, &parts) != nil {
+		return ""
+	}
+	var texts []string
+	for _, p := range parts {
+		if p.Text != "" {
+			texts = append(texts, p.Text)
+		} else if t := contentText(p.Content); t != "" {
+			texts = append(texts, t)
+		}
+	}
+	return strings.Join(texts, "\n")
+}
+
+func (r *request) chat(top map[string]json.RawMessage) error {
+	msgs, err := rawList(top["messages"])
+	if err != nil {
+		return fmt.Errorf("messages: %w", err)
+	}
+	for _, raw := range msgs {
+		var m struct {
+			Role       string          `json:"role"`
+			Content    json.RawMessage `json:"content"`
+			ToolCallID string          `json:"tool_call_id"`
+			ToolCalls  []struct {
+				ID       string `json:"id"`
+				Function struct {
+					Name      string `json:"name"`
+					Arguments string `json:"arguments"`
+				} `json:"function"`
+			} `json:"tool_calls"`
+		}
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return fmt.Errorf("message: %w", err)
+		}
+		kind := "msg"
+		if m.Role == "system" || m.Role == "developer" {
+			kind = "system"
+		}
+		r.items = append(r.items, item{kind: kind, raw: raw})
+		switch {
+		case m.Role == "tool":
+			r.entries = append(r.entries, entry{role: "tool", callID: m.ToolCallID, text: contentText(m.Content)})
+		case kind == "system":
+			r.entries = append(r.entries, entry{role: "system", text: contentText(m.Content)})
+		default:
+			if t := contentText(m.Content); t != "" {
+				r.entries = append(r.entries, entry{role: m.Role, text: t})
+			}
+			for _, c := range m.ToolCalls {
+				r.entries = append(r.entries, entry{role: "assistant", callID: c.ID, name: c.Function.Name, args: c.Function.Arguments})
+			}
+		}
+	}
+	return nil
+}
+
+func (r *request) responses(top map[string]json.RawMessage) error {
+	if raw := top["instructions"]; len(raw) > 0 && string(raw) != "null" {
+		r.items = append(r.items, item{kind: "system", raw: raw})
+		r.entries = append(r.entries, entry{role: "system", text: contentText(raw)})
+	}
+	var input json.RawMessage = top["input"]
+	var s string
+	if json.Unmarshal(input, &s) == nil { // the string shorthand: one user message
+		r.items = append(r.items, item{kind: "msg", raw: input})
+		r.entries = append(r.entries, entry{role: "user", text: s})
+		return nil
+	}
+	items, err := rawList(input)
+	if err != nil {
+		return fmt.Errorf("input: %w", err)
+	}
+	for _, raw := range items {
+		var it struct {
+			Type      string          `json:"type"`
+			Role      string          `json:"role"`
+			Content   json.RawMessage `json:"content"`
+			CallID    string          `json:"call_id"`
+			Name      string          `json:"name"`
+			Arguments string          `json:"arguments"`
+			Output    json.RawMessage `json:"output"`
+		}
+		if err := json.Unmarshal(raw, &it); err != nil {
+			return fmt.Errorf("input item: %w", err)
+		}
+		kind := "msg"
+		if it.Role == "system" || it.Role == "developer" {
+			kind = "system"
+		}
+		r.items = append(r.items, item{kind: kind, raw: raw})
+		switch it.Type {
+		case "function_call":
+			r.entries = append(r.entries, entry{role: "assistant", callID: it.CallID, name: it.Name, args: it.Arguments})
+		case "function_call_output":
+			r.entries = append(r.entries, entry{role: "tool", callID: it.CallID, text: contentText(it.Output)})
+		case "", "message":
+			if t := contentText(it.Content); t != "" {
+				r.entries = append(r.entries, entry{role: it.Role, text: t})
+			}
+		}
+	}
+	return nil
+}
+
+func (r *request) anthropic(top map[string]json.RawMessage) error {
+	if raw := top["system"]; len(raw) > 0 && string(raw) != "null" {
+		blocks, err := rawList(raw)
+		if err != nil { // the string shorthand
+			blocks = []json.RawMessage{raw}
+		}
+		for _, b := range blocks {
+			r.items = append(r.items, item{kind: "system", raw: stripCacheControl(b)})
+		}
+		r.entries = append(r.entries, entry{role: "system", text: contentText(raw)})
+	}
+	msgs, err := rawList(top["messages"])
+	if err != nil {
+		return fmt.Errorf("messages: %w", err)
+	}
+	for _, raw := range msgs {
+		var m struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		}
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return fmt.Errorf("message: %w", err)
+		}
+		blocks, err := rawList(m.Content)
+		if err != nil { // the string shorthand
+			blocks = []json.RawMessage{m.Content}
+		}
+		// The cache sees blocks, not messages: the API joins consecutive
+		// messages of one role, so each block is an item of its own.
+		for _, b := range blocks {
+			r.items = append(r.items, item{kind: "msg", role: m.Role, raw: stripCacheControl(b)})
+			r.entries = append(r.entries, anthropicEntry(m.Role, b))
+		}
+	}
+	return nil
+}
+
+func anthropicEntry(role string, raw json.RawMessage) entry {
+	var b struct {
+		Type      string          `json:"type"`
+		Text      string          `json:"text"`
+		ID        string          `json:"id"`
+		Name      string          `json:"name"`
+		Input     json.RawMessage `json:"input"`
+		ToolUseID string          `json:"tool_use_id"`
+		Content   json.RawMessage `json:"content"`
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return entry{role: role, text: s}
+	}
+	_ = json.Unmarshal(raw, &b)
+	switch b.Type {
+	case "tool_use":
+		return entry{role: "assistant", callID: b.ID, name: b.Name, args: string(b.Input)}
+	case "tool_result":
+		return entry{role: "tool", callID: b.ToolUseID, text: contentText(b.Content)}
+	}
+	return entry{role: role, text: b.Text}
+}
