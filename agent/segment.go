@@ -282,21 +282,22 @@ func (s *session) count(text string) int {
 
 // handoffCall asks the model for the handoff. The request is the
 // segment's history plus the instruction, so it extends the cached prefix;
-// it must fit the window like any request (the window pages what it must,
-// else the older half of the history goes); it has no output limit
-// (reasoning models spend output on thinking), and any tool call in the
-// answer is ignored. On failure it returns "" and the engine's own
-// handoff stands in.
+// it must fit the window like any request: the window pages what it must,
+// then the newest messages go (the cached prefix stays; the request in
+// progress is in the ledger anyway), and only then the older half. It has
+// no output limit (reasoning models spend output on thinking), and any
+// tool call in the answer is ignored. On failure it returns "" and the
+// engine's own handoff stands in.
 func (s *session) handoffCall(ctx context.Context, step int, ledger string) string {
 	cfg := s.r.cfg
-	hist := append(append([]llm.Message(nil), s.history...), llm.UserText(handoff.Instruction(ledger)))
-	for attempt := 0; attempt < 3 && len(hist) > 1; attempt++ {
-		asm, err := cfg.Assembler.Assemble(ctx, window.Input{SessionID: s.id, Segment: s.segment, Messages: hist, Handoff: true})
+	instr := llm.UserText(handoff.Instruction(ledger))
+	hist := append([]llm.Message(nil), s.history...)
+	for attempt := 0; attempt < 8 && len(hist) > 0; attempt++ {
+		msgs, _ := window.Repair(append(append([]llm.Message(nil), hist...), instr))
+		asm, err := cfg.Assembler.Assemble(ctx, window.Input{SessionID: s.id, Segment: s.segment, Messages: msgs, Handoff: true})
 		s.recordSummaries(ctx, step, asm.Summaries)
 		if errors.Is(err, window.ErrOverBudget) {
-			// Too long even to summarise: keep the newer half.
-			half := hist[len(hist)/2:]
-			hist = append(window.TrimLeadingResults(half[:len(half)-1]), hist[len(hist)-1])
+			hist = shorten(hist, attempt)
 			continue
 		}
 		if err != nil {
@@ -311,10 +312,26 @@ func (s *session) handoffCall(ctx context.Context, step int, ledger string) stri
 		if !errors.Is(err, llm.ErrContextTooLong) {
 			return ""
 		}
-		half := hist[len(hist)/2:]
-		hist = append(window.TrimLeadingResults(half[:len(half)-1]), hist[len(hist)-1])
+		hist = shorten(hist, attempt)
 	}
 	return ""
+}
+
+// shorten drops the newest message of a history too long for the
+// handoff call (a user message with what answers it), which keeps the
+// cached prefix; from the fourth try on it drops the older half.
+func shorten(hist []llm.Message, attempt int) []llm.Message {
+	if attempt >= 3 || len(hist) <= 2 {
+		half := hist[len(hist)/2:]
+		return window.TrimLeadingResults(half)
+	}
+	hist = hist[:len(hist)-1]
+	// An assistant message whose calls lost their results goes too, as
+	// Repair would only answer them "cancelled".
+	for len(hist) > 1 && hist[len(hist)-1].Role == llm.RoleAssistant && len(hist[len(hist)-1].ToolCalls()) > 0 {
+		hist = hist[:len(hist)-1]
+	}
+	return hist
 }
 
 // references lists what the next segment can look up with recall.

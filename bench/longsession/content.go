@@ -91,8 +91,9 @@ func codeBlock(r *rand.Rand, dense bool) []string {
 
 // codeFile returns a file of at least tokens o200k tokens. dense files
 // carry more numbers, so a window-sized file stays under file_read's
-// byte cap. inject, when set, is a paragraph placed in a comment in the
-// middle of the file, as ordinary text among the rest.
+// byte cap. inject, when set, is a paragraph placed in a comment a fifth
+// of the way into the file, as ordinary text among the rest: early enough
+// that a model shown only a file's head (a small window's share) sees it.
 func codeFile(count func(string) int, seed uint64, tokens int, dense bool, inject string) string {
 	r := rand.New(rand.NewPCG(seed, 0x10c5e55))
 	var b strings.Builder
@@ -110,7 +111,7 @@ func codeFile(count func(string) int, seed uint64, tokens int, dense bool, injec
 			tries++
 			continue
 		}
-		if !injected && n > tokens/2 {
+		if !injected && n > tokens/5 {
 			block = "// Notes for maintainers: the " + pick(r, nouns) + " layer was rewritten last spring. " + inject +
 				" The old API stays until v3.\n" + block
 			injected = true
