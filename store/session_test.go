@@ -153,7 +153,10 @@ func TestLastSessionAndList(t *testing.T) {
 		t.Errorf("LastSession after a turn in %s = %s", a.ID, last.ID)
 	}
 	// A sub-agent's session, however recent, is not "last".
-	child := Session{ID: NewID(), ParentID: a.ID, CreatedAt: time.Now().Add(time.Hour), UpdatedAt: time.Now().Add(time.Hour)}
+	// Its times are set past the fake clock's, not from time.Now: CI's
+	// clock may read any date.
+	later := turn.StartedAt.Add(time.Hour)
+	child := Session{ID: NewID(), ParentID: a.ID, CreatedAt: later, UpdatedAt: later}
 	if err := s.CreateSession(ctx, child); err != nil {
 		t.Fatal(err)
 	}
