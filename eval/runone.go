@@ -32,9 +32,6 @@ func runOne(ctx context.Context, root string, t *Task, run int, opts Options, re
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-
 	// The path is in the system prompt: of one length for every run of a
 	// task, so that runs count the same tokens.
 	tmp := filepath.Join(root, fmt.Sprintf("%s-%d", t.ID, run))
@@ -89,6 +86,11 @@ func runOne(ctx context.Context, root string, t *Task, run int, opts Options, re
 		rr.Model = real.label
 	}
 
+	// The timeout bounds the turns and the checks, not the setup and the
+	// engine's start, so a loaded machine does not fail a task before it
+	// begins.
+	runCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	var answer string
 	var sid string
 	turnsOK := true
@@ -96,13 +98,13 @@ func runOne(ctx context.Context, root string, t *Task, run int, opts Options, re
 		if brain != nil {
 			brain.SetTurn(i + 1)
 		}
-		res, err := env.Runtime.Run(ctx, agent.RunInput{SessionID: sid, Prompt: turn.Say, Reset: turn.Reset, Verify: t.Verify})
+		res, err := env.Runtime.Run(runCtx, agent.RunInput{SessionID: sid, Prompt: turn.Say, Reset: turn.Reset, Verify: t.Verify})
 		if res.SessionID != "" {
 			sid = res.SessionID
 		}
 		rr.Turns = i + 1
 		answer = res.Text
-		if err != nil && ctx.Err() == context.DeadlineExceeded {
+		if err != nil && runCtx.Err() == context.DeadlineExceeded {
 			err = fmt.Errorf("the run passed its timeout of %s (limits.timeout): %w", timeout, err)
 		}
 		if err != nil {
@@ -123,7 +125,7 @@ func runOne(ctx context.Context, root string, t *Task, run int, opts Options, re
 	first, last := rec.requests()
 	rr.SystemHash, rr.ToolsHash = hashes(first, env.Workspace, ws, tmp)
 	if turnsOK {
-		rr.Failures = append(rr.Failures, t.check(ctx, checkInput{ws: ws, answer: answer, last: last, before: before, run: &rr})...)
+		rr.Failures = append(rr.Failures, t.check(runCtx, checkInput{ws: ws, answer: answer, last: last, before: before, run: &rr})...)
 	}
 	rr.Pass = len(rr.Failures) == 0
 	return rr

@@ -101,7 +101,8 @@ type Limits struct {
 	// ContextWindow is the model's window in tokens for this task (small
 	// windows make budgets bite); 0 keeps the model's.
 	ContextWindow int `yaml:"context_window"`
-	// Timeout bounds the whole run, checks included (default 10m).
+	// Timeout bounds the turns and the checks (default 10m); setup and
+	// the engine's start are not counted.
 	Timeout Duration `yaml:"timeout"`
 }
 
