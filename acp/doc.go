@@ -10,19 +10,28 @@
 // agent_thought_chunk, tool calls as tool_call and tool_call_update (with
 // a kind, the paths as locations, diffs for file edits, the editor's
 // terminal for commands when it offers one), and the plan tool's steps as
-// a plan. Every write and command is put to the session's mode:
-// read-only refuses it, ask puts it to the user with
-// session/request_permission (allow or reject, once or always), auto
-// allows it.
+// a plan.
+//
+// Calls are judged by godwit's policy, not by the editor: Build puts the
+// same policy as `godwit run` (rules, the secrets screen, the read-only
+// commands, the workspace boundary, the sandbox) in the session's mode,
+// read at every call so that session/set_mode takes effect from the next
+// one (EngineRequest.Mode). The session is the policy's Prompter: it
+// asks the user with session/request_permission only where the policy
+// would ask a person, and maps "allow always" to the policy's
+// session-scoped Always. A gate in front of the policy
+// (EngineRequest.Gate) shows each call as a pending tool_call before it
+// is judged, so the question can name the call.
 //
 // When the client can read and write files (fs/read_text_file,
 // fs/write_text_file), the file tools go through the editor, so they see
 // unsaved buffers; when it offers terminals, foreground shell commands
-// run in them.
+// run in them, as godwit's sandbox wrapper (tool/shell applies the
+// sandbox before the terminal gets the command line).
 //
 // The engine of each session is built by Options.Build (internal/cli
 // uses internal/wiring), so this package imports only the core: agent,
-// llm, store, tool and the tool/fs, tool/plan and tool/shell hooks. It
-// writes nothing but protocol messages to its output; diagnostics go to
-// Options.Logger.
+// llm, policy, store, tool and the tool/fs, tool/plan and tool/shell
+// hooks. It writes nothing but protocol messages to its output;
+// diagnostics go to Options.Logger.
 package acp

@@ -3,26 +3,17 @@ package acp_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"io"
 	"log/slog"
-	"path/filepath"
 	"sync"
 	"testing"
 
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/godwit/godwit/acp"
-	"github.com/godwit/godwit/agent"
+	"github.com/godwit/godwit/internal/wiring"
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/llm/fake"
-	"github.com/godwit/godwit/store"
-	"github.com/godwit/godwit/tool"
-	"github.com/godwit/godwit/tool/fs"
-	"github.com/godwit/godwit/tool/plan"
-	"github.com/godwit/godwit/tool/shell"
-	"github.com/godwit/godwit/tool/workspace"
-	"github.com/godwit/godwit/window"
 )
 
 // script is a scripted model: the steps in order, then "done." for
@@ -41,35 +32,18 @@ func script(steps ...fake.Step) *fake.Provider {
 	})
 }
 
-// builder builds real engines (store, window, tools, runtime) over one
-// GODWIT_HOME, answering with provider, as internal/wiring does.
+// builder builds real engines with internal/wiring, as `godwit acp`
+// does (the policy, the sandbox, the tools, the runtime), over one
+// GODWIT_HOME, answering with provider.
 func builder(home string, provider llm.Provider) func(context.Context, acp.EngineRequest) (*acp.Engine, error) {
 	return func(ctx context.Context, req acp.EngineRequest) (*acp.Engine, error) {
-		ws, err := workspace.New(req.Workspace)
+		env, err := wiring.Build(ctx, wiring.Options{Home: home, Workspace: req.Workspace, Model: "fake/m", Provider: provider,
+			LiveMode: req.Mode, Prompter: req.Prompter, Gate: req.Gate, Sink: req.Sink, Files: req.Files, Terminal: req.Terminal,
+			Getenv: func(string) string { return "" }})
 		if err != nil {
 			return nil, err
 		}
-		st, err := store.Open(ctx, filepath.Join(home, "godwit.db"))
-		if err != nil {
-			return nil, err
-		}
-		sh := shell.New(shell.Options{Workdir: ws.Root(), Terminal: req.Terminal})
-		pl := plan.New(plan.Options{})
-		reg, err := tool.NewRegistry(append(fs.Tools(ws, fs.Options{Files: req.Files}), sh, pl)...)
-		if err != nil {
-			return nil, err
-		}
-		runner := tool.NewRunner(reg, tool.RunnerOptions{Approver: req.Approver})
-		rt, err := agent.New(agent.Config{
-			Provider: provider, ProviderName: "fake", Model: "m",
-			Assembler: window.New(window.Options{System: "test", Tools: reg.Specs()}),
-			Runner:    runner, Store: st, Sink: req.Sink, Workspace: ws.Root(),
-		})
-		if err != nil {
-			return nil, err
-		}
-		return &acp.Engine{Runtime: rt, Store: st, Workspace: ws.Root(), Model: "fake/m", Plan: pl,
-			Close: func() error { return errors.Join(sh.Close(), st.Close()) }}, nil
+		return &acp.Engine{Runtime: env.Runtime, Store: env.Store, Workspace: env.Workspace, Model: env.Model, Plan: env.Plan, Close: env.Close}, nil
 	}
 }
 

@@ -18,26 +18,7 @@ import (
 // whose scripted model writes a file, the permission request answered,
 // the streamed updates checked, then session/load from a second process.
 func TestOfficialClient(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and runs node; skipped with -short")
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not installed; the ACP peer test needs Node 20 or later")
-	}
-	peer, _ := filepath.Abs("testdata/peer")
-	if _, err := os.Stat(filepath.Join(peer, "node_modules", "@agentclientprotocol", "sdk")); err != nil {
-		t.Skip("the ACP client library is not installed: run npm ci --prefix acp/testdata/peer")
-	}
-	bin := filepath.Join(t.TempDir(), "godwit")
-	build := exec.Command("go", "build", "-o", bin, "../cmd/godwit")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building godwit: %v\n%s", err, out)
-	}
-	if out, err := exec.Command(bin, "acp", "--help").CombinedOutput(); err != nil {
-		t.Skipf("this binary has no `godwit acp` command yet (register NewCmdACP in internal/cli/root.go): %s", out)
-	}
-
+	pt := peerTools(t)
 	srv := llmtest.NewTestServer(t,
 		llmtest.ChatReply(llmtest.ChatReasoning("The user wants a file."), llmtest.ChatText("Writing it."),
 			llmtest.ChatToolCall("call_w", "file_write", `{"path":"hello.txt","content":"hi from the peer\n"}`),
@@ -48,26 +29,9 @@ func TestOfficialClient(t *testing.T) {
 		llmtest.ChatTextReply("No command applies to a text file; done.", 980, 8),
 	)
 	home, ws := t.TempDir(), t.TempDir()
-	cfg := "providers:\n  local:\n    type: openai-chat\n    base_url: " + srv.URL() + "/v1\n    no_key: true\n"
-	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(node, filepath.Join(peer, "peer.mjs"), bin, ws, "write hello.txt")
-	cmd.Dir = peer
-	cmd.Env = append(peerEnv(), "GODWIT_HOME="+home, "GODWIT_MODEL=local/test-model")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("peer: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
-	}
+	writeConfig(t, home, srv.URL())
+	got := pt.run(t, home, ws, peerScenario{Turns: []peerTurn{{Prompt: "write hello.txt"}}, Load: true})
 
-	var got peerResult
-	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
-		t.Fatalf("peer printed %q: %v", stdout.String(), err)
-	}
-	if len(got.BadLines) > 0 {
-		t.Errorf("godwit acp wrote non-protocol lines on stdout: %q", got.BadLines)
-	}
 	if !got.Initialize.AgentCapabilities.LoadSession || got.Initialize.AgentInfo.Name != "godwit" {
 		t.Errorf("initialize = %+v", got.Initialize)
 	}
@@ -90,8 +54,8 @@ func TestOfficialClient(t *testing.T) {
 		kinds = append(kinds, o.Kind)
 	}
 	if strings.Join(kinds, " ") != "allow_once allow_always reject_once reject_always" || p.ToolCall.Kind != "edit" ||
-		len(p.ToolCall.Content) != 1 || p.ToolCall.Content[0].NewText != "hi from the peer\n" ||
-		p.ToolCall.Content[0].Path != filepath.Join(ws, "hello.txt") {
+		len(p.ToolCall.Content) != 2 || p.ToolCall.Content[0].NewText != "hi from the peer\n" ||
+		p.ToolCall.Content[0].Path != filepath.Join(ws, "hello.txt") || p.ToolCall.Content[1].Content.Text != "Needs approval: writes hello.txt" {
 		t.Errorf("permission request = %+v", p)
 	}
 
@@ -109,6 +73,81 @@ func TestOfficialClient(t *testing.T) {
 	}
 	if !strings.Contains(updateKinds(got.Replay), "tool_call:call_w:completed") {
 		t.Errorf("session/load did not replay the write: %s", updateKinds(got.Replay))
+	}
+}
+
+// peerTool is what the peer tests need: node, the client library, and a
+// godwit binary built from this tree.
+type peerTool struct{ node, dir, bin string }
+
+// peerTools builds the binary, or skips the test where node or the
+// client library is missing.
+func peerTools(t *testing.T) peerTool {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary and runs node; skipped with -short")
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed; the ACP peer test needs Node 20 or later")
+	}
+	dir, _ := filepath.Abs("testdata/peer")
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@agentclientprotocol", "sdk")); err != nil {
+		t.Skip("the ACP client library is not installed: run npm ci --prefix acp/testdata/peer")
+	}
+	bin := filepath.Join(t.TempDir(), "godwit")
+	build := exec.Command("go", "build", "-o", bin, "../cmd/godwit")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building godwit: %v\n%s", err, out)
+	}
+	return peerTool{node: node, dir: dir, bin: bin}
+}
+
+// peerScenario is what peer.mjs does (see its header).
+type peerScenario struct {
+	Args     []string   `json:"args,omitempty"`
+	Terminal bool       `json:"terminal,omitempty"`
+	Answer   string     `json:"answer,omitempty"`
+	Turns    []peerTurn `json:"turns"`
+	Load     bool       `json:"load,omitempty"`
+}
+
+type peerTurn struct {
+	Mode   string `json:"mode,omitempty"`
+	Prompt string `json:"prompt"`
+}
+
+// run drives `godwit acp` in ws with GODWIT_HOME=home through peer.mjs.
+func (pt peerTool) run(t *testing.T, home, ws string, sc peerScenario) peerResult {
+	t.Helper()
+	js, err := json.Marshal(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(pt.node, filepath.Join(pt.dir, "peer.mjs"), pt.bin, ws, string(js))
+	cmd.Dir = pt.dir
+	cmd.Env = append(peerEnv(), "GODWIT_HOME="+home, "GODWIT_MODEL=local/test-model", "GOTOOLCHAIN=local")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("peer: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+	}
+	var got peerResult
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatalf("peer printed %q: %v", stdout.String(), err)
+	}
+	if len(got.BadLines) > 0 {
+		t.Errorf("godwit acp wrote non-protocol lines on stdout: %q", got.BadLines)
+	}
+	return got
+}
+
+// writeConfig points GODWIT_HOME's config at the scripted model.
+func writeConfig(t *testing.T, home, url string) {
+	t.Helper()
+	cfg := "providers:\n  local:\n    type: openai-chat\n    base_url: " + url + "/v1\n    no_key: true\n"
+	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -131,17 +170,31 @@ type peerResult struct {
 			Kind string `json:"kind"`
 		} `json:"options"`
 		ToolCall struct {
+			Title   string `json:"title"`
 			Kind    string `json:"kind"`
 			Content []struct {
 				Type    string `json:"type"`
 				Path    string `json:"path"`
 				NewText string `json:"newText"`
+				Content struct {
+					Text string `json:"text"`
+				} `json:"content"`
 			} `json:"content"`
 		} `json:"toolCall"`
 	} `json:"permissions"`
-	Updates  []update `json:"updates"`
-	Replay   []update `json:"replay"`
-	FsWrites []string `json:"fsWrites"`
+	Updates []update `json:"updates"`
+	Turns   []struct {
+		StopReason  string   `json:"stopReason"`
+		Updates     []update `json:"updates"`
+		Permissions int      `json:"permissions"` // asked so far
+	} `json:"turns"`
+	Replay    []update `json:"replay"`
+	FsWrites  []string `json:"fsWrites"`
+	Terminals []struct {
+		Command string   `json:"command"`
+		Args    []string `json:"args"`
+		Env     []string `json:"env"`
+	} `json:"terminals"`
 	BadLines []string `json:"badLines"`
 	Stderr   string   `json:"stderr"`
 }

@@ -13,6 +13,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/godwit/godwit/agent"
+	"github.com/godwit/godwit/policy"
 	"github.com/godwit/godwit/store"
 	"github.com/godwit/godwit/tool"
 	"github.com/godwit/godwit/tool/fs"
@@ -36,12 +37,24 @@ type Options struct {
 }
 
 // EngineRequest is what Build is asked for: an engine over Workspace
-// whose events go to Sink and whose writes and commands go to Approver.
+// whose events go to Sink, under godwit's own policy (rules, secrets
+// screen, read-only commands, workspace boundary) in the session's Mode,
+// which asks the editor through Prompter, behind Gate.
 type EngineRequest struct {
 	// Workspace is the absolute directory the client named (cwd).
 	Workspace string
-	Approver  tool.Approver
-	Sink      agent.Sink
+	// Mode is the session's mode now. The editor can switch it at any
+	// time (session/set_mode), so the policy and the sandbox must read
+	// it at every approval and whenever a command starts.
+	Mode func() policy.Mode
+	// Prompter asks the editor's user (session/request_permission): it
+	// is the policy's Prompter.
+	Prompter policy.Prompter
+	// Gate goes in front of the policy: the runner's Approver is
+	// Gate(policy). It shows each call to the editor before the policy
+	// judges it, and links the policy's questions to that call.
+	Gate func(policy tool.Approver) tool.Approver
+	Sink agent.Sink
 	// Files, when not nil, reads and writes files through the editor:
 	// pass it as fs.Options.Files.
 	Files fs.Files
@@ -212,8 +225,8 @@ func (s *server) open(ctx context.Context, id, cwd string) (*session, error) {
 	if closed {
 		return nil, internal(errors.New("acp: the server is shutting down"))
 	}
-	sess := &session{srv: s, id: id, mode: s.opts.Mode, remembered: map[string]bool{}, calls: map[string]*call{}}
-	req := EngineRequest{Workspace: cwd, Approver: sess, Sink: sess}
+	sess := &session{srv: s, id: id, mode: s.opts.Mode, rejected: map[string]bool{}, calls: map[string]*call{}}
+	req := EngineRequest{Workspace: cwd, Mode: sess.policyMode, Prompter: sess, Gate: sess.gate, Sink: sess}
 	if caps.Fs.ReadTextFile && caps.Fs.WriteTextFile {
 		req.Files = editorFiles{sess}
 	}

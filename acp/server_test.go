@@ -126,6 +126,7 @@ func TestPromptStreamsUpdates(t *testing.T) {
 		"update c2 completed",
 		"plan: read a.txt=completed, answer=in_progress",
 		"message: \n\nIt says world.",
+		"message: \n\ndone.", // the plan's open step sends the model back once
 	})
 	text, _, locs := toolContent(got, "c1")
 	if !strings.Contains(text, "2\tworld") {
@@ -167,12 +168,12 @@ func TestApprovals(t *testing.T) {
 	}{
 		{"ask, allow once each time", acp.ModeAsk, selected("allow_once"), 2, "two", "completed", ""},
 		{"ask, allow always asks once", acp.ModeAsk, selected("allow_always"), 1, "two", "completed", ""},
-		{"ask, reject once", acp.ModeAsk, selected("reject_once"), 2, "", "failed", "the user rejected this call"},
-		{"ask, reject always asks once", acp.ModeAsk, selected("reject_always"), 1, "", "failed", "rejected file_write for this session"},
+		{"ask, reject once", acp.ModeAsk, selected("reject_once"), 2, "", "failed", "the user said no"},
+		{"ask, reject always asks once", acp.ModeAsk, selected("reject_always"), 1, "", "failed", "not to be asked again this session about file_write path ./*"},
 		{"ask, cancelled", acp.ModeAsk, func(sdk.RequestPermissionRequest) sdk.RequestPermissionOutcome {
 			return sdk.NewRequestPermissionOutcomeCancelled()
 		}, 2, "", "failed", "cancelled"},
-		{"read-only never asks", acp.ModeReadOnly, nil, 0, "", "failed", "read-only mode"},
+		{"read-only never asks", acp.ModeReadOnly, nil, 0, "", "failed", "switch this session to Ask mode"},
 		{"auto never asks", acp.ModeAuto, nil, 0, "two", "completed", ""},
 	}
 	for _, tt := range tests {
@@ -215,8 +216,9 @@ func TestApprovals(t *testing.T) {
 			if tt.asked > 0 {
 				p := ed.permissions[0]
 				if len(p.Options) != 4 || p.ToolCall.Kind == nil || *p.ToolCall.Kind != sdk.ToolKindEdit ||
-					len(p.ToolCall.Content) != 1 || p.ToolCall.Content[0].Diff == nil ||
-					p.ToolCall.Content[0].Diff.OldText == nil || *p.ToolCall.Content[0].Diff.OldText != "zero\n" {
+					len(p.ToolCall.Content) != 2 || p.ToolCall.Content[0].Diff == nil ||
+					p.ToolCall.Content[0].Diff.OldText == nil || *p.ToolCall.Content[0].Diff.OldText != "zero\n" ||
+					p.ToolCall.Content[1].Content == nil || blockText(p.ToolCall.Content[1].Content.Content) != "Needs approval: writes out.txt" {
 					b, _ := json.Marshal(p)
 					t.Errorf("permission request: %s", b)
 				}
@@ -407,5 +409,39 @@ func TestSetModeTakesEffect(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(ws, "x.txt")); err != nil || string(b) != "x" {
 		t.Errorf("x.txt = %q, %v", b, err)
+	}
+}
+
+// TestAlwaysIsThePolicyScope answers "always" in ask mode: it becomes
+// the policy's session-scoped Always, for the scope the option names (a
+// command's program and first argument), and nothing wider.
+func TestAlwaysIsThePolicyScope(t *testing.T) {
+	ws := t.TempDir()
+	run := func(id, command string) fake.Step {
+		return fake.Step{ToolCalls: []llm.ToolCall{fake.Call(id, "shell_exec", map[string]any{"command": command})}}
+	}
+	model := script(run("s1", "mkdir -p a"), run("s2", "mkdir -p b"), run("s3", "touch c"))
+	ed := &editor{t: t, answer: func(sdk.RequestPermissionRequest) sdk.RequestPermissionOutcome {
+		return sdk.NewRequestPermissionOutcomeSelected("allow_always")
+	}}
+	c := connect(t, ed, acp.Options{Build: builder(t.TempDir(), model)})
+	c.initialize(t, sdk.ClientCapabilities{})
+	c.prompt(t, c.newSession(t, ws), "make files")
+	var asked []string
+	for _, p := range ed.permissions {
+		for _, o := range p.Options {
+			if o.Kind == sdk.PermissionOptionKindAllowAlways {
+				asked = append(asked, string(p.ToolCall.ToolCallId)+": "+o.Name)
+			}
+		}
+	}
+	want := []string{"s1: Always allow shell_exec command mkdir *", "s3: Always allow shell_exec command touch c *"}
+	if strings.Join(asked, "\n") != strings.Join(want, "\n") {
+		t.Errorf("asked:\n%s\nwant:\n%s", strings.Join(asked, "\n"), strings.Join(want, "\n"))
+	}
+	for _, name := range []string{"a", "b", "c"} {
+		if _, err := os.Stat(filepath.Join(ws, name)); err != nil {
+			t.Errorf("%s was not made: %v", name, err)
+		}
 	}
 }

@@ -11,31 +11,50 @@ import (
 
 	"github.com/godwit/godwit/agent"
 	"github.com/godwit/godwit/llm"
+	"github.com/godwit/godwit/policy"
 	"github.com/godwit/godwit/store"
 )
 
-// Mode says what happens to a write or a command.
+// Mode is the session's approval mode: godwit's policy in one of its
+// three modes, as `godwit run` applies it.
 type Mode string
 
 const (
-	// ModeReadOnly refuses every write and command.
+	// ModeReadOnly refuses writes and commands that do not only read;
+	// reads of secrets or outside the workspace ask. Commands run with no
+	// write access and no network.
 	ModeReadOnly Mode = "read-only"
-	// ModeAsk asks the user (session/request_permission) before each.
+	// ModeAsk asks the user (session/request_permission) before each
+	// write and each command that does not only read, unless a rule
+	// allows it.
 	ModeAsk Mode = "ask"
-	// ModeAuto allows them all.
+	// ModeAuto allows writes and commands in the workspace; deny and ask
+	// rules still hold, and writes outside the workspace still ask.
 	ModeAuto Mode = "auto"
 )
 
 func (m Mode) valid() bool { return m == ModeReadOnly || m == ModeAsk || m == ModeAuto }
 
+// policy is the policy mode m names; an unknown mode is read-only.
+func (m Mode) policy() policy.Mode {
+	switch m {
+	case ModeAsk:
+		return policy.Ask
+	case ModeAuto:
+		return policy.Auto
+	}
+	return policy.ReadOnly
+}
+
 var modes = []sdk.SessionMode{
-	{Id: sdk.SessionModeId(ModeReadOnly), Name: "Read only", Description: sdk.Ptr("Reads and searches; every write and command is refused.")},
-	{Id: sdk.SessionModeId(ModeAsk), Name: "Ask", Description: sdk.Ptr("Asks before each write and command.")},
-	{Id: sdk.SessionModeId(ModeAuto), Name: "Auto", Description: sdk.Ptr("Writes and runs commands without asking.")},
+	{Id: sdk.SessionModeId(ModeReadOnly), Name: "Read only", Description: sdk.Ptr("Reads, searches and read-only commands; writes and other commands are refused.")},
+	{Id: sdk.SessionModeId(ModeAsk), Name: "Ask", Description: sdk.Ptr("Asks before each write and each command that changes anything.")},
+	{Id: sdk.SessionModeId(ModeAuto), Name: "Auto", Description: sdk.Ptr("Writes and runs commands in the project without asking; deny and ask rules still hold.")},
 }
 
 // session is one ACP session: its engine, mode and the tool calls of the
-// running turn. It is the engine's agent.Sink and tool.Approver.
+// running turn. It is the engine's agent.Sink, its policy's Prompter,
+// and the gate in front of the policy.
 type session struct {
 	srv *server
 	id  string
@@ -47,7 +66,8 @@ type session struct {
 
 	mu          sync.Mutex // guards the fields below
 	mode        Mode
-	remembered  map[string]bool // "always" answers: rule key -> allow
+	rejected    map[string]bool // scopes the user rejected for the session
+	asks        int             // questions that came with no call
 	calls       map[string]*call
 	textStep    int // model call that last sent text (paragraph)
 	thoughtStep int
@@ -67,6 +87,10 @@ func (s *session) currentMode() Mode {
 	defer s.mu.Unlock()
 	return s.mode
 }
+
+// policyMode is the mode the policy and the sandbox follow, read at
+// every call.
+func (s *session) policyMode() policy.Mode { return s.currentMode().policy() }
 
 func (s *session) setMode(m Mode) {
 	s.mu.Lock()

@@ -31,6 +31,7 @@ type call struct {
 	diff []sdk.ToolCallContent
 
 	terminal bool // its content is an editor terminal
+	asked    bool // a permission request showed it with the reasons
 	finished bool
 }
 
@@ -104,8 +105,15 @@ func (c *call) start(status sdk.ToolCallStatus, content []sdk.ToolCallContent, r
 	return sdk.StartToolCall(sdk.ToolCallId(c.id), c.title, opts...)
 }
 
-// permissionView is the call as session/request_permission shows it.
-func (c *call) permissionView() sdk.ToolCallUpdate {
+// permissionView is the call as session/request_permission shows it:
+// its diff, then why the policy asks ("reads .env, a secrets file"). The
+// caller holds the session's mu.
+func (c *call) permissionView(reasons []string) sdk.ToolCallUpdate {
+	content := c.diff[:len(c.diff):len(c.diff)]
+	if len(reasons) > 0 {
+		content = append(content, text("Needs approval: "+strings.Join(reasons, "; "))...)
+		c.asked = true
+	}
 	return sdk.ToolCallUpdate{
 		ToolCallId: sdk.ToolCallId(c.id),
 		Title:      sdk.Ptr(c.title),
@@ -113,7 +121,7 @@ func (c *call) permissionView() sdk.ToolCallUpdate {
 		Status:     sdk.Ptr(sdk.ToolCallStatusPending),
 		Locations:  c.locations,
 		RawInput:   c.rawInput,
-		Content:    c.diff,
+		Content:    content,
 	}
 }
 
@@ -139,6 +147,8 @@ func (c *call) result(t *agent.ToolInfo) []sdk.ToolCallContent {
 			out = "failed"
 		}
 		return text(out)
+	case c.asked && c.diff != nil:
+		return c.diff // without the reasons the question added
 	case c.diff != nil || c.terminal || out == "":
 		return nil
 	case c.kind == sdk.ToolKindRead || c.kind == sdk.ToolKindExecute:

@@ -33,8 +33,10 @@ func NewCmdACP(f *Factory, runF func(context.Context, *ACPOptions) error) *cobra
 		Short: "Serve editors over the Agent Client Protocol on stdio",
 		Long: `Serve editors (Zed, and any client of the Agent Client Protocol) on stdin and
 stdout. Each editor session works in the folder the editor names, with its
-own mode: read-only, ask (the default: the editor asks before each write and
-command) or auto. Sessions are stored like any other and can be loaded again.
+own mode, which the editor can switch: read-only, ask (the default: the
+editor asks before each write and command that does not only read) or auto.
+The same rules, secrets screen and sandbox as godwit run apply in each.
+Sessions are stored like any other and can be loaded again.
 
 stdout carries only protocol messages; diagnostics go to stderr.`,
 		Args: cobra.NoArgs,
@@ -82,7 +84,9 @@ func runACP(ctx context.Context, opts *ACPOptions, f *Factory) error {
 			Workspace: req.Workspace,
 			Model:     model,
 			Provider:  opts.Provider,
-			Approver:  req.Approver,
+			LiveMode:  req.Mode,
+			Prompter:  req.Prompter,
+			Gate:      req.Gate,
 			Sink:      req.Sink,
 			Getenv:    opts.Getenv,
 			Logger:    f.Logger,

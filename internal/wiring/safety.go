@@ -1,6 +1,7 @@
 package wiring
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -32,7 +33,9 @@ type guard struct {
 // workspace's .godwit/rules.yaml), builds the policy for the mode, and
 // the Landlock sandbox: writes only to the workspace and the private
 // temp folder (none at all in read-only mode), reads anywhere, network
-// off in read-only mode unless a rule says otherwise.
+// off in read-only mode unless a rule says otherwise. With
+// Options.LiveMode there is a policy and a sandbox for each mode, and
+// every approval and every command takes the one of the mode in force.
 func newGuard(opts Options, root string, st *store.Store, closers *[]func() error) (*guard, error) {
 	rules, err := policy.LoadRules(filepath.Join(opts.Home, policy.RulesFile), filepath.Join(root, ".godwit", policy.RulesFile))
 	if err != nil {
@@ -47,27 +50,120 @@ func newGuard(opts Options, root string, st *store.Store, closers *[]func() erro
 	if runtime.GOOS == "windows" {
 		kind = "powershell"
 	}
-	pol, err := policy.New(policy.Options{Mode: opts.Mode, Workspace: root, Rules: rules, Prompter: opts.Prompter,
-		Scratch: []string{tmp}, Vars: map[string]string{"TMPDIR": tmp}, Shell: kind, Logger: opts.Logger})
-	if err != nil {
-		return nil, fmt.Errorf("wiring: %w", err)
+	modes := []policy.Mode{opts.Mode}
+	if opts.LiveMode != nil {
+		modes = []policy.Mode{policy.ReadOnly, policy.Ask, policy.Auto}
 	}
-	network := opts.Mode != policy.ReadOnly
-	if rules.Sandbox.Network != nil {
-		network = *rules.Sandbox.Network
+	sw := switched{wraps: map[bool]func(*exec.Cmd) error{}}
+	for _, m := range modes {
+		pol, err := policy.New(policy.Options{Mode: m, Workspace: root, Rules: rules, Prompter: opts.Prompter,
+			Scratch: []string{tmp}, Vars: map[string]string{"TMPDIR": tmp}, Shell: kind, Logger: opts.Logger})
+		if err != nil {
+			return nil, fmt.Errorf("wiring: %w", err)
+		}
+		readOnly := m == policy.ReadOnly
+		network := !readOnly
+		if rules.Sandbox.Network != nil {
+			network = *rules.Sandbox.Network
+		}
+		sw.policies[m] = pol
+		if sw.wraps[readOnly] == nil { // ask and auto share one sandbox
+			sw.wraps[readOnly] = sandbox.Wrap(sandbox.Config{Writable: append([]string{root}, pol.Writable()...),
+				ReadOnly: readOnly, Network: network, TempDir: tmp, Logger: opts.Logger})
+		}
+	}
+	sw.mode = func() policy.Mode { return opts.Mode }
+	if opts.LiveMode != nil {
+		sw.mode = opts.LiveMode
 	}
 	g := &guard{
-		approver: pol,
-		rules:    rules,
-		tmp:      tmp,
-		wrap: sandbox.Wrap(sandbox.Config{Writable: append([]string{root}, pol.Writable()...),
-			ReadOnly: opts.Mode == policy.ReadOnly, Network: network, TempDir: tmp, Logger: opts.Logger}),
+		approver:     sw.approver(),
+		rules:        rules,
+		tmp:          tmp,
+		wrap:         sw.wrap,
 		readOnlyWrap: sandbox.Wrap(sandbox.Config{ReadOnly: true, TempDir: tmp, Logger: opts.Logger}),
 		recorder:     snapshot.NewRecorder(st, snapshot.Options{Logger: opts.Logger}),
 		watcher:      snapshot.NewWatcher(root, snapshot.WatchOptions{Logger: opts.Logger}),
+	}
+	if opts.Gate != nil {
+		g.approver = gated(opts.Gate, g.approver)
 	}
 	if opts.Approver != nil { // the demo, tests
 		g.approver = opts.Approver
 	}
 	return g, nil
+}
+
+// switched holds a policy and a sandbox per mode and picks them by the
+// mode in force: an editor may switch modes between two calls.
+type switched struct {
+	mode     func() policy.Mode
+	policies [policy.Auto + 1]*policy.Policy
+	wraps    map[bool]func(*exec.Cmd) error // by read-only
+}
+
+// current is the policy of the mode in force; a mode without one (a
+// value out of range) gets the strictest policy built.
+func (s *switched) current() *policy.Policy {
+	if m := s.mode(); m >= 0 && int(m) < len(s.policies) && s.policies[m] != nil {
+		return s.policies[m]
+	}
+	for _, p := range s.policies {
+		if p != nil {
+			return p
+		}
+	}
+	return nil
+}
+
+// approver is the one policy when there is one, else the switch.
+func (s *switched) approver() tool.Approver {
+	n := 0
+	var only *policy.Policy
+	for _, p := range s.policies {
+		if p != nil {
+			n, only = n+1, p
+		}
+	}
+	if n == 1 {
+		return only
+	}
+	return modal{s}
+}
+
+// wrap sandboxes a command by the mode in force when it starts.
+func (s *switched) wrap(cmd *exec.Cmd) error {
+	return s.wraps[s.current().Mode() == policy.ReadOnly](cmd)
+}
+
+// modal is the policy of the mode in force, asked anew at each call.
+type modal struct{ s *switched }
+
+func (m modal) Approve(ctx context.Context, req tool.ApprovalRequest) (tool.Decision, error) {
+	return m.s.current().Approve(ctx, req)
+}
+
+// NeedsApproval implements tool.ReadScreener: the secrets screen.
+func (m modal) NeedsApproval(toolName string, a tool.Access) bool {
+	return m.s.current().NeedsApproval(toolName, a)
+}
+
+// gated puts gate in front of next and keeps next's secrets screen,
+// should the gate not pass it on: losing it would let reads of secrets
+// through unasked.
+func gated(gate func(tool.Approver) tool.Approver, next tool.Approver) tool.Approver {
+	g := gate(next)
+	if g == nil {
+		return next
+	}
+	rs, screens := next.(tool.ReadScreener)
+	if _, ok := g.(tool.ReadScreener); screens && !ok {
+		return screenedGate{g, rs}
+	}
+	return g
+}
+
+type screenedGate struct {
+	tool.Approver
+	tool.ReadScreener
 }

@@ -44,9 +44,19 @@ type Options struct {
 	// Mode is the approval mode: read-only (the default), ask
 	// (--allow-write) or auto (--yes).
 	Mode policy.Mode
+	// LiveMode, when set, replaces Mode: it is read at every approval and
+	// whenever a command starts, so the policy and the sandbox follow a
+	// mode the user switches mid-session (an editor's session/set_mode).
+	LiveMode func() policy.Mode
 	// Prompter asks a person about a call (ask mode, secret reads); nil
 	// means nobody can be asked, and what needs asking is denied.
 	Prompter policy.Prompter
+	// Gate, when set, is put in front of the policy: the runner asks
+	// Gate(policy), which must pass every call on to the policy (an
+	// editor shows each call before the policy judges it). Unlike
+	// Approver it cannot take the policy's place, and the policy's
+	// secrets screen stays even if the gate does not pass it on.
+	Gate func(policy tool.Approver) tool.Approver
 	// Approver, when set, replaces the policy (the demo's own sandboxed
 	// repository, tests).
 	Approver tool.Approver

@@ -1,10 +1,22 @@
 // Drives `godwit acp` with the official ACP TypeScript client, as an
-// editor would: initialize, session/new, session/prompt, answer the
-// permission request, collect the streamed updates, then session/load the
-// same session from a second process and collect the replay.
+// editor would: initialize, session/new, then per turn an optional
+// session/set_mode and a session/prompt, answering permission requests,
+// running terminals when offered, collecting the streamed updates; then
+// optionally session/load of the same session from a second process.
 //
-// Usage: node peer.mjs GODWIT_BINARY WORKSPACE PROMPT
-// (GODWIT_HOME and the rest of the environment are passed on.)
+// Usage: node peer.mjs GODWIT_BINARY WORKSPACE SCENARIO_JSON
+// (GODWIT_HOME and the rest of the environment are passed on.) SCENARIO:
+//
+//   {
+//     "args": ["--mode", "auto"],      extra arguments of `godwit acp`
+//     "terminal": true,                offer terminal/* (default false)
+//     "answer": "allow_once",          option kind picked at every
+//                                      permission request ("cancel":
+//                                      answer cancelled); default allow_once
+//     "turns": [{"mode": "ask", "prompt": "..."}],
+//     "load": true                     reload the session in a second process
+//   }
+//
 // It prints one JSON summary on stdout; acp/peer_test.go checks it.
 
 import { spawn } from "node:child_process";
@@ -13,16 +25,18 @@ import { dirname } from "node:path";
 import { PassThrough, Readable, Writable } from "node:stream";
 import { client, methods, ndJsonStream, PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
 
-const [binary, workspace, promptText] = process.argv.slice(2);
-if (!binary || !workspace || !promptText) {
-  console.error("usage: node peer.mjs GODWIT_BINARY WORKSPACE PROMPT");
+const [binary, workspace, scenarioText] = process.argv.slice(2);
+if (!binary || !workspace || !scenarioText) {
+  console.error("usage: node peer.mjs GODWIT_BINARY WORKSPACE SCENARIO_JSON");
   process.exit(2);
 }
+const scenario = JSON.parse(scenarioText);
+const answer = scenario.answer ?? "allow_once";
 
 // start runs one godwit process; stray bytes on its stdout would break
 // the JSON-RPC stream, and the SDK would fail the requests.
 function start() {
-  const child = spawn(binary, ["acp"], { cwd: workspace, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(binary, ["acp", ...(scenario.args ?? [])], { cwd: workspace, stdio: ["pipe", "pipe", "pipe"] });
   let stderr = "";
   let stdout = "";
   child.stderr.on("data", (d) => (stderr += d));
@@ -49,15 +63,52 @@ function notJsonRpc(text) {
   });
 }
 
+// Terminals run the command exactly as asked (program, arguments,
+// environment added to the editor's own, cwd), as an editor does.
+const terminals = new Map();
+let nextTerminal = 0;
+
+function createTerminal(record, params) {
+  const id = `term-${++nextTerminal}`;
+  const env = { ...process.env };
+  for (const v of params.env ?? []) env[v.name] = v.value;
+  record.terminals.push({ command: params.command, args: params.args ?? [], env: (params.env ?? []).map((v) => v.name), cwd: params.cwd });
+  const t = { output: "", truncated: false, exit: null, limit: params.outputByteLimit ?? 1 << 20 };
+  const child = spawn(params.command, params.args ?? [], { cwd: params.cwd ?? workspace, env, stdio: ["ignore", "pipe", "pipe"] });
+  const add = (d) => {
+    t.output += d;
+    if (Buffer.byteLength(t.output) > t.limit) {
+      t.output = t.output.slice(-t.limit);
+      t.truncated = true;
+    }
+  };
+  child.stdout.on("data", add);
+  child.stderr.on("data", add);
+  t.child = child;
+  t.exited = new Promise((resolve) =>
+    child.on("close", (code, signal) => {
+      t.exit = { exitCode: code, signal: signal ?? null };
+      resolve(t.exit);
+    }),
+  );
+  child.on("error", (err) => {
+    add(String(err));
+    t.exit = { exitCode: 127, signal: null };
+  });
+  terminals.set(id, t);
+  return { terminalId: id };
+}
+
 function app(record) {
-  return client({ name: "godwit-peer-test" })
+  let a = client({ name: "godwit-peer-test" })
     .onNotification(methods.client.session.update, ({ params }) => {
       record.notifications.push(params.update);
     })
     .onRequest(methods.client.session.requestPermission, ({ params }) => {
       record.permissions.push(params);
-      const allow = params.options.find((o) => o.kind === "allow_once");
-      return { outcome: { outcome: "selected", optionId: allow.optionId } };
+      if (answer === "cancel") return { outcome: { outcome: "cancelled" } };
+      const opt = params.options.find((o) => o.kind === answer) ?? params.options.find((o) => o.kind === "reject_once");
+      return { outcome: { outcome: "selected", optionId: opt.optionId } };
     })
     .onRequest(methods.client.fs.readTextFile, async ({ params }) => {
       record.fsReads.push(params.path);
@@ -69,12 +120,31 @@ function app(record) {
       await writeFile(params.path, params.content);
       return {};
     });
+  if (scenario.terminal) {
+    a = a
+      .onRequest(methods.client.terminal.create, ({ params }) => createTerminal(record, params))
+      .onRequest(methods.client.terminal.output, ({ params }) => {
+        const t = terminals.get(params.terminalId);
+        return { output: t.output, truncated: t.truncated, exitStatus: t.exit };
+      })
+      .onRequest(methods.client.terminal.waitForExit, async ({ params }) => terminals.get(params.terminalId).exited)
+      .onRequest(methods.client.terminal.kill, ({ params }) => {
+        terminals.get(params.terminalId).child.kill("SIGKILL");
+        return {};
+      })
+      .onRequest(methods.client.terminal.release, ({ params }) => {
+        const t = terminals.get(params.terminalId);
+        if (t && t.exit === null) t.child.kill("SIGKILL");
+        return {};
+      });
+  }
+  return a;
 }
 
-const capabilities = { fs: { readTextFile: true, writeTextFile: true }, terminal: false };
+const capabilities = { fs: { readTextFile: true, writeTextFile: true }, terminal: Boolean(scenario.terminal) };
 
 async function main() {
-  const out = { permissions: [], notifications: [], fsReads: [], fsWrites: [], replay: [] };
+  const out = { permissions: [], notifications: [], fsReads: [], fsWrites: [], terminals: [], replay: [], turns: [] };
 
   const first = start();
   await app(out).connectWith(first.stream, async (ctx) => {
@@ -86,18 +156,28 @@ async function main() {
     const session = await ctx.buildSession(workspace).start();
     out.sessionId = session.sessionId;
     out.modes = session.modes;
-    // ActiveSession queues this session's updates; read them to the stop.
-    const done = session.prompt(promptText);
     out.updates = [];
-    for (;;) {
-      const msg = await session.nextUpdate();
-      if (msg.kind === "stop") {
-        out.stopReason = msg.stopReason;
-        break;
+    for (const turn of scenario.turns) {
+      if (turn.mode) {
+        await ctx.request(methods.agent.session.setMode, { sessionId: session.sessionId, modeId: turn.mode });
       }
-      out.updates.push(msg.update);
+      // ActiveSession queues this session's updates; read them to the stop.
+      const done = session.prompt(turn.prompt);
+      const updates = [];
+      let stopReason;
+      for (;;) {
+        const msg = await session.nextUpdate();
+        if (msg.kind === "stop") {
+          stopReason = msg.stopReason;
+          break;
+        }
+        updates.push(msg.update);
+      }
+      await done;
+      out.turns.push({ stopReason, updates, permissions: out.permissions.length });
+      out.updates.push(...updates);
+      out.stopReason = stopReason;
     }
-    await done;
     session.dispose();
   });
   first.child.stdin.end();
@@ -105,17 +185,19 @@ async function main() {
   out.stderr = first.stderr();
   out.badLines = first.badLines();
 
-  // A second editor process reloads the session from the store.
-  const replay = { permissions: [], notifications: [], fsReads: [], fsWrites: [] };
-  const second = start();
-  await app(replay).connectWith(second.stream, async (ctx) => {
-    await ctx.request(methods.agent.initialize, { protocolVersion: PROTOCOL_VERSION, clientCapabilities: capabilities });
-    await ctx.request(methods.agent.session.load, { sessionId: out.sessionId, cwd: workspace, mcpServers: [] });
-  });
-  second.child.stdin.end();
-  await second.closed;
-  out.replay = replay.notifications;
-  out.badLines.push(...second.badLines());
+  if (scenario.load) {
+    // A second editor process reloads the session from the store.
+    const replay = { permissions: [], notifications: [], fsReads: [], fsWrites: [], terminals: [] };
+    const second = start();
+    await app(replay).connectWith(second.stream, async (ctx) => {
+      await ctx.request(methods.agent.initialize, { protocolVersion: PROTOCOL_VERSION, clientCapabilities: capabilities });
+      await ctx.request(methods.agent.session.load, { sessionId: out.sessionId, cwd: workspace, mcpServers: [] });
+    });
+    second.child.stdin.end();
+    await second.closed;
+    out.replay = replay.notifications;
+    out.badLines.push(...second.badLines());
+  }
 
   process.stdout.write(JSON.stringify(out) + "\n");
 }
