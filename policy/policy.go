@@ -172,7 +172,15 @@ func (p *Policy) Approve(ctx context.Context, req tool.ApprovalRequest) (tool.De
 	var denied, readOnly, asked []string
 	var allowed string
 	var scopes []*Rule
+	// A call none of whose items writes or runs more than a reader runs
+	// confined to reading, in every mode: the sandbox enforces what the
+	// analysis concluded, so a mistake in the read-only list cannot
+	// write or reach the network.
+	confine := tool.ConfineReadOnly
 	for _, it := range p.items(req.Tool, req.Access) {
+		if it.level >= levelWrite {
+			confine = tool.ConfineSession
+		}
 		j := p.judge(req.Tool, it)
 		switch {
 		case j.readOnly:
@@ -194,12 +202,16 @@ func (p *Policy) Approve(ctx context.Context, req tool.ApprovalRequest) (tool.De
 	case len(denied) > 0:
 		return tool.Decision{Reason: strings.Join(dedupe(denied), "; ")}, nil
 	case len(asked) > 0:
-		return p.ask(ctx, req, dedupe(asked), scopes)
+		d, err := p.ask(ctx, req, dedupe(asked), scopes)
+		if d.Allow {
+			d.Confine = confine
+		}
+		return d, err
 	}
 	if allowed == "" {
 		allowed = "nothing in it needs approval"
 	}
-	return tool.Decision{Allow: true, Reason: allowed}, nil
+	return tool.Decision{Allow: true, Reason: allowed, Confine: confine}, nil
 }
 
 // NeedsApproval reports whether a call that does not mutate (a read)

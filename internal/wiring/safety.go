@@ -20,8 +20,9 @@ type guard struct {
 	approver tool.Approver
 	rules    *policy.Rules
 	wrap     func(*exec.Cmd) error
-	// readOnlyWrap is the sandbox of a sub-agent's shell: no writes, no
-	// network, whatever the session's mode.
+	// readOnlyWrap is the sandbox of a command the policy allowed only
+	// because it reads (tool.ConfineReadOnly), and of a sub-agent's
+	// shell: no writes, no network, whatever the session's mode.
 	readOnlyWrap func(*exec.Cmd) error
 	tmp          string
 	recorder     *snapshot.Recorder
