@@ -178,20 +178,9 @@ var dangerousVars = sync.OnceValue(func() *regexp.Regexp {
 
 func (p *Policy) simpleItems(toolName string, c SimpleCommand) []item {
 	if len(c.Words) == 0 || c.Decl != "" {
-		for _, w := range c.Words { // declaration flags
-			if w.Known && strings.HasPrefix(w.Value, "-") && !strings.ContainsRune(w.Value, 'n') {
-				continue
-			}
-			return []item{{kind: kindTool, level: levelWrite, what: "runs `" + c.Decl + " " + render(c.Words) + "`"}}
-		}
-		for _, n := range c.Assigns {
-			if dangerousVars().MatchString(n) {
-				return []item{{kind: kindTool, level: levelWrite, what: "sets " + n + ", which changes what later commands do"}}
-			}
-		}
-		return nil
+		return p.declItems(c)
 	}
-	paths, names, why := checkReadOnly(c)
+	ro := checkReadOnly(c)
 	it := item{kind: kindCommand, words: c.Words, what: "runs `" + render(c.Words) + "`", scope: commandScope(toolName, c.Words),
 		variants: p.variants(c.Words, 0)}
 	for _, w := range c.Words[1:] {
@@ -201,25 +190,28 @@ func (p *Policy) simpleItems(toolName string, c SimpleCommand) []item {
 			}
 		}
 	}
-	if why != "" {
+	if ro.why != "" {
 		it.level = levelWrite
-		return []item{it}
+		return append([]item{it}, p.protectedItems(toolName, c)...)
 	}
 	it.level, it.why = levelRead, "read-only command"
 	out := []item{it}
+	for _, why := range ro.asks {
+		out = append(out, item{kind: kindPath, level: levelSensitive, what: "runs `" + render(c.Words) + "`, which " + why})
+	}
 	// A reader with no file operands reads where it runs (ls, rg).
-	if len(paths) == 0 && readsDir(c) && p.where(c.Dir) != placeInside {
+	if len(ro.paths) == 0 && readsDir(c) && p.where(c.Dir) != placeInside {
 		show := c.Dir
 		if show == "" {
 			show = "a folder computed at run time"
 		}
 		out = append(out, item{kind: kindPath, abs: c.Dir, level: levelSensitive, what: "reads " + show + ", outside the workspace"})
 	}
-	for _, w := range paths {
+	for _, w := range ro.paths {
 		out = append(out, p.readItems(toolName, w, c.Dir)...)
 	}
-	out = append(out, p.searchItems(c, paths)...)
-	for _, w := range names {
+	out = append(out, p.searchItems(c, ro)...)
+	for _, w := range ro.names {
 		if w.Known && isSecret(w.Value) {
 			abs := resolveIn(c.Dir, w.Value)
 			if abs == "" {
@@ -233,6 +225,36 @@ func (p *Policy) simpleItems(toolName string, c SimpleCommand) []item {
 		}
 	}
 	return out
+}
+
+// declItems judges a bare assignment or a declaration (export, declare,
+// local, readonly, typeset): one that sets a variable changing what
+// later commands run needs approval; one that prints variables (export
+// -p, declare -p, a bare declare) is an environment dump and asks.
+func (p *Policy) declItems(c SimpleCommand) []item {
+	prints := c.Decl != "" && len(c.Assigns) == 0
+	for _, w := range c.Words { // declaration flags
+		switch {
+		case !w.Known || !strings.HasPrefix(w.Value, "-") && !strings.HasPrefix(w.Value, "+"):
+			return []item{{kind: kindTool, level: levelWrite, what: "runs `" + c.Decl + " " + render(c.Words) + "`"}}
+		case strings.ContainsRune(w.Value, 'n') && strings.HasPrefix(w.Value, "-"):
+			// -n makes a name reference: any variable, PATH included.
+			return []item{{kind: kindTool, level: levelWrite, what: "runs `" + c.Decl + " " + render(c.Words) + "`"}}
+		case strings.ContainsRune(w.Value, 'p'):
+			prints = true
+		case strings.ContainsAny(w.Value, "fF"):
+			prints = false // functions, not variables
+		}
+	}
+	if prints {
+		return []item{{kind: kindPath, level: levelSensitive, what: "runs `" + strings.TrimSpace(c.Decl+" "+render(c.Words)) + "`, which " + envDump}}
+	}
+	for _, n := range c.Assigns {
+		if dangerousVars().MatchString(n) {
+			return []item{{kind: kindTool, level: levelWrite, what: "sets " + n + ", which changes what later commands do"}}
+		}
+	}
+	return nil
 }
 
 // readsDir reports whether c is a reader that, without file operands,

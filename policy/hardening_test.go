@@ -1,0 +1,323 @@
+package policy
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/godwit/godwit/tool"
+)
+
+// verdicts are a command's outcome in read-only, ask and auto mode: A
+// allowed unasked, Q asked, D denied unasked. An allowed read-only
+// command must also run confined (no writes, no network), which "A"
+// checks; "a" is allowed in the session's sandbox.
+type verdictCase struct {
+	cmd  string
+	want string // one letter per mode: read-only, ask, auto
+}
+
+func runVerdicts(t *testing.T, e env, rules string, tests []verdictCase) {
+	t.Helper()
+	modes := []Mode{ReadOnly, Ask, Auto}
+	for _, tt := range tests {
+		var got strings.Builder
+		var reasons []string
+		for _, m := range modes {
+			rec := &recorder{answer: Answer{Choice: No}}
+			o, d := outcome(t, e.policy(t, m, rules, rec), rec, shellReq(tt.cmd))
+			if o == "A" && d.Confine != tool.ConfineReadOnly {
+				o = "a"
+			}
+			got.WriteString(o)
+			reasons = append(reasons, m.String()+": "+d.Reason)
+		}
+		if got.String() != tt.want {
+			t.Errorf("%q: got %s, want %s\n%s", tt.cmd, got.String(), tt.want, strings.Join(reasons, "\n"))
+		}
+	}
+}
+
+// TestReadOnlyListRunsNoPrograms: class 1 of issue 15. Options are read
+// the way each program reads them; anything that writes, runs a
+// program or sets something is not read-only, and every allowed
+// read-only command runs confined.
+func TestReadOnlyListRunsNoPrograms(t *testing.T) {
+	e := newEnv(t)
+	mustDo(t, os.WriteFile(filepath.Join(e.root, "-o"), []byte("x"), 0o644))
+	mustDo(t, os.MkdirAll(filepath.Join(e.root, "dashdir"), 0o755))
+	mustDo(t, os.WriteFile(filepath.Join(e.root, "dashdir", "--output=pwned"), []byte("x"), 0o644))
+	runVerdicts(t, e, "", []verdictCase{
+		// Confined in every mode.
+		{"ls -la src", "AAA"},
+		{"sort -k2 -t, README.md", "AAA"},
+		{"sort -rn README.md", "AAA"},
+		{"head -5 README.md", "AAA"},
+		{"head -n5 README.md", "AAA"},
+		{"tail -n +3 README.md", "AAA"},
+		{"wc -l src/*.go", "AAA"},
+		{"grep -n -A 3 -e TODO src/a.go", "AAA"},
+		{"grep -rn --include='*.go' TODO src", "AAA"},
+		{"date +%s", "AAA"},
+		{"date -u +%Y", "AAA"},
+		{"hostname -f", "AAA"},
+		{"printf '%s\\n' a b", "AAA"},
+		{"printf -- -v", "AAA"},
+		{"stat -c %s README.md", "AAA"},
+		{"diff -u src/a.go README.md", "AAA"},
+		{"find . -name '*.go' -type f", "AAA"},
+		{"find src -maxdepth 1 -newer README.md", "AAA"},
+		{"git log --oneline -5", "AAA"},
+		{"git -C src status", "AAA"},
+		{"uniq -c README.md", "AAA"},
+		{"cut -d: -f1 README.md", "AAA"},
+		{"seq -1 3", "AAA"},
+		// Abbreviated long options (getopt_long takes unique prefixes).
+		{"sort --outp=out.txt README.md", "DQa"},
+		{"sort --output out.txt README.md", "DQa"},
+		{"sort --o=out.txt README.md", "DQa"},
+		{"sort --compress-prog=sh README.md", "DQa"},
+		{"sort --compress-program sh README.md", "DQa"},
+		{"sort --temporary-directory=/tmp README.md", "DQa"},
+		{"sort -T /tmp README.md", "DQa"},
+		{"git grep --open-files-in='sh -c id;' x", "DQa"},
+		{"git grep --open-files-in-pager=vim x", "DQa"},
+		{"git grep -O x", "DQa"},
+		{"git grep -nOvim x", "DQa"},
+		{"git log --outp=x", "DQa"},
+		{"git diff --output=x", "DQa"},
+		{"git diff --ext-diff", "DQa"},
+		{"git log --help", "DQa"},
+		// Clustered short options and attached values.
+		{"sort -uo out.txt README.md", "DQa"},
+		{"sort -oout.txt README.md", "DQa"},
+		{"sort -ruo out.txt README.md", "DQa"},
+		{"sort README.md -o out.txt", "DQa"}, // options after operands
+		{"sort -k 2 -o out.txt README.md", "DQa"},
+		{"sort -t -o README.md", "DQa"},            // -o is -t's value, but a table mistake there would write
+		{"sort -t -- --output=x README.md", "DQa"}, // -- is -t's value, so --output is an option
+		{"sort -k --output=x README.md", "DQa"},    // the value reads like a bad option
+		// Subcommands that take --output=.
+		{"git stash list --output=x", "DQa"},
+		{"git stash show --output=x", "DQa"},
+		{"git rev-list --output=x HEAD", "DQa"},
+		{"git shortlog --output=x", "DQa"},
+		{"git log --output=x", "DQa"},
+		{"git format-patch -o /tmp HEAD~1", "DQa"},
+		// Options that run programs.
+		{"find . -exec sh -c id \\;", "DQa"},
+		{"find . -execdir id \\;", "DQa"},
+		{"find . -ok rm {} \\;", "DQa"},
+		{"find . -fprint out.txt", "DQa"},
+		{"find . -files0-from list", "DQa"},
+		{"find . -name x -unknownpredicate", "DQa"},
+		{"rg --pre sh x", "DQa"},
+		{"rg --pre=sh x", "DQa"},
+		{"rg --pr=sh x", "DQa"},
+		{"rg -z x", "DQa"},
+		{"rg --hostname-bin=sh x", "DQa"},
+		{"fd -x rm", "DQa"},
+		{"fd -l x", "DQa"},
+		{"ag --pager=sh x", "DQa"},
+		{"diff -l a b", "DQa"},
+		{"file -z README.md", "DQa"},
+		{"file -C -m magic", "DQa"},
+		{"git -c core.pager=sh log", "DQQ"},
+		{"git --exec-path=. log", "DQa"},
+		{"git -p log", "DQa"},
+		{"git help log", "DQa"},
+		{"git log --upload-pack=x", "DQa"},
+		{"jobs -x rm x", "DQa"},
+		{"tree -o out.txt", "DQa"},
+		{"wc --files0-from=list", "DQa"},
+		{"du --files0-from=list", "DQa"},
+		{"sha256sum -c sums", "DQa"},
+		// printf -v assigns any variable; date and hostname set things.
+		{"printf -v PATH %s .", "DQa"},
+		{"printf -v HOME %s .", "DQa"},
+		{"printf -vPATH %s .", "DQa"},
+		{`printf "$F" x`, "DQa"},
+		{"date -s 2030-01-01", "DQa"},
+		{"date --set=2030-01-01", "DQa"},
+		{"date --se=2030-01-01", "DQa"},
+		{"date 010100002030", "DQa"},
+		{"hostname evil", "DQa"},
+		{"hostname -F /etc/x", "DQa"},
+		{"hostname --file=/etc/x", "DQa"},
+		{"hostname -b evil", "DQa"},
+		{"wait -p PATH", "DQa"},
+		{"unset PATH", "DQa"},
+		{"unset GIT_PAGER; git log", "DQa"},
+		{"unset FOO", "AAA"},
+		// Unknown options and computed words where options could be.
+		{"ls --frobnicate", "DQa"},
+		{"sort --frob README.md", "DQa"},
+		{"sort $X README.md", "DQa"},
+		{"sort -k $X README.md", "DQa"},
+		{"sort *", "DQa"},               // a file named -o is there
+		{"sort dashdir/*", "AAA"},       // dashdir/--output=pwned does not start with -
+		{"cd dashdir && sort *", "DQa"}, // here it does
+		{"cat *", "QQA"},                // cat has no bad option; .env and key.pem are secrets
+		{"grep -r TODO $DIR", "DQa"},    // $DIR could be -f /outside/file
+		{"grep -r TODO -- $DIR", "QQA"}, // after --, a folder named at run time
+		{"find . -name \"$X\"", "DQa"},  // an unquoted $X could split into -exec
+		{"find $DIR -name x", "DQa"},
+		{"head --lines=3 README.md", "AAA"},
+		{"head --li=3 README.md", "AAA"}, // --lines, abbreviated
+	})
+}
+
+// TestGetoptMatcher pins the generic matcher on a small table.
+func TestGetoptMatcher(t *testing.T) {
+	g := parseSpec("a b: c:: long long-value= opt=? output=!w outlaw o:!w")
+	lit := func(ws ...string) []Word {
+		out := make([]Word, len(ws))
+		for i, w := range ws {
+			out[i] = Word{Value: w, Known: true}
+		}
+		return out
+	}
+	tests := []struct {
+		args []string
+		why  string // substring, "" for none
+		ops  string
+	}{
+		{[]string{"-a", "x"}, "", "x"},
+		{[]string{"-ab", "v", "x"}, "", "x"},
+		{[]string{"-abv", "x"}, "", "x"},
+		{[]string{"-cv", "x"}, "", "x"},
+		{[]string{"-c", "x"}, "", "x"}, // optional values attach only
+		{[]string{"--long", "x"}, "", "x"},
+		{[]string{"--lo", "x"}, "ambiguous", ""},
+		{[]string{"--long-v", "v", "x"}, "", "x"},
+		{[]string{"--opt", "x"}, "", "x"},
+		{[]string{"--opt=v", "x"}, "", "x"},
+		{[]string{"--out", "x"}, "--out", ""}, // output and outlaw: one is bad
+		{[]string{"--outl", "x"}, "", "x"},
+		{[]string{"--outp=f"}, "--outp", ""},
+		{[]string{"-ao", "f"}, "-o", ""},
+		{[]string{"x", "-o", "f"}, "-o", ""},
+		{[]string{"--", "-o"}, "", "-o"},
+		{[]string{"-b", "--", "-o", "f"}, "-o", ""},
+		{[]string{"-z"}, "does not know", ""},
+		{[]string{"--zeta"}, "does not know", ""},
+		{[]string{"--long=v"}, "takes no value", ""},
+	}
+	for _, tt := range tests {
+		p := g.parse(lit(tt.args...), "")
+		var ops []string
+		for _, o := range p.operands {
+			ops = append(ops, o.Value)
+		}
+		if (tt.why == "") != (p.why == "") || !strings.Contains(p.why, tt.why) {
+			t.Errorf("%q: why %q, want %q", tt.args, p.why, tt.why)
+		}
+		if tt.why == "" && strings.Join(ops, " ") != tt.ops {
+			t.Errorf("%q: operands %q, want %q", tt.args, ops, tt.ops)
+		}
+	}
+	stop := parseSpec("n: x")
+	stop.stop = true
+	if p := stop.parse(lit("-x", "cmd", "-n", "1"), ""); p.why != "" || len(p.operands) != 3 {
+		t.Errorf("a program that stops at its first operand: %+v", p)
+	}
+}
+
+// FuzzGetopt: the matcher never panics, and an option marked bad is
+// never passed when it is spelled out as the first argument, however
+// the rest reads.
+func FuzzGetopt(f *testing.F) {
+	for _, s := range []string{"-o f", "--outp=x y", "-uo f", "-- -o", "-k -o", "--compress-prog=sh", "-t -- --output=x"} {
+		f.Add(s)
+	}
+	pr := programs()["sort"]
+	f.Fuzz(func(t *testing.T, line string) {
+		var args []Word
+		for _, w := range strings.Fields(line) {
+			args = append(args, Word{Value: w, Known: true})
+		}
+		p := pr.g.parse(args, "")
+		if len(args) > 0 && (args[0].Value == "-o" || strings.HasPrefix(args[0].Value, "--output=") || args[0].Value == "--compress-program") && p.why == "" {
+			t.Errorf("%q passed", line)
+		}
+		r := pr.check(args, "")
+		_ = r
+	})
+}
+
+// TestGitHooksAndConfigAlwaysAsk: class 4 of issue 15, the policy side.
+// A shell command that may change git hooks or git settings that run
+// programs asks in every mode, --yes included (read-only refuses it).
+func TestGitHooksAndConfigAlwaysAsk(t *testing.T) {
+	e := newEnv(t)
+	mustDo(t, os.WriteFile(filepath.Join(e.root, ".git", "config"), []byte("[core]\n"), 0o644))
+	runVerdicts(t, e, "", []verdictCase{
+		{"cp evil .git/hooks/pre-commit", "DQQ"},
+		{"cp evil .git/hooks/", "DQQ"},
+		{"cp -r hooks .git", "DQQ"},
+		{"cp -t .git/hooks evil", "DQQ"},
+		{"cp --target-directory=.git/hooks evil", "DQQ"},
+		{"mv evil .git/hooks/post-checkout", "DQQ"},
+		{"tee .git/hooks/pre-push < evil", "DQQ"},
+		{"tee -a .git/config < evil", "DQQ"},
+		{"ln -s ../../evil .git/hooks/pre-commit", "DQQ"},
+		{"ln -sf /tmp/x .git/config", "DQQ"},
+		{"install -m 755 evil .git/hooks/pre-commit", "DQQ"},
+		{"rsync -a evil/ .git/hooks/", "DQQ"},
+		{"dd if=evil of=.git/config", "DQQ"},
+		{"chmod +x .git/hooks/pre-commit", "DQQ"},
+		{"sed -i s/x/y/ .git/config", "DQQ"},
+		{"cd .git/hooks && cp ../../evil pre-commit", "DQQ"},
+		{"cd .git && mv ../evil hooks/pre-commit", "DQQ"},
+		{"cp evil .git/hook?/", "DQQ"},
+		{"cp evil .git/hook?/pre-commit", "DQa"}, // matches nothing, so bash passes it as written and cp fails
+		{"cp evil .g*/hooks", "DQQ"},
+		{"echo x > .git/config", "DQQ"},
+		{"echo x >> .git/hooks/post-merge", "DQQ"},
+		{"cat evil > .git/hooks/pre-commit", "DQQ"},
+		{"mv x .git", "DQQ"},
+		{"rm -rf .git", "DQQ"},
+		{"cp x .mcp.json", "DQQ"},
+		{"git config core.hooksPath evil", "DQQ"},
+		{"git config --local core.hooksPath evil", "DQQ"},
+		{"git config core.hookspath evil", "DQQ"},
+		{"git config set core.fsmonitor ./evil", "DQQ"},
+		{"git config core.sshCommand evil", "DQQ"},
+		{"git config core.pager 'sh -c evil'", "DQQ"},
+		{"git config core.editor evil", "DQQ"},
+		{"git config alias.st '!sh evil'", "DQQ"},
+		{"git config diff.bin.textconv ./evil", "DQQ"},
+		{"git config filter.x.clean ./evil", "DQQ"},
+		{"git config include.path ../evil.cfg", "DQQ"},
+		{"git config --add credential.helper evil", "DQQ"},
+		{"git config --global user.name x", "DQQ"},
+		{"git config --file .git/config x.y z", "DQQ"},
+		{"git config --edit", "DQQ"},
+		{"git config --unset core.hooksPath", "DQQ"},
+		{"git config --remove-section core", "DQQ"},
+		{"git config $KEY evil", "DQQ"},
+		{"git -c core.hooksPath=evil commit -m x", "DQQ"},
+		{"git -c alias.x='!evil' x", "DQQ"},
+		{"git -c core.fsmonitor=evil status", "DQQ"},
+		{"git --config-env=core.pager=E log", "DQQ"},
+		{"git init --template=evil", "DQQ"},
+		{"git clone --template=evil ../r x", "DQQ"},
+		{"git clone -c core.hooksPath=x ../r y", "DQQ"},
+		{"GIT_CONFIG_GLOBAL=./evil.cfg git log", "DQQ"},
+		{"GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0=sh git log", "DQQ"},
+		{"GIT_EXEC_PATH=. git log", "DQQ"},
+		// Harmless settings, and reads of the protected files.
+		{"git config user.name x", "DQa"},
+		{"git config user.email x@y", "DQa"},
+		{"git config branch.main.remote origin", "DQa"},
+		{"git config color.ui auto", "DQa"},
+		{"git -c color.ui=never log", "DQa"},
+		{"git config --get core.hooksPath", "AAA"},
+		{"git config --get user.name", "AAA"},
+		{"cat .git/config", "AAA"},
+		{"ls .git/hooks", "AAA"},
+		{"rm -rf build/*", "DQa"},
+		{"rm *", "DQa"}, // * passes over .git
+	})
+}
