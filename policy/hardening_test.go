@@ -2,6 +2,7 @@ package policy
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -319,5 +320,226 @@ func TestGitHooksAndConfigAlwaysAsk(t *testing.T) {
 		{"ls .git/hooks", "AAA"},
 		{"rm -rf build/*", "DQa"},
 		{"rm *", "DQa"}, // * passes over .git
+	})
+}
+
+func gitRepo(t *testing.T, dir string, track ...string) {
+	t.Helper()
+	for _, args := range append([][]string{{"init", "-q"}}, append([]string{"add", "--"}, track...), []string{"-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "x"}) {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_SYSTEM=/dev/null")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+}
+
+// TestSecretsAndOutsideReadsAsk: class 3 of issue 15. Every read path to
+// a secret or an outside file asks in read-only and ask modes: git
+// objects, recursive tools, environment dumps, --no-index.
+func TestSecretsAndOutsideReadsAsk(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	e := newEnv(t)
+	gitRepo(t, e.root, "src/a.go", "README.md")
+	mustDo(t, os.MkdirAll(filepath.Join(e.root, "a"), 0o755))
+	mustDo(t, os.WriteFile(filepath.Join(e.root, "a", "x.txt"), []byte("x"), 0o644))
+	mustDo(t, os.Symlink(e.outside, filepath.Join(e.root, "a", "out")))
+	runVerdicts(t, e, "", []verdictCase{
+		// Git objects: committed secrets cannot be ruled out.
+		{"git show", "QQA"},
+		{"git show HEAD", "QQA"},
+		{"git show HEAD~1:.env", "QQA"},
+		{"git show HEAD:src/a.go", "AAA"},
+		{"git show --stat HEAD", "AAA"},
+		{"git show -s --format=%H HEAD", "AAA"},
+		{"git show --stat -p HEAD", "QQA"},
+		{"git log -p", "QQA"},
+		{"git log -u -3", "QQA"},
+		{"git log --patch", "QQA"},
+		{"git log --pat", "QQA"},
+		{"git log -U5", "QQA"},
+		{"git log --word-diff", "QQA"},
+		{"git log -p -- src/a.go", "AAA"},
+		{"git log -p -- src", "QQA"},
+		{"git log -p -- .env", "QQA"},
+		{"git log --stat", "AAA"},
+		{"git log -L1,2:src/a.go", "AAA"},
+		{"git log -L1,2:.env", "QQA"},
+		{"git cat-file -p HEAD:.env", "QQA"},
+		{"git cat-file -p HEAD:src/a.go", "AAA"},
+		{"git cat-file -p 0123456789abcdef", "QQA"},
+		{"git cat-file blob 0123456789abcdef", "QQA"},
+		{"git cat-file --batch", "QQA"},
+		{"git cat-file -t HEAD", "AAA"},
+		{"git diff HEAD", "QQA"},
+		{"git diff HEAD~1 HEAD", "QQA"},
+		{"git diff --cached", "QQA"},
+		{"git diff --staged --stat", "AAA"},
+		{"git diff", "AAA"}, // the index tracks no secrets file
+		{"git diff -- src", "AAA"},
+		{"git diff --name-only HEAD~3", "AAA"},
+		{"git grep TODO", "AAA"},
+		{"git grep TODO HEAD~1", "QQA"},
+		{"git grep -e TODO HEAD", "QQA"},
+		{"git grep --no-index KEY", "QQA"},
+		{"git grep --untracked KEY", "QQA"},
+		{"git stash show -p", "QQA"},
+		{"git stash list -p", "QQA"},
+		{"git status -v", "QQA"},
+		{"git archive HEAD", "DQa"},
+		{"git blame .env", "QQA"},
+		{"git diff --no-index " + filepath.Join(e.outside, "secret.txt") + " /dev/null", "QQA"},
+		{"git diff --no-index README.md src/a.go", "AAA"},
+		{"git config --list", "QQA"},
+		{"git config -l", "QQA"},
+		{"git config --get-regexp .", "QQA"},
+		{"git config --get remote.origin.url", "QQA"},
+		{"git -C " + e.outside + " log", "QQA"},
+		// Recursive tools.
+		{"diff -r src src", "AAA"},
+		{"diff -r src a", "QQA"}, // a/out leads out of the workspace
+		{"diff -r . src", "QQA"},
+		{"diff -rN src .", "QQA"},
+		{"diff --recursive . src", "QQA"},
+		{"grep -d recurse KEY .", "QQA"},
+		{"grep -drecurse KEY", "QQA"},
+		{"grep --directories=recurse KEY", "QQA"},
+		{"grep --directories=rec KEY .", "QQA"},
+		{"grep -R KEY a", "QQA"}, // follows a/out
+		{"grep -r KEY a", "AAA"}, // does not
+		{"grep -R KEY src", "AAA"},
+		{"rg -L KEY a", "QQA"},
+		{"rg --hidden KEY", "QQA"},
+		{"rg -uu KEY", "QQA"},
+		{"find . -fprint /tmp/list", "DQa"},
+		// Environment dumps, and variables that may hold keys.
+		{"printenv", "QQA"},
+		{"printenv HOME", "QQA"},
+		{"env", "QQA"},
+		{"env -0", "QQA"},
+		{"set", "QQA"},
+		{"export -p", "QQA"},
+		{"export", "QQA"},
+		{"declare -p", "QQA"},
+		{"declare -px", "QQA"},
+		{"declare", "QQA"},
+		{"typeset -p", "QQA"},
+		{"readonly -p", "QQA"},
+		{"declare -f", "AAA"},
+		{"ps e", "QQA"},
+		{"ps auxe", "QQA"},
+		{"ps aux", "AAA"},
+		{"jq -n env", "QQA"},
+		{"jq -n '$ENV.HOME'", "QQA"},
+		{"jq .name README.md", "AAA"},
+		{"echo $GITHUB_TOKEN", "QQA"},
+		{"echo ${AWS_SECRET_ACCESS_KEY}", "QQA"},
+		{`echo "$OPENAI_API_KEY"`, "QQA"},
+		{"cat <<EOF\n$NPM_TOKEN\nEOF", "QQA"},
+		{"echo ${!x}", "QQA"},
+		{"echo $HOME $TMPDIR", "AAA"},
+		// Outside files named by any read-only command.
+		{"cat " + filepath.Join(e.outside, "secret.txt"), "QQA"},
+		{"head -n1 ../outside/secret.txt", "QQA"},
+		{"grep -f " + filepath.Join(e.outside, "secret.txt") + " README.md", "QQA"},
+		{"grep --file=../outside/secret.txt README.md", "QQA"},
+		{"grep --exclude-from=../outside/secret.txt -r x src", "QQA"},
+		{"diff --from-file=../outside/secret.txt README.md", "QQA"},
+		{"date -f ../outside/secret.txt", "QQA"},
+		{"date --file=.env", "QQA"},
+		{"sort --random-source=.env README.md", "QQA"},
+		{"stat " + e.outside, "QQA"},
+		{"ls link/", "QQA"},
+		{"find / -name x", "QQA"},
+		{"find . -newer ../outside/secret.txt", "QQA"},
+		{"jq . ../outside/secret.txt", "QQA"},
+		{"jq --rawfile s .env -n '$s'", "QQA"},
+		{"go version -m ../outside/secret.txt", "QQA"},
+	})
+}
+
+// TestVariablesThatChangeWhatRuns: assignments by any route to PATH,
+// HOME and the like make the line need approval.
+func TestVariablesThatChangeWhatRuns(t *testing.T) {
+	e := newEnv(t)
+	runVerdicts(t, e, "", []verdictCase{
+		{": ${PATH:=.}; ls", "DQa"},
+		{"echo ${GIT_DIR=evil}; git log", "DQa"},
+		{"(( PATH=5 )); ls", "DQa"},
+		{"echo $(( PATH=5 )); ls", "DQa"},
+		{"let PATH=5; ls", "DQa"},
+		{"echo $(( x )); ls", "DQa"}, // x may hold PATH=5
+		{"[[ x -eq 1 ]]; ls", "DQa"},
+		{"echo ${a[PATH=1]}", "DQa"},
+		{"for PATH in bin; do ls; done", "DQa"},
+		{"for f in a b; do echo $f; done", "AAA"},
+		{"ls {PATH}>/dev/null; ls", "DQa"},
+		{"declare -i x; x=PATH=1; ls", "DQa"},
+		{"export XDG_CONFIG_HOME=.; git log", "DQa"},
+		{"export GCONV_PATH=.; ls", "DQa"},
+		{"echo $((1+2))", "AAA"},
+	})
+}
+
+// TestTrackedSecretsAsk: where git's index tracks a secrets file, even
+// work-tree diffs and greps may print it.
+func TestTrackedSecretsAsk(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	e := newEnv(t)
+	gitRepo(t, e.root, "src/a.go", ".env")
+	runVerdicts(t, e, "", []verdictCase{
+		{"git diff", "QQA"},
+		{"git grep KEY", "QQA"},
+		{"git grep --cached KEY", "QQA"},
+		{"git diff --stat", "AAA"},
+		{"git status", "AAA"},
+	})
+}
+
+// TestIndexNames reads git's index in each format git writes.
+func TestIndexNames(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	for _, version := range []string{"2", "3", "4"} {
+		dir := t.TempDir()
+		files := []string{"a.go", "deep/dir/b.go", "deep/dir/c.go", "deep/e.env", "z"}
+		for _, f := range files {
+			mustDo(t, os.MkdirAll(filepath.Join(dir, filepath.Dir(f)), 0o755))
+			mustDo(t, os.WriteFile(filepath.Join(dir, f), []byte(f), 0o644))
+		}
+		gitRepo(t, dir, files...)
+		cmd := exec.Command("git", "update-index", "--index-version", version)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		if version == "3" { // an extended flag makes git write version 3
+			cmd = exec.Command("git", "update-index", "--skip-worktree", "z")
+			cmd.Dir = dir
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("%v: %s", err, out)
+			}
+		}
+		got, err := indexNames(filepath.Join(dir, ".git", "index"))
+		if err != nil || strings.Join(got, ",") != strings.Join(files, ",") {
+			t.Errorf("version %s: %q, %v", version, got, err)
+		}
+	}
+	if _, err := parseIndex([]byte("DIRC\x00\x00\x00\x02\x00\x00\x00\x05short"), 20); err == nil {
+		t.Error("a truncated index must be an error")
+	}
+}
+
+// FuzzIndex: a corrupt index is an error, never a panic.
+func FuzzIndex(f *testing.F) {
+	f.Add([]byte("DIRC\x00\x00\x00\x04\x00\x00\x00\x01"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		_, _ = parseIndex(b, 20)
 	})
 }

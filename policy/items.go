@@ -160,6 +160,7 @@ func (p *Policy) commandItems(toolName, line string) []item {
 	for _, c := range sc.Commands {
 		out = append(out, p.simpleItems(toolName, c)...)
 	}
+	out = append(out, p.varItems(sc)...)
 	for _, r := range sc.Redirects {
 		abs := ""
 		if r.Target.Literal() {
@@ -171,10 +172,50 @@ func (p *Policy) commandItems(toolName, line string) []item {
 }
 
 // dangerousVars change what later commands run or where they work;
-// setting one makes the line need approval.
+// setting one makes the line need approval. XDG_CONFIG_HOME moves git's
+// configuration; GCONV_PATH and LOCPATH load code into any program.
 var dangerousVars = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(PATH|CDPATH|HOME|IFS|ENV|BASH_ENV|BASHOPTS|SHELLOPTS|PS4|PROMPT_COMMAND|GLOBIGNORE|PAGER|MANPAGER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|RIPGREP_CONFIG_PATH|GREP_OPTIONS|BASH_XTRACEFD|LD_.*|DYLD_.*|GIT_.*|BASH_FUNC_.*)$`)
+	return regexp.MustCompile(`^(PATH|CDPATH|HOME|IFS|ENV|BASH_ENV|BASHOPTS|SHELLOPTS|PS4|PROMPT_COMMAND|GLOBIGNORE|PAGER|MANPAGER|EDITOR|VISUAL|` +
+		`LESSOPEN|LESSCLOSE|RIPGREP_CONFIG_PATH|GREP_OPTIONS|BASH_XTRACEFD|LD_.*|DYLD_.*|GIT_.*|BASH_FUNC_.*|XDG_.*|GCONV_PATH|` +
+		`LOCPATH|NLSPATH|GLIBC_TUNABLES|POSIXLY_CORRECT|TMPDIR|BASH_LOADABLES_PATH|EXECIGNORE|FIGNORE|HISTFILE|INPUTRC|TERMINFO.*)$`)
 })
+
+// secretVars are variable names that likely hold a secret; expanding
+// one prints it as surely as cat .env does.
+var secretVars = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(KEY|TOKEN|SECRET|PASSW|PASSPHRASE|CREDENTIAL|COOKIE|SESSION|PRIVATE|AUTH)`)
+})
+
+// varItems judge what the line does with variables beyond its simple
+// commands: assignments by ${X:=v}, arithmetic or a for loop, arithmetic
+// evaluating a variable's value (which can assign any variable), and
+// expansions of variables that may hold secrets.
+func (p *Policy) varItems(sc Script) []item {
+	var out []item
+	for _, n := range dedupe(sc.Sets) {
+		if n == "" || dangerousVars().MatchString(n) {
+			out = append(out, item{kind: kindTool, level: levelWrite, what: "sets " + n + ", which changes what later commands do"})
+		}
+	}
+	if len(sc.Arith) > 0 {
+		out = append(out, item{kind: kindTool, level: levelWrite,
+			what: "evaluates " + sc.Arith[0] + " as arithmetic, which can assign any variable (PATH included)"})
+	}
+	for _, n := range dedupe(sc.Params) {
+		switch {
+		case n == "!":
+			out = append(out, item{kind: kindPath, level: levelSensitive, what: "expands a variable named at run time (${!name}), which may hold a secret"})
+		case secretVars().MatchString(n) && !p.knownVar(n):
+			out = append(out, item{kind: kindPath, level: levelSensitive, what: "expands $" + n + ", which may hold a secret"})
+		}
+	}
+	return out
+}
+
+func (p *Policy) knownVar(n string) bool {
+	_, ok := p.vars[n]
+	return ok
+}
 
 func (p *Policy) simpleItems(toolName string, c SimpleCommand) []item {
 	if len(c.Words) == 0 || c.Decl != "" {
@@ -240,6 +281,10 @@ func (p *Policy) declItems(c SimpleCommand) []item {
 		case strings.ContainsRune(w.Value, 'n') && strings.HasPrefix(w.Value, "-"):
 			// -n makes a name reference: any variable, PATH included.
 			return []item{{kind: kindTool, level: levelWrite, what: "runs `" + c.Decl + " " + render(c.Words) + "`"}}
+		case strings.ContainsRune(w.Value, 'i') && strings.HasPrefix(w.Value, "-"):
+			// -i evaluates what is assigned as arithmetic, which can
+			// assign any variable.
+			return []item{{kind: kindTool, level: levelWrite, what: "runs `" + c.Decl + " " + render(c.Words) + "`, whose integer variables evaluate arithmetic"}}
 		case strings.ContainsRune(w.Value, 'p'):
 			prints = true
 		case strings.ContainsAny(w.Value, "fF"):

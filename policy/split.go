@@ -69,6 +69,17 @@ type Redirect struct {
 type Script struct {
 	Commands  []SimpleCommand
 	Redirects []Redirect
+	// Sets are variables assigned other than by NAME=value or a
+	// declaration: ${NAME:=v}, arithmetic (( NAME=1 )), a for loop's
+	// variable, {NAME}>file, coproc NAME.
+	Sets []string
+	// Arith are the variables arithmetic evaluates; bash evaluates their
+	// values as expressions, which can assign any variable.
+	Arith []string
+	// Params are the variables expanded anywhere in the line; "!" stands
+	// for an indirect expansion (${!name}) of a variable named at run
+	// time.
+	Params []string
 }
 
 // ShellEnv is what Split may assume about the shell a command starts in.
@@ -104,6 +115,7 @@ func Split(line string, env ShellEnv) (sc Script, err error) {
 	s := &splitter{env: env, funcs: map[string]bool{}}
 	dir := env.Dir
 	s.stmts(f.Stmts, &dir)
+	s.vars(f)
 	if s.err != nil {
 		return Script{}, s.err
 	}
@@ -386,6 +398,116 @@ func (s *splitter) redirect(r *syntax.Redirect, dir string) {
 	}
 	rd.Target = s.word(r.Word, dir)
 	s.out.Redirects = append(s.out.Redirects, rd)
+}
+
+// vars finds what the line does with variables beyond what its simple
+// commands show (Script.Sets, Arith, Params).
+func (s *splitter) vars(f *syntax.File) {
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.ParamExp:
+			if x.Param != nil {
+				s.out.Params = append(s.out.Params, x.Param.Value)
+			}
+			if x.Excl && x.Names == 0 {
+				s.out.Params = append(s.out.Params, "!")
+			}
+			if x.Exp != nil && x.Param != nil && (x.Exp.Op == syntax.AssignUnset || x.Exp.Op == syntax.AssignUnsetOrNull) {
+				s.out.Sets = append(s.out.Sets, x.Param.Value)
+			}
+			if x.Slice != nil {
+				s.arith(x.Slice.Offset)
+				s.arith(x.Slice.Length)
+			}
+			if x.Index != nil {
+				s.arith(x.Index)
+			}
+		case *syntax.Assign:
+			if x.Index != nil {
+				s.arith(x.Index)
+			}
+		case *syntax.ArithmExp:
+			s.arith(x.X)
+		case *syntax.ArithmCmd:
+			s.arith(x.X)
+		case *syntax.LetClause:
+			for _, e := range x.Exprs {
+				s.arith(e)
+			}
+		case *syntax.CStyleLoop:
+			s.arith(x.Init)
+			s.arith(x.Cond)
+			s.arith(x.Post)
+		case *syntax.WordIter:
+			if x.Name != nil {
+				s.out.Sets = append(s.out.Sets, x.Name.Value)
+			}
+		case *syntax.CoprocClause:
+			if x.Name != nil {
+				s.out.Sets = append(s.out.Sets, x.Name.Lit())
+			}
+		case *syntax.Redirect:
+			if x.N != nil && strings.HasPrefix(x.N.Value, "{") {
+				s.out.Sets = append(s.out.Sets, strings.Trim(x.N.Value, "{}"))
+			}
+		case *syntax.BinaryTest:
+			switch x.Op {
+			case syntax.TsEql, syntax.TsNeq, syntax.TsLss, syntax.TsGtr, syntax.TsLeq, syntax.TsGeq:
+				// [[ a -eq b ]] evaluates both sides as arithmetic.
+				for _, side := range []syntax.TestExpr{x.X, x.Y} {
+					if w, ok := side.(*syntax.Word); ok && !isNumber(w.Lit()) {
+						s.out.Arith = append(s.out.Arith, source(w))
+					}
+				}
+			}
+		}
+		return true
+	})
+}
+
+// arith records what an arithmetic expression assigns and evaluates.
+func (s *splitter) arith(e syntax.ArithmExpr) {
+	if e == nil {
+		return
+	}
+	syntax.Walk(e, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.BinaryArithm:
+			switch x.Op {
+			case syntax.Assgn, syntax.AddAssgn, syntax.SubAssgn, syntax.MulAssgn, syntax.QuoAssgn, syntax.RemAssgn,
+				syntax.AndAssgn, syntax.OrAssgn, syntax.XorAssgn, syntax.ShlAssgn, syntax.ShrAssgn,
+				syntax.AndBoolAssgn, syntax.OrBoolAssgn, syntax.XorBoolAssgn, syntax.PowAssgn:
+				if w, ok := x.X.(*syntax.Word); ok {
+					s.out.Sets = append(s.out.Sets, w.Lit())
+				}
+			}
+		case *syntax.UnaryArithm:
+			if x.Op == syntax.Inc || x.Op == syntax.Dec {
+				if w, ok := x.X.(*syntax.Word); ok {
+					s.out.Sets = append(s.out.Sets, w.Lit())
+				}
+			}
+		case *syntax.Word:
+			if l := x.Lit(); l == "" || !isNumber(l) {
+				s.out.Arith = append(s.out.Arith, source(x))
+			}
+			return false
+		}
+		return true
+	})
+}
+
+// isNumber reports an arithmetic constant: 42, 0x2a, 16#2a.
+func isNumber(v string) bool {
+	if v == "" || v[0] < '0' || v[0] > '9' {
+		return false
+	}
+	for _, c := range v {
+		if (c < '0' || c > '9') && !strings.ContainsRune("xXabcdefABCDEF#", c) {
+			return false
+		}
+	}
+	return true
 }
 
 func isFD(v string) bool {
