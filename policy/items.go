@@ -55,9 +55,12 @@ type item struct {
 	// and args the literal arguments as paths, for deny and ask rules.
 	variants [][]Word
 	args     []string
-	abs      string // kindPath; "" when computed at run time
-	rel      string // kindPath; "" when outside the workspace
-	raw      string // kindRaw
+	// hidden says why some of what the command runs cannot be known (a
+	// pipe into sh): deny and ask rules cannot be checked on it.
+	hidden string
+	abs    string // kindPath; "" when computed at run time
+	rel    string // kindPath; "" when outside the workspace
+	raw    string // kindRaw
 	// scope is what an Always answer remembers; nil when none fits.
 	scope *Rule
 }
@@ -222,8 +225,9 @@ func (p *Policy) simpleItems(toolName string, c SimpleCommand) []item {
 		return p.declItems(c)
 	}
 	ro := checkReadOnly(c)
+	u := p.variants(c, 0)
 	it := item{kind: kindCommand, words: c.Words, what: "runs `" + render(c.Words) + "`", scope: commandScope(toolName, c.Words),
-		variants: p.variants(c.Words, 0)}
+		variants: u.variants, hidden: u.hidden}
 	for _, w := range c.Words[1:] {
 		if w.Literal() && !strings.HasPrefix(w.Value, "-") {
 			if abs := resolveIn(c.Dir, w.Value); abs != "" {

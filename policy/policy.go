@@ -245,6 +245,9 @@ func (p *Policy) judge(toolName string, it item) judgement {
 	if p.mode == ReadOnly && it.level >= levelWrite {
 		return judgement{deny, it.what, true}
 	}
+	if it.hidden != "" && p.commandRules() {
+		return judgement{ask, fmt.Sprintf("%s: %s, so the deny and ask rules cannot be checked on it", it.what, it.hidden), false}
+	}
 	if p.remembered(toolName, it) {
 		return judgement{allow, "approved for this session", false}
 	}
@@ -265,6 +268,16 @@ func (p *Policy) judge(toolName string, it item) judgement {
 		return judgement{allow, "--yes", false}
 	}
 	return judgement{ask, it.what, false}
+}
+
+// commandRules reports whether a deny or ask rule looks at commands.
+func (p *Policy) commandRules() bool {
+	for _, r := range append(p.rules.Deny[:len(p.rules.Deny):len(p.rules.Deny)], p.rules.Ask...) {
+		if (r.Command != "" || r.Path != "" || r.Tool == "") && r.matchTool("shell_exec") {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *Policy) match(rules []Rule, toolName string, it item, pessimistic bool) (Rule, bool) {

@@ -228,6 +228,13 @@ func (r Rule) matchCommand(words []Word, pessimistic bool) bool {
 			}
 			v = path.Base(filepath.ToSlash(v))
 		}
+		if w.Glob && pessimistic {
+			// The shell replaces a glob with file names: /bin/r[m] and
+			// r? may well be rm.
+			if ok, _ := path.Match(v, p); ok || strings.ContainsAny(p, "*?") {
+				continue
+			}
+		}
 		if !wildcard(p, v) {
 			return false
 		}
