@@ -346,7 +346,7 @@ func (p *Policy) remembered(toolName string, it item) bool {
 func (p *Policy) ask(ctx context.Context, req tool.ApprovalRequest, reasons []string, scopes []*Rule) (tool.Decision, error) {
 	if p.prompter == nil {
 		return tool.Decision{Reason: "needs the user's approval (" + strings.Join(reasons, "; ") +
-			"), but no one can be asked here. The user can allow it with a rule in .godwit/rules.yaml, or run godwit interactively with --allow-write"}, nil
+			"), but no one can be asked here. The user can allow it with a rule in $GODWIT_HOME/rules.yaml (~/.godwit/rules.yaml), or run godwit interactively with --allow-write"}, nil
 	}
 	q := Question{Tool: req.Tool, Summary: req.Access.Summary, Preview: req.Access.Preview, Reasons: reasons}
 	if q.Summary == "" {
