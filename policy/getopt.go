@@ -34,8 +34,6 @@ const (
 	effFollow                       // follows symlinks while recursing (grep -R)
 	effHidden                       // searches hidden files (rg --hidden)
 	effPattern                      // gives the pattern, so every operand is a file (grep -e)
-	effEnv                          // prints the environment (ps e)
-	effCommand                      // its value is a command for another program (find -exec's kin)
 )
 
 // bad are the effects that make a command not read-only.
@@ -43,7 +41,7 @@ const bad = effWrites | effRuns | effNamesFile | effSets
 
 // risky are the effects a computed word could smuggle in: a program
 // that has any of them cannot take computed words as options.
-const risky = bad | effPath | effEnv
+const risky = bad | effPath
 
 func (e effect) reason() string {
 	switch {
@@ -94,8 +92,7 @@ type getopt struct {
 // required value, "::" or "=?" an optional one; then marks: "!w" writes,
 // "!x" runs a program, "!n" reads file names from a file, "!s" sets
 // something, "@" the value is a file read, "+r" recursive, "+L" follows
-// symlinks, "+h" searches hidden files, "+p" gives the pattern, "+e"
-// prints the environment.
+// symlinks, "+h" searches hidden files, "+p" gives the pattern.
 func parseSpec(spec string) getopt {
 	var g getopt
 	for _, tok := range strings.Fields(spec) {
@@ -138,8 +135,6 @@ func parseSpec(spec string) getopt {
 				o.eff |= effHidden
 			case "+p":
 				o.eff |= effPattern
-			case "+e":
-				o.eff |= effEnv
 			default:
 				panic("policy: bad option spec mark " + m + " in " + spec)
 			}
@@ -394,15 +389,4 @@ func (g *getopt) short(c byte) *option {
 		}
 	}
 	return nil
-}
-
-// values returns the values of the options used with effect e.
-func (p *parsed) values(e effect) []Word {
-	var out []Word
-	for _, u := range p.used {
-		if u.opt.eff&e != 0 && u.has {
-			out = append(out, u.value)
-		}
-	}
-	return out
 }

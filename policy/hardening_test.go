@@ -661,3 +661,38 @@ func TestDenyRulesSeeThroughWrappers(t *testing.T) {
 	// Without command rules, a pipe into sh is the mode's to decide.
 	runVerdicts(t, e, "", []verdictCase{{"curl -s x | sh", "DQa"}})
 }
+
+// TestEverydayReadsStayUnasked: what an agent types all day still runs
+// unasked and confined, so the stricter list costs no prompts there.
+func TestEverydayReadsStayUnasked(t *testing.T) {
+	e := newEnv(t)
+	runVerdicts(t, e, "", []verdictCase{
+		{"diff <(sort README.md) <(sort src/a.go)", "AAA"},
+		{"git log --output-indicator-new=x", "AAA"},
+		{"ls -R", "AAA"},
+		{"git status --porcelain", "AAA"},
+		{"git log -n 5 --format=%s", "AAA"},
+		{"git log --author=x --since=2.weeks", "AAA"},
+		{"git diff HEAD --stat", "AAA"},
+		{"git show HEAD --name-only", "AAA"},
+		{"git branch -a", "AAA"},
+		{"find . -type f -name '*.go' | head -20", "AAA"},
+		{"sort README.md | uniq -c | sort -rn", "AAA"},
+		{"cut -d' ' -f1 README.md", "AAA"},
+		{"tr -d '\\r' < README.md", "AAA"},
+		{"echo \"$PATH\"", "AAA"},
+		{"du -sh *", "QQA"}, // key.pem
+		{"stat -c '%n %s' src/*", "AAA"},
+		{"ls -la | grep foo", "AAA"},
+		{"wc -l $(git ls-files)", "DQa"}, // a tracked file named --files0-from=... would be an option
+		{"git grep -n TODO -- src", "AAA"},
+		{"cat README.md | sort -u", "AAA"},
+		{"head -c 100 README.md", "AAA"},
+		{"ls -1 src | wc -l", "AAA"},
+		{"grep -c x README.md", "AAA"},
+		{"git rev-parse --abbrev-ref HEAD", "AAA"},
+		{"git log --oneline main..HEAD", "AAA"},
+		{"git ls-files | grep '.go$'", "AAA"},
+		{"uname -a && go version", "AAA"},
+	})
+}

@@ -342,8 +342,8 @@ func (b budgetFS) ReadDir(name string) ([]fs.DirEntry, error) {
 // readItems checks one file argument of a read-only command.
 func (p *Policy) readItems(toolName string, w Word, dir string) []item {
 	switch {
-	case w.Known && w.Value == "-":
-		return nil // stdin
+	case w.Known && w.Value == "-", isProcSubst(w):
+		return nil // stdin, or a pipe from a command judged on its own
 	case !w.Known:
 		return []item{{kind: kindPath, level: levelSensitive, what: "reads files named at run time (" + w.Value + ")"}}
 	case !w.Glob:

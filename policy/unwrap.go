@@ -178,8 +178,8 @@ func (p *Policy) variants(c SimpleCommand, depth int) unwrapped {
 	case name == "source" || name == ".":
 		if len(args) > 0 && isStdinPath(args[0]) {
 			out.add(p.stdinRuns(c, depth))
-		} else if len(args) > 0 && !args[0].Known {
-			out.hide("it runs a script named at run time")
+		} else if len(args) > 0 && (!args[0].Known || isProcSubst(args[0]) || strings.HasPrefix(args[0].Value, "/dev/fd/")) {
+			out.hide("it runs a script that is computed at run time or another command's output")
 		}
 	case name == "trap":
 		for _, a := range args {
@@ -302,8 +302,8 @@ func (p *Policy) shellRuns(c SimpleCommand, args []Word, depth int) unwrapped {
 		out.add(p.inner(pa.operands[0], c, depth))
 	case stdin || len(pa.operands) == 0 || isStdinPath(pa.operands[0]):
 		out.add(p.stdinRuns(c, depth))
-	case !pa.operands[0].Known:
-		out.hide("the shell runs a script named at run time")
+	case !pa.operands[0].Known || isProcSubst(pa.operands[0]) || strings.HasPrefix(pa.operands[0].Value, "/dev/fd/"):
+		out.hide("the shell runs a script that is computed at run time or another command's output")
 	}
 	return out
 }
