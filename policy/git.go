@@ -1,64 +1,171 @@
 package policy
 
 import (
+	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
-// gitReaders are git subcommands that only read the repository, with the
-// flags that would make them write a file or run a program.
-var gitReaders = map[string][]string{
-	"status": nil, "log": {"--output"}, "show": {"--output"}, "diff": {"--output"},
-	"blame": nil, "ls-files": nil, "ls-tree": nil, "rev-parse": nil, "rev-list": nil,
-	"describe": nil, "shortlog": nil, "cat-file": nil, "merge-base": nil, "name-rev": nil,
-	"grep":    {"-O", "--open-files-in-pager"},
-	"help":    nil,
-	"version": nil,
+// Git's read-only subcommands. Their options are too many to list, so
+// for git the check runs the other way, with a bias to asking: every
+// word that starts with "-" (after -- too) is tested against the options
+// that write or run a program, abbreviations included (--outp is
+// --output, --open-files-in is --open-files-in-pager), and a short
+// option cluster against the letters that do (-nO). A word that is not
+// an option is never taken for one, so nothing slips past as a value.
+//
+// What git prints can hold committed secrets: a patch, a blob, a grep
+// of the index or of an old tree. Such a command asks (read-only and
+// ask modes) unless the secret can be ruled out: no file contents are
+// printed (--stat, --name-only, git log without -p), the output is
+// limited to named files that exist and are not secrets (git log -p --
+// src/a.go, git show HEAD:src/a.go), or it reads only the work tree and
+// the index names no secrets file (git diff, git grep).
+
+// gitBadLong are long options that write a file or run a program, for
+// every subcommand (the diff options --output and --ext-diff reach log,
+// show, stash, rev-list and shortlog alike); --help runs man or a
+// browser.
+var gitBadLong = []string{"output", "open-files-in-pager", "ext-diff", "exec", "upload-pack", "receive-pack", "help", "paginate"}
+
+// gitTop are the options git itself takes that change nothing: -C DIR
+// moves where it works, which is then checked like any folder read.
+var gitTop = map[string]bool{"--no-pager": true, "-P": true, "--no-optional-locks": true, "--no-replace-objects": true,
+	"--literal-pathspecs": true, "--glob-pathspecs": true, "--noglob-pathspecs": true, "--icase-pathspecs": true,
+	"--no-advice": true, "--version": true}
+
+// gitContent says what a subcommand prints by default: contents
+// (diff, show), or only names and metadata (log, status).
+type gitContent uint8
+
+const (
+	gitMeta     gitContent = iota // names, hashes, messages
+	gitPatch                      // patches unless --stat, --name-only, -s ...
+	gitGrep                       // lines of files: the work tree, or the index or a tree
+	gitObject                     // cat-file: an object
+	gitFileName                   // blame: lines of the file it names
+)
+
+var gitReaders = map[string]gitContent{
+	"status": gitMeta, "log": gitMeta, "whatchanged": gitMeta, "reflog": gitMeta, "shortlog": gitMeta,
+	"show": gitPatch, "diff": gitPatch, "diff-tree": gitMeta, "diff-index": gitMeta, "diff-files": gitMeta,
+	"blame": gitFileName, "ls-files": gitMeta, "ls-tree": gitMeta, "rev-parse": gitMeta, "rev-list": gitMeta,
+	"describe": gitMeta, "cat-file": gitObject, "merge-base": gitMeta, "name-rev": gitMeta, "grep": gitGrep,
+	"show-ref": gitMeta, "for-each-ref": gitMeta, "count-objects": gitMeta, "check-ignore": gitMeta, "check-attr": gitMeta,
+	"version": gitMeta,
 }
+
+// gitNoPatch are options that print no file contents even where a patch
+// is the default.
+var gitNoPatch = []string{"-s", "--no-patch", "--numstat", "--shortstat", "--name-only", "--name-status", "--raw",
+	"--summary", "--compact-summary", "--quiet", "--exit-code"}
+
+// gitPatchLong are long options that print file contents.
+var gitPatchLong = []string{"patch", "unified", "patch-with-stat", "patch-with-raw", "cc", "dd", "remerge-diff", "diff-merges",
+	"word-diff", "color-words", "function-context", "binary", "check", "textconv"}
 
 // gitListFlags may be given to branch and tag without them creating
 // anything.
 var gitListFlags = []string{"-a", "--all", "-r", "--remotes", "-v", "-vv", "--verbose", "-l", "--list",
 	"--show-current", "--merged", "--no-merged", "--contains", "--no-contains", "--points-at", "--column", "--no-column"}
 
-// gitRO: read-only git subcommands. Options before the subcommand (-c,
-// --exec-path, -C, ...) can run programs or change where git works, so
-// only harmless ones are accepted; every argument must be literal.
-func gitRO(args []Word) (paths, names []Word, why string) {
-	for _, a := range args {
-		if !a.Literal() {
-			return nil, nil, "an argument is computed at run time (" + a.Value + ")"
+// gitBadWord reports the bad option w is, if any.
+func gitBadWord(sub, v string) string {
+	if strings.HasPrefix(v, "--") {
+		name, _, _ := strings.Cut(v[2:], "=")
+		if name == "" {
+			return ""
+		}
+		for _, b := range gitBadLong {
+			if strings.HasPrefix(b, name) {
+				return "--" + b
+			}
+		}
+		return ""
+	}
+	if sub == "grep" && len(v) > 1 && v[0] == '-' && strings.ContainsRune(v[1:], 'O') {
+		return "-O (--open-files-in-pager)"
+	}
+	return ""
+}
+
+// gitPatchWord reports whether v asks for file contents: -p, -u, -U3,
+// --patch, --word-diff=color, -L1,5:f, a cluster such as -sp. A cluster
+// is read up to the first letter that takes a value (-Sfoo, -n5).
+func gitPatchWord(v string) bool {
+	if strings.HasPrefix(v, "--") {
+		name, _, _ := strings.Cut(v[2:], "=")
+		return slices.Contains(gitPatchLong, name) || (len(name) >= 3 && slices.ContainsFunc(gitPatchLong, func(l string) bool {
+			return strings.HasPrefix(l, name) && l != "check" // abbreviations
+		}))
+	}
+	if len(v) < 2 || v[0] != '-' {
+		return false
+	}
+	for _, c := range v[1:] {
+		switch {
+		case strings.ContainsRune("puUWcmL", c):
+			return true
+		case strings.ContainsRune("SGnOlBMCX", c):
+			return false
 		}
 	}
+	return false
+}
+
+// gitRO judges a git command. Every argument must be literal.
+func gitRO(c SimpleCommand) roResult {
+	args := c.Words[1:]
+	for _, a := range args {
+		if !a.Literal() {
+			return notRO("an argument is computed at run time (" + a.Value + ")")
+		}
+	}
+	dir := c.Dir
+	var r roResult
 	i := 0
 	for ; i < len(args) && strings.HasPrefix(args[i].Value, "-"); i++ {
-		switch args[i].Value {
-		case "--no-pager", "-P", "--no-optional-locks", "--no-replace-objects", "--version", "--help":
+		v := args[i].Value
+		switch {
+		case gitTop[v]:
+		case v == "-C" && i+1 < len(args):
+			i++
+			dir = resolveIn(dir, args[i].Value)
+			r.paths = append(r.paths, args[i])
+		case v == "--help":
+			if i == len(args)-1 {
+				return r
+			}
+			return notRO("git --help COMMAND runs man or a browser")
 		default:
-			return nil, nil, "git " + args[i].Value + " can change what git runs"
+			return notRO("git " + v + " can change what git runs")
 		}
 	}
 	if i == len(args) {
-		return nil, nil, ""
+		return r
 	}
 	sub, rest := args[i].Value, args[i+1:]
-	if bad, ok := gitReaders[sub]; ok {
-		sp := roSpec{args: argsPaths, maxOps: -1, bad: bad}
-		paths, names, why = sp.check(rest)
-		// rev:path names a file too (git show HEAD:.env).
-		for _, p := range paths {
-			if _, after, ok := strings.Cut(p.Value, ":"); ok && after != "" {
-				names = append(names, Word{Value: after, Known: true})
-			}
+	for _, a := range rest {
+		if b := gitBadWord(sub, a.Value); b != "" {
+			return notRO("git " + sub + " " + a.Value + " is " + b + ", which writes a file or runs a program")
 		}
-		// Revisions and pathspecs look alike; only the names matter.
-		return nil, append(names, paths...), why
+	}
+	if kind, ok := gitReaders[sub]; ok {
+		return gitRead(c, dir, sub, kind, rest, r)
 	}
 	first := ""
 	if len(rest) > 0 {
 		first = rest[0].Value
 	}
 	switch sub {
+	case "help":
+		if len(rest) == 0 || (len(rest) == 1 && (first == "-a" || first == "--all" || first == "-g" || first == "--guides")) {
+			return r
+		}
+		return notRO("git help COMMAND runs man or a browser")
 	case "branch", "tag":
 		listing := false
 		for _, a := range rest {
@@ -69,41 +176,343 @@ func gitRO(args []Word) (paths, names []Word, why string) {
 			case slices.Contains(gitListFlags, v) || strings.HasPrefix(v, "--sort=") || strings.HasPrefix(v, "--format=") ||
 				strings.HasPrefix(v, "--contains=") || strings.HasPrefix(v, "--merged=") || strings.HasPrefix(v, "--points-at="):
 			case strings.HasPrefix(v, "-"):
-				return nil, nil, "git " + sub + " " + v + " may change the repository"
+				return notRO("git " + sub + " " + v + " may change the repository")
 			default:
 				if !listing {
-					return nil, nil, "git " + sub + " NAME creates or changes a " + sub
+					return notRO("git " + sub + " NAME creates or changes a " + sub)
 				}
 			}
 		}
-		return nil, nil, ""
+		return r
 	case "remote":
-		if len(rest) == 0 || (len(rest) == 1 && (first == "-v" || first == "--verbose")) || (len(rest) == 2 && first == "get-url") {
-			return nil, nil, ""
+		if len(rest) == 0 {
+			return r
 		}
-	case "stash", "worktree":
-		if first == "list" || (sub == "stash" && first == "show") {
-			return nil, nil, ""
+		if (len(rest) == 1 && (first == "-v" || first == "--verbose")) || (len(rest) == 2 && first == "get-url") {
+			if gitConfigHolds(dir, gitCredentials()) {
+				r.asks = append(r.asks, "prints the remotes' URLs, and one holds a user name or token")
+			}
+			return r
+		}
+	case "stash":
+		if first == "list" || first == "show" {
+			content := first == "show" && slices.ContainsFunc(rest[1:], func(a Word) bool { return gitPatchWord(a.Value) })
+			content = content || (first == "list" && slices.ContainsFunc(rest[1:], func(a Word) bool { return gitPatchWord(a.Value) }))
+			if content {
+				r.asks = append(r.asks, "prints file contents from a stash, where secrets may be")
+			}
+			return r
+		}
+	case "worktree":
+		if first == "list" {
+			return r
 		}
 	case "config":
-		if first == "get" || first == "list" {
-			return nil, nil, ""
-		}
-		reads := false
-		for _, a := range rest {
-			switch a.Value {
-			case "--get", "--get-all", "--get-regexp", "--list", "-l", "--show-origin", "--show-scope", "--null", "-z",
-				"--global", "--local", "--system", "--name-only", "--includes", "--no-includes":
-				reads = reads || strings.HasPrefix(a.Value, "--get") || a.Value == "--list" || a.Value == "-l"
-			default:
-				if strings.HasPrefix(a.Value, "-") {
-					return nil, nil, "git config " + a.Value + " may change the configuration"
-				}
-			}
-		}
-		if reads {
-			return nil, nil, ""
+		return gitConfigRO(dir, rest, r)
+	}
+	return notRO("git " + sub + " may change the repository or the network state")
+}
+
+// gitConfigRO: reading one key is fine unless it may hold a token;
+// listing the configuration asks, as an environment dump does.
+func gitConfigRO(dir string, rest []Word, r roResult) roResult {
+	var keys []string
+	reads, lists := false, false
+	for k, a := range rest {
+		v := a.Value
+		switch {
+		case k == 0 && v == "get":
+			reads = true
+		case k == 0 && v == "list":
+			lists = true
+		case v == "--get" || v == "--get-all":
+			reads = true
+		case v == "--get-regexp" || v == "--list" || v == "-l" || v == "--all" || v == "--regexp" || strings.HasPrefix(v, "--regexp="):
+			reads, lists = true, true
+		case slices.Contains([]string{"--show-origin", "--show-scope", "--null", "-z", "--global", "--local", "--system",
+			"--name-only", "--includes", "--no-includes"}, v):
+		case strings.HasPrefix(v, "-"):
+			return notRO("git config " + v + " may change the configuration")
+		default:
+			keys = append(keys, v)
 		}
 	}
-	return nil, nil, "git " + sub + " may change the repository or the network state"
+	if !reads && !lists {
+		return notRO("git config may change the configuration")
+	}
+	switch {
+	case lists:
+		r.asks = append(r.asks, "prints git's configuration, which may hold tokens")
+	case slices.ContainsFunc(keys, func(k string) bool { return gitSecretKey().MatchString(k) }):
+		r.asks = append(r.asks, "prints a git setting that may hold a token")
+	}
+	return r
+}
+
+var gitSecretKey = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(url|token|password|secret|extraheader|credential|cookie|proxy|key)`)
+})
+
+var gitCredentials = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(://[^\s/@]+@|extraheader|^\s*\[credential)`)
+})
+
+// gitConfigHolds reports whether the repository's config (around dir)
+// matches re, or cannot be read (so nothing can be ruled out).
+func gitConfigHolds(dir string, re *regexp.Regexp) bool {
+	gd := gitDirOf(dir)
+	if gd == "" {
+		return dir == ""
+	}
+	b, err := os.ReadFile(filepath.Join(gd, "config"))
+	if err != nil {
+		return !os.IsNotExist(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if re.MatchString(l) {
+			return true
+		}
+	}
+	return false
+}
+
+// gitPatchable are the subcommands that print patches when asked (-p).
+var gitPatchable = map[string]bool{"log": true, "whatchanged": true, "reflog": true, "show": true, "diff": true,
+	"diff-tree": true, "diff-index": true, "diff-files": true}
+
+// gitValued are options that always take the next word as their value,
+// so it is neither a revision nor a path (only ones that never take an
+// attached-only value: misreading one would hide a revision).
+var gitValued = map[string][]string{
+	"grep": {"-A", "-B", "-C", "-m", "-e", "--max-depth", "--threads", "--context", "--after-context", "--before-context", "--max-count"},
+	"*": {"-n", "--max-count", "--skip", "--since", "--after", "--until", "--before", "--author", "--committer", "--grep",
+		"-S", "-G", "--diff-filter", "--word-diff-regex", "--find-object", "--anchored", "-I", "--ignore-matching-lines"},
+}
+
+// gitPathValued are options whose value is a file git reads.
+var gitPathValued = map[string][]string{
+	"grep":  {"-f", "--exclude-from"},
+	"blame": {"--contents", "--ignore-revs-file", "-S"},
+	"*":     {"-O", "--orderfile"},
+}
+
+// gitRead judges a reading subcommand: what it prints, and whether
+// secrets could be in it.
+func gitRead(c SimpleCommand, dir, sub string, kind gitContent, rest []Word, r roResult) roResult {
+	patch, noPatch := false, false
+	var ops, afterDash []Word // operands: revisions and paths
+	var named []string        // files whose content alone is printed: rev:path, -L ...:path
+	cached, noIndex, untracked, dashdash, patternGiven := false, false, false, false, false
+	in := func(m map[string][]string, v string) bool {
+		return slices.Contains(m[sub], v) || slices.Contains(m["*"], v)
+	}
+	for k := 0; k < len(rest); k++ {
+		a := rest[k]
+		v := a.Value
+		if dashdash {
+			afterDash = append(afterDash, a)
+			continue
+		}
+		switch {
+		case v == "--":
+			dashdash = true
+			continue
+		case !strings.HasPrefix(v, "-") || v == "-":
+			ops = append(ops, a)
+			continue
+		}
+		name, val, eq := strings.Cut(v, "=")
+		switch {
+		case slices.Contains(gitNoPatch, v) || strings.HasPrefix(v, "--stat") || strings.HasPrefix(v, "--dirstat"):
+			noPatch = true
+		case name == "--cached" || name == "--staged":
+			cached = true
+		case name == "--no-index":
+			noIndex = true
+		case name == "--untracked":
+			untracked = true
+		case sub == "status" && (v == "-v" || v == "-vv" || v == "--verbose"):
+			patch = true
+		case strings.HasPrefix(v, "-L") && gitPatchable[sub]:
+			// -L start,end:FILE prints the history of FILE only.
+			l := strings.TrimPrefix(strings.TrimPrefix(v, "-L"), "=")
+			if l == "" && k+1 < len(rest) {
+				k++
+				l = rest[k].Value
+			}
+			if i := strings.LastIndexByte(l, ':'); i >= 0 && l[i+1:] != "" {
+				named = append(named, l[i+1:])
+				r.names = append(r.names, Word{Value: l[i+1:], Known: true})
+			}
+			patch = true
+			continue
+		case in(gitPathValued, name):
+			if eq {
+				r.paths = append(r.paths, Word{Value: val, Known: true})
+			} else if k+1 < len(rest) {
+				k++
+				r.paths = append(r.paths, rest[k])
+			}
+			patternGiven = patternGiven || name == "-f"
+			continue
+		case in(gitValued, name):
+			patternGiven = patternGiven || name == "-e"
+			if eq {
+				r.names = append(r.names, Word{Value: val, Known: true})
+			} else if k+1 < len(rest) {
+				k++
+				r.names = append(r.names, rest[k])
+			}
+			continue
+		case eq:
+			r.names = append(r.names, Word{Value: val, Known: true})
+		}
+		if gitPatchable[sub] && gitPatchWord(v) {
+			patch = true
+		}
+	}
+	if sub == "grep" && !patternGiven && len(ops) > 0 {
+		ops = ops[1:] // the pattern
+	}
+	// rev:path names a file in a tree (git show HEAD:.env): its content
+	// only. Operands that exist on disk are paths; the rest revisions.
+	var revs, paths []Word
+	for _, o := range ops {
+		if _, p, ok := strings.Cut(o.Value, ":"); ok && !strings.HasPrefix(o.Value, ":/") {
+			r.names = append(r.names, Word{Value: p, Known: true})
+			if p != "" {
+				named = append(named, p)
+			}
+			continue
+		}
+		if abs := resolveIn(dir, o.Value); abs != "" {
+			if _, err := os.Lstat(abs); err == nil {
+				paths = append(paths, o)
+				continue
+			}
+		}
+		revs = append(revs, o)
+	}
+	paths = append(paths, afterDash...)
+	// Every path and revision is also a name (git log -- .env), and a
+	// path is a read (git diff --no-index /outside/file /dev/null).
+	r.names = append(r.names, paths...)
+	r.names = append(r.names, revs...)
+	r.paths = append(r.paths, paths...)
+
+	var prints bool
+	switch kind {
+	case gitPatch:
+		prints = patch || !noPatch
+	case gitMeta:
+		prints = patch
+	case gitGrep:
+		prints = true
+	case gitObject:
+		prints = slices.ContainsFunc(rest, func(a Word) bool {
+			return slices.Contains([]string{"-p", "blob", "tree", "commit", "tag", "--textconv", "--filters"}, a.Value)
+		})
+		if slices.ContainsFunc(rest, func(a Word) bool { return strings.HasPrefix(a.Value, "--batch") && a.Value != "--batch-check" }) {
+			prints = true
+			revs = append(revs, Word{Value: "(objects named on stdin)", Known: true})
+		}
+	case gitFileName:
+		return r // blame FILE prints FILE only, and its name is screened
+	}
+	if !prints {
+		return r
+	}
+	if noIndex || (sub == "diff" && gitDirOf(dir) == "") {
+		// Files on disk, named or under named folders: the paths are
+		// checked as reads, folders as a search.
+		r.search = true
+		return r
+	}
+	limited := len(named) > 0 && len(revs) == 0 && len(paths) == 0
+	if len(paths) > 0 {
+		limited = true
+		for _, p := range paths {
+			abs := resolveIn(dir, p.Value)
+			fi, err := os.Stat(abs)
+			if abs == "" || err != nil || !fi.Mode().IsRegular() || isSecret(abs) || strings.ContainsAny(p.Value, "*?[") || strings.HasPrefix(p.Value, ":") {
+				limited = false
+			}
+		}
+	}
+	objects := true
+	switch sub {
+	case "diff":
+		objects = len(revs) > 0 || cached
+	case "diff-files":
+		objects = false
+	case "grep":
+		objects = len(revs) > 0
+		r.search = untracked // untracked files on disk too
+	}
+	switch {
+	case limited:
+	case objects:
+		r.asks = append(r.asks, "prints file contents from git's history, where committed secrets may be; "+
+			"limit it to files (-- FILE) or print names only (--stat)")
+	default:
+		// The work tree or the index: tracked files only.
+		if why := indexSecrets(dir); why != "" {
+			r.asks = append(r.asks, "prints tracked files' contents, and git's index "+why)
+		}
+	}
+	return r
+}
+
+// gitDirOf finds the .git folder of the repository dir is in, following
+// a .git file (worktrees, submodules); "" when there is none.
+func gitDirOf(dir string) string {
+	for d := dir; d != ""; {
+		p := filepath.Join(d, ".git")
+		if fi, err := os.Stat(p); err == nil {
+			if fi.IsDir() {
+				return p
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return ""
+			}
+			g, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
+			if !ok {
+				return ""
+			}
+			g = strings.TrimSpace(g)
+			if !filepath.IsAbs(g) {
+				g = filepath.Join(d, g)
+			}
+			return g
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return ""
+		}
+		d = parent
+	}
+	return ""
+}
+
+// indexSecrets says why the index of dir's repository may hold a
+// secrets file ("" when it names none).
+func indexSecrets(dir string) string {
+	gd := gitDirOf(dir)
+	if gd == "" {
+		return ""
+	}
+	names, err := indexNames(filepath.Join(gd, "index"))
+	switch {
+	case os.IsNotExist(err):
+		return ""
+	case err != nil:
+		return "could not be read to check for secrets files (" + err.Error() + ")"
+	}
+	for _, n := range names {
+		if isSecret(n) {
+			return "tracks " + n + ", a secrets file"
+		}
+	}
+	return ""
 }

@@ -55,9 +55,12 @@ type item struct {
 	// and args the literal arguments as paths, for deny and ask rules.
 	variants [][]Word
 	args     []string
-	abs      string // kindPath; "" when computed at run time
-	rel      string // kindPath; "" when outside the workspace
-	raw      string // kindRaw
+	// hidden says why some of what the command runs cannot be known (a
+	// pipe into sh): deny and ask rules cannot be checked on it.
+	hidden string
+	abs    string // kindPath; "" when computed at run time
+	rel    string // kindPath; "" when outside the workspace
+	raw    string // kindRaw
 	// scope is what an Always answer remembers; nil when none fits.
 	scope *Rule
 }
@@ -160,6 +163,7 @@ func (p *Policy) commandItems(toolName, line string) []item {
 	for _, c := range sc.Commands {
 		out = append(out, p.simpleItems(toolName, c)...)
 	}
+	out = append(out, p.varItems(sc)...)
 	for _, r := range sc.Redirects {
 		abs := ""
 		if r.Target.Literal() {
@@ -171,29 +175,59 @@ func (p *Policy) commandItems(toolName, line string) []item {
 }
 
 // dangerousVars change what later commands run or where they work;
-// setting one makes the line need approval.
+// setting one makes the line need approval. XDG_CONFIG_HOME moves git's
+// configuration; GCONV_PATH and LOCPATH load code into any program.
 var dangerousVars = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(PATH|CDPATH|HOME|IFS|ENV|BASH_ENV|BASHOPTS|SHELLOPTS|PS4|PROMPT_COMMAND|GLOBIGNORE|PAGER|MANPAGER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|RIPGREP_CONFIG_PATH|GREP_OPTIONS|BASH_XTRACEFD|LD_.*|DYLD_.*|GIT_.*|BASH_FUNC_.*)$`)
+	return regexp.MustCompile(`^(PATH|CDPATH|HOME|IFS|ENV|BASH_ENV|BASHOPTS|SHELLOPTS|PS4|PROMPT_COMMAND|GLOBIGNORE|PAGER|MANPAGER|EDITOR|VISUAL|` +
+		`LESSOPEN|LESSCLOSE|RIPGREP_CONFIG_PATH|GREP_OPTIONS|BASH_XTRACEFD|LD_.*|DYLD_.*|GIT_.*|BASH_FUNC_.*|XDG_.*|GCONV_PATH|` +
+		`LOCPATH|NLSPATH|GLIBC_TUNABLES|POSIXLY_CORRECT|TMPDIR|BASH_LOADABLES_PATH|EXECIGNORE|FIGNORE|HISTFILE|INPUTRC|TERMINFO.*)$`)
 })
+
+// secretVars are variable names that likely hold a secret; expanding
+// one prints it as surely as cat .env does.
+var secretVars = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(KEY|TOKEN|SECRET|PASSW|PASSPHRASE|CREDENTIAL|COOKIE|SESSION|PRIVATE|AUTH)`)
+})
+
+// varItems judge what the line does with variables beyond its simple
+// commands: assignments by ${X:=v}, arithmetic or a for loop, arithmetic
+// evaluating a variable's value (which can assign any variable), and
+// expansions of variables that may hold secrets.
+func (p *Policy) varItems(sc Script) []item {
+	var out []item
+	for _, n := range dedupe(sc.Sets) {
+		if n == "" || dangerousVars().MatchString(n) {
+			out = append(out, item{kind: kindTool, level: levelWrite, what: "sets " + n + ", which changes what later commands do"})
+		}
+	}
+	if len(sc.Arith) > 0 {
+		out = append(out, item{kind: kindTool, level: levelWrite,
+			what: "evaluates " + sc.Arith[0] + " as arithmetic, which can assign any variable (PATH included)"})
+	}
+	for _, n := range dedupe(sc.Params) {
+		switch {
+		case n == "!":
+			out = append(out, item{kind: kindPath, level: levelSensitive, what: "expands a variable named at run time (${!name}), which may hold a secret"})
+		case secretVars().MatchString(n) && !p.knownVar(n):
+			out = append(out, item{kind: kindPath, level: levelSensitive, what: "expands $" + n + ", which may hold a secret"})
+		}
+	}
+	return out
+}
+
+func (p *Policy) knownVar(n string) bool {
+	_, ok := p.vars[n]
+	return ok
+}
 
 func (p *Policy) simpleItems(toolName string, c SimpleCommand) []item {
 	if len(c.Words) == 0 || c.Decl != "" {
-		for _, w := range c.Words { // declaration flags
-			if w.Known && strings.HasPrefix(w.Value, "-") && !strings.ContainsRune(w.Value, 'n') {
-				continue
-			}
-			return []item{{kind: kindTool, level: levelWrite, what: "runs `" + c.Decl + " " + render(c.Words) + "`"}}
-		}
-		for _, n := range c.Assigns {
-			if dangerousVars().MatchString(n) {
-				return []item{{kind: kindTool, level: levelWrite, what: "sets " + n + ", which changes what later commands do"}}
-			}
-		}
-		return nil
+		return p.declItems(c)
 	}
-	paths, names, why := checkReadOnly(c)
+	ro := checkReadOnly(c)
+	u := p.variants(c, 0)
 	it := item{kind: kindCommand, words: c.Words, what: "runs `" + render(c.Words) + "`", scope: commandScope(toolName, c.Words),
-		variants: p.variants(c.Words, 0)}
+		variants: u.variants, hidden: u.hidden}
 	for _, w := range c.Words[1:] {
 		if w.Literal() && !strings.HasPrefix(w.Value, "-") {
 			if abs := resolveIn(c.Dir, w.Value); abs != "" {
@@ -201,25 +235,28 @@ func (p *Policy) simpleItems(toolName string, c SimpleCommand) []item {
 			}
 		}
 	}
-	if why != "" {
+	if ro.why != "" {
 		it.level = levelWrite
-		return []item{it}
+		return append([]item{it}, p.protectedItems(toolName, c)...)
 	}
 	it.level, it.why = levelRead, "read-only command"
 	out := []item{it}
+	for _, why := range ro.asks {
+		out = append(out, item{kind: kindPath, level: levelSensitive, what: "runs `" + render(c.Words) + "`, which " + why})
+	}
 	// A reader with no file operands reads where it runs (ls, rg).
-	if len(paths) == 0 && readsDir(c) && p.where(c.Dir) != placeInside {
+	if len(ro.paths) == 0 && readsDir(c) && p.where(c.Dir) != placeInside {
 		show := c.Dir
 		if show == "" {
 			show = "a folder computed at run time"
 		}
 		out = append(out, item{kind: kindPath, abs: c.Dir, level: levelSensitive, what: "reads " + show + ", outside the workspace"})
 	}
-	for _, w := range paths {
+	for _, w := range ro.paths {
 		out = append(out, p.readItems(toolName, w, c.Dir)...)
 	}
-	out = append(out, p.searchItems(c, paths)...)
-	for _, w := range names {
+	out = append(out, p.searchItems(c, ro)...)
+	for _, w := range ro.names {
 		if w.Known && isSecret(w.Value) {
 			abs := resolveIn(c.Dir, w.Value)
 			if abs == "" {
@@ -233,6 +270,40 @@ func (p *Policy) simpleItems(toolName string, c SimpleCommand) []item {
 		}
 	}
 	return out
+}
+
+// declItems judges a bare assignment or a declaration (export, declare,
+// local, readonly, typeset): one that sets a variable changing what
+// later commands run needs approval; one that prints variables (export
+// -p, declare -p, a bare declare) is an environment dump and asks.
+func (p *Policy) declItems(c SimpleCommand) []item {
+	prints := c.Decl != "" && len(c.Assigns) == 0
+	for _, w := range c.Words { // declaration flags
+		switch {
+		case !w.Known || !strings.HasPrefix(w.Value, "-") && !strings.HasPrefix(w.Value, "+"):
+			return []item{{kind: kindTool, level: levelWrite, what: "runs `" + c.Decl + " " + render(c.Words) + "`"}}
+		case strings.ContainsRune(w.Value, 'n') && strings.HasPrefix(w.Value, "-"):
+			// -n makes a name reference: any variable, PATH included.
+			return []item{{kind: kindTool, level: levelWrite, what: "runs `" + c.Decl + " " + render(c.Words) + "`"}}
+		case strings.ContainsRune(w.Value, 'i') && strings.HasPrefix(w.Value, "-"):
+			// -i evaluates what is assigned as arithmetic, which can
+			// assign any variable.
+			return []item{{kind: kindTool, level: levelWrite, what: "runs `" + c.Decl + " " + render(c.Words) + "`, whose integer variables evaluate arithmetic"}}
+		case strings.ContainsRune(w.Value, 'p'):
+			prints = true
+		case strings.ContainsAny(w.Value, "fF"):
+			prints = false // functions, not variables
+		}
+	}
+	if prints {
+		return []item{{kind: kindPath, level: levelSensitive, what: "runs `" + strings.TrimSpace(c.Decl+" "+render(c.Words)) + "`, which " + envDump}}
+	}
+	for _, n := range c.Assigns {
+		if dangerousVars().MatchString(n) {
+			return []item{{kind: kindTool, level: levelWrite, what: "sets " + n + ", which changes what later commands do"}}
+		}
+	}
+	return nil
 }
 
 // readsDir reports whether c is a reader that, without file operands,
@@ -271,8 +342,8 @@ func (b budgetFS) ReadDir(name string) ([]fs.DirEntry, error) {
 // readItems checks one file argument of a read-only command.
 func (p *Policy) readItems(toolName string, w Word, dir string) []item {
 	switch {
-	case w.Known && w.Value == "-":
-		return nil // stdin
+	case w.Known && w.Value == "-", isProcSubst(w):
+		return nil // stdin, or a pipe from a command judged on its own
 	case !w.Known:
 		return []item{{kind: kindPath, level: levelSensitive, what: "reads files named at run time (" + w.Value + ")"}}
 	case !w.Glob:

@@ -92,9 +92,13 @@ func within(dir, abs string) bool {
 func isSecret(p string) bool { return tool.IsSecret(p) }
 
 // protected are workspace files whose change would grant the agent more
-// than the user did: godwit's own rules, and git hooks and config, which
-// run programs later as the user. Writing them asks in every mode.
-var protected = []string{".godwit/rules.yaml", ".godwit/rules.yml", "**/.git/config", "**/.git/hooks/**", ".git/hooks"}
+// than the user did: godwit's own rules, the project's MCP servers, and
+// git hooks and config, which run programs later as the user (a .git
+// file or folder replaced whole points git at other ones). Writing them
+// asks in every mode.
+var protected = []string{".godwit/rules.yaml", ".godwit/rules.yml", ".mcp.json", "**/.git", "**/.git/config", "**/.git/config.worktree",
+	"**/.git/commondir", "**/.git/hooks", "**/.git/hooks/**", "**/.git/modules/**/config", "**/.git/modules/**/hooks/**",
+	"**/.git/worktrees/*/config.worktree"}
 
 func (p *Policy) isProtected(abs string) bool {
 	if !within(p.root, abs) {

@@ -172,7 +172,15 @@ func (p *Policy) Approve(ctx context.Context, req tool.ApprovalRequest) (tool.De
 	var denied, readOnly, asked []string
 	var allowed string
 	var scopes []*Rule
+	// A call none of whose items writes or runs more than a reader runs
+	// confined to reading, in every mode: the sandbox enforces what the
+	// analysis concluded, so a mistake in the read-only list cannot
+	// write or reach the network.
+	confine := tool.ConfineReadOnly
 	for _, it := range p.items(req.Tool, req.Access) {
+		if it.level >= levelWrite {
+			confine = tool.ConfineSession
+		}
 		j := p.judge(req.Tool, it)
 		switch {
 		case j.readOnly:
@@ -194,12 +202,16 @@ func (p *Policy) Approve(ctx context.Context, req tool.ApprovalRequest) (tool.De
 	case len(denied) > 0:
 		return tool.Decision{Reason: strings.Join(dedupe(denied), "; ")}, nil
 	case len(asked) > 0:
-		return p.ask(ctx, req, dedupe(asked), scopes)
+		d, err := p.ask(ctx, req, dedupe(asked), scopes)
+		if d.Allow {
+			d.Confine = confine
+		}
+		return d, err
 	}
 	if allowed == "" {
 		allowed = "nothing in it needs approval"
 	}
-	return tool.Decision{Allow: true, Reason: allowed}, nil
+	return tool.Decision{Allow: true, Reason: allowed, Confine: confine}, nil
 }
 
 // NeedsApproval reports whether a call that does not mutate (a read)
@@ -233,6 +245,9 @@ func (p *Policy) judge(toolName string, it item) judgement {
 	if p.mode == ReadOnly && it.level >= levelWrite {
 		return judgement{deny, it.what, true}
 	}
+	if it.hidden != "" && p.commandRules() {
+		return judgement{ask, fmt.Sprintf("%s: %s, so the deny and ask rules cannot be checked on it", it.what, it.hidden), false}
+	}
 	if p.remembered(toolName, it) {
 		return judgement{allow, "approved for this session", false}
 	}
@@ -253,6 +268,16 @@ func (p *Policy) judge(toolName string, it item) judgement {
 		return judgement{allow, "--yes", false}
 	}
 	return judgement{ask, it.what, false}
+}
+
+// commandRules reports whether a deny or ask rule looks at commands.
+func (p *Policy) commandRules() bool {
+	for _, r := range append(p.rules.Deny[:len(p.rules.Deny):len(p.rules.Deny)], p.rules.Ask...) {
+		if (r.Command != "" || r.Path != "" || r.Tool == "") && r.matchTool("shell_exec") {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *Policy) match(rules []Rule, toolName string, it item, pessimistic bool) (Rule, bool) {
@@ -321,7 +346,7 @@ func (p *Policy) remembered(toolName string, it item) bool {
 func (p *Policy) ask(ctx context.Context, req tool.ApprovalRequest, reasons []string, scopes []*Rule) (tool.Decision, error) {
 	if p.prompter == nil {
 		return tool.Decision{Reason: "needs the user's approval (" + strings.Join(reasons, "; ") +
-			"), but no one can be asked here. The user can allow it with a rule in .godwit/rules.yaml, or run godwit interactively with --allow-write"}, nil
+			"), but no one can be asked here. The user can allow it with a rule in $GODWIT_HOME/rules.yaml (~/.godwit/rules.yaml), or run godwit interactively with --allow-write"}, nil
 	}
 	q := Question{Tool: req.Tool, Summary: req.Access.Summary, Preview: req.Access.Preview, Reasons: reasons}
 	if q.Summary == "" {

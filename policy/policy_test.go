@@ -145,13 +145,13 @@ func TestCommands(t *testing.T) {
 		{"pwd", "AAA"},
 		{"git status", "AAA"},
 		{"git log --oneline -5", "AAA"},
-		{"git diff HEAD~1 -- src", "AAA"},
+		{"git diff HEAD~1 -- src/a.go", "AAA"},
 		{"git branch", "AAA"},
 		{"go version", "AAA"},
 		{"sort README.md", "AAA"},
 		{"cat src/*", "AAA"},
 		{"command -v go", "AAA"},
-		{"env", "AAA"},
+		{"env", "QQA"}, // the environment may hold keys
 		{"cd src && cat a.go", "AAA"},
 		{"if true; then ls; fi", "AAA"},
 		{"time ls", "AAA"},
@@ -205,7 +205,7 @@ func TestCommands(t *testing.T) {
 		{"git push", "DQA"},
 		{"git branch new", "DQA"},
 		{"git diff --output=x", "DQA"},
-		{"git -c core.pager=sh log", "DQA"},
+		{"git -c core.pager=sh log", "DQQ"}, // a setting that runs a program asks in every mode
 		{"find . -name x -delete", "DQA"},
 		{"find . -exec rm {} \\;", "DQA"},
 		{`find . -name "$X"`, "DQA"},
@@ -242,6 +242,7 @@ func TestCommands(t *testing.T) {
 		{"cat < .env", "QQA"},
 		{"cat *.pem", "QQA"},
 		{"git show HEAD:.env", "QQA"},
+		{"git diff HEAD~1 -- src", "QQA"}, // src/.env may be in the history
 		{"cat $(echo .env)", "QQA"},
 		{"cat /etc/passwd", "QQA"},
 		{"cat link/secret.txt", "QQA"},
@@ -535,15 +536,78 @@ func TestLoadRulesMerges(t *testing.T) {
 	ws := filepath.Join(dir, "ws.yaml")
 	mustDo(t, os.WriteFile(home, []byte("allow:\n  - command: make *\nsandbox:\n  network: false\n  writable: [~/.cache]\n"), 0o644))
 	mustDo(t, os.WriteFile(ws, []byte("deny:\n  - command: make deploy\nsandbox:\n  network: true\n"), 0o644))
-	r, err := LoadRules(home, ws, filepath.Join(dir, "missing.yaml"))
+	r, err := LoadRules(home, ws)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.Allow) != 1 || len(r.Deny) != 1 || r.Sandbox.Network == nil || !*r.Sandbox.Network || len(r.Sandbox.Writable) != 1 {
+	// The workspace's network: true cannot turn the network on.
+	if len(r.Allow) != 1 || len(r.Deny) != 1 || r.Sandbox.Network == nil || *r.Sandbox.Network || len(r.Sandbox.Writable) != 1 {
 		t.Errorf("got %+v", r)
 	}
 	if !strings.Contains(r.Deny[0].source, "ws.yaml") {
 		t.Errorf("source %q", r.Deny[0].source)
+	}
+	if len(r.Ignored) != 1 || !strings.Contains(r.Ignored[0], "ws.yaml") || !strings.Contains(r.Ignored[0], "sandbox.network: true") {
+		t.Errorf("warnings %q", r.Ignored)
+	}
+	if r, err := LoadRules(filepath.Join(dir, "missing.yaml"), ""); err != nil || len(r.Allow)+len(r.Deny)+len(r.Ignored) != 0 {
+		t.Errorf("missing files: %+v %v", r, err)
+	}
+}
+
+// TestWorkspaceRulesOnlyNarrow: class 7 of issue 15. A repository's
+// .godwit/rules.yaml adds deny and ask rules; what would widen is
+// ignored, with one warning per key naming the file.
+func TestWorkspaceRulesOnlyNarrow(t *testing.T) {
+	e := newEnv(t)
+	user := filepath.Join(e.home, "rules.yaml")
+	ws := filepath.Join(e.root, ".godwit", "rules.yaml")
+	mustDo(t, os.MkdirAll(filepath.Dir(ws), 0o755))
+	mustDo(t, os.WriteFile(user, []byte("allow:\n  - command: make *\nsandbox:\n  writable: [~/.cache]\n"), 0o644))
+	mustDo(t, os.WriteFile(ws, []byte(`allow:
+  - command: rm *
+  - command: curl *
+ask:
+  - command: git push *
+deny:
+  - command: make deploy
+sandbox:
+  writable: [/tmp, ~/.ssh]
+  network: true
+`), 0o644))
+	r, err := LoadRules(user, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Ignored) != 3 {
+		t.Fatalf("want one warning each for allow, sandbox.writable and sandbox.network: %q", r.Ignored)
+	}
+	for i, key := range []string{"allow (2 rule(s), first: command rm *)", "sandbox.writable /tmp, ~/.ssh", "sandbox.network: true"} {
+		if !strings.Contains(r.Ignored[i], ws) || !strings.Contains(r.Ignored[i], key) || !strings.Contains(r.Ignored[i], user) {
+			t.Errorf("warning %d: %q lacks the file, the key %q or where to put it", i, r.Ignored[i], key)
+		}
+	}
+	if r.Sandbox.Network != nil || len(r.Sandbox.Writable) != 1 || r.Sandbox.Writable[0] != "~/.cache" {
+		t.Errorf("sandbox %+v", r.Sandbox)
+	}
+	p, err := New(Options{Mode: Ask, Workspace: e.root, Rules: r, Prompter: &recorder{}, Home: e.home, Shell: "bash"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := p.Writable(); len(w) != 1 || !strings.HasSuffix(w[0], ".cache") {
+		t.Errorf("writable %q: the repository's folders must not be there", w)
+	}
+	rec := &recorder{answer: Answer{Choice: No}}
+	p.prompter = rec
+	for cmd, want := range map[string]string{"rm x": "Q", "make test": "A", "make deploy": "D", "git push origin": "Q"} {
+		if got, d := outcome(t, p, rec, shellReq(cmd)); got != want {
+			t.Errorf("%s: got %s, want %s (%s)", cmd, got, want, d.Reason)
+		}
+	}
+	// network: false in the workspace narrows.
+	mustDo(t, os.WriteFile(ws, []byte("sandbox:\n  network: false\n"), 0o644))
+	if r, _ := LoadRules(user, ws); r.Sandbox.Network == nil || *r.Sandbox.Network || len(r.Ignored) != 0 {
+		t.Errorf("network: false must be kept: %+v", r)
 	}
 }
 
@@ -702,7 +766,11 @@ func TestSearchScope(t *testing.T) {
 		{"grep --recursive x", true, false},
 		{"grep --directories=recurse x", true, false},
 		{"grep -n x a.go", false, false},
-		{"grep -e -r a.go", true, false}, // conservative: -e's value is read as flags
+		{"grep -e -r a.go", false, false}, // -r is -e's value, the pattern
+		{"grep -d recurse x", true, false},
+		{"grep --directories=rec x", true, false},
+		{"grep -rd skip x", true, false},
+		{"grep -d read x", false, false},
 		{"rg x", true, true},
 		{"rg --hidden x", true, false},
 		{"rg -uu x", true, false},
@@ -714,7 +782,7 @@ func TestSearchScope(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rec, skips := searchScope(sc.Commands[0])
+		rec, skips, _ := searchScope(sc.Commands[0])
 		if rec != tc.recursive || skips != tc.skips {
 			t.Errorf("%q: recursive %v, skips hidden %v; want %v, %v", tc.line, rec, skips, tc.recursive, tc.skips)
 		}
@@ -732,11 +800,12 @@ func TestSecretsUnder(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, err := secretsUnder(dir, false)
+	p := &Policy{root: dir}
+	got, err := p.secretsUnder(dir, false, false)
 	if err != nil || strings.Join(got, ",") != "deep/x/id_rsa,sub/.env" {
 		t.Errorf("secretsUnder = %q, %v", got, err)
 	}
-	got, _ = secretsUnder(dir, true)
+	got, _ = p.secretsUnder(dir, true, false)
 	if strings.Join(got, ",") != "deep/x/id_rsa" {
 		t.Errorf("skipping hidden = %q, want the dotfile left out", got)
 	}

@@ -86,33 +86,75 @@ type Rules struct {
 		// leaves the mode's default.
 		Network *bool `yaml:"network"`
 	} `yaml:"sandbox"`
+	// Ignored are warnings about what a workspace rules file tried to
+	// widen, one per key (see LoadRules); the caller shows them.
+	Ignored []string `yaml:"-"`
 }
 
-// LoadRules reads and merges rules files in order; a file that does not
-// exist is skipped. A later file's sandbox.network wins.
-func LoadRules(files ...string) (*Rules, error) {
+// LoadRules reads the user's rules file ($GODWIT_HOME/rules.yaml), which
+// has full power, and the workspace's (.godwit/rules.yaml), which can
+// only narrow what is allowed: it comes with the repository, so a cloned
+// repository must not be able to allow itself anything. From the
+// workspace's file, deny and ask rules and sandbox.network: false are
+// taken; allow rules, sandbox.writable and sandbox.network: true are
+// ignored, each with one warning in Rules.Ignored naming the file and the
+// key. A file that does not exist is skipped; either name may be "".
+func LoadRules(user, workspace string) (*Rules, error) {
 	out := &Rules{}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("policy: reading rules: %w", err)
-		}
-		r, err := ParseRules(b, f)
-		if err != nil {
-			return nil, err
-		}
-		out.Allow = append(out.Allow, r.Allow...)
-		out.Ask = append(out.Ask, r.Ask...)
-		out.Deny = append(out.Deny, r.Deny...)
-		out.Sandbox.Writable = append(out.Sandbox.Writable, r.Sandbox.Writable...)
-		if r.Sandbox.Network != nil {
-			out.Sandbox.Network = r.Sandbox.Network
+	u, err := readRules(user)
+	if err != nil {
+		return nil, err
+	}
+	if u != nil {
+		*out = *u
+	}
+	w, err := readRules(workspace)
+	if err != nil || w == nil {
+		return out, err
+	}
+	out.Ask = append(out.Ask, w.Ask...)
+	out.Deny = append(out.Deny, w.Deny...)
+	ignore := func(key, why string) {
+		out.Ignored = append(out.Ignored, fmt.Sprintf("%s: %s is ignored: %s; a workspace rules file can only add deny and ask rules "+
+			"(and sandbox.network: false). Put it in %s if you mean it", workspace, key, why, userRulesName(user)))
+	}
+	if n := len(w.Allow); n > 0 {
+		ignore(fmt.Sprintf("allow (%d rule(s), first: %s)", n, w.Allow[0]), "a repository may not allow itself anything")
+	}
+	if len(w.Sandbox.Writable) > 0 {
+		ignore("sandbox.writable "+strings.Join(w.Sandbox.Writable, ", "), "a repository may not widen where commands write")
+	}
+	if w.Sandbox.Network != nil {
+		if *w.Sandbox.Network {
+			ignore("sandbox.network: true", "a repository may not turn the network on")
+		} else {
+			f := false
+			out.Sandbox.Network = &f
 		}
 	}
 	return out, nil
+}
+
+func userRulesName(user string) string {
+	if user == "" {
+		return "$GODWIT_HOME/" + RulesFile
+	}
+	return user
+}
+
+// readRules reads one rules file; nil when it does not exist.
+func readRules(f string) (*Rules, error) {
+	if f == "" {
+		return nil, nil
+	}
+	b, err := os.ReadFile(f)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("policy: reading rules: %w", err)
+	}
+	return ParseRules(b, f)
 }
 
 // ParseRules parses one rules file; name is used in errors and reasons.
@@ -227,6 +269,13 @@ func (r Rule) matchCommand(words []Word, pessimistic bool) bool {
 				continue
 			}
 			v = path.Base(filepath.ToSlash(v))
+		}
+		if w.Glob && pessimistic {
+			// The shell replaces a glob with file names: /bin/r[m] and
+			// r? may well be rm.
+			if ok, _ := path.Match(v, p); ok || strings.ContainsAny(p, "*?") {
+				continue
+			}
 		}
 		if !wildcard(p, v) {
 			return false

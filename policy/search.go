@@ -18,62 +18,38 @@ import (
 // searched folder; a bigger folder asks, as it cannot be cleared.
 const maxSearchEntries = 20000
 
-// searchScope says whether c searches folders recursively, and whether
-// it skips hidden files (rg and ag do by default; .env is hidden).
-func searchScope(c SimpleCommand) (recursive, skipsHidden bool) {
-	name := c.Name()
-	flags := func(yield func(string) bool) {
-		for _, w := range c.Words[1:] {
-			if !w.Known || !strings.HasPrefix(w.Value, "-") {
-				continue
-			}
-			if w.Value == "--" || !yield(w.Value) {
-				return
-			}
-		}
-	}
-	switch name {
-	case "grep", "egrep", "fgrep":
-		for f := range flags {
-			switch {
-			case f == "--recursive", f == "--dereference-recursive", f == "--directories=recurse":
-				return true, false
-			case !strings.HasPrefix(f, "--") && strings.ContainsAny(f[1:], "rR"):
-				return true, false
-			}
-		}
-		return false, false
-	case "rg", "ag":
-		skips := true
-		for f := range flags {
-			switch {
-			case f == "--hidden", f == "--unrestricted", f == "-.":
-				skips = false
-			case !strings.HasPrefix(f, "--") && strings.Contains(f[1:], "u"):
-				skips = false
-			}
-		}
-		return true, skips
-	}
-	return false, false
+// searchScope says whether c searches folders recursively, whether it
+// skips hidden files (rg and ag do by default; .env is hidden), and
+// whether it follows symlinks out of them.
+func searchScope(c SimpleCommand) (recursive, skipsHidden, follow bool) {
+	ro := checkReadOnly(c)
+	return scopeOf(ro)
+}
+
+func scopeOf(ro roResult) (recursive, skipsHidden, follow bool) {
+	recursive = ro.search || ro.eff&effRecurse != 0
+	skipsHidden = ro.search && ro.skipsHidden && ro.eff&effHidden == 0
+	return recursive, skipsHidden, ro.eff&effFollow != 0
 }
 
 // errSearchTooBig stops a walk past maxSearchEntries.
 var errSearchTooBig = errors.New("too many files")
 
 // secretsUnder lists (up to 3) secrets files under dir, relative to it,
-// skipping .git and, when skipHidden, hidden entries.
-func secretsUnder(dir string, skipHidden bool) ([]string, error) {
+// skipping .git and, when skipHidden, hidden entries. When the search
+// follows symlinks, a link that leaves the workspace counts as one: what
+// it leads to cannot be checked.
+func (p *Policy) secretsUnder(dir string, skipHidden, follow bool) ([]string, error) {
 	var found []string
 	n := 0
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
-			if p == dir {
+			if path == dir {
 				return err
 			}
 			return nil // unreadable below: the search cannot read it either
 		}
-		if p == dir {
+		if path == dir {
 			return nil
 		}
 		if n++; n > maxSearchEntries {
@@ -89,7 +65,16 @@ func secretsUnder(dir string, skipHidden bool) ([]string, error) {
 		if skipHidden && strings.HasPrefix(name, ".") {
 			return nil
 		}
-		rel, _ := filepath.Rel(dir, p)
+		rel, _ := filepath.Rel(dir, path)
+		if follow && d.Type()&fs.ModeSymlink != 0 {
+			if t := kernelPath(path); p.where(t) != placeInside && p.where(t) != placeDevice {
+				found = append(found, filepath.ToSlash(rel))
+				if len(found) == 3 {
+					return filepath.SkipAll
+				}
+				return nil
+			}
+		}
 		if isSecret(rel) {
 			found = append(found, filepath.ToSlash(rel))
 			if len(found) == 3 {
@@ -104,11 +89,12 @@ func secretsUnder(dir string, skipHidden bool) ([]string, error) {
 // searchItems are what a recursive search reads that its words do not
 // say: the secrets files under the folders it searches (dirs, or where
 // it runs when it names none).
-func (p *Policy) searchItems(c SimpleCommand, paths []Word) []item {
-	recursive, skipHidden := searchScope(c)
+func (p *Policy) searchItems(c SimpleCommand, ro roResult) []item {
+	recursive, skipHidden, follow := scopeOf(ro)
 	if !recursive {
 		return nil
 	}
+	paths := ro.paths
 	var dirs []string
 	for _, w := range paths {
 		if w.Literal() {
@@ -129,7 +115,7 @@ func (p *Policy) searchItems(c SimpleCommand, paths []Word) []item {
 		if show == "." {
 			show = "the workspace"
 		}
-		found, err := secretsUnder(dir, skipHidden)
+		found, err := p.secretsUnder(dir, skipHidden, follow)
 		switch {
 		case errors.Is(err, errSearchTooBig):
 			out = append(out, item{kind: kindPath, abs: dir, level: levelSensitive,
@@ -138,7 +124,7 @@ func (p *Policy) searchItems(c SimpleCommand, paths []Word) []item {
 			continue
 		case len(found) > 0:
 			out = append(out, item{kind: kindPath, abs: filepath.Join(dir, filepath.FromSlash(found[0])), level: levelSensitive,
-				what: fmt.Sprintf("searches %s, which holds secrets files (%s), so it may print them; the grep tool passes over them", show, strings.Join(found, ", "))})
+				what: fmt.Sprintf("searches %s, which holds secrets files or links out of the workspace (%s), so it may print them; the grep tool passes over them", show, strings.Join(found, ", "))})
 		}
 	}
 	return out

@@ -43,6 +43,33 @@ type SimpleCommand struct {
 	// Func is true when the program is a function defined in the same
 	// command line (its body is checked command by command).
 	Func bool
+	// Stdin is what the command reads as its standard input.
+	Stdin Stdin
+	// Alias is set on the commands an alias defined in the line expands
+	// to, after the command that used it.
+	Alias bool
+}
+
+// StdinKind says where a command's standard input comes from.
+type StdinKind uint8
+
+const (
+	// StdinNone: nothing (godwit runs command lines with /dev/null).
+	StdinNone StdinKind = iota
+	// StdinText: a here-document or here-string, in Stdin.Text.
+	StdinText
+	// StdinFile: a file redirected in (< file).
+	StdinFile
+	// StdinPipe: the output of another command.
+	StdinPipe
+	// StdinUnknown: cannot be told (a function's body, <&3).
+	StdinUnknown
+)
+
+// Stdin is a command's standard input.
+type Stdin struct {
+	Kind StdinKind
+	Text Word // StdinText
 }
 
 // Name is the program as written, "" for assignments and declarations.
@@ -69,6 +96,17 @@ type Redirect struct {
 type Script struct {
 	Commands  []SimpleCommand
 	Redirects []Redirect
+	// Sets are variables assigned other than by NAME=value or a
+	// declaration: ${NAME:=v}, arithmetic (( NAME=1 )), a for loop's
+	// variable, {NAME}>file, coproc NAME.
+	Sets []string
+	// Arith are the variables arithmetic evaluates; bash evaluates their
+	// values as expressions, which can assign any variable.
+	Arith []string
+	// Params are the variables expanded anywhere in the line; "!" stands
+	// for an indirect expansion (${!name}) of a variable named at run
+	// time.
+	Params []string
 }
 
 // ShellEnv is what Split may assume about the shell a command starts in.
@@ -101,9 +139,11 @@ func Split(line string, env ShellEnv) (sc Script, err error) {
 	if err != nil {
 		return Script{}, fmt.Errorf("policy: the command does not parse as bash: %w", err)
 	}
-	s := &splitter{env: env, funcs: map[string]bool{}}
+	s := &splitter{env: env, funcs: map[string]bool{}, aliases: map[string]Word{}}
+	s.findAliases(f)
 	dir := env.Dir
 	s.stmts(f.Stmts, &dir)
+	s.vars(f)
 	if s.err != nil {
 		return Script{}, s.err
 	}
@@ -119,11 +159,13 @@ func Split(line string, env ShellEnv) (sc Script, err error) {
 // makes it unknown afterwards. Subshells, pipeline members, background
 // commands and substitutions work on a copy.
 type splitter struct {
-	env   ShellEnv
-	out   Script
-	funcs map[string]bool
-	err   error
-	depth int
+	env     ShellEnv
+	out     Script
+	funcs   map[string]bool
+	aliases map[string]Word
+	stdin   Stdin
+	err     error
+	depth   int
 }
 
 // maxDepth bounds nesting, so a pathological line cannot exhaust the
@@ -148,15 +190,62 @@ func (s *splitter) stmt(st *syntax.Stmt, dir *string) {
 	}
 	// Redirections open before the command runs, in the directory it
 	// starts in.
+	saved := s.stdin
+	defer func() { s.stdin = saved }()
 	for _, r := range st.Redirs {
 		s.redirect(r, *dir)
+		s.input(r, *dir)
 	}
 	if st.Background || st.Coprocess || st.Disown {
+		// A background command of a non-interactive shell reads
+		// /dev/null unless redirected.
+		if s.stdin == saved {
+			s.stdin = Stdin{}
+		}
 		d := *dir
 		s.command(st.Cmd, &d)
 		return
 	}
 	s.command(st.Cmd, dir)
+}
+
+// input notes what a redirection makes the standard input.
+func (s *splitter) input(r *syntax.Redirect, dir string) {
+	if r.N != nil && r.N.Value != "0" {
+		return
+	}
+	switch r.Op {
+	case syntax.RdrIn, syntax.RdrInOut:
+		s.stdin = Stdin{Kind: StdinFile}
+	case syntax.Hdoc, syntax.DashHdoc:
+		s.stdin = Stdin{Kind: StdinText, Text: s.word(r.Hdoc, dir)}
+	case syntax.WordHdoc:
+		w := s.word(r.Word, dir)
+		w.Value += "\n"
+		s.stdin = Stdin{Kind: StdinText, Text: w}
+	case syntax.DplIn:
+		s.stdin = Stdin{Kind: StdinUnknown}
+	}
+}
+
+// findAliases records the aliases the line defines (alias r=rm), so that
+// a command using one is also judged as what it expands to. Bash
+// expands an alias only on a later line, and only with expand_aliases
+// set; the analysis assumes the worst.
+func (s *splitter) findAliases(f *syntax.File) {
+	syntax.Walk(f, func(n syntax.Node) bool {
+		c, ok := n.(*syntax.CallExpr)
+		if !ok || len(c.Args) < 2 || c.Args[0].Lit() != "alias" {
+			return true
+		}
+		for _, a := range c.Args[1:] {
+			w := s.word(a, "")
+			if name, val, ok := strings.Cut(w.Value, "="); ok && !strings.HasPrefix(name, "-") {
+				s.aliases[name] = Word{Value: val, Known: w.Known}
+			}
+		}
+		return true
+	})
 }
 
 // uncertain walks f on a copy of dir; if f moved it, the directory after
@@ -179,7 +268,10 @@ func (s *splitter) command(cmd syntax.Command, dir *string) {
 		case syntax.Pipe, syntax.PipeAll:
 			x, y := *dir, *dir
 			s.stmt(c.X, &x)
+			saved := s.stdin
+			s.stdin = Stdin{Kind: StdinPipe}
 			s.stmt(c.Y, &y)
+			s.stdin = saved
 		default: // && ||
 			s.stmt(c.X, dir)
 			s.uncertain(dir, func(d *string) { s.stmt(c.Y, d) })
@@ -225,9 +317,13 @@ func (s *splitter) command(cmd syntax.Command, dir *string) {
 		for _, n := range c.Names {
 			s.funcs[n.Value] = true
 		}
-		// The body runs wherever the function is called: check it as if
-		// it ran here, and forget the directory if it moves it.
+		// The body runs wherever the function is called, reading
+		// whatever the call's input is: check it as if it ran here, and
+		// forget the directory if it moves it.
+		saved := s.stdin
+		s.stdin = Stdin{Kind: StdinUnknown}
 		s.uncertain(dir, func(d *string) { s.stmt(c.Body, d) })
+		s.stdin = saved
 	case *syntax.TimeClause:
 		s.stmt(c.Stmt, dir)
 	case *syntax.CoprocClause:
@@ -290,14 +386,49 @@ func (s *splitter) call(c *syntax.CallExpr, dir *string) {
 		s.nested(w, *dir)
 		words = append(words, s.word(w, *dir))
 	}
-	sc := SimpleCommand{Words: words, Assigns: names, Dir: *dir}
+	sc := SimpleCommand{Words: words, Assigns: names, Dir: *dir, Stdin: s.stdin}
 	if len(words) > 0 && words[0].Literal() && s.funcs[words[0].Value] {
 		sc.Func = true
 	}
 	s.out.Commands = append(s.out.Commands, sc)
+	if len(words) > 0 && words[0].Literal() && !sc.Func {
+		s.expandAlias(words[0].Value, words[1:], *dir, 0)
+	}
 	if len(words) > 0 && words[0].Literal() {
 		s.chdir(words[0].Value, words[1:], dir)
 	}
+}
+
+// maxAlias bounds aliases expanding to aliases.
+const maxAlias = 4
+
+// expandAlias adds the commands an alias use expands to: the alias's
+// text, its last command taking the arguments.
+func (s *splitter) expandAlias(name string, args []Word, dir string, depth int) {
+	a, ok := s.aliases[name]
+	if !ok || depth >= maxAlias {
+		return
+	}
+	if !a.Known {
+		s.out.Commands = append(s.out.Commands, SimpleCommand{Words: append([]Word{a}, args...), Dir: dir, Stdin: s.stdin, Alias: true})
+		return
+	}
+	sub, err := Split(a.Value, ShellEnv{Dir: dir, Home: s.env.Home, Vars: s.env.Vars, DirExists: s.env.DirExists})
+	if err != nil || len(sub.Commands) == 0 {
+		s.out.Commands = append(s.out.Commands, SimpleCommand{Words: append([]Word{{Value: a.Value}}, args...), Dir: dir, Stdin: s.stdin, Alias: true})
+		return
+	}
+	for i, c := range sub.Commands {
+		c.Alias, c.Stdin = true, s.stdin
+		if i == len(sub.Commands)-1 {
+			c.Words = append(c.Words, args...)
+		}
+		s.out.Commands = append(s.out.Commands, c)
+		if len(c.Words) > 0 && c.Words[0].Literal() && c.Words[0].Value != name {
+			s.expandAlias(c.Words[0].Value, c.Words[1:], dir, depth+1)
+		}
+	}
+	s.out.Redirects = append(s.out.Redirects, sub.Redirects...)
 }
 
 // chdir follows cd and pushd to a known, existing directory; any other
@@ -386,6 +517,116 @@ func (s *splitter) redirect(r *syntax.Redirect, dir string) {
 	}
 	rd.Target = s.word(r.Word, dir)
 	s.out.Redirects = append(s.out.Redirects, rd)
+}
+
+// vars finds what the line does with variables beyond what its simple
+// commands show (Script.Sets, Arith, Params).
+func (s *splitter) vars(f *syntax.File) {
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.ParamExp:
+			if x.Param != nil {
+				s.out.Params = append(s.out.Params, x.Param.Value)
+			}
+			if x.Excl && x.Names == 0 {
+				s.out.Params = append(s.out.Params, "!")
+			}
+			if x.Exp != nil && x.Param != nil && (x.Exp.Op == syntax.AssignUnset || x.Exp.Op == syntax.AssignUnsetOrNull) {
+				s.out.Sets = append(s.out.Sets, x.Param.Value)
+			}
+			if x.Slice != nil {
+				s.arith(x.Slice.Offset)
+				s.arith(x.Slice.Length)
+			}
+			if x.Index != nil {
+				s.arith(x.Index)
+			}
+		case *syntax.Assign:
+			if x.Index != nil {
+				s.arith(x.Index)
+			}
+		case *syntax.ArithmExp:
+			s.arith(x.X)
+		case *syntax.ArithmCmd:
+			s.arith(x.X)
+		case *syntax.LetClause:
+			for _, e := range x.Exprs {
+				s.arith(e)
+			}
+		case *syntax.CStyleLoop:
+			s.arith(x.Init)
+			s.arith(x.Cond)
+			s.arith(x.Post)
+		case *syntax.WordIter:
+			if x.Name != nil {
+				s.out.Sets = append(s.out.Sets, x.Name.Value)
+			}
+		case *syntax.CoprocClause:
+			if x.Name != nil {
+				s.out.Sets = append(s.out.Sets, x.Name.Lit())
+			}
+		case *syntax.Redirect:
+			if x.N != nil && strings.HasPrefix(x.N.Value, "{") {
+				s.out.Sets = append(s.out.Sets, strings.Trim(x.N.Value, "{}"))
+			}
+		case *syntax.BinaryTest:
+			switch x.Op {
+			case syntax.TsEql, syntax.TsNeq, syntax.TsLss, syntax.TsGtr, syntax.TsLeq, syntax.TsGeq:
+				// [[ a -eq b ]] evaluates both sides as arithmetic.
+				for _, side := range []syntax.TestExpr{x.X, x.Y} {
+					if w, ok := side.(*syntax.Word); ok && !isNumber(w.Lit()) {
+						s.out.Arith = append(s.out.Arith, source(w))
+					}
+				}
+			}
+		}
+		return true
+	})
+}
+
+// arith records what an arithmetic expression assigns and evaluates.
+func (s *splitter) arith(e syntax.ArithmExpr) {
+	if e == nil {
+		return
+	}
+	syntax.Walk(e, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.BinaryArithm:
+			switch x.Op {
+			case syntax.Assgn, syntax.AddAssgn, syntax.SubAssgn, syntax.MulAssgn, syntax.QuoAssgn, syntax.RemAssgn,
+				syntax.AndAssgn, syntax.OrAssgn, syntax.XorAssgn, syntax.ShlAssgn, syntax.ShrAssgn,
+				syntax.AndBoolAssgn, syntax.OrBoolAssgn, syntax.XorBoolAssgn, syntax.PowAssgn:
+				if w, ok := x.X.(*syntax.Word); ok {
+					s.out.Sets = append(s.out.Sets, w.Lit())
+				}
+			}
+		case *syntax.UnaryArithm:
+			if x.Op == syntax.Inc || x.Op == syntax.Dec {
+				if w, ok := x.X.(*syntax.Word); ok {
+					s.out.Sets = append(s.out.Sets, w.Lit())
+				}
+			}
+		case *syntax.Word:
+			if l := x.Lit(); l == "" || !isNumber(l) {
+				s.out.Arith = append(s.out.Arith, source(x))
+			}
+			return false
+		}
+		return true
+	})
+}
+
+// isNumber reports an arithmetic constant: 42, 0x2a, 16#2a.
+func isNumber(v string) bool {
+	if v == "" || v[0] < '0' || v[0] > '9' {
+		return false
+	}
+	for _, c := range v {
+		if (c < '0' || c > '9') && !strings.ContainsRune("xXabcdefABCDEF#", c) {
+			return false
+		}
+	}
+	return true
 }
 
 func isFD(v string) bool {

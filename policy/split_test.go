@@ -220,7 +220,7 @@ func FuzzSplit(f *testing.F) {
 			return
 		}
 		for _, c := range sc.Commands {
-			_, _, _ = checkReadOnly(c)
+			_ = checkReadOnly(c)
 		}
 	})
 }

@@ -1,85 +1,463 @@
 package policy
 
 import (
-	"strconv"
+	"slices"
 	"strings"
+	"sync"
 )
 
-// wrappers run the command that follows their own flags and operands;
-// deny and ask rules look through them, so "sudo rm -rf x" or
-// "bash -c 'rm -rf x'" still meets a deny rule for "rm -rf *".
-var wrappers = map[string]bool{
-	"command": true, "builtin": true, "exec": true, "nohup": true, "time": true, "sudo": true, "doas": true,
-	"nice": true, "ionice": true, "stdbuf": true, "setsid": true, "unbuffer": true, "xargs": true, "env": true,
-	"timeout": true, "watch": true, "strace": true, "ltrace": true, "chrt": true, "taskset": true, "flock": true,
+// Deny and ask rules look through what runs another command: wrappers
+// (sudo, env, timeout, xargs, nice, busybox, ...), whose own options are
+// parsed with a table like the read-only list's, so "sudo -u root rm"
+// is rm; shells given a string (bash -c, su -c, watch) or their input (a
+// here-document, a here-string, `sh -s`); find -exec and the options of
+// other programs that run one (rg --pre, fd -x, git -c core.pager=).
+// Where the command that would run cannot be known (a pipe into sh, a
+// string computed at run time, a wrapper option godwit does not know),
+// the line asks when a deny or ask rule could be dodged that way, and is
+// refused where no one can be asked.
+
+// wrapper is a program that runs the command in its operands.
+type wrapper struct {
+	g getopt
+	// skip is how many operands come before the command (timeout's
+	// DURATION, chroot's NEWROOT, flock's lock file).
+	skip int
+	// skipAssigns passes over NAME=VALUE operands (env, sudo).
+	skipAssigns bool
+	// shell: the operands are joined and run by a shell (watch, sudo -s).
+	shell bool
+	// str are the options whose value is a command string run by a shell
+	// (su -c, flock -c, script -c).
+	str []string
+	// split are the options whose value is split into the command's
+	// first words (env -S).
+	split []string
+	// shellIf are options that make the operands a shell's command
+	// string (sudo -s, sudo -i).
+	shellIf []string
+	// execIf are options that make the operands the command itself
+	// (watch -x).
+	execIf []string
+	// none are options after which nothing runs (command -v).
+	none []string
 }
 
-var shells = map[string]bool{"bash": true, "sh": true, "dash": true, "zsh": true, "ksh": true}
+func wrap(spec string, skip int) wrapper {
+	g := parseSpec(spec)
+	g.stop = true
+	return wrapper{g: g, skip: skip}
+}
+
+var wrappers = sync.OnceValue(func() map[string]wrapper {
+	w := map[string]wrapper{
+		"command": wrap("p v V", 0),
+		"builtin": wrap("", 0),
+		"exec":    wrap("c l a:", 0),
+		"nohup":   wrap(help, 0),
+		"time":    wrap("p a o: f: v q output= format= append verbose quiet portability"+help, 0),
+		"sudo": wrap("A askpass b background C: close-from= D: chdir= E preserve-env=? e edit g: group= H set-home h host= i login "+
+			"K remove-timestamp k reset-timestamp l list n non-interactive P preserve-groups p: prompt= R: chroot= r: role= S stdin "+
+			"s shell t: type= T: command-timeout= U: other-user= u: user= V version v validate B bell N no-update help", 0),
+		"doas":     wrap("a: C: L n s u:", 0),
+		"nice":     digits2(wrap("n: adjustment="+help, 0)),
+		"ionice":   wrap("c: class= n: classdata= p: pid= P: pgid= t ignore u: uid= h help V version", 0),
+		"stdbuf":   wrap("i: input= o: output= e: error="+help, 0),
+		"setsid":   wrap("c ctty f fork w wait h help V version", 0),
+		"unbuffer": wrap("p", 0),
+		"xargs": wrap("0 null a: arg-file= d: delimiter= E: e:: eof=? I: i:: replace=? L: l:: max-lines=? n: max-args= o open-tty "+
+			"P: max-procs= p interactive process-slot-var= r no-run-if-empty s: max-chars= show-limits t verbose x exit"+help, 0),
+		"env": wrap("i ignore-environment 0 null u: unset= C: chdir= S: split-string= block-signal=? default-signal=? ignore-signal=? "+
+			"list-signal-handling v debug"+help, 0),
+		"timeout": wrap("f foreground k: kill-after= p preserve-status s: signal= v verbose"+help, 1),
+		"watch": wrap("b beep c color C no-color d:: differences=? e errexit g chgexit n: interval= p precise t no-title w no-wrap "+
+			"x exec q: equexit= r no-rerun h help v version", 0),
+		"strace": wrap("c C d D f F h i k q r t T v V w x y z Z n a: b: e: E: I: o: O: p: P: s: S: u: U: X: seccomp-bpf", 0),
+		"ltrace": wrap("b c C d D f h i L r S t T V w: a: A: e: l: n: o: p: s: u: x:", 0),
+		"chrt": wrap("a all-tasks b batch d deadline f fifo h help i idle m max o other p pid r rr R reset-on-fork T: sched-runtime= "+
+			"P: sched-period= D: sched-deadline= v verbose V version", 1),
+		"taskset":  wrap("a all-tasks c cpu-list p pid h help V version", 1),
+		"flock":    wrap("s shared x e exclusive u unlock n nb nonblock w: timeout= E: conflict-exit-code= o close c: command= F no-fork h help V version", 1),
+		"chroot":   wrap("userspec= groups= skip-chdir"+help, 1),
+		"fakeroot": wrap("l: lib= faked= s: i: u unknown-is-real b: h help v version", 0),
+		"unshare": wrap("m mount=? u uts=? i ipc=? n net=? p pid=? U user=? C cgroup=? T time=? f fork r map-root-user c map-current-user "+
+			"kill-child=? mount-proc=? propagation= setgroups= R: root= w: wd= S: setuid= G: setgid= keep-caps map-user= map-group= "+
+			"map-users= map-groups= map-auto l load-interp= h help V version", 0),
+		"nsenter": wrap("a all t: target= m:: mount=? u:: uts=? i:: ipc=? n:: net=? p:: pid=? C:: cgroup=? U:: user=? T:: time=? "+
+			"S: setuid= G: setgid= preserve-credentials r:: root=? w:: wd=? W: wdns= e env F no-fork Z follow-context h help V version", 0),
+		"runuser":     wrap("u: user= g: group= G: supp-group= l login c: command= session-command= f fast m p preserve-environment s: shell= w: whitelist-environment= P pty h help V version", 0),
+		"su":          wrap("c: command= session-command= f fast g: group= G: supp-group= l login m p preserve-environment P pty s: shell= w: whitelist-environment= h help V version", 1),
+		"script":      wrap("a append c: command= E: echo= e return f flush B: log-io= I: log-in= O: log-out= T: log-timing= m: logging-format= q quiet t:: timing=? h help V version", 1),
+		"busybox":     wrap("", 0),
+		"toybox":      wrap("", 0),
+		"numactl":     wrap("", 0),
+		"prlimit":     wrap("p: pid= o: output= noheadings raw verbose h help V version", 0),
+		"firejail":    wrap("", 0),
+		"systemd-run": wrap("", 0),
+		"caffeinate":  wrap("d i m s u t: w:", 0),
+	}
+	set := func(name string, f func(*wrapper)) {
+		x := w[name]
+		f(&x)
+		w[name] = x
+	}
+	set("env", func(x *wrapper) { x.skipAssigns, x.split = true, []string{"-S", "--split-string"} })
+	set("sudo", func(x *wrapper) { x.skipAssigns, x.shellIf = true, []string{"-s", "--shell", "-i", "--login"} })
+	set("doas", func(x *wrapper) { x.shellIf = []string{"-s"} })
+	set("watch", func(x *wrapper) { x.shell, x.execIf = true, []string{"-x", "--exec"} })
+	set("command", func(x *wrapper) { x.none = []string{"-v", "-V"} })
+	for _, n := range []string{"flock", "su", "runuser", "script"} {
+		set(n, func(x *wrapper) { x.str = []string{"-c", "--command"} })
+	}
+	set("su", func(x *wrapper) { x.skip = 1 })
+	set("script", func(x *wrapper) { x.skip = -1 }) // script's operand is its log file, never a command
+	return w
+})
+
+func digits2(w wrapper) wrapper {
+	w.g.digits = true
+	return w
+}
+
+var shells = map[string]bool{"bash": true, "sh": true, "dash": true, "zsh": true, "ksh": true, "mksh": true, "ash": true, "rbash": true}
+
+// bashOpts are the options of bash (and, near enough, sh, dash, zsh):
+// -o NAME and -O NAME take a value; the rest are flags.
+var bashOpts = sync.OnceValue(func() getopt {
+	g := parseSpec("a b c e f h i k l m n p r s t u v x B C E H P T D o: O: norc noprofile posix login rcfile=@ init-file=@ " +
+		"restricted verbose debugger dump-strings dump-po-strings noediting pretty-print wordexp" + help)
+	g.stop = true
+	return g
+})
 
 // maxUnwrap bounds nested wrappers and shells.
 const maxUnwrap = 4
 
-// variants returns the commands deny and ask rules are matched against:
-// the command itself, what its wrappers run, and the simple commands of
-// a `bash -c STRING` or `eval STRING` it carries.
-func (p *Policy) variants(words []Word, depth int) [][]Word {
-	out := [][]Word{words}
-	if depth >= maxUnwrap || len(words) < 2 || !words[0].Literal() {
+// unwrapped is what deny and ask rules are matched against for one
+// simple command: the command itself and what it runs; hidden says why
+// some of what it runs cannot be known.
+type unwrapped struct {
+	variants [][]Word
+	hidden   string
+}
+
+func (u *unwrapped) add(o unwrapped) {
+	u.variants = append(u.variants, o.variants...)
+	if u.hidden == "" {
+		u.hidden = o.hidden
+	}
+}
+
+func (u *unwrapped) hide(why string) {
+	if u.hidden == "" {
+		u.hidden = why
+	}
+}
+
+// variants returns the commands deny and ask rules are matched against.
+func (p *Policy) variants(c SimpleCommand, depth int) unwrapped {
+	words := c.Words
+	out := unwrapped{variants: [][]Word{words}}
+	if depth >= maxUnwrap {
+		out.hide("commands nest deeper than godwit follows")
 		return out
 	}
+	if len(words) == 0 {
+		return out
+	}
+	if !words[0].Known {
+		return out // a computed program matches every rule already
+	}
 	name := baseName(words[0].Value)
+	args := words[1:]
 	switch {
-	case wrappers[name]:
-		rest := words[1:]
-		for len(rest) > 0 && rest[0].Known && skippable(rest[0].Value) {
-			rest = rest[1:]
-		}
-		if len(rest) > 0 {
-			out = append(out, p.variants(rest, depth+1)...)
-		}
-	case name == "eval":
-		out = append(out, p.inner(joinWords(words[1:]), depth)...)
 	case shells[name]:
-		for i, w := range words[1:] {
-			if w.Known && strings.HasPrefix(w.Value, "-") && strings.Contains(w.Value, "c") && !strings.HasPrefix(w.Value, "--") {
-				if i+2 < len(words) {
-					out = append(out, p.inner(words[i+2], depth)...)
-				}
-				break
+		out.add(p.shellRuns(c, args, depth))
+	case name == "eval":
+		out.add(p.inner(joinWords(args), c, depth))
+	case name == "source" || name == ".":
+		if len(args) > 0 && isStdinPath(args[0]) {
+			out.add(p.stdinRuns(c, depth))
+		} else if len(args) > 0 && (!args[0].Known || isProcSubst(args[0]) || strings.HasPrefix(args[0].Value, "/dev/fd/")) {
+			out.hide("it runs a script that is computed at run time or another command's output")
+		}
+	case name == "trap":
+		for _, a := range args {
+			if a.Value == "--" || strings.HasPrefix(a.Value, "-") && a.Known {
+				continue
 			}
+			out.add(p.inner(a, c, depth)) // the action string
+			break
+		}
+	case name == "find":
+		out.add(p.execArgs(c, args, depth, "-exec", "-execdir", "-ok", "-okdir"))
+	case name == "fd":
+		out.add(p.execArgs(c, args, depth, "-x", "--exec", "-X", "--exec-batch"))
+	case name == "rg":
+		out.add(p.programOptions(c, args, depth, "--pre"))
+	case name == "sort":
+		out.add(p.programOptions(c, args, depth, "--compress-program"))
+	case name == "tar":
+		out.add(p.programOptions(c, args, depth, "--use-compress-program", "--to-command", "--info-script", "--new-volume-script", "-I", "-F"))
+	case name == "git":
+		out.add(p.gitRuns(c, args, depth))
+	default:
+		if w, ok := wrappers()[name]; ok {
+			out.add(p.wrapped(c, w, args, depth))
 		}
 	}
 	return out
 }
 
-// inner splits a command string a shell or eval would run.
-func (p *Policy) inner(w Word, depth int) [][]Word {
+// wrapped unwraps a wrapper by its option table.
+func (p *Policy) wrapped(c SimpleCommand, w wrapper, args []Word, depth int) unwrapped {
+	var out unwrapped
+	pa := w.g.parse(args, c.Dir)
+	if pa.why != "" {
+		// An option the table does not know, or a computed word where
+		// one could be: what runs cannot be told.
+		out.hide(baseName(c.Words[0].Value) + ": " + pa.why)
+		return out
+	}
+	shell, exec := w.shell, false
+	for _, u := range pa.used {
+		switch {
+		case contains(w.none, u.as, u.opt):
+			return out
+		case contains(w.str, u.as, u.opt) && u.has:
+			out.add(p.inner(u.value, c, depth))
+		case contains(w.split, u.as, u.opt) && u.has:
+			sub := p.splitWords(u.value)
+			if sub == nil {
+				out.hide("env -S splits a string computed at run time")
+				continue
+			}
+			out.add(p.variants(SimpleCommand{Words: append(sub, pa.operands...), Dir: c.Dir, Stdin: c.Stdin}, depth+1))
+		case contains(w.shellIf, u.as, u.opt):
+			shell = true
+		case contains(w.execIf, u.as, u.opt):
+			exec = true
+		}
+	}
+	ops := pa.operands
+	if w.skip < 0 {
+		return out
+	}
+	if len(ops) >= w.skip {
+		ops = ops[w.skip:]
+	} else {
+		ops = nil
+	}
+	for w.skipAssigns && len(ops) > 0 && ops[0].Known && strings.Contains(ops[0].Value, "=") && !strings.HasPrefix(ops[0].Value, "=") {
+		ops = ops[1:]
+	}
+	if len(ops) == 0 {
+		return out
+	}
+	if shell && !exec {
+		out.add(p.inner(joinWords(ops), c, depth))
+		return out
+	}
+	if baseName(c.Words[0].Value) == "xargs" {
+		// xargs adds the words it reads to the command.
+		ops = append(slices.Clone(ops), Word{Value: "(arguments read from standard input)"})
+	}
+	out.add(p.variants(SimpleCommand{Words: ops, Dir: c.Dir, Stdin: c.Stdin}, depth+1))
+	return out
+}
+
+func contains(list []string, as string, o *option) bool {
+	for _, l := range list {
+		if l == as || (o != nil && (strings.TrimPrefix(l, "--") == o.long && o.long != "" || len(l) == 2 && l[1] == o.short && o.short != 0)) {
+			return true
+		}
+	}
+	return false
+}
+
+// shellRuns is what a shell runs: its -c string, its script, or its
+// standard input.
+func (p *Policy) shellRuns(c SimpleCommand, args []Word, depth int) unwrapped {
+	var out unwrapped
+	g := bashOpts()
+	pa := g.parse(args, c.Dir)
+	if pa.why != "" {
+		out.hide("the shell's options cannot be read (" + pa.why + ")")
+		return out
+	}
+	str, stdin := false, false
+	for _, u := range pa.used {
+		switch u.opt.short {
+		case 'c':
+			str = true
+		case 's':
+			stdin = true
+		}
+	}
+	switch {
+	case str:
+		if len(pa.operands) == 0 {
+			return out
+		}
+		out.add(p.inner(pa.operands[0], c, depth))
+	case stdin || len(pa.operands) == 0 || isStdinPath(pa.operands[0]):
+		out.add(p.stdinRuns(c, depth))
+	case !pa.operands[0].Known || isProcSubst(pa.operands[0]) || strings.HasPrefix(pa.operands[0].Value, "/dev/fd/"):
+		out.hide("the shell runs a script that is computed at run time or another command's output")
+	}
+	return out
+}
+
+// isStdinPath reports a script operand that is the standard input.
+func isStdinPath(w Word) bool {
+	if !w.Known {
+		return false
+	}
+	switch w.Value {
+	case "-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0":
+		return true
+	}
+	return false
+}
+
+// stdinRuns is what a shell reading its standard input runs.
+func (p *Policy) stdinRuns(c SimpleCommand, depth int) unwrapped {
+	var out unwrapped
+	switch c.Stdin.Kind {
+	case StdinNone:
+	case StdinText:
+		out.add(p.inner(c.Stdin.Text, c, depth))
+	case StdinPipe:
+		out.hide("a shell runs what another command writes into it (| sh)")
+	case StdinFile:
+		out.hide("a shell runs a file redirected into it (sh < file)")
+	default:
+		out.hide("a shell runs its standard input, which cannot be known here")
+	}
+	return out
+}
+
+// execArgs are the commands of find -exec ... ; and fd -x ...
+func (p *Policy) execArgs(c SimpleCommand, args []Word, depth int, opts ...string) unwrapped {
+	var out unwrapped
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !a.Known {
+			continue
+		}
+		name, val, eq := strings.Cut(a.Value, "=")
+		if !containsStr(opts, name) {
+			continue
+		}
+		var cmd []Word
+		if eq {
+			cmd = append(cmd, Word{Value: val, Known: true})
+		}
+		for i++; i < len(args); i++ {
+			if args[i].Known && (args[i].Value == ";" || args[i].Value == "+") {
+				break
+			}
+			w := args[i]
+			if strings.Contains(w.Value, "{}") {
+				w = Word{Value: w.Value} // replaced by file names
+			}
+			cmd = append(cmd, w)
+		}
+		if len(cmd) > 0 {
+			out.add(p.variants(SimpleCommand{Words: cmd, Dir: c.Dir, Stdin: Stdin{Kind: StdinUnknown}}, depth+1))
+		}
+	}
+	return out
+}
+
+func containsStr(list []string, s string) bool {
+	for _, l := range list {
+		if l == s {
+			return true
+		}
+	}
+	return false
+}
+
+// programOptions are the programs named by options that run one: rg
+// --pre, sort --compress-program, tar -I / --use-compress-program /
+// --to-command.
+func (p *Policy) programOptions(c SimpleCommand, args []Word, depth int, runs ...string) unwrapped {
+	var out unwrapped
+	for i, a := range args {
+		if !a.Known {
+			continue
+		}
+		name, val, eq := strings.Cut(a.Value, "=")
+		for _, r := range runs {
+			// Exactly, or a long option's unique-prefix abbreviation.
+			if name != r && !(strings.HasPrefix(r, "--") && len(name) > 3 && strings.HasPrefix(r, name)) {
+				continue
+			}
+			v := Word{Value: val, Known: true}
+			if !eq {
+				if i+1 >= len(args) {
+					continue
+				}
+				v = args[i+1]
+			}
+			out.add(p.inner(v, c, depth))
+		}
+	}
+	return out
+}
+
+// gitRuns are the commands git -c and git config would run: a pager, an
+// alias, an editor.
+func (p *Policy) gitRuns(c SimpleCommand, args []Word, depth int) unwrapped {
+	var out unwrapped
+	for i := 0; i+1 < len(args); i++ {
+		if !args[i].Known || args[i].Value != "-c" {
+			continue
+		}
+		key, val, ok := strings.Cut(args[i+1].Value, "=")
+		if !args[i+1].Known || !ok || gitKeySafe(key) {
+			continue
+		}
+		out.add(p.inner(Word{Value: strings.TrimPrefix(val, "!"), Known: true}, c, depth))
+	}
+	return out
+}
+
+// inner splits a command string a shell or eval would run. A string
+// with parts computed at run time is split as written (rm $X is still
+// rm), and what those parts hold is unknown: they could add commands.
+func (p *Policy) inner(w Word, c SimpleCommand, depth int) unwrapped {
+	var out unwrapped
+	if !w.Known {
+		out.hide("it runs a command string computed at run time (" + oneLine(w.Value, 40) + ")")
+	}
+	sc, err := Split(w.Value, ShellEnv{Dir: c.Dir, Home: p.home, Vars: p.vars, DirExists: isDir})
+	if err != nil {
+		out.hide("it runs a command string that does not parse")
+		return out
+	}
+	for _, ic := range sc.Commands {
+		if len(ic.Words) > 0 && ic.Decl == "" {
+			if ic.Stdin.Kind == StdinNone {
+				ic.Stdin = c.Stdin // the inner shell reads what the outer one does
+			}
+			out.add(p.variants(ic, depth+1))
+		}
+	}
+	return out
+}
+
+// splitWords splits env -S's string into words, as a shell would.
+func (p *Policy) splitWords(w Word) []Word {
 	if !w.Known {
 		return nil
 	}
-	sc, err := Split(w.Value, ShellEnv{Dir: p.root, Home: p.home, Vars: p.vars, DirExists: isDir})
-	if err != nil {
+	sc, err := Split(w.Value, ShellEnv{Dir: p.root, Home: p.home, Vars: p.vars})
+	if err != nil || len(sc.Commands) == 0 {
 		return nil
 	}
-	var out [][]Word
-	for _, c := range sc.Commands {
-		if len(c.Words) > 0 && c.Decl == "" {
-			out = append(out, p.variants(c.Words, depth+1)...)
-		}
-	}
-	return out
-}
-
-// skippable reports a wrapper's own flag, option value or operand: -n,
-// 10, 5s, VAR=value.
-func skippable(v string) bool {
-	if strings.HasPrefix(v, "-") || strings.Contains(v, "=") {
-		return true
-	}
-	if _, err := strconv.ParseFloat(strings.TrimRight(v, "smhd"), 64); err == nil {
-		return true
-	}
-	return strings.HasPrefix(v, "0x")
+	return sc.Commands[0].Words
 }
 
 func joinWords(ws []Word) Word {

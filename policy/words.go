@@ -12,6 +12,14 @@ func (s *splitter) word(w *syntax.Word, dir string) Word {
 	if w == nil {
 		return Word{Known: true}
 	}
+	if len(w.Parts) == 1 {
+		if _, ok := w.Parts[0].(*syntax.ProcSubst); ok {
+			// <(cmd) becomes a pipe's path (/dev/fd/63), never an
+			// option; cmd is walked as a command of its own. Value keeps
+			// the source, for display and for isProcSubst.
+			return Word{Value: source(w), Known: true}
+		}
+	}
 	var b strings.Builder
 	out := Word{Known: true}
 	for i, part := range w.Parts {
@@ -199,12 +207,22 @@ func unescapeDouble(v string) string {
 	return b.String()
 }
 
+// isProcSubst reports a word that is a process substitution's pipe.
+func isProcSubst(w Word) bool {
+	return w.Known && (strings.HasPrefix(w.Value, "<(") || strings.HasPrefix(w.Value, ">(")) && strings.HasSuffix(w.Value, ")")
+}
+
 // resolveIn joins p to dir the way the kernel would walk it: symlinks are
 // followed before "..", so "link/../x" goes where the link points. It
 // returns "" when p is relative and dir unknown.
 func resolveIn(dir, p string) string {
 	if p == "" {
 		return ""
+	}
+	if strings.HasPrefix(p, "/dev/fd/") {
+		// The command's own descriptors (a process substitution's
+		// pipe); resolved here they would name godwit's.
+		return filepath.Clean(p)
 	}
 	if !filepath.IsAbs(p) {
 		if dir == "" {

@@ -22,6 +22,45 @@ type Decision struct {
 	// Reason explains a denial to the model ("read-only mode: start godwit
 	// with --allow-write"), or names the rule that decided.
 	Reason string
+	// Confine is how tightly the sandbox must hold the call once
+	// allowed. The runner puts it in the call's context (WithConfinement)
+	// and the tool that starts processes (shell_exec) enforces it, so a
+	// command allowed only because it reads cannot write or reach the
+	// network, whatever the session's mode.
+	Confine Confinement
+}
+
+// Confinement is what the sandbox must enforce for one allowed call.
+type Confinement uint8
+
+const (
+	// ConfineSession runs the call in the session's sandbox: what the
+	// mode allows (writes to the workspace and TMPDIR in ask and auto).
+	ConfineSession Confinement = iota
+	// ConfineReadOnly runs the call with no write access and no network,
+	// in every mode: the approver allowed it because it only reads.
+	ConfineReadOnly
+)
+
+func (c Confinement) String() string {
+	if c == ConfineReadOnly {
+		return "read-only"
+	}
+	return "session"
+}
+
+type confinementKey struct{}
+
+// WithConfinement returns ctx carrying c for the call it runs.
+func WithConfinement(ctx context.Context, c Confinement) context.Context {
+	return context.WithValue(ctx, confinementKey{}, c)
+}
+
+// ConfinementFrom returns the confinement the runner put in ctx;
+// ConfineSession when there is none.
+func ConfinementFrom(ctx context.Context) Confinement {
+	c, _ := ctx.Value(confinementKey{}).(Confinement)
+	return c
 }
 
 // Approver decides whether a mutating call may run. Implementations may

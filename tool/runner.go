@@ -31,7 +31,9 @@ const DefaultConcurrency = 5
 //
 // Approvals are asked one call at a time, in the model's order, before any
 // call of the batch runs: a person sees one prompt at a time, and a denied
-// write never races a read that depends on it.
+// write never races a read that depends on it. The Decision's Confine is
+// put in the context of the call it allowed (ConfinementFrom), so the
+// tool runs it in the sandbox the approver chose.
 //
 // A Runner is safe for concurrent use; the path locks persist across
 // batches.
@@ -254,6 +256,11 @@ func (r *Runner) execute(ctx context.Context, o *Outcome, p pending, obs Observe
 	defer unlock()
 	start := time.Now()
 	obs.Started(o.Call, p.access)
+	if o.Decision != nil {
+		// The decision travels with the call: a tool that starts
+		// processes sandboxes them as the approver said.
+		ctx = WithConfinement(ctx, o.Decision.Confine)
+	}
 	res, err := r.safeRun(ctx, p.tool, llm.ArgsOrEmpty(o.Call.Args))
 	o.Duration = time.Since(start)
 	switch {

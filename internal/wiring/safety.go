@@ -21,8 +21,9 @@ type guard struct {
 	approver tool.Approver
 	rules    *policy.Rules
 	wrap     func(*exec.Cmd) error
-	// readOnlyWrap is the sandbox of a sub-agent's shell: no writes, no
-	// network, whatever the session's mode.
+	// readOnlyWrap is the sandbox of a command the policy allowed only
+	// because it reads (tool.ConfineReadOnly), and of a sub-agent's
+	// shell: no writes, no network, whatever the session's mode.
 	readOnlyWrap func(*exec.Cmd) error
 	tmp          string
 	recorder     *snapshot.Recorder
@@ -30,7 +31,9 @@ type guard struct {
 }
 
 // newGuard loads the rules ($GODWIT_HOME/rules.yaml, then the
-// workspace's .godwit/rules.yaml), builds the policy for the mode, and
+// workspace's .godwit/rules.yaml, which can only narrow them: what it
+// tries to widen is ignored with a warning), builds the policy for the
+// mode, and
 // the Landlock sandbox: writes only to the workspace and the private
 // temp folder (none at all in read-only mode), reads anywhere, network
 // off in read-only mode unless a rule says otherwise. With
@@ -40,6 +43,9 @@ func newGuard(opts Options, root string, st *store.Store, closers *[]func() erro
 	rules, err := policy.LoadRules(filepath.Join(opts.Home, policy.RulesFile), filepath.Join(root, ".godwit", policy.RulesFile))
 	if err != nil {
 		return nil, fmt.Errorf("wiring: %w", err)
+	}
+	for _, w := range rules.Ignored {
+		opts.Logger.Warn("rules: " + w)
 	}
 	tmp, err := os.MkdirTemp("", "godwit-tmp-")
 	if err != nil {

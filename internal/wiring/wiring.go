@@ -180,7 +180,7 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 		return nil, err
 	}
 	sh := shell.New(shell.Options{Workdir: ws.Root(), Logger: opts.Logger, Terminal: opts.Terminal,
-		Env: []string{"TMPDIR=" + g.tmp}, Wrap: g.wrap})
+		Env: []string{"TMPDIR=" + g.tmp}, Wrap: g.wrap, ReadOnlyWrap: g.readOnlyWrap})
 	env.closers = append(env.closers, sh.Close)
 	env.Plan = plan.New(plan.Options{})
 	mem := memory.NewSource(memory.SourceOptions{Workspace: ws.Root(), Home: opts.Home, Store: st, Logger: opts.Logger})

@@ -27,5 +27,7 @@
 // This package imports only tool and llm from godwit; it must not import
 // agent, store, window or anything under internal/. Detecting which files
 // a command changed and sandboxing it belong to the safety layer, which
-// plugs in through Options.Wrap.
+// plugs in through Options.Wrap, and Options.ReadOnlyWrap for a command
+// the approver allowed only because it reads (tool.ConfineReadOnly in
+// the call's context): that one runs with no writes and no network.
 package shell

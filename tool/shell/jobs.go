@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -31,7 +32,7 @@ type job struct {
 
 // startJob starts line in the background with its output going to a log
 // file, and returns its id at once.
-func (s *Shell) startJob(line string) (tool.Result, error) {
+func (s *Shell) startJob(ctx context.Context, line string) (tool.Result, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -56,7 +57,7 @@ func (s *Shell) startJob(line string) (tool.Result, error) {
 	defer f.Close() // the child has its own descriptor
 	cmd := s.command(line)
 	cmd.Stdout, cmd.Stderr = f, f
-	p, err := s.startLocked(cmd, false)
+	p, err := s.startLocked(ctx, cmd, false)
 	if err != nil {
 		return tool.Result{}, err
 	}

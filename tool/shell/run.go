@@ -31,7 +31,7 @@ func (s *Shell) runForeground(ctx context.Context, line string, timeout time.Dur
 	cmd := s.command(line)
 	cmd.Stdout, cmd.Stderr = w, w
 	s.mu.Lock()
-	p, err := s.startLocked(cmd, true)
+	p, err := s.startLocked(ctx, cmd, true)
 	s.mu.Unlock()
 	w.Close() // the child holds its own copy
 	if err != nil {

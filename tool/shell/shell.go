@@ -57,6 +57,12 @@ type Options struct {
 	// applies Landlock and then execs the original). It must keep
 	// SysProcAttr's process-group settings. An error refuses the command.
 	Wrap func(cmd *exec.Cmd) error
+	// ReadOnlyWrap, when set, replaces Wrap for a command the approver
+	// allowed only because it reads (tool.ConfinementFrom(ctx) is
+	// tool.ConfineReadOnly): the safety layer passes a sandbox with no
+	// writes and no network, so a mistake in the read-only list cannot
+	// change anything. Nil keeps Wrap for every command.
+	ReadOnlyWrap func(cmd *exec.Cmd) error
 	// Terminal, when set, runs foreground commands instead of a local
 	// process group (an editor's terminal, over ACP); background jobs
 	// still run locally. Nil runs everything locally.
@@ -301,7 +307,7 @@ func (s *Shell) Run(ctx context.Context, raw json.RawMessage) (tool.Result, erro
 	switch a.Action {
 	case actRun:
 		if a.Background {
-			return s.startJob(a.Command)
+			return s.startJob(ctx, a.Command)
 		}
 		if err := ctx.Err(); err != nil {
 			return tool.Result{}, err // do not start what would be killed at once
@@ -374,11 +380,20 @@ func inherited(environ []string) []string {
 	return out
 }
 
+// wrapFor picks the sandbox for the call in ctx: ReadOnlyWrap when the
+// approver confined it to reading, else Wrap.
+func (s *Shell) wrapFor(ctx context.Context) func(*exec.Cmd) error {
+	if tool.ConfinementFrom(ctx) == tool.ConfineReadOnly && s.opts.ReadOnlyWrap != nil {
+		return s.opts.ReadOnlyWrap
+	}
+	return s.opts.Wrap
+}
+
 // startLocked wraps and starts cmd; s.mu must be held, so that Close
 // cannot miss a process. fg registers it as a foreground command.
-func (s *Shell) startLocked(cmd *exec.Cmd, fg bool) (*proc, error) {
-	if s.opts.Wrap != nil {
-		if err := s.opts.Wrap(cmd); err != nil {
+func (s *Shell) startLocked(ctx context.Context, cmd *exec.Cmd, fg bool) (*proc, error) {
+	if wrap := s.wrapFor(ctx); wrap != nil {
+		if err := wrap(cmd); err != nil {
 			return nil, tool.Errorf(tool.CodeDenied, "Do not retry; tell the user the sandbox refused the command.",
 				"the command could not be sandboxed: %v", err)
 		}

@@ -42,8 +42,8 @@ type TerminalResult struct {
 // timeout, cancellation and trailer, the output as the terminal kept it.
 func (s *Shell) runInTerminal(ctx context.Context, line string, timeout time.Duration) (tool.Result, error) {
 	cmd := s.command(line)
-	if s.opts.Wrap != nil {
-		if err := s.opts.Wrap(cmd); err != nil {
+	if wrap := s.wrapFor(ctx); wrap != nil {
+		if err := wrap(cmd); err != nil {
 			return tool.Result{}, tool.Errorf(tool.CodeDenied, "Do not retry; tell the user the sandbox refused the command.",
 				"the command could not be sandboxed: %v", err)
 		}
