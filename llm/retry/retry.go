@@ -39,7 +39,8 @@ type Options struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Jitter returns a duration in [0, max]. Nil means uniform random.
 	Jitter func(max time.Duration) time.Duration
-	// Logger receives one record per retry. Nil discards.
+	// Logger receives one record per retry, at info level: the retry
+	// event is what the user sees. Nil discards.
 	Logger *slog.Logger
 }
 
@@ -152,7 +153,7 @@ func (o Options) run(ctx context.Context, p llm.Provider, req llm.Request,
 			wait = after
 		}
 		ev := llm.Retry{Attempt: attempt + 1, Wait: wait, Reason: reason(err), Discarded: yielded}
-		o.Logger.Warn("retry: model call failed, retrying",
+		o.Logger.Info("retry: model call failed, retrying",
 			"provider", p.Name(), "model", req.Model, "attempt", ev.Attempt,
 			"wait", wait, "discarded", yielded, "err", err)
 		if !yield(llm.Event{Type: llm.EventRetry, Retry: &ev}, nil) {
