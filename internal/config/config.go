@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/godwit/godwit/llm/catalog"
 	"github.com/godwit/godwit/mcp"
@@ -150,11 +151,12 @@ func (c Config) Overrides() catalog.Overrides {
 	return o
 }
 
-// Catalog returns the built-in catalog with this config's overrides.
+// Catalog returns the built-in catalog with this config's overrides. An
+// override the catalog refuses is an *Error of config.yaml.
 func (c Config) Catalog() (*catalog.Catalog, error) {
 	cat, err := catalog.New(c.Overrides())
 	if err != nil {
-		return nil, fmt.Errorf("config: %s: %w", FileName, err)
+		return nil, &Error{Path: FileName, Problems: []Problem{{Msg: strings.TrimPrefix(err.Error(), "catalog: ")}}}
 	}
 	return cat, nil
 }

@@ -237,11 +237,18 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 	system := prompt.System(prompt.Env{OS: runtime.GOOS, Shell: sh.Kind(), Workspace: ws.Root()})
 	var summarize func(context.Context, llm.ToolCall, string) window.SummaryCall
 	if cfg.SummaryModel != "" {
+		// Like a fallback, the summary model is a spare: without its key,
+		// outputs are summarised without it.
 		sm, err := NewProvider(config.Config{}, cat, cfg.SummaryModel, opts.Getenv, opts.Logger)
-		if err != nil {
+		var ke *catalog.KeyError
+		switch {
+		case errors.As(err, &ke):
+			opts.Logger.Warn(fmt.Sprintf("summary_model %s is skipped: %s is not set; paged outputs are summarised without a model", cfg.SummaryModel, ke.Env))
+		case err != nil:
 			return nil, fmt.Errorf("wiring: config.yaml: summary_model: %w", err)
+		default:
+			summarize = window.ModelSummarizer(sm.Provider, sm.ProviderName, sm.Model.ID, sm.Model.Price.Cost)
 		}
-		summarize = window.ModelSummarizer(sm.Provider, sm.ProviderName, sm.Model.ID, sm.Model.Price.Cost)
 	}
 	win := window.New(window.Options{
 		Summarize: summarize,
