@@ -118,4 +118,3 @@ func runDemo(ctx context.Context, opts *DemoOptions) (err error) {
 	}
 	return nil
 }
-
