@@ -44,7 +44,7 @@ func godwitIn(t *testing.T, home, workdir string, env []string, stdin string, ar
 // packages or is a raw log record.
 func noInternals(t *testing.T, stderr string) {
 	t.Helper()
-	if m := regexp.MustCompile(`(?m)(^|: )(agent|wiring|catalog|config|store|retry|tui|llm): |level=|time=`).FindString(stderr); m != "" {
+	if m := regexp.MustCompile(`(^|[\s(])(agent|wiring|catalog|config|store|retry|tui|llm): |level=|time=`).FindString(stderr); m != "" {
 		t.Errorf("stderr names internals (%q):\n%s", m, stderr)
 	}
 }

@@ -240,7 +240,7 @@ func timelineLine(e agent.Event) string {
 		}
 		s := fmt.Sprintf("  ← %d in (%d cached), %d out, %d tool calls, %dms, $%.4f", r.Usage.InputTokens, r.Usage.CacheReadTokens, r.Usage.OutputTokens, r.ToolCalls, r.LatencyMS, r.Cost)
 		if r.Error != "" {
-			s += ", error: " + r.Error
+			s += ", error: " + cleanText(r.Error)
 		}
 		return s
 	case agent.EventToolFinished:
@@ -292,7 +292,7 @@ func timelineLine(e agent.Event) string {
 			return s
 		}
 	case agent.EventError:
-		return "  error: " + firstLine(e.Text, 160)
+		return "  error: " + firstLine(cleanText(e.Text), 160)
 	case agent.EventTurnFinished:
 		f := e.Finished
 		if f == nil {
@@ -304,7 +304,7 @@ func timelineLine(e agent.Event) string {
 		}
 		s := fmt.Sprintf("turn %d %s: %s, %d in, %d out, $%.4f", e.Turn, f.Status, steps, f.Usage.InputTokens, f.Usage.OutputTokens, f.Cost)
 		if f.Error != "" {
-			s += "\n          " + f.Error
+			s += "\n          " + cleanText(f.Error)
 		}
 		return s
 	}

@@ -50,6 +50,12 @@ func (s *jsonSink) Emit(e agent.Event) {
 			f.Error = cleanText(f.Error)
 			e.Finished = &f
 		}
+	case agent.EventModelResponse:
+		if e.Response != nil && e.Response.Error != "" {
+			r := *e.Response
+			r.Error = cleanText(r.Error)
+			e.Response = &r
+		}
 	}
 	if e.SessionID == "" {
 		e.SessionID = s.session // mcp.status comes from outside the turn loop

@@ -6,6 +6,7 @@ import (
 	"iter"
 	"log/slog"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/godwit/godwit/llm"
@@ -195,9 +196,16 @@ func (o Options) backoff(n int) time.Duration {
 }
 
 // reason is the one-line cause shown with a retry or fallback event.
+// reason is a failure in words for the retry and fallback events, which
+// people read: without the package prefixes of godwit's errors.
 func reason(err error) string {
 	const limit = 200
 	s := err.Error()
+	for range 2 {
+		for _, p := range []string{"retry: ", "llm: "} {
+			s = strings.ReplaceAll(strings.TrimPrefix(s, p), ": "+p, ": ")
+		}
+	}
 	if r := []rune(s); len(r) > limit {
 		s = string(r[:limit]) + "…"
 	}
