@@ -64,7 +64,7 @@ func TestJSONEvents(t *testing.T) {
 	home, ws := setup(t, srv.URL())
 	appendConfig(t, home, "mcp:\n  servers:\n    broken:\n      command: godwit-test-no-such-mcp-server\n")
 	for name, body := range map[string]string{
-		"hello.txt":                       "hi\n",
+		"hello.txt":                      "hi\n",
 		".agents/skills/review/SKILL.md": "---\nname: review\ndescription: Review a change.\n---\nRead the diff first.\n",
 	} {
 		p := filepath.Join(ws, filepath.FromSlash(name))
