@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/godwit/godwit/agent"
+	"github.com/godwit/godwit/internal/config"
 	"github.com/godwit/godwit/internal/tui"
 	"github.com/godwit/godwit/internal/wiring"
 	"github.com/godwit/godwit/llm"
@@ -83,7 +84,7 @@ command, and answers are printed as plain text.`,
 	fl.BoolVarP(&cont, "continue", "c", false, "continue the last session of this workspace (--session last)")
 	fl.BoolVar(&opts.AllowWrite, "allow-write", false, "allow writes and commands, asking before each")
 	fl.BoolVarP(&opts.Yes, "yes", "y", false, "approve every write and command without asking")
-	fl.IntVar(&opts.ContextWindow, "context-window", 0, "the model's context window in tokens (default: config, then the model catalog)")
+	fl.IntVar(&opts.ContextWindow, "context-window", 0, fmt.Sprintf("the model's context window in tokens, %d or more (default: config, then the model catalog)", config.MinContextWindow))
 	return cmd
 }
 
