@@ -378,6 +378,14 @@ func TestBareGodwitStartsTheChat(t *testing.T) {
 	if sc := s.waitFor("chat-exit="); !strings.Contains(sc, "chat-exit=0") {
 		t.Errorf("the chat did not end cleanly:\n%s", sc)
 	}
+
+	// godwit -c opens the chat on that session, its turn on the screen.
+	s.run("kill-session", "-t", "chat")
+	s.run("new-session", "-d", "-s", "chat", "-x", "100", "-y", "30", "-c", ws, "sh", "-c", binary+" -c --model local/m; echo chat-exit=$?; sleep 60")
+	s.waitFor(":help")
+	if sc := s.waitFor("hello from the chat"); !strings.Contains(sc, "› hi") {
+		t.Errorf("-c did not show the session's turn:\n%s", sc)
+	}
 }
 
 // Item 10: what a consumer of run --json gets when the run cannot start.
@@ -468,5 +476,17 @@ func TestEvalRunProgress(t *testing.T) {
 	sc.Scan()
 	if sc.Text() != "eval: 1 run, 1 at once" || !strings.Contains(r.stderr, "[1/1] ok   basic/go-add#1") {
 		t.Errorf("eval progress:\n%s", r.stderr)
+	}
+}
+
+// A rules.yaml godwit cannot read is bad usage too.
+func TestBadRulesFile(t *testing.T) {
+	home, ws := setup(t, "http://127.0.0.1:1")
+	if err := os.WriteFile(filepath.Join(home, "rules.yaml"), []byte("alow:\n  - tool: file_write\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := godwit(t, home, ws, nil, "run", "--model", "local/m", "hi")
+	if r.code != 2 || !strings.Contains(r.stderr, "rules.yaml") || !strings.Contains(r.stderr, "alow") {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 	}
 }
