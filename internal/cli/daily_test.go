@@ -5,8 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -229,4 +231,49 @@ func TestCdMovesTheWorkspace(t *testing.T) {
 	if got.Workdir != dir || moved != dir {
 		t.Errorf("workdir %q, chdir %q; want %q", got.Workdir, moved, dir)
 	}
+}
+
+// A pipe nobody closes would hang run silently: after a while it says
+// what it waits for, once, and still reads everything.
+func TestReadNoticedSaysWhatItWaitsFor(t *testing.T) {
+	r, w := io.Pipe()
+	var log bytes.Buffer
+	done := make(chan []byte)
+	go func() {
+		b, _ := readNoticed(r, &syncWriter{w: &log}, time.Millisecond)
+		done <- b
+	}()
+	// The notice comes before any input does.
+	for !strings.Contains(syncRead(&log), "waiting for the input on stdin") {
+		time.Sleep(time.Millisecond)
+	}
+	w.Write([]byte("late input"))
+	w.Close()
+	if b := <-done; string(b) != "late input" {
+		t.Errorf("read %q", b)
+	}
+	if n := strings.Count(syncRead(&log), "waiting"); n != 1 {
+		t.Errorf("the notice came %d times", n)
+	}
+
+	log.Reset()
+	if b, err := readNoticed(strings.NewReader("ready"), &log, time.Hour); err != nil || string(b) != "ready" || log.Len() != 0 {
+		t.Errorf("input at once: %q, %v, log %q", b, err, log.String())
+	}
+}
+
+var logMu sync.Mutex
+
+type syncWriter struct{ w io.Writer }
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	logMu.Lock()
+	defer logMu.Unlock()
+	return s.w.Write(p)
+}
+
+func syncRead(b *bytes.Buffer) string {
+	logMu.Lock()
+	defer logMu.Unlock()
+	return b.String()
 }

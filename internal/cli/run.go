@@ -191,7 +191,7 @@ func readNoticed(r io.Reader, log io.Writer, wait time.Duration) ([]byte, error)
 		select {
 		case <-got:
 		default:
-			fmt.Fprintln(log, "godwit: reading the input piped to stdin; close it (or run with </dev/null) to go on")
+			fmt.Fprintln(log, "godwit: waiting for the input on stdin to end (Ctrl-D on a terminal; run with </dev/null to give none)")
 		}
 	})
 	defer t.Stop()
