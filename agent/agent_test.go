@@ -26,6 +26,7 @@ type harness struct {
 	rec   *agent.Recorder
 	rt    *agent.Runtime
 	tools []tool.Tool
+	ws    string // every runtime's workspace, as in one folder's processes
 }
 
 type opt func(*agent.Config)
@@ -37,7 +38,7 @@ func newHarness(t *testing.T, steps []fake.Step, opts ...opt) *harness {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	h := &harness{t: t, st: st, fake: fake.New(steps...), rec: &agent.Recorder{}}
+	h := &harness{t: t, st: st, fake: fake.New(steps...), rec: &agent.Recorder{}, ws: t.TempDir()}
 	h.tools = []tool.Tool{
 		&tool.Func{ToolSpec: llm.ToolSpec{Name: "echo", Description: "echo", Schema: json.RawMessage(`{"type":"object"}`)},
 			Fn: func(_ context.Context, raw json.RawMessage) (tool.Result, error) {
@@ -69,7 +70,7 @@ func (h *harness) runtime(opts ...opt) *agent.Runtime {
 		Runner:    tool.NewRunner(reg, tool.RunnerOptions{}),
 		Store:     h.st,
 		Sink:      h.rec,
-		Workspace: h.t.TempDir(),
+		Workspace: h.ws,
 	}
 	for _, o := range opts {
 		o(&cfg)
@@ -340,5 +341,56 @@ func TestSummaryModelCallsAreRecorded(t *testing.T) {
 	list, _ := h.st.ListSessions(context.Background(), 0)
 	if len(list) != 1 || list[0].Cost < 0.01 {
 		t.Errorf("session cost = %+v, want the summary's 0.01 counted", list)
+	}
+}
+
+// A session is continued only in its own workspace: elsewhere the tools
+// would edit another tree while its record, undo and trace name the first.
+func TestSessionOfAnotherWorkspaceIsRefused(t *testing.T) {
+	h := newHarness(t, []fake.Step{{Text: "first"}})
+	res, err := h.rt.Run(context.Background(), agent.RunInput{Prompt: "one"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := t.TempDir()
+	rt := h.runtime(func(c *agent.Config) { c.Workspace = other })
+	_, err = rt.Run(context.Background(), agent.RunInput{SessionID: res.SessionID, Prompt: "two"})
+	var we *agent.WorkspaceError
+	if !errors.As(err, &we) || we.SessionWorkspace != h.ws || we.Workspace != other || we.SessionID != res.SessionID {
+		t.Fatalf("err = %v, want a WorkspaceError", err)
+	}
+	turns, _ := h.st.Turns(context.Background(), res.SessionID)
+	if len(turns) != 1 || len(h.fake.Requests()) != 1 {
+		t.Errorf("the refused turn left a record or reached the model: %d turns, %d requests", len(turns), len(h.fake.Requests()))
+	}
+}
+
+// What a headless consumer learns from the events: what the session runs
+// with, the thinking the model showed, how long the turn took.
+func TestEventsDescribeTheSession(t *testing.T) {
+	h := newHarness(t, []fake.Step{{Thinking: "The file is short.", Text: "It says hi."}})
+	h.rt = h.runtime(func(c *agent.Config) {
+		c.About = func() agent.SessionInfo {
+			return agent.SessionInfo{Version: "v1", Mode: "ask", Tools: []string{"echo"}, Skills: []string{"review"},
+				MCPServers: []agent.MCPServerInfo{{Name: "fs", Source: "config.yaml", State: "failed", Error: "exit 1"}},
+				Workspace:  "ignored", Model: "ignored"}
+		}
+	})
+	if _, err := h.rt.Run(context.Background(), agent.RunInput{Prompt: "what does it say?"}); err != nil {
+		t.Fatal(err)
+	}
+	started := h.rec.OfType(agent.EventSessionStarted)[0].Session
+	if started.Version != "v1" || started.Mode != "ask" || len(started.Tools) != 1 || len(started.Skills) != 1 ||
+		len(started.MCPServers) != 1 || started.MCPServers[0].State != "failed" {
+		t.Errorf("session.started = %+v", started)
+	}
+	if started.Workspace != h.ws || started.Model != "scripted/scripted" && started.Model != "fake/scripted" {
+		t.Errorf("the runtime's own facts were replaced: %+v", started)
+	}
+	if r := h.rec.OfType(agent.EventModelResponse)[0].Response; r.Thinking != "The file is short." || r.Text != "It says hi." {
+		t.Errorf("model.response = %+v", r)
+	}
+	if f := h.rec.OfType(agent.EventTurnFinished)[0].Finished; f.DurationMS < 0 || f.Text != "It says hi." {
+		t.Errorf("turn.finished = %+v", f)
 	}
 }

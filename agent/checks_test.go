@@ -27,37 +27,40 @@ func TestEndOfTurnChecks(t *testing.T) {
 		steps  []fake.Step
 		plan   []string
 		checks []string // nudges expected, in order
+		// answer is the turn's: a reply to a check made without any
+		// further call does not replace the answer the check followed.
+		answer string
 	}{
 		{"write without a check command", []fake.Step{
 			{ToolCalls: []llm.ToolCall{fake.Call("1", "file_edit", map[string]string{"path": "a.go"})}},
 			{Text: "Fixed."},
 			{ToolCalls: []llm.ToolCall{fake.Call("2", "shell_exec", map[string]string{"command": "go test ./..."})}},
 			{Text: "Fixed, and the tests pass."},
-		}, nil, []string{agent.CheckUnverifiedWrite}},
+		}, nil, []string{agent.CheckUnverifiedWrite}, "Fixed, and the tests pass."},
 		{"a failed write needs no check", []fake.Step{
 			{ToolCalls: []llm.ToolCall{fake.Call("1", "file_write", map[string]string{"path": "a.go"})}},
 			{Text: "Could not write."},
-		}, nil, nil},
+		}, nil, nil, "Could not write."},
 		{"a write checked by a command passes", []fake.Step{
 			{ToolCalls: []llm.ToolCall{fake.Call("1", "file_edit", map[string]string{"path": "a.go"})}},
 			{ToolCalls: []llm.ToolCall{fake.Call("2", "shell_exec", map[string]string{"command": "go test ./..."})}},
 			{Text: "Fixed; tests pass."},
-		}, nil, nil},
+		}, nil, nil, "Fixed; tests pass."},
 		{"announced next step", []fake.Step{
 			{Text: "I found the bug. Next I'll run the tests."},
-			{Text: "Done: nothing to run after all."},
-		}, nil, []string{agent.CheckAnnouncedStep}},
+			{Text: "ok"},
+		}, nil, []string{agent.CheckAnnouncedStep}, "I found the bug. Next I'll run the tests."},
 		{"open plan fires once", []fake.Step{
 			{Text: "All done."},
 			{Text: "Still done."},
-		}, []string{"write docs"}, []string{agent.CheckOpenPlan}},
+		}, []string{"write docs"}, []string{agent.CheckOpenPlan}, "All done."},
 		{"loop", []fake.Step{
 			{ToolCalls: []llm.ToolCall{fake.Call("1", "echo", map[string]int{"a": 1})}},
 			{ToolCalls: []llm.ToolCall{fake.Call("2", "echo", map[string]int{"a": 1})}},
 			{ToolCalls: []llm.ToolCall{fake.Call("3", "echo", map[string]int{"a": 1})}},
 			{Text: "Here it is."},
 			{Text: "Here it is, for real."},
-		}, nil, []string{agent.CheckLoop}},
+		}, nil, []string{agent.CheckLoop}, "Here it is."},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -77,6 +80,12 @@ func TestEndOfTurnChecks(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got []string
+			if res.Text != tc.answer {
+				t.Errorf("answer = %q, want %q", res.Text, tc.answer)
+			}
+			if fin := h.rec.OfType(agent.EventTurnFinished); len(fin) != 1 || fin[0].Finished.Text != tc.answer {
+				t.Errorf("turn.finished text differs from the answer")
+			}
 			for _, e := range h.rec.OfType(agent.EventNudge) {
 				got = append(got, e.Nudge.Check)
 			}

@@ -37,7 +37,19 @@ const (
 	EventLedgerOver = "ledger.over_budget"
 	EventVerify     = "verify"
 	EventNudge      = "nudge"
+	// EventMCPStatus: an MCP server changed state after the session
+	// started (it failed, stopped, or became ready late); its state at
+	// the start is in session.started.
+	EventMCPStatus = "mcp.status"
 )
+
+// EventTypes lists every event type, in the order a turn meets them.
+var EventTypes = []string{
+	EventSessionStarted, EventTurnStarted, EventModelRequest, EventTextDelta, EventThinkingDelta,
+	EventModelRetry, EventModelFallback, EventModelResponse, EventToolStarted, EventApproval, EventToolFinished,
+	EventCapped, EventCompacted, EventSegmentReset, EventSuperseded, EventLedgerOver, EventNudge, EventVerify,
+	EventMCPStatus, EventError, EventTurnFinished,
+}
 
 // Event is one step of a session. Type says which payload field is set.
 type Event struct {
@@ -70,6 +82,8 @@ type Event struct {
 	// Ledger reports the ledger's size against its budget
 	// (ledger.over_budget).
 	Ledger *LedgerInfo `json:"ledger,omitempty"`
+	// MCP reports a server's new state (mcp.status).
+	MCP *MCPServerInfo `json:"mcp,omitempty"`
 }
 
 // SupersededInfo says which ledger entry no longer holds and what
@@ -92,12 +106,35 @@ type LedgerInfo struct {
 	Instructions int `json:"instructions"`
 }
 
-// SessionInfo describes the session at session.started.
+// SessionInfo describes the session at session.started: where it works
+// and, for a consumer of `run --json`, what it runs with.
 type SessionInfo struct {
 	Workspace string `json:"workspace"`
 	Model     string `json:"model"`
 	Resumed   bool   `json:"resumed,omitempty"`
 	Segment   int    `json:"segment"`
+	// Version is godwit's.
+	Version string `json:"version,omitempty"`
+	// Mode is the approval mode: read-only, ask or auto.
+	Mode string `json:"mode,omitempty"`
+	// Tools names the tools the model may call.
+	Tools []string `json:"tools,omitempty"`
+	// MCPServers is each configured MCP server's state.
+	MCPServers []MCPServerInfo `json:"mcp_servers,omitempty"`
+	// Skills names the skills the model may load.
+	Skills []string `json:"skills,omitempty"`
+}
+
+// MCPServerInfo is an MCP server's state.
+type MCPServerInfo struct {
+	Name string `json:"name"`
+	// Source is config.yaml or .mcp.json.
+	Source string `json:"source"`
+	// State is starting, ready, failed, skipped or stopped.
+	State string `json:"state"`
+	// Tools counts the server's tools while it is ready.
+	Tools int    `json:"tools"`
+	Error string `json:"error,omitempty"`
 }
 
 // RequestInfo describes a request about to be sent.
@@ -136,8 +173,11 @@ type ResponseInfo struct {
 	StopReason string    `json:"stop_reason,omitempty"`
 	ToolCalls  int       `json:"tool_calls"`
 	Text       string    `json:"text,omitempty"`
-	Error      string    `json:"error,omitempty"`
-	Purpose    string    `json:"purpose,omitempty"`
+	// Thinking is the reasoning text the model showed, whole (the
+	// thinking.delta events carry it as it streams).
+	Thinking string `json:"thinking,omitempty"`
+	Error    string `json:"error,omitempty"`
+	Purpose  string `json:"purpose,omitempty"`
 }
 
 // ToolInfo describes a tool call at tool.started and tool.finished.
@@ -167,12 +207,15 @@ type ApprovalInfo struct {
 
 // TurnInfo summarises a finished turn.
 type TurnInfo struct {
-	Status string    `json:"status"`
-	Text   string    `json:"text,omitempty"`
-	Steps  int       `json:"steps"`
-	Usage  llm.Usage `json:"usage"`
-	Cost   float64   `json:"cost"`
-	Error  string    `json:"error,omitempty"`
+	Status string `json:"status"`
+	// Text is the answer (Result.Text).
+	Text  string    `json:"text,omitempty"`
+	Steps int       `json:"steps"`
+	Usage llm.Usage `json:"usage"`
+	Cost  float64   `json:"cost"`
+	// DurationMS is the turn's wall time.
+	DurationMS int64  `json:"duration_ms"`
+	Error      string `json:"error,omitempty"`
 }
 
 // Sink receives events. Emit is called from the turn loop and from tool

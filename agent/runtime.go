@@ -57,6 +57,11 @@ type Config struct {
 	// SegmentNotes returns short notices for the next handoff (memory or
 	// rules files that changed during the segment).
 	SegmentNotes func(ctx context.Context) []string
+	// About describes what sessions run with (version, approval mode,
+	// tools, MCP servers, skills) for session.started; its Workspace,
+	// Model, Resumed and Segment are the runtime's own. Nil leaves them
+	// out.
+	About func() SessionInfo
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// Logger receives diagnostics; nil discards.
@@ -161,7 +166,9 @@ type Result struct {
 	SessionID string
 	Turn      int
 	Status    store.TurnStatus
-	// Text is the model's final answer.
+	// Text is the model's final answer. A reply to an end-of-turn check
+	// made without any further work ("ok", "done") does not replace the
+	// answer the check followed: it answers godwit, not the user.
 	Text  string
 	Steps int
 	Usage llm.Usage

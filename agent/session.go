@@ -46,7 +46,7 @@ func (r *Runtime) open(ctx context.Context, id string) (*session, error) {
 			return nil, fmt.Errorf("agent: %w", err)
 		}
 		s := &session{r: r, id: sess.ID, segment: 1}
-		s.emit(Event{Type: EventSessionStarted, Session: &SessionInfo{Workspace: r.cfg.Workspace, Model: sess.Model, Segment: 1}})
+		s.emit(Event{Type: EventSessionStarted, Session: r.about(r.cfg.Workspace, sess.Model, false, 1)})
 		return s, nil
 	}
 
@@ -56,6 +56,9 @@ func (r *Runtime) open(ctx context.Context, id string) (*session, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
+	}
+	if r.cfg.Workspace != "" && sess.Workspace != "" && sess.Workspace != r.cfg.Workspace {
+		return nil, &WorkspaceError{SessionID: sess.ID, SessionWorkspace: sess.Workspace, Workspace: r.cfg.Workspace}
 	}
 	if _, err := st.MarkInterrupted(ctx, sess.ID); err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
@@ -75,8 +78,33 @@ func (r *Runtime) open(ctx context.Context, id string) (*session, error) {
 	for _, m := range stored {
 		s.history = append(s.history, m.Message)
 	}
-	s.emit(Event{Type: EventSessionStarted, Session: &SessionInfo{Workspace: sess.Workspace, Model: r.cfg.ProviderName + "/" + r.cfg.Model, Resumed: true, Segment: s.segment}})
+	s.emit(Event{Type: EventSessionStarted, Session: r.about(sess.Workspace, r.cfg.ProviderName+"/"+r.cfg.Model, true, s.segment)})
 	return s, nil
+}
+
+// about is session.started's payload.
+func (r *Runtime) about(workspace, model string, resumed bool, segment int) *SessionInfo {
+	var info SessionInfo
+	if r.cfg.About != nil {
+		info = r.cfg.About()
+	}
+	info.Workspace, info.Model, info.Resumed, info.Segment = workspace, model, resumed, segment
+	return &info
+}
+
+// WorkspaceError refuses to continue a session here: it was recorded in
+// another workspace. Its history speaks of files there, its undo restores
+// them there and its trace says it works there, so continuing it in this
+// workspace's tools would edit one tree while the record names another.
+type WorkspaceError struct {
+	SessionID string
+	// SessionWorkspace is where the session works; Workspace is this
+	// runtime's.
+	SessionWorkspace, Workspace string
+}
+
+func (e *WorkspaceError) Error() string {
+	return fmt.Sprintf("agent: session %s works in %s, not in %s; continue it there", e.SessionID, e.SessionWorkspace, e.Workspace)
 }
 
 // repair answers calls left without a result (a crash or a cancel

@@ -20,6 +20,7 @@ import (
 func (s *session) turn(ctx context.Context, in RunInput) (Result, error) {
 	prompt := in.Prompt
 	st := s.r.cfg.Store
+	started := s.r.cfg.Now()
 	t, err := st.StartTurn(ctx, s.id, prompt, s.segment)
 	if err != nil {
 		return Result{}, fmt.Errorf("agent: %w", err)
@@ -47,7 +48,8 @@ func (s *session) turn(ctx context.Context, in RunInput) (Result, error) {
 	res.Status = t.Status
 	t.EndedAt = s.r.cfg.Now()
 	t.Usage, t.Cost = res.Usage, res.Cost
-	info := &TurnInfo{Status: string(t.Status), Text: res.Text, Steps: res.Steps, Usage: res.Usage, Cost: res.Cost}
+	info := &TurnInfo{Status: string(t.Status), Text: res.Text, Steps: res.Steps, Usage: res.Usage, Cost: res.Cost,
+		DurationMS: t.EndedAt.Sub(started).Milliseconds()}
 	if turnErr != nil {
 		t.Error = errorText(turnErr)
 		info.Error = t.Error
@@ -89,6 +91,9 @@ func (s *session) loop(ctx context.Context, in RunInput, res *Result) error {
 	}
 	failures := map[string]int{} // call signature -> consecutive failures
 	fired := map[string]bool{}   // end-of-turn checks that fired
+	// checked: an end-of-turn check sent the model back and it has made
+	// no call since; its next answer replies to the check, not the user.
+	checked := false
 	turnStart := len(s.history) - 1
 	verifyRound := 0
 	for step := 1; ; step++ {
@@ -110,7 +115,10 @@ func (s *session) loop(ctx context.Context, in RunInput, res *Result) error {
 			}
 		}
 		if len(calls) == 0 {
-			res.Text = resp.Message.Text()
+			if text := resp.Message.Text(); !checked || res.Text == "" {
+				res.Text = text
+			}
+			checked = false
 			if turnStart >= len(s.history) { // a reset moved the turn into a new segment
 				turnStart = 0
 			}
@@ -119,6 +127,7 @@ func (s *session) loop(ctx context.Context, in RunInput, res *Result) error {
 					if err := s.nudge(ctx, check, msg); err != nil {
 						return err
 					}
+					checked = true
 					continue
 				}
 			}
@@ -143,6 +152,7 @@ func (s *session) loop(ctx context.Context, in RunInput, res *Result) error {
 			}
 			continue
 		}
+		checked = false
 		if s.r.counter != nil {
 			s.r.counter.Warm() // loads while the tools run
 		}
@@ -366,7 +376,7 @@ func (s *session) stream(ctx context.Context, step int, req llm.Request, asm win
 	}
 	info := &ResponseInfo{Provider: provider, Model: model, Usage: resp.Usage, Cost: cost,
 		LatencyMS: latency.Milliseconds(), TTFTMS: ttft.Milliseconds(), StopReason: string(resp.StopReason),
-		ToolCalls: len(resp.Message.ToolCalls()), Text: resp.Message.Text(), Purpose: purpose}
+		ToolCalls: len(resp.Message.ToolCalls()), Text: resp.Message.Text(), Thinking: thinkingText(resp.Message), Purpose: purpose}
 	if callErr != nil {
 		rec.Error = errorText(callErr)
 		info.Error = rec.Error
@@ -379,6 +389,17 @@ func (s *session) stream(ctx context.Context, step int, req llm.Request, asm win
 		return resp, modelError(callErr)
 	}
 	return resp, nil
+}
+
+// thinkingText joins the text of a message's thinking parts.
+func thinkingText(m llm.Message) string {
+	var parts []string
+	for _, p := range m.Parts {
+		if p.Kind == llm.PartThinking && p.Thinking != nil && p.Thinking.Text != "" {
+			parts = append(parts, p.Thinking.Text)
+		}
+	}
+	return strings.Join(parts, "\n\n")
 }
 
 // modelError adds what the user should do to a provider failure.

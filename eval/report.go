@@ -8,16 +8,28 @@ import (
 	"text/tabwriter"
 )
 
-// NewProgress returns a Progress func writing to w: on a terminal a bar
-// redrawn in place, with failures printed above it; otherwise one line
-// per finished run.
+// NewProgress returns a Progress func writing to w: a line when the runs
+// start, then on a terminal a bar redrawn in place, with failures printed
+// above it; otherwise one line per finished run, with the count done.
 func NewProgress(w io.Writer, tty bool) func(Progress) {
 	return func(p Progress) {
+		if p.Done == 0 && p.Finished == nil && len(p.Running) == 0 {
+			runs := fmt.Sprintf("%d runs", p.Total)
+			if p.Total == 1 {
+				runs = "1 run"
+			}
+			fmt.Fprintf(w, "eval: %s, %d at once\n", runs, max(p.Jobs, 1))
+			return
+		}
 		if tty {
 			fmt.Fprint(w, "\r\033[K")
 		}
 		if f := p.Finished; f != nil && (!tty || !f.Pass) {
-			fmt.Fprintln(w, runLine(f))
+			line := runLine(f)
+			if !tty {
+				line = fmt.Sprintf("[%d/%d] %s", p.Done, p.Total, line)
+			}
+			fmt.Fprintln(w, line)
 		}
 		if !tty {
 			return

@@ -180,14 +180,14 @@ func TestWriteSummaryAndProgress(t *testing.T) {
 	failed := &RunResult{Task: "s/t", Run: 1, Failures: []string{"file a changed"}, Workspace: "/tmp/ws"}
 	passed := &RunResult{Task: "s/u", Run: 1, Pass: true}
 	var plain, tty bytes.Buffer
-	for _, p := range []Progress{{Done: 0, Total: 2, Running: []string{"s/t#1"}}, {Done: 1, Total: 2, Finished: failed}, {Done: 2, Total: 2, Finished: passed}} {
+	for _, p := range []Progress{{Total: 2, Jobs: 2}, {Done: 0, Total: 2, Running: []string{"s/t#1"}}, {Done: 1, Total: 2, Finished: failed}, {Done: 2, Total: 2, Finished: passed}} {
 		NewProgress(&plain, false)(p)
 		NewProgress(&tty, true)(p)
 	}
-	if want := "FAIL s/t#1  0 calls  0 tokens  0 resets  0s\n    file a changed\n    workspace kept: /tmp/ws\nok   s/u#1"; !strings.HasPrefix(plain.String(), want) {
+	if want := "eval: 2 runs, 2 at once\n[1/2] FAIL s/t#1  0 calls  0 tokens  0 resets  0s\n    file a changed\n    workspace kept: /tmp/ws\n[2/2] ok   s/u#1"; !strings.HasPrefix(plain.String(), want) {
 		t.Errorf("plain progress:\n%s\nwant prefix\n%s", plain.String(), want)
 	}
-	if s := tty.String(); !strings.Contains(s, "\r\033[K[............") || !strings.Contains(s, "FAIL s/t#1") || strings.Contains(s, "ok   s/u#1") || !strings.HasSuffix(s, "2/2\n") {
+	if s := tty.String(); !strings.HasPrefix(s, "eval: 2 runs, 2 at once\n") || !strings.Contains(s, "\r\033[K[............") || !strings.Contains(s, "FAIL s/t#1") || strings.Contains(s, "ok   s/u#1") || !strings.HasSuffix(s, "2/2\n") {
 		t.Errorf("tty progress: %q", s)
 	}
 }

@@ -44,9 +44,12 @@ type Options struct {
 	Now      func() time.Time
 }
 
-// Progress reports the runner's state.
+// Progress reports the runner's state. The first report comes before any
+// run starts (Done 0, nothing Running or Finished).
 type Progress struct {
 	Done, Total int
+	// Jobs is how many runs go at once.
+	Jobs int
 	// Running names the runs under way ("basic/go-add#1").
 	Running []string
 	// Finished is the run that just ended; nil when one just started.
@@ -176,7 +179,10 @@ func Run(ctx context.Context, tasks []*Task, opts Options) (*Results, error) {
 		for n := range running {
 			names = append(names, n)
 		}
-		opts.Progress(Progress{Done: done, Total: len(units), Running: names, Finished: fin})
+		opts.Progress(Progress{Done: done, Total: len(units), Jobs: opts.Jobs, Running: names, Finished: fin})
+	}
+	if opts.Progress != nil {
+		opts.Progress(Progress{Total: len(units), Jobs: opts.Jobs})
 	}
 
 	next := make(chan int)

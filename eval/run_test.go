@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -43,7 +44,7 @@ func TestLongSessionSuite(t *testing.T) {
 		t.Logf("%s: %d turns, %d calls, %d resets (handoff tokens %v), %d compactions, largest request %d tokens",
 			r.Task, r.Turns, r.Calls, r.Resets, r.HandoffTokens, r.Compactions, r.MaxRequestTokens)
 	}
-	if n := len(progress); n != 2*len(tasks) || progress[n-1].Done != len(tasks) {
+	if n := len(progress); n != 2*len(tasks)+1 || progress[0].Done != 0 || progress[0].Running != nil || progress[n-1].Done != len(tasks) {
 		t.Errorf("%d progress reports, last %+v", n, progress[len(progress)-1])
 	}
 }
@@ -52,6 +53,15 @@ func TestLongSessionSuite(t *testing.T) {
 func TestBasicSuite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go, python3 and node")
+	}
+	for _, cmd := range []string{"go", "python3", "node"} {
+		if _, err := exec.LookPath(cmd); err != nil {
+			// .ci/run installs them and sets CI: there, absent is a failure.
+			if os.Getenv("CI") != "" {
+				t.Fatalf("%s is not on PATH; the basic suite needs go, python3 and node (.ci/run installs them)", cmd)
+			}
+			t.Skipf("%s is not on PATH: the basic suite runs go, python3 and node; install them to run it (.ci/run does)", cmd)
+		}
 	}
 	tasks, err := LoadTasks("../evals/basic")
 	if err != nil {
@@ -141,7 +151,7 @@ func TestRunNeedsAModel(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 	_, err = Run(context.Background(), []*Task{task}, Options{Model: "nosuch/model", Home: t.TempDir(), Getenv: func(string) string { return "" }})
-	if err == nil || !strings.Contains(err.Error(), `no provider "nosuch"`) {
+	if err == nil || !strings.Contains(err.Error(), `unknown provider "nosuch"`) {
 		t.Errorf("unknown provider: err = %v", err)
 	}
 }

@@ -1,6 +1,9 @@
 package llm
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // EventType names a streamed event.
 type EventType string
@@ -34,14 +37,40 @@ const (
 	EventFallback EventType = "fallback"
 )
 
-// Retry describes one retry.
+// Retry describes one retry. In JSON the wait is wait_ms, in
+// milliseconds like every other duration godwit prints.
 type Retry struct {
-	Attempt int           `json:"attempt"` // the attempt about to start, from 2
-	Wait    time.Duration `json:"wait"`
-	Reason  string        `json:"reason"`
+	Attempt int // the attempt about to start, from 2
+	Wait    time.Duration
+	Reason  string
 	// Discarded is true when a partial answer had been streamed and is
 	// thrown away.
-	Discarded bool `json:"discarded,omitempty"`
+	Discarded bool
+}
+
+type retryJSON struct {
+	Attempt   int    `json:"attempt"`
+	WaitMS    int64  `json:"wait_ms"`
+	Reason    string `json:"reason"`
+	Discarded bool   `json:"discarded,omitempty"`
+	// WaitNS reads records written before wait_ms (nanoseconds as "wait").
+	WaitNS int64 `json:"wait,omitempty"`
+}
+
+func (r Retry) MarshalJSON() ([]byte, error) {
+	return json.Marshal(retryJSON{Attempt: r.Attempt, WaitMS: r.Wait.Milliseconds(), Reason: r.Reason, Discarded: r.Discarded})
+}
+
+func (r *Retry) UnmarshalJSON(b []byte) error {
+	var j retryJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*r = Retry{Attempt: j.Attempt, Wait: time.Duration(j.WaitMS) * time.Millisecond, Reason: j.Reason, Discarded: j.Discarded}
+	if j.WaitMS == 0 && j.WaitNS != 0 {
+		r.Wait = time.Duration(j.WaitNS)
+	}
+	return nil
 }
 
 // Fallback describes a move to another model.

@@ -17,7 +17,9 @@ VALUES (?, ?, ?, ?, ?, ?, ?)`
 	qSessionsByPrefix = `SELECT ` + qSessionCols + ` FROM sessions
 WHERE lower(substr(id, 1, length(?1))) = lower(?1) ORDER BY id LIMIT 6`
 
-	qLastSession = `SELECT ` + qSessionCols + ` FROM sessions WHERE parent_id IS NULL ORDER BY updated_at DESC, id DESC LIMIT 1`
+	// ?1 = '' means every workspace.
+	qLastSessionIn = `SELECT ` + qSessionCols + ` FROM sessions WHERE parent_id IS NULL AND (?1 = '' OR workspace = ?1)
+ORDER BY updated_at DESC, id DESC LIMIT 1`
 	qSubSessions = `SELECT ` + qSessionCols + ` FROM sessions WHERE parent_id = ? ORDER BY created_at, id`
 
 	qUpdateSession = `UPDATE sessions SET title = ?, model = ?, updated_at = max(updated_at, ?) WHERE id = ?`
@@ -29,7 +31,7 @@ WHERE lower(substr(id, 1, length(?1))) = lower(?1) ORDER BY id LIMIT 6`
 	(SELECT count(*) FROM turns t WHERE t.session_id = s.id),
 	coalesce(sum(m.input_tokens), 0), coalesce(sum(m.output_tokens), 0), coalesce(sum(m.reasoning_tokens), 0),
 	coalesce(sum(m.cache_read_tokens), 0), coalesce(sum(m.cache_write_tokens), 0), coalesce(sum(m.cost), 0)
-FROM (SELECT * FROM sessions ORDER BY updated_at DESC, id DESC LIMIT ?) s
+FROM (SELECT * FROM sessions WHERE ?1 = '' OR workspace = ?1 ORDER BY updated_at DESC, id DESC LIMIT ?2) s
 LEFT JOIN model_calls m ON m.session_id = s.id
 GROUP BY s.id
 ORDER BY s.updated_at DESC, s.id DESC`

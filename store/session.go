@@ -125,8 +125,17 @@ func (s *Store) Session(ctx context.Context, id string) (Session, error) {
 // LastSession returns the session with the latest activity, leaving out
 // sub-agents' sessions: "last" means the one the user worked in.
 func (s *Store) LastSession(ctx context.Context) (Session, error) {
-	sess, err := scanSession(s.r.QueryRowContext(ctx, qLastSession))
+	return s.LastSessionIn(ctx, "")
+}
+
+// LastSessionIn is LastSession among the sessions of one workspace (its
+// absolute root, as recorded); "" means every workspace.
+func (s *Store) LastSessionIn(ctx context.Context, workspace string) (Session, error) {
+	sess, err := scanSession(s.r.QueryRowContext(ctx, qLastSessionIn, workspace))
 	if errors.Is(err, sql.ErrNoRows) {
+		if workspace != "" {
+			return Session{}, notFound("no sessions in %s yet", workspace)
+		}
 		return Session{}, notFound("no sessions yet")
 	}
 	if err != nil {
@@ -164,10 +173,16 @@ func (s *Store) SetTitle(ctx context.Context, sessionID, title string) error {
 // ListSessions returns up to limit sessions (all when limit <= 0), the
 // latest activity first.
 func (s *Store) ListSessions(ctx context.Context, limit int) ([]SessionSummary, error) {
+	return s.ListSessionsIn(ctx, "", limit)
+}
+
+// ListSessionsIn is ListSessions among the sessions of one workspace; ""
+// means every workspace.
+func (s *Store) ListSessionsIn(ctx context.Context, workspace string, limit int) ([]SessionSummary, error) {
 	if limit <= 0 {
 		limit = -1
 	}
-	rows, err := s.r.QueryContext(ctx, qListSessions, limit)
+	rows, err := s.r.QueryContext(ctx, qListSessions, workspace, limit)
 	if err != nil {
 		return nil, wrap("list sessions", err)
 	}

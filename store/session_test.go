@@ -183,3 +183,52 @@ func TestLastSessionAndList(t *testing.T) {
 		t.Errorf("ListSessions(1) = %+v, want the newest, the child", one)
 	}
 }
+
+func TestSessionsOfOneWorkspace(t *testing.T) {
+	s := openTest(t)
+	ctx := context.Background()
+	mk := func(ws string, at time.Time) Session {
+		sess := Session{ID: NewID(), Workspace: ws, CreatedAt: at, UpdatedAt: at}
+		if err := s.CreateSession(ctx, sess); err != nil {
+			t.Fatal(err)
+		}
+		return sess
+	}
+	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	a1 := mk("/repo/a", t0)
+	b1 := mk("/repo/b", t0.Add(time.Minute))
+	a2 := mk("/repo/a", t0.Add(2*time.Minute))
+	b2 := mk("/repo/b", t0.Add(3*time.Minute))
+	mk("/repo/a/sub", t0.Add(4*time.Minute)) // another workspace, though inside a
+	child := Session{ID: NewID(), ParentID: a2.ID, Workspace: "/repo/a", CreatedAt: t0.Add(5 * time.Minute), UpdatedAt: t0.Add(5 * time.Minute)}
+	if err := s.CreateSession(ctx, child); err != nil {
+		t.Fatal(err)
+	}
+
+	for ws, want := range map[string]string{"/repo/a": a2.ID, "/repo/b": b2.ID} {
+		if got, err := s.LastSessionIn(ctx, ws); err != nil || got.ID != want {
+			t.Errorf("LastSessionIn(%s) = %s, %v; want %s", ws, got.ID, err, want)
+		}
+	}
+	if _, err := s.LastSessionIn(ctx, "/repo/c"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("LastSessionIn of a workspace without sessions = %v, want ErrNotFound", err)
+	}
+	list, err := s.ListSessionsIn(ctx, "/repo/a", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, x := range list {
+		ids = append(ids, x.ID)
+	}
+	if want := []string{child.ID, a2.ID, a1.ID}; !slices.Equal(ids, want) {
+		t.Errorf("ListSessionsIn(/repo/a) = %v, want %v", ids, want)
+	}
+	if list, _ := s.ListSessionsIn(ctx, "/repo/b", 1); len(list) != 1 || list[0].ID != b2.ID {
+		t.Errorf("ListSessionsIn(/repo/b, 1) = %+v", list)
+	}
+	if all, _ := s.ListSessionsIn(ctx, "", 0); len(all) != 6 || all[len(all)-1].ID != a1.ID {
+		t.Errorf("every workspace: %d sessions", len(all))
+	}
+	_ = b1
+}

@@ -21,7 +21,8 @@ func main() {
 	sandbox.MaybeRunChild()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	f := cli.NewFactory(version)
-	cli.LoadEnvFiles(f)
+	// The .env files load once the flags are read (f.LoadEnv), so that
+	// -C DIR reads DIR's.
 	code := cli.Main(ctx, f, os.Args[1:])
 	stop()
 	os.Exit(code)

@@ -171,7 +171,7 @@ func TestExitCodesAndErrors(t *testing.T) {
 		{"unknown flag", nil, []string{"run", "--nope"}, 2, "unknown flag"},
 		{"no model and no key", nil, []string{"run", "-p", "hi"}, 2, "ANTHROPIC_API_KEY"},
 		{"missing key names the variable", nil, []string{"run", "--model", "anthropic/claude-sonnet-4-5", "-p", "hi"}, 1, "ANTHROPIC_API_KEY"},
-		{"unknown provider", nil, []string{"run", "--model", "nope/m", "-p", "hi"}, 1, "known providers"},
+		{"unknown provider", nil, []string{"run", "--model", "nope/m", "-p", "hi"}, 2, `unknown provider "nope" in nope/m (the providers are anthropic, deepseek, local,`},
 		{"auth failure", nil, []string{"run", "--model", "local/m", "-p", "hi"}, 1, "Incorrect API key"},
 		{"version", nil, []string{"version"}, 0, ""},
 	}
@@ -198,7 +198,7 @@ func TestDemo(t *testing.T) {
 	if !strings.Contains(r.stdout, "passes") || !strings.Contains(r.stderr, "godwit inspect trace") {
 		t.Errorf("demo output:\n%s\n%s", r.stdout, r.stderr)
 	}
-	src, _ := os.ReadFile(filepath.Join(dir, "calc.go"))
+	src, _ := os.ReadFile(filepath.Join(dir, "repo", "calc.go"))
 	if !strings.Contains(string(src), "return a + b") {
 		t.Error("the demo did not fix calc.go")
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/godwit/godwit/agent"
+	"github.com/godwit/godwit/internal/config"
 	"github.com/godwit/godwit/internal/tui"
 	"github.com/godwit/godwit/internal/wiring"
 	"github.com/godwit/godwit/llm"
@@ -34,13 +35,16 @@ type ChatOptions struct {
 	Yes        bool
 	// ContextWindow overrides the model's window in tokens.
 	ContextWindow int
+	// Version is godwit's, for session.started.
+	Version string
 	// Provider replaces the configured one (tests).
 	Provider llm.Provider
 }
 
 // NewCmdChat builds `godwit chat`. runF replaces the real chat in tests.
 func NewCmdChat(f *Factory, runF func(context.Context, *ChatOptions) error) *cobra.Command {
-	opts := &ChatOptions{IO: f.IO, Getenv: f.Getenv, Logger: f.Logger, Workdir: f.Workdir}
+	opts := &ChatOptions{IO: f.IO, Getenv: f.Getenv, Logger: f.Logger, Version: f.Version}
+	var cont bool
 	cmd := &cobra.Command{
 		Use:   "chat [flags]",
 		Short: "Work with godwit in the terminal",
@@ -53,9 +57,16 @@ When stdin or stdout is not a terminal, each input line is a message or a
 command, and answers are printed as plain text.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if opts.ContextWindow < 0 {
-				return usageErrorf("--context-window must be a number of tokens, 1 or more")
+			if err := checkContextWindow(cmd.Flags().Changed("context-window"), opts.ContextWindow); err != nil {
+				return err
 			}
+			if cont {
+				if cmd.Flags().Changed("session") {
+					return usageErrorf("give --session ID or -c (the last session), not both")
+				}
+				opts.Session = "last"
+			}
+			opts.Workdir = f.Workdir
 			home, err := f.Home()
 			if err != nil {
 				return fmt.Errorf("finding GODWIT_HOME: %w", err)
@@ -69,10 +80,11 @@ command, and answers are printed as plain text.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVarP(&opts.Model, "model", "m", "", "provider/model (default: $GODWIT_MODEL, else chosen from the API keys set)")
-	fl.StringVar(&opts.Session, "session", "", "continue a stored session (id, unique prefix, or last)")
+	fl.StringVar(&opts.Session, "session", "", "continue a stored session of this workspace (id, unique prefix, or last)")
+	fl.BoolVarP(&cont, "continue", "c", false, "continue the last session of this workspace (--session last)")
 	fl.BoolVar(&opts.AllowWrite, "allow-write", false, "allow writes and commands, asking before each")
 	fl.BoolVarP(&opts.Yes, "yes", "y", false, "approve every write and command without asking")
-	fl.IntVar(&opts.ContextWindow, "context-window", 0, "the model's context window in tokens (default: config, then the model catalog)")
+	fl.IntVar(&opts.ContextWindow, "context-window", 0, fmt.Sprintf("the model's context window in tokens, %d or more (default: config, then the model catalog)", config.MinContextWindow))
 	return cmd
 }
 
@@ -198,7 +210,7 @@ func chatBuilder(opts *ChatOptions, p policy.Prompter, sink agent.Sink) tui.Buil
 		env, err := wiring.Build(ctx, wiring.Options{
 			Home: opts.Home, Workspace: opts.Workdir, Model: model, Provider: opts.Provider,
 			Mode: policy.ModeFromFlags(opts.AllowWrite, opts.Yes), Prompter: p, Sink: sink, Getenv: opts.Getenv, Logger: opts.Logger,
-			ContextWindow: opts.ContextWindow,
+			ContextWindow: opts.ContextWindow, Version: opts.Version,
 		})
 		if err != nil {
 			return nil, err

@@ -30,7 +30,10 @@ func TestChatFlags(t *testing.T) {
 		{"all", []string{"--model", "local/m", "--session", "last", "--allow-write", "--context-window", "32000"},
 			ChatOptions{Model: "local/m", Session: "last", AllowWrite: true, ContextWindow: 32000}, ""},
 		{"yes", []string{"-y", "-m", "a/b"}, ChatOptions{Yes: true, Model: "a/b"}, ""},
-		{"negative window", []string{"--context-window", "-1"}, ChatOptions{}, "--context-window must be"},
+		{"negative window", []string{"--context-window", "-1"}, ChatOptions{}, "--context-window -1: godwit needs at least 8192 tokens"},
+		{"tiny window", []string{"--context-window", "10"}, ChatOptions{}, "--context-window 10: godwit needs at least 8192 tokens"},
+		{"continue", []string{"-c"}, ChatOptions{Session: "last"}, ""},
+		{"continue and a session", []string{"-c", "--session", "01abc"}, ChatOptions{}, "not both"},
 		{"a stray argument", []string{"hello"}, ChatOptions{}, "unknown command"},
 	}
 	for _, tc := range tests {

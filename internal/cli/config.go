@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -166,15 +165,18 @@ func encodeYAML(doc *yaml.Node) ([]byte, error) {
 }
 
 // checkConfig refuses a file that godwit would not read as intended: a
-// misspelt key, or a value of the wrong type.
+// misspelt key, or a value of the wrong type or out of range.
 func checkConfig(data []byte) error {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	var c config.Config
-	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
-		msg := strings.TrimPrefix(err.Error(), "yaml: ")
-		msg = strings.ReplaceAll(msg, "in type config.", "in ")
-		return fmt.Errorf("godwit would not accept it (%s); `godwit init` writes a config.yaml that explains every key", msg)
+	if _, err := config.Parse(data, config.FileName); err != nil {
+		var ce *config.Error
+		if errors.As(err, &ce) {
+			var msgs []string
+			for _, p := range ce.Problems {
+				msgs = append(msgs, p.Msg)
+			}
+			return fmt.Errorf("godwit would not accept it (%s); `godwit init` writes a config.yaml that explains every key", strings.Join(msgs, "; "))
+		}
+		return err
 	}
 	return nil
 }

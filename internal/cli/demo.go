@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -19,10 +20,12 @@ import (
 // DemoOptions are the inputs of `godwit demo`.
 type DemoOptions struct {
 	IO   *IOStreams
-	Home string
 	JSON bool
-	// Dir, when set, is used instead of a new temporary directory.
+	// Dir, when set, holds the demo (repo/ and home/) instead of a new
+	// temporary folder, and is kept.
 	Dir string
+	// Keep keeps the temporary folder to look into afterwards.
+	Keep bool
 }
 
 // NewCmdDemo builds `godwit demo`.
@@ -31,16 +34,13 @@ func NewCmdDemo(f *Factory, runF func(context.Context, *DemoOptions) error) *cob
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Watch a real session fix a bug in a sample repository (no API key needed)",
-		Long: `Copy a small Go repository with one bug into a temporary directory and run a
+		Long: `Copy a small Go repository with one bug into a temporary folder and run a
 real session on it: real tools, real store, a scripted model. The session is
-recorded like any other; the command to inspect it is printed at the end.`,
+recorded like any other, in a store of the demo's own (nothing is written
+under $GODWIT_HOME), and its timeline is printed at the end. The folder is
+then removed; --keep keeps it, with the command to inspect the session.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			home, err := f.Home()
-			if err != nil {
-				return fmt.Errorf("finding GODWIT_HOME: %w", err)
-			}
-			opts.Home = home
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -48,35 +48,48 @@ recorded like any other; the command to inspect it is printed at the end.`,
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print events as JSON lines on stdout")
-	cmd.Flags().StringVar(&opts.Dir, "dir", "", "put the sample repository here instead of a new temporary directory")
+	cmd.Flags().BoolVar(&opts.Keep, "keep", false, "keep the demo's folder (the repository and the session's store) to look into")
+	cmd.Flags().StringVar(&opts.Dir, "dir", "", "put the demo in this folder (kept) instead of a temporary one")
 	return cmd
 }
 
-func runDemo(ctx context.Context, opts *DemoOptions) error {
+func runDemo(ctx context.Context, opts *DemoOptions) (err error) {
 	if _, err := exec.LookPath("go"); err != nil {
 		return errors.New("the demo runs `go test` on a sample Go repository, but there is no `go` command on PATH; install Go (https://go.dev/dl/) and run `godwit demo` again")
 	}
-	dir := opts.Dir
-	if dir == "" {
-		var err error
-		if dir, err = os.MkdirTemp("", "godwit-demo-"); err != nil {
-			return fmt.Errorf("creating the demo directory: %w", err)
+	root, keep := opts.Dir, opts.Keep || opts.Dir != ""
+	if root == "" {
+		if root, err = os.MkdirTemp("", "godwit-demo-"); err != nil {
+			return fmt.Errorf("creating the demo folder: %w", err)
 		}
 	}
-	if err := demo.WriteSample(dir); err != nil {
+	if !keep {
+		defer func() {
+			if rmErr := os.RemoveAll(root); rmErr != nil {
+				err = errors.Join(err, fmt.Errorf("removing the demo folder: %w", rmErr))
+			}
+		}()
+	}
+	repo, home := filepath.Join(root, "repo"), filepath.Join(root, "home")
+	for _, d := range []string{repo, home} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return fmt.Errorf("creating the demo folder: %w", err)
+		}
+	}
+	if err := demo.WriteSample(repo); err != nil {
 		return err
 	}
 	sink := outputSink(opts.IO, opts.JSON)
 	if !opts.JSON {
-		fmt.Fprintf(opts.IO.ErrOut, "godwit demo: a scripted model fixes a bug in %s\n\n> %s\n\n", dir, demo.Prompt)
+		fmt.Fprintf(opts.IO.ErrOut, "godwit demo: a scripted model fixes a bug in %s\n\n> %s\n\n", repo, demo.Prompt)
 	}
 	env, err := wiring.Build(ctx, wiring.Options{
-		Home:      opts.Home,
-		Workspace: dir,
+		Home:      home,
+		Workspace: repo,
 		Model:     demo.Model,
 		Provider:  demo.Provider(),
-		// The sample lives in its own temporary directory: nothing else
-		// can be touched, so the demo approves its own writes.
+		// The sample lives in its own temporary folder: nothing else can
+		// be touched, so the demo approves its own writes.
 		Approver: tool.AllowAll{},
 		Mode:     policy.Auto,
 		Sink:     sink,
@@ -89,10 +102,19 @@ func runDemo(ctx context.Context, opts *DemoOptions) error {
 	if err != nil {
 		return err
 	}
-	if !opts.JSON {
-		fmt.Fprintf(opts.IO.ErrOut, "\nsession %s: %d model calls, %d tokens in, %d out\n", res.SessionID, res.Steps, res.Usage.InputTokens, res.Usage.OutputTokens)
-		fmt.Fprintf(opts.IO.ErrOut, "the repository is in %s\n", dir)
-		fmt.Fprintf(opts.IO.ErrOut, "inspect the session: godwit inspect trace %s\n", res.SessionID)
+	if opts.JSON {
+		return nil
+	}
+	w := opts.IO.ErrOut
+	fmt.Fprintf(w, "\nsession %s: %d model calls, %d tokens in, %d out. Its record:\n\n", res.SessionID, res.Steps, res.Usage.InputTokens, res.Usage.OutputTokens)
+	if sess, err := env.Store.Session(ctx, res.SessionID); err == nil {
+		_ = writeTimeline(ctx, &InspectOptions{IO: &IOStreams{Out: w, ErrOut: w}}, env.Store, sess)
+	}
+	if keep {
+		fmt.Fprintf(w, "\nkept in %s: the repository in repo/, the session's store in home/\ninspect it: GODWIT_HOME=%s godwit inspect trace %s\n",
+			root, shellQuote(home), res.SessionID)
+	} else {
+		fmt.Fprintf(w, "\nthe demo's folder %s is removed; godwit demo --keep keeps it, to look into with godwit inspect trace\n", root)
 	}
 	return nil
 }

@@ -146,7 +146,7 @@ func TestEvalCommands(t *testing.T) {
 		if err != nil {
 			t.Fatalf("run shard %d: %v\n%s", i, err, errOut)
 		}
-		if !strings.Contains(out, "1/1 runs passed") || !strings.Contains(errOut, "ok   suite/note-") {
+		if !strings.Contains(out, "1/1 runs passed") || !strings.Contains(errOut, "eval: 1 run, 1 at once\n") || !strings.Contains(errOut, "[1/1] ok   suite/note-") {
 			t.Errorf("run output:\n%s\n%s", out, errOut)
 		}
 		shards = append(shards, p)

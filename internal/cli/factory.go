@@ -13,25 +13,35 @@ type Factory struct {
 	Getenv  func(string) string
 	Now     func() time.Time
 	Version string
-	// Logger is where diagnostics go (stderr at warn level by default, or
-	// a file under GODWIT_HOME); never stdout, which belongs to output.
+	// Logger is where diagnostics go (stderr at warn level by default, one
+	// plain line each, or a file under GODWIT_HOME); never stdout, which
+	// belongs to output.
 	Logger *slog.Logger
-	// Workdir is the directory godwit was started in.
+	// Workdir is the directory godwit works in: where it was started, or
+	// -C DIR once the flags are read. Commands read it when they run.
 	Workdir string
+	// Chdir moves the process for -C; nil leaves it (tests).
+	Chdir func(string) error
+	// LoadEnv loads the .env files once -C is applied; nil loads none
+	// (tests).
+	LoadEnv func()
 }
 
 // NewFactory returns the factory of a real process.
 func NewFactory(version string) *Factory {
 	ios := System()
 	wd, _ := os.Getwd()
-	return &Factory{
+	f := &Factory{
 		IO:      ios,
 		Getenv:  os.Getenv,
 		Now:     time.Now,
 		Version: version,
-		Logger:  slog.New(slog.NewTextHandler(ios.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Logger:  slog.New(newLineHandler(ios.ErrOut, slog.LevelWarn)),
 		Workdir: wd,
+		Chdir:   os.Chdir,
 	}
+	f.LoadEnv = func() { LoadEnvFiles(f) }
+	return f
 }
 
 // Home returns GODWIT_HOME, or ~/.godwit.

@@ -184,7 +184,7 @@ func TestConfigRoundTrip(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"set", "modle", "x"}, "field modle not found"},
+		{[]string{"set", "modle", "x"}, "unknown key modle: did you mean model?"},
 		{[]string{"set", "retry.max_attempts", "many"}, "cannot unmarshal"},
 		{[]string{"set", "model.x", "y"}, "model holds a single value"},
 		{[]string{"set", "providers.local.models.5.id", "y"}, "use an index from 0 to 1"},

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"net"
 	"net/http"
@@ -23,8 +22,10 @@ import (
 
 // InspectOptions are the inputs of `godwit inspect trace`.
 type InspectOptions struct {
-	IO      *IOStreams
-	Home    string
+	IO   *IOStreams
+	Home string
+	// Workdir is where godwit runs: "last" is the last session there.
+	Workdir string
 	Session string
 	// At most one of Analyze, Transcript and Web; none shows the timeline.
 	// JSON applies to the timeline and to Analyze.
@@ -49,7 +50,8 @@ func NewCmdInspect(f *Factory, runF func(context.Context, *InspectOptions) error
 	traceCmd := &cobra.Command{
 		Use:   "trace SESSION|last",
 		Short: "Show a session's timeline, summary, transcript or web page",
-		Long: `Show what a recorded session did. SESSION is an id, a prefix of one, or "last".
+		Long: `Show what a recorded session did. SESSION is an id, a prefix of one, or
+"last" (the last session of this workspace).
 
 With no flag, the timeline. --json prints every recorded event, one per line;
 --analyze sums the session up (add --json for the report as JSON);
@@ -64,7 +66,7 @@ With no flag, the timeline. --json prints every recorded event, one per line;
 			if err != nil {
 				return err
 			}
-			opts.Home, opts.Session = home, args[0]
+			opts.Home, opts.Session, opts.Workdir = home, args[0], f.Workdir
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -100,8 +102,9 @@ func (o *InspectOptions) check(addrSet bool) error {
 	return nil
 }
 
-// openSession opens the store and finds a session by id, prefix or "last".
-func openSession(ctx context.Context, home, id string) (*store.Store, store.Session, error) {
+// openSession opens the store and finds a session by id, prefix or
+// "last", the last of workspace (see resolveSession).
+func openSession(ctx context.Context, home, id, workspace string) (*store.Store, store.Session, error) {
 	// Looking must not create a database where there was none.
 	if _, err := os.Stat(wiring.DBPath(home)); errors.Is(err, fs.ErrNotExist) {
 		return nil, store.Session{}, fmt.Errorf("no sessions recorded in %s yet (set GODWIT_HOME to look elsewhere); try `godwit demo`", home)
@@ -110,16 +113,7 @@ func openSession(ctx context.Context, home, id string) (*store.Store, store.Sess
 	if err != nil {
 		return nil, store.Session{}, err
 	}
-	var sess store.Session
-	if id == "last" {
-		sess, err = st.LastSession(ctx)
-	} else {
-		sess, err = st.Session(ctx, id)
-	}
-	if errors.Is(err, store.ErrNotFound) {
-		st.Close()
-		return nil, store.Session{}, fmt.Errorf("no session %q in %s; list them with `godwit sessions`", id, wiring.DBPath(home))
-	}
+	sess, err := resolveSession(ctx, st, id, workspace)
 	if err != nil {
 		st.Close()
 		return nil, store.Session{}, err
@@ -128,7 +122,7 @@ func openSession(ctx context.Context, home, id string) (*store.Store, store.Sess
 }
 
 func runInspectTrace(ctx context.Context, opts *InspectOptions) error {
-	st, sess, err := openSession(ctx, opts.Home, opts.Session)
+	st, sess, err := openSession(ctx, opts.Home, opts.Session, workspaceRoot(opts.Workdir))
 	if err != nil {
 		return err
 	}
@@ -246,7 +240,7 @@ func timelineLine(e agent.Event) string {
 		}
 		s := fmt.Sprintf("  ← %d in (%d cached), %d out, %d tool calls, %dms, $%.4f", r.Usage.InputTokens, r.Usage.CacheReadTokens, r.Usage.OutputTokens, r.ToolCalls, r.LatencyMS, r.Cost)
 		if r.Error != "" {
-			s += ", error: " + r.Error
+			s += ", error: " + cleanText(r.Error)
 		}
 		return s
 	case agent.EventToolFinished:
@@ -298,7 +292,7 @@ func timelineLine(e agent.Event) string {
 			return s
 		}
 	case agent.EventError:
-		return "  error: " + firstLine(e.Text, 160)
+		return "  error: " + firstLine(cleanText(e.Text), 160)
 	case agent.EventTurnFinished:
 		f := e.Finished
 		if f == nil {
@@ -310,67 +304,9 @@ func timelineLine(e agent.Event) string {
 		}
 		s := fmt.Sprintf("turn %d %s: %s, %d in, %d out, $%.4f", e.Turn, f.Status, steps, f.Usage.InputTokens, f.Usage.OutputTokens, f.Cost)
 		if f.Error != "" {
-			s += "\n          " + f.Error
+			s += "\n          " + cleanText(f.Error)
 		}
 		return s
 	}
 	return ""
-}
-
-// SessionsOptions are the inputs of `godwit sessions`.
-type SessionsOptions struct {
-	IO    *IOStreams
-	Home  string
-	Limit int
-}
-
-// NewCmdSessions builds `godwit sessions`.
-func NewCmdSessions(f *Factory) *cobra.Command {
-	opts := &SessionsOptions{IO: f.IO}
-	cmd := &cobra.Command{
-		Use:   "sessions",
-		Short: "List recorded sessions, newest first",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			home, err := f.Home()
-			if err != nil {
-				return err
-			}
-			opts.Home = home
-			return runSessions(cmd.Context(), opts)
-		},
-	}
-	cmd.Flags().IntVarP(&opts.Limit, "limit", "n", 20, "how many sessions")
-	return cmd
-}
-
-func runSessions(ctx context.Context, opts *SessionsOptions) error {
-	st, err := store.Open(ctx, wiring.DBPath(opts.Home))
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	list, err := st.ListSessions(ctx, opts.Limit)
-	if err != nil {
-		return err
-	}
-	if len(list) == 0 {
-		fmt.Fprintln(opts.IO.ErrOut, "no sessions yet; try `godwit demo`")
-		return nil
-	}
-	writeSessions(opts.IO.Out, list)
-	return nil
-}
-
-func writeSessions(w io.Writer, list []store.SessionSummary) {
-	fmt.Fprintf(w, "%-28s %-17s %5s %9s %9s  %s\n", "ID", "LAST ACTIVITY", "TURNS", "TOKENS", "COST", "TITLE")
-	for _, s := range list {
-		tokens := s.Usage.InputTokens + s.Usage.OutputTokens
-		title := strings.TrimSpace(firstLine(s.Title, 60))
-		if s.ParentID != "" {
-			// A sub-agent's session: its cost is its parent's too.
-			title = "(sub-agent of " + s.ParentID + ") " + title
-		}
-		fmt.Fprintf(w, "%-28s %-17s %5d %9d %9s  %s\n", s.ID, s.LastActivity.Local().Format("2006-01-02 15:04"), s.Turns, tokens, fmt.Sprintf("$%.4f", s.Cost), title)
-	}
 }

@@ -67,7 +67,7 @@ func testFactory(home string) (*Factory, *bytes.Buffer, *bytes.Buffer) {
 			return home
 		}
 		return ""
-	}}, out, errOut
+	}, Workdir: "/ws"}, out, errOut // recordSession's workspace
 }
 
 func TestInspectTraceFlags(t *testing.T) {
@@ -177,7 +177,7 @@ func TestInspectTraceWebServesUntilCancelled(t *testing.T) {
 	defer cancel()
 	var status int
 	var view trace.View
-	opts := &InspectOptions{IO: f.IO, Home: home, Session: "last", Web: true, Addr: "127.0.0.1:0",
+	opts := &InspectOptions{IO: f.IO, Home: home, Workdir: "/ws", Session: "last", Web: true, Addr: "127.0.0.1:0",
 		Ready: func(url string) {
 			defer cancel()
 			res, err := http.Get(url + "api/trace")
@@ -231,11 +231,11 @@ func TestInspectTraceCreatesNoDatabase(t *testing.T) {
 func TestWriteSessionsMarksSubAgents(t *testing.T) {
 	var b strings.Builder
 	writeSessions(&b, []store.SessionSummary{
-		{Session: store.Session{ID: "01parent", Title: "fix the parser"}, Turns: 2, Cost: 0.5},
-		{Session: store.Session{ID: "01child", ParentID: "01parent", Title: "find the callers"}, Turns: 1, Cost: 0.1},
-	})
+		{Session: store.Session{ID: "01parent", Title: "fix the parser", Workspace: "/home/u/src/parser"}, Turns: 2, Cost: 0.5},
+		{Session: store.Session{ID: "01child", ParentID: "01parent", Title: "find the callers", Workspace: "/home/u/src/parser"}, Turns: 1, Cost: 0.1},
+	}, "/home/u")
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
-	if len(lines) != 3 || !strings.HasSuffix(lines[1], "  fix the parser") ||
+	if len(lines) != 3 || !strings.HasSuffix(lines[1], "  fix the parser") || !strings.Contains(lines[1], " ~/src/parser ") ||
 		!strings.HasSuffix(lines[2], "  (sub-agent of 01parent) find the callers") {
 		t.Errorf("sessions:\n%s", b.String())
 	}

@@ -16,6 +16,10 @@ type IOStreams struct {
 	ErrOut io.Writer
 
 	InTTY, OutTTY, ErrTTY bool
+	// InPiped: stdin is a pipe or a file, so it holds input meant for
+	// godwit (`echo ctx | godwit run -p ...`); not when it is a terminal
+	// or a device such as /dev/null.
+	InPiped bool
 }
 
 // System returns the process's streams.
@@ -25,7 +29,18 @@ func System() *IOStreams {
 		InTTY:  isTerminal(os.Stdin),
 		OutTTY: isTerminal(os.Stdout),
 		ErrTTY: isTerminal(os.Stderr),
+
+		InPiped: isPipeOrFile(os.Stdin),
 	}
+}
+
+func isPipeOrFile(f *os.File) bool {
+	st, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	m := st.Mode()
+	return m&os.ModeNamedPipe != 0 || m.IsRegular()
 }
 
 func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }

@@ -31,8 +31,9 @@ func NewCmdModels(f *Factory, runF func(context.Context, *ModelsOptions) error) 
 		Long: `List the models of the catalog (built in, and config.yaml's providers and
 models): context window and most output tokens, list prices in USD per
 million tokens (input, output, cache read, cache write), and whether the
-provider's API key is in the environment. provider/* is the default for a
-provider's models not listed.`,
+provider's API key is in the environment (KEY: set, missing with the
+variable to set, or not needed). provider/* is the default for a provider's
+models not listed.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			home, err := f.Home()
@@ -88,18 +89,18 @@ func runModels(_ context.Context, opts *ModelsOptions) error {
 	return nil
 }
 
-// keyState says whether a provider can be called: its key variable set,
-// not needed, or which variable to set.
+// keyState says whether a provider can be called: its key is set, not
+// needed, or missing (and which variable to set).
 func keyState(p catalog.Provider, getenv func(string) string) string {
 	switch {
 	case p.NoKey:
 		return "not needed"
 	case p.APIKeyEnv == "":
-		return "no api_key_env"
+		return "missing (no api_key_env)"
 	case strings.TrimSpace(getenv(p.APIKeyEnv)) != "":
 		return "set"
 	default:
-		return "set " + p.APIKeyEnv
+		return "missing " + p.APIKeyEnv
 	}
 }
 

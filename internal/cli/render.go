@@ -11,20 +11,23 @@ import (
 	"github.com/godwit/godwit/agent"
 )
 
-// jsonSink writes one JSON object per line: every event but the deltas,
-// whose text the model.response event carries whole.
+// jsonSink writes one JSON object per line (docs/json-events.md): every
+// event but the deltas, whose text the model.response event carries
+// whole.
 type jsonSink struct {
-	mu  sync.Mutex
-	enc *json.Encoder
+	mu      sync.Mutex
+	enc     *json.Encoder
+	session string // the session's id, once session.started has said it
+	errored bool   // an error event was written
 }
 
 // outputSink is how a one-shot command shows its events: JSON lines with
-// --json, else the answer on stdout and a line per step on stderr.
+// --json, else only the answer on stdout and everything else on stderr.
 func outputSink(ios *IOStreams, asJSON bool) agent.Sink {
 	if asJSON {
 		return newJSONSink(ios.Out)
 	}
-	return newPlainSink(ios.Out, ios.ErrOut)
+	return newAnswerSink(ios.Out, ios.ErrOut)
 }
 
 func newJSONSink(w io.Writer) *jsonSink { return &jsonSink{enc: json.NewEncoder(w)} }
@@ -35,24 +38,76 @@ func (s *jsonSink) Emit(e agent.Event) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	switch e.Type {
+	case agent.EventSessionStarted:
+		s.session = e.SessionID
+	case agent.EventError:
+		s.errored = true
+		e.Text = cleanText(e.Text)
+	case agent.EventTurnFinished:
+		if e.Finished != nil && e.Finished.Error != "" {
+			f := *e.Finished
+			f.Error = cleanText(f.Error)
+			e.Finished = &f
+		}
+	case agent.EventModelResponse:
+		if e.Response != nil && e.Response.Error != "" {
+			r := *e.Response
+			r.Error = cleanText(r.Error)
+			e.Response = &r
+		}
+	}
+	if e.SessionID == "" {
+		e.SessionID = s.session // mcp.status comes from outside the turn loop
+	}
 	_ = s.enc.Encode(e)
 }
 
-// plainSink streams the answer to out and a compact line per tool call,
-// retry and approval to log (stderr), for people and for pipes alike.
+// fail writes an error event for a failure the turn loop did not report
+// itself (a missing key, a bad model, a session that cannot be continued),
+// so that a consumer of the stream always learns why it ended.
+func (s *jsonSink) fail(err error, now time.Time) {
+	s.mu.Lock()
+	done := s.errored
+	s.mu.Unlock()
+	if !done {
+		s.Emit(agent.Event{Type: agent.EventError, Time: now, Text: userMessage(err)})
+	}
+}
+
+// plainSink shows a session's events as text: a compact line per tool
+// call, retry and approval on log (stderr), for people and for pipes
+// alike, and the model's text on out. The chat's line mode streams all
+// the model's text to out as it comes; `run` (answerOnly) keeps out for
+// the answer alone, as `claude -p` and `codex exec` do: what the model
+// says between tool calls, and its reply to an end-of-turn check, go to
+// log once each response is whole, and the turn's answer goes to out at
+// its end.
 type plainSink struct {
-	mu      sync.Mutex
-	out     io.Writer
-	log     io.Writer
-	midLine bool // out has text without a trailing newline
-	text    bool // some answer text was written
+	mu         sync.Mutex
+	out        io.Writer
+	log        io.Writer
+	answerOnly bool
+	midLine    bool // out has text without a trailing newline
+	text       bool // some answer text was written
+	// answerOnly: the text of the response streaming now, and of the last
+	// response without tool calls (the answer, unless the turn goes on).
+	pending, held string
 }
 
 func newPlainSink(out, log io.Writer) *plainSink { return &plainSink{out: out, log: log} }
 
+// newAnswerSink is `run`'s: only the answer on out.
+func newAnswerSink(out, log io.Writer) *plainSink {
+	return &plainSink{out: out, log: log, answerOnly: true}
+}
+
 func (s *plainSink) Emit(e agent.Event) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.answerOnly && s.answer(e) {
+		return
+	}
 	switch e.Type {
 	case agent.EventTextDelta:
 		if e.Text == "" {
@@ -72,8 +127,10 @@ func (s *plainSink) Emit(e agent.Event) {
 		switch {
 		case t.IsError:
 			fmt.Fprintf(s.log, "  ✗ %s %s\n", t.Name, firstLine(t.Output, 160))
+		case t.ExitCode != nil && *t.ExitCode != 0:
+			fmt.Fprintf(s.log, "  ✗ %s exit %d (%s)\n", t.Name, *t.ExitCode, d.Round(time.Millisecond))
 		case t.ExitCode != nil:
-			fmt.Fprintf(s.log, "  ✓ %s exit %d (%s)\n", t.Name, *t.ExitCode, d.Round(time.Millisecond))
+			fmt.Fprintf(s.log, "  ✓ %s exit 0 (%s)\n", t.Name, d.Round(time.Millisecond))
 		default:
 			fmt.Fprintf(s.log, "  ✓ %s (%s)\n", t.Name, d.Round(time.Millisecond))
 		}
@@ -85,7 +142,7 @@ func (s *plainSink) Emit(e agent.Event) {
 		s.endLine()
 		r := e.Retry
 		note := ""
-		if r.Discarded {
+		if r.Discarded && !s.answerOnly {
 			note = "; the partial answer above is discarded"
 		}
 		fmt.Fprintf(s.log, "↻ %s; retry %d in %s%s\n", r.Reason, r.Attempt, r.Wait.Round(time.Millisecond), note)
@@ -109,9 +166,60 @@ func (s *plainSink) Emit(e agent.Event) {
 	case agent.EventLedgerOver:
 		s.endLine()
 		fmt.Fprintf(s.log, "godwit: %s\n", e.Text)
+	case agent.EventMCPStatus:
+		// The log line of the server's state change says it already.
 	case agent.EventTurnFinished:
 		s.endLine()
 	}
+}
+
+// answer handles the model's text in answerOnly mode; true when e needs
+// nothing more.
+func (s *plainSink) answer(e agent.Event) bool {
+	narrate := func(text string) {
+		if text = strings.TrimSpace(text); text != "" {
+			fmt.Fprintln(s.log, text)
+		}
+	}
+	switch e.Type {
+	case agent.EventTextDelta:
+		s.pending += e.Text
+		return true
+	case agent.EventModelRetry, agent.EventModelFallback:
+		s.pending = "" // that attempt's text is void
+	case agent.EventNudge:
+		// The model is sent back: what it said was not the end.
+		narrate(s.held)
+		s.held = ""
+	case agent.EventModelRequest:
+		// The turn goes on: the last answer was not the last.
+		narrate(s.held)
+		s.held = ""
+	case agent.EventModelResponse:
+		if r := e.Response; r != nil && r.Purpose == "" {
+			if r.ToolCalls > 0 {
+				narrate(s.pending)
+			} else {
+				s.held = s.pending
+			}
+		}
+		s.pending = ""
+		return true
+	case agent.EventTurnFinished:
+		var text string
+		if e.Finished != nil {
+			text = strings.TrimRight(e.Finished.Text, "\n")
+		}
+		if strings.TrimSpace(s.held) != strings.TrimSpace(text) {
+			narrate(s.held) // a reply to a check that did not replace the answer
+		}
+		s.held = ""
+		if text != "" {
+			fmt.Fprintln(s.out, text)
+		}
+		return true
+	}
+	return false
 }
 
 // supersededLine tells the user a ledger entry no longer holds.

@@ -30,7 +30,8 @@ func usageErrorf(format string, a ...any) error {
 // more printed).
 var SilentError = errors.New("silent")
 
-// NewRootCmd builds the command tree:
+// NewRootCmd builds the command tree (godwit alone starts the chat on a
+// terminal; rootflags.go):
 //
 //	godwit run      one turn, non-interactive
 //	godwit chat     the interactive chat (a terminal UI; plain lines when piped)
@@ -54,7 +55,6 @@ func NewRootCmd(f *Factory) *cobra.Command {
 	root.SetIn(f.IO.In)
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: err} })
 	root.AddCommand(
 		NewCmdRun(f, nil),
 		NewCmdChat(f, nil),
@@ -69,6 +69,7 @@ func NewRootCmd(f *Factory) *cobra.Command {
 		NewCmdEval(f),
 		NewCmdVersion(f),
 	)
+	setupRoot(root, f)
 	return root
 }
 
@@ -80,15 +81,10 @@ func Main(ctx context.Context, f *Factory, args []string) int {
 	if err == nil {
 		return ExitOK
 	}
-	if errors.Is(err, SilentError) {
-		return ExitFailed
+	if !errors.Is(err, SilentError) {
+		fmt.Fprintln(f.IO.ErrOut, "godwit:", userMessage(err))
 	}
-	fmt.Fprintln(f.IO.ErrOut, "godwit:", err)
-	var ue *UsageError
-	if errors.As(err, &ue) || isCobraUsage(err) {
-		return ExitUsage
-	}
-	return ExitFailed
+	return exitCode(err)
 }
 
 // isCobraUsage recognises cobra's own argument errors, which it does not

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/godwit/godwit/agent"
+	"github.com/godwit/godwit/internal/config"
 	"github.com/godwit/godwit/internal/wiring"
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/policy"
@@ -38,34 +39,63 @@ type RunOptions struct {
 	// VerifyRounds is how often a failing verify sends the model back.
 	VerifyRounds  int
 	VerifyTimeout time.Duration
+	// Version is godwit's, for session.started.
+	Version string
 	// Provider replaces the configured one (tests).
 	Provider llm.Provider
+	// Now is the clock of the events the command writes itself; nil is
+	// time.Now.
+	Now func() time.Time
 }
+
+// stdinNotice is how long run waits for piped input before saying that
+// it is waiting: a pipe nobody closes would otherwise hang it silently.
+const stdinNotice = 2 * time.Second
 
 // NewCmdRun builds `godwit run`. runF replaces the real run in tests.
 func NewCmdRun(f *Factory, runF func(context.Context, *RunOptions) error) *cobra.Command {
-	opts := &RunOptions{IO: f.IO, Getenv: f.Getenv, Logger: f.Logger, Workdir: f.Workdir}
+	opts := &RunOptions{IO: f.IO, Getenv: f.Getenv, Logger: f.Logger, Version: f.Version, Now: f.Now}
+	var cont bool
 	cmd := &cobra.Command{
-		Use:   "run [--prompt TEXT|-] [flags]",
+		Use:   "run [PROMPT] [flags]",
 		Short: "Run one turn and exit",
 		Long: `Run one turn: send the prompt, let the model work with the tools until it
 answers, print the answer and exit. Read-only unless --allow-write or --yes.
 
+The prompt is the words after run, or --prompt/-p TEXT (- reads it from
+stdin). Text piped in is added after it, as a <stdin> block:
+  git diff | godwit run "review this change"
+
+Only the answer goes to stdout; what the model says between tool calls, the
+tool lines and every notice go to stderr. --json prints every event as a
+JSON line instead (docs/json-events.md).
+
+--session ID (or -c, the last session of this workspace) continues a
+session, in the workspace it belongs to.
+
 Exit status: 0 done, 1 the run failed, 2 bad usage.`,
+		Example: `  godwit run "why does TestParse fail?"
+  godwit run --allow-write -p "fix TestParse"
+  godwit run -c "now add a test for it"
+  echo "$LOG" | godwit run -p "what went wrong?"`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			fl := cmd.Flags()
+			if err := opts.checkFlags(fl.Changed, cont, len(args) > 0); err != nil {
+				return err
+			}
+			opts.Workdir = f.Workdir
+			if cont {
+				opts.SessionID = "last"
+			}
 			if opts.Prompt == "" && len(args) > 0 {
 				opts.Prompt = strings.Join(args, " ")
 			}
-			if opts.Prompt == "-" {
-				b, err := io.ReadAll(opts.IO.In)
-				if err != nil {
-					return fmt.Errorf("reading the prompt from stdin: %w", err)
-				}
-				opts.Prompt = string(b)
+			if err := opts.readStdin(); err != nil {
+				return err
 			}
 			if strings.TrimSpace(opts.Prompt) == "" {
-				return usageErrorf("no prompt: pass --prompt TEXT, or --prompt - to read it from stdin")
+				return usageErrorf("no prompt: give it after run (godwit run \"fix the test\"), with -p TEXT, or pipe it in")
 			}
 			home, err := f.Home()
 			if err != nil {
@@ -79,30 +109,130 @@ Exit status: 0 done, 1 the run failed, 2 bad usage.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&opts.Prompt, "prompt", "p", "", "the user message; - reads it from stdin")
+	fl.StringVarP(&opts.Prompt, "prompt", "p", "", "the user message (or give it after run); - reads it from stdin")
 	fl.StringVarP(&opts.Model, "model", "m", "", "provider/model (default: $GODWIT_MODEL, else chosen from the API keys set)")
-	fl.StringVar(&opts.SessionID, "session", "", "continue a stored session (id, unique prefix, or last)")
+	fl.StringVar(&opts.SessionID, "session", "", "continue a stored session of this workspace (id, unique prefix, or last)")
+	fl.BoolVarP(&cont, "continue", "c", false, "continue the last session of this workspace (--session last)")
 	fl.BoolVar(&opts.Reset, "reset", false, "start the turn in a new context segment, with a handoff")
-	fl.IntVar(&opts.ContextWindow, "context-window", 0, "the model's context window in tokens (default: config, then the model catalog)")
+	fl.IntVar(&opts.ContextWindow, "context-window", 0, fmt.Sprintf("the model's context window in tokens, %d or more (default: config, then the model catalog)", config.MinContextWindow))
 	fl.BoolVar(&opts.AllowWrite, "allow-write", false, "allow writes and commands, asking before each")
 	fl.BoolVarP(&opts.Yes, "yes", "y", false, "approve every write and command without asking (CI, evals)")
-	fl.BoolVar(&opts.JSON, "json", false, "print events as JSON lines on stdout")
-	fl.IntVar(&opts.MaxSteps, "max-steps", 0, "most model calls in the turn (default 60)")
+	fl.BoolVar(&opts.JSON, "json", false, "print every event as a JSON line on stdout (docs/json-events.md)")
+	fl.IntVar(&opts.MaxSteps, "max-steps", 0, "most model calls in the turn, 1 or more (default 60)")
 	fl.StringVar(&opts.Verify, "verify", "", "a command that proves the work (e.g. 'go test ./...'); on failure its output goes back to the model")
-	fl.IntVar(&opts.VerifyRounds, "verify-rounds", agent.DefaultVerifyRounds, "how many times a failing --verify sends the model back")
+	fl.IntVar(&opts.VerifyRounds, "verify-rounds", agent.DefaultVerifyRounds, "how many times a failing --verify sends the model back, 1 or more")
 	fl.DurationVar(&opts.VerifyTimeout, "verify-timeout", agent.DefaultVerifyTimeout, "time limit of one --verify run")
 	return cmd
 }
 
-func runRun(ctx context.Context, opts *RunOptions) error {
+// checkFlags refuses values that cannot mean what was asked, before
+// anything runs. changed says whether a flag was given.
+func (o *RunOptions) checkFlags(changed func(string) bool, cont, positional bool) error {
+	switch {
+	case cont && changed("session"):
+		return usageErrorf("give --session ID or -c (the last session), not both")
+	case positional && changed("prompt"):
+		return usageErrorf("give the prompt once: after run, or with -p, not both")
+	case changed("max-steps") && o.MaxSteps < 1:
+		return usageErrorf("--max-steps %d: give 1 or more model calls (the default is %d)", o.MaxSteps, agent.DefaultMaxSteps)
+	case changed("verify-rounds") && o.VerifyRounds < 1:
+		return usageErrorf("--verify-rounds %d: give 1 or more (how many times a failing --verify sends the model back)", o.VerifyRounds)
+	case changed("verify-rounds") && o.Verify == "":
+		return usageErrorf("--verify-rounds goes with --verify COMMAND")
+	case o.VerifyTimeout <= 0:
+		return usageErrorf("--verify-timeout %s: give a positive duration, e.g. 5m", o.VerifyTimeout)
+	}
+	return checkContextWindow(changed("context-window"), o.ContextWindow)
+}
+
+// checkContextWindow refuses a window godwit cannot work in.
+func checkContextWindow(given bool, n int) error {
+	if given && n < config.MinContextWindow {
+		return usageErrorf("--context-window %d: godwit needs at least %d tokens (its system prompt and tools take about 2k); give the model's real window", n, config.MinContextWindow)
+	}
+	return nil
+}
+
+// readStdin takes the prompt from stdin (-p -), or adds piped input to
+// it as a <stdin> block, as codex exec does; piped input alone is the
+// prompt.
+func (o *RunOptions) readStdin() error {
+	if o.Prompt != "-" && !o.IO.InPiped {
+		return nil
+	}
+	b, err := readNoticed(o.IO.In, o.IO.ErrOut, stdinNotice)
+	if err != nil {
+		return fmt.Errorf("reading stdin: %w", err)
+	}
+	in := string(b)
+	switch {
+	case o.Prompt == "-":
+		o.Prompt = in
+	case strings.TrimSpace(in) == "":
+	case strings.TrimSpace(o.Prompt) == "":
+		o.Prompt = in
+	default:
+		o.Prompt = joinStdin(o.Prompt, in)
+	}
+	return nil
+}
+
+// joinStdin is the prompt followed by the piped input.
+func joinStdin(prompt, in string) string {
+	return prompt + "\n\n<stdin>\n" + strings.TrimRight(in, "\n") + "\n</stdin>"
+}
+
+// readNoticed reads r to its end; if nothing has come after wait, it
+// says on log what it is waiting for.
+func readNoticed(r io.Reader, log io.Writer, wait time.Duration) ([]byte, error) {
+	got := make(chan struct{})
+	var first bool
+	t := time.AfterFunc(wait, func() {
+		select {
+		case <-got:
+		default:
+			fmt.Fprintln(log, "godwit: waiting for the input on stdin to end (Ctrl-D on a terminal; run with </dev/null to give none)")
+		}
+	})
+	defer t.Stop()
+	var buf []byte
+	chunk := make([]byte, 32<<10)
+	for {
+		n, err := r.Read(chunk)
+		if n > 0 && !first {
+			first = true
+			close(got)
+		}
+		buf = append(buf, chunk[:n]...)
+		if errors.Is(err, io.EOF) {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+}
+
+func runRun(ctx context.Context, opts *RunOptions) (err error) {
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	sink := outputSink(opts.IO, opts.JSON)
+	if js, ok := sink.(*jsonSink); ok {
+		// Whatever stops the run, the stream ends with why.
+		defer func() {
+			if err != nil {
+				js.fail(err, now())
+			}
+		}()
+	}
 	model := opts.Model
 	if model == "" && opts.Provider == nil {
-		var err error
 		if model, err = defaultModel(opts.Getenv); err != nil {
 			return &UsageError{Err: err}
 		}
 	}
-	sink := outputSink(opts.IO, opts.JSON)
 	env, err := wiring.Build(ctx, wiring.Options{
 		Home:      opts.Home,
 		Workspace: opts.Workdir,
@@ -113,6 +243,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		Sink:      sink,
 		Getenv:    opts.Getenv,
 		MaxSteps:  opts.MaxSteps,
+		Version:   opts.Version,
 		Logger:    opts.Logger,
 
 		ContextWindow: opts.ContextWindow,
@@ -121,12 +252,12 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		return err
 	}
 	defer env.Close()
-	if opts.SessionID == "last" {
-		last, err := env.Store.LastSession(ctx)
+	if opts.SessionID != "" {
+		sess, err := resolveSession(ctx, env.Store, opts.SessionID, env.Workspace)
 		if err != nil {
-			return fmt.Errorf("no session to continue: %w", err)
+			return err
 		}
-		opts.SessionID = last.ID
+		opts.SessionID = sess.ID
 	}
 	_, err = env.Runtime.Run(ctx, agent.RunInput{
 		SessionID: opts.SessionID, Prompt: opts.Prompt, Reset: opts.Reset,

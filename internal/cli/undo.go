@@ -14,8 +14,10 @@ import (
 
 // UndoOptions are the inputs of `godwit undo`.
 type UndoOptions struct {
-	IO      *IOStreams
-	Home    string
+	IO   *IOStreams
+	Home string
+	// Workdir is where godwit runs: "last" is the last session there.
+	Workdir string
 	Session string
 	// Turn is the first turn to undo; 0 means the last turn that changed
 	// files.
@@ -31,14 +33,16 @@ func NewCmdUndo(f *Factory) *cobra.Command {
 		Long: `Restore, byte for byte, every file the agent wrote with its file tools in
 turn N and later, and delete the files it created. Without --turn, the last
 turn that changed files is undone. Files changed by shell commands are
-listed, not rolled back.`,
+listed, not rolled back. SESSION is an id, a prefix of one, or "last" (the
+last session of this workspace); the files restored are in the session's
+own workspace, which undo names.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			home, err := f.Home()
 			if err != nil {
 				return err
 			}
-			opts.Home, opts.Session = home, args[0]
+			opts.Home, opts.Session, opts.Workdir = home, args[0], f.Workdir
 			if opts.Turn < 0 {
 				return usageErrorf("--turn must be a turn number, 1 or more")
 			}
@@ -50,7 +54,7 @@ listed, not rolled back.`,
 }
 
 func runUndo(ctx context.Context, opts *UndoOptions) error {
-	st, sess, err := openSession(ctx, opts.Home, opts.Session)
+	st, sess, err := openSession(ctx, opts.Home, opts.Session, workspaceRoot(opts.Workdir))
 	if err != nil {
 		return err
 	}

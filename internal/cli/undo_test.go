@@ -68,7 +68,7 @@ func TestUndoCommand(t *testing.T) {
 	ios, _, out, errOut := TestStreams()
 
 	// Without --turn: the last turn that changed files, the shell's.
-	if err := runUndo(context.Background(), &UndoOptions{IO: ios, Home: home, Session: "last"}); err != nil {
+	if err := runUndo(context.Background(), &UndoOptions{IO: ios, Home: home, Workdir: ws, Session: "last"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := out.String(); !strings.Contains(got, "undo turn 2 of session "+id) ||

@@ -14,8 +14,13 @@ func NewCmdVersion(f *Factory) *cobra.Command {
 		Short: "Print godwit's version",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, err := fmt.Fprintf(f.IO.Out, "godwit %s (%s, %s/%s)\n", f.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			_, err := fmt.Fprintln(f.IO.Out, versionLine(f.Version))
 			return err
 		},
 	}
+}
+
+// versionLine is what `godwit version` and `godwit --version` print.
+func versionLine(v string) string {
+	return fmt.Sprintf("godwit %s (%s, %s/%s)", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }

@@ -14,8 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-
-	"go.yaml.in/yaml/v3"
+	"strings"
 
 	"github.com/godwit/godwit/llm/catalog"
 	"github.com/godwit/godwit/mcp"
@@ -111,7 +110,8 @@ type RetryConfig struct {
 }
 
 // Load reads home/config.yaml (a missing file is an empty config) and
-// applies the environment.
+// applies the environment. A file godwit cannot use as written (an
+// unknown key, a value of the wrong type or out of range) is an *Error.
 func Load(home string, getenv func(string) string) (Config, error) {
 	var c Config
 	path := filepath.Join(home, FileName)
@@ -121,8 +121,8 @@ func Load(home string, getenv func(string) string) (Config, error) {
 	case err != nil:
 		return c, fmt.Errorf("config: %w", err)
 	default:
-		if err := yaml.Unmarshal(data, &c); err != nil {
-			return c, fmt.Errorf("config: %s: %w (fix the file, or move it away to start from defaults)", path, err)
+		if c, err = Parse(data, path); err != nil {
+			return c, err
 		}
 	}
 	if m := getenv("GODWIT_MODEL"); m != "" {
@@ -151,11 +151,12 @@ func (c Config) Overrides() catalog.Overrides {
 	return o
 }
 
-// Catalog returns the built-in catalog with this config's overrides.
+// Catalog returns the built-in catalog with this config's overrides. An
+// override the catalog refuses is an *Error of config.yaml.
 func (c Config) Catalog() (*catalog.Catalog, error) {
 	cat, err := catalog.New(c.Overrides())
 	if err != nil {
-		return nil, fmt.Errorf("config: %s: %w", FileName, err)
+		return nil, &Error{Path: FileName, Problems: []Problem{{Msg: strings.TrimPrefix(err.Error(), "catalog: ")}}}
 	}
 	return cat, nil
 }

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,7 +64,104 @@ func TestLoadBadFileSaysWhatToDo(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := Load(home, env(nil))
-	if err == nil || !strings.Contains(err.Error(), "fix the file") {
+	if err == nil || !strings.Contains(err.Error(), "config.yaml:1: ") || !strings.Contains(err.Error(), "fix the file") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestParseNamesEachProblemWithItsLine(t *testing.T) {
+	tests := []struct {
+		name, yaml string
+		want       []string // each a line of the error
+	}{
+		{"misspelt top-level key", "model: a/b\nretyr:\n  max_attempts: 2\n",
+			[]string{"config.yaml:2: unknown key retyr: did you mean retry?"}},
+		{"misspelt nested key", "providers:\n  local:\n    type: openai-chat\n    base_ur: http://x/v1\n",
+			[]string{"config.yaml:4: unknown key providers.local.base_ur: did you mean base_url?"}},
+		{"key in a list item", "models:\n  - id: m\n    provider: p\n    contxt_window: 9000\n",
+			[]string{"config.yaml:4: unknown key models.0.contxt_window: did you mean context_window?"}},
+		{"mcp server key", "mcp:\n  servers:\n    fs:\n      comand: npx\n",
+			[]string{"config.yaml:4: unknown key mcp.servers.fs.comand: did you mean command?"}},
+		{"no near key lists the valid ones", "verbose: true\n",
+			[]string{"config.yaml:1: unknown key verbose; the keys here are context_window, fallback, max_steps, mcp, memory, model, models, providers, retry, summary_model, tools"}},
+		{"every problem at once", "retyr: {}\nmax_stesp: 3\n",
+			[]string{"config.yaml:1: unknown key retyr: did you mean retry?", "config.yaml:2: unknown key max_stesp: did you mean max_steps?"}},
+		{"wrong type", "max_steps: many\n",
+			[]string{"config.yaml:1: cannot unmarshal text `many` into a whole number"}},
+		{"window too small", "context_window: 10\n",
+			[]string{"config.yaml:1: context_window: 10 tokens is too small: godwit needs at least 8192"}},
+		{"negative steps", "max_steps: -1\n", []string{"config.yaml:1: max_steps: must be 1 or more"}},
+		{"bad deferred", "tools:\n  deferred: sometimes\n", []string{`config.yaml:2: tools.deferred: "sometimes": use off, auto or on`}},
+		{"syntax", "model: [unclosed\n", []string{"config.yaml:1: did not find expected"}},
+		{"not a mapping", "- a\n- b\n", []string{"config.yaml:1: the file must map keys to values"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse([]byte(tc.yaml), "config.yaml")
+			var ce *Error
+			if !errors.As(err, &ce) {
+				t.Fatalf("err = %v (%T), want *Error", err, err)
+			}
+			lines := strings.Split(err.Error(), "\n")
+			if len(lines) != len(tc.want) {
+				t.Fatalf("error:\n%s\nwant %d lines", err, len(tc.want))
+			}
+			for i, w := range tc.want {
+				if !strings.HasPrefix(lines[i], w) && !strings.Contains(lines[i], w) {
+					t.Errorf("line %d:\n got %s\nwant %s", i, lines[i], w)
+				}
+			}
+		})
+	}
+}
+
+func TestParseAcceptsEveryKeyItDocuments(t *testing.T) {
+	full := `model: anthropic/claude-sonnet-4-5
+fallback:
+  anthropic/claude-sonnet-4-5: [openai/gpt-5]
+providers:
+  local:
+    type: openai-chat
+    base_url: http://127.0.0.1:8000/v1
+    api_key_env: LOCAL_KEY
+    headers: {X-A: b}
+    no_key: false
+    send_cache_key: true
+    models:
+      - {id: qwen3, context_window: 32768, max_output: 4096, price: {input: 1, output: 2, cache_read: 0.1, cache_write: 1.25}}
+models:
+  - {provider: openai, id: gpt-5, price: {input: 1}}
+retry: {max_attempts: 5, max_delay_seconds: 30}
+summary_model: openai/gpt-5-nano
+context_window: 200000
+max_steps: 80
+memory:
+  embeddings: {base_url: http://x/v1, model: e, api_key_env: K}
+mcp:
+  servers:
+    fs: {type: stdio, command: npx, args: [a], env: {A: b}, disabled: true, timeout_s: 5}
+    web: {url: http://x/mcp, headers: {A: b}}
+  project: ["*"]
+tools: {deferred: auto}
+`
+	if _, err := Parse([]byte(full), "config.yaml"); err != nil {
+		t.Fatal(err)
+	}
+	for _, empty := range []string{"", "# only a comment\n"} {
+		if _, err := Parse([]byte(empty), "config.yaml"); err != nil {
+			t.Errorf("%q: %v", empty, err)
+		}
+	}
+}
+
+func TestLoadRejectsAnUnknownKey(t *testing.T) {
+	home := t.TempDir()
+	path := filepath.Join(home, FileName)
+	if err := os.WriteFile(path, []byte("retyr:\n  max_attempts: 2\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(home, env(nil))
+	if err == nil || err.Error() != path+":1: unknown key retyr: did you mean retry?" {
 		t.Errorf("err = %v", err)
 	}
 }

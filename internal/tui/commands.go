@@ -348,7 +348,7 @@ func (c *Controller) resume(ctx context.Context, ref string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	sess, err := ResolveSession(ctx, eng.Store, ref)
+	sess, err := ResolveSession(ctx, eng.Store, ref, eng.Workspace)
 	if err != nil {
 		return "", err
 	}

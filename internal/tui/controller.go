@@ -101,7 +101,7 @@ func NewController(ctx context.Context, opts Options) (*Controller, error) {
 	}
 	c.eng = eng
 	if opts.Session != "" {
-		sess, err := ResolveSession(ctx, eng.Store, opts.Session)
+		sess, err := ResolveSession(ctx, eng.Store, opts.Session, eng.Workspace)
 		if err == nil {
 			err = sameWorkspace(sess, eng)
 		}
@@ -325,15 +325,16 @@ func sameWorkspace(sess store.Session, eng *Engine) error {
 	if eng.Workspace == "" || sess.Workspace == "" || sess.Workspace == eng.Workspace {
 		return nil
 	}
-	return fmt.Errorf("tui: session %s works in %s, not here (%s): start godwit chat there to continue it", sess.ID, sess.Workspace, eng.Workspace)
+	return fmt.Errorf("tui: session %s works in %s, not here (%s): continue it there, with godwit -C %s chat --session %s", sess.ID, sess.Workspace, eng.Workspace, sess.Workspace, sess.ID)
 }
 
-// ResolveSession finds a session by id, unique id prefix, or "last".
-func ResolveSession(ctx context.Context, st *store.Store, ref string) (store.Session, error) {
+// ResolveSession finds a session by id, unique id prefix, or "last": the
+// last session of workspace ("" for any).
+func ResolveSession(ctx context.Context, st *store.Store, ref, workspace string) (store.Session, error) {
 	if ref == "last" {
-		s, err := st.LastSession(ctx)
+		s, err := st.LastSessionIn(ctx, workspace)
 		if errors.Is(err, store.ErrNotFound) {
-			return s, errors.New("tui: no session recorded yet: start one by sending a prompt")
+			return s, errors.New("tui: no session recorded in this workspace yet: start one by sending a prompt (`godwit sessions --all` lists other workspaces')")
 		}
 		return s, err
 	}

@@ -28,9 +28,17 @@ const mcpStartWait = 5 * time.Second
 // allowed entries of .mcp.json), waits up to wait for them, and hands
 // every ready server's tools to late, then and whenever one becomes
 // ready or lists its tools anew. A failing server is logged, never fatal.
+//
+// Once Build has its first table, a change of state is also an
+// mcp.status event to opts.Sink (the states before are in
+// session.started), so a consumer of `run --json` sees a server fail.
 func startMCP(ctx context.Context, cfg mcp.Config, opts Options, root string, wait time.Duration, late *lateTools) *mcp.Manager {
-	mgr := mcp.Start(mcp.Options{Config: cfg, Workspace: root, Getenv: opts.Getenv, Logger: opts.Logger,
+	mgr := mcp.Start(mcp.Options{Config: cfg, Workspace: root, Getenv: opts.Getenv, Logger: opts.Logger, Version: opts.Version,
 		OnStatus: func(s mcp.Status) {
+			if late.isStarted() && opts.Sink != nil {
+				info := mcpInfo(s)
+				opts.Sink.Emit(agent.Event{Type: agent.EventMCPStatus, Time: time.Now(), MCP: &info})
+			}
 			if s.State != mcp.StateReady {
 				opts.Logger.Warn(s.String())
 				return
@@ -77,6 +85,21 @@ func (l *lateTools) started() {
 	l.mu.Lock()
 	l.ready = true
 	l.mu.Unlock()
+}
+
+func (l *lateTools) isStarted() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.ready
+}
+
+// mcpInfo is a server's status as events show it.
+func mcpInfo(s mcp.Status) agent.MCPServerInfo {
+	info := agent.MCPServerInfo{Name: s.Server, Source: s.Source, State: string(s.State), Tools: len(s.Tools)}
+	if s.Err != nil {
+		info.Error = s.Err.Error()
+	}
+	return info
 }
 
 // setTable hands later tools to the deferred table too, and the tools

@@ -102,3 +102,43 @@ func toolsSeen(r llm.Request) []string {
 	}
 	return names
 }
+
+// A consumer of the events learns each server's state: at the session's
+// start in session.started, and every later change as an mcp.status event.
+func TestMCPStateReachesTheEvents(t *testing.T) {
+	url, open := gatedMCP(t)
+	home := t.TempDir()
+	cfg := fmt.Sprintf("mcp:\n  servers:\n    slow:\n      url: %s\n", url)
+	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rec := &agent.Recorder{}
+	env, err := Build(context.Background(), Options{Home: home, Workspace: t.TempDir(), Model: "demo/m", Provider: fake.New(fake.Step{Text: "one"}),
+		MCPWait: 50 * time.Millisecond, Sink: rec, Version: "v-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer env.Close()
+	if _, err := env.Runtime.Run(context.Background(), agent.RunInput{Prompt: "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	s := rec.OfType(agent.EventSessionStarted)[0].Session
+	if len(s.MCPServers) != 1 || s.MCPServers[0].Name != "slow" || s.MCPServers[0].State != "starting" || s.Version != "v-test" || s.Mode != "read-only" {
+		t.Fatalf("session.started = %+v", s)
+	}
+	open()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		evs := rec.OfType(agent.EventMCPStatus)
+		if n := len(evs); n > 0 && evs[n-1].MCP.State == "ready" {
+			if m := evs[n-1].MCP; m.Name != "slow" || m.Tools != 1 || m.Source != "config.yaml" {
+				t.Errorf("mcp.status = %+v", m)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no mcp.status event said the server is ready: %+v", rec.OfType(agent.EventMCPStatus))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -42,7 +42,8 @@ type guard struct {
 func newGuard(opts Options, root string, st *store.Store, closers *[]func() error) (*guard, error) {
 	rules, err := policy.LoadRules(filepath.Join(opts.Home, policy.RulesFile), filepath.Join(root, ".godwit", policy.RulesFile))
 	if err != nil {
-		return nil, fmt.Errorf("wiring: %w", err)
+		// A rules file godwit cannot use is the user's to fix, like config.yaml.
+		return nil, inputError(fmt.Errorf("wiring: %w", err))
 	}
 	for _, w := range rules.Ignored {
 		opts.Logger.Warn("rules: " + w)

@@ -16,6 +16,7 @@ import (
 	"github.com/godwit/godwit/internal/config"
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/llm/catalog"
+	"github.com/godwit/godwit/mcp"
 	"github.com/godwit/godwit/memory"
 	"github.com/godwit/godwit/policy"
 	"github.com/godwit/godwit/prompt"
@@ -79,6 +80,8 @@ type Options struct {
 	// tool table is fixed; 0 is 5 s. Later servers join at the next
 	// segment.
 	MCPWait time.Duration
+	// Version is godwit's, for session.started and MCP servers.
+	Version string
 	Logger  *slog.Logger
 }
 
@@ -140,7 +143,7 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 	}
 	cat, err := cfg.Catalog()
 	if err != nil {
-		return nil, err
+		return nil, inputError(err)
 	}
 	if opts.Model == "" {
 		opts.Model = cfg.Model
@@ -151,7 +154,7 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 	provider, providerName, model := opts.Provider, "", ""
 	if provider == nil {
 		if opts.Model == "" {
-			return nil, errors.New("wiring: no model configured: name one with --model provider/model or GODWIT_MODEL")
+			return nil, inputError(errors.New("wiring: no model configured: name one with --model provider/model or GODWIT_MODEL"))
 		}
 		pm, err := NewProvider(cfg, cat, opts.Model, opts.Getenv, opts.Logger)
 		if err != nil {
@@ -216,13 +219,14 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 		return nil, fmt.Errorf("wiring: %w", err)
 	}
 	var late *lateTools
+	var mgr *mcp.Manager
 	if len(cfg.MCP.Servers) > 0 || len(cfg.MCP.Project) > 0 {
 		wait := opts.MCPWait
 		if wait <= 0 {
 			wait = mcpStartWait
 		}
 		late = &lateTools{reg: reg, log: opts.Logger}
-		mgr := startMCP(ctx, cfg.MCP, opts, ws.Root(), wait, late)
+		mgr = startMCP(ctx, cfg.MCP, opts, ws.Root(), wait, late)
 		env.closers = append(env.closers, mgr.Close)
 	}
 	segmentTools, table, err := deferTools(cfg.Tools.Deferred, reg, counter)
@@ -243,11 +247,18 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 	system := prompt.System(prompt.Env{OS: runtime.GOOS, Shell: sh.Kind(), Workspace: ws.Root()})
 	var summarize func(context.Context, llm.ToolCall, string) window.SummaryCall
 	if cfg.SummaryModel != "" {
+		// Like a fallback, the summary model is a spare: without its key,
+		// outputs are summarised without it.
 		sm, err := NewProvider(config.Config{}, cat, cfg.SummaryModel, opts.Getenv, opts.Logger)
-		if err != nil {
-			return nil, fmt.Errorf("wiring: summary_model: %w", err)
+		var ke *catalog.KeyError
+		switch {
+		case errors.As(err, &ke):
+			opts.Logger.Warn(fmt.Sprintf("summary_model %s is skipped: %s is not set; paged outputs are summarised without a model", cfg.SummaryModel, ke.Env))
+		case err != nil:
+			return nil, fmt.Errorf("wiring: config.yaml: summary_model: %w", err)
+		default:
+			summarize = window.ModelSummarizer(sm.Provider, sm.ProviderName, sm.Model.ID, sm.Model.Price.Cost)
 		}
-		summarize = window.ModelSummarizer(sm.Provider, sm.ProviderName, sm.Model.ID, sm.Model.Price.Cost)
 	}
 	win := window.New(window.Options{
 		Summarize: summarize,
@@ -282,12 +293,30 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 		OpenPlan:     openPlan(env.Plan),
 		SegmentNotes: func(context.Context) []string { return mem.Notes() },
 		Cost:         env.ModelInfo.Price.Cost,
+		About:        about(opts, ws.Root(), reg, mgr),
 		Logger:       opts.Logger,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("wiring: %w", err)
 	}
 	return env, nil
+}
+
+// about describes, at each session's start, what it runs with.
+func about(opts Options, root string, reg *tool.Registry, mgr *mcp.Manager) func() agent.SessionInfo {
+	return func() agent.SessionInfo {
+		info := agent.SessionInfo{Version: opts.Version, Mode: opts.Mode.String(), Tools: reg.Names()}
+		if mgr != nil {
+			for _, s := range mgr.Statuses() {
+				info.MCPServers = append(info.MCPServers, mcpInfo(s))
+			}
+		}
+		skills, _ := memory.Skills(root, opts.Home)
+		for _, s := range skills {
+			info.Skills = append(info.Skills, s.Name)
+		}
+		return info
+	}
 }
 
 // shellVerifier runs --verify commands through the shell tool, so they get

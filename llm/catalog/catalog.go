@@ -68,8 +68,19 @@ func (p Provider) APIKey(getenv func(string) string) (string, error) {
 	case p.APIKeyEnv == "":
 		return "", fmt.Errorf("catalog: provider %q names no api_key_env; set it to the environment variable holding the key", p.Name)
 	default:
-		return "", fmt.Errorf("catalog: provider %q needs an API key: set %s in the environment", p.Name, p.APIKeyEnv)
+		return "", &KeyError{Provider: p.Name, Env: p.APIKeyEnv}
 	}
+}
+
+// KeyError says a provider's API key variable is not set.
+type KeyError struct {
+	Provider string
+	// Env is the variable to set.
+	Env string
+}
+
+func (e *KeyError) Error() string {
+	return fmt.Sprintf("catalog: provider %q needs an API key: set %s in the environment", e.Provider, e.Env)
 }
 
 // Model describes one model of a provider.

@@ -120,10 +120,10 @@ func TestResolve(t *testing.T) {
 	}{
 		{"anthropic/claude-haiku-4-5", 200_000, 64_000, nil},
 		{"ollama/qwen3-coder", OllamaContextWindow, 8_192,
-			[]string{"ollama/qwen3-coder is not in the catalog", "ollama's defaults", "32768-token window"}},
+			[]string{"ollama/qwen3-coder is not in the model catalog", "ollama's defaults", "32768-token window"}},
 		{"openai/gpt-6", DefaultContextWindow, DefaultMaxOutput,
-			[]string{"openai/gpt-6 is not in the catalog", "128000-token window", "8192 output tokens", "$0"}},
-		{"nope/thing", DefaultContextWindow, DefaultMaxOutput, []string{"nope/thing is not in the catalog"}},
+			[]string{"openai/gpt-6 is not in the model catalog", "128000-token window", "8192 output tokens", "$0"}},
+		{"nope/thing", DefaultContextWindow, DefaultMaxOutput, []string{"nope/thing is not in the model catalog"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.ref, func(t *testing.T) {

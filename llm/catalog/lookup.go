@@ -87,10 +87,10 @@ func (c *Catalog) Resolve(provider, model string) (Model, string) {
 	if def, ok := c.models[key{provider, ""}]; ok {
 		def.ID = model
 		def.Aliases = nil
-		return def, fmt.Sprintf("catalog: %s is not in the catalog; assuming %s's defaults: %d-token window, %d output tokens, $%g/$%g per million input/output tokens. Set the model's limits and prices in the config if they differ.",
+		return def, fmt.Sprintf("catalog: %s is not in the model catalog; assuming %s's defaults: %d-token window, %d output tokens, $%g/$%g per million input/output tokens (set its limits and prices under models: in config.yaml if they differ)",
 			ref, provider, def.ContextWindow, def.MaxOutput, def.Price.Input, def.Price.Output)
 	}
 	m := Model{Provider: provider, ID: model, ContextWindow: DefaultContextWindow, MaxOutput: DefaultMaxOutput}
-	return m, fmt.Sprintf("catalog: %s is not in the catalog; assuming a %d-token window, %d output tokens and no price (its cost will show as $0). Set the model's limits and prices in the config.",
+	return m, fmt.Sprintf("catalog: %s is not in the model catalog; assuming a %d-token window, %d output tokens and no price, so its cost shows as $0 (set its limits and prices under models: in config.yaml)",
 		ref, DefaultContextWindow, DefaultMaxOutput)
 }

@@ -29,7 +29,8 @@ type Named struct {
 type FallbackOptions struct {
 	// Retry governs the retries on each entry before the chain moves on.
 	Retry Options
-	// Logger receives one record per move. Nil discards.
+	// Logger receives one record per move, at info level: the fallback
+	// event is what the user sees. Nil discards.
 	Logger *slog.Logger
 }
 
@@ -148,7 +149,7 @@ func (c *Chain) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Event
 			}
 			next := c.entries[(i+1)%n]
 			why := reason(res.err)
-			c.logger.Warn("retry: falling back to another model",
+			c.logger.Info("retry: falling back to another model",
 				"from", e.Label, "to", next.Label, "err", res.err)
 			fb := llm.Fallback{From: e.Label, To: next.Label, Reason: why, Discarded: res.partial}
 			if !yield(llm.Event{Type: llm.EventFallback, Fallback: &fb}, nil) {

@@ -6,6 +6,7 @@ import (
 	"iter"
 	"log/slog"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/godwit/godwit/llm"
@@ -39,7 +40,8 @@ type Options struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Jitter returns a duration in [0, max]. Nil means uniform random.
 	Jitter func(max time.Duration) time.Duration
-	// Logger receives one record per retry. Nil discards.
+	// Logger receives one record per retry, at info level: the retry
+	// event is what the user sees. Nil discards.
 	Logger *slog.Logger
 }
 
@@ -152,7 +154,7 @@ func (o Options) run(ctx context.Context, p llm.Provider, req llm.Request,
 			wait = after
 		}
 		ev := llm.Retry{Attempt: attempt + 1, Wait: wait, Reason: reason(err), Discarded: yielded}
-		o.Logger.Warn("retry: model call failed, retrying",
+		o.Logger.Info("retry: model call failed, retrying",
 			"provider", p.Name(), "model", req.Model, "attempt", ev.Attempt,
 			"wait", wait, "discarded", yielded, "err", err)
 		if !yield(llm.Event{Type: llm.EventRetry, Retry: &ev}, nil) {
@@ -194,9 +196,16 @@ func (o Options) backoff(n int) time.Duration {
 }
 
 // reason is the one-line cause shown with a retry or fallback event.
+// reason is a failure in words for the retry and fallback events, which
+// people read: without the package prefixes of godwit's errors.
 func reason(err error) string {
 	const limit = 200
 	s := err.Error()
+	for range 2 {
+		for _, p := range []string{"retry: ", "llm: "} {
+			s = strings.ReplaceAll(strings.TrimPrefix(s, p), ": "+p, ": ")
+		}
+	}
 	if r := []rune(s); len(r) > limit {
 		s = string(r[:limit]) + "…"
 	}

@@ -3,6 +3,7 @@ package retry
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -290,5 +291,12 @@ func TestCollectAfterRetry(t *testing.T) {
 	resp, err := llm.Collect(New(p, Options{Sleep: sl.sleep}).Stream(t.Context(), llm.Request{}))
 	if err != nil || resp.Message.Text() != "fresh" || resp.StopReason != llm.StopEndTurn {
 		t.Fatalf("Collect = %q, %v, %v; want \"fresh\", end_turn, nil", resp.Message.Text(), resp.StopReason, err)
+	}
+}
+
+func TestReasonHasNoPackagePrefixes(t *testing.T) {
+	err := fmt.Errorf("retry: gave up after 5 attempts: %w", &llm.Error{Provider: "local", StatusCode: 529, Message: "Overloaded"})
+	if got := reason(err); got != "gave up after 5 attempts: local: HTTP 529: Overloaded" {
+		t.Errorf("reason = %q", got)
 	}
 }

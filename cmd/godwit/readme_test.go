@@ -1,0 +1,130 @@
+package main
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/godwit/godwit/llm/llmtest"
+)
+
+// TestREADMEExamples runs the README's shell examples with the real
+// binary, so the README cannot drift from what godwit does: every line of
+// every ```sh block, with README's own config.yaml (its ```yaml block),
+// its ANTHROPIC_API_KEY and a fake Anthropic endpoint that answers "ok".
+// Each must exit 0. Lines that build or test godwit itself are left out
+// (this test runs the binary TestMain built).
+func TestREADMEExamples(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the demo and a dozen commands")
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	shell, yamls := codeBlocks(string(readme))
+	if len(shell) < 10 || len(yamls) != 1 {
+		t.Fatalf("README has %d shell lines and %d yaml blocks; this test expects the examples and one config", len(shell), len(yamls))
+	}
+
+	var calls atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		calls.Add(1)
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, llmtest.AnthropicSSE(llmtest.AnthropicText("ok"), llmtest.AnthropicUsage(100, 1, 0, 0)))
+	}))
+	defer srv.Close()
+
+	home, ws := t.TempDir(), filepath.Join(t.TempDir(), "repo")
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte(yamls[0]), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if git, err := exec.LookPath("git"); err == nil {
+		_ = exec.Command(git, "init", "-q", ws).Run() // for `git diff | ...`
+	}
+	bin := t.TempDir()
+	if err := os.Symlink(binary, filepath.Join(bin, "godwit")); err != nil {
+		t.Fatal(err)
+	}
+	env := append(baseEnv(), "GODWIT_HOME="+home, "ANTHROPIC_BASE_URL="+srv.URL, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	// The demo's `go test` writes Go's caches where they are.
+	env = append(env, "GOCACHE="+goEnv(t, "GOCACHE"), "GOMODCACHE="+goEnv(t, "GOMODCACHE"))
+
+	ran, skipped := 0, false
+	for _, line := range shell {
+		cmdline, skip := readmeCommand(line)
+		if skip != "" {
+			t.Logf("not run (%s): %s", skip, line)
+			continue
+		}
+		if name, val, ok := strings.Cut(strings.TrimPrefix(cmdline, "export "), "="); ok && strings.HasPrefix(cmdline, "export ") {
+			env = append(env, name+"="+val)
+			continue
+		}
+		cmd := exec.Command("sh", "-c", cmdline)
+		cmd.Dir, cmd.Env = ws, env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Errorf("README: %s\n%v\n%s", line, err, out)
+		}
+		t.Logf("$ %s\n%s", cmdline, out)
+		skipped = skipped || strings.Contains(string(out), "fallback openai/gpt-5 is skipped: OPENAI_API_KEY is not set")
+		if strings.Contains(string(out), "level=") {
+			t.Errorf("README: %s prints raw log lines:\n%s", line, out)
+		}
+		ran++
+	}
+	if ran < 10 || calls.Load() == 0 {
+		t.Errorf("ran %d README commands, %d model calls", ran, calls.Load())
+	}
+	if !skipped {
+		t.Error("the README's config, with only ANTHROPIC_API_KEY set, never said its fallback is skipped")
+	}
+}
+
+// codeBlocks returns the lines of README's sh blocks and the bodies of
+// its yaml blocks.
+func codeBlocks(md string) (shell []string, yamls []string) {
+	fence := regexp.MustCompile("(?ms)^```(sh|yaml)\n(.*?)^```")
+	for _, m := range fence.FindAllStringSubmatch(md, -1) {
+		if m[1] == "yaml" {
+			yamls = append(yamls, m[2])
+			continue
+		}
+		for _, l := range strings.Split(m[2], "\n") {
+			if strings.TrimSpace(l) != "" {
+				shell = append(shell, l)
+			}
+		}
+	}
+	return shell, yamls
+}
+
+// readmeCommand turns a README line into the command to run: without its
+// comment, with godwit from PATH. skip says why a line is not run.
+func readmeCommand(line string) (cmd, skip string) {
+	if i := strings.Index(line, "  #"); i >= 0 {
+		line = line[:i]
+	}
+	line = strings.TrimSpace(line)
+	switch {
+	case strings.HasPrefix(line, "go test"):
+		return "", "the test suite itself"
+	case strings.HasPrefix(line, "go build"):
+		return "", "TestMain built the binary"
+	}
+	line = strings.Replace(line, "go run ./cmd/godwit", "godwit", 1)
+	line = strings.ReplaceAll(line, "./godwit", "godwit")
+	return line, ""
+}

@@ -1,0 +1,160 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/godwit/godwit/internal/wiring"
+	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/tool/workspace"
+)
+
+// Sessions belong to a workspace: the folder godwit was started in (or
+// named with -C), symlinks resolved, as Claude Code and Codex key theirs
+// by the working directory rather than the git root. `--session last`,
+// `-c`, `sessions`, `inspect trace last` and `undo last` all mean this
+// workspace's; a session of another workspace is continued only there
+// (agent.WorkspaceError).
+
+// workspaceRoot is dir as a session records its workspace; dir itself
+// when it cannot be resolved (the command then fails on its own terms).
+func workspaceRoot(dir string) string {
+	if ws, err := workspace.New(dir); err == nil {
+		return ws.Root()
+	}
+	return dir
+}
+
+// resolveSession finds a session by id, unique id prefix, or "last": the
+// last session of workspace. When that workspace has none, the error
+// names the last session elsewhere and how to continue it.
+func resolveSession(ctx context.Context, st *store.Store, ref, workspace string) (store.Session, error) {
+	if ref != "last" {
+		sess, err := st.Session(ctx, ref)
+		if errors.Is(err, store.ErrNotFound) {
+			return sess, fmt.Errorf("no session %q; `godwit sessions --all` lists every workspace's", ref)
+		}
+		return sess, err
+	}
+	sess, err := st.LastSessionIn(ctx, workspace)
+	if !errors.Is(err, store.ErrNotFound) {
+		return sess, err
+	}
+	other, err := st.LastSession(ctx)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return store.Session{}, errors.New("no session recorded yet: start one without --session (or -c)")
+	case err != nil:
+		return store.Session{}, err
+	}
+	return store.Session{}, fmt.Errorf("no session in this workspace (%s) yet; the last one, %s, works in %s: continue it there with `godwit -C %s run -c -p ...`, or list every workspace's with `godwit sessions --all`",
+		workspace, other.ID, other.Workspace, shellQuote(other.Workspace))
+}
+
+// SessionsOptions are the inputs of `godwit sessions`.
+type SessionsOptions struct {
+	IO      *IOStreams
+	Home    string
+	Workdir string
+	Limit   int
+	// All lists every workspace's sessions, not only this one's.
+	All bool
+}
+
+// NewCmdSessions builds `godwit sessions`.
+func NewCmdSessions(f *Factory) *cobra.Command {
+	opts := &SessionsOptions{IO: f.IO}
+	cmd := &cobra.Command{
+		Use:   "sessions [--all]",
+		Short: "List this workspace's recorded sessions, newest first",
+		Long: `List the sessions recorded in this workspace (the folder godwit runs in, or
+-C DIR), newest first; --all lists every workspace's, as codex resume --all
+does. Continue one with godwit run --session ID (or -c for the last), in its
+own workspace.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			home, err := f.Home()
+			if err != nil {
+				return err
+			}
+			if opts.Limit < 0 {
+				return usageErrorf("--limit must be 0 (every session) or more")
+			}
+			opts.Home, opts.Workdir = home, f.Workdir
+			return runSessions(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().IntVarP(&opts.Limit, "limit", "n", 20, "how many sessions (0: all)")
+	cmd.Flags().BoolVarP(&opts.All, "all", "a", false, "list the sessions of every workspace")
+	return cmd
+}
+
+func runSessions(ctx context.Context, opts *SessionsOptions) error {
+	// Listing must not create a database where there was none.
+	if _, err := os.Stat(wiring.DBPath(opts.Home)); errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintln(opts.IO.ErrOut, "no sessions yet; try `godwit demo`")
+		return nil
+	}
+	st, err := store.Open(ctx, wiring.DBPath(opts.Home))
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	ws := ""
+	if !opts.All {
+		ws = workspaceRoot(opts.Workdir)
+	}
+	list, err := st.ListSessionsIn(ctx, ws, opts.Limit)
+	if err != nil {
+		return err
+	}
+	if len(list) == 0 {
+		if ws == "" {
+			fmt.Fprintln(opts.IO.ErrOut, "no sessions yet; try `godwit demo`")
+			return nil
+		}
+		if all, err := st.ListSessionsIn(ctx, "", 0); err == nil && len(all) > 0 {
+			fmt.Fprintf(opts.IO.ErrOut, "no sessions in this workspace (%s) yet; `godwit sessions --all` lists %d of other workspaces\n", ws, len(all))
+			return nil
+		}
+		fmt.Fprintln(opts.IO.ErrOut, "no sessions yet; try `godwit demo`")
+		return nil
+	}
+	home, _ := os.UserHomeDir()
+	writeSessions(opts.IO.Out, list, home)
+	return nil
+}
+
+func writeSessions(w io.Writer, list []store.SessionSummary, home string) {
+	fmt.Fprintf(w, "%-18s %-16s %5s %9s %9s  %-24s  %s\n", "ID", "LAST ACTIVITY", "TURNS", "TOKENS", "COST", "WORKSPACE", "TITLE")
+	for _, s := range list {
+		tokens := s.Usage.InputTokens + s.Usage.OutputTokens
+		title := strings.TrimSpace(firstLine(s.Title, 60))
+		if s.ParentID != "" {
+			// A sub-agent's session: its cost is its parent's too.
+			title = "(sub-agent of " + s.ParentID + ") " + title
+		}
+		fmt.Fprintf(w, "%-18s %-16s %5d %9d %9s  %-24s  %s\n", s.ID, s.LastActivity.Local().Format("2006-01-02 15:04"), s.Turns, tokens,
+			fmt.Sprintf("$%.4f", s.Cost), shortPath(s.Workspace, home, 24), title)
+	}
+}
+
+// shortPath writes a path for a column: ~ for the home folder, and the
+// path's end when it is longer than n.
+func shortPath(p, home string, n int) string {
+	if home != "" && (p == home || strings.HasPrefix(p, home+string(filepath.Separator))) {
+		p = "~" + p[len(home):]
+	}
+	if r := []rune(p); len(r) > n {
+		p = "…" + string(r[len(r)-n+1:])
+	}
+	return p
+}
