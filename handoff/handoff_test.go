@@ -90,7 +90,7 @@ func TestValidate(t *testing.T) {
 		{Supersession{9, 5}, "no entry D9"},
 		{Supersession{1, 9}, "no entry D9"},
 		{Supersession{1, 6}, "a request, not an instruction"},
-		{Supersession{1, 7}, "different things"},
+		{Supersession{1, 7}, "does not say that anything changes"},
 	}
 	for _, tc := range tests {
 		err := Validate(ledger, tc.s)
