@@ -556,7 +556,7 @@ func aboutRules(text string) bool {
 	if ruleWordRe().MatchString(low) {
 		return true
 	}
-	for _, w := range foreignRuleWords {
+	for _, w := range untrusted.ForeignRuleWords {
 		if strings.Contains(low, w) {
 			return true
 		}
@@ -576,28 +576,13 @@ func aboutInstruction(ledger []Entry, text string) bool {
 	return false
 }
 
-// foreignRuleWords and foreignWeakenWords are the stems, lowercased, of
-// "rule", "user", "instruction" and of "cancelled", "no longer applies",
-// "allowed" in French, Spanish, Portuguese, German, Italian, Russian,
-// Chinese and Japanese: a swayed model may write its handoff in the
-// language of the text that swayed it.
-var (
-	foreignRuleWords = []string{"règle", "regla", "regra", "regel", "regola", "правил", "规则", "規則", "ルール",
-		"utilisateur", "usuario", "usuário", "benutzer", "nutzer", "utente", "пользовател", "用户", "ユーザー",
-		"consigne", "instrucci", "instruç", "anweisung", "istruzion", "restricci", "einschränkung", "restrizion", "限制", "制限"}
-	foreignWeakenWords = []string{"annul", "aufgehoben", "abgeschafft", "ungültig", "gilt nicht", "nicht mehr", "cancelad", "anulad",
-		"derogad", "ya no", "no aplica", "n'est plus", "ne s'applique", "plus valable", "révoqu", "revocad", "revoga", "non vale",
-		"non si applica", "non è più", "não se aplica", "não vale", "отмен", "не действ", "больше не", "取消", "废除", "作废", "不再",
-		"無効", "取り消", "廃止", "撤销", "permis", "permitid", "erlaubt", "consentit", "разреш", "允许", "許可"}
-)
-
 // Weakens reports whether text loosens one of the user's standing
 // instructions: loosening words about the same subject, or about rules,
 // instructions or the user in general.
 func Weakens(ledger []Entry, text string) bool {
 	low := strings.ToLower(text)
 	weak := weakenRe().MatchString(low)
-	for _, w := range foreignWeakenWords {
+	for _, w := range untrusted.ForeignCancelWords {
 		weak = weak || strings.Contains(low, w)
 	}
 	if !weak {
