@@ -23,7 +23,7 @@ var (
 	// standing words mark a sentence that holds beyond the request it
 	// came with.
 	standingRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`\b(?:^keep\b|always|never|from now on|going forward|henceforth|from here on|rules?|constraints?|polic(?:y|ies)|conventions?|don'?t|do not|must(?:n'?t| not)?|avoid|prefer(?:ably)?|forbidden|not allowed|allowed|may(?: not| now| only| be)|only (?:use|edit|touch|change|write|modify|run|commit|push)|stick to|no longer|any ?more|instead|remember|(?:is|are) yours|forget|scratch that|lifted|keep (?:using|to)|make sure (?:to )?always)\b`)
+		return regexp.MustCompile(`\b(?:^keep\b|always|never|from now on|going forward|henceforth|from here on|rules?(?: [a-z0-9-]*\d[a-z0-9-]*)?\s*:|(?:new|house|hard|golden|one|my|our) rules?|rule change|the rules? (?:is|are)|constraints?|polic(?:y|ies)|conventions?|don'?t|do not|must(?:n'?t| not)?|avoid|prefer(?:ably)?|forbidden|not allowed|allowed|may(?: not| now| only| be)|only (?:use|edit|touch|change|write|modify|run|commit|push)|stick to|no longer|any ?more|instead|remember|(?:is|are) yours|forget|scratch that|lifted|keep (?:using|to)|make sure (?:to )?always)\b`)
 	})
 	// weakenRe marks text that loosens a rule: what a model may never
 	// propose about the user's words.

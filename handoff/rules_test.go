@@ -41,6 +41,9 @@ func TestClassify(t *testing.T) {
 		{"Unrelated task 2: summarise notes/big02.txt.", KindRequest},
 		{"Topic A: back to the parser; what did we decide?", KindRequest},
 		{"Now add a test for it.", KindRequest},
+		{"Read f05.txt and summarise it; it is about vendor/ edits and the rule history.", KindRequest},
+		{"House rule: one commit per change.", KindInstruction},
+		{"The rule is: tests first.", KindInstruction},
 	}
 	for _, tc := range tests {
 		if got := Classify(tc.text); got != tc.want {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -341,15 +342,42 @@ func (w *Window) capOutputs(ctx context.Context, in Input, st *segState, msgs []
 func (w *Window) capped(call llm.ToolCall, raw, page string, tokens, share int) string {
 	perToken := float64(len(raw)) / float64(max(tokens, 1))
 	room := int(float64(share-120) * perToken) // the notice takes ~120
-	head, tail := cutHead(raw, room*7/10), cutTail(raw, room*3/10)
 	lines := strings.Count(raw, "\n") + 1
+	if call.Name == "file_read" {
+		// A read is read on from where its head ends: its tail would
+		// come again in the next read, so the head takes the room, and
+		// only the read's own footer (how long the file is) follows.
+		footer := ""
+		if i := strings.LastIndex(strings.TrimRight(raw, "\n"), "\n"); i >= 0 && strings.HasPrefix(raw[i+1:], "[") {
+			footer = strings.TrimRight(raw[i+1:], "\n")
+		}
+		head := cutHead(raw, room-len(footer))
+		headLines := strings.Count(head, "\n")
+		readOn := fmt.Sprintf(`recall {"query":%q,"offset":%d}`, page, len(head))
+		if n := lastNumberedLine(head); n > 0 {
+			readOn = fmt.Sprintf("file_read with start_line=%d, or %s", n+1, readOn)
+		}
+		return fmt.Sprintf("[godwit: this output is %d tokens, more than the %d one output may take here. Shown: its first %d of %d lines. The whole output is page %s; %s reads on.]\n%s[… the rest of the output not shown: page %s …]\n%s",
+			tokens, share, headLines, lines, page, readOn, head, page, footer)
+	}
+	head, tail := cutHead(raw, room*7/10), cutTail(raw, room*3/10)
 	headLines, tailLines := strings.Count(head, "\n"), strings.Count(tail, "\n")
 	readOn := fmt.Sprintf(`recall {"query":%q,"offset":%d} reads on from where the head ends`, page, len(head))
-	if call.Name == "file_read" {
-		readOn = fmt.Sprintf("file_read with start_line (the head ends at line %d of the output) or %s", headLines, readOn)
-	}
 	return fmt.Sprintf("[godwit: this output is %d tokens, more than the %d one output may take here. Shown: its first %d and last %d of %d lines. The whole output is page %s; %s.]\n%s\n[… %d lines not shown: page %s …]\n%s",
 		tokens, share, headLines, tailLines, lines, page, readOn, head, max(lines-headLines-tailLines, 0), page, tail)
+}
+
+// lastNumberedLine is the number of the last "N\t" line of a file_read
+// output's head: the file's line the head ends at (0: none).
+func lastNumberedLine(head string) int {
+	lines := strings.Split(strings.TrimRight(head, "\n"), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		num, _, ok := strings.Cut(lines[i], "\t")
+		if n, err := strconv.Atoi(num); ok && err == nil && n > 0 {
+			return n
+		}
+	}
+	return 0
 }
 
 // cutHead returns the start of s, at most n bytes, ending at a line end

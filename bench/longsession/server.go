@@ -150,25 +150,37 @@ func (e *endpoint) sharedTokens(prev, cur request) int {
 func writeReply(w http.ResponseWriter, format string, rep reply, callID string, in, cached int64) {
 	out := int64(10)
 	var body string
+	name, args, isCall := rep.call()
 	switch format {
 	case fmtChat:
-		events := []string{llmtest.ChatText(rep.text), llmtest.ChatFinish("stop")}
-		if rep.read != "" {
-			events = []string{llmtest.ChatToolCall(callID, "file_read", readArgs(rep.read)), llmtest.ChatFinish("tool_calls")}
+		var events []string
+		if rep.text != "" || !isCall {
+			events = append(events, llmtest.ChatText(rep.text))
+		}
+		if isCall {
+			events = append(events, llmtest.ChatToolCall(callID, name, args), llmtest.ChatFinish("tool_calls"))
+		} else {
+			events = append(events, llmtest.ChatFinish("stop"))
 		}
 		body = llmtest.ChatReply(append(events, llmtest.ChatUsageCached(in, out, cached))...).Body
 	case fmtResponses:
-		ev := llmtest.ResponsesText(rep.text)
-		if rep.read != "" {
-			ev = llmtest.ResponsesFunctionCall(callID, "file_read", readArgs(rep.read))
+		var ev []string
+		if rep.text != "" || !isCall {
+			ev = append(ev, llmtest.ResponsesText(rep.text))
 		}
-		body = llmtest.ResponsesReply(ev, llmtest.ResponsesCompletedCached(in, out, cached, 0)).Body
+		if isCall {
+			ev = append(ev, llmtest.ResponsesFunctionCall(callID, name, args))
+		}
+		body = llmtest.ResponsesReply(append(ev, llmtest.ResponsesCompletedCached(in, out, cached, 0))...).Body
 	case fmtAnthropic:
-		part := llmtest.AnthropicText(rep.text)
-		if rep.read != "" {
-			part = llmtest.AnthropicToolUse(strings.Replace(callID, "call_", "toolu_", 1), "file_read", readArgs(rep.read))
+		var parts []llmtest.AnthropicPart
+		if rep.text != "" || !isCall {
+			parts = append(parts, llmtest.AnthropicText(rep.text))
 		}
-		body = llmtest.AnthropicSSE(part, llmtest.AnthropicUsage(in-cached, out, cached, 0))
+		if isCall {
+			parts = append(parts, llmtest.AnthropicToolUse(strings.Replace(callID, "call_", "toolu_", 1), name, args))
+		}
+		body = llmtest.AnthropicSSE(append(parts, llmtest.AnthropicUsage(in-cached, out, cached, 0))...)
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)
