@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -290,52 +291,96 @@ func (w *Window) compact(ctx context.Context, in Input, st *segState, msgs []llm
 	return res, nil
 }
 
-// capOutputs pages whole every new output over OutputShare and shows its
-// head and tail instead, before it is first sent.
+// capOutputs pages whole every new output over its share and shows its
+// head and tail instead, before it is first sent. One output's share is
+// OutputShare; the outputs of one step (the calls of the newest
+// assistant message) share StepShare between them, so eight parallel
+// reads that each fit cannot fill the window together: the largest are
+// cut to an equal part of what the smaller leave.
 func (w *Window) capOutputs(ctx context.Context, in Input, st *segState, msgs []llm.Message) (*Compaction, error) {
-	share := w.opts.Budget.OutputShare
+	b := w.opts.Budget
 	calls := map[string]llm.ToolCall{}
-	var res *Compaction
-	for _, m := range msgs {
+	type out struct {
+		r      *llm.ToolResult
+		tokens int
+		step   bool // in the newest step
+	}
+	lastAssistant := -1
+	for i, m := range msgs {
+		if m.Role == llm.RoleAssistant {
+			lastAssistant = i
+		}
+	}
+	var outs []out
+	for i, m := range msgs {
 		for _, p := range m.Parts {
 			if p.ToolCall != nil {
 				calls[p.ToolCall.ID] = *p.ToolCall
 			}
 			r := p.ToolResult
-			if r == nil || len(r.Content) <= share*2 {
-				continue // under 2 bytes a token: within the share
+			if r == nil {
+				continue
 			}
 			if _, done := st.shown[r.CallID]; done {
 				continue
 			}
-			n := w.count(r.Content)
-			if w.scaled(n) <= share {
-				continue
+			step := i > lastAssistant
+			if !step && len(r.Content) <= b.OutputShare*2 {
+				continue // under 2 bytes a token: within the share
 			}
-			call := calls[r.CallID]
-			page, err := w.opts.Pages.PutPage(ctx, Page{
-				SessionID: in.SessionID, Segment: in.Segment, Kind: "tool_output",
-				Tags: []string{call.Name, r.CallID}, Tokens: n, Summary: Stub(call, r.Content, "p?"), Text: r.Content,
-			})
-			if err != nil {
-				return nil, fmt.Errorf("window: paging out: %w", err)
-			}
-			text := w.capped(call, r.Content, page, n, share)
-			s := Shown{CallID: r.CallID, Level: LevelCapped, PageID: page, Text: text}
-			if err := w.opts.Pages.RecordShown(ctx, in.SessionID, in.Segment, s); err != nil {
-				return nil, fmt.Errorf("window: %w", err)
-			}
-			st.shown[r.CallID] = s
-			if res == nil {
-				res = &Compaction{Reason: ReasonCap}
-			}
-			res.Items++
-			res.Pages = append(res.Pages, page)
-			res.Freed += n - w.count(text)
+			outs = append(outs, out{r: r, tokens: w.scaled(w.count(r.Content)), step: step})
 		}
+	}
+	// Water-fill the step's share: outputs under an equal part keep
+	// whole, the rest split what they leave.
+	shares := make([]int, len(outs))
+	var step []int
+	for k, o := range outs {
+		shares[k] = b.OutputShare
+		if o.step {
+			step = append(step, k)
+		}
+	}
+	slices.SortFunc(step, func(x, y int) int { return outs[x].tokens - outs[y].tokens })
+	room := b.StepShare()
+	for n, k := range step {
+		fair := room / (len(step) - n)
+		shares[k] = max(min(b.OutputShare, fair), minShare)
+		room -= min(outs[k].tokens, shares[k])
+	}
+	var res *Compaction
+	for k, o := range outs {
+		if o.tokens <= shares[k] {
+			continue
+		}
+		r, share := o.r, shares[k]
+		call := calls[r.CallID]
+		n := w.count(r.Content)
+		page, err := w.opts.Pages.PutPage(ctx, Page{
+			SessionID: in.SessionID, Segment: in.Segment, Kind: "tool_output",
+			Tags: []string{call.Name, r.CallID}, Tokens: n, Summary: Stub(call, r.Content, "p?"), Text: r.Content,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("window: paging out: %w", err)
+		}
+		text := w.capped(call, r.Content, page, n, share)
+		s := Shown{CallID: r.CallID, Level: LevelCapped, PageID: page, Text: text}
+		if err := w.opts.Pages.RecordShown(ctx, in.SessionID, in.Segment, s); err != nil {
+			return nil, fmt.Errorf("window: %w", err)
+		}
+		st.shown[r.CallID] = s
+		if res == nil {
+			res = &Compaction{Reason: ReasonCap}
+		}
+		res.Items++
+		res.Pages = append(res.Pages, page)
+		res.Freed += n - w.count(text)
 	}
 	return res, nil
 }
+
+// minShare is the least an output is cut to: its notice and a few lines.
+const minShare = 400
 
 // capped is the view of an output over the share: its first lines and its
 // last, within share tokens, and how to read the rest.

@@ -324,3 +324,37 @@ func TestOverBudgetNamesTheLargestParts(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// Eight reads in one step, each within its share, together more than the
+// window: the step's outputs share StepShare, the small ones whole, the
+// large ones cut to an equal part of what is left.
+func TestOneStepsOutputsShareTheirRoom(t *testing.T) {
+	pages := &MemPages{}
+	w := newWindow(pages, 16_000)
+	b := w.Budget()
+	msgs := []llm.Message{llm.UserText("read them all")}
+	call := llm.Message{Role: llm.RoleAssistant}
+	res := llm.Message{Role: llm.RoleTool}
+	sizes := []int{300, 2000, 2000, 2000, 2000, 2000, 2000, 2000}
+	for i, n := range sizes {
+		id := fmt.Sprintf("c%d", i)
+		call.Parts = append(call.Parts, llm.Part{Kind: llm.PartToolCall, ToolCall: &llm.ToolCall{ID: id, Name: "file_read", Args: json.RawMessage(`{"path": "x"}`)}})
+		res.Parts = append(res.Parts, llm.Part{Kind: llm.PartToolResult, ToolResult: &llm.ToolResult{CallID: id, Content: file(id, n)}})
+	}
+	msgs = append(msgs, call, res)
+	asm, err := w.Assemble(context.Background(), Input{SessionID: "s", Segment: 1, Messages: msgs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for i, p := range asm.Request.Messages[2].Parts {
+		n := Estimate(p.ToolResult.Content)
+		total += n
+		if i == 0 && n > 310 {
+			t.Errorf("the small output was cut to %d", n)
+		}
+	}
+	if asm.Capped == nil || asm.Capped.Items != 7 || total > b.StepShare()+8*60 || asm.Tokens > b.Limit() {
+		t.Errorf("capped %+v; the step's outputs take %d, StepShare %d; request %d, limit %d", asm.Capped, total, b.StepShare(), asm.Tokens, b.Limit())
+	}
+}

@@ -227,3 +227,124 @@ func TestOnlyTheUsersRealChangeRetiresTheRule(t *testing.T) {
 		})
 	}
 }
+
+// script makes the model call, at each turn, the calls listed for it,
+// one a step, then answer; other turns go to the plain model.
+func script(calls map[int][]toolCall) func(int, []entry) (reply, bool) {
+	return func(turn int, entries []entry) (reply, bool) {
+		cs, ok := calls[turn]
+		if !ok || handoffAsked(entries) {
+			return reply{}, false
+		}
+		at, _ := inProgress(entries)
+		done := 0
+		for _, e := range entries[at+1:] {
+			if e.role == "tool" {
+				done++
+			}
+		}
+		if done < len(cs) {
+			return reply{tool: cs[done].tool, args: cs[done].args}, true
+		}
+		return reply{text: fmt.Sprintf("Done: %d calls made.", done)}, true
+	}
+}
+
+// bigText is n lines of numbered prose.
+func bigText(tag string, lines int) string {
+	var b strings.Builder
+	for i := 1; i <= lines; i++ {
+		fmt.Fprintf(&b, "%s %d: the worker drains the queue and reports partial results on timeout\n", tag, i)
+	}
+	return b.String()
+}
+
+// Outputs larger than the window from every tool, not only file_read:
+// a command, a search, a recall of a page, a read of a huge file. Each is
+// shown within its share with how to read on; nothing is sent over the
+// window, nothing loops.
+func TestOverWindowOutputsFromAnyTool(t *testing.T) {
+	s := spec{Name: "tools", About: "huge outputs from every tool", Window: 16_000, Turns: 5,
+		extra: map[string]string{"logs/big.log": bigText("log", 20_000), "src/a.txt": bigText("needle", 3_000)},
+		prompts: map[int]string{1: rule + " Count to 100000 with seq.", 2: "Find every line with needle.", 3: "Show page p1.",
+			4: "Show page p1 from byte 20000.", 5: "Read logs/big.log."},
+		brain: script(map[int][]toolCall{
+			1: {{"shell_exec", `{"command": "seq 1 100000"}`}},
+			2: {{"grep", `{"pattern": "needle", "max_results": 5000}`}},
+			3: {{"recall", `{"query": "p1"}`}},
+			4: {{"recall", `{"query": "p1", "offset": 20000}`}},
+			5: {{"file_read", `{"path": "logs/big.log"}`}},
+		})}
+	for _, f := range attack(t, []string{fmtChat}, s) {
+		turnsOK(t, f)
+		if f.CallsPerTurn > 2.01 || f.Resets > 0 {
+			t.Errorf("%.1f calls a turn, %d resets", f.CallsPerTurn, f.Resets)
+		}
+		// The command and the search were capped by the window as they
+		// entered; recall and file_read cut their own output to the
+		// share, in tokens, and say how to read on.
+		_, turns := events(f, "context.capped")
+		if fmt.Sprint(turns) != "[1 2]" {
+			t.Errorf("outputs capped at turns %v, want [1 2]", turns)
+		}
+		for _, c := range f.reqs {
+			if n := len(c.req.entries); n > 0 && c.req.entries[n-1].role == "tool" {
+				out := c.req.entries[n-1].text
+				want := map[int]string{1: `recall {"query":"p1","offset":`, 2: `recall {"query":"p2","offset":`, 3: `recall {"query":"p1","offset":`, 4: `recall {"query":"p1","offset":`, 5: "call file_read with start_line="}[c.turn]
+				if !strings.Contains(out, want) {
+					t.Errorf("turn %d: the output does not say how to read on (%q):\n%.300s", c.turn, want, out)
+				}
+			}
+		}
+		budget := f.Window * 15 / 100
+		for _, c := range f.reqs {
+			for _, e := range c.req.entries {
+				if e.role == "tool" {
+					if n := tok.count(e.text); n > budget+200 {
+						t.Errorf("turn %d: an output of %d tokens is shown; the share is %d", c.turn, n, budget)
+					}
+				}
+			}
+		}
+		if !containsOutsideTools(lastReq(f), rule) {
+			t.Error("the rule is not in the last request")
+		}
+	}
+}
+
+// A demanding user asks for eight files at once; the model reads them in
+// one step, in parallel. Together they pass the window, though each
+// fits its share: the engine must not send them whole, and must not
+// loop.
+func TestParallelReadsTogetherOverTheWindow(t *testing.T) {
+	var calls []toolCall
+	extra := map[string]string{}
+	for i := 1; i <= 8; i++ {
+		name := fmt.Sprintf("p%d.txt", i)
+		extra[name] = bigText(name, 300)
+		calls = append(calls, toolCall{"file_read", fmt.Sprintf(`{"path": %q}`, name)})
+	}
+	s := spec{Name: "parallel", About: "eight reads in one step", Window: 16_000, Turns: 2, extra: extra,
+		prompts: map[int]string{1: rule + " Read p1.txt to p8.txt and compare them.", 2: "Which was longest?"},
+		brain: func(turn int, entries []entry) (reply, bool) {
+			if turn != 1 || handoffAsked(entries) {
+				return reply{}, false
+			}
+			at, _ := inProgress(entries)
+			for _, e := range entries[at+1:] {
+				if e.role == "tool" {
+					return reply{text: "They are alike."}, true
+				}
+			}
+			return reply{calls: calls}, true
+		}}
+	for _, f := range attack(t, formats, s) {
+		turnsOK(t, f)
+		if f.Requests > 4 || f.Resets > 0 {
+			t.Errorf("%s: %d requests, %d resets for two turns", f.Format, f.Requests, f.Resets)
+		}
+		if capped, _ := events(f, "context.capped"); len(capped) != 1 || capped[0].Compacted.Items < 7 {
+			t.Errorf("%s: capped %d times", f.Format, len(capped))
+		}
+	}
+}

@@ -32,17 +32,22 @@ type reply struct {
 	from int    // the line to read from (0: the start)
 	// tool and args are any other call (attack sessions).
 	tool, args string
+	// calls, when set, are parallel calls in one step (attack sessions).
+	calls []toolCall
 }
 
-// call returns the reply's tool call, if any.
-func (r reply) call() (name, args string, ok bool) {
+// toolCall is one call a reply makes.
+type toolCall struct{ tool, args string }
+
+// toolCalls returns the reply's tool calls, in order.
+func (r reply) toolCalls() []toolCall {
 	switch {
 	case r.read != "":
-		return "file_read", readArgs(r.read, r.from), true
+		return []toolCall{{"file_read", readArgs(r.read, r.from)}}
 	case r.tool != "":
-		return r.tool, r.args, true
+		return []toolCall{{r.tool, r.args}}
 	}
-	return "", "", false
+	return r.calls
 }
 
 // readArgs is how the model writes file_read's arguments: with a space

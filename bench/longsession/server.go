@@ -150,35 +150,44 @@ func (e *endpoint) sharedTokens(prev, cur request) int {
 func writeReply(w http.ResponseWriter, format string, rep reply, callID string, in, cached int64) {
 	out := int64(10)
 	var body string
-	name, args, isCall := rep.call()
+	calls := rep.toolCalls()
+	id := func(i int) string {
+		if i == 0 {
+			return callID
+		}
+		return fmt.Sprintf("%s_%d", callID, i)
+	}
 	switch format {
 	case fmtChat:
 		var events []string
-		if rep.text != "" || !isCall {
+		if rep.text != "" || len(calls) == 0 {
 			events = append(events, llmtest.ChatText(rep.text))
 		}
-		if isCall {
-			events = append(events, llmtest.ChatToolCall(callID, name, args), llmtest.ChatFinish("tool_calls"))
+		for i, c := range calls {
+			events = append(events, llmtest.ChatToolCallAt(i, id(i), c.tool, c.args))
+		}
+		if len(calls) > 0 {
+			events = append(events, llmtest.ChatFinish("tool_calls"))
 		} else {
 			events = append(events, llmtest.ChatFinish("stop"))
 		}
 		body = llmtest.ChatReply(append(events, llmtest.ChatUsageCached(in, out, cached))...).Body
 	case fmtResponses:
 		var ev []string
-		if rep.text != "" || !isCall {
+		if rep.text != "" || len(calls) == 0 {
 			ev = append(ev, llmtest.ResponsesText(rep.text))
 		}
-		if isCall {
-			ev = append(ev, llmtest.ResponsesFunctionCall(callID, name, args))
+		for i, c := range calls {
+			ev = append(ev, llmtest.ResponsesFunctionCall(id(i), c.tool, c.args))
 		}
 		body = llmtest.ResponsesReply(append(ev, llmtest.ResponsesCompletedCached(in, out, cached, 0))...).Body
 	case fmtAnthropic:
 		var parts []llmtest.AnthropicPart
-		if rep.text != "" || !isCall {
+		if rep.text != "" || len(calls) == 0 {
 			parts = append(parts, llmtest.AnthropicText(rep.text))
 		}
-		if isCall {
-			parts = append(parts, llmtest.AnthropicToolUse(strings.Replace(callID, "call_", "toolu_", 1), name, args))
+		for i, c := range calls {
+			parts = append(parts, llmtest.AnthropicToolUse(strings.Replace(id(i), "call_", "toolu_", 1), c.tool, c.args))
 		}
 		body = llmtest.AnthropicSSE(append(parts, llmtest.AnthropicUsage(in-cached, out, cached, 0))...)
 	}

@@ -79,3 +79,24 @@ func TestRecallFitsTheWindowsShare(t *testing.T) {
 		t.Errorf("%d bytes, %v: %q", len(res.Content), err, res.Content[len(res.Content)-100:])
 	}
 }
+
+// recall also cuts in the window's tokens when the session says how.
+func TestRecallFitsTheSharesTokens(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "g.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	id := store.NewID()
+	_ = st.CreateSession(ctx, store.Session{ID: id})
+	big, _ := st.PutPage(ctx, store.Page{SessionID: id, Segment: 1, Kind: "tool_output", Text: strings.Repeat("0123456789\n", 2000)})
+	count := func(s string) int { return len(s) / 2 }
+	ctx = tool.WithSession(ctx, tool.Session{ID: id, MaxOutputBytes: 9000, MaxOutputTokens: 1000, CountTokens: count})
+	raw, _ := json.Marshal(map[string]string{"query": big})
+	res, err := New(st).Run(ctx, raw)
+	body, _, _ := strings.Cut(res.Content, "\n[truncated")
+	if err != nil || count(body) > 1000 || !strings.HasSuffix(body, "0123456789\n") || !strings.Contains(res.Content, `reads on]`) {
+		t.Errorf("%d tokens, %v: %q", count(body), err, res.Content[len(res.Content)-100:])
+	}
+}
