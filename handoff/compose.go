@@ -43,6 +43,9 @@ type Facts struct {
 	Plan []string
 	// Pages are outputs paged out in the segment, worth recalling.
 	Pages []PageRef
+	// Outputs are the segment's tool outputs, to tell a draft that only
+	// copies them.
+	Outputs []string
 }
 
 // FileFact is a file the segment touched and the last thing done to it.
@@ -152,7 +155,7 @@ func stripTrailer(s string) string {
 // their exit codes, the plan's open steps, and the pages worth recalling.
 // It never asks for everything to be read again.
 func Engine(f Facts) Draft {
-	var d Draft
+	d := Draft{engine: true}
 	if f.Request != "" {
 		ref := ""
 		if f.Ref != "" {
@@ -235,12 +238,45 @@ func lastLine(s string) string {
 // model's draft stands.
 func FromModel(text string, facts Facts) (Draft, bool) {
 	d := Parse(text)
-	if Degenerate(d) {
+	if Degenerate(d) || hollow(d, facts) || mostlyCopied(text, facts.Outputs) {
 		e := Engine(facts)
 		e.Proposals, e.Supersede, e.Topics = d.Proposals, d.Supersede, d.Topics
 		return e, false
 	}
 	return d, true
+}
+
+var digitRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\d`) })
+
+// hollow reports whether a draft names nothing the work is about: no
+// path, name, code or number, and none of the request's own words ("I
+// will continue the work as planned").
+func hollow(d Draft, f Facts) bool {
+	text := strings.Join([]string{d.Task, d.Progress, d.Next, d.Verification}, "\n")
+	for _, c := range d.Coordinates {
+		text += "\n" + c.String()
+	}
+	if len(subjectOf(text).keys) > 0 || digitRe().MatchString(text) {
+		return false
+	}
+	return f.Request == "" || !SameSubject(text, f.Request)
+}
+
+// mostlyCopied reports whether most lines of a draft repeat a tool
+// output: a model that pasted what it read instead of writing a handoff.
+func mostlyCopied(text string, outputs []string) bool {
+	lines, copiedLines := 0, 0
+	all := strings.Join(outputs, "\n")
+	for _, l := range strings.Split(text, "\n") {
+		if len(strings.Fields(l)) < 4 || strings.HasPrefix(strings.TrimSpace(l), "#") {
+			continue
+		}
+		lines++
+		if strings.Contains(all, strings.TrimSpace(l)) || copied(l, outputs) {
+			copiedLines++
+		}
+	}
+	return lines > 0 && copiedLines*2 > lines
 }
 
 // Pages are the page references the engine's draft names, for the

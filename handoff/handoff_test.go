@@ -192,7 +192,16 @@ func TestFromModelFallsBackToTheEngine(t *testing.T) {
 	facts.Request, facts.Ref, facts.Turn = "now make the parser accept tabs", "D4", 3
 	facts.Plan = []string{"run go test again"}
 	facts.Pages = []PageRef{{ID: "p3", What: `file_read "parse.go"`}}
-	for _, answer := range []string{"", "ok", "Done.", "## Progress\nok"} {
+	facts.Outputs = []string{"1\tpackage p", "--- FAIL: TestParse\nFAIL\n[exit 1 · 0.2s]", strings.Repeat("the parser reads one token at a time and keeps the position for errors\n", 20)}
+	for _, answer := range []string{"", "ok", "Done.", "## Progress\nok",
+		// only headings; only whitespace
+		"## Current task\n## Coordinates\n## Verification\n## Progress and blockers\n## Next step\n## Decisions\n",
+		" \n\t\n  ",
+		// hollow: the headings, words, and nothing the work is about
+		"## Current task\nContinue with the work as it was planned.\n## Progress and blockers\nThe work is in progress and going well so far.\n## Next step\nContinue with the next thing that needs doing.",
+		// a copy of what a tool printed
+		"## Current task\n" + strings.Repeat("the parser reads one token at a time and keeps the position for errors\n", 6) + "## Next step\nthe parser reads one token at a time and keeps the position for errors",
+	} {
 		d, fromModel := FromModel(answer, facts)
 		if fromModel {
 			t.Errorf("%q counted as the model's draft", answer)

@@ -646,6 +646,21 @@ func Sanitize(d *Draft, ledger []Entry) int {
 		}
 		return strings.Join(keep, "\n")
 	}
+	if d.engine {
+		// The engine's own draft quotes the user (the task) and the
+		// record; only its lines from tool outputs (the last line of
+		// each check) can carry an injection.
+		var keep []string
+		for _, line := range strings.Split(d.Verification, "\n") {
+			if untrusted.Suspicious(line) {
+				dropped++
+				continue
+			}
+			keep = append(keep, line)
+		}
+		d.Verification = strings.Join(keep, "\n")
+		return dropped
+	}
 	d.Task, d.Verification, d.Progress, d.Next = clean(d.Task), clean(d.Verification), clean(d.Progress), clean(d.Next)
 	var coords []Coordinate
 	for _, c := range d.Coordinates {
