@@ -495,7 +495,7 @@ func describe(c llm.ToolCall) string {
 func Summary(c llm.ToolCall, raw, pageID string) string {
 	lines := strings.Split(strings.TrimRight(raw, "\n"), "\n")
 	var b strings.Builder
-	fmt.Fprintf(&b, "[summarized %s: %s output, %d lines, %d bytes; the whole text: recall(%q)]\n", pageID, describe(c), len(lines), len(raw), pageID)
+	fmt.Fprintf(&b, "[summarized %s: %s output, %s, %d bytes; the whole text: recall(%q)]\n", pageID, describe(c), nLines(len(lines)), len(raw), pageID)
 	if len(lines) <= 20 {
 		b.WriteString(cut(strings.Join(lines, "\n"), 1200))
 		return b.String()
@@ -519,7 +519,7 @@ func Summary(c llm.ToolCall, raw, pageID string) string {
 
 // Stub is the one line left when an output is paged out.
 func Stub(c llm.ToolCall, raw, pageID string) string {
-	lines := strings.Count(raw, "\n") + 1
+	lines := strings.Count(strings.TrimRight(raw, "\n"), "\n") + 1
 	key := ""
 	for _, l := range strings.Split(raw, "\n") {
 		if errorLine().MatchString(l) {
@@ -527,7 +527,14 @@ func Stub(c llm.ToolCall, raw, pageID string) string {
 			break
 		}
 	}
-	return fmt.Sprintf("[paged out %s: %s output, %d lines%s; recall(%q)]", pageID, describe(c), lines, key, pageID)
+	return fmt.Sprintf("[paged out %s: %s output, %s%s; recall(%q)]", pageID, describe(c), nLines(lines), key, pageID)
+}
+
+func nLines(n int) string {
+	if n == 1 {
+		return "1 line"
+	}
+	return fmt.Sprintf("%d lines", n)
 }
 
 func cut(s string, n int) string {
