@@ -93,7 +93,7 @@ func TestItemsAnsweredStaleAndAfter(t *testing.T) {
 	add("a", "file_read", `{"path": "x.go"}`, strings.Repeat("a", 400))
 	add("b", "shell_exec", `{"command": "go test"}`, strings.Repeat("b", 400))
 	add("c", "file_read", `{"path": "x.go"}`, strings.Repeat("c", 400)) // x.go again: a is stale
-	add("d", "grep", `{"pattern": "q"}`, strings.Repeat("d", 400))    // not answered yet
+	add("d", "grep", `{"pattern": "q"}`, strings.Repeat("d", 400))      // not answered yet
 	st := &segState{shown: map[string]Shown{"b": {CallID: "b", Level: LevelSummary, Text: "sum"}}, sent: 7}
 	asm, acc := w.build(st, msgs)
 	got := w.items(st, asm.Request.Messages, acc)
