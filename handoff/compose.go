@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -83,7 +84,7 @@ func FactsFrom(history []llm.Message) Facts {
 					continue
 				}
 				if path := stringArg(c.Args, "path"); path != "" {
-					action := fileAction(c)
+					action := fileAction(c, p.ToolResult.Content)
 					if action == "" {
 						continue
 					}
@@ -116,22 +117,39 @@ func FactsFrom(history []llm.Message) Facts {
 	return f
 }
 
-func fileAction(c llm.ToolCall) string {
+var (
+	numberedRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^(\d+)\t`) })
+	ofRe       = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[(?:truncated: )?lines \d+-\d+ of (\d+)`) })
+	hunkRe     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@`) })
+)
+
+// fileAction says what a call did to its file, with the lines it saw or
+// changed when its output tells: "read lines 1-333 of 708", "edited
+// lines 40-52".
+func fileAction(c llm.ToolCall, out string) string {
 	switch c.Name {
 	case "file_read":
-		var a struct {
-			Start int `json:"start_line"`
-			End   int `json:"end_line"`
-		}
-		_ = json.Unmarshal(c.Args, &a)
-		switch {
-		case a.Start > 0 && a.End > 0:
-			return fmt.Sprintf("read lines %d-%d", a.Start, a.End)
-		case a.Start > 0:
-			return fmt.Sprintf("read from line %d", a.Start)
+		if ns := numberedRe().FindAllStringSubmatch(out, -1); len(ns) > 0 {
+			r := fmt.Sprintf("read lines %s-%s", ns[0][1], ns[len(ns)-1][1])
+			if m := ofRe().FindStringSubmatch(out); m != nil {
+				r += " of " + m[1]
+			}
+			return r
 		}
 		return "read"
 	case "file_edit":
+		var spans []string
+		for _, m := range hunkRe().FindAllStringSubmatch(out, -1) {
+			from, _ := strconv.Atoi(m[1])
+			n := 1
+			if m[2] != "" {
+				n, _ = strconv.Atoi(m[2])
+			}
+			spans = append(spans, fmt.Sprintf("%d-%d", from, from+max(n, 1)-1))
+		}
+		if len(spans) > 0 {
+			return "edited lines " + strings.Join(spans, ", ")
+		}
 		return "edited"
 	case "file_write":
 		return "written"

@@ -2,6 +2,7 @@ package handoff
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -217,5 +218,29 @@ func TestFromModelFallsBackToTheEngine(t *testing.T) {
 	}
 	if _, ok := FromModel(modelText, facts); !ok {
 		t.Error("a real draft was replaced")
+	}
+}
+
+// The engine's handoff says which lines a read saw and an edit changed,
+// from the tools' own outputs.
+func TestFactsCarryLineRanges(t *testing.T) {
+	call := func(id, name, args string) llm.Part {
+		return llm.Part{Kind: llm.PartToolCall, ToolCall: &llm.ToolCall{ID: id, Name: name, Args: json.RawMessage(args)}}
+	}
+	result := func(id, out string) llm.Part {
+		return llm.Part{Kind: llm.PartToolResult, ToolResult: &llm.ToolResult{CallID: id, Content: out}}
+	}
+	f := FactsFrom([]llm.Message{
+		{Role: llm.RoleAssistant, Parts: []llm.Part{call("1", "file_read", `{"path": "a.go"}`), call("2", "file_edit", `{"path": "b.go"}`), call("3", "file_read", `{"path": "c.go", "start_line": 334}`)}},
+		{Role: llm.RoleTool, Parts: []llm.Part{
+			result("1", "1\tpackage a\n2\t\n333\tfunc x() {}\n[truncated: lines 1-333 of 708 shown; call file_read with start_line=334]\n"),
+			result("2", "edited b.go: 2 replacements, +3 -1 lines\n@@ -40,5 +40,7 @@\n x\n@@ -90 +92 @@\n-y\n+z\n"),
+			result("3", "334\tx\n708\ty\n"),
+		}},
+	})
+	got := fmt.Sprint(f.Files)
+	want := "[{a.go read lines 1-333 of 708} {b.go edited lines 40-46, 92-92} {c.go read lines 334-708}]"
+	if got != want {
+		t.Errorf("files = %s\nwant    %s", got, want)
 	}
 }

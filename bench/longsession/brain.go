@@ -93,7 +93,10 @@ func decide(s spec, turn int, entries []entry) reply {
 		return reply{text: answerLog(req)}
 	}
 	if !readAfter(entries, at, file) {
-		return reply{read: file, from: resumeAt(req, file)}
+		if s.readOn {
+			return reply{read: file, from: resumeAt(req, file)}
+		}
+		return reply{read: file}
 	}
 	if s.readOn {
 		if next, seen, total := coverage(entries, at, file); next > 0 {
