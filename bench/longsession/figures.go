@@ -134,6 +134,8 @@ type figures struct {
 	Largest         int            `json:"largest_request"`
 	OverWindow      int            `json:"requests_over_window"`
 	Resets          int            `json:"resets"`
+	// HandoffMax is the largest handoff message, godwit's own count.
+	HandoffMax int `json:"handoff_max_tokens"`
 	FirstAfterReset []int          `json:"first_after_reset"`
 	FirstAfterMax   int            `json:"first_after_reset_max"`
 	RuleKept        bool           `json:"rule_verbatim_in_last"`
@@ -199,6 +201,9 @@ func measure(s spec, format string, reqs []captured, turns []turnRun) figures {
 		for _, ev := range tr.events {
 			if ev.Type == "segment.reset" {
 				f.Resets++
+				if ev.Reset != nil {
+					f.HandoffMax = max(f.HandoffMax, ev.Reset.Tokens)
+				}
 			}
 		}
 	}
