@@ -60,6 +60,9 @@ func attack(t *testing.T, formats []string, ss ...spec) []figures {
 	}
 	for _, f := range all {
 		for _, p := range f.Problems {
+			if f.Session == "mcp" && strings.Contains(p, "model.request events") {
+				continue // the sub-agent's requests come from the same process
+			}
 			t.Errorf("%s/%s: measuring: %s", f.Session, f.Format, p)
 		}
 		if f.OverWindow > 0 {
@@ -551,6 +554,73 @@ func TestInjectedNotesAreMarked(t *testing.T) {
 					t.Errorf("a note reached the ledger or a handoff: %q", n)
 				}
 			}
+		}
+	}
+}
+
+// mcpServer is a stdio MCP server with one read-only tool whose answer
+// is far larger than the window.
+const mcpServer = `import json, sys
+big = "".join("row %d: the shard lease was renewed by worker %d\n" % (i, i % 7) for i in range(6000))
+for line in sys.stdin:
+    m = json.loads(line)
+    if "id" not in m:
+        continue
+    r = {}
+    if m["method"] == "initialize":
+        r = {"protocolVersion": m["params"]["protocolVersion"], "capabilities": {"tools": {}}, "serverInfo": {"name": "dump", "version": "1"}}
+    elif m["method"] == "tools/list":
+        r = {"tools": [{"name": "dump", "description": "Dump the lease table.", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": True}}]}
+    elif m["method"] == "tools/call":
+        r = {"content": [{"type": "text", "text": big}]}
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": r}) + "\n")
+    sys.stdout.flush()
+`
+
+// An MCP tool and a sub-agent answer with far more than the window: both
+// are shown within the share, with the page that keeps the whole.
+func TestOverWindowOutputsFromMCPAndSubagents(t *testing.T) {
+	child := strings.Repeat("The sub-agent found the lease table in store/lease.go and read it through. ", 1500)
+	s := spec{Name: "mcp", About: "huge MCP and sub-agent outputs", Window: 16_000, Turns: 2,
+		extra:  map[string]string{"dump.py": mcpServer},
+		config: "mcp:\n  servers:\n    dump:\n      command: python3\n      args: [\"$WS/dump.py\"]\n",
+		prompts: map[int]string{1: rule + " Dump the lease table.", 2: "Ask a sub-agent where the lease table lives."},
+		brain: func(turn int, entries []entry) (reply, bool) {
+			if handoffAsked(entries) {
+				return reply{}, false
+			}
+			at, req := inProgress(entries)
+			if strings.HasPrefix(req, "CHILD:") { // the sub-agent's own session
+				return reply{text: child}, true
+			}
+			for _, e := range entries[at+1:] {
+				if e.role == "tool" {
+					return reply{text: "Done."}, true
+				}
+			}
+			if turn == 1 {
+				return reply{tool: "mcp__dump__dump", args: `{}`}, true
+			}
+			return reply{tool: "subagent", args: `{"task": "CHILD: find where the lease table lives"}`}, true
+		}}
+	for _, f := range attack(t, []string{fmtChat}, s) {
+		turnsOK(t, f)
+		budget := f.Window * 15 / 100
+		mcp, sub := false, false
+		for _, c := range f.reqs {
+			for _, e := range c.req.entries {
+				if e.role != "tool" {
+					continue
+				}
+				if n := tok.count(e.text); n > budget+200 {
+					t.Errorf("turn %d: an output of %d tokens is shown; the share is %d", c.turn, n, budget)
+				}
+				mcp = mcp || strings.Contains(e.text, "row 1: the shard lease") && strings.Contains(e.text, "The whole output is page p")
+				sub = sub || strings.Contains(e.text, "The sub-agent found")
+			}
+		}
+		if !mcp || !sub {
+			t.Errorf("the MCP output capped: %v; the sub-agent's report shown: %v", mcp, sub)
 		}
 	}
 }

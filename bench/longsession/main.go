@@ -222,6 +222,19 @@ func runSession(ctx context.Context, o options, bin, dir string, ep *endpoint, c
 	if err := writeHome(home, ep.url); err != nil {
 		return figures{}, err
 	}
+	if s.config != "" {
+		f, err := os.OpenFile(filepath.Join(home, "config.yaml"), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			return figures{}, err
+		}
+		_, err = f.WriteString(strings.ReplaceAll(s.config, "$WS", ws))
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return figures{}, err
+		}
+	}
 	if err := writeWorkspace(ctx, ws, s.files(corp)); err != nil {
 		return figures{}, err
 	}

@@ -53,6 +53,9 @@ type spec struct {
 	prompts map[int]string
 	// extra files the workspace holds.
 	extra map[string]string
+	// config is appended to the home's config.yaml; $WS names the
+	// workspace.
+	config string
 
 	fileTokens int  // size of each file, o200k
 	dense      bool // numbers-heavy files, to fit file_read's byte cap
