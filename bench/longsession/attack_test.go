@@ -582,8 +582,8 @@ for line in sys.stdin:
 func TestOverWindowOutputsFromMCPAndSubagents(t *testing.T) {
 	child := strings.Repeat("The sub-agent found the lease table in store/lease.go and read it through. ", 1500)
 	s := spec{Name: "mcp", About: "huge MCP and sub-agent outputs", Window: 16_000, Turns: 2,
-		extra:  map[string]string{"dump.py": mcpServer},
-		config: "mcp:\n  servers:\n    dump:\n      command: python3\n      args: [\"$WS/dump.py\"]\n",
+		extra:   map[string]string{"dump.py": mcpServer},
+		config:  "mcp:\n  servers:\n    dump:\n      command: python3\n      args: [\"$WS/dump.py\"]\n",
 		prompts: map[int]string{1: rule + " Dump the lease table.", 2: "Ask a sub-agent where the lease table lives."},
 		brain: func(turn int, entries []entry) (reply, bool) {
 			if handoffAsked(entries) {

@@ -120,25 +120,25 @@ type target struct {
 
 // figures are the results of one session on one format.
 type figures struct {
-	Session         string         `json:"session"`
-	Format          string         `json:"format"`
-	Window          int            `json:"window"`
-	Turns           int            `json:"turns"`
-	Requests        int            `json:"requests"`
-	CallsPerTurn    float64        `json:"calls_per_turn"`
-	Billed          int            `json:"billed_tokens"`
-	Discounted      int            `json:"cache_discounted_tokens"`
-	PrefixShare     float64        `json:"prefix_share"`
-	Breaks          []brk          `json:"breaks"`
-	BreakCauses     map[string]int `json:"break_causes"`
-	Largest         int            `json:"largest_request"`
-	OverWindow      int            `json:"requests_over_window"`
-	Resets          int            `json:"resets"`
+	Session      string         `json:"session"`
+	Format       string         `json:"format"`
+	Window       int            `json:"window"`
+	Turns        int            `json:"turns"`
+	Requests     int            `json:"requests"`
+	CallsPerTurn float64        `json:"calls_per_turn"`
+	Billed       int            `json:"billed_tokens"`
+	Discounted   int            `json:"cache_discounted_tokens"`
+	PrefixShare  float64        `json:"prefix_share"`
+	Breaks       []brk          `json:"breaks"`
+	BreakCauses  map[string]int `json:"break_causes"`
+	Largest      int            `json:"largest_request"`
+	OverWindow   int            `json:"requests_over_window"`
+	Resets       int            `json:"resets"`
 	// HandoffMax is the largest handoff message, godwit's own count.
-	HandoffMax int `json:"handoff_max_tokens"`
-	FirstAfterReset []int          `json:"first_after_reset"`
-	FirstAfterMax   int            `json:"first_after_reset_max"`
-	RuleKept        bool           `json:"rule_verbatim_in_last"`
+	HandoffMax      int   `json:"handoff_max_tokens"`
+	FirstAfterReset []int `json:"first_after_reset"`
+	FirstAfterMax   int   `json:"first_after_reset_max"`
+	RuleKept        bool  `json:"rule_verbatim_in_last"`
 	// CountRatio is the bench's token count over godwit's own (the
 	// model.request events), over the requests both counted exactly: a
 	// sanity check of the bench's tokenization, near 1.
