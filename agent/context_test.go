@@ -280,3 +280,31 @@ func rebuild(t *testing.T, e *engine) *agent.Runtime {
 	}
 	return rt
 }
+
+// A model that, after each reset, takes a step that fills the fresh
+// segment again (here: a long message with each call, which no paging
+// can shrink) completes every step, so "two resets without a step" never
+// fires; the turn still stops after MaxTurnResets resets instead of
+// looping to the step limit.
+func TestATurnThatKeepsFillingTheWindowStops(t *testing.T) {
+	n := 0
+	verbose := func(req llm.Request) fake.Step {
+		if strings.HasPrefix(lastUser(req), "[godwit: the context window is full") {
+			return fake.Step{Text: "ok"}
+		}
+		n++
+		return fake.Step{Text: big("thinking aloud", 3500), ToolCalls: []llm.ToolCall{{ID: fmt.Sprintf("c%d", n), Name: "file_read", Args: json.RawMessage(`{"path": "a.txt"}`)}}}
+	}
+	e := newEngine(t, 16_000, verbose)
+	e.files["a.txt"] = "short"
+	_, err := e.run("Read a.txt, again and again.", false)
+	if !errors.Is(err, agent.ErrTooBig) || !strings.Contains(err.Error(), fmt.Sprintf("reset %d times", agent.MaxTurnResets)) {
+		t.Fatalf("err = %v", err)
+	}
+	if r := len(e.rec.OfType(agent.EventSegmentReset)); r != agent.MaxTurnResets {
+		t.Errorf("%d resets", r)
+	}
+	if len(e.p.Requests()) > 4*agent.MaxTurnResets+4 {
+		t.Errorf("%d requests", len(e.p.Requests()))
+	}
+}

@@ -71,6 +71,10 @@ type Config struct {
 // Defaults.
 const (
 	DefaultMaxSteps = 60
+	// MaxTurnResets is how often one turn may reset the context for lack
+	// of room before it stops: more means the model keeps taking steps
+	// that fill a fresh segment.
+	MaxTurnResets = 3
 	// DefaultRepeatCap: the third identical failure gets a warning in its
 	// result; the fifth ends the turn.
 	DefaultRepeatCap = 5

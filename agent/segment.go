@@ -210,6 +210,7 @@ func (s *session) reset(ctx context.Context, step int, reason string) error {
 func (s *session) facts(ctx context.Context, led []handoff.Entry) handoff.Facts {
 	f := handoff.FactsFrom(s.history)
 	f.Turn = s.turnSeq
+	f.Outputs = toolOutputs(s.history)
 	for i := len(led) - 1; i >= 0; i-- {
 		if e := led[i]; e.Source == "user" && e.Turn == s.turnSeq {
 			f.Request, f.Ref = e.Text, e.Ref()

@@ -25,6 +25,10 @@ type session struct {
 	// resets counts resets since the model last completed a step: a
 	// second one means the work cannot fit, and the turn stops.
 	resets int
+	// turnResets counts the turn's resets for lack of room: a model that
+	// repeats, after each reset, the step that filled the window
+	// completes steps and would loop.
+	turnResets int
 }
 
 // open loads a stored session, or creates one when id is empty.

@@ -8,6 +8,11 @@ import (
 	"github.com/godwit/godwit/tool"
 )
 
+// outputSlack is what a tool's footer ("[truncated: ...; call file_read
+// with start_line=N]") and the untrusted note may add to an output cut to
+// the share.
+const outputSlack = 120
+
 // outputPreview bounds the tool output carried in events; the store keeps
 // the whole of it.
 const outputPreview = 4 << 10
@@ -17,7 +22,7 @@ const outputPreview = 4 << 10
 func (s *session) runTools(ctx context.Context, step int, calls []llm.ToolCall) ([]tool.Outcome, error) {
 	obs := &observer{s: s, step: step, ctx: context.WithoutCancel(ctx)}
 	ctx = tool.WithSession(ctx, tool.Session{ID: s.id, TurnID: s.turnID, Turn: s.turnSeq, Segment: s.segment,
-		MaxOutputBytes: s.r.budget().OutputBytes()})
+		MaxOutputBytes: s.r.budget().OutputBytes(), MaxOutputTokens: s.r.budget().OutputShare - outputSlack, CountTokens: s.count})
 	return s.r.cfg.Runner.Run(ctx, calls, obs)
 }
 

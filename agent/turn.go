@@ -25,7 +25,7 @@ func (s *session) turn(ctx context.Context, in RunInput) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("agent: %w", err)
 	}
-	s.turnID, s.turnSeq, s.prompt, s.resets = t.ID, t.Seq, prompt, 0
+	s.turnID, s.turnSeq, s.prompt, s.resets, s.turnResets = t.ID, t.Seq, prompt, 0, 0
 	if t.Seq == 1 {
 		if err := st.SetTitle(ctx, s.id, title(prompt)); err != nil {
 			s.r.cfg.Logger.Warn("agent: naming the session", "err", err)
@@ -294,10 +294,13 @@ func (s *session) resetOrStop(ctx context.Context, step int, reason string, why 
 	switch {
 	case s.resets >= 1:
 		return fmt.Errorf("%w: the context was reset twice without the model completing a step (%v); the turn stops rather than loop", ErrTooBig, why)
+	case s.turnResets >= MaxTurnResets:
+		return fmt.Errorf("%w: the context was reset %d times in this turn and still fills up (%v); the turn stops rather than loop: ask for smaller steps, or raise --context-window if the model allows", ErrTooBig, s.turnResets, why)
 	case !s.canReset():
 		return fmt.Errorf("%w: even a fresh segment does not fit the model's window (%v); shorten the message, raise --context-window if the model allows, or start a new session", ErrTooBig, why)
 	}
 	s.resets++
+	s.turnResets++
 	return s.reset(ctx, step, reason)
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -43,6 +44,9 @@ type Facts struct {
 	Plan []string
 	// Pages are outputs paged out in the segment, worth recalling.
 	Pages []PageRef
+	// Outputs are the segment's tool outputs, to tell a draft that only
+	// copies them.
+	Outputs []string
 }
 
 // FileFact is a file the segment touched and the last thing done to it.
@@ -80,7 +84,7 @@ func FactsFrom(history []llm.Message) Facts {
 					continue
 				}
 				if path := stringArg(c.Args, "path"); path != "" {
-					action := fileAction(c)
+					action := fileAction(c, p.ToolResult.Content)
 					if action == "" {
 						continue
 					}
@@ -113,22 +117,39 @@ func FactsFrom(history []llm.Message) Facts {
 	return f
 }
 
-func fileAction(c llm.ToolCall) string {
+var (
+	numberedRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^(\d+)\t`) })
+	ofRe       = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[(?:truncated: )?lines \d+-\d+ of (\d+)`) })
+	hunkRe     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@`) })
+)
+
+// fileAction says what a call did to its file, with the lines it saw or
+// changed when its output tells: "read lines 1-333 of 708", "edited
+// lines 40-52".
+func fileAction(c llm.ToolCall, out string) string {
 	switch c.Name {
 	case "file_read":
-		var a struct {
-			Start int `json:"start_line"`
-			End   int `json:"end_line"`
-		}
-		_ = json.Unmarshal(c.Args, &a)
-		switch {
-		case a.Start > 0 && a.End > 0:
-			return fmt.Sprintf("read lines %d-%d", a.Start, a.End)
-		case a.Start > 0:
-			return fmt.Sprintf("read from line %d", a.Start)
+		if ns := numberedRe().FindAllStringSubmatch(out, -1); len(ns) > 0 {
+			r := fmt.Sprintf("read lines %s-%s", ns[0][1], ns[len(ns)-1][1])
+			if m := ofRe().FindStringSubmatch(out); m != nil {
+				r += " of " + m[1]
+			}
+			return r
 		}
 		return "read"
 	case "file_edit":
+		var spans []string
+		for _, m := range hunkRe().FindAllStringSubmatch(out, -1) {
+			from, _ := strconv.Atoi(m[1])
+			n := 1
+			if m[2] != "" {
+				n, _ = strconv.Atoi(m[2])
+			}
+			spans = append(spans, fmt.Sprintf("%d-%d", from, from+max(n, 1)-1))
+		}
+		if len(spans) > 0 {
+			return "edited lines " + strings.Join(spans, ", ")
+		}
 		return "edited"
 	case "file_write":
 		return "written"
@@ -152,7 +173,7 @@ func stripTrailer(s string) string {
 // their exit codes, the plan's open steps, and the pages worth recalling.
 // It never asks for everything to be read again.
 func Engine(f Facts) Draft {
-	var d Draft
+	d := Draft{engine: true}
 	if f.Request != "" {
 		ref := ""
 		if f.Ref != "" {
@@ -235,12 +256,45 @@ func lastLine(s string) string {
 // model's draft stands.
 func FromModel(text string, facts Facts) (Draft, bool) {
 	d := Parse(text)
-	if Degenerate(d) {
+	if Degenerate(d) || hollow(d, facts) || mostlyCopied(text, facts.Outputs) {
 		e := Engine(facts)
 		e.Proposals, e.Supersede, e.Topics = d.Proposals, d.Supersede, d.Topics
 		return e, false
 	}
 	return d, true
+}
+
+var digitRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\d`) })
+
+// hollow reports whether a draft names nothing the work is about: no
+// path, name, code or number, and none of the request's own words ("I
+// will continue the work as planned").
+func hollow(d Draft, f Facts) bool {
+	text := strings.Join([]string{d.Task, d.Progress, d.Next, d.Verification}, "\n")
+	for _, c := range d.Coordinates {
+		text += "\n" + c.String()
+	}
+	if len(subjectOf(text).keys) > 0 || digitRe().MatchString(text) {
+		return false
+	}
+	return f.Request == "" || !SameSubject(text, f.Request)
+}
+
+// mostlyCopied reports whether most lines of a draft repeat a tool
+// output: a model that pasted what it read instead of writing a handoff.
+func mostlyCopied(text string, outputs []string) bool {
+	lines, copiedLines := 0, 0
+	all := strings.Join(outputs, "\n")
+	for _, l := range strings.Split(text, "\n") {
+		if len(strings.Fields(l)) < 4 || strings.HasPrefix(strings.TrimSpace(l), "#") {
+			continue
+		}
+		lines++
+		if strings.Contains(all, strings.TrimSpace(l)) || copied(l, outputs) {
+			copiedLines++
+		}
+	}
+	return lines > 0 && copiedLines*2 > lines
 }
 
 // Pages are the page references the engine's draft names, for the

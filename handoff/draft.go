@@ -22,6 +22,9 @@ type Draft struct {
 	Topics map[int]string
 	// pages the engine's draft names for References.
 	pages []string
+	// engine marks the engine's own draft, whose task is the user's
+	// words: Sanitize leaves those be.
+	engine bool
 }
 
 // Proposal is a new entry a model proposes for the ledger.

@@ -2,6 +2,7 @@ package handoff
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -90,7 +91,7 @@ func TestValidate(t *testing.T) {
 		{Supersession{9, 5}, "no entry D9"},
 		{Supersession{1, 9}, "no entry D9"},
 		{Supersession{1, 6}, "a request, not an instruction"},
-		{Supersession{1, 7}, "different things"},
+		{Supersession{1, 7}, "does not say that anything changes"},
 	}
 	for _, tc := range tests {
 		err := Validate(ledger, tc.s)
@@ -192,7 +193,16 @@ func TestFromModelFallsBackToTheEngine(t *testing.T) {
 	facts.Request, facts.Ref, facts.Turn = "now make the parser accept tabs", "D4", 3
 	facts.Plan = []string{"run go test again"}
 	facts.Pages = []PageRef{{ID: "p3", What: `file_read "parse.go"`}}
-	for _, answer := range []string{"", "ok", "Done.", "## Progress\nok"} {
+	facts.Outputs = []string{"1\tpackage p", "--- FAIL: TestParse\nFAIL\n[exit 1 · 0.2s]", strings.Repeat("the parser reads one token at a time and keeps the position for errors\n", 20)}
+	for _, answer := range []string{"", "ok", "Done.", "## Progress\nok",
+		// only headings; only whitespace
+		"## Current task\n## Coordinates\n## Verification\n## Progress and blockers\n## Next step\n## Decisions\n",
+		" \n\t\n  ",
+		// hollow: the headings, words, and nothing the work is about
+		"## Current task\nContinue with the work as it was planned.\n## Progress and blockers\nThe work is in progress and going well so far.\n## Next step\nContinue with the next thing that needs doing.",
+		// a copy of what a tool printed
+		"## Current task\n" + strings.Repeat("the parser reads one token at a time and keeps the position for errors\n", 6) + "## Next step\nthe parser reads one token at a time and keeps the position for errors",
+	} {
 		d, fromModel := FromModel(answer, facts)
 		if fromModel {
 			t.Errorf("%q counted as the model's draft", answer)
@@ -208,5 +218,29 @@ func TestFromModelFallsBackToTheEngine(t *testing.T) {
 	}
 	if _, ok := FromModel(modelText, facts); !ok {
 		t.Error("a real draft was replaced")
+	}
+}
+
+// The engine's handoff says which lines a read saw and an edit changed,
+// from the tools' own outputs.
+func TestFactsCarryLineRanges(t *testing.T) {
+	call := func(id, name, args string) llm.Part {
+		return llm.Part{Kind: llm.PartToolCall, ToolCall: &llm.ToolCall{ID: id, Name: name, Args: json.RawMessage(args)}}
+	}
+	result := func(id, out string) llm.Part {
+		return llm.Part{Kind: llm.PartToolResult, ToolResult: &llm.ToolResult{CallID: id, Content: out}}
+	}
+	f := FactsFrom([]llm.Message{
+		{Role: llm.RoleAssistant, Parts: []llm.Part{call("1", "file_read", `{"path": "a.go"}`), call("2", "file_edit", `{"path": "b.go"}`), call("3", "file_read", `{"path": "c.go", "start_line": 334}`)}},
+		{Role: llm.RoleTool, Parts: []llm.Part{
+			result("1", "1\tpackage a\n2\t\n333\tfunc x() {}\n[truncated: lines 1-333 of 708 shown; call file_read with start_line=334]\n"),
+			result("2", "edited b.go: 2 replacements, +3 -1 lines\n@@ -40,5 +40,7 @@\n x\n@@ -90 +92 @@\n-y\n+z\n"),
+			result("3", "334\tx\n708\ty\n"),
+		}},
+	})
+	got := fmt.Sprint(f.Files)
+	want := "[{a.go read lines 1-333 of 708} {b.go edited lines 40-46, 92-92} {c.go read lines 334-708}]"
+	if got != want {
+		t.Errorf("files = %s\nwant    %s", got, want)
 	}
 }

@@ -23,19 +23,15 @@ var (
 	// standing words mark a sentence that holds beyond the request it
 	// came with.
 	standingRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`\b(?:^keep\b|always|never|from now on|going forward|henceforth|from here on|rules?|constraints?|polic(?:y|ies)|conventions?|don'?t|do not|must(?:n'?t| not)?|avoid|prefer(?:ably)?|forbidden|not allowed|allowed|may(?: not| now| only| be)|only (?:use|edit|touch|change|write|modify|run|commit|push)|stick to|no longer|any ?more|instead|remember|keep (?:using|to)|make sure (?:to )?always)\b`)
-	})
-	// changeRe marks wording that changes an earlier instruction.
-	changeRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`\b(?:rule change|change of plan|changed my mind|new rule|from now on|going forward|from here on|instead|no longer|any ?more|replaces?|scratch that|forget (?:what|the|my|about)|cancel(?:s|led|ed)?|overrides?|actually|on second thought|correction|revert|may now|can now|(?:is|are) (?:fine|ok|okay|allowed) now|now (?:allowed|fine|ok)|(?:is|are) allowed|may be (?:edited|changed|modified|touched|used|written)|you may (?:edit|change|modify|touch|use|write))\b`)
+		return regexp.MustCompile(`\b(?:^keep\b|always|never|from now on|going forward|henceforth|from here on|rules?(?: [a-z0-9-]*\d[a-z0-9-]*)?\s*:|(?:new|house|hard|golden|one|my|our) rules?|rule change|the rules? (?:is|are)|constraints?|polic(?:y|ies)|conventions?|don'?t|do not|must(?:n'?t| not)?|avoid|prefer(?:ably)?|forbidden|not allowed|allowed|may(?: not| now| only| be)|only (?:use|edit|touch|change|write|modify|run|commit|push)|stick to|no longer|any ?more|instead|remember|(?:is|are) yours|forget|scratch that|lifted|keep (?:using|to)|make sure (?:to )?always)\b`)
 	})
 	// weakenRe marks text that loosens a rule: what a model may never
 	// propose about the user's words.
 	weakenRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`\b(?:cancel(?:s|led|ed|l?ing)?|revok(?:e|ed|es)|lift(?:ed|s)?|void(?:ed)?|rescind(?:ed)?|waiv(?:e|ed|es)|suspend(?:ed|s)?|no longer|any ?more|may now|can now|now (?:allowed|permitted|fine|ok)|(?:is|are) (?:now )?(?:allowed|permitted|fine|ok|okay)|ignore[sd]?|disregard(?:ed)?|overrid(?:e|es|den)|except(?:ion)?|does not apply|doesn'?t apply|not binding|obsolete|outdated|superseded|retired|dropped|relaxed?)\b`)
+		return regexp.MustCompile(`\b(?:cancel(?:s|led|ed|l?ing)?|revok(?:e|ed|es)|lift(?:ed|s)?|void(?:ed)?|rescind(?:ed)?|waiv(?:e|ed|es)|suspend(?:ed|s)?|no longer|any ?more|no more|may now|can now|now (?:allowed|permitted|fine|ok)|(?:is|are) (?:now )?(?:allowed|permitted|fine|ok|okay|acceptable|writable|editable)|(?:may|can) be (?:edited|changed|modified|touched|written|patched|removed|deleted|ignored|skipped)|(?:ok|okay|fine|free|safe) to|feel free|ignore[sd]?|disregard(?:ed)?|overrid(?:e|es|den)|except(?:ion)?|unless|only (?:covers|applies|holds|means)|does not apply|doesn'?t apply|not binding|obsolete|outdated|superseded|retired|dropped|relax(?:ed)?|loosen(?:ed)?|exempt(?:ed)?|ended|expired|lapsed|gone|a mistake|not (?:needed|necessary|required)|optional|when(?:ever)? needed|if needed)\b`)
 	})
 	ruleWordRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`\b(?:rules?|instructions?|constraints?|restrictions?|user'?s?|decisions?|d\d+)\b`)
+		return regexp.MustCompile(`\b(?:rules?|instructions?|constraints?|restrictions?|polic(?:y|ies)|bans?|users?'?s?|decisions?|d\d+)\b`)
 	})
 	pathRe = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile("(?:^|[\\s\"'(\\[`])(\\.{0,2}/?[\\w.\\-]+(?:/[\\w.\\-]*)+|[\\w\\-]+\\.[a-z][a-z0-9]{0,4})(?:$|[\\s\"'),;:!?\\]`]|\\.(?:\\s|$))")
@@ -98,6 +94,16 @@ edit modify set get fetch load parse call analyse analyze answer now then next a
 
 // proseSentences returns the lowercased sentences of text's prose lines.
 func proseSentences(text string) []string {
+	out := sentences(text)
+	for i := range out {
+		out[i] = strings.ToLower(out[i])
+	}
+	return out
+}
+
+// sentences returns the sentences of text's prose lines, as written,
+// questions left out.
+func sentences(text string) []string {
 	var out []string
 	fenced := false
 	for _, line := range strings.Split(text, "\n") {
@@ -109,7 +115,7 @@ func proseSentences(text string) []string {
 		if fenced || t == "" || !prose(line) {
 			continue
 		}
-		for _, s := range splitSentences(strings.ToLower(t)) {
+		for _, s := range splitSentences(t) {
 			if !strings.HasSuffix(s, "?") {
 				out = append(out, s)
 			}
@@ -208,10 +214,6 @@ func subjectOf(text string) subject {
 // shared path, code or name, or two shared content words.
 func SameSubject(a, b string) bool { return sameSubject(a, b, 2) }
 
-// related is SameSubject with one shared content word enough: for a
-// model's claim that the user changed a rule, which names both entries.
-func related(a, b string) bool { return sameSubject(a, b, 1) }
-
 func sameSubject(a, b string, words int) bool {
 	sa, sb := subjectOf(a), subjectOf(b)
 	for k := range sa.keys {
@@ -238,19 +240,231 @@ func sameSubject(a, b string, words int) bool {
 
 // Changes reports whether text uses wording that changes an earlier
 // instruction ("from now on", "instead", "no longer", "rule change").
-func Changes(text string) bool { return changeRe().MatchString(strings.ToLower(text)) }
+func Changes(text string) bool {
+	low := strings.ToLower(text)
+	return strongChangeRe().MatchString(low) || weakChangeRe().MatchString(low)
+}
+
+var (
+	// strongChangeRe marks a sentence that says an earlier instruction no
+	// longer holds as it was.
+	strongChangeRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b(?:rule change|change of plan|changed my mind|new rule|instead|no longer|any ?more|no more|replaces?|replacing|scratch (?:that|this|the)|forget|cancel(?:s|led|ed|l?ing)?|overrid(?:e|es|ing)|actually|on second thought|correction|revert|revok(?:e|ed|es)|lift(?:ed|s)?|void|rescind(?:ed|s)?|waiv(?:e|ed|es)|suspend(?:ed|s)?|drop (?:the|that|this) rule|may now|can now|now (?:allowed|fine|ok|okay|permitted)|(?:is|are) (?:fine|ok|okay|allowed|permitted) now|(?:is|are) yours|feel free|(?:does not|doesn'?t) apply|you may (?:now )?(?:edit|change|modify|touch|use|write))\b`)
+	})
+	// weakChangeRe marks the start of a standing instruction, which may
+	// change an earlier one or add to it: only a turn of polarity (never
+	// -> may) makes it a change.
+	weakChangeRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b(?:from now on|going forward|from here on|henceforth|from today|(?:is|are) (?:now )?(?:allowed|permitted|fine|ok|okay)|may be (?:edited|changed|modified|touched|used|written))\b`)
+	})
+	// additiveRe marks an instruction that adds to the earlier ones.
+	additiveRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b(?:also|too|either|as well|in addition|additionally|on top of)\b`)
+	})
+	prohibitRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b(?:never|don'?t|do not|must not|mustn'?t|not allowed|forbidden|avoid|no one|nobody)\b`)
+	})
+	permitRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b(?:may|can|allowed|permitted|fine|ok|okay|free to|yours)\b`)
+	})
+	refRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bD(\d+)\b`) })
+)
+
+// actions groups the verbs an instruction is about, by stem: "never
+// edit vendor/" and "vendor/ may be changed" are about the same act, "read
+// vendor/README.md first" is not.
+var actions = sync.OnceValue(func() map[string]string {
+	m := map[string]string{}
+	for group, stems := range map[string]string{
+		"write": "edit touch modif chang writ wrote patch updat alter delet remov commit push fix refactor renam rewrit",
+		"read":  "read open view look summar inspect",
+		"run":   "run execut build deploy install releas",
+		"use":   "use using call import depend add prefer",
+		"style": "format indent tab spac naming",
+		"talk":  "answer respon reply speak languag english french german spanish",
+		"test":  "test",
+	} {
+		for _, st := range strings.Fields(stems) {
+			m[st] = group
+		}
+	}
+	return m
+})
+
+// actionsOf returns the groups of the verbs in a lowercased sentence.
+func actionsOf(low string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range strings.FieldsFunc(low, func(r rune) bool { return !('a' <= r && r <= 'z') }) {
+		for n := min(len(w), 7); n >= 3; n-- {
+			if g, ok := actions()[w[:n]]; ok {
+				out[g] = true
+				break
+			}
+		}
+	}
+	return out
+}
+
+// polarity is -1 for a sentence that forbids, +1 for one that permits, 0
+// for neither or both.
+func polarity(low string) int {
+	no, yes := prohibitRe().MatchString(low), permitRe().MatchString(low)
+	switch {
+	case no && !yes:
+		return -1
+	case yes && !no:
+		return 1
+	}
+	return 0
+}
+
+// Reference strengths of a sentence to an earlier entry.
+const (
+	refNone = iota
+	// refWeak: a shared path, name or code, or one content word.
+	refWeak
+	// refStrong: the entry's id or code, or a shared path or name with
+	// the same act ("edit") or the word "rule" in one of its sentences.
+	refStrong
+)
+
+var ruleNounRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\b(?:rules?|restrictions?|constraints?|bans?|polic(?:y|ies)|instructions?)\b`)
+})
+
+// reference says how strongly sentence s points at the earlier entry
+// old.
+func reference(s string, old Entry) int {
+	low := strings.ToLower(s)
+	for _, m := range refRe().FindAllStringSubmatch(s, -1) {
+		if m[1] == fmt.Sprint(old.Seq) {
+			return refStrong
+		}
+	}
+	ss := subjectOf(s)
+	best := refNone
+	for _, os := range sentences(old.Text) {
+		o := subjectOf(os)
+		key, code := sharedKey(ss, o)
+		if code {
+			return refStrong
+		}
+		if key {
+			shared := false
+			for g := range actionsOf(low) {
+				shared = shared || actionsOf(strings.ToLower(os))[g]
+			}
+			if shared || ruleNounRe().MatchString(low) {
+				return refStrong
+			}
+			best = refWeak
+			continue
+		}
+		for w := range ss.words {
+			if o.words[w] {
+				best = max(best, refWeak)
+			}
+		}
+	}
+	return best
+}
+
+// sharedKey reports whether two subjects share a path (or a folder and
+// what is in it, or a folder named as a bare word), a name or a code,
+// and whether what they share is a code.
+func sharedKey(a, b subject) (shared, code bool) {
+	for k := range a.keys {
+		if b.keys[k] {
+			if strings.HasPrefix(k, "code:") {
+				return true, true
+			}
+			shared = true
+		}
+		p, ok := strings.CutPrefix(k, "path:")
+		if !ok {
+			continue
+		}
+		if b.words[strings.TrimSuffix(p, "s")] && !strings.Contains(p, "/") {
+			shared = true
+		}
+		for k2 := range b.keys {
+			if q, ok := strings.CutPrefix(k2, "path:"); ok && (strings.HasPrefix(q, p+"/") || strings.HasPrefix(p, q+"/")) {
+				shared = true
+			}
+		}
+	}
+	for k := range b.keys {
+		if p, ok := strings.CutPrefix(k, "path:"); ok && !strings.Contains(p, "/") && a.words[strings.TrimSuffix(p, "s")] {
+			shared = true
+		}
+	}
+	return shared, false
+}
+
+// changeSentences returns the sentences of text that say something
+// changes, each with its neighbours when it names nothing itself
+// ("Scratch that. vendor/ is yours to edit."), and whether the change
+// wording is strong.
+func changeSentences(text string) (out []string, strong []bool) {
+	ss := sentences(text)
+	for i, s := range ss {
+		low := strings.ToLower(s)
+		st, wk := strongChangeRe().MatchString(low), weakChangeRe().MatchString(low)
+		if !st && !wk {
+			continue
+		}
+		if sub := subjectOf(s); len(sub.keys) == 0 && len(sub.words) < 2 {
+			if i > 0 {
+				s = ss[i-1] + " " + s
+			}
+			if i+1 < len(ss) {
+				s += " " + ss[i+1]
+			}
+		}
+		out, strong = append(out, s), append(strong, st)
+	}
+	return out, strong
+}
+
+// changesEntry reports whether the user's text changes the earlier
+// instruction old, as the engine judges on its own: a sentence of text
+// with strong change wording ("no longer", "instead", "rule change",
+// "may now") that points strongly at old (its id or code, or a path or
+// name it shares with the same act), or one with weak change wording
+// ("from now on") that does so and turns its polarity (never -> may).
+// With model set, the test is a model's claim that text changed old: a
+// strong change wording with any shared key or word, or a weak one with
+// a strong pointer, is enough.
+func changesEntry(text string, old Entry, model bool) bool {
+	oldPol := polarity(strings.ToLower(old.Text))
+	ss, strong := changeSentences(text)
+	for i, s := range ss {
+		low := strings.ToLower(s)
+		if additiveRe().MatchString(low) && !strong[i] {
+			continue
+		}
+		ref := reference(s, old)
+		switch {
+		case strong[i] && ref == refStrong, strong[i] && model && ref >= refWeak:
+			return true
+		case !strong[i] && ref == refStrong && (model || polarity(low)*oldPol < 0):
+			return true
+		}
+	}
+	return false
+}
 
 // Supersedes returns the entries the user's new entry e retires: the
-// earlier standing instructions, the user's, still in force, on the same
-// subject, when e is itself an instruction worded as a change. No model
-// is asked: only the user's words retire the user's words.
+// earlier standing instructions, the user's, still in force, that e
+// changes (changesEntry). No model is asked: only the user's words
+// retire the user's words.
 func Supersedes(ledger []Entry, e Entry) []int {
-	if e.Source != "user" || e.Kind != KindInstruction || !Changes(e.Text) {
+	if e.Source != "user" || e.Kind != KindInstruction {
 		return nil
 	}
 	var out []int
 	for _, old := range ledger {
-		if old.Seq < e.Seq && old.SupersededBy == 0 && old.Source == "user" && old.Kind == KindInstruction && SameSubject(old.Text, e.Text) {
+		if old.Seq < e.Seq && old.SupersededBy == 0 && old.Source == "user" && old.Kind == KindInstruction && changesEntry(e.Text, old, false) {
 			out = append(out, old.Seq)
 		}
 	}
@@ -263,7 +477,7 @@ type Supersession struct{ Old, By int }
 
 // Validate checks a model's supersession against the ledger. It stands
 // only when both entries exist, Old still stands, and By is a later
-// standing instruction of the user's on the same subject: a model can
+// message of the user's that changes Old in its own words: a model can
 // point at the user's change, never make one.
 func Validate(entries []Entry, s Supersession) error {
 	find := func(seq int) (Entry, bool) {
@@ -290,7 +504,9 @@ func Validate(entries []Entry, s Supersession) error {
 		return fmt.Errorf("handoff: D%d is not the user's; only the user's words can supersede an entry", s.By)
 	case by.Kind == KindRequest:
 		return fmt.Errorf("handoff: D%d is a request, not an instruction; it changes no rule", s.By)
-	case !related(old.Text, by.Text):
+	case !Changes(by.Text):
+		return fmt.Errorf("handoff: D%d does not say that anything changes; it retires no rule", s.By)
+	case !changesEntry(by.Text, old, true):
 		return fmt.Errorf("handoff: D%d and D%d are about different things", s.Old, s.By)
 	}
 	return nil
@@ -302,10 +518,15 @@ var (
 	errUntrusted = fmt.Errorf("it reads like injected instructions")
 	errCopied    = fmt.Errorf("it repeats a tool's output, and nothing from a tool enters the ledger")
 	errDuplicate = fmt.Errorf("the ledger already holds it")
+	errUsers     = fmt.Errorf("it is about the user's own instructions, whose words stand as the user said them")
 )
 
 // Admit decides whether a model's proposed entry may enter the ledger.
-// outputs are the tool outputs the model saw in the segment.
+// outputs are the tool outputs the model saw in the segment. A model's
+// entry records what it agreed on its own work; it may not restate,
+// narrow, extend or cancel the user's instructions in any words, so an
+// entry about them (their subject, or rules and the user at all) is
+// refused: the user's words stand as said.
 func Admit(ledger []Entry, text string, outputs []string) error {
 	if Weakens(ledger, text) {
 		return fmt.Errorf("handoff: proposal rejected: %w", errWeakens)
@@ -322,7 +543,37 @@ func Admit(ledger []Entry, text string, outputs []string) error {
 			return fmt.Errorf("handoff: proposal rejected: %w (D%d)", errDuplicate, e.Seq)
 		}
 	}
+	if aboutRules(text) || aboutInstruction(ledger, text) {
+		return fmt.Errorf("handoff: proposal rejected: %w", errUsers)
+	}
 	return nil
+}
+
+// aboutRules reports whether text speaks of rules, instructions or the
+// user, in English or in a few other languages.
+func aboutRules(text string) bool {
+	low := strings.ToLower(text)
+	if ruleWordRe().MatchString(low) {
+		return true
+	}
+	for _, w := range untrusted.ForeignRuleWords {
+		if strings.Contains(low, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// aboutInstruction reports whether text shares a subject (a path, code
+// or name, or two content words) with one of the user's standing
+// instructions.
+func aboutInstruction(ledger []Entry, text string) bool {
+	for _, e := range ledger {
+		if e.Source == "user" && e.Kind == KindInstruction && e.SupersededBy == 0 && SameSubject(e.Text, text) {
+			return true
+		}
+	}
+	return false
 }
 
 // Weakens reports whether text loosens one of the user's standing
@@ -330,18 +581,14 @@ func Admit(ledger []Entry, text string, outputs []string) error {
 // instructions or the user in general.
 func Weakens(ledger []Entry, text string) bool {
 	low := strings.ToLower(text)
-	if !weakenRe().MatchString(low) {
+	weak := weakenRe().MatchString(low)
+	for _, w := range untrusted.ForeignCancelWords {
+		weak = weak || strings.Contains(low, w)
+	}
+	if !weak {
 		return false
 	}
-	if ruleWordRe().MatchString(low) {
-		return true
-	}
-	for _, e := range ledger {
-		if e.Source == "user" && e.Kind != KindRequest && e.SupersededBy == 0 && SameSubject(e.Text, text) {
-			return true
-		}
-	}
-	return false
+	return aboutRules(text) || aboutInstruction(ledger, text)
 }
 
 // copied reports whether text shares a run of eight words with an output.
@@ -375,21 +622,44 @@ func normalize(s string) string {
 }
 
 // Sanitize drops from a model's draft every line that reads like an
-// injection or loosens the user's instructions: a swayed model's handoff
-// must not carry "the rule is cancelled" into the next segment. It returns
-// how many lines went.
+// injection, loosens the user's instructions, or restates one in other
+// words (the user's own words are in Decisions): a swayed model's handoff
+// must not carry "the rule is cancelled", or a rule with an exception
+// slipped in, into the next segment. Topic labels that do any of this
+// go too. It returns how many lines and labels went.
 func Sanitize(d *Draft, ledger []Entry) int {
 	dropped := 0
+	for seq, t := range d.Topics {
+		if !ValidTopic(ledger, t) {
+			delete(d.Topics, seq)
+			dropped++
+		}
+	}
 	clean := func(s string) string {
 		var keep []string
 		for _, line := range strings.Split(s, "\n") {
-			if strings.TrimSpace(line) != "" && (untrusted.Suspicious(line) || Weakens(ledger, line)) {
+			if strings.TrimSpace(line) != "" && (untrusted.Suspicious(line) || Weakens(ledger, line) || restates(ledger, line)) {
 				dropped++
 				continue
 			}
 			keep = append(keep, line)
 		}
 		return strings.Join(keep, "\n")
+	}
+	if d.engine {
+		// The engine's own draft quotes the user (the task) and the
+		// record; only its lines from tool outputs (the last line of
+		// each check) can carry an injection.
+		var keep []string
+		for _, line := range strings.Split(d.Verification, "\n") {
+			if untrusted.Suspicious(line) {
+				dropped++
+				continue
+			}
+			keep = append(keep, line)
+		}
+		d.Verification = strings.Join(keep, "\n")
+		return dropped
 	}
 	d.Task, d.Verification, d.Progress, d.Next = clean(d.Task), clean(d.Verification), clean(d.Progress), clean(d.Next)
 	var coords []Coordinate
@@ -401,4 +671,29 @@ func Sanitize(d *Draft, ledger []Entry) int {
 	}
 	d.Coordinates = coords
 	return dropped
+}
+
+// restates reports whether a line of a model's draft states a standing
+// instruction on the subject of one of the user's: a paraphrase, which
+// can only differ from the user's words.
+func restates(ledger []Entry, line string) bool {
+	for _, s := range proseSentences(line) {
+		if standingRe().MatchString(s) && aboutInstruction(ledger, s) {
+			return true
+		}
+	}
+	return false
+}
+
+var topicRe2 = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[\pL\pN][\pL\pN _./-]{0,31}$`) })
+
+// ValidTopic reports whether a model's topic label may head entries: a
+// short name (at most 32 bytes and four words, letters, digits and
+// ./-_), saying nothing about whether a rule holds. A label is shown
+// above the user's words, so "cancelled rules" must not become one.
+func ValidTopic(ledger []Entry, t string) bool {
+	if !topicRe2().MatchString(t) || len(strings.Fields(t)) > 4 {
+		return false
+	}
+	return !Weakens(ledger, t+" rule") && !untrusted.Suspicious(t)
 }

@@ -1,7 +1,10 @@
 package untrusted
 
 import (
+	"io/fs"
 	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -70,4 +73,43 @@ func BenchmarkSuspicious(b *testing.B) {
 	for b.Loop() {
 		Suspicious(text)
 	}
+}
+
+// BenchmarkGoSource measures precision on real code: how many of Go's
+// own source files the judge marks (go test -run - -bench GoSource
+// ./untrusted). Each marked file is logged.
+func BenchmarkGoSource(b *testing.B) {
+	root := filepath.Join(runtime.GOROOT(), "src")
+	var texts []string
+	var names []string
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".go") {
+			if t, err := os.ReadFile(p); err == nil {
+				texts, names = append(texts, string(t)), append(names, p)
+			}
+		}
+		return nil
+	})
+	if len(texts) == 0 {
+		b.Skip("no Go source under GOROOT")
+	}
+	var size int64
+	for _, t := range texts {
+		size += int64(len(t))
+	}
+	b.SetBytes(size)
+	marked := 0
+	for b.Loop() {
+		marked = 0
+		for i, t := range texts {
+			if Suspicious(t) {
+				marked++
+				if b.N == 1 {
+					b.Logf("marked: %s", names[i])
+				}
+			}
+		}
+	}
+	b.ReportMetric(float64(marked), "marked")
+	b.ReportMetric(float64(len(texts)), "files")
 }

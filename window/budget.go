@@ -61,6 +61,13 @@ func (b Budget) High() int { return b.Limit() * b.HighPct / 100 }
 // cheap paging starts.
 func (b Budget) Low() int { return b.Limit() * b.LowPct / 100 }
 
+// StepShare is what the outputs of one step (parallel calls) may take
+// together: two outputs' shares, and never more than the low-water mark.
+func (b Budget) StepShare() int { return min(2*b.OutputShare, max(b.Low(), b.OutputShare)) }
+
 // OutputBytes is OutputShare in bytes, for tools that cap their own
-// output (file_read, recall): 3.5 bytes a token, o200k's rate on code.
-func (b Budget) OutputBytes() int { return b.OutputShare * 7 / 2 }
+// output (file_read, recall): 3 bytes a token. o200k reads Go at about
+// 2.9 bytes a token and prose at 4, so a read cut here mostly fits the
+// share; one that does not is capped again by the window, with the line
+// to read on from.
+func (b Budget) OutputBytes() int { return b.OutputShare * 3 }

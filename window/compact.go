@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -289,67 +291,138 @@ func (w *Window) compact(ctx context.Context, in Input, st *segState, msgs []llm
 	return res, nil
 }
 
-// capOutputs pages whole every new output over OutputShare and shows its
-// head and tail instead, before it is first sent.
+// capOutputs pages whole every new output over its share and shows its
+// head and tail instead, before it is first sent. One output's share is
+// OutputShare; the outputs of one step (the calls of the newest
+// assistant message) share StepShare between them, so eight parallel
+// reads that each fit cannot fill the window together: the largest are
+// cut to an equal part of what the smaller leave.
 func (w *Window) capOutputs(ctx context.Context, in Input, st *segState, msgs []llm.Message) (*Compaction, error) {
-	share := w.opts.Budget.OutputShare
+	b := w.opts.Budget
 	calls := map[string]llm.ToolCall{}
-	var res *Compaction
-	for _, m := range msgs {
+	type out struct {
+		r      *llm.ToolResult
+		tokens int
+		step   bool // in the newest step
+	}
+	lastAssistant := -1
+	for i, m := range msgs {
+		if m.Role == llm.RoleAssistant {
+			lastAssistant = i
+		}
+	}
+	var outs []out
+	for i, m := range msgs {
 		for _, p := range m.Parts {
 			if p.ToolCall != nil {
 				calls[p.ToolCall.ID] = *p.ToolCall
 			}
 			r := p.ToolResult
-			if r == nil || len(r.Content) <= share*2 {
-				continue // under 2 bytes a token: within the share
+			if r == nil {
+				continue
 			}
 			if _, done := st.shown[r.CallID]; done {
 				continue
 			}
-			n := w.count(r.Content)
-			if w.scaled(n) <= share {
-				continue
+			step := i > lastAssistant
+			if !step && len(r.Content) <= b.OutputShare*2 {
+				continue // under 2 bytes a token: within the share
 			}
-			call := calls[r.CallID]
-			page, err := w.opts.Pages.PutPage(ctx, Page{
-				SessionID: in.SessionID, Segment: in.Segment, Kind: "tool_output",
-				Tags: []string{call.Name, r.CallID}, Tokens: n, Summary: Stub(call, r.Content, "p?"), Text: r.Content,
-			})
-			if err != nil {
-				return nil, fmt.Errorf("window: paging out: %w", err)
-			}
-			text := w.capped(call, r.Content, page, n, share)
-			s := Shown{CallID: r.CallID, Level: LevelCapped, PageID: page, Text: text}
-			if err := w.opts.Pages.RecordShown(ctx, in.SessionID, in.Segment, s); err != nil {
-				return nil, fmt.Errorf("window: %w", err)
-			}
-			st.shown[r.CallID] = s
-			if res == nil {
-				res = &Compaction{Reason: ReasonCap}
-			}
-			res.Items++
-			res.Pages = append(res.Pages, page)
-			res.Freed += n - w.count(text)
+			outs = append(outs, out{r: r, tokens: w.scaled(w.count(r.Content)), step: step})
 		}
+	}
+	// Water-fill the step's share: outputs under an equal part keep
+	// whole, the rest split what they leave.
+	shares := make([]int, len(outs))
+	var step []int
+	for k, o := range outs {
+		shares[k] = b.OutputShare
+		if o.step {
+			step = append(step, k)
+		}
+	}
+	slices.SortFunc(step, func(x, y int) int { return outs[x].tokens - outs[y].tokens })
+	room := b.StepShare()
+	for n, k := range step {
+		fair := room / (len(step) - n)
+		shares[k] = max(min(b.OutputShare, fair), minShare)
+		room -= min(outs[k].tokens, shares[k])
+	}
+	var res *Compaction
+	for k, o := range outs {
+		if o.tokens <= shares[k] {
+			continue
+		}
+		r, share := o.r, shares[k]
+		call := calls[r.CallID]
+		n := w.count(r.Content)
+		page, err := w.opts.Pages.PutPage(ctx, Page{
+			SessionID: in.SessionID, Segment: in.Segment, Kind: "tool_output",
+			Tags: []string{call.Name, r.CallID}, Tokens: n, Summary: Stub(call, r.Content, "p?"), Text: r.Content,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("window: paging out: %w", err)
+		}
+		text := w.capped(call, r.Content, page, n, share)
+		s := Shown{CallID: r.CallID, Level: LevelCapped, PageID: page, Text: text}
+		if err := w.opts.Pages.RecordShown(ctx, in.SessionID, in.Segment, s); err != nil {
+			return nil, fmt.Errorf("window: %w", err)
+		}
+		st.shown[r.CallID] = s
+		if res == nil {
+			res = &Compaction{Reason: ReasonCap}
+		}
+		res.Items++
+		res.Pages = append(res.Pages, page)
+		res.Freed += n - w.count(text)
 	}
 	return res, nil
 }
+
+// minShare is the least an output is cut to: its notice and a few lines.
+const minShare = 400
 
 // capped is the view of an output over the share: its first lines and its
 // last, within share tokens, and how to read the rest.
 func (w *Window) capped(call llm.ToolCall, raw, page string, tokens, share int) string {
 	perToken := float64(len(raw)) / float64(max(tokens, 1))
 	room := int(float64(share-120) * perToken) // the notice takes ~120
-	head, tail := cutHead(raw, room*7/10), cutTail(raw, room*3/10)
 	lines := strings.Count(raw, "\n") + 1
+	if call.Name == "file_read" {
+		// A read is read on from where its head ends: its tail would
+		// come again in the next read, so the head takes the room, and
+		// only the read's own footer (how long the file is) follows.
+		footer := ""
+		if i := strings.LastIndex(strings.TrimRight(raw, "\n"), "\n"); i >= 0 && strings.HasPrefix(raw[i+1:], "[") {
+			footer = strings.TrimRight(raw[i+1:], "\n")
+		}
+		head := cutHead(raw, room-len(footer))
+		headLines := strings.Count(head, "\n")
+		readOn := fmt.Sprintf(`recall {"query":%q,"offset":%d}`, page, len(head))
+		if n := lastNumberedLine(head); n > 0 {
+			readOn = fmt.Sprintf("file_read with start_line=%d, or %s", n+1, readOn)
+		}
+		return fmt.Sprintf("[godwit: this output is %d tokens, more than the %d one output may take here. Shown: its first %d of %d lines. The whole output is page %s; %s reads on.]\n%s[… the rest of the output not shown: page %s …]\n%s",
+			tokens, share, headLines, lines, page, readOn, head, page, footer)
+	}
+	head, tail := cutHead(raw, room*7/10), cutTail(raw, room*3/10)
 	headLines, tailLines := strings.Count(head, "\n"), strings.Count(tail, "\n")
 	readOn := fmt.Sprintf(`recall {"query":%q,"offset":%d} reads on from where the head ends`, page, len(head))
-	if call.Name == "file_read" {
-		readOn = fmt.Sprintf("file_read with start_line (the head ends at line %d of the output) or %s", headLines, readOn)
-	}
 	return fmt.Sprintf("[godwit: this output is %d tokens, more than the %d one output may take here. Shown: its first %d and last %d of %d lines. The whole output is page %s; %s.]\n%s\n[… %d lines not shown: page %s …]\n%s",
 		tokens, share, headLines, tailLines, lines, page, readOn, head, max(lines-headLines-tailLines, 0), page, tail)
+}
+
+// lastNumberedLine is the number of the last "N\t" line of a file_read
+// output's head: the file's line the head ends at (0: none).
+func lastNumberedLine(head string) int {
+	lines := strings.Split(strings.TrimRight(head, "\n"), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		num, _, ok := strings.Cut(lines[i], "\t")
+		if n, err := strconv.Atoi(num); ok && err == nil && n > 0 {
+			return n
+		}
+	}
+	return 0
 }
 
 // cutHead returns the start of s, at most n bytes, ending at a line end
@@ -422,7 +495,7 @@ func describe(c llm.ToolCall) string {
 func Summary(c llm.ToolCall, raw, pageID string) string {
 	lines := strings.Split(strings.TrimRight(raw, "\n"), "\n")
 	var b strings.Builder
-	fmt.Fprintf(&b, "[summarized %s: %s output, %d lines, %d bytes; the whole text: recall(%q)]\n", pageID, describe(c), len(lines), len(raw), pageID)
+	fmt.Fprintf(&b, "[summarized %s: %s output, %s, %d bytes; the whole text: recall(%q)]\n", pageID, describe(c), nLines(len(lines)), len(raw), pageID)
 	if len(lines) <= 20 {
 		b.WriteString(cut(strings.Join(lines, "\n"), 1200))
 		return b.String()
@@ -446,7 +519,7 @@ func Summary(c llm.ToolCall, raw, pageID string) string {
 
 // Stub is the one line left when an output is paged out.
 func Stub(c llm.ToolCall, raw, pageID string) string {
-	lines := strings.Count(raw, "\n") + 1
+	lines := strings.Count(strings.TrimRight(raw, "\n"), "\n") + 1
 	key := ""
 	for _, l := range strings.Split(raw, "\n") {
 		if errorLine().MatchString(l) {
@@ -454,7 +527,14 @@ func Stub(c llm.ToolCall, raw, pageID string) string {
 			break
 		}
 	}
-	return fmt.Sprintf("[paged out %s: %s output, %d lines%s; recall(%q)]", pageID, describe(c), lines, key, pageID)
+	return fmt.Sprintf("[paged out %s: %s output, %s%s; recall(%q)]", pageID, describe(c), nLines(lines), key, pageID)
+}
+
+func nLines(n int) string {
+	if n == 1 {
+		return "1 line"
+	}
+	return fmt.Sprintf("%d lines", n)
 }
 
 func cut(s string, n int) string {

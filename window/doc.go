@@ -1,10 +1,16 @@
 // Package window assembles each model request from a segment's history:
 // the stable prefix (system prompt, project rules, memory, tool table,
 // handoff) followed by the segment's messages, with the size of every part
-// accounted for. It also owns the history rules every vendor needs: every
-// tool call has exactly one result, orphans are dropped or answered.
+// accounted for. It caps outputs over their share as they enter, pages
+// old ones out when paging is cheap or the budget forces it (choose, a
+// pure function of the outputs and their prices), and owns the history
+// rules every vendor needs: every tool call has exactly one result,
+// orphans are dropped or answered.
 //
-// Its functions over messages are pure and tested without a provider.
-// window imports llm and store (for part statistics and pages); it must not
-// import agent, tool runners, internal/* or any adapter.
+// What it decides (each segment's prefix, the pages, how each output is
+// shown) it keeps through the Pages interface, so a later process builds
+// the same requests byte for byte; the agent adapts the store to it and
+// MemPages is the in-memory fake. window imports llm and untrusted only:
+// not the store (no SQLite), the agent, tool runners, internal/* or any
+// adapter.
 package window

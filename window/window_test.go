@@ -96,6 +96,15 @@ func (s *session) read(out string) {
 		llm.Message{Role: llm.RoleTool, Parts: []llm.Part{{Kind: llm.PartToolResult, ToolResult: &llm.ToolResult{CallID: id, Name: "file_read", Content: out, Untrusted: untrusted.Suspicious(out)}}}})
 }
 
+// call appends any tool's call and its output.
+func (s *session) call(tool, args, out string) {
+	s.n++
+	id := fmt.Sprintf("c%d", s.n)
+	s.msgs = append(s.msgs,
+		llm.Message{Role: llm.RoleAssistant, Parts: []llm.Part{{Kind: llm.PartToolCall, ToolCall: &llm.ToolCall{ID: id, Name: tool, Args: json.RawMessage(args)}}}},
+		llm.Message{Role: llm.RoleTool, Parts: []llm.Part{{Kind: llm.PartToolResult, ToolResult: &llm.ToolResult{CallID: id, Name: tool, Content: out}}}})
+}
+
 func (s *session) answer(text string) { s.msgs = append(s.msgs, llm.AssistantText(text)) }
 
 func (s *session) assemble(turnStart bool) Assembly {
@@ -141,33 +150,68 @@ func newWindow(pages Pages, window int) *Window {
 		Prefix: func(context.Context) []Text { return []Text{{Part: PartRules, Body: "rule"}} }})
 }
 
+// numbered is a file_read output: numbered lines and the read's footer.
+func numbered(tag string, tokens int) string {
+	var b strings.Builder
+	n := 0
+	for b.Len() < tokens*4 {
+		n++
+		fmt.Fprintf(&b, "%d\t%s line %d: some code-like text here\n", n, tag, n)
+	}
+	fmt.Fprintf(&b, "[truncated: lines 1-%d of %d shown; call file_read with start_line=%d]\n", n, 3*n, n+1)
+	return b.String()
+}
+
+// One output over the share, from any tool, is paged whole and shown
+// within the share, with how to read on: a read as its head and its
+// footer (the next read starts where the head ends), any other output as
+// its head and tail.
 func TestOneOutputNeverPassesItsShare(t *testing.T) {
-	pages := &MemPages{}
-	s := &session{t: t, w: newWindow(pages, 16_000)}
-	s.user("read f1.txt")
-	s.assemble(true)
 	big := file("f1", 20_000) // more than the whole window
-	s.read(big)
-	asm := s.assemble(false)
-	if asm.Capped == nil || asm.Capped.Items != 1 || asm.Tokens > s.w.Budget().Limit() {
-		t.Fatalf("capped = %+v, tokens %d", asm.Capped, asm.Tokens)
+	read := numbered("f1", 20_000)
+	last := func(s string) string { return strings.TrimSpace(s[strings.LastIndex(s[:len(s)-1], "\n")+1:]) }
+	tests := []struct {
+		tool, out string
+		want      []string
+	}{
+		{"file_read", read, []string{"1\tf1 line 1:", last(read), "file_read with start_line=", "Shown: its first"}},
+		{"shell_exec", big, []string{"f1 line 0:", last(big), `recall {"query":"p1","offset":`}},
+		{"grep", big, []string{"f1 line 0:", last(big), `recall {"query":"p1","offset":`}},
+		{"mcp__srv__fetch", big, []string{"f1 line 0:", last(big)}},
+		{"subagent", big, []string{"f1 line 0:", last(big)}},
+		{"recall", big, []string{"f1 line 0:", last(big)}},
 	}
-	out := asm.Request.Messages[2].Parts[0].ToolResult.Content
-	if n := Estimate(out); n > s.w.Budget().OutputShare+50 {
-		t.Errorf("the shown output is %d tokens; the share is %d", n, s.w.Budget().OutputShare)
-	}
-	if !strings.Contains(out, "f1 line 0:") || !strings.Contains(out, strings.TrimSpace(big[strings.LastIndex(big[:len(big)-1], "\n")+1:])) {
-		t.Error("the head or the tail is missing")
-	}
-	p, ok := pages.Page(asm.Capped.Pages[0])
-	if !ok || p.Text != big || !strings.Contains(out, asm.Capped.Pages[0]) || !strings.Contains(out, "file_read with start_line") {
-		t.Errorf("page %v holds %d bytes; notice %q", ok, len(p.Text), out[:200])
-	}
-	// The next request extends this one: capping happened before the
-	// output was first sent.
-	s.answer("done")
-	if next := s.assemble(false); !extends(t, asm, next) {
-		t.Error("the request after a capped output does not extend it")
+	for _, tc := range tests {
+		t.Run(tc.tool, func(t *testing.T) {
+			pages := &MemPages{}
+			s := &session{t: t, w: newWindow(pages, 16_000)}
+			s.user("go")
+			s.assemble(true)
+			s.call(tc.tool, `{"path": "f1.txt"}`, tc.out)
+			asm := s.assemble(false)
+			if asm.Capped == nil || asm.Capped.Items != 1 || asm.Tokens > s.w.Budget().Limit() {
+				t.Fatalf("capped = %+v, tokens %d", asm.Capped, asm.Tokens)
+			}
+			out := asm.Request.Messages[2].Parts[0].ToolResult.Content
+			if n := Estimate(out); n > s.w.Budget().OutputShare+50 {
+				t.Errorf("the shown output is %d tokens; the share is %d", n, s.w.Budget().OutputShare)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("the view lacks %q:\n%s", w, out[:300])
+				}
+			}
+			p, ok := pages.Page(asm.Capped.Pages[0])
+			if !ok || p.Text != tc.out || !strings.Contains(out, asm.Capped.Pages[0]) {
+				t.Errorf("page %v holds %d bytes; notice %q", ok, len(p.Text), out[:200])
+			}
+			// The next request extends this one: capping happened before
+			// the output was first sent.
+			s.answer("done")
+			if next := s.assemble(false); !extends(t, asm, next) {
+				t.Error("the request after a capped output does not extend it")
+			}
+		})
 	}
 }
 
@@ -278,5 +322,39 @@ func TestOverBudgetNamesTheLargestParts(t *testing.T) {
 	_, err := w.Assemble(context.Background(), Input{SessionID: "s", Segment: 1, Messages: []llm.Message{llm.UserText(file("log", 20_000))}})
 	if !errors.Is(err, ErrOverBudget) || !strings.Contains(err.Error(), "messages 2") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// Eight reads in one step, each within its share, together more than the
+// window: the step's outputs share StepShare, the small ones whole, the
+// large ones cut to an equal part of what is left.
+func TestOneStepsOutputsShareTheirRoom(t *testing.T) {
+	pages := &MemPages{}
+	w := newWindow(pages, 16_000)
+	b := w.Budget()
+	msgs := []llm.Message{llm.UserText("read them all")}
+	call := llm.Message{Role: llm.RoleAssistant}
+	res := llm.Message{Role: llm.RoleTool}
+	sizes := []int{300, 2000, 2000, 2000, 2000, 2000, 2000, 2000}
+	for i, n := range sizes {
+		id := fmt.Sprintf("c%d", i)
+		call.Parts = append(call.Parts, llm.Part{Kind: llm.PartToolCall, ToolCall: &llm.ToolCall{ID: id, Name: "file_read", Args: json.RawMessage(`{"path": "x"}`)}})
+		res.Parts = append(res.Parts, llm.Part{Kind: llm.PartToolResult, ToolResult: &llm.ToolResult{CallID: id, Content: file(id, n)}})
+	}
+	msgs = append(msgs, call, res)
+	asm, err := w.Assemble(context.Background(), Input{SessionID: "s", Segment: 1, Messages: msgs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for i, p := range asm.Request.Messages[2].Parts {
+		n := Estimate(p.ToolResult.Content)
+		total += n
+		if i == 0 && n > 310 {
+			t.Errorf("the small output was cut to %d", n)
+		}
+	}
+	if asm.Capped == nil || asm.Capped.Items != 7 || total > b.StepShare()+8*60 || asm.Tokens > b.Limit() {
+		t.Errorf("capped %+v; the step's outputs take %d, StepShare %d; request %d, limit %d", asm.Capped, total, b.StepShare(), asm.Tokens, b.Limit())
 	}
 }

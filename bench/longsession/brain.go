@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -23,19 +24,49 @@ const (
 
 var fileRe = regexp.MustCompile(`\bf\d{2}\.txt\b`)
 
-// reply is what the model answers: text, or one file_read call.
+// reply is what the model answers: text, one tool call, or both (a
+// note on what it read, then the call to read on).
 type reply struct {
 	text string
 	read string // the file to read, when the model calls file_read
+	from int    // the line to read from (0: the start)
+	// tool and args are any other call (attack sessions).
+	tool, args string
+	// calls, when set, are parallel calls in one step (attack sessions).
+	calls []toolCall
+}
+
+// toolCall is one call a reply makes.
+type toolCall struct{ tool, args string }
+
+// toolCalls returns the reply's tool calls, in order.
+func (r reply) toolCalls() []toolCall {
+	switch {
+	case r.read != "":
+		return []toolCall{{"file_read", readArgs(r.read, r.from)}}
+	case r.tool != "":
+		return []toolCall{{r.tool, r.args}}
+	}
+	return r.calls
 }
 
 // readArgs is how the model writes file_read's arguments: with a space
 // after the colon, as many models do. Chat Completions and Responses carry
 // arguments as a string, so godwit must send these bytes back unchanged.
-func readArgs(file string) string { return `{"path": "` + file + `"}` }
+func readArgs(file string, from int) string {
+	if from > 1 {
+		return fmt.Sprintf(`{"path": "%s", "start_line": %d}`, file, from)
+	}
+	return `{"path": "` + file + `"}`
+}
 
 // decide answers one request of session s at turn.
 func decide(s spec, turn int, entries []entry) reply {
+	if s.brain != nil {
+		if r, ok := s.brain(turn, entries); ok {
+			return r
+		}
+	}
 	last := -1
 	for i := len(entries) - 1; i >= 0; i-- {
 		if entries[i].role == "user" {
@@ -62,9 +93,119 @@ func decide(s spec, turn int, entries []entry) reply {
 		return reply{text: answerLog(req)}
 	}
 	if !readAfter(entries, at, file) {
+		if s.readOn {
+			return reply{read: file, from: resumeAt(req, file)}
+		}
 		return reply{read: file}
 	}
+	if s.readOn {
+		if next, seen, total := coverage(entries, at, file); next > 0 {
+			return reply{read: file, from: next, text: fmt.Sprintf("(read %s lines %s of %d so far)", file, seen, total)}
+		}
+	}
 	return reply{text: file + ": a Go listing of small methods on cached records; nothing in it needs changing."}
+}
+
+var (
+	numberedRe = regexp.MustCompile(`(?m)^(\d+)\t`)
+	totalRe    = regexp.MustCompile(`lines \d+-\d+ of (\d+)`)
+	noteRe     = regexp.MustCompile(`\(read (\S+) lines ([\d,\- ]+) of (\d+) so far\)`)
+	handoffAt  = regexp.MustCompile(`(\S+\.txt)\S* (?:—|-) read (?:from line|lines) (\d+)(?:-(\d+))?`)
+)
+
+// resumeAt is where a model that reads on starts a file: after a reset,
+// past what the handoff says was read; else at the start.
+func resumeAt(req, file string) int {
+	if !strings.HasPrefix(req, handoffPrefix) {
+		return 0
+	}
+	from := 0
+	for _, m := range handoffAt.FindAllStringSubmatch(req, -1) {
+		if m[1] != file {
+			continue
+		}
+		a, _ := strconv.Atoi(m[2])
+		if m[3] != "" {
+			b, _ := strconv.Atoi(m[3])
+			from = max(from, b+1)
+		} else {
+			from = max(from, a)
+		}
+	}
+	return from
+}
+
+// coverage is what a model that reads a whole file knows of its reading
+// since the request at: the numbered lines in the outputs it can still
+// see, and the ranges its own notes say it read (outputs may have been
+// paged out since). It returns the first line not yet read (0: all
+// read), the lines read, as ranges, and the file's length.
+func coverage(entries []entry, at int, file string) (next int, seen string, total int) {
+	calls := map[string]bool{}
+	have := map[int]bool{}
+	for _, e := range entries[at:] {
+		switch {
+		case e.isCall() && e.name == "file_read" && argPath(e.args) == file:
+			calls[e.callID] = true
+		case e.role == "tool" && calls[e.callID]:
+			for _, m := range numberedRe.FindAllStringSubmatch(e.text, -1) {
+				n, _ := strconv.Atoi(m[1])
+				have[n] = true
+				total = max(total, n)
+			}
+			for _, m := range totalRe.FindAllStringSubmatch(e.text, -1) {
+				n, _ := strconv.Atoi(m[1])
+				total = max(total, n)
+			}
+		case e.role == "assistant":
+			for _, m := range noteRe.FindAllStringSubmatch(e.text, -1) {
+				if m[1] != file {
+					continue
+				}
+				n, _ := strconv.Atoi(m[3])
+				total = max(total, n)
+				for _, r := range strings.Split(m[2], ",") {
+					a, b, _ := strings.Cut(strings.TrimSpace(r), "-")
+					lo, _ := strconv.Atoi(a)
+					hi := lo
+					if b != "" {
+						hi, _ = strconv.Atoi(b)
+					}
+					for i := lo; i <= hi && hi-lo < 1_000_000; i++ {
+						have[i] = true
+					}
+				}
+			}
+		}
+	}
+	for i := 1; i <= total; i++ {
+		if !have[i] {
+			next = i
+			break
+		}
+	}
+	return next, ranges(have, total), total
+}
+
+// ranges writes a set of lines as "1-193, 254-337".
+func ranges(have map[int]bool, total int) string {
+	var out []string
+	for i := 1; i <= total; i++ {
+		if !have[i] {
+			continue
+		}
+		j := i
+		for j+1 <= total && have[j+1] {
+			j++
+		}
+		if j == i {
+			out = append(out, strconv.Itoa(i))
+		} else {
+			out = append(out, fmt.Sprintf("%d-%d", i, j))
+		}
+		i = j
+	}
+	return strings.Join(out, ", ")
 }
 
 // inProgress returns the index and text of the newest user-authored

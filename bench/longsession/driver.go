@@ -105,10 +105,24 @@ type event struct {
 		Purpose   string `json:"purpose"`
 	} `json:"request"`
 	Reset *struct {
-		From   int    `json:"from"`
-		To     int    `json:"to"`
-		Reason string `json:"reason"`
+		From     int    `json:"from"`
+		To       int    `json:"to"`
+		Reason   string `json:"reason"`
+		ByModel  bool   `json:"by_model"`
+		Tokens   int    `json:"tokens"`
+		Rejected int    `json:"rejected"`
+		Dropped  int    `json:"dropped"`
 	} `json:"reset"`
+	Superseded *struct {
+		Old        int    `json:"old"`
+		By         int    `json:"by"`
+		ProposedBy string `json:"proposed_by"`
+	} `json:"superseded"`
+	Compacted *struct {
+		Items  int      `json:"items"`
+		Pages  []string `json:"pages"`
+		Reason string   `json:"reason"`
+	} `json:"compacted"`
 	Finished *struct {
 		Status string `json:"status"`
 		Error  string `json:"error"`

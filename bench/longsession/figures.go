@@ -120,23 +120,25 @@ type target struct {
 
 // figures are the results of one session on one format.
 type figures struct {
-	Session         string         `json:"session"`
-	Format          string         `json:"format"`
-	Window          int            `json:"window"`
-	Turns           int            `json:"turns"`
-	Requests        int            `json:"requests"`
-	CallsPerTurn    float64        `json:"calls_per_turn"`
-	Billed          int            `json:"billed_tokens"`
-	Discounted      int            `json:"cache_discounted_tokens"`
-	PrefixShare     float64        `json:"prefix_share"`
-	Breaks          []brk          `json:"breaks"`
-	BreakCauses     map[string]int `json:"break_causes"`
-	Largest         int            `json:"largest_request"`
-	OverWindow      int            `json:"requests_over_window"`
-	Resets          int            `json:"resets"`
-	FirstAfterReset []int          `json:"first_after_reset"`
-	FirstAfterMax   int            `json:"first_after_reset_max"`
-	RuleKept        bool           `json:"rule_verbatim_in_last"`
+	Session      string         `json:"session"`
+	Format       string         `json:"format"`
+	Window       int            `json:"window"`
+	Turns        int            `json:"turns"`
+	Requests     int            `json:"requests"`
+	CallsPerTurn float64        `json:"calls_per_turn"`
+	Billed       int            `json:"billed_tokens"`
+	Discounted   int            `json:"cache_discounted_tokens"`
+	PrefixShare  float64        `json:"prefix_share"`
+	Breaks       []brk          `json:"breaks"`
+	BreakCauses  map[string]int `json:"break_causes"`
+	Largest      int            `json:"largest_request"`
+	OverWindow   int            `json:"requests_over_window"`
+	Resets       int            `json:"resets"`
+	// HandoffMax is the largest handoff message, godwit's own count.
+	HandoffMax      int   `json:"handoff_max_tokens"`
+	FirstAfterReset []int `json:"first_after_reset"`
+	FirstAfterMax   int   `json:"first_after_reset_max"`
+	RuleKept        bool  `json:"rule_verbatim_in_last"`
 	// CountRatio is the bench's token count over godwit's own (the
 	// model.request events), over the requests both counted exactly: a
 	// sanity check of the bench's tokenization, near 1.
@@ -145,12 +147,14 @@ type figures struct {
 	Targets    []target       `json:"targets"`
 	TurnRuns   []turnRun      `json:"turn_runs"`
 	Problems   []string       `json:"problems,omitempty"`
+	// reqs are the requests as captured, for tests.
+	reqs []captured
 }
 
 // measure computes the figures of one run.
 func measure(s spec, format string, reqs []captured, turns []turnRun) figures {
 	f := figures{Session: s.Name, Format: format, Window: s.Window, Turns: len(turns), Requests: len(reqs),
-		BreakCauses: map[string]int{}, TurnRuns: turns}
+		BreakCauses: map[string]int{}, TurnRuns: turns, reqs: reqs}
 	infos, problems := alignEvents(reqs, turns)
 	f.Problems = problems
 	shared, mine, theirs := 0, 0, 0
@@ -197,6 +201,9 @@ func measure(s spec, format string, reqs []captured, turns []turnRun) figures {
 		for _, ev := range tr.events {
 			if ev.Type == "segment.reset" {
 				f.Resets++
+				if ev.Reset != nil {
+					f.HandoffMax = max(f.HandoffMax, ev.Reset.Tokens)
+				}
 			}
 		}
 	}
@@ -204,7 +211,9 @@ func measure(s spec, format string, reqs []captured, turns []turnRun) figures {
 	if len(reqs) > 0 {
 		last = reqs[len(reqs)-1].req
 	}
-	f.RuleKept = contains(last, rule)
+	// The rule must come from the user's message or the ledger: a tool
+	// output quoting it would not count.
+	f.RuleKept = containsOutsideTools(last, rule)
 	f.Checks = sessionChecks(s, reqs, last)
 	f.Targets = targets(s, f)
 	return f
@@ -231,6 +240,15 @@ func contains(r request, s string) bool {
 	return false
 }
 
+func containsOutsideTools(r request, s string) bool {
+	for _, t := range texts(r, false) {
+		if strings.Contains(t, s) {
+			return true
+		}
+	}
+	return false
+}
+
 func superseded(r request) bool {
 	for _, t := range texts(r, true) {
 		if supersededRe.MatchString(t) {
@@ -244,7 +262,15 @@ func superseded(r request) bool {
 func sessionChecks(s spec, reqs []captured, last request) map[string]any {
 	switch s.Name {
 	case "d":
-		return map[string]any{"new_rule_verbatim": contains(last, ruleChange), "old_rule_superseded": superseded(last)}
+		newStands := false
+		for _, t := range texts(last, false) {
+			for _, line := range strings.Split(t, "\n") {
+				if strings.Contains(line, ruleChange) && !strings.Contains(line, "SUPERSEDED") {
+					newStands = true
+				}
+			}
+		}
+		return map[string]any{"new_rule_verbatim": containsOutsideTools(last, ruleChange) && newStands, "old_rule_superseded": superseded(last)}
 	case "e":
 		inLedger, outputs, marked := 0, 0, 0
 		for _, c := range reqs {
@@ -288,10 +314,14 @@ func targets(s spec, f figures) []target {
 		add("no request over the window", fmt.Sprintf("%d over", f.OverWindow), f.OverWindow == 0)
 		add("<= 4 model calls per turn", fmt.Sprintf("%.1f", f.CallsPerTurn), f.CallsPerTurn <= 4)
 		add("turn-1 rule verbatim in the last request", yes(f.RuleKept), f.RuleKept)
-		add("first request after a reset <= 5.5k", fmt.Sprintf("%d", f.FirstAfterMax), f.FirstAfterMax <= 5_500)
+		got := fmt.Sprintf("%d", f.FirstAfterMax)
+		if len(f.FirstAfterReset) == 0 {
+			got = "no reset happened"
+		}
+		add("first request after a reset <= 5.5k", got, f.FirstAfterMax <= 5_500)
 	case "d":
 		n, o := f.Checks["new_rule_verbatim"].(bool), f.Checks["old_rule_superseded"].(bool)
-		add("new rule verbatim in the last request", yes(n), n)
+		add("new rule verbatim and standing in the last request", yes(n), n)
 		add("old rule marked superseded (D1 … SUPERSEDED)", yes(o), o)
 	case "e":
 		sup := f.Checks["rule_superseded"].(bool)

@@ -72,7 +72,7 @@ func TestDecide(t *testing.T) {
 	a, e := specs()[0], specs()[4]
 	user := func(s string) entry { return entry{role: "user", text: s} }
 	call := func(f string) entry {
-		return entry{role: "assistant", callID: "c-" + f, name: "file_read", args: readArgs(f)}
+		return entry{role: "assistant", callID: "c-" + f, name: "file_read", args: readArgs(f, 0)}
 	}
 	result := func(f string) entry { return entry{role: "tool", callID: "c-" + f, text: "1\tx"} }
 	handoff := "[godwit handoff: the context was reset]\n## Decisions\n- D1 (user, turn 1): Read f01.txt\n- D2 (user, turn 2): Read f02.txt and summarise it."

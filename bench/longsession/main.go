@@ -7,7 +7,7 @@
 //
 //	go run ./bench/longsession [-godwit BIN] [-format chat,responses,anthropic]
 //	    [-session a,b,c,d,e] [-turns N] [-json] [-keep] [-v]
-//	    [-turn-timeout 2m] [-max-requests 200]
+//	    [-turn-timeout 2m] [-max-requests 200] [-read-on]
 //
 // It talks to godwit only through its command line, its --json events and
 // the HTTP wire formats, so it measures any build: the current one (built
@@ -51,6 +51,8 @@ type options struct {
 	// limits of one turn process
 	wall        time.Duration
 	maxRequests int
+	// readOn: the model reads every file whole (see spec.readOn)
+	readOn bool
 	// fileScale shrinks files and windows (tests: short sessions)
 	fileScale float64
 }
@@ -85,6 +87,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.verbose, "v", false, "list every break and every turn process")
 	fs.DurationVar(&o.wall, "turn-timeout", 2*time.Minute, "kill a turn process that runs longer")
 	fs.IntVar(&o.maxRequests, "max-requests", 200, "kill a turn process that makes more requests")
+	fs.BoolVar(&o.readOn, "read-on", false, "the model reads every file whole, following the hints of capped outputs (the issue's sessions read what they are shown)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -166,6 +169,18 @@ func measureAll(ctx context.Context, o options, stderr io.Writer) ([]figures, er
 	if err != nil {
 		return nil, err
 	}
+	var chosen []spec
+	for _, s := range specs() {
+		if slices.Contains(o.sessions, s.Name) {
+			chosen = append(chosen, s)
+		}
+	}
+	return measureSpecs(ctx, o, bin, tmp, tok, chosen, stderr)
+}
+
+// measureSpecs runs each session on each chosen format with the binary
+// bin, in dir.
+func measureSpecs(ctx context.Context, o options, bin, tmp string, tok *counter, chosen []spec, stderr io.Writer) ([]figures, error) {
 	ep, err := startEndpoint(tok, o.maxRequests)
 	if err != nil {
 		return nil, err
@@ -173,10 +188,7 @@ func measureAll(ctx context.Context, o options, stderr io.Writer) ([]figures, er
 	defer ep.close()
 	corp := newCorpus(tok.count)
 	var all []figures
-	for _, s := range specs() {
-		if !slices.Contains(o.sessions, s.Name) {
-			continue
-		}
+	for _, s := range chosen {
 		s = o.scale(s)
 		for _, format := range o.formats {
 			fmt.Fprintf(stderr, "longsession: session %s on %s: %s\n", s.Name, format, s.About)
@@ -195,6 +207,7 @@ func (o options) scale(s spec) spec {
 	if o.turns > 0 && o.turns < s.Turns {
 		s.Turns = o.turns
 	}
+	s.readOn = o.readOn
 	if o.fileScale > 0 && o.fileScale != 1 {
 		s.Window = int(float64(s.Window) * o.fileScale)
 		s.fileTokens = int(float64(s.fileTokens) * o.fileScale)
@@ -208,6 +221,19 @@ func runSession(ctx context.Context, o options, bin, dir string, ep *endpoint, c
 	home, ws := filepath.Join(dir, "home"), filepath.Join(dir, "ws")
 	if err := writeHome(home, ep.url); err != nil {
 		return figures{}, err
+	}
+	if s.config != "" {
+		f, err := os.OpenFile(filepath.Join(home, "config.yaml"), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			return figures{}, err
+		}
+		_, err = f.WriteString(strings.ReplaceAll(s.config, "$WS", ws))
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return figures{}, err
+		}
 	}
 	if err := writeWorkspace(ctx, ws, s.files(corp)); err != nil {
 		return figures{}, err

@@ -150,25 +150,46 @@ func (e *endpoint) sharedTokens(prev, cur request) int {
 func writeReply(w http.ResponseWriter, format string, rep reply, callID string, in, cached int64) {
 	out := int64(10)
 	var body string
+	calls := rep.toolCalls()
+	id := func(i int) string {
+		if i == 0 {
+			return callID
+		}
+		return fmt.Sprintf("%s_%d", callID, i)
+	}
 	switch format {
 	case fmtChat:
-		events := []string{llmtest.ChatText(rep.text), llmtest.ChatFinish("stop")}
-		if rep.read != "" {
-			events = []string{llmtest.ChatToolCall(callID, "file_read", readArgs(rep.read)), llmtest.ChatFinish("tool_calls")}
+		var events []string
+		if rep.text != "" || len(calls) == 0 {
+			events = append(events, llmtest.ChatText(rep.text))
+		}
+		for i, c := range calls {
+			events = append(events, llmtest.ChatToolCallAt(i, id(i), c.tool, c.args))
+		}
+		if len(calls) > 0 {
+			events = append(events, llmtest.ChatFinish("tool_calls"))
+		} else {
+			events = append(events, llmtest.ChatFinish("stop"))
 		}
 		body = llmtest.ChatReply(append(events, llmtest.ChatUsageCached(in, out, cached))...).Body
 	case fmtResponses:
-		ev := llmtest.ResponsesText(rep.text)
-		if rep.read != "" {
-			ev = llmtest.ResponsesFunctionCall(callID, "file_read", readArgs(rep.read))
+		var ev []string
+		if rep.text != "" || len(calls) == 0 {
+			ev = append(ev, llmtest.ResponsesText(rep.text))
 		}
-		body = llmtest.ResponsesReply(ev, llmtest.ResponsesCompletedCached(in, out, cached, 0)).Body
+		for i, c := range calls {
+			ev = append(ev, llmtest.ResponsesFunctionCall(id(i), c.tool, c.args))
+		}
+		body = llmtest.ResponsesReply(append(ev, llmtest.ResponsesCompletedCached(in, out, cached, 0))...).Body
 	case fmtAnthropic:
-		part := llmtest.AnthropicText(rep.text)
-		if rep.read != "" {
-			part = llmtest.AnthropicToolUse(strings.Replace(callID, "call_", "toolu_", 1), "file_read", readArgs(rep.read))
+		var parts []llmtest.AnthropicPart
+		if rep.text != "" || len(calls) == 0 {
+			parts = append(parts, llmtest.AnthropicText(rep.text))
 		}
-		body = llmtest.AnthropicSSE(part, llmtest.AnthropicUsage(in-cached, out, cached, 0))
+		for i, c := range calls {
+			parts = append(parts, llmtest.AnthropicToolUse(strings.Replace(id(i), "call_", "toolu_", 1), c.tool, c.args))
+		}
+		body = llmtest.AnthropicSSE(append(parts, llmtest.AnthropicUsage(in-cached, out, cached, 0))...)
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)

@@ -43,6 +43,20 @@ type spec struct {
 	// and the handoffs carry across resets, so the user asks for some.
 	ResetAt []int
 
+	// readOn makes the model read every file whole, following the
+	// "read on" hints of capped outputs (-read-on).
+	readOn bool
+	// brain, when set, answers first (attack sessions); ok false hands
+	// the request to the plain model.
+	brain func(turn int, entries []entry) (reply, bool)
+	// prompts, when set, replace the user's words at some turns.
+	prompts map[int]string
+	// extra files the workspace holds.
+	extra map[string]string
+	// config is appended to the home's config.yaml; $WS names the
+	// workspace.
+	config string
+
 	fileTokens int  // size of each file, o200k
 	dense      bool // numbers-heavy files, to fit file_read's byte cap
 	logTokens  int  // size of each pasted log (session c)
@@ -64,6 +78,9 @@ func fileName(turn int) string { return fmt.Sprintf("f%02d.txt", turn) }
 
 // prompt is what the user types at turn (from 1).
 func (s spec) prompt(c *corpus, turn int) string {
+	if p, ok := s.prompts[turn]; ok {
+		return p
+	}
 	var b strings.Builder
 	if turn == 1 {
 		b.WriteString(rule + " ")
@@ -87,6 +104,9 @@ func (s spec) files(c *corpus) map[string]string {
 		"README.md":        "# acme\n\nA service. Code under src/, third-party code under vendor/, docs under docs/.\n",
 		"vendor/README.md": "Third-party code, copied in. Do not edit without a reason.\n",
 		"docs/index.md":    "# Docs\n\nStart here.\n",
+	}
+	for k, v := range s.extra {
+		out[k] = v
 	}
 	if s.fileTokens == 0 {
 		return out

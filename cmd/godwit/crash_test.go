@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -78,7 +79,7 @@ func TestKill9MidTurnThenResume(t *testing.T) {
 	srv := llmtest.NewTestServer(t,
 		llmtest.ChatTextReply("first answer", 10, 1),
 		// Turn 2 runs a long command; the process is killed meanwhile.
-		llmtest.ChatReply(llmtest.ChatToolCall("c1", "shell_exec", `{"command":"sleep 30"}`), llmtest.ChatFinish("tool_calls"), llmtest.ChatUsage(10, 1)),
+		llmtest.ChatReply(llmtest.ChatToolCall("c1", "shell_exec", `{"command": "sleep 30"}`), llmtest.ChatFinish("tool_calls"), llmtest.ChatUsage(10, 1)),
 		llmtest.ChatTextReply("third answer", 10, 1),
 	)
 	home, ws := setup(t, srv.URL())
@@ -117,6 +118,18 @@ func TestKill9MidTurnThenResume(t *testing.T) {
 		}
 	}
 	llmtest.CheckChat(t, srv.Requests())
+	// What the killed process sent, the next one sends again byte for
+	// byte (the call's arguments as the model wrote them), so the cache
+	// holds across the crash.
+	sent, next := cacheItems(t, "openai-chat", srv.Requests()[1].Body), cacheItems(t, "openai-chat", srv.Requests()[2].Body)
+	for i := range sent {
+		if i >= len(next) || !bytes.Equal(sent[i], next[i]) {
+			t.Fatalf("item %d differs after the crash:\n before: %s\n after:  %s", i, sent[i], next[min(i, len(next)-1)])
+		}
+	}
+	if !strings.Contains(third, `{\"command\": \"sleep 30\"}`) {
+		t.Errorf("the killed call's arguments were re-encoded: %s", third)
+	}
 }
 
 func TestInterruptCancelsTheTurnAndKillsTheCommand(t *testing.T) {

@@ -233,11 +233,38 @@ func readLines(ctx context.Context, br *bufio.Reader, size int64, start, end int
 		return tool.Result{}, tool.Errorf(tool.CodeBadArgs, fmt.Sprintf("Send start_line between 1 and %d.", max(total, 1)),
 			"start_line %d is past the end of the file (%d lines)", start, total)
 	}
-	if !eof {
+	// Bytes only guess at tokens: cut again, at a line, where the window
+	// counts them (a table of numbers is 2 bytes a token).
+	dropped := 0
+	if s, ok := tool.SessionFrom(ctx); ok {
+		text := out.String()
+		if k := s.Fit(text); k < len(text) {
+			kept := strings.Count(text[:k], "\n")
+			if kept == 0 {
+				kept = 1
+				k = strings.IndexByte(text, '\n') + 1
+			}
+			if kept < shown {
+				out.Reset()
+				out.WriteString(text[:k])
+				dropped, shown, last, capped = shown-kept, kept, start+kept-1, true
+			}
+		}
+	}
+	if !eof || dropped > 0 {
 		// Is there more? Count it when that is cheap enough.
-		rest, more, err := lr.countRest(ctx, size <= countLimit)
-		if err != nil {
-			return tool.Result{}, err
+		rest, more := 0, false
+		if !eof {
+			var err error
+			if rest, more, err = lr.countRest(ctx, size <= countLimit); err != nil {
+				return tool.Result{}, err
+			}
+		}
+		if dropped > 0 {
+			more = true
+			if rest >= 0 {
+				rest += dropped
+			}
 		}
 		switch {
 		case !more:

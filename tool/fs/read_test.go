@@ -3,6 +3,7 @@ package fs_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -114,5 +115,35 @@ func TestFileReadFitsTheWindowsShare(t *testing.T) {
 	}
 	if len(res.Content) > 8200 || !strings.Contains(res.Content, "call file_read with start_line=") {
 		t.Errorf("%d bytes; ends %q", len(res.Content), res.Content[len(res.Content)-120:])
+	}
+}
+
+// Bytes only guess at tokens: a dense file within the byte cap can pass
+// the share in tokens. With the window's counter in the session, the read
+// stops at the line where the share is reached and says where to go on.
+func TestFileReadFitsTheSharesTokens(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 2000; i++ {
+		fmt.Fprintf(&b, "{%d, %d, %d, %d},\n", i*7919%10007, i*104729%99991, i, i*i%65521)
+	}
+	ws, _ := newWS(t, map[string]string{"table.txt": b.String()})
+	read := fs.Tools(ws, fs.Options{})[0]
+	// A token every two bytes: denser than the 3 bytes MaxOutputBytes
+	// assumes.
+	count := func(s string) int { return len(s) / 2 }
+	ctx := tool.WithSession(context.Background(), tool.Session{ID: "s", MaxOutputBytes: 9000, MaxOutputTokens: 3000, CountTokens: count})
+	raw, _ := json.Marshal(map[string]any{"path": "table.txt"})
+	res, err := read.Run(ctx, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := res.Content[:strings.LastIndex(res.Content, "[truncated")]
+	if n := count(body); n > 3000 || n < 2800 {
+		t.Errorf("the read is %d tokens, the share 3000", n)
+	}
+	lastLine := strings.Count(body, "\n")
+	want := fmt.Sprintf("[truncated: lines 1-%d of 2000 shown; call file_read with start_line=%d]", lastLine, lastLine+1)
+	if !strings.Contains(res.Content, want) {
+		t.Errorf("footer %q, want %q", res.Content[len(body):], want)
 	}
 }

@@ -58,7 +58,7 @@ func (t *Tool) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error
 		if err != nil {
 			return tool.Result{}, notFound(err, q)
 		}
-		return tool.Result{Content: window(fmt.Sprintf("[page %s: %s %s]\n", p.ID, p.Kind, strings.Join(p.Tags, " ")), p.Text, a.Offset, q, limit(ctx))}, nil
+		return tool.Result{Content: window(fmt.Sprintf("[page %s: %s %s]\n", p.ID, p.Kind, strings.Join(p.Tags, " ")), p.Text, a.Offset, q, limit(ctx), sess)}, nil
 	case isID(q, "seg"):
 		n, _ := strconv.Atoi(q[3:])
 		segs, err := t.st.Segments(ctx, sess.ID)
@@ -67,7 +67,7 @@ func (t *Tool) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error
 		}
 		for _, s := range segs {
 			if s.Seq == n && s.Handoff != "" {
-				return tool.Result{Content: window(fmt.Sprintf("[handoff that ended segment %d]\n", n), s.Handoff, a.Offset, q, limit(ctx))}, nil
+				return tool.Result{Content: window(fmt.Sprintf("[handoff that ended segment %d]\n", n), s.Handoff, a.Offset, q, limit(ctx), sess)}, nil
 			}
 		}
 		return tool.Result{}, tool.Errorf(tool.CodeNotFound, "Search by keywords instead.", "segment %d has no handoff (it is the current one, or it does not exist)", n)
@@ -85,7 +85,7 @@ func (t *Tool) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error
 				if d.Source != "user" {
 					head = fmt.Sprintf("[D%d: agreed, turn %d]\n", n, d.Turn)
 				}
-				return tool.Result{Content: window(head, d.Text, a.Offset, q, limit(ctx))}, nil
+				return tool.Result{Content: window(head, d.Text, a.Offset, q, limit(ctx), sess)}, nil
 			}
 		}
 		return tool.Result{}, tool.Errorf(tool.CodeNotFound, "Entry ids come from the Decisions section.", "no entry D%d in this session", n)
@@ -130,18 +130,22 @@ func limit(ctx context.Context) int {
 	return MaxOutput
 }
 
-// window returns text from offset, at most n bytes, with how to read on.
-func window(head, text string, offset int, id string, n int) string {
+// window returns text from offset, at most n bytes and, when the session
+// says how to count, at most its share of tokens, with how to read on.
+func window(head, text string, offset int, id string, n int, sess tool.Session) string {
 	if offset < 0 || offset > len(text) {
 		offset = 0
 	}
 	rest := text[offset:]
-	if len(rest) <= n {
-		return head + rest
-	}
-	cut := n
-	for cut > 0 && (rest[cut]&0xC0) == 0x80 {
+	cut := min(n, len(rest))
+	for cut > 0 && cut < len(rest) && (rest[cut]&0xC0) == 0x80 {
 		cut--
+	}
+	if k := sess.Fit(head+rest[:cut]) - len(head); k > 0 && k < cut {
+		cut = k
+	}
+	if cut == len(rest) {
+		return head + rest
 	}
 	return head + rest[:cut] + fmt.Sprintf("\n[truncated: bytes %d-%d of %d; recall {\"query\":%q,\"offset\":%d} reads on]", offset, offset+cut, len(text), id, offset+cut)
 }

@@ -61,21 +61,41 @@ func TestRecall(t *testing.T) {
 	}
 }
 
-// A window smaller than recall's own cap bounds what one call returns.
-func TestRecallFitsTheWindowsShare(t *testing.T) {
+// recallPage stores text as a page of a new session and recalls it
+// with the session s (its ID set here).
+func recallPage(t *testing.T, text string, s tool.Session) string {
+	t.Helper()
 	ctx := context.Background()
 	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "g.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	id := store.NewID()
-	_ = st.CreateSession(ctx, store.Session{ID: id})
-	big, _ := st.PutPage(ctx, store.Page{SessionID: id, Segment: 1, Kind: "tool_output", Text: strings.Repeat("é", MaxOutput)})
-	ctx = tool.WithSession(ctx, tool.Session{ID: id, MaxOutputBytes: 5000})
-	raw, _ := json.Marshal(map[string]string{"query": big})
-	res, err := New(st).Run(ctx, raw)
-	if err != nil || len(res.Content) > 5200 || !strings.Contains(res.Content, `"offset":5000} reads on`) {
-		t.Errorf("%d bytes, %v: %q", len(res.Content), err, res.Content[len(res.Content)-100:])
+	s.ID = store.NewID()
+	_ = st.CreateSession(ctx, store.Session{ID: s.ID})
+	page, _ := st.PutPage(ctx, store.Page{SessionID: s.ID, Segment: 1, Kind: "tool_output", Text: text})
+	raw, _ := json.Marshal(map[string]string{"query": page})
+	res, err := New(st).Run(tool.WithSession(ctx, s), raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Content
+}
+
+// A window smaller than recall's own cap bounds what one call returns.
+func TestRecallFitsTheWindowsShare(t *testing.T) {
+	out := recallPage(t, strings.Repeat("é", MaxOutput), tool.Session{MaxOutputBytes: 5000})
+	if len(out) > 5200 || !strings.Contains(out, `"offset":5000} reads on`) {
+		t.Errorf("%d bytes: %q", len(out), out[len(out)-100:])
+	}
+}
+
+// recall also cuts in the window's tokens when the session says how.
+func TestRecallFitsTheSharesTokens(t *testing.T) {
+	count := func(s string) int { return len(s) / 2 }
+	out := recallPage(t, strings.Repeat("0123456789\n", 2000), tool.Session{MaxOutputBytes: 9000, MaxOutputTokens: 1000, CountTokens: count})
+	body, _, _ := strings.Cut(out, "\n[truncated")
+	if count(body) > 1000 || !strings.HasSuffix(body, "0123456789\n") || !strings.Contains(out, `reads on]`) {
+		t.Errorf("%d tokens: %q", count(body), out[len(out)-100:])
 	}
 }
