@@ -37,6 +37,24 @@ GROUP BY s.id
 ORDER BY s.updated_at DESC, s.id DESC`
 )
 
+// What a session's trace reads, in one cheap row: it changes whenever
+// one of those rows is added or changed (see SessionStamp). Each part is
+// one step down an index, never a scan of the session: the newest row of
+// each append-only table (by the index that starts with session_id), the
+// newest turn and the running ones (a turn changes only once, when it
+// ends), and the few segments in full (EndSegment changes one).
+const qSessionStamp = `SELECT s.updated_at, s.title, s.model,
+	coalesce((SELECT seq FROM turns WHERE session_id = ?1 ORDER BY seq DESC LIMIT 1), 0),
+	(SELECT count(*) FROM turns WHERE session_id = ?1 AND status = 'running'),
+	(SELECT count(*) || '.' || count(ended_at) || '.' || coalesce(sum(ended_at), 0) || '.' || coalesce(sum(tokens), 0) || '.' || coalesce(sum(length(handoff)), 0)
+		FROM segments WHERE session_id = ?1),
+	coalesce((SELECT id FROM messages WHERE session_id = ?1 ORDER BY segment DESC, id DESC LIMIT 1), 0),
+	coalesce((SELECT id FROM model_calls WHERE session_id = ?1 ORDER BY id DESC LIMIT 1), 0),
+	coalesce((SELECT id FROM tool_calls WHERE session_id = ?1 ORDER BY id DESC LIMIT 1), 0),
+	coalesce((SELECT id FROM events WHERE session_id = ?1 ORDER BY id DESC LIMIT 1), 0),
+	coalesce((SELECT id FROM verify_runs WHERE session_id = ?1 ORDER BY id DESC LIMIT 1), 0)
+FROM sessions s WHERE s.id = ?1`
+
 // Turns and segments.
 const (
 	qTurnCols = `id, session_id, seq, segment, prompt, status, started_at, coalesce(ended_at, 0),

@@ -227,3 +227,34 @@ func collect[T any](rows *sql.Rows, scan func(scanner) (T, error)) ([]T, error) 
 	}
 	return out, rows.Err()
 }
+
+// SessionStamp returns a short string that changes whenever what a trace
+// of session id (a full id) reads changes: the session's row, a turn or
+// segment started or ended, a message, model call, tool call, event or
+// verify run added. It costs a few index lookups, whatever the session's
+// length, so a page that follows a live session can tell "nothing new"
+// without loading it. Read it before loading: then a write that lands in
+// between makes the next stamp differ, never the other way round. It
+// returns an error matching ErrNotFound when there is no such session.
+//
+// It relies on how the store writes: messages, calls, events and verify
+// runs are only ever appended; a turn is changed only when it ends (it
+// was running); a segment's row changes only when it ends. A new way of
+// changing a session's rows must keep the stamp moving (TestSessionStamp).
+func (s *Store) SessionStamp(ctx context.Context, id string) (string, error) {
+	var (
+		updated, lastTurn, running                int64
+		title, model, segments                    string
+		message, modelCall, toolCall, event, runs int64
+	)
+	err := s.r.QueryRowContext(ctx, qSessionStamp, id).Scan(&updated, &title, &model, &lastTurn, &running,
+		&segments, &message, &modelCall, &toolCall, &event, &runs)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", notFound("no session %q; list sessions with `godwit sessions`", id)
+	}
+	if err != nil {
+		return "", wrap("stamp of session "+id, err)
+	}
+	return fmt.Sprintf("%d.%d.%d.%s.%d.%d.%d.%d.%d.%q.%q", updated, lastTurn, running, segments,
+		message, modelCall, toolCall, event, runs, title, model), nil
+}

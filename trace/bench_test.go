@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,11 +19,12 @@ import (
 	"github.com/godwit/godwit/trace"
 )
 
-// bigSession records, through the store's API, a session of 1,000 model
-// calls and 5,000 tool calls (five per call) with their messages and
-// events, shaped like a real one: reads, edits, shell and test runs, a
-// few KB of output each. It returns the session id.
-func bigSession(tb testing.TB, st *store.Store, calls int) string {
+// bigSession records, through the store's API, a session of calls model
+// calls, perTurn to a turn, and tools tool calls per model call, with
+// their messages and events, shaped like a real one: reads, edits, shell
+// and test runs (three in five tool calls read, one edits, one runs the
+// tests), a few KB of output each. It returns the session id.
+func bigSession(tb testing.TB, st *store.Store, calls, perTurn, tools int) string {
 	tb.Helper()
 	ctx := context.Background()
 	id := store.NewID()
@@ -37,7 +40,6 @@ func bigSession(tb testing.TB, st *store.Store, calls int) string {
 		}
 	}
 	output := strings.Repeat("some output line of a tool, long enough to be realistic\n", 40) // ~2.3 KB
-	const perTurn = 50
 	var turn store.Turn
 	for i := range calls {
 		at := t0.Add(time.Duration(i) * time.Second)
@@ -55,13 +57,13 @@ func bigSession(tb testing.TB, st *store.Store, calls int) string {
 			StartedAt: at, Latency: 900 * time.Millisecond, Usage: u, Cost: 0.01, Parts: parts}); err != nil {
 			tb.Fatal(err)
 		}
-		event(turn.ID, agent.Event{Type: agent.EventModelResponse, Turn: turn.Seq, Step: step, Time: at, Response: &agent.ResponseInfo{Usage: u, Text: "working on it", ToolCalls: 5}})
+		event(turn.ID, agent.Event{Type: agent.EventModelResponse, Turn: turn.Seq, Step: step, Time: at, Response: &agent.ResponseInfo{Usage: u, Text: "working on it", ToolCalls: tools}})
 		msg := llm.Message{Role: llm.RoleAssistant, Parts: []llm.Part{{Kind: llm.PartText, Text: "working on it"}}}
 		results := llm.Message{Role: llm.RoleTool}
-		for j := range 5 {
+		for j := range tools {
 			callID := fmt.Sprintf("c%d_%d", i, j)
-			name, args, exit := "file_read", fmt.Sprintf(`{"path":"pkg/f%d.go"}`, (i*5+j)%300), (*int)(nil)
-			switch j {
+			name, args, exit := "file_read", fmt.Sprintf(`{"path":"pkg/f%d.go"}`, (i*tools+j)%300), (*int)(nil)
+			switch (i*tools + j) % 5 {
 			case 3:
 				name, args = "file_edit", fmt.Sprintf(`{"path":"pkg/f%d.go","old_text":"a","new_text":"b"}`, i%300)
 			case 4:
@@ -105,7 +107,7 @@ func BenchmarkLoadAnalyze(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer st.Close()
-	id := bigSession(b, st, 1000)
+	id := bigSession(b, st, 1000, 50, 5)
 	cpu0 := cpuTime()
 	b.ResetTimer()
 	for b.Loop() {
@@ -141,7 +143,7 @@ func BenchmarkWebView(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer st.Close()
-	id := bigSession(b, st, 1000)
+	id := bigSession(b, st, 1000, 50, 5)
 	b.ResetTimer()
 	for b.Loop() {
 		t, err := trace.Load(ctx, st, id)
@@ -152,4 +154,59 @@ func BenchmarkWebView(b *testing.B) {
 			b.Fatalf("%d turns", len(v.Turns))
 		}
 	}
+}
+
+// BenchmarkWebPoll is what one poll of the page costs the server on a
+// 300-turn session (three model calls and six tool calls a turn):
+// "unchanged" is the page's every-two-seconds poll while nothing
+// happens (it sends the ETag it has and gets 304), "changed" the poll
+// after a write, which sends the whole view. Run:
+//
+//	go test ./trace -run '^$' -bench WebPoll -benchtime 200x
+func BenchmarkWebPoll(b *testing.B) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(b.TempDir(), "godwit.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	id := bigSession(b, st, 900, 3, 2)
+	h := trace.Handler(st, id)
+	poll := func(tb testing.TB, etag string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodGet, "http://127.0.0.1/api/trace", nil)
+		if etag != "" {
+			req.Header.Set("If-None-Match", etag)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec
+	}
+	first := poll(b, "")
+	if first.Code != http.StatusOK {
+		b.Fatalf("first poll: %d %s", first.Code, first.Body)
+	}
+	var v trace.View
+	if err := json.Unmarshal(first.Body.Bytes(), &v); err != nil || len(v.Turns) != 300 {
+		b.Fatalf("first poll: %d turns, %v", len(v.Turns), err)
+	}
+	etag := first.Header().Get("ETag")
+
+	b.Run("unchanged", func(b *testing.B) {
+		cpu0 := cpuTime()
+		for b.Loop() {
+			if rec := poll(b, etag); rec.Code != http.StatusNotModified {
+				b.Fatalf("unchanged poll: %d", rec.Code)
+			}
+		}
+		b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+	})
+	b.Run("changed", func(b *testing.B) {
+		cpu0 := cpuTime()
+		for b.Loop() {
+			if rec := poll(b, ""); rec.Code != http.StatusOK {
+				b.Fatalf("full poll: %d", rec.Code)
+			}
+		}
+		b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+	})
 }

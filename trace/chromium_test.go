@@ -2,10 +2,12 @@ package trace_test
 
 import (
 	"context"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -94,4 +96,82 @@ func TestPageInChromium(t *testing.T) {
 	if shot := os.Getenv("GODWIT_TRACE_SCREENSHOT"); shot != "" {
 		headless(t, srv.URL+"/", "--screenshot="+shot, "--window-size=1280,2400", "--hide-scrollbars")
 	}
+}
+
+// TestPageFollowsTheSessionInChromium checks, in a real browser, that the
+// page picks up a change to the session it shows and that its polls while
+// nothing changes are answered 304 (the cheap path): the server starts a
+// new turn right after the page's first load, and the page must then show
+// it, as a live turn.
+func TestPageFollowsTheSessionInChromium(t *testing.T) {
+	if _, err := os.Stat(chromium); err != nil {
+		t.Skipf("skipping: %s is absent (install Debian's chromium package: apt-get install -y chromium)", chromium)
+	}
+	if testing.Short() {
+		t.Skip("skipping the browser test in -short mode")
+	}
+	st, tr := loadRecorded(t)
+	h := trace.Handler(st, tr.Session.ID)
+	var (
+		mu       sync.Mutex
+		statuses []int
+		wrote    bool
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/api/trace" {
+			h.ServeHTTP(w, r)
+			return
+		}
+		rec := &statusRecorder{ResponseWriter: w}
+		h.ServeHTTP(rec, r)
+		mu.Lock()
+		defer mu.Unlock()
+		statuses = append(statuses, rec.code)
+		if !wrote {
+			wrote = true
+			if _, err := st.StartTurn(context.Background(), tr.Session.ID, "one more thing, asked while the page was open", 1); err != nil {
+				t.Error(err)
+			}
+		}
+	}))
+	defer srv.Close()
+
+	dom := headless(t, srv.URL+"/", "--dump-dom")
+	for _, want := range []string{`id="t3"`, "one more thing, asked while the page was open", `class="status live"`} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("after the session changed, the page lacks %q", want)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	t.Logf("the page's polls were answered %v", statuses)
+	if len(statuses) < 3 || statuses[0] != http.StatusOK || statuses[1] != http.StatusOK {
+		t.Errorf("polls answered %v, want 200 (the first load), 200 (after the new turn), then 304s", statuses)
+	}
+	for i, code := range statuses[min(2, len(statuses)):] {
+		if code != http.StatusNotModified {
+			t.Errorf("poll %d with nothing new answered %d, want 304", i+3, code)
+		}
+	}
+	if t.Failed() {
+		t.Logf("DOM:\n%s", tail(dom, 4000))
+	}
+}
+
+// statusRecorder remembers the status a handler wrote.
+type statusRecorder struct {
+	http.ResponseWriter
+	code int
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	r.code = code
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *statusRecorder) Write(b []byte) (int, error) {
+	if r.code == 0 {
+		r.code = http.StatusOK
+	}
+	return r.ResponseWriter.Write(b)
 }

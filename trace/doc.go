@@ -4,8 +4,12 @@
 // review or another agent, and Handler serves a read-only web page of it
 // that follows a live session.
 //
-// Load is the only code that talks to the store; everything else is pure
-// functions over a *Trace, so the analysis is testable on data alone.
+// Load is the only code that reads a session's rows; everything else is
+// pure functions over a *Trace, so the analysis is testable on data
+// alone. Handler also asks the store for the session's stamp
+// (store.SessionStamp), a few index lookups that tell an unchanged poll
+// from a changed one before Load runs: what Load reads, the stamp must
+// cover.
 // Nothing here writes to the store, prints to stdout or reaches the
 // network: Handler only answers the requests it is given.
 //

@@ -56,6 +56,8 @@ func LoadUnordered(ctx context.Context, st *store.Store, sessionID string) (*Tra
 	return load(ctx, st, sessionID, false)
 }
 
+// A table read here must move store.SessionStamp when it changes, or the
+// web page will not see the change.
 func load(ctx context.Context, st *store.Store, sessionID string, ordered bool) (*Trace, error) {
 	sess, err := st.Session(ctx, sessionID)
 	if err != nil {

@@ -2,6 +2,8 @@ package trace
 
 import (
 	"bytes"
+	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
@@ -26,11 +28,17 @@ var webFS embed.FS
 //	GET /api/events   the stored events, as a JSON array
 //
 // The page polls /api/trace every two seconds and redraws when its ETag
-// changes, so it follows a live session. Requests whose Host is a name
+// changes, so it follows a live session. The ETag is the session's
+// store.SessionStamp (a few index lookups), so a poll while nothing
+// changed is answered 304 before anything is loaded; it also names this
+// Handler, so a page left open across a restart loads afresh. Requests
+// whose Host is a name
 // other than localhost are refused, which defeats DNS rebinding: an IP
 // address or localhost is what a user types. Nothing is ever written.
 func Handler(st *store.Store, sessionID string) http.Handler {
-	h := &handler{st: st, id: sessionID}
+	var nonce [4]byte
+	rand.Read(nonce[:]) // never fails (crypto/rand documents it)
+	h := &handler{st: st, id: sessionID, nonce: hex.EncodeToString(nonce[:])}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", h.asset("web/index.html", "text/html; charset=utf-8"))
 	mux.HandleFunc("GET /app.js", h.asset("web/app.js", "text/javascript; charset=utf-8"))
@@ -42,8 +50,9 @@ func Handler(st *store.Store, sessionID string) http.Handler {
 }
 
 type handler struct {
-	st *store.Store
-	id string
+	st    *store.Store
+	id    string
+	nonce string // names this handler in its ETags
 }
 
 // guard refuses foreign Host names and sets headers that keep the page
@@ -81,55 +90,84 @@ func (h *handler) asset(name, ctype string) http.HandlerFunc {
 }
 
 func (h *handler) trace(w http.ResponseWriter, r *http.Request) {
-	t, err := Load(r.Context(), h.st, h.id)
-	if err != nil {
-		h.fail(w, err)
-		return
-	}
-	h.writeJSON(w, r, NewView(t))
+	h.serveJSON(w, r, func(ctx context.Context) (any, error) {
+		t, err := Load(ctx, h.st, h.id)
+		if err != nil {
+			return nil, err
+		}
+		return NewView(t), nil
+	})
 }
 
 func (h *handler) report(w http.ResponseWriter, r *http.Request) {
-	t, err := LoadUnordered(r.Context(), h.st, h.id)
-	if err != nil {
-		h.fail(w, err)
-		return
-	}
-	h.writeJSON(w, r, Analyze(t))
+	h.serveJSON(w, r, func(ctx context.Context) (any, error) {
+		t, err := LoadUnordered(ctx, h.st, h.id)
+		if err != nil {
+			return nil, err
+		}
+		return Analyze(t), nil
+	})
 }
 
 func (h *handler) events(w http.ResponseWriter, r *http.Request) {
-	rows, err := h.st.Events(r.Context(), h.id)
+	h.serveJSON(w, r, func(ctx context.Context) (any, error) {
+		rows, err := h.st.Events(ctx, h.id)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]json.RawMessage, 0, len(rows))
+		for _, e := range rows {
+			if json.Valid(e.Data) {
+				out = append(out, e.Data)
+			}
+		}
+		return out, nil
+	})
+}
+
+// serveJSON answers 304 when the client's ETag is the session's current
+// stamp, and otherwise with the JSON of what build returns. The stamp is
+// read first: a write landing while build loads makes the next poll's
+// stamp differ, so the page never keeps a stale view under a fresh tag.
+func (h *handler) serveJSON(w http.ResponseWriter, r *http.Request, build func(context.Context) (any, error)) {
+	stamp, err := h.st.SessionStamp(r.Context(), h.id)
 	if err != nil {
 		h.fail(w, err)
 		return
 	}
-	out := make([]json.RawMessage, 0, len(rows))
-	for _, e := range rows {
-		if json.Valid(e.Data) {
-			out = append(out, e.Data)
-		}
+	sum := sha256.Sum256([]byte(stamp))
+	etag := `"` + h.nonce + "-" + hex.EncodeToString(sum[:12]) + `"`
+	w.Header().Set("Cache-Control", "no-cache")
+	if matches(r.Header.Get("If-None-Match"), etag) {
+		w.Header().Set("ETag", etag)
+		w.WriteHeader(http.StatusNotModified)
+		return
 	}
-	h.writeJSON(w, r, out)
-}
-
-// writeJSON answers with v, or 304 when the client has it already.
-func (h *handler) writeJSON(w http.ResponseWriter, r *http.Request, v any) {
+	v, err := build(r.Context())
+	if err != nil {
+		h.fail(w, err)
+		return
+	}
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(v); err != nil {
 		h.fail(w, err)
 		return
 	}
-	sum := sha256.Sum256(buf.Bytes())
-	etag := `"` + hex.EncodeToString(sum[:12]) + `"`
 	w.Header().Set("ETag", etag)
-	w.Header().Set("Cache-Control", "no-cache")
-	if r.Header.Get("If-None-Match") == etag {
-		w.WriteHeader(http.StatusNotModified)
-		return
-	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Write(buf.Bytes())
+}
+
+// matches reports whether an If-None-Match header names etag (a list of
+// tags, weak or strong, or "*").
+func matches(header, etag string) bool {
+	for tag := range strings.SplitSeq(header, ",") {
+		tag = strings.TrimPrefix(strings.TrimSpace(tag), "W/")
+		if tag == etag || tag == "*" {
+			return true
+		}
+	}
+	return false
 }
 
 func (h *handler) fail(w http.ResponseWriter, err error) {

@@ -114,7 +114,7 @@ func TestHandlerFollowsALiveSession(t *testing.T) {
 	tag := res.Header.Get("ETag")
 
 	ctx := context.Background()
-	_, err := st.StartTurn(ctx, tr.Session.ID, "one more thing", 1)
+	started, err := st.StartTurn(ctx, tr.Session.ID, "one more thing", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,6 +128,29 @@ func TestHandlerFollowsALiveSession(t *testing.T) {
 	}
 	if !v.Live || len(v.Turns) != 3 || v.Turns[2].Prompt != "one more thing" || v.Turns[2].Status != string(store.TurnRunning) {
 		t.Errorf("live view: live %v, %d turns", v.Live, len(v.Turns))
+	}
+
+	// Nothing new: 304 under the new tag. The turn's end: a new view.
+	tag = res.Header.Get("ETag")
+	if res, _ = get(t, srv.URL+"/api/trace", map[string]string{"If-None-Match": tag}); res.StatusCode != http.StatusNotModified {
+		t.Errorf("unchanged after the new turn: %s", res.Status)
+	}
+	started.Status = store.TurnDone
+	if err := st.FinishTurn(ctx, started); err != nil {
+		t.Fatal(err)
+	}
+	res, body = get(t, srv.URL+"/api/trace", map[string]string{"If-None-Match": tag})
+	if err := json.Unmarshal([]byte(body), &v); err != nil || res.StatusCode != http.StatusOK || v.Live || v.Turns[2].Status != string(store.TurnDone) {
+		t.Errorf("after the turn ended: %s, live %v, %v", res.Status, v.Live, err)
+	}
+
+	// Another server on the same database (a restarted inspect) has tags
+	// of its own, so a page left open reloads once.
+	again := httptest.NewServer(trace.Handler(st, tr.Session.ID))
+	defer again.Close()
+	tag = res.Header.Get("ETag")
+	if res, _ := get(t, again.URL+"/api/trace", map[string]string{"If-None-Match": tag}); res.StatusCode != http.StatusOK || res.Header.Get("ETag") == tag {
+		t.Errorf("a new server answered the old server's tag with %s", res.Status)
 	}
 }
 

@@ -15,12 +15,16 @@ import (
 )
 
 // BenchmarkGrepGoroot searches the Go source tree, as bench/grep.sh does
-// next to ripgrep.
+// next to ripgrep: patterns with a literal to look for first, and
+// patterns with none (the DFA reads every byte).
 func BenchmarkGrepGoroot(b *testing.B) {
 	for _, bc := range []struct{ name, pattern string }{
 		{"literal", `func \w+Marshal`},
 		{"ignore_case", `(?i)unmarshaltext`},
 		{"no_literal", `[A-Z]{4}[0-9]{4}`},
+		{"no_literal_eol", `\s+$`},
+		{"no_literal_word", `\b[a-z]{20,}\b`},
+		{"no_literal_han", `[\x{4e00}-\x{9fff}]`},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			ws, err := workspace.New(filepath.Join(runtime.GOROOT(), "src"))

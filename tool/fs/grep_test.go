@@ -215,3 +215,45 @@ func TestGrepPassesOverSecretsInAFolder(t *testing.T) {
 		}
 	}
 }
+
+// TestGrepNoLiteral: patterns with no literal to look for first go
+// through the DFA; what they match is what the regexp matches on each
+// line: CRLF endings are not part of a line, a last line without a
+// newline counts, ^ and $ are the line's edges, binary files are
+// skipped.
+func TestGrepNoLiteral(t *testing.T) {
+	ws, _ := newWS(t, map[string]string{
+		"crlf.txt":  "alpha\r\nbeta  \r\n\r\ngamma\r\n",
+		"nonl.txt":  "one\ntwo words",
+		"bin.dat":   "alpha\x00\nbeta  \n",
+		"long.txt":  strings.Repeat("x", 5000) + "Q7\n",
+		"uni.txt":   "naïve café\n日本語 text\n",
+		"empty.txt": "",
+	})
+	g := fs.NewGrep(ws)
+	for _, tt := range []struct {
+		pattern string
+		ic      bool
+		want    string
+	}{
+		{`\s+$`, false, "crlf.txt\n2:beta  \n"},
+		{`^[a-z]+$`, false, "crlf.txt\n1:alpha\n4:gamma\nnonl.txt\n1:one\n"},
+		{`^$`, false, "crlf.txt\n3:\n"},
+		{`\b[a-z]+\b$`, false, "crlf.txt\n1:alpha\n4:gamma\nnonl.txt\n1:one\n2:two words\nuni.txt\n2:日本語 text\n"},
+		{`[A-Z][0-9]$`, false, "long.txt\n1:" + strings.Repeat("x", 300) + "…[+4702 bytes]\n"},
+		{`[^\x00-\x7f]+`, false, "uni.txt\n1:naïve café\n2:日本語 text\n"},
+		{`\p{Han}{3}\s`, false, "uni.txt\n2:日本語 text\n"},
+		{`^[A-Z]+$`, true, "crlf.txt\n1:alpha\n4:gamma\nnonl.txt\n1:one\n"},
+		{`[^\s\S]`, false, "no matches (5 files searched, 1 binary skipped)\n"},
+	} {
+		res := mustCall(t, g, map[string]any{"pattern": tt.pattern, "ignore_case": tt.ic})
+		if res.Content != tt.want {
+			t.Errorf("%q (ignore case %v): got\n%s\nwant\n%s", tt.pattern, tt.ic, res.Content, tt.want)
+		}
+	}
+	// An empty match matches every line, and an empty file has none.
+	res := mustCall(t, g, map[string]any{"pattern": `x*`, "path": "nonl.txt"})
+	if res.Content != "nonl.txt\n1:one\n2:two words\n" {
+		t.Errorf("x*: got\n%s", res.Content)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"regexp/syntax"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/godwit/godwit/tool"
@@ -17,14 +18,18 @@ const maxGrepCol = 300
 // maxLiterals bounds the alternatives of a prefilter.
 const maxLiterals = 16
 
-// matcher finds the lines of a buffer that match a pattern. Running a Go
-// regexp over every line is slow, so it first looks for literals that
-// every match must contain (bytes.Index is vectorized) and runs the
-// regexp only on the lines holding one. A pattern without such a literal
-// ([A-Z]{4}[0-9]{4}) runs the regexp on every line: about ten times
-// slower than ripgrep, whose engine has a DFA that Go's lacks.
+// matcher finds the lines of a buffer that match a pattern. It first
+// looks for literals that every match must contain (bytes.Index is
+// vectorized) and tries only the lines holding one; a pattern without
+// such a literal ([A-Z]{4}[0-9]{4}) tries every line. A line is tried by
+// a lazy DFA (lineDFA), which gives the regexp's answer at a table lookup
+// a byte: Go's regexp, run on every line, was 6-9 times slower than
+// ripgrep. The regexp stays for the rare pattern whose DFA gives up.
 type matcher struct {
 	re *regexp.Regexp
+	// dfas holds *lineDFA, one per concurrent search (each caches the
+	// states it built); empty New when the pattern has no DFA.
+	dfas sync.Pool
 	// lits: every match contains at least one of these; empty when the
 	// pattern has no such literal and every line must be tried.
 	lits []literal
@@ -48,6 +53,9 @@ func newMatcher(pattern string, ignoreCase bool) (*matcher, error) {
 			"bad pattern: %v", err)
 	}
 	m := &matcher{re: re}
+	if proto := newLineDFA(expr); proto != nil {
+		m.dfas.New = func() any { return proto.clone() }
+	}
 	if syn, err := syntax.Parse(expr, syntax.Perl); err == nil {
 		syn = syn.Simplify()
 		if lits, ok := required(syn); ok {
@@ -194,9 +202,47 @@ type outLine struct {
 }
 
 // search returns the matching lines of buf with ctx lines of context,
-// stopping after limit matches.
+// stopping after limit matches. A line is what lies between newlines,
+// without a final "\r"; the regexp sees each line as a whole text.
 func (m *matcher) search(buf []byte, ctx, limit int) (lines []outLine, matches int) {
 	s := scan{buf: buf, ctx: ctx, line: 1}
+	var d *lineDFA
+	if v := m.dfas.Get(); v != nil {
+		d = v.(*lineDFA)
+		defer m.dfas.Put(d)
+	}
+	if len(m.lits) == 0 {
+		pos := 0
+		// The DFA runs over the whole buffer, lines and all, until it
+		// gives up (if it does); the regexp does the rest line by line.
+		for d != nil && pos < len(buf) && matches < limit {
+			ls, le, found, ok := d.find(buf, pos)
+			if !ok {
+				pos = ls
+				break
+			}
+			if !found {
+				pos = len(buf)
+				break
+			}
+			s.match(ls, le)
+			matches++
+			pos = le + 1
+		}
+		for pos < len(buf) && matches < limit {
+			le := len(buf)
+			if j := bytes.IndexByte(buf[pos:], '\n'); j >= 0 {
+				le = pos + j
+			}
+			if m.re.Match(trimCR(buf[pos:le])) {
+				s.match(pos, le)
+				matches++
+			}
+			pos = le + 1
+		}
+		s.flush()
+		return s.out, matches
+	}
 	next := make([]int, len(m.lits)) // cached next hit of each literal
 	for i := range next {
 		next[i] = -2
@@ -225,8 +271,7 @@ func (m *matcher) search(buf []byte, ctx, limit int) (lines []outLine, matches i
 		if j := bytes.IndexByte(buf[off:], '\n'); j >= 0 {
 			le = off + j
 		}
-		line := trimCR(buf[ls:le])
-		if m.exact || m.re.Match(line) {
+		if m.exact || m.matchLine(d, trimCR(buf[ls:le])) {
 			s.match(ls, le)
 			matches++
 		}
@@ -234,6 +279,17 @@ func (m *matcher) search(buf []byte, ctx, limit int) (lines []outLine, matches i
 	}
 	s.flush()
 	return s.out, matches
+}
+
+// matchLine reports whether line (no newline in it) holds a match: by
+// the DFA d when there is one and it has not given up, else the regexp.
+func (m *matcher) matchLine(d *lineDFA, line []byte) bool {
+	if d != nil {
+		if ok, known := d.match(line); known {
+			return ok
+		}
+	}
+	return m.re.Match(line)
 }
 
 // scan tracks line numbers and context while search reports matches in
