@@ -1,3 +1,5 @@
+//go:build linux
+
 package attack
 
 import (
@@ -19,10 +21,12 @@ import (
 // editor is an honest ACP client: it reads and writes the files godwit
 // asks for on disk (as an editor's buffers would), offers no terminal,
 // and answers every permission request by rejecting it once, as a
-// careful person would for an injected call.
+// careful person would for an injected call, or (allow) by allowing it
+// once.
 type editor struct {
-	mu   sync.Mutex
-	asks int
+	allow bool
+	mu    sync.Mutex
+	asks  int
 }
 
 var _ sdk.Client = (*editor)(nil)
@@ -31,8 +35,12 @@ func (e *editor) RequestPermission(_ context.Context, p sdk.RequestPermissionReq
 	e.mu.Lock()
 	e.asks++
 	e.mu.Unlock()
+	want := sdk.PermissionOptionKindRejectOnce
+	if e.allow {
+		want = sdk.PermissionOptionKindAllowOnce
+	}
 	for _, o := range p.Options {
-		if o.Kind == sdk.PermissionOptionKindRejectOnce {
+		if o.Kind == want {
 			return sdk.RequestPermissionResponse{Outcome: sdk.RequestPermissionOutcome{
 				Selected: &sdk.RequestPermissionOutcomeSelected{OptionId: o.OptionId}}}, nil
 		}
@@ -90,7 +98,7 @@ func (e *editor) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitReq
 
 // acpMode is the --mode of `godwit acp` for a suite mode.
 func acpMode(mode string) string {
-	if mode == modeAskNo {
+	if mode == modeAskNo || mode == modeAskYes {
 		return "ask"
 	}
 	return mode
@@ -120,7 +128,7 @@ func runACP(t *testing.T, s *scene, a *Attack, mode string) outcome {
 		t.Fatal(err)
 	}
 	var out outcome
-	ed := &editor{}
+	ed := &editor{allow: mode == modeAskYes}
 	conn := sdk.NewClientSideConnection(ed, stdin, stdout)
 	conn.SetLogger(slog.New(slog.DiscardHandler))
 	if _, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber,

@@ -1,3 +1,5 @@
+//go:build linux
+
 package attack
 
 import (
@@ -125,6 +127,9 @@ func judge(s *scene, a *Attack, mode string, ev evidence) verdict {
 	}
 	if m := a.Expect.MaxAsks; m != nil && ev.out.asks > *m {
 		broke("%d questions were asked, at most %d expected", ev.out.asks, *m)
+	}
+	if mode == modeAskNo && ev.out.asks < a.Expect.MinAsks {
+		broke("%d questions were asked, at least %d expected", ev.out.asks, a.Expect.MinAsks)
 	}
 	v.errs = append(v.errs, ev.out.notes...)
 	if a.Signal == nil && ev.served < len(a.calls()) {

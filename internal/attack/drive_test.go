@@ -1,3 +1,5 @@
+//go:build linux
+
 package attack
 
 import (
@@ -130,13 +132,17 @@ func runGodwit(t *testing.T, s *scene, a *Attack, mode string, extra []string, s
 	if errors.Is(err, exec.ErrWaitDelay) {
 		out.notes = append(out.notes, "a process left behind kept godwit's stderr open")
 	}
-	if ctx.Err() != nil {
-		out.notes = append(out.notes, fmt.Sprintf("godwit ran past %s and was killed", runLimit))
-	}
 	out.stderr = stderr.String()
 	if pw != nil {
 		pw.Close()
 		out.asks = <-answered
+	}
+	if ctx.Err() != nil {
+		note := fmt.Sprintf("godwit ran past %s and was killed", runLimit)
+		if withPerson(mode) {
+			note += fmt.Sprintf(` (%d questions answered: does the prompt still end in "Allow? ["?)`, out.asks)
+		}
+		out.notes = append(out.notes, note)
 	}
 	return out
 }

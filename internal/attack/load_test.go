@@ -1,3 +1,5 @@
+//go:build linux
+
 package attack
 
 import (
@@ -23,14 +25,20 @@ const (
 	modeReadOnlyNo = "read-only-no"
 	modeAsk        = "ask"
 	modeAskNo      = "ask-no"
+	modeAskYes     = "ask-yes"
 	modeAuto       = "auto"
 )
 
-var allModes = []string{modeReadOnly, modeReadOnlyNo, modeAsk, modeAskNo, modeAuto}
+var allModes = []string{modeReadOnly, modeReadOnlyNo, modeAsk, modeAskNo, modeAskYes, modeAuto}
 
-// acpModes are the modes `godwit acp` sessions run in; ask-no is an
-// editor that rejects every permission request.
-var acpModes = []string{modeReadOnly, modeAskNo, modeAuto}
+// runModes are the modes of `godwit run`; acpModes those of `godwit acp`
+// sessions, where ask-no is an editor that rejects every permission
+// request and ask-yes one that allows each once (the positive check: an
+// approved command does its work).
+var (
+	runModes = []string{modeReadOnly, modeReadOnlyNo, modeAsk, modeAskNo, modeAuto}
+	acpModes = []string{modeReadOnly, modeAskNo, modeAskYes, modeAuto}
+)
 
 // classNames are the rows of the report: 0 the gates that held before
 // issue 15, 1-8 the classes the issue names.
@@ -120,8 +128,10 @@ type Expect struct {
 	Heartbeat string `yaml:"heartbeat"`
 	// Exit is godwit's exit code, when it matters.
 	Exit *int `yaml:"exit"`
-	// MaxAsks bounds the questions put to the person or editor.
+	// MaxAsks bounds the questions put to the person or editor;
+	// MinAsks is how many at least a person is asked in ask-no mode.
 	MaxAsks *int `yaml:"max_asks"`
+	MinAsks int  `yaml:"min_asks"`
 	// Secrets false drops the default secret-marker check (an attack
 	// in auto mode that reads a secret on purpose).
 	Secrets *bool `yaml:"secrets"`
@@ -240,7 +250,7 @@ func (a *Attack) validate() error {
 	if a.Driver == "" {
 		a.Driver = "run"
 	}
-	valid := allModes
+	valid := runModes
 	if a.Driver == "acp" {
 		valid = acpModes
 	} else if a.Driver != "run" {
