@@ -19,14 +19,19 @@ import (
 )
 
 // editor is an honest ACP client: it reads and writes the files godwit
-// asks for on disk (as an editor's buffers would), offers no terminal,
+// asks for on disk (as an editor's buffers would), offers a terminal only
+// when the attack says so,
 // and answers every permission request by rejecting it once, as a
 // careful person would for an injected call, or (allow) by allowing it
 // once.
 type editor struct {
 	allow bool
+	// env, when set, is the editor's environment, and the editor offers
+	// terminals that run commands in it.
+	env   []string
 	mu    sync.Mutex
 	asks  int
+	terms map[string]*terminal
 }
 
 var _ sdk.Client = (*editor)(nil)
@@ -80,20 +85,91 @@ func (e *editor) WriteTextFile(_ context.Context, p sdk.WriteTextFileRequest) (s
 
 var errNoTerminal = errors.New("this editor offers no terminal")
 
-func (e *editor) CreateTerminal(context.Context, sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
-	return sdk.CreateTerminalResponse{}, errNoTerminal
+// terminal is one command the editor runs for godwit (terminal/create),
+// as an editor's integrated terminal would: in the folder and with the
+// variables godwit names, on top of the editor's own environment.
+type terminal struct {
+	cmd  *exec.Cmd
+	out  lockedBuffer
+	done chan struct{}
+	err  error
 }
-func (e *editor) KillTerminal(context.Context, sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
-	return sdk.KillTerminalResponse{}, errNoTerminal
+
+func (e *editor) CreateTerminal(_ context.Context, p sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
+	if e.env == nil {
+		return sdk.CreateTerminalResponse{}, errNoTerminal
+	}
+	cmd := exec.Command(p.Command, p.Args...)
+	if p.Cwd != nil {
+		cmd.Dir = *p.Cwd
+	}
+	cmd.Env = append([]string(nil), e.env...)
+	for _, v := range p.Env {
+		cmd.Env = append(cmd.Env, v.Name+"="+v.Value)
+	}
+	term := &terminal{cmd: cmd, done: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = &term.out, &term.out
+	if err := cmd.Start(); err != nil {
+		return sdk.CreateTerminalResponse{}, err
+	}
+	go func() { term.err = cmd.Wait(); close(term.done) }()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.terms == nil {
+		e.terms = map[string]*terminal{}
+	}
+	id := fmt.Sprintf("term-%d", len(e.terms)+1)
+	e.terms[id] = term
+	return sdk.CreateTerminalResponse{TerminalId: id}, nil
 }
-func (e *editor) TerminalOutput(context.Context, sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
-	return sdk.TerminalOutputResponse{}, errNoTerminal
+
+func (e *editor) term(id string) (*terminal, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if t := e.terms[id]; t != nil {
+		return t, nil
+	}
+	return nil, fmt.Errorf("no terminal %s", id)
 }
-func (e *editor) ReleaseTerminal(context.Context, sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
-	return sdk.ReleaseTerminalResponse{}, errNoTerminal
+
+func (e *editor) KillTerminal(_ context.Context, p sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
+	t, err := e.term(p.TerminalId)
+	if err != nil {
+		return sdk.KillTerminalResponse{}, err
+	}
+	_ = t.cmd.Process.Kill()
+	return sdk.KillTerminalResponse{}, nil
 }
-func (e *editor) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
-	return sdk.WaitForTerminalExitResponse{}, errNoTerminal
+
+func (e *editor) TerminalOutput(_ context.Context, p sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
+	t, err := e.term(p.TerminalId)
+	if err != nil {
+		return sdk.TerminalOutputResponse{}, err
+	}
+	resp := sdk.TerminalOutputResponse{Output: t.out.String()}
+	select {
+	case <-t.done:
+		resp.ExitStatus = &sdk.TerminalExitStatus{ExitCode: sdk.Ptr(t.cmd.ProcessState.ExitCode())}
+	default:
+	}
+	return resp, nil
+}
+
+func (e *editor) ReleaseTerminal(_ context.Context, p sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
+	return sdk.ReleaseTerminalResponse{}, nil
+}
+
+func (e *editor) WaitForTerminalExit(ctx context.Context, p sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
+	t, err := e.term(p.TerminalId)
+	if err != nil {
+		return sdk.WaitForTerminalExitResponse{}, err
+	}
+	select {
+	case <-t.done:
+	case <-ctx.Done():
+		return sdk.WaitForTerminalExitResponse{}, ctx.Err()
+	}
+	return sdk.WaitForTerminalExitResponse{ExitCode: sdk.Ptr(t.cmd.ProcessState.ExitCode())}, nil
 }
 
 // acpMode is the --mode of `godwit acp` for a suite mode.
@@ -129,10 +205,14 @@ func runACP(t *testing.T, s *scene, a *Attack, mode string) outcome {
 	}
 	var out outcome
 	ed := &editor{allow: mode == modeAskYes}
+	if a.Terminal {
+		ed.env = s.godwitEnv(a)
+	}
 	conn := sdk.NewClientSideConnection(ed, stdin, stdout)
 	conn.SetLogger(slog.New(slog.DiscardHandler))
 	if _, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber,
-		ClientCapabilities: sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}}}); err != nil {
+		ClientCapabilities: sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true},
+			Terminal: a.Terminal}}); err != nil {
 		out.notes = append(out.notes, "initialize: "+err.Error())
 	} else if sess, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: s.ws, McpServers: []sdk.McpServer{}}); err != nil {
 		out.notes = append(out.notes, "session/new: "+err.Error())

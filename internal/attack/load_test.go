@@ -90,6 +90,9 @@ type Attack struct {
 	// Needs are programs the attack needs (gcc, unshare); without them
 	// it is skipped.
 	Needs []string `yaml:"needs"`
+	// Terminal makes the ACP editor offer terminals: godwit then runs
+	// foreground commands through terminal/create.
+	Terminal bool `yaml:"terminal"`
 	// UTS runs godwit (and the control) in a private UTS namespace, so
 	// an attack on the host name cannot change the machine's.
 	UTS bool `yaml:"uts"`
