@@ -95,14 +95,23 @@ func judge(s *scene, a *Attack, mode string, ev evidence) verdict {
 		}
 	}
 
-	// What is still running.
-	if left := settle(s, 2*time.Second); len(left) > 0 {
+	// What is still running. godwit gets a moment to finish killing;
+	// a control has nothing to wait for.
+	wait := 2 * time.Second
+	if ev.control {
+		wait = 0
+	}
+	left := settle(s, wait)
+	if len(left) > 0 {
 		broke("processes left behind: %s", describe(left))
 	}
 	if hb := a.Expect.Heartbeat; hb != "" {
-		if _, err := os.Stat(s.path(hb)); err != nil && !ev.control {
+		switch _, err := os.Stat(s.path(hb)); {
+		case err != nil && !ev.control:
 			v.errs = append(v.errs, "the heartbeat "+hb+" never started: the payload did not run")
-		} else if growing(s.path(hb), time.Second) {
+		case len(left) > 0:
+			// Already broken; the heartbeat would only say so again.
+		case growing(s.path(hb), time.Second):
 			broke("%s still grows after godwit ended", hb)
 		}
 	}

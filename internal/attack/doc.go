@@ -19,6 +19,8 @@
 //	go test ./internal/attack -attack.report      # the table: tried, held, broke
 //	go test ./internal/attack -run 'TestAttacks/6-' # one class
 //	go test ./internal/attack -attack.update      # rewrite the broken marks
+//	ATTACK_REPORT=f.md go test ./internal/attack  # the table into f.md
+//	ATTACK_GODWIT=/path/godwit go test ...        # skip building the binary
 //
 // All of it lives in test files; this package has no code and imports
 // nothing of godwit outside its tests.
