@@ -16,11 +16,15 @@
 // plain bash, with no godwit in the way, and must break: an attack that
 // holds only because its payload does not work proves nothing.
 //
-//	go test ./internal/attack -attack.report      # the table: tried, held, broke
-//	go test ./internal/attack -run 'TestAttacks/6-' # one class
-//	go test ./internal/attack -attack.update      # rewrite the broken marks
-//	ATTACK_REPORT=f.md go test ./internal/attack  # the table into f.md
-//	ATTACK_GODWIT=/path/godwit go test ...        # skip building the binary
+// In internal/attack (go test shows a passing package's output only in
+// its own folder, or with -v):
+//
+//	go test -attack.report                   # the table: tried, held, broke
+//	go test -run 'TestAttacks/6-'            # one class
+//	go test -attack.update                   # rewrite the broken marks
+//	ATTACK_REPORT=f.md go test               # the table into f.md
+//	ATTACK_GODWIT=/path/to/godwit go test    # skip building the binary
+//	go test -v -run 'TestAttacks/3-diff-rn'  # what the tools returned
 //
 // All of it lives in test files; this package has no code and imports
 // nothing of godwit outside its tests.
