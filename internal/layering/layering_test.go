@@ -56,6 +56,7 @@ var allowed = map[string]struct {
 	"internal/suggest":  {nil, "did-you-mean: the nearest known word"},
 	"internal/cli":      {[]string{"agent", "internal/demo", "internal/wiring", "internal/config", "internal/suggest", "llm", "llm/catalog", "store", "tool", "tool/workspace", "trace", "acp", "memory", "tool/fs", "tool/shell", "policy", "snapshot", "internal/tui", "eval"}, "commands"},
 	"internal/layering": {nil, "this test"},
+	"internal/attack":   {nil, "the attack suite: all in test files, which drive the built binary; the package itself imports nothing"},
 	"acp":               {[]string{"agent", "llm", "policy", "store", "tool", "tool/fs", "tool/plan", "tool/shell"}, "the ACP server drives the core and is the policy's Prompter; internal/cli builds its engines with wiring"},
 	"internal/tui":      {[]string{"agent", "llm", "policy", "snapshot", "store", "tool/plan"}, "the chat UI over the agent's events; the CLI builds its engines"},
 	"eval":              {[]string{"agent", "handoff", "internal/config", "internal/wiring", "llm", "llm/fake", "policy", "store", "untrusted", "window"}, "evals: the real engine via wiring, scripted or real models, judged by checks"},
