@@ -254,7 +254,7 @@ func (r *Runner) execute(ctx context.Context, o *Outcome, p pending, obs Observe
 	defer unlock()
 	start := time.Now()
 	obs.Started(o.Call, p.access)
-	res, err := r.safeRun(ctx, p.tool, llm.ArgsOrEmpty(o.Call.Args))
+	res, err := r.safeRun(WithCallID(ctx, o.Call.ID), p.tool, llm.ArgsOrEmpty(o.Call.Args))
 	o.Duration = time.Since(start)
 	switch {
 	case err != nil && IsFatal(err):

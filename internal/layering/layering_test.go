@@ -59,7 +59,7 @@ var allowed = map[string]struct {
 	"internal/tui":      {[]string{"agent", "llm", "policy", "snapshot", "store", "tool/plan"}, "the chat UI over the agent's events; the CLI builds its engines"},
 	"eval":              {[]string{"agent", "handoff", "internal/config", "internal/wiring", "llm", "llm/fake", "policy", "store", "untrusted", "window"}, "evals: the real engine via wiring, scripted or real models, judged by checks"},
 	"trace":             {[]string{"agent", "llm", "store"}, "analysis and views of recorded sessions, over the store and agent events"},
-	"cmd/godwit":        {[]string{"internal/cli", "sandbox"}, "main calls the CLI, and the sandbox's re-exec entry first"},
+	"cmd/godwit":        {[]string{"internal/cli", "sandbox", "tool/shell"}, "main calls the CLI, and first the re-exec entries of the command supervisor and the sandbox"},
 	"bench/okserver":    {nil, "a stand-alone endpoint for benchmarks"},
 	"bench/floor":       {nil, "start-up's lower bound: links godwit's heavy dependencies, none of godwit"},
 	"bench/fsgrep":      {[]string{"tool", "tool/fs", "tool/workspace"}, "runs the grep tool from the command line for bench/grep.sh"},

@@ -164,13 +164,15 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 	}
 	env.Store = st
 	env.closers = append(env.closers, st.Close)
+	sweepOrphans(ctx, st, shell.DefaultKillGrace, opts.Logger)
+	track := trackProcs(st, opts.Logger)
 
 	g, err := newGuard(opts, ws.Root(), st, &env.closers)
 	if err != nil {
 		return nil, err
 	}
 	sh := shell.New(shell.Options{Workdir: ws.Root(), Logger: opts.Logger, Terminal: opts.Terminal,
-		Env: []string{"TMPDIR=" + g.tmp}, Wrap: g.wrap})
+		Env: []string{"TMPDIR=" + g.tmp}, Wrap: g.wrap, Track: track})
 	env.closers = append(env.closers, sh.Close)
 	env.Plan = plan.New(plan.Options{})
 	mem := memory.NewSource(memory.SourceOptions{Workspace: ws.Root(), Home: opts.Home, Store: st, Logger: opts.Logger})
@@ -195,7 +197,7 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 	counter := window.NewCounter(opts.Logger)
 	budget := window.Scaled(contextWindow(opts.ContextWindow, cfg.ContextWindow, env.ModelInfo.ContextWindow))
 	subShell := shell.New(shell.Options{Workdir: ws.Root(), Logger: opts.Logger, NoJobs: true,
-		Env: []string{"TMPDIR=" + g.tmp}, Wrap: g.readOnlyWrap})
+		Env: []string{"TMPDIR=" + g.tmp}, Wrap: g.readOnlyWrap, Track: track})
 	env.closers = append(env.closers, subShell.Close)
 	sub, err := newSubagent(reg, subagentDeps{provider: provider, providerName: providerName, model: model, store: st,
 		root: ws.Root(), budget: budget, counter: counter, price: env.ModelInfo.Price.Cost, rules: g.rules, opts: opts, shell: subShell})

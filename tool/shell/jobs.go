@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -31,7 +32,7 @@ type job struct {
 
 // startJob starts line in the background with its output going to a log
 // file, and returns its id at once.
-func (s *Shell) startJob(line string) (tool.Result, error) {
+func (s *Shell) startJob(ctx context.Context, line string) (tool.Result, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -56,7 +57,7 @@ func (s *Shell) startJob(line string) (tool.Result, error) {
 	defer f.Close() // the child has its own descriptor
 	cmd := s.command(line)
 	cmd.Stdout, cmd.Stderr = f, f
-	p, err := s.startLocked(cmd, false)
+	p, err := s.startLocked(ctx, cmd, line, id)
 	if err != nil {
 		return tool.Result{}, err
 	}
@@ -101,7 +102,7 @@ func (s *Shell) lookup(id string) (*job, error) {
 	if j, ok := s.jobs[id]; ok {
 		return j, nil
 	}
-	remedy := "No jobs were started in this session; start one with background:true."
+	remedy := "No job runs here: jobs end with the godwit process that started them (each `run` is one). Start one with background:true."
 	if len(s.order) > 0 {
 		remedy = "Known jobs: " + strings.Join(s.order, ", ") + "."
 	}
@@ -112,7 +113,7 @@ func (s *Shell) lookup(id string) (*job, error) {
 // note when its leader exited but processes it started still run.
 func (s *Shell) state(j *job) string {
 	st := j.proc.describe()
-	if st != "running" && groupAlive(j.proc.pid) {
+	if st != "running" && j.proc.leftovers() {
 		st += " (its child processes still run; stop kills them)"
 	}
 	return st
@@ -120,7 +121,7 @@ func (s *Shell) state(j *job) string {
 
 func (s *Shell) age(j *job) string {
 	end := s.opts.Now()
-	if j.proc.exited() {
+	if j.proc.mainExited() {
 		end = j.proc.ended
 	}
 	return elapsed(end.Sub(j.proc.started))
@@ -203,8 +204,8 @@ func (s *Shell) stopJob(id string) (tool.Result, error) {
 	if err != nil {
 		return tool.Result{}, err
 	}
-	wasRunning := !j.proc.exited()
-	hadChildren := groupAlive(j.proc.pid)
+	wasRunning := !j.proc.mainExited()
+	hadChildren := j.proc.leftovers()
 	j.proc.stop(s.opts.KillGrace, s.log)
 	var msg string
 	switch {

@@ -67,6 +67,23 @@ type Options struct {
 	// NoJobs leaves background jobs out (a sub-agent's shell, which must
 	// leave nothing running): the tool takes command and timeout_s only.
 	NoJobs bool
+	// Track, when set, is told of every command started here (foreground
+	// or job) with the call's context, so that the safety layer can
+	// record its process group and end it should godwit die first. The
+	// function it returns is called once the command and every process it
+	// started have ended, with how the command ended ("exit 0", "killed",
+	// "signal: killed"); Close waits for those calls.
+	Track func(ctx context.Context, c Started) (ended func(how string))
+}
+
+// Started is a command as Options.Track hears of it.
+type Started struct {
+	// Identity is the group leader's: the supervisor, or the shell when
+	// commands are not supervised. Its pid is also the process group id.
+	Identity
+	Command    string
+	Job        string // the job id; "" for a foreground command
+	Supervised bool   // the leader holds the whole tree (see MaybeSupervise)
 }
 
 // Shell is the shell_exec tool. It is safe for concurrent use. Its job
@@ -86,6 +103,12 @@ type Shell struct {
 	nextJob  int                // number of the next job id
 	fgProcs  map[*proc]struct{} // foreground commands running now
 	madeDirs bool               // JobsDir exists
+	// lifeline is the pipe every supervisor reads (see supervise.go):
+	// only this process holds the write end. Made at the first command.
+	lifeR, lifeW *os.File
+
+	exe      string         // this executable, when commands are supervised
+	tracking sync.WaitGroup // Options.Track end calls still to come
 }
 
 //go:embed description.md
@@ -119,7 +142,16 @@ func New(opts Options) *Shell {
 		log = slog.New(slog.DiscardHandler)
 	}
 	path, name := findShell()
+	exe := ""
+	if supervisorReady.Load() {
+		if e, err := os.Executable(); err == nil {
+			exe = e
+		} else {
+			log.Warn("shell: cannot find godwit's own executable, so commands run without a supervisor; processes that leave their group may outlive godwit", "err", err)
+		}
+	}
 	s := &Shell{
+		exe:       exe,
 		opts:      opts,
 		shellPath: path,
 		shellName: name,
@@ -301,7 +333,7 @@ func (s *Shell) Run(ctx context.Context, raw json.RawMessage) (tool.Result, erro
 	switch a.Action {
 	case actRun:
 		if a.Background {
-			return s.startJob(a.Command)
+			return s.startJob(ctx, a.Command)
 		}
 		if err := ctx.Err(); err != nil {
 			return tool.Result{}, err // do not start what would be killed at once
@@ -342,6 +374,21 @@ func (s *Shell) Close() error {
 		wg.Go(func() { p.stop(s.opts.KillGrace, s.log) })
 	}
 	wg.Wait()
+	tracked := make(chan struct{})
+	go func() { s.tracking.Wait(); close(tracked) }()
+	select {
+	case <-tracked:
+	case <-time.After(5 * time.Second): // a leader that could not be killed
+		s.log.Warn("shell: a command did not end at close; its record stays running")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lifeW != nil {
+		// Every supervisor still alive (none should be) ends its tree.
+		s.lifeW.Close()
+		s.lifeR.Close()
+		s.lifeW, s.lifeR = nil, nil
+	}
 	return nil
 }
 
@@ -374,9 +421,10 @@ func inherited(environ []string) []string {
 	return out
 }
 
-// startLocked wraps and starts cmd; s.mu must be held, so that Close
-// cannot miss a process. fg registers it as a foreground command.
-func (s *Shell) startLocked(cmd *exec.Cmd, fg bool) (*proc, error) {
+// startLocked wraps, supervises and starts cmd; s.mu must be held, so
+// that Close cannot miss a process. job is the job id, "" for a
+// foreground command, which is registered as one.
+func (s *Shell) startLocked(ctx context.Context, cmd *exec.Cmd, line, job string) (*proc, error) {
 	if s.opts.Wrap != nil {
 		if err := s.opts.Wrap(cmd); err != nil {
 			return nil, tool.Errorf(tool.CodeDenied, "Do not retry; tell the user the sandbox refused the command.",
@@ -386,13 +434,40 @@ func (s *Shell) startLocked(cmd *exec.Cmd, fg bool) (*proc, error) {
 	if s.closed {
 		return nil, ErrClosed
 	}
-	p, err := startProc(cmd, s.opts.Now)
+	var status, statusW *os.File
+	if s.exe != "" {
+		if s.lifeW == nil {
+			r, w, err := os.Pipe()
+			if err != nil {
+				return nil, fmt.Errorf("shell: lifeline pipe: %w", err)
+			}
+			s.lifeR, s.lifeW = r, w
+		}
+		var err error
+		if status, statusW, err = superviseCmd(cmd, s.exe, s.lifeR, s.opts.KillGrace); err != nil {
+			return nil, err
+		}
+	}
+	p, err := startProc(cmd, s.opts.Now, status, statusW)
 	if err != nil {
 		return nil, tool.Errorf(tool.CodeFailed, "Tell the user: the shell itself could not start.",
 			"could not start %s: %v", s.shellName, err)
 	}
-	if fg {
+	if job == "" {
 		s.fgProcs[p] = struct{}{}
+	}
+	if s.opts.Track != nil {
+		id, ok := Lookup(p.pid)
+		if !ok {
+			id = Identity{PID: p.pid} // already gone: nothing to end later
+		}
+		ended := s.opts.Track(ctx, Started{Identity: id, Command: line, Job: job, Supervised: p.supervised})
+		s.tracking.Add(1)
+		go func() {
+			defer s.tracking.Done()
+			<-p.done
+			ended(p.describe())
+		}()
 	}
 	return p, nil
 }
