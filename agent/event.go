@@ -37,6 +37,10 @@ const (
 	EventLedgerOver = "ledger.over_budget"
 	EventVerify     = "verify"
 	EventNudge      = "nudge"
+	// EventNotice: a safety layer acted around a tool call (it restored a
+	// git hook a command changed); Text says what. The user always sees
+	// it.
+	EventNotice = "notice"
 )
 
 // Event is one step of a session. Type says which payload field is set.

@@ -263,7 +263,7 @@ func (r *Runner) execute(ctx context.Context, o *Outcome, p pending, obs Observe
 	case err != nil:
 		keep := res
 		o.Result = errorResult(AsToolError(err))
-		o.Result.ExitCode, o.Result.Changed = keep.ExitCode, keep.Changed
+		o.Result.ExitCode, o.Result.Changed, o.Result.Notice = keep.ExitCode, keep.Changed, keep.Notice
 	default:
 		o.Result = res
 	}

@@ -146,11 +146,3 @@ func killMarked(mark string) {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
 }
-
-func jsonArgs(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return string(b)
-}

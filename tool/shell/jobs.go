@@ -68,6 +68,24 @@ func (s *Shell) startJob(ctx context.Context, line string) (tool.Result, error) 
 	return tool.Result{Content: fmt.Sprintf("started job %s (pid %d); log: %s", id, p.pid, j.logRel)}, nil
 }
 
+// JobsRunning reports whether a background job (or a process one
+// started) still runs: the safety layer then cannot take a change it
+// finds as the user's own.
+func (s *Shell) JobsRunning() bool {
+	s.mu.Lock()
+	jobs := make([]*job, 0, len(s.order))
+	for _, id := range s.order {
+		jobs = append(jobs, s.jobs[id])
+	}
+	s.mu.Unlock()
+	for _, j := range jobs {
+		if j.proc.running() {
+			return true
+		}
+	}
+	return false
+}
+
 // openLogLocked picks the next job id whose log file does not exist yet
 // (another session in the same workspace may own j1.log) and creates it.
 func (s *Shell) openLogLocked() (string, *os.File, error) {
