@@ -5,7 +5,6 @@ package gitguard
 import (
 	"io/fs"
 	"syscall"
-	"time"
 )
 
 func sigOf(fi fs.FileInfo) sig {
@@ -16,5 +15,3 @@ func sigOf(fi fs.FileInfo) sig {
 	}
 	return s
 }
-
-var _ = time.Time{}
