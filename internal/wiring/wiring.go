@@ -171,8 +171,9 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 	if err != nil {
 		return nil, err
 	}
+	secrets := keyNames(cat, cfg)
 	sh := shell.New(shell.Options{Workdir: ws.Root(), Logger: opts.Logger, Terminal: opts.Terminal,
-		Env: []string{"TMPDIR=" + g.tmp}, Wrap: g.wrap, Track: track})
+		Env: []string{"TMPDIR=" + g.tmp}, Secrets: secrets, Wrap: g.wrap, Track: track})
 	shellTool, lastCheck := g.guardShell(snapshot.WatchTool(sh, g.watcher), sh)
 	env.closers = append(env.closers, lastCheck, sh.Close)
 	env.Plan = plan.New(plan.Options{})
@@ -198,7 +199,7 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 	counter := window.NewCounter(opts.Logger)
 	budget := window.Scaled(contextWindow(opts.ContextWindow, cfg.ContextWindow, env.ModelInfo.ContextWindow))
 	subShell := shell.New(shell.Options{Workdir: ws.Root(), Logger: opts.Logger, NoJobs: true,
-		Env: []string{"TMPDIR=" + g.tmp}, Wrap: g.readOnlyWrap, Track: track})
+		Env: []string{"TMPDIR=" + g.tmp}, Secrets: secrets, Wrap: g.readOnlyWrap, Track: track})
 	subTool, subCheck := g.guardShell(subShell, subShell)
 	env.closers = append(env.closers, subCheck, subShell.Close)
 	sub, err := newSubagent(reg, subagentDeps{provider: provider, providerName: providerName, model: model, store: st,
@@ -361,4 +362,20 @@ func splitModel(ref, fallbackProvider string) (provider, model string) {
 		ref = "scripted"
 	}
 	return fallbackProvider, ref
+}
+
+// keyNames lists the variables that hold provider keys (every
+// provider's api_key_env, the embeddings key), for the shell to keep
+// from commands along with every *_API_KEY.
+func keyNames(cat *catalog.Catalog, cfg config.Config) []string {
+	var out []string
+	for _, p := range cat.Providers() {
+		if p.APIKeyEnv != "" {
+			out = append(out, p.APIKeyEnv)
+		}
+	}
+	if k := cfg.Memory.Embeddings.APIKeyEnv; k != "" {
+		out = append(out, k)
+	}
+	return out
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -36,6 +37,10 @@ type Options struct {
 	// Env is added to the process environment (later entries win), for
 	// example TMPDIR pointing at a private temp folder.
 	Env []string
+	// Secrets names more variables commands must not see, besides every
+	// *_API_KEY: provider keys kept under other names (a provider's
+	// api_key_env in config.yaml).
+	Secrets []string
 	// DefaultTimeout bounds a foreground command without timeout_s.
 	DefaultTimeout time.Duration
 	// MaxTimeout is the largest timeout_s the model may ask for.
@@ -398,22 +403,26 @@ func (s *Shell) command(line string) *exec.Cmd {
 	cmd.Dir = s.opts.Workdir
 	// Quiet, non-interactive defaults: no colour codes spent as tokens, no
 	// pager, no credential prompt waiting forever. Options.Env wins.
-	env := append(inherited(os.Environ()), "NO_COLOR=1", "TERM=dumb", "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+	env := append(inherited(os.Environ(), s.opts.Secrets), "NO_COLOR=1", "TERM=dumb", "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
 	cmd.Env = append(env, s.opts.Env...)
 	setGroup(cmd)
 	return cmd // Stdin nil: os/exec connects /dev/null
 }
 
-// inherited drops the model providers' keys from the environment a
-// command inherits: `env` or a script printing it would otherwise put the
-// user's keys in front of the model and into the session record. Anything
-// named *_API_KEY is dropped; a command that needs such a key gets it
-// through Options.Env.
-func inherited(environ []string) []string {
+// inherited is the environment a command starts with: godwit's own,
+// which is the user's real environment plus what the user's
+// $GODWIT_HOME/.env sets (a workspace's .env gives only provider keys,
+// see internal/cli's LoadEnvFiles), without the model providers' keys:
+// `env` or a script printing it would otherwise put the user's keys in
+// front of the model and into the session record. Anything named
+// *_API_KEY is dropped, and the names in secrets; a command that needs
+// such a key gets it through Options.Env. So BASH_ENV, PATH, LD_*, GIT_*
+// and the like reach commands only from the user's own environment.
+func inherited(environ, secrets []string) []string {
 	out := environ[:0:0]
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
-		if strings.HasSuffix(strings.ToUpper(name), "_API_KEY") {
+		if strings.HasSuffix(strings.ToUpper(name), "_API_KEY") || slices.Contains(secrets, name) {
 			continue
 		}
 		out = append(out, kv)
