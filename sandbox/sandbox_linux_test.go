@@ -233,3 +233,26 @@ func TestCommandCannotSignalItsSupervisor(t *testing.T) {
 		t.Errorf("killing its own child: exit %d\n%s", code, out)
 	}
 }
+
+// TestNoNewLinksToOutsideFiles: a command cannot make a hard link in the
+// workspace to a file outside it (Landlock's refer right is granted on
+// the workspace only), so the only such links are those that existed
+// before; wiring gives those a copy of their own (snapshot.Detach).
+func TestNoNewLinksToOutsideFiles(t *testing.T) {
+	if abi := needLandlock(t); abi < 2 {
+		t.Skipf("skipped: Landlock ABI %d", abi)
+	}
+	d := newDirs(t)
+	outside := filepath.Join(filepath.Dir(d.ws), "outside.txt")
+	if err := os.WriteFile(outside, []byte("safe\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := run(t, d, writable(d), `ln `+outside+` link.txt`); code == 0 {
+		t.Errorf("ln succeeded\n%s", out)
+	}
+	gone(t, filepath.Join(d.ws, "link.txt"))
+	// Links inside the workspace still work.
+	if code, out := run(t, d, writable(d), `ln a/f.txt b/g.txt && mv b/g.txt a/h.txt`); code != 0 {
+		t.Errorf("links inside: exit %d\n%s", code, out)
+	}
+}

@@ -71,8 +71,12 @@ func newGuard(opts Options, root string, st *store.Store, closers *[]func() erro
 			ReadOnly: opts.Mode == policy.ReadOnly, Network: network, TempDir: tmp, Logger: opts.Logger}),
 		readOnlyWrap: sandbox.Wrap(sandbox.Config{ReadOnly: true, TempDir: tmp, Logger: opts.Logger}),
 		recorder:     snapshot.NewRecorder(st, snapshot.Options{Logger: opts.Logger}),
-		watcher:      snapshot.NewWatcher(root, snapshot.WatchOptions{Logger: opts.Logger}),
-		git:          gitguard.New(gitguard.Options{Workspace: root, Getenv: opts.Getenv, Logger: opts.Logger}),
+		// Landlock judges a write by its path: a file here hard-linked to
+		// one outside would let a command write outside, so such files get
+		// a copy of their own before commands that may write.
+		watcher: snapshot.NewWatcher(root, snapshot.WatchOptions{Logger: opts.Logger,
+			DetachShared: opts.Mode != policy.ReadOnly && sandboxed()}),
+		git: gitguard.New(gitguard.Options{Workspace: root, Getenv: opts.Getenv, Logger: opts.Logger}),
 	}
 	if opts.Approver != nil { // the demo, tests
 		g.approver = opts.Approver
@@ -114,3 +118,9 @@ func (g *guard) guardShell(t tool.Tool, sh *shell.Shell) (tool.Tool, func() erro
 
 // pollEvery is how often the git guard looks while background jobs run.
 const pollEvery = 2 * time.Second
+
+// sandboxed reports whether Landlock confines commands here.
+func sandboxed() bool {
+	_, err := sandbox.Status()
+	return err == nil
+}
