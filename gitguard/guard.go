@@ -41,8 +41,9 @@ type Guard struct {
 	log  *slog.Logger
 
 	mu      sync.Mutex
-	base    map[string]entry // the state the user left, by absolute path
-	pending []Change         // restores made by Poll, not yet reported to the model
+	base    map[string]entry  // the state the user left, by absolute path
+	dirs    map[string]string // the folders of base's paths, as they resolved then
+	pending []Change          // restores made by Poll, not yet reported to the model
 	parsed  map[string]parsed
 }
 
@@ -83,8 +84,51 @@ func New(opts Options) *Guard {
 	if g.log == nil {
 		g.log = slog.New(slog.DiscardHandler)
 	}
-	g.base = g.scan(nil)
+	g.setBase(g.scan(nil))
 	return g
+}
+
+// setBase takes base as the user's state, and notes where its folders
+// lead: a restore writes only through folders that still lead there, so
+// a command cannot replace .git by a link and have godwit write its old
+// files elsewhere.
+func (g *Guard) setBase(base map[string]entry) {
+	g.base = base
+	g.dirs = map[string]string{}
+	for p := range base {
+		d := filepath.Dir(p)
+		if _, ok := g.dirs[d]; !ok {
+			g.dirs[d], _ = filepath.EvalSymlinks(d)
+		}
+	}
+}
+
+// writable says why godwit may not write or delete p now, or nil.
+func (g *Guard) writable(p string) error {
+	d := filepath.Dir(p)
+	got, err := filepath.EvalSymlinks(d)
+	if err != nil {
+		return fmt.Errorf("its folder cannot be resolved: %w", err)
+	}
+	if want, ok := g.dirs[d]; ok && want != "" {
+		if got != want {
+			return fmt.Errorf("its folder now leads to %s, not %s", got, want)
+		}
+		return nil
+	}
+	if got != filepath.Clean(d) {
+		return fmt.Errorf("its folder leads through a link to %s", got)
+	}
+	return nil
+}
+
+// put restores e at p, or deletes p when e is missing, if p's folder is
+// still where it was.
+func (g *Guard) put(p string, e entry) error {
+	if err := g.writable(p); err != nil {
+		return err
+	}
+	return writeEntry(p, e)
 }
 
 // Accept takes the current state as the user's: call it when nothing
@@ -93,7 +137,7 @@ func New(opts Options) *Guard {
 func (g *Guard) Accept() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.base = g.scan(g.base)
+	g.setBase(g.scan(g.base))
 }
 
 // Check compares the control files with the user's state and restores
@@ -143,8 +187,7 @@ func (g *Guard) checkLocked() []Change {
 		switch {
 		case !inBase && g.underRoot(p):
 			// Added inside a guarded folder (a new hook): delete it.
-			err := os.RemoveAll(p)
-			out = append(out, g.change(p, "added", err))
+			out = append(out, g.change(p, "added", g.put(p, entry{})))
 		case !inBase:
 			// A new git dir (git init, git submodule add): it keeps its
 			// sample hooks and the safe part of its config.
@@ -170,7 +213,7 @@ func (g *Guard) checkLocked() []Change {
 			case ok1 && ok2:
 				what = strings.Join(keys, ", ") + " changed"
 			}
-			out = append(out, g.change(p, what, writeEntry(p, b)))
+			out = append(out, g.change(p, what, g.put(p, b)))
 		default:
 			restore = append(restore, p)
 		}
@@ -179,15 +222,20 @@ func (g *Guard) checkLocked() []Change {
 	for _, p := range restore {
 		b := g.base[p]
 		c := stat(p, b.cfg, b, g.opts.MaxBytes)
-		out = append(out, g.change(p, describe(b, c), writeEntry(p, b)))
+		out = append(out, g.change(p, describe(b, c), g.put(p, b)))
 	}
 	// Take the new files (a new repository's) into the state; keep the
 	// user's for everything restored.
 	after := g.scan(g.base)
+	added := false
 	for p, e := range after {
 		if _, ok := g.base[p]; !ok {
 			g.base[p] = e
+			added = true
 		}
+	}
+	if added {
+		g.setBase(g.base)
 	}
 	for _, ch := range out {
 		if ch.Restored {
@@ -222,9 +270,9 @@ func (g *Guard) sanitizeNew(p string, c entry) (Change, bool) {
 		}
 		e := c
 		e.data = clean
-		return g.change(p, "created with "+strings.Join(dropped, ", ")+" (removed)", writeEntry(p, e)), true
+		return g.change(p, "created with "+strings.Join(dropped, ", ")+" (removed)", g.put(p, e)), true
 	case c.hook && c.kind != kindDir && !strings.HasSuffix(p, ".sample"):
-		return g.change(p, "added", os.RemoveAll(p)), true
+		return g.change(p, "added", g.put(p, entry{})), true
 	}
 	return Change{}, false
 }

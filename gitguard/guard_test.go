@@ -282,3 +282,26 @@ func BenchmarkCheckUnchanged(b *testing.B) {
 		}
 	}
 }
+
+// TestRestoreNeverWritesThroughALink: a command that replaces .git by a
+// link to another folder must not get godwit to write the old hooks and
+// config there.
+func TestRestoreNeverWritesThroughALink(t *testing.T) {
+	s := newSandbox(t)
+	s.sh(s.repo, "git init -q .")
+	g := s.guard(s.repo)
+	elsewhere := filepath.Join(filepath.Dir(s.repo), "elsewhere")
+	s.sh(s.repo, "mkdir "+elsewhere+" && mv .git ../moved && ln -s "+elsewhere+" .git")
+	cs := g.Check()
+	if len(cs) == 0 {
+		t.Fatal("nothing reported")
+	}
+	for _, c := range cs {
+		if c.Restored {
+			t.Errorf("restored through the link: %+v", c)
+		}
+	}
+	if ents, _ := os.ReadDir(elsewhere); len(ents) != 0 {
+		t.Errorf("godwit wrote into the link's target: %v", ents)
+	}
+}

@@ -56,6 +56,11 @@ func (w *Watcher) Detach(paths []string) ([]string, error) {
 }
 
 func detach(p string) error {
+	// The walk went through plain folders; a background job may have
+	// swapped one for a link since.
+	if real, err := filepath.EvalSymlinks(filepath.Dir(p)); err != nil || real != filepath.Dir(p) {
+		return errors.New("its folder is no longer where the walk found it")
+	}
 	before, err := os.Lstat(p)
 	if err != nil {
 		return err

@@ -124,7 +124,7 @@ func BenchmarkFingerprint(b *testing.B) {
 }
 
 func TestSharedFilesGetACopyOfTheirOwn(t *testing.T) {
-	base := t.TempDir()
+	base, _ := filepath.EvalSymlinks(t.TempDir())
 	root, outside := filepath.Join(base, "ws"), filepath.Join(base, "outside")
 	write(t, filepath.Join(outside, "bashrc"), "safe\n")
 	write(t, filepath.Join(root, "inner-a"), "a")
@@ -170,7 +170,7 @@ func TestSharedFilesGetACopyOfTheirOwn(t *testing.T) {
 }
 
 func TestWatchToolDetachesBeforeTheCommand(t *testing.T) {
-	base := t.TempDir()
+	base, _ := filepath.EvalSymlinks(t.TempDir())
 	root := filepath.Join(base, "ws")
 	write(t, filepath.Join(base, "outside"), "safe\n")
 	if err := os.MkdirAll(root, 0o755); err != nil {
