@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -47,7 +48,7 @@ func signalRun(t *testing.T, sig syscall.Signal) {
 	waitFor(t, sc, "tool.finished") // the job started
 	waitFor(t, sc, "tool.started")  // the foreground command
 	deadline := time.Now().Add(20 * time.Second)
-	for len(marked(mark)) < 6 || !exists(filepath.Join(ws, "fg.up")) {
+	for sleeps(mark) < 6 || !exists(filepath.Join(ws, "fg.up")) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the commands did not start: %v", marked(mark))
 		}
@@ -140,9 +141,61 @@ func marked(mark string) []string {
 	return out
 }
 
+// sleeps counts the live sleep processes marked.
+func sleeps(mark string) int {
+	n := 0
+	for _, p := range marked(mark) {
+		if f := strings.Fields(p); len(f) == 3 && f[1] == "sleep" {
+			n++
+		}
+	}
+	return n
+}
+
 func killMarked(mark string) {
 	for _, p := range marked(mark) {
 		pid, _ := strconv.Atoi(strings.Fields(p)[0])
 		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
+// TestChatTerminalClosedLeavesNoProcess: the terminal running `godwit
+// chat` closes (SIGHUP) while a job and a foreground command run, each
+// with a setsid grandchild: nothing outlives it.
+func TestChatTerminalClosedLeavesNoProcess(t *testing.T) {
+	bin, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Skip("tmux is not installed")
+	}
+	mark := fmt.Sprintf("600.%d77", os.Getpid())
+	t.Cleanup(func() { killMarked(mark) })
+	srv := llmtest.NewTestServer(t,
+		llmtest.ChatReply(llmtest.ChatToolCall("c1", "shell_exec", jsonArgs(map[string]any{"command": "setsid sleep " + mark + "1 & wait", "background": true})), llmtest.ChatFinish("tool_calls"), llmtest.ChatUsage(10, 1)),
+		llmtest.ChatReply(llmtest.ChatToolCall("c2", "shell_exec", jsonArgs(map[string]any{"command": "setsid sleep " + mark + "2 & sleep " + mark + "3"})), llmtest.ChatFinish("tool_calls"), llmtest.ChatUsage(10, 1)),
+	)
+	home, ws := setup(t, srv.URL())
+	s := &tmuxSession{t: t, bin: bin, sock: filepath.Join(t.TempDir(), "tmux.sock"),
+		env: append(baseEnv(), "GODWIT_HOME="+home, "TERM=xterm-256color")}
+	s.run("new-session", "-d", "-s", "chat", "-x", "100", "-y", "30", "-c", ws, binary, "chat", "--yes", "--model", "local/m")
+	t.Cleanup(func() { _ = exec.Command(bin, "-S", s.sock, "kill-server").Run() })
+	s.waitFor(":help")
+	s.run("send-keys", "-t", "chat", "-l", "start")
+	s.run("send-keys", "-t", "chat", "Enter")
+	deadline := time.Now().Add(20 * time.Second)
+	for sleeps(mark) < 3 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the commands did not start: %v\n%s", marked(mark), s.screen())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	s.run("kill-server") // the terminal closes: SIGHUP
+	var left []string
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		if left = marked(mark); len(left) == 0 {
+			break
+		}
+	}
+	if len(left) > 0 {
+		t.Errorf("after the terminal closed these outlived godwit chat:\n%s", strings.Join(left, "\n"))
 	}
 }
