@@ -45,6 +45,9 @@ type Guard struct {
 	dirs    map[string]string // the folders of base's paths, as they resolved then
 	pending []Change          // restores made by Poll, not yet reported to the model
 	parsed  map[string]parsed
+	// unresolved is set while a change could not be undone: until it is,
+	// nothing is taken as the user's, and every check reports it again.
+	unresolved bool
 }
 
 // parsed caches a config file's settings by its stat.
@@ -134,9 +137,17 @@ func (g *Guard) put(p string, e entry) error {
 // Accept takes the current state as the user's: call it when nothing
 // godwit started has run since the last check, so that a change is the
 // user's own.
+//
+// While a change a command made could not be undone, Accept checks
+// instead, so that it is not taken as the user's, and keeps what it
+// finds for the next Check to report.
 func (g *Guard) Accept() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if g.unresolved {
+		g.pending = append(g.pending, g.checkLocked()...)
+		return
+	}
 	g.setBase(g.scan(g.base))
 }
 
@@ -167,6 +178,7 @@ func (g *Guard) Poll() {
 func (g *Guard) checkLocked() []Change {
 	cur := g.scan(g.base)
 	if sameStamps(g.base, cur) {
+		g.unresolved = false
 		return nil
 	}
 	var out []Change
@@ -237,10 +249,12 @@ func (g *Guard) checkLocked() []Change {
 	if added {
 		g.setBase(g.base)
 	}
+	g.unresolved = false
 	for _, ch := range out {
 		if ch.Restored {
 			continue
 		}
+		g.unresolved = true
 		g.log.Warn("gitguard: could not restore", "path", ch.Path, "err", ch.Err)
 	}
 	slices.SortFunc(out, func(a, b Change) int { return strings.Compare(a.Path, b.Path) })

@@ -304,4 +304,15 @@ func TestRestoreNeverWritesThroughALink(t *testing.T) {
 	if ents, _ := os.ReadDir(elsewhere); len(ents) != 0 {
 		t.Errorf("godwit wrote into the link's target: %v", ents)
 	}
+	// It is not taken as the user's at the next command, and is reported
+	// again until someone puts .git back.
+	g.Accept()
+	if again := g.Check(); len(again) == 0 {
+		t.Error("the unrestored change became the user's state")
+	}
+	s.sh(s.repo, "rm .git && mv ../moved .git")
+	g.Accept()
+	if again := g.Check(); len(again) != 0 {
+		t.Errorf("after .git came back: %v", again)
+	}
 }
