@@ -238,12 +238,19 @@ func (g *Guard) checkLocked() []Change {
 	}
 	// Take the new files (a new repository's) into the state; keep the
 	// user's for everything restored.
+	// What is the same as the user's state takes its new stat (a restored
+	// file's, a folder whose entries came and went), so the next check's
+	// fast path holds.
 	after := g.scan(g.base)
 	added := false
 	for p, e := range after {
-		if _, ok := g.base[p]; !ok {
+		b, ok := g.base[p]
+		switch {
+		case !ok:
 			g.base[p] = e
 			added = true
+		case b.same(e):
+			g.base[p] = e
 		}
 	}
 	if added {

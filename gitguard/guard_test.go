@@ -316,3 +316,22 @@ func TestRestoreNeverWritesThroughALink(t *testing.T) {
 		t.Errorf("after .git came back: %v", again)
 	}
 }
+
+// After a restore the state's stats are fresh, so the next check takes
+// the fast path (no file read, nothing reported).
+func TestFastPathAfterRestore(t *testing.T) {
+	s := newSandbox(t)
+	s.sh(s.repo, "git init -q .")
+	g := s.guard(s.repo)
+	s.sh(s.repo, "echo x > .git/hooks/pre-commit")
+	if len(g.Check()) != 1 {
+		t.Fatal("not restored")
+	}
+	g.mu.Lock()
+	cur := g.scan(g.base)
+	fast := sameStamps(g.base, cur)
+	g.mu.Unlock()
+	if !fast {
+		t.Error("the check after a restore misses the fast path")
+	}
+}
