@@ -41,6 +41,10 @@ const (
 	// started (it failed, stopped, or became ready late); its state at
 	// the start is in session.started.
 	EventMCPStatus = "mcp.status"
+	// EventNotice: a safety layer acted around a tool call (it restored a
+	// git hook a command changed); Text says what. The user always sees
+	// it.
+	EventNotice = "notice"
 )
 
 // EventTypes lists every event type, in the order a turn meets them.
@@ -48,7 +52,7 @@ var EventTypes = []string{
 	EventSessionStarted, EventTurnStarted, EventModelRequest, EventTextDelta, EventThinkingDelta,
 	EventModelRetry, EventModelFallback, EventModelResponse, EventToolStarted, EventApproval, EventToolFinished,
 	EventCapped, EventCompacted, EventSegmentReset, EventSuperseded, EventLedgerOver, EventNudge, EventVerify,
-	EventMCPStatus, EventError, EventTurnFinished,
+	EventNotice, EventMCPStatus, EventError, EventTurnFinished,
 }
 
 // Event is one step of a session. Type says which payload field is set.

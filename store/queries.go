@@ -199,3 +199,20 @@ ON CONFLICT (session_id, segment, call_id) DO UPDATE SET level = excluded.level,
 	qCompactions = `SELECT call_id, level, page_id, text FROM compactions
 WHERE session_id = ? AND segment = ? ORDER BY created_at, call_id`
 )
+
+// Process groups of shell commands.
+const (
+	qProcCols = `id, coalesce(session_id, ''), coalesce(turn_id, 0), call_id, job, command, pid, pid_start, boot, supervised,
+	owner_pid, owner_start, status, how, note, started_at, coalesce(ended_at, 0)`
+
+	qRecordProc = `INSERT INTO procs (session_id, turn_id, call_id, job, command, pid, pid_start, boot, supervised,
+	owner_pid, owner_start, status, started_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?) RETURNING id`
+
+	// A row ends once: a later godwit's sweep and the owner's own end
+	// call may race, and the first word stands.
+	qEndProc = `UPDATE procs SET status = ?, how = ?, note = ?, ended_at = ? WHERE id = ? AND status = 'running'`
+
+	qRunningProcs = `SELECT ` + qProcCols + ` FROM procs WHERE status = 'running' ORDER BY id`
+	qProcs        = `SELECT ` + qProcCols + ` FROM procs WHERE session_id = ? ORDER BY id`
+)

@@ -163,7 +163,7 @@ func (s *plainSink) Emit(e agent.Event) {
 	case agent.EventSuperseded:
 		s.endLine()
 		fmt.Fprintln(s.log, supersededLine(e.Superseded))
-	case agent.EventLedgerOver:
+	case agent.EventLedgerOver, agent.EventNotice:
 		s.endLine()
 		fmt.Fprintf(s.log, "godwit: %s\n", e.Text)
 	case agent.EventMCPStatus:

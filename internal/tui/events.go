@@ -122,6 +122,8 @@ func (f *feed) apply(e agent.Event, live bool) {
 		}
 	case agent.EventLedgerOver:
 		f.t.add(&noticeItem{text: "⚠ " + e.Text, style: th.Accent})
+	case agent.EventNotice:
+		f.t.add(&noticeItem{text: "⚠ " + e.Text, style: th.Warn})
 	case agent.EventCompacted:
 		if c := e.Compacted; c != nil {
 			pages := ""

@@ -177,14 +177,18 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 	}
 	env.Store = st
 	env.closers = append(env.closers, st.Close)
+	sweepOrphans(ctx, st, shell.DefaultKillGrace, opts.Logger)
+	track := trackProcs(st, opts.Logger)
 
 	g, err := newGuard(opts, ws.Root(), st, &env.closers)
 	if err != nil {
 		return nil, err
 	}
+	secrets := keyNames(cat, cfg)
 	sh := shell.New(shell.Options{Workdir: ws.Root(), Logger: opts.Logger, Terminal: opts.Terminal,
-		Env: []string{"TMPDIR=" + g.tmp}, Wrap: g.wrap, ReadOnlyWrap: g.readOnlyWrap})
-	env.closers = append(env.closers, sh.Close)
+		Env: []string{"TMPDIR=" + g.tmp}, Secrets: secrets, Wrap: g.wrap, ReadOnlyWrap: g.readOnlyWrap, Track: track})
+	shellTool, lastCheck := g.guardShell(snapshot.WatchTool(sh, g.watcher), sh)
+	env.closers = append(env.closers, lastCheck, sh.Close)
 	env.Plan = plan.New(plan.Options{})
 	mem := memory.NewSource(memory.SourceOptions{Workspace: ws.Root(), Home: opts.Home, Store: st, Logger: opts.Logger})
 	env.Memory = mem
@@ -197,7 +201,7 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 		return nil, fmt.Errorf("wiring: %w", err)
 	}
 	tools := append(fs.Tools(ws, fs.Options{Files: opts.Files, BeforeWrite: g.recorder.BeforeWrite}),
-		snapshot.WatchTool(sh, g.watcher), env.Plan, recall.New(st), memory.NewSearchTool(searcher))
+		shellTool, env.Plan, recall.New(st), memory.NewSearchTool(searcher))
 	if skills, _ := memory.Skills(ws.Root(), opts.Home); len(skills) > 0 {
 		tools = append(tools, memory.NewSkillTool(ws.Root(), opts.Home))
 	}
@@ -208,10 +212,11 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 	counter := window.NewCounter(opts.Logger)
 	budget := window.Scaled(contextWindow(opts.ContextWindow, cfg.ContextWindow, env.ModelInfo.ContextWindow))
 	subShell := shell.New(shell.Options{Workdir: ws.Root(), Logger: opts.Logger, NoJobs: true,
-		Env: []string{"TMPDIR=" + g.tmp}, Wrap: g.readOnlyWrap})
-	env.closers = append(env.closers, subShell.Close)
+		Env: []string{"TMPDIR=" + g.tmp}, Secrets: secrets, Wrap: g.readOnlyWrap, Track: track})
+	subTool, subCheck := g.guardShell(subShell, subShell)
+	env.closers = append(env.closers, subCheck, subShell.Close)
 	sub, err := newSubagent(reg, subagentDeps{provider: provider, providerName: providerName, model: model, store: st,
-		root: ws.Root(), budget: budget, counter: counter, price: env.ModelInfo.Price.Cost, rules: g.rules, opts: opts, shell: subShell})
+		root: ws.Root(), budget: budget, counter: counter, price: env.ModelInfo.Price.Cost, rules: g.rules, opts: opts, shell: subTool})
 	if err != nil {
 		return nil, err
 	}
@@ -289,7 +294,7 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 		Sink:         opts.Sink,
 		Workspace:    ws.Root(),
 		MaxSteps:     opts.MaxSteps,
-		Verify:       shellVerifier(sh),
+		Verify:       shellVerifier(shellTool, opts.Logger),
 		OpenPlan:     openPlan(env.Plan),
 		SegmentNotes: func(context.Context) []string { return mem.Notes() },
 		Cost:         env.ModelInfo.Price.Cost,
@@ -320,9 +325,10 @@ func about(opts Options, root string, reg *tool.Registry, mgr *mcp.Manager) func
 }
 
 // shellVerifier runs --verify commands through the shell tool, so they get
-// the same process groups, timeouts and sandbox as the model's commands,
-// without an approval: the user named the command.
-func shellVerifier(sh *shell.Shell) agent.Verifier {
+// the same process groups, timeouts, sandbox and git guard as the model's
+// commands, without an approval: the user named the command (but the
+// repository wrote what it runs).
+func shellVerifier(sh tool.Tool, log *slog.Logger) agent.Verifier {
 	return func(ctx context.Context, command string, timeout time.Duration) agent.VerifyOutcome {
 		args, err := json.Marshal(map[string]any{"command": command, "timeout_s": int(timeout.Seconds())})
 		if err != nil {
@@ -330,6 +336,9 @@ func shellVerifier(sh *shell.Shell) agent.Verifier {
 		}
 		start := time.Now()
 		res, err := sh.Run(ctx, args)
+		if res.Notice != "" {
+			log.Warn("godwit: --verify: " + res.Notice)
+		}
 		out := agent.VerifyOutcome{Output: res.Content, Duration: time.Since(start)}
 		switch {
 		case res.ExitCode != nil:
@@ -392,4 +401,20 @@ func splitModel(ref, fallbackProvider string) (provider, model string) {
 		ref = "scripted"
 	}
 	return fallbackProvider, ref
+}
+
+// keyNames lists the variables that hold provider keys (every
+// provider's api_key_env, the embeddings key), for the shell to keep
+// from commands along with every *_API_KEY.
+func keyNames(cat *catalog.Catalog, cfg config.Config) []string {
+	var out []string
+	for _, p := range cat.Providers() {
+		if p.APIKeyEnv != "" {
+			out = append(out, p.APIKeyEnv)
+		}
+	}
+	if k := cfg.Memory.Embeddings.APIKeyEnv; k != "" {
+		out = append(out, k)
+	}
+	return out
 }
