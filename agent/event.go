@@ -136,8 +136,12 @@ type ResponseInfo struct {
 	StopReason string    `json:"stop_reason,omitempty"`
 	ToolCalls  int       `json:"tool_calls"`
 	Text       string    `json:"text,omitempty"`
-	Error      string    `json:"error,omitempty"`
-	Purpose    string    `json:"purpose,omitempty"`
+	// Thinking is the reasoning text the model showed (summaries for
+	// OpenAI's reasoning models), so a resumed chat can show it folded
+	// as the live one did; empty when it showed none.
+	Thinking string `json:"thinking,omitempty"`
+	Error    string `json:"error,omitempty"`
+	Purpose  string `json:"purpose,omitempty"`
 }
 
 // ToolInfo describes a tool call at tool.started and tool.finished.

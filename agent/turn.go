@@ -366,7 +366,7 @@ func (s *session) stream(ctx context.Context, step int, req llm.Request, asm win
 	}
 	info := &ResponseInfo{Provider: provider, Model: model, Usage: resp.Usage, Cost: cost,
 		LatencyMS: latency.Milliseconds(), TTFTMS: ttft.Milliseconds(), StopReason: string(resp.StopReason),
-		ToolCalls: len(resp.Message.ToolCalls()), Text: resp.Message.Text(), Purpose: purpose}
+		ToolCalls: len(resp.Message.ToolCalls()), Text: resp.Message.Text(), Thinking: thinkingText(resp.Message), Purpose: purpose}
 	if callErr != nil {
 		rec.Error = errorText(callErr)
 		info.Error = rec.Error
@@ -450,4 +450,23 @@ func (s *session) recordSummaries(ctx context.Context, step int, calls []window.
 		}
 		s.emit(Event{Type: EventModelResponse, Step: step, Response: info})
 	}
+}
+
+// thinkingText is the reasoning a message shows: each block's text, or
+// its summaries when the vendor sends only those.
+func thinkingText(m llm.Message) string {
+	var parts []string
+	for _, p := range m.Parts {
+		if p.Kind != llm.PartThinking || p.Thinking == nil {
+			continue
+		}
+		t := p.Thinking.Text
+		if t == "" {
+			t = strings.Join(p.Thinking.Summary, "\n\n")
+		}
+		if t = strings.TrimSpace(t); t != "" {
+			parts = append(parts, t)
+		}
+	}
+	return strings.Join(parts, "\n\n")
 }
