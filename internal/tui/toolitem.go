@@ -81,7 +81,7 @@ func (t *toolItem) compact() bool { return !t.isPlan }
 func (t *toolItem) expandable() bool {
 	return !t.isPlan && (t.output != "" || t.diff != "" || len(t.changed) > 0)
 }
-func (t *toolItem) toggle()          { t.expanded = !t.expanded; t.headWidth = 0 }
+func (t *toolItem) toggle() { t.expanded = !t.expanded; t.headWidth = 0 }
 
 // needsFull reports whether opening the item should load the whole
 // output from the store.
