@@ -82,6 +82,7 @@ func runACP(ctx context.Context, opts *ACPOptions, f *Factory) error {
 		env, err := wiring.Build(ctx, wiring.Options{
 			Home:      opts.Home,
 			Workspace: req.Workspace,
+			UserHome:  userHome(opts.Getenv),
 			Model:     model,
 			Provider:  opts.Provider,
 			LiveMode:  req.Mode,

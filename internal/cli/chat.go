@@ -207,7 +207,7 @@ func chatBuilder(opts *ChatOptions, p policy.Prompter, sink agent.Sink, mode *tu
 			model = opts.Model
 		}
 		env, err := wiring.Build(ctx, wiring.Options{
-			Home: opts.Home, Workspace: opts.Workdir, Model: model, Provider: opts.Provider,
+			Home: opts.Home, Workspace: opts.Workdir, UserHome: userHome(opts.Getenv), Model: model, Provider: opts.Provider,
 			LiveMode: mode.Get, Prompter: p, Sink: sink, Getenv: opts.Getenv, Logger: opts.Logger,
 			ContextWindow: opts.ContextWindow,
 		})
@@ -266,4 +266,13 @@ func (p *linePrompter) Ask(ctx context.Context, q policy.Question) (policy.Answe
 			fmt.Fprint(p.out, "Answer y (yes), n (no; a note may follow) or a (always): ")
 		}
 	}
+}
+
+// userHome is the user's home folder, where other agents keep the user's
+// skills: $HOME (%USERPROFILE% on Windows); "" when neither is set.
+func userHome(getenv func(string) string) string {
+	if h := getenv("HOME"); h != "" {
+		return h
+	}
+	return getenv("USERPROFILE")
 }

@@ -106,6 +106,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	env, err := wiring.Build(ctx, wiring.Options{
 		Home:      opts.Home,
 		Workspace: opts.Workdir,
+		UserHome:  userHome(opts.Getenv),
 		Model:     model,
 		Provider:  opts.Provider,
 		Mode:      policy.ModeFromFlags(opts.AllowWrite, opts.Yes),

@@ -36,6 +36,11 @@ type Options struct {
 	Home string
 	// Workspace is the directory the agent works in. Required.
 	Workspace string
+	// UserHome is the user's home folder, where other agents keep the
+	// user's skills (~/.agents/skills, ~/.claude/skills, ~/.codex/skills);
+	// empty leaves them out (evals and the SDK stay hermetic). The CLI
+	// sets it.
+	UserHome string
 	// Model is "provider/model".
 	Model string
 	// Provider, when set, answers instead of the one Model names (the
@@ -183,7 +188,11 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 		Env: []string{"TMPDIR=" + g.tmp}, Wrap: g.wrap})
 	env.closers = append(env.closers, sh.Close)
 	env.Plan = plan.New(plan.Options{})
-	mem := memory.NewSource(memory.SourceOptions{Workspace: ws.Root(), Home: opts.Home, Store: st, Logger: opts.Logger})
+	places := memory.SkillPlaces{Workspace: ws.Root(), Home: opts.Home, UserHome: opts.UserHome}
+	if opts.UserHome != "" {
+		places.CodexHome = opts.Getenv("CODEX_HOME")
+	}
+	mem := memory.NewSource(memory.SourceOptions{Workspace: ws.Root(), Home: opts.Home, UserHome: places.UserHome, CodexHome: places.CodexHome, Store: st, Logger: opts.Logger})
 	env.Memory = mem
 	embedder, err := newEmbedder(cfg.Memory.Embeddings, opts.Getenv)
 	if err != nil {
@@ -195,8 +204,8 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 	}
 	tools := append(fs.Tools(ws, fs.Options{Files: opts.Files, BeforeWrite: g.recorder.BeforeWrite}),
 		snapshot.WatchTool(sh, g.watcher), env.Plan, recall.New(st), memory.NewSearchTool(searcher))
-	if skills, _ := memory.Skills(ws.Root(), opts.Home); len(skills) > 0 {
-		tools = append(tools, memory.NewSkillTool(ws.Root(), opts.Home))
+	if skills, _ := memory.Skills(places); len(skills) > 0 {
+		tools = append(tools, memory.NewSkillTool(places))
 	}
 	reg, err := tool.NewRegistry(tools...)
 	if err != nil {
