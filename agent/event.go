@@ -37,6 +37,11 @@ const (
 	EventLedgerOver = "ledger.over_budget"
 	EventVerify     = "verify"
 	EventNudge      = "nudge"
+	// EventNotice is something the user must hear that no step of a turn
+	// says, in Text: the front end's own, before the session starts (a
+	// repository's .mcp.json servers that were not started). It has no
+	// session id.
+	EventNotice = "notice"
 )
 
 // Event is one step of a session. Type says which payload field is set.

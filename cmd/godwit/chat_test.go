@@ -143,8 +143,17 @@ func newTmux(t *testing.T, home string) *tmuxSession {
 // in ws; the shell around it keeps the pane open and prints the exit
 // status.
 func (s *tmuxSession) chat(ws string, args ...string) {
-	script := binary + " chat " + strings.Join(args, " ") + "; echo chat-exit=$?; sleep 60"
-	s.run("new-session", "-d", "-s", "chat", "-x", "110", "-y", "40", "-c", ws, "sh", "-c", script)
+	s.run("new-session", "-d", "-s", "chat", "-x", "110", "-y", "60", "-c", ws, "sh", "-c", chatScript(args))
+}
+
+// rechat replaces what the pane runs with a new chat (a new process), the
+// tmux server staying up.
+func (s *tmuxSession) rechat(ws string, args ...string) {
+	s.run("respawn-pane", "-k", "-t", "chat", "-c", ws, "sh", "-c", chatScript(args))
+}
+
+func chatScript(args []string) string {
+	return binary + " chat " + strings.Join(args, " ") + "; echo chat-exit=$?; sleep 60"
 }
 
 func (s *tmuxSession) typeLine(text string) {
@@ -178,11 +187,15 @@ func TestChatDailyUse(t *testing.T) {
 		slow,
 	)
 	home, ws := setup(t, srv.URL())
+	if err := os.WriteFile(filepath.Join(ws, ".mcp.json"), []byte(`{"mcpServers":{"repo-tools":{"command":"false"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	s := newTmux(t, home)
 	s.chat(ws, "--model", "local/m")
 
 	sc := s.waitFor("new session")
-	for _, want := range []string{"godwit ", "local/m", "mode read-only", "/help lists the commands", " read-only · ctx"} {
+	for _, want := range []string{"godwit ", "local/m", "mode read-only", "/help lists the commands", " read-only · ctx",
+		"⚠ .mcp.json lists MCP server not started: repo-tools"} {
 		if !strings.Contains(sc, want) {
 			t.Errorf("the opening screen lacks %q:\n%s", want, sc)
 		}
@@ -245,11 +258,9 @@ func TestChatDailyUse(t *testing.T) {
 	if m == nil || !strings.Contains(sc, "chat-exit=0") {
 		t.Fatalf("the chat did not end cleanly:\n%s", sc)
 	}
-	s.run("kill-session", "-t", "chat")
-
 	// A new process resumes the session: the transcript shows what the
 	// live chat showed.
-	s.chat(ws, "--model", "local/m", "--session", m[1])
+	s.rechat(ws, "--model", "local/m", "--session", m[1])
 	sc = s.waitFor("session " + m[1])
 	for _, want := range []string{"▸ ✻ thinking · 8 words", "☰ plan · 2 of 2 done", "✓ you allowed file_write", "I wrote notes.md.", "─ cancelled"} {
 		if !strings.Contains(sc, want) {

@@ -97,6 +97,9 @@ func runACP(ctx context.Context, opts *ACPOptions, f *Factory) error {
 		if err != nil {
 			return nil, err
 		}
+		for _, n := range env.Notices {
+			f.Logger.Warn(n) // the editor's log: ACP has no notice to show it by
+		}
 		return &acp.Engine{
 			Runtime: env.Runtime, Store: env.Store, Workspace: env.Workspace, Model: env.Model,
 			Plan: env.Plan, Close: env.Close,

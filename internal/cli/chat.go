@@ -157,6 +157,9 @@ func chatLines(ctx context.Context, opts *ChatOptions) error {
 	if opts.IO.InTTY {
 		fmt.Fprintln(opts.IO.ErrOut, ctl.Banner(opts.Version)+"; /help lists the commands")
 	}
+	for _, n := range ctl.Notices() {
+		fmt.Fprintln(opts.IO.ErrOut, "godwit:", n)
+	}
 	for {
 		if opts.IO.InTTY {
 			fmt.Fprint(opts.IO.ErrOut, "› ")
@@ -217,6 +220,7 @@ func chatBuilder(opts *ChatOptions, p policy.Prompter, sink agent.Sink, mode *tu
 		return &tui.Engine{
 			Runtime: env.Runtime, Store: env.Store, Model: env.Model, Workspace: env.Workspace,
 			ContextWindow: env.Window.Budget().Window, Plan: env.Plan.Steps, SetPlan: env.Plan.Set, Close: env.Close,
+			Notices: env.Notices,
 		}, nil
 	}
 }

@@ -63,6 +63,8 @@ func (s *plainSink) Emit(e agent.Event) {
 		s.text = true
 	case agent.EventModelResponse:
 		s.endLine()
+	case agent.EventNotice:
+		fmt.Fprintf(s.log, "godwit: %s\n", e.Text)
 	case agent.EventToolStarted:
 		s.endLine()
 		fmt.Fprintf(s.log, "→ %s\n", toolLine(e.Tool))

@@ -122,6 +122,9 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		return err
 	}
 	defer env.Close()
+	for _, n := range env.Notices {
+		sink.Emit(agent.Event{Type: agent.EventNotice, Text: n, Time: time.Now()})
+	}
 	if opts.SessionID == "last" {
 		last, err := env.Store.LastSession(ctx)
 		if err != nil {

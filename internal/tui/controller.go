@@ -41,6 +41,9 @@ type Engine struct {
 	SetPlan func([]plan.Step) error
 	// Close releases the engine; nil when there is nothing to release.
 	Close func() error
+	// Notices are what the user must hear once (wiring.Env.Notices);
+	// the chat shows the first engine's under its banner.
+	Notices []string
 }
 
 // Builder builds the engine for a model ("provider/model"; "" for the
@@ -93,6 +96,8 @@ type Controller struct {
 	mode  *ModeSwitch
 	turns sync.WaitGroup // running turns; Close waits for them
 
+	notices []string // the first engine's, shown once
+
 	mu        sync.Mutex
 	eng       *Engine
 	sessionID string
@@ -126,7 +131,7 @@ func NewController(ctx context.Context, opts Options) (*Controller, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.eng = eng
+	c.eng, c.notices = eng, eng.Notices
 	if opts.Session != "" {
 		sess, err := ResolveSession(ctx, eng.Store, opts.Session)
 		if err == nil {
@@ -188,6 +193,9 @@ func (c *Controller) Banner(version string) string {
 	}
 	return strings.Join(parts, " · ")
 }
+
+// Notices returns what the user must hear once, from the first engine.
+func (c *Controller) Notices() []string { return c.notices }
 
 // Workspace returns the folder the engine works in ("" when unknown).
 func (c *Controller) Workspace() string {

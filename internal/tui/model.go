@@ -56,6 +56,7 @@ type Model struct {
 
 	version    string
 	bannerItem *noticeItem // the transcript's first item
+	heading    int         // items at the transcript's top: the banner and the notices
 }
 
 // ModelOptions configure a Model.
@@ -95,6 +96,7 @@ func NewModel(ctx context.Context, ctl *Controller, opts ModelOptions) *Model {
 	m.bannerItem = m.banner()
 	m.t.add(m.bannerItem)
 	m.input.SetWidth(m.width)
+	m.addNotices()
 	return m
 }
 
@@ -359,11 +361,12 @@ func (m *Model) showHistory(msg historyMsg) {
 		m.t.add(&noticeItem{text: "✗ the session's history could not be read: " + msg.err.Error(), style: m.rc.th.Error})
 		return
 	}
-	old := m.t.entries
+	old, oldHeading := m.t.entries, m.heading
 	m.t = newTranscript(m.rc)
 	m.feed = newFeed(m.t)
 	m.bannerItem = m.banner()
 	m.t.add(m.bannerItem)
+	m.addNotices()
 	m.questions, m.byQuestion = nil, map[int]*entry{}
 	for _, e := range msg.events {
 		m.feed.apply(e, false)
@@ -373,7 +376,7 @@ func (m *Model) showHistory(msg historyMsg) {
 	}
 	m.feed.close()
 	// Keep what was said before the resume (the :resume reply) at the end.
-	if n := len(old); n > 1 {
+	if n := len(old); n > oldHeading {
 		if last, ok := old[n-1].it.(*noticeItem); ok {
 			m.t.add(last)
 		}
@@ -384,6 +387,15 @@ func (m *Model) showHistory(msg historyMsg) {
 // banner is the transcript's first item (Controller.Banner).
 func (m *Model) banner() *noticeItem {
 	return &noticeItem{text: m.ctl.Banner(m.version) + "\n/help lists the commands · Shift-Tab switches the mode · Ctrl-C twice leaves", style: m.rc.th.Dim}
+}
+
+// addNotices shows what the user must hear once (a repository's MCP
+// servers not started) under the banner.
+func (m *Model) addNotices() {
+	for _, n := range m.ctl.Notices() {
+		m.t.add(&noticeItem{text: "⚠ " + n, style: m.rc.th.Warn})
+	}
+	m.heading = len(m.t.entries)
 }
 
 // homeRel writes a path under the home folder as ~/..., as shells do.

@@ -31,6 +31,11 @@ const mcpStartWait = 5 * time.Second
 func startMCP(ctx context.Context, cfg mcp.Config, opts Options, root string, wait time.Duration, late *lateTools) *mcp.Manager {
 	mgr := mcp.Start(mcp.Options{Config: cfg, Workspace: root, Getenv: opts.Getenv, Logger: opts.Logger,
 		OnStatus: func(s mcp.Status) {
+			if s.State == mcp.StateSkipped && s.Source == mcp.ProjectFile {
+				// Env.Notices says it once, for all of them.
+				opts.Logger.Info(s.String())
+				return
+			}
 			if s.State != mcp.StateReady {
 				opts.Logger.Warn(s.String())
 				return

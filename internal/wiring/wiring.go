@@ -16,6 +16,7 @@ import (
 	"github.com/godwit/godwit/internal/config"
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/llm/catalog"
+	"github.com/godwit/godwit/mcp"
 	"github.com/godwit/godwit/memory"
 	"github.com/godwit/godwit/policy"
 	"github.com/godwit/godwit/prompt"
@@ -103,6 +104,11 @@ type Env struct {
 	Window *window.Window
 	// Memory serves project rules, memory files and skills per segment.
 	Memory *memory.Source
+	// Notices are what the user must hear once, at start, that no event
+	// carries: today, a repository's .mcp.json servers that were not
+	// started. The front end shows them (run: stderr or a notice event;
+	// the chat: a line under the banner).
+	Notices []string
 
 	closers []func() error
 	reg     *tool.Registry // the session's tools, MCP servers' as they come
@@ -223,6 +229,9 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 	}
 	if err := reg.Add(sub); err != nil {
 		return nil, fmt.Errorf("wiring: %w", err)
+	}
+	if n := mcp.HeldNotice(cfg.MCP.Held(ws.Root())); n != "" {
+		env.Notices = append(env.Notices, n)
 	}
 	var late *lateTools
 	if len(cfg.MCP.Servers) > 0 || len(cfg.MCP.Project) > 0 {
