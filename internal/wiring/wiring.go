@@ -296,6 +296,7 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 		Sink:         opts.Sink,
 		Workspace:    ws.Root(),
 		MaxSteps:     opts.MaxSteps,
+		Reasoning:    env.ModelInfo.Reasoning,
 		Verify:       shellVerifier(sh),
 		OpenPlan:     openPlan(env.Plan),
 		SegmentNotes: func(context.Context) []string { return mem.Notes() },
