@@ -120,7 +120,7 @@ func TestResponsesAskForReasoningSummaries(t *testing.T) {
 	}
 	var body struct {
 		Reasoning struct{ Summary string } `json:"reasoning"`
-		Include   []string                `json:"include"`
+		Include   []string                 `json:"include"`
 	}
 	if err := json.Unmarshal(srv.Requests()[0].Body, &body); err != nil {
 		t.Fatal(err)
