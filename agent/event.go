@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/godwit/godwit/llm"
+	"github.com/godwit/godwit/tool"
 	"github.com/godwit/godwit/window"
 )
 
@@ -21,6 +22,9 @@ const (
 	EventModelResponse  = "model.response"
 	EventToolStarted    = "tool.started"
 	EventToolFinished   = "tool.finished"
+	// EventToolProgress: a running call says how far it has come (an MCP
+	// server's progress notification). Like the deltas it is not stored.
+	EventToolProgress = "tool.progress"
 	EventApproval       = "approval"
 	EventTurnFinished   = "turn.finished"
 	EventError          = "error"
@@ -62,6 +66,9 @@ type Event struct {
 	Retry    *llm.Retry    `json:"retry,omitempty"`
 	Fallback *llm.Fallback `json:"fallback,omitempty"`
 	Tool     *ToolInfo     `json:"tool,omitempty"`
+	// Progress is a running call's progress (tool.progress, with Tool
+	// naming the call).
+	Progress *tool.Progress `json:"progress,omitempty"`
 	Approval *ApprovalInfo `json:"approval,omitempty"`
 	Finished *TurnInfo     `json:"finished,omitempty"`
 	Reset    *ResetInfo    `json:"reset,omitempty"`

@@ -254,6 +254,10 @@ func (r *Runner) execute(ctx context.Context, o *Outcome, p pending, obs Observe
 	defer unlock()
 	start := time.Now()
 	obs.Started(o.Call, p.access)
+	if po, ok := obs.(ProgressObserver); ok {
+		call := o.Call
+		ctx = WithProgress(ctx, func(pr Progress) { po.Progress(call, pr) })
+	}
 	res, err := r.safeRun(ctx, p.tool, llm.ArgsOrEmpty(o.Call.Args))
 	o.Duration = time.Since(start)
 	switch {

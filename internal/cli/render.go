@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/godwit/godwit/agent"
+	"github.com/godwit/godwit/tool"
 )
 
 // jsonSink writes one JSON object per line: every event but the deltas,
@@ -44,8 +45,9 @@ type plainSink struct {
 	mu      sync.Mutex
 	out     io.Writer
 	log     io.Writer
-	midLine bool // out has text without a trailing newline
-	text    bool // some answer text was written
+	shown   map[string]progressMark // per call: what its last progress line said
+	midLine bool                    // out has text without a trailing newline
+	text    bool                    // some answer text was written
 }
 
 func newPlainSink(out, log io.Writer) *plainSink { return &plainSink{out: out, log: log} }
@@ -63,6 +65,11 @@ func (s *plainSink) Emit(e agent.Event) {
 		s.text = true
 	case agent.EventModelResponse:
 		s.endLine()
+	case agent.EventToolProgress:
+		if s.progressed(e) {
+			s.endLine()
+			fmt.Fprintf(s.log, "  … %s %s\n", e.Tool.Name, progressLine(e.Progress))
+		}
 	case agent.EventNotice:
 		fmt.Fprintf(s.log, "godwit: %s\n", e.Text)
 	case agent.EventToolStarted:
@@ -153,4 +160,47 @@ func firstLine(s string, n int) string {
 		s = s[:n] + "…"
 	}
 	return s
+}
+
+// progressMark is the last progress line of a call.
+type progressMark struct {
+	tenth int
+	msg   string
+}
+
+// progressed reports whether a progress event says something new enough
+// to print: a new message, or another tenth of the total done. A server
+// may send hundreds; stderr gets a line per step worth reading.
+func (s *plainSink) progressed(e agent.Event) bool {
+	if e.Tool == nil || e.Progress == nil {
+		return false
+	}
+	p := e.Progress
+	mark := progressMark{tenth: -1, msg: p.Message}
+	if p.Total > 0 {
+		mark.tenth = int(10 * p.Progress / p.Total)
+	}
+	if s.shown == nil {
+		s.shown = map[string]progressMark{}
+	}
+	last, ok := s.shown[e.Tool.CallID]
+	if ok && last == mark && (p.Total > 0 || p.Message != "") {
+		return false
+	}
+	s.shown[e.Tool.CallID] = mark
+	return true
+}
+
+func progressLine(p *tool.Progress) string {
+	var out string
+	switch {
+	case p.Total > 0:
+		out = fmt.Sprintf("%.0f/%.0f", p.Progress, p.Total)
+	default:
+		out = fmt.Sprintf("%g", p.Progress)
+	}
+	if p.Message != "" {
+		out += " " + p.Message
+	}
+	return out
 }

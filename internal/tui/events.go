@@ -112,6 +112,12 @@ func (f *feed) apply(e agent.Event, live bool) {
 			en.it.(*toolItem).started(e.Tool)
 			en.touch()
 		}
+	case agent.EventToolProgress:
+		if e.Tool != nil && e.Progress != nil {
+			en := f.tool(e.Tool.CallID, e.Tool.Name)
+			en.it.(*toolItem).setProgress(e.Progress.Progress, e.Progress.Total, e.Progress.Message)
+			en.touch()
+		}
 	case agent.EventToolFinished:
 		if e.Tool != nil {
 			en := f.tool(e.Tool.CallID, e.Tool.Name)

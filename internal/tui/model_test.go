@@ -11,10 +11,12 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/godwit/godwit/agent"
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/llm/fake"
 	"github.com/godwit/godwit/policy"
 	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/tool"
 	"github.com/godwit/godwit/tool/plan"
 )
 
@@ -643,4 +645,26 @@ func transcriptLines(m *Model) []string {
 		}
 	}
 	return out
+}
+
+// A running call's progress (an MCP server's notifications) shows on its
+// line until it ends.
+func TestToolProgressOnTheLine(t *testing.T) {
+	m := staticModel(t, 100, 20)
+	call := &agent.ToolInfo{CallID: "c1", Name: "mcp__everything__long"}
+	feedEvents(m,
+		agent.Event{Type: agent.EventToolStarted, Tool: &agent.ToolInfo{CallID: "c1", Name: "mcp__everything__long", Summary: "mcp__everything__long {}"}},
+		agent.Event{Type: agent.EventToolProgress, Tool: call, Progress: &tool.Progress{Progress: 2, Total: 4, Message: "copying"}},
+	)
+	if sc := plainScreen(m); !strings.Contains(sc, "running · 2/4 copying") {
+		t.Errorf("no progress on the line:\n%s", sc)
+	}
+	feedEvents(m, agent.Event{Type: agent.EventToolProgress, Tool: call, Progress: &tool.Progress{Progress: 0.5, Total: 1}})
+	if sc := plainScreen(m); !strings.Contains(sc, "running · 50%") {
+		t.Errorf("a fraction:\n%s", sc)
+	}
+	feedEvents(m, agent.Event{Type: agent.EventToolFinished, Tool: &agent.ToolInfo{CallID: "c1", Name: "mcp__everything__long", Output: "done"}})
+	if sc := plainScreen(m); strings.Contains(sc, "50%") {
+		t.Errorf("progress stays after the end:\n%s", sc)
+	}
 }

@@ -53,6 +53,12 @@ type toolItem struct {
 	head      string
 	headWidth int // 0: stale
 
+	// progress is what a running call last said of how far it has come
+	// (an MCP server's progress notifications); total 0 is unknown.
+	progress, progressTotal float64
+	progressMsg             string
+	hasProgress             bool
+
 	// steps is what a successful plan call set: the item is then drawn
 	// as a checklist card, not as a call with JSON arguments.
 	steps   []plan.Step
@@ -116,6 +122,29 @@ func (t *toolItem) finished(info *agent.ToolInfo) {
 		t.isPlan = len(t.steps) > 0 || t.cleared
 	}
 	t.recount()
+}
+
+// setProgress records a running call's progress.
+func (t *toolItem) setProgress(progress, total float64, msg string) {
+	t.progress, t.progressTotal, t.progressMsg, t.hasProgress = progress, total, msg, true
+	t.headWidth = 0
+}
+
+// progressText is "3/5 copying", "40% copying" or "3 copying".
+func progressText(progress, total float64, msg string) string {
+	var s string
+	switch {
+	case total > 0 && total == float64(int64(total)) && progress == float64(int64(progress)):
+		s = fmt.Sprintf("%d/%d", int64(progress), int64(total))
+	case total > 0:
+		s = fmt.Sprintf("%.0f%%", 100*progress/total)
+	default:
+		s = strconv.FormatFloat(progress, 'f', -1, 64)
+	}
+	if msg != "" {
+		s += " " + msg
+	}
+	return s
 }
 
 // parsePlan reads the plan tool's result (plan.Render: "[x] done",
@@ -241,6 +270,9 @@ func (t *toolItem) drawHeader(rc *renderCtx, width int) string {
 	meta := []string{}
 	if t.state == toolRunning {
 		meta = append(meta, "running")
+		if t.hasProgress {
+			meta = append(meta, progressText(t.progress, t.progressTotal, t.progressMsg))
+		}
 	}
 	if t.code != "" && t.state != toolDone {
 		meta = append(meta, t.code)
