@@ -25,11 +25,11 @@ const (
 	// EventToolProgress: a running call says how far it has come (an MCP
 	// server's progress notification). Like the deltas it is not stored.
 	EventToolProgress = "tool.progress"
-	EventApproval       = "approval"
-	EventTurnFinished   = "turn.finished"
-	EventError          = "error"
-	EventSegmentReset   = "segment.reset"
-	EventCompacted      = "context.compacted"
+	EventApproval     = "approval"
+	EventTurnFinished = "turn.finished"
+	EventError        = "error"
+	EventSegmentReset = "segment.reset"
+	EventCompacted    = "context.compacted"
 	// EventCapped: outputs over the window's share were paged whole as
 	// they entered and are shown as head and tail (no cache break).
 	EventCapped = "context.capped"
@@ -69,11 +69,11 @@ type Event struct {
 	// Progress is a running call's progress (tool.progress, with Tool
 	// naming the call).
 	Progress *tool.Progress `json:"progress,omitempty"`
-	Approval *ApprovalInfo `json:"approval,omitempty"`
-	Finished *TurnInfo     `json:"finished,omitempty"`
-	Reset    *ResetInfo    `json:"reset,omitempty"`
-	Verify   *VerifyInfo   `json:"verify,omitempty"`
-	Nudge    *NudgeInfo    `json:"nudge,omitempty"`
+	Approval *ApprovalInfo  `json:"approval,omitempty"`
+	Finished *TurnInfo      `json:"finished,omitempty"`
+	Reset    *ResetInfo     `json:"reset,omitempty"`
+	Verify   *VerifyInfo    `json:"verify,omitempty"`
+	Nudge    *NudgeInfo     `json:"nudge,omitempty"`
 	// Compacted reports a compaction step (context.compacted) or outputs
 	// capped as they entered (context.capped).
 	Compacted *window.Compaction `json:"compacted,omitempty"`
