@@ -102,7 +102,7 @@ func runACP(ctx context.Context, opts *ACPOptions, f *Factory) error {
 		}
 		return &acp.Engine{
 			Runtime: env.Runtime, Store: env.Store, Workspace: env.Workspace, Model: env.Model,
-			Plan: env.Plan, Close: env.Close,
+			Plan: env.Plan, ContextWindow: env.Window.Budget().Window, Close: env.Close,
 		}, nil
 	}
 	return acp.Serve(ctx, opts.IO.In, out, acp.Options{
