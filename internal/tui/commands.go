@@ -558,12 +558,18 @@ func undoText(rep snapshot.Report, ws string) string {
 	return b.String()
 }
 
-// modeNames are the names /mode takes, peers' included (Codex's
+// parseMode reads the names /mode takes, peers' included (Codex's
 // "read-only", "auto"; "yes" for --yes, "write" for --allow-write).
-var modeNames = map[string]policy.Mode{
-	"read-only": policy.ReadOnly, "readonly": policy.ReadOnly, "ro": policy.ReadOnly, "read": policy.ReadOnly,
-	"ask": policy.Ask, "write": policy.Ask, "allow-write": policy.Ask,
-	"auto": policy.Auto, "yes": policy.Auto,
+func parseMode(name string) (policy.Mode, bool) {
+	switch strings.ToLower(name) {
+	case "read-only", "readonly", "ro", "read":
+		return policy.ReadOnly, true
+	case "ask", "write", "allow-write":
+		return policy.Ask, true
+	case "auto", "yes":
+		return policy.Auto, true
+	}
+	return policy.ReadOnly, false
 }
 
 // modeHelp says what each mode lets through.
@@ -586,7 +592,7 @@ func (c *Controller) modeCommand(args []string) (string, error) {
 		}
 		return fmt.Sprintf("mode: %s: %s\n/mode read-only | ask | auto switches it from the next call on (Shift-Tab cycles)", cur, modeHelp(cur)), nil
 	}
-	m, known := modeNames[strings.ToLower(args[0])]
+	m, known := parseMode(args[0])
 	if !known {
 		return "", fmt.Errorf("tui: unknown mode %q: use read-only, ask or auto", args[0])
 	}

@@ -25,9 +25,9 @@ type detailBlock struct {
 	vals  map[string]json.RawMessage
 }
 
-// concatenated are the keys whose string pieces join: everything else is
-// whole in one fragment.
-var concatenated = map[string]bool{"text": true, "summary": true}
+// concatenated reports whether the string pieces of key k join:
+// everything else is whole in one fragment.
+func concatenated(k string) bool { return k == "text" || k == "summary" }
 
 // add merges one delta's reasoning_details (a JSON array, or null).
 func (m *detailsMerger) add(raw string) error {
@@ -81,7 +81,7 @@ func (b *detailBlock) set(k string, v json.RawMessage) {
 	if empty(v) {
 		return // a later null or "" never erases what came
 	}
-	if concatenated[k] {
+	if concatenated(k) {
 		var a, c string
 		if json.Unmarshal(old, &a) == nil && json.Unmarshal(v, &c) == nil {
 			b.vals[k] = jsonString(a + c)
