@@ -179,10 +179,11 @@ func TestChatDailyUse(t *testing.T) {
 		llmtest.ChatReply(llmtest.ChatReasoning("The user wants notes about the hosts file."), llmtest.ChatToolCall("call_p", "plan", planArgs), llmtest.ChatFinish("tool_calls"), llmtest.ChatUsage(900, 12)),
 		llmtest.ChatReply(llmtest.ChatToolCall("call_w1", "file_write", `{"path":"notes.md","content":"hosts\n"}`), llmtest.ChatFinish("tool_calls"), llmtest.ChatUsage(950, 12)),
 		llmtest.ChatTextReply("This session is read-only, so notes.md was not written.", 990, 8),
-		// Turn 2, ask: the write is asked about and allowed.
+		// Turn 2, ask: the write is asked about and allowed, and so is a
+		// command that writes, which the sandbox of ask mode lets write.
 		llmtest.ChatReply(llmtest.ChatToolCall("call_w2", "file_write", `{"path":"notes.md","content":"hosts\n"}`), llmtest.ChatFinish("tool_calls"), llmtest.ChatUsage(1000, 12)),
-		llmtest.ChatTextReply("I wrote notes.md.", 1050, 6),
-		llmtest.ChatTextReply("A note file has nothing to test.", 1090, 8),
+		llmtest.ChatReply(llmtest.ChatToolCall("call_s", "shell_exec", `{"command":"echo sandboxed > shell.txt"}`), llmtest.ChatFinish("tool_calls"), llmtest.ChatUsage(1020, 12)),
+		llmtest.ChatTextReply("I wrote notes.md and shell.txt.", 1050, 6),
 		// Turn 3: cancelled while it streams.
 		slow,
 	)
@@ -236,9 +237,14 @@ func TestChatDailyUse(t *testing.T) {
 	s.run("send-keys", "-t", "chat", "Enter")
 	s.waitFor("Allow? y yes")
 	s.run("send-keys", "-t", "chat", "y")
-	sc = s.waitFor("nothing to test")
+	s.waitFor("shell_exec wants to")
+	s.run("send-keys", "-t", "chat", "y")
+	sc = s.waitFor("notes.md and shell.txt.")
 	if b, err := os.ReadFile(filepath.Join(ws, "notes.md")); err != nil || string(b) != "hosts\n" {
 		t.Fatalf("notes.md = %q, %v\n%s", b, err, sc)
+	}
+	if b, err := os.ReadFile(filepath.Join(ws, "shell.txt")); err != nil || string(b) != "sandboxed\n" {
+		t.Fatalf("the command could not write in ask mode (shell.txt = %q, %v): the sandbox did not follow the mode\n%s", b, err, sc)
 	}
 
 	s.typeLine("tell me slowly")
@@ -262,7 +268,7 @@ func TestChatDailyUse(t *testing.T) {
 	// live chat showed.
 	s.rechat(ws, "--model", "local/m", "--session", m[1])
 	sc = s.waitFor("─ cancelled") // the history is drawn once it is read
-	for _, want := range []string{"session " + m[1], "▸ ✻ thinking · 8 words", "☰ plan · 2 of 2 done", "✓ you allowed file_write", "I wrote notes.md."} {
+	for _, want := range []string{"session " + m[1], "▸ ✻ thinking · 8 words", "☰ plan · 2 of 2 done", "✓ you allowed file_write", "notes.md and shell.txt."} {
 		if !strings.Contains(sc, want) {
 			t.Errorf("the resumed chat lacks %q:\n%s", want, sc)
 		}
