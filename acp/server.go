@@ -73,6 +73,9 @@ type Engine struct {
 	Model     string
 	// Plan, when set, is read after each plan call to send the steps.
 	Plan *plan.Plan
+	// ContextWindow is the model's window in tokens, the size of the
+	// usage_update notifications; 0 sends none.
+	ContextWindow int
 	// Close releases the engine; nil means nothing to release.
 	Close func() error
 }
@@ -201,6 +204,7 @@ func (s *server) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk
 		sess.close()
 		return sdk.LoadSessionResponse{}, internal(err)
 	}
+	sess.loadUsage(ctx)
 	s.add(sess)
 	return sdk.LoadSessionResponse{Modes: sess.modeState()}, nil
 }

@@ -74,6 +74,12 @@ type session struct {
 	cancel      context.CancelFunc // ends the running turn
 	stored      bool               // the store holds the session
 	closed      bool
+
+	// What usage_update reports: the tokens of the context after the
+	// last step's model call, and the session's cost so far.
+	used    int
+	reqUsed int // the last step's request, as godwit counted it
+	cost    float64
 }
 
 func (s *session) modeState() *sdk.SessionModeState {

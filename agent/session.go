@@ -146,8 +146,8 @@ func (s *session) emit(e Event) {
 		e.Time = s.r.cfg.Now()
 	}
 	s.r.cfg.Sink.Emit(e)
-	if e.Type == EventTextDelta || e.Type == EventThinkingDelta {
-		return
+	if e.Type == EventTextDelta || e.Type == EventThinkingDelta || e.Type == EventToolProgress {
+		return // many, and the events around them say the rest
 	}
 	data, err := json.Marshal(e)
 	if err != nil {

@@ -64,6 +64,12 @@ func (o *observer) Started(call llm.ToolCall, a tool.Access) {
 	}})
 }
 
+// Progress implements tool.ProgressObserver.
+func (o *observer) Progress(call llm.ToolCall, p tool.Progress) {
+	pp := p
+	o.s.emit(Event{Type: EventToolProgress, Step: o.step, Tool: &ToolInfo{CallID: call.ID, Name: call.Name}, Progress: &pp})
+}
+
 func (o *observer) Finished(out tool.Outcome) {
 	res := out.Result
 	if res.Notice != "" {

@@ -394,17 +394,6 @@ func (s *session) stream(ctx context.Context, step int, req llm.Request, asm win
 	return resp, nil
 }
 
-// thinkingText joins the text of a message's thinking parts.
-func thinkingText(m llm.Message) string {
-	var parts []string
-	for _, p := range m.Parts {
-		if p.Kind == llm.PartThinking && p.Thinking != nil && p.Thinking.Text != "" {
-			parts = append(parts, p.Thinking.Text)
-		}
-	}
-	return strings.Join(parts, "\n\n")
-}
-
 // modelError adds what the user should do to a provider failure.
 func modelError(err error) error {
 	switch {
@@ -474,4 +463,23 @@ func (s *session) recordSummaries(ctx context.Context, step int, calls []window.
 		}
 		s.emit(Event{Type: EventModelResponse, Step: step, Response: info})
 	}
+}
+
+// thinkingText is the reasoning a message shows: each block's text, or
+// its summaries when the vendor sends only those.
+func thinkingText(m llm.Message) string {
+	var parts []string
+	for _, p := range m.Parts {
+		if p.Kind != llm.PartThinking || p.Thinking == nil {
+			continue
+		}
+		t := p.Thinking.Text
+		if t == "" {
+			t = strings.Join(p.Thinking.Summary, "\n\n")
+		}
+		if t = strings.TrimSpace(t); t != "" {
+			parts = append(parts, t)
+		}
+	}
+	return strings.Join(parts, "\n\n")
 }

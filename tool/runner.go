@@ -261,6 +261,10 @@ func (r *Runner) execute(ctx context.Context, o *Outcome, p pending, obs Observe
 		// processes sandboxes them as the approver said.
 		ctx = WithConfinement(ctx, o.Decision.Confine)
 	}
+	if po, ok := obs.(ProgressObserver); ok {
+		call := o.Call
+		ctx = WithProgress(ctx, func(pr Progress) { po.Progress(call, pr) })
+	}
 	res, err := r.safeRun(WithCallID(ctx, o.Call.ID), p.tool, llm.ArgsOrEmpty(o.Call.Args))
 	o.Duration = time.Since(start)
 	switch {

@@ -236,6 +236,7 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 	env, err := wiring.Build(ctx, wiring.Options{
 		Home:      opts.Home,
 		Workspace: opts.Workdir,
+		UserHome:  userHome(opts.Getenv),
 		Model:     model,
 		Provider:  opts.Provider,
 		Mode:      policy.ModeFromFlags(opts.AllowWrite, opts.Yes),
@@ -252,6 +253,9 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 		return err
 	}
 	defer env.Close()
+	for _, n := range env.Notices {
+		sink.Emit(agent.Event{Type: agent.EventNotice, Text: n, Time: time.Now()})
+	}
 	if opts.SessionID != "" {
 		sess, err := resolveSession(ctx, env.Store, opts.SessionID, env.Workspace)
 		if err != nil {

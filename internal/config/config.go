@@ -92,6 +92,9 @@ type ModelConfig struct {
 	ContextWindow int         `yaml:"context_window,omitempty"`
 	MaxOutput     int         `yaml:"max_output,omitempty"`
 	Price         PriceConfig `yaml:"price,omitempty"`
+	// Reasoning is the effort asked of a reasoning model: low, medium or
+	// high (through OpenRouter, its reasoning: {effort}).
+	Reasoning string `yaml:"reasoning,omitempty"`
 }
 
 // PriceConfig is a model's price per million tokens.
@@ -163,7 +166,7 @@ func (c Config) Catalog() (*catalog.Catalog, error) {
 
 func (m ModelConfig) model() catalog.Model {
 	return catalog.Model{
-		Provider: m.Provider, ID: m.ID, ContextWindow: m.ContextWindow, MaxOutput: m.MaxOutput,
+		Provider: m.Provider, ID: m.ID, ContextWindow: m.ContextWindow, MaxOutput: m.MaxOutput, Reasoning: m.Reasoning,
 		Price: catalog.Price{Input: m.Price.Input, Output: m.Price.Output, CacheRead: m.Price.CacheRead, CacheWrite: m.Price.CacheWrite},
 	}
 }

@@ -39,6 +39,11 @@ func startMCP(ctx context.Context, cfg mcp.Config, opts Options, root string, wa
 				info := mcpInfo(s)
 				opts.Sink.Emit(agent.Event{Type: agent.EventMCPStatus, Time: time.Now(), MCP: &info})
 			}
+			if s.State == mcp.StateSkipped && s.Source == mcp.ProjectFile {
+				// Env.Notices says it once, for all of them.
+				opts.Logger.Info(s.String())
+				return
+			}
 			if s.State != mcp.StateReady {
 				opts.Logger.Warn(s.String())
 				return

@@ -37,6 +37,11 @@ type Options struct {
 	Home string
 	// Workspace is the directory the agent works in. Required.
 	Workspace string
+	// UserHome is the user's home folder, where other agents keep the
+	// user's skills (~/.agents/skills, ~/.claude/skills, ~/.codex/skills);
+	// empty leaves them out (evals and the SDK stay hermetic). The CLI
+	// sets it.
+	UserHome string
 	// Model is "provider/model".
 	Model string
 	// Provider, when set, answers instead of the one Model names (the
@@ -101,6 +106,11 @@ type Env struct {
 	Window *window.Window
 	// Memory serves project rules, memory files and skills per segment.
 	Memory *memory.Source
+	// Notices are what the user must hear once, at start, that no event
+	// carries: today, a repository's .mcp.json servers that were not
+	// started. The front end shows them (run: stderr or a notice event;
+	// the chat: a line under the banner).
+	Notices []string
 
 	closers []func() error
 	reg     *tool.Registry // the session's tools, MCP servers' as they come
@@ -190,7 +200,11 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 	shellTool, lastCheck := g.guardShell(snapshot.WatchTool(sh, g.watcher), sh)
 	env.closers = append(env.closers, lastCheck, sh.Close)
 	env.Plan = plan.New(plan.Options{})
-	mem := memory.NewSource(memory.SourceOptions{Workspace: ws.Root(), Home: opts.Home, Store: st, Logger: opts.Logger})
+	places := memory.SkillPlaces{Workspace: ws.Root(), Home: opts.Home, UserHome: opts.UserHome}
+	if opts.UserHome != "" {
+		places.CodexHome = opts.Getenv("CODEX_HOME")
+	}
+	mem := memory.NewSource(memory.SourceOptions{Workspace: ws.Root(), Home: opts.Home, UserHome: places.UserHome, CodexHome: places.CodexHome, Store: st, Logger: opts.Logger})
 	env.Memory = mem
 	embedder, err := newEmbedder(cfg.Memory.Embeddings, opts.Getenv)
 	if err != nil {
@@ -202,8 +216,8 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 	}
 	tools := append(fs.Tools(ws, fs.Options{Files: opts.Files, BeforeWrite: g.recorder.BeforeWrite}),
 		shellTool, env.Plan, recall.New(st), memory.NewSearchTool(searcher))
-	if skills, _ := memory.Skills(ws.Root(), opts.Home); len(skills) > 0 {
-		tools = append(tools, memory.NewSkillTool(ws.Root(), opts.Home))
+	if skills, _ := memory.Skills(places); len(skills) > 0 {
+		tools = append(tools, memory.NewSkillTool(places))
 	}
 	reg, err := tool.NewRegistry(tools...)
 	if err != nil {
@@ -222,6 +236,9 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 	}
 	if err := reg.Add(sub); err != nil {
 		return nil, fmt.Errorf("wiring: %w", err)
+	}
+	if n := mcp.HeldNotice(cfg.MCP.Held(ws.Root())); n != "" {
+		env.Notices = append(env.Notices, n)
 	}
 	var late *lateTools
 	var mgr *mcp.Manager
@@ -294,11 +311,12 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 		Sink:         opts.Sink,
 		Workspace:    ws.Root(),
 		MaxSteps:     opts.MaxSteps,
+		Reasoning:    env.ModelInfo.Reasoning,
 		Verify:       shellVerifier(shellTool, opts.Logger),
 		OpenPlan:     openPlan(env.Plan),
 		SegmentNotes: func(context.Context) []string { return mem.Notes() },
 		Cost:         env.ModelInfo.Price.Cost,
-		About:        about(opts, ws.Root(), reg, mgr),
+		About:        about(opts, places, reg, mgr),
 		Logger:       opts.Logger,
 	})
 	if err != nil {
@@ -308,15 +326,19 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 }
 
 // about describes, at each session's start, what it runs with.
-func about(opts Options, root string, reg *tool.Registry, mgr *mcp.Manager) func() agent.SessionInfo {
+func about(opts Options, places memory.SkillPlaces, reg *tool.Registry, mgr *mcp.Manager) func() agent.SessionInfo {
 	return func() agent.SessionInfo {
-		info := agent.SessionInfo{Version: opts.Version, Mode: opts.Mode.String(), Tools: reg.Names()}
+		mode := opts.Mode
+		if opts.LiveMode != nil {
+			mode = opts.LiveMode()
+		}
+		info := agent.SessionInfo{Version: opts.Version, Mode: mode.String(), Tools: reg.Names()}
 		if mgr != nil {
 			for _, s := range mgr.Statuses() {
 				info.MCPServers = append(info.MCPServers, mcpInfo(s))
 			}
 		}
-		skills, _ := memory.Skills(root, opts.Home)
+		skills, _ := memory.Skills(places)
 		for _, s := range skills {
 			info.Skills = append(info.Skills, s.Name)
 		}
