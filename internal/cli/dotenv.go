@@ -39,7 +39,7 @@ func LoadEnvFiles(f *Factory) {
 	}
 	_, err := loadDotenv(files, os.LookupEnv, os.Setenv)
 	if err != nil {
-		f.Logger.Warn("godwit: .env: " + err.Error())
+		f.Logger.Warn(err.Error())
 	}
 }
 

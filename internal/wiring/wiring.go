@@ -359,7 +359,7 @@ func shellVerifier(sh tool.Tool, log *slog.Logger) agent.Verifier {
 		start := time.Now()
 		res, err := sh.Run(ctx, args)
 		if res.Notice != "" {
-			log.Warn("godwit: --verify: " + res.Notice)
+			log.Warn("--verify: " + res.Notice)
 		}
 		out := agent.VerifyOutcome{Output: res.Content, Duration: time.Since(start)}
 		switch {
