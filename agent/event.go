@@ -70,6 +70,8 @@ type Event struct {
 	// Ledger reports the ledger's size against its budget
 	// (ledger.over_budget).
 	Ledger *LedgerInfo `json:"ledger,omitempty"`
+	// Mail describes a message at the mail.* events (agent/mail.go).
+	Mail *MailInfo `json:"mail,omitempty"`
 }
 
 // SupersededInfo says which ledger entry no longer holds and what

@@ -25,6 +25,8 @@ type session struct {
 	// resets counts resets since the model last completed a step: a
 	// second one means the work cannot fit, and the turn stops.
 	resets int
+	// mail is the turn's mail as the model reads it (agent/mail.go).
+	mail []llm.Part
 }
 
 // open loads a stored session, or creates one when id is empty.

@@ -51,6 +51,16 @@ type Config struct {
 	MCP mcp.Config `yaml:"mcp,omitempty"`
 	// Tools tunes the tool table.
 	Tools ToolsConfig `yaml:"tools,omitempty"`
+	// Mail says whom the send_message tool may message.
+	Mail MailConfig `yaml:"mail,omitempty"`
+}
+
+// MailConfig says whom the send_message tool may message besides the
+// sessions of the sender's own workspace.
+type MailConfig struct {
+	// Allow lists workspaces (absolute paths) or session ids whose
+	// sessions may be messaged too; "*" allows every session.
+	Allow []string `yaml:"allow,omitempty"`
 }
 
 // ToolsConfig tunes the tool table.

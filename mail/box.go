@@ -1,0 +1,206 @@
+package mail
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/godwit/godwit/agent"
+	"github.com/godwit/godwit/store"
+)
+
+// DefaultPoll is how often a waiter asks whether the database changed.
+// Between changes that is one PRAGMA on a pinned connection; see
+// docs/architecture.md for its measured idle cost.
+const DefaultPoll = 100 * time.Millisecond
+
+// Options configure a Box.
+type Options struct {
+	// Command names what holds the session ("serve", "chat", "acp",
+	// "run"), for the message another process gets when it tries.
+	Command string
+	// Poll is the wake-up interval; 0 means DefaultPoll.
+	Poll   time.Duration
+	Logger *slog.Logger
+}
+
+// Box is one process's hold on one session: while it is open no other
+// process keeps the session open, and it claims the session's mail.
+// Within one process a newer Box of the same session takes it over.
+type Box struct {
+	st      *store.Store
+	session string
+	owner   string
+	poll    time.Duration
+	log     *slog.Logger
+	watch   *store.Watch
+}
+
+// Open makes this process the session's resident and recovers the claims
+// of processes that died holding its mail. When another live process
+// keeps the session open, the error matches store.ErrResident and says
+// how to reach that process instead.
+func Open(ctx context.Context, st *store.Store, sessionID string, opts Options) (*Box, error) {
+	if opts.Poll <= 0 {
+		opts.Poll = DefaultPoll
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	b := &Box{st: st, session: sessionID, owner: boxOwner(), poll: opts.Poll, log: opts.Logger}
+	_, err := st.AcquireResident(ctx, store.Resident{SessionID: sessionID, Owner: b.owner, PID: os.Getpid(), Command: opts.Command}, foreignAlive)
+	if errors.Is(err, store.ErrResident) {
+		return nil, fmt.Errorf("%w; send it a message with `godwit send %s TEXT`, or stop that process first", err, sessionID)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("mail: %w", err)
+	}
+	if _, err := Recover(ctx, st, sessionID); err != nil {
+		b.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
+// Session is the session the box holds.
+func (b *Box) Session() string { return b.session }
+
+// Owner is the name this process claims under.
+func (b *Box) Owner() string { return b.owner }
+
+// Claim takes the session's claimable mail for the next turn, oldest
+// first, at most MaxPerTurn; none when there is none.
+func (b *Box) Claim(ctx context.Context) ([]store.Mail, error) {
+	ms, err := b.st.ClaimMail(ctx, b.session, b.owner, MaxPerTurn)
+	if err != nil {
+		return nil, fmt.Errorf("mail: %w", err)
+	}
+	return ms, nil
+}
+
+// Release queues again the claimed messages whose turn never started
+// (the engine failed before it), saying why.
+func (b *Box) Release(ctx context.Context, ms []store.Mail, why error) {
+	note := "the turn did not start"
+	if why != nil {
+		note += ": " + why.Error()
+	}
+	for _, m := range ms {
+		cur, err := b.st.MailByID(ctx, m.ID)
+		if err != nil || cur.State != store.MailDelivered || cur.TurnID != 0 {
+			continue
+		}
+		if got, ok, err := b.st.RequeueMail(context.WithoutCancel(ctx), m.ID, b.owner, note); err == nil && ok {
+			_ = agent.RecordMail(context.WithoutCancel(ctx), b.st, agent.EventMailRequeued, got, time.Now())
+		}
+	}
+}
+
+// Wait blocks until the session may have claimable mail, or ctx ends.
+func (b *Box) Wait(ctx context.Context) error {
+	if b.watch == nil {
+		w, err := b.st.NewWatch(ctx)
+		if err != nil {
+			return fmt.Errorf("mail: %w", err)
+		}
+		b.watch = w
+	}
+	return waitFor(ctx, b.watch, b.poll, func() (bool, error) { return b.st.Claimable(ctx, b.session) })
+}
+
+// Close gives up the session and the pinned connection.
+func (b *Box) Close() error {
+	var errs []error
+	if b.watch != nil {
+		errs = append(errs, b.watch.Close())
+		b.watch = nil
+	}
+	errs = append(errs, b.st.ReleaseResident(context.Background(), b.session, b.owner))
+	return errors.Join(errs...)
+}
+
+// waitFor checks ready at once, then after every change of the database,
+// polling every poll, until it is true or ctx ends.
+func waitFor(ctx context.Context, w *store.Watch, poll time.Duration, ready func() (bool, error)) error {
+	ok, err := ready()
+	if err != nil || ok {
+		return err
+	}
+	t := time.NewTicker(poll)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+		changed, err := w.Changed(ctx)
+		if err != nil {
+			return err
+		}
+		if !changed {
+			continue
+		}
+		if ok, err := ready(); err != nil || ok {
+			return err
+		}
+	}
+}
+
+// Recover settles the session's claims whose process died: a claim whose
+// turn never started is queued again; one whose turn started fails,
+// since its work may be half done and running it again could do it
+// twice; the sender reads why. It returns the messages it changed.
+func Recover(ctx context.Context, st *store.Store, sessionID string) ([]store.Mail, error) {
+	claims, err := st.Claims(ctx, sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("mail: %w", err)
+	}
+	var out []store.Mail
+	for _, m := range claims {
+		got, ok, err := recoverOne(ctx, st, m)
+		if err != nil {
+			return out, err
+		}
+		if ok {
+			out = append(out, got)
+		}
+	}
+	return out, nil
+}
+
+// recoverOne settles one claim if its process is gone.
+func recoverOne(ctx context.Context, st *store.Store, m store.Mail) (store.Mail, bool, error) {
+	if m.State != store.MailDelivered || Alive(m.ClaimedBy) {
+		return m, false, nil
+	}
+	var (
+		got store.Mail
+		ok  bool
+		err error
+		typ string
+	)
+	if m.TurnID == 0 {
+		typ = agent.EventMailRequeued
+		got, ok, err = st.RequeueMail(ctx, m.ID, m.ClaimedBy, fmt.Sprintf("the process that claimed it (pid %d) ended before its turn started", PID(m.ClaimedBy)))
+	} else {
+		typ = agent.EventMailFailed
+		got, ok, err = st.FailClaim(ctx, m.ID, m.ClaimedBy, fmt.Sprintf(
+			"the process running turn %d of session %s (pid %d) died before the turn answered; the turn is recorded as interrupted and nothing was answered: send again, or acknowledge with `godwit send --ack %s`",
+			m.Turn, m.To, PID(m.ClaimedBy), ID(m.ID)))
+	}
+	if err != nil {
+		return m, false, fmt.Errorf("mail: %w", err)
+	}
+	if !ok {
+		return m, false, nil // another process settled it first
+	}
+	got.Turn = m.Turn
+	if err := agent.RecordMail(ctx, st, typ, got, time.Now()); err != nil {
+		return got, true, err
+	}
+	return got, true, nil
+}
