@@ -153,7 +153,8 @@ type RunInput struct {
 	// its last turn (the user undid its file changes, say). Each goes
 	// before the prompt in the same message, marked as godwit's; unlike
 	// the prompt, notes are not entered in the Decisions ledger.
-	Notes []string // Mail are messages to the session claimed for this turn (package
+	Notes []string
+	// Mail are messages to the session claimed for this turn (package
 	// mail claims them). Each reaches the model after the prompt, marked
 	// with its id and sender as not the user's words; none enters the
 	// Decisions ledger; each gets the turn's answer, or its error. Prompt
