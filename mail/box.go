@@ -12,10 +12,14 @@ import (
 	"github.com/godwit/godwit/store"
 )
 
-// DefaultPoll is how often a waiter asks whether the database changed.
-// Between changes that is one PRAGMA on a pinned connection; see
-// docs/architecture.md for its measured idle cost.
-const DefaultPoll = 100 * time.Millisecond
+// A waiter asks whether the database changed every DefaultPoll after a
+// change, backing off to every MaxPoll while nothing does: each ask is
+// one PRAGMA (12 µs), but each wake-up of an idle process costs far more
+// than that (docs/architecture.md has the measured figures).
+const (
+	DefaultPoll = 50 * time.Millisecond
+	MaxPoll     = time.Second
+)
 
 // Options configure a Box.
 type Options struct {
@@ -88,13 +92,14 @@ func (b *Box) Release(ctx context.Context, ms []store.Mail, why error) {
 	if why != nil {
 		note += ": " + why.Error()
 	}
+	ctx = context.WithoutCancel(ctx)
 	for _, m := range ms {
 		cur, err := b.st.MailByID(ctx, m.ID)
 		if err != nil || cur.State != store.MailDelivered || cur.TurnID != 0 {
 			continue
 		}
-		if got, ok, err := b.st.RequeueMail(context.WithoutCancel(ctx), m.ID, b.owner, note); err == nil && ok {
-			_ = agent.RecordMail(context.WithoutCancel(ctx), b.st, agent.EventMailRequeued, got, time.Now())
+		if got, ok, err := b.st.RequeueMail(ctx, m.ID, b.owner, note); err == nil && ok {
+			_ = agent.RecordMail(ctx, b.st, agent.EventMailRequeued, got, time.Now())
 		}
 	}
 }
@@ -123,30 +128,68 @@ func (b *Box) Close() error {
 }
 
 // waitFor checks ready at once, then after every change of the database,
-// polling every poll, until it is true or ctx ends.
+// until it is true or ctx ends.
 func waitFor(ctx context.Context, w *store.Watch, poll time.Duration, ready func() (bool, error)) error {
 	ok, err := ready()
 	if err != nil || ok {
 		return err
 	}
-	t := time.NewTicker(poll)
-	defer t.Stop()
+	b := newBackoff(poll)
+	defer b.stop()
 	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-t.C:
+		if err := b.sleep(ctx); err != nil {
+			return err
 		}
 		changed, err := w.Changed(ctx)
 		if err != nil {
 			return err
 		}
 		if !changed {
+			b.idle()
 			continue
 		}
+		b.reset()
 		if ok, err := ready(); err != nil || ok {
 			return err
 		}
+	}
+}
+
+// backoff is a poll interval that doubles while nothing changes, from
+// min up to MaxPoll (or min, when min is larger), and drops back on a
+// change.
+type backoff struct {
+	min, cur, max time.Duration
+	t             *time.Timer
+}
+
+func newBackoff(min time.Duration) *backoff {
+	if min <= 0 {
+		min = DefaultPoll
+	}
+	return &backoff{min: min, cur: min, max: max(min, MaxPoll)}
+}
+
+func (b *backoff) sleep(ctx context.Context) error {
+	if b.t == nil {
+		b.t = time.NewTimer(b.cur)
+	} else {
+		b.t.Reset(b.cur)
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-b.t.C:
+		return nil
+	}
+}
+
+func (b *backoff) idle()  { b.cur = min(2*b.cur, b.max) }
+func (b *backoff) reset() { b.cur = b.min }
+
+func (b *backoff) stop() {
+	if b.t != nil {
+		b.t.Stop()
 	}
 }
 

@@ -35,12 +35,12 @@ func Follow(ctx context.Context, st *store.Store, id int64, opts FollowOptions) 
 		}
 		defer w.Close()
 		last := opts.Since
-		t := time.NewTicker(opts.Poll)
-		defer t.Stop()
+		b := newBackoff(opts.Poll)
+		defer b.stop()
 		check := true // read at once, then after each change
 		var cur store.Mail
-		everySecond := max(1, int(time.Second/opts.Poll))
-		for ticks := 0; ; ticks++ {
+		lastAsked := time.Now()
+		for {
 			if check {
 				m, err := st.MailByID(ctx, id)
 				if err != nil {
@@ -70,19 +70,23 @@ func Follow(ctx context.Context, st *store.Store, id int64, opts FollowOptions) 
 					}
 				}
 			}
-			select {
-			case <-ctx.Done():
-				yield(store.Receipt{}, ctx.Err())
+			if err := b.sleep(ctx); err != nil {
+				yield(store.Receipt{}, err)
 				return
-			case <-t.C:
 			}
 			if check, err = w.Changed(ctx); err != nil {
 				yield(store.Receipt{}, fmt.Errorf("mail: %w", err))
 				return
 			}
+			if check {
+				b.reset()
+			} else {
+				b.idle()
+			}
 			// A claimer that dies writes nothing: ask about it every second.
-			if !check && cur.State == store.MailDelivered && ticks%everySecond == 0 && !Alive(cur.ClaimedBy) {
-				check = true
+			if !check && cur.State == store.MailDelivered && time.Since(lastAsked) >= time.Second {
+				lastAsked = time.Now()
+				check = !Alive(cur.ClaimedBy)
 			}
 		}
 	}

@@ -166,3 +166,16 @@ func validName(s string) bool {
 	}
 	return true
 }
+
+// NewSession creates an empty session in workspace, so that a resident
+// can serve it before anyone has written to it (`godwit serve --new`).
+func NewSession(ctx context.Context, st *store.Store, workspace, model string) (string, error) {
+	id := store.NewID()
+	if err := st.CreateSession(ctx, store.Session{ID: id, Workspace: workspace, Model: model}); err != nil {
+		return "", fmt.Errorf("mail: %w", err)
+	}
+	if err := st.StartSegment(ctx, id, 1, "start"); err != nil {
+		return "", fmt.Errorf("mail: %w", err)
+	}
+	return id, nil
+}

@@ -424,8 +424,11 @@ func (s *Store) dataVersion(ctx context.Context) (int64, error) {
 		db.SetConnMaxIdleTime(0)
 		s.watch = db
 	}
+	// The PRAGMA returns at once, so it runs without ctx's cancellation:
+	// the driver watches a cancellable context with a goroutine per
+	// query, which an idle resident would pay on every poll.
 	var v int64
-	if err := s.watch.QueryRowContext(ctx, qDataVersion).Scan(&v); err != nil {
+	if err := s.watch.QueryRowContext(context.WithoutCancel(ctx), qDataVersion).Scan(&v); err != nil {
 		return 0, wrap("watch", err)
 	}
 	return v, nil

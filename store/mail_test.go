@@ -331,3 +331,21 @@ func TestWatchSeesOtherConnections(t *testing.T) {
 		t.Error("the writer's commit went unseen")
 	}
 }
+
+// BenchmarkWatchChanged is what an idle resident pays per poll.
+func BenchmarkWatchChanged(b *testing.B) {
+	s, err := Open(context.Background(), filepath.Join(b.TempDir(), "godwit.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	w, err := s.NewWatch(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := w.Changed(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

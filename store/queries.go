@@ -30,7 +30,8 @@ WHERE lower(substr(id, 1, length(?1))) = lower(?1) ORDER BY id LIMIT 6`
 	coalesce(sum(m.input_tokens), 0), coalesce(sum(m.output_tokens), 0), coalesce(sum(m.reasoning_tokens), 0),
 	coalesce(sum(m.cache_read_tokens), 0), coalesce(sum(m.cache_write_tokens), 0), coalesce(sum(m.cost), 0),
 	(SELECT count(*) FROM mail q WHERE q.target = s.id AND q.state = 'queued'),
-	coalesce((SELECT r.owner FROM residents r WHERE r.session_id = s.id), '')
+	coalesce((SELECT r.owner FROM residents r WHERE r.session_id = s.id), ''),
+	coalesce((SELECT r.command FROM residents r WHERE r.session_id = s.id), '')
 FROM (SELECT * FROM sessions ORDER BY updated_at DESC, id DESC LIMIT ?) s
 LEFT JOIN model_calls m ON m.session_id = s.id
 GROUP BY s.id

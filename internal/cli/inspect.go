@@ -227,8 +227,14 @@ func serveTrace(ctx context.Context, opts *InspectOptions, st *store.Store, sess
 // timelineLine renders one event as a line of the human timeline; ""
 // skips it.
 func timelineLine(e agent.Event) string {
+	if line := mailLine(e); line != "" {
+		return "  " + line
+	}
 	switch e.Type {
 	case agent.EventTurnStarted:
+		if e.Prompt == "" {
+			return fmt.Sprintf("turn %d: mail", e.Turn)
+		}
 		return fmt.Sprintf("turn %d: %s", e.Turn, firstLine(e.Prompt, 100))
 	case agent.EventModelRequest:
 		if e.Request == nil {
@@ -363,7 +369,7 @@ func runSessions(ctx context.Context, opts *SessionsOptions) error {
 }
 
 func writeSessions(w io.Writer, list []store.SessionSummary) {
-	fmt.Fprintf(w, "%-28s %-17s %5s %9s %9s  %s\n", "ID", "LAST ACTIVITY", "TURNS", "TOKENS", "COST", "TITLE")
+	fmt.Fprintf(w, "%-28s %-17s %5s %9s %9s %4s %-8s  %s\n", "ID", "LAST ACTIVITY", "TURNS", "TOKENS", "COST", "MAIL", "RESIDENT", "TITLE")
 	for _, s := range list {
 		tokens := s.Usage.InputTokens + s.Usage.OutputTokens
 		title := strings.TrimSpace(firstLine(s.Title, 60))
@@ -371,6 +377,7 @@ func writeSessions(w io.Writer, list []store.SessionSummary) {
 			// A sub-agent's session: its cost is its parent's too.
 			title = "(sub-agent of " + s.ParentID + ") " + title
 		}
-		fmt.Fprintf(w, "%-28s %-17s %5d %9d %9s  %s\n", s.ID, s.LastActivity.Local().Format("2006-01-02 15:04"), s.Turns, tokens, fmt.Sprintf("$%.4f", s.Cost), title)
+		queued, resident := mailColumns(s)
+		fmt.Fprintf(w, "%-28s %-17s %5d %9d %9s %4s %-8s  %s\n", s.ID, s.LastActivity.Local().Format("2006-01-02 15:04"), s.Turns, tokens, fmt.Sprintf("$%.4f", s.Cost), queued, resident, title)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/godwit/godwit/agent"
 	"github.com/godwit/godwit/internal/wiring"
 	"github.com/godwit/godwit/llm"
+	"github.com/godwit/godwit/mail"
 	"github.com/godwit/godwit/policy"
 )
 
@@ -128,10 +129,22 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		}
 		opts.SessionID = last.ID
 	}
-	_, err = env.Runtime.Run(ctx, agent.RunInput{
+	in := agent.RunInput{
 		SessionID: opts.SessionID, Prompt: opts.Prompt, Reset: opts.Reset,
 		Verify: opts.Verify, VerifyRounds: opts.VerifyRounds, VerifyTimeout: opts.VerifyTimeout,
-	})
+	}
+	var box *mail.Box
+	if opts.SessionID != "" {
+		// A resumed session's waiting mail is answered with the prompt.
+		if box, in.Mail, err = openRunMail(ctx, env.Store, opts.SessionID); err != nil {
+			return err
+		}
+		defer box.Close()
+	}
+	res, err := env.Runtime.Run(ctx, in)
+	if box != nil && res.Turn == 0 {
+		box.Release(ctx, in.Mail, err)
+	}
 	if errors.Is(err, agent.ErrCancelled) {
 		return fmt.Errorf("cancelled; the turn is recorded as cancelled")
 	}
