@@ -247,3 +247,46 @@ func recoverOne(ctx context.Context, st *store.Store, m store.Mail) (store.Mail,
 	}
 	return got, true, nil
 }
+
+// Arrivals calls arrived once for each message queued for the session
+// that session names (it may change; "" is none), those already waiting
+// first, until ctx ends: a chat shows mail as it comes.
+func Arrivals(ctx context.Context, st *store.Store, session func() string, poll time.Duration, arrived func(store.Mail)) error {
+	w, err := st.NewWatch(ctx)
+	if err != nil {
+		return fmt.Errorf("mail: %w", err)
+	}
+	defer w.Close()
+	seen := map[string]int64{} // session -> the newest message announced
+	b := newBackoff(poll)
+	defer b.stop()
+	checked := ""
+	for {
+		if sid := session(); sid != "" {
+			changed, err := w.Changed(ctx)
+			if err != nil {
+				return err
+			}
+			if changed || sid != checked {
+				checked = sid
+				b.reset()
+				ms, err := st.Mailbox(ctx, sid, 50)
+				if err != nil {
+					return fmt.Errorf("mail: %w", err)
+				}
+				for i := len(ms) - 1; i >= 0; i-- { // oldest first
+					m := ms[i]
+					if m.To == sid && m.State == store.MailQueued && m.ID > seen[sid] {
+						seen[sid] = m.ID
+						arrived(m)
+					}
+				}
+			} else {
+				b.idle()
+			}
+		}
+		if err := b.sleep(ctx); err != nil {
+			return nil
+		}
+	}
+}

@@ -536,3 +536,101 @@ func TestConcurrentSenders(t *testing.T) {
 	}
 	t.Logf("%d messages in %d turns", len(ms), len(brain.requests()))
 }
+
+// A chat on a session is its resident: mail sent to it is answered in
+// the chat (plain lines here), and the chat holds the session against a
+// second resident.
+func TestChatReceivesMail(t *testing.T) {
+	brain := newBrain(t, func(r chatRequest) llmtest.Reply {
+		if strings.Contains(r.lastUser(), "[godwit mail]") {
+			return reply("the chat answers the mail")
+		}
+		return reply("hello")
+	})
+	home, ws := mailSetup(t, brain.URL)
+	r := godwit(t, home, ws, nil, "run", "--json", "--model", "local/m", "-p", "hi")
+	if r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	var first struct {
+		SessionID string `json:"session_id"`
+	}
+	_ = json.Unmarshal([]byte(strings.SplitN(r.stdout, "\n", 2)[0]), &first)
+	sid := first.SessionID
+
+	chat := exec.Command(binary, "chat", "--session", sid, "--model", "local/m")
+	chat.Dir = ws
+	chat.Env = append(baseEnv(), "GODWIT_HOME="+home)
+	stdin, _ := chat.StdinPipe()
+	var out, errb bytes.Buffer
+	chat.Stdout, chat.Stderr = &out, &errb
+	if err := chat.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = chat.Process.Kill(); _ = chat.Wait() }()
+	st := openStore(t, home)
+	eventually(t, "the chat holds the session", func() bool { return residentAlive(st, sid) })
+
+	r = godwit(t, home, ws, nil, "send", sid, "status, please?", "--wait", "--timeout", "30s")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "the chat answers the mail" {
+		t.Fatalf("send --wait to a chat: exit %d %q\n%s\nchat: %s", r.code, r.stdout, r.stderr, errb.String())
+	}
+	if r := godwit(t, home, ws, nil, "serve", sid, "--model", "local/m"); r.code != 1 || !strings.Contains(r.stderr, "is open in chat") {
+		t.Errorf("serve of a session a chat holds: exit %d %s", r.code, r.stderr)
+	}
+	if r := godwit(t, home, ws, nil, "run", "--session", sid, "--model", "local/m", "-p", "x"); r.code != 1 || !strings.Contains(r.stderr, "godwit send "+sid) {
+		t.Errorf("run of a session a chat holds: exit %d %s", r.code, r.stderr)
+	}
+	stdin.Close()
+	if err := chat.Wait(); err != nil {
+		t.Fatalf("chat: %v\n%s", err, errb.String())
+	}
+	if !strings.Contains(out.String(), "the chat answers the mail") || !strings.Contains(errb.String(), "✉ m1 from user") {
+		t.Errorf("the chat did not show the mail:\nstdout %s\nstderr %s", out.String(), errb.String())
+	}
+	if residentAlive(st, sid) {
+		t.Error("the chat still holds the session after it ended")
+	}
+}
+
+func residentAlive(st *store.Store, sid string) bool {
+	r, ok, err := st.ResidentOf(context.Background(), sid)
+	return err == nil && ok && r.PID != 0 && syscall.Kill(r.PID, 0) == nil
+}
+
+// The terminal chat shows mail as it arrives and answers it when idle.
+func TestChatInTmuxShowsMail(t *testing.T) {
+	bin, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Skip("tmux is not installed (Debian: apt-get install tmux)")
+	}
+	brain := newBrain(t, func(r chatRequest) llmtest.Reply {
+		if strings.Contains(r.lastUser(), "[godwit mail]") {
+			return reply("Build fixed, thanks for the note.")
+		}
+		return reply("hello")
+	})
+	home, ws := mailSetup(t, brain.URL)
+	r := godwit(t, home, ws, nil, "run", "--json", "--model", "local/m", "-p", "hi")
+	var first struct {
+		SessionID string `json:"session_id"`
+	}
+	_ = json.Unmarshal([]byte(strings.SplitN(r.stdout, "\n", 2)[0]), &first)
+	s := &tmuxSession{t: t, bin: bin, sock: filepath.Join(t.TempDir(), "tmux.sock"),
+		env: append(baseEnv(), "GODWIT_HOME="+home, "TERM=xterm-256color")}
+	s.run("new-session", "-d", "-s", "chat", "-x", "100", "-y", "30", "-c", ws, "sh", "-c", binary+" chat --model local/m --session "+first.SessionID+"; sleep 60")
+	t.Cleanup(func() { _ = exec.Command(bin, "-S", s.sock, "kill-server").Run() })
+	s.waitFor(":help")
+	st := openStore(t, home)
+	eventually(t, "the chat holds the session", func() bool { return residentAlive(st, first.SessionID) })
+	if r := godwit(t, home, ws, nil, "send", "--from", "ci", first.SessionID, "the nightly build is red"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	sc := s.waitFor("Build fixed, thanks")
+	for _, want := range []string{"✉ m1 from program ci (not your words):", "the nightly build is red", "↩ the answer went to program ci (m1)"} {
+		if !strings.Contains(sc, want) {
+			t.Errorf("the screen lacks %q:\n%s", want, sc)
+		}
+	}
+	eventually(t, "m1 answered", func() bool { return message(t, st, "m1").State == store.MailAnswered })
+}

@@ -54,7 +54,7 @@ var allowed = map[string]struct {
 	"internal/wiring": {[]string{"agent", "llm", "llm/anthropic", "llm/catalog", "llm/openai", "llm/retry", "prompt", "store", "tool", "tool/fs", "tool/plan", "tool/recall", "tool/shell", "tool/workspace", "window", "internal/config", "memory", "policy", "sandbox", "snapshot", "mcp", "subagent", "tool/deferred", "mail"},
 		"config to engine; shared by cli, acp and eval"},
 	"internal/config":   {[]string{"llm/catalog", "mcp"}, "config file and defaults"},
-	"internal/cli":      {[]string{"agent", "internal/demo", "internal/wiring", "internal/config", "llm", "llm/catalog", "store", "tool", "trace", "acp", "memory", "tool/fs", "tool/shell", "policy", "snapshot", "internal/tui", "eval"}, "commands"},
+	"internal/cli":      {[]string{"agent", "internal/demo", "internal/wiring", "internal/config", "llm", "llm/catalog", "store", "tool", "trace", "acp", "memory", "tool/fs", "tool/shell", "policy", "snapshot", "internal/tui", "eval", "mail"}, "commands"},
 	"internal/layering": {nil, "this test"},
 	"acp":               {[]string{"agent", "llm", "store", "tool", "tool/fs", "tool/plan", "tool/shell"}, "the ACP server drives the core; internal/cli builds its engines with wiring"},
 	"internal/tui":      {[]string{"agent", "llm", "policy", "snapshot", "store", "tool/plan"}, "the chat UI over the agent's events; the CLI builds its engines"},

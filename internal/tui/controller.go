@@ -56,6 +56,8 @@ type Options struct {
 	Session string
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Mail, when set, hands the chat its session's mail (tui/mail.go).
+	Mail MailSource
 }
 
 // Controller is the chat's state outside the screen. It is safe for
@@ -64,6 +66,7 @@ type Options struct {
 type Controller struct {
 	build Builder
 	now   func() time.Time
+	mail  MailSource
 	turns sync.WaitGroup // running turns; Close waits for them
 
 	mu        sync.Mutex
@@ -91,7 +94,7 @@ func NewController(ctx context.Context, opts Options) (*Controller, error) {
 	if opts.Build == nil {
 		return nil, errors.New("tui: Options.Build is required")
 	}
-	c := &Controller{build: opts.Build, now: opts.Now}
+	c := &Controller{build: opts.Build, now: opts.Now, mail: opts.Mail}
 	if c.now == nil {
 		c.now = time.Now
 	}
@@ -147,8 +150,15 @@ func (c *Controller) Running() bool {
 }
 
 // Run takes one prompt through a turn of the current session (starting
-// one at the first prompt). Cancel ctx to cancel the turn.
+// one at the first prompt), with the session's waiting mail. Cancel ctx
+// to cancel the turn.
 func (c *Controller) Run(ctx context.Context, prompt string) (agent.Result, error) {
+	return c.run(ctx, prompt)
+}
+
+// run runs a turn of prompt and the waiting mail; with no prompt and no
+// mail it runs none.
+func (c *Controller) run(ctx context.Context, prompt string) (agent.Result, error) {
 	c.mu.Lock()
 	if c.running {
 		c.mu.Unlock()
@@ -166,7 +176,16 @@ func (c *Controller) Run(ctx context.Context, prompt string) (agent.Result, erro
 	c.mu.Unlock()
 	defer c.turns.Done()
 
-	res, err := eng.Runtime.Run(ctx, in)
+	var (
+		res agent.Result
+		err error
+	)
+	if in.Mail, err = c.claimMail(ctx, in.SessionID); err == nil && (in.Prompt != "" || len(in.Mail) > 0) {
+		res, err = eng.Runtime.Run(ctx, in)
+		if res.Turn == 0 && len(in.Mail) > 0 {
+			c.mail.Release(ctx, in.SessionID, in.Mail, err)
+		}
+	}
 
 	c.mu.Lock()
 	defer c.mu.Unlock()

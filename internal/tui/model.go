@@ -51,6 +51,8 @@ type Model struct {
 	lastCtrlC time.Time
 	hint      string // shown under the status line until the next key
 	quitting  bool
+	// mailWaiting: mail arrived while the chat was busy (tui/mail.go).
+	mailWaiting bool
 }
 
 // ModelOptions configure a Model.
@@ -152,10 +154,15 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.input.SetWidth(m.width)
 		return m, nil
 	case eventsMsg:
+		var cmds []tea.Cmd
 		for _, x := range msg {
+			if a, ok := x.(mailArrivedMsg); ok {
+				cmds = append(cmds, m.mailArrived(a))
+				continue
+			}
 			m.handleBridge(x)
 		}
-		return m, nil
+		return m, tea.Batch(cmds...)
 	case turnDoneMsg:
 		return m, m.turnDone(msg)
 	case commandDoneMsg:
@@ -301,6 +308,9 @@ func (m *Model) turnDone(msg turnDoneMsg) tea.Cmd {
 	if m.quitting {
 		return tea.Quit
 	}
+	if m.mailWaiting && !m.busy() {
+		return m.startMailTurn()
+	}
 	return nil
 }
 
@@ -318,6 +328,8 @@ func (m *Model) commandDone(msg commandDoneMsg) tea.Cmd {
 		return m.quit()
 	case msg.reply.Reload:
 		return m.loadHistory()
+	case m.mailWaiting && !m.busy():
+		return m.startMailTurn()
 	}
 	return nil
 }
