@@ -54,6 +54,7 @@ type session struct {
 	cancel      context.CancelFunc // ends the running turn
 	stored      bool               // the store holds the session
 	closed      bool
+	mailStop    func() // ends the mail loop (acp/mail.go)
 }
 
 func (s *session) modeState() *sdk.SessionModeState {
@@ -130,6 +131,7 @@ func (s *session) ensureStored(ctx context.Context) error {
 	s.mu.Lock()
 	s.stored = true
 	s.mu.Unlock()
+	s.startMail()
 	return nil
 }
 
@@ -161,6 +163,7 @@ func (s *session) close() error {
 		s.cancel()
 	}
 	s.mu.Unlock()
+	s.stopMail()
 	s.turn.Lock()
 	defer s.turn.Unlock()
 	if s.eng.Close == nil {

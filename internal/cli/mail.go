@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/godwit/godwit/acp"
 	"github.com/godwit/godwit/agent"
 	"github.com/godwit/godwit/internal/wiring"
 	"github.com/godwit/godwit/mail"
@@ -250,4 +251,13 @@ func mailColumns(s store.SessionSummary) (queued, resident string) {
 		resident = s.ResidentCommand
 	}
 	return queued, resident
+}
+
+// openACPMail makes an editor's session its resident.
+func openACPMail(ctx context.Context, st *store.Store, id string) (acp.Mailbox, error) {
+	b, err := mail.Open(ctx, st, id, mail.Options{Command: "acp"})
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
 }
