@@ -44,7 +44,7 @@ var allowed = map[string]struct {
 	"subagent":       {[]string{"agent", "llm", "store", "tool"}, "a read-only child agent; the caller builds its runtime"},
 	"tool/deferred":  {[]string{"llm", "tool"}, "splits the tool table and proxies deferred tools"},
 	"mail":           {[]string{"agent", "llm", "store", "tool"}, "mail between sessions over the store: residents, claims, receipts, the send_message tool"},
-	".":              {[]string{"agent", "internal/wiring", "llm", "policy", "tool"}, "the embeddable SDK (experimental), a thin layer over wiring"},
+	".":              {[]string{"agent", "internal/wiring", "llm", "mail", "policy", "store", "tool"}, "the embeddable SDK (experimental), a thin layer over wiring"},
 	"policy":         {[]string{"tool"}, "approval: modes, rules, shell-command analysis over tool.Access"},
 	"sandbox":        {nil, "Landlock for commands; knows nothing of godwit"},
 	"snapshot":       {[]string{"store", "tool"}, "snapshots before writes, undo, watching shell changes"},
