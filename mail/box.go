@@ -270,14 +270,13 @@ func Arrivals(ctx context.Context, st *store.Store, session func() string, poll 
 			if changed || sid != checked {
 				checked = sid
 				b.reset()
-				ms, err := st.Mailbox(ctx, sid, 50)
+				ms, err := st.QueuedAfter(ctx, sid, seen[sid], 50)
 				if err != nil {
 					return fmt.Errorf("mail: %w", err)
 				}
-				for i := len(ms) - 1; i >= 0; i-- { // oldest first
-					m := ms[i]
-					if m.To == sid && m.State == store.MailQueued && m.ID > seen[sid] {
-						seen[sid] = m.ID
+				for _, m := range ms {
+					seen[sid] = m.ID
+					if _, held, err := st.HeldBy(ctx, m); err == nil && !held {
 						arrived(m)
 					}
 				}

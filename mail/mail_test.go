@@ -454,3 +454,34 @@ func TestToolSpecSize(t *testing.T) {
 			"If the change is deliberate, run go test ./mail -run TestToolSpecSize -update", got, want)
 	}
 }
+
+// A session answering another's message does not block waiting on it:
+// the other may be waiting for this very answer.
+func TestToolRefusesAWaitThatWouldDeadlock(t *testing.T) {
+	st := openStore(t)
+	ctx := context.Background()
+	sup, worker := session(t, st, "/w"), session(t, st, "/w")
+	p, _ := mail.Post(ctx, st, mail.FromSession(sup), worker, "do it")
+	ms, _ := st.ClaimMail(ctx, worker, mail.Self(), 0)
+	turn, _ := st.StartTurn(ctx, worker, "", 1)
+	st.MailInTurn(ctx, []int64{ms[0].ID}, turn.ID)
+	tl := mail.NewTool(mail.ToolOptions{Store: st, Workspace: "/w", Poll: poll})
+	raw, _ := json.Marshal(map[string]any{"to": sup, "text": "which branch?", "wait": true})
+	tctx := tool.WithSession(ctx, tool.Session{ID: worker, TurnID: turn.ID})
+	done := make(chan tool.Result, 1)
+	go func() {
+		res, _ := tl.Run(tctx, raw)
+		done <- res
+	}()
+	select {
+	case res := <-done:
+		if !strings.Contains(res.Content, "Not waiting: this turn answers "+mail.ID(p.Mail.ID)) {
+			t.Errorf("result: %q", res.Content)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the tool blocked waiting on the session whose message it answers")
+	}
+	if q, _ := st.QueuedAfter(ctx, sup, 0, 10); len(q) != 1 {
+		t.Errorf("the question was not queued: %+v", q)
+	}
+}

@@ -140,6 +140,9 @@ func (t *Tool) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error
 		if err != nil {
 			return tool.Result{}, err
 		}
+		if w, ok := t.answering(ctx, sess, m.To); ok {
+			return tool.Result{Content: deadlock(ID(m.ID), m.To, w)}, nil
+		}
 		return t.wait(ctx, m.ID, a.TimeoutS)
 	}
 	target, err := Resolve(ctx, st, a.To)
@@ -158,6 +161,9 @@ func (t *Tool) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error
 	if p.HeldBy != nil {
 		return tool.Result{Content: fmt.Sprintf("%s is queued for %s but held: your %s to it failed (%s). Acknowledge that with {\"action\": \"ack\", \"id\": %q} to let %s run.",
 			id, target.ID, ID(p.HeldBy.ID), firstLine(p.HeldBy.Error, 200), ID(p.HeldBy.ID), id)}, nil
+	}
+	if w, ok := t.answering(ctx, sess, target.ID); ok && a.Wait {
+		return tool.Result{Content: id + " queued. " + deadlock(id, target.ID, w)}, nil
 	}
 	if !a.Wait {
 		note := ""
@@ -190,6 +196,30 @@ func (t *Tool) wait(ctx context.Context, id int64, timeoutS int) (tool.Result, e
 		return tool.Result{Content: strings.TrimPrefix(err.Error(), "mail: ")}, nil
 	}
 	return tool.Result{}, err
+}
+
+// answering returns the message from session target that this turn is
+// answering, if there is one: target may be blocked waiting for this
+// turn's answer, so waiting on target now would deadlock both.
+func (t *Tool) answering(ctx context.Context, sess tool.Session, target string) (store.Mail, bool) {
+	if sess.TurnID == 0 {
+		return store.Mail{}, false
+	}
+	ms, err := t.opts.Store.MailOfTurn(ctx, sess.TurnID)
+	if err != nil {
+		return store.Mail{}, false
+	}
+	for _, m := range ms {
+		if m.FromKind == store.FromSession && m.From == target {
+			return m, true
+		}
+	}
+	return store.Mail{}, false
+}
+
+func deadlock(id, target string, w store.Mail) string {
+	return fmt.Sprintf("Not waiting: this turn answers %s from session %s, which may be waiting for that answer, so waiting on it would deadlock. "+
+		"Put what you need in your reply; %s answers %s in its next turn, and you can wait for it in a later turn.", ID(w.ID), target, target, id)
 }
 
 // own finds one of the session's sent messages.

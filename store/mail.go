@@ -294,6 +294,27 @@ func (s *Store) Claims(ctx context.Context, target string) ([]Mail, error) {
 	return ms, wrap("claims of "+target, err)
 }
 
+// QueuedAfter returns up to limit messages queued for target with ids
+// above after, oldest first.
+func (s *Store) QueuedAfter(ctx context.Context, target string, after int64, limit int) ([]Mail, error) {
+	rows, err := s.r.QueryContext(ctx, qQueuedAfter, target, after, limit)
+	if err != nil {
+		return nil, wrap("queued mail of "+target, err)
+	}
+	ms, err := collect(rows, scanMail)
+	return ms, wrap("queued mail of "+target, err)
+}
+
+// MailOfTurn returns the messages turn turnID took.
+func (s *Store) MailOfTurn(ctx context.Context, turnID int64) ([]Mail, error) {
+	rows, err := s.r.QueryContext(ctx, qMailOfTurn, turnID)
+	if err != nil {
+		return nil, wrap("mail of a turn", err)
+	}
+	ms, err := collect(rows, scanMail)
+	return ms, wrap("mail of a turn", err)
+}
+
 // Mailbox returns up to limit messages to or from session (every
 // session's when ""), newest first.
 func (s *Store) Mailbox(ctx context.Context, session string, limit int) ([]Mail, error) {

@@ -230,6 +230,10 @@ WHERE id = ?1 AND state = 'delivered' AND claimed_by = ?2` + qMailReturning
 
 	qClaims = `SELECT ` + qMailCols + qMailFrom + ` WHERE m.target = ? AND m.state = 'delivered' ORDER BY m.id`
 
+	qQueuedAfter = `SELECT ` + qMailCols + qMailFrom + ` WHERE m.target = ? AND m.state = 'queued' AND m.id > ? ORDER BY m.id LIMIT ?`
+
+	qMailOfTurn = `SELECT ` + qMailCols + qMailFrom + ` WHERE m.turn_id = ? ORDER BY m.id`
+
 	// Messages to or from a session (all when ?1 is ''), newest first.
 	qMailbox = `SELECT ` + qMailCols + qMailFrom + `
 WHERE ?1 = '' OR m.target = ?1 OR (m.from_kind = 'session' AND m.sender = ?1)

@@ -715,7 +715,7 @@ func TestRunAnswersWaitingMail(t *testing.T) {
 	if !strings.Contains(s.stderr, "no process keeps session") {
 		t.Errorf("send to a session nobody serves: %s", s.stderr)
 	}
-	r = godwit(t, home, ws, nil, "run", "--model", "local/m", "--session", sid, "-p", "what is new?")
+	r = godwit(t, home, ws, nil, "run", "--model", "local/m", "--session", sid[:12], "-p", "what is new?")
 	if r.code != 0 || !strings.Contains(r.stdout, "handled: m1") {
 		t.Fatalf("run: exit %d %q %s", r.code, r.stdout, r.stderr)
 	}

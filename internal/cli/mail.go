@@ -177,6 +177,11 @@ func residentAlive(ctx context.Context, st *store.Store, session string) bool {
 // the mail waiting for it, which the turn answers with the prompt. It
 // refuses a session another live process keeps open.
 func openRunMail(ctx context.Context, st *store.Store, session string) (*mail.Box, []store.Mail, error) {
+	sess, err := st.Session(ctx, session)
+	if err != nil {
+		return nil, nil, nil // the engine says what is wrong with the id
+	}
+	session = sess.ID
 	box, err := mail.Open(ctx, st, session, mail.Options{Command: "run"})
 	if err != nil {
 		return nil, nil, err

@@ -139,7 +139,9 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		if box, in.Mail, err = openRunMail(ctx, env.Store, opts.SessionID); err != nil {
 			return err
 		}
-		defer box.Close()
+		if box != nil {
+			defer box.Close()
+		}
 	}
 	res, err := env.Runtime.Run(ctx, in)
 	if box != nil && res.Turn == 0 {
