@@ -68,7 +68,8 @@ type ToolsConfig struct {
 	// Deferred leaves rarely used tools (MCP tools, subagent,
 	// search_memory) out of the table, listed one line each and called
 	// through tool_call: off (the default), auto (when it saves at least
-	// 1,000 tokens a request) or on.
+	// 1,000 tokens a request) or on. send_message is deferred in every
+	// mode.
 	Deferred string `yaml:"deferred,omitempty"`
 }
 
