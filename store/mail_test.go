@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 func receiptStates(t *testing.T, s *Store, id int64) string {
@@ -280,7 +281,7 @@ func TestConcurrentClaimsAcrossConnections(t *testing.T) {
 					select {
 					case <-stop:
 						return
-					default:
+					case <-time.After(time.Millisecond): // as a resident waits between claims
 					}
 				}
 			}
