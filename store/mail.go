@@ -368,8 +368,8 @@ func (s *Store) AcquireResident(ctx context.Context, r Resident, alive func(owne
 		return Resident{}, err
 	}
 	if holder.Owner != "" {
-		return holder, fmt.Errorf("%w: session %s is open in %s (pid %d) since %s", ErrResident, r.SessionID,
-			holder.Command, holder.PID, holder.Since.Local().Format("15:04:05"))
+		return holder, &lookupError{kind: ErrResident, msg: fmt.Sprintf("session %s is open in %s (pid %d) since %s", r.SessionID,
+			holder.Command, holder.PID, holder.Since.Local().Format("15:04:05"))}
 	}
 	return r, nil
 }

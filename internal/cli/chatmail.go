@@ -3,8 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/godwit/godwit/internal/wiring"
@@ -38,7 +36,7 @@ func openChatMail(ctx context.Context, opts *ChatOptions) (*chatMail, error) {
 		}
 		if errors.Is(err, store.ErrResident) {
 			st.Close()
-			return nil, errors.New(strings.TrimPrefix(err.Error(), "store: "))
+			return nil, err
 		}
 		// Any other error is the controller's to report, as before.
 	}
@@ -69,7 +67,7 @@ func (c *chatMail) hold(ctx context.Context, id string) (*mail.Box, error) {
 func (c *chatMail) Claim(ctx context.Context, id string) ([]store.Mail, error) {
 	b, err := c.hold(ctx, id)
 	if err != nil {
-		return nil, fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "store: "))
+		return nil, err
 	}
 	if ok, err := c.st.Claimable(ctx, id); err != nil || !ok {
 		return nil, err

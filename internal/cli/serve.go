@@ -116,7 +116,7 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 	}
 	box, err := mail.Open(ctx, st, id, mail.Options{Command: "serve", Poll: opts.Poll, Logger: opts.Logger})
 	if err != nil {
-		return errors.New(strings.TrimPrefix(err.Error(), "store: "))
+		return err
 	}
 	defer box.Close()
 	fmt.Fprintf(opts.IO.ErrOut, "serving session %s (pid %d); send it mail with: godwit send %s TEXT\n", id, os.Getpid(), id)
