@@ -34,6 +34,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// OpenMail, when set, opens a stored session's mail, which the
+	// session then answers between prompts (acp/mail.go).
+	OpenMail func(ctx context.Context, st *store.Store, sessionID string) (Mailbox, error)
 }
 
 // EngineRequest is what Build is asked for: an engine over Workspace
@@ -206,6 +209,7 @@ func (s *server) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk
 	}
 	sess.loadUsage(ctx)
 	s.add(sess)
+	sess.startMail()
 	return sdk.LoadSessionResponse{Modes: sess.modeState()}, nil
 }
 

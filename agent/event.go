@@ -97,6 +97,8 @@ type Event struct {
 	Ledger *LedgerInfo `json:"ledger,omitempty"`
 	// MCP reports a server's new state (mcp.status).
 	MCP *MCPServerInfo `json:"mcp,omitempty"`
+	// Mail describes a message at the mail.* events (agent/mail.go).
+	Mail *MailInfo `json:"mail,omitempty"`
 }
 
 // SupersededInfo says which ledger entry no longer holds and what

@@ -29,6 +29,8 @@ type session struct {
 	// repeats, after each reset, the step that filled the window
 	// completes steps and would loop.
 	turnResets int
+	// mail is the turn's mail as the model reads it (agent/mail.go).
+	mail []llm.Part
 }
 
 // open loads a stored session, or creates one when id is empty.

@@ -106,9 +106,10 @@ func runACP(ctx context.Context, opts *ACPOptions, f *Factory) error {
 		}, nil
 	}
 	return acp.Serve(ctx, opts.IO.In, out, acp.Options{
-		Build:   build,
-		Version: opts.Version,
-		Mode:    mode,
-		Logger:  f.Logger,
+		Build:    build,
+		Version:  opts.Version,
+		Mode:     mode,
+		Logger:   f.Logger,
+		OpenMail: openACPMail,
 	})
 }

@@ -18,7 +18,9 @@ import (
 	"github.com/godwit/godwit/internal/tui"
 	"github.com/godwit/godwit/internal/wiring"
 	"github.com/godwit/godwit/llm"
+	"github.com/godwit/godwit/mail"
 	"github.com/godwit/godwit/policy"
+	"github.com/godwit/godwit/store"
 )
 
 // ChatOptions are the inputs of `godwit chat`.
@@ -118,10 +120,16 @@ func chatTerminal(ctx context.Context, opts *ChatOptions) error {
 
 	b := tui.NewBridge()
 	mode := tui.NewModeSwitch(policy.ModeFromFlags(opts.AllowWrite, opts.Yes))
-	ctl, err := tui.NewController(ctx, tui.Options{Build: chatBuilder(opts, b, b, mode), Model: opts.Model, Session: opts.Session, Mode: mode})
+	cm, err := openChatMail(ctx, opts)
 	if err != nil {
 		return err
 	}
+	defer cm.Close()
+	ctl, err := tui.NewController(ctx, tui.Options{Build: chatBuilder(opts, b, b, mode), Model: opts.Model, Session: opts.Session, Mode: mode, Mail: cm})
+	if err != nil {
+		return err
+	}
+	go cm.watch(ctx, ctl.SessionID, b.Mail)
 	hist, err := tui.LoadHistory(filepath.Join(opts.Home, tui.HistoryFile))
 	if err != nil {
 		opts.Logger.Warn("chat: input history", "err", err)
@@ -155,11 +163,15 @@ func chatLines(ctx context.Context, opts *ChatOptions) error {
 	lines := readLines(ctx, opts.IO.In)
 	var ctl *tui.Controller // set before the first turn; the sink reads it
 	observe := agent.SinkFunc(func(e agent.Event) { ctl.Observe(e) })
-	sink := agent.Sinks(newPlainSink(opts.IO.Out, opts.IO.ErrOut), observe)
+	sink := agent.Sinks(newPlainSink(opts.IO.Out, opts.IO.ErrOut), &mailLog{w: opts.IO.ErrOut}, observe)
 	prompter := &linePrompter{lines: lines, out: opts.IO.ErrOut}
 	mode := tui.NewModeSwitch(policy.ModeFromFlags(opts.AllowWrite, opts.Yes))
-	var err error
-	ctl, err = tui.NewController(ctx, tui.Options{Build: chatBuilder(opts, prompter, sink, mode), Model: opts.Model, Session: opts.Session, Mode: mode})
+	cm, err := openChatMail(ctx, opts)
+	if err != nil {
+		return err
+	}
+	defer cm.Close()
+	ctl, err = tui.NewController(ctx, tui.Options{Build: chatBuilder(opts, prompter, sink, mode), Model: opts.Model, Session: opts.Session, Mode: mode, Mail: cm})
 	if err != nil {
 		return err
 	}
@@ -170,6 +182,13 @@ func chatLines(ctx context.Context, opts *ChatOptions) error {
 	for _, n := range ctl.Notices() {
 		fmt.Fprintln(opts.IO.ErrOut, "godwit:", n)
 	}
+	arrived := make(chan store.Mail, 64)
+	go cm.watch(ctx, ctl.SessionID, func(m store.Mail) {
+		select {
+		case arrived <- m:
+		default: // the next mail turn takes it anyway
+		}
+	})
 	for {
 		if opts.IO.InTTY {
 			fmt.Fprint(opts.IO.ErrOut, "› ")
@@ -183,6 +202,12 @@ func chatLines(ctx context.Context, opts *ChatOptions) error {
 				return nil
 			}
 			line = strings.TrimSpace(l)
+		case m := <-arrived:
+			fmt.Fprintf(opts.IO.ErrOut, "✉ m%d from %s: %s\n", m.ID, mail.Label(m.FromKind, m.From), firstLine(m.Body, 100))
+			if _, _, err := ctl.RunMail(ctx); err != nil && ctx.Err() == nil {
+				fmt.Fprintln(opts.IO.ErrOut, "godwit:", err)
+			}
+			continue
 		}
 		switch {
 		case line == "":

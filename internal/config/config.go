@@ -50,6 +50,16 @@ type Config struct {
 	MCP mcp.Config `yaml:"mcp,omitempty"`
 	// Tools tunes the tool table.
 	Tools ToolsConfig `yaml:"tools,omitempty"`
+	// Mail says whom the send_message tool may message.
+	Mail MailConfig `yaml:"mail,omitempty"`
+}
+
+// MailConfig says whom the send_message tool may message besides the
+// sessions of the sender's own workspace.
+type MailConfig struct {
+	// Allow lists workspaces (absolute paths) or session ids whose
+	// sessions may be messaged too; "*" allows every session.
+	Allow []string `yaml:"allow,omitempty"`
 }
 
 // ToolsConfig tunes the tool table.
@@ -57,7 +67,8 @@ type ToolsConfig struct {
 	// Deferred leaves rarely used tools (MCP tools, subagent,
 	// search_memory) out of the table, listed one line each and called
 	// through tool_call: off (the default), auto (when it saves at least
-	// 1,000 tokens a request) or on.
+	// 1,000 tokens a request) or on. send_message is deferred in every
+	// mode.
 	Deferred string `yaml:"deferred,omitempty"`
 }
 

@@ -67,6 +67,8 @@ type Options struct {
 	// LiveMode), so a switch holds from the next call on. nil: the mode
 	// is fixed (shown as unknown, and /mode says it cannot switch).
 	Mode *ModeSwitch
+	// Mail, when set, hands the chat its session's mail (tui/mail.go).
+	Mail MailSource
 }
 
 // ModeSwitch is the approval mode of a chat: the user switches it, the
@@ -94,6 +96,7 @@ type Controller struct {
 	build Builder
 	now   func() time.Time
 	mode  *ModeSwitch
+	mail  MailSource
 	turns sync.WaitGroup // running turns; Close waits for them
 
 	notices []string // the first engine's, shown once
@@ -123,7 +126,7 @@ func NewController(ctx context.Context, opts Options) (*Controller, error) {
 	if opts.Build == nil {
 		return nil, errors.New("tui: Options.Build is required")
 	}
-	c := &Controller{build: opts.Build, now: opts.Now, mode: opts.Mode}
+	c := &Controller{build: opts.Build, now: opts.Now, mode: opts.Mode, mail: opts.Mail}
 	if c.now == nil {
 		c.now = time.Now
 	}
@@ -215,8 +218,15 @@ func (c *Controller) Running() bool {
 }
 
 // Run takes one prompt through a turn of the current session (starting
-// one at the first prompt). Cancel ctx to cancel the turn.
+// one at the first prompt), with the session's waiting mail. Cancel ctx
+// to cancel the turn.
 func (c *Controller) Run(ctx context.Context, prompt string) (agent.Result, error) {
+	return c.run(ctx, prompt)
+}
+
+// run runs a turn of prompt and the waiting mail; with no prompt and no
+// mail it runs none.
+func (c *Controller) run(ctx context.Context, prompt string) (agent.Result, error) {
 	c.mu.Lock()
 	if c.running {
 		c.mu.Unlock()
@@ -234,7 +244,16 @@ func (c *Controller) Run(ctx context.Context, prompt string) (agent.Result, erro
 	c.mu.Unlock()
 	defer c.turns.Done()
 
-	res, err := eng.Runtime.Run(ctx, in)
+	var (
+		res agent.Result
+		err error
+	)
+	if in.Mail, err = c.claimMail(ctx, in.SessionID); err == nil && (in.Prompt != "" || len(in.Mail) > 0) {
+		res, err = eng.Runtime.Run(ctx, in)
+		if res.Turn == 0 && len(in.Mail) > 0 {
+			c.mail.Release(ctx, in.SessionID, in.Mail, err)
+		}
+	}
 
 	c.mu.Lock()
 	defer c.mu.Unlock()

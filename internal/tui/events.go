@@ -169,6 +169,8 @@ func (f *feed) apply(e agent.Event, live bool) {
 		if n := e.Nudge; n != nil {
 			f.t.add(&noticeItem{text: fmt.Sprintf("↩ check %s: %s", n.Check, oneLine(n.Message, 200)), style: th.Warn})
 		}
+	case agent.EventMailDelivered, agent.EventMailAnswered, agent.EventMailFailed:
+		f.mailEvent(e)
 	case agent.EventError:
 		f.turnErr = e.Text
 	case agent.EventTurnFinished:

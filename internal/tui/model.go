@@ -57,6 +57,8 @@ type Model struct {
 	version    string
 	bannerItem *noticeItem // the transcript's first item
 	heading    int         // items at the transcript's top: the banner and the notices
+	// mailWaiting: mail arrived while the chat was busy (tui/mail.go).
+	mailWaiting bool
 }
 
 // ModelOptions configure a Model.
@@ -164,10 +166,15 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.input.SetWidth(m.width)
 		return m, nil
 	case eventsMsg:
+		var cmds []tea.Cmd
 		for _, x := range msg {
+			if a, ok := x.(mailArrivedMsg); ok {
+				cmds = append(cmds, m.mailArrived(a))
+				continue
+			}
 			m.handleBridge(x)
 		}
-		return m, nil
+		return m, tea.Batch(cmds...)
 	case turnDoneMsg:
 		return m, m.turnDone(msg)
 	case commandDoneMsg:
@@ -316,6 +323,9 @@ func (m *Model) turnDone(msg turnDoneMsg) tea.Cmd {
 	if m.quitting {
 		return tea.Quit
 	}
+	if m.mailWaiting && !m.busy() {
+		return m.startMailTurn()
+	}
 	return nil
 }
 
@@ -333,6 +343,8 @@ func (m *Model) commandDone(msg commandDoneMsg) tea.Cmd {
 		return m.quit()
 	case msg.reply.Reload:
 		return m.loadHistory()
+	case m.mailWaiting && !m.busy():
+		return m.startMailTurn()
 	}
 	return nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/godwit/godwit/internal/config"
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/llm/catalog"
+	"github.com/godwit/godwit/mail"
 	"github.com/godwit/godwit/mcp"
 	"github.com/godwit/godwit/memory"
 	"github.com/godwit/godwit/policy"
@@ -240,6 +241,9 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 	if n := mcp.HeldNotice(cfg.MCP.Held(ws.Root())); n != "" {
 		env.Notices = append(env.Notices, n)
 	}
+	if err := reg.Add(mail.NewTool(mail.ToolOptions{Store: st, Workspace: ws.Root(), Allow: cfg.Mail.Allow})); err != nil {
+		return nil, fmt.Errorf("wiring: %w", err)
+	}
 	var late *lateTools
 	var mgr *mcp.Manager
 	if len(cfg.MCP.Servers) > 0 || len(cfg.MCP.Project) > 0 {
@@ -255,13 +259,10 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case late != nil && table != nil:
+	if late != nil {
+		// MCP tools that arrive later join the next segment's table (or
+		// listing).
 		late.setTable(table)
-	case late != nil:
-		// Read the registry at each segment's start, so MCP tools that
-		// arrive later join the next segment's table.
-		segmentTools = func(context.Context, string) ([]llm.ToolSpec, string) { return reg.Specs(), "" }
 	}
 	env.reg = reg
 	runner := tool.NewRunner(reg, tool.RunnerOptions{Approver: g.approver, Logger: opts.Logger})

@@ -3,6 +3,7 @@ package wiring
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/godwit/godwit/agent"
@@ -37,7 +38,12 @@ func TestPrefixBudget(t *testing.T) {
 	for _, s := range req.Tools {
 		names = append(names, s.Name)
 	}
-	want := []string{"file_read", "file_write", "file_edit", "file_list", "grep", "shell_exec", "plan", "recall", "search_memory", "subagent"}
+	// send_message is deferred even with tools.deferred off: listed in
+	// the system prompt, reached through tool_call.
+	want := []string{"file_read", "file_write", "file_edit", "file_list", "grep", "shell_exec", "plan", "recall", "search_memory", "subagent", "tool_call"}
+	if !strings.Contains(req.System, "- send_message(") {
+		t.Errorf("send_message is not listed in the system prompt:\n%s", req.System)
+	}
 	if len(names) != len(want) {
 		t.Fatalf("tools = %v, want %v", names, want)
 	}
