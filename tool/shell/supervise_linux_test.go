@@ -93,7 +93,10 @@ func TestTrackHearsEveryCommand(t *testing.T) {
 	var got []string
 	s := newShell(t, func(o *Options) {
 		o.Track = func(_ context.Context, c Started) func(string) {
-			if !c.Supervised || !c.Verified() {
+			// A command as quick as `exit 3` may be gone before its
+			// identity is read (then there is nothing to end later);
+			// one that runs on must be verified.
+			if !c.Supervised || (!c.Verified() && c.Job != "") {
 				t.Errorf("started %+v: want a supervised, verified leader", c)
 			}
 			return func(how string) {
