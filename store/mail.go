@@ -404,6 +404,16 @@ type Watch struct {
 	last int64
 }
 
+// MailInUse reports whether mail is in use in workspace: a session
+// there has sent or received mail, or is kept by `godwit serve`.
+func (s *Store) MailInUse(ctx context.Context, workspace string) (bool, error) {
+	var in bool
+	if err := s.w.QueryRowContext(ctx, qMailInUse, workspace).Scan(&in); err != nil {
+		return false, wrap("mail in use", err)
+	}
+	return in, nil
+}
+
 // NewWatch starts a watch; Close it when done.
 func (s *Store) NewWatch(ctx context.Context) (*Watch, error) {
 	w := &Watch{s: s}

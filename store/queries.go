@@ -285,4 +285,10 @@ FROM mail_receipts r LEFT JOIN turns t ON t.id = r.turn_id WHERE r.mail_id = ? O
 	qSetResident  = `INSERT OR REPLACE INTO residents (session_id, owner, pid, command, since) VALUES (?, ?, ?, ?, ?)`
 	qDropResident = `DELETE FROM residents WHERE session_id = ? AND owner = ?`
 	qDataVersion  = `PRAGMA data_version`
+
+	// Mail is in use in a workspace once a session there has mail, sent
+	// or received, or is served.
+	qMailInUse = `SELECT EXISTS (SELECT 1 FROM mail m JOIN sessions s ON s.id = m.target WHERE s.workspace = ?1)
+	OR EXISTS (SELECT 1 FROM mail m JOIN sessions s ON s.id = m.sender WHERE m.from_kind = 'session' AND s.workspace = ?1)
+	OR EXISTS (SELECT 1 FROM residents r JOIN sessions s ON s.id = r.session_id WHERE r.command = 'serve' AND s.workspace = ?1)`
 )

@@ -42,11 +42,13 @@ type ServeOptions struct {
 	Poll time.Duration
 	// Provider replaces the configured one (tests).
 	Provider llm.Provider
+	// Version is godwit's, for session.started.
+	Version string
 }
 
 // NewCmdServe builds `godwit serve`.
 func NewCmdServe(f *Factory) *cobra.Command {
-	opts := &ServeOptions{IO: f.IO, Getenv: f.Getenv, Logger: f.Logger, Workdir: f.Workdir}
+	opts := &ServeOptions{IO: f.IO, Getenv: f.Getenv, Logger: f.Logger}
 	cmd := &cobra.Command{
 		Use:   "serve SESSION|--new [--model M] [--allow-write|--yes]",
 		Short: "Keep a session open without a terminal, answering its mail",
@@ -77,7 +79,7 @@ answer or its error.`,
 			if err != nil {
 				return fmt.Errorf("finding GODWIT_HOME: %w", err)
 			}
-			opts.Home = home
+			opts.Home, opts.Workdir, opts.Version = home, f.Workdir, f.Version // after -C
 			return runServe(cmd.Context(), opts)
 		},
 	}
@@ -101,9 +103,9 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 	}
 	sink := agent.Sinks(outputSink(opts.IO, opts.JSON), &mailLog{w: opts.IO.ErrOut})
 	env, err := wiring.Build(ctx, wiring.Options{
-		Home: opts.Home, Workspace: opts.Workdir, Model: model, Provider: opts.Provider,
+		Home: opts.Home, Workspace: opts.Workdir, Model: model, Provider: opts.Provider, Mail: true,
 		Mode: policy.ModeFromFlags(opts.AllowWrite, opts.Yes), Sink: sink, Getenv: opts.Getenv, Logger: opts.Logger,
-		ContextWindow: opts.ContextWindow,
+		ContextWindow: opts.ContextWindow, Version: opts.Version,
 	})
 	if err != nil {
 		return err

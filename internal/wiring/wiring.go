@@ -48,6 +48,10 @@ type Options struct {
 	// Provider, when set, answers instead of the one Model names (the
 	// demo's scripted model, tests).
 	Provider llm.Provider
+	// Mail offers the send_message tool (deferred) whether or not mail is
+	// in use in the workspace yet; without it the tool joins once a
+	// session there has mail or is served (godwit serve sets it).
+	Mail bool
 	// Mode is the approval mode: read-only (the default), ask
 	// (--allow-write) or auto (--yes).
 	Mode policy.Mode
@@ -241,8 +245,18 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 	if n := mcp.HeldNotice(cfg.MCP.Held(ws.Root())); n != "" {
 		env.Notices = append(env.Notices, n)
 	}
-	if err := reg.Add(mail.NewTool(mail.ToolOptions{Store: st, Workspace: ws.Root(), Allow: cfg.Mail.Allow})); err != nil {
-		return nil, fmt.Errorf("wiring: %w", err)
+	// send_message costs every request its listing line and the
+	// tool_call proxy, so it joins only where mail is used.
+	inUse := opts.Mail
+	if !inUse {
+		if inUse, err = st.MailInUse(ctx, ws.Root()); err != nil {
+			return nil, err
+		}
+	}
+	if inUse {
+		if err := reg.Add(mail.NewTool(mail.ToolOptions{Store: st, Workspace: ws.Root(), Allow: cfg.Mail.Allow})); err != nil {
+			return nil, fmt.Errorf("wiring: %w", err)
+		}
 	}
 	var late *lateTools
 	var mgr *mcp.Manager

@@ -1,4 +1,4 @@
--- 0006: mail between sessions (issue #19).
+-- 0007: mail between sessions (issue #19).
 --
 -- A message goes to one session (target) from a session, the user or a
 -- named program (sender: a session id, 'user', or the program's name).
