@@ -33,11 +33,12 @@ func TestSystemGolden(t *testing.T) {
 // cached prefix, so nothing in it may vary between calls.
 func TestSystemIsStable(t *testing.T) {
 	env := Env{OS: "linux", Shell: "bash", Workspace: "/w"}
-	if System(env) != System(env) {
+	first, second := System(env), System(env)
+	if first != second {
 		t.Error("System is not deterministic")
 	}
 	for _, banned := range []string{"{{", "%s", "%v"} {
-		if strings.Contains(System(env), banned) {
+		if strings.Contains(first, banned) {
 			t.Errorf("the prompt holds an unfilled placeholder %q", banned)
 		}
 	}

@@ -454,15 +454,6 @@ func (w *Window) account(st *segState, msgs []llm.Message) ([]llm.PartStat, int,
 	return stats, total, estimate, acc
 }
 
-func partTokens(parts []llm.PartStat, name string) int {
-	for _, p := range parts {
-		if p.Name == name {
-			return p.Tokens
-		}
-	}
-	return 0
-}
-
 // count is the counter's exact count, or the estimate without one.
 func (w *Window) count(s string) int {
 	if w.opts.Counter == nil {

@@ -179,13 +179,13 @@ func TestEvalCommands(t *testing.T) {
 
 	// A gate that fails fails the command, after printing the verdict.
 	out, _, err = exec("compare", merged, merged, "--bar", "helped>=1", "--ledger", ledger)
-	if !errors.Is(err, SilentError) || !strings.Contains(out, "FAIL") {
+	if !errors.Is(err, errSilent) || !strings.Contains(out, "FAIL") {
 		t.Errorf("failing bar: %v\n%s", err, out)
 	}
 	// A failing run fails eval run.
 	os.WriteFile(filepath.Join(dir, "suite", "a", "task.yaml"), []byte(strings.Replace(cliTask, "contains: [hello]", "contains: [goodbye]", 1)), 0o644)
 	_, errOut, err := exec("run", filepath.Join(dir, "suite", "a"), "--out", filepath.Join(dir, "fail.json"))
-	if !errors.Is(err, SilentError) || !strings.Contains(errOut, `file note.txt lacks "goodbye"`) {
+	if !errors.Is(err, errSilent) || !strings.Contains(errOut, `file note.txt lacks "goodbye"`) {
 		t.Errorf("failing run: %v\n%s", err, errOut)
 	}
 }
