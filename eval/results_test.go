@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/store/storetest"
 )
 
 func TestResultsRoundTrip(t *testing.T) {
@@ -132,11 +132,7 @@ func TestLedgerAndStore(t *testing.T) {
 		t.Errorf("%d lines; JSONL wants one verdict a line", n)
 	}
 
-	st, err := store.Open(ctx, filepath.Join(dir, "godwit.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.OpenAt(t, filepath.Join(dir, "godwit.db"))
 	if err := RecordVerdict(ctx, st, v); err != nil {
 		t.Fatal(err)
 	}

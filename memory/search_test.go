@@ -15,6 +15,7 @@ import (
 
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/store/storetest"
 	"github.com/godwit/godwit/tool"
 )
 
@@ -31,13 +32,9 @@ func newWorld(t *testing.T) *world {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	st, err := store.Open(ctx, filepath.Join(dir, "godwit.db"), store.WithClock(func() time.Time {
+	st := storetest.OpenAt(t, filepath.Join(dir, "godwit.db"), store.WithClock(func() time.Time {
 		return time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 	}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
 	w := &world{st: st, ws: filepath.Join(dir, "ws"), sessA: "sessiona", sessB: "sessionb"}
 	must := func(err error) {
 		t.Helper()
@@ -49,7 +46,7 @@ func newWorld(t *testing.T) *world {
 		must(st.CreateSession(ctx, store.Session{ID: id}))
 		must(st.StartSegment(ctx, id, 1, ""))
 	}
-	_, err = st.AddDecision(ctx, store.Decision{SessionID: w.sessA, Source: "user", Text: "Always use tabs for indentation in Go files."})
+	_, err := st.AddDecision(ctx, store.Decision{SessionID: w.sessA, Source: "user", Text: "Always use tabs for indentation in Go files."})
 	must(err)
 	_, err = st.AddDecision(ctx, store.Decision{SessionID: w.sessA, Source: "user", Text: "Park the car in lot B."})
 	must(err)

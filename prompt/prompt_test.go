@@ -1,32 +1,18 @@
 package prompt
 
 import (
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/godwit/godwit/internal/goldentest"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/system.golden")
-
 // TestSystemGolden pins the system prompt: a change to model-facing text
-// must show up in review as a change to this file (go test ./prompt -update).
+// must show up in review as a change to testdata/system.golden
+// (go test ./prompt -run TestSystemGolden -update).
 func TestSystemGolden(t *testing.T) {
 	got := System(Env{OS: "linux", Shell: "bash", Workspace: "/home/user/project"})
-	golden := filepath.Join("testdata", "system.golden")
-	if *update {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Errorf("the system prompt changed (%d bytes, golden %d); review it, then run go test ./prompt -update", len(got), len(want))
-	}
+	goldentest.Check(t, "system.golden", []byte(got))
 }
 
 // The prompt must be the same for the same environment: it heads the

@@ -15,6 +15,7 @@ import (
 	"github.com/godwit/godwit/llm/fake"
 	"github.com/godwit/godwit/snapshot"
 	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/store/storetest"
 	"github.com/godwit/godwit/tool"
 	tfs "github.com/godwit/godwit/tool/fs"
 	"github.com/godwit/godwit/tool/shell"
@@ -42,11 +43,7 @@ func newWorld(t *testing.T, files map[string]string) *world {
 	for name, body := range files {
 		write(t, filepath.Join(root, name), body)
 	}
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "godwit.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.Open(t)
 	ws, err := workspace.New(root)
 	if err != nil {
 		t.Fatal(err)
@@ -253,11 +250,7 @@ func TestUndoRoundTrip(t *testing.T) {
 func TestRecorder(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "godwit.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.Open(t)
 	sess := store.Session{ID: store.NewID(), Workspace: root}
 	if err := st.CreateSession(ctx, sess); err != nil {
 		t.Fatal(err)

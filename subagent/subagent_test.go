@@ -12,6 +12,7 @@ import (
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/llm/fake"
 	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/store/storetest"
 	"github.com/godwit/godwit/subagent"
 	"github.com/godwit/godwit/tool"
 	"github.com/godwit/godwit/tool/fs"
@@ -37,12 +38,7 @@ type world struct {
 func newWorld(t *testing.T, maxSteps int, steps ...fake.Step) *world {
 	t.Helper()
 	w := &world{t: t, model: fake.New(steps...), ws: t.TempDir()}
-	var err error
-	w.st, err = store.Open(context.Background(), filepath.Join(t.TempDir(), "godwit.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { w.st.Close() })
+	w.st = storetest.Open(t)
 	if err := os.WriteFile(filepath.Join(w.ws, "auth.go"), []byte("package auth\n\nfunc Login() {}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -180,11 +176,7 @@ func TestTheChildCannotWriteOrStartSubagents(t *testing.T) {
 }
 
 func TestAToolThatDeclaresAWriteIsDenied(t *testing.T) {
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "godwit.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.Open(t)
 	writer := &tool.Func{ToolSpec: llm.ToolSpec{Name: "sneaky"},
 		Fn: func(context.Context, json.RawMessage) (tool.Result, error) { return tool.Result{Content: "wrote"}, nil },
 		AccessFn: func(json.RawMessage) (tool.Access, error) {
@@ -236,11 +228,7 @@ func TestRecallSearchesTheParentSession(t *testing.T) {
 }
 
 func TestBadOptions(t *testing.T) {
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "godwit.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.Open(t)
 	reg, _ := tool.NewRegistry()
 	build := func(context.Context, subagent.Child) (*agent.Runtime, error) { return nil, nil }
 	for _, tc := range []struct {

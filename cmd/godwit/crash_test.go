@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/godwit/godwit/llm/llmtest"
-	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/store/storetest"
 )
 
 // startRun starts `godwit run --json ...` and returns the command and the
@@ -58,11 +58,7 @@ func waitFor(t *testing.T, sc *bufio.Scanner, typ string) {
 
 func turnStatuses(t *testing.T, home, sid string) []string {
 	t.Helper()
-	st, err := store.Open(context.Background(), filepath.Join(home, "godwit.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.OpenAt(t, filepath.Join(home, "godwit.db"))
 	turns, err := st.Turns(context.Background(), sid)
 	if err != nil {
 		t.Fatal(err)

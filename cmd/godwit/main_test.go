@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/godwit/godwit/llm/llmtest"
-	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/store/storetest"
 )
 
 // These tests build the real binary and run it as a user would, against
@@ -127,11 +127,7 @@ func TestRunJSONWithToolCall(t *testing.T) {
 		t.Errorf("the tool result did not reach the model: %s", second)
 	}
 
-	st, err := store.Open(context.Background(), filepath.Join(home, "godwit.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.OpenAt(t, filepath.Join(home, "godwit.db"))
 	calls, _ := st.ModelCalls(context.Background(), sid)
 	tools, _ := st.ToolCalls(context.Background(), sid)
 	if len(calls) != 2 || calls[0].Usage.InputTokens != 900 || len(tools) != 1 || tools[0].Name != "file_read" {

@@ -14,7 +14,7 @@ import (
 
 	"github.com/godwit/godwit/eval"
 	"github.com/godwit/godwit/internal/wiring"
-	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/store/storetest"
 )
 
 func evalFactory(home string) (*Factory, *bytes.Buffer, *bytes.Buffer) {
@@ -165,11 +165,7 @@ func TestEvalCommands(t *testing.T) {
 	if err != nil || len(vs) != 1 || vs[0].Why != "same twice" {
 		t.Errorf("ledger: %v %+v", err, vs)
 	}
-	st, err := store.Open(ctx, wiring.DBPath(home))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.OpenAt(t, wiring.DBPath(home))
 	if rs, err := st.EvalResults(ctx, "suite", 0); err != nil || len(rs) != 2 {
 		t.Errorf("stored runs: %v %d", err, len(rs))
 	}

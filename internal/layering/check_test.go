@@ -37,7 +37,7 @@ var importBans = []struct{ pattern, why string }{
 	{"golang.org/x/term/...", "the terminal is a front end's; an editor over ACP or an embedder has none"},
 	{"github.com/mattn/go-isatty/...", "the terminal is a front end's; an editor over ACP or an embedder has none"},
 	{"log", "the standard logger writes to the process's stderr; log with the *slog.Logger you are given"},
-	{"testing", "only test harnesses, packages named like net/http/httptest (llmtest), link the testing package"},
+	{"testing", "only test harnesses, packages named like net/http/httptest (llmtest, storetest, peertest, goldentest), link the testing package"},
 }
 
 // writeBans are the writes to the process's stdout or stderr no core
@@ -59,7 +59,8 @@ var writeBans = map[string]string{
 // pattern of importBans or a write of writeBans) and why. An excuse the
 // package no longer needs fails the test.
 var excused = excuses{
-	"sandbox": {"os.Stderr": "the re-exec child (MaybeRunChild) is a process of its own until it execs the command: its stderr is the command's, which the model reads"},
+	"sandbox":             {"os.Stderr": "the re-exec child (MaybeRunChild) is a process of its own until it execs the command: its stderr is the command's, which the model reads"},
+	"internal/goldentest": {"flag": "a harness: it registers -update on the test binary's command line"},
 }
 
 // facts is what the checks need from one package's non-test files.

@@ -57,6 +57,11 @@ var allowed = map[string]rule{
 	"bench/floor":       {nil, "start-up's lower bound: links godwit's heavy dependencies, none of godwit"},
 	"bench/fsgrep":      {[]string{"tool/fs", "tool/workspace"}, "runs the grep tool from the command line for bench/grep.sh"},
 	"bench/longsession": {[]string{"llm/llmtest"}, "drives the godwit binary against a fake endpoint; speaks only the CLI, --json events and the wire formats"},
+
+	// Test harnesses, named like net/http/httptest: imported by tests only.
+	"store/storetest":     {[]string{"store"}, "opens stores for tests; a harness over store alone"},
+	"internal/peertest":   {nil, "skip or fail for a missing peer program"},
+	"internal/goldentest": {nil, "the golden files' -update convention"},
 }
 
 // TestLayering checks every package's non-test files against the table,

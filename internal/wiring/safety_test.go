@@ -12,7 +12,7 @@ import (
 
 	"github.com/godwit/godwit/policy"
 	"github.com/godwit/godwit/sandbox"
-	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/store/storetest"
 	"github.com/godwit/godwit/tool"
 )
 
@@ -22,16 +22,12 @@ func liveGuard(t *testing.T, opts Options) (*guard, string) {
 	if real, err := filepath.EvalSymlinks(ws); err == nil {
 		ws = real
 	}
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "godwit.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := storetest.Open(t) // closed after the guard's closers below
 	var closers []func() error
 	t.Cleanup(func() {
 		for _, c := range closers {
 			_ = c()
 		}
-		st.Close()
 	})
 	opts.Home = t.TempDir()
 	g, err := newGuard(opts, ws, st, &closers)

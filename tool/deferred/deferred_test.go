@@ -3,14 +3,13 @@ package deferred_test
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/godwit/godwit/agent"
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/llm/fake"
-	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/store/storetest"
 	"github.com/godwit/godwit/tool"
 	"github.com/godwit/godwit/tool/deferred"
 	"github.com/godwit/godwit/window"
@@ -203,11 +202,7 @@ func TestProxyThroughTheRunner(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "godwit.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.Open(t)
 	seg := table.Segment("")
 	model := fake.New(
 		fake.Step{ToolCalls: []llm.ToolCall{

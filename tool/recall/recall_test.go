@@ -3,21 +3,17 @@ package recall
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/store/storetest"
 	"github.com/godwit/godwit/tool"
 )
 
 func TestRecall(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "g.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.Open(t)
 	id := store.NewID()
 	if err := st.CreateSession(ctx, store.Session{ID: id}); err != nil {
 		t.Fatal(err)
@@ -64,11 +60,7 @@ func TestRecall(t *testing.T) {
 // A window smaller than recall's own cap bounds what one call returns.
 func TestRecallFitsTheWindowsShare(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "g.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.Open(t)
 	id := store.NewID()
 	_ = st.CreateSession(ctx, store.Session{ID: id})
 	big, _ := st.PutPage(ctx, store.Page{SessionID: id, Segment: 1, Kind: "tool_output", Text: strings.Repeat("é", MaxOutput)})
