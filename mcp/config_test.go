@@ -8,6 +8,7 @@ import (
 )
 
 func TestParseProjectFile(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, in string
 		want     map[string]mcp.ServerConfig
@@ -49,6 +50,7 @@ func TestParseProjectFile(t *testing.T) {
 }
 
 func TestBadEntriesSayWhatToFix(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		cfg  mcp.ServerConfig
@@ -74,6 +76,7 @@ func TestBadEntriesSayWhatToFix(t *testing.T) {
 }
 
 func TestBadServerNameIsRefused(t *testing.T) {
+	t.Parallel()
 	m := mcp.Start(mcp.Options{Config: mcp.Config{Servers: map[string]mcp.ServerConfig{"my server": {Command: "x"}}}})
 	defer m.Close()
 	if st := m.Statuses()[0]; st.State != mcp.StateFailed || !strings.Contains(st.String(), "use letters, digits") {
@@ -82,6 +85,7 @@ func TestBadServerNameIsRefused(t *testing.T) {
 }
 
 func TestDisabledServerIsSkipped(t *testing.T) {
+	t.Parallel()
 	m := mcp.Start(mcp.Options{Config: mcp.Config{Servers: map[string]mcp.ServerConfig{"off": {Command: "x", Disabled: true}}}})
 	defer m.Close()
 	if st := m.Statuses()[0]; st.State != mcp.StateSkipped {
@@ -90,6 +94,7 @@ func TestDisabledServerIsSkipped(t *testing.T) {
 }
 
 func TestVariablesExpandWithDefaults(t *testing.T) {
+	t.Parallel()
 	// A server whose url comes from a default: it fails to connect, but
 	// the message shows the expanded url was used.
 	m := mcp.Start(mcp.Options{Config: mcp.Config{Servers: map[string]mcp.ServerConfig{
@@ -103,6 +108,7 @@ func TestVariablesExpandWithDefaults(t *testing.T) {
 }
 
 func TestToolName(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ server, tool, want string }{
 		{"github", "create_issue", "mcp__github__create_issue"},
 		{"my.server", "do it!", "mcp__my_server__do_it_"},

@@ -55,6 +55,7 @@ func everythingJS(t *testing.T) string {
 }
 
 func TestServerEverythingOverStdio(t *testing.T) {
+	t.Parallel()
 	js := everythingJS(t)
 	m, _ := start(t, mcp.Options{Config: mcp.Config{Servers: map[string]mcp.ServerConfig{
 		"everything": {Command: "node", Args: []string{js, "stdio"}},
@@ -63,6 +64,7 @@ func TestServerEverythingOverStdio(t *testing.T) {
 }
 
 func TestServerEverythingOverStreamableHTTP(t *testing.T) {
+	t.Parallel()
 	js := everythingJS(t)
 	port := freePort(t)
 	cmd := exec.Command("node", js, "streamableHttp")

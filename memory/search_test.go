@@ -81,6 +81,7 @@ func ids(rs []Result) string {
 }
 
 func TestSearchKeywords(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	s, err := NewSearcher(SearchOptions{Store: w.st})
 	if err != nil {
@@ -189,6 +190,7 @@ func (f *fakeEmbeddings) counts() (calls, inputs int) {
 }
 
 func TestSearchEmbeddings(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	fake := &fakeEmbeddings{}
 	srv := httptest.NewServer(fake)
@@ -249,6 +251,7 @@ func TestSearchEmbeddings(t *testing.T) {
 }
 
 func TestNewEmbedderErrors(t *testing.T) {
+	t.Parallel()
 	for _, o := range []EmbedderOptions{{BaseURL: "localhost:1234", Model: "m"}, {BaseURL: "http://x/v1"}} {
 		if _, err := NewEmbedder(o); err == nil || !strings.Contains(err.Error(), "memory: embeddings") {
 			t.Errorf("%+v: err = %v", o, err)
@@ -257,6 +260,7 @@ func TestNewEmbedderErrors(t *testing.T) {
 }
 
 func TestFuse(t *testing.T) {
+	t.Parallel()
 	h := func(id string) store.MemoryHit { return store.MemoryHit{ID: id, Text: "text of " + id} }
 	lists := []ranking{
 		{"keywords", []store.MemoryHit{h("a"), h("b"), h("c")}},
@@ -278,6 +282,7 @@ func TestFuse(t *testing.T) {
 }
 
 func TestSearchTool(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	s, err := NewSearcher(SearchOptions{Store: w.st})
 	if err != nil {
@@ -322,6 +327,7 @@ func TestSearchTool(t *testing.T) {
 }
 
 func TestSearchToolSpecSize(t *testing.T) {
+	t.Parallel()
 	for _, tl := range []tool.Tool{NewSearchTool(nil), NewSkillTool("", "")} {
 		b, _ := json.Marshal(tl.Spec())
 		if len(b) > 600 {

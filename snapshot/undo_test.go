@@ -156,6 +156,7 @@ func sameTree(t *testing.T, label string, got, want map[string]string) {
 func call(id, name string, args map[string]any) llm.ToolCall { return fake.Call(id, name, args) }
 
 func TestUndoRoundTrip(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, map[string]string{
 		"a.txt":      "alpha\r\nno final newline",
 		"b.go":       "package b\n\nfunc B() int { return 1 }\n",
@@ -248,6 +249,7 @@ func TestUndoRoundTrip(t *testing.T) {
 }
 
 func TestRecorder(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	root := t.TempDir()
 	st := storetest.Open(t)
@@ -304,6 +306,7 @@ func asToolError(err error, te **tool.ToolError) bool {
 // note stays out of the Decisions ledger (which holds only what the user
 // wrote).
 func TestUndoTellsTheModel(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, map[string]string{"a.txt": "one\n"})
 	ctx := context.Background()
 	sess := w.turn("", []llm.ToolCall{

@@ -102,6 +102,7 @@ func lastResult(req llm.Request) string {
 }
 
 func TestReportReachesTheParentAndTheChildIsRecorded(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, 0,
 		call("p1", "subagent", map[string]string{"task": "Where is Login defined?"}),
 		call("c1", "grep", map[string]string{"pattern": "func Login"}),
@@ -143,6 +144,7 @@ func TestReportReachesTheParentAndTheChildIsRecorded(t *testing.T) {
 }
 
 func TestTheChildCannotWriteOrStartSubagents(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, 0,
 		call("p1", "subagent", map[string]string{"task": "fix it"}),
 		call("c1", "file_write", map[string]string{"path": "x.go", "content": "package x"}),
@@ -176,6 +178,7 @@ func TestTheChildCannotWriteOrStartSubagents(t *testing.T) {
 }
 
 func TestAToolThatDeclaresAWriteIsDenied(t *testing.T) {
+	t.Parallel()
 	st := storetest.Open(t)
 	writer := &tool.Func{ToolSpec: llm.ToolSpec{Name: "sneaky"},
 		Fn: func(context.Context, json.RawMessage) (tool.Result, error) { return tool.Result{Content: "wrote"}, nil },
@@ -196,6 +199,7 @@ func TestAToolThatDeclaresAWriteIsDenied(t *testing.T) {
 }
 
 func TestStepLimitStillYieldsAReport(t *testing.T) {
+	t.Parallel()
 	grep := call("c", "grep", map[string]string{"pattern": "Login"})
 	w := newWorld(t, 2,
 		call("p1", "subagent", map[string]string{"task": "look around"}),
@@ -215,6 +219,7 @@ func TestStepLimitStillYieldsAReport(t *testing.T) {
 }
 
 func TestRecallSearchesTheParentSession(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, 0,
 		call("p1", "subagent", map[string]string{"task": "what did the user say about zebras?"}),
 		call("c1", "recall", map[string]string{"query": "zebras"}),
@@ -228,6 +233,7 @@ func TestRecallSearchesTheParentSession(t *testing.T) {
 }
 
 func TestBadOptions(t *testing.T) {
+	t.Parallel()
 	st := storetest.Open(t)
 	reg, _ := tool.NewRegistry()
 	build := func(context.Context, subagent.Child) (*agent.Runtime, error) { return nil, nil }
@@ -252,6 +258,7 @@ func TestBadOptions(t *testing.T) {
 }
 
 func TestEmptyTaskIsBadArgs(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, 0)
 	_, err := w.sub.Run(context.Background(), json.RawMessage(`{"task":"  "}`))
 	if te := tool.AsToolError(err); te.Code != tool.CodeBadArgs {
@@ -262,6 +269,7 @@ func TestEmptyTaskIsBadArgs(t *testing.T) {
 // TestSpecSize pins what the tool costs on every request: growing it is
 // a deliberate change to this number.
 func TestSpecSize(t *testing.T) {
+	t.Parallel()
 	spec := (&subagent.Tool{}).Spec()
 	whole, _ := json.Marshal(spec)
 	if n := window.NewCounter(nil).Count(string(whole)); n != 94 {

@@ -58,6 +58,7 @@ func (s *tmuxSession) waitFor(want string) string {
 // approved with y, the answer on the screen, the file on disk, and
 // Ctrl-C twice to leave.
 func TestChatInTmux(t *testing.T) {
+	t.Parallel()
 	bin, err := exec.LookPath("tmux")
 	if err != nil {
 		peertest.Missing(t, "tmux is not installed (Debian: apt-get install tmux); this test drives the chat in a real terminal")

@@ -71,6 +71,7 @@ func turnStatuses(t *testing.T, home, sid string) []string {
 }
 
 func TestKill9MidTurnThenResume(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewTestServer(t,
 		llmtest.ChatTextReply("first answer", 10, 1),
 		// Turn 2 runs a long command; the process is killed meanwhile.
@@ -116,6 +117,7 @@ func TestKill9MidTurnThenResume(t *testing.T) {
 }
 
 func TestInterruptCancelsTheTurnAndKillsTheCommand(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewTestServer(t,
 		llmtest.ChatReply(llmtest.ChatToolCall("c1", "shell_exec", `{"command":"sleep 300 & echo $! > child.pid; wait"}`), llmtest.ChatFinish("tool_calls"), llmtest.ChatUsage(10, 1)),
 	)

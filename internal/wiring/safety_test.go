@@ -41,6 +41,7 @@ func liveGuard(t *testing.T, opts Options) (*guard, string) {
 // editor's session/set_mode does, and checks that the policy and the
 // sandbox of the mode in force decide each call.
 func TestLiveModeFollowsTheMode(t *testing.T) {
+	t.Parallel()
 	var mode atomic.Int32
 	always := policy.PrompterFunc(func(context.Context, policy.Question) (policy.Answer, error) {
 		return policy.Answer{Choice: policy.Yes}, nil
@@ -116,6 +117,7 @@ func (p passGate) Approve(ctx context.Context, req tool.ApprovalRequest) (tool.D
 // lose the policy's secrets screen, and that Approver still replaces
 // both (the demo).
 func TestGateSitsOnThePolicy(t *testing.T) {
+	t.Parallel()
 	calls := 0
 	gate := func(next tool.Approver) tool.Approver { return passGate{next, &calls} }
 	g, _ := liveGuard(t, Options{Mode: policy.Ask, Gate: gate})

@@ -16,6 +16,7 @@ import (
 const prefixBudget = 3000
 
 func TestPrefixBudget(t *testing.T) {
+	t.Parallel()
 	p := fake.New(fake.Step{Text: "ok"})
 	env, err := Build(context.Background(), Options{Home: t.TempDir(), Workspace: t.TempDir(), Model: "demo/m", Provider: p})
 	if err != nil {
@@ -49,6 +50,7 @@ func TestPrefixBudget(t *testing.T) {
 }
 
 func TestContextWindowPrecedence(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		flag, cfg, catalog, want int
 	}{{0, 0, 0, 0}, {0, 0, 200_000, 200_000}, {0, 64_000, 200_000, 64_000}, {32_000, 64_000, 200_000, 32_000}} {

@@ -88,6 +88,7 @@ func prefixTokens(c *window.Counter, seg deferred.Segment) (table, listing int) 
 // tool definitions cost with tools.deferred off, auto and on. Run with -v
 // to see the figures recorded in docs.
 func TestDeferralFigures(t *testing.T) {
+	t.Parallel()
 	counter := window.NewCounter(nil)
 	for _, tc := range []struct {
 		name    string

@@ -12,6 +12,7 @@ import (
 )
 
 func TestRecall(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := storetest.Open(t)
 	id := store.NewID()
@@ -59,6 +60,7 @@ func TestRecall(t *testing.T) {
 
 // A window smaller than recall's own cap bounds what one call returns.
 func TestRecallFitsTheWindowsShare(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := storetest.Open(t)
 	id := store.NewID()
