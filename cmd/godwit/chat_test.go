@@ -249,7 +249,7 @@ func TestChatDailyUse(t *testing.T) {
 	s.typeLine("tell me slowly")
 	s.waitFor("slowly slowly")
 	s.run("send-keys", "-t", "chat", "C-c")
-	sc = s.waitFor("cancelled")
+	s.waitFor("cancelled")
 	time.Sleep(300 * time.Millisecond) // a frame or two after the turn ended
 	if sc = s.screen(); strings.Contains(sc, "cancelling") {
 		t.Errorf("the turn has ended, the screen still says it is cancelling:\n%s", sc)
