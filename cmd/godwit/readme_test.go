@@ -9,8 +9,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/godwit/godwit/llm/llmtest"
 )
@@ -61,6 +63,17 @@ func TestREADMEExamples(t *testing.T) {
 	// The demo's `go test` writes Go's caches where they are.
 	env = append(env, "GOCACHE="+goEnv(t, "GOCACHE"), "GOMODCACHE="+goEnv(t, "GOMODCACHE"))
 
+	// A resident session (serve) runs in the background, as in a second
+	// terminal, until the test ends; the README's placeholder ids (01jxa,
+	// named in a serve line's comment) become the ids the sessions print.
+	ids := map[string]string{}
+	var residents []*exec.Cmd
+	defer func() {
+		for _, c := range residents {
+			_ = c.Process.Signal(os.Interrupt)
+			_ = c.Wait()
+		}
+	}()
 	ran, skipped := 0, false
 	for _, line := range shell {
 		cmdline, skip := readmeCommand(line)
@@ -72,8 +85,20 @@ func TestREADMEExamples(t *testing.T) {
 			env = append(env, name+"="+val)
 			continue
 		}
+		for placeholder, id := range ids {
+			cmdline = strings.ReplaceAll(cmdline, placeholder, id)
+		}
 		cmd := exec.Command("sh", "-c", cmdline)
 		cmd.Dir, cmd.Env = ws, env
+		if strings.HasPrefix(cmdline, "godwit serve") {
+			id := startResident(t, cmd)
+			residents = append(residents, cmd)
+			if p := placeholderID.FindString(line); p != "" {
+				ids[p] = id
+			}
+			ran++
+			continue
+		}
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Errorf("README: %s\n%v\n%s", line, err, out)
@@ -93,6 +118,55 @@ func TestREADMEExamples(t *testing.T) {
 	}
 }
 
+// placeholderID is how the README writes a session id it cannot know.
+var placeholderID = regexp.MustCompile(`\b01jx[a-z]\b`)
+
+// startResident starts a serve command and returns the session id it
+// prints once it is ready for mail.
+func startResident(t *testing.T, cmd *exec.Cmd) string {
+	t.Helper()
+	cmd.Args = []string{"sh", "-c", "exec " + cmd.Args[2]} // signals reach godwit, not sh
+	w := &readyWriter{ready: regexp.MustCompile(`serving session (\S+) \(pid`), id: make(chan string, 1)}
+	cmd.Stderr = w
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case id := <-w.id:
+		return id
+	case <-time.After(time.Minute):
+		t.Fatalf("README: %s never said it was serving:\n%s", cmd.Args[2], w.text())
+		return ""
+	}
+}
+
+// readyWriter collects a resident's stderr and sends the first match of
+// ready's group on id.
+type readyWriter struct {
+	ready *regexp.Regexp
+	id    chan string
+	mu    sync.Mutex
+	buf   []byte
+	sent  bool
+}
+
+func (w *readyWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, p...)
+	if m := w.ready.FindSubmatch(w.buf); m != nil && !w.sent {
+		w.sent = true
+		w.id <- string(m[1])
+	}
+	return len(p), nil
+}
+
+func (w *readyWriter) text() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return string(w.buf)
+}
+
 // codeBlocks returns the lines of README's sh blocks and the bodies of
 // its yaml blocks.
 func codeBlocks(md string) (shell []string, yamls []string) {
@@ -102,7 +176,9 @@ func codeBlocks(md string) (shell []string, yamls []string) {
 			yamls = append(yamls, m[2])
 			continue
 		}
-		for _, l := range strings.Split(m[2], "\n") {
+		// A line ending in a backslash goes on, as it does in sh.
+		joined := strings.ReplaceAll(m[2], "\\\n", "")
+		for _, l := range strings.Split(joined, "\n") {
 			if strings.TrimSpace(l) != "" {
 				shell = append(shell, l)
 			}
