@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"time"
 
@@ -238,9 +237,4 @@ func (r *Runtime) cost(u llm.Usage) float64 {
 	return r.cfg.Cost(u)
 }
 
-func limitText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + fmt.Sprintf("… [%d bytes]", len(s))
-}
+func limitText(s string, n int) string { return store.Preview(s, n) }

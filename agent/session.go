@@ -136,7 +136,12 @@ func (s *session) append(ctx context.Context, m llm.Message) error {
 
 // emit stamps and forwards an event, and records it in the store's
 // timeline (deltas excepted: the response that follows carries their sum).
-func (s *session) emit(e Event) {
+func (s *session) emit(e Event) { s.emitOutput(e, "") }
+
+// emitOutput is emit for an event whose Tool.Output previews output: the
+// stored event refers to the output the tool call stored rather than
+// holding its preview a second time.
+func (s *session) emitOutput(e Event, output string) {
 	e.SessionID = s.id
 	e.Turn = s.turnSeq
 	if e.Time.IsZero() {
@@ -146,12 +151,20 @@ func (s *session) emit(e Event) {
 	if e.Type == EventTextDelta || e.Type == EventThinkingDelta {
 		return
 	}
+	rec := store.Event{SessionID: s.id, TurnID: s.turnID, Type: e.Type, Time: e.Time}
+	if e.Tool != nil && e.Tool.Output != "" && output != "" {
+		t := *e.Tool
+		t.Output = store.OutputPlaceholder
+		e.Tool = &t
+		rec.Output, rec.OutputMax = output, outputPreview
+	}
 	data, err := json.Marshal(e)
 	if err != nil {
 		s.r.cfg.Logger.Error("agent: encoding event", "type", e.Type, "err", err)
 		return
 	}
-	if _, err := s.r.cfg.Store.AppendEvent(context.Background(), store.Event{SessionID: s.id, TurnID: s.turnID, Type: e.Type, Time: e.Time, Data: data}); err != nil {
+	rec.Data = data
+	if _, err := s.r.cfg.Store.AppendEvent(context.Background(), rec); err != nil {
 		s.r.cfg.Logger.Error("agent: recording event", "type", e.Type, "err", err)
 	}
 }

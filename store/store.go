@@ -140,6 +140,13 @@ type migration struct {
 	sql     string
 }
 
+// step is the name goSteps knows the migration by: "outputs" for
+// 0006_outputs.sql.
+func (m migration) step() string {
+	_, rest, _ := strings.Cut(m.name, "_")
+	return strings.TrimSuffix(rest, ".sql")
+}
+
 // migrations lists the embedded files: NNNN_name.sql, numbered from 1
 // without gaps.
 func migrations() ([]migration, error) {
@@ -210,6 +217,11 @@ func (s *Store) apply(ctx context.Context, m migration, latest int) error {
 	}
 	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 		return fmt.Errorf("migrate %s: %w", m.name, err)
+	}
+	if step := goSteps[m.step()]; step != nil {
+		if err := step(ctx, tx); err != nil {
+			return fmt.Errorf("migrate %s: %w", m.name, err)
+		}
 	}
 	// PRAGMA takes no parameters; the version is our own integer.
 	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.version)); err != nil {
