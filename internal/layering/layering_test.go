@@ -65,6 +65,7 @@ var allowed = map[string]struct {
 	"bench/floor":       {nil, "start-up's lower bound: links godwit's heavy dependencies, none of godwit"},
 	"bench/fsgrep":      {[]string{"tool", "tool/fs", "tool/workspace"}, "runs the grep tool from the command line for bench/grep.sh"},
 	"bench/longsession": {[]string{"llm/llmtest"}, "drives the godwit binary against a fake endpoint; speaks only the CLI, --json events and the wire formats"},
+	"bench/turncost":    {[]string{"llm/llmtest"}, "measures godwit's own CPU per request and per turn, and the database's growth, with the real binary (acp and run) against a fake endpoint"},
 }
 
 func TestLayering(t *testing.T) {
