@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/godwit/godwit/llm"
@@ -91,6 +92,10 @@ type Runtime struct {
 	counter *window.Counter
 	// budgetOf is the assembler's budget, when it has one.
 	budgetOf func() window.Budget
+
+	mu        sync.Mutex
+	kept      map[string]*kept // by session id
+	keptOrder []string         // oldest first
 }
 
 // budget is the window's partition: the assembler's, or the default.
@@ -210,7 +215,9 @@ func (r *Runtime) Run(ctx context.Context, in RunInput) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	return s.turn(ctx, in)
+	res, err := s.turn(ctx, in)
+	r.keep(s)
+	return res, err
 }
 
 // errorText renders err for a record: short, without Go's wrapping noise

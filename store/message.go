@@ -29,6 +29,34 @@ type StoredMessage struct {
 	Elided []int
 }
 
+// OutputOf returns the output id of the tool result at Message.Parts[part]
+// (0 when it has none).
+func (m StoredMessage) OutputOf(part int) int64 {
+	k := 0
+	for i, p := range m.Message.Parts {
+		if p.ToolResult == nil {
+			continue
+		}
+		if i == part {
+			if k < len(m.OutputIDs) {
+				return m.OutputIDs[k]
+			}
+			return 0
+		}
+		k++
+	}
+	return 0
+}
+
+// LastMessageID returns the id of the newest message of a segment of the
+// session (0 when it has none). It reads on the writer: the engine asks
+// whether the history it kept from its last turn is still the whole.
+func (s *Store) LastMessageID(ctx context.Context, sessionID string, segment int) (int64, error) {
+	var id int64
+	err := s.w.QueryRowContext(ctx, qLastMessage, sessionID, segment).Scan(&id)
+	return id, wrap("last message", err)
+}
+
 // AppendMessage stores m at the end of the session's history and indexes
 // its text for Search, in one transaction, and returns the message's id.
 // The contents of its tool results go to the session's outputs (once:

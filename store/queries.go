@@ -78,6 +78,8 @@ VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`
 
 	qMessageCols = `id, session_id, coalesce(turn_id, 0), segment, body, created_at, coalesce(outputs, '')`
 
+	qLastMessage = `SELECT coalesce(max(id), 0) FROM messages WHERE session_id = ? AND segment = ?`
+
 	qMessages = `SELECT ` + qMessageCols + ` FROM messages
 WHERE session_id = ?1 AND (?2 < 0 OR segment = ?2) ORDER BY id`
 )

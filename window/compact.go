@@ -4,11 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/godwit/godwit/llm"
 )
@@ -462,9 +460,69 @@ func cutTail(s string, n int) string {
 	return s[at:]
 }
 
-var errorLine = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)(error|fail|panic|exception|undefined|cannot|not found|denied|traceback|fatal)`)
-})
+// errorWords mark the lines of an output worth keeping in its summary,
+// in any case.
+var errorWords = []string{"error", "fail", "panic", "exception", "undefined", "cannot", "not found", "denied", "traceback", "fatal"}
+
+// errorLines returns the indexes of the lines of raw (split at "\n")
+// that hold an error word, in order, at most max (0: all). One search
+// per word over the lowercased text, rather than a pattern per line:
+// compaction summarises outputs of tens of kilobytes.
+func errorLines(raw string, max int) []int {
+	low := asciiLower(raw)
+	var at []int
+	for _, w := range errorWords {
+		for off := 0; ; {
+			i := strings.Index(low[off:], w)
+			if i < 0 {
+				break
+			}
+			at = append(at, off+i)
+			// The rest of the line is decided: go to the next one.
+			off += i + len(w)
+			if j := strings.IndexByte(low[off:], '\n'); j >= 0 {
+				off += j
+			} else {
+				break
+			}
+		}
+	}
+	if len(at) == 0 {
+		return nil
+	}
+	slices.Sort(at)
+	var lines []int
+	line, pos := 0, 0
+	for _, a := range at {
+		line += strings.Count(low[pos:a], "\n")
+		pos = a
+		if n := len(lines); n == 0 || lines[n-1] != line {
+			lines = append(lines, line)
+			if max > 0 && len(lines) == max {
+				break
+			}
+		}
+	}
+	return lines
+}
+
+// asciiLower lowercases ASCII letters only.
+func asciiLower(s string) string {
+	i := 0
+	for i < len(s) && !('A' <= s[i] && s[i] <= 'Z') {
+		i++
+	}
+	if i == len(s) {
+		return s
+	}
+	b := []byte(s)
+	for j := i; j < len(b); j++ {
+		if 'A' <= b[j] && b[j] <= 'Z' {
+			b[j] += 'a' - 'A'
+		}
+	}
+	return string(b)
+}
 
 // describe names an output for stubs: `shell_exec "go test ./..."`.
 func describe(c llm.ToolCall) string {
@@ -502,13 +560,8 @@ func Summary(c llm.ToolCall, raw, pageID string) string {
 	}
 	b.WriteString(cut(strings.Join(lines[:6], "\n"), 600))
 	var errs []string
-	for _, l := range lines[6 : len(lines)-6] {
-		if errorLine().MatchString(l) {
-			errs = append(errs, cut(l, 200))
-			if len(errs) == 8 {
-				break
-			}
-		}
+	for _, i := range errorLines(strings.Join(lines[6:len(lines)-6], "\n"), 8) {
+		errs = append(errs, cut(lines[6+i], 200))
 	}
 	if len(errs) > 0 {
 		b.WriteString("\n…\n" + strings.Join(errs, "\n"))
@@ -521,11 +574,15 @@ func Summary(c llm.ToolCall, raw, pageID string) string {
 func Stub(c llm.ToolCall, raw, pageID string) string {
 	lines := strings.Count(strings.TrimRight(raw, "\n"), "\n") + 1
 	key := ""
-	for _, l := range strings.Split(raw, "\n") {
-		if errorLine().MatchString(l) {
-			key = "; first error: " + cut(strings.TrimSpace(l), 120)
-			break
+	if at := errorLines(raw, 1); len(at) > 0 {
+		l := raw
+		for range at[0] {
+			l = l[strings.IndexByte(l, '\n')+1:]
 		}
+		if j := strings.IndexByte(l, '\n'); j >= 0 {
+			l = l[:j]
+		}
+		key = "; first error: " + cut(strings.TrimSpace(l), 120)
 	}
 	return fmt.Sprintf("[paged out %s: %s output, %s%s; recall(%q)]", pageID, describe(c), nLines(lines), key, pageID)
 }
