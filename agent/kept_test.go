@@ -117,3 +117,35 @@ func TestRuntimeKeepsHistoryBetweenTurns(t *testing.T) {
 		t.Errorf("after another process's turn: %q", got)
 	}
 }
+
+// TestRuntimeKeepsAtMostMaxKept: the sessions kept are the newest few,
+// and a session's own turns never evict it.
+func TestRuntimeKeepsAtMostMaxKept(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "g.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	rt := newTestRuntime(t, st)
+	res, err := rt.Run(ctx, RunInput{Prompt: "first"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 * maxKept {
+		if _, err := rt.Run(ctx, RunInput{SessionID: res.SessionID, Prompt: "again"}); err != nil {
+			t.Fatal(err)
+		}
+		if rt.kept[res.SessionID] == nil {
+			t.Fatalf("turn %d: its own session was evicted", i+2)
+		}
+	}
+	for range maxKept + 2 {
+		if _, err := rt.Run(ctx, RunInput{Prompt: "another session"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(rt.kept) != maxKept || len(rt.keptOrder) != maxKept || rt.kept[res.SessionID] != nil {
+		t.Errorf("kept %d sessions (order %d), oldest still kept: %v", len(rt.kept), len(rt.keptOrder), rt.kept[res.SessionID] != nil)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/godwit/godwit/llm"
@@ -58,9 +59,7 @@ func (r *Runtime) keep(s *session) {
 	if r.kept == nil {
 		r.kept = map[string]*kept{}
 	}
-	if _, ok := r.kept[s.id]; !ok {
-		r.keptOrder = append(r.keptOrder, s.id)
-	}
+	r.keptOrder = append(slices.DeleteFunc(r.keptOrder, func(id string) bool { return id == s.id }), s.id)
 	r.kept[s.id] = &kept{segment: s.segment, history: s.history, lastMsg: s.lastMsg, elided: s.elided}
 	for len(r.keptOrder) > maxKept {
 		delete(r.kept, r.keptOrder[0])

@@ -385,3 +385,23 @@ func TestMigrateOutputs(t *testing.T) {
 		t.Errorf("outputs hold %d bytes for %d of tool call outputs", stored, sizeBefore)
 	}
 }
+
+func TestTokenCounts(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	counts := map[uint64]int{1: 10, 1<<63 + 5: 20, 42: 0}
+	if err := s.PutTokenCounts(ctx, "o200k_base", counts); err != nil {
+		t.Fatal(err)
+	}
+	// Kept once: a second put of the same hash changes nothing.
+	if err := s.PutTokenCounts(ctx, "o200k_base", map[uint64]int{1: 99}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.TokenCounts(ctx, "o200k_base", []uint64{1, 1<<63 + 5, 42, 7})
+	if err != nil || len(got) != 3 || got[1] != 10 || got[1<<63+5] != 20 || got[42] != 0 {
+		t.Errorf("TokenCounts = %v, %v", got, err)
+	}
+	if got, _ := s.TokenCounts(ctx, "other", []uint64{1}); len(got) != 0 {
+		t.Errorf("another tokenizer's counts: %v", got)
+	}
+}

@@ -90,7 +90,7 @@ func (w *Window) items(st *segState, view []llm.Message, acc accounting) []item 
 			if it.level == LevelStub {
 				continue
 			}
-			it.tokens = w.count(r.Content)
+			it.tokens = acc.outputs[r.CallID]
 			if k := staleKey(calls[r.CallID]); k != "" && later[k] > at[r.CallID] {
 				it.stale = true
 			}
