@@ -54,8 +54,48 @@ func putOutput(ctx context.Context, tx execer, sessionID, text string, now int64
 	if err := tx.QueryRowContext(ctx, qPutOutput, sessionID, sum[:], len(text), plain, packed, now).Scan(&id); err != nil {
 		return 0, err
 	}
-	_, err = tx.ExecContext(ctx, qIndexOutput, id, text, sessionID)
+	_, err = tx.ExecContext(ctx, qIndexOutput, id, searchText(text), sessionID)
 	return id, err
+}
+
+// searchText is what Search finds an output by: its text without the
+// line numbers file_read puts before each line ("  42\t"), which mean
+// nothing to a keyword search and were a third of the index of a
+// session that reads files.
+func searchText(text string) string {
+	var b strings.Builder
+	rest, cut := text, false
+	for len(rest) > 0 {
+		line := rest
+		if i := strings.IndexByte(rest, '\n'); i >= 0 {
+			line, rest = rest[:i+1], rest[i+1:]
+		} else {
+			rest = ""
+		}
+		j := 0
+		for j < len(line) && line[j] == ' ' {
+			j++
+		}
+		k := j
+		for k < len(line) && '0' <= line[k] && line[k] <= '9' {
+			k++
+		}
+		if k > j && k < len(line) && line[k] == '\t' {
+			if !cut {
+				b.Grow(len(text))
+				b.WriteString(text[:len(text)-len(rest)-len(line)])
+				cut = true
+			}
+			line = line[k+1:]
+		}
+		if cut {
+			b.WriteString(line)
+		}
+	}
+	if !cut {
+		return text
+	}
+	return b.String()
 }
 
 // outputID returns the id of the session's output whose text is text, 0
@@ -74,7 +114,7 @@ func outputID(ctx context.Context, tx execer, sessionID, text string) (int64, er
 }
 
 var flateWriters = sync.Pool{New: func() any {
-	w, _ := flate.NewWriter(nil, flate.BestSpeed)
+	w, _ := flate.NewWriter(nil, flate.DefaultCompression)
 	return w
 }}
 

@@ -405,3 +405,17 @@ func TestTokenCounts(t *testing.T) {
 		t.Errorf("another tokenizer's counts: %v", got)
 	}
 }
+
+func TestSearchTextDropsLineNumbers(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"plain\ntext", "plain\ntext"},
+		{"1\tpackage main\n2\t\n  10\tfunc main() {}\n", "package main\n\nfunc main() {}\n"},
+		{"no tab 12 here\n12\tyes\n", "no tab 12 here\nyes\n"},
+		{"port 8080\t open", "port 8080\t open"},
+		{"8080\topen", "open"},
+	} {
+		if got := searchText(c.in); got != c.want {
+			t.Errorf("searchText(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

@@ -310,6 +310,7 @@ func (w *Window) capOutputs(ctx context.Context, in Input, st *segState, msgs []
 		}
 	}
 	var outs []out
+	stepBytes, stepFits := 0, true
 	for i, m := range msgs {
 		for _, p := range m.Parts {
 			if p.ToolCall != nil {
@@ -326,8 +327,21 @@ func (w *Window) capOutputs(ctx context.Context, in Input, st *segState, msgs []
 			if !step && len(r.Content) <= b.OutputShare*2 {
 				continue // under 2 bytes a token: within the share
 			}
-			outs = append(outs, out{r: r, tokens: w.scaled(w.count(r.Content)), step: step})
+			if step {
+				n := w.scaled(len(r.Content))
+				stepBytes += n
+				stepFits = stepFits && n <= b.OutputShare
+			}
+			outs = append(outs, out{r: r, tokens: -1, step: step})
 		}
+	}
+	// A step whose outputs fit their shares even at a token a byte is
+	// not cut, and its new outputs need no count (nor the tokenizer).
+	if stepFits && stepBytes <= b.StepShare() {
+		outs = slices.DeleteFunc(outs, func(o out) bool { return o.step })
+	}
+	for k := range outs {
+		outs[k].tokens = w.scaled(w.count(outs[k].r.Content))
 	}
 	// Water-fill the step's share: outputs under an equal part keep
 	// whole, the rest split what they leave.

@@ -93,13 +93,43 @@ func TestKeptCountsSpareTheTokenizer(t *testing.T) {
 	if asm, _ := w3.Assemble(ctx, Input{SessionID: "s", Segment: 1, Messages: hist, TurnStart: true}); asm.Estimated || asm.Tokens != first.Tokens || c3.Loaded() {
 		t.Errorf("same history again: %d tokens (want %d), estimated %v, tokenizer loaded %v", asm.Tokens, first.Tokens, asm.Estimated, c3.Loaded())
 	}
+	// A new output of a step, small enough to change nothing: estimated,
+	// and not counted for its share either.
+	c5, w5 := process()
+	small := append(append([]llm.Message(nil), hist...),
+		llm.Message{Role: llm.RoleAssistant, Parts: []llm.Part{{Kind: llm.PartToolCall, ToolCall: &llm.ToolCall{ID: "cy", Name: "file_read", Args: []byte(`{"path":"z.go"}`)}}}},
+		llm.Message{Role: llm.RoleTool, Parts: []llm.Part{{Kind: llm.PartToolResult, ToolResult: &llm.ToolResult{CallID: "cy", Content: strings.Repeat("x := 1\n", 150)}}}})
+	if asm, _ := w5.Assemble(ctx, Input{SessionID: "s", Segment: 1, Messages: small}); !asm.Estimated || c5.Loaded() {
+		t.Errorf("a 1 KB output far below the marks: estimated %v, tokenizer loaded %v", asm.Estimated, c5.Loaded())
+	}
 	// A large new output within a turn may change what is paged: counted.
 	c4, w4 := process()
 	big := append(append([]llm.Message(nil), hist...),
 		llm.Message{Role: llm.RoleAssistant, Parts: []llm.Part{{Kind: llm.PartToolCall, ToolCall: &llm.ToolCall{ID: "cz", Name: "file_read", Args: []byte(`{"path":"y.go"}`)}}}},
-		llm.Message{Role: llm.RoleTool, Parts: []llm.Part{{Kind: llm.PartToolResult, ToolResult: &llm.ToolResult{CallID: "cz", Content: strings.Repeat("var x = []int{1, 2, 3, 4, 5, 6, 7, 8}\n", 100)}}}})
+		llm.Message{Role: llm.RoleTool, Parts: []llm.Part{{Kind: llm.PartToolResult, ToolResult: &llm.ToolResult{CallID: "cz", Content: strings.Repeat("var x = []int{1, 2, 3, 4, 5, 6, 7, 8}\n", 200)}}}})
 	if asm, _ := w4.Assemble(ctx, Input{SessionID: "s", Segment: 1, Messages: big}); asm.Estimated || !c4.Loaded() {
-		t.Errorf("a 4 KB output above the low-water mark: estimated %v, tokenizer loaded %v", asm.Estimated, c4.Loaded())
+		t.Errorf("an 8 KB output that may take the request past the low-water mark: estimated %v, tokenizer loaded %v", asm.Estimated, c4.Loaded())
+	}
+}
+
+func TestMarksDecided(t *testing.T) {
+	m := marks{hard: 1000, low: 500, cheap: true, sent: true}
+	for _, c := range []struct {
+		m            marks
+		known, fresh int
+		want         bool
+	}{
+		{m, 100, 300, true},  // below low: nothing is weighed
+		{m, 400, 200, false}, // may pass low: a cheap step may be weighed
+		{m, 600, 200, true},  // past low already, below hard: the cheap step weighs what was sent
+		{m, 600, 500, false}, // may pass hard: a forced step frees what the exact size says
+		{m, 1100, 0, false},  // forced
+		{marks{hard: 1000, low: 500, cheap: true}, 600, 200, false}, // the previous request unknown
+		{marks{hard: 1000, low: 500}, 400, 500, true},               // a turn's first request: only hard counts
+	} {
+		if got := c.m.decided(c.known, c.fresh); got != c.want {
+			t.Errorf("%+v.decided(%d, %d) = %v, want %v", c.m, c.known, c.fresh, got, c.want)
+		}
 	}
 }
 

@@ -201,16 +201,13 @@ func (w *Window) Assemble(ctx context.Context, in Input) (Assembly, error) {
 	if in.Handoff {
 		limit = b.Input()
 	}
-	// Below this no decision of this request depends on its exact count
-	// (see account).
-	free := b.Low()
-	switch {
-	case in.Handoff:
-		free = limit
-	case in.TurnStart:
-		free = b.High()
+	// The marks this request's decisions compare its size with (see
+	// account).
+	m := marks{hard: b.High(), low: b.Low(), cheap: !in.TurnStart && !in.Handoff, sent: st.sent > 0}
+	if in.Handoff {
+		m.hard = limit
 	}
-	asm, acc := w.build(ctx, st, msgs, free)
+	asm, acc := w.build(ctx, st, msgs, m)
 	asm.Capped = capped
 	if w.opts.Pages != nil {
 		plan := choose(w.items(st, asm.Request.Messages, acc), planInput{
@@ -225,7 +222,7 @@ func (w *Window) Assemble(ctx context.Context, in Input) (Assembly, error) {
 				return asm, err
 			}
 			if c.Items > 0 {
-				asm, _ = w.build(ctx, st, msgs, free)
+				asm, _ = w.build(ctx, st, msgs, m)
 				asm.Capped, asm.Compacted, asm.Summaries = capped, &c, sums
 			}
 		}
@@ -360,7 +357,7 @@ type accounting struct {
 
 // build applies the segment's compactions and untrusted marks to msgs and
 // measures the request.
-func (w *Window) build(ctx context.Context, st *segState, msgs []llm.Message, free int) (Assembly, accounting) {
+func (w *Window) build(ctx context.Context, st *segState, msgs []llm.Message, m marks) (Assembly, accounting) {
 	view := make([]llm.Message, len(msgs))
 	for i, m := range msgs {
 		view[i] = m
@@ -386,8 +383,35 @@ func (w *Window) build(ctx context.Context, st *segState, msgs []llm.Message, fr
 		view[i].Parts = parts
 	}
 	req := llm.Request{System: st.prefix.System, Tools: st.prefix.Tools, Messages: view}
-	parts, total, estimated, acc := w.account(ctx, st, view, free)
+	parts, total, estimated, acc := w.account(ctx, st, view, m)
 	return Assembly{Request: req, Parts: parts, Tokens: total, Estimated: estimated}, acc
+}
+
+// marks are what a request's decisions compare its size with: above
+// hard a compaction step is forced (High; Input for a handoff call, which
+// must fit whole) and past the budget the request fails; above low a
+// cheap one is weighed, when cheap (not at a turn's first request, nor
+// for a handoff). sent: the window knows which messages the previous
+// request held.
+type marks struct {
+	hard, low   int
+	cheap, sent bool
+}
+
+// decided reports whether every decision the marks make is the same for
+// any size from known to known+fresh: then the fresh pieces need no
+// exact count. A cheap step weighs only outputs the model has answered
+// from and what follows them in the previous request, so what is new
+// since changes it only by pushing the request past low; a forced step
+// frees what the exact size says, so a request near hard is counted.
+func (m marks) decided(known, fresh int) bool {
+	if known+fresh > m.hard {
+		return false
+	}
+	if !m.cheap || known+fresh <= m.low {
+		return true
+	}
+	return m.sent && known > m.low
 }
 
 // account measures each part of a request. Each piece (a message's
@@ -395,11 +419,11 @@ func (w *Window) build(ctx context.Context, st *segState, msgs []llm.Message, fr
 // counter caches by content (and keeps its counts in the store), so a
 // request costs only its new pieces rather than re-tokenizing the whole
 // history. Until the tokenizer has loaded, new pieces are estimated
-// rather than waited for when the request is surely below free: its
-// known counts plus the new pieces' bytes (a token is at least a byte)
-// do not reach it, so no compaction or budget decision can depend on the
-// exact count.
-func (w *Window) account(ctx context.Context, st *segState, msgs []llm.Message, free int) ([]llm.PartStat, int, bool, accounting) {
+// rather than waited for when no decision can depend on their exact
+// count: when marks.decided holds for the known counts and the new
+// pieces' bytes (a token is at least a byte). So a resumed session's new
+// prompt, and a new output that changes no decision, load no tokenizer.
+func (w *Window) account(ctx context.Context, st *segState, msgs []llm.Message, m marks) ([]llm.PartStat, int, bool, accounting) {
 	order := []string{PartSystem, PartRules, PartMemory, PartSkills, PartDeferred, PartTools, PartHandoff, PartMessages, PartToolOutputs}
 	type piece struct {
 		part, text string
@@ -446,7 +470,7 @@ func (w *Window) account(ctx context.Context, st *segState, msgs []llm.Message, 
 				fresh += len(texts[i])
 			}
 		}
-		estimate = fresh > 0 && !c.Ready() && w.scaled(known+fresh) <= free
+		estimate = fresh > 0 && !c.Ready() && m.decided(w.scaled(known), w.scaled(known+fresh)-w.scaled(known))
 		for i, n := range counts {
 			if n >= 0 {
 				continue
