@@ -202,7 +202,7 @@ func oldStore(t *testing.T, path string) *Store {
 		if m.step() == "outputs" {
 			break
 		}
-		if err := s.apply(ctx, m, len(ms)); err != nil {
+		if _, err := s.apply(ctx, m, len(ms)); err != nil {
 			t.Fatal(err)
 		}
 	}
