@@ -7,19 +7,19 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/tiktoken-go/tokenizer"
+	"github.com/godwit/godwit/internal/o200k"
 )
 
 // Tokenizer names the counts a Counter makes, for CountStore.
 const Tokenizer = "o200k_base"
 
-// Counter counts o200k tokens. Building the BPE vocabulary takes ~40 ms
-// of CPU and ~6 MiB, so nothing builds it until Warm (in the background)
-// or Count (waiting) asks; until then a request far from the budget is
-// measured with known counts and an estimate for the rest (see
-// Window.account). The agent warms the counter when a turn runs tools,
-// so a one-shot question never pays for it and a working session loads
-// it while tools run.
+// Counter counts o200k tokens (internal/o200k). Building its lookup
+// table takes a few milliseconds and ~3 MiB, so nothing builds it until
+// Warm (in the background) or a count that needs it asks; until then a
+// request no decision depends on the exact size of is measured with
+// known counts and an estimate for the rest (see Window.account), so a
+// one-shot question, or a resumed session's new prompt, never pays for
+// it.
 //
 // Counts are cached by content hash: a history is counted once, piece by
 // piece, not per request. With a CountStore they are kept across
@@ -32,7 +32,6 @@ type Counter struct {
 	ready chan struct{}
 	once  sync.Once
 	log   *slog.Logger
-	enc   tokenizer.Codec // set before ready is closed
 	store CountStore
 	// warmed: the tokenizer was asked for.
 	warmed atomic.Bool
@@ -68,14 +67,7 @@ func (c *Counter) Warm() {
 		c.warmed.Store(true)
 		go func() {
 			defer close(c.ready)
-			enc, err := tokenizer.Get(tokenizer.O200kBase)
-			if err != nil {
-				if c.log != nil {
-					c.log.Warn("window: o200k tokenizer unavailable; estimating 4 bytes a token", "err", err)
-				}
-				return
-			}
-			c.enc = enc
+			o200k.Load()
 		}()
 	})
 }
@@ -84,7 +76,7 @@ func (c *Counter) Warm() {
 func (c *Counter) Ready() bool {
 	select {
 	case <-c.ready:
-		return c.enc != nil
+		return true
 	default:
 		return false
 	}
@@ -141,13 +133,7 @@ func (c *Counter) Count(s string) int {
 func (c *Counter) count(s string, key uint64) int {
 	c.Warm()
 	<-c.ready
-	if c.enc == nil {
-		return Estimate(s)
-	}
-	n, err := c.enc.Count(s)
-	if err != nil {
-		return Estimate(s)
-	}
+	n := o200k.Count(s)
 	c.mu.Lock()
 	if len(c.cache) > 1<<16 { // a day's worth of distinct texts; start over
 		c.cache, c.asked = map[uint64]int{}, map[uint64]bool{}
