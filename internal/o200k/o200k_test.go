@@ -58,7 +58,9 @@ func TestMatchesTiktoken(t *testing.T) {
 			differ++
 		}
 	}
-	defer func() { t.Logf("%d texts; Count differs from tiktoken-go on %d (whitespace runs across line breaks)", texts, differ) }()
+	defer func() {
+		t.Logf("%d texts; Count differs from tiktoken-go on %d (whitespace runs across line breaks)", texts, differ)
+	}()
 	for _, s := range cases {
 		check("case", s)
 	}
