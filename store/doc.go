@@ -2,7 +2,11 @@
 // (modernc.org/sqlite, no cgo): sessions, segments and their handoffs,
 // turns, messages, model calls, tool calls, events, pages of paged-out
 // context, verify runs and file snapshots, with FTS5 indexes over pages,
-// messages and handoffs. The schema lives in migrations/*.sql (embedded,
+// messages, handoffs and tool outputs. Each tool output is stored once
+// per session (outputs, deflated when long): the tool call, the tool
+// message, the page and the tool.finished event refer to it, and every
+// reader gets the text back where it was. Token counts are kept by text
+// hash (token_counts), for every session. The schema lives in migrations/*.sql (embedded,
 // numbered, applied in order, each in one transaction, tracked by
 // PRAGMA user_version); every query lives in queries.go.
 //
