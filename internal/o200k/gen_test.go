@@ -1,7 +1,6 @@
 package o200k
 
 import (
-	"encoding/binary"
 	"flag"
 	"os"
 	"testing"
@@ -29,14 +28,7 @@ func TestGenerate(t *testing.T) {
 		}
 		tokens = append(tokens, s)
 	}
-	out := []byte(magic)
-	out = binary.LittleEndian.AppendUint32(out, uint32(len(tokens)))
-	for _, s := range tokens {
-		out = binary.AppendUvarint(out, uint64(len(s)))
-	}
-	for _, s := range tokens {
-		out = append(out, s...)
-	}
+	out := build(tokens)
 	if err := os.WriteFile("vocab.bin", out, 0o644); err != nil {
 		t.Fatal(err)
 	}

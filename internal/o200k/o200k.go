@@ -23,52 +23,71 @@ import (
 //go:embed vocab.bin
 var vocabBin string
 
-const magic = "o200k_base ranks 1\n"
+// vocab.bin is, after magic: the number of tokens n and the size of the
+// hash table m (a power of two), as little-endian uint32s; n+1 offsets
+// into the token bytes; m slots (rank + 1 of the token hashed there, 0
+// for none, with linear probing); then every token's bytes by rank. All
+// of it is read in place: a process builds nothing to count.
+const magic = "o200k_base ranks 2\n"
 
-// table is the vocabulary: token bytes by rank, and an open-addressing
-// hash table from bytes to rank.
+// table is the vocabulary, read in place from vocab.bin.
 type table struct {
-	data  string   // every token's bytes, by rank
-	off   []uint32 // token r is data[off[r]:off[r+1]]
-	slots []int32  // rank + 1, 0 when empty
-	mask  uint64
+	off, slots string // little-endian uint32s
+	data       string // every token's bytes, by rank
+	mask       uint64
+}
+
+func u32(s string, i int) uint32 {
+	s = s[4*i : 4*i+4]
+	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
 }
 
 var load = sync.OnceValue(loadTable)
 
 func loadTable() *table {
 	b := vocabBin[len(magic):]
-	n := int(binary.LittleEndian.Uint32([]byte(b[:4])))
-	b = b[4:]
-	t := &table{off: make([]uint32, n+1)}
-	pos := 0
-	lens := []byte(b[:min(len(b), n*3)])
-	total := uint32(0)
-	for r := range n {
-		l, k := binary.Uvarint(lens[pos:])
-		pos += k
-		t.off[r] = total
-		total += uint32(l)
-	}
-	t.off[n] = total
-	t.data = b[pos : pos+int(total)]
-	size := 1
-	for size < 2*n {
-		size <<= 1
-	}
-	t.slots = make([]int32, size)
-	t.mask = uint64(size - 1)
-	for r := range n {
-		h := hash(t.data[t.off[r]:t.off[r+1]]) & t.mask
-		for t.slots[h] != 0 {
-			h = (h + 1) & t.mask
-		}
-		t.slots[h] = int32(r + 1)
-	}
+	n, m := int(u32(b, 0)), int(u32(b, 1))
+	b = b[8:]
+	t := &table{off: b[:4*(n+1)], slots: b[4*(n+1) : 4*(n+1+m)], mask: uint64(m - 1)}
+	t.data = b[4*(n+1+m):]
 	return t
 }
 
-// Load builds the lookup table now rather than at the first Count.
+// build lays out vocab.bin for tokens ranked in order (the generator's).
+func build(tokens []string) []byte {
+	n := len(tokens)
+	m := 1
+	for m < 2*n {
+		m <<= 1
+	}
+	off := make([]uint32, n+1)
+	for r, tok := range tokens {
+		off[r+1] = off[r] + uint32(len(tok))
+	}
+	slots := make([]uint32, m)
+	for r, tok := range tokens {
+		h := hash(tok) & uint64(m-1)
+		for slots[h] != 0 {
+			h = (h + 1) & uint64(m-1)
+		}
+		slots[h] = uint32(r + 1)
+	}
+	out := []byte(magic)
+	out = binary.LittleEndian.AppendUint32(out, uint32(n))
+	out = binary.LittleEndian.AppendUint32(out, uint32(m))
+	for _, o := range off {
+		out = binary.LittleEndian.AppendUint32(out, o)
+	}
+	for _, sl := range slots {
+		out = binary.LittleEndian.AppendUint32(out, sl)
+	}
+	for _, tok := range tokens {
+		out = append(out, tok...)
+	}
+	return out
+}
+
+// Load finds the table now rather than at the first Count.
 func Load() { load() }
 
 func hash(s string) uint64 {
@@ -90,12 +109,12 @@ func hash(s string) uint64 {
 func (t *table) rank(s string) int {
 	h := hash(s) & t.mask
 	for {
-		r := t.slots[h]
+		r := int(u32(t.slots, int(h)))
 		if r == 0 {
 			return -1
 		}
-		if tok := t.data[t.off[r-1]:t.off[r]]; tok == s {
-			return int(r - 1)
+		if tok := t.data[u32(t.off, r-1):u32(t.off, r)]; tok == s {
+			return r - 1
 		}
 		h = (h + 1) & t.mask
 	}
