@@ -26,6 +26,11 @@ func (p storePages) PutPage(ctx context.Context, pg window.Page) (string, error)
 		Tokens: pg.Tokens, Summary: pg.Summary, Text: pg.Text})
 }
 
+func (p storePages) PageText(ctx context.Context, id string) (string, error) {
+	pg, err := p.st.Page(ctx, id)
+	return pg.Text, err
+}
+
 func (p storePages) RecordShown(ctx context.Context, sessionID string, segment int, s window.Shown) error {
 	return p.st.RecordCompaction(ctx, store.Compaction{SessionID: sessionID, Segment: segment, CallID: s.CallID,
 		Level: s.Level, PageID: s.PageID, Text: s.Text})

@@ -34,8 +34,8 @@ type session struct {
 	lastMsg int64
 	// elided are the tool results of history loaded without their text,
 	// by call id (the output's id in the store): the segment shows them
-	// as stubs, so no request needs it; the handoff does, and hydrate
-	// loads it.
+	// paged, so no request needs it; the handoff does, and hydrate loads
+	// it.
 	elided map[string]int64
 }
 
@@ -129,8 +129,8 @@ func (r *Runtime) open(ctx context.Context, id string) (*session, error) {
 
 // load reads the segment's history: what this process kept from the
 // session's last turn when no other process has added to the segment
-// since, else the store's, without the outputs the segment shows as
-// stubs.
+// since, else the store's, without the outputs the segment shows paged
+// (capped, summarised or as stubs).
 func (s *session) load(ctx context.Context, k *kept) error {
 	st := s.r.cfg.Store
 	last, err := st.LastMessageID(ctx, s.id, s.segment)
@@ -145,13 +145,16 @@ func (s *session) load(ctx context.Context, k *kept) error {
 	if err != nil {
 		return fmt.Errorf("agent: %w", err)
 	}
-	stubs := map[string]bool{}
+	// Every output the segment shows otherwise than whole is paged:
+	// requests send what the compaction says, and compaction reads the
+	// page when it shrinks one further.
+	shown := map[string]bool{}
 	for _, c := range cs {
-		if c.Level == window.LevelStub {
-			stubs[c.CallID] = true
+		if c.PageID != "" {
+			shown[c.CallID] = true
 		}
 	}
-	stored, err := st.MessagesEliding(ctx, s.id, s.segment, func(id string) bool { return stubs[id] })
+	stored, err := st.MessagesEliding(ctx, s.id, s.segment, func(id string) bool { return shown[id] })
 	if err != nil {
 		return fmt.Errorf("agent: %w", err)
 	}

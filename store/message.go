@@ -148,9 +148,11 @@ func (s *Store) messages(ctx context.Context, q execer, sessionID string, segmen
 		if outs == "" {
 			return m, nil
 		}
-		if err := json.Unmarshal([]byte(outs), &m.OutputIDs); err != nil {
-			return m, fmt.Errorf("message %d: decode outputs: %w", m.ID, err)
+		ids, perr := parseIDList(outs)
+		if perr != nil {
+			return m, fmt.Errorf("message %d: decode outputs: %w", m.ID, perr)
 		}
+		m.OutputIDs = ids
 		k := 0
 		for i, p := range m.Message.Parts {
 			if p.ToolResult == nil || k >= len(m.OutputIDs) {

@@ -210,6 +210,32 @@ func idList(ids []int64) string {
 	return string(append(b, ']'))
 }
 
+// parseIDList is the inverse of idList.
+func parseIDList(s string) ([]int64, error) {
+	if len(s) < 2 || s[0] != '[' || s[len(s)-1] != ']' {
+		return nil, fmt.Errorf("not a list of ids: %.40q", s)
+	}
+	s = s[1 : len(s)-1]
+	if s == "" {
+		return []int64{}, nil
+	}
+	ids := make([]int64, 0, strings.Count(s, ",")+1)
+	for len(s) > 0 {
+		field := s
+		if i := strings.IndexByte(s, ','); i >= 0 {
+			field, s = s[:i], s[i+1:]
+		} else {
+			s = ""
+		}
+		id, err := strconv.ParseInt(strings.TrimSpace(field), 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("not a list of ids: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
+}
+
 // Outputs returns the texts of outputs by id (the ids StoredMessage
 // gives for the results MessagesEliding left out).
 func (s *Store) Outputs(ctx context.Context, ids []int64) (map[int64]string, error) {

@@ -419,3 +419,17 @@ func TestSearchTextDropsLineNumbers(t *testing.T) {
 		}
 	}
 }
+
+func TestIDList(t *testing.T) {
+	for _, ids := range [][]int64{{}, {0}, {1, 0, 42}, {1 << 40}} {
+		got, err := parseIDList(idList(ids))
+		if err != nil || fmt.Sprint(got) != fmt.Sprint(ids) {
+			t.Errorf("parseIDList(idList(%v)) = %v, %v", ids, got, err)
+		}
+	}
+	for _, bad := range []string{"", "[", "[1,x]", "1,2"} {
+		if _, err := parseIDList(bad); err == nil {
+			t.Errorf("parseIDList(%q) succeeded", bad)
+		}
+	}
+}

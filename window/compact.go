@@ -55,7 +55,7 @@ func (w *Window) items(st *segState, view []llm.Message, acc accounting) []item 
 		for _, c := range m.ToolCalls() {
 			calls[c.ID] = c
 			at[c.ID] = pos
-			if k := staleKey(c); k != "" {
+			if k := st.staleKey(c); k != "" {
 				later[k] = pos
 			}
 			pos++
@@ -91,7 +91,7 @@ func (w *Window) items(st *segState, view []llm.Message, acc accounting) []item 
 				continue
 			}
 			it.tokens = acc.outputs[r.CallID]
-			if k := staleKey(calls[r.CallID]); k != "" && later[k] > at[r.CallID] {
+			if k := st.staleKey(calls[r.CallID]); k != "" && later[k] > at[r.CallID] {
 				it.stale = true
 			}
 			out = append(out, it)
@@ -199,6 +199,22 @@ func choose(items []item, in planInput) plan {
 	return p
 }
 
+// staleKey is staleKey(c), cached by call id.
+func (st *segState) staleKey(c llm.ToolCall) string {
+	if c.ID == "" {
+		return staleKey(c)
+	}
+	if k, ok := st.keys[c.ID]; ok {
+		return k
+	}
+	if st.keys == nil {
+		st.keys = map[string]string{}
+	}
+	k := staleKey(c)
+	st.keys[c.ID] = k
+	return k
+}
+
 // staleKey names what a call observes, so a later call with the same key
 // makes its output stale: a file (read, written or edited) or a command.
 func staleKey(c llm.ToolCall) string {
@@ -254,6 +270,13 @@ func (w *Window) compact(ctx context.Context, in Input, st *segState, msgs []llm
 			}
 			raw, call := outs[id].Content, calls[id]
 			page := cur.PageID
+			if raw == "" && page != "" {
+				// Left out of a resumed history: its page has it.
+				var err error
+				if raw, err = w.opts.Pages.PageText(ctx, page); err != nil {
+					return res, fmt.Errorf("window: reading page %s back: %w", page, err)
+				}
+			}
 			if page == "" {
 				var err error
 				page, err = w.opts.Pages.PutPage(ctx, Page{

@@ -150,6 +150,9 @@ type segState struct {
 	// held (0: none seen by this process): what follows a paged output
 	// and was sent before is what paging re-bills.
 	sent int
+	// keys caches staleKey by call id: a call's arguments never change,
+	// and decoding every call's on every request cost a long segment.
+	keys map[string]string
 }
 
 // New returns a Window.
