@@ -50,6 +50,7 @@ func main() {
 	bin := flag.String("godwit", "", "the godwit binary (default: build ./cmd/godwit)")
 	keep := flag.String("keep", "", "keep the home and workspace in this directory")
 	flag.StringVar(&perfDir, "perf", "", "record perf profiles (perf record -g) in this directory: the resident process after the warm-up, and turns 1 and the last")
+	flag.StringVar(&wrap, "wrap", "", "run the first and last turn processes under this command, e.g. \"valgrind --tool=callgrind\" for repeatable instruction counts (its CPU is then the wrapper's)")
 	flag.StringVar(&homeDir, "home", "", "run the per-turn phase in this GODWIT_HOME (its config is rewritten), continuing its last session from turn -from")
 	flag.IntVar(&fromTurn, "from", 1, "the first turn's number, with -home")
 	flag.Parse()
@@ -140,8 +141,9 @@ var (
 	fromTurn = 1
 )
 
-// perfDir, when set, is where perf profiles go.
-var perfDir string
+// perfDir, when set, is where perf profiles go; wrap prefixes the first
+// and last turn processes.
+var perfDir, wrap string
 
 // perfAttach records the process pid until the returned stop is called.
 func perfAttach(pid int, name string) (stop func(), err error) {
@@ -415,6 +417,14 @@ func resident(ctx context.Context, bin string, env []string, ws string, ep *endp
 	return nil
 }
 
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return "    " + strings.Join(lines, "\n    ") + "\n"
+}
+
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 type turnCost struct {
@@ -436,8 +446,12 @@ func perTurn(ctx context.Context, bin string, env []string, ws, home string, ep 
 			args = append(args, "--session", "last")
 		}
 		name, cmdArgs := bin, args
-		if perfDir != "" && (i == fromTurn || i == last) {
+		switch {
+		case perfDir != "" && (i == fromTurn || i == last):
 			name, cmdArgs = "perf", append([]string{"record", "-g", "-q", "-o", filepath.Join(perfDir, fmt.Sprintf("turn%d.data", i)), "--", bin}, args...)
+		case wrap != "" && (i == fromTurn || i == last):
+			w := strings.Fields(wrap)
+			name, cmdArgs = w[0], append(append(w[1:], bin), args...)
 		}
 		cmd := exec.CommandContext(ctx, name, cmdArgs...)
 		cmd.Env, cmd.Dir = env, ws
@@ -445,6 +459,9 @@ func perTurn(ctx context.Context, bin string, env []string, ws, home string, ep 
 		cmd.Stderr = &stderr
 		if err := cmd.Run(); err != nil {
 			return fmt.Errorf("turn %d: %w\n%s", i, err, stderr.String())
+		}
+		if wrap != "" && (i == fromTurn || i == last) {
+			fmt.Printf("  turn %d under %s:\n%s", i, wrap, lastLines(stderr.String(), 12))
 		}
 		ps := cmd.ProcessState
 		ru, _ := ps.SysUsage().(*syscall.Rusage)
