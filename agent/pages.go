@@ -17,9 +17,18 @@ func StorePages(st *store.Store) window.Pages { return storePages{st} }
 
 type storePages struct{ st *store.Store }
 
+// StoreCounts adapts the store to window.CountStore: token counts kept
+// across processes, so a resumed session counts only what is new.
+func StoreCounts(st *store.Store) window.CountStore { return st }
+
 func (p storePages) PutPage(ctx context.Context, pg window.Page) (string, error) {
 	return p.st.PutPage(ctx, store.Page{SessionID: pg.SessionID, Segment: pg.Segment, Kind: pg.Kind, Tags: pg.Tags,
 		Tokens: pg.Tokens, Summary: pg.Summary, Text: pg.Text})
+}
+
+func (p storePages) PageText(ctx context.Context, id string) (string, error) {
+	pg, err := p.st.Page(ctx, id)
+	return pg.Text, err
 }
 
 func (p storePages) RecordShown(ctx context.Context, sessionID string, segment int, s window.Shown) error {

@@ -3,8 +3,8 @@ package agent
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/godwit/godwit/llm"
@@ -92,6 +92,10 @@ type Runtime struct {
 	counter *window.Counter
 	// budgetOf is the assembler's budget, when it has one.
 	budgetOf func() window.Budget
+
+	mu        sync.Mutex
+	kept      map[string]*kept // by session id
+	keptOrder []string         // oldest first
 }
 
 // budget is the window's partition: the assembler's, or the default.
@@ -217,7 +221,15 @@ func (r *Runtime) Run(ctx context.Context, in RunInput) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	return s.turn(ctx, in)
+	res, err := s.turn(ctx, in)
+	r.keep(s)
+	if r.counter != nil {
+		// What this turn counted, for the session's next process.
+		if err := r.counter.Flush(context.WithoutCancel(ctx)); err != nil {
+			r.cfg.Logger.Warn("agent: keeping token counts", "err", err)
+		}
+	}
+	return res, err
 }
 
 // errorText renders err for a record: short, without Go's wrapping noise
@@ -237,9 +249,4 @@ func (r *Runtime) cost(u llm.Usage) float64 {
 	return r.cfg.Cost(u)
 }
 
-func limitText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + fmt.Sprintf("… [%d bytes]", len(s))
-}
+func limitText(s string, n int) string { return store.Preview(s, n) }

@@ -129,6 +129,10 @@ func (s *session) renderLedger(led []handoff.Entry, warn bool) handoff.Ledger {
 func (s *session) reset(ctx context.Context, step int, reason string) error {
 	cfg := s.r.cfg
 	st := cfg.Store
+	// The handoff reads every output of the segment.
+	if err := s.hydrate(ctx); err != nil {
+		return err
+	}
 	ds, err := st.Decisions(ctx, s.id)
 	if err != nil {
 		return fmt.Errorf("agent: %w", err)

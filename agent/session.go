@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/godwit/godwit/llm"
@@ -31,6 +32,50 @@ type session struct {
 	turnResets int
 	// mail is the turn's mail as the model reads it (agent/mail.go).
 	mail []llm.Part
+	// lastMsg is the store's id of the newest message of history.
+	lastMsg int64
+	// elided are the tool results of history loaded without their text,
+	// by call id (the output's id in the store): the segment shows them
+	// paged, so no request needs it; the handoff does, and hydrate loads
+	// it.
+	elided map[string]int64
+}
+
+// kept is what a Runtime keeps of a session between its turns in one
+// process (an editor's, the SDK's), so a turn need not read and decode
+// the whole segment again.
+type kept struct {
+	segment int
+	history []llm.Message
+	lastMsg int64
+	elided  map[string]int64
+}
+
+// maxKept bounds the sessions a Runtime keeps between turns.
+const maxKept = 8
+
+// keep remembers s's state after a turn.
+func (r *Runtime) keep(s *session) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.kept == nil {
+		r.kept = map[string]*kept{}
+	}
+	r.keptOrder = append(slices.DeleteFunc(r.keptOrder, func(id string) bool { return id == s.id }), s.id)
+	r.kept[s.id] = &kept{segment: s.segment, history: s.history, lastMsg: s.lastMsg, elided: s.elided}
+	for len(r.keptOrder) > maxKept {
+		delete(r.kept, r.keptOrder[0])
+		r.keptOrder = r.keptOrder[1:]
+	}
+}
+
+// take returns and forgets what was kept of a session, nil for none.
+func (r *Runtime) take(id string) *kept {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	k := r.kept[id]
+	delete(r.kept, id)
+	return k
 }
 
 // open loads a stored session, or creates one when id is empty.
@@ -77,15 +122,94 @@ func (r *Runtime) open(ctx context.Context, id string) (*session, error) {
 	if n := len(segs); n > 0 {
 		s.segment = segs[n-1].Seq
 	}
-	stored, err := st.Messages(ctx, sess.ID, s.segment)
-	if err != nil {
-		return nil, fmt.Errorf("agent: %w", err)
-	}
-	for _, m := range stored {
-		s.history = append(s.history, m.Message)
+	if err := s.load(ctx, r.take(sess.ID)); err != nil {
+		return nil, err
 	}
 	s.emit(Event{Type: EventSessionStarted, Session: r.about(sess.Workspace, r.cfg.ProviderName+"/"+r.cfg.Model, true, s.segment)})
 	return s, nil
+}
+
+// load reads the segment's history: what this process kept from the
+// session's last turn when no other process has added to the segment
+// since, else the store's, without the outputs the segment shows paged
+// (capped, summarised or as stubs).
+func (s *session) load(ctx context.Context, k *kept) error {
+	st := s.r.cfg.Store
+	last, err := st.LastMessageID(ctx, s.id, s.segment)
+	if err != nil {
+		return fmt.Errorf("agent: %w", err)
+	}
+	if k != nil && k.segment == s.segment && k.lastMsg == last {
+		s.history, s.lastMsg, s.elided = k.history, k.lastMsg, k.elided
+		return nil
+	}
+	cs, err := st.Compactions(ctx, s.id, s.segment)
+	if err != nil {
+		return fmt.Errorf("agent: %w", err)
+	}
+	// Every output the segment shows otherwise than whole is paged:
+	// requests send what the compaction says, and compaction reads the
+	// page when it shrinks one further.
+	shown := map[string]bool{}
+	for _, c := range cs {
+		if c.PageID != "" {
+			shown[c.CallID] = true
+		}
+	}
+	stored, err := st.MessagesEliding(ctx, s.id, s.segment, func(id string) bool { return shown[id] })
+	if err != nil {
+		return fmt.Errorf("agent: %w", err)
+	}
+	s.history = make([]llm.Message, 0, len(stored)+8)
+	for _, m := range stored {
+		s.history = append(s.history, m.Message)
+		for _, part := range m.Elided {
+			if s.elided == nil {
+				s.elided = map[string]int64{}
+			}
+			s.elided[m.Message.Parts[part].ToolResult.CallID] = m.OutputOf(part)
+		}
+		s.lastMsg = m.ID
+	}
+	return nil
+}
+
+// hydrate loads the texts load left in the store, for what reads every
+// output of the segment (the handoff).
+func (s *session) hydrate(ctx context.Context) error {
+	if len(s.elided) == 0 {
+		return nil
+	}
+	ids := make([]int64, 0, len(s.elided))
+	for _, id := range s.elided {
+		ids = append(ids, id)
+	}
+	texts, err := s.r.cfg.Store.Outputs(ctx, ids)
+	if err != nil {
+		return fmt.Errorf("agent: %w", err)
+	}
+	for i, m := range s.history {
+		for j, p := range m.Parts {
+			id, ok := s.elided[callOf(p)]
+			if !ok || p.ToolResult.Content != "" {
+				continue
+			}
+			parts := append([]llm.Part(nil), s.history[i].Parts...)
+			r := *p.ToolResult
+			r.Content = texts[id]
+			parts[j].ToolResult = &r
+			s.history[i].Parts = parts
+		}
+	}
+	s.elided = nil
+	return nil
+}
+
+func callOf(p llm.Part) string {
+	if p.ToolResult == nil {
+		return ""
+	}
+	return p.ToolResult.CallID
 }
 
 // about is session.started's payload.
@@ -123,9 +247,11 @@ func (s *session) repair(ctx context.Context) error {
 		s.explainKilled(ctx, fixed, added)
 	}
 	for _, m := range added {
-		if _, err := s.r.cfg.Store.AppendMessage(ctx, s.id, s.turnID, s.segment, m); err != nil {
+		id, err := s.r.cfg.Store.AppendMessage(ctx, s.id, s.turnID, s.segment, m)
+		if err != nil {
 			return fmt.Errorf("agent: %w", err)
 		}
+		s.lastMsg = id
 	}
 	return nil
 }
@@ -133,15 +259,25 @@ func (s *session) repair(ctx context.Context) error {
 func (s *session) append(ctx context.Context, m llm.Message) error {
 	s.history = append(s.history, m)
 	// Records outlive a cancelled turn: the history must stay whole.
-	if _, err := s.r.cfg.Store.AppendMessage(context.WithoutCancel(ctx), s.id, s.turnID, s.segment, m); err != nil {
+	id, err := s.r.cfg.Store.AppendMessage(context.WithoutCancel(ctx), s.id, s.turnID, s.segment, m)
+	if err != nil {
+		// Kept out of the history a later turn may reuse: it is not in
+		// the store.
+		s.history = s.history[:len(s.history)-1]
 		return fmt.Errorf("agent: recording message: %w", err)
 	}
+	s.lastMsg = id
 	return nil
 }
 
 // emit stamps and forwards an event, and records it in the store's
 // timeline (deltas excepted: the response that follows carries their sum).
-func (s *session) emit(e Event) {
+func (s *session) emit(e Event) { s.emitOutput(e, "") }
+
+// emitOutput is emit for an event whose Tool.Output previews output: the
+// stored event refers to the output the tool call stored rather than
+// holding its preview a second time.
+func (s *session) emitOutput(e Event, output string) {
 	e.SessionID = s.id
 	e.Turn = s.turnSeq
 	if e.Time.IsZero() {
@@ -151,12 +287,20 @@ func (s *session) emit(e Event) {
 	if e.Type == EventTextDelta || e.Type == EventThinkingDelta || e.Type == EventToolProgress {
 		return // many, and the events around them say the rest
 	}
+	rec := store.Event{SessionID: s.id, TurnID: s.turnID, Type: e.Type, Time: e.Time}
+	if e.Tool != nil && e.Tool.Output != "" && output != "" {
+		t := *e.Tool
+		t.Output = store.OutputPlaceholder
+		e.Tool = &t
+		rec.Output, rec.OutputMax = output, outputPreview
+	}
 	data, err := json.Marshal(e)
 	if err != nil {
 		s.r.cfg.Logger.Error("agent: encoding event", "type", e.Type, "err", err)
 		return
 	}
-	if _, err := s.r.cfg.Store.AppendEvent(context.Background(), store.Event{SessionID: s.id, TurnID: s.turnID, Type: e.Type, Time: e.Time, Data: data}); err != nil {
+	rec.Data = data
+	if _, err := s.r.cfg.Store.AppendEvent(context.Background(), rec); err != nil {
 		s.r.cfg.Logger.Error("agent: recording event", "type", e.Type, "err", err)
 	}
 }

@@ -75,20 +75,21 @@ func (o *observer) Finished(out tool.Outcome) {
 	if res.Notice != "" {
 		o.s.emit(Event{Type: EventNotice, Step: o.step, Text: res.Notice})
 	}
-	o.s.emit(Event{Type: EventToolFinished, Step: o.step, Tool: &ToolInfo{
-		CallID: out.Call.ID, Name: out.Call.Name, Summary: out.Access.Summary, IsError: res.IsError, Code: res.Code,
-		ExitCode: res.ExitCode, DurationMS: out.Duration.Milliseconds(), Output: limitText(res.Content, outputPreview),
-		Diff: res.Diff, Changed: res.Changed,
-	}})
 	rec := store.ToolCall{
 		SessionID: o.s.id, TurnID: o.s.turnID, Step: o.step, CallID: out.Call.ID, Name: out.Call.Name,
 		Args: recordArgs(out.Call.Args), Output: res.Content, IsError: res.IsError, Code: res.Code,
 		ExitCode: res.ExitCode, StartedAt: o.s.r.cfg.Now().Add(-out.Duration), Duration: out.Duration,
 		Approval: approvalLabel(out.Decision), Changed: res.Changed,
 	}
+	// Recorded before the event, which refers to the same stored output.
 	if _, err := o.s.r.cfg.Store.RecordToolCall(o.ctx, rec); err != nil {
 		o.s.r.cfg.Logger.Error("agent: recording tool call", "tool", out.Call.Name, "err", err)
 	}
+	o.s.emitOutput(Event{Type: EventToolFinished, Step: o.step, Tool: &ToolInfo{
+		CallID: out.Call.ID, Name: out.Call.Name, Summary: out.Access.Summary, IsError: res.IsError, Code: res.Code,
+		ExitCode: res.ExitCode, DurationMS: out.Duration.Milliseconds(), Output: limitText(res.Content, outputPreview),
+		Diff: res.Diff, Changed: res.Changed,
+	}}, res.Content)
 }
 
 func approvalLabel(d *tool.Decision) string {

@@ -166,9 +166,6 @@ func (s *session) loop(ctx context.Context, in RunInput, res *Result) error {
 			continue
 		}
 		checked = false
-		if s.r.counter != nil {
-			s.r.counter.Warm() // loads while the tools run
-		}
 		outcomes, fatal := s.runTools(ctx, step, calls)
 		repeatErr := s.checkRepeats(outcomes, failures)
 		parts := make([]llm.Part, len(outcomes))

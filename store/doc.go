@@ -4,8 +4,12 @@
 // context, verify runs, file snapshots, the process groups of shell
 // commands (so a later process can end what a dead one left), and mail
 // between sessions with its receipts and residents (mail.go), with FTS5
-// indexes over pages,
-// messages and handoffs. The schema lives in migrations/*.sql (embedded,
+// indexes over pages, messages, handoffs and tool outputs. Each tool
+// output is stored once per session (outputs, deflated when long): the
+// tool call, the tool message, the page and the tool.finished event
+// refer to it, and every reader gets the text back where it was. Token
+// counts are kept by text hash (token_counts), for every session. The
+// schema lives in migrations/*.sql (embedded,
 // numbered, applied in order, each in one transaction, tracked by
 // PRAGMA user_version); every query lives in queries.go.
 //

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,54 +20,261 @@ type StoredMessage struct {
 	Segment   int
 	Message   llm.Message
 	CreatedAt time.Time
+	// OutputIDs are the outputs of the message's tool results, in order
+	// (0 for an empty one); nil for a message without results.
+	OutputIDs []int64
+	// Elided lists the tool results MessagesEliding left empty (their
+	// indexes in Message.Parts); Outputs returns their texts by
+	// OutputIDs.
+	Elided []int
 }
 
-// AppendMessage stores m (as its JSON) at the end of the session's history
-// and indexes its text for Search, in one transaction. It returns the
-// message's id.
+// OutputOf returns the output id of the tool result at Message.Parts[part]
+// (0 when it has none).
+func (m StoredMessage) OutputOf(part int) int64 {
+	k := 0
+	for i, p := range m.Message.Parts {
+		if p.ToolResult == nil {
+			continue
+		}
+		if i == part {
+			if k < len(m.OutputIDs) {
+				return m.OutputIDs[k]
+			}
+			return 0
+		}
+		k++
+	}
+	return 0
+}
+
+// LastMessageID returns the id of the newest message of a segment of the
+// session (0 when it has none). It reads on the writer: the engine asks
+// whether the history it kept from its last turn is still the whole.
+func (s *Store) LastMessageID(ctx context.Context, sessionID string, segment int) (int64, error) {
+	var id int64
+	err := s.w.QueryRowContext(ctx, qLastMessage, sessionID, segment).Scan(&id)
+	return id, wrap("last message", err)
+}
+
+// AppendMessage stores m at the end of the session's history and indexes
+// its text for Search, in one transaction, and returns the message's id.
+// The contents of its tool results go to the session's outputs (once:
+// the tool call recorded the same text) and the body refers to them.
 func (s *Store) AppendMessage(ctx context.Context, sessionID string, turnID int64, segment int, m llm.Message) (int64, error) {
-	body, err := json.Marshal(m)
+	body, contents := splitResults(m)
+	b, err := json.Marshal(body)
 	if err != nil {
 		return 0, fmt.Errorf("store: append message: encode: %w", err)
 	}
+	now := s.now().UnixMilli()
 	var id int64
 	err = s.inTx(ctx, "append message to session "+sessionID, func(tx *sql.Tx) error {
+		var outs any
+		if contents != nil {
+			ids := make([]int64, len(contents))
+			for i, c := range contents {
+				if ids[i], err = putOutput(ctx, tx, sessionID, c, now); err != nil {
+					return err
+				}
+			}
+			outs = idList(ids)
+		}
 		if err := tx.QueryRowContext(ctx, qAppendMessage, sessionID, nullID(turnID), segment, string(m.Role),
-			string(body), s.now().UnixMilli()).Scan(&id); err != nil {
+			string(b), now, outs).Scan(&id); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, qIndexMessage, id, messageText(m), sessionID)
+		// A tool message's text is its outputs, indexed as such.
+		if text := messageText(body); text != "" {
+			_, err = tx.ExecContext(ctx, qIndexMessage, id, text, sessionID)
+		}
 		return err
 	})
 	return id, err
 }
 
+// splitResults returns m with its tool results' contents emptied, and the
+// contents (nil when m has no results). m is not changed.
+func splitResults(m llm.Message) (llm.Message, []string) {
+	var contents []string
+	out := m
+	for i, p := range m.Parts {
+		if p.ToolResult == nil {
+			continue
+		}
+		if contents == nil {
+			out.Parts = append([]llm.Part(nil), m.Parts...)
+		}
+		contents = append(contents, p.ToolResult.Content)
+		r := *p.ToolResult
+		r.Content = ""
+		out.Parts[i].ToolResult = &r
+	}
+	return out, contents
+}
+
 // Messages returns the session's messages of one segment (all segments
 // when segment < 0), oldest first.
 func (s *Store) Messages(ctx context.Context, sessionID string, segment int) ([]StoredMessage, error) {
-	rows, err := s.r.QueryContext(ctx, qMessages, sessionID, segment)
+	return s.messages(ctx, s.r, sessionID, segment, nil)
+}
+
+// MessagesEliding is Messages of one segment without the texts of the
+// tool results whose call ids elide names: their contents stay empty and
+// StoredMessage.Elided says which they are. The engine leaves out the
+// outputs a segment shows only as a stub, which it never sends again.
+// It reads on the writer (see the package doc).
+func (s *Store) MessagesEliding(ctx context.Context, sessionID string, segment int, elide func(callID string) bool) ([]StoredMessage, error) {
+	return s.messages(ctx, s.w, sessionID, segment, elide)
+}
+
+func (s *Store) messages(ctx context.Context, q execer, sessionID string, segment int, elide func(string) bool) ([]StoredMessage, error) {
+	rows, err := q.QueryContext(ctx, qMessages, sessionID, segment)
 	if err != nil {
 		return nil, wrap("messages", err)
 	}
+	need := map[int64]bool{}
 	ms, err := collect(rows, func(r scanner) (StoredMessage, error) {
 		var m StoredMessage
-		var body string
+		var body, outs string
 		var created int64
-		if err := r.Scan(&m.ID, &m.SessionID, &m.TurnID, &m.Segment, &body, &created); err != nil {
+		if err := r.Scan(&m.ID, &m.SessionID, &m.TurnID, &m.Segment, &body, &created, &outs); err != nil {
 			return m, err
 		}
 		m.CreatedAt = fromMS(created)
 		if err := json.Unmarshal([]byte(body), &m.Message); err != nil {
 			return m, fmt.Errorf("message %d: decode: %w", m.ID, err)
 		}
+		if outs == "" {
+			return m, nil
+		}
+		ids, perr := parseIDList(outs)
+		if perr != nil {
+			return m, fmt.Errorf("message %d: decode outputs: %w", m.ID, perr)
+		}
+		m.OutputIDs = ids
+		k := 0
+		for i, p := range m.Message.Parts {
+			if p.ToolResult == nil || k >= len(m.OutputIDs) {
+				continue
+			}
+			id := m.OutputIDs[k]
+			k++
+			switch {
+			case id == 0:
+			case elide != nil && elide(p.ToolResult.CallID):
+				m.Elided = append(m.Elided, i)
+			default:
+				need[id] = true
+			}
+		}
 		return m, nil
 	})
-	return ms, wrap("messages", err)
+	if err != nil {
+		return nil, wrap("messages", err)
+	}
+	if len(need) == 0 {
+		return ms, nil
+	}
+	var texts map[int64]string
+	if elide == nil && len(need) > 64 {
+		// Every output of the segment: one query by the messages
+		// rather than a list of ids.
+		texts, err = segmentOutputs(ctx, q, sessionID, segment)
+	} else {
+		ids := make([]int64, 0, len(need))
+		for id := range need {
+			ids = append(ids, id)
+		}
+		texts, err = outputTexts(ctx, q, ids)
+	}
+	if err != nil {
+		return nil, wrap("messages", err)
+	}
+	for i := range ms {
+		fill(&ms[i], texts, false)
+	}
+	return ms, nil
 }
 
-// messageText is what Search finds a message by: its text, the tools it
-// called with their arguments, and the tool results it carries. Thinking
-// is left out: it is the model's scratch work, not the conversation.
+// fill puts output texts back into m's tool results: those not elided,
+// or only the elided ones.
+func fill(m *StoredMessage, texts map[int64]string, elided bool) {
+	k := 0
+	for i, p := range m.Message.Parts {
+		if p.ToolResult == nil || k >= len(m.OutputIDs) {
+			continue
+		}
+		id := m.OutputIDs[k]
+		k++
+		if id == 0 || slices.Contains(m.Elided, i) != elided {
+			continue
+		}
+		r := *p.ToolResult
+		r.Content = texts[id]
+		m.Message.Parts[i].ToolResult = &r
+	}
+	if elided {
+		m.Elided = nil
+	}
+}
+
+// Hydrate puts back the texts MessagesEliding left out of ms.
+func (s *Store) Hydrate(ctx context.Context, ms []StoredMessage) error {
+	var ids []int64
+	for _, m := range ms {
+		k := 0
+		for i, p := range m.Message.Parts {
+			if p.ToolResult == nil || k >= len(m.OutputIDs) {
+				continue
+			}
+			if slices.Contains(m.Elided, i) {
+				ids = append(ids, m.OutputIDs[k])
+			}
+			k++
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	texts, err := outputTexts(ctx, s.w, ids)
+	if err != nil {
+		return wrap("hydrate messages", err)
+	}
+	for i := range ms {
+		fill(&ms[i], texts, true)
+	}
+	return nil
+}
+
+func segmentOutputs(ctx context.Context, q execer, sessionID string, segment int) (map[int64]string, error) {
+	rows, err := q.QueryContext(ctx, qSegmentOutputs, sessionID, segment)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[int64]string{}
+	for rows.Next() {
+		var id int64
+		var size int
+		var text sql.NullString
+		var packed []byte
+		if err := rows.Scan(&id, &size, &text, &packed); err != nil {
+			return nil, err
+		}
+		t, err := outputText(text, packed, size)
+		if err != nil {
+			return nil, fmt.Errorf("output %d: %w", id, err)
+		}
+		out[id] = t
+	}
+	return out, rows.Err()
+}
+
+// messageText is what Search finds a message by: its text and the tools
+// it called with their arguments (the outputs of tool results are indexed
+// once, as outputs). Thinking is left out: it is the model's scratch
+// work, not the conversation.
 func messageText(m llm.Message) string {
 	var b strings.Builder
 	add := func(s string) {

@@ -30,7 +30,8 @@ type Page struct {
 }
 
 // PutPage stores p, indexes its summary, text and tags, and returns its
-// id ("p" and a number). p.ID must be empty.
+// id ("p" and a number). p.ID must be empty. A page whose text is one of
+// the session's tool outputs refers to it rather than holding a copy.
 func (s *Store) PutPage(ctx context.Context, p Page) (string, error) {
 	if p.ID != "" {
 		return "", fmt.Errorf("store: put page: ID %q is set; PutPage assigns it, leave it empty", p.ID)
@@ -43,8 +44,19 @@ func (s *Store) PutPage(ctx context.Context, p Page) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("store: put page: encode tags: %w", err)
 	}
-	id, err := s.insert(ctx, "put page", qPutPage, p.SessionID, p.Segment, p.Kind, string(tj), p.Tokens,
-		ms(p.From), ms(p.To), p.Summary, p.Text, s.now().UnixMilli())
+	var id int64
+	err = s.inTx(ctx, "put page", func(tx *sql.Tx) error {
+		out, err := outputID(ctx, tx, p.SessionID, p.Text)
+		if err != nil {
+			return err
+		}
+		text := p.Text
+		if out != 0 {
+			text = ""
+		}
+		return tx.QueryRowContext(ctx, qPutPage, p.SessionID, p.Segment, p.Kind, string(tj), p.Tokens,
+			ms(p.From), ms(p.To), p.Summary, text, s.now().UnixMilli(), nullID(out)).Scan(&id)
+	})
 	if err != nil {
 		return "", err
 	}
@@ -61,8 +73,11 @@ func (s *Store) Page(ctx context.Context, id string) (Page, error) {
 	var p Page
 	var pid, from, to int64
 	var tags string
+	var size int
+	var text sql.NullString
+	var packed []byte
 	err = s.r.QueryRowContext(ctx, qPage, n).Scan(&pid, &p.SessionID, &p.Segment, &p.Kind, &tags, &p.Tokens,
-		&from, &to, &p.Summary, &p.Text)
+		&from, &to, &p.Summary, &p.Text, &size, &text, &packed)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Page{}, notFound("no page %s", id)
 	}
@@ -71,6 +86,11 @@ func (s *Store) Page(ctx context.Context, id string) (Page, error) {
 	}
 	p.ID = "p" + strconv.FormatInt(pid, 10)
 	p.From, p.To = fromMS(from), fromMS(to)
+	if text.Valid || packed != nil {
+		if p.Text, err = outputText(text, packed, size); err != nil {
+			return Page{}, fmt.Errorf("store: page %s: %w", id, err)
+		}
+	}
 	if err := json.Unmarshal([]byte(tags), &p.Tags); err != nil {
 		return Page{}, fmt.Errorf("store: page %s: decode tags: %w", id, err)
 	}
@@ -135,6 +155,7 @@ func (s *Store) Search(ctx context.Context, sessionID, query string, limit int) 
 		return nil, wrap("search", err)
 	}
 	hits := make([]Hit, 0, len(fs))
+	seen := map[string]bool{}
 	for _, f := range fs {
 		h, err := s.hit(ctx, f.kind, f.id, terms)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -143,6 +164,10 @@ func (s *Store) Search(ctx context.Context, sessionID, query string, limit int) 
 		if err != nil {
 			return nil, wrap("search", err)
 		}
+		if seen[h.ID] {
+			continue // a page found by its summary and by its output
+		}
+		seen[h.ID] = true
 		h.Score = -f.rank
 		hits = append(hits, h)
 	}
@@ -155,9 +180,40 @@ func (s *Store) hit(ctx context.Context, kind, id int64, terms []string) (Hit, e
 	var text string
 	var err error
 	switch kind {
+	case 0:
+		// An output is shown as the page that keeps it, else as the
+		// message that carried it.
+		var size int
+		var plain sql.NullString
+		var packed []byte
+		if err = s.r.QueryRowContext(ctx, qHitOutput, id).Scan(&h.SessionID, &size, &plain, &packed); err != nil {
+			return h, err
+		}
+		if text, err = outputText(plain, packed, size); err != nil {
+			return h, fmt.Errorf("output %d: %w", id, err)
+		}
+		var at int64
+		if err = s.r.QueryRowContext(ctx, qOutputPage, id).Scan(&at, &h.Segment); err == nil {
+			h.Kind, h.ID = "page", "p"+strconv.FormatInt(at, 10)
+		} else if errors.Is(err, sql.ErrNoRows) {
+			err = s.r.QueryRowContext(ctx, qOutputMessage, h.SessionID, id).Scan(&at, &h.Segment)
+			h.Kind, h.ID = "message", "m"+strconv.FormatInt(at, 10)
+			if errors.Is(err, sql.ErrNoRows) {
+				h.Kind, h.ID, err = "output", "o"+strconv.FormatInt(id, 10), nil
+			}
+		}
 	case 1:
 		h.Kind, h.ID = "page", "p"+strconv.FormatInt(id, 10)
-		err = s.r.QueryRowContext(ctx, qHitPage, id).Scan(&h.SessionID, &h.Segment, &text)
+		var summary, own string
+		var size int
+		var plain sql.NullString
+		var packed []byte
+		if err = s.r.QueryRowContext(ctx, qHitPage, id).Scan(&h.SessionID, &h.Segment, &summary, &own, &size, &plain, &packed); err == nil {
+			if plain.Valid || packed != nil {
+				own, err = outputText(plain, packed, size)
+			}
+			text = summary + "\n" + own
+		}
 	case 2:
 		h.Kind, h.ID = "message", "m"+strconv.FormatInt(id, 10)
 		var body string

@@ -92,12 +92,14 @@ FROM segments WHERE session_id = ? ORDER BY seq`
 
 // Messages.
 const (
-	qAppendMessage = `INSERT INTO messages (session_id, turn_id, segment, role, body, created_at)
-VALUES (?, ?, ?, ?, ?, ?) RETURNING id`
+	qAppendMessage = `INSERT INTO messages (session_id, turn_id, segment, role, body, created_at, outputs)
+VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`
 
 	qIndexMessage = `INSERT INTO search_fts (rowid, body, session) VALUES (?1 * 4 + 2, ?2, ?3)`
 
-	qMessageCols = `id, session_id, coalesce(turn_id, 0), segment, body, created_at`
+	qMessageCols = `id, session_id, coalesce(turn_id, 0), segment, body, created_at, coalesce(outputs, '')`
+
+	qLastMessage = `SELECT coalesce(max(id), 0) FROM messages WHERE session_id = ? AND segment = ?`
 
 	qMessages = `SELECT ` + qMessageCols + ` FROM messages
 WHERE session_id = ?1 AND (?2 < 0 OR segment = ?2) ORDER BY id`
@@ -118,39 +120,62 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING
 FROM model_calls WHERE session_id = ? ORDER BY id`
 
 	qRecordToolCall = `INSERT INTO tool_calls (session_id, turn_id, step, call_id, name, args, output,
-	is_error, code, exit_code, started_at, duration_us, approval, changed)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
+	is_error, code, exit_code, started_at, duration_us, approval, changed, output_id)
+VALUES (?, ?, ?, ?, ?, ?, '', ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
 
-	qToolCalls = `SELECT id, session_id, coalesce(turn_id, 0), step, call_id, name, args, output,
-	is_error, code, exit_code, started_at, duration_us, approval, coalesce(changed, '')
-FROM tool_calls WHERE session_id = ? ORDER BY id`
+	qToolCalls = `SELECT t.id, t.session_id, coalesce(t.turn_id, 0), t.step, t.call_id, t.name, t.args, t.output,
+	t.is_error, t.code, t.exit_code, t.started_at, t.duration_us, t.approval, coalesce(t.changed, ''),
+	coalesce(o.size, 0), o.text, o.packed
+FROM tool_calls t LEFT JOIN outputs o ON o.id = t.output_id WHERE t.session_id = ? ORDER BY t.id`
 
-	qAppendEvent = `INSERT INTO events (session_id, turn_id, type, at, data) VALUES (?, ?, ?, ?, ?) RETURNING id`
+	qAppendEvent = `INSERT INTO events (session_id, turn_id, type, at, data, output_id, output_max) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`
 
-	qEvents = `SELECT id, session_id, coalesce(turn_id, 0), type, at, data
-FROM events WHERE session_id = ? ORDER BY id`
+	// What an event needs of its output: enough to splice its preview.
+	qEventCols = `e.id, e.session_id, coalesce(e.turn_id, 0), e.type, e.at, e.data, e.output_max, coalesce(o.size, 0), o.text, o.packed`
+
+	qEvents = `SELECT ` + qEventCols + `
+FROM events e LEFT JOIN outputs o ON o.id = e.output_id WHERE e.session_id = ? ORDER BY e.id`
 	// The newest "since" event is found walking events_session backwards
 	// from the end: a turn's start is near it, and max() would read every
 	// event of a long session each turn.
-	qEventsSince = `SELECT id, session_id, coalesce(turn_id, 0), type, at, data
-FROM events WHERE session_id = ?1 AND type = ?2
-AND id > coalesce((SELECT id FROM events WHERE session_id = ?1 AND type = ?3 ORDER BY id DESC LIMIT 1), 0)
-ORDER BY id`
+	qEventsSince = `SELECT ` + qEventCols + `
+FROM events e LEFT JOIN outputs o ON o.id = e.output_id WHERE e.session_id = ?1 AND e.type = ?2
+AND e.id > coalesce((SELECT id FROM events WHERE session_id = ?1 AND type = ?3 ORDER BY id DESC LIMIT 1), 0)
+ORDER BY e.id`
+)
+
+// Outputs.
+const (
+	qOutputByHash = `SELECT id FROM outputs WHERE session_id = ? AND hash = ?`
+
+	qPutOutput = `INSERT INTO outputs (session_id, hash, size, text, packed, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id`
+
+	// Outputs are kind 0 of the search index.
+	qIndexOutput = `INSERT INTO search_fts (rowid, body, session) VALUES (?1 * 4, ?2, ?3)`
+
+	qOutputsByID = `SELECT id, size, text, packed FROM outputs WHERE id IN (SELECT value FROM json_each(?))`
+
+	// The outputs the messages of a segment (all when ?2 < 0) refer to.
+	qSegmentOutputs = `SELECT o.id, o.size, o.text, o.packed FROM outputs o
+WHERE o.id IN (SELECT j.value FROM messages m, json_each(m.outputs) j
+	WHERE m.session_id = ?1 AND (?2 < 0 OR m.segment = ?2) AND m.outputs IS NOT NULL)`
 )
 
 // Pages and search.
 const (
-	qPutPage = `INSERT INTO pages (session_id, segment, kind, tags, tokens, from_at, to_at, summary, text, created_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
+	qPutPage = `INSERT INTO pages (session_id, segment, kind, tags, tokens, from_at, to_at, summary, text, created_at, output_id)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
 
-	qPage = `SELECT id, session_id, segment, kind, tags, tokens, coalesce(from_at, 0), coalesce(to_at, 0), summary, text
-FROM pages WHERE id = ?`
+	qPage = `SELECT p.id, p.session_id, p.segment, p.kind, p.tags, p.tokens, coalesce(p.from_at, 0), coalesce(p.to_at, 0), p.summary, p.text,
+	coalesce(o.size, 0), o.text, o.packed
+FROM pages p LEFT JOIN outputs o ON o.id = p.output_id WHERE p.id = ?`
 
 	// rank is bm25 weighted (see the migration): negative, lower is
 	// better. The session test repeats the MATCH's session filter exactly
 	// (the index folds case).
 	qSearch = `SELECT rowid & 3, rowid >> 2, rank FROM search_fts
 WHERE search_fts MATCH ?1 AND (?2 = '' OR ?2 = CASE rowid & 3
+	WHEN 0 THEN (SELECT session_id FROM outputs WHERE id = search_fts.rowid >> 2)
 	WHEN 1 THEN (SELECT session_id FROM pages WHERE id = search_fts.rowid >> 2)
 	WHEN 2 THEN (SELECT session_id FROM messages WHERE id = search_fts.rowid >> 2)
 	WHEN 3 THEN (SELECT session_id FROM segments WHERE id = search_fts.rowid >> 2) END)
@@ -158,9 +183,23 @@ ORDER BY rank, rowid LIMIT ?3`
 
 	// What a hit shows: its session, segment and the text to cut a
 	// snippet from.
-	qHitPage    = `SELECT session_id, segment, summary || char(10) || text FROM pages WHERE id = ?`
+	qHitPage = `SELECT p.session_id, p.segment, p.summary, p.text, coalesce(o.size, 0), o.text, o.packed
+FROM pages p LEFT JOIN outputs o ON o.id = p.output_id WHERE p.id = ?`
+	qHitOutput = `SELECT session_id, size, text, packed FROM outputs WHERE id = ?`
+	// Where an output hit is shown: the page that keeps it, else the
+	// message that carried it.
+	qOutputPage    = `SELECT id, segment FROM pages WHERE output_id = ? ORDER BY id LIMIT 1`
+	qOutputMessage = `SELECT m.id, m.segment FROM messages m, json_each(m.outputs) j
+WHERE m.session_id = ?1 AND m.outputs IS NOT NULL AND j.value = ?2 ORDER BY m.id LIMIT 1`
 	qHitMessage = `SELECT session_id, segment, body FROM messages WHERE id = ?`
 	qHitHandoff = `SELECT session_id, seq, handoff FROM segments WHERE id = ?`
+)
+
+// Token counts.
+const (
+	qTokenCounts = `SELECT hash, tokens FROM token_counts WHERE tokenizer = ?1 AND hash IN (SELECT value FROM json_each(?2))`
+
+	qPutTokenCount = `INSERT INTO token_counts (tokenizer, hash, tokens) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`
 )
 
 // Verify runs and file snapshots.

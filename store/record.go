@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -105,6 +106,8 @@ type ToolCall struct {
 }
 
 // RecordToolCall stores tc (StartedAt now when zero) and returns its id.
+// The output goes to the session's outputs, which the tool message that
+// carries it (AppendMessage) shares.
 func (s *Store) RecordToolCall(ctx context.Context, tc ToolCall) (int64, error) {
 	if tc.Name == "" {
 		return 0, errors.New("store: record tool call: empty Name; set the tool's name")
@@ -128,10 +131,18 @@ func (s *Store) RecordToolCall(ctx context.Context, tc ToolCall) (int64, error) 
 		}
 		changed = string(b)
 	}
-	return s.insert(ctx, "record tool call", qRecordToolCall,
-		tc.SessionID, nullID(tc.TurnID), tc.Step, tc.CallID, tc.Name, args, tc.Output,
-		tc.IsError, tc.Code, exit, s.stamp(tc.StartedAt).UnixMilli(), tc.Duration.Microseconds(),
-		tc.Approval, changed)
+	var id int64
+	err := s.inTx(ctx, "record tool call", func(tx *sql.Tx) error {
+		out, err := putOutput(ctx, tx, tc.SessionID, tc.Output, s.now().UnixMilli())
+		if err != nil {
+			return err
+		}
+		return tx.QueryRowContext(ctx, qRecordToolCall,
+			tc.SessionID, nullID(tc.TurnID), tc.Step, tc.CallID, tc.Name, args,
+			tc.IsError, tc.Code, exit, s.stamp(tc.StartedAt).UnixMilli(), tc.Duration.Microseconds(),
+			tc.Approval, changed, nullID(out)).Scan(&id)
+	})
+	return id, err
 }
 
 // ToolCalls returns the session's tool calls in the order recorded.
@@ -146,9 +157,19 @@ func (s *Store) ToolCalls(ctx context.Context, sessionID string) ([]ToolCall, er
 		var exit sql.NullInt64
 		var started, dur int64
 		var changed string
+		var size int
+		var text sql.NullString
+		var packed []byte
 		if err := r.Scan(&tc.ID, &tc.SessionID, &tc.TurnID, &tc.Step, &tc.CallID, &tc.Name, &args, &tc.Output,
-			&tc.IsError, &tc.Code, &exit, &started, &dur, &tc.Approval, &changed); err != nil {
+			&tc.IsError, &tc.Code, &exit, &started, &dur, &tc.Approval, &changed, &size, &text, &packed); err != nil {
 			return tc, err
+		}
+		if text.Valid || packed != nil {
+			out, err := outputText(text, packed, size)
+			if err != nil {
+				return tc, fmt.Errorf("tool call %d: %w", tc.ID, err)
+			}
+			tc.Output = out
 		}
 		if args.Valid {
 			tc.Args = json.RawMessage(args.String)
@@ -177,6 +198,13 @@ type Event struct {
 	Type      string
 	Time      time.Time
 	Data      json.RawMessage
+	// Output is the whole tool output the event shows the start of, for
+	// AppendEvent: Data holds OutputPlaceholder where the output's first
+	// OutputMax bytes go, and the store keeps the output once, with the
+	// tool call's. Events returns Data with the preview put back, and
+	// leaves Output empty.
+	Output    string
+	OutputMax int
 }
 
 // AppendEvent stores e (Time now when zero) and returns its id.
@@ -188,8 +216,28 @@ func (s *Store) AppendEvent(ctx context.Context, e Event) (int64, error) {
 	if e.Data != nil {
 		data = string(e.Data)
 	}
-	return s.insert(ctx, "append event "+e.Type, qAppendEvent,
-		e.SessionID, nullID(e.TurnID), e.Type, s.stamp(e.Time).UnixMilli(), data)
+	at := s.stamp(e.Time).UnixMilli()
+	if e.OutputMax <= 0 || bytes.Count(e.Data, placeholderJSON) != 1 {
+		if bytes.Contains(e.Data, placeholderJSON) {
+			// Not one place to put it back: keep the preview inline.
+			d, err := splice(e.Data, Preview(e.Output, max(e.OutputMax, 0)))
+			if err != nil {
+				return 0, fmt.Errorf("store: append event %s: %w", e.Type, err)
+			}
+			data = string(d)
+		}
+		return s.insert(ctx, "append event "+e.Type, qAppendEvent,
+			e.SessionID, nullID(e.TurnID), e.Type, at, data, nil, 0)
+	}
+	var id int64
+	err := s.inTx(ctx, "append event "+e.Type, func(tx *sql.Tx) error {
+		out, err := putOutput(ctx, tx, e.SessionID, e.Output, s.now().UnixMilli())
+		if err != nil {
+			return err
+		}
+		return tx.QueryRowContext(ctx, qAppendEvent, e.SessionID, nullID(e.TurnID), e.Type, at, data, nullID(out), e.OutputMax).Scan(&id)
+	})
+	return id, err
 }
 
 // EventUndo is the event snapshot.Undo records; its data's "text" says
@@ -221,13 +269,32 @@ func scanEvents(rows *sql.Rows) ([]Event, error) {
 	evs, err := collect(rows, func(r scanner) (Event, error) {
 		var e Event
 		var at int64
-		var data sql.NullString
-		err := r.Scan(&e.ID, &e.SessionID, &e.TurnID, &e.Type, &at, &data)
+		var data, text sql.NullString
+		var outMax, size int
+		var packed []byte
+		if err := r.Scan(&e.ID, &e.SessionID, &e.TurnID, &e.Type, &at, &data, &outMax, &size, &text, &packed); err != nil {
+			return e, err
+		}
 		e.Time = fromMS(at)
 		if data.Valid {
 			e.Data = json.RawMessage(data.String)
 		}
-		return e, err
+		if outMax > 0 && data.Valid {
+			// An empty output has no row: its preview is "".
+			p := ""
+			if text.Valid || packed != nil {
+				var err error
+				if p, err = previewOf(text, packed, size, outMax); err != nil {
+					return e, fmt.Errorf("event %d: %w", e.ID, err)
+				}
+			}
+			d, err := splice(e.Data, p)
+			if err != nil {
+				return e, fmt.Errorf("event %d: %w", e.ID, err)
+			}
+			e.Data = d
+		}
+		return e, nil
 	})
 	return evs, wrap("events", err)
 }

@@ -57,6 +57,37 @@ func TestCorpus(t *testing.T) {
 	t.Logf("untrusted judge: %d injections, %d ordinary; precision %.2f, recall %.2f", len(inj), len(ord), precision, recall)
 }
 
+// TestSignalsNeedTheirLiterals: a signal's literals only keep its
+// pattern from running where it cannot match, so the judge's verdicts
+// are the patterns' own. Checked on every span the judge weighs in the
+// corpus and in a part of Go's source tree.
+func TestSignalsNeedTheirLiterals(t *testing.T) {
+	texts := append(corpus(t, "injections.txt"), corpus(t, "ordinary.txt")...)
+	root := filepath.Join(runtime.GOROOT(), "src")
+	for _, dir := range []string{"net/http", "go/types", "cmd/go/internal/modload", "encoding/json"} {
+		files, _ := filepath.Glob(filepath.Join(root, dir, "*.go"))
+		for _, f := range files {
+			if b, err := os.ReadFile(f); err == nil {
+				texts = append(texts, string(b))
+			}
+		}
+	}
+	spans := 0
+	for _, text := range texts {
+		low := lower(text)
+		for _, w := range windows(low) {
+			span := low[w[0]:w[1]]
+			spans++
+			for _, g := range signals() {
+				if g.re.MatchString(span) && !g.match(span) {
+					t.Errorf("%s matches %q but its literals %v say it cannot", g.re, span, g.need)
+				}
+			}
+		}
+	}
+	t.Logf("%d spans of %d texts", spans, len(texts))
+}
+
 func TestMark(t *testing.T) {
 	if got := Mark("plain output"); got != "plain output" {
 		t.Errorf("Mark(plain) = %q", got)

@@ -1,6 +1,7 @@
 package window
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -25,12 +26,12 @@ func BenchmarkAccountGrowingHistory(b *testing.B) {
 	var msgs []llm.Message
 	for i := range 60 {
 		msgs = step(msgs, i)
-		w.account(st, msgs)
+		w.account(context.Background(), st, msgs, marks{hard: 1 << 30})
 	}
 	b.ResetTimer()
 	for i := range b.N {
 		msgs = step(msgs, 60+i)
-		w.account(st, msgs)
+		w.account(context.Background(), st, msgs, marks{hard: 1 << 30})
 	}
 }
 
@@ -42,7 +43,7 @@ func TestAccountSumsPieces(t *testing.T) {
 		llm.UserText("hello"),
 		{Role: llm.RoleTool, Parts: []llm.Part{{Kind: llm.PartToolResult, ToolResult: &llm.ToolResult{Content: "12345678"}}}},
 	}
-	stats, total, est, acc := w.account(st, msgs)
+	stats, total, est, acc := w.account(context.Background(), st, msgs, marks{hard: 1 << 30})
 	if acc.prefix+acc.msgs[0]+acc.msgs[1]+acc.msgs[2] != total {
 		t.Errorf("accounting %+v does not sum to %d", acc, total)
 	}

@@ -4,11 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/godwit/godwit/llm"
 )
@@ -57,7 +55,7 @@ func (w *Window) items(st *segState, view []llm.Message, acc accounting) []item 
 		for _, c := range m.ToolCalls() {
 			calls[c.ID] = c
 			at[c.ID] = pos
-			if k := staleKey(c); k != "" {
+			if k := st.staleKey(c); k != "" {
 				later[k] = pos
 			}
 			pos++
@@ -92,8 +90,8 @@ func (w *Window) items(st *segState, view []llm.Message, acc accounting) []item 
 			if it.level == LevelStub {
 				continue
 			}
-			it.tokens = w.count(r.Content)
-			if k := staleKey(calls[r.CallID]); k != "" && later[k] > at[r.CallID] {
+			it.tokens = acc.outputs[r.CallID]
+			if k := st.staleKey(calls[r.CallID]); k != "" && later[k] > at[r.CallID] {
 				it.stale = true
 			}
 			out = append(out, it)
@@ -199,6 +197,22 @@ func choose(items []item, in planInput) plan {
 	return p
 }
 
+// staleKey is staleKey(c), cached by call id.
+func (st *segState) staleKey(c llm.ToolCall) string {
+	if c.ID == "" {
+		return staleKey(c)
+	}
+	if k, ok := st.keys[c.ID]; ok {
+		return k
+	}
+	if st.keys == nil {
+		st.keys = map[string]string{}
+	}
+	k := staleKey(c)
+	st.keys[c.ID] = k
+	return k
+}
+
 // staleKey names what a call observes, so a later call with the same key
 // makes its output stale: a file (read, written or edited) or a command.
 func staleKey(c llm.ToolCall) string {
@@ -254,6 +268,13 @@ func (w *Window) compact(ctx context.Context, in Input, st *segState, msgs []llm
 			}
 			raw, call := outs[id].Content, calls[id]
 			page := cur.PageID
+			if raw == "" && page != "" {
+				// Left out of a resumed history: its page has it.
+				var err error
+				if raw, err = w.opts.Pages.PageText(ctx, page); err != nil {
+					return res, fmt.Errorf("window: reading page %s back: %w", page, err)
+				}
+			}
 			if page == "" {
 				var err error
 				page, err = w.opts.Pages.PutPage(ctx, Page{
@@ -310,6 +331,7 @@ func (w *Window) capOutputs(ctx context.Context, in Input, st *segState, msgs []
 		}
 	}
 	var outs []out
+	stepBytes, stepFits := 0, true
 	for i, m := range msgs {
 		for _, p := range m.Parts {
 			if p.ToolCall != nil {
@@ -326,8 +348,21 @@ func (w *Window) capOutputs(ctx context.Context, in Input, st *segState, msgs []
 			if !step && len(r.Content) <= b.OutputShare*2 {
 				continue // under 2 bytes a token: within the share
 			}
-			outs = append(outs, out{r: r, tokens: w.scaled(w.count(r.Content)), step: step})
+			if step {
+				n := w.scaled(len(r.Content))
+				stepBytes += n
+				stepFits = stepFits && n <= b.OutputShare
+			}
+			outs = append(outs, out{r: r, tokens: -1, step: step})
 		}
+	}
+	// A step whose outputs fit their shares even at a token a byte is
+	// not cut, and its new outputs need no count (nor the tokenizer).
+	if stepFits && stepBytes <= b.StepShare() {
+		outs = slices.DeleteFunc(outs, func(o out) bool { return o.step })
+	}
+	for k := range outs {
+		outs[k].tokens = w.scaled(w.count(outs[k].r.Content))
 	}
 	// Water-fill the step's share: outputs under an equal part keep
 	// whole, the rest split what they leave.
@@ -460,9 +495,69 @@ func cutTail(s string, n int) string {
 	return s[at:]
 }
 
-var errorLine = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)(error|fail|panic|exception|undefined|cannot|not found|denied|traceback|fatal)`)
-})
+// errorWords mark the lines of an output worth keeping in its summary,
+// in any case.
+var errorWords = []string{"error", "fail", "panic", "exception", "undefined", "cannot", "not found", "denied", "traceback", "fatal"}
+
+// errorLines returns the indexes of the lines of raw (split at "\n")
+// that hold an error word, in order, at most max (0: all). One search
+// per word over the lowercased text, rather than a pattern per line:
+// compaction summarises outputs of tens of kilobytes.
+func errorLines(raw string, max int) []int {
+	low := asciiLower(raw)
+	var at []int
+	for _, w := range errorWords {
+		for off := 0; ; {
+			i := strings.Index(low[off:], w)
+			if i < 0 {
+				break
+			}
+			at = append(at, off+i)
+			// The rest of the line is decided: go to the next one.
+			off += i + len(w)
+			if j := strings.IndexByte(low[off:], '\n'); j >= 0 {
+				off += j
+			} else {
+				break
+			}
+		}
+	}
+	if len(at) == 0 {
+		return nil
+	}
+	slices.Sort(at)
+	var lines []int
+	line, pos := 0, 0
+	for _, a := range at {
+		line += strings.Count(low[pos:a], "\n")
+		pos = a
+		if n := len(lines); n == 0 || lines[n-1] != line {
+			lines = append(lines, line)
+			if max > 0 && len(lines) == max {
+				break
+			}
+		}
+	}
+	return lines
+}
+
+// asciiLower lowercases ASCII letters only.
+func asciiLower(s string) string {
+	i := 0
+	for i < len(s) && !('A' <= s[i] && s[i] <= 'Z') {
+		i++
+	}
+	if i == len(s) {
+		return s
+	}
+	b := []byte(s)
+	for j := i; j < len(b); j++ {
+		if 'A' <= b[j] && b[j] <= 'Z' {
+			b[j] += 'a' - 'A'
+		}
+	}
+	return string(b)
+}
 
 // describe names an output for stubs: `shell_exec "go test ./..."`.
 func describe(c llm.ToolCall) string {
@@ -500,13 +595,8 @@ func Summary(c llm.ToolCall, raw, pageID string) string {
 	}
 	b.WriteString(cut(strings.Join(lines[:6], "\n"), 600))
 	var errs []string
-	for _, l := range lines[6 : len(lines)-6] {
-		if errorLine().MatchString(l) {
-			errs = append(errs, cut(l, 200))
-			if len(errs) == 8 {
-				break
-			}
-		}
+	for _, i := range errorLines(strings.Join(lines[6:len(lines)-6], "\n"), 8) {
+		errs = append(errs, cut(lines[6+i], 200))
 	}
 	if len(errs) > 0 {
 		b.WriteString("\n…\n" + strings.Join(errs, "\n"))
@@ -519,11 +609,15 @@ func Summary(c llm.ToolCall, raw, pageID string) string {
 func Stub(c llm.ToolCall, raw, pageID string) string {
 	lines := strings.Count(strings.TrimRight(raw, "\n"), "\n") + 1
 	key := ""
-	for _, l := range strings.Split(raw, "\n") {
-		if errorLine().MatchString(l) {
-			key = "; first error: " + cut(strings.TrimSpace(l), 120)
-			break
+	if at := errorLines(raw, 1); len(at) > 0 {
+		l := raw
+		for range at[0] {
+			l = l[strings.IndexByte(l, '\n')+1:]
 		}
+		if j := strings.IndexByte(l, '\n'); j >= 0 {
+			l = l[:j]
+		}
+		key = "; first error: " + cut(strings.TrimSpace(l), 120)
 	}
 	return fmt.Sprintf("[paged out %s: %s output, %s%s; recall(%q)]", pageID, describe(c), nLines(lines), key, pageID)
 }

@@ -16,6 +16,10 @@ import (
 type Pages interface {
 	// PutPage keeps an output whole and returns its id ("p42").
 	PutPage(ctx context.Context, p Page) (string, error)
+	// PageText returns the text a page keeps: a resumed session leaves
+	// out of its history the outputs already paged, and compaction reads
+	// them back from their pages when it shrinks them further.
+	PageText(ctx context.Context, id string) (string, error)
 	// RecordShown stores (or replaces) how one output is shown in a
 	// segment.
 	RecordShown(ctx context.Context, sessionID string, segment int, s Shown) error
@@ -88,6 +92,15 @@ func (m *MemPages) Page(id string) (Page, bool) {
 		return Page{}, false
 	}
 	return m.pages[n-1], true
+}
+
+// PageText implements Pages.
+func (m *MemPages) PageText(_ context.Context, id string) (string, error) {
+	p, ok := m.Page(id)
+	if !ok {
+		return "", fmt.Errorf("window: no page %s", id)
+	}
+	return p.Text, nil
 }
 
 // RecordShown implements Pages.

@@ -3,6 +3,8 @@ package window
 import (
 	"context"
 	"errors"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -31,5 +33,38 @@ func TestSummaryUsesTheModelAndFallsBack(t *testing.T) {
 	if len(calls) != 2 || calls[0].Model != "cheap" || calls[0].Provider != "local" || calls[0].Cost != 0.5 ||
 		calls[0].Err != nil || calls[1].Err == nil || calls[1].Text != "" {
 		t.Errorf("summary calls = %+v", calls)
+	}
+}
+
+// TestErrorLines: the error lines of an output are those the pattern
+// the summaries used to run on each line finds.
+func TestErrorLines(t *testing.T) {
+	re := regexp.MustCompile(`(?i)(error|fail|panic|exception|undefined|cannot|not found|denied|traceback|fatal)`)
+	raw := strings.Join([]string{
+		"ok  \tgithub.com/x/y\t0.01s",
+		"--- FAIL: TestAdd (0.00s)",
+		"    add_test.go:7: Add(1, 2) = -1, want 3",
+		"panic: runtime error: index out of range [recovered]",
+		"",
+		"Traceback (most recent call last):",
+		"a line about errors and failures both",
+		"PERMISSION DENIED",
+		"nothing here",
+		"open x: Not Found",
+		"fatal",
+	}, "\n")
+	for _, max := range []int{0, 1, 3} {
+		var want []int
+		for i, l := range strings.Split(raw, "\n") {
+			if re.MatchString(l) && (max == 0 || len(want) < max) {
+				want = append(want, i)
+			}
+		}
+		if got := errorLines(raw, max); !slices.Equal(got, want) {
+			t.Errorf("errorLines(max %d) = %v, want %v", max, got, want)
+		}
+	}
+	if got := errorLines("all fine\nreally", 0); got != nil {
+		t.Errorf("errorLines(no errors) = %v", got)
 	}
 }

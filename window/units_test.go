@@ -1,6 +1,7 @@
 package window
 
 import (
+	"context"
 	"encoding/json"
 	"reflect"
 	"strings"
@@ -95,7 +96,7 @@ func TestItemsAnsweredStaleAndAfter(t *testing.T) {
 	add("c", "file_read", `{"path": "x.go"}`, strings.Repeat("c", 400)) // x.go again: a is stale
 	add("d", "grep", `{"pattern": "q"}`, strings.Repeat("d", 400))      // not answered yet
 	st := &segState{shown: map[string]Shown{"b": {CallID: "b", Level: LevelSummary, Text: "sum"}}, sent: 7}
-	asm, acc := w.build(st, msgs)
+	asm, acc := w.build(context.Background(), st, msgs, marks{hard: 1 << 30})
 	got := w.items(st, asm.Request.Messages, acc)
 	type row struct {
 		id              string

@@ -150,6 +150,9 @@ type segState struct {
 	// held (0: none seen by this process): what follows a paged output
 	// and was sent before is what paging re-bills.
 	sent int
+	// keys caches staleKey by call id: a call's arguments never change,
+	// and decoding every call's on every request cost a long segment.
+	keys map[string]string
 }
 
 // New returns a Window.
@@ -196,13 +199,19 @@ func (w *Window) Assemble(ctx context.Context, in Input) (Assembly, error) {
 			return Assembly{}, err
 		}
 	}
-	asm, acc := w.build(st, msgs)
-	asm.Capped = capped
 	b := w.opts.Budget
 	limit := b.Limit()
 	if in.Handoff {
 		limit = b.Input()
 	}
+	// The marks this request's decisions compare its size with (see
+	// account).
+	m := marks{hard: b.High(), low: b.Low(), cheap: !in.TurnStart && !in.Handoff, sent: st.sent > 0}
+	if in.Handoff {
+		m.hard = limit
+	}
+	asm, acc := w.build(ctx, st, msgs, m)
+	asm.Capped = capped
 	if w.opts.Pages != nil {
 		plan := choose(w.items(st, asm.Request.Messages, acc), planInput{
 			total: w.scaled(asm.Tokens), high: b.High(), low: b.Low(), limit: limit,
@@ -216,7 +225,7 @@ func (w *Window) Assemble(ctx context.Context, in Input) (Assembly, error) {
 				return asm, err
 			}
 			if c.Items > 0 {
-				asm, _ = w.build(st, msgs)
+				asm, _ = w.build(ctx, st, msgs, m)
 				asm.Capped, asm.Compacted, asm.Summaries = capped, &c, sums
 			}
 		}
@@ -345,11 +354,13 @@ func composeSystem(base string, prefix []Text) string {
 type accounting struct {
 	prefix int   // tokens before the first message
 	msgs   []int // tokens of each message
+	// outputs are the tokens of each tool output as shown, by call id.
+	outputs map[string]int
 }
 
 // build applies the segment's compactions and untrusted marks to msgs and
 // measures the request.
-func (w *Window) build(st *segState, msgs []llm.Message) (Assembly, accounting) {
+func (w *Window) build(ctx context.Context, st *segState, msgs []llm.Message, m marks) (Assembly, accounting) {
 	view := make([]llm.Message, len(msgs))
 	for i, m := range msgs {
 		view[i] = m
@@ -375,60 +386,114 @@ func (w *Window) build(st *segState, msgs []llm.Message) (Assembly, accounting) 
 		view[i].Parts = parts
 	}
 	req := llm.Request{System: st.prefix.System, Tools: st.prefix.Tools, Messages: view}
-	parts, total, estimated, acc := w.account(st, view)
+	parts, total, estimated, acc := w.account(ctx, st, view, m)
 	return Assembly{Request: req, Parts: parts, Tokens: total, Estimated: estimated}, acc
+}
+
+// marks are what a request's decisions compare its size with: above
+// hard a compaction step is forced (High; Input for a handoff call, which
+// must fit whole) and past the budget the request fails; above low a
+// cheap one is weighed, when cheap (not at a turn's first request, nor
+// for a handoff). sent: the window knows which messages the previous
+// request held.
+type marks struct {
+	hard, low   int
+	cheap, sent bool
+}
+
+// decided reports whether every decision the marks make is the same for
+// any size from known to known+fresh: then the fresh pieces need no
+// exact count. A cheap step weighs only outputs the model has answered
+// from and what follows them in the previous request, so what is new
+// since changes it only by pushing the request past low; a forced step
+// frees what the exact size says, so a request near hard is counted.
+func (m marks) decided(known, fresh int) bool {
+	if known+fresh > m.hard {
+		return false
+	}
+	if !m.cheap || known+fresh <= m.low {
+		return true
+	}
+	return m.sent && known > m.low
 }
 
 // account measures each part of a request. Each piece (a message's
 // text, a tool call, an output) is counted on its own and summed: the
-// counter caches by content, so a request costs only its new pieces
-// rather than re-tokenizing the whole history. While the tokenizer loads,
-// a request far from the budget (its bytes, an upper bound on its tokens,
-// below it) is estimated rather than waited for.
-func (w *Window) account(st *segState, msgs []llm.Message) ([]llm.PartStat, int, bool, accounting) {
+// counter caches by content (and keeps its counts in the store), so a
+// request costs only its new pieces rather than re-tokenizing the whole
+// history. Until the tokenizer has loaded, new pieces are estimated
+// rather than waited for when no decision can depend on their exact
+// count: when marks.decided holds for the known counts and the new
+// pieces' bytes (a token is at least a byte). So a resumed session's new
+// prompt, and a new output that changes no decision, load no tokenizer.
+func (w *Window) account(ctx context.Context, st *segState, msgs []llm.Message, m marks) ([]llm.PartStat, int, bool, accounting) {
 	order := []string{PartSystem, PartRules, PartMemory, PartSkills, PartDeferred, PartTools, PartHandoff, PartMessages, PartToolOutputs}
 	type piece struct {
 		part, text string
-		msg        int // -1 for the prefix
+		msg        int    // -1 for the prefix
+		call       string // the call id of a tool output
 	}
-	pieces := []piece{{PartSystem, st.prefix.Base, -1}, {PartTools, st.toolsJSON, -1}}
+	pieces := []piece{{PartSystem, st.prefix.Base, -1, ""}, {PartTools, st.toolsJSON, -1, ""}}
 	for _, t := range st.prefix.Parts {
-		pieces = append(pieces, piece{t.Part, t.Body, -1})
+		pieces = append(pieces, piece{t.Part, t.Body, -1, ""})
 	}
-	bytes := len(st.prefix.Base) + len(st.toolsJSON)
 	for i, m := range msgs {
 		for _, p := range m.Parts {
-			part, text := PartMessages, p.Text
+			pc := piece{part: PartMessages, text: p.Text, msg: i}
 			switch p.Kind {
 			case llm.PartToolResult:
-				part, text = PartToolOutputs, p.ToolResult.Content
+				pc.part, pc.text, pc.call = PartToolOutputs, p.ToolResult.Content, p.ToolResult.CallID
 			case llm.PartToolCall:
-				text = p.ToolCall.Name + string(p.ToolCall.Args)
+				pc.text = p.ToolCall.Name + string(p.ToolCall.Args)
 			case llm.PartThinking:
-				text = p.Thinking.Text
+				pc.text = p.Thinking.Text
 			default:
 				if i == 0 && m.Role == llm.RoleUser && strings.HasPrefix(p.Text, HandoffPrefix) {
-					part = PartHandoff
+					pc.part = PartHandoff
 				}
 			}
-			pieces = append(pieces, piece{part, text, i})
-			bytes += len(text)
+			pieces = append(pieces, pc)
 		}
 	}
-	for _, t := range st.prefix.Parts {
-		bytes += len(t.Body)
-	}
 	c := w.opts.Counter
-	count := Estimate
-	estimate := c == nil || (!c.Ready() && bytes < w.opts.Budget.Input())
-	if !estimate {
-		count = c.Count
+	counts := make([]int, len(pieces))
+	estimate := c == nil
+	if c != nil {
+		texts := make([]string, len(pieces))
+		for i, p := range pieces {
+			texts[i] = p.text
+		}
+		var keys []uint64
+		counts, keys = c.known(ctx, texts)
+		known, fresh := 0, 0
+		for i, n := range counts {
+			if n >= 0 {
+				known += n
+			} else {
+				fresh += len(texts[i])
+			}
+		}
+		estimate = fresh > 0 && !c.Ready() && m.decided(w.scaled(known), w.scaled(known+fresh)-w.scaled(known))
+		for i, n := range counts {
+			if n >= 0 {
+				continue
+			}
+			if estimate {
+				counts[i] = Estimate(texts[i])
+			} else {
+				counts[i] = c.count(texts[i], keys[i])
+			}
+		}
+	} else {
+		for i, p := range pieces {
+			counts[i] = Estimate(p.text)
+		}
 	}
-	acc := accounting{msgs: make([]int, len(msgs))}
+	acc := accounting{msgs: make([]int, len(msgs)), outputs: map[string]int{}}
 	sums := map[string]*llm.PartStat{}
 	total := 0
-	for _, p := range pieces {
-		n := count(p.text)
+	for i, p := range pieces {
+		n := counts[i]
 		s := sums[p.part]
 		if s == nil {
 			s = &llm.PartStat{Name: p.part}
@@ -441,6 +506,9 @@ func (w *Window) account(st *segState, msgs []llm.Message) ([]llm.PartStat, int,
 			acc.prefix += n
 		} else {
 			acc.msgs[p.msg] += n
+		}
+		if p.call != "" {
+			acc.outputs[p.call] = n
 		}
 	}
 	var stats []llm.PartStat

@@ -228,7 +228,7 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("wiring: %w", err)
 	}
-	counter := window.NewCounter(opts.Logger)
+	counter := window.NewStoredCounter(opts.Logger, agent.StoreCounts(st))
 	budget := window.Scaled(contextWindow(opts.ContextWindow, cfg.ContextWindow, env.ModelInfo.ContextWindow))
 	subShell := shell.New(shell.Options{Workdir: ws.Root(), Logger: opts.Logger, NoJobs: true,
 		Env: []string{"TMPDIR=" + g.tmp}, Secrets: secrets, Wrap: g.readOnlyWrap, Track: track})

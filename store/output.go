@@ -1,0 +1,310 @@
+package store
+
+import (
+	"bytes"
+	"compress/flate"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// Tool outputs are stored once per session (the outputs table): the tool
+// call, the tool message, the page and the tool.finished event refer to
+// the row, and the store puts the text back wherever it is read.
+
+// packMin is the shortest text worth deflating: below it the saving is a
+// few bytes.
+const packMin = 512
+
+// execer is what *sql.DB and *sql.Tx have in common.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// putOutput stores text as an output of the session, unless the session
+// already holds the same text, and returns the row's id (0 for an empty
+// text, which is never stored). A new output is indexed for Search.
+func putOutput(ctx context.Context, tx execer, sessionID, text string, now int64) (int64, error) {
+	if text == "" {
+		return 0, nil
+	}
+	sum := sha256.Sum256([]byte(text))
+	var id int64
+	err := tx.QueryRowContext(ctx, qOutputByHash, sessionID, sum[:]).Scan(&id)
+	if err == nil {
+		return id, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return 0, err
+	}
+	var plain, packed any = text, nil
+	if p := pack(text); p != nil {
+		plain, packed = nil, p
+	}
+	if err := tx.QueryRowContext(ctx, qPutOutput, sessionID, sum[:], len(text), plain, packed, now).Scan(&id); err != nil {
+		return 0, err
+	}
+	_, err = tx.ExecContext(ctx, qIndexOutput, id, searchText(text), sessionID)
+	return id, err
+}
+
+// searchText is what Search finds an output by: its text without the
+// line numbers file_read puts before each line ("  42\t"), which mean
+// nothing to a keyword search and were a third of the index of a
+// session that reads files.
+func searchText(text string) string {
+	var b strings.Builder
+	rest, cut := text, false
+	for len(rest) > 0 {
+		line := rest
+		if i := strings.IndexByte(rest, '\n'); i >= 0 {
+			line, rest = rest[:i+1], rest[i+1:]
+		} else {
+			rest = ""
+		}
+		j := 0
+		for j < len(line) && line[j] == ' ' {
+			j++
+		}
+		k := j
+		for k < len(line) && '0' <= line[k] && line[k] <= '9' {
+			k++
+		}
+		if k > j && k < len(line) && line[k] == '\t' {
+			if !cut {
+				b.Grow(len(text))
+				b.WriteString(text[:len(text)-len(rest)-len(line)])
+				cut = true
+			}
+			line = line[k+1:]
+		}
+		if cut {
+			b.WriteString(line)
+		}
+	}
+	if !cut {
+		return text
+	}
+	return b.String()
+}
+
+// outputID returns the id of the session's output whose text is text, 0
+// when there is none.
+func outputID(ctx context.Context, tx execer, sessionID, text string) (int64, error) {
+	if text == "" {
+		return 0, nil
+	}
+	sum := sha256.Sum256([]byte(text))
+	var id int64
+	err := tx.QueryRowContext(ctx, qOutputByHash, sessionID, sum[:]).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	return id, err
+}
+
+var flateWriters = sync.Pool{New: func() any {
+	// Level 5: as small as 6 (the default) on sources and logs, a third
+	// faster.
+	w, _ := flate.NewWriter(nil, 5)
+	return w
+}}
+
+// pack deflates text, or returns nil when that saves less than a tenth.
+func pack(text string) []byte {
+	if len(text) < packMin {
+		return nil
+	}
+	var buf bytes.Buffer
+	buf.Grow(len(text) / 3)
+	w := flateWriters.Get().(*flate.Writer)
+	defer flateWriters.Put(w)
+	w.Reset(&buf)
+	if _, err := io.WriteString(w, text); err != nil {
+		return nil
+	}
+	if err := w.Close(); err != nil {
+		return nil
+	}
+	if buf.Len() > len(text)*9/10 {
+		return nil
+	}
+	return buf.Bytes()
+}
+
+var flateReaders = sync.Pool{New: func() any { return flate.NewReader(bytes.NewReader(nil)) }}
+
+// unpack inflates the first n bytes of a packed text of size bytes (n < 0:
+// all of it).
+func unpack(packed []byte, size, n int) (string, error) {
+	if n < 0 || n > size {
+		n = size
+	}
+	r := flateReaders.Get().(io.ReadCloser)
+	defer flateReaders.Put(r)
+	if err := r.(flate.Resetter).Reset(bytes.NewReader(packed), nil); err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	b.Grow(n)
+	if _, err := io.CopyN(&b, r, int64(n)); err != nil {
+		return "", fmt.Errorf("inflate output: %w", err)
+	}
+	return b.String(), nil
+}
+
+// outputText is an outputs row's text, whole.
+func outputText(text sql.NullString, packed []byte, size int) (string, error) {
+	if text.Valid {
+		return text.String, nil
+	}
+	return unpack(packed, size, -1)
+}
+
+// outputTexts returns the texts of the outputs with the given ids.
+func outputTexts(ctx context.Context, q execer, ids []int64) (map[int64]string, error) {
+	out := make(map[int64]string, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := q.QueryContext(ctx, qOutputsByID, idList(ids))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var size int
+		var text sql.NullString
+		var packed []byte
+		if err := rows.Scan(&id, &size, &text, &packed); err != nil {
+			return nil, err
+		}
+		t, err := outputText(text, packed, size)
+		if err != nil {
+			return nil, fmt.Errorf("output %d: %w", id, err)
+		}
+		out[id] = t
+	}
+	return out, rows.Err()
+}
+
+// idList is ids as a JSON array, for json_each.
+func idList(ids []int64) string {
+	b := make([]byte, 0, len(ids)*6+2)
+	b = append(b, '[')
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, id, 10)
+	}
+	return string(append(b, ']'))
+}
+
+// parseIDList is the inverse of idList.
+func parseIDList(s string) ([]int64, error) {
+	if len(s) < 2 || s[0] != '[' || s[len(s)-1] != ']' {
+		return nil, fmt.Errorf("not a list of ids: %.40q", s)
+	}
+	s = s[1 : len(s)-1]
+	if s == "" {
+		return []int64{}, nil
+	}
+	ids := make([]int64, 0, strings.Count(s, ",")+1)
+	for len(s) > 0 {
+		field := s
+		if i := strings.IndexByte(s, ','); i >= 0 {
+			field, s = s[:i], s[i+1:]
+		} else {
+			s = ""
+		}
+		id, err := strconv.ParseInt(strings.TrimSpace(field), 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("not a list of ids: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
+}
+
+// Outputs returns the texts of outputs by id (the ids StoredMessage
+// gives for the results MessagesEliding left out).
+func (s *Store) Outputs(ctx context.Context, ids []int64) (map[int64]string, error) {
+	out, err := outputTexts(ctx, s.w, ids)
+	return out, wrap("outputs", err)
+}
+
+// OutputPlaceholder stands, in an event's Data, where the output it
+// carries goes: AppendEvent keeps the output by reference to the outputs
+// table, and Events puts its first OutputMax bytes back (as Preview cuts
+// them). It holds NUL bytes, which no JSON encoder leaves unescaped, so
+// it is found only where it was put.
+const OutputPlaceholder = "\x00godwit:output\x00"
+
+// placeholderJSON is OutputPlaceholder as encoding/json writes it.
+var placeholderJSON = []byte(`"\u0000godwit:output\u0000"`)
+
+// Preview is text cut to its first max bytes (at a rune boundary) and the
+// length of the whole, as events carry outputs.
+func Preview(text string, max int) string {
+	if len(text) <= max {
+		return text
+	}
+	return head(text, max) + previewTail(len(text))
+}
+
+// head is text's first max bytes or fewer, ending at a rune boundary;
+// text must be longer than max.
+func head(text string, max int) string {
+	n := max
+	for n > 0 && !utf8.RuneStart(text[n]) {
+		n--
+	}
+	return text[:n]
+}
+
+func previewTail(size int) string { return "… [" + strconv.Itoa(size) + " bytes]" }
+
+// splice puts the preview of an output back where the placeholder is.
+func splice(data []byte, preview string) ([]byte, error) {
+	i := bytes.Index(data, placeholderJSON)
+	if i < 0 {
+		return data, nil
+	}
+	q, err := json.Marshal(preview)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, len(data)-len(placeholderJSON)+len(q))
+	out = append(out, data[:i]...)
+	out = append(out, q...)
+	return append(out, data[i+len(placeholderJSON):]...), nil
+}
+
+// previewOf is the preview of an outputs row, inflating only what it
+// shows.
+func previewOf(text sql.NullString, packed []byte, size, max int) (string, error) {
+	if text.Valid {
+		return Preview(text.String, max), nil
+	}
+	if size <= max {
+		return unpack(packed, size, -1)
+	}
+	// One byte more than shown, to cut at a rune boundary as Preview does.
+	h, err := unpack(packed, size, max+1)
+	if err != nil {
+		return "", err
+	}
+	return head(h, max) + previewTail(size), nil
+}

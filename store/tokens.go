@@ -1,0 +1,61 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"strconv"
+)
+
+// TokenCounts returns the kept token counts of texts by their hashes
+// (as the counter computes them), for one tokenizer. It reads on the
+// writer (see the package doc): a resumed session asks once, at its
+// first request.
+func (s *Store) TokenCounts(ctx context.Context, tokenizer string, hashes []uint64) (map[uint64]int, error) {
+	out := make(map[uint64]int, len(hashes))
+	if len(hashes) == 0 {
+		return out, nil
+	}
+	b := make([]byte, 0, len(hashes)*21+2)
+	b = append(b, '[')
+	for i, h := range hashes {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(h), 10) // SQLite integers are signed
+	}
+	b = append(b, ']')
+	rows, err := s.w.QueryContext(ctx, qTokenCounts, tokenizer, string(b))
+	if err != nil {
+		return nil, wrap("token counts", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var h int64
+		var n int
+		if err := rows.Scan(&h, &n); err != nil {
+			return nil, wrap("token counts", err)
+		}
+		out[uint64(h)] = n
+	}
+	return out, wrap("token counts", rows.Err())
+}
+
+// PutTokenCounts keeps token counts by text hash, in one transaction.
+func (s *Store) PutTokenCounts(ctx context.Context, tokenizer string, counts map[uint64]int) error {
+	if len(counts) == 0 {
+		return nil
+	}
+	return s.inTx(ctx, "keep token counts", func(tx *sql.Tx) error {
+		st, err := tx.PrepareContext(ctx, qPutTokenCount)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		for h, n := range counts {
+			if _, err := st.ExecContext(ctx, tokenizer, int64(h), n); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
