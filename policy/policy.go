@@ -248,6 +248,13 @@ func (p *Policy) judge(toolName string, it item) judgement {
 	if it.hidden != "" && p.commandRules() {
 		return judgement{ask, fmt.Sprintf("%s: %s, so the deny and ask rules cannot be checked on it", it.what, it.hidden), false}
 	}
+	if r, code, ok := p.codeRule(toolName, it.code); ok {
+		return judgement{ask, fmt.Sprintf("%s: %s mentions %s, which rule %s (%s) names, and godwit cannot tell whether it runs it",
+			it.what, code.what, r.literalWords(), r.source, r), false}
+	}
+	if it.unlisted != "" && p.pathRules(toolName) {
+		return judgement{ask, fmt.Sprintf("%s: %s, so the path rules cannot be checked on it", it.what, it.unlisted), false}
+	}
 	if p.remembered(toolName, it) {
 		return judgement{allow, "approved for this session", false}
 	}
@@ -278,6 +285,53 @@ func (p *Policy) commandRules() bool {
 		}
 	}
 	return false
+}
+
+// pathRules reports whether a deny or ask rule names paths for toolName.
+func (p *Policy) pathRules(toolName string) bool {
+	for _, r := range append(p.rules.Deny[:len(p.rules.Deny):len(p.rules.Deny)], p.rules.Ask...) {
+		if r.Path != "" && r.matchTool(toolName) {
+			return true
+		}
+	}
+	return false
+}
+
+// pathRuled reports whether a deny or ask path rule for toolName covers
+// abs (absolute, symlinks resolved).
+func (p *Policy) pathRuled(toolName, abs string) bool {
+	if abs == "" || !p.pathRules(toolName) {
+		return false
+	}
+	it := item{kind: kindPath, abs: abs, rel: relTo(p.root, abs)}
+	_, deny := p.match(p.rules.Deny, toolName, it, true)
+	_, ask := p.match(p.rules.Ask, toolName, it, true)
+	return deny || ask
+}
+
+// Hidden reports whether a tool that walks folders (grep, file_list)
+// must pass over abs: a deny or ask rule names it. Such a tool cannot
+// ask about each file, so it leaves them out and says so.
+func (p *Policy) Hidden(toolName, abs string) bool {
+	return p.pathRules(toolName) && p.pathRuled(toolName, kernelPath(abs))
+}
+
+// codeRule finds a deny or ask command rule whose words appear in code.
+func (p *Policy) codeRule(toolName string, code []codeText) (Rule, codeText, bool) {
+	if len(code) == 0 {
+		return Rule{}, codeText{}, false
+	}
+	for _, r := range append(p.rules.Deny[:len(p.rules.Deny):len(p.rules.Deny)], p.rules.Ask...) {
+		if r.Command == "" || !r.matchTool(toolName) {
+			continue
+		}
+		for _, c := range code {
+			if r.mentionedIn(c.text) {
+				return r, c, true
+			}
+		}
+	}
+	return Rule{}, codeText{}, false
 }
 
 func (p *Policy) match(rules []Rule, toolName string, it item, pessimistic bool) (Rule, bool) {
