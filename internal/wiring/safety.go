@@ -26,8 +26,11 @@ type guard struct {
 	// shell: no writes, no network, whatever the session's mode.
 	readOnlyWrap func(*exec.Cmd) error
 	tmp          string
-	recorder     *snapshot.Recorder
-	watcher      *snapshot.Watcher
+	// hidden are the paths grep and file_list pass over when they walk a
+	// folder: what the rules' deny and ask path rules name.
+	hidden   func(toolName, abs string) bool
+	recorder *snapshot.Recorder
+	watcher  *snapshot.Watcher
 }
 
 // newGuard loads the rules ($GODWIT_HOME/rules.yaml, then the
@@ -89,6 +92,7 @@ func newGuard(opts Options, root string, st *store.Store, closers *[]func() erro
 		tmp:          tmp,
 		wrap:         sw.wrap,
 		readOnlyWrap: sandbox.Wrap(sandbox.Config{ReadOnly: true, TempDir: tmp, Logger: opts.Logger}),
+		hidden:       func(toolName, abs string) bool { return sw.current().Hidden(toolName, abs) },
 		recorder:     snapshot.NewRecorder(st, snapshot.Options{Logger: opts.Logger}),
 		watcher:      snapshot.NewWatcher(root, snapshot.WatchOptions{Logger: opts.Logger}),
 	}
