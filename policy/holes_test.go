@@ -265,6 +265,14 @@ func TestCodeGodwitCannotParse(t *testing.T) {
 		{"sed 'e rm x' README.md", "DQQ"},
 		{"env python3 -c 'import os; os.system(\"rm x\")'", "DQQ"},
 		{"python3 -c \"$CODE\"", "DQQ"},
+		// The name assembled as the code runs: code that can start
+		// programs asks where command rules exist.
+		{"python3 -c 'import os; os.system(\"r\" + \"m x\")'", "DQQ"},
+		{"python3 -c \"getattr(__import__('o'+'s'), 'sys'+'tem')('r'+'m x')\"", "DQQ"},
+		{"awk 'BEGIN { c = \"r\" \"m x\"; system(c) }'", "DQQ"},
+		{"awk 'BEGIN { print \"x\" | \"sh\" }'", "DQQ"},
+		{"perl -e '`r\\x6d x`'", "DQQ"},
+		{"node -e 'require(\"child\" + \"_process\").execSync(\"r\" + \"m x\")'", "DQQ"},
 		{"python3 tidy.py", "DQQ"},
 		{"python3 -u tidy.py", "DQQ"},
 		{"./tool.py", "DQQ"},

@@ -249,6 +249,9 @@ func (p *Policy) judge(toolName string, it item) judgement {
 		return judgement{ask, fmt.Sprintf("%s: %s, so the deny and ask rules cannot be checked on it", it.what, it.hidden), false}
 	}
 	if r, code, ok := p.codeRule(toolName, it.code); ok {
+		if strings.HasSuffix(code.what, ")") && strings.Contains(code.what, " can start programs (") {
+			return judgement{ask, fmt.Sprintf("%s: %s, which godwit cannot follow, so the deny and ask rules cannot be checked on it", it.what, code.what), false}
+		}
 		return judgement{ask, fmt.Sprintf("%s: %s mentions %s, which rule %s (%s) names, and godwit cannot tell whether it runs it",
 			it.what, code.what, r.literalWords(), r.source, r), false}
 	}
@@ -321,14 +324,31 @@ func (p *Policy) codeRule(toolName string, code []codeText) (Rule, codeText, boo
 	if len(code) == 0 {
 		return Rule{}, codeText{}, false
 	}
+	var first *Rule
 	for _, r := range append(p.rules.Deny[:len(p.rules.Deny):len(p.rules.Deny)], p.rules.Ask...) {
 		if r.Command == "" || !r.matchTool(toolName) {
 			continue
+		}
+		if first == nil {
+			first = &r
 		}
 		for _, c := range code {
 			if r.mentionedIn(c.text) {
 				return r, c, true
 			}
+		}
+	}
+	if first == nil {
+		return Rule{}, codeText{}, false
+	}
+	for _, c := range code {
+		if m := spawnAPI().FindStringSubmatch(c.text); m != nil {
+			api := strings.TrimSpace(m[1])
+			if api == "" {
+				api = strings.TrimSpace(m[0])
+			}
+			c.what += " can start programs (" + api + ")"
+			return *first, c, true
 		}
 	}
 	return Rule{}, codeText{}, false

@@ -416,6 +416,21 @@ func (u *unwrapper) pkgRun(c SimpleCommand, name string, scripts []string, depth
 	return out
 }
 
+// spawnAPI matches the ways code in other languages starts a program
+// (system, exec, subprocess, child_process, popen, backticks, awk's
+// pipes, and the escape hatches that reach them: __import__, getattr,
+// ctypes). Code that may start programs asks where a deny or ask
+// command rule exists, even naming no program a rule names: the name
+// can be assembled as it runs ("r"+"m"). It raises the bar; it is not a
+// parser of every language, and a program the project builds and runs
+// is bounded by the sandbox, not by rules.
+var spawnAPI = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:^|[^A-Za-z0-9_$])(system|popen|spawn|spawnSync|execSync|execFile|execFileSync|exec|execv|execvp|execvpe|` +
+		`execve|execl|execlp|execle|subprocess|child_process|Popen|fork|shell_exec|passthru|proc_open|pcntl_exec|Open3|startfile|` +
+		`ProcessBuilder|getRuntime|__import__|importlib|getattr|ctypes|qx|getline|Command|run_command)(?:[^A-Za-z0-9_]|$)` +
+		"|`" + `|\|\s*"|"\s*\|&?|\|&`)
+})
+
 // codeWordBefore and codeWordAfter are the characters that may not touch
 // a program name for it to count as a word in code: rm in
 // system("rm x") and /bin/rm, not in rm.txt, format or rm_rf.

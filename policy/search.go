@@ -76,6 +76,9 @@ func (p *Policy) searchWalk(dir string, o walkOpts) (walkFound, error) {
 			return
 		}
 		if (isSecret(show) || isSecret(real)) && len(f.secrets) < 3 {
+			if filepath.Base(real) != filepath.Base(show) {
+				show += " (a link to " + p.rel(real) + ")"
+			}
 			f.secrets = append(f.secrets, show)
 		}
 		if rules && len(f.ruled) < 3 && p.pathRuled(o.tool, real) {
