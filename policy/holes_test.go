@@ -324,3 +324,18 @@ func TestCodeGodwitCannotParse(t *testing.T) {
 		{"cargo run", "DQa"},
 	})
 }
+
+// TestLinkedGitDirIsProtected: where .git is a file (a worktree, a
+// submodule, git init --separate-git-dir), the git folder it points to
+// is protected as .git is, wherever it lies.
+func TestLinkedGitDirIsProtected(t *testing.T) {
+	e := newEnv(t)
+	mustDo(t, os.RemoveAll(filepath.Join(e.root, ".git")))
+	writeFiles(t, e.root, map[string]string{"gd/config": "[core]\n", "gd/hooks/pre-commit.sample": "x", ".git": "gitdir: gd\n"})
+	runVerdicts(t, e, "", []verdictCase{
+		{"cp evil gd/hooks/pre-commit", "DQQ"},
+		{"echo x >> gd/config", "DQQ"},
+		{"cp evil gd/description", "DQa"},
+		{"echo 'gitdir: other' > .git", "DQQ"},
+	})
+}

@@ -84,6 +84,10 @@ type Policy struct {
 	vars     map[string]string
 	shell    string
 	log      *slog.Logger
+	// gitDirs are the workspace repository's git folders when .git is a
+	// file pointing elsewhere (a worktree, a submodule, --separate-git-
+	// dir): their hooks and config are protected as .git's are.
+	gitDirs []string
 
 	askMu sync.Mutex // one question at a time
 
@@ -115,6 +119,7 @@ func New(opts Options) (*Policy, error) {
 			p.scratch = append(p.scratch, kernelPath(abs))
 		}
 	}
+	p.gitDirs = linkedGitDirs(root)
 	p.vars = map[string]string{}
 	for k, v := range opts.Vars {
 		p.vars[k] = v
