@@ -151,10 +151,34 @@ func (u *unwrapper) gitRuns(c SimpleCommand, args []Word, depth int) unwrapped {
 func gitSub(args []Word) (sub Word, rest []Word, globals []used) {
 	g := gitGlobals()
 	pa := g.parse(args, "")
-	if pa.why != "" || len(pa.operands) == 0 {
-		return Word{}, nil, pa.used
+	if pa.why == "" {
+		if len(pa.operands) == 0 {
+			return Word{}, nil, pa.used
+		}
+		return pa.operands[0], pa.operands[1:], pa.used
 	}
-	return pa.operands[0], pa.operands[1:], pa.used
+	// An option the table does not know (a newer git's): take the first
+	// word that is not an option, as git would if the option took no
+	// value, so the subcommand is still judged.
+	globals = nil
+	for i := 0; i < len(args); i++ {
+		v := args[i].Value
+		switch {
+		case !args[i].Known:
+			return args[i], args[i+1:], globals
+		case v == "-c" && i+1 < len(args):
+			i++
+			globals = append(globals, used{opt: g.short('c'), as: "-c", value: args[i], has: true})
+		case strings.HasPrefix(v, "--config-env"):
+			globals = append(globals, used{opt: &option{long: "config-env"}, as: v})
+		case v == "-C" || v == "--git-dir" || v == "--work-tree" || v == "--namespace" || v == "--super-prefix" || v == "--attr-source":
+			i++
+		case strings.HasPrefix(v, "-"):
+		default:
+			return args[i], args[i+1:], globals
+		}
+	}
+	return Word{}, nil, globals
 }
 
 // gitAlias looks an alias up in the repository's config and the user's

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -127,6 +128,8 @@ func TestGitConfigWritersAsk(t *testing.T) {
 		{"git lfs install", "DQQ"},
 		{"git maintenance start", "DQQ"},
 		{"git --no-pager config core.hooksPath x", "DQQ"},
+		{"git --frobnicate config core.hooksPath x", "DQQ"}, // an option a newer git may know
+		{"git --frobnicate -c core.hooksPath=x commit", "DQQ"},
 		{"git -C . -c color.ui=never config alias.x '!sh evil'", "DQQ"},
 		{"git remote rename origin old", "DQa"},
 		{"git remote remove origin", "DQa"},
@@ -338,4 +341,66 @@ func TestLinkedGitDirIsProtected(t *testing.T) {
 		{"cp evil gd/description", "DQa"},
 		{"echo 'gitdir: other' > .git", "DQQ"},
 	})
+}
+
+// TestUnknownRunnersAsk: a program godwit does not know that is given a
+// denied program's name may run it (an unknown wrapper): it asks.
+func TestUnknownRunnersAsk(t *testing.T) {
+	e := newEnv(t)
+	runVerdicts(t, e, "deny:\n  - command: \"rm *\"\n", []verdictCase{
+		{"parallel rm ::: victim.txt", "DQQ"},
+		{"docker run --rm -v .:/w alpine rm /w/victim.txt", "DQQ"},
+		{"ssh host 'rm -rf x'", "DQQ"},
+		{"nix-shell --run 'rm x'", "DQQ"},
+		{"ifne /bin/rm x", "DQQ"},
+		{"git rm x", "DQa"},
+		{"man rm", "DQa"},
+		{"mytool build", "DQa"},
+		{"echo rm", "AAA"},
+	})
+	runVerdicts(t, e, "", []verdictCase{{"parallel rm ::: victim.txt", "DQa"}})
+}
+
+// FuzzMakefile: any Makefile text is read without a panic or a hang.
+func FuzzMakefile(f *testing.F) {
+	for _, s := range []string{"all: a\n\ta:\n\trm x\n", "X := $(shell rm y)\n$(X): $(Y)\n\t$(call F,1)\n", "define F\n\trm\nendef\n",
+		"a:: ; b\n%.o: %.c\n\t$(CC) -c $<\n", "x = $(x)\ny: $(x)\n\t$(x)\n", "include $(", "$(shell $(shell"} {
+		f.Add(s)
+	}
+	p := &Policy{root: f.TempDir(), rules: Rules{Deny: []Rule{{Command: "rm *"}}}}
+	f.Fuzz(func(t *testing.T, text string) {
+		u := &unwrapper{p: p}
+		m := &makefile{u: u, dir: p.root, vars: map[string][]string{}}
+		m.parse(text, 0)
+		for _, r := range m.selected([]string{"all", "$(X)"}) {
+			for _, l := range r.recipe {
+				_ = m.expand(l, 0, nil)
+			}
+		}
+		_ = u.scriptText(SimpleCommand{Dir: p.root}, text, "fuzz", "", 0)
+	})
+}
+
+// TestMakeExpansionIsBounded: variables that double at each level do not
+// hang the approval; the command asks.
+func TestMakeExpansionIsBounded(t *testing.T) {
+	e := newEnv(t)
+	writeFiles(t, e.root, map[string]string{"Makefile": "a = $(b)$(b)$(b)$(b)$(b)$(b)$(b)$(b)\nb = $(c)$(c)$(c)$(c)$(c)$(c)$(c)$(c)\n" +
+		"c = $(d)$(d)$(d)$(d)$(d)$(d)$(d)$(d)\nd = $(e)$(e)$(e)$(e)$(e)$(e)$(e)$(e)\ne = $(f)$(f)$(f)$(f)$(f)$(f)$(f)$(f)\nf = x\n" +
+		"all:\n\techo $(a)\n"})
+	runVerdicts(t, e, "deny:\n  - command: \"rm *\"\n", []verdictCase{{"make", "DQQ"}})
+}
+
+// TestScriptReadsAreBounded: scripts that source each other many times
+// over do not hang the approval; the command asks.
+func TestScriptReadsAreBounded(t *testing.T) {
+	e := newEnv(t)
+	files := map[string]string{}
+	for _, n := range []string{"a", "b", "c", "d"} {
+		next := map[string]string{"a": "b", "b": "c", "c": "d", "d": "e"}[n]
+		files[n+".sh"] = strings.Repeat(". ./"+next+".sh\n./"+next+".sh\n", 200)
+	}
+	files["e.sh"] = "echo hi\n"
+	writeFiles(t, e.root, files)
+	runVerdicts(t, e, "deny:\n  - command: \"rm *\"\n", []verdictCase{{"sh a.sh", "DQQ"}})
 }

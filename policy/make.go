@@ -57,7 +57,12 @@ type makefile struct {
 	goal   string   // the default target
 	hidden string
 	files  int
+	steps  int // references expanded, bounded by maxMakeSteps
 }
+
+// maxMakeSteps bounds the references one make command's expansion
+// follows: x = $(x)$(x)$(x) doubles at each level.
+const maxMakeSteps = 20000
 
 func (m *makefile) hide(why string) {
 	if m.hidden == "" {
@@ -144,7 +149,6 @@ func (u *unwrapper) makeRuns(c SimpleCommand, args []Word, depth int) unwrapped 
 	if len(targets) == 0 && m.goal != "" {
 		targets = []string{m.goal}
 	}
-	out.hide(m.hidden)
 	// The recipes and $(shell ...) calls are judged as one script whose
 	// lines may run in any order and again (make orders them by
 	// prerequisites, not by text): written in a loop, any file a recipe
@@ -161,10 +165,13 @@ func (u *unwrapper) makeRuns(c SimpleCommand, args []Word, depth int) unwrapped 
 			lines = append(lines, alts...)
 		}
 	}
-	if len(lines) > 0 {
-		text := "while :; do\n" + strings.ReplaceAll(strings.Join(lines, "\n"), "\x00", "$") + "\ndone\n"
+	text := "while :; do\n" + strings.ReplaceAll(strings.Join(lines, "\n"), "\x00", "$") + "\ndone\n"
+	if len(text) > maxScript {
+		m.hide("the Makefile's recipes expand to more than godwit reads")
+	} else if len(lines) > 0 {
 		out.add(u.scriptText(SimpleCommand{Dir: m.dir, Stdin: c.Stdin}, text, "a recipe of the Makefile", "", depth))
 	}
+	out.hide(m.hidden)
 	return out
 }
 
@@ -419,6 +426,10 @@ func (m *makefile) expand(s string, depth int, alts *[]string) string {
 
 // ref expands one $(ref).
 func (m *makefile) ref(ref string, depth int, alts *[]string) string {
+	if m.steps++; m.steps > maxMakeSteps {
+		m.hide("the Makefile's variables expand further than godwit follows")
+		return "$__MAKE_VALUE"
+	}
 	if strings.ContainsAny(ref, "@<^*?+|%") && len(ref) <= 2 {
 		return "make-target" // $@, $<, $(@D): file names
 	}

@@ -47,6 +47,12 @@ func (u *unwrapper) readRun(dir string, w Word, what string) (text, abs, why str
 	if abs == "" {
 		return "", "", "it runs a " + what + " in a folder computed at run time"
 	}
+	if u.reads == nil {
+		u.reads = new(int)
+	}
+	if *u.reads++; *u.reads > maxReads {
+		return "", abs, "it runs more scripts than godwit reads to check one command"
+	}
 	switch pl := u.p.where(abs); {
 	case u.writes.may(abs):
 		return "", abs, "the line may change " + w.Value + " before it runs"
@@ -123,7 +129,7 @@ func (u *unwrapper) scriptText(c SimpleCommand, text, name, abs string, depth in
 		if ic.Stdin.Kind == StdinNone {
 			ic.Stdin = c.Stdin
 		}
-		sub := &unwrapper{p: u.p, writes: u.writes.and(writesBefore(sc, k)), fromFile: true}
+		sub := u.sub(u.writes.and(writesBefore(sc, k)), true)
 		o := sub.variants(ic, depth+1)
 		o.inner, o.redirects = nil, nil // rules only, see unwrapped.inner
 		out.add(o)
@@ -193,6 +199,13 @@ func (u *unwrapper) programPath(c SimpleCommand, depth int) unwrapped {
 	}
 	if !mine {
 		return out // the system's programs are what their names say
+	}
+	if u.reads == nil {
+		u.reads = new(int)
+	}
+	if *u.reads++; *u.reads > maxReads {
+		out.hide("it runs more scripts than godwit reads to check one command")
+		return out
 	}
 	b, err := readBounded(abs)
 	if err != nil {

@@ -144,6 +144,22 @@ type unwrapper struct {
 	// where a program named by a variable asks rather than matching
 	// every rule.
 	fromFile bool
+	// reads counts the files read for one command line, shared by the
+	// unwrappers of what it runs (maxReads bounds them: a script that
+	// sources another a thousand times, each of which does the same).
+	reads *int
+}
+
+// maxReads bounds the scripts, Makefiles and programs read to judge one
+// command line.
+const maxReads = 64
+
+// sub is an unwrapper for commands nested in u's, sharing its budget.
+func (u *unwrapper) sub(w lineWrites, fromFile bool) *unwrapper {
+	if u.reads == nil {
+		u.reads = new(int)
+	}
+	return &unwrapper{p: u.p, writes: w, fromFile: fromFile, reads: u.reads}
 }
 
 // unwrapped is what deny and ask rules are matched against for one
@@ -260,6 +276,56 @@ func (u *unwrapper) variants(c SimpleCommand, depth int) unwrapped {
 	default:
 		if w, ok := wrappers()[name]; ok {
 			out.add(u.wrapped(c, w, args, depth))
+		} else if !knownProgram(name) {
+			out.add(u.namedInArgs(name, args))
+		}
+	}
+	return out
+}
+
+// notRunners are programs, besides the read-only list, known not to run
+// their arguments as commands (git rm, man rm, npm rm, cp rm x).
+var notRunners = map[string]bool{"git": true, "go": true, "gofmt": true, "cargo": true, "rustc": true, "rustup": true,
+	"pip": true, "pip3": true, "uv": true, "poetry": true, "apt": true, "apt-get": true, "dpkg": true, "brew": true,
+	"man": true, "info": true, "whatis": true, "apropos": true, "hash": true, "alias": true, "unalias": true, "complete": true,
+	"help": true, "mkdir": true, "rmdir": true, "touch": true, "cp": true, "mv": true, "ln": true, "chmod": true, "chown": true,
+	"tee": true, "kill": true, "pkill": true, "killall": true, "gcc": true, "cc": true, "clang": true, "tar": true, "zip": true,
+	"unzip": true, "gzip": true, "curl": true, "wget": true, "rm": true, "unlink": true, "truncate": true, "install": true}
+
+func knownProgram(name string) bool {
+	if notRunners[name] || shells[name] || isInterpreter(name) {
+		return true
+	}
+	_, ro := programs()[name]
+	return ro
+}
+
+// namedInArgs: a program godwit does not know, given a denied or asked
+// program's name as an argument (parallel rm ::: x, docker run img rm
+// x, ssh host 'rm x', nix-shell --run 'rm x'), may run it: it asks.
+func (u *unwrapper) namedInArgs(name string, args []Word) unwrapped {
+	var out unwrapped
+	progs := u.p.rulePrograms()
+	if len(progs) == 0 {
+		return out
+	}
+	for _, a := range args {
+		if !a.Known {
+			continue
+		}
+		vals := []string{a.Value}
+		if _, v, ok := strings.Cut(a.Value, "="); ok {
+			vals = append(vals, v)
+		}
+		for _, v := range vals {
+			f := strings.Fields(v)
+			if len(f) == 0 {
+				continue
+			}
+			if b := baseName(f[0]); slices.Contains(progs, b) {
+				out.hide("it passes " + b + " to " + name + ", a program godwit does not know, which may run it")
+				return out
+			}
 		}
 	}
 	return out
@@ -516,7 +582,7 @@ func (u *unwrapper) inner(w Word, c SimpleCommand, depth int) unwrapped {
 			out.inner = append(out.inner, ic)
 			continue
 		}
-		sub := &unwrapper{p: u.p, writes: u.writes.and(writesBefore(sc, k)), fromFile: u.fromFile}
+		sub := u.sub(u.writes.and(writesBefore(sc, k)), u.fromFile)
 		out.addInner(ic, sub.variants(ic, depth+1))
 	}
 	return out
