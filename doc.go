@@ -10,6 +10,11 @@
 // reads and searches; writes and commands are refused); Options.Mode and
 // a Prompter allow more, as the command's --allow-write and --yes do.
 //
+// Commands run sandboxed and supervised (nothing they start outlives the
+// program) only when the program's main first calls
+// tool/shell.MaybeSupervise and sandbox.MaybeRunChild, as godwit's does:
+// both re-run the program's own executable.
+//
 // Events are agent.Event values, the same stream `godwit run --json`
 // prints; the Event* constants name the common types.
 //

@@ -85,6 +85,10 @@ type Options struct {
 	Approver Approver
 	// MaxSteps bounds model calls per turn; 0 is the default.
 	MaxSteps int
+	// Mail offers the model the send_message tool, to message other
+	// sessions of the workspace; without it the tool is offered once mail
+	// is in use there (a session has mail, or is served).
+	Mail bool
 	// Getenv reads the environment (API keys); nil means os.Getenv.
 	Getenv func(string) string
 	// Logger receives diagnostics; nil discards them.
@@ -117,6 +121,7 @@ func Open(ctx context.Context, opts Options) (*Agent, error) {
 	env, err := wiring.Build(ctx, wiring.Options{
 		Home: opts.Home, Workspace: opts.Workspace, Model: opts.Model, Provider: opts.Provider,
 		Mode: opts.Mode, Prompter: opts.Prompter, Approver: opts.Approver, Sink: r, Getenv: opts.Getenv, MaxSteps: opts.MaxSteps, Logger: opts.Logger,
+		Mail: opts.Mail,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("godwit: %w", err)

@@ -9,8 +9,10 @@
 // text and thinking deltas as agent_message_chunk and
 // agent_thought_chunk, tool calls as tool_call and tool_call_update (with
 // a kind, the paths as locations, diffs for file edits, the editor's
-// terminal for commands when it offers one), and the plan tool's steps as
-// a plan.
+// terminal for commands when it offers one), the plan tool's steps as
+// a plan, and after each model call a usage_update (the context in use
+// against the window, the session's cost). session/load replays the plan
+// updates too, and ends with the session's usage.
 //
 // Calls are judged by godwit's policy, not by the editor: Build puts the
 // same policy as `godwit run` (rules, the secrets screen, the read-only

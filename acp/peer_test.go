@@ -206,6 +206,21 @@ type update struct {
 	Content       struct {
 		Text string `json:"text"`
 	} `json:"content"`
+	// usage_update
+	Used, Size int
+	Cost       *usageCost
+	// plan
+	Entries []planEntry
+}
+
+type usageCost struct {
+	Amount   float64 `json:"amount"`
+	Currency string  `json:"currency"`
+}
+
+type planEntry struct {
+	Content string `json:"content"`
+	Status  string `json:"status"`
 }
 
 // UnmarshalJSON tolerates content being an array (tool calls) rather
@@ -216,11 +231,16 @@ func (u *update) UnmarshalJSON(b []byte) error {
 		ToolCallID    string          `json:"toolCallId"`
 		Status        string          `json:"status"`
 		Content       json.RawMessage `json:"content"`
+		Used          int             `json:"used"`
+		Size          int             `json:"size"`
+		Cost          *usageCost      `json:"cost"`
+		Entries       []planEntry     `json:"entries"`
 	}
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return err
 	}
 	u.SessionUpdate, u.ToolCallID, u.Status = raw.SessionUpdate, raw.ToolCallID, raw.Status
+	u.Used, u.Size, u.Cost, u.Entries = raw.Used, raw.Size, raw.Cost, raw.Entries
 	if len(raw.Content) > 0 && raw.Content[0] == '{' {
 		return json.Unmarshal(raw.Content, &u.Content)
 	}
@@ -261,4 +281,68 @@ func peerEnv() []string {
 		env = append(env, kv)
 	}
 	return env
+}
+
+// The official client hears usage_update after each model call (the
+// context in use against the window, the session's cost), and
+// session/load replays the plan updates the live session sent after each
+// plan call, then the session's usage.
+func TestOfficialClientUsageAndPlanReplay(t *testing.T) {
+	pt := peerTools(t)
+	planArgs := `{"steps":[{"text":"read a.txt","status":"done"},{"text":"answer","status":"in_progress"}]}`
+	srv := llmtest.NewTestServer(t,
+		llmtest.ChatReply(llmtest.ChatToolCall("call_p", "plan", planArgs), llmtest.ChatFinish("tool_calls"), llmtest.ChatUsage(900, 20)),
+		llmtest.ChatTextReply("a.txt is empty.", 950, 6),
+		// The end-of-turn check: a plan step is still open.
+		llmtest.ChatTextReply("The answer was the last step.", 990, 7),
+	)
+	home, ws := t.TempDir(), t.TempDir()
+	writeConfig(t, home, srv.URL())
+	cfg, _ := os.ReadFile(filepath.Join(home, "config.yaml"))
+	// A price, so the cost is not zero.
+	cfg = append(cfg, []byte("    models:\n      - id: test-model\n        context_window: 64000\n        price: {input: 3, output: 15}\n")...)
+	if err := os.WriteFile(filepath.Join(home, "config.yaml"), cfg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got := pt.run(t, home, ws, peerScenario{Turns: []peerTurn{{Prompt: "plan, then answer"}}, Load: true})
+	if got.StopReason != "end_turn" {
+		t.Fatalf("stop reason %q\n%s", got.StopReason, got.Stderr)
+	}
+	var usages []update
+	for _, u := range got.Updates {
+		if u.SessionUpdate == "usage_update" {
+			usages = append(usages, u)
+		}
+	}
+	if len(usages) != 3 {
+		t.Fatalf("%d usage_update, want one a model call:\n%s", len(usages), updateKinds(got.Updates))
+	}
+	last := usages[2]
+	wantCost := (900*3.0 + 20*15.0 + 950*3.0 + 6*15.0 + 990*3.0 + 7*15.0) / 1e6
+	if usages[0].Used != 920 || usages[1].Used != 956 || last.Used != 997 || last.Size != 64000 || last.Cost == nil || last.Cost.Currency != "USD" ||
+		last.Cost.Amount < wantCost*0.99 || last.Cost.Amount > wantCost*1.01 {
+		t.Errorf("usage updates %+v, %+v, %+v; want used 920, 956, 997 of 64000, cost $%.6f", usages[0], usages[1], last, wantCost)
+	}
+
+	seq := updateKinds(got.Replay)
+	i := strings.Index(seq, "tool_call:call_p:completed\nplan")
+	if i < 0 {
+		t.Fatalf("session/load does not replay the plan after its call:\n%s", seq)
+	}
+	var replayed []planEntry
+	var replayUsage *update
+	for k, u := range got.Replay {
+		switch u.SessionUpdate {
+		case "plan":
+			replayed = u.Entries
+		case "usage_update":
+			replayUsage = &got.Replay[k]
+		}
+	}
+	if len(replayed) != 2 || replayed[0] != (planEntry{"read a.txt", "completed"}) || replayed[1] != (planEntry{"answer", "in_progress"}) {
+		t.Errorf("replayed plan = %+v", replayed)
+	}
+	if replayUsage == nil || replayUsage.Used != 997 || replayUsage.Size != 64000 || replayUsage.Cost == nil || replayUsage.Cost.Amount < wantCost*0.99 {
+		t.Errorf("session/load's usage = %+v, want the session's", replayUsage)
+	}
 }

@@ -2,6 +2,7 @@ package acp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -9,6 +10,7 @@ import (
 
 	"github.com/godwit/godwit/agent"
 	"github.com/godwit/godwit/llm"
+	"github.com/godwit/godwit/tool/plan"
 )
 
 // maxReplayOutput bounds the tool output one replayed call shows, as the
@@ -91,5 +93,28 @@ func (s *session) replayPart(p llm.Part, results map[string]*llm.ToolResult) {
 			status = sdk.ToolCallStatusFailed
 		}
 		s.srv.notify(s.id, c.start(status, c.result(info), nil))
+		if tc.Name == plan.Name && !info.IsError {
+			s.replayPlan(tc.Args)
+		}
 	}
+}
+
+// replayPlan sends the plan a successful plan call set, as the live
+// session sent it after the call, and puts it back in the engine's plan
+// tool, so the session goes on from it.
+func (s *session) replayPlan(args json.RawMessage) {
+	var in struct {
+		Steps []plan.Step `json:"steps"`
+	}
+	if json.Unmarshal(llm.ArgsOrEmpty(args), &in) != nil {
+		return
+	}
+	p := s.eng.Plan
+	if p == nil {
+		p = plan.New(plan.Options{})
+	}
+	if p.Set(in.Steps) != nil { // the call succeeded, so this only guards
+		return
+	}
+	s.srv.notify(s.id, planUpdate(p.Steps()))
 }

@@ -34,6 +34,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// OpenMail, when set, opens a stored session's mail, which the
+	// session then answers between prompts (acp/mail.go).
+	OpenMail func(ctx context.Context, st *store.Store, sessionID string) (Mailbox, error)
 }
 
 // EngineRequest is what Build is asked for: an engine over Workspace
@@ -73,6 +76,9 @@ type Engine struct {
 	Model     string
 	// Plan, when set, is read after each plan call to send the steps.
 	Plan *plan.Plan
+	// ContextWindow is the model's window in tokens, the size of the
+	// usage_update notifications; 0 sends none.
+	ContextWindow int
 	// Close releases the engine; nil means nothing to release.
 	Close func() error
 }
@@ -201,7 +207,9 @@ func (s *server) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk
 		sess.close()
 		return sdk.LoadSessionResponse{}, internal(err)
 	}
+	sess.loadUsage(ctx)
 	s.add(sess)
+	sess.startMail()
 	return sdk.LoadSessionResponse{Modes: sess.modeState()}, nil
 }
 

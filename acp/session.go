@@ -74,6 +74,13 @@ type session struct {
 	cancel      context.CancelFunc // ends the running turn
 	stored      bool               // the store holds the session
 	closed      bool
+
+	// What usage_update reports: the tokens of the context after the
+	// last step's model call, and the session's cost so far.
+	used     int
+	reqUsed  int // the last step's request, as godwit counted it
+	cost     float64
+	mailStop func() // ends the mail loop (acp/mail.go)
 }
 
 func (s *session) modeState() *sdk.SessionModeState {
@@ -154,6 +161,7 @@ func (s *session) ensureStored(ctx context.Context) error {
 	s.mu.Lock()
 	s.stored = true
 	s.mu.Unlock()
+	s.startMail()
 	return nil
 }
 
@@ -185,6 +193,7 @@ func (s *session) close() error {
 		s.cancel()
 	}
 	s.mu.Unlock()
+	s.stopMail()
 	s.turn.Lock()
 	defer s.turn.Unlock()
 	if s.eng.Close == nil {

@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"context"
 	"encoding/json"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -31,7 +32,70 @@ func (s *session) Emit(e agent.Event) {
 		if e.Tool != nil {
 			s.toolFinished(e.Tool)
 		}
+	case agent.EventModelRequest:
+		if r := e.Request; r != nil && r.Purpose == "" {
+			s.mu.Lock()
+			s.reqUsed = r.Tokens
+			s.mu.Unlock()
+		}
+	case agent.EventModelResponse:
+		if r := e.Response; r != nil {
+			s.countUsage(r)
+			s.sendUsage()
+		}
 	}
+}
+
+// countUsage adds a model call to what usage_update reports: its cost
+// always (handoffs and summaries cost too), and for a step of the turn
+// the context it leaves: its input and output, as the provider counted
+// them, else godwit's count of the request.
+func (s *session) countUsage(r *agent.ResponseInfo) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cost += r.Cost
+	if r.Purpose != "" || r.Error != "" {
+		return
+	}
+	if n := int(r.Usage.InputTokens + r.Usage.OutputTokens); n > 0 {
+		s.used = n
+	} else if s.reqUsed > 0 {
+		s.used = s.reqUsed
+	}
+}
+
+// sendUsage sends usage_update: the context in use against the window,
+// and the session's cost (as every session/update, before the prompt's
+// answer).
+func (s *session) sendUsage() {
+	size := s.eng.ContextWindow
+	s.mu.Lock()
+	used, cost := s.used, s.cost
+	s.mu.Unlock()
+	if size <= 0 {
+		return
+	}
+	s.srv.notify(s.id, sdk.SessionUpdate{UsageUpdate: &sdk.SessionUsageUpdate{
+		Used: used, Size: size, Cost: &sdk.Cost{Amount: cost, Currency: "USD"}}})
+}
+
+// loadUsage reads a loaded session's figures from the store and sends
+// them, so the editor shows them before the next prompt.
+func (s *session) loadUsage(ctx context.Context) {
+	calls, err := s.eng.Store.ModelCalls(ctx, s.id)
+	if err != nil {
+		s.srv.log.Warn("acp: reading the session's model calls", "session", s.id, "err", err)
+		return
+	}
+	s.mu.Lock()
+	for _, mc := range calls {
+		s.cost += mc.Cost
+		if len(mc.Parts) > 0 && mc.Error == "" { // a step of a turn
+			s.used = int(mc.Usage.InputTokens + mc.Usage.OutputTokens)
+		}
+	}
+	s.mu.Unlock()
+	s.sendUsage()
 }
 
 // paragraph returns the break that starts the text of a new model call:

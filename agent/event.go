@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/godwit/godwit/llm"
+	"github.com/godwit/godwit/tool"
 	"github.com/godwit/godwit/window"
 )
 
@@ -21,11 +22,14 @@ const (
 	EventModelResponse  = "model.response"
 	EventToolStarted    = "tool.started"
 	EventToolFinished   = "tool.finished"
-	EventApproval       = "approval"
-	EventTurnFinished   = "turn.finished"
-	EventError          = "error"
-	EventSegmentReset   = "segment.reset"
-	EventCompacted      = "context.compacted"
+	// EventToolProgress: a running call says how far it has come (an MCP
+	// server's progress notification). Like the deltas it is not stored.
+	EventToolProgress = "tool.progress"
+	EventApproval     = "approval"
+	EventTurnFinished = "turn.finished"
+	EventError        = "error"
+	EventSegmentReset = "segment.reset"
+	EventCompacted    = "context.compacted"
 	// EventCapped: outputs over the window's share were paged whole as
 	// they entered and are shown as head and tail (no cache break).
 	EventCapped = "context.capped"
@@ -41,14 +45,20 @@ const (
 	// started (it failed, stopped, or became ready late); its state at
 	// the start is in session.started.
 	EventMCPStatus = "mcp.status"
+	// EventNotice is something the user must hear that no other event
+	// says, in Text: a safety layer acted around a tool call (it restored
+	// a git hook a command changed), or the front end's own before the
+	// session starts (a repository's .mcp.json servers that were not
+	// started; it then has no session id). The user always sees it.
+	EventNotice = "notice"
 )
 
 // EventTypes lists every event type, in the order a turn meets them.
 var EventTypes = []string{
 	EventSessionStarted, EventTurnStarted, EventModelRequest, EventTextDelta, EventThinkingDelta,
-	EventModelRetry, EventModelFallback, EventModelResponse, EventToolStarted, EventApproval, EventToolFinished,
+	EventModelRetry, EventModelFallback, EventModelResponse, EventToolStarted, EventApproval, EventToolProgress, EventToolFinished,
 	EventCapped, EventCompacted, EventSegmentReset, EventSuperseded, EventLedgerOver, EventNudge, EventVerify,
-	EventMCPStatus, EventError, EventTurnFinished,
+	EventNotice, EventMCPStatus, EventError, EventTurnFinished,
 }
 
 // Event is one step of a session. Type says which payload field is set.
@@ -69,11 +79,14 @@ type Event struct {
 	Retry    *llm.Retry    `json:"retry,omitempty"`
 	Fallback *llm.Fallback `json:"fallback,omitempty"`
 	Tool     *ToolInfo     `json:"tool,omitempty"`
-	Approval *ApprovalInfo `json:"approval,omitempty"`
-	Finished *TurnInfo     `json:"finished,omitempty"`
-	Reset    *ResetInfo    `json:"reset,omitempty"`
-	Verify   *VerifyInfo   `json:"verify,omitempty"`
-	Nudge    *NudgeInfo    `json:"nudge,omitempty"`
+	// Progress is a running call's progress (tool.progress, with Tool
+	// naming the call).
+	Progress *tool.Progress `json:"progress,omitempty"`
+	Approval *ApprovalInfo  `json:"approval,omitempty"`
+	Finished *TurnInfo      `json:"finished,omitempty"`
+	Reset    *ResetInfo     `json:"reset,omitempty"`
+	Verify   *VerifyInfo    `json:"verify,omitempty"`
+	Nudge    *NudgeInfo     `json:"nudge,omitempty"`
 	// Compacted reports a compaction step (context.compacted) or outputs
 	// capped as they entered (context.capped).
 	Compacted *window.Compaction `json:"compacted,omitempty"`
@@ -84,6 +97,8 @@ type Event struct {
 	Ledger *LedgerInfo `json:"ledger,omitempty"`
 	// MCP reports a server's new state (mcp.status).
 	MCP *MCPServerInfo `json:"mcp,omitempty"`
+	// Mail describes a message at the mail.* events (agent/mail.go).
+	Mail *MailInfo `json:"mail,omitempty"`
 }
 
 // SupersededInfo says which ledger entry no longer holds and what
@@ -173,8 +188,10 @@ type ResponseInfo struct {
 	StopReason string    `json:"stop_reason,omitempty"`
 	ToolCalls  int       `json:"tool_calls"`
 	Text       string    `json:"text,omitempty"`
-	// Thinking is the reasoning text the model showed, whole (the
-	// thinking.delta events carry it as it streams).
+	// Thinking is the reasoning text the model showed, whole (summaries
+	// for OpenAI's reasoning models; the thinking.delta events carry it as
+	// it streams), so a resumed chat can show it folded as the live one
+	// did; empty when it showed none.
 	Thinking string `json:"thinking,omitempty"`
 	Error    string `json:"error,omitempty"`
 	Purpose  string `json:"purpose,omitempty"`

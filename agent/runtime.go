@@ -163,6 +163,12 @@ type RunInput struct {
 	// before the prompt in the same message, marked as godwit's; unlike
 	// the prompt, notes are not entered in the Decisions ledger.
 	Notes []string
+	// Mail are messages to the session claimed for this turn (package
+	// mail claims them). Each reaches the model after the prompt, marked
+	// with its id and sender as not the user's words; none enters the
+	// Decisions ledger; each gets the turn's answer, or its error. Prompt
+	// may be empty when Mail is not.
+	Mail []store.Mail
 }
 
 // Result is a finished turn.
@@ -201,7 +207,7 @@ var (
 // and, when the turn failed or was cancelled, an error saying why; the
 // turn is recorded either way.
 func (r *Runtime) Run(ctx context.Context, in RunInput) (Result, error) {
-	if in.Prompt == "" {
+	if in.Prompt == "" && len(in.Mail) == 0 {
 		return Result{}, errors.New("agent: empty prompt")
 	}
 	if in.Verify != "" && r.cfg.Verify == nil {

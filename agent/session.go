@@ -29,6 +29,8 @@ type session struct {
 	// repeats, after each reset, the step that filled the window
 	// completes steps and would loop.
 	turnResets int
+	// mail is the turn's mail as the model reads it (agent/mail.go).
+	mail []llm.Part
 }
 
 // open loads a stored session, or creates one when id is empty.
@@ -117,6 +119,9 @@ func (e *WorkspaceError) Error() string {
 func (s *session) repair(ctx context.Context) error {
 	fixed, added := window.Repair(s.history)
 	s.history = fixed
+	if len(added) > 0 {
+		s.explainKilled(ctx, fixed, added)
+	}
 	for _, m := range added {
 		if _, err := s.r.cfg.Store.AppendMessage(ctx, s.id, s.turnID, s.segment, m); err != nil {
 			return fmt.Errorf("agent: %w", err)
@@ -143,8 +148,8 @@ func (s *session) emit(e Event) {
 		e.Time = s.r.cfg.Now()
 	}
 	s.r.cfg.Sink.Emit(e)
-	if e.Type == EventTextDelta || e.Type == EventThinkingDelta {
-		return
+	if e.Type == EventTextDelta || e.Type == EventThinkingDelta || e.Type == EventToolProgress {
+		return // many, and the events around them say the rest
 	}
 	data, err := json.Marshal(e)
 	if err != nil {
@@ -175,4 +180,54 @@ func stringArg(args json.RawMessage, key string) string {
 	}
 	v, _ := m[key].(string)
 	return v
+}
+
+// codeKilled marks a call whose command godwit killed because godwit
+// itself ended (in the tool_calls record).
+const codeKilled = "KILLED"
+
+// explainKilled tells the truth about calls Repair answered as
+// cancelled whose command was recorded as killed (godwit ended while it
+// ran: see store.Proc): their result says so, and the call is recorded.
+// A result is a pointer shared by fixed and added, so one change serves
+// both.
+func (s *session) explainKilled(ctx context.Context, fixed, added []llm.Message) {
+	procs, err := s.r.cfg.Store.Procs(ctx, s.id)
+	if err != nil {
+		s.r.cfg.Logger.Warn("agent: reading the session's commands", "err", err)
+		return
+	}
+	killed := map[string]store.Proc{}
+	for _, p := range procs {
+		if p.Status == store.ProcKilled && p.CallID != "" && p.Job == "" {
+			killed[p.CallID] = p
+		}
+	}
+	if len(killed) == 0 {
+		return
+	}
+	args := map[string]json.RawMessage{}
+	for _, m := range fixed {
+		for _, c := range m.ToolCalls() {
+			args[c.ID] = c.Args
+		}
+	}
+	for _, m := range added {
+		for _, part := range m.Parts {
+			tr := part.ToolResult
+			if tr == nil || tr.Content != window.CancelledResult {
+				continue
+			}
+			p, ok := killed[tr.CallID]
+			if !ok {
+				continue
+			}
+			tr.Content = "KILLED: " + p.Note + ". The command did not finish; check what it left before running it again."
+			rec := store.ToolCall{SessionID: s.id, TurnID: p.TurnID, CallID: tr.CallID, Name: tr.Name, Args: recordArgs(args[tr.CallID]),
+				Output: tr.Content, IsError: true, Code: codeKilled, StartedAt: p.StartedAt, Duration: p.EndedAt.Sub(p.StartedAt)}
+			if _, err := s.r.cfg.Store.RecordToolCall(ctx, rec); err != nil {
+				s.r.cfg.Logger.Warn("agent: recording a killed call", "call", tr.CallID, "err", err)
+			}
+		}
+	}
 }

@@ -64,8 +64,17 @@ func (o *observer) Started(call llm.ToolCall, a tool.Access) {
 	}})
 }
 
+// Progress implements tool.ProgressObserver.
+func (o *observer) Progress(call llm.ToolCall, p tool.Progress) {
+	pp := p
+	o.s.emit(Event{Type: EventToolProgress, Step: o.step, Tool: &ToolInfo{CallID: call.ID, Name: call.Name}, Progress: &pp})
+}
+
 func (o *observer) Finished(out tool.Outcome) {
 	res := out.Result
+	if res.Notice != "" {
+		o.s.emit(Event{Type: EventNotice, Step: o.step, Text: res.Notice})
+	}
 	o.s.emit(Event{Type: EventToolFinished, Step: o.step, Tool: &ToolInfo{
 		CallID: out.Call.ID, Name: out.Call.Name, Summary: out.Access.Summary, IsError: res.IsError, Code: res.Code,
 		ExitCode: res.ExitCode, DurationMS: out.Duration.Milliseconds(), Output: limitText(res.Content, outputPreview),

@@ -19,6 +19,9 @@ import (
 // turn runs one user message to its end and records it.
 func (s *session) turn(ctx context.Context, in RunInput) (Result, error) {
 	prompt := in.Prompt
+	if prompt == "" {
+		prompt = mailTurnPrompt(in.Mail)
+	}
 	st := s.r.cfg.Store
 	started := s.r.cfg.Now()
 	t, err := st.StartTurn(ctx, s.id, prompt, s.segment)
@@ -32,7 +35,12 @@ func (s *session) turn(ctx context.Context, in RunInput) (Result, error) {
 		}
 	}
 	in.Notes = append(in.Notes, s.undoNotes(ctx)...)
-	s.emit(Event{Type: EventTurnStarted, Prompt: prompt})
+	s.mail = s.mailParts(ctx, in.Mail)
+	if len(s.mail) > 0 {
+		s.prompt = strings.TrimSpace(in.Prompt + "\n\n" + llm.Message{Parts: s.mail}.Text())
+	}
+	s.emit(Event{Type: EventTurnStarted, Prompt: in.Prompt})
+	s.deliverMail(ctx, in.Mail)
 
 	res := Result{SessionID: s.id, Turn: t.Seq}
 	turnErr := s.loop(ctx, in, &res)
@@ -55,6 +63,7 @@ func (s *session) turn(ctx context.Context, in RunInput) (Result, error) {
 		info.Error = t.Error
 		s.emit(Event{Type: EventError, Text: t.Error})
 	}
+	s.finishMail(ctx, in.Mail, res, turnErr)
 	if err := st.FinishTurn(context.WithoutCancel(ctx), t); err != nil && turnErr == nil {
 		turnErr = fmt.Errorf("agent: recording turn: %w", err)
 	}
@@ -68,8 +77,8 @@ func (s *session) loop(ctx context.Context, in RunInput, res *Result) error {
 	}
 	// A message that would fill most of the window leaves no room for
 	// the work: say so rather than reset, page or send it past the window.
-	if b := s.r.budget(); len(in.Prompt) > b.Limit() { // cheap test first: a token is at least a byte
-		if n := s.count(in.Prompt); n > b.Limit()/2 {
+	if b := s.r.budget(); len(in.Prompt)+mailBytes(in.Mail) > b.Limit() { // cheap test first: a token is at least a byte
+		if n := s.count(in.Prompt) + s.count(llm.Message{Parts: s.mail}.Text()); n > b.Limit()/2 {
 			return fmt.Errorf("%w: your message is %d tokens, and this model's window (%d) leaves room for about %d in one message; shorten it, or save it to a file and ask for it to be read in parts", ErrTooBig, n, b.Window, b.Limit()/2)
 		}
 	}
@@ -77,16 +86,20 @@ func (s *session) loop(ctx context.Context, in RunInput, res *Result) error {
 	// prompt follows the handoff as the turn's message, so it is not
 	// entered twice.
 	if in.Reset && s.canReset() {
+		request := s.prompt
 		s.prompt = ""
 		if err := s.reset(ctx, 0, ResetForced); err != nil {
 			return err
 		}
-		s.prompt = in.Prompt
+		s.prompt = request
 	}
-	if err := s.ledger(ctx, in.Prompt); err != nil {
-		return err
+	// Only the user's own words enter the ledger: never mail.
+	if in.Prompt != "" {
+		if err := s.ledger(ctx, in.Prompt); err != nil {
+			return err
+		}
 	}
-	if err := s.append(ctx, userMessage(in)); err != nil {
+	if err := s.append(ctx, userMessage(in, s.mail)); err != nil {
 		return err
 	}
 	failures := map[string]int{} // call signature -> consecutive failures
@@ -394,17 +407,6 @@ func (s *session) stream(ctx context.Context, step int, req llm.Request, asm win
 	return resp, nil
 }
 
-// thinkingText joins the text of a message's thinking parts.
-func thinkingText(m llm.Message) string {
-	var parts []string
-	for _, p := range m.Parts {
-		if p.Kind == llm.PartThinking && p.Thinking != nil && p.Thinking.Text != "" {
-			parts = append(parts, p.Thinking.Text)
-		}
-	}
-	return strings.Join(parts, "\n\n")
-}
-
 // modelError adds what the user should do to a provider failure.
 func modelError(err error) error {
 	switch {
@@ -420,15 +422,19 @@ func modelError(err error) error {
 	return fmt.Errorf("agent: model call failed: %w", err)
 }
 
-// userMessage is the turn's prompt, after godwit's notes if there are any.
-func userMessage(in RunInput) llm.Message {
+// userMessage is the turn's prompt, after godwit's notes if there are
+// any, and followed by the turn's mail.
+func userMessage(in RunInput, mail []llm.Part) llm.Message {
 	m := llm.Message{Role: llm.RoleUser}
 	for _, n := range in.Notes {
 		if n = strings.TrimSpace(n); n != "" {
 			m.Parts = append(m.Parts, llm.TextPart("[godwit note] "+n))
 		}
 	}
-	m.Parts = append(m.Parts, llm.TextPart(in.Prompt))
+	if in.Prompt != "" {
+		m.Parts = append(m.Parts, llm.TextPart(in.Prompt))
+	}
+	m.Parts = append(m.Parts, mail...)
 	return m
 }
 
@@ -474,4 +480,23 @@ func (s *session) recordSummaries(ctx context.Context, step int, calls []window.
 		}
 		s.emit(Event{Type: EventModelResponse, Step: step, Response: info})
 	}
+}
+
+// thinkingText is the reasoning a message shows: each block's text, or
+// its summaries when the vendor sends only those.
+func thinkingText(m llm.Message) string {
+	var parts []string
+	for _, p := range m.Parts {
+		if p.Kind != llm.PartThinking || p.Thinking == nil {
+			continue
+		}
+		t := p.Thinking.Text
+		if t == "" {
+			t = strings.Join(p.Thinking.Summary, "\n\n")
+		}
+		if t = strings.TrimSpace(t); t != "" {
+			parts = append(parts, t)
+		}
+	}
+	return strings.Join(parts, "\n\n")
 }

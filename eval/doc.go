@@ -22,6 +22,7 @@
 // or acp. It writes only to the io.Writers and files its callers name,
 // never to stdout.
 //
-// Tests that run tasks need TestMain to call sandbox.MaybeRunChild: the
-// engine's shell re-runs the current executable to apply the sandbox.
+// Tests that run tasks need TestMain to call shell.MaybeSupervise and
+// sandbox.MaybeRunChild: the engine's shell re-runs the current
+// executable to supervise each command and to apply the sandbox.
 package eval

@@ -56,6 +56,12 @@ type Thinking struct {
 	ID string `json:"id,omitempty"`
 	// Summary holds the Responses reasoning summary parts, in order.
 	Summary []string `json:"summary,omitempty"`
+	// Details is OpenRouter's reasoning_details: a JSON array of the
+	// upstream model's reasoning blocks (Anthropic's signed thinking,
+	// Gemini's thought signatures, OpenAI's encrypted reasoning), to be
+	// sent back unchanged on the assistant message. A string, not a
+	// json.RawMessage, so that the store gives back the very bytes.
+	Details string `json:"details,omitempty"`
 	// Provider is the wire format that produced the block ("anthropic",
 	// "openai-responses", "openai-chat").
 	Provider string `json:"provider,omitempty"`

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -125,6 +126,46 @@ func ReadProjectFile(dir string) (map[string]ServerConfig, error) {
 		return nil, fmt.Errorf("%w; fix %s", err, path)
 	}
 	return servers, nil
+}
+
+// Held lists the servers of dir/.mcp.json that c does not let start
+// (not named in Project, and not shadowed by a config.yaml server of the
+// same name), in name order: what the user must be told about, since
+// nothing else of the file shows. A disabled entry is left out; so is a
+// file that cannot be read (the Manager reports that one).
+func (c Config) Held(dir string) []string {
+	project, err := ReadProjectFile(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for name, s := range project {
+		if _, mine := c.Servers[name]; mine || s.Disabled || c.trusted(name) {
+			continue
+		}
+		out = append(out, name)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// HeldNotice is what godwit says, once at start, about the servers Held
+// lists: that they did not start, why, and how to start them.
+func HeldNotice(names []string) string {
+	if len(names) == 0 {
+		return ""
+	}
+	list, what := strings.Join(names, ", "), "servers"
+	if len(names) == 1 {
+		what = "server"
+	}
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = strconv.Quote(n)
+	}
+	return fmt.Sprintf("%s lists MCP %s not started: %s. A repository's %s can run any command, so godwit starts none unasked; "+
+		"to start them, add to $GODWIT_HOME/config.yaml: mcp: {project: [%s]} (or [\"*\"] for all of them)",
+		ProjectFile, what, list, ProjectFile, strings.Join(quoted, ", "))
 }
 
 // trusted reports whether the project server name may start.

@@ -216,6 +216,9 @@ func (m *Manager) connect(ctx context.Context, s *server) (*sdk.ClientSession, [
 	client := sdk.NewClient(&sdk.Implementation{Name: "godwit", Version: m.opts.Version}, &sdk.ClientOptions{
 		Logger:       m.log,
 		Capabilities: &sdk.ClientCapabilities{},
+		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+			s.progress.deliver(req.Params)
+		},
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
 			m.mu.Lock()
 			defer m.mu.Unlock()

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -194,4 +195,44 @@ func lastToolResult(req llm.Request) string {
 		}
 	}
 	return ""
+}
+
+// The reference server's long operation sends notifications/progress for
+// the progress token godwit puts on the call; they reach whoever runs the
+// call, in order.
+func TestServerEverythingProgress(t *testing.T) {
+	js := everythingJS(t)
+	m, _ := start(t, mcp.Options{Config: mcp.Config{Servers: map[string]mcp.ServerConfig{
+		"everything": {Command: "node", Args: []string{js, "stdio"}},
+	}}})
+	tools := m.Tools()
+	long := find(t, tools, "mcp__everything__trigger-long-running-operation")
+	var mu sync.Mutex
+	var got []tool.Progress
+	ctx := tool.WithProgress(context.Background(), func(p tool.Progress) {
+		mu.Lock()
+		got = append(got, p)
+		mu.Unlock()
+	})
+	res, err := long.Run(ctx, []byte(`{"duration": 0.4, "steps": 4}`))
+	if err != nil || !strings.Contains(res.Content, "Long running operation completed") {
+		t.Fatalf("result %q, %v", res.Content, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	// The SDK may hand the last notification over after the result,
+	// when the call has ended and nobody shows it any more: the call's
+	// own end says as much.
+	if len(got) < 3 || len(got) > 4 {
+		t.Fatalf("%d progress notifications, want 3 or 4: %+v", len(got), got)
+	}
+	for i, p := range got {
+		if p.Progress != float64(i+1) || p.Total != 4 {
+			t.Errorf("notification %d = %+v, want %d of 4", i, p, i+1)
+		}
+	}
+	// A call nobody listens to still runs (the token is still sent).
+	if _, err := long.Run(context.Background(), []byte(`{"duration": 0.1, "steps": 1}`)); err != nil {
+		t.Fatal(err)
+	}
 }

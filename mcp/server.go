@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -64,6 +65,10 @@ type server struct {
 	cfg          ServerConfig // expanded
 	timeout      time.Duration
 	stderr       tail
+
+	// progress routes the server's progress notifications to the call
+	// that asked for them, by progress token.
+	progress progressRoutes
 
 	mu    sync.Mutex // guards the fields below
 	state State
@@ -186,4 +191,43 @@ func (t *tail) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return strings.ToValidUTF8(string(t.buf), "")
+}
+
+// progressRoutes maps the progress tokens of calls in flight to where
+// their progress goes. It is safe for concurrent use.
+type progressRoutes struct {
+	mu   sync.Mutex
+	next int
+	m    map[string]func(tool.Progress)
+}
+
+// add registers report under a new token; drop forgets it.
+func (r *progressRoutes) add(report func(tool.Progress)) (token string, drop func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.next++
+	token = "godwit-" + strconv.Itoa(r.next)
+	if r.m == nil {
+		r.m = map[string]func(tool.Progress){}
+	}
+	r.m[token] = report
+	return token, func() {
+		r.mu.Lock()
+		delete(r.m, token)
+		r.mu.Unlock()
+	}
+}
+
+// deliver hands a notification to its call; one for a call that has
+// ended (or a token never given) is dropped.
+func (r *progressRoutes) deliver(p *sdk.ProgressNotificationParams) {
+	if p == nil {
+		return
+	}
+	r.mu.Lock()
+	report := r.m[fmt.Sprint(p.ProgressToken)]
+	r.mu.Unlock()
+	if report != nil {
+		report(tool.Progress{Progress: p.Progress, Total: p.Total, Message: oneLine(p.Message, 200)})
+	}
 }

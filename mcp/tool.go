@@ -162,7 +162,13 @@ func (t *Tool) Run(ctx context.Context, args json.RawMessage) (tool.Result, erro
 	}
 	ctx, cancel := context.WithTimeout(ctx, t.srv.timeout)
 	defer cancel()
-	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: t.remote, Arguments: json.RawMessage(llm.ArgsOrEmpty(args))})
+	params := &sdk.CallToolParams{Name: t.remote, Arguments: json.RawMessage(llm.ArgsOrEmpty(args))}
+	// A progress token asks the server for notifications/progress, which
+	// reach whoever runs the call (the chat's tool line, run --json).
+	token, drop := t.srv.progress.add(func(p tool.Progress) { tool.ReportProgress(ctx, p) })
+	defer drop()
+	params.SetProgressToken(token)
+	res, err := cs.CallTool(ctx, params)
 	if err != nil {
 		return tool.Result{}, callError(t, err)
 	}

@@ -4,9 +4,12 @@
 //     where a folder has no AGENTS.md, and a user-level $GODWIT_HOME/AGENTS.md;
 //   - memory files: .godwit/memory.md (project) and $GODWIT_HOME/memory.md
 //     (user), read at segment start, with change detection by content hash;
-//   - skills: folders with a SKILL.md under .godwit/skills, .agents/skills,
-//     .claude/skills and $GODWIT_HOME/skills, listed by name and description,
-//     their bodies loaded on demand by the skill tool;
+//   - skills: folders with a SKILL.md under .godwit/skills, .agents/skills
+//     and .claude/skills of the workspace and each folder above it up to the
+//     repository root, and of the user ($GODWIT_HOME/skills, ~/.agents,
+//     ~/.claude, ~/.codex), listed by name and description, their bodies
+//     loaded on demand by the skill tool; on a name clash the user's skill
+//     wins (as in Claude Code), then the nearer folder;
 //   - long-term search across sessions (search_memory): memory files,
 //     Decisions entries, handoffs and pages, by BM25 and, when an embeddings
 //     endpoint is configured, by embeddings, fused by reciprocal rank.

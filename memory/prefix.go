@@ -46,6 +46,9 @@ type SourceOptions struct {
 	Workspace string
 	// Home is GODWIT_HOME; empty skips the user-level files and skills.
 	Home string
+	// UserHome and CodexHome are where other agents keep the user's
+	// skills (SkillPlaces); empty skips them.
+	UserHome, CodexHome string
 	// Store, when set, receives the memory files in chunks, so that
 	// search_memory finds them (from other projects too).
 	Store  *store.Store
@@ -83,7 +86,7 @@ func (s *Source) Load(ctx context.Context) Prefix {
 	var e1, e2, e3 error
 	p.Rules, e1 = Rules(ws, home)
 	p.Memory, e2 = MemoryFiles(ws, home)
-	p.Skills, e3 = Skills(ws, home)
+	p.Skills, e3 = Skills(s.places())
 	p.Problems = errors.Join(e1, e2, e3)
 
 	if p.Rules.Text != "" {
@@ -117,6 +120,11 @@ func (s *Source) Load(ctx context.Context) Prefix {
 		s.opts.Logger.Warn("memory: some rules, memory files or skills were not loaded", "err", p.Problems)
 	}
 	return p
+}
+
+// places is where the source looks for skills.
+func (s *Source) places() SkillPlaces {
+	return SkillPlaces{Workspace: s.opts.Workspace, Home: s.opts.Home, UserHome: s.opts.UserHome, CodexHome: s.opts.CodexHome}
 }
 
 // Texts loads the prefix and returns its blocks: the shape of the

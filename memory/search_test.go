@@ -325,7 +325,7 @@ func TestSearchTool(t *testing.T) {
 }
 
 func TestSearchToolSpecSize(t *testing.T) {
-	for _, tl := range []tool.Tool{NewSearchTool(nil), NewSkillTool("", "")} {
+	for _, tl := range []tool.Tool{NewSearchTool(nil), NewSkillTool(SkillPlaces{})} {
 		b, _ := json.Marshal(tl.Spec())
 		if len(b) > 600 {
 			t.Errorf("%s spec is %d bytes; keep model-facing text short", tl.Name(), len(b))

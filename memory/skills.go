@@ -12,8 +12,10 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// SkillDirs are the folders, under the workspace, that hold skills, in
-// order of precedence; $GODWIT_HOME/skills comes after them.
+// SkillDirs are the folders that hold skills, in order of precedence,
+// under each project folder (the workspace and every folder above it up
+// to the repository root) and under the user's home folder: godwit's
+// own, the shared agents folder (Codex), Claude Code's.
 var SkillDirs = []string{".godwit/skills", ".agents/skills", ".claude/skills"}
 
 // Limits on what a skill shows in the prompt.
@@ -31,7 +33,8 @@ type Skill struct {
 	Description string
 	// Path is the SKILL.md, absolute.
 	Path string
-	// Label is where it was found: ".godwit/skills/pdf", "$GODWIT_HOME/skills/pdf".
+	// Label is where it was found: ".claude/skills/pdf" (relative to the
+	// repository root), "~/.claude/skills/pdf", "$GODWIT_HOME/skills/pdf".
 	Label string
 	Scope string // "project" or "user"
 }
@@ -39,24 +42,98 @@ type Skill struct {
 // Dir is the skill's folder.
 func (s Skill) Dir() string { return filepath.Dir(s.Path) }
 
+// SkillPlaces says where skills are looked for.
+type SkillPlaces struct {
+	// Workspace is where godwit works. Project skills are looked for in
+	// it and in every folder above it up to the repository root (the
+	// nearest holding .git), as Codex does, so a repository's skills are
+	// found from any of its subfolders.
+	Workspace string
+	// Home is GODWIT_HOME: $GODWIT_HOME/skills. Empty skips it.
+	Home string
+	// UserHome is the user's home folder: ~/.godwit/skills is Home's,
+	// ~/.agents/skills is Codex's (and the agent-skills standard's),
+	// ~/.claude/skills Claude Code's, ~/.codex/skills Codex's older one.
+	// Empty skips them (evals, tests, the SDK unless asked).
+	UserHome string
+	// CodexHome, when set ($CODEX_HOME), replaces ~/.codex.
+	CodexHome string
+}
+
+// skillRoot is one folder whose subfolders are skills.
+type skillRoot struct{ dir, label, scope string }
+
+// roots lists the folders to look in, in order of precedence. The user's
+// come first: on a name clash the user's skill wins, as in Claude Code
+// (personal over project): a repository cannot replace a skill of yours
+// by shipping one of the same name. Among project folders the nearest to
+// the workspace wins; within a folder, SkillDirs' order.
+func (p SkillPlaces) roots() []skillRoot {
+	var out []skillRoot
+	if p.Home != "" {
+		out = append(out, skillRoot{filepath.Join(p.Home, "skills"), "$GODWIT_HOME/skills", "user"})
+	}
+	if p.UserHome != "" {
+		for _, d := range []string{".agents/skills", ".claude/skills"} {
+			out = append(out, skillRoot{filepath.Join(p.UserHome, filepath.FromSlash(d)), "~/" + d, "user"})
+		}
+		codex, label := filepath.Join(p.UserHome, ".codex", "skills"), "~/.codex/skills"
+		if p.CodexHome != "" {
+			codex, label = filepath.Join(p.CodexHome, "skills"), "$CODEX_HOME/skills"
+		}
+		out = append(out, skillRoot{codex, label, "user"})
+	}
+	if p.Workspace == "" {
+		return out
+	}
+	ws, err := filepath.Abs(p.Workspace)
+	if err != nil {
+		ws = p.Workspace
+	}
+	root := RepoRoot(ws)
+	down := pathDown(root, ws)
+	for i := len(down) - 1; i >= 0; i-- { // nearest first
+		dir := down[i]
+		rel, _ := filepath.Rel(root, dir)
+		for _, d := range SkillDirs {
+			label := d
+			if rel != "." {
+				label = filepath.ToSlash(rel) + "/" + d
+			}
+			out = append(out, skillRoot{filepath.Join(dir, filepath.FromSlash(d)), label, "project"})
+		}
+	}
+	return dedupeRoots(out)
+}
+
+// dedupeRoots drops a folder met twice (a workspace under the home
+// folder, a link): it is read once, where it ranks highest.
+func dedupeRoots(rs []skillRoot) []skillRoot {
+	seen := map[string]bool{}
+	out := rs[:0]
+	for _, r := range rs {
+		k := r.dir
+		if real, err := filepath.EvalSymlinks(r.dir); err == nil {
+			k = real
+		}
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // Skills finds the skills of a workspace and of the user: each folder
-// under SkillDirs (in the workspace) and home/skills holding a SKILL.md.
-// When two have the same name the first found wins (project before user,
-// in SkillDirs order). A SKILL.md without usable front matter is skipped
-// and reported in the error; the others still load. home may be empty.
-func Skills(workspace, home string) ([]Skill, error) {
-	type root struct{ dir, label, scope string }
-	var roots []root
-	for _, d := range SkillDirs {
-		roots = append(roots, root{filepath.Join(workspace, filepath.FromSlash(d)), d, "project"})
-	}
-	if home != "" {
-		roots = append(roots, root{filepath.Join(home, "skills"), "$GODWIT_HOME/skills", "user"})
-	}
+// holding a SKILL.md under the places' roots. On a name clash the first
+// found wins (user before project, nearer before farther) and the clash
+// is reported, naming both. A SKILL.md without usable front matter is
+// skipped and reported in the error; the others still load.
+func Skills(p SkillPlaces) ([]Skill, error) {
 	var out []Skill
 	var errs []error
 	seen := map[string]string{}
-	for _, r := range roots {
+	for _, r := range p.roots() {
 		entries, err := os.ReadDir(r.dir)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -89,7 +166,7 @@ func Skills(workspace, home string) ([]Skill, error) {
 				name = e.Name()
 			}
 			if first, dup := seen[name]; dup {
-				errs = append(errs, fmt.Errorf("memory: skill %s: name %q is taken by %s; rename one", label, name, first))
+				errs = append(errs, fmt.Errorf("memory: skill %s is not used: name %q is taken by %s, which wins (%s); rename one", label, name, first, clashRule))
 				continue
 			}
 			seen[name] = label
@@ -103,6 +180,9 @@ func Skills(workspace, home string) ([]Skill, error) {
 	}
 	return out, errors.Join(errs...)
 }
+
+// clashRule is how a name clash is settled, for the message.
+const clashRule = "your skills win over a repository's, a nearer folder over one above it"
 
 // front is a SKILL.md's front matter.
 type front struct {

@@ -20,15 +20,17 @@ var skillDescription string
 const maxSkillFiles = 30
 
 // SkillTool is the skill tool: it returns a skill's body by name, or
-// another file of its folder. Skills under $GODWIT_HOME lie outside the
-// workspace, where file_read cannot go; this reads them all the same way.
-// It finds skills afresh on every call, so it sees what the listing of the
-// current segment shows.
-type SkillTool struct{ workspace, home string }
+// another file of its folder. Skills of the user (and of a repository
+// root above the workspace) lie outside the workspace, where file_read
+// cannot go; this reads them all the same way, but never through a link
+// out of the skill's folder, and never a secrets file: a repository's
+// skill folder is the repository's to fill. It finds skills afresh on
+// every call, so it sees what the listing of the current segment shows.
+type SkillTool struct{ places SkillPlaces }
 
-// NewSkillTool returns the skill tool for a workspace and GODWIT_HOME.
-func NewSkillTool(workspace, home string) *SkillTool {
-	return &SkillTool{workspace: workspace, home: home}
+// NewSkillTool returns the skill tool for the skills of places.
+func NewSkillTool(places SkillPlaces) *SkillTool {
+	return &SkillTool{places: places}
 }
 
 func (*SkillTool) Name() string { return "skill" }
@@ -48,7 +50,7 @@ func (t *SkillTool) Run(ctx context.Context, raw json.RawMessage) (tool.Result, 
 	if err := json.Unmarshal(raw, &a); err != nil || strings.TrimSpace(a.Name) == "" {
 		return tool.Result{}, tool.Errorf(tool.CodeBadArgs, `Send {"name": "a skill's name"}.`, "skill needs a name")
 	}
-	skills, _ := Skills(t.workspace, t.home)
+	skills, _ := Skills(t.places)
 	var sk *Skill
 	var names []string
 	for i := range skills {
@@ -68,7 +70,11 @@ func (t *SkillTool) Run(ctx context.Context, raw json.RawMessage) (tool.Result, 
 		if !filepath.IsLocal(rel) {
 			return tool.Result{}, tool.Errorf(tool.CodeBadArgs, "Give a path inside the skill's folder, relative to it.", "file %q is outside skill %s", a.File, sk.Name)
 		}
-		data, err := readCapped(filepath.Join(sk.Dir(), rel))
+		path := filepath.Join(sk.Dir(), rel)
+		if err := insideSkill(sk.Dir(), path); err != nil {
+			return tool.Result{}, tool.Errorf(tool.CodeDenied, "Read only the skill's own files.", "skill %s: %v", sk.Name, err)
+		}
+		data, err := readCapped(path)
 		if err != nil {
 			return tool.Result{}, tool.Errorf(tool.CodeNotFound, "Call skill with the name alone to list its files.", "skill %s has no file %s", sk.Name, a.File)
 		}
@@ -86,6 +92,29 @@ func (t *SkillTool) Run(ctx context.Context, raw json.RawMessage) (tool.Result, 
 		body += fmt.Sprintf("\n\n[other files of this skill; read one with skill {\"name\":%q,\"file\":\"...\"}: %s]", sk.Name, strings.Join(files, ", "))
 	}
 	return tool.Result{Content: readOn(fmt.Sprintf("[skill %s; its folder: %s]\n", sk.Name, sk.Dir()), body, a.Offset, again)}, nil
+}
+
+// insideSkill refuses a file that is a link out of the skill's folder
+// (to ~/.ssh, say) or a secrets file: the skill tool asks nobody.
+func insideSkill(dir, path string) error {
+	if tool.IsSecret(path) {
+		return fmt.Errorf("%s is a secrets file", filepath.Base(path))
+	}
+	realDir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil // the read fails on its own and says so
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return nil
+	}
+	if rel, err := filepath.Rel(realDir, real); err != nil || !filepath.IsLocal(rel) {
+		return fmt.Errorf("%s leads out of the skill's folder", filepath.Base(path))
+	}
+	if tool.IsSecret(real) {
+		return fmt.Errorf("%s is a secrets file", filepath.Base(path))
+	}
+	return nil
 }
 
 // skillFiles lists the files of a skill's folder other than SKILL.md,

@@ -22,6 +22,12 @@
 // Tests that sandbox commands do the same in TestMain, since the test
 // binary is the executable that is re-run.
 //
+// tool/shell starts each command under a supervisor (godwit re-executed
+// again, outside the sandbox) that holds its process tree; the sandbox
+// child is that supervisor's child. Landlock's signal scoping (ABI 6,
+// Linux 6.12) then keeps the command from signalling or stopping its
+// supervisor or godwit, so it cannot cut itself loose from them.
+//
 // Where Landlock is missing (an old kernel, another OS), Wrap logs one
 // warning and returns a function that only sets TMPDIR: the approval
 // gates still hold. Where the kernel knows an older Landlock ABI, the

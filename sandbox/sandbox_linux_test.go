@@ -20,6 +20,7 @@ import (
 // TestMain lets the test binary play the sandbox child: Wrap re-runs the
 // current executable, which is this binary.
 func TestMain(m *testing.M) {
+	shell.MaybeSupervise()
 	sandbox.MaybeRunChild()
 	os.Exit(m.Run())
 }
@@ -206,5 +207,52 @@ func TestWrapRewrites(t *testing.T) {
 	bad := exec.Command("definitely-not-a-program-godwit")
 	if err := wrap(bad); err == nil {
 		t.Error("a command whose program was not found must fail")
+	}
+}
+
+// TestCommandCannotSignalItsSupervisor: the supervisor (outside the
+// sandbox) holds the command's tree; with Landlock's signal scoping (ABI
+// 6) the command can neither kill nor stop it, nor godwit.
+func TestCommandCannotSignalItsSupervisor(t *testing.T) {
+	if abi := needLandlock(t); abi < 6 {
+		t.Skipf("skipped: Landlock ABI %d cannot scope signals (needs 6)", abi)
+	}
+	d := newDirs(t)
+	for _, command := range []string{
+		`kill -9 $PPID`,
+		`kill -STOP $PPID`,
+		fmt.Sprintf(`kill -9 %d`, os.Getpid()),
+	} {
+		code, out := run(t, d, writable(d), command+` && echo delivered`)
+		if code == 0 || strings.Contains(out, "delivered") {
+			t.Errorf("%s: exit %d\n%s", command, code, out)
+		}
+	}
+	// Its own processes it may still signal.
+	if code, out := run(t, d, writable(d), `sleep 100 & kill $! && wait $!; echo status $?`); code != 0 || !strings.Contains(out, "status 143") {
+		t.Errorf("killing its own child: exit %d\n%s", code, out)
+	}
+}
+
+// TestNoNewLinksToOutsideFiles: a command cannot make a hard link in the
+// workspace to a file outside it (Landlock's refer right is granted on
+// the workspace only), so the only such links are those that existed
+// before; wiring gives those a copy of their own (snapshot.Detach).
+func TestNoNewLinksToOutsideFiles(t *testing.T) {
+	if abi := needLandlock(t); abi < 2 {
+		t.Skipf("skipped: Landlock ABI %d", abi)
+	}
+	d := newDirs(t)
+	outside := filepath.Join(filepath.Dir(d.ws), "outside.txt")
+	if err := os.WriteFile(outside, []byte("safe\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := run(t, d, writable(d), `ln `+outside+` link.txt`); code == 0 {
+		t.Errorf("ln succeeded\n%s", out)
+	}
+	gone(t, filepath.Join(d.ws, "link.txt"))
+	// Links inside the workspace still work.
+	if code, out := run(t, d, writable(d), `ln a/f.txt b/g.txt && mv b/g.txt a/h.txt`); code != 0 {
+		t.Errorf("links inside: exit %d\n%s", code, out)
 	}
 }

@@ -28,7 +28,12 @@ type WatchOptions struct {
 	// tracked only among the first MaxFiles in walk order. 0 means
 	// DefaultMaxFiles.
 	MaxFiles int
-	Logger   *slog.Logger
+	// DetachShared makes WatchTool, before each command, replace every
+	// file that is also hard-linked outside the walked workspace by a
+	// copy of itself (see Detach): set it where a sandbox confines
+	// commands to the workspace, which a hard link would otherwise cross.
+	DetachShared bool
+	Logger       *slog.Logger
 }
 
 // Watcher fingerprints a workspace to find what a command changed.
@@ -45,13 +50,14 @@ type WatchOptions struct {
 type Watcher struct {
 	root   string
 	max    int
+	detach bool
 	log    *slog.Logger
 	warned sync.Once
 }
 
 // NewWatcher returns a Watcher of root.
 func NewWatcher(root string, opts WatchOptions) *Watcher {
-	w := &Watcher{root: root, max: opts.MaxFiles, log: opts.Logger}
+	w := &Watcher{root: root, max: opts.MaxFiles, detach: opts.DetachShared, log: opts.Logger}
 	if w.max <= 0 {
 		w.max = DefaultMaxFiles
 	}
@@ -72,18 +78,19 @@ type stamp struct {
 type Fingerprint struct {
 	w         *Watcher
 	files     map[string]stamp // by slash path relative to the root
+	linked    map[string]inode // files with more than one hard link
 	truncated bool
 }
 
 // Take fingerprints the workspace now.
 func (w *Watcher) Take() *Fingerprint {
-	files, truncated := w.walk()
+	files, linked, truncated := w.walk()
 	if truncated {
 		w.warned.Do(func() {
 			w.log.Warn("snapshot: the workspace has more files than the watcher tracks; changes shell commands make beyond them are not listed", "max", w.max)
 		})
 	}
-	return &Fingerprint{w: w, files: files, truncated: truncated}
+	return &Fingerprint{w: w, files: files, linked: linked, truncated: truncated}
 }
 
 // Changed walks the workspace again and returns the files created,
@@ -91,7 +98,7 @@ func (w *Watcher) Take() *Fingerprint {
 // forward slashes, sorted. When either walk stopped at MaxFiles, only
 // modifications of files seen both times are reported.
 func (f *Fingerprint) Changed() []string {
-	now, truncated := f.w.walk()
+	now, _, truncated := f.w.walk()
 	var out []string
 	for p, s := range now {
 		old, ok := f.files[p]
@@ -117,9 +124,11 @@ func (f *Fingerprint) Changed() []string {
 
 var errFull = errors.New("full")
 
-// walk stamps every watched file.
-func (w *Watcher) walk() (map[string]stamp, bool) {
+// walk stamps every watched file, and notes those with more than one
+// hard link.
+func (w *Watcher) walk() (map[string]stamp, map[string]inode, bool) {
 	files := map[string]stamp{}
+	linked := map[string]inode{}
 	ign := newIgnorer(w.root)
 	ign.enter(w.root, nil)
 	prefix := len(w.root) + len(string(filepath.Separator))
@@ -150,9 +159,12 @@ func (w *Watcher) walk() (map[string]stamp, bool) {
 			return nil // vanished while walking
 		}
 		files[rel] = stamp{size: info.Size(), mtime: info.ModTime(), mode: info.Mode()}
+		if in, ok := inodeOf(info); ok && in.nlink > 1 && info.Mode().IsRegular() {
+			linked[rel] = in
+		}
 		return nil
 	})
-	return files, errors.Is(err, errFull)
+	return files, linked, errors.Is(err, errFull)
 }
 
 // ignorer holds the .gitignore patterns met so far. A pattern only

@@ -122,3 +122,81 @@ func BenchmarkFingerprint(b *testing.B) {
 		})
 	}
 }
+
+func TestSharedFilesGetACopyOfTheirOwn(t *testing.T) {
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	root, outside := filepath.Join(base, "ws"), filepath.Join(base, "outside")
+	write(t, filepath.Join(outside, "bashrc"), "safe\n")
+	write(t, filepath.Join(root, "inner-a"), "a")
+	if err := os.MkdirAll(filepath.Join(root, "dot"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range [][2]string{
+		{filepath.Join(outside, "bashrc"), filepath.Join(root, "dot", "bashrc")}, // linked outside
+		{filepath.Join(root, "inner-a"), filepath.Join(root, "inner-b")},         // both links inside
+	} {
+		if err := os.Link(l[0], l[1]); err != nil {
+			t.Skipf("hard links: %v", err)
+		}
+	}
+	os.Chmod(filepath.Join(root, "dot", "bashrc"), 0o600)
+	w := snapshot.NewWatcher(root, snapshot.WatchOptions{DetachShared: true})
+	fp := w.Take()
+	if got := strings.Join(fp.Shared(), ","); got != "dot/bashrc" {
+		t.Fatalf("Shared = %q, want dot/bashrc", got)
+	}
+	done, err := w.Detach(fp.Shared())
+	if err != nil || len(done) != 1 {
+		t.Fatalf("Detach = %v, %v", done, err)
+	}
+	// The workspace copy keeps content, mode and time, so nothing counts
+	// as changed; a write to it no longer reaches the outside file.
+	if got := fp.Changed(); len(got) != 0 {
+		t.Errorf("detaching changed %q", got)
+	}
+	fi, _ := os.Stat(filepath.Join(root, "dot", "bashrc"))
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v", fi.Mode())
+	}
+	f, _ := os.OpenFile(filepath.Join(root, "dot", "bashrc"), os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("pwned\n")
+	f.Close()
+	if b, _ := os.ReadFile(filepath.Join(outside, "bashrc")); string(b) != "safe\n" {
+		t.Errorf("the outside file = %q", b)
+	}
+	if len(w.Take().Shared()) != 0 {
+		t.Error("still shared")
+	}
+}
+
+func TestWatchToolDetachesBeforeTheCommand(t *testing.T) {
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	root := filepath.Join(base, "ws")
+	write(t, filepath.Join(base, "outside"), "safe\n")
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(filepath.Join(base, "outside"), filepath.Join(root, "link")); err != nil {
+		t.Skipf("hard links: %v", err)
+	}
+	appendTool := &tool.Func{ToolSpec: llm.ToolSpec{Name: "shell_exec"}, Fn: func(context.Context, json.RawMessage) (tool.Result, error) {
+		f, err := os.OpenFile(filepath.Join(root, "link"), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			return tool.Result{}, err
+		}
+		defer f.Close()
+		_, err = f.WriteString("pwned\n")
+		return tool.Result{Content: "[exit 0]"}, err
+	}}
+	wt := snapshot.WatchTool(appendTool, snapshot.NewWatcher(root, snapshot.WatchOptions{DetachShared: true}))
+	res, err := wt.Run(context.Background(), json.RawMessage(`{"command":"echo pwned >> link","background":true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(base, "outside")); string(b) != "safe\n" {
+		t.Errorf("the outside file = %q", b)
+	}
+	if !strings.Contains(res.Content, "link had a hard link outside the workspace") || res.Notice == "" {
+		t.Errorf("result %+v", res)
+	}
+}

@@ -1,7 +1,10 @@
 // Package store keeps everything godwit records in one SQLite file
 // (modernc.org/sqlite, no cgo): sessions, segments and their handoffs,
 // turns, messages, model calls, tool calls, events, pages of paged-out
-// context, verify runs and file snapshots, with FTS5 indexes over pages,
+// context, verify runs, file snapshots, the process groups of shell
+// commands (so a later process can end what a dead one left), and mail
+// between sessions with its receipts and residents (mail.go), with FTS5
+// indexes over pages,
 // messages and handoffs. The schema lives in migrations/*.sql (embedded,
 // numbered, applied in order, each in one transaction, tracked by
 // PRAGMA user_version); every query lives in queries.go.

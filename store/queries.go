@@ -30,7 +30,10 @@ ORDER BY updated_at DESC, id DESC LIMIT 1`
 	qListSessions = `SELECT s.id, coalesce(s.parent_id, ''), s.title, s.workspace, s.model, s.created_at, s.updated_at,
 	(SELECT count(*) FROM turns t WHERE t.session_id = s.id),
 	coalesce(sum(m.input_tokens), 0), coalesce(sum(m.output_tokens), 0), coalesce(sum(m.reasoning_tokens), 0),
-	coalesce(sum(m.cache_read_tokens), 0), coalesce(sum(m.cache_write_tokens), 0), coalesce(sum(m.cost), 0)
+	coalesce(sum(m.cache_read_tokens), 0), coalesce(sum(m.cache_write_tokens), 0), coalesce(sum(m.cost), 0),
+	(SELECT count(*) FROM mail q WHERE q.target = s.id AND q.state = 'queued'),
+	coalesce((SELECT r.owner FROM residents r WHERE r.session_id = s.id), ''),
+	coalesce((SELECT r.command FROM residents r WHERE r.session_id = s.id), '')
 FROM (SELECT * FROM sessions WHERE ?1 = '' OR workspace = ?1 ORDER BY updated_at DESC, id DESC LIMIT ?2) s
 LEFT JOIN model_calls m ON m.session_id = s.id
 GROUP BY s.id
@@ -198,4 +201,94 @@ ON CONFLICT (session_id, segment, call_id) DO UPDATE SET level = excluded.level,
 
 	qCompactions = `SELECT call_id, level, page_id, text FROM compactions
 WHERE session_id = ? AND segment = ? ORDER BY created_at, call_id`
+)
+
+// Process groups of shell commands.
+const (
+	qProcCols = `id, coalesce(session_id, ''), coalesce(turn_id, 0), call_id, job, command, pid, pid_start, boot, supervised,
+	owner_pid, owner_start, status, how, note, started_at, coalesce(ended_at, 0)`
+
+	qRecordProc = `INSERT INTO procs (session_id, turn_id, call_id, job, command, pid, pid_start, boot, supervised,
+	owner_pid, owner_start, status, started_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?) RETURNING id`
+
+	// A row ends once: a later godwit's sweep and the owner's own end
+	// call may race, and the first word stands.
+	qEndProc = `UPDATE procs SET status = ?, how = ?, note = ?, ended_at = ? WHERE id = ? AND status = 'running'`
+
+	qRunningProcs = `SELECT ` + qProcCols + ` FROM procs WHERE status = 'running' ORDER BY id`
+	qProcs        = `SELECT ` + qProcCols + ` FROM procs WHERE session_id = ? ORDER BY id`
+)
+
+// Mail between sessions, its receipts, and residents. A claim is one
+// UPDATE ... RETURNING, so two processes never deliver the same message.
+const (
+	qMailCols = `m.id, m.target, m.from_kind, m.sender, m.body, m.created_at, m.state, m.claimed_by,
+	coalesce(m.turn_id, 0), coalesce(t.seq, 0), m.answer, m.error, m.updated_at, coalesce(m.acked_at, 0)`
+	qMailFrom = ` FROM mail m LEFT JOIN turns t ON t.id = m.turn_id`
+	// RETURNING cannot join: the turn's seq comes back 0.
+	qMailReturning = ` RETURNING id, target, from_kind, sender, body, created_at, state, claimed_by,
+	coalesce(turn_id, 0), 0, answer, error, updated_at, coalesce(acked_at, 0)`
+
+	qPostMail = `INSERT INTO mail (target, from_kind, sender, body, created_at, state, updated_at)
+VALUES (?1, ?2, ?3, ?4, ?5, 'queued', ?5)` + qMailReturning
+
+	qMailByID = `SELECT ` + qMailCols + qMailFrom + ` WHERE m.id = ?`
+
+	// A message is held while a message from the same sender to the same
+	// session has failed and nobody has acknowledged it.
+	qHeld = `EXISTS (SELECT 1 FROM mail f WHERE f.target = m.target AND f.sender = m.sender
+	AND f.from_kind = m.from_kind AND f.state = 'failed' AND f.acked_at IS NULL)`
+
+	qClaimMail = `UPDATE mail SET state = 'delivered', claimed_by = ?2, updated_at = ?3
+WHERE id IN (SELECT m.id FROM mail m WHERE m.target = ?1 AND m.state = 'queued' AND NOT ` + qHeld + `
+	ORDER BY m.id LIMIT ?4)` + qMailReturning
+
+	qClaimable = `SELECT EXISTS (SELECT 1 FROM mail m WHERE m.target = ? AND m.state = 'queued' AND NOT ` + qHeld + `)`
+
+	qHeldBy = `SELECT ` + qMailCols + qMailFrom + `
+WHERE m.target = ? AND m.sender = ? AND m.from_kind = ? AND m.state = 'failed' AND m.acked_at IS NULL
+ORDER BY m.id LIMIT 1`
+
+	qMailInTurn = `UPDATE mail SET turn_id = ?2, updated_at = ?3 WHERE id = ?1 AND state = 'delivered'` + qMailReturning
+
+	qFinishMail = `UPDATE mail SET state = ?2, answer = ?3, error = ?4, updated_at = ?5
+WHERE id = ?1 AND state = 'delivered'` + qMailReturning
+
+	// Recovery changes a claim only while it is still the dead process's.
+	qRequeueMail = `UPDATE mail SET state = 'queued', claimed_by = '', turn_id = NULL, updated_at = ?3
+WHERE id = ?1 AND state = 'delivered' AND claimed_by = ?2` + qMailReturning
+	qFailClaim = `UPDATE mail SET state = 'failed', error = ?3, updated_at = ?4
+WHERE id = ?1 AND state = 'delivered' AND claimed_by = ?2` + qMailReturning
+
+	qExpireMail = `UPDATE mail SET state = 'expired', error = ?2, updated_at = ?3 WHERE id = ?1 AND state = 'queued'` + qMailReturning
+
+	qAckMail = `UPDATE mail SET acked_at = ?2, updated_at = ?2 WHERE id = ?1 AND state = 'failed' AND acked_at IS NULL` + qMailReturning
+
+	qClaims = `SELECT ` + qMailCols + qMailFrom + ` WHERE m.target = ? AND m.state = 'delivered' ORDER BY m.id`
+
+	qQueuedAfter = `SELECT ` + qMailCols + qMailFrom + ` WHERE m.target = ? AND m.state = 'queued' AND m.id > ? ORDER BY m.id LIMIT ?`
+
+	qMailOfTurn = `SELECT ` + qMailCols + qMailFrom + ` WHERE m.turn_id = ? ORDER BY m.id`
+
+	// Messages to or from a session (all when ?1 is ''), newest first.
+	qMailbox = `SELECT ` + qMailCols + qMailFrom + `
+WHERE ?1 = '' OR m.target = ?1 OR (m.from_kind = 'session' AND m.sender = ?1)
+ORDER BY m.id DESC LIMIT ?2`
+
+	qAddReceipt = `INSERT INTO mail_receipts (mail_id, state, at, turn_id, note) VALUES (?, ?, ?, ?, ?)`
+
+	qReceipts = `SELECT r.id, r.mail_id, r.state, r.at, coalesce(r.turn_id, 0), coalesce(t.seq, 0), r.note
+FROM mail_receipts r LEFT JOIN turns t ON t.id = r.turn_id WHERE r.mail_id = ? ORDER BY r.id`
+
+	qResident     = `SELECT session_id, owner, pid, command, since FROM residents WHERE session_id = ?`
+	qSetResident  = `INSERT OR REPLACE INTO residents (session_id, owner, pid, command, since) VALUES (?, ?, ?, ?, ?)`
+	qDropResident = `DELETE FROM residents WHERE session_id = ? AND owner = ?`
+	qDataVersion  = `PRAGMA data_version`
+
+	// Mail is in use in a workspace once a session there has mail, sent
+	// or received, or is served.
+	qMailInUse = `SELECT EXISTS (SELECT 1 FROM mail m JOIN sessions s ON s.id = m.target WHERE s.workspace = ?1)
+	OR EXISTS (SELECT 1 FROM mail m JOIN sessions s ON s.id = m.sender WHERE m.from_kind = 'session' AND s.workspace = ?1)
+	OR EXISTS (SELECT 1 FROM residents r JOIN sessions s ON s.id = r.session_id WHERE r.command = 'serve' AND s.workspace = ?1)`
 )

@@ -35,6 +35,12 @@ type SessionSummary struct {
 	Usage        llm.Usage
 	Cost         float64
 	LastActivity time.Time
+	// Queued counts the messages waiting for the session's next turn.
+	Queued int
+	// ResidentOwner names the process that last kept the session open
+	// ("" for none), ResidentCommand what it was ("serve", "chat"); the
+	// caller judges whether it still runs.
+	ResidentOwner, ResidentCommand string
 }
 
 // crockford is Crockford's base32 alphabet in lower case; it sorts the
@@ -192,7 +198,7 @@ func (s *Store) ListSessionsIn(ctx context.Context, workspace string, limit int)
 		u := &ss.Usage
 		err := r.Scan(&ss.ID, &ss.ParentID, &ss.Title, &ss.Workspace, &ss.Model, &created, &updated,
 			&ss.Turns, &u.InputTokens, &u.OutputTokens, &u.ReasoningTokens, &u.CacheReadTokens, &u.CacheWriteTokens,
-			&ss.Cost)
+			&ss.Cost, &ss.Queued, &ss.ResidentOwner, &ss.ResidentCommand)
 		ss.CreatedAt, ss.UpdatedAt = fromMS(created), fromMS(updated)
 		ss.LastActivity = ss.UpdatedAt
 		return ss, err

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"modernc.org/sqlite"
@@ -55,6 +56,12 @@ type Store struct {
 	r   *sql.DB // read-only pool
 	now func() time.Time
 	log *slog.Logger
+
+	// watch is one read connection of its own for Watch (store/mail.go),
+	// opened on first use: pinning pool connections would starve reads.
+	path    string
+	watchMu sync.Mutex
+	watch   *sql.DB
 }
 
 // Option configures Open.
@@ -80,7 +87,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("store: create database directory: %w", err)
 	}
-	s := &Store{now: time.Now, log: slog.New(slog.DiscardHandler)}
+	s := &Store{now: time.Now, log: slog.New(slog.DiscardHandler), path: path}
 	for _, o := range opts {
 		o(s)
 	}
@@ -126,9 +133,15 @@ func (s *Store) Close() error {
 	if _, err := s.w.Exec("PRAGMA analysis_limit=200; PRAGMA optimize"); err != nil {
 		s.log.Debug("store: optimize", "err", err)
 	}
+	var cerr error
+	s.watchMu.Lock()
+	if s.watch != nil {
+		cerr = s.watch.Close()
+	}
+	s.watchMu.Unlock()
 	rerr := s.r.Close()
 	werr := s.w.Close()
-	if err := errors.Join(rerr, werr); err != nil {
+	if err := errors.Join(cerr, rerr, werr); err != nil {
 		return fmt.Errorf("store: close: %w", err)
 	}
 	return nil

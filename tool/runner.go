@@ -261,7 +261,11 @@ func (r *Runner) execute(ctx context.Context, o *Outcome, p pending, obs Observe
 		// processes sandboxes them as the approver said.
 		ctx = WithConfinement(ctx, o.Decision.Confine)
 	}
-	res, err := r.safeRun(ctx, p.tool, llm.ArgsOrEmpty(o.Call.Args))
+	if po, ok := obs.(ProgressObserver); ok {
+		call := o.Call
+		ctx = WithProgress(ctx, func(pr Progress) { po.Progress(call, pr) })
+	}
+	res, err := r.safeRun(WithCallID(ctx, o.Call.ID), p.tool, llm.ArgsOrEmpty(o.Call.Args))
 	o.Duration = time.Since(start)
 	switch {
 	case err != nil && IsFatal(err):
@@ -270,7 +274,7 @@ func (r *Runner) execute(ctx context.Context, o *Outcome, p pending, obs Observe
 	case err != nil:
 		keep := res
 		o.Result = errorResult(AsToolError(err))
-		o.Result.ExitCode, o.Result.Changed = keep.ExitCode, keep.Changed
+		o.Result.ExitCode, o.Result.Changed, o.Result.Notice = keep.ExitCode, keep.Changed, keep.Notice
 	default:
 		o.Result = res
 	}

@@ -348,3 +348,28 @@ func TestRunnerAsksAReadScreenerAboutReads(t *testing.T) {
 		t.Errorf("asked %d times; results %+v / %+v", asked, out[0].Result, out[1].Result)
 	}
 }
+
+func TestRunnerGivesToolsTheirCallID(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	tl := &tool.Func{ToolSpec: llm.ToolSpec{Name: "who"}, Fn: func(ctx context.Context, _ json.RawMessage) (tool.Result, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		seen[tool.CallIDFrom(ctx)] = true
+		return tool.Result{}, nil
+	}}
+	reg, err := tool.NewRegistry(tl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := tool.NewRunner(reg, tool.RunnerOptions{Approver: tool.AllowAll{}})
+	if _, err := r.Run(context.Background(), []llm.ToolCall{{ID: "a", Name: "who"}, {ID: "b", Name: "who"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 2 || !seen["a"] || !seen["b"] {
+		t.Errorf("tools saw call ids %v", seen)
+	}
+	if tool.CallIDFrom(context.Background()) != "" {
+		t.Error("a bare context carries a call id")
+	}
+}

@@ -79,6 +79,10 @@ type Result struct {
 	// Changed lists workspace-relative files the call created, modified
 	// or deleted.
 	Changed []string
+	// Notice is for the user, not the model: what a safety layer did
+	// around the call (a git hook it restored). The agent reports it as
+	// its own event; the model reads its own note in Content.
+	Notice string
 }
 
 // Func adapts a function to Tool, for tests and tiny tools.

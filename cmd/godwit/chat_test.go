@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -79,7 +80,7 @@ func TestChatInTmux(t *testing.T) {
 	s.run("new-session", "-d", "-s", "chat", "-x", "100", "-y", "30", "-c", ws, "sh", "-c", script)
 	t.Cleanup(func() { _ = exec.Command(bin, "-S", s.sock, "kill-server").Run() })
 
-	s.waitFor(":help")
+	s.waitFor("/help")
 	s.run("send-keys", "-t", "chat", "-l", "please write notes.md")
 	s.run("send-keys", "-t", "chat", "Enter")
 	sc := s.waitFor("Allow? y yes")
@@ -122,4 +123,154 @@ func TestChatInTmux(t *testing.T) {
 		t.Errorf("recorded tool calls %+v, %v; want one approved by the user", calls, err)
 	}
 	llmtest.CheckChat(t, srv.Requests())
+}
+
+// newTmux starts a private tmux server for the test, or skips it when
+// tmux or the chat command is missing.
+func newTmux(t *testing.T, home string) *tmuxSession {
+	t.Helper()
+	bin, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Skip("tmux is not installed (Debian: apt-get install tmux); this test drives the chat in a real terminal")
+	}
+	s := &tmuxSession{t: t, bin: bin, sock: filepath.Join(t.TempDir(), "tmux.sock"),
+		env: append(baseEnv(), "GODWIT_HOME="+home, "TERM=xterm-256color")}
+	t.Cleanup(func() { _ = exec.Command(bin, "-S", s.sock, "kill-server").Run() })
+	return s
+}
+
+// chat starts `godwit chat args` in the pane "chat" of a new tmux session
+// in ws; the shell around it keeps the pane open and prints the exit
+// status.
+func (s *tmuxSession) chat(ws string, args ...string) {
+	s.run("new-session", "-d", "-s", "chat", "-x", "110", "-y", "60", "-c", ws, "sh", "-c", chatScript(args))
+}
+
+// rechat replaces what the pane runs with a new chat (a new process), the
+// tmux server staying up.
+func (s *tmuxSession) rechat(ws string, args ...string) {
+	s.run("respawn-pane", "-k", "-t", "chat", "-c", ws, "sh", "-c", chatScript(args))
+}
+
+func chatScript(args []string) string {
+	return binary + " chat " + strings.Join(args, " ") + "; echo chat-exit=$?; sleep 60"
+}
+
+func (s *tmuxSession) typeLine(text string) {
+	s.run("send-keys", "-t", "chat", "-l", text)
+	s.run("send-keys", "-t", "chat", "Enter")
+}
+
+// TestChatDailyUse drives the real binary in tmux through the habits users
+// bring from Claude Code: slash commands (a mistyped one is not sent), a
+// path at the start of a prompt, the banner, the mode shown and switched
+// from inside the chat, the plan as a checklist, Up recalling with the
+// cursor at the end, a cancelled turn that does not keep saying it is
+// cancelling, and a resumed chat that shows thinking and answered
+// questions as the live one did.
+func TestChatDailyUse(t *testing.T) {
+	planArgs := `{"steps":[{"text":"read /etc/hosts","status":"done"},{"text":"write notes.md","status":"done"}]}`
+	slow := llmtest.Reply{Delay: 250 * time.Millisecond}
+	for i := 0; i < 16; i++ {
+		slow.Chunks = append(slow.Chunks, llmtest.ChatText("slowly "))
+	}
+	srv := llmtest.NewTestServer(t,
+		// Turn 1, read-only: a plan, a write the mode refuses, an answer.
+		llmtest.ChatReply(llmtest.ChatReasoning("The user wants notes about the hosts file."), llmtest.ChatToolCall("call_p", "plan", planArgs), llmtest.ChatFinish("tool_calls"), llmtest.ChatUsage(900, 12)),
+		llmtest.ChatReply(llmtest.ChatToolCall("call_w1", "file_write", `{"path":"notes.md","content":"hosts\n"}`), llmtest.ChatFinish("tool_calls"), llmtest.ChatUsage(950, 12)),
+		llmtest.ChatTextReply("This session is read-only, so notes.md was not written.", 990, 8),
+		// Turn 2, ask: the write is asked about and allowed, and so is a
+		// command that writes, which the sandbox of ask mode lets write.
+		llmtest.ChatReply(llmtest.ChatToolCall("call_w2", "file_write", `{"path":"notes.md","content":"hosts\n"}`), llmtest.ChatFinish("tool_calls"), llmtest.ChatUsage(1000, 12)),
+		llmtest.ChatReply(llmtest.ChatToolCall("call_s", "shell_exec", `{"command":"echo sandboxed > shell.txt"}`), llmtest.ChatFinish("tool_calls"), llmtest.ChatUsage(1020, 12)),
+		llmtest.ChatTextReply("I wrote notes.md and shell.txt.", 1050, 6),
+		// Turn 3: cancelled while it streams.
+		slow,
+	)
+	home, ws := setup(t, srv.URL())
+	if err := os.WriteFile(filepath.Join(ws, ".mcp.json"), []byte(`{"mcpServers":{"repo-tools":{"command":"false"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := newTmux(t, home)
+	s.chat(ws, "--model", "local/m")
+
+	sc := s.waitFor("new session")
+	for _, want := range []string{"godwit ", "local/m", "mode read-only", "/help lists the commands", " read-only · ctx",
+		"⚠ .mcp.json lists MCP server not started: repo-tools"} {
+		if !strings.Contains(sc, want) {
+			t.Errorf("the opening screen lacks %q:\n%s", want, sc)
+		}
+	}
+
+	s.typeLine("/hlep")
+	sc = s.waitFor("did you mean /help?")
+	if n := len(srv.Requests()); n != 0 {
+		t.Fatalf("a mistyped command reached the model (%d requests):\n%s", n, sc)
+	}
+
+	s.typeLine("/etc/hosts explain it")
+	sc = s.waitFor("read-only, so notes.md")
+	for _, want := range []string{"› /etc/hosts explain it", "☰ plan · 2 of 2 done", "☒ read /etc/hosts", "▸ ✻ thinking", "DENIED"} {
+		if !strings.Contains(sc, want) {
+			t.Errorf("turn 1 lacks %q:\n%s", want, sc)
+		}
+	}
+	if strings.Contains(sc, `"steps"`) {
+		t.Errorf("the plan shows as JSON:\n%s", sc)
+	}
+	if reqs := srv.Requests(); len(reqs) == 0 || !strings.Contains(string(reqs[0].Body), `/etc/hosts explain it`) {
+		t.Fatal("the prompt that starts with a path was not sent as written")
+	}
+
+	s.typeLine("/mode ask")
+	sc = s.waitFor("read-only → ask")
+	if !strings.Contains(sc, " ask · ctx") {
+		t.Errorf("the status line does not show the new mode:\n%s", sc)
+	}
+
+	// Up twice: "/mode ask", then the first prompt, the cursor at its
+	// end, so what is typed next goes after it.
+	s.run("send-keys", "-t", "chat", "Up")
+	s.run("send-keys", "-t", "chat", "Up")
+	s.run("send-keys", "-t", "chat", "-l", " again")
+	s.waitFor("› /etc/hosts explain it again")
+	s.run("send-keys", "-t", "chat", "Enter")
+	s.waitFor("Allow? y yes")
+	s.run("send-keys", "-t", "chat", "y")
+	s.waitFor("shell_exec wants to")
+	s.run("send-keys", "-t", "chat", "y")
+	sc = s.waitFor("notes.md and shell.txt.")
+	if b, err := os.ReadFile(filepath.Join(ws, "notes.md")); err != nil || string(b) != "hosts\n" {
+		t.Fatalf("notes.md = %q, %v\n%s", b, err, sc)
+	}
+	if b, err := os.ReadFile(filepath.Join(ws, "shell.txt")); err != nil || string(b) != "sandboxed\n" {
+		t.Fatalf("the command could not write in ask mode (shell.txt = %q, %v): the sandbox did not follow the mode\n%s", b, err, sc)
+	}
+
+	s.typeLine("tell me slowly")
+	s.waitFor("slowly slowly")
+	s.run("send-keys", "-t", "chat", "C-c")
+	sc = s.waitFor("cancelled")
+	time.Sleep(300 * time.Millisecond) // a frame or two after the turn ended
+	if sc = s.screen(); strings.Contains(sc, "cancelling") {
+		t.Errorf("the turn has ended, the screen still says it is cancelling:\n%s", sc)
+	}
+
+	s.run("send-keys", "-t", "chat", "C-c")
+	s.waitFor("press Ctrl-C again to leave")
+	s.run("send-keys", "-t", "chat", "C-c")
+	sc = s.waitFor("chat-exit=")
+	m := regexp.MustCompile(`godwit chat --session (\S+)`).FindStringSubmatch(sc)
+	if m == nil || !strings.Contains(sc, "chat-exit=0") {
+		t.Fatalf("the chat did not end cleanly:\n%s", sc)
+	}
+	// A new process resumes the session: the transcript shows what the
+	// live chat showed.
+	s.rechat(ws, "--model", "local/m", "--session", m[1])
+	sc = s.waitFor("─ cancelled") // the history is drawn once it is read
+	for _, want := range []string{"session " + m[1], "▸ ✻ thinking · 8 words", "☰ plan · 2 of 2 done", "✓ you allowed file_write", "notes.md and shell.txt."} {
+		if !strings.Contains(sc, want) {
+			t.Errorf("the resumed chat lacks %q:\n%s", want, sc)
+		}
+	}
 }

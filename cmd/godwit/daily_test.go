@@ -368,7 +368,7 @@ func TestBareGodwitStartsTheChat(t *testing.T) {
 		env: append(baseEnv(), "GODWIT_HOME="+home, "TERM=xterm-256color")}
 	s.run("new-session", "-d", "-s", "chat", "-x", "100", "-y", "30", "-c", ws, "sh", "-c", binary+" --model local/m; echo chat-exit=$?; sleep 60")
 	t.Cleanup(func() { _ = exec.Command(bin, "-S", s.sock, "kill-server").Run() })
-	s.waitFor(":help")
+	s.waitFor("/help")
 	s.run("send-keys", "-t", "chat", "-l", "hi")
 	s.run("send-keys", "-t", "chat", "Enter")
 	s.waitFor("hello from the chat")
@@ -382,7 +382,7 @@ func TestBareGodwitStartsTheChat(t *testing.T) {
 	// godwit -c opens the chat on that session, its turn on the screen.
 	s.run("kill-session", "-t", "chat")
 	s.run("new-session", "-d", "-s", "chat", "-x", "100", "-y", "30", "-c", ws, "sh", "-c", binary+" -c --model local/m; echo chat-exit=$?; sleep 60")
-	s.waitFor(":help")
+	s.waitFor("/help")
 	if sc := s.waitFor("hello from the chat"); !strings.Contains(sc, "› hi") {
 		t.Errorf("-c did not show the session's turn:\n%s", sc)
 	}

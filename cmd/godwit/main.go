@@ -10,16 +10,24 @@ import (
 
 	"github.com/godwit/godwit/internal/cli"
 	"github.com/godwit/godwit/sandbox"
+	"github.com/godwit/godwit/tool/shell"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
 
 func main() {
-	// A sandboxed shell command re-executes godwit to apply Landlock to
-	// itself before running the shell; that child never returns here.
+	// Every shell command runs under godwit re-executed as its
+	// supervisor, which holds the command's process tree; a sandboxed
+	// command re-executes godwit again to apply Landlock to itself before
+	// running the shell. Neither child returns here.
+	shell.MaybeSupervise()
 	sandbox.MaybeRunChild()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGHUP (the terminal closed) ends godwit like Ctrl-C and SIGTERM:
+	// the turn is cancelled and every command's processes are killed
+	// before exit. SIGKILL or a crash cannot be caught; the commands'
+	// supervisors then end them.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	f := cli.NewFactory(version)
 	// The .env files load once the flags are read (f.LoadEnv), so that
 	// -C DIR reads DIR's.

@@ -82,6 +82,7 @@ func runACP(ctx context.Context, opts *ACPOptions, f *Factory) error {
 		env, err := wiring.Build(ctx, wiring.Options{
 			Home:      opts.Home,
 			Workspace: req.Workspace,
+			UserHome:  userHome(opts.Getenv),
 			Model:     model,
 			Provider:  opts.Provider,
 			LiveMode:  req.Mode,
@@ -96,15 +97,19 @@ func runACP(ctx context.Context, opts *ACPOptions, f *Factory) error {
 		if err != nil {
 			return nil, err
 		}
+		for _, n := range env.Notices {
+			f.Logger.Warn(n) // the editor's log: ACP has no notice to show it by
+		}
 		return &acp.Engine{
 			Runtime: env.Runtime, Store: env.Store, Workspace: env.Workspace, Model: env.Model,
-			Plan: env.Plan, Close: env.Close,
+			Plan: env.Plan, ContextWindow: env.Window.Budget().Window, Close: env.Close,
 		}, nil
 	}
 	return acp.Serve(ctx, opts.IO.In, out, acp.Options{
-		Build:   build,
-		Version: opts.Version,
-		Mode:    mode,
-		Logger:  f.Logger,
+		Build:    build,
+		Version:  opts.Version,
+		Mode:     mode,
+		Logger:   f.Logger,
+		OpenMail: openACPMail,
 	})
 }

@@ -18,7 +18,9 @@ import (
 	"github.com/godwit/godwit/internal/tui"
 	"github.com/godwit/godwit/internal/wiring"
 	"github.com/godwit/godwit/llm"
+	"github.com/godwit/godwit/mail"
 	"github.com/godwit/godwit/policy"
+	"github.com/godwit/godwit/store"
 )
 
 // ChatOptions are the inputs of `godwit chat`.
@@ -35,10 +37,10 @@ type ChatOptions struct {
 	Yes        bool
 	// ContextWindow overrides the model's window in tokens.
 	ContextWindow int
-	// Version is godwit's, for session.started.
-	Version string
 	// Provider replaces the configured one (tests).
 	Provider llm.Provider
+	// Version is godwit's, for session.started and the banner.
+	Version string
 }
 
 // NewCmdChat builds `godwit chat`. runF replaces the real chat in tests.
@@ -49,10 +51,13 @@ func NewCmdChat(f *Factory, runF func(context.Context, *ChatOptions) error) *cob
 		Use:   "chat [flags]",
 		Short: "Work with godwit in the terminal",
 		Long: `Chat with godwit: each message is a turn; the session, its context segments
-and its cost carry over from turn to turn. :help lists the commands (:context,
-:reset, :undo, :model, :cost, :sessions, :resume, :plan, :quit).
+and its cost carry over from turn to turn. /help lists the commands (/context,
+/reset, /undo, /model, /mode, /cost, /sessions, /resume, /plan, /quit); :help
+works too. An unknown /command is not sent to the model; //text sends "/text",
+and a first word that is a path (/etc/hosts explain) is sent as written.
 
-Read-only unless --allow-write (ask before each write or command) or --yes.
+Read-only unless --allow-write (ask before each write or command) or --yes;
+/mode or Shift-Tab switches the mode from the next call on.
 When stdin or stdout is not a terminal, each input line is a message or a
 command, and answers are printed as plain text.`,
 		Args: cobra.NoArgs,
@@ -114,15 +119,22 @@ func chatTerminal(ctx context.Context, opts *ChatOptions) error {
 	opts.Logger = slog.New(slog.NewTextHandler(logf, &slog.HandlerOptions{Level: slog.LevelInfo}))
 
 	b := tui.NewBridge()
-	ctl, err := tui.NewController(ctx, tui.Options{Build: chatBuilder(opts, b, b), Model: opts.Model, Session: opts.Session})
+	mode := tui.NewModeSwitch(policy.ModeFromFlags(opts.AllowWrite, opts.Yes))
+	cm, err := openChatMail(ctx, opts)
 	if err != nil {
 		return err
 	}
+	defer cm.Close()
+	ctl, err := tui.NewController(ctx, tui.Options{Build: chatBuilder(opts, b, b, mode), Model: opts.Model, Session: opts.Session, Mode: mode, Mail: cm})
+	if err != nil {
+		return err
+	}
+	go cm.watch(ctx, ctl.SessionID, b.Mail)
 	hist, err := tui.LoadHistory(filepath.Join(opts.Home, tui.HistoryFile))
 	if err != nil {
 		opts.Logger.Warn("chat: input history", "err", err)
 	}
-	runErr := tui.Run(ctx, ctl, b, tui.RunOptions{In: opts.IO.In, Out: opts.IO.Out, History: hist})
+	runErr := tui.Run(ctx, ctl, b, tui.RunOptions{In: opts.IO.In, Out: opts.IO.Out, History: hist, Version: opts.Version})
 	id := ctl.SessionID()
 	closeErr := ctl.Close()
 	if id != "" {
@@ -151,14 +163,32 @@ func chatLines(ctx context.Context, opts *ChatOptions) error {
 	lines := readLines(ctx, opts.IO.In)
 	var ctl *tui.Controller // set before the first turn; the sink reads it
 	observe := agent.SinkFunc(func(e agent.Event) { ctl.Observe(e) })
-	sink := agent.Sinks(newPlainSink(opts.IO.Out, opts.IO.ErrOut), observe)
+	sink := agent.Sinks(newPlainSink(opts.IO.Out, opts.IO.ErrOut), &mailLog{w: opts.IO.ErrOut}, observe)
 	prompter := &linePrompter{lines: lines, out: opts.IO.ErrOut}
-	var err error
-	ctl, err = tui.NewController(ctx, tui.Options{Build: chatBuilder(opts, prompter, sink), Model: opts.Model, Session: opts.Session})
+	mode := tui.NewModeSwitch(policy.ModeFromFlags(opts.AllowWrite, opts.Yes))
+	cm, err := openChatMail(ctx, opts)
+	if err != nil {
+		return err
+	}
+	defer cm.Close()
+	ctl, err = tui.NewController(ctx, tui.Options{Build: chatBuilder(opts, prompter, sink, mode), Model: opts.Model, Session: opts.Session, Mode: mode, Mail: cm})
 	if err != nil {
 		return err
 	}
 	defer ctl.Close()
+	if opts.IO.InTTY {
+		fmt.Fprintln(opts.IO.ErrOut, ctl.Banner(opts.Version)+"; /help lists the commands")
+	}
+	for _, n := range ctl.Notices() {
+		fmt.Fprintln(opts.IO.ErrOut, "godwit:", n)
+	}
+	arrived := make(chan store.Mail, 64)
+	go cm.watch(ctx, ctl.SessionID, func(m store.Mail) {
+		select {
+		case arrived <- m:
+		default: // the next mail turn takes it anyway
+		}
+	})
 	for {
 		if opts.IO.InTTY {
 			fmt.Fprint(opts.IO.ErrOut, "› ")
@@ -172,6 +202,12 @@ func chatLines(ctx context.Context, opts *ChatOptions) error {
 				return nil
 			}
 			line = strings.TrimSpace(l)
+		case m := <-arrived:
+			fmt.Fprintf(opts.IO.ErrOut, "✉ m%d from %s: %s\n", m.ID, mail.Label(m.FromKind, m.From), firstLine(m.Body, 100))
+			if _, _, err := ctl.RunMail(ctx); err != nil && ctx.Err() == nil {
+				fmt.Fprintln(opts.IO.ErrOut, "godwit:", err)
+			}
+			continue
 		}
 		switch {
 		case line == "":
@@ -201,15 +237,16 @@ func chatLines(ctx context.Context, opts *ChatOptions) error {
 }
 
 // chatBuilder builds engines for the chat; every one sends its events to
-// sink and asks p what the policy wants a person to decide.
-func chatBuilder(opts *ChatOptions, p policy.Prompter, sink agent.Sink) tui.Builder {
+// sink, asks p what the policy wants a person to decide, and reads the
+// approval mode from mode at every call (/mode switches it).
+func chatBuilder(opts *ChatOptions, p policy.Prompter, sink agent.Sink, mode *tui.ModeSwitch) tui.Builder {
 	return func(ctx context.Context, model string) (*tui.Engine, error) {
 		if model == "" {
 			model = opts.Model
 		}
 		env, err := wiring.Build(ctx, wiring.Options{
-			Home: opts.Home, Workspace: opts.Workdir, Model: model, Provider: opts.Provider,
-			Mode: policy.ModeFromFlags(opts.AllowWrite, opts.Yes), Prompter: p, Sink: sink, Getenv: opts.Getenv, Logger: opts.Logger,
+			Home: opts.Home, Workspace: opts.Workdir, UserHome: userHome(opts.Getenv), Model: model, Provider: opts.Provider,
+			LiveMode: mode.Get, Prompter: p, Sink: sink, Getenv: opts.Getenv, Logger: opts.Logger,
 			ContextWindow: opts.ContextWindow, Version: opts.Version,
 		})
 		if err != nil {
@@ -218,6 +255,7 @@ func chatBuilder(opts *ChatOptions, p policy.Prompter, sink agent.Sink) tui.Buil
 		return &tui.Engine{
 			Runtime: env.Runtime, Store: env.Store, Model: env.Model, Workspace: env.Workspace,
 			ContextWindow: env.Window.Budget().Window, Plan: env.Plan.Steps, SetPlan: env.Plan.Set, Close: env.Close,
+			Notices: env.Notices,
 		}, nil
 	}
 }
@@ -267,4 +305,13 @@ func (p *linePrompter) Ask(ctx context.Context, q policy.Question) (policy.Answe
 			fmt.Fprint(p.out, "Answer y (yes), n (no; a note may follow) or a (always): ")
 		}
 	}
+}
+
+// userHome is the user's home folder, where other agents keep the user's
+// skills: $HOME (%USERPROFILE% on Windows); "" when neither is set.
+func userHome(getenv func(string) string) string {
+	if h := getenv("HOME"); h != "" {
+		return h
+	}
+	return getenv("USERPROFILE")
 }

@@ -7,34 +7,44 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
 
-// LoadEnvFiles loads ./.env (the directory godwit started in), then
-// $GODWIT_HOME/.env, into the process environment, never overriding a
-// variable already set: the real environment wins, then the project's
-// file, then the user's. Problems are logged as warnings; the lines that
-// parse still load. Call it once at start, before any command reads the
-// environment.
+// LoadEnvFiles loads the user's $GODWIT_HOME/.env, then the provider
+// keys of ./.env (the directory godwit started in, usually a repository),
+// into the process environment, never overriding a variable already set:
+// the real environment wins, then the user's file, then the project's.
+//
+// A project's .env comes with the repository, so it cannot change how
+// godwit or its commands run: only provider keys (*_API_KEY, which
+// shell_exec never passes to commands) are read from it, and every other
+// name (BASH_ENV, PATH, LD_PRELOAD, GIT_*, endpoints, GODWIT_*...) is
+// ignored, in one warning that names them. Problems are logged as
+// warnings; the lines that parse still load. Call it once at start,
+// before any command reads the environment.
 func LoadEnvFiles(f *Factory) {
-	files := []envFile{{path: filepath.Join(f.Workdir, ".env"), project: true}}
+	var files []envFile
+	project := filepath.Join(f.Workdir, ".env")
 	if home, err := f.Home(); err == nil {
-		if p := filepath.Join(home, ".env"); p == files[0].path {
-			files[0].project = false // started in GODWIT_HOME: it is the user's file
-		} else {
-			files = append(files, envFile{path: p})
+		user := filepath.Join(home, ".env")
+		files = append(files, envFile{path: user})
+		if user == project {
+			project = "" // started in GODWIT_HOME: it is the user's file
 		}
+	}
+	if project != "" {
+		files = append(files, envFile{path: project, project: true})
 	}
 	_, err := loadDotenv(files, os.LookupEnv, os.Setenv)
 	if err != nil {
-		f.Logger.Warn("godwit: .env: " + err.Error())
+		f.Logger.Warn(err.Error())
 	}
 }
 
 // envFile is one .env file to load. A project's file is written by
-// whoever wrote the repository, so it may not set what would send the
-// user's keys elsewhere or change godwit's own settings.
+// whoever wrote the repository.
 type envFile struct {
 	path    string
 	project bool
@@ -42,21 +52,18 @@ type envFile struct {
 
 var envName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
-// refusedInProject reports whether a project's .env may not set name:
-// endpoints, proxies and CA files (a cloned repository could route the
-// user's API keys to its own server) and godwit's own variables.
-func refusedInProject(name string) bool {
+// providerKey reports whether a project's .env may set name: a provider's
+// API key. Its endpoint may not be set there (a cloned repository could
+// route the user's keys to its own server), nor godwit's own variables.
+func providerKey(name string) bool {
 	u := strings.ToUpper(name)
-	switch u {
-	case "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "SSL_CERT_FILE", "SSL_CERT_DIR":
-		return true
-	}
-	return strings.HasPrefix(u, "GODWIT_") || strings.HasSuffix(u, "_BASE_URL")
+	return strings.HasSuffix(u, "_API_KEY") && !strings.HasPrefix(u, "GODWIT_")
 }
 
 // loadDotenv loads files in order; a variable already set (by the
-// environment or an earlier file) is kept. It returns the names it set.
-// Missing files are skipped.
+// environment or an earlier file) is kept. From a project's file only
+// provider keys load; the others are named in one error per file. It
+// returns the names it set. Missing files are skipped.
 func loadDotenv(files []envFile, lookup func(string) (string, bool), set func(k, v string) error) ([]string, error) {
 	var loaded []string
 	var errs []error
@@ -73,9 +80,12 @@ func loadDotenv(files []envFile, lookup func(string) (string, bool), set func(k,
 		if err != nil {
 			errs = append(errs, err)
 		}
+		var ignored []string
 		for _, v := range vars {
-			if f.project && refusedInProject(v.name) {
-				errs = append(errs, fmt.Errorf("%s: %s is ignored: a project's .env may not set endpoints, proxies or GODWIT_ variables; export it or put it in $GODWIT_HOME/.env", f.path, v.name))
+			if f.project && !providerKey(v.name) {
+				if !slices.Contains(ignored, v.name) {
+					ignored = append(ignored, v.name)
+				}
 				continue
 			}
 			if _, ok := lookup(v.name); ok {
@@ -86,6 +96,10 @@ func loadDotenv(files []envFile, lookup func(string) (string, bool), set func(k,
 				continue
 			}
 			loaded = append(loaded, v.name)
+		}
+		if len(ignored) > 0 {
+			errs = append(errs, fmt.Errorf("%s: ignored %s: from a project's .env godwit reads only provider keys (*_API_KEY), so the repository cannot change how godwit or its commands run; export what you need yourself, or put it in $GODWIT_HOME/.env",
+				f.path, strings.Join(ignored, ", ")))
 		}
 	}
 	return loaded, errors.Join(errs...)

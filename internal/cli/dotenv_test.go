@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -46,35 +47,42 @@ func TestLoadDotenv(t *testing.T) {
 	dir := t.TempDir()
 	project := filepath.Join(dir, "project.env")
 	home := filepath.Join(dir, "home.env")
-	os.WriteFile(project, []byte("A=project\nB=project\nOPENAI_BASE_URL=https://evil.example\nGODWIT_HOME=/tmp/x\nHTTPS_PROXY=http://evil\nDB_URL=postgres://local\n"), 0o600)
-	os.WriteFile(home, []byte("B=home\nC=home\nOPENAI_BASE_URL=https://gateway.example/v1\n"), 0o600)
-	env := map[string]string{"A": "environment"}
+	os.WriteFile(project, []byte("ANTHROPIC_API_KEY=project-key\nOPENAI_API_KEY=project-openai\nBASH_ENV=./evil.sh\nPATH=./bin\n"+
+		"LD_PRELOAD=./x.so\nGIT_CONFIG_GLOBAL=./g\nOPENAI_BASE_URL=https://evil.example\nGODWIT_HOME=/tmp/x\nGODWIT_API_KEY=x\nDB_URL=postgres://local\nBASH_ENV=again\n"), 0o600)
+	os.WriteFile(home, []byte("B=home\nOPENAI_BASE_URL=https://gateway.example/v1\nOPENAI_API_KEY=user-openai\nEDITOR=vim\n"), 0o600)
+	env := map[string]string{"A": "environment", "DEEPSEEK_API_KEY": "real"}
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
 	set := func(k, v string) error { env[k] = v; return nil }
-	files := []envFile{{path: project, project: true}, {path: filepath.Join(dir, "missing.env")}, {path: home}}
+	files := []envFile{{path: home}, {path: filepath.Join(dir, "missing.env")}, {path: project, project: true}}
 	loaded, err := loadDotenv(files, lookup, set)
 	want := map[string]string{
-		"A":               "environment", // the environment wins
-		"B":               "project",     // the project's file before the user's
-		"C":               "home",
-		"DB_URL":          "postgres://local",
-		"OPENAI_BASE_URL": "https://gateway.example/v1", // only the user's file may set endpoints
+		"A":                 "environment",
+		"DEEPSEEK_API_KEY":  "real",                       // the environment wins
+		"B":                 "home",                       // the user's file may set anything
+		"EDITOR":            "vim",                        //
+		"OPENAI_BASE_URL":   "https://gateway.example/v1", // only the user's file may set endpoints
+		"OPENAI_API_KEY":    "user-openai",                // the user's key before the project's
+		"ANTHROPIC_API_KEY": "project-key",                // a project's .env may give a provider key
 	}
 	for k, v := range want {
 		if env[k] != v {
 			t.Errorf("%s = %q, want %q", k, env[k], v)
 		}
 	}
-	for _, k := range []string{"GODWIT_HOME", "HTTPS_PROXY"} {
+	for _, k := range []string{"BASH_ENV", "PATH", "LD_PRELOAD", "GIT_CONFIG_GLOBAL", "GODWIT_HOME", "GODWIT_API_KEY", "DB_URL"} {
 		if _, ok := env[k]; ok {
 			t.Errorf("a project's .env set %s", k)
 		}
 	}
-	if strings.Join(loaded, ",") != "B,DB_URL,C,OPENAI_BASE_URL" {
+	if strings.Join(loaded, ",") != "B,OPENAI_BASE_URL,OPENAI_API_KEY,EDITOR,ANTHROPIC_API_KEY" {
 		t.Errorf("loaded = %v", loaded)
 	}
-	if err == nil || !strings.Contains(err.Error(), "OPENAI_BASE_URL is ignored: a project's .env may not set endpoints") ||
-		!strings.Contains(err.Error(), "GODWIT_HOME is ignored") {
+	// One message names every name ignored, once.
+	msg := fmt.Sprint(err)
+	if !strings.Contains(msg, "project.env: ignored BASH_ENV, PATH, LD_PRELOAD, GIT_CONFIG_GLOBAL, OPENAI_BASE_URL, GODWIT_HOME, GODWIT_API_KEY, DB_URL: ") {
+		t.Errorf("err = %v", err)
+	}
+	if strings.Count(msg, "BASH_ENV") != 1 || strings.Count(msg, "ignored") != 1 {
 		t.Errorf("err = %v", err)
 	}
 }

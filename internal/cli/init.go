@@ -235,8 +235,9 @@ const configText = `# godwit configuration. Edit it by hand, or with
 func envTemplate(cat *catalog.Catalog, getenv func(string) string) string {
 	var b strings.Builder
 	b.WriteString(`# Environment for godwit, loaded at start. A variable already set in the
-# environment wins over this file; a project's ./.env is loaded too, but may
-# not set endpoints (*_BASE_URL), proxies or GODWIT_ variables.
+# environment wins over this file. From a project's ./.env only provider
+# keys (*_API_KEY) are read, after this file; nothing else a repository
+# sets there reaches godwit or its commands.
 # Keep this file private (mode 0600): it holds API keys.
 
 # API keys: uncomment the ones you use.

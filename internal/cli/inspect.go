@@ -221,8 +221,14 @@ func serveTrace(ctx context.Context, opts *InspectOptions, st *store.Store, sess
 // timelineLine renders one event as a line of the human timeline; ""
 // skips it.
 func timelineLine(e agent.Event) string {
+	if line := mailLine(e); line != "" {
+		return "  " + line
+	}
 	switch e.Type {
 	case agent.EventTurnStarted:
+		if e.Prompt == "" {
+			return fmt.Sprintf("turn %d: mail", e.Turn)
+		}
 		return fmt.Sprintf("turn %d: %s", e.Turn, firstLine(e.Prompt, 100))
 	case agent.EventModelRequest:
 		if e.Request == nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/godwit/godwit/agent"
+	"github.com/godwit/godwit/tool"
 )
 
 // jsonSink writes one JSON object per line (docs/json-events.md): every
@@ -88,8 +89,9 @@ type plainSink struct {
 	out        io.Writer
 	log        io.Writer
 	answerOnly bool
-	midLine    bool // out has text without a trailing newline
-	text       bool // some answer text was written
+	shown      map[string]progressMark // per call: what its last progress line said
+	midLine    bool                    // out has text without a trailing newline
+	text       bool                    // some answer text was written
 	// answerOnly: the text of the response streaming now, and of the last
 	// response without tool calls (the answer, unless the turn goes on).
 	pending, held string
@@ -118,6 +120,11 @@ func (s *plainSink) Emit(e agent.Event) {
 		s.text = true
 	case agent.EventModelResponse:
 		s.endLine()
+	case agent.EventToolProgress:
+		if s.progressed(e) {
+			s.endLine()
+			fmt.Fprintf(s.log, "  … %s %s\n", e.Tool.Name, progressLine(e.Progress))
+		}
 	case agent.EventToolStarted:
 		s.endLine()
 		fmt.Fprintf(s.log, "→ %s\n", toolLine(e.Tool))
@@ -163,7 +170,7 @@ func (s *plainSink) Emit(e agent.Event) {
 	case agent.EventSuperseded:
 		s.endLine()
 		fmt.Fprintln(s.log, supersededLine(e.Superseded))
-	case agent.EventLedgerOver:
+	case agent.EventLedgerOver, agent.EventNotice:
 		s.endLine()
 		fmt.Fprintf(s.log, "godwit: %s\n", e.Text)
 	case agent.EventMCPStatus:
@@ -259,4 +266,47 @@ func firstLine(s string, n int) string {
 		s = s[:n] + "…"
 	}
 	return s
+}
+
+// progressMark is the last progress line of a call.
+type progressMark struct {
+	tenth int
+	msg   string
+}
+
+// progressed reports whether a progress event says something new enough
+// to print: a new message, or another tenth of the total done. A server
+// may send hundreds; stderr gets a line per step worth reading.
+func (s *plainSink) progressed(e agent.Event) bool {
+	if e.Tool == nil || e.Progress == nil {
+		return false
+	}
+	p := e.Progress
+	mark := progressMark{tenth: -1, msg: p.Message}
+	if p.Total > 0 {
+		mark.tenth = int(10 * p.Progress / p.Total)
+	}
+	if s.shown == nil {
+		s.shown = map[string]progressMark{}
+	}
+	last, ok := s.shown[e.Tool.CallID]
+	if ok && last == mark && (p.Total > 0 || p.Message != "") {
+		return false
+	}
+	s.shown[e.Tool.CallID] = mark
+	return true
+}
+
+func progressLine(p *tool.Progress) string {
+	var out string
+	switch {
+	case p.Total > 0:
+		out = fmt.Sprintf("%.0f/%.0f", p.Progress, p.Total)
+	default:
+		out = fmt.Sprintf("%g", p.Progress)
+	}
+	if p.Message != "" {
+		out += " " + p.Message
+	}
+	return out
 }

@@ -44,6 +44,9 @@ var SilentError = errors.New("silent")
 //	godwit acp      serve editors over the Agent Client Protocol on stdio
 //	godwit undo     revert a session's file changes, turn by turn
 //	godwit eval     run eval suites, compare result sets, merge shards
+//	godwit send     send a message to a session (--wait for its answer)
+//	godwit mail     list messages between sessions and their receipts
+//	godwit serve    keep a session open, answering its mail
 //	godwit version  print the version
 func NewRootCmd(f *Factory) *cobra.Command {
 	root := &cobra.Command{
@@ -67,6 +70,9 @@ func NewRootCmd(f *Factory) *cobra.Command {
 		NewCmdACP(f, nil),
 		NewCmdUndo(f),
 		NewCmdEval(f),
+		NewCmdSend(f),
+		NewCmdMail(f),
+		NewCmdServe(f),
 		NewCmdVersion(f),
 	)
 	setupRoot(root, f)

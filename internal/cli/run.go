@@ -15,6 +15,7 @@ import (
 	"github.com/godwit/godwit/internal/config"
 	"github.com/godwit/godwit/internal/wiring"
 	"github.com/godwit/godwit/llm"
+	"github.com/godwit/godwit/mail"
 	"github.com/godwit/godwit/policy"
 )
 
@@ -236,6 +237,7 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 	env, err := wiring.Build(ctx, wiring.Options{
 		Home:      opts.Home,
 		Workspace: opts.Workdir,
+		UserHome:  userHome(opts.Getenv),
 		Model:     model,
 		Provider:  opts.Provider,
 		Mode:      policy.ModeFromFlags(opts.AllowWrite, opts.Yes),
@@ -252,6 +254,9 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 		return err
 	}
 	defer env.Close()
+	for _, n := range env.Notices {
+		sink.Emit(agent.Event{Type: agent.EventNotice, Text: n, Time: time.Now()})
+	}
 	if opts.SessionID != "" {
 		sess, err := resolveSession(ctx, env.Store, opts.SessionID, env.Workspace)
 		if err != nil {
@@ -259,10 +264,24 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 		}
 		opts.SessionID = sess.ID
 	}
-	_, err = env.Runtime.Run(ctx, agent.RunInput{
+	in := agent.RunInput{
 		SessionID: opts.SessionID, Prompt: opts.Prompt, Reset: opts.Reset,
 		Verify: opts.Verify, VerifyRounds: opts.VerifyRounds, VerifyTimeout: opts.VerifyTimeout,
-	})
+	}
+	var box *mail.Box
+	if opts.SessionID != "" {
+		// A resumed session's waiting mail is answered with the prompt.
+		if box, in.Mail, err = openRunMail(ctx, env.Store, opts.SessionID); err != nil {
+			return err
+		}
+		if box != nil {
+			defer box.Close()
+		}
+	}
+	res, err := env.Runtime.Run(ctx, in)
+	if box != nil && res.Turn == 0 {
+		box.Release(ctx, in.Mail, err)
+	}
 	if errors.Is(err, agent.ErrCancelled) {
 		return fmt.Errorf("cancelled; the turn is recorded as cancelled")
 	}

@@ -134,7 +134,7 @@ func runSessions(ctx context.Context, opts *SessionsOptions) error {
 }
 
 func writeSessions(w io.Writer, list []store.SessionSummary, home string) {
-	fmt.Fprintf(w, "%-18s %-16s %5s %9s %9s  %-24s  %s\n", "ID", "LAST ACTIVITY", "TURNS", "TOKENS", "COST", "WORKSPACE", "TITLE")
+	fmt.Fprintf(w, "%-18s %-16s %5s %9s %9s %4s %-8s  %-24s  %s\n", "ID", "LAST ACTIVITY", "TURNS", "TOKENS", "COST", "MAIL", "RESIDENT", "WORKSPACE", "TITLE")
 	for _, s := range list {
 		tokens := s.Usage.InputTokens + s.Usage.OutputTokens
 		title := strings.TrimSpace(firstLine(s.Title, 60))
@@ -142,8 +142,9 @@ func writeSessions(w io.Writer, list []store.SessionSummary, home string) {
 			// A sub-agent's session: its cost is its parent's too.
 			title = "(sub-agent of " + s.ParentID + ") " + title
 		}
-		fmt.Fprintf(w, "%-18s %-16s %5d %9d %9s  %-24s  %s\n", s.ID, s.LastActivity.Local().Format("2006-01-02 15:04"), s.Turns, tokens,
-			fmt.Sprintf("$%.4f", s.Cost), shortPath(s.Workspace, home, 24), title)
+		queued, resident := mailColumns(s)
+		fmt.Fprintf(w, "%-18s %-16s %5d %9d %9s %4s %-8s  %-24s  %s\n", s.ID, s.LastActivity.Local().Format("2006-01-02 15:04"), s.Turns, tokens,
+			fmt.Sprintf("$%.4f", s.Cost), queued, resident, shortPath(s.Workspace, home, 24), title)
 	}
 }
 

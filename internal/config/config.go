@@ -50,6 +50,16 @@ type Config struct {
 	MCP mcp.Config `yaml:"mcp,omitempty"`
 	// Tools tunes the tool table.
 	Tools ToolsConfig `yaml:"tools,omitempty"`
+	// Mail says whom the send_message tool may message.
+	Mail MailConfig `yaml:"mail,omitempty"`
+}
+
+// MailConfig says whom the send_message tool may message besides the
+// sessions of the sender's own workspace.
+type MailConfig struct {
+	// Allow lists workspaces (absolute paths) or session ids whose
+	// sessions may be messaged too; "*" allows every session.
+	Allow []string `yaml:"allow,omitempty"`
 }
 
 // ToolsConfig tunes the tool table.
@@ -57,7 +67,8 @@ type ToolsConfig struct {
 	// Deferred leaves rarely used tools (MCP tools, subagent,
 	// search_memory) out of the table, listed one line each and called
 	// through tool_call: off (the default), auto (when it saves at least
-	// 1,000 tokens a request) or on.
+	// 1,000 tokens a request) or on. send_message is deferred in every
+	// mode.
 	Deferred string `yaml:"deferred,omitempty"`
 }
 
@@ -92,6 +103,9 @@ type ModelConfig struct {
 	ContextWindow int         `yaml:"context_window,omitempty"`
 	MaxOutput     int         `yaml:"max_output,omitempty"`
 	Price         PriceConfig `yaml:"price,omitempty"`
+	// Reasoning is the effort asked of a reasoning model: low, medium or
+	// high (through OpenRouter, its reasoning: {effort}).
+	Reasoning string `yaml:"reasoning,omitempty"`
 }
 
 // PriceConfig is a model's price per million tokens.
@@ -163,7 +177,7 @@ func (c Config) Catalog() (*catalog.Catalog, error) {
 
 func (m ModelConfig) model() catalog.Model {
 	return catalog.Model{
-		Provider: m.Provider, ID: m.ID, ContextWindow: m.ContextWindow, MaxOutput: m.MaxOutput,
+		Provider: m.Provider, ID: m.ID, ContextWindow: m.ContextWindow, MaxOutput: m.MaxOutput, Reasoning: m.Reasoning,
 		Price: catalog.Price{Input: m.Price.Input, Output: m.Price.Output, CacheRead: m.Price.CacheRead, CacheWrite: m.Price.CacheWrite},
 	}
 }

@@ -83,7 +83,7 @@ func TestParseNamesEachProblemWithItsLine(t *testing.T) {
 		{"mcp server key", "mcp:\n  servers:\n    fs:\n      comand: npx\n",
 			[]string{"config.yaml:4: unknown key mcp.servers.fs.comand: did you mean command?"}},
 		{"no near key lists the valid ones", "verbose: true\n",
-			[]string{"config.yaml:1: unknown key verbose; the keys here are context_window, fallback, max_steps, mcp, memory, model, models, providers, retry, summary_model, tools"}},
+			[]string{"config.yaml:1: unknown key verbose; the keys here are context_window, fallback, mail, max_steps, mcp, memory, model, models, providers, retry, summary_model, tools"}},
 		{"every problem at once", "retyr: {}\nmax_stesp: 3\n",
 			[]string{"config.yaml:1: unknown key retyr: did you mean retry?", "config.yaml:2: unknown key max_stesp: did you mean max_steps?"}},
 		{"wrong type", "max_steps: many\n",

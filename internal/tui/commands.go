@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/godwit/godwit/policy"
 	"github.com/godwit/godwit/snapshot"
 	"github.com/godwit/godwit/tool/plan"
 )
@@ -22,22 +23,44 @@ type Reply struct {
 	Reload bool
 }
 
-// IsCommand reports whether an input line is a command (":help"); "::"
-// sends a message that starts with a colon.
+// Input lines: a command starts with / (as in Claude Code, Codex and
+// crush) or : (godwit's first prefix, kept for those used to it). What
+// is sent to the model as written, and what is not:
+//
+//   - "/help", ":help": commands; an unknown one is never sent (it would be
+//     a paid prompt): the chat names the nearest command instead.
+//   - "//text" and "::text" send "/text" and ":text".
+//   - a first word that is a path ("/etc/hosts explain", "/tmp/x.log: why?")
+//     is a prompt: the first word holds another "/" after the first. This
+//     is how Claude Code tells a pasted path from a command.
+//   - ": text" (a colon, then a space) is a prompt.
+
+// IsCommand reports whether an input line is a command ("/help", ":help").
 func IsCommand(line string) bool {
-	s := strings.TrimSpace(line)
-	return strings.HasPrefix(s, ":") && !strings.HasPrefix(s, "::") && len(s) > 1 && s[1] != ' '
+	s := strings.TrimLeft(line, " \t")
+	switch {
+	case strings.HasPrefix(s, "//"), strings.HasPrefix(s, "::"):
+		return false
+	case strings.HasPrefix(s, "/"):
+		word, _, _ := strings.Cut(strings.TrimSpace(s), " ")
+		word, _, _ = strings.Cut(word, "\n")
+		return !strings.Contains(word[1:], "/")
+	case strings.HasPrefix(s, ":"):
+		return len(s) > 1 && s[1] != ' ' && s[1] != '\n'
+	}
+	return false
 }
 
-// Unescape turns an input line into the prompt to send: "::x" sends ":x".
+// Unescape turns an input line that is not a command into the prompt to
+// send: "//x" sends "/x", "::x" sends ":x".
 func Unescape(line string) string {
-	if s := strings.TrimLeft(line, " \t"); strings.HasPrefix(s, "::") {
+	if s := strings.TrimLeft(line, " \t"); strings.HasPrefix(s, "//") || strings.HasPrefix(s, "::") {
 		return s[1:]
 	}
 	return line
 }
 
-// commands lists the commands with their help, in the order :help shows
+// commands lists the commands with their help, in the order /help shows
 // them. idle says whether the command must wait for the turn to end.
 var commands = []struct {
 	name, args, help string
@@ -48,6 +71,7 @@ var commands = []struct {
 	{"reset", "", "start the next turn in a new segment, with a handoff", false},
 	{"undo", "", "restore the files the last file-changing turn wrote", true},
 	{"model", "NAME", "use provider/model NAME from the next turn on (same session)", true},
+	{"mode", "[MODE]", "approvals from the next call on: read-only, ask or auto (Shift-Tab cycles)", false},
 	{"cost", "", "the session's cost and tokens per model", false},
 	{"sessions", "", "recorded sessions, latest first", false},
 	{"resume", "ID", "continue session ID (id, unique prefix, or last)", true},
@@ -56,15 +80,23 @@ var commands = []struct {
 }
 
 // aliases are the short names people type from habit.
-var aliases = map[string]string{"q": "quit", "exit": "quit", "h": "help", "?": "help"}
+// Peers' names map to godwit's where they mean the same: Claude Code's
+// /compact and /todos, Codex's /approvals.
+var aliases = map[string]string{"q": "quit", "exit": "quit", "h": "help", "?": "help",
+	"compact": "reset", "usage": "cost", "approvals": "mode", "permissions": "mode", "todos": "plan"}
 
-// Exec runs a command line (":cost", ":model x/y").
+// Exec runs a command line ("/cost", ":model x/y").
 func (c *Controller) Exec(ctx context.Context, line string) (Reply, error) {
-	fields := strings.Fields(strings.TrimPrefix(strings.TrimSpace(line), ":"))
-	if len(fields) == 0 {
-		return Reply{}, errors.New("tui: empty command: :help lists them")
+	s := strings.TrimSpace(line)
+	prefix := "/"
+	if strings.HasPrefix(s, ":") {
+		prefix = ":"
 	}
-	name, args := fields[0], fields[1:]
+	fields := strings.Fields(strings.TrimPrefix(s, prefix))
+	if len(fields) == 0 {
+		return Reply{}, errors.New("tui: commands are /name [args]: /help lists them; //text sends a message that starts with /")
+	}
+	name, args := strings.ToLower(fields[0]), fields[1:]
 	if a, ok := aliases[name]; ok {
 		name = a
 	}
@@ -77,15 +109,17 @@ func (c *Controller) Exec(ctx context.Context, line string) (Reply, error) {
 		if cmd.idle && c.Running() {
 			return Reply{}, ErrBusy
 		}
-		if want := len(strings.Fields(cmd.args)); len(args) != want {
-			if want == 0 {
-				return Reply{}, fmt.Errorf("tui: :%s takes no arguments", name)
+		want := strings.Fields(cmd.args)
+		optional := len(want) == 1 && strings.HasPrefix(want[0], "[")
+		if len(args) != len(want) && !(optional && len(args) == 0) {
+			if len(want) == 0 {
+				return Reply{}, fmt.Errorf("tui: %s%s takes no arguments", prefix, name)
 			}
-			return Reply{}, fmt.Errorf("tui: usage: :%s %s", name, cmd.args)
+			return Reply{}, fmt.Errorf("tui: usage: %s%s %s", prefix, name, cmd.args)
 		}
 	}
 	if !known {
-		return Reply{}, fmt.Errorf("tui: unknown command :%s: :help lists them", name)
+		return Reply{}, unknownCommand(prefix, fields[0])
 	}
 	switch name {
 	case "help":
@@ -116,22 +150,116 @@ func (c *Controller) Exec(ctx context.Context, line string) (Reply, error) {
 	case "undo":
 		s, err := c.undo(ctx)
 		return Reply{Text: s}, err
+	case "mode":
+		s, err := c.modeCommand(args)
+		return Reply{Text: s}, err
 	}
-	return Reply{}, fmt.Errorf("tui: :%s is not implemented", name)
+	return Reply{}, fmt.Errorf("tui: /%s is not implemented", name)
+}
+
+// unknownCommand says that name is no command, names the nearest one, and
+// how to send the line to the model after all.
+func unknownCommand(prefix, name string) error {
+	msg := fmt.Sprintf("tui: unknown command %s%s (not sent to the model)", prefix, name)
+	if near := nearestCommand(strings.ToLower(name)); near != "" {
+		msg += fmt.Sprintf(": did you mean %s%s?", prefix, near)
+	}
+	return fmt.Errorf("%s /help lists the commands; %s%s%s sends the line as a message", msg, prefix, prefix, name)
+}
+
+// nearestCommand returns the command (or alias) name closest to name:
+// the only one it starts, else one at most two edits away; "" when none
+// is near enough to be what was meant.
+func nearestCommand(name string) string {
+	var names []string
+	for _, c := range commands {
+		names = append(names, c.name)
+	}
+	for a := range aliases {
+		if len(a) >= 3 { // "q" is one edit from every one-letter typo
+			names = append(names, a)
+		}
+	}
+	sort.Strings(names)
+	var prefixed []string
+	for _, n := range names {
+		if len(name) >= 2 && strings.HasPrefix(n, name) {
+			prefixed = append(prefixed, n)
+		}
+	}
+	if len(prefixed) == 1 {
+		return canonical(prefixed[0])
+	}
+	best, bestD := "", 3 // at most two edits
+	if len(name) <= 4 {
+		bestD = 2 // one: "/xyz" is two edits from many short names
+	}
+	for _, n := range names {
+		d := editDistance(name, n)
+		// On a tie the name of the same length wins: "modle" is "model"
+		// swapped, more likely than "mode" with a letter too many.
+		if d < bestD || d == bestD && best != "" && absDiff(len(n), len(name)) < absDiff(len(best), len(name)) {
+			best, bestD = n, d
+		}
+	}
+	return canonical(best)
+}
+
+func absDiff(a, b int) int {
+	if a > b {
+		return a - b
+	}
+	return b - a
+}
+
+func canonical(name string) string {
+	if a, ok := aliases[name]; ok {
+		return a
+	}
+	return name
+}
+
+// editDistance is the Damerau-Levenshtein distance (adjacent swaps count
+// one: "hlep" is one edit from "help").
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(ra)][len(rb)]
 }
 
 func helpText() string {
 	var rows [][]string
 	for _, c := range commands {
-		rows = append(rows, []string{strings.TrimSpace(":" + c.name + " " + c.args), c.help})
+		rows = append(rows, []string{strings.TrimSpace("/" + c.name + " " + c.args), c.help})
 	}
 	var b strings.Builder
 	b.WriteString(table(rows, "ll"))
 	b.WriteString(`
+Commands start with / or : (/help and :help are the same). An unknown one is not sent.
+//text sends "/text"; a first word that is a path (/etc/hosts explain) is sent as written.
 Enter sends; Alt-Enter or Ctrl-J adds a line; Up/Down recall earlier input (kept across chats).
 PgUp/PgDn or the wheel scroll; Esc goes back to the end.
 Alt-Up/Alt-Down select a tool call or thinking block; Ctrl-O opens or closes it.
-Ctrl-C cancels the running turn; twice when idle leaves. "::text" sends ":text".
+Shift-Tab cycles the mode (read-only, ask, auto). Ctrl-C cancels the running turn; twice when idle leaves.
 Hold Shift to select text with the mouse.`)
 	return b.String()
 }
@@ -428,4 +556,67 @@ func undoText(rep snapshot.Report, ws string) string {
 		b.WriteString("\nthe model is told with your next message")
 	}
 	return b.String()
+}
+
+// parseMode reads the names /mode takes, peers' included (Codex's
+// "read-only", "auto"; "yes" for --yes, "write" for --allow-write).
+func parseMode(name string) (policy.Mode, bool) {
+	switch strings.ToLower(name) {
+	case "read-only", "readonly", "ro", "read":
+		return policy.ReadOnly, true
+	case "ask", "write", "allow-write":
+		return policy.Ask, true
+	case "auto", "yes":
+		return policy.Auto, true
+	}
+	return policy.ReadOnly, false
+}
+
+// modeHelp says what each mode lets through.
+func modeHelp(m policy.Mode) string {
+	switch m {
+	case policy.Ask:
+		return "asks before each write or command unless a rule allows it"
+	case policy.Auto:
+		return "approves writes and commands; deny and ask rules still hold"
+	}
+	return "writes, and commands off the read-only list, are refused; commands run read-only and offline"
+}
+
+// modeCommand shows the mode, or switches it.
+func (c *Controller) modeCommand(args []string) (string, error) {
+	cur, ok := c.Mode()
+	if len(args) == 0 {
+		if !ok {
+			return "", c.SetMode(cur) // says why it is fixed
+		}
+		return fmt.Sprintf("mode: %s: %s\n/mode read-only | ask | auto switches it from the next call on (Shift-Tab cycles)", cur, modeHelp(cur)), nil
+	}
+	m, known := parseMode(args[0])
+	if !known {
+		return "", fmt.Errorf("tui: unknown mode %q: use read-only, ask or auto", args[0])
+	}
+	if err := c.SetMode(m); err != nil {
+		return "", err
+	}
+	return c.modeText(cur, m), nil
+}
+
+// modeText reports a switch.
+func (c *Controller) modeText(from, to policy.Mode) string {
+	if from == to {
+		return fmt.Sprintf("mode: %s already: %s", to, modeHelp(to))
+	}
+	return fmt.Sprintf("mode: %s → %s, from the next call on: %s", from, to, modeHelp(to))
+}
+
+// CycleMode moves to the next mode (read-only → ask → auto → read-only)
+// and says so.
+func (c *Controller) CycleMode() (string, error) {
+	cur, _ := c.Mode()
+	next := (cur + 1) % (policy.Auto + 1)
+	if err := c.SetMode(next); err != nil {
+		return "", err
+	}
+	return c.modeText(cur, next), nil
 }

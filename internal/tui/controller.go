@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/godwit/godwit/agent"
 	"github.com/godwit/godwit/llm"
+	"github.com/godwit/godwit/policy"
 	"github.com/godwit/godwit/store"
 	"github.com/godwit/godwit/tool/plan"
 )
@@ -38,6 +41,9 @@ type Engine struct {
 	SetPlan func([]plan.Step) error
 	// Close releases the engine; nil when there is nothing to release.
 	Close func() error
+	// Notices are what the user must hear once (wiring.Env.Notices);
+	// the chat shows the first engine's under its banner.
+	Notices []string
 }
 
 // Builder builds the engine for a model ("provider/model"; "" for the
@@ -56,7 +62,32 @@ type Options struct {
 	Session string
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Mode is the session's approval mode, which /mode and Shift-Tab
+	// switch; the builder hands Mode.Get to the engine (wiring's
+	// LiveMode), so a switch holds from the next call on. nil: the mode
+	// is fixed (shown as unknown, and /mode says it cannot switch).
+	Mode *ModeSwitch
+	// Mail, when set, hands the chat its session's mail (tui/mail.go).
+	Mail MailSource
 }
+
+// ModeSwitch is the approval mode of a chat: the user switches it, the
+// engine reads it at every approval and whenever a command starts. It is
+// safe for concurrent use.
+type ModeSwitch struct{ v atomic.Int32 }
+
+// NewModeSwitch returns a switch set to m.
+func NewModeSwitch(m policy.Mode) *ModeSwitch {
+	s := &ModeSwitch{}
+	s.Set(m)
+	return s
+}
+
+// Get returns the mode in force.
+func (s *ModeSwitch) Get() policy.Mode { return policy.Mode(s.v.Load()) }
+
+// Set switches the mode.
+func (s *ModeSwitch) Set(m policy.Mode) { s.v.Store(int32(m)) }
 
 // Controller is the chat's state outside the screen. It is safe for
 // concurrent use: the UI calls it from its goroutine, turns run in
@@ -64,7 +95,11 @@ type Options struct {
 type Controller struct {
 	build Builder
 	now   func() time.Time
+	mode  *ModeSwitch
+	mail  MailSource
 	turns sync.WaitGroup // running turns; Close waits for them
+
+	notices []string // the first engine's, shown once
 
 	mu        sync.Mutex
 	eng       *Engine
@@ -91,7 +126,7 @@ func NewController(ctx context.Context, opts Options) (*Controller, error) {
 	if opts.Build == nil {
 		return nil, errors.New("tui: Options.Build is required")
 	}
-	c := &Controller{build: opts.Build, now: opts.Now}
+	c := &Controller{build: opts.Build, now: opts.Now, mode: opts.Mode, mail: opts.Mail}
 	if c.now == nil {
 		c.now = time.Now
 	}
@@ -99,7 +134,7 @@ func NewController(ctx context.Context, opts Options) (*Controller, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.eng = eng
+	c.eng, c.notices = eng, eng.Notices
 	if opts.Session != "" {
 		sess, err := ResolveSession(ctx, eng.Store, opts.Session, eng.Workspace)
 		if err == nil {
@@ -139,6 +174,42 @@ func (c *Controller) SessionID() string {
 	return c.sessionID
 }
 
+// Banner is the line a chat opens with: godwit's version, the model, the
+// workspace, the approval mode and the session, as Claude Code and Codex
+// open with theirs.
+func (c *Controller) Banner(version string) string {
+	st := c.Status()
+	if version == "" {
+		version = "dev"
+	}
+	parts := []string{"godwit " + version, st.Model}
+	if ws := c.Workspace(); ws != "" {
+		parts = append(parts, homeRel(ws))
+	}
+	if st.Mode != "" {
+		parts = append(parts, "mode "+st.Mode)
+	}
+	if st.SessionID != "" {
+		parts = append(parts, "session "+st.SessionID)
+	} else {
+		parts = append(parts, "new session")
+	}
+	return strings.Join(parts, " · ")
+}
+
+// Notices returns what the user must hear once, from the first engine.
+func (c *Controller) Notices() []string { return c.notices }
+
+// Workspace returns the folder the engine works in ("" when unknown).
+func (c *Controller) Workspace() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.eng == nil {
+		return ""
+	}
+	return c.eng.Workspace
+}
+
 // Running reports whether a turn is running.
 func (c *Controller) Running() bool {
 	c.mu.Lock()
@@ -147,8 +218,15 @@ func (c *Controller) Running() bool {
 }
 
 // Run takes one prompt through a turn of the current session (starting
-// one at the first prompt). Cancel ctx to cancel the turn.
+// one at the first prompt), with the session's waiting mail. Cancel ctx
+// to cancel the turn.
 func (c *Controller) Run(ctx context.Context, prompt string) (agent.Result, error) {
+	return c.run(ctx, prompt)
+}
+
+// run runs a turn of prompt and the waiting mail; with no prompt and no
+// mail it runs none.
+func (c *Controller) run(ctx context.Context, prompt string) (agent.Result, error) {
 	c.mu.Lock()
 	if c.running {
 		c.mu.Unlock()
@@ -166,7 +244,16 @@ func (c *Controller) Run(ctx context.Context, prompt string) (agent.Result, erro
 	c.mu.Unlock()
 	defer c.turns.Done()
 
-	res, err := eng.Runtime.Run(ctx, in)
+	var (
+		res agent.Result
+		err error
+	)
+	if in.Mail, err = c.claimMail(ctx, in.SessionID); err == nil && (in.Prompt != "" || len(in.Mail) > 0) {
+		res, err = eng.Runtime.Run(ctx, in)
+		if res.Turn == 0 && len(in.Mail) > 0 {
+			c.mail.Release(ctx, in.SessionID, in.Mail, err)
+		}
+	}
 
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -224,6 +311,9 @@ type Status struct {
 	Usage        llm.Usage
 	Cost         float64
 	ResetPending bool
+	// Mode is the approval mode ("read-only", "ask", "auto"); "" when the
+	// chat cannot switch it.
+	Mode string
 }
 
 // CacheHit is the share of input tokens read from the provider's cache,
@@ -246,7 +336,28 @@ func (c *Controller) Status() Status {
 	if r := c.stats.lastReq; r != nil {
 		s.ContextTokens, s.Estimated = r.Tokens, r.Estimated
 	}
+	if c.mode != nil {
+		s.Mode = c.mode.Get().String()
+	}
 	return s
+}
+
+// Mode returns the approval mode in force, and false when the chat
+// cannot switch it.
+func (c *Controller) Mode() (policy.Mode, bool) {
+	if c.mode == nil {
+		return policy.ReadOnly, false
+	}
+	return c.mode.Get(), true
+}
+
+// SetMode switches the approval mode from the next call on.
+func (c *Controller) SetMode(m policy.Mode) error {
+	if c.mode == nil {
+		return errors.New("tui: this chat's mode is fixed: start it with --allow-write (ask) or --yes (auto)")
+	}
+	c.mode.Set(m)
+	return nil
 }
 
 // engine returns the current engine under the lock.

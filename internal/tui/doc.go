@@ -1,12 +1,16 @@
 // Package tui is godwit's chat: a terminal UI (bubbletea v2, lipgloss v2)
 // over the agent's event stream, and the chat commands
-// (:help, :context, :reset, :undo, :model, :cost, :sessions, :resume,
-// :plan, :quit) that the line-oriented chat shares.
+// (/help, /context, /reset, /undo, /model, /mode, /cost, /sessions,
+// /resume, /plan, /quit; ":" works as "/" does) that the line-oriented
+// chat shares. An unknown command is never sent to the model; "//x"
+// sends "/x", and a line whose first word is a path is a prompt.
 //
 // # Pieces
 //
 // A Controller holds what outlives the screen: the engine, the session id,
-// a pending :reset, and the figures the status line shows (from the
+// a pending /reset, the approval mode (a ModeSwitch the engine reads at
+// every call, so /mode and Shift-Tab hold from the next call), and the
+// figures the status line shows (from the
 // model.request and model.response events it observes). Commands run on
 // it and return text, so the terminal UI and the plain line mode (used
 // when stdout is not a terminal) behave alike.

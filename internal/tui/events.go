@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/godwit/godwit/agent"
+	"github.com/godwit/godwit/policy"
 )
 
 // feed turns agent events into transcript items.
@@ -55,6 +56,12 @@ func (f *feed) apply(e agent.Event, live bool) {
 		f.text.touch()
 	case agent.EventModelResponse:
 		r := e.Response
+		if !live && r != nil && r.Purpose == "" && r.Thinking != "" {
+			// Folded, as the live chat showed it while it streamed.
+			fi := &foldItem{label: "thinking", done: true}
+			fi.text.WriteString(r.Thinking)
+			f.t.add(fi)
+		}
 		if !live && r != nil && r.Text != "" {
 			if r.Purpose != "" { // a handoff or a summary, not an answer
 				fi := &foldItem{label: r.Purpose, done: true}
@@ -64,7 +71,8 @@ func (f *feed) apply(e agent.Event, live bool) {
 				f.t.add(&assistantItem{text: []byte(r.Text), done: true})
 			}
 		}
-		if r != nil && r.Error != "" && live {
+		// A cancelled call is no failure: the turn's end line says it.
+		if r != nil && r.Error != "" && !strings.Contains(r.Error, agent.ErrCancelled.Error()) {
 			f.t.add(&noticeItem{text: "✗ the model call failed: " + r.Error, style: th.Error})
 		}
 		f.close()
@@ -88,6 +96,9 @@ func (f *feed) apply(e agent.Event, live bool) {
 		}
 	case agent.EventApproval:
 		if a := e.Approval; a != nil {
+			if !live {
+				f.answered(a)
+			}
 			en := f.tool(a.CallID, a.Tool)
 			ti := en.it.(*toolItem)
 			if ti.summary == "" {
@@ -101,10 +112,20 @@ func (f *feed) apply(e agent.Event, live bool) {
 			en.it.(*toolItem).started(e.Tool)
 			en.touch()
 		}
+	case agent.EventToolProgress:
+		if e.Tool != nil && e.Progress != nil {
+			en := f.tool(e.Tool.CallID, e.Tool.Name)
+			en.it.(*toolItem).setProgress(e.Progress.Progress, e.Progress.Total, e.Progress.Message)
+			en.touch()
+		}
 	case agent.EventToolFinished:
 		if e.Tool != nil {
 			en := f.tool(e.Tool.CallID, e.Tool.Name)
-			en.it.(*toolItem).finished(e.Tool)
+			ti := en.it.(*toolItem)
+			ti.finished(e.Tool)
+			if ti.isPlan && len(f.t.entries) > 1 {
+				en.gap = true // a card, not a line in a run of calls
+			}
 			en.touch()
 		}
 	case agent.EventSegmentReset:
@@ -122,6 +143,8 @@ func (f *feed) apply(e agent.Event, live bool) {
 		}
 	case agent.EventLedgerOver:
 		f.t.add(&noticeItem{text: "⚠ " + e.Text, style: th.Accent})
+	case agent.EventNotice:
+		f.t.add(&noticeItem{text: "⚠ " + e.Text, style: th.Warn})
 	case agent.EventCompacted:
 		if c := e.Compacted; c != nil {
 			pages := ""
@@ -146,6 +169,8 @@ func (f *feed) apply(e agent.Event, live bool) {
 		if n := e.Nudge; n != nil {
 			f.t.add(&noticeItem{text: fmt.Sprintf("↩ check %s: %s", n.Check, oneLine(n.Message, 200)), style: th.Warn})
 		}
+	case agent.EventMailDelivered, agent.EventMailAnswered, agent.EventMailFailed:
+		f.mailEvent(e)
 	case agent.EventError:
 		f.turnErr = e.Text
 	case agent.EventTurnFinished:
@@ -168,6 +193,33 @@ func (f *feed) apply(e agent.Event, live bool) {
 		f.t.add(ti)
 		f.turnErr, f.turnStart = "", time.Time{}
 	}
+}
+
+// Reasons the policy gives for the user's answers (policy.Policy.ask):
+// a replayed approval shows the line the live question left.
+const (
+	reasonRefused = "the user said no"
+	reasonAlways  = "approved by the user for the session: "
+)
+
+// answered redraws the line an answered question left in the live chat:
+// only questions the user answered are shown, as live; what a rule
+// decided shows on the tool's own line.
+func (f *feed) answered(a *agent.ApprovalInfo) {
+	it := &approvalItem{q: policy.Question{Tool: a.Tool, Summary: a.Summary}, answered: true}
+	switch {
+	case a.Allow && a.Manual && strings.HasPrefix(a.Reason, reasonAlways):
+		it.answer = policy.Always
+		it.q.Always = strings.Split(strings.TrimPrefix(a.Reason, reasonAlways), "; ")
+	case a.Allow && a.Manual:
+		it.answer = policy.Yes
+	case !a.Allow && strings.HasPrefix(a.Reason, reasonRefused):
+		it.answer = policy.No
+	default:
+		return
+	}
+	f.close()
+	f.t.add(it)
 }
 
 // foldDelta appends to the open folded item of that label.

@@ -54,6 +54,7 @@ type harness struct {
 	ws    string
 	home  string
 	prov  *fake.Provider
+	mode  *ModeSwitch
 	quit  bool
 }
 
@@ -62,20 +63,20 @@ type harness struct {
 func newHarness(t *testing.T, steps ...fake.Step) *harness {
 	t.Helper()
 	h := &harness{t: t, b: NewBridge(), clock: newClock(), msgs: make(chan tea.Msg, 64),
-		ws: t.TempDir(), home: t.TempDir(), prov: fake.New(steps...)}
+		ws: t.TempDir(), home: t.TempDir(), prov: fake.New(steps...), mode: NewModeSwitch(policy.Ask)}
 	build := func(ctx context.Context, model string) (*Engine, error) {
 		if model == "" {
 			model = "fake/m"
 		}
 		env, err := wiring.Build(ctx, wiring.Options{Home: h.home, Workspace: h.ws, Model: model, Provider: h.prov,
-			Mode: policy.Ask, Prompter: h.b, Sink: h.b, ContextWindow: 128_000})
+			LiveMode: h.mode.Get, Prompter: h.b, Sink: h.b, ContextWindow: 128_000})
 		if err != nil {
 			return nil, err
 		}
 		return &Engine{Runtime: env.Runtime, Store: env.Store, Model: env.Model, Workspace: env.Workspace, ContextWindow: 128_000,
 			Plan: env.Plan.Steps, SetPlan: env.Plan.Set, Close: env.Close}, nil
 	}
-	ctl, err := NewController(context.Background(), Options{Build: build, Now: h.clock.Now})
+	ctl, err := NewController(context.Background(), Options{Build: build, Now: h.clock.Now, Mode: h.mode})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,6 +175,7 @@ var keys = map[string]tea.KeyPressMsg{
 	"ctrl+c":    {Code: 'c', Mod: tea.ModCtrl},
 	"ctrl+d":    {Code: 'd', Mod: tea.ModCtrl},
 	"ctrl+o":    {Code: 'o', Mod: tea.ModCtrl},
+	"shift+tab": {Code: tea.KeyTab, Mod: tea.ModShift},
 	"alt+enter": {Code: tea.KeyEnter, Mod: tea.ModAlt},
 }
 

@@ -12,6 +12,10 @@ import (
 // doubleCtrlC is how soon a second Ctrl-C must follow the first to leave.
 const doubleCtrlC = 2 * time.Second
 
+// cancellingHint shows while a cancelled turn winds down; turnDone
+// clears it.
+const cancellingHint = "cancelling the turn…"
+
 func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	s := k.String()
 	prevHint := m.hint
@@ -19,6 +23,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 
 	if s == "ctrl+c" {
 		return m.ctrlC(prevHint)
+	}
+	if prevHint == cancellingHint && m.running {
+		m.hint = prevHint // until the turn has ended
 	}
 	m.lastCtrlC = time.Time{}
 
@@ -43,6 +50,18 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case "ctrl+o":
 		return m.toggle()
+	case "shift+tab":
+		// As in Claude Code: Shift-Tab cycles the mode, even while a
+		// question waits (the answer still comes from y, n or a).
+		text, err := m.ctl.CycleMode()
+		if err != nil {
+			m.hint = strings.TrimPrefix(err.Error(), "tui: ")
+			return nil
+		}
+		m.feed.close()
+		m.t.add(&noticeItem{text: text, style: m.rc.th.Accent})
+		m.t.toEnd()
+		return nil
 	}
 
 	if len(m.questions) > 0 {
@@ -93,7 +112,7 @@ func (m *Model) ctrlC(prevHint string) tea.Cmd {
 			m.cancelling = true
 			m.cancel()
 		}
-		m.hint = "cancelling the turn…"
+		m.hint = cancellingHint
 		return nil
 	}
 	if !m.lastCtrlC.IsZero() && now.Sub(m.lastCtrlC) <= doubleCtrlC {
@@ -121,11 +140,8 @@ func (m *Model) browse(dir int) bool {
 	} else {
 		m.input.SetValue(m.history[i])
 	}
-	if dir < 0 {
-		m.input.MoveToBegin()
-	} else {
-		m.input.MoveToEnd()
-	}
+	// As in a shell: the cursor ends up at the end of the recalled line.
+	m.input.MoveToEnd()
 	return true
 }
 

@@ -2,6 +2,8 @@ package tui
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -51,6 +53,12 @@ type Model struct {
 	lastCtrlC time.Time
 	hint      string // shown under the status line until the next key
 	quitting  bool
+
+	version    string
+	bannerItem *noticeItem // the transcript's first item
+	heading    int         // items at the transcript's top: the banner and the notices
+	// mailWaiting: mail arrived while the chat was busy (tui/mail.go).
+	mailWaiting bool
 }
 
 // ModelOptions configure a Model.
@@ -64,6 +72,8 @@ type ModelOptions struct {
 	// History holds the inputs of earlier chats and keeps this one's;
 	// nil keeps them for this run only.
 	History *History
+	// Version is godwit's, shown in the banner.
+	Version string
 }
 
 // NewModel returns the chat model over a controller. ctx is the parent
@@ -82,16 +92,20 @@ func NewModel(ctx context.Context, ctl *Controller, opts ModelOptions) *Model {
 		byQuestion: map[int]*entry{},
 		width:      max(opts.Width, 20), height: max(opts.Height, 6),
 		saved: opts.History, history: opts.History.Lines(),
+		version: opts.Version,
 	}
 	m.histIdx = len(m.history)
+	m.bannerItem = m.banner()
+	m.t.add(m.bannerItem)
 	m.input.SetWidth(m.width)
+	m.addNotices()
 	return m
 }
 
 func newInput() textarea.Model {
 	ta := textarea.New()
 	ta.Prompt = "› "
-	ta.Placeholder = "Ask godwit; :help lists the commands"
+	ta.Placeholder = "Ask godwit; /help lists the commands"
 	ta.ShowLineNumbers = false
 	ta.DynamicHeight = true
 	ta.MinHeight = 1
@@ -152,10 +166,15 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.input.SetWidth(m.width)
 		return m, nil
 	case eventsMsg:
+		var cmds []tea.Cmd
 		for _, x := range msg {
+			if a, ok := x.(mailArrivedMsg); ok {
+				cmds = append(cmds, m.mailArrived(a))
+				continue
+			}
 			m.handleBridge(x)
 		}
-		return m, nil
+		return m, tea.Batch(cmds...)
 	case turnDoneMsg:
 		return m, m.turnDone(msg)
 	case commandDoneMsg:
@@ -292,6 +311,9 @@ func (m *Model) turnDone(msg turnDoneMsg) tea.Cmd {
 		m.cancel()
 	}
 	m.running, m.cancel, m.cancelling = false, nil, false
+	if m.hint == cancellingHint {
+		m.hint = "" // the turn has ended: its line in the transcript says so
+	}
 	// A turn that started reports its end in the transcript (turn.finished);
 	// one that never started did not, so say why here.
 	if msg.err != nil && msg.res.Turn == 0 {
@@ -300,6 +322,9 @@ func (m *Model) turnDone(msg turnDoneMsg) tea.Cmd {
 	}
 	if m.quitting {
 		return tea.Quit
+	}
+	if m.mailWaiting && !m.busy() {
+		return m.startMailTurn()
 	}
 	return nil
 }
@@ -318,6 +343,8 @@ func (m *Model) commandDone(msg commandDoneMsg) tea.Cmd {
 		return m.quit()
 	case msg.reply.Reload:
 		return m.loadHistory()
+	case m.mailWaiting && !m.busy():
+		return m.startMailTurn()
 	}
 	return nil
 }
@@ -346,9 +373,12 @@ func (m *Model) showHistory(msg historyMsg) {
 		m.t.add(&noticeItem{text: "✗ the session's history could not be read: " + msg.err.Error(), style: m.rc.th.Error})
 		return
 	}
-	old := m.t.entries
+	old, oldHeading := m.t.entries, m.heading
 	m.t = newTranscript(m.rc)
 	m.feed = newFeed(m.t)
+	m.bannerItem = m.banner()
+	m.t.add(m.bannerItem)
+	m.addNotices()
 	m.questions, m.byQuestion = nil, map[int]*entry{}
 	for _, e := range msg.events {
 		m.feed.apply(e, false)
@@ -358,12 +388,41 @@ func (m *Model) showHistory(msg historyMsg) {
 	}
 	m.feed.close()
 	// Keep what was said before the resume (the :resume reply) at the end.
-	if n := len(old); n > 0 {
+	if n := len(old); n > oldHeading {
 		if last, ok := old[n-1].it.(*noticeItem); ok {
 			m.t.add(last)
 		}
 	}
 	m.t.toEnd()
+}
+
+// banner is the transcript's first item (Controller.Banner).
+func (m *Model) banner() *noticeItem {
+	return &noticeItem{text: m.ctl.Banner(m.version) + "\n/help lists the commands · Shift-Tab switches the mode · Ctrl-C twice leaves", style: m.rc.th.Dim}
+}
+
+// addNotices shows what the user must hear once (a repository's MCP
+// servers not started) under the banner.
+func (m *Model) addNotices() {
+	for _, n := range m.ctl.Notices() {
+		m.t.add(&noticeItem{text: "⚠ " + n, style: m.rc.th.Warn})
+	}
+	m.heading = len(m.t.entries)
+}
+
+// homeRel writes a path under the home folder as ~/..., as shells do.
+func homeRel(p string) string {
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" || home == "/" {
+		return p
+	}
+	if rel, err := filepath.Rel(home, p); err == nil && filepath.IsLocal(rel) {
+		return filepath.Join("~", rel)
+	}
+	if p == home {
+		return "~"
+	}
+	return p
 }
 
 func tick() tea.Cmd {

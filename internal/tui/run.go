@@ -16,6 +16,8 @@ type RunOptions struct {
 	Theme *Theme
 	// History is the input history kept across chats (LoadHistory).
 	History *History
+	// Version is godwit's, for the banner.
+	Version string
 }
 
 // Run shows the chat until the user leaves or ctx ends. A running turn is
@@ -26,7 +28,7 @@ func Run(ctx context.Context, ctl *Controller, b *Bridge, opts RunOptions) error
 	if opts.Theme != nil {
 		th = *opts.Theme
 	}
-	m := NewModel(ctx, ctl, ModelOptions{Theme: th, History: opts.History})
+	m := NewModel(ctx, ctl, ModelOptions{Theme: th, History: opts.History, Version: opts.Version})
 	popts := []tea.ProgramOption{tea.WithContext(ctx)}
 	if opts.In != nil {
 		popts = append(popts, tea.WithInput(opts.In))

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/godwit/godwit/agent"
+	"github.com/godwit/godwit/tool/plan"
 )
 
 type toolState int
@@ -51,6 +52,18 @@ type toolItem struct {
 	// The header is drawn every frame the item is on screen: keep it.
 	head      string
 	headWidth int // 0: stale
+
+	// progress is what a running call last said of how far it has come
+	// (an MCP server's progress notifications); total 0 is unknown.
+	progress, progressTotal float64
+	progressMsg             string
+	hasProgress             bool
+
+	// steps is what a successful plan call set: the item is then drawn
+	// as a checklist card, not as a call with JSON arguments.
+	steps   []plan.Step
+	isPlan  bool
+	cleared bool // the call emptied the plan
 }
 
 // cutMark finds how the agent ends a cut text ("… [12345 bytes]") and
@@ -70,9 +83,11 @@ func cutMark(s string) (at, total int) {
 	return i, n
 }
 
-func (t *toolItem) compact() bool    { return true }
-func (t *toolItem) expandable() bool { return t.output != "" || t.diff != "" || len(t.changed) > 0 }
-func (t *toolItem) toggle()          { t.expanded = !t.expanded; t.headWidth = 0 }
+func (t *toolItem) compact() bool { return !t.isPlan }
+func (t *toolItem) expandable() bool {
+	return !t.isPlan && (t.output != "" || t.diff != "" || len(t.changed) > 0)
+}
+func (t *toolItem) toggle() { t.expanded = !t.expanded; t.headWidth = 0 }
 
 // needsFull reports whether opening the item should load the whole
 // output from the store.
@@ -102,7 +117,94 @@ func (t *toolItem) finished(info *agent.ToolInfo) {
 	default:
 		t.state = toolDone
 	}
+	if t.name == plan.Name && t.state == toolDone {
+		t.steps, t.cleared = parsePlan(t.output)
+		t.isPlan = len(t.steps) > 0 || t.cleared
+	}
 	t.recount()
+}
+
+// setProgress records a running call's progress.
+func (t *toolItem) setProgress(progress, total float64, msg string) {
+	t.progress, t.progressTotal, t.progressMsg, t.hasProgress = progress, total, msg, true
+	t.headWidth = 0
+}
+
+// progressText is "3/5 copying", "40% copying" or "3 copying".
+func progressText(progress, total float64, msg string) string {
+	var s string
+	switch {
+	case total > 0 && total == float64(int64(total)) && progress == float64(int64(progress)):
+		s = fmt.Sprintf("%d/%d", int64(progress), int64(total))
+	case total > 0:
+		s = fmt.Sprintf("%.0f%%", 100*progress/total)
+	default:
+		s = strconv.FormatFloat(progress, 'f', -1, 64)
+	}
+	if msg != "" {
+		s += " " + msg
+	}
+	return s
+}
+
+// parsePlan reads the plan tool's result (plan.Render: "[x] done",
+// "[>] in progress", "[ ] pending" a line). A line of another shape
+// (an older result) gives no steps, and the call is drawn as any other.
+func parsePlan(out string) (steps []plan.Step, cleared bool) {
+	out = strings.TrimSpace(out)
+	if out == "plan cleared" {
+		return nil, true
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if len(l) < 4 || l[0] != '[' || l[2] != ']' || l[3] != ' ' {
+			return nil, false
+		}
+		st := plan.Step{Text: l[4:], Status: plan.Pending}
+		switch l[1] {
+		case 'x':
+			st.Status = plan.Done
+		case '>':
+			st.Status = plan.InProgress
+		case ' ':
+		default:
+			return nil, false
+		}
+		steps = append(steps, st)
+	}
+	return steps, false
+}
+
+// planCard draws a plan call as a checklist, the way Claude Code shows
+// its to-do list: a head line with the count done, then a line a step.
+func (t *toolItem) planCard(rc *renderCtx, width int) []string {
+	if t.cleared {
+		return []string{"  " + rc.th.Dim.Render(ansi.Truncate("☰ plan cleared", width-2, "…"))}
+	}
+	done := 0
+	for _, s := range t.steps {
+		if s.Status == plan.Done {
+			done++
+		}
+	}
+	head := fmt.Sprintf("☰ plan · %d of %d done", done, len(t.steps))
+	lines := []string{"  " + rc.th.Accent.Render(ansi.Truncate(head, width-2, "…"))}
+	for _, s := range t.steps {
+		box, style := "☐", rc.th.Dim
+		switch s.Status {
+		case plan.Done:
+			box, style = "☒", rc.th.Faint
+		case plan.InProgress:
+			box, style = "◐", rc.th.Accent
+		}
+		for i, l := range wrap(s.Text, width-8) {
+			p := "    " + box + " "
+			if i > 0 {
+				p = "      "
+			}
+			lines = append(lines, p+style.Render(l))
+		}
+	}
+	return lines
 }
 
 func (t *toolItem) recount() {
@@ -168,6 +270,9 @@ func (t *toolItem) drawHeader(rc *renderCtx, width int) string {
 	meta := []string{}
 	if t.state == toolRunning {
 		meta = append(meta, "running")
+		if t.hasProgress {
+			meta = append(meta, progressText(t.progress, t.progressTotal, t.progressMsg))
+		}
 	}
 	if t.code != "" && t.state != toolDone {
 		meta = append(meta, t.code)
@@ -231,6 +336,15 @@ func (t *toolItem) buildBody() {
 }
 
 func (t *toolItem) height(width int) int {
+	if t.isPlan {
+		n := 1
+		if !t.cleared {
+			for _, st := range t.steps {
+				n += len(wrap(st.Text, width-8))
+			}
+		}
+		return n
+	}
 	if !t.expanded {
 		return 1
 	}
@@ -239,6 +353,9 @@ func (t *toolItem) height(width int) int {
 }
 
 func (t *toolItem) window(rc *renderCtx, width, from, to int) []string {
+	if t.isPlan {
+		return t.planCard(rc, width)[from:to]
+	}
 	out := make([]string, 0, to-from)
 	if t.expanded {
 		t.buildBody()

@@ -76,8 +76,8 @@ func (m *Model) hintLine() string {
 	return m.rc.th.Warn.Render(ansi.Truncate("  "+m.hint, m.width, "…"))
 }
 
-// statusLine shows the model, the context used, the segment, the cost,
-// the cache hits and what godwit is doing. It is drawn again only when
+// statusLine shows the model, the approval mode, the context used, the
+// segment, the cost, the cache hits and what godwit is doing. It is drawn again only when
 // one of those changes.
 func (m *Model) statusLine() string {
 	k := statusKey{m.ctl.Status(), m.activity(), m.width}
@@ -106,7 +106,7 @@ func (m *Model) activity() string {
 	case m.commanding:
 		right = "running the command… "
 	default:
-		right = ":help "
+		right = "/help "
 	}
 	if !m.t.follow {
 		right = "scrolled · Esc to the end · " + right
@@ -116,6 +116,9 @@ func (m *Model) activity() string {
 
 func (m *Model) drawStatus(s Status, right string) string {
 	parts := []string{s.Model}
+	if s.Mode != "" {
+		parts = append(parts, s.Mode)
+	}
 	ctx := "ctx " + short(int64(s.ContextTokens))
 	if s.ContextTokens == 0 {
 		ctx = "ctx –"
@@ -133,12 +136,12 @@ func (m *Model) drawStatus(s Status, right string) string {
 	if s.Segment > 0 {
 		parts = append(parts, fmt.Sprintf("seg %d", s.Segment))
 	}
+	if s.ResetPending { // before the figures: a narrow line cuts those first
+		parts = append(parts, "reset pending")
+	}
 	parts = append(parts, money(s.Cost))
 	if s.Usage.InputTokens > 0 {
 		parts = append(parts, "cache "+percent(s.CacheHit()))
-	}
-	if s.ResetPending {
-		parts = append(parts, "reset pending")
 	}
 	left := " " + strings.Join(parts, " · ")
 	gap := m.width - ansi.StringWidth(left) - ansi.StringWidth(right)

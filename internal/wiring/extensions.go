@@ -39,6 +39,11 @@ func startMCP(ctx context.Context, cfg mcp.Config, opts Options, root string, wa
 				info := mcpInfo(s)
 				opts.Sink.Emit(agent.Event{Type: agent.EventMCPStatus, Time: time.Now(), MCP: &info})
 			}
+			if s.State == mcp.StateSkipped && s.Source == mcp.ProjectFile {
+				// Env.Notices says it once, for all of them.
+				opts.Logger.Info(s.String())
+				return
+			}
 			if s.State != mcp.StateReady {
 				opts.Logger.Warn(s.String())
 				return
@@ -111,19 +116,22 @@ func (l *lateTools) setTable(t *deferred.Table) {
 	t.Offer(l.reg.Tools()...)
 }
 
-// deferTools sets up tools.deferred: with off (the default) it returns
-// nil and every tool is in the table; otherwise it registers the tool_call
-// proxy and returns the window's per-segment table, in which tools used
-// through the proxy join the table at the next segment.
+// deferTools sets up tools.deferred: it registers the tool_call proxy
+// and returns the window's per-segment table, in which tools used through
+// the proxy join the table at the next segment. With off (the default)
+// only send_message is deferred.
 func deferTools(mode string, reg *tool.Registry, counter *window.Counter) (func(context.Context, string) ([]llm.ToolSpec, string), *deferred.Table, error) {
 	m, err := deferred.ParseMode(mode)
 	if err != nil {
 		return nil, nil, fmt.Errorf("wiring: %w", err)
 	}
+	opts := deferred.Options{Mode: m, Count: counter.Count}
 	if m == deferred.Off {
-		return nil, nil, nil
+		// Off still defers send_message (deferred.AlwaysDeferred).
+		opts.Mode = deferred.On
+		opts.Deferrable = func(name string) bool { return name == deferred.AlwaysDeferred }
 	}
-	table, err := deferred.New(deferred.Options{Mode: m, Count: counter.Count}, reg.Tools()...)
+	table, err := deferred.New(opts, reg.Tools()...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("wiring: %w", err)
 	}

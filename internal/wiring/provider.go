@@ -110,7 +110,8 @@ func buildOne(cat *catalog.Catalog, ref string, getenv func(string) string, log 
 	case catalog.TypeOpenAIResponses:
 		p = openai.NewResponses(openai.Options{Name: prov.Name, BaseURL: prov.URL(getenv), APIKey: key, Headers: prov.Headers, SendCacheKey: true, Logger: log})
 	case catalog.TypeOpenAIChat:
-		p = openai.NewChat(openai.Options{Name: prov.Name, BaseURL: prov.URL(getenv), APIKey: key, Headers: prov.Headers, SendCacheKey: prov.SendCacheKey, Logger: log})
+		p = openai.NewChat(openai.Options{Name: prov.Name, BaseURL: prov.URL(getenv), APIKey: key, Headers: prov.Headers, SendCacheKey: prov.SendCacheKey,
+			OpenRouter: prov.Name == "openrouter", Logger: log})
 	default:
 		return built{}, inputError(fmt.Errorf("wiring: provider %q has type %q; use anthropic, openai-responses or openai-chat", prov.Name, prov.Type))
 	}

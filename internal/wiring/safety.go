@@ -7,12 +7,15 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"time"
 
+	"github.com/godwit/godwit/gitguard"
 	"github.com/godwit/godwit/policy"
 	"github.com/godwit/godwit/sandbox"
 	"github.com/godwit/godwit/snapshot"
 	"github.com/godwit/godwit/store"
 	"github.com/godwit/godwit/tool"
+	"github.com/godwit/godwit/tool/shell"
 )
 
 // guard is what keeps a session safe: the approval policy, the sandbox
@@ -31,6 +34,10 @@ type guard struct {
 	hidden   func(toolName, abs string) bool
 	recorder *snapshot.Recorder
 	watcher  *snapshot.Watcher
+	// git keeps the repository's hooks and config as the user left them
+	// across shell commands (Landlock cannot forbid .git inside the
+	// writable workspace).
+	git *gitguard.Guard
 }
 
 // newGuard loads the rules ($GODWIT_HOME/rules.yaml, then the
@@ -94,7 +101,12 @@ func newGuard(opts Options, root string, st *store.Store, closers *[]func() erro
 		readOnlyWrap: sandbox.Wrap(sandbox.Config{ReadOnly: true, TempDir: tmp, Logger: opts.Logger}),
 		hidden:       func(toolName, abs string) bool { return sw.current().Hidden(toolName, abs) },
 		recorder:     snapshot.NewRecorder(st, snapshot.Options{Logger: opts.Logger}),
-		watcher:      snapshot.NewWatcher(root, snapshot.WatchOptions{Logger: opts.Logger}),
+		// Landlock judges a write by its path: a file here hard-linked to
+		// one outside would let a command write outside, so such files get
+		// a copy of their own before commands that may write.
+		watcher: snapshot.NewWatcher(root, snapshot.WatchOptions{Logger: opts.Logger,
+			DetachShared: (opts.Mode != policy.ReadOnly || opts.LiveMode != nil) && sandboxed()}),
+		git: gitguard.New(gitguard.Options{Workspace: root, Getenv: opts.Getenv, Logger: opts.Logger}),
 	}
 	if opts.Gate != nil {
 		g.approver = gated(opts.Gate, g.approver)
@@ -177,4 +189,45 @@ func gated(gate func(tool.Approver) tool.Approver, next tool.Approver) tool.Appr
 type screenedGate struct {
 	tool.Approver
 	tool.ReadScreener
+}
+
+// guardShell wraps a shell_exec tool with the git guard, and while
+// background jobs run, checks every pollEvery; a restore found then is
+// logged at once and reported with the next command. The returned closer
+// runs a last check once the shell has stopped its jobs: register it
+// before the shell's own Close.
+func (g *guard) guardShell(t tool.Tool, sh *shell.Shell) (tool.Tool, func() error) {
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		tick := time.NewTicker(pollEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				if sh.JobsRunning() {
+					g.git.Poll()
+				}
+			}
+		}
+	}()
+	closer := func() error {
+		close(done)
+		<-stopped
+		g.git.Poll() // what the jobs did before they were stopped
+		return nil
+	}
+	return gitguard.Tool(t, g.git, sh.JobsRunning), closer
+}
+
+// pollEvery is how often the git guard looks while background jobs run.
+const pollEvery = 2 * time.Second
+
+// sandboxed reports whether Landlock confines commands here.
+func sandboxed() bool {
+	_, err := sandbox.Status()
+	return err == nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/godwit/godwit/internal/config"
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/llm/catalog"
+	"github.com/godwit/godwit/mail"
 	"github.com/godwit/godwit/mcp"
 	"github.com/godwit/godwit/memory"
 	"github.com/godwit/godwit/policy"
@@ -37,11 +38,20 @@ type Options struct {
 	Home string
 	// Workspace is the directory the agent works in. Required.
 	Workspace string
+	// UserHome is the user's home folder, where other agents keep the
+	// user's skills (~/.agents/skills, ~/.claude/skills, ~/.codex/skills);
+	// empty leaves them out (evals and the SDK stay hermetic). The CLI
+	// sets it.
+	UserHome string
 	// Model is "provider/model".
 	Model string
 	// Provider, when set, answers instead of the one Model names (the
 	// demo's scripted model, tests).
 	Provider llm.Provider
+	// Mail offers the send_message tool (deferred) whether or not mail is
+	// in use in the workspace yet; without it the tool joins once a
+	// session there has mail or is served (godwit serve sets it).
+	Mail bool
 	// Mode is the approval mode: read-only (the default), ask
 	// (--allow-write) or auto (--yes).
 	Mode policy.Mode
@@ -101,6 +111,11 @@ type Env struct {
 	Window *window.Window
 	// Memory serves project rules, memory files and skills per segment.
 	Memory *memory.Source
+	// Notices are what the user must hear once, at start, that no event
+	// carries: today, a repository's .mcp.json servers that were not
+	// started. The front end shows them (run: stderr or a notice event;
+	// the chat: a line under the banner).
+	Notices []string
 
 	closers []func() error
 	reg     *tool.Registry // the session's tools, MCP servers' as they come
@@ -177,16 +192,24 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 	}
 	env.Store = st
 	env.closers = append(env.closers, st.Close)
+	sweepOrphans(ctx, st, shell.DefaultKillGrace, opts.Logger)
+	track := trackProcs(st, opts.Logger)
 
 	g, err := newGuard(opts, ws.Root(), st, &env.closers)
 	if err != nil {
 		return nil, err
 	}
+	secrets := keyNames(cat, cfg)
 	sh := shell.New(shell.Options{Workdir: ws.Root(), Logger: opts.Logger, Terminal: opts.Terminal,
-		Env: []string{"TMPDIR=" + g.tmp}, Wrap: g.wrap, ReadOnlyWrap: g.readOnlyWrap})
-	env.closers = append(env.closers, sh.Close)
+		Env: []string{"TMPDIR=" + g.tmp}, Secrets: secrets, Wrap: g.wrap, ReadOnlyWrap: g.readOnlyWrap, Track: track})
+	shellTool, lastCheck := g.guardShell(snapshot.WatchTool(sh, g.watcher), sh)
+	env.closers = append(env.closers, lastCheck, sh.Close)
 	env.Plan = plan.New(plan.Options{})
-	mem := memory.NewSource(memory.SourceOptions{Workspace: ws.Root(), Home: opts.Home, Store: st, Logger: opts.Logger})
+	places := memory.SkillPlaces{Workspace: ws.Root(), Home: opts.Home, UserHome: opts.UserHome}
+	if opts.UserHome != "" {
+		places.CodexHome = opts.Getenv("CODEX_HOME")
+	}
+	mem := memory.NewSource(memory.SourceOptions{Workspace: ws.Root(), Home: opts.Home, UserHome: places.UserHome, CodexHome: places.CodexHome, Store: st, Logger: opts.Logger})
 	env.Memory = mem
 	embedder, err := newEmbedder(cfg.Memory.Embeddings, opts.Getenv)
 	if err != nil {
@@ -197,9 +220,9 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 		return nil, fmt.Errorf("wiring: %w", err)
 	}
 	tools := append(fs.Tools(ws, fs.Options{Files: opts.Files, BeforeWrite: g.recorder.BeforeWrite, Hidden: g.hidden}),
-		snapshot.WatchTool(sh, g.watcher), env.Plan, recall.New(st), memory.NewSearchTool(searcher))
-	if skills, _ := memory.Skills(ws.Root(), opts.Home); len(skills) > 0 {
-		tools = append(tools, memory.NewSkillTool(ws.Root(), opts.Home))
+		shellTool, env.Plan, recall.New(st), memory.NewSearchTool(searcher))
+	if skills, _ := memory.Skills(places); len(skills) > 0 {
+		tools = append(tools, memory.NewSkillTool(places))
 	}
 	reg, err := tool.NewRegistry(tools...)
 	if err != nil {
@@ -208,15 +231,32 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 	counter := window.NewCounter(opts.Logger)
 	budget := window.Scaled(contextWindow(opts.ContextWindow, cfg.ContextWindow, env.ModelInfo.ContextWindow))
 	subShell := shell.New(shell.Options{Workdir: ws.Root(), Logger: opts.Logger, NoJobs: true,
-		Env: []string{"TMPDIR=" + g.tmp}, Wrap: g.readOnlyWrap})
-	env.closers = append(env.closers, subShell.Close)
+		Env: []string{"TMPDIR=" + g.tmp}, Secrets: secrets, Wrap: g.readOnlyWrap, Track: track})
+	subTool, subCheck := g.guardShell(subShell, subShell)
+	env.closers = append(env.closers, subCheck, subShell.Close)
 	sub, err := newSubagent(reg, subagentDeps{provider: provider, providerName: providerName, model: model, store: st,
-		root: ws.Root(), budget: budget, counter: counter, price: env.ModelInfo.Price.Cost, rules: g.rules, opts: opts, shell: subShell})
+		root: ws.Root(), budget: budget, counter: counter, price: env.ModelInfo.Price.Cost, rules: g.rules, opts: opts, shell: subTool})
 	if err != nil {
 		return nil, err
 	}
 	if err := reg.Add(sub); err != nil {
 		return nil, fmt.Errorf("wiring: %w", err)
+	}
+	if n := mcp.HeldNotice(cfg.MCP.Held(ws.Root())); n != "" {
+		env.Notices = append(env.Notices, n)
+	}
+	// send_message costs every request its listing line and the
+	// tool_call proxy, so it joins only where mail is used.
+	inUse := opts.Mail
+	if !inUse {
+		if inUse, err = st.MailInUse(ctx, ws.Root()); err != nil {
+			return nil, err
+		}
+	}
+	if inUse {
+		if err := reg.Add(mail.NewTool(mail.ToolOptions{Store: st, Workspace: ws.Root(), Allow: cfg.Mail.Allow})); err != nil {
+			return nil, fmt.Errorf("wiring: %w", err)
+		}
 	}
 	var late *lateTools
 	var mgr *mcp.Manager
@@ -233,13 +273,10 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case late != nil && table != nil:
+	if late != nil {
+		// MCP tools that arrive later join the next segment's table (or
+		// listing).
 		late.setTable(table)
-	case late != nil:
-		// Read the registry at each segment's start, so MCP tools that
-		// arrive later join the next segment's table.
-		segmentTools = func(context.Context, string) ([]llm.ToolSpec, string) { return reg.Specs(), "" }
 	}
 	env.reg = reg
 	runner := tool.NewRunner(reg, tool.RunnerOptions{Approver: g.approver, Logger: opts.Logger})
@@ -289,11 +326,12 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 		Sink:         opts.Sink,
 		Workspace:    ws.Root(),
 		MaxSteps:     opts.MaxSteps,
-		Verify:       shellVerifier(sh),
+		Reasoning:    env.ModelInfo.Reasoning,
+		Verify:       shellVerifier(shellTool, opts.Logger),
 		OpenPlan:     openPlan(env.Plan),
 		SegmentNotes: func(context.Context) []string { return mem.Notes() },
 		Cost:         env.ModelInfo.Price.Cost,
-		About:        about(opts, ws.Root(), reg, mgr),
+		About:        about(opts, places, reg, mgr),
 		Logger:       opts.Logger,
 	})
 	if err != nil {
@@ -303,15 +341,19 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 }
 
 // about describes, at each session's start, what it runs with.
-func about(opts Options, root string, reg *tool.Registry, mgr *mcp.Manager) func() agent.SessionInfo {
+func about(opts Options, places memory.SkillPlaces, reg *tool.Registry, mgr *mcp.Manager) func() agent.SessionInfo {
 	return func() agent.SessionInfo {
-		info := agent.SessionInfo{Version: opts.Version, Mode: opts.Mode.String(), Tools: reg.Names()}
+		mode := opts.Mode
+		if opts.LiveMode != nil {
+			mode = opts.LiveMode()
+		}
+		info := agent.SessionInfo{Version: opts.Version, Mode: mode.String(), Tools: reg.Names()}
 		if mgr != nil {
 			for _, s := range mgr.Statuses() {
 				info.MCPServers = append(info.MCPServers, mcpInfo(s))
 			}
 		}
-		skills, _ := memory.Skills(root, opts.Home)
+		skills, _ := memory.Skills(places)
 		for _, s := range skills {
 			info.Skills = append(info.Skills, s.Name)
 		}
@@ -320,9 +362,10 @@ func about(opts Options, root string, reg *tool.Registry, mgr *mcp.Manager) func
 }
 
 // shellVerifier runs --verify commands through the shell tool, so they get
-// the same process groups, timeouts and sandbox as the model's commands,
-// without an approval: the user named the command.
-func shellVerifier(sh *shell.Shell) agent.Verifier {
+// the same process groups, timeouts, sandbox and git guard as the model's
+// commands, without an approval: the user named the command (but the
+// repository wrote what it runs).
+func shellVerifier(sh tool.Tool, log *slog.Logger) agent.Verifier {
 	return func(ctx context.Context, command string, timeout time.Duration) agent.VerifyOutcome {
 		args, err := json.Marshal(map[string]any{"command": command, "timeout_s": int(timeout.Seconds())})
 		if err != nil {
@@ -330,6 +373,9 @@ func shellVerifier(sh *shell.Shell) agent.Verifier {
 		}
 		start := time.Now()
 		res, err := sh.Run(ctx, args)
+		if res.Notice != "" {
+			log.Warn("--verify: " + res.Notice)
+		}
 		out := agent.VerifyOutcome{Output: res.Content, Duration: time.Since(start)}
 		switch {
 		case res.ExitCode != nil:
@@ -392,4 +438,20 @@ func splitModel(ref, fallbackProvider string) (provider, model string) {
 		ref = "scripted"
 	}
 	return fallbackProvider, ref
+}
+
+// keyNames lists the variables that hold provider keys (every
+// provider's api_key_env, the embeddings key), for the shell to keep
+// from commands along with every *_API_KEY.
+func keyNames(cat *catalog.Catalog, cfg config.Config) []string {
+	var out []string
+	for _, p := range cat.Providers() {
+		if p.APIKeyEnv != "" {
+			out = append(out, p.APIKeyEnv)
+		}
+	}
+	if k := cfg.Memory.Embeddings.APIKeyEnv; k != "" {
+		out = append(out, k)
+	}
+	return out
 }

@@ -3,6 +3,8 @@ package wiring
 import (
 	"context"
 	"encoding/json"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/godwit/godwit/agent"
@@ -16,35 +18,47 @@ import (
 const prefixBudget = 3000
 
 func TestPrefixBudget(t *testing.T) {
-	p := fake.New(fake.Step{Text: "ok"})
-	env, err := Build(context.Background(), Options{Home: t.TempDir(), Workspace: t.TempDir(), Model: "demo/m", Provider: p})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer env.Close()
-	if _, err := env.Runtime.Run(context.Background(), agent.RunInput{Prompt: "hi"}); err != nil {
-		t.Fatal(err)
-	}
-	req := p.Requests()[0]
-	tools, _ := json.Marshal(req.Tools)
-	c := window.NewCounter(nil)
-	sys, tbl := c.Count(req.System), c.Count(string(tools))
-	t.Logf("system prompt %d tokens, tool table %d tokens (%d tools), total %d of %d", sys, tbl, len(req.Tools), sys+tbl, prefixBudget)
-	if sys+tbl > prefixBudget {
-		t.Errorf("system prompt + tool schemas = %d o200k tokens; the budget is %d", sys+tbl, prefixBudget)
-	}
-	var names []string
-	for _, s := range req.Tools {
-		names = append(names, s.Name)
-	}
-	want := []string{"file_read", "file_write", "file_edit", "file_list", "grep", "shell_exec", "plan", "recall", "search_memory", "subagent"}
-	if len(names) != len(want) {
-		t.Fatalf("tools = %v, want %v", names, want)
-	}
-	for i := range want {
-		if names[i] != want[i] {
-			t.Errorf("tool %d = %s, want %s (the order is part of the cached prefix)", i, names[i], want[i])
-		}
+	builtins := []string{"file_read", "file_write", "file_edit", "file_list", "grep", "shell_exec", "plan", "recall", "search_memory", "subagent"}
+	for _, c := range []struct {
+		name string
+		mail bool
+		want []string
+	}{
+		// Where no session has mail, send_message costs nothing.
+		{"no mail", false, builtins},
+		// send_message is deferred even with tools.deferred off: listed in
+		// the system prompt, reached through tool_call.
+		{"mail", true, append(slices.Clone(builtins), "tool_call")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := fake.New(fake.Step{Text: "ok"})
+			env, err := Build(context.Background(), Options{Home: t.TempDir(), Workspace: t.TempDir(), Model: "demo/m", Provider: p, Mail: c.mail})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer env.Close()
+			if _, err := env.Runtime.Run(context.Background(), agent.RunInput{Prompt: "hi"}); err != nil {
+				t.Fatal(err)
+			}
+			req := p.Requests()[0]
+			tools, _ := json.Marshal(req.Tools)
+			counter := window.NewCounter(nil)
+			sys, tbl := counter.Count(req.System), counter.Count(string(tools))
+			t.Logf("system prompt %d tokens, tool table %d tokens (%d tools), total %d of %d", sys, tbl, len(req.Tools), sys+tbl, prefixBudget)
+			if sys+tbl > prefixBudget {
+				t.Errorf("system prompt + tool schemas = %d o200k tokens; the budget is %d", sys+tbl, prefixBudget)
+			}
+			var names []string
+			for _, s := range req.Tools {
+				names = append(names, s.Name)
+			}
+			if listed := strings.Contains(req.System, "- send_message("); listed != c.mail {
+				t.Errorf("send_message listed in the system prompt: %v, want %v:\n%s", listed, c.mail, req.System)
+			}
+			if !slices.Equal(names, c.want) {
+				t.Errorf("tools = %v, want %v (the order is part of the cached prefix)", names, c.want)
+			}
+		})
 	}
 }
 

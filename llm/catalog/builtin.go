@@ -20,7 +20,7 @@ func builtinProviders() []Provider {
 		},
 		{
 			Name: "openrouter", Type: TypeOpenAIChat,
-			BaseURL:   "https://openrouter.ai/api/v1",
+			BaseURL: "https://openrouter.ai/api/v1", BaseURLEnv: "OPENROUTER_BASE_URL",
 			APIKeyEnv: "OPENROUTER_API_KEY",
 		},
 		{

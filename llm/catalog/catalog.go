@@ -95,7 +95,17 @@ type Model struct {
 	ContextWindow int
 	MaxOutput     int
 	Price         Price
+	// Reasoning is the effort asked of a model that reasons: "low",
+	// "medium" or "high"; empty leaves the provider's default (for
+	// Anthropic, no extended thinking; through OpenRouter, the upstream
+	// model's default). It reaches OpenAI as reasoning_effort or
+	// reasoning.effort, OpenRouter as reasoning: {effort}, Anthropic as a
+	// thinking budget.
+	Reasoning string
 }
+
+// Efforts are the values Model.Reasoning takes.
+var Efforts = []string{"low", "medium", "high"}
 
 // Ref returns "provider/id".
 func (m Model) Ref() string { return m.Provider + "/" + m.ID }
@@ -194,6 +204,8 @@ func (c *Catalog) mergeModel(o Model) error {
 		return fmt.Errorf("catalog: model %q has a negative context window or max output; use a token count, or leave it unset", ref)
 	case o.Price.Input < 0 || o.Price.Output < 0 || o.Price.CacheRead < 0 || o.Price.CacheWrite < 0:
 		return fmt.Errorf("catalog: model %q has a negative price; prices are USD per million tokens", ref)
+	case o.Reasoning != "" && !slices.Contains(Efforts, o.Reasoning):
+		return fmt.Errorf("catalog: model %q has reasoning %q; use %s, or leave it unset for the provider's default", ref, o.Reasoning, strings.Join(Efforts, ", "))
 	}
 	if _, ok := c.providers[o.Provider]; !ok {
 		return fmt.Errorf("catalog: model %q belongs to provider %q, which is not configured; add the provider or use one of: %s",
@@ -221,6 +233,9 @@ func (c *Catalog) mergeModel(o Model) error {
 	setPositive(&m.Price.Output, o.Price.Output)
 	setPositive(&m.Price.CacheRead, o.Price.CacheRead)
 	setPositive(&m.Price.CacheWrite, o.Price.CacheWrite)
+	if o.Reasoning != "" {
+		m.Reasoning = o.Reasoning
+	}
 	if o.Aliases != nil {
 		for _, a := range m.Aliases {
 			delete(c.aliases, key{m.Provider, a})

@@ -24,7 +24,7 @@ func TestBuiltinProviders(t *testing.T) {
 		{Name: "deepseek", Type: TypeOpenAIChat, BaseURL: "https://api.deepseek.com", BaseURLEnv: "DEEPSEEK_BASE_URL", APIKeyEnv: "DEEPSEEK_API_KEY"},
 		{Name: "ollama", Type: TypeOpenAIChat, BaseURL: "http://localhost:11434/v1", BaseURLEnv: "OLLAMA_BASE_URL", NoKey: true},
 		{Name: "openai", Type: TypeOpenAIResponses, BaseURL: "https://api.openai.com/v1", BaseURLEnv: "OPENAI_BASE_URL", APIKeyEnv: "OPENAI_API_KEY", SendCacheKey: true},
-		{Name: "openrouter", Type: TypeOpenAIChat, BaseURL: "https://openrouter.ai/api/v1", APIKeyEnv: "OPENROUTER_API_KEY"},
+		{Name: "openrouter", Type: TypeOpenAIChat, BaseURL: "https://openrouter.ai/api/v1", BaseURLEnv: "OPENROUTER_BASE_URL", APIKeyEnv: "OPENROUTER_API_KEY"},
 	}
 	if got := c.Providers(); !reflect.DeepEqual(got, want) {
 		t.Errorf("Providers() =\n%+v\nwant\n%+v", got, want)

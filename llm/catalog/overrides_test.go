@@ -190,6 +190,9 @@ func TestOverrideErrors(t *testing.T) {
 		{"negative window",
 			Overrides{Models: []Model{{Provider: "openai", ID: "gpt-5", ContextWindow: -1}}},
 			[]string{`negative context window`}},
+		{"unknown reasoning effort",
+			Overrides{Models: []Model{{Provider: "openrouter", ID: "anthropic/claude-sonnet-4.5", Reasoning: "max"}}},
+			[]string{`has reasoning "max"; use low, medium, high`}},
 		{"every error is reported",
 			Overrides{
 				Providers: []Provider{{Name: "a", Type: "x", BaseURL: "http://a", NoKey: true}},
@@ -252,5 +255,19 @@ func TestProviderEnv(t *testing.T) {
 				t.Errorf("APIKey = %q, %v; want %q", key, err, tt.wantKey)
 			}
 		})
+	}
+}
+
+func TestReasoningOverride(t *testing.T) {
+	c, err := New(Overrides{Models: []Model{{Provider: "openrouter", ID: "anthropic/claude-sonnet-4.5", Reasoning: "high"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := c.Resolve("openrouter", "anthropic/claude-sonnet-4.5")
+	if m.Reasoning != "high" || m.ContextWindow != 200_000 {
+		t.Errorf("the override lost the effort or the catalog's facts: %+v", m)
+	}
+	if m, _ := c.Resolve("openrouter", "openai/gpt-5"); m.Reasoning != "" {
+		t.Errorf("another model got the effort: %+v", m)
 	}
 }

@@ -19,6 +19,7 @@ type chatProvider struct {
 	err          error // from Options.check
 	sendCacheKey bool
 	isOpenAI     bool
+	openRouter   bool
 }
 
 // NewChat returns a provider for POST {BaseURL}/chat/completions, streamed
@@ -36,6 +37,7 @@ func newChat(opts Options, now func() time.Time) *chatProvider {
 		err:          opts.check(),
 		sendCacheKey: opts.SendCacheKey || opts.isOpenAI(),
 		isOpenAI:     opts.isOpenAI(),
+		openRouter:   opts.isOpenRouter(),
 	}
 }
 
@@ -75,6 +77,9 @@ func (p *chatProvider) Stream(ctx context.Context, req llm.Request) iter.Seq2[ll
 		if !s.end(out) {
 			yield(llm.Event{}, &llm.Error{Kind: llm.KindRetryable, Provider: p.name, Message: errCut})
 			return
+		}
+		if s.detailsError != nil {
+			p.log.Warn("openai: reasoning_details not understood; the next request may lose the model's reasoning", "provider", p.name, "err", s.detailsError)
 		}
 		p.log.Debug("openai: chat stream done", "provider", p.name, "model", req.Model, "finish", s.finish, "tool_calls", len(s.calls))
 	}

@@ -3,6 +3,7 @@ package openai
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/godwit/godwit/llm"
@@ -56,7 +57,14 @@ func (p *chatProvider) params(req llm.Request) (openai.ChatCompletionNewParams, 
 		out.Temperature = param.NewOpt(*req.Temperature)
 	}
 	if req.Reasoning != "" {
-		out.ReasoningEffort = shared.ReasoningEffort(req.Reasoning)
+		if p.openRouter {
+			// OpenRouter's unified parameter, which it maps to each
+			// upstream's own (Anthropic's thinking budget, Gemini's
+			// thinking level, OpenAI's effort).
+			out.SetExtraFields(map[string]any{"reasoning": json.RawMessage(`{"effort":` + strconv.Quote(req.Reasoning) + `}`)})
+		} else {
+			out.ReasoningEffort = shared.ReasoningEffort(req.Reasoning)
+		}
 	}
 	if req.CacheKey != "" && p.sendCacheKey {
 		out.PromptCacheKey = param.NewOpt(req.CacheKey)
@@ -67,7 +75,7 @@ func (p *chatProvider) params(req llm.Request) (openai.ChatCompletionNewParams, 
 // chatMessages maps one message; dropped counts thinking parts that came
 // from another wire format and cannot be sent here.
 func chatMessages(m llm.Message) (msgs []openai.ChatCompletionMessageParamUnion, dropped int, err error) {
-	var texts, thinking []string
+	var texts, thinking, details []string
 	var calls []openai.ChatCompletionMessageToolCallUnionParam
 	var results []openai.ChatCompletionMessageParamUnion
 	for _, part := range m.Parts {
@@ -77,6 +85,10 @@ func chatMessages(m llm.Message) (msgs []openai.ChatCompletionMessageParamUnion,
 		case llm.PartThinking:
 			if part.Thinking == nil || part.Thinking.Provider != ProviderChat {
 				dropped++
+				continue
+			}
+			if d := part.Thinking.Details; d != "" {
+				details = append(details, d)
 				continue
 			}
 			thinking = append(thinking, part.Thinking.Text)
@@ -120,11 +132,25 @@ func chatMessages(m llm.Message) (msgs []openai.ChatCompletionMessageParamUnion,
 			a.Content.OfString = param.NewOpt(strings.Join(texts, ""))
 		}
 		a.ToolCalls = calls
+		extra := map[string]any{}
+		if len(details) > 0 {
+			// OpenRouter: the blocks go back as received, so Anthropic's
+			// signatures and Gemini's thought signatures survive the
+			// turn (it refuses a Gemini tool call without them).
+			d, err := joinDetails(details)
+			if err != nil {
+				return nil, 0, err
+			}
+			extra["reasoning_details"] = d
+		}
 		if len(calls) > 0 && len(thinking) > 0 {
 			// DeepSeek answers 400 when a tool-calling turn loses its
 			// reasoning; GLM and Kimi use it too. The SDK has no field
 			// for it, so it goes in as an extra field.
-			a.SetExtraFields(map[string]any{"reasoning_content": strings.Join(thinking, "")})
+			extra["reasoning_content"] = strings.Join(thinking, "")
+		}
+		if len(extra) > 0 {
+			a.SetExtraFields(extra)
 		}
 		msgs = append(msgs, openai.ChatCompletionMessageParamUnion{OfAssistant: &a})
 	case llm.RoleTool:

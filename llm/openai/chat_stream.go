@@ -19,6 +19,14 @@ const ProviderChat = "openai-chat"
 type chatStream struct {
 	thinking     strings.Builder
 	thinkingOpen bool
+	// details are OpenRouter's reasoning_details. Their pieces may come
+	// after the text has begun (a signature, an encrypted block), so a
+	// stream that carries them ends its thinking block at the finish,
+	// with the whole text and every detail, not at the first text.
+	details      detailsMerger
+	sawDetails   bool
+	detailsDone  bool
+	detailsError error
 	calls        []*chatCall         // in order of first appearance
 	byIndex      map[int64]*chatCall // the current call for a wire index
 	callsEnded   bool
@@ -61,6 +69,14 @@ func (s *chatStream) add(c *openai.ChatCompletionChunk, out emit) bool {
 }
 
 func (s *chatStream) delta(d *openai.ChatCompletionChunkChoiceDelta, out emit) bool {
+	if f, ok := d.JSON.ExtraFields["reasoning_details"]; ok {
+		if raw := f.Raw(); raw != "" && raw != "null" && raw != "[]" {
+			if err := s.details.add(raw); err != nil && s.detailsError == nil {
+				s.detailsError = err
+			}
+			s.sawDetails = true
+		}
+	}
 	if r := reasoningDelta(d.JSON.ExtraFields); r != "" {
 		s.thinkingOpen = true
 		s.thinking.WriteString(r)
@@ -122,8 +138,8 @@ func (s *chatStream) toolCall(tc *openai.ChatCompletionChunkChoiceDeltaToolCall,
 }
 
 func (s *chatStream) endThinking(out emit) bool {
-	if !s.thinkingOpen {
-		return true
+	if !s.thinkingOpen || s.sawDetails {
+		return true // with details, flushDetails ends the block
 	}
 	s.thinkingOpen = false
 	t := &llm.Thinking{Text: s.thinking.String(), Provider: ProviderChat}
@@ -136,7 +152,7 @@ func (s *chatStream) endCalls(out emit) bool {
 		return true
 	}
 	s.callsEnded = true
-	if !s.endThinking(out) {
+	if !s.endThinking(out) || !s.flushDetails(out) {
 		return false
 	}
 	for _, c := range s.calls {
@@ -146,6 +162,18 @@ func (s *chatStream) endCalls(out emit) bool {
 		}
 	}
 	return true
+}
+
+// flushDetails ends the thinking block of a stream that carried
+// reasoning_details: its text and the merged details, once.
+func (s *chatStream) flushDetails(out emit) bool {
+	if !s.sawDetails || s.detailsDone {
+		return true
+	}
+	s.detailsDone, s.thinkingOpen = true, false
+	t := &llm.Thinking{Text: s.thinking.String(), Provider: ProviderChat, Details: s.details.JSON()}
+	s.thinking.Reset()
+	return out(llm.Event{Type: llm.EventThinkingEnd, Thinking: t})
 }
 
 // end finishes a stream that closed cleanly. ok is false when the server

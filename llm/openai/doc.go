@@ -3,7 +3,11 @@
 // (DeepSeek, Ollama, vLLM, llama.cpp, OpenRouter, Groq, GLM, Kimi), and the
 // Responses API (NewResponses). Both stream, map the vendor's events to
 // llm.Event, build requests from llm.Request, and classify failures into
-// *llm.Error.
+// *llm.Error. Reasoning goes back as each server documents: encrypted
+// reasoning items (Responses, which asks reasoning models for summaries),
+// reasoning_content (DeepSeek and the like), and OpenRouter's
+// reasoning_details, merged from its stream fragments (details.go) and
+// echoed on the assistant message as received.
 //
 // It owns everything OpenAI-shaped: the openai-go SDK is imported here and
 // nowhere else. It imports llm and the SDK, never another godwit package;

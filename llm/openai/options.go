@@ -37,6 +37,11 @@ type Options struct {
 	// it). Leave it off for servers that reject unknown fields. The
 	// Responses adapter always sends it.
 	SendCacheKey bool
+	// OpenRouter selects OpenRouter's dialect of Chat Completions: the
+	// reasoning effort goes as reasoning: {effort}, and reasoning_details
+	// go back on assistant messages as received. It is implied by an
+	// openrouter.ai base URL.
+	OpenRouter bool
 	// Logger receives debug records; nil discards them.
 	Logger *slog.Logger
 }
@@ -76,6 +81,19 @@ func (o Options) check() error {
 func (o Options) isOpenAI() bool {
 	u, err := url.Parse(o.baseURL())
 	return err == nil && strings.EqualFold(u.Hostname(), "api.openai.com")
+}
+
+// isOpenRouter reports whether the adapter speaks OpenRouter's dialect.
+func (o Options) isOpenRouter() bool {
+	if o.OpenRouter {
+		return true
+	}
+	u, err := url.Parse(o.baseURL())
+	if err != nil {
+		return false
+	}
+	h := strings.ToLower(u.Hostname())
+	return h == "openrouter.ai" || strings.HasSuffix(h, ".openrouter.ai")
 }
 
 // sdkOptions builds the SDK client options. The SDK's constructors that

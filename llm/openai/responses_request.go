@@ -51,14 +51,14 @@ func (p *responsesProvider) params(req llm.Request) (responses.ResponseNewParams
 		out.Tools = append(out.Tools, responses.ToolUnionParam{OfFunction: fn})
 	}
 	if req.Reasoning != "" || reasoningModel(req.Model) {
-		// Non-reasoning models refuse this include; reasoning models need
-		// it to carry their reasoning across the tool calls of a turn.
+		// Non-reasoning models refuse these; reasoning models need the
+		// encrypted content to carry their reasoning across the tool
+		// calls of a turn, and say what they reason only when asked for
+		// summaries (as Codex asks, model_reasoning_summary = "auto").
 		out.Include = []responses.ResponseIncludable{responses.ResponseIncludableReasoningEncryptedContent}
-	}
-	if req.Reasoning != "" {
-		out.Reasoning = shared.ReasoningParam{
-			Effort:  shared.ReasoningEffort(req.Reasoning),
-			Summary: shared.ReasoningSummaryAuto,
+		out.Reasoning = shared.ReasoningParam{Summary: shared.ReasoningSummaryAuto}
+		if req.Reasoning != "" {
+			out.Reasoning.Effort = shared.ReasoningEffort(req.Reasoning)
 		}
 	}
 	if req.MaxOutputTokens > 0 {

@@ -38,8 +38,13 @@ const DefaultAutoMin = 1000
 // Deferrable is the default choice of tools that may be deferred: MCP
 // tools and the rarely used built-ins.
 func Deferrable(name string) bool {
-	return strings.HasPrefix(name, "mcp__") || name == "subagent" || name == "search_memory"
+	return strings.HasPrefix(name, "mcp__") || name == "subagent" || name == "search_memory" || name == AlwaysDeferred
 }
+
+// AlwaysDeferred is deferred even with tools.deferred off: most sessions
+// never message another, and the one-line listing costs less than its
+// schema.
+const AlwaysDeferred = "send_message"
 
 // Options configure Split and Table.
 type Options struct {

@@ -4,14 +4,24 @@
 // the model can list, inspect, tail and stop across the turns of a
 // session.
 //
-// Every command runs in its own process group (a new session on unix, so
-// it also has no controlling terminal and cannot wait on /dev/tty), with
-// stdin at /dev/null. The whole group is killed (SIGTERM, then SIGKILL
-// after a short grace) on timeout, on cancellation, on stop, and by Close
-// at the end of the session; a foreground command's leftover background
-// processes are killed when it exits. A process that leaves the group on
-// purpose (setsid, a double-forking daemon) escapes this: only a cgroup or
-// a sandbox could hold it.
+// Every command runs in a new session on unix (so it has no controlling
+// terminal and cannot wait on /dev/tty), with stdin at /dev/null. Where
+// main calls MaybeSupervise, a supervisor (godwit re-executed, see
+// supervise.go) sits between godwit and the shell and holds the
+// command's whole process tree: on Linux it is a child subreaper, so a
+// process that calls setsid or double-forks is still its descendant, and
+// a lifeline pipe tells it when godwit dies in any way (SIGKILL, a
+// crash), whereupon it ends the tree. The whole tree is ended (SIGTERM,
+// then SIGKILL after a short grace) on timeout, on cancellation, on stop,
+// and by Close at the end of the session; a foreground command's
+// leftover background processes are killed when it exits. Without a
+// supervisor (Windows, or a program that does not call MaybeSupervise)
+// only the process group is held, and a process that leaves it escapes.
+// macOS and the BSDs have no subreaper: there the supervisor holds the
+// group, and still ends it when godwit dies. Options.Track hears of every
+// command's group leader (an Identity: pid and start stamp), so that the
+// safety layer can record it and a later godwit end what a dead one left
+// (EndOrphan).
 //
 // Foreground output is stdout and stderr merged in the order written (the
 // interleaving of an error with the output around it is what the model

@@ -57,7 +57,7 @@ func (s *Shell) startJob(ctx context.Context, line string) (tool.Result, error) 
 	defer f.Close() // the child has its own descriptor
 	cmd := s.command(line)
 	cmd.Stdout, cmd.Stderr = f, f
-	p, err := s.startLocked(ctx, cmd, false)
+	p, err := s.startLocked(ctx, cmd, line, id)
 	if err != nil {
 		return tool.Result{}, err
 	}
@@ -66,6 +66,24 @@ func (s *Shell) startJob(ctx context.Context, line string) (tool.Result, error) 
 	s.order = append(s.order, id)
 	s.log.Debug("shell: job started", "id", id, "pid", p.pid, "command", line)
 	return tool.Result{Content: fmt.Sprintf("started job %s (pid %d); log: %s", id, p.pid, j.logRel)}, nil
+}
+
+// JobsRunning reports whether a background job (or a process one
+// started) still runs: the safety layer then cannot take a change it
+// finds as the user's own.
+func (s *Shell) JobsRunning() bool {
+	s.mu.Lock()
+	jobs := make([]*job, 0, len(s.order))
+	for _, id := range s.order {
+		jobs = append(jobs, s.jobs[id])
+	}
+	s.mu.Unlock()
+	for _, j := range jobs {
+		if j.proc.running() {
+			return true
+		}
+	}
+	return false
 }
 
 // openLogLocked picks the next job id whose log file does not exist yet
@@ -102,7 +120,7 @@ func (s *Shell) lookup(id string) (*job, error) {
 	if j, ok := s.jobs[id]; ok {
 		return j, nil
 	}
-	remedy := "No jobs were started in this session; start one with background:true."
+	remedy := "No job runs here: jobs end with the godwit process that started them (each `run` is one). Start one with background:true."
 	if len(s.order) > 0 {
 		remedy = "Known jobs: " + strings.Join(s.order, ", ") + "."
 	}
@@ -113,7 +131,7 @@ func (s *Shell) lookup(id string) (*job, error) {
 // note when its leader exited but processes it started still run.
 func (s *Shell) state(j *job) string {
 	st := j.proc.describe()
-	if st != "running" && groupAlive(j.proc.pid) {
+	if st != "running" && j.proc.leftovers() {
 		st += " (its child processes still run; stop kills them)"
 	}
 	return st
@@ -121,7 +139,7 @@ func (s *Shell) state(j *job) string {
 
 func (s *Shell) age(j *job) string {
 	end := s.opts.Now()
-	if j.proc.exited() {
+	if j.proc.mainExited() {
 		end = j.proc.ended
 	}
 	return elapsed(end.Sub(j.proc.started))
@@ -204,8 +222,8 @@ func (s *Shell) stopJob(id string) (tool.Result, error) {
 	if err != nil {
 		return tool.Result{}, err
 	}
-	wasRunning := !j.proc.exited()
-	hadChildren := groupAlive(j.proc.pid)
+	wasRunning := !j.proc.mainExited()
+	hadChildren := j.proc.leftovers()
 	j.proc.stop(s.opts.KillGrace, s.log)
 	var msg string
 	switch {

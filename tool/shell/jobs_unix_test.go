@@ -20,7 +20,7 @@ func waitJob(t *testing.T, s *Shell, id string) {
 	s.mu.Lock()
 	j := s.jobs[id]
 	s.mu.Unlock()
-	<-j.proc.done
+	<-j.proc.mainDone // the command itself; processes it started may still run
 }
 
 // serverScript is a "server" that forks a worker which ignores SIGTERM,
@@ -159,7 +159,7 @@ func TestUnknownJob(t *testing.T) {
 	for _, action := range []string{"status", "logs", "stop"} {
 		_, err := call(context.Background(), t, s, m{"action": action, "job_id": "j9"})
 		var te *tool.ToolError
-		if !errors.As(err, &te) || te.Code != tool.CodeBadArgs || !strings.Contains(te.Remedy, "No jobs were started") {
+		if !errors.As(err, &te) || te.Code != tool.CodeBadArgs || !strings.Contains(te.Remedy, "No job runs here") {
 			t.Errorf("%s with no jobs: %v", action, err)
 		}
 	}

@@ -30,3 +30,6 @@ func setGroup(cmd *exec.Cmd) {
 
 func termGroup(pgid int) error { return syscall.Kill(-pgid, syscall.SIGTERM) }
 func killGroup(pgid int) error { return syscall.Kill(-pgid, syscall.SIGKILL) }
+
+// termLeader asks a supervisor (the group leader) to end its tree.
+func termLeader(pid int) error { return syscall.Kill(pid, syscall.SIGTERM) }

@@ -36,3 +36,6 @@ func killGroup(pid int) error {
 // groupAlive cannot be answered cheaply on Windows; once the leader has
 // exited the tree is taken as gone.
 func groupAlive(int) bool { return false }
+
+// termLeader is never called on Windows: no command is supervised.
+func termLeader(pid int) error { return killGroup(pid) }

@@ -31,7 +31,7 @@ func (s *Shell) runForeground(ctx context.Context, line string, timeout time.Dur
 	cmd := s.command(line)
 	cmd.Stdout, cmd.Stderr = w, w
 	s.mu.Lock()
-	p, err := s.startLocked(ctx, cmd, true)
+	p, err := s.startLocked(ctx, cmd, line, "")
 	s.mu.Unlock()
 	w.Close() // the child holds its own copy
 	if err != nil {
@@ -55,13 +55,13 @@ func (s *Shell) runForeground(ctx context.Context, line string, timeout time.Dur
 	defer timer.Stop()
 	var timedOut, cancelled, leftovers bool
 	select {
-	case <-p.done:
+	case <-p.mainDone:
 	case <-timer.C:
 		timedOut = true
 	case <-ctx.Done():
 		cancelled = true
 	}
-	if !timedOut && !cancelled && groupAlive(p.pid) {
+	if !timedOut && !cancelled && p.leftovers() {
 		// The command exited but left processes behind (`server &`): no
 		// orphans outlive the call; background:true is the way to keep one.
 		leftovers = true
@@ -84,8 +84,12 @@ func (s *Shell) runForeground(ctx context.Context, line string, timeout time.Dur
 	text := out.String()
 	switch {
 	case cancelled:
+		why := "cancelled"
+		if c := context.Cause(ctx); c != nil && c != ctx.Err() {
+			why += " (" + c.Error() + ")" // godwit itself is stopping: "hangup signal received"
+		}
 		return tool.Result{}, &tool.ToolError{Code: tool.CodeCancelled,
-			Message: "cancelled; the command and its processes were killed", Err: ctx.Err()}
+			Message: why + "; the command and its processes were killed", Err: ctx.Err()}
 	case timedOut:
 		msg := fmt.Sprintf("timed out after %ss; the command and its processes were killed.", seconds(timeout))
 		if text != "" {

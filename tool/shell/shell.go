@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -36,6 +37,10 @@ type Options struct {
 	// Env is added to the process environment (later entries win), for
 	// example TMPDIR pointing at a private temp folder.
 	Env []string
+	// Secrets names more variables commands must not see, besides every
+	// *_API_KEY: provider keys kept under other names (a provider's
+	// api_key_env in config.yaml).
+	Secrets []string
 	// DefaultTimeout bounds a foreground command without timeout_s.
 	DefaultTimeout time.Duration
 	// MaxTimeout is the largest timeout_s the model may ask for.
@@ -73,6 +78,23 @@ type Options struct {
 	// NoJobs leaves background jobs out (a sub-agent's shell, which must
 	// leave nothing running): the tool takes command and timeout_s only.
 	NoJobs bool
+	// Track, when set, is told of every command started here (foreground
+	// or job) with the call's context, so that the safety layer can
+	// record its process group and end it should godwit die first. The
+	// function it returns is called once the command and every process it
+	// started have ended, with how the command ended ("exit 0", "killed",
+	// "signal: killed"); Close waits for those calls.
+	Track func(ctx context.Context, c Started) (ended func(how string))
+}
+
+// Started is a command as Options.Track hears of it.
+type Started struct {
+	// Identity is the group leader's: the supervisor, or the shell when
+	// commands are not supervised. Its pid is also the process group id.
+	Identity
+	Command    string
+	Job        string // the job id; "" for a foreground command
+	Supervised bool   // the leader holds the whole tree (see MaybeSupervise)
 }
 
 // Shell is the shell_exec tool. It is safe for concurrent use. Its job
@@ -92,6 +114,12 @@ type Shell struct {
 	nextJob  int                // number of the next job id
 	fgProcs  map[*proc]struct{} // foreground commands running now
 	madeDirs bool               // JobsDir exists
+	// lifeline is the pipe every supervisor reads (see supervise.go):
+	// only this process holds the write end. Made at the first command.
+	lifeR, lifeW *os.File
+
+	exe      string         // this executable, when commands are supervised
+	tracking sync.WaitGroup // Options.Track end calls still to come
 }
 
 //go:embed description.md
@@ -125,7 +153,16 @@ func New(opts Options) *Shell {
 		log = slog.New(slog.DiscardHandler)
 	}
 	path, name := findShell()
+	exe := ""
+	if supervisorReady.Load() {
+		if e, err := os.Executable(); err == nil {
+			exe = e
+		} else {
+			log.Warn("shell: cannot find godwit's own executable, so commands run without a supervisor; processes that leave their group may outlive godwit", "err", err)
+		}
+	}
 	s := &Shell{
+		exe:       exe,
 		opts:      opts,
 		shellPath: path,
 		shellName: name,
@@ -348,6 +385,21 @@ func (s *Shell) Close() error {
 		wg.Go(func() { p.stop(s.opts.KillGrace, s.log) })
 	}
 	wg.Wait()
+	tracked := make(chan struct{})
+	go func() { s.tracking.Wait(); close(tracked) }()
+	select {
+	case <-tracked:
+	case <-time.After(5 * time.Second): // a leader that could not be killed
+		s.log.Warn("shell: a command did not end at close; its record stays running")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lifeW != nil {
+		// Every supervisor still alive (none should be) ends its tree.
+		s.lifeW.Close()
+		s.lifeR.Close()
+		s.lifeW, s.lifeR = nil, nil
+	}
 	return nil
 }
 
@@ -357,22 +409,26 @@ func (s *Shell) command(line string) *exec.Cmd {
 	cmd.Dir = s.opts.Workdir
 	// Quiet, non-interactive defaults: no colour codes spent as tokens, no
 	// pager, no credential prompt waiting forever. Options.Env wins.
-	env := append(inherited(os.Environ()), "NO_COLOR=1", "TERM=dumb", "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+	env := append(inherited(os.Environ(), s.opts.Secrets), "NO_COLOR=1", "TERM=dumb", "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
 	cmd.Env = append(env, s.opts.Env...)
 	setGroup(cmd)
 	return cmd // Stdin nil: os/exec connects /dev/null
 }
 
-// inherited drops the model providers' keys from the environment a
-// command inherits: `env` or a script printing it would otherwise put the
-// user's keys in front of the model and into the session record. Anything
-// named *_API_KEY is dropped; a command that needs such a key gets it
-// through Options.Env.
-func inherited(environ []string) []string {
+// inherited is the environment a command starts with: godwit's own,
+// which is the user's real environment plus what the user's
+// $GODWIT_HOME/.env sets (a workspace's .env gives only provider keys,
+// see internal/cli's LoadEnvFiles), without the model providers' keys:
+// `env` or a script printing it would otherwise put the user's keys in
+// front of the model and into the session record. Anything named
+// *_API_KEY is dropped, and the names in secrets; a command that needs
+// such a key gets it through Options.Env. So BASH_ENV, PATH, LD_*, GIT_*
+// and the like reach commands only from the user's own environment.
+func inherited(environ, secrets []string) []string {
 	out := environ[:0:0]
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
-		if strings.HasSuffix(strings.ToUpper(name), "_API_KEY") {
+		if strings.HasSuffix(strings.ToUpper(name), "_API_KEY") || slices.Contains(secrets, name) {
 			continue
 		}
 		out = append(out, kv)
@@ -389,9 +445,10 @@ func (s *Shell) wrapFor(ctx context.Context) func(*exec.Cmd) error {
 	return s.opts.Wrap
 }
 
-// startLocked wraps and starts cmd; s.mu must be held, so that Close
-// cannot miss a process. fg registers it as a foreground command.
-func (s *Shell) startLocked(ctx context.Context, cmd *exec.Cmd, fg bool) (*proc, error) {
+// startLocked wraps, supervises and starts cmd; s.mu must be held, so
+// that Close cannot miss a process. job is the job id, "" for a
+// foreground command, which is registered as one.
+func (s *Shell) startLocked(ctx context.Context, cmd *exec.Cmd, line, job string) (*proc, error) {
 	if wrap := s.wrapFor(ctx); wrap != nil {
 		if err := wrap(cmd); err != nil {
 			return nil, tool.Errorf(tool.CodeDenied, "Do not retry; tell the user the sandbox refused the command.",
@@ -401,13 +458,40 @@ func (s *Shell) startLocked(ctx context.Context, cmd *exec.Cmd, fg bool) (*proc,
 	if s.closed {
 		return nil, ErrClosed
 	}
-	p, err := startProc(cmd, s.opts.Now)
+	var status, statusW *os.File
+	if s.exe != "" {
+		if s.lifeW == nil {
+			r, w, err := os.Pipe()
+			if err != nil {
+				return nil, fmt.Errorf("shell: lifeline pipe: %w", err)
+			}
+			s.lifeR, s.lifeW = r, w
+		}
+		var err error
+		if status, statusW, err = superviseCmd(cmd, s.exe, s.lifeR, s.opts.KillGrace); err != nil {
+			return nil, err
+		}
+	}
+	p, err := startProc(cmd, s.opts.Now, status, statusW)
 	if err != nil {
 		return nil, tool.Errorf(tool.CodeFailed, "Tell the user: the shell itself could not start.",
 			"could not start %s: %v", s.shellName, err)
 	}
-	if fg {
+	if job == "" {
 		s.fgProcs[p] = struct{}{}
+	}
+	if s.opts.Track != nil {
+		id, ok := Lookup(p.pid)
+		if !ok {
+			id = Identity{PID: p.pid} // already gone: nothing to end later
+		}
+		ended := s.opts.Track(ctx, Started{Identity: id, Command: line, Job: job, Supervised: p.supervised})
+		s.tracking.Add(1)
+		go func() {
+			defer s.tracking.Done()
+			<-p.done
+			ended(p.describe())
+		}()
 	}
 	return p, nil
 }

@@ -163,8 +163,9 @@ func TestRelativeWorkdirIsFatal(t *testing.T) {
 
 func TestProviderKeysDoNotReachCommands(t *testing.T) {
 	t.Setenv("ANTHROPIC_API_KEY", "sk-secret-value")
+	t.Setenv("GROQ_TOKEN", "sk-secret-value")
 	t.Setenv("GODWIT_VISIBLE", "yes")
-	sh := New(Options{Workdir: t.TempDir()})
+	sh := New(Options{Workdir: t.TempDir(), Secrets: []string{"GROQ_TOKEN"}})
 	defer sh.Close()
 	res, err := sh.Run(context.Background(), json.RawMessage(`{"command":"env"}`))
 	if err != nil {

@@ -1,0 +1,241 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/godwit/godwit/mail"
+	"github.com/godwit/godwit/store"
+)
+
+// SendOptions are the inputs of `godwit send`.
+type SendOptions struct {
+	IO      *IOStreams
+	Home    string
+	Session string
+	Text    string
+	// From names the sending program; "" sends as the user.
+	From    string
+	Wait    bool
+	Timeout time.Duration
+	JSON    bool
+	// Ack acknowledges the failure of this message instead of sending.
+	Ack string
+	// Poll is the wake-up interval of --wait (tests); 0 is the default.
+	Poll time.Duration
+}
+
+// NewCmdSend builds `godwit send`.
+func NewCmdSend(f *Factory) *cobra.Command {
+	opts := &SendOptions{IO: f.IO}
+	cmd := &cobra.Command{
+		Use:   "send SESSION TEXT|- [--from NAME] [--wait [--timeout D]] [--json]\n  godwit send --ack ID",
+		Short: "Send a message to a session; with --wait, print its answer",
+		Long: `Queue a message for a session (an id, a unique prefix, or last) and print its
+id. The session answers in its own turn: at once when a process keeps it open
+(godwit serve, a chat, an editor), else at its next run or chat. Messages that
+arrive during a turn are answered together in the next one.
+
+--from NAME sends as a named program rather than as you. --wait blocks until
+the answer (printed, exit 0) or the failure (printed, exit 1); --timeout D
+gives up after D, and a message still queued then expires, so it never runs
+after nobody waits for it. --json prints the message and its receipts.
+
+When a message's turn fails, the same sender's later messages to that session
+wait until the failure is acknowledged: godwit send --ack ID.
+
+Exit status: 0 sent (or answered), 1 failed, expired or timed out, 2 bad usage.`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			home, err := f.Home()
+			if err != nil {
+				return fmt.Errorf("finding GODWIT_HOME: %w", err)
+			}
+			opts.Home = home
+			if opts.Ack != "" {
+				if len(args) > 0 || opts.Wait || opts.From != "" {
+					return usageErrorf("--ack ID takes no session, text, --wait or --from: godwit send --ack m12")
+				}
+				return runAck(cmd.Context(), opts)
+			}
+			if len(args) < 2 {
+				return usageErrorf("usage: godwit send SESSION TEXT (or - to read the text from stdin); `godwit sessions` lists the sessions")
+			}
+			if opts.Timeout != 0 && !opts.Wait {
+				return usageErrorf("--timeout goes with --wait")
+			}
+			if opts.Timeout < 0 {
+				return usageErrorf("--timeout must be positive, e.g. 5m")
+			}
+			opts.Session, opts.Text = args[0], strings.Join(args[1:], " ")
+			if opts.Text == "-" {
+				b, err := io.ReadAll(opts.IO.In)
+				if err != nil {
+					return fmt.Errorf("reading the message from stdin: %w", err)
+				}
+				opts.Text = string(b)
+			}
+			if strings.TrimSpace(opts.Text) == "" {
+				return usageErrorf("empty message: say what the session should do")
+			}
+			return runSend(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.From, "from", "", "send as the named program (letters, digits, - _ .), not as you")
+	fl.BoolVar(&opts.Wait, "wait", false, "wait for the answer and print it")
+	fl.DurationVar(&opts.Timeout, "timeout", 0, "with --wait: give up after this long (e.g. 10m); a message still queued expires")
+	fl.BoolVar(&opts.JSON, "json", false, "print the message and its receipts as JSON")
+	fl.StringVar(&opts.Ack, "ack", "", "acknowledge the failure of message ID, releasing the sender's later messages")
+	return cmd
+}
+
+func runSend(ctx context.Context, opts *SendOptions) error {
+	st, err := openMailStore(ctx, opts.Home)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	from := mail.User()
+	if opts.From != "" {
+		from = mail.Program(opts.From)
+	}
+	p, err := mail.Post(ctx, st, from, opts.Session, opts.Text)
+	if err != nil {
+		return errors.New(strings.TrimPrefix(err.Error(), "mail: "))
+	}
+	id := mail.ID(p.Mail.ID)
+	switch {
+	case p.HeldBy != nil:
+		fmt.Fprintf(opts.IO.ErrOut, "%s is held: %s from %s to this session failed and is not acknowledged (%s); `godwit send --ack %s` lets it run\n",
+			id, mail.ID(p.HeldBy.ID), mail.Label(from.Kind, from.Name), firstLine(p.HeldBy.Error, 160), mail.ID(p.HeldBy.ID))
+	case !residentAlive(ctx, st, p.Mail.To):
+		fmt.Fprintf(opts.IO.ErrOut, "no process keeps session %s open now: it answers at its next run or chat, or when `godwit serve %s` runs\n", p.Mail.To, p.Mail.To)
+	}
+	if !opts.Wait {
+		if opts.JSON {
+			return writeMailJSON(ctx, opts.IO.Out, st, p.Mail)
+		}
+		fmt.Fprintln(opts.IO.Out, id)
+		return nil
+	}
+	if !opts.JSON {
+		fmt.Fprintf(opts.IO.ErrOut, "%s queued for %s; waiting for the answer (Ctrl-C stops waiting; the message stays)\n", id, p.Mail.To)
+	}
+	m, err := mail.Await(ctx, st, p.Mail.ID, mail.AwaitOptions{FollowOptions: mail.FollowOptions{Poll: opts.Poll},
+		Timeout: opts.Timeout, Expire: true, OnReceipt: func(r store.Receipt) {
+			if !opts.JSON && r.State != string(store.MailQueued) && !store.MailState(r.State).Final() {
+				fmt.Fprintf(opts.IO.ErrOut, "%s %s%s%s\n", id, r.State, turnOf(r.Turn), noteOf(r.Note))
+			}
+		}})
+	if opts.JSON {
+		if jerr := writeMailJSON(context.WithoutCancel(ctx), opts.IO.Out, st, m); jerr != nil {
+			return jerr
+		}
+		if err != nil {
+			fmt.Fprintln(opts.IO.ErrOut, "godwit:", strings.TrimPrefix(err.Error(), "mail: "))
+			return SilentError
+		}
+		return nil
+	}
+	switch {
+	case err == nil:
+		fmt.Fprintln(opts.IO.Out, strings.TrimRight(m.Answer, "\n"))
+		return nil
+	case ctx.Err() != nil:
+		fmt.Fprintf(opts.IO.ErrOut, "stopped waiting; %s is %s: `godwit mail %s` shows its answer when it comes\n", id, m.State, id)
+		return SilentError
+	}
+	return errors.New(strings.TrimPrefix(err.Error(), "mail: "))
+}
+
+func runAck(ctx context.Context, opts *SendOptions) error {
+	id, err := mail.ParseID(opts.Ack)
+	if err != nil {
+		return &UsageError{Err: errors.New(strings.TrimPrefix(err.Error(), "mail: "))}
+	}
+	st, err := openMailStore(ctx, opts.Home)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	m, err := mail.Ack(ctx, st, id, "user")
+	if err != nil {
+		return errors.New(strings.TrimPrefix(err.Error(), "mail: "))
+	}
+	if opts.JSON {
+		return writeMailJSON(ctx, opts.IO.Out, st, m)
+	}
+	fmt.Fprintf(opts.IO.Out, "%s acknowledged: later messages from %s to %s may be delivered now\n", mail.ID(id), mail.Label(m.FromKind, m.From), m.To)
+	return nil
+}
+
+// mailJSON is a message as `send --json` and `mail --json` print it.
+type mailJSON struct {
+	ID        string        `json:"id"`
+	To        string        `json:"to"`
+	FromKind  string        `json:"from_kind"`
+	From      string        `json:"from"`
+	State     string        `json:"state"`
+	Turn      int           `json:"turn,omitempty"`
+	Text      string        `json:"text"`
+	Answer    string        `json:"answer,omitempty"`
+	Error     string        `json:"error,omitempty"`
+	Created   time.Time     `json:"created"`
+	Acked     bool          `json:"acknowledged,omitempty"`
+	Receipts  []receiptJSON `json:"receipts,omitempty"`
+	HeldBy    string        `json:"held_by,omitempty"`
+	ClaimedBy string        `json:"claimed_by,omitempty"`
+}
+
+type receiptJSON struct {
+	State string    `json:"state"`
+	At    time.Time `json:"at"`
+	Turn  int       `json:"turn,omitempty"`
+	Note  string    `json:"note,omitempty"`
+}
+
+func toJSON(ctx context.Context, st *store.Store, m store.Mail) (mailJSON, error) {
+	out := mailJSON{ID: mail.ID(m.ID), To: m.To, FromKind: string(m.FromKind), From: m.From, State: string(m.State), Turn: m.Turn,
+		Text: m.Body, Answer: m.Answer, Error: m.Error, Created: m.CreatedAt, Acked: !m.AckedAt.IsZero(), ClaimedBy: m.ClaimedBy}
+	rs, err := st.Receipts(ctx, m.ID)
+	if err != nil {
+		return out, err
+	}
+	for _, r := range rs {
+		out.Receipts = append(out.Receipts, receiptJSON{State: r.State, At: r.At, Turn: r.Turn, Note: r.Note})
+	}
+	if h, ok, err := st.HeldBy(ctx, m); err == nil && ok && m.State == store.MailQueued {
+		out.HeldBy = mail.ID(h.ID)
+	}
+	return out, nil
+}
+
+func writeMailJSON(ctx context.Context, w io.Writer, st *store.Store, m store.Mail) error {
+	j, err := toJSON(ctx, st, m)
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(w).Encode(j)
+}
+
+func turnOf(turn int) string {
+	if turn == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (turn %d)", turn)
+}
+
+func noteOf(n string) string {
+	if n == "" {
+		return ""
+	}
+	return ": " + firstLine(n, 200)
+}

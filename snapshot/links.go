@@ -1,0 +1,102 @@
+package snapshot
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// inode names a file's data: two paths with the same inode are hard
+// links to one file, and a write through either changes both.
+type inode struct {
+	dev, ino, nlink uint64
+}
+
+// Shared lists, relative to the root, the regular files of the walk that
+// have a hard link the walk did not see: a name outside the workspace
+// (or in a folder the walk skips). A command allowed to write the
+// workspace could change that outside file through them, since Landlock
+// judges a write by the path it goes through, not by the file.
+func (f *Fingerprint) Shared() []string {
+	seen := map[[2]uint64]uint64{}
+	for _, in := range f.linked {
+		seen[[2]uint64{in.dev, in.ino}]++
+	}
+	var out []string
+	for p, in := range f.linked {
+		if seen[[2]uint64{in.dev, in.ino}] < in.nlink {
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Detach gives each path (relative to the root) a file of its own: a
+// copy with the same content, mode and modification time renamed over
+// it, so the hard link is broken and the file outside keeps its content
+// whatever a command does here (godwit's file tools write the same way,
+// through a new file). A path that changed since it was seen is left
+// alone. It returns the paths detached.
+func (w *Watcher) Detach(paths []string) ([]string, error) {
+	var done []string
+	var errs []error
+	for _, rel := range paths {
+		p := filepath.Join(w.root, filepath.FromSlash(rel))
+		if err := detach(p); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", rel, err))
+			continue
+		}
+		done = append(done, rel)
+	}
+	return done, errors.Join(errs...)
+}
+
+func detach(p string) error {
+	// The walk went through plain folders; a background job may have
+	// swapped one for a link since.
+	if real, err := filepath.EvalSymlinks(filepath.Dir(p)); err != nil || real != filepath.Dir(p) {
+		return errors.New("its folder is no longer where the walk found it")
+	}
+	before, err := os.Lstat(p)
+	if err != nil {
+		return err
+	}
+	in, ok := inodeOf(before)
+	if !ok || !before.Mode().IsRegular() || in.nlink < 2 {
+		return nil
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".godwit-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if err := errors.Join(werr, cerr, os.Chmod(tmp, before.Mode().Perm()), os.Chtimes(tmp, before.ModTime(), before.ModTime())); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	// The file must still be the one read.
+	if now, err := os.Lstat(p); err != nil || !os.SameFile(before, now) || now.Size() != int64(len(data)) {
+		os.Remove(tmp)
+		return errors.New("it changed while being copied")
+	}
+	if err := os.Rename(tmp, p); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// detachNote is what the model and the user are told.
+func detachNote(paths []string) string {
+	return strings.Join(paths, ", ") + " had a hard link outside the workspace; each is now a file of its own with the same content, so a command cannot change the file outside through it"
+}

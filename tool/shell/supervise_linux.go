@@ -1,0 +1,86 @@
+package shell
+
+import (
+	"os"
+	"strconv"
+	"syscall"
+	"unsafe"
+)
+
+// becomeSubreaper makes orphaned descendants re-parent to this process.
+func becomeSubreaper() {
+	_, _, _ = syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0)
+}
+
+const (
+	prSetChildSubreaper = 36
+	pAll                = 0
+	wNoWait             = 0x1000000
+)
+
+// hasChildren reports whether this process still has a child, without
+// reaping it: waitid(P_ALL, WNOHANG|WNOWAIT) fails with ECHILD only when
+// there is none.
+func hasChildren(int) bool {
+	var info [128]byte // siginfo_t
+	_, _, errno := syscall.Syscall6(syscall.SYS_WAITID, pAll, 0, uintptr(unsafe.Pointer(&info[0])),
+		syscall.WEXITED|syscall.WNOHANG|wNoWait, 0, 0)
+	return errno != syscall.ECHILD
+}
+
+// signalTree sends sig to the command's process group and to every live
+// descendant of this process (a subreaper: orphans are its descendants
+// too).
+func signalTree(mainPid int, sig syscall.Signal) {
+	_ = syscall.Kill(-mainPid, sig)
+	for _, pid := range descendants(os.Getpid()) {
+		_ = syscall.Kill(pid, sig)
+	}
+}
+
+// descendants lists the live descendants of root, by one scan of /proc
+// (/proc/PID/task/TID/children needs CONFIG_PROC_CHILDREN, which not
+// every kernel has).
+func descendants(root int) []int {
+	dir, err := os.Open("/proc")
+	if err != nil {
+		return nil
+	}
+	defer dir.Close()
+	names, err := dir.Readdirnames(-1)
+	if err != nil {
+		return nil
+	}
+	children := map[int][]int{}
+	var buf [512]byte
+	for _, name := range names {
+		if name[0] < '0' || name[0] > '9' {
+			continue
+		}
+		pid, err := strconv.Atoi(name)
+		if err != nil {
+			continue
+		}
+		stat, err := readStat("/proc/"+name+"/stat", buf[:])
+		if err != nil {
+			continue // exited meanwhile
+		}
+		if si, ok := parseStatInfo(stat); ok && live(si.state) {
+			children[si.ppid] = append(children[si.ppid], pid)
+		}
+	}
+	var out []int
+	queue := []int{root}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		for _, c := range children[p] {
+			out = append(out, c)
+			queue = append(queue, c)
+		}
+	}
+	return out
+}
+
+// treeLeft is false: a subreaper with no child has no descendant.
+func treeLeft(int) bool { return false }

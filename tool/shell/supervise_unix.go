@@ -1,0 +1,234 @@
+//go:build unix
+
+package shell
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// MaybeSupervise is the supervisor side of shell_exec: when the process
+// was started as a command's supervisor it runs the command, holds its
+// process tree, and exits with the command's status, never returning.
+// Otherwise it records that this executable can supervise and returns at
+// once. Call it first thing in main (and in TestMain of tests whose
+// shells should supervise their commands); a program that does not call
+// it runs commands unsupervised.
+func MaybeSupervise() {
+	if len(os.Args) < 2 || os.Args[1] != supervisorArg {
+		supervisorReady.Store(true)
+		return
+	}
+	os.Exit(supervise(os.Args[2:]))
+}
+
+// supervisorPayload is the supervisor's settings.
+type supervisorPayload struct {
+	GraceMS int64 `json:"grace_ms"`
+}
+
+// superviseCmd rewrites cmd so that it starts under a supervisor:
+// `exe __godwit_supervise PATH ARGV...`, with the lifeline and the write
+// end of a fresh status pipe as descriptors 3 and 4. It returns the read
+// end of the status pipe and the write end the caller closes once cmd
+// has started.
+func superviseCmd(cmd *exec.Cmd, exe string, lifeline *os.File, grace time.Duration) (status, statusW *os.File, err error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, nil, fmt.Errorf("shell: supervisor status pipe: %w", err)
+	}
+	b, _ := json.Marshal(supervisorPayload{GraceMS: grace.Milliseconds()})
+	env := cmd.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	cmd.Env = append(env[:len(env):len(env)], supervisorEnv+"="+string(b))
+	cmd.ExtraFiles = []*os.File{lifeline, w}
+	cmd.Args = append([]string{exe, supervisorArg, cmd.Path}, cmd.Args...)
+	cmd.Path = exe
+	return r, w, nil
+}
+
+// supervise runs args[0] with argv args[1:] and holds its tree; it
+// returns the exit status for os.Exit.
+func supervise(args []string) int {
+	if len(args) < 2 {
+		fmt.Fprintln(os.Stderr, "godwit supervisor: no command to run")
+		return 126
+	}
+	var p supervisorPayload
+	_ = json.Unmarshal([]byte(os.Getenv(supervisorEnv)), &p)
+	os.Unsetenv(supervisorEnv)
+	grace := time.Duration(p.GraceMS) * time.Millisecond
+	if grace <= 0 {
+		grace = DefaultKillGrace
+	}
+	// Neither descriptor may reach the command: a copy of the status pipe
+	// there would keep godwit waiting for an end of file.
+	syscall.CloseOnExec(lifelineFD)
+	syscall.CloseOnExec(statusFD)
+	status := os.NewFile(statusFD, "status")
+	becomeSubreaper()
+
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	// Caught rather than ignored: an ignored SIGPIPE would be inherited by
+	// the command; caught, a write to a closed pipe only fails.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+
+	pid, err := syscall.ForkExec(args[0], args[1:], &syscall.ProcAttr{
+		Env:   os.Environ(),
+		Files: []uintptr{0, 1, 2},
+		Sys:   &syscall.SysProcAttr{Setpgid: true},
+	})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "godwit supervisor: cannot start %s: %v\n", args[0], err)
+		fmt.Fprintln(status, exitInfo{code: 127})
+		return 127
+	}
+
+	mainExit := make(chan syscall.WaitStatus, 1)
+	reaped := make(chan struct{}) // closed when no child is left
+	var childless atomic.Bool
+	go reap(pid, mainExit, reaped, &childless)
+	// The tree is gone when no child is left, and (where orphans go to
+	// init) no process of the command's group either.
+	gone := func() bool { return childless.Load() && !treeLeft(pid) }
+
+	lifeEOF := make(chan struct{})
+	if watchLifeline() {
+		go func() {
+			_, _ = io.Copy(io.Discard, os.NewFile(lifelineFD, "lifeline"))
+			close(lifeEOF)
+		}()
+	}
+
+	var main *exitInfo
+	var tick <-chan time.Time // set once no child is left but the group may still run
+	for {
+		select {
+		case ws := <-mainExit:
+			e := waitInfo(ws)
+			main = &e
+			line := e.String()
+			if hasChildren(pid) {
+				line += " left"
+			}
+			fmt.Fprintln(status, line)
+			continue
+		case <-reaped:
+			reaped = nil
+		case <-tick:
+		case <-sigs:
+			endTree(pid, grace, gone)
+		case <-lifeEOF:
+			// godwit is gone: nobody will read the output or stop the
+			// command; end it now.
+			endTree(pid, grace, gone)
+		}
+		if gone() {
+			// The command's exit may still sit in the channel when the
+			// last child was reaped just after it.
+			select {
+			case ws := <-mainExit:
+				e := waitInfo(ws)
+				main = &e
+				fmt.Fprintln(status, e.String())
+			default:
+			}
+			return exitCode(main)
+		}
+		if reaped == nil {
+			tick = time.After(maxPoll)
+		}
+	}
+}
+
+// watchLifeline reports whether descriptor 3 is a pipe (the lifeline):
+// a supervisor started by hand has none, and must not end its command
+// for that.
+func watchLifeline() bool {
+	var st syscall.Stat_t
+	return syscall.Fstat(lifelineFD, &st) == nil && st.Mode&syscall.S_IFMT == syscall.S_IFIFO
+}
+
+// reap waits for every child: the command (reported on mainExit) and
+// the orphans re-parented here. When no child is left it sets childless
+// and closes reaped.
+func reap(mainPid int, mainExit chan<- syscall.WaitStatus, reaped chan<- struct{}, childless *atomic.Bool) {
+	defer close(reaped)
+	for {
+		var ws syscall.WaitStatus
+		pid, err := syscall.Wait4(-1, &ws, 0, nil)
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err != nil: // ECHILD: nothing left
+			childless.Store(true)
+			return
+		case pid == mainPid && (ws.Exited() || ws.Signaled()):
+			mainExit <- ws
+		}
+	}
+}
+
+// endTree ends the command's tree: SIGTERM (and SIGCONT, so a stopped
+// process sees it) to every descendant, then, after grace, SIGKILL to
+// every descendant until none is left. It returns when the tree is gone,
+// or after a bounded wait.
+func endTree(mainPid int, grace time.Duration, gone func() bool) {
+	signalTree(mainPid, syscall.SIGTERM)
+	signalTree(mainPid, syscall.SIGCONT)
+	if waitUntil(gone, grace) {
+		return
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		signalTree(mainPid, syscall.SIGKILL)
+		if waitUntil(gone, poll) {
+			return
+		}
+	}
+}
+
+// waitUntil polls cond until it holds or d has passed.
+func waitUntil(cond func() bool, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for !cond() {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return false
+		}
+		time.Sleep(min(poll, left))
+	}
+	return true
+}
+
+// waitInfo turns a wait status into an exitInfo.
+func waitInfo(ws syscall.WaitStatus) exitInfo {
+	if ws.Signaled() {
+		return exitInfo{sig: ws.Signal()}
+	}
+	return exitInfo{code: ws.ExitStatus()}
+}
+
+// exitCode is the supervisor's own exit status: the command's, as a
+// shell reports it (128+n for a signal); godwit reads the exact one on
+// the status pipe.
+func exitCode(e *exitInfo) int {
+	switch {
+	case e == nil:
+		return 128 + int(syscall.SIGKILL)
+	case e.sig != 0:
+		return 128 + int(e.sig)
+	default:
+		return e.code
+	}
+}
