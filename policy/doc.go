@@ -135,7 +135,10 @@
 // they lead to, when the program dereferences them (grep -R, rg -L, ag
 // -f, diff -r), so a link to .env, or to a folder holding one, counts. A
 // folder that holds any, that holds a followed link out of the
-// workspace (a read outside it), or that is too big to check, asks.
+// workspace (a read outside it), or that is too big to check, asks. A
+// regular file with more than one hard link counts as a read outside
+// the workspace, by a command or a file tool: its other names cannot be
+// seen, and one may be ~/.ssh/id_ed25519.
 // Programs that list names, not contents (find, ls -R, tree, du, fd),
 // are checked for followed links out of the workspace only (find -L,
 // -follow, ls -RL, tree -l, du -L, fd -L). Environment dumps ask (env,

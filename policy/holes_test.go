@@ -404,3 +404,24 @@ func TestScriptReadsAreBounded(t *testing.T) {
 	writeFiles(t, e.root, files)
 	runVerdicts(t, e, "deny:\n  - command: \"rm *\"\n", []verdictCase{{"sh a.sh", "DQQ"}})
 }
+
+// TestHardLinkedReadsAsk: a workspace file with another name may be a
+// secret outside the workspace by that name; reading it asks as an
+// outside read does, and so does a search of its folder.
+func TestHardLinkedReadsAsk(t *testing.T) {
+	e := newEnv(t)
+	writeFiles(t, e.root, map[string]string{"docs/a.md": "x\n"})
+	if err := os.Link(filepath.Join(e.outside, "secret.txt"), filepath.Join(e.root, "docs", "notes.txt")); err != nil {
+		t.Skip("no hard links here:", err)
+	}
+	runVerdicts(t, e, "", []verdictCase{
+		{"cat docs/notes.txt", "QQA"},
+		{"cat docs/*", "QQA"},
+		{"grep -r x docs", "QQA"},
+		{"cat docs/a.md", "AAA"},
+	})
+	rec := &recorder{answer: Answer{Choice: No}}
+	if o, _ := outcome(t, e.policy(t, ReadOnly, "", rec), rec, pathReq("file_read", filepath.Join(e.root, "docs", "notes.txt"), false)); o != "Q" {
+		t.Errorf("file_read of a hard link: %s, want it asked", o)
+	}
+}

@@ -118,6 +118,8 @@ func (p *Policy) pathItem(toolName, abs string, write bool) item {
 		it.level, it.what = levelSensitive, "reads "+show+", a secrets file"
 	case !write && (pl == placeOutside || pl == placeUnknown):
 		it.level, it.what = levelSensitive, "reads "+show+", outside the workspace"
+	case !write && pl == placeInside && hardLinked(abs):
+		it.level, it.what = levelSensitive, "reads "+show+", a hard link whose other names may be outside the workspace (a secret there, by another name)"
 	case !write:
 		it.level, it.what, it.why = levelRead, "reads "+show, "reads inside the workspace"
 		return it
@@ -474,6 +476,13 @@ func globEscape(s string) string {
 		b.WriteRune(c)
 	}
 	return b.String()
+}
+
+// hardLinked reports a regular file with more than one name: the others
+// cannot be seen from here and may be outside the workspace.
+func hardLinked(abs string) bool {
+	fi, err := os.Lstat(abs)
+	return err == nil && fi.Mode().IsRegular() && links(fi) > 1
 }
 
 func isDir(abs string) bool {

@@ -54,7 +54,7 @@ type walkOpts struct {
 // walkFound is what a walk found, up to 3 of each.
 type walkFound struct {
 	secrets []string // secrets files, or links to them, relative to the folder
-	out     []string // links out of the workspace the program follows, relative
+	out     []string // links out of the workspace the program follows, and hard links, relative
 	ruled   []string // files or folders a deny or ask path rule names, absolute
 }
 
@@ -155,6 +155,9 @@ func (p *Policy) searchWalk(dir string, o walkOpts) (walkFound, error) {
 					return err
 				}
 			default:
+				if !o.namesOnly && len(f.out) < 3 && t.IsRegular() && hardLinked(abs) {
+					f.out = append(f.out, rel+" (a hard link)")
+				}
 				check(abs, rel)
 			}
 		}
