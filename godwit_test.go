@@ -122,6 +122,29 @@ func TestOpenNeedsAWorkspace(t *testing.T) {
 	}
 }
 
+// TestAgentReportsModelAndWorkspace: an embedder shows what it opened,
+// so the workspace comes back absolute and free of symlinks, and the
+// model as "provider/model".
+func TestAgentReportsModelAndWorkspace(t *testing.T) {
+	real := t.TempDir()
+	link := filepath.Join(t.TempDir(), "ws")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	a, err := godwit.Open(context.Background(), godwit.Options{Workspace: link, Home: t.TempDir(), Model: "mine/m1", Provider: echoModel()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	want, err := filepath.EvalSymlinks(real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Workspace() != want || a.Model() != "mine/m1" {
+		t.Errorf("Workspace() = %q, Model() = %q; want %q, %q", a.Workspace(), a.Model(), want, "mine/m1")
+	}
+}
+
 func TestResumeUnknownSession(t *testing.T) {
 	a := open(t, echoModel())
 	if _, err := a.Resume(context.Background(), "nope"); err == nil || !strings.Contains(err.Error(), "no session") {

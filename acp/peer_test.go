@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/godwit/godwit/internal/peertest"
 	"github.com/godwit/godwit/llm/llmtest"
 )
 
@@ -80,8 +81,9 @@ func TestOfficialClient(t *testing.T) {
 // godwit binary built from this tree.
 type peerTool struct{ node, dir, bin string }
 
-// peerTools builds the binary, or skips the test where node or the
-// client library is missing.
+// peerTools builds the binary. Where node or the client library is
+// missing it skips the test, or fails it under CI (peertest); a binary
+// without the acp command fails it in pt.run.
 func peerTools(t *testing.T) peerTool {
 	t.Helper()
 	if testing.Short() {
@@ -89,11 +91,11 @@ func peerTools(t *testing.T) peerTool {
 	}
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Skip("node is not installed; the ACP peer test needs Node 20 or later")
+		peertest.Missing(t, "node is not installed; the ACP peer test needs Node 20 or later")
 	}
 	dir, _ := filepath.Abs("testdata/peer")
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@agentclientprotocol", "sdk")); err != nil {
-		t.Skip("the ACP client library is not installed: run npm ci --prefix acp/testdata/peer")
+		peertest.Missing(t, "the ACP client library is not installed: run npm ci --prefix acp/testdata/peer")
 	}
 	bin := filepath.Join(t.TempDir(), "godwit")
 	build := exec.Command("go", "build", "-o", bin, "../cmd/godwit")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/llm/fake"
 	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/store/storetest"
 	"github.com/godwit/godwit/tool"
 	"github.com/godwit/godwit/window"
 )
@@ -33,11 +33,7 @@ type opt func(*agent.Config)
 
 func newHarness(t *testing.T, steps []fake.Step, opts ...opt) *harness {
 	t.Helper()
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "godwit.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.Open(t)
 	h := &harness{t: t, st: st, fake: fake.New(steps...), rec: &agent.Recorder{}, ws: t.TempDir()}
 	h.tools = []tool.Tool{
 		&tool.Func{ToolSpec: llm.ToolSpec{Name: "echo", Description: "echo", Schema: json.RawMessage(`{"type":"object"}`)},

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/llm/fake"
 	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/store/storetest"
 	"github.com/godwit/godwit/tool"
 	"github.com/godwit/godwit/untrusted"
 	"github.com/godwit/godwit/window"
@@ -32,11 +32,7 @@ type engine struct {
 
 func newEngine(t *testing.T, window_ int, brain func(llm.Request) fake.Step) *engine {
 	t.Helper()
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "g.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.Open(t)
 	e := &engine{t: t, st: st, rec: &agent.Recorder{}, p: fake.NewFunc(brain), files: map[string]string{}}
 	read := &tool.Func{ToolSpec: llm.ToolSpec{Name: "file_read", Description: "read", Schema: json.RawMessage(`{"type":"object"}`)},
 		Fn: func(_ context.Context, raw json.RawMessage) (tool.Result, error) {
@@ -46,6 +42,7 @@ func newEngine(t *testing.T, window_ int, brain func(llm.Request) fake.Step) *en
 		}}
 	reg, _ := tool.NewRegistry(read)
 	win := window.New(window.Options{System: "sys", Tools: reg.Specs(), Budget: window.Scaled(window_), Counter: window.NewCounter(nil), Pages: agent.StorePages(st)})
+	var err error
 	e.rt, err = agent.New(agent.Config{Provider: e.p, Model: "m", Assembler: win, Runner: tool.NewRunner(reg, tool.RunnerOptions{}), Store: st, Sink: e.rec})
 	if err != nil {
 		t.Fatal(err)

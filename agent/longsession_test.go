@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -12,7 +11,7 @@ import (
 	"github.com/godwit/godwit/agent"
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/llm/fake"
-	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/store/storetest"
 	"github.com/godwit/godwit/tool"
 	"github.com/godwit/godwit/untrusted"
 	"github.com/godwit/godwit/window"
@@ -182,11 +181,7 @@ func TestLongSessions(t *testing.T) {
 
 func runScenario(t *testing.T, sc scenario) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "godwit.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.Open(t)
 	provider := fake.NewFunc(brain(sc.inject))
 	big := &tool.Func{
 		ToolSpec: llm.ToolSpec{Name: "read_big", Schema: json.RawMessage(`{"type":"object"}`)},

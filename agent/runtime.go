@@ -230,13 +230,6 @@ func errorText(err error) string {
 	return err.Error()
 }
 
-func (r *Runtime) emit(e Event) {
-	if e.Time.IsZero() {
-		e.Time = r.cfg.Now()
-	}
-	r.cfg.Sink.Emit(e)
-}
-
 func (r *Runtime) cost(u llm.Usage) float64 {
 	if r.cfg.Cost == nil {
 		return 0

@@ -231,7 +231,6 @@ type cond struct {
 	tool                          string
 	failed                        *bool
 	turns                         []int
-	not                           *cond
 }
 
 func compileWhen(w When) (*cond, error) {

@@ -77,6 +77,7 @@ rules:
 `
 
 func TestBrain(t *testing.T) {
+	t.Parallel()
 	instr := llm.UserText(handoff.Instruction(handoff.RenderLedger(ledger, handoff.LedgerOptions{}).Text))
 	cases := []struct {
 		name string
@@ -149,6 +150,7 @@ func mustJSON(t *testing.T, v fake.Step) string {
 // Once the engine marks an entry superseded it shows no text, so a
 // supersession is proposed once; the engine parses what the brain wrote.
 func TestBrainHandoffRoundTrip(t *testing.T) {
+	t.Parallel()
 	b, err := NewBrain("s/t", script(t, brainScript))
 	if err != nil {
 		t.Fatal(err)
@@ -167,6 +169,7 @@ func TestBrainHandoffRoundTrip(t *testing.T) {
 }
 
 func TestParseLedger(t *testing.T) {
+	t.Parallel()
 	entries := []handoff.Entry{
 		{Seq: 1, Source: "user", Turn: 1, Text: "Rule one."},
 		{Seq: 2, Source: "user", Turn: 2, Topic: "A", Text: "line one\nline two"},

@@ -23,6 +23,7 @@ func lastRequest(entries []handoff.Entry, toolOutput string) llm.Request {
 }
 
 func TestRequestChecks(t *testing.T) {
+	t.Parallel()
 	rule := "Rule: never edit vendor/."
 	newRule := "New rule: vendor/acme only."
 	entries := []handoff.Entry{
@@ -77,6 +78,7 @@ func TestRequestChecks(t *testing.T) {
 }
 
 func TestTaskCheck(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	for p, c := range map[string]string{"keep.txt": "same\n", "edit.go": "return a + b\n"} {
 		if err := os.WriteFile(filepath.Join(ws, p), []byte(c), 0o644); err != nil {

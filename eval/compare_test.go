@@ -32,6 +32,7 @@ func results(rs ...[]RunResult) *Results {
 }
 
 func TestCompareLabels(t *testing.T) {
+	t.Parallel()
 	a := results(
 		runs("s/pass-up", 2, 1, 10, 1000),
 		runs("s/pass-down", 2, 2, 10, 1000),
@@ -105,6 +106,7 @@ func TestCompareLabels(t *testing.T) {
 }
 
 func TestCompareExpect(t *testing.T) {
+	t.Parallel()
 	a := results(runs("s/t", 1, 1, 10, 1000))
 	b := results(runs("s/t", 1, 1, 10, 700, func(r *RunResult) { r.SystemHash, r.Model = "sys2", "other/model" }))
 	if v := Compare(a, b, CompareOptions{}, time.Time{}); v.Tasks[0].Label != Confounded || v.Pass {
@@ -124,6 +126,7 @@ func TestCompareExpect(t *testing.T) {
 }
 
 func TestBars(t *testing.T) {
+	t.Parallel()
 	a := results(runs("s/x", 2, 2, 10, 1000), runs("s/y", 2, 1, 20, 3000))
 	b := results(runs("s/x", 2, 2, 11, 900), runs("s/y", 2, 2, 22, 2900))
 	// Comparable totals: calls 30 -> 33 (+10%), tokens 4000 -> 3800 (-5%),
@@ -177,6 +180,7 @@ func TestBars(t *testing.T) {
 }
 
 func TestBarFromZero(t *testing.T) {
+	t.Parallel()
 	a := results(runs("s/x", 1, 1, 10, 1000))
 	b := results(runs("s/x", 1, 1, 10, 1000, func(r *RunResult) { r.Resets = 2 }))
 	bar, _ := ParseBar("resets<=+50%")

@@ -72,6 +72,7 @@ model:
 `
 
 func TestLoadTaskGood(t *testing.T) {
+	t.Parallel()
 	dir := writeTask(t, t.TempDir(), "suite", "good", goodTask, map[string]string{"repo/a.txt": "a"})
 	task, err := LoadTask(dir)
 	if err != nil {
@@ -102,6 +103,7 @@ func TestLoadTaskGood(t *testing.T) {
 }
 
 func TestLoadTaskErrors(t *testing.T) {
+	t.Parallel()
 	base := func(extra string) string {
 		return "id: t\nversion: 1\nturns: [hello]\nchecks: {answer: {contains: [x]}}\n" + extra
 	}
@@ -160,6 +162,7 @@ func TestLoadTaskErrors(t *testing.T) {
 }
 
 func TestLoadTaskSupersededRange(t *testing.T) {
+	t.Parallel()
 	y := "id: t\nversion: 1\nturns: [a, b]\nchecks: {request: {superseded: [{turn: 2, by_turn: 3}]}}\n"
 	_, err := LoadTask(writeTask(t, t.TempDir(), "s", "t", y, nil))
 	if err == nil || !strings.Contains(err.Error(), "turns of this task (1..2)") {
@@ -168,6 +171,7 @@ func TestLoadTaskSupersededRange(t *testing.T) {
 }
 
 func TestLoadTasks(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	ok := "version: 1\nturns: [hi]\nchecks: {min_resets: 1}\n"
 	writeTask(t, root, "b", "two", "id: two\n"+ok, nil)
@@ -199,6 +203,7 @@ func TestLoadTasks(t *testing.T) {
 // The suites in the repository must load: a broken task.yaml fails here,
 // in a second, rather than in a run.
 func TestRepositorySuitesLoad(t *testing.T) {
+	t.Parallel()
 	for _, suite := range []string{"../evals/long-session", "../evals/basic"} {
 		tasks, err := LoadTasks(suite)
 		if err != nil {

@@ -15,6 +15,7 @@ import (
 // provider answers over its real wire (here an OpenAI-compatible fake
 // server): the config comes from the user's home, the price from it too.
 func TestRunRealModel(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewTestServer(t,
 		llmtest.ChatReply(llmtest.ChatToolCall("c1", "file_write", `{"path":"note.txt","content":"hello\n"}`), llmtest.ChatFinish("tool_calls"), llmtest.ChatUsage(1000, 20)),
 		llmtest.ChatTextReply("Written.", 1200, 10),

@@ -10,10 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/store/storetest"
 )
 
 func TestResultsRoundTrip(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "r.json")
 	r := results(runs("s/a", 2, 1, 3, 100))
 	if err := WriteResults(path, r); err != nil {
@@ -43,6 +44,7 @@ func TestResultsRoundTrip(t *testing.T) {
 }
 
 func TestMerge(t *testing.T) {
+	t.Parallel()
 	shard := func(s string, rs ...[]RunResult) *Results {
 		r := results(rs...)
 		r.Shard, r.WallMS = s, 1000
@@ -77,6 +79,7 @@ func TestMerge(t *testing.T) {
 }
 
 func TestShard(t *testing.T) {
+	t.Parallel()
 	var tasks []*Task
 	for _, id := range []string{"a", "b", "c", "d", "e"} {
 		tasks = append(tasks, &Task{ID: id, Suite: "s"})
@@ -110,6 +113,7 @@ func TestShard(t *testing.T) {
 }
 
 func TestLedgerAndStore(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	a, b := results(runs("s/x", 1, 1, 10, 1000)), results(runs("s/x", 1, 1, 10, 800))
@@ -132,11 +136,7 @@ func TestLedgerAndStore(t *testing.T) {
 		t.Errorf("%d lines; JSONL wants one verdict a line", n)
 	}
 
-	st, err := store.Open(ctx, filepath.Join(dir, "godwit.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.OpenAt(t, filepath.Join(dir, "godwit.db"))
 	if err := RecordVerdict(ctx, st, v); err != nil {
 		t.Fatal(err)
 	}
@@ -165,6 +165,7 @@ func TestLedgerAndStore(t *testing.T) {
 }
 
 func TestWriteSummaryAndProgress(t *testing.T) {
+	t.Parallel()
 	r := results(runs("basic/go-add", 2, 1, 5, 1500, func(r *RunResult) { r.Resets = 1; r.Cost = 0.01 }))
 	r.Model, r.Godwit, r.WallMS = "fake/scripted", "v9", 2500
 	var out bytes.Buffer

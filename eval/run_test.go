@@ -12,6 +12,7 @@ import (
 // The long-session suite must pass, all of it, with its scripted models
 // and the real engine: this is the CI bar.
 func TestLongSessionSuite(t *testing.T) {
+	t.Parallel()
 	tasks, err := LoadTasks("../evals/long-session")
 	if err != nil {
 		t.Fatal(err)
@@ -51,6 +52,7 @@ func TestLongSessionSuite(t *testing.T) {
 
 // The basic suite runs go test, python3 and node in each workspace.
 func TestBasicSuite(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs go, python3 and node")
 	}
@@ -81,6 +83,7 @@ func TestBasicSuite(t *testing.T) {
 // Runs that must fail do, each for its own reason: the checks and limits
 // bite on the real engine.
 func TestRunFailures(t *testing.T) {
+	t.Parallel()
 	const pad = `
 setup:
   script: for i in 1 2 3; do awk 'BEGIN { for (n = 1; n <= 120; n++) print "padding line", n }' > big$i.txt; done
@@ -142,6 +145,7 @@ model:
 }
 
 func TestRunNeedsAModel(t *testing.T) {
+	t.Parallel()
 	task, err := LoadTask(writeTask(t, t.TempDir(), "s", "t", "id: t\nversion: 1\nturns: [hi]\nchecks: {min_resets: 1}\n", nil))
 	if err != nil {
 		t.Fatal(err)
@@ -160,6 +164,7 @@ func TestRunNeedsAModel(t *testing.T) {
 // three results with the same numbers (the scripted model is
 // deterministic).
 func TestRunRuns(t *testing.T) {
+	t.Parallel()
 	y := "id: r\nversion: 1\nturns: [write it]\nchecks: {files: [{path: out.txt, contains: [hello]}]}\n" +
 		"model:\n  rules:\n    - when: {user: write}\n      call: [{file_write: {path: out.txt, content: hello}}]\n" +
 		"    - when: {engine: ''}\n      say: nothing to test\n    - when: {tool: file_write}\n      say: done\n"

@@ -7,6 +7,7 @@ import (
 )
 
 func TestTmpl(t *testing.T) {
+	t.Parallel()
 	d := tdata{Turn: 3, User: "fix it", Output: "a\nb\nc\nd", Match: []string{"all", "x.go", "y.go"}, Entry: "D2"}
 	f := tfuncs{ref: func(s string) (string, error) {
 		if s == "Rule:" {
@@ -44,6 +45,7 @@ func TestTmpl(t *testing.T) {
 }
 
 func TestTmplErrors(t *testing.T) {
+	t.Parallel()
 	parse := []struct{ in, want string }{
 		{"{{.Nope", "unclosed action"},
 		{"{{.Nope}}", "unknown field .Nope"},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/godwit/godwit/agent"
@@ -40,7 +41,11 @@ type Box struct {
 	owner   string
 	poll    time.Duration
 	log     *slog.Logger
-	watch   *store.Watch
+
+	// mu guards watch: Close may come from another goroutine while Wait
+	// runs (a resident stopping), which then ends with an error.
+	mu    sync.Mutex
+	watch *store.Watch
 }
 
 // Open makes this process the session's resident and recovers the claims
@@ -106,23 +111,29 @@ func (b *Box) Release(ctx context.Context, ms []store.Mail, why error) {
 
 // Wait blocks until the session may have claimable mail, or ctx ends.
 func (b *Box) Wait(ctx context.Context) error {
+	b.mu.Lock()
 	if b.watch == nil {
 		w, err := b.st.NewWatch(ctx)
 		if err != nil {
+			b.mu.Unlock()
 			return fmt.Errorf("mail: %w", err)
 		}
 		b.watch = w
 	}
-	return waitFor(ctx, b.watch, b.poll, func() (bool, error) { return b.st.Claimable(ctx, b.session) })
+	w := b.watch
+	b.mu.Unlock()
+	return waitFor(ctx, w, b.poll, func() (bool, error) { return b.st.Claimable(ctx, b.session) })
 }
 
 // Close gives up the session and the pinned connection.
 func (b *Box) Close() error {
 	var errs []error
+	b.mu.Lock()
 	if b.watch != nil {
 		errs = append(errs, b.watch.Close())
 		b.watch = nil
 	}
+	b.mu.Unlock()
 	errs = append(errs, b.st.ReleaseResident(context.Background(), b.session, b.owner))
 	return errors.Join(errs...)
 }

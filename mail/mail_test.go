@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/godwit/godwit/agent"
+	"github.com/godwit/godwit/internal/goldentest"
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/llm/fake"
 	"github.com/godwit/godwit/mail"
@@ -21,8 +21,6 @@ import (
 	"github.com/godwit/godwit/tool"
 	"github.com/godwit/godwit/window"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 const poll = 5 * time.Millisecond
 
@@ -436,23 +434,7 @@ func TestToolSpecSize(t *testing.T) {
 	}
 	whole, _ := json.Marshal(spec)
 	got := fmt.Sprintf("%s description=%d schema=%d tokens=%d\n", spec.Name, len(spec.Description), len(spec.Schema), window.NewCounter(nil).Count(string(whole)))
-	golden := filepath.Join("testdata", "spec_size.golden")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("spec size changed:\n got %s want %s"+
-			"If the change is deliberate, run go test ./mail -run TestToolSpecSize -update", got, want)
-	}
+	goldentest.Check(t, "spec_size.golden", []byte(got))
 }
 
 // A session answering another's message does not block waiting on it:

@@ -10,6 +10,7 @@ import (
 )
 
 func TestParseProjectFile(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, in string
 		want     map[string]mcp.ServerConfig
@@ -51,6 +52,7 @@ func TestParseProjectFile(t *testing.T) {
 }
 
 func TestBadEntriesSayWhatToFix(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		cfg  mcp.ServerConfig
@@ -76,6 +78,7 @@ func TestBadEntriesSayWhatToFix(t *testing.T) {
 }
 
 func TestBadServerNameIsRefused(t *testing.T) {
+	t.Parallel()
 	m := mcp.Start(mcp.Options{Config: mcp.Config{Servers: map[string]mcp.ServerConfig{"my server": {Command: "x"}}}})
 	defer m.Close()
 	if st := m.Statuses()[0]; st.State != mcp.StateFailed || !strings.Contains(st.String(), "use letters, digits") {
@@ -84,6 +87,7 @@ func TestBadServerNameIsRefused(t *testing.T) {
 }
 
 func TestDisabledServerIsSkipped(t *testing.T) {
+	t.Parallel()
 	m := mcp.Start(mcp.Options{Config: mcp.Config{Servers: map[string]mcp.ServerConfig{"off": {Command: "x", Disabled: true}}}})
 	defer m.Close()
 	if st := m.Statuses()[0]; st.State != mcp.StateSkipped {
@@ -92,6 +96,7 @@ func TestDisabledServerIsSkipped(t *testing.T) {
 }
 
 func TestVariablesExpandWithDefaults(t *testing.T) {
+	t.Parallel()
 	// A server whose url comes from a default: it fails to connect, but
 	// the message shows the expanded url was used.
 	m := mcp.Start(mcp.Options{Config: mcp.Config{Servers: map[string]mcp.ServerConfig{
@@ -105,6 +110,7 @@ func TestVariablesExpandWithDefaults(t *testing.T) {
 }
 
 func TestToolName(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ server, tool, want string }{
 		{"github", "create_issue", "mcp__github__create_issue"},
 		{"my.server", "do it!", "mcp__my_server__do_it_"},

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/godwit/godwit/internal/peertest"
 	"github.com/godwit/godwit/mcp"
 )
 
@@ -51,12 +52,12 @@ func conformanceClient(url string) int {
 
 // TestConformanceClientScenarios runs the MCP conformance suite's client
 // scenarios against godwit's client. The suite is an npm package under
-// testdata/peer; the test skips when it is not installed.
+// testdata/peer; peertest decides when it is not installed.
 func TestConformanceClientScenarios(t *testing.T) {
 	peer := peerDir(t)
 	bin := filepath.Join(peer, "node_modules", ".bin", "conformance")
 	if _, err := os.Stat(bin); err != nil {
-		t.Skip("the conformance suite is not installed: run `npm ci` in mcp/testdata/peer")
+		peertest.Missing(t, "the conformance suite is not installed: run `npm ci` in mcp/testdata/peer")
 	}
 	for _, scenario := range []string{"initialize", "tools_call", "sse-retry"} {
 		t.Run(scenario, func(t *testing.T) {

@@ -87,6 +87,7 @@ func call(t *testing.T, tl tool.Tool, args string) (tool.Result, error) {
 }
 
 func TestStdioAndHTTPServersOfferTools(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(httpServer("s3cret"))
 	t.Cleanup(srv.Close) // after the Manager's Close: cleanups run last first
 	m, log := start(t, mcp.Options{
@@ -129,6 +130,7 @@ func TestStdioAndHTTPServersOfferTools(t *testing.T) {
 }
 
 func TestAccessFollowsReadOnlyHint(t *testing.T) {
+	t.Parallel()
 	m, _ := start(t, mcp.Options{Config: mcp.Config{Servers: map[string]mcp.ServerConfig{"local": stdioServer()}}})
 	tools := m.Tools()
 	for _, tc := range []struct {
@@ -146,6 +148,7 @@ func TestAccessFollowsReadOnlyHint(t *testing.T) {
 }
 
 func TestResultsAndErrorsReachTheModelAsText(t *testing.T) {
+	t.Parallel()
 	m, _ := start(t, mcp.Options{Config: mcp.Config{Servers: map[string]mcp.ServerConfig{"local": stdioServer()}}})
 	tools := m.Tools()
 
@@ -191,6 +194,7 @@ func TestAFailingServerIsReportedAndTheOthersRun(t *testing.T) {
 }
 
 func TestAServerThatStopsIsReportedAndItsCallsFail(t *testing.T) {
+	t.Parallel()
 	m, log := start(t, mcp.Options{Config: mcp.Config{Servers: map[string]mcp.ServerConfig{"local": stdioServer()}}})
 	tools := m.Tools()
 	if _, err := call(t, find(t, tools, "mcp__local__exit"), `{}`); err == nil {
@@ -242,6 +246,7 @@ func TestProjectServersStartOnlyWhenTrusted(t *testing.T) {
 }
 
 func TestCloseStopsServers(t *testing.T) {
+	t.Parallel()
 	m, _ := start(t, mcp.Options{Config: mcp.Config{Servers: map[string]mcp.ServerConfig{"local": stdioServer()}}})
 	echo := find(t, m.Tools(), "mcp__local__echo")
 	if err := m.Close(); err != nil {
@@ -263,6 +268,7 @@ func jsonEscape(s string) string {
 }
 
 func TestAChangedToolListIsTakenUp(t *testing.T) {
+	t.Parallel()
 	m, _ := start(t, mcp.Options{Config: mcp.Config{Servers: map[string]mcp.ServerConfig{"local": stdioServer()}}})
 	if _, err := call(t, find(t, m.Tools(), "mcp__local__grow"), `{}`); err != nil {
 		t.Fatal(err)
@@ -288,6 +294,7 @@ func TestAChangedToolListIsTakenUp(t *testing.T) {
 // runs without approval and its result reaches the model; a tool that
 // may mutate is denied when no approver allows it.
 func TestThroughTheAgent(t *testing.T) {
+	t.Parallel()
 	m, _ := start(t, mcp.Options{Config: mcp.Config{Servers: map[string]mcp.ServerConfig{"local": stdioServer()}}})
 	model := fake.New(
 		fake.Step{ToolCalls: []llm.ToolCall{

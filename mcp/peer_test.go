@@ -14,32 +14,34 @@ import (
 	"time"
 
 	"github.com/godwit/godwit/agent"
+	"github.com/godwit/godwit/internal/peertest"
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/llm/fake"
 	"github.com/godwit/godwit/mcp"
-	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/store/storetest"
 	"github.com/godwit/godwit/tool"
 	"github.com/godwit/godwit/window"
 )
 
 // The tests in this file run real MCP peers we did not write: the
 // reference server-everything from npm, pinned in testdata/peer. They
-// skip when node or the installed packages are missing; .ci/run installs
-// them with `npm ci --prefix mcp/testdata/peer`.
+// skip when node or the installed packages are missing, and fail under
+// CI (peertest): .ci/run installs them with `npm ci --prefix
+// mcp/testdata/peer`.
 
-// peerDir returns testdata/peer, skipping the test when node or its
+// peerDir returns testdata/peer; peertest decides when node or its
 // node_modules are missing.
 func peerDir(t *testing.T) string {
 	t.Helper()
 	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed; the real-peer tests need Node 20 or later")
+		peertest.Missing(t, "node is not installed; the real-peer tests need Node 20 or later")
 	}
 	dir, err := filepath.Abs(filepath.Join("testdata", "peer"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "node_modules")); err != nil {
-		t.Skip("the npm peers are not installed: run `npm ci` in mcp/testdata/peer")
+		peertest.Missing(t, "the npm peers are not installed: run `npm ci` in mcp/testdata/peer")
 	}
 	return dir
 }
@@ -48,12 +50,13 @@ func everythingJS(t *testing.T) string {
 	t.Helper()
 	js := filepath.Join(peerDir(t), "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
 	if _, err := os.Stat(js); err != nil {
-		t.Skip("server-everything is not installed: run `npm ci` in mcp/testdata/peer")
+		peertest.Missing(t, "server-everything is not installed: run `npm ci` in mcp/testdata/peer")
 	}
 	return js
 }
 
 func TestServerEverythingOverStdio(t *testing.T) {
+	t.Parallel()
 	js := everythingJS(t)
 	m, _ := start(t, mcp.Options{Config: mcp.Config{Servers: map[string]mcp.ServerConfig{
 		"everything": {Command: "node", Args: []string{js, "stdio"}},
@@ -62,6 +65,7 @@ func TestServerEverythingOverStdio(t *testing.T) {
 }
 
 func TestServerEverythingOverStreamableHTTP(t *testing.T) {
+	t.Parallel()
 	js := everythingJS(t)
 	port := freePort(t)
 	cmd := exec.Command("node", js, "streamableHttp")
@@ -148,11 +152,7 @@ func checkEverything(t *testing.T, m *mcp.Manager) {
 // only calls that need no approval can run.
 func runAgent(t *testing.T, model *fake.Provider, tools []tool.Tool, prompt string) agent.Result {
 	t.Helper()
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "godwit.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.Open(t)
 	reg, err := tool.NewRegistry(tools...)
 	if err != nil {
 		t.Fatal(err)

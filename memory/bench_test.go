@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/store/storetest"
 )
 
 // BenchmarkSourceLoad is the work at each segment start: rules from a
@@ -56,11 +57,7 @@ func (localEmbedder) Embed(_ context.Context, texts []string) ([][]float32, erro
 // vectors cached, as after the first search).
 func BenchmarkSearch(b *testing.B) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(b.TempDir(), "godwit.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.Open(b)
 	words := strings.Fields("retry backoff parser cache window budget token billing invoice postgres migration deploy staging review tabs lint docs flaky timeout config")
 	for s := range 40 {
 		id := fmt.Sprintf("sess%02d", s)

@@ -9,6 +9,7 @@ import (
 )
 
 func TestMemoryFiles(t *testing.T) {
+	t.Parallel()
 	root := tree(t, map[string]string{
 		"home/memory.md":       "I prefer tabs.",
 		"ws/.godwit/memory.md": "This project uses make.",
@@ -31,6 +32,7 @@ func TestMemoryFiles(t *testing.T) {
 }
 
 func TestMemoryFileCut(t *testing.T) {
+	t.Parallel()
 	root := tree(t, map[string]string{"ws/.godwit/memory.md": strings.Repeat("remember this line\n", 2000)})
 	got, err := MemoryFiles(filepath.Join(root, "ws"), "")
 	if err != nil {
@@ -43,6 +45,7 @@ func TestMemoryFileCut(t *testing.T) {
 }
 
 func TestDiff(t *testing.T) {
+	t.Parallel()
 	a := File{Path: "/a", Label: "a", Hash: "1"}
 	b := File{Path: "/b", Label: "b", Hash: "2"}
 	b2 := File{Path: "/b", Label: "b", Hash: "3"}
@@ -77,6 +80,7 @@ func TestDiff(t *testing.T) {
 // A Source announces an edit made during a segment, once: the next Load
 // serves the new text and the change is no longer news.
 func TestSourceChanges(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	root := tree(t, map[string]string{
 		"home/memory.md":       "user memory v1",
@@ -139,6 +143,7 @@ func write(t *testing.T, path, content string) {
 }
 
 func TestChunks(t *testing.T) {
+	t.Parallel()
 	text := "# Build\nuse make\n\nnot go build\n\n# Style\ntabs\n\n" + strings.Repeat("long ", 400)
 	got := chunks(text)
 	if len(got) != 3 || got[0] != "# Build\nuse make\n\nnot go build" || got[1] != "# Style\ntabs" {

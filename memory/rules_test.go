@@ -39,6 +39,7 @@ func labels(fs []File) []string {
 }
 
 func TestRulesDiscovery(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		files map[string]string
@@ -169,6 +170,7 @@ func TestRulesDiscovery(t *testing.T) {
 }
 
 func TestRulesCap(t *testing.T) {
+	t.Parallel()
 	line := strings.Repeat("x", 99) + "\n" // 100 bytes
 	root := tree(t, map[string]string{
 		"home/AGENTS.md":     "user " + strings.Repeat(line, 100), // ~10 KB
@@ -204,6 +206,7 @@ func TestRulesCap(t *testing.T) {
 }
 
 func TestRulesUnreadable(t *testing.T) {
+	t.Parallel()
 	if os.Getuid() == 0 {
 		t.Skip("root reads everything")
 	}

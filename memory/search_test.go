@@ -15,6 +15,7 @@ import (
 
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/store/storetest"
 	"github.com/godwit/godwit/tool"
 )
 
@@ -31,13 +32,9 @@ func newWorld(t *testing.T) *world {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	st, err := store.Open(ctx, filepath.Join(dir, "godwit.db"), store.WithClock(func() time.Time {
+	st := storetest.OpenAt(t, filepath.Join(dir, "godwit.db"), store.WithClock(func() time.Time {
 		return time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 	}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
 	w := &world{st: st, ws: filepath.Join(dir, "ws"), sessA: "sessiona", sessB: "sessionb"}
 	must := func(err error) {
 		t.Helper()
@@ -49,7 +46,7 @@ func newWorld(t *testing.T) *world {
 		must(st.CreateSession(ctx, store.Session{ID: id}))
 		must(st.StartSegment(ctx, id, 1, ""))
 	}
-	_, err = st.AddDecision(ctx, store.Decision{SessionID: w.sessA, Source: "user", Text: "Always use tabs for indentation in Go files."})
+	_, err := st.AddDecision(ctx, store.Decision{SessionID: w.sessA, Source: "user", Text: "Always use tabs for indentation in Go files."})
 	must(err)
 	_, err = st.AddDecision(ctx, store.Decision{SessionID: w.sessA, Source: "user", Text: "Park the car in lot B."})
 	must(err)
@@ -84,6 +81,7 @@ func ids(rs []Result) string {
 }
 
 func TestSearchKeywords(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	s, err := NewSearcher(SearchOptions{Store: w.st})
 	if err != nil {
@@ -192,6 +190,7 @@ func (f *fakeEmbeddings) counts() (calls, inputs int) {
 }
 
 func TestSearchEmbeddings(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	fake := &fakeEmbeddings{}
 	srv := httptest.NewServer(fake)
@@ -252,6 +251,7 @@ func TestSearchEmbeddings(t *testing.T) {
 }
 
 func TestNewEmbedderErrors(t *testing.T) {
+	t.Parallel()
 	for _, o := range []EmbedderOptions{{BaseURL: "localhost:1234", Model: "m"}, {BaseURL: "http://x/v1"}} {
 		if _, err := NewEmbedder(o); err == nil || !strings.Contains(err.Error(), "memory: embeddings") {
 			t.Errorf("%+v: err = %v", o, err)
@@ -260,6 +260,7 @@ func TestNewEmbedderErrors(t *testing.T) {
 }
 
 func TestFuse(t *testing.T) {
+	t.Parallel()
 	h := func(id string) store.MemoryHit { return store.MemoryHit{ID: id, Text: "text of " + id} }
 	lists := []ranking{
 		{"keywords", []store.MemoryHit{h("a"), h("b"), h("c")}},
@@ -281,6 +282,7 @@ func TestFuse(t *testing.T) {
 }
 
 func TestSearchTool(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	s, err := NewSearcher(SearchOptions{Store: w.st})
 	if err != nil {
@@ -325,6 +327,7 @@ func TestSearchTool(t *testing.T) {
 }
 
 func TestSearchToolSpecSize(t *testing.T) {
+	t.Parallel()
 	for _, tl := range []tool.Tool{NewSearchTool(nil), NewSkillTool(SkillPlaces{})} {
 		b, _ := json.Marshal(tl.Spec())
 		if len(b) > 600 {

@@ -13,6 +13,7 @@ import (
 )
 
 func TestParseSkill(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, in           string
 		wantName, wantDesc string
@@ -60,6 +61,7 @@ func skillFile(name, desc, body string) string {
 }
 
 func TestSkills(t *testing.T) {
+	t.Parallel()
 	root := tree(t, map[string]string{
 		"ws/.godwit/skills/deploy/SKILL.md":  skillFile("deploy", "Deploy to staging.", "run make deploy"),
 		"ws/.agents/skills/review/SKILL.md":  skillFile("review", "Review a diff.", "read it"),
@@ -99,6 +101,7 @@ func TestSkills(t *testing.T) {
 }
 
 func TestSkillTool(t *testing.T) {
+	t.Parallel()
 	root := tree(t, map[string]string{
 		"home/skills/pdf/SKILL.md":           skillFile("pdf", "Fill PDF forms.", "Use pdftk. See reference/forms.md."),
 		"home/skills/pdf/reference/forms.md": "field list",

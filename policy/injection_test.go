@@ -17,6 +17,7 @@ import (
 	"github.com/godwit/godwit/policy"
 	"github.com/godwit/godwit/sandbox"
 	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/store/storetest"
 	"github.com/godwit/godwit/tool"
 	tfs "github.com/godwit/godwit/tool/fs"
 	"github.com/godwit/godwit/tool/shell"
@@ -126,11 +127,7 @@ func (p *prompter) Ask(_ context.Context, q policy.Question) (policy.Answer, err
 func (s scene) run(t *testing.T, mode policy.Mode, pr policy.Prompter, attack []llm.ToolCall) []store.ToolCall {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "godwit.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.Open(t)
 	ws, err := workspace.New(s.root)
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"github.com/godwit/godwit/llm/fake"
 	"github.com/godwit/godwit/snapshot"
 	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/store/storetest"
 	"github.com/godwit/godwit/tool"
 	tfs "github.com/godwit/godwit/tool/fs"
 	"github.com/godwit/godwit/tool/shell"
@@ -42,11 +43,7 @@ func newWorld(t *testing.T, files map[string]string) *world {
 	for name, body := range files {
 		write(t, filepath.Join(root, name), body)
 	}
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "godwit.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.Open(t)
 	ws, err := workspace.New(root)
 	if err != nil {
 		t.Fatal(err)
@@ -159,6 +156,7 @@ func sameTree(t *testing.T, label string, got, want map[string]string) {
 func call(id, name string, args map[string]any) llm.ToolCall { return fake.Call(id, name, args) }
 
 func TestUndoRoundTrip(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, map[string]string{
 		"a.txt":      "alpha\r\nno final newline",
 		"b.go":       "package b\n\nfunc B() int { return 1 }\n",
@@ -251,13 +249,10 @@ func TestUndoRoundTrip(t *testing.T) {
 }
 
 func TestRecorder(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	root := t.TempDir()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "godwit.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.Open(t)
 	sess := store.Session{ID: store.NewID(), Workspace: root}
 	if err := st.CreateSession(ctx, sess); err != nil {
 		t.Fatal(err)
@@ -311,6 +306,7 @@ func asToolError(err error, te **tool.ToolError) bool {
 // note stays out of the Decisions ledger (which holds only what the user
 // wrote).
 func TestUndoTellsTheModel(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, map[string]string{"a.txt": "one\n"})
 	ctx := context.Background()
 	sess := w.turn("", []llm.ToolCall{

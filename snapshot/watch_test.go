@@ -16,6 +16,7 @@ import (
 )
 
 func TestWatcher(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	for name, body := range map[string]string{
 		"a.txt": "a", "del.txt": "d", "src/b.go": "b", ".gitignore": "build/\n*.log\n", "sub/.gitignore": "gen/\n",
@@ -46,6 +47,7 @@ func TestWatcher(t *testing.T) {
 }
 
 func TestWatcherBounded(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	for i := range 10 {
 		write(t, filepath.Join(root, fmt.Sprintf("f%02d", i)), "x")
@@ -62,6 +64,7 @@ func TestWatcherBounded(t *testing.T) {
 }
 
 func TestWatchTool(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	fakeShell := &tool.Func{
 		ToolSpec: llm.ToolSpec{Name: "shell_exec"},

@@ -12,6 +12,7 @@ import (
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/llm/fake"
 	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/store/storetest"
 	"github.com/godwit/godwit/subagent"
 	"github.com/godwit/godwit/tool"
 	"github.com/godwit/godwit/tool/fs"
@@ -37,12 +38,7 @@ type world struct {
 func newWorld(t *testing.T, maxSteps int, steps ...fake.Step) *world {
 	t.Helper()
 	w := &world{t: t, model: fake.New(steps...), ws: t.TempDir()}
-	var err error
-	w.st, err = store.Open(context.Background(), filepath.Join(t.TempDir(), "godwit.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { w.st.Close() })
+	w.st = storetest.Open(t)
 	if err := os.WriteFile(filepath.Join(w.ws, "auth.go"), []byte("package auth\n\nfunc Login() {}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -106,6 +102,7 @@ func lastResult(req llm.Request) string {
 }
 
 func TestReportReachesTheParentAndTheChildIsRecorded(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, 0,
 		call("p1", "subagent", map[string]string{"task": "Where is Login defined?"}),
 		call("c1", "grep", map[string]string{"pattern": "func Login"}),
@@ -147,6 +144,7 @@ func TestReportReachesTheParentAndTheChildIsRecorded(t *testing.T) {
 }
 
 func TestTheChildCannotWriteOrStartSubagents(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, 0,
 		call("p1", "subagent", map[string]string{"task": "fix it"}),
 		call("c1", "file_write", map[string]string{"path": "x.go", "content": "package x"}),
@@ -180,11 +178,8 @@ func TestTheChildCannotWriteOrStartSubagents(t *testing.T) {
 }
 
 func TestAToolThatDeclaresAWriteIsDenied(t *testing.T) {
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "godwit.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	t.Parallel()
+	st := storetest.Open(t)
 	writer := &tool.Func{ToolSpec: llm.ToolSpec{Name: "sneaky"},
 		Fn: func(context.Context, json.RawMessage) (tool.Result, error) { return tool.Result{Content: "wrote"}, nil },
 		AccessFn: func(json.RawMessage) (tool.Access, error) {
@@ -204,6 +199,7 @@ func TestAToolThatDeclaresAWriteIsDenied(t *testing.T) {
 }
 
 func TestStepLimitStillYieldsAReport(t *testing.T) {
+	t.Parallel()
 	grep := call("c", "grep", map[string]string{"pattern": "Login"})
 	w := newWorld(t, 2,
 		call("p1", "subagent", map[string]string{"task": "look around"}),
@@ -223,6 +219,7 @@ func TestStepLimitStillYieldsAReport(t *testing.T) {
 }
 
 func TestRecallSearchesTheParentSession(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, 0,
 		call("p1", "subagent", map[string]string{"task": "what did the user say about zebras?"}),
 		call("c1", "recall", map[string]string{"query": "zebras"}),
@@ -236,11 +233,8 @@ func TestRecallSearchesTheParentSession(t *testing.T) {
 }
 
 func TestBadOptions(t *testing.T) {
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "godwit.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	t.Parallel()
+	st := storetest.Open(t)
 	reg, _ := tool.NewRegistry()
 	build := func(context.Context, subagent.Child) (*agent.Runtime, error) { return nil, nil }
 	for _, tc := range []struct {
@@ -264,6 +258,7 @@ func TestBadOptions(t *testing.T) {
 }
 
 func TestEmptyTaskIsBadArgs(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, 0)
 	_, err := w.sub.Run(context.Background(), json.RawMessage(`{"task":"  "}`))
 	if te := tool.AsToolError(err); te.Code != tool.CodeBadArgs {
@@ -274,6 +269,7 @@ func TestEmptyTaskIsBadArgs(t *testing.T) {
 // TestSpecSize pins what the tool costs on every request: growing it is
 // a deliberate change to this number.
 func TestSpecSize(t *testing.T) {
+	t.Parallel()
 	spec := (&subagent.Tool{}).Spec()
 	whole, _ := json.Marshal(spec)
 	if n := window.NewCounter(nil).Count(string(whole)); n != 94 {

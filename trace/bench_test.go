@@ -16,6 +16,7 @@ import (
 	"github.com/godwit/godwit/agent"
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/store/storetest"
 	"github.com/godwit/godwit/trace"
 )
 
@@ -102,11 +103,7 @@ func bigSession(tb testing.TB, st *store.Store, calls, perTurn, tools int) strin
 func BenchmarkLoadAnalyze(b *testing.B) {
 	ctx := context.Background()
 	path := filepath.Join(b.TempDir(), "godwit.db")
-	st, err := store.Open(ctx, path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.OpenAt(b, path)
 	id := bigSession(b, st, 1000, 50, 5)
 	cpu0 := cpuTime()
 	b.ResetTimer()
@@ -138,11 +135,7 @@ func BenchmarkLoadAnalyze(b *testing.B) {
 // session: load, analyze and build the view.
 func BenchmarkWebView(b *testing.B) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(b.TempDir(), "godwit.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.Open(b)
 	id := bigSession(b, st, 1000, 50, 5)
 	b.ResetTimer()
 	for b.Loop() {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/godwit/godwit/internal/peertest"
 	"github.com/godwit/godwit/trace"
 )
 
@@ -51,7 +52,7 @@ func tail(s string, n int) string {
 // GODWIT_TRACE_SCREENSHOT=/path/shot.png to also save a screenshot.
 func TestPageInChromium(t *testing.T) {
 	if _, err := os.Stat(chromium); err != nil {
-		t.Skipf("skipping: %s is absent (install Debian's chromium package: apt-get install -y chromium)", chromium)
+		peertest.Missing(t, "%s is absent (install Debian's chromium package: apt-get install -y chromium)", chromium)
 	}
 	if testing.Short() {
 		t.Skip("skipping the browser test in -short mode")

@@ -2,37 +2,19 @@ package trace_test
 
 import (
 	"bytes"
-	"flag"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/godwit/godwit/internal/goldentest"
 	"github.com/godwit/godwit/trace"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
-
-// golden compares got with testdata/name, or rewrites it under -update.
-// The session id is random, so it is replaced by SESSION first.
+// golden compares got with testdata/name (goldentest's -update rewrites
+// it). The session id is random, so it is replaced by SESSION first.
 func golden(t *testing.T, name, sessionID string, got []byte) {
 	t.Helper()
-	got = bytes.ReplaceAll(got, []byte(sessionID), []byte("SESSION"))
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run `go test ./trace -run Golden -update` to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the output (run `go test ./trace -run Golden -update` if the change is right):\n%s", path, lineDiff(name, string(want), string(got)))
-	}
+	goldentest.Check(t, name, bytes.ReplaceAll(got, []byte(sessionID), []byte("SESSION")))
 }
 
 func TestAnalyzeGolden(t *testing.T) {

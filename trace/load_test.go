@@ -3,11 +3,11 @@ package trace_test
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"testing"
 
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/store/storetest"
 	"github.com/godwit/godwit/trace"
 )
 
@@ -15,11 +15,7 @@ import (
 // order the model asked for them.
 func TestLoadOrdersParallelCallsAsTheModelAsked(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "godwit.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.Open(t)
 	id := store.NewID()
 	if err := st.CreateSession(ctx, store.Session{ID: id}); err != nil {
 		t.Fatal(err)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +14,7 @@ import (
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/llm/fake"
 	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/store/storetest"
 	"github.com/godwit/godwit/tool"
 	"github.com/godwit/godwit/trace"
 	"github.com/godwit/godwit/window"
@@ -273,11 +273,7 @@ func turn2() []fake.Step {
 func recordedSession(t testing.TB) (*store.Store, string) {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "godwit.db"), store.WithClock(newClock().Now))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.Open(t, store.WithClock(newClock().Now))
 	ws := newWorkspace()
 	reg, err := tool.NewRegistry(ws.tools()...)
 	if err != nil {

@@ -104,10 +104,8 @@ func (w *Window) items(st *segState, view []llm.Message, acc accounting) []item 
 
 // planInput is what choose weighs, in the provider's tokens.
 type planInput struct {
-	total, outputs     int
-	high, low, limit   int
-	outputCap, minPage int
-	turnStart, handoff bool
+	total, high, low, limit, minPage int
+	turnStart, handoff               bool
 }
 
 // plan is what one compaction step pages.

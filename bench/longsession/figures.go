@@ -231,15 +231,6 @@ func texts(r request, tools bool) []string {
 	return out
 }
 
-func contains(r request, s string) bool {
-	for _, t := range texts(r, true) {
-		if strings.Contains(t, s) {
-			return true
-		}
-	}
-	return false
-}
-
 func containsOutsideTools(r request, s string) bool {
 	for _, t := range texts(r, false) {
 		if strings.Contains(t, s) {

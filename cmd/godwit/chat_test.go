@@ -10,8 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/godwit/godwit/internal/peertest"
 	"github.com/godwit/godwit/llm/llmtest"
-	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/store/storetest"
 )
 
 // tmuxSession is a private tmux server (its own socket, so a developer's
@@ -58,12 +59,14 @@ func (s *tmuxSession) waitFor(want string) string {
 // approved with y, the answer on the screen, the file on disk, and
 // Ctrl-C twice to leave.
 func TestChatInTmux(t *testing.T) {
+	t.Parallel()
 	bin, err := exec.LookPath("tmux")
 	if err != nil {
-		t.Skip("tmux is not installed (Debian: apt-get install tmux); this test drives the chat in a real terminal")
+		peertest.Missing(t, "tmux is not installed (Debian: apt-get install tmux); this test drives the chat in a real terminal")
 	}
+	// A chat command that is gone is a failure, never a skip.
 	if r := godwit(t, t.TempDir(), t.TempDir(), nil, "chat", "--help"); r.code != 0 {
-		t.Skipf("this binary has no chat command yet (register NewCmdChat in internal/cli/root.go): %s", r.stderr)
+		t.Fatalf("godwit chat --help exited %d: the binary has no chat command (it is registered in internal/cli/root.go): %s", r.code, r.stderr)
 	}
 	srv := llmtest.NewTestServer(t,
 		llmtest.ChatReply(llmtest.ChatToolCall("call_1", "file_write", `{"path":"notes.md","content":"milk\n"}`), llmtest.ChatFinish("tool_calls"), llmtest.ChatUsage(900, 12)),
@@ -109,11 +112,7 @@ func TestChatInTmux(t *testing.T) {
 		t.Errorf("log lines reached the terminal:\n%s", sc)
 	}
 
-	st, err := store.Open(context.Background(), filepath.Join(home, "godwit.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.OpenAt(t, filepath.Join(home, "godwit.db"))
 	last, err := st.LastSession(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -250,7 +249,7 @@ func TestChatDailyUse(t *testing.T) {
 	s.typeLine("tell me slowly")
 	s.waitFor("slowly slowly")
 	s.run("send-keys", "-t", "chat", "C-c")
-	sc = s.waitFor("cancelled")
+	s.waitFor("cancelled")
 	time.Sleep(300 * time.Millisecond) // a frame or two after the turn ended
 	if sc = s.screen(); strings.Contains(sc, "cancelling") {
 		t.Errorf("the turn has ended, the screen still says it is cancelling:\n%s", sc)

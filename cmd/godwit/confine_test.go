@@ -21,6 +21,7 @@ import (
 // data changed. Confined, it cannot; the same git status in a line that
 // also writes (so runs in the session's sandbox) does.
 func TestReadOnlyCommandsRunConfined(t *testing.T) {
+	t.Parallel()
 	if _, err := sandbox.Status(); err != nil {
 		t.Skip(err)
 	}

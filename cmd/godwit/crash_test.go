@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/godwit/godwit/llm/llmtest"
-	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/store/storetest"
 )
 
 // startRun starts `godwit run --json ...` and returns the command and the
@@ -59,11 +59,7 @@ func waitFor(t *testing.T, sc *bufio.Scanner, typ string) {
 
 func turnStatuses(t *testing.T, home, sid string) []string {
 	t.Helper()
-	st, err := store.Open(context.Background(), filepath.Join(home, "godwit.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.OpenAt(t, filepath.Join(home, "godwit.db"))
 	turns, err := st.Turns(context.Background(), sid)
 	if err != nil {
 		t.Fatal(err)
@@ -76,6 +72,7 @@ func turnStatuses(t *testing.T, home, sid string) []string {
 }
 
 func TestKill9MidTurnThenResume(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewTestServer(t,
 		llmtest.ChatTextReply("first answer", 10, 1),
 		// Turn 2 runs a long command; the process is killed meanwhile.
@@ -138,6 +135,7 @@ func TestKill9MidTurnThenResume(t *testing.T) {
 }
 
 func TestInterruptCancelsTheTurnAndKillsTheCommand(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewTestServer(t,
 		llmtest.ChatReply(llmtest.ChatToolCall("c1", "shell_exec", `{"command":"sleep 300 & echo $! > child.pid; wait"}`), llmtest.ChatFinish("tool_calls"), llmtest.ChatUsage(10, 1)),
 	)

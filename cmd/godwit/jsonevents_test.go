@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,10 +13,9 @@ import (
 	"time"
 
 	"github.com/godwit/godwit/agent"
+	"github.com/godwit/godwit/internal/goldentest"
 	"github.com/godwit/godwit/llm/llmtest"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/json-events.golden from a real run")
 
 const eventsDoc = "../../docs/json-events.md"
 
@@ -98,19 +96,8 @@ func TestJSONEvents(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	path := filepath.Join("testdata", "json-events.golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(golden.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test ./cmd/godwit -run TestJSONEvents -update writes it)", err)
-	}
-	if golden.String() != string(want) {
-		t.Errorf("the event stream changed; if on purpose, update docs/json-events.md and run go test ./cmd/godwit -run TestJSONEvents -update\n got:\n%s\nwant:\n%s", golden.String(), want)
-	}
+	// If the stream changed on purpose, update docs/json-events.md too.
+	goldentest.Check(t, "json-events.golden", []byte(golden.String()))
 
 	doc := readEventsDoc(t)
 	// Every field this run emitted is documented under its event.

@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/godwit/godwit/llm/llmtest"
-	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/store/storetest"
 )
 
 // These tests build the real binary and run it as a user would, against
@@ -88,6 +88,7 @@ func setup(t *testing.T, url string) (home, ws string) {
 }
 
 func TestRunJSONWithToolCall(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewTestServer(t,
 		llmtest.ChatReply(llmtest.ChatToolCall("call_1", "file_read", `{"path":"hello.txt"}`), llmtest.ChatFinish("tool_calls"), llmtest.ChatUsage(900, 12)),
 		llmtest.ChatTextReply("hello.txt says hi", 950, 6),
@@ -127,11 +128,7 @@ func TestRunJSONWithToolCall(t *testing.T) {
 		t.Errorf("the tool result did not reach the model: %s", second)
 	}
 
-	st, err := store.Open(context.Background(), filepath.Join(home, "godwit.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.OpenAt(t, filepath.Join(home, "godwit.db"))
 	calls, _ := st.ModelCalls(context.Background(), sid)
 	tools, _ := st.ToolCalls(context.Background(), sid)
 	if len(calls) != 2 || calls[0].Usage.InputTokens != 900 || len(tools) != 1 || tools[0].Name != "file_read" {
@@ -140,6 +137,7 @@ func TestRunJSONWithToolCall(t *testing.T) {
 }
 
 func TestRunIsReadOnlyByDefault(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewTestServer(t,
 		llmtest.ChatReply(llmtest.ChatToolCall("c1", "file_write", `{"path":"x.txt","content":"x"}`), llmtest.ChatFinish("tool_calls"), llmtest.ChatUsage(10, 1)),
 		llmtest.ChatTextReply("could not write", 10, 1),
@@ -158,6 +156,7 @@ func TestRunIsReadOnlyByDefault(t *testing.T) {
 }
 
 func TestExitCodesAndErrors(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewTestServer(t, llmtest.JSON(401, `{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}`))
 	home, ws := setup(t, srv.URL())
 	tests := []struct {
@@ -186,6 +185,7 @@ func TestExitCodesAndErrors(t *testing.T) {
 }
 
 func TestDemo(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("the demo needs the go command")
 	}
@@ -205,6 +205,7 @@ func TestDemo(t *testing.T) {
 }
 
 func TestRunVerify(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewTestServer(t,
 		llmtest.ChatTextReply("Done.", 10, 1),
 		llmtest.ChatTextReply("Fixed for real.", 10, 1),

@@ -15,6 +15,7 @@ import (
 // workspace each, with no one to ask (no terminal): each must be refused
 // with a reason the model reads, and nothing may change on disk.
 func TestPolicyHoldsInTheBinary(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, mode, command string
 		userRules, wsRules  string

@@ -18,6 +18,7 @@ import (
 // at every turn boundary. The model writes its tool arguments with spaces,
 // as models do; they must come back as written, not re-encoded.
 func TestResumedSessionSendsTheSameBytes(t *testing.T) {
+	t.Parallel()
 	const args = `{"path": "a.txt"}`
 	formats := []struct {
 		typ     string

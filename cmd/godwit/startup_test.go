@@ -35,6 +35,7 @@ const (
 )
 
 func TestInitStaysSmall(t *testing.T) {
+	t.Parallel()
 	cmd := exec.Command(binary, "version")
 	cmd.Env = append(baseEnv(), "GODEBUG=inittrace=1", "GODWIT_HOME="+t.TempDir())
 	var stderr bytes.Buffer
@@ -80,6 +81,7 @@ func TestInitStaysSmall(t *testing.T) {
 // keep every exported method of every type. With the provider SDKs that
 // was 22 MB of binary and ~7 MB of resident memory on every run.
 func TestLinkerDropsUnusedMethods(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("links the binary once more")
 	}

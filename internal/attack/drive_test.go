@@ -124,7 +124,7 @@ func runGodwit(t *testing.T, s *scene, a *Attack, mode string, extra []string, s
 	go func() { waited <- cmd.Wait() }()
 	var err error
 	if sig != nil {
-		err, out.notes = signalWhen(s, cmd.Process, sig, waited)
+		out.notes, err = signalWhen(s, cmd.Process, sig, waited)
 	} else {
 		err = <-waited
 	}
@@ -149,7 +149,7 @@ func runGodwit(t *testing.T, s *scene, a *Attack, mode string, extra []string, s
 
 // signalWhen waits for sig.After to exist, signals p, and waits for it
 // to exit.
-func signalWhen(s *scene, p *os.Process, sig *Signal, waited chan error) (error, []string) {
+func signalWhen(s *scene, p *os.Process, sig *Signal, waited chan error) ([]string, error) {
 	after := s.path(sig.After)
 	deadline := time.Now().Add(45 * time.Second)
 	for {
@@ -158,22 +158,22 @@ func signalWhen(s *scene, p *os.Process, sig *Signal, waited chan error) (error,
 		}
 		select {
 		case err := <-waited:
-			return err, []string{"godwit ended before " + sig.After + " appeared: the command never ran, so no signal was sent"}
+			return []string{"godwit ended before " + sig.After + " appeared: the command never ran, so no signal was sent"}, err
 		case <-time.After(50 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
 			_ = p.Kill()
-			return <-waited, []string{sig.After + " never appeared"}
+			return []string{sig.After + " never appeared"}, <-waited
 		}
 	}
 	time.Sleep(200 * time.Millisecond) // let the command settle into its wait
 	_ = p.Signal(signals[sig.Send])
 	select {
 	case err := <-waited:
-		return err, nil
+		return nil, err
 	case <-time.After(20 * time.Second):
 		_ = p.Kill()
-		return <-waited, []string{"godwit did not exit within 20s of SIG" + sig.Send}
+		return []string{"godwit did not exit within 20s of SIG" + sig.Send}, <-waited
 	}
 }
 

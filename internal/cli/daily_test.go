@@ -42,7 +42,7 @@ func TestExitCode(t *testing.T) {
 	}{
 		{nil, ExitOK},
 		{errors.New("the run failed"), ExitFailed},
-		{SilentError, ExitFailed},
+		{errSilent, ExitFailed},
 		{usageErrorf("bad flag"), ExitUsage},
 		{fmt.Errorf("wrapped: %w", &config.Error{Path: "c.yaml"}), ExitUsage},
 		{fmt.Errorf("wrapped: %w", &wiring.InputError{Err: errors.New("unknown provider")}), ExitUsage},

@@ -69,7 +69,7 @@ func exitCode(err error) int {
 	switch {
 	case err == nil:
 		return ExitOK
-	case errors.Is(err, SilentError):
+	case errors.Is(err, errSilent):
 		return ExitFailed
 	case errors.As(err, &ue), errors.As(err, &ce), errors.As(err, &ie), errors.As(err, &we), isCobraUsage(err):
 		return ExitUsage

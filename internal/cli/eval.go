@@ -114,7 +114,7 @@ func runEvalRun(ctx context.Context, opts *EvalRunOptions) error {
 	}
 	fmt.Fprintf(opts.IO.ErrOut, "results: %s\n", opts.Out)
 	if res.Failed() {
-		return SilentError
+		return errSilent
 	}
 	return nil
 }
@@ -220,7 +220,7 @@ func runEvalCompare(ctx context.Context, opts *EvalCompareOptions, f *Factory) e
 	recordEval(ctx, opts.Home, opts.Logger, func(st *store.Store) error { return eval.RecordVerdict(ctx, st, v) })
 	fmt.Fprintf(opts.IO.ErrOut, "verdict appended to %s\n", opts.Ledger)
 	if !v.Pass {
-		return SilentError
+		return errSilent
 	}
 	return nil
 }

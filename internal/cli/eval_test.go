@@ -14,7 +14,7 @@ import (
 
 	"github.com/godwit/godwit/eval"
 	"github.com/godwit/godwit/internal/wiring"
-	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/store/storetest"
 )
 
 func evalFactory(home string) (*Factory, *bytes.Buffer, *bytes.Buffer) {
@@ -165,11 +165,7 @@ func TestEvalCommands(t *testing.T) {
 	if err != nil || len(vs) != 1 || vs[0].Why != "same twice" {
 		t.Errorf("ledger: %v %+v", err, vs)
 	}
-	st, err := store.Open(ctx, wiring.DBPath(home))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.OpenAt(t, wiring.DBPath(home))
 	if rs, err := st.EvalResults(ctx, "suite", 0); err != nil || len(rs) != 2 {
 		t.Errorf("stored runs: %v %d", err, len(rs))
 	}
@@ -179,13 +175,13 @@ func TestEvalCommands(t *testing.T) {
 
 	// A gate that fails fails the command, after printing the verdict.
 	out, _, err = exec("compare", merged, merged, "--bar", "helped>=1", "--ledger", ledger)
-	if !errors.Is(err, SilentError) || !strings.Contains(out, "FAIL") {
+	if !errors.Is(err, errSilent) || !strings.Contains(out, "FAIL") {
 		t.Errorf("failing bar: %v\n%s", err, out)
 	}
 	// A failing run fails eval run.
 	os.WriteFile(filepath.Join(dir, "suite", "a", "task.yaml"), []byte(strings.Replace(cliTask, "contains: [hello]", "contains: [goodbye]", 1)), 0o644)
 	_, errOut, err := exec("run", filepath.Join(dir, "suite", "a"), "--out", filepath.Join(dir, "fail.json"))
-	if !errors.Is(err, SilentError) || !strings.Contains(errOut, `file note.txt lacks "goodbye"`) {
+	if !errors.Is(err, errSilent) || !strings.Contains(errOut, `file note.txt lacks "goodbye"`) {
 		t.Errorf("failing run: %v\n%s", err, errOut)
 	}
 }

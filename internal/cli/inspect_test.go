@@ -17,6 +17,7 @@ import (
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/llm/fake"
 	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/store/storetest"
 	"github.com/godwit/godwit/tool"
 	"github.com/godwit/godwit/trace"
 	"github.com/godwit/godwit/window"
@@ -27,11 +28,7 @@ import (
 func recordSession(t *testing.T, home string) string {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.Open(ctx, wiring.DBPath(home))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.OpenAt(t, wiring.DBPath(home))
 	code := 1
 	shell := &tool.Func{ToolSpec: llm.ToolSpec{Name: "shell_exec"}, Fn: func(context.Context, json.RawMessage) (tool.Result, error) {
 		return tool.Result{Content: "--- FAIL: TestX\n[exit 1 · 0.10s]", ExitCode: &code}, nil

@@ -26,9 +26,9 @@ func usageErrorf(format string, a ...any) error {
 	return &UsageError{Err: fmt.Errorf(format, a...)}
 }
 
-// SilentError is a failure already reported to the user (exit 1, nothing
+// errSilent is a failure already reported to the user (exit 1, nothing
 // more printed).
-var SilentError = errors.New("silent")
+var errSilent = errors.New("silent")
 
 // NewRootCmd builds the command tree (godwit alone starts the chat on a
 // terminal; rootflags.go):
@@ -87,7 +87,7 @@ func Main(ctx context.Context, f *Factory, args []string) int {
 	if err == nil {
 		return ExitOK
 	}
-	if !errors.Is(err, SilentError) {
+	if !errors.Is(err, errSilent) {
 		fmt.Fprintln(f.IO.ErrOut, "godwit:", userMessage(err))
 	}
 	return exitCode(err)

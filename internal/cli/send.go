@@ -141,7 +141,7 @@ func runSend(ctx context.Context, opts *SendOptions) error {
 		}
 		if err != nil {
 			fmt.Fprintln(opts.IO.ErrOut, "godwit:", strings.TrimPrefix(err.Error(), "mail: "))
-			return SilentError
+			return errSilent
 		}
 		return nil
 	}
@@ -151,7 +151,7 @@ func runSend(ctx context.Context, opts *SendOptions) error {
 		return nil
 	case ctx.Err() != nil:
 		fmt.Fprintf(opts.IO.ErrOut, "stopped waiting; %s is %s: `godwit mail %s` shows its answer when it comes\n", id, m.State, id)
-		return SilentError
+		return errSilent
 	}
 	return errors.New(strings.TrimPrefix(err.Error(), "mail: "))
 }

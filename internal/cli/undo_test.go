@@ -10,6 +10,7 @@ import (
 
 	"github.com/godwit/godwit/internal/wiring"
 	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/store/storetest"
 )
 
 // undoSession records a session in which turn 1 changed a.txt and
@@ -17,11 +18,7 @@ import (
 func undoSession(t *testing.T, home, ws string) string {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.Open(ctx, wiring.DBPath(home))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.OpenAt(t, wiring.DBPath(home))
 	sess := store.Session{ID: store.NewID(), Workspace: ws}
 	if err := st.CreateSession(ctx, sess); err != nil {
 		t.Fatal(err)

@@ -2,9 +2,6 @@ package tui
 
 import (
 	"context"
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -14,12 +11,11 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/godwit/godwit/agent"
+	"github.com/godwit/godwit/internal/goldentest"
 	"github.com/godwit/godwit/internal/wiring"
 	"github.com/godwit/godwit/llm/fake"
 	"github.com/godwit/godwit/policy"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // clock is a settable clock.
 type clock struct {
@@ -213,20 +209,7 @@ func plainScreen(m *Model) string {
 // golden compares got with testdata/name.golden (-update rewrites it).
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to write it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file (go test -update rewrites it)\ngot:\n%s\nwant:\n%s", name, got, want)
-	}
+	goldentest.Check(t, name+".golden", []byte(got))
 }
 
 // staticModel is a model over an engine that never runs a turn: for

@@ -10,11 +10,17 @@ package tui
 // It is not a full CommonMark implementation. It covers what models
 // write: ATX and setext headings, paragraphs, fenced and indented code,
 // lists (nested, tasks), quotes, thematic breaks, GFM tables, HTML blocks
-// shown as-is, and the usual inline markup with CommonMark's rules for
-// emphasis. Whatever it does not understand it shows as written.
+// shown as-is, and the usual inline markup: code spans, emphasis by
+// CommonMark's rules, links (inline and by reference definitions),
+// images, autolinks, escapes and hard breaks. Whatever it does not
+// understand it shows as written: raw inline HTML, entity references,
+// and tabs (four spaces). The CommonMark spec's examples of those
+// sections judge it (commonmark_test.go, testdata/commonmark); where it
+// differs on purpose, testdata/commonmark/known.txt says why.
 
 import (
 	"math/bits"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -68,6 +74,9 @@ type markdown struct {
 	ascii bool
 	inks  [nStyles]ink
 	mixed map[mdStyle]ink // unions met so far
+	// refs are the link reference definitions of the text being
+	// rendered, by normalised label (set for the length of a render).
+	refs map[string]string
 }
 
 func newMarkdown(th Theme) *markdown {
@@ -92,7 +101,9 @@ const maxNesting = 16
 func (m *markdown) render(text string, width int) []string {
 	width = max(width, 10)
 	blocks, _ := parseBlocks(strings.Split(sanitize(text), "\n"), 0)
+	m.refs = collectRefs(blocks, nil)
 	out := m.blocks(blocks, width, false)
+	m.refs = nil
 	for i, l := range out {
 		// Wide graphemes joined across spans, or nesting deeper than the
 		// width, can still overflow: the terminal would wrap the line.
@@ -187,6 +198,55 @@ type mdBlock struct {
 	ordered  bool
 	loose    bool // a list with blank lines between or inside its items
 	table    *mdTable
+	refs     []linkRef // link reference definitions taken off a paragraph's start
+}
+
+// linkRef is a link reference definition: [label]: dest "title".
+type linkRef struct{ label, dest string }
+
+// collectRefs gathers the definitions of a document, wherever they are
+// (a quote, a list item): the first of a label wins.
+func collectRefs(bs []mdBlock, refs map[string]string) map[string]string {
+	for i := range bs {
+		for _, r := range bs[i].refs {
+			if refs == nil {
+				refs = map[string]string{}
+			}
+			if _, ok := refs[normLabel(r.label)]; !ok {
+				refs[normLabel(r.label)] = r.dest
+			}
+		}
+		refs = collectRefs(bs[i].children, refs)
+		for _, it := range bs[i].items {
+			refs = collectRefs(it.blocks, refs)
+		}
+	}
+	return refs
+}
+
+// takeRefs takes the link reference definitions off the start of a
+// paragraph's lines.
+func takeRefs(lines []string) ([]linkRef, []string) {
+	if len(lines) == 0 || !strings.HasPrefix(lines[0], "[") || !strings.Contains(strings.Join(lines, "\n"), "]:") {
+		return nil, lines
+	}
+	s := strings.Join(lines, "\n")
+	var refs []linkRef
+	for {
+		label, dest, n, ok := refDef(s)
+		if !ok {
+			break
+		}
+		refs = append(refs, linkRef{label, dest})
+		s = s[n:]
+	}
+	switch {
+	case len(refs) == 0:
+		return nil, lines
+	case s == "":
+		return refs, nil
+	}
+	return refs, strings.Split(s, "\n")
 }
 
 type mdItem struct {
@@ -299,14 +359,20 @@ func parsePara(lines []string, i int) (mdBlock, int) {
 			break
 		}
 		if lv := setextLevel(l); lv > 0 {
-			return mdBlock{kind: bHeading, level: lv, text: text}, j + 1
+			refs, rest := takeRefs(text)
+			if len(rest) == 0 {
+				// Only definitions: the underline is a paragraph's text.
+				return mdBlock{kind: bPara, text: []string{strings.TrimLeft(l, " ")}, refs: refs}, j + 1
+			}
+			return mdBlock{kind: bHeading, level: lv, text: rest, refs: refs}, j + 1
 		}
 		if startsBlock(l) || tableAt(lines, j) {
 			break
 		}
 		text = append(text, strings.TrimLeft(l, " "))
 	}
-	return mdBlock{kind: bPara, text: text}, j
+	refs, rest := takeRefs(text)
+	return mdBlock{kind: bPara, text: rest, refs: refs}, j
 }
 
 // setextLevel is 1 for a "===" underline, 2 for "---", else 0.
@@ -443,17 +509,60 @@ func parseQuote(lines []string, i, depth int) (mdBlock, int) {
 		if ind < 4 && ind < len(l) && l[ind] == '>' {
 			r := strings.TrimPrefix(l[ind+1:], " ")
 			body = append(body, r)
-			text = !isBlank(r)
+			text = leavesText(r, text)
 			continue
 		}
 		if text && !isBlank(l) && !startsBlock(l) {
-			body = append(body, l)
+			body = append(body, lazy(l))
 			continue
 		}
 		break
 	}
 	children, _ := parseBlocks(body, depth+1)
 	return mdBlock{kind: bQuote, children: children}, j
+}
+
+// leavesText says whether line l of a container's body leaves a paragraph
+// open, which a lazy line (one without the container's marks) may
+// continue: after text, l continues it unless it starts a block; else l
+// must start a paragraph itself, alone or in a list item or quote, not
+// code, a heading, a rule or HTML.
+func leavesText(l string, text bool) bool {
+	ind := indentOf(l)
+	switch {
+	case ind == len(l):
+		return false
+	case text && !startsBlock(l):
+		return true
+	case ind >= 4:
+		return false
+	}
+	t := l[ind:]
+	if _, _, _, ok := fenceOpen(l); ok {
+		return false
+	}
+	if _, _, ok := atxHeading(t); ok {
+		return false
+	}
+	if _, ok := htmlStart(t, true); ok || isRule(t) {
+		return false
+	}
+	if t[0] == '>' {
+		return leavesText(strings.TrimPrefix(t[1:], " "), false)
+	}
+	if mk, ok := listMarkOf(t); ok {
+		return !mk.empty && leavesText(t[mk.content-mk.indent:], false)
+	}
+	return true
+}
+
+// lazy is a lazy continuation line as its paragraph's text: a "==="
+// there continues the paragraph, never underlines it as a heading.
+func lazy(l string) string {
+	if setextLevel(l) == 1 {
+		return `\` + strings.TrimLeft(l, " ")
+	}
+	return l
 }
 
 // listMark is a list item's marker.
@@ -509,16 +618,23 @@ func listMarkOf(l string) (mk listMark, ok bool) {
 func parseList(lines []string, i, depth int) (mdBlock, int) {
 	first, _ := listMarkOf(lines[i])
 	b := mdBlock{kind: bList, ordered: first.ordered}
+	// Items are numbered from the first one's number, as CommonMark
+	// numbers them: "1." on every line counts 1, 2, 3.
+	start, _ := strconv.Atoi(first.num)
 	for {
 		mk, _ := listMarkOf(lines[i])
 		var body []string
-		text := !mk.empty
+		text := false
 		if !mk.empty {
 			body = append(body, lines[i][mk.content:])
+			text = leavesText(body[0], false)
 		}
 		j := i + 1
+		// An item may start with one blank line at most: "-", a blank
+		// line, then text is an empty item and a paragraph.
+		alone := mk.empty && j < len(lines) && isBlank(lines[j])
 	item:
-		for ; j < len(lines); j++ {
+		for ; !alone && j < len(lines); j++ {
 			l := lines[j]
 			ind := indentOf(l)
 			switch {
@@ -527,13 +643,17 @@ func parseList(lines []string, i, depth int) (mdBlock, int) {
 				text = false
 			case ind >= mk.content:
 				body = append(body, l[mk.content:])
-				text = true
-			case ind >= mk.indent+2 && isListMark(l):
-				// Nested under-indented ("1. a" then "  - b"): forgiven.
+				text = leavesText(l[mk.content:], text)
+			case ind >= mk.indent+2 && otherList(l[ind:], first):
+				// A list of another kind nested under-indented ("1. a"
+				// then "  - b"): forgiven, as models mean it.
 				body = append(body, l[ind:])
-				text = true
-			case text && !startsBlock(l) && !isListMark(l):
-				body = append(body, l) // a lazy continuation line
+				text = leavesText(l[ind:], false)
+			case text && !startsBlock(l):
+				if _, ok := listMarkOf(l); ok {
+					break item
+				}
+				body = append(body, lazy(l)) // a lazy continuation line
 			default:
 				break item
 			}
@@ -543,7 +663,14 @@ func parseList(lines []string, i, depth int) (mdBlock, int) {
 			body = body[:len(body)-1]
 			trailing++
 		}
-		it := mdItem{mark: mk.num + string(mk.delim)}
+		for alone && j < len(lines) && isBlank(lines[j]) {
+			j++
+			trailing++
+		}
+		it := mdItem{mark: string(mk.delim)}
+		if first.ordered {
+			it.mark = strconv.Itoa(start+len(b.items)) + it.mark
+		}
 		if len(body) > 0 {
 			if t := body[0]; len(t) >= 3 && t[0] == '[' && t[2] == ']' && (len(t) == 3 || t[3] == ' ') {
 				switch t[1] {
@@ -573,14 +700,11 @@ func parseList(lines []string, i, depth int) (mdBlock, int) {
 	}
 }
 
-// isListMark says whether l, at any indent, starts with a list marker.
-func isListMark(l string) bool {
-	ind := indentOf(l)
-	if ind >= len(l) {
-		return false
-	}
-	_, ok := listMarkOf(l[ind:])
-	return ok
+// otherList says whether t starts an item of another kind of list than
+// first's: bullets under numbers, or numbers under bullets.
+func otherList(t string, first listMark) bool {
+	mk, ok := listMarkOf(t)
+	return ok && (mk.ordered != first.ordered || mk.delim != first.delim)
 }
 
 // htmlStart says whether t (no indent) starts an HTML block, and the
@@ -781,6 +905,9 @@ func (m *markdown) block(b *mdBlock, width int) []string {
 			out = append(out, m.wrap([]span{{l, stHTML}}, width)...)
 		}
 		return out
+	}
+	if len(b.text) == 0 {
+		return nil // a paragraph of link reference definitions only
 	}
 	return m.wrap(m.inline(strings.Join(b.text, "\n"), 0), width)
 }

@@ -217,6 +217,10 @@ func TestBlocks(t *testing.T) {
 		{"four-space nesting", "- a\n    - b", 40, []string{"- a", "  - b"}},
 		{"under-indented nesting", "1. a\n  - b\n2. c", 40, []string{"1. a", "   - b", "2. c"}},
 		{"ordered keeps numbers", "3. a\n7) b", 40, []string{"3. a", "", "7) b"}},
+		{"ordered counts from the first", "1. a\n1. b\n1) c", 40, []string{"1. a", "2. b", "", "1) c"}},
+		{"reference links", "see [the docs][d] and [D]\n\n[d]: https://x.dev \"t\"", 60, []string{"see the docs (https://x.dev) and D (https://x.dev)"}},
+		{"definitions alone draw nothing", "[d]: /u\n[e]:\n  /v 'w'", 40, nil},
+		{"an undefined reference is text", "[a][b] [c]", 40, []string{"[a][b] [c]"}},
 		{"numbers align", "9. a\n10. b", 40, []string{" 9. a", "10. b"}},
 		{"loose list", "- a\n\n- b", 40, []string{"- a", "", "- b"}},
 		{"item with paragraphs", "- a\n\n  more\n- b", 40, []string{"- a", "", "  more", "", "- b"}},
@@ -407,6 +411,8 @@ func FuzzMarkdown(f *testing.F) {
 		"| a |\n|---|\n| b | c | d |", "```\n\x1b[31mred\n```", "a\r\nb\rc", "\t- x\n\t\t- y",
 		"<div>\n\x00\n", "漢字漢字漢字漢字漢字漢字 🇺🇸🇺🇸 e\u0301", "***a***b***", "~~~\n~~~~",
 		strings.Repeat("> ", 40) + "deep", strings.Repeat("- ", 40) + "deep", strings.Repeat("[", 100),
+		"[a]: <b> 'c'\n[a][] [A] ![a]", "[x][y]\n\n> [y]:\n> /u", "-\n\n  x", "> a\nb\n===", "003) a\n1) b",
+		strings.Repeat("[a]: b\n", 50) + strings.Repeat("[a]", 50),
 	} {
 		f.Add(s, 10)
 		f.Add(s, 33)

@@ -246,14 +246,27 @@ func (m *markdown) link(s string, i, depth int, brackets map[int]int) ([]span, i
 		return nil, 0, false
 	}
 	close, ok := brackets[i]
-	if !ok || close+1 >= len(s) || s[close+1] != '(' {
+	if !ok {
 		return nil, 0, false
 	}
-	dest, end, ok := linkDest(s, close+2)
+	var dest string
+	var end int
+	ok = false
+	if close+1 < len(s) && s[close+1] == '(' {
+		dest, end, ok = linkDest(s, close+2)
+	}
+	if !ok {
+		dest, end, ok = m.reference(s, i, close, brackets)
+	}
 	if !ok {
 		return nil, 0, false
 	}
 	text := m.inline(s[i+1:close], depth+1)
+	if image {
+		// An image's description is plain text, as in HTML's alt: its
+		// emphasis, and the addresses of links and images inside it, go.
+		text = plainDescription(text)
+	}
 	for k := range text {
 		text[k].st |= stLink
 	}
@@ -267,6 +280,24 @@ func (m *markdown) link(s string, i, depth int, brackets map[int]int) ([]span, i
 	return text, end, true
 }
 
+func plainDescription(sp []span) []span {
+	var b strings.Builder
+	for k, s := range sp {
+		switch {
+		case s.st&stURL != 0:
+		case k+1 < len(sp) && sp[k+1].st&stURL != 0 && s.text == " ":
+		case s.text == "\n":
+			b.WriteByte(' ')
+		default:
+			b.WriteString(s.text)
+		}
+	}
+	if b.Len() == 0 {
+		return nil
+	}
+	return []span{{b.String(), 0}}
+}
+
 func plainText(sp []span) string {
 	var b strings.Builder
 	for _, s := range sp {
@@ -277,9 +308,123 @@ func plainText(sp []span) string {
 
 const maxTitle = 1000
 
+// reference resolves [text][label], [text][] and [text] at s[open:]
+// against the document's link reference definitions: the destination
+// and the end of the reference.
+func (m *markdown) reference(s string, open, close int, brackets map[int]int) (string, int, bool) {
+	if len(m.refs) == 0 {
+		return "", 0, false
+	}
+	label, end := s[open+1:close], close+1
+	if end < len(s) && s[end] == '[' {
+		if c, ok := brackets[end]; ok {
+			if c > end+1 {
+				label = s[end+1 : c]
+			}
+			end = c + 1
+		}
+	}
+	if !isLabel(label) {
+		return "", 0, false
+	}
+	dest, ok := m.refs[normLabel(label)]
+	return dest, end, ok
+}
+
+// isLabel: a link label holds at most 999 characters, not all blank, and
+// no unescaped bracket.
+func isLabel(s string) bool {
+	if len(s) > 999 || strings.TrimSpace(s) == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '[', ']':
+			return false
+		}
+	}
+	return true
+}
+
+// normLabel is how labels match: case-folded, inner blanks collapsed
+// (ß folds to ss, as in Unicode's full folding).
+func normLabel(s string) string {
+	return strings.ReplaceAll(strings.ToLower(strings.Join(strings.Fields(s), " ")), "ß", "ss")
+}
+
+// refDef parses a link reference definition, [label]: dest "title", at
+// the start of s (a paragraph's text, lines joined), up to the end of its
+// line: the definition and how much of s it takes.
+func refDef(s string) (label, dest string, n int, ok bool) {
+	if s == "" || s[0] != '[' {
+		return "", "", 0, false
+	}
+	q := 1
+	for ; q < len(s) && s[q] != ']'; q++ {
+		if s[q] == '\\' {
+			q++
+		}
+	}
+	if q+1 >= len(s) || s[q+1] != ':' || !isLabel(s[1:q]) {
+		return "", "", 0, false
+	}
+	label = s[1:q]
+	p := skipSpaces(s, q+2)
+	if p >= len(s) {
+		return "", "", 0, false
+	}
+	dest, p, ok = parseDest(s, p)
+	if !ok || dest == "" && s[p-1] != '>' {
+		return "", "", 0, false
+	}
+	// The definition ends at the end of a line: after its title, or, if
+	// no title ends that way, after its destination.
+	lineEnd := func(p int) (int, bool) {
+		for p < len(s) && s[p] == ' ' {
+			p++
+		}
+		if p == len(s) {
+			return p, true
+		}
+		return p + 1, s[p] == '\n'
+	}
+	if t := skipSpaces(s, p); t > p && t < len(s) && strings.IndexByte(`"'(`, s[t]) >= 0 {
+		if e, ok := parseTitle(s, t); ok {
+			if end, ok := lineEnd(e); ok {
+				return label, unescape(dest), end, true
+			}
+		}
+	}
+	if end, ok := lineEnd(p); ok {
+		return label, unescape(dest), end, true
+	}
+	return "", "", 0, false
+}
+
 // linkDest parses "(dest "title")" from after its "(" to after its ")".
 func linkDest(s string, p int) (dest string, end int, ok bool) {
 	p = skipSpaces(s, p)
+	if dest, p, ok = parseDest(s, p); !ok {
+		return "", 0, false
+	}
+	p = skipSpaces(s, p)
+	if p < len(s) && (s[p] == '"' || s[p] == '\'' || s[p] == '(') {
+		if p, ok = parseTitle(s, p); !ok {
+			return "", 0, false
+		}
+		p = skipSpaces(s, p)
+	}
+	if p >= len(s) || s[p] != ')' {
+		return "", 0, false
+	}
+	return unescape(dest), p + 1, true
+}
+
+// parseDest parses a link destination at s[p], <bracketed> or bare with
+// balanced parentheses: it and the index after it.
+func parseDest(s string, p int) (dest string, end int, ok bool) {
 	if p < len(s) && s[p] == '<' {
 		q := p + 1
 		for ; q < len(s) && s[q] != '>' && s[q] != '\n' && s[q] != '<'; q++ {
@@ -290,7 +435,7 @@ func linkDest(s string, p int) (dest string, end int, ok bool) {
 		if q >= len(s) || s[q] != '>' {
 			return "", 0, false
 		}
-		dest, p = s[p+1:q], q+1
+		return s[p+1 : q], q + 1, true
 	} else {
 		depth, q := 0, p
 	scan:
@@ -315,31 +460,29 @@ func linkDest(s string, p int) (dest string, end int, ok bool) {
 		if depth != 0 || q > len(s) {
 			return "", 0, false
 		}
-		dest, p = s[p:q], q
+		return s[p:q], q, true
 	}
-	p = skipSpaces(s, p)
-	if p < len(s) && (s[p] == '"' || s[p] == '\'' || s[p] == '(') {
-		closing := s[p]
-		if closing == '(' {
-			closing = ')'
-		}
-		// A title has no blank line; bounding it keeps many unclosed
-		// titles linear.
-		q, limit := p+1, min(len(s), p+1+maxTitle)
-		for ; q < limit && s[q] != closing; q++ {
-			if s[q] == '\\' {
-				q++
-			}
-		}
-		if q >= limit {
-			return "", 0, false
-		}
-		p = skipSpaces(s, q+1)
+}
+
+// parseTitle parses a link title, "…", '…' or (…), at s[p]: the index
+// after it.
+func parseTitle(s string, p int) (int, bool) {
+	closing := s[p]
+	if closing == '(' {
+		closing = ')'
 	}
-	if p >= len(s) || s[p] != ')' {
-		return "", 0, false
+	// A title has no blank line; bounding it keeps many unclosed titles
+	// linear.
+	q, limit := p+1, min(len(s), p+1+maxTitle)
+	for ; q < limit && s[q] != closing; q++ {
+		if s[q] == '\\' {
+			q++
+		}
 	}
-	return unescape(dest), p + 1, true
+	if q >= limit {
+		return 0, false
+	}
+	return q + 1, true
 }
 
 func skipSpaces(s string, p int) int {

@@ -106,8 +106,8 @@ func (k ink) paint(s string) string {
 
 // inks are the theme's styles used for every line of a tool's output.
 type inks struct {
-	gutter                                  string // "  │ ", painted
-	dim, err, added, removed, hunk, neutral ink
+	gutter                         string // "  │ ", painted
+	dim, err, added, removed, hunk ink
 }
 
 func newInks(th Theme) inks {

@@ -25,6 +25,7 @@ func specNames(specs []llm.ToolSpec) []string {
 // one-line listing, tool_call reaches them, and a tool used that way
 // joins the table at the next segment, never within one.
 func TestDeferredToolsEndToEnd(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte("tools:\n  deferred: on\n"), 0o600); err != nil {
 		t.Fatal(err)

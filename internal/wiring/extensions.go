@@ -135,8 +135,13 @@ func deferTools(mode string, reg *tool.Registry, counter *window.Counter) (func(
 	if err != nil {
 		return nil, nil, fmt.Errorf("wiring: %w", err)
 	}
-	if err := reg.Add(table.Proxy()); err != nil {
-		return nil, nil, fmt.Errorf("wiring: %w", err)
+	_, mails := reg.Get(deferred.AlwaysDeferred)
+	if m != deferred.Off || mails {
+		// With off and no send_message nothing is deferred: no proxy, so
+		// the table and session.started name the same tools.
+		if err := reg.Add(table.Proxy()); err != nil {
+			return nil, nil, fmt.Errorf("wiring: %w", err)
+		}
 	}
 	return func(_ context.Context, sessionID string) ([]llm.ToolSpec, string) {
 		seg := table.Segment(sessionID)

@@ -47,6 +47,7 @@ func gatedMCP(t *testing.T) (url string, open func()) {
 // joins at the next segment: never within one (the table is cached
 // prefix), and without restarting godwit.
 func TestLateMCPServerJoinsAtTheNextSegment(t *testing.T) {
+	t.Parallel()
 	for _, deferred := range []string{"off", "on"} {
 		t.Run("deferred "+deferred, func(t *testing.T) {
 			url, open := gatedMCP(t)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/godwit/godwit/policy"
 	"github.com/godwit/godwit/sandbox"
-	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/store/storetest"
 	"github.com/godwit/godwit/tool"
 )
 
@@ -22,16 +22,12 @@ func liveGuard(t *testing.T, opts Options) (*guard, string) {
 	if real, err := filepath.EvalSymlinks(ws); err == nil {
 		ws = real
 	}
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "godwit.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := storetest.Open(t) // closed after the guard's closers below
 	var closers []func() error
 	t.Cleanup(func() {
 		for _, c := range closers {
 			_ = c()
 		}
-		st.Close()
 	})
 	opts.Home = t.TempDir()
 	g, err := newGuard(opts, ws, st, &closers)
@@ -45,6 +41,7 @@ func liveGuard(t *testing.T, opts Options) (*guard, string) {
 // editor's session/set_mode does, and checks that the policy and the
 // sandbox of the mode in force decide each call.
 func TestLiveModeFollowsTheMode(t *testing.T) {
+	t.Parallel()
 	var mode atomic.Int32
 	always := policy.PrompterFunc(func(context.Context, policy.Question) (policy.Answer, error) {
 		return policy.Answer{Choice: policy.Yes}, nil
@@ -120,6 +117,7 @@ func (p passGate) Approve(ctx context.Context, req tool.ApprovalRequest) (tool.D
 // lose the policy's secrets screen, and that Approver still replaces
 // both (the demo).
 func TestGateSitsOnThePolicy(t *testing.T) {
+	t.Parallel()
 	calls := 0
 	gate := func(next tool.Approver) tool.Approver { return passGate{next, &calls} }
 	g, _ := liveGuard(t, Options{Mode: policy.Ask, Gate: gate})

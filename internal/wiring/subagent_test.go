@@ -16,6 +16,7 @@ import (
 // A sub-agent has a shell of its own for read-only commands: they run,
 // a command that would write is refused, and it cannot start jobs.
 func TestSubagentShellIsReadOnly(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	if err := os.WriteFile(filepath.Join(ws, "main.go"), []byte("package main\n"), 0o644); err != nil {
 		t.Fatal(err)

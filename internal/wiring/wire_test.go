@@ -17,6 +17,7 @@ import (
 // hold: every tool call answered once, no null tool input, signatures and
 // reasoning echoed unchanged.
 func TestWirePrefixStability(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		typ     string
 		replies []llmtest.Reply

@@ -186,7 +186,7 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 	env.Model = providerName + "/" + model
 	env.Catalog = cat
 
-	st, err := store.Open(ctx, DBPath(opts.Home))
+	st, err := store.Open(ctx, DBPath(opts.Home), store.WithLogger(opts.Logger))
 	if err != nil {
 		return nil, fmt.Errorf("wiring: %w", err)
 	}

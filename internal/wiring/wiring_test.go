@@ -18,6 +18,7 @@ import (
 const prefixBudget = 3000
 
 func TestPrefixBudget(t *testing.T) {
+	t.Parallel()
 	builtins := []string{"file_read", "file_write", "file_edit", "file_list", "grep", "shell_exec", "plan", "recall", "search_memory", "subagent"}
 	for _, c := range []struct {
 		name string
@@ -63,6 +64,7 @@ func TestPrefixBudget(t *testing.T) {
 }
 
 func TestContextWindowPrecedence(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		flag, cfg, catalog, want int
 	}{{0, 0, 0, 0}, {0, 0, 200_000, 200_000}, {0, 64_000, 200_000, 64_000}, {32_000, 64_000, 200_000, 32_000}} {

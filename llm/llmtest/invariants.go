@@ -13,13 +13,6 @@ import (
 // Fatal), naming the request and the message or item index, and go on, so
 // one run shows every broken rule.
 
-// call is one tool call found in a request's history.
-type call struct {
-	id   string
-	pos  int // message or item index
-	args json.RawMessage
-}
-
 // checkArgs reports arguments that are missing, null or not a string:
 // vendors reject a null tool input in the history.
 func checkArgs(t testing.TB, where string, args json.RawMessage) {

@@ -122,9 +122,3 @@ func (b bodyTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	h.Set("Content-Type", b.contentType)
 	return &http.Response{StatusCode: 200, Header: h, Body: io.NopCloser(bytes.NewReader(b.body)), Request: r}, nil
 }
-
-func withBody(body []byte) func(*Options) {
-	return func(o *Options) {
-		o.HTTPClient = &http.Client{Transport: bodyTransport{contentType: "text/event-stream", body: body}}
-	}
-}

@@ -3,14 +3,13 @@ package deferred_test
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/godwit/godwit/agent"
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/llm/fake"
-	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/store/storetest"
 	"github.com/godwit/godwit/tool"
 	"github.com/godwit/godwit/tool/deferred"
 	"github.com/godwit/godwit/window"
@@ -46,6 +45,7 @@ func names(tools []tool.Tool) string {
 }
 
 func TestParseMode(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in   string
 		want deferred.Mode
@@ -59,6 +59,7 @@ func TestParseMode(t *testing.T) {
 }
 
 func TestSplit(t *testing.T) {
+	t.Parallel()
 	all := []tool.Tool{fileRead, echo, deploy}
 	one := func(int) func(string) int { return func(string) int { return 1 } }
 	// big's schema costs about 2,000 tokens at 4 bytes a token; its
@@ -95,6 +96,7 @@ func TestSplit(t *testing.T) {
 }
 
 func TestListing(t *testing.T) {
+	t.Parallel()
 	want := `# Deferred tools
 Not in the tool table; call them with tool_call {"name": ..., "args": {...}}. A tool you use joins the table at the next context reset.
 - mcp__srv__echo(message, upper?): Echo the message back.
@@ -109,6 +111,7 @@ Not in the tool table; call them with tool_call {"name": ..., "args": {...}}. A 
 }
 
 func TestProxy(t *testing.T) {
+	t.Parallel()
 	table, err := deferred.New(deferred.Options{Mode: deferred.On}, fileRead, echo, deploy)
 	if err != nil {
 		t.Fatal(err)
@@ -145,6 +148,7 @@ func TestProxy(t *testing.T) {
 }
 
 func TestAUsedToolJoinsTheTableAtTheNextSegment(t *testing.T) {
+	t.Parallel()
 	table, err := deferred.New(deferred.Options{Mode: deferred.On}, fileRead, echo, deploy)
 	if err != nil {
 		t.Fatal(err)
@@ -195,6 +199,7 @@ func TestAUsedToolJoinsTheTableAtTheNextSegment(t *testing.T) {
 // tool's approval applies (no approver: the mutating call is denied),
 // and a read-only deferred tool runs.
 func TestProxyThroughTheRunner(t *testing.T) {
+	t.Parallel()
 	table, err := deferred.New(deferred.Options{Mode: deferred.On}, fileRead, echo, deploy)
 	if err != nil {
 		t.Fatal(err)
@@ -203,11 +208,7 @@ func TestProxyThroughTheRunner(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "godwit.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.Open(t)
 	seg := table.Segment("")
 	model := fake.New(
 		fake.Step{ToolCalls: []llm.ToolCall{
@@ -240,6 +241,7 @@ func TestProxyThroughTheRunner(t *testing.T) {
 // TestProxySpecSize pins what tool_call costs on every request it is
 // offered in.
 func TestProxySpecSize(t *testing.T) {
+	t.Parallel()
 	table, _ := deferred.New(deferred.Options{})
 	whole, _ := json.Marshal(table.Proxy().Spec())
 	if n := window.NewCounter(nil).Count(string(whole)); n != 60 {

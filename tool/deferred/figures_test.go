@@ -4,13 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/godwit/godwit/agent"
 	"github.com/godwit/godwit/llm"
-	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/store/storetest"
 	"github.com/godwit/godwit/subagent"
 	"github.com/godwit/godwit/tool"
 	"github.com/godwit/godwit/tool/deferred"
@@ -38,11 +37,7 @@ func builtins(t testing.TB) []tool.Tool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "godwit.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.Open(t)
 	sh := shell.New(shell.Options{Workdir: dir})
 	t.Cleanup(func() { sh.Close() })
 	tools := append(fs.Tools(ws, fs.Options{}), sh, plan.New(plan.Options{}), recall.New(st))
@@ -93,6 +88,7 @@ func prefixTokens(c *window.Counter, seg deferred.Segment) (table, listing int) 
 // tool definitions cost with tools.deferred off, auto and on. Run with -v
 // to see the figures recorded in docs.
 func TestDeferralFigures(t *testing.T) {
+	t.Parallel()
 	counter := window.NewCounter(nil)
 	for _, tc := range []struct {
 		name    string

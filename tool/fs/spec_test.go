@@ -2,19 +2,15 @@ package fs_test
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tiktoken-go/tokenizer"
 
+	"github.com/godwit/godwit/internal/goldentest"
 	"github.com/godwit/godwit/tool/fs"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/specs.golden")
 
 // maxSpecTokens is the budget of all five tool specs together (o200k);
 // the target is well under 1,500.
@@ -47,19 +43,7 @@ func TestSpecSizes(t *testing.T) {
 	}
 	fmt.Fprintf(&b, "total tokens=%d\n", total)
 	t.Logf("tool specs:\n%s", b.String())
-	golden := filepath.Join("testdata", "specs.golden")
-	if *update {
-		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if b.String() != string(want) {
-		t.Errorf("tool specs changed size; if deliberate, run with -update:\ngot:\n%swant:\n%s", b.String(), want)
-	}
+	goldentest.Check(t, "specs.golden", []byte(b.String()))
 	if total > maxSpecTokens {
 		t.Errorf("tool specs take %d tokens, budget %d", total, maxSpecTokens)
 	}

@@ -4,20 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/godwit/godwit/internal/goldentest"
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/tool"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata golden files")
 
 func TestSpecSize(t *testing.T) {
 	spec := New(Options{}).Spec()
@@ -25,20 +21,8 @@ func TestSpecSize(t *testing.T) {
 		t.Fatalf("schema is not JSON: %s", spec.Schema)
 	}
 	got := fmt.Sprintf("%s description=%d schema=%d\n", spec.Name, len(spec.Description), len(spec.Schema))
-	golden := filepath.Join("testdata", "spec_size.golden")
-	if *update {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("spec size changed:\n got %s want %s"+
-			"If the growth is deliberate, run go test ./tool/plan -run TestSpecSize -update", got, want)
-	}
+	// A change in size must be deliberate: -update rewrites the pin.
+	goldentest.Check(t, "spec_size.golden", []byte(got))
 }
 
 func TestRun(t *testing.T) {

@@ -3,21 +3,18 @@ package recall
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/store/storetest"
 	"github.com/godwit/godwit/tool"
 )
 
 func TestRecall(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "g.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.Open(t)
 	id := store.NewID()
 	if err := st.CreateSession(ctx, store.Session{ID: id}); err != nil {
 		t.Fatal(err)
@@ -66,11 +63,7 @@ func TestRecall(t *testing.T) {
 func recallPage(t *testing.T, text string, s tool.Session) string {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "g.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.Open(t)
 	s.ID = store.NewID()
 	_ = st.CreateSession(ctx, store.Session{ID: s.ID})
 	page, _ := st.PutPage(ctx, store.Page{SessionID: s.ID, Segment: 1, Kind: "tool_output", Text: text})
@@ -84,6 +77,7 @@ func recallPage(t *testing.T, text string, s tool.Session) string {
 
 // A window smaller than recall's own cap bounds what one call returns.
 func TestRecallFitsTheWindowsShare(t *testing.T) {
+	t.Parallel()
 	out := recallPage(t, strings.Repeat("é", MaxOutput), tool.Session{MaxOutputBytes: 5000})
 	if len(out) > 5200 || !strings.Contains(out, `"offset":5000} reads on`) {
 		t.Errorf("%d bytes: %q", len(out), out[len(out)-100:])
@@ -92,6 +86,7 @@ func TestRecallFitsTheWindowsShare(t *testing.T) {
 
 // recall also cuts in the window's tokens when the session says how.
 func TestRecallFitsTheSharesTokens(t *testing.T) {
+	t.Parallel()
 	count := func(s string) int { return len(s) / 2 }
 	out := recallPage(t, strings.Repeat("0123456789\n", 2000), tool.Session{MaxOutputBytes: 9000, MaxOutputTokens: 1000, CountTokens: count})
 	body, _, _ := strings.Cut(out, "\n[truncated")
