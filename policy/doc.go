@@ -48,16 +48,49 @@
 // tables (sudo -u root rm, timeout -s KILL 5 rm, env -S 'rm x', nice,
 // nohup, xargs, busybox, command, exec), shells given a string or their
 // input (bash -c, su -c, sh -s with a here-document, bash <<< 'rm x'),
-// eval, trap, find -exec and -ok, fd -x, rg --pre, git -c core.pager=,
-// aliases defined in the line, glob program names (/bin/r[m], r?), and a
-// command's arguments as paths; an allow rule never does. Where what
-// runs cannot be known (a pipe into sh, sh < file, a wrapper option
-// godwit does not know), the line asks when any deny or ask rule exists,
-// and is refused where no one can be asked. A script run by its name
-// (bash build.sh, make, python x.py) is not followed: rules see the
-// commands of the line, not the programs those run, which is why
-// commands that are not read-only need approval unless allowed, and why
-// the sandbox exists.
+// eval, trap, find -exec and -ok, fd -x, rg --pre, aliases defined in
+// the line, glob program names (/bin/r[m], r?), and a command's
+// arguments as paths (glob matches included); an allow rule never does.
+// Git is matched without its own options (gitargs.go: git -C . -c k=v
+// --no-pager commit is git commit) and through its aliases (git -c
+// alias.ci=commit ci, an alias in the repository's or the user's git
+// config), and the commands of git -c core.pager=, rebase --exec, bisect
+// run, submodule foreach and difftool -x are followed. What runs inside
+// a command as if typed (a shell's string or here-document, eval, trap,
+// a wrapper's command, find -exec, xargs) is judged with every rule, not
+// only deny and ask: its redirects are writes, its arguments may name
+// .git/hooks, its reads of secrets ask. Where what runs cannot be known
+// (a pipe into sh, sh < file, a wrapper option godwit does not know),
+// the line asks when any deny or ask rule exists, and is refused where
+// no one can be asked.
+//
+// Code that runs from a file is read and matched by the deny and ask
+// rules (scripts.go, make.go): a shell script run as sh FILE, source
+// FILE or by its path (recursively, to a depth of 4), the package.json
+// script npm run, yarn or pnpm runs (with its pre and post scripts), and
+// the Makefile recipes make would run for the targets named, their
+// prerequisites, pattern rules and $(shell ...), with make's variables
+// expanded ($(RM) is rm -f). A program run by its path is also matched
+// as the target of its symlink (./del -> /bin/rm is rm) and as a program
+// a rule names when it is the same file or a copy. Such a file asks
+// instead where it cannot be read as it will run: the same line may
+// write it first (echo ... > t.sh && sh t.sh), it does not exist yet, it
+// lies outside the workspace and its temp folder, it may write to itself
+// as bash reads it, or a program in it is named by a variable ($JAVA,
+// "$@"). Code in other languages (awk's program, python -c, perl -e,
+// node -e, sed's e command, a Python file or a #! script) is not parsed:
+// where a deny or ask command rule exists, code that mentions the rule's
+// words ("rm" in system("rm x")) or that can start programs (system,
+// exec, subprocess, child_process, popen, backticks, __import__ ...)
+// asks, and with no one to ask is refused. Two limits remain, bounded
+// by the sandbox rather than by rules: programs that run the project's
+// own code in ways no file shows (go test, go run, cargo, pytest, a
+// compiled binary, npm exec) are not followed, since asking on every
+// test run would make deny rules unusable; and code in another language
+// that builds its way to a program out of parts no scan can see
+// (globals()["__buil"+"tins__"]) is not caught. A script read when the
+// command is approved could still be changed by a process an earlier
+// command left running before it runs.
 //
 // Variables: setting one that changes what later commands run (PATH,
 // HOME, IFS, BASH_ENV, GIT_*, XDG_*, LD_*, ...) needs approval, by any
@@ -69,33 +102,72 @@
 // Git hooks and configuration run programs later, outside the sandbox.
 // A shell command that may change them asks in every mode, --yes
 // included (protect.go): arguments naming .git, its hooks or config
-// (cp, mv, tee, ln, install, rsync, dd of=, chmod, a redirect), git
+// (cp, mv, tee, ln, install, rsync, dd of=, chmod, a redirect, in the
+// line or in a string a shell runs), a file-placing program (cp, mv,
+// ln, install, rsync, tee, dd) whose target is known only at run time
+// (cp x "$D", xargs cp x, as a redirect to a computed path does), git
 // config setting a key off a short harmless list (core.hooksPath,
 // core.fsmonitor, core.pager, alias.*, diff.*.textconv, filter.*,
 // include.path ...), git -c with such a key, --template, and
-// GIT_CONFIG_* variables. Routes the analysis cannot see are for the
-// safety layer's after-the-fact check.
+// GIT_CONFIG_* variables. So do the git commands that point the user's
+// later fetches and pushes at a place the user has not chosen: git
+// remote add and set-url, git config remote.*.url, pushurl,
+// url.*.insteadOf and branch.*.remote set to anything but a remote the
+// repository has, push or fetch --set-upstream to a URL; and git init
+// --separate-git-dir (it moves the git folder out of reach of these
+// checks), git lfs install (it writes hooks), git maintenance start.
+// Other subcommands that write .git/config are harmless and are judged
+// as any command: git branch -u and checkout --track name a ref of a
+// remote already configured, git submodule add, init and update record
+// where submodules are fetched from (their hooks come from git's
+// template, not from the remote), git worktree add writes no setting,
+// and git init in a repository rewrites only its format keys. Routes
+// the analysis cannot see (a script file, a program writing on its own)
+// are for the safety layer's after-the-fact check.
 //
 // Secrets are checked where a command names them (cat .env, < .env,
 // grep KEY .env, globs such as *.pem, option values such as grep -f
 // FILE) and where a recursive reader would read them (grep -r and -d
 // recurse, diff -r, rg, ag, git grep --no-index): a searched folder inside
-// the workspace is walked for secrets files (skipping hidden ones when
-// rg or ag would), and one that holds any, holds a symlink out of the
-// workspace that the search follows, or is too big to check, asks.
-// Environment dumps ask (env, printenv, set, export -p, declare -p, ps
-// e, jq's $ENV), and so do expansions of variables named like secrets
-// ($GITHUB_TOKEN). Git commands that print file contents from git's
-// objects (git show, log -p, diff REV, cat-file -p, grep REV) ask,
-// since a secret committed once stays in the history, unless the secret
-// can be ruled out: no contents are printed (--stat, --name-only, log
-// without -p), the output is limited to named files that exist and are
-// not secrets (log -p -- src/a.go, show HEAD:src/a.go), or only the work
-// tree and the index are read and the index (gitindex.go) tracks no
-// secrets file (git diff, git grep). git config --list and remote URLs
-// holding a user name or token ask too. Other programs that read a
-// whole folder (a build, a script) are not followed: they are not
-// read-only, so they need approval anyway, and the sandbox bounds them.
+// the workspace is walked for secrets files (search.go), following
+// exactly what the program follows: hidden entries are skipped when rg
+// or ag would skip them, and symlinks are followed, into the folders
+// they lead to, when the program dereferences them (grep -R, rg -L, ag
+// -f, diff -r), so a link to .env, or to a folder holding one, counts. A
+// folder that holds any, that holds a followed link out of the
+// workspace (a read outside it), or that is too big to check, asks. A
+// regular file with more than one hard link counts as a read outside
+// the workspace, by a command or a file tool: its other names cannot be
+// seen, and one may be ~/.ssh/id_ed25519.
+// Programs that list names, not contents (find, ls -R, tree, du, fd),
+// are checked for followed links out of the workspace only (find -L,
+// -follow, ls -RL, tree -l, du -L, fd -L). Environment dumps ask (env,
+// printenv, set, export -p, declare -p, ps e, jq's $ENV), and so do
+// expansions of variables named like secrets ($GITHUB_TOKEN). Git
+// commands that print file contents from git's objects (git show, log
+// -p, diff REV, cat-file -p, grep REV) ask, since a secret committed
+// once stays in the history, unless the secret can be ruled out: no
+// contents are printed (--stat, --name-only, log without -p), the output
+// is limited to named files that exist and are not secrets (log -p --
+// src/a.go, show HEAD:src/a.go), or only the work tree and the index
+// are read and the index (gitindex.go) tracks no secrets file (git diff,
+// git grep). git config --list and remote URLs holding a user name or
+// token ask too. Other programs that read a whole folder (a build, a
+// script) are not followed: they are not read-only, so they need
+// approval anyway, and the sandbox bounds them.
+//
+// Deny and ask path rules (secrets/**) hold for the same reads, not
+// only for the paths a command names: a recursive search of a folder
+// holding a path they name (walked as above), the tracked files git
+// grep and git diff print (read from git's index), the matches of a
+// glob (cat secret?/*), a name in git's tree (git show HEAD:secrets/x),
+// and what a shell string reads. Where the files cannot be listed, the
+// line asks: git's history (git log -p, git archive), a folder too big
+// to walk, a computed argument of a command that is not read-only. The
+// grep and file_list tools pass over what such rules name and say so
+// (Policy.Hidden). A program reading on its own (python reading
+// secrets/x) is not seen: path rules bind what the analysis sees, and
+// the sandbox does not enforce them.
 //
 // The analysis tracks the directory commands run in through cd; a cd it
 // cannot follow makes later relative paths unknown, and an unknown path

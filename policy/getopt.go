@@ -82,6 +82,8 @@ type getopt struct {
 	stop bool
 	// digits: -NUM is an option (head -5, grep -3).
 	digits bool
+	// exact: long options are not abbreviated (git's own options).
+	exact bool
 	// risky: some option has a risky effect.
 	risky bool
 }
@@ -362,7 +364,7 @@ func (g *getopt) long(name string) (*option, string) {
 		if o.long == name {
 			return o, ""
 		}
-		if strings.HasPrefix(o.long, name) {
+		if strings.HasPrefix(o.long, name) && !g.exact {
 			cands = append(cands, o)
 		}
 	}

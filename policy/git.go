@@ -454,13 +454,88 @@ func gitRead(c SimpleCommand, dir, sub string, kind gitContent, rest []Word, r r
 	case objects:
 		r.asks = append(r.asks, "prints file contents from git's history, where committed secrets may be; "+
 			"limit it to files (-- FILE) or print names only (--stat)")
+		r.history = true
 	default:
+		r.index, r.tree = dir, paths
 		// The work tree or the index: tracked files only.
 		if why := indexSecrets(dir); why != "" {
 			r.asks = append(r.asks, "prints tracked files' contents, and git's index "+why)
 		}
 	}
 	return r
+}
+
+// repoRoot is the folder holding the .git of the repository dir is in;
+// "" when there is none.
+func repoRoot(dir string) string {
+	for d := dir; d != ""; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return ""
+		}
+		d = parent
+	}
+	return ""
+}
+
+// gitHistoryPrinters are git subcommands, not on the read-only list,
+// that print or pack file contents from git's objects.
+var gitHistoryPrinters = map[string]bool{"archive": true, "format-patch": true, "fast-export": true, "bundle": true}
+
+// gitTreeItems are what a git command prints that path rules must see:
+// tracked files (the index) that a rule names, or, where it prints
+// from git's history, the fact that they cannot be listed.
+func (p *Policy) gitTreeItems(toolName string, c SimpleCommand, ro roResult) []item {
+	var out []item
+	if ro.history {
+		out = append(out, item{kind: kindTool, level: levelRead, what: "runs `" + render(c.Words) + "`",
+			unlisted: "it prints file contents from git's history, where files a path rule names may be"})
+	}
+	if ro.index == "" || !p.pathRules(toolName) {
+		return out
+	}
+	root, gd := repoRoot(ro.index), gitDirOf(ro.index)
+	if root == "" || gd == "" {
+		return out
+	}
+	names, err := indexNames(filepath.Join(gd, "index"))
+	if err != nil {
+		if !os.IsNotExist(err) {
+			out = append(out, item{kind: kindTool, level: levelRead, what: "runs `" + render(c.Words) + "`",
+				unlisted: "it prints tracked files, and git's index cannot be read to list them"})
+		}
+		return out
+	}
+	var limits []string
+	for _, w := range ro.tree {
+		abs := ""
+		if w.Literal() {
+			abs = resolveIn(ro.index, w.Value)
+		}
+		if abs == "" {
+			limits = nil
+			break
+		}
+		limits = append(limits, abs)
+	}
+	for _, n := range names {
+		abs := filepath.Join(root, filepath.FromSlash(n))
+		if len(limits) > 0 && !slices.ContainsFunc(limits, func(l string) bool { return within(l, abs) }) {
+			continue
+		}
+		if p.pathRuled(toolName, abs) {
+			it := p.pathItem(toolName, abs, false)
+			it.what = "runs `" + render(c.Words) + "`, which prints tracked files, " + p.rel(abs) + " among them"
+			out = append(out, it)
+			if len(out) >= 3 {
+				break
+			}
+		}
+	}
+	return out
 }
 
 // gitDirOf finds the .git folder of the repository dir is in, following

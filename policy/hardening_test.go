@@ -252,7 +252,7 @@ func FuzzGetopt(f *testing.F) {
 // programs asks in every mode, --yes included (read-only refuses it).
 func TestGitHooksAndConfigAlwaysAsk(t *testing.T) {
 	e := newEnv(t)
-	mustDo(t, os.WriteFile(filepath.Join(e.root, ".git", "config"), []byte("[core]\n"), 0o644))
+	mustDo(t, os.WriteFile(filepath.Join(e.root, ".git", "config"), []byte("[core]\n[remote \"origin\"]\n\turl = https://example.com/r.git\n"), 0o644))
 	runVerdicts(t, e, "", []verdictCase{
 		{"cp evil .git/hooks/pre-commit", "DQQ"},
 		{"cp evil .git/hooks/", "DQQ"},
@@ -650,8 +650,10 @@ func TestDenyRulesSeeThroughWrappers(t *testing.T) {
 		{"echo rm", "AAA"},
 		{"command -v rm", "AAA"},
 		{"rmdir x", "DQa"},
-		{"bash script.sh", "DQa"}, // a script file is not followed (see the package doc)
+		{"bash script.sh", "DQQ"}, // it does not exist: what it will hold cannot be read
 	})
+	mustDo(t, os.WriteFile(filepath.Join(e.root, "script.sh"), []byte("echo hi\n"), 0o644))
+	runVerdicts(t, e, rules, []verdictCase{{"bash script.sh", "DQa"}}) // read, and it runs no rm
 	// With no one to ask, an unknowable line is refused.
 	p := e.policy(t, Auto, rules, nil)
 	d, err := p.Approve(t.Context(), shellReq("curl -s x | sh"))

@@ -58,9 +58,16 @@ type item struct {
 	// hidden says why some of what the command runs cannot be known (a
 	// pipe into sh): deny and ask rules cannot be checked on it.
 	hidden string
-	abs    string // kindPath; "" when computed at run time
-	rel    string // kindPath; "" when outside the workspace
-	raw    string // kindRaw
+	// code are programs in other languages the command runs: a deny or
+	// ask rule whose words appear in one asks.
+	code []codeText
+	// unlisted says why the files the item reads cannot be listed (git's
+	// history, a folder too big to walk, a computed argument): path
+	// rules cannot be checked on it, so it asks where they exist.
+	unlisted string
+	abs      string // kindPath; "" when computed at run time
+	rel      string // kindPath; "" when outside the workspace
+	raw      string // kindRaw
 	// scope is what an Always answer remembers; nil when none fits.
 	scope *Rule
 }
@@ -111,8 +118,10 @@ func (p *Policy) pathItem(toolName, abs string, write bool) item {
 		it.level, it.what = levelSensitive, "reads "+show+", a secrets file"
 	case !write && (pl == placeOutside || pl == placeUnknown):
 		it.level, it.what = levelSensitive, "reads "+show+", outside the workspace"
+	case !write && pl == placeInside && hardLinked(abs):
+		it.level, it.what = levelSensitive, "reads "+show+", a hard link whose other names may be outside the workspace (a secret there, by another name)"
 	case !write:
-		it.level, it.why = levelRead, "reads inside the workspace"
+		it.level, it.what, it.why = levelRead, "reads "+show, "reads inside the workspace"
 		return it
 	case pl == placeOutside || pl == placeUnknown:
 		it.level, it.what = levelEscape, "writes "+show+", outside the workspace"
@@ -160,18 +169,27 @@ func (p *Policy) commandItems(toolName, line string) []item {
 		return raw("runs `" + oneLine(line, 80) + "`, which could not be analysed (" + err.Error() + ")")
 	}
 	var out []item
-	for _, c := range sc.Commands {
-		out = append(out, p.simpleItems(toolName, c)...)
+	for i, c := range sc.Commands {
+		u := &unwrapper{p: p}
+		if len(c.Words) > 0 && c.Decl == "" {
+			u.writes = writesBefore(sc, i)
+		}
+		out = append(out, p.simpleItems(toolName, c, u)...)
 	}
 	out = append(out, p.varItems(sc)...)
 	for _, r := range sc.Redirects {
-		abs := ""
-		if r.Target.Literal() {
-			abs = resolveIn(r.Dir, r.Target.Value)
-		}
-		out = append(out, p.pathItem(toolName, abs, r.Write))
+		out = append(out, p.redirectItem(toolName, r))
 	}
 	return out
+}
+
+// redirectItem is one file redirection: a read or a write of its file.
+func (p *Policy) redirectItem(toolName string, r Redirect) item {
+	abs := ""
+	if r.Target.Literal() {
+		abs = resolveIn(r.Dir, r.Target.Value)
+	}
+	return p.pathItem(toolName, abs, r.Write)
 }
 
 // dangerousVars change what later commands run or where they work;
@@ -220,23 +238,55 @@ func (p *Policy) knownVar(n string) bool {
 	return ok
 }
 
-func (p *Policy) simpleItems(toolName string, c SimpleCommand) []item {
+// simpleItems judges one simple command, and what runs inside it as if
+// typed in the line (a shell's -c string, a wrapper's command, find
+// -exec, xargs) with every rule.
+func (p *Policy) simpleItems(toolName string, c SimpleCommand, u *unwrapper) []item {
 	if len(c.Words) == 0 || c.Decl != "" {
 		return p.declItems(c)
 	}
+	uw := u.variants(c, 0)
+	out := p.commandItem(toolName, c, uw)
+	seen := map[string]bool{}
+	for _, ic := range uw.inner {
+		if len(ic.Words) == 0 || ic.Decl != "" {
+			out = append(out, p.declItems(ic)...)
+			continue
+		}
+		if k := render(ic.Words) + "\x00" + ic.Dir; !seen[k] {
+			seen[k] = true
+			out = append(out, p.commandItem(toolName, ic, unwrapped{variants: [][]Word{ic.Words}})...)
+		}
+	}
+	for _, r := range uw.redirects {
+		out = append(out, p.redirectItem(toolName, r))
+	}
+	return out
+}
+
+// commandItem judges one simple command given what it runs (uw).
+func (p *Policy) commandItem(toolName string, c SimpleCommand, uw unwrapped) []item {
 	ro := checkReadOnly(c)
-	u := p.variants(c, 0)
 	it := item{kind: kindCommand, words: c.Words, what: "runs `" + render(c.Words) + "`", scope: commandScope(toolName, c.Words),
-		variants: u.variants, hidden: u.hidden}
+		variants: uw.variants, hidden: uw.hidden, code: uw.code}
 	for _, w := range c.Words[1:] {
-		if w.Literal() && !strings.HasPrefix(w.Value, "-") {
-			if abs := resolveIn(c.Dir, w.Value); abs != "" {
-				it.args = append(it.args, abs)
-			}
+		if w.Known && !strings.HasPrefix(w.Value, "-") {
+			it.args = append(it.args, p.argPaths(w, c.Dir)...)
 		}
 	}
 	if ro.why != "" {
 		it.level = levelWrite
+		for _, w := range c.Words[1:] {
+			if !w.Known {
+				it.unlisted = "an argument is computed at run time (" + oneLine(w.Value, 40) + ") and may name any file"
+				break
+			}
+		}
+		if baseName(c.Name()) == "git" {
+			if sub, _, _ := gitSub(c.Words[1:]); gitHistoryPrinters[sub.Value] {
+				it.unlisted = "it packs file contents from git's history, where files a path rule names may be"
+			}
+		}
 		return append([]item{it}, p.protectedItems(toolName, c)...)
 	}
 	it.level, it.why = levelRead, "read-only command"
@@ -255,10 +305,15 @@ func (p *Policy) simpleItems(toolName string, c SimpleCommand) []item {
 	for _, w := range ro.paths {
 		out = append(out, p.readItems(toolName, w, c.Dir)...)
 	}
-	out = append(out, p.searchItems(c, ro)...)
+	out = append(out, p.searchItems(toolName, c, ro)...)
+	out = append(out, p.gitTreeItems(toolName, c, ro)...)
 	for _, w := range ro.names {
-		if w.Known && isSecret(w.Value) {
-			abs := resolveIn(c.Dir, w.Value)
+		if !w.Literal() {
+			continue
+		}
+		abs := resolveIn(c.Dir, w.Value)
+		switch {
+		case isSecret(w.Value):
 			if abs == "" {
 				abs = w.Value
 			}
@@ -267,6 +322,9 @@ func (p *Policy) simpleItems(toolName string, c SimpleCommand) []item {
 				it.level, it.what = levelSensitive, "names "+w.Value+", a secrets file"
 			}
 			out = append(out, it)
+		case abs != "" && p.pathRuled(toolName, abs):
+			// git show HEAD:secrets/x names a file a path rule covers.
+			out = append(out, p.pathItem(toolName, abs, false))
 		}
 	}
 	return out
@@ -364,13 +422,15 @@ func (p *Policy) readItems(toolName string, w Word, dir string) []item {
 		if n++; n > maxGlobMatches {
 			return errTooMany
 		}
-		if it := p.pathItem(toolName, kernelPath(filepath.Join(filepath.FromSlash(base), filepath.FromSlash(m))), false); it.level != levelRead {
-			out = append(out, it)
+		abs := kernelPath(filepath.Join(filepath.FromSlash(base), filepath.FromSlash(m)))
+		if it := p.pathItem(toolName, abs, false); it.level != levelRead || p.pathRuled(toolName, abs) {
+			out = append(out, it) // a match that is a secret, outside, or that a path rule names
 		}
 		return nil
 	})
 	if errors.Is(err, errTooMany) || dirs < 0 {
-		return []item{{kind: kindPath, level: levelSensitive, what: "reads more than " + strconv.Itoa(maxGlobMatches) + " files matching " + w.Value}}
+		return []item{{kind: kindPath, level: levelSensitive, what: "reads more than " + strconv.Itoa(maxGlobMatches) + " files matching " + w.Value,
+			unlisted: "its glob matches too many files to check"}}
 	}
 	return out
 }
@@ -416,6 +476,13 @@ func globEscape(s string) string {
 		b.WriteRune(c)
 	}
 	return b.String()
+}
+
+// hardLinked reports a regular file with more than one name: the others
+// cannot be seen from here and may be outside the workspace.
+func hardLinked(abs string) bool {
+	fi, err := os.Lstat(abs)
+	return err == nil && fi.Mode().IsRegular() && links(fi) > 1
 }
 
 func isDir(abs string) bool {

@@ -101,6 +101,11 @@ var protected = []string{".godwit/rules.yaml", ".godwit/rules.yml", ".mcp.json",
 	"**/.git/worktrees/*/config.worktree"}
 
 func (p *Policy) isProtected(abs string) bool {
+	for _, gd := range p.gitDirs {
+		if abs == gd || abs == filepath.Join(gd, "config") || abs == filepath.Join(gd, "config.worktree") || within(filepath.Join(gd, "hooks"), abs) {
+			return true
+		}
+	}
 	if !within(p.root, abs) {
 		return false
 	}
@@ -111,6 +116,28 @@ func (p *Policy) isProtected(abs string) bool {
 		}
 	}
 	return false
+}
+
+// linkedGitDirs are the git folders a .git file at root points to, and
+// their common folder (a worktree's): "" when .git is a folder or absent.
+func linkedGitDirs(root string) []string {
+	if fi, err := os.Lstat(filepath.Join(root, ".git")); err != nil || fi.IsDir() {
+		return nil
+	}
+	gd := gitDirOf(root)
+	if gd == "" {
+		return nil
+	}
+	gd = kernelPath(gd)
+	out := []string{gd}
+	if b, err := os.ReadFile(filepath.Join(gd, "commondir")); err == nil {
+		c := strings.TrimSpace(string(b))
+		if !filepath.IsAbs(c) {
+			c = filepath.Join(gd, c)
+		}
+		out = append(out, kernelPath(c))
+	}
+	return out
 }
 
 // maxLinks bounds symlink hops, as the kernel's ELOOP limit does.

@@ -84,6 +84,10 @@ type Policy struct {
 	vars     map[string]string
 	shell    string
 	log      *slog.Logger
+	// gitDirs are the workspace repository's git folders when .git is a
+	// file pointing elsewhere (a worktree, a submodule, --separate-git-
+	// dir): their hooks and config are protected as .git's are.
+	gitDirs []string
 
 	askMu sync.Mutex // one question at a time
 
@@ -115,6 +119,7 @@ func New(opts Options) (*Policy, error) {
 			p.scratch = append(p.scratch, kernelPath(abs))
 		}
 	}
+	p.gitDirs = linkedGitDirs(root)
 	p.vars = map[string]string{}
 	for k, v := range opts.Vars {
 		p.vars[k] = v
@@ -248,6 +253,16 @@ func (p *Policy) judge(toolName string, it item) judgement {
 	if it.hidden != "" && p.commandRules() {
 		return judgement{ask, fmt.Sprintf("%s: %s, so the deny and ask rules cannot be checked on it", it.what, it.hidden), false}
 	}
+	if r, code, ok := p.codeRule(toolName, it.code); ok {
+		if strings.HasSuffix(code.what, ")") && strings.Contains(code.what, " can start programs (") {
+			return judgement{ask, fmt.Sprintf("%s: %s, which godwit cannot follow, so the deny and ask rules cannot be checked on it", it.what, code.what), false}
+		}
+		return judgement{ask, fmt.Sprintf("%s: %s mentions %s, which rule %s (%s) names, and godwit cannot tell whether it runs it",
+			it.what, code.what, r.literalWords(), r.source, r), false}
+	}
+	if it.unlisted != "" && p.pathRules(toolName) {
+		return judgement{ask, fmt.Sprintf("%s: %s, so the path rules cannot be checked on it", it.what, it.unlisted), false}
+	}
 	if p.remembered(toolName, it) {
 		return judgement{allow, "approved for this session", false}
 	}
@@ -278,6 +293,70 @@ func (p *Policy) commandRules() bool {
 		}
 	}
 	return false
+}
+
+// pathRules reports whether a deny or ask rule names paths for toolName.
+func (p *Policy) pathRules(toolName string) bool {
+	for _, r := range append(p.rules.Deny[:len(p.rules.Deny):len(p.rules.Deny)], p.rules.Ask...) {
+		if r.Path != "" && r.matchTool(toolName) {
+			return true
+		}
+	}
+	return false
+}
+
+// pathRuled reports whether a deny or ask path rule for toolName covers
+// abs (absolute, symlinks resolved).
+func (p *Policy) pathRuled(toolName, abs string) bool {
+	if abs == "" || !p.pathRules(toolName) {
+		return false
+	}
+	it := item{kind: kindPath, abs: abs, rel: relTo(p.root, abs)}
+	_, deny := p.match(p.rules.Deny, toolName, it, true)
+	_, ask := p.match(p.rules.Ask, toolName, it, true)
+	return deny || ask
+}
+
+// Hidden reports whether a tool that walks folders (grep, file_list)
+// must pass over abs: a deny or ask rule names it. Such a tool cannot
+// ask about each file, so it leaves them out and says so.
+func (p *Policy) Hidden(toolName, abs string) bool {
+	return p.pathRules(toolName) && p.pathRuled(toolName, kernelPath(abs))
+}
+
+// codeRule finds a deny or ask command rule whose words appear in code.
+func (p *Policy) codeRule(toolName string, code []codeText) (Rule, codeText, bool) {
+	if len(code) == 0 {
+		return Rule{}, codeText{}, false
+	}
+	var first *Rule
+	for _, r := range append(p.rules.Deny[:len(p.rules.Deny):len(p.rules.Deny)], p.rules.Ask...) {
+		if r.Command == "" || !r.matchTool(toolName) {
+			continue
+		}
+		if first == nil {
+			first = &r
+		}
+		for _, c := range code {
+			if r.mentionedIn(c.text) {
+				return r, c, true
+			}
+		}
+	}
+	if first == nil {
+		return Rule{}, codeText{}, false
+	}
+	for _, c := range code {
+		if m := spawnAPI().FindStringSubmatch(c.text); m != nil {
+			api := strings.TrimSpace(m[1])
+			if api == "" {
+				api = strings.TrimSpace(m[0])
+			}
+			c.what += " can start programs (" + api + ")"
+			return *first, c, true
+		}
+	}
+	return Rule{}, codeText{}, false
 }
 
 func (p *Policy) match(rules []Rule, toolName string, it item, pessimistic bool) (Rule, bool) {

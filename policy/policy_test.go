@@ -801,12 +801,12 @@ func TestSecretsUnder(t *testing.T) {
 		}
 	}
 	p := &Policy{root: dir}
-	got, err := p.secretsUnder(dir, false, false)
-	if err != nil || strings.Join(got, ",") != "deep/x/id_rsa,sub/.env" {
-		t.Errorf("secretsUnder = %q, %v", got, err)
+	got, err := p.searchWalk(dir, walkOpts{})
+	if err != nil || strings.Join(got.secrets, ",") != "deep/x/id_rsa,sub/.env" {
+		t.Errorf("searchWalk = %q, %v", got.secrets, err)
 	}
-	got, _ = p.secretsUnder(dir, true, false)
-	if strings.Join(got, ",") != "deep/x/id_rsa" {
-		t.Errorf("skipping hidden = %q, want the dotfile left out", got)
+	got, _ = p.searchWalk(dir, walkOpts{skipHidden: true})
+	if strings.Join(got.secrets, ",") != "deep/x/id_rsa" {
+		t.Errorf("skipping hidden = %q, want the dotfile left out", got.secrets)
 	}
 }

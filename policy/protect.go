@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -38,7 +39,7 @@ var gitSafeKeys = sync.OnceValue(func() map[string]bool {
 		diff.renames diff.algorithm diff.colormoved diff.noprefix diff.mnemonicprefix diff.context diff.indentheuristic
 		status.short status.branch status.showuntrackedfiles status.relativepaths
 		branch.*.remote branch.*.merge branch.*.rebase branch.autosetupmerge branch.sort
-		remote.*.url remote.*.pushurl remote.*.fetch remote.*.push remote.*.tagopt remote.*.prune
+		remote.*.fetch remote.*.push remote.*.tagopt remote.*.prune
 		log.date log.decorate log.abbrevcommit log.follow rerere.enabled commit.verbose commit.cleanup tag.sort column.ui
 		blame.date grep.linenumber gc.auto pack.threads protocol.version format.pretty pretty.* advice.* color.*`) {
 		m[k] = true
@@ -86,12 +87,68 @@ func (p *Policy) protectedItems(toolName string, c SimpleCommand) []item {
 			}
 		}
 	}
-	if c.Name() == "git" || baseName(c.Name()) == "git" {
-		for _, why := range gitConfigChanges(c.Words[1:]) {
+	if w := unknownTarget(c); w != "" {
+		add("writes to `" + w + "`, a path computed at run time, which could be git's hooks or configuration")
+	}
+	if baseName(c.Name()) == "git" {
+		for _, why := range gitConfigChanges(c.Words[1:], c.Dir) {
 			add(why)
 		}
 	}
 	return out
+}
+
+// placers are the programs that put a file where an argument says: a
+// target the analysis cannot know could be .git/hooks or .git/config,
+// as a redirect to a computed path could.
+var placers = map[string]bool{"cp": true, "mv": true, "ln": true, "link": true, "install": true, "rsync": true, "tee": true, "dd": true}
+
+// unknownTarget returns the word a placer writes to, or may take as an
+// option, that cannot be known ("" when there is none): cp's last
+// operand or -t value, any word of tee or dd, a computed word that may
+// be an option. A file name find puts in an -exec command ({}) is never
+// an option, so it matters only as the target.
+func unknownTarget(c SimpleCommand) string {
+	name := baseName(c.Name())
+	if !placers[name] {
+		return ""
+	}
+	args := c.Words[1:]
+	var ops []Word
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a.findName:
+			if name == "tee" || name == "dd" {
+				return a.Value
+			}
+			ops = append(ops, a)
+		case !a.Known:
+			return a.Value // the target, or an option such as -t DIR
+		case a.Value == "--":
+			for _, o := range args[i+1:] {
+				if !o.Known {
+					return o.Value
+				}
+			}
+			ops = append(ops, args[i+1:]...)
+			i = len(args)
+		case a.Value == "-t" && i+1 < len(args) && name != "tee":
+			i++
+			ops = nil
+			if !args[i].Known {
+				return args[i].Value
+			}
+			return "" // the target is the folder -t names, checked as a path
+		case strings.HasPrefix(a.Value, "-") && a.Value != "-":
+		default:
+			ops = append(ops, a)
+		}
+	}
+	if name != "tee" && name != "dd" && len(ops) > 0 && !ops[len(ops)-1].Known {
+		return ops[len(ops)-1].Value
+	}
+	return ""
 }
 
 // argPaths are the paths a word may name: the word itself, the value of
@@ -155,57 +212,86 @@ func (p *Policy) touchesProtected(abs string) bool {
 }
 
 // gitConfigChanges finds what a git command line changes in git's
-// configuration that can run programs: git -c KEY=V, git config KEY V,
-// --template, clone -c.
-func gitConfigChanges(args []Word) []string {
+// configuration that can run programs or point the user's later fetches
+// and pushes elsewhere: git -c KEY=V, git config KEY V, --template,
+// clone -c, git remote add and set-url, push -u to a URL, init
+// --separate-git-dir, git lfs install, git maintenance start. Other
+// subcommands that write .git/config are harmless: git branch -u and
+// checkout --track name a ref of a remote already configured, git
+// submodule add, init and update record where submodules are fetched
+// from (their hooks come from git's template, not the remote), git
+// worktree add writes no setting, and git init in a repository rewrites
+// only its format keys.
+func gitConfigChanges(args []Word, dir string) []string {
 	var out []string
-	i := 0
-	for ; i < len(args); i++ {
-		v := args[i].Value
+	sub, rest, globals := gitSub(args)
+	for _, g := range globals {
 		switch {
-		case !args[i].Known:
-			return append(out, "runs git with an option computed at run time, which could set a program to run")
-		case v == "-c" && i+1 < len(args):
-			i++
-			if k, _, _ := strings.Cut(args[i].Value, "="); !args[i].Known || !gitKeySafe(k) {
-				out = append(out, "git -c "+args[i].Value+" sets a git setting that can run a program")
+		case g.opt.short == 'c' && g.has:
+			if k, _, _ := strings.Cut(g.value.Value, "="); !g.value.Known || !gitKeySafe(k) {
+				out = append(out, "git -c "+g.value.Value+" sets a git setting that can run a program")
 			}
-			continue
-		case strings.HasPrefix(v, "--config-env"):
-			out = append(out, "git "+v+" sets a git setting from the environment")
-			continue
-		case v == "-C" || v == "--git-dir" || v == "--work-tree" || v == "--namespace" || v == "--exec-path":
-			if !strings.Contains(v, "=") {
-				i++
-			}
-			continue
-		case strings.HasPrefix(v, "--exec-path=") || strings.HasPrefix(v, "--git-dir=") || strings.HasPrefix(v, "--work-tree="):
-			continue
-		case strings.HasPrefix(v, "-"):
-			continue
+		case g.opt.long == "config-env":
+			out = append(out, "git "+g.as+" sets a git setting from the environment")
 		}
-		break
 	}
-	if i >= len(args) {
+	if !sub.Known {
+		if sub.Value != "" || len(rest) > 0 {
+			out = append(out, "runs git with a subcommand or option computed at run time, which could set a program to run")
+		}
 		return out
 	}
-	sub, rest := args[i].Value, args[i+1:]
-	switch sub {
+	if sub.Value == "" {
+		for _, a := range args {
+			if !a.Known {
+				return append(out, "runs git with an option computed at run time, which could set a program to run")
+			}
+		}
+		return out
+	}
+	first := ""
+	for _, a := range rest {
+		if !strings.HasPrefix(a.Value, "-") {
+			first = a.Value
+			break
+		}
+	}
+	switch sub.Value {
 	case "config":
-		out = append(out, gitConfigWrite(rest)...)
+		out = append(out, gitConfigWrite(rest, dir)...)
+	case "remote":
+		if first == "add" || first == "set-url" {
+			out = append(out, "git remote "+first+" points a remote at a place the user has not chosen, which the user's later fetches and pushes follow")
+		}
+	case "push", "fetch", "pull":
+		if why := gitUpstreamURL(sub.Value, rest, dir); why != "" {
+			out = append(out, why)
+		}
+	case "lfs":
+		if first == "install" || first == "update" {
+			out = append(out, "git lfs "+first+" writes git hooks and filter settings")
+		}
+	case "maintenance":
+		if first == "start" || first == "register" {
+			out = append(out, "git maintenance "+first+" schedules git to run later")
+		}
+	}
+	switch sub.Value {
 	case "init", "clone", "submodule":
 		for k, a := range rest {
 			v := a.Value
 			switch {
 			case strings.HasPrefix(v, "--template"):
-				out = append(out, "git "+sub+" "+v+" copies hooks from a template")
+				out = append(out, "git "+sub.Value+" "+v+" copies hooks from a template")
+			case strings.HasPrefix(v, "--separate-git-dir") && sub.Value == "init":
+				out = append(out, "git init "+v+" moves the repository's git folder where its hooks and config are not guarded")
 			case (v == "-c" || v == "--config") && k+1 < len(rest):
 				if key, _, _ := strings.Cut(rest[k+1].Value, "="); !gitKeySafe(key) {
-					out = append(out, "git "+sub+" "+v+" "+rest[k+1].Value+" sets a git setting that can run a program")
+					out = append(out, "git "+sub.Value+" "+v+" "+rest[k+1].Value+" sets a git setting that can run a program")
 				}
 			case strings.HasPrefix(v, "--config="):
 				if key, _, _ := strings.Cut(strings.TrimPrefix(v, "--config="), "="); !gitKeySafe(key) {
-					out = append(out, "git "+sub+" "+v+" sets a git setting that can run a program")
+					out = append(out, "git "+sub.Value+" "+v+" sets a git setting that can run a program")
 				}
 			}
 		}
@@ -213,10 +299,56 @@ func gitConfigChanges(args []Word) []string {
 	return out
 }
 
+// gitUpstreamURL: push, fetch or pull with -u/--set-upstream records
+// the remote in branch.*.remote; a URL or path there, rather than a
+// remote the repository has, points the user's later pulls elsewhere.
+func gitUpstreamURL(sub string, rest []Word, dir string) string {
+	set := false
+	var ops []Word
+	for _, a := range rest {
+		v := a.Value
+		switch {
+		case v == "--set-upstream" || (v == "-u" && sub != "fetch" && sub != "pull") || strings.HasPrefix(v, "--set-up"):
+			set = true
+		case len(v) > 1 && v[0] == '-' && v[1] != '-' && sub == "push" && strings.ContainsRune(v[1:], 'u'):
+			set = true // -fu
+		case !strings.HasPrefix(v, "-"):
+			ops = append(ops, a)
+		}
+	}
+	if !set || len(ops) == 0 {
+		return ""
+	}
+	r := ops[0]
+	if r.Literal() && (r.Value == "." || slices.Contains(gitRemotes(dir), r.Value)) {
+		return ""
+	}
+	return "git " + sub + " --set-upstream " + r.Value + " records a place that is not one of the repository's remotes as the branch's upstream"
+}
+
+// gitRemotes are the remotes named in the repository's config.
+func gitRemotes(dir string) []string {
+	gd := gitDirOf(dir)
+	if gd == "" {
+		return nil
+	}
+	b, err := os.ReadFile(filepath.Join(gd, "config"))
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, m := range gitRemoteSection().FindAllStringSubmatch(string(b), -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+var gitRemoteSection = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?mi)^\s*\[remote\s+"([^"]*)"\s*\]`) })
+
 // gitConfigWrite: a write of git config (set, unset, --add, --edit,
 // sections) asks in every mode unless it sets a harmless key of the
 // repository's own configuration.
-func gitConfigWrite(rest []Word) []string {
+func gitConfigWrite(rest []Word, dir string) []string {
 	var keys []string
 	global, edit, reads := false, false, false
 	verb := ""
@@ -262,5 +394,15 @@ func gitConfigWrite(rest []Word) []string {
 	if len(keys) > 0 && !gitKeySafe(keys[0]) {
 		return []string{"git config " + keys[0] + " sets a git setting that can run a program or point git elsewhere"}
 	}
+	if len(keys) > 1 && gitRemoteKey(keys[0]) && keys[1] != "." && !slices.Contains(gitRemotes(dir), keys[1]) {
+		return []string{"git config " + keys[0] + " " + keys[1] + " names a place that is not one of the repository's remotes"}
+	}
 	return nil
+}
+
+// gitRemoteKey reports branch.NAME.remote, which may name a remote or a
+// URL; only a remote the repository has is harmless.
+func gitRemoteKey(key string) bool {
+	k := strings.ToLower(key)
+	return strings.HasPrefix(k, "branch.") && strings.HasSuffix(k, ".remote")
 }

@@ -54,6 +54,9 @@ type program struct {
 	after func(p parsed, r *roResult)
 	// custom replaces the table (git, find, shell builtins).
 	custom func(c SimpleCommand) roResult
+	// lists: it walks folders and prints names, not contents (tree, du,
+	// fd); only the links it follows out of the workspace matter.
+	lists bool
 }
 
 // roResult is what the read-only check found about one command.
@@ -72,6 +75,16 @@ type roResult struct {
 	// (rg, ag); skipsHidden that it passes over hidden files unless told
 	// otherwise.
 	search, skipsHidden bool
+	// lists marks a walk of folders that prints names only (find, ls -R,
+	// tree, du, fd).
+	lists bool
+	// history: it prints file contents from git's objects, whose paths
+	// cannot be listed here; index: from the work tree or the index of
+	// the repository at dir (its tracked paths are checked against path
+	// rules); tree limits those to the paths given.
+	history bool
+	index   string
+	tree    []Word
 }
 
 func notRO(why string) roResult { return roResult{why: why} }
@@ -97,8 +110,8 @@ var programs = sync.OnceValue(func() map[string]program {
 		"wc":   prog(opsPaths, -1, "c bytes m chars l lines files0-from=!n L max-line-length w words total="+help),
 		"ls": prog(opsPaths, -1, "a all A almost-all author b escape block-size= B ignore-backups c C color=? d directory D dired f F classify=? "+
 			"file-type format= full-time g group-directories-first G no-group h human-readable si H dereference-command-line "+
-			"dereference-command-line-symlink-to-dir hide= hyperlink=? indicator-style= i inode I: ignore= k kibibytes l L dereference "+
-			"m n numeric-uid-gid N literal o p q hide-control-chars show-control-chars Q quote-name quoting-style= r reverse R recursive "+
+			"dereference-command-line-symlink-to-dir hide= hyperlink=? indicator-style= i inode I: ignore= k kibibytes l L+L dereference+L "+
+			"m n numeric-uid-gid N literal o p q hide-control-chars show-control-chars Q quote-name quoting-style= r reverse R+r recursive+r "+
 			"s size S sort= time= time-style= t T: tabsize= u U v w: width= x X Z context zero 1"+help),
 		"stat": prog(opsPaths, -1, "L dereference f file-system cached= c: format= printf= t terse"+help),
 		"diff": prog(opsPaths, -1, "normal q brief s report-identical-files c C: context=? u U: unified=? e ed n rcs y side-by-side W: width= "+
@@ -138,7 +151,7 @@ var programs = sync.OnceValue(func() map[string]program {
 		"b2sum":     prog(opsPaths, -1, "l: length= "+sumOpts),
 		"cksum":     prog(opsPaths, -1, "a: algorithm= base64 debug l: length= raw "+sumOpts),
 		"du": prog(opsPaths, -1, "0 null a all apparent-size B: block-size= b bytes c total D dereference-args d: max-depth= files0-from=!n H h "+
-			"human-readable inodes k L dereference l count-links m P no-dereference S separate-dirs si s summarize t: threshold= time=? "+
+			"human-readable inodes k L+L dereference+L l count-links m P no-dereference S separate-dirs si s summarize t: threshold= time=? "+
 			"time-style= X:@ exclude-from=@ exclude= x one-file-system"+help),
 		"df": prog(opsPaths, -1, "a all B: block-size= h human-readable H si i inodes k l local no-sync output=? P portability sync total t: type= T print-type x: exclude-type= v"+help),
 		// file -p resets access times (a write); -z and -Z run decompressors.
@@ -146,7 +159,7 @@ var programs = sync.OnceValue(func() map[string]program {
 			"i mime I mime-type mime-encoding k keep-going l list L dereference m:@ magic-file=@ N no-pad n no-buffer p!w preserve-date!w "+
 			"P: parameter= r raw s special-files S no-sandbox z!x uncompress!x Z!x uncompress-noreport!x 0 print0 extension apple v version help"),
 		// tree -o writes; -R with -H writes an index into every folder.
-		"tree": prog(opsPaths, -1, "a d l f x L: P: I: ignore-case matchdirs prune noreport D s h si u g p F q N Q r t c U v C n A S J X H:!w T: R!w o:!w "+
+		"tree": prog(opsPaths, -1, "a d l+L f x L: P: I: ignore-case matchdirs prune noreport D s h si u g p F q N Q r t c U v C n A S J X H:!w T: R!w o:!w "+
 			"fromfile!n charset= filelimit= timefmt= du dirsfirst filesfirst gitignore info sort= inodes device metafirst"+help),
 		"sort": prog(opsPaths, -1, "b ignore-leading-blanks d dictionary-order f ignore-case g general-numeric-sort i ignore-nonprinting M month-sort "+
 			"h human-numeric-sort n numeric-sort R random-sort random-source=@ r reverse sort= V version-sort batch-size= c check=? C "+
@@ -171,7 +184,7 @@ var programs = sync.OnceValue(func() map[string]program {
 			"no-multiline no-multiline-dotall no-one-file-system no-pcre2 no-pre no-search-zip no-sort-files no-stats no-text no-trim " +
 			"no-auto-hybrid-regex no-fixed-strings no-mmap no-ignore-case"),
 			operands: opsPatternPaths, maxOps: -1, after: searcher(true)},
-		"ag": {g: parseSpec("A: after= B: before= C:: context=? c count color nocolor column D debug depth= f follow+L F fixed-strings literal " +
+		"ag": {g: parseSpec("A: after= B: before= C:: context=? c count color nocolor column D debug depth= f+L follow+L F fixed-strings literal " +
 			"G: file-search-regex= g: H heading noheading hidden+h i ignore-case ignore= ignore-dir= l files-with-matches L files-without-matches " +
 			"m: max-count= n norecurse p:@ path-to-ignore=@ pager=!x nopager print0 0 Q s case-sensitive S smart-case search-binary silent " +
 			"t all-text u+h unrestricted+h U+h skip-vcs-ignores+h v invert-match V version w word-regexp z search-zip one-device h help " +
@@ -179,7 +192,7 @@ var programs = sync.OnceValue(func() map[string]program {
 			operands: opsPatternPaths, maxOps: -1, after: searcher(true)},
 		// fd lists names; -x, -X and -l run programs.
 		"fd": prog(opsPatternPaths, -1, "H hidden+h I no-ignore+h u+h unrestricted+h no-ignore-vcs no-ignore-parent s case-sensitive i ignore-case "+
-			"g glob regex F fixed-strings and= a absolute-path l!x list-details!x L follow+L p full-path 0 print0 d: max-depth= min-depth= "+
+			"g glob regex F fixed-strings and= a absolute-path l!x list-details!x L+L follow+L p full-path 0 print0 d: max-depth= min-depth= "+
 			"exact-depth= E: exclude= prune t: type= e: extension= S: size= changed-within= changed-before= o: owner= format= x:!x exec=!x "+
 			"X:!x exec-batch=!x batch-size= ignore-file=@ c: color= j: threads= max-results= 1 q quiet show-errors base-directory=@ "+
 			"path-separator= search-path=@ strip-cwd-prefix=? one-file-system h help V version max-buffer-time= hyperlink=? ignore-vcs "+
@@ -222,6 +235,18 @@ var programs = sync.OnceValue(func() map[string]program {
 		"go":      {custom: goRO},
 	}
 	m["egrep"], m["fgrep"] = m["grep"], m["grep"]
+	for _, name := range []string{"du", "tree", "fd"} {
+		x := m[name]
+		x.lists = true
+		m[name] = x
+	}
+	ls := m["ls"]
+	ls.after = func(p parsed, r *roResult) {
+		if p.eff&effRecurse != 0 {
+			r.lists = true // ls -R walks; -L follows links as it goes
+		}
+	}
+	m["ls"] = ls
 	for _, name := range []string{":", "true", "false", "echo", "pwd", "test", "[", "cd", "pushd", "popd", "dirs",
 		"exit", "return", "break", "continue", "shift", "type"} {
 		m[name] = program{custom: func(SimpleCommand) roResult { return roResult{} }}
@@ -305,7 +330,7 @@ func (pr program) check(args []Word, dir string) roResult {
 	if p.why != "" {
 		return notRO(p.why)
 	}
-	r := roResult{eff: p.eff}
+	r := roResult{eff: p.eff, lists: pr.lists}
 	for _, u := range p.used {
 		switch {
 		case !u.has:
@@ -569,7 +594,7 @@ var findNewer = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile
 // expression of predicates, each taking a fixed number of words. An
 // unknown predicate is not read-only.
 func findRO(c SimpleCommand) roResult {
-	var r roResult
+	r := roResult{lists: true}
 	args := c.Words[1:]
 	i := 0
 	for ; i < len(args); i++ {
@@ -612,6 +637,9 @@ points:
 		pr, ok := findPreds()[v]
 		if m := findNewer().FindStringSubmatch(v); m != nil {
 			pr, ok = findPred{n: 1, path: m[1] != "t"}, true
+		}
+		if v == "-follow" {
+			r.eff |= effFollow
 		}
 		switch {
 		case !ok:

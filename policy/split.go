@@ -19,6 +19,9 @@ type Word struct {
 	// Glob is true when the word holds an unquoted *, ? or [: the shell
 	// replaces it with matching file names.
 	Glob bool
+	// findName marks find's {} in an -exec command: a file name under
+	// find's starting points, unknown, but never an option.
+	findName bool
 }
 
 // Literal reports whether the word reaches the program exactly as Value.
@@ -48,6 +51,10 @@ type SimpleCommand struct {
 	// Alias is set on the commands an alias defined in the line expands
 	// to, after the command that used it.
 	Alias bool
+	// Async: the command runs alongside others (a pipeline's member, in
+	// the background, a coprocess). Loop: it is in a loop or a function
+	// body, so it may run again after the commands that follow it.
+	Async, Loop bool
 }
 
 // StdinKind says where a command's standard input comes from.
@@ -87,6 +94,10 @@ type Redirect struct {
 	Write  bool // opens Target for writing
 	Read   bool // opens Target for reading
 	Dir    string
+	// Before is the index in Script.Commands of the first command that
+	// runs after the file is opened; Async and Loop as for commands.
+	Before      int
+	Async, Loop bool
 }
 
 // Script is what Split finds in a command line: every simple command,
@@ -166,6 +177,9 @@ type splitter struct {
 	stdin   Stdin
 	err     error
 	depth   int
+	// async and loop count the pipelines, background commands, loops
+	// and function bodies the walk is in.
+	async, loop int
 }
 
 // maxDepth bounds nesting, so a pathological line cannot exhaust the
@@ -203,7 +217,9 @@ func (s *splitter) stmt(st *syntax.Stmt, dir *string) {
 			s.stdin = Stdin{}
 		}
 		d := *dir
+		s.async++
 		s.command(st.Cmd, &d)
+		s.async--
 		return
 	}
 	s.command(st.Cmd, dir)
@@ -267,6 +283,8 @@ func (s *splitter) command(cmd syntax.Command, dir *string) {
 		switch c.Op {
 		case syntax.Pipe, syntax.PipeAll:
 			x, y := *dir, *dir
+			s.async++
+			defer func() { s.async-- }()
 			s.stmt(c.X, &x)
 			saved := s.stdin
 			s.stdin = Stdin{Kind: StdinPipe}
@@ -289,15 +307,19 @@ func (s *splitter) command(cmd syntax.Command, dir *string) {
 			}
 		})
 	case *syntax.WhileClause:
+		s.loop++
 		s.uncertain(dir, func(d *string) {
 			s.stmts(c.Cond, d)
 			s.stmts(c.Do, d)
 		})
+		s.loop--
 	case *syntax.ForClause:
 		if c.Loop != nil {
 			s.nested(c.Loop, *dir)
 		}
+		s.loop++
 		s.uncertain(dir, func(d *string) { s.stmts(c.Do, d) })
+		s.loop--
 	case *syntax.CaseClause:
 		if c.Word != nil {
 			s.nested(c.Word, *dir)
@@ -322,13 +344,17 @@ func (s *splitter) command(cmd syntax.Command, dir *string) {
 		// forget the directory if it moves it.
 		saved := s.stdin
 		s.stdin = Stdin{Kind: StdinUnknown}
+		s.loop++
 		s.uncertain(dir, func(d *string) { s.stmt(c.Body, d) })
+		s.loop--
 		s.stdin = saved
 	case *syntax.TimeClause:
 		s.stmt(c.Stmt, dir)
 	case *syntax.CoprocClause:
 		d := *dir
+		s.async++
 		s.stmt(c.Stmt, &d)
+		s.async--
 	case *syntax.DeclClause:
 		s.decl(c, *dir)
 	case *syntax.TestClause:
@@ -366,7 +392,9 @@ func (s *splitter) nested(n syntax.Node, dir string) {
 			return false
 		case *syntax.ProcSubst:
 			d := dir
+			s.async++
 			s.stmts(c.Stmts, &d)
+			s.async--
 			return false
 		}
 		return s.err == nil
@@ -386,7 +414,7 @@ func (s *splitter) call(c *syntax.CallExpr, dir *string) {
 		s.nested(w, *dir)
 		words = append(words, s.word(w, *dir))
 	}
-	sc := SimpleCommand{Words: words, Assigns: names, Dir: *dir, Stdin: s.stdin}
+	sc := SimpleCommand{Words: words, Assigns: names, Dir: *dir, Stdin: s.stdin, Async: s.async > 0, Loop: s.loop > 0}
 	if len(words) > 0 && words[0].Literal() && s.funcs[words[0].Value] {
 		sc.Func = true
 	}
@@ -491,7 +519,7 @@ func (s *splitter) redirect(r *syntax.Redirect, dir string) {
 	if r.Hdoc != nil {
 		s.nested(r.Hdoc, dir)
 	}
-	rd := Redirect{Op: r.Op.String(), Dir: dir}
+	rd := Redirect{Op: r.Op.String(), Dir: dir, Before: len(s.out.Commands), Async: s.async > 0, Loop: s.loop > 0}
 	if r.N != nil {
 		rd.Op = r.N.Value + rd.Op
 	}

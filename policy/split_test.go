@@ -249,7 +249,9 @@ func FuzzMatch(f *testing.F) {
 
 // FuzzItems runs the whole analysis of a command line, as Approve does.
 func FuzzItems(f *testing.F) {
-	for _, s := range []string{"ls && rm -rf x", "cat *.go", "bash -c 'sudo rm -rf /'", "cd /etc && cat passwd > out", "eval $(x)"} {
+	for _, s := range []string{"ls && rm -rf x", "cat *.go", "bash -c 'sudo rm -rf /'", "cd /etc && cat passwd > out", "eval $(x)",
+		"make -C sub clean X=1", "sh x.sh; ./y", "git -C . -c alias.c=commit c", "awk 'BEGIN{system(\"rm\")}'",
+		"echo x | xargs -I{} cp a {}", "grep -R x .", "npm run x"} {
 		f.Add(s)
 	}
 	root := f.TempDir()

@@ -130,8 +130,37 @@ var bashOpts = sync.OnceValue(func() getopt {
 	return g
 })
 
-// maxUnwrap bounds nested wrappers and shells.
+// maxUnwrap bounds nested wrappers, shells and scripts.
 const maxUnwrap = 4
+
+// unwrapper looks into what one command line runs.
+type unwrapper struct {
+	p *Policy
+	// writes are the files the line may change before the command being
+	// unwrapped runs: a script or Makefile among them cannot be read now
+	// for what it will hold then.
+	writes lineWrites
+	// fromFile: the commands come from a file (a script, a recipe),
+	// where a program named by a variable asks rather than matching
+	// every rule.
+	fromFile bool
+	// reads counts the files read for one command line, shared by the
+	// unwrappers of what it runs (maxReads bounds them: a script that
+	// sources another a thousand times, each of which does the same).
+	reads *int
+}
+
+// maxReads bounds the scripts, Makefiles and programs read to judge one
+// command line.
+const maxReads = 64
+
+// sub is an unwrapper for commands nested in u's, sharing its budget.
+func (u *unwrapper) sub(w lineWrites, fromFile bool) *unwrapper {
+	if u.reads == nil {
+		u.reads = new(int)
+	}
+	return &unwrapper{p: u.p, writes: w, fromFile: fromFile, reads: u.reads}
+}
 
 // unwrapped is what deny and ask rules are matched against for one
 // simple command: the command itself and what it runs; hidden says why
@@ -139,13 +168,40 @@ const maxUnwrap = 4
 type unwrapped struct {
 	variants [][]Word
 	hidden   string
+	// inner are the commands that run inside this one as if they were
+	// typed in the same line (a shell's -c string or here-document,
+	// eval, trap, a wrapper's command, find -exec, xargs): they are
+	// judged with every rule, as the line's own commands are, and
+	// redirects are their file redirections. What runs from a file (a
+	// script, a Makefile) is judged by the deny and ask rules only.
+	inner     []SimpleCommand
+	redirects []Redirect
+	// code are programs in other languages that the command runs (awk's
+	// program, python -c, a Python file): a deny or ask rule whose words
+	// all appear in one as words asks, as godwit cannot tell whether the
+	// program runs it.
+	code []codeText
+}
+
+// codeText is a program godwit does not parse, and what it is.
+type codeText struct {
+	what, text string
 }
 
 func (u *unwrapped) add(o unwrapped) {
 	u.variants = append(u.variants, o.variants...)
+	u.inner = append(u.inner, o.inner...)
+	u.redirects = append(u.redirects, o.redirects...)
+	u.code = append(u.code, o.code...)
 	if u.hidden == "" {
 		u.hidden = o.hidden
 	}
+}
+
+// addInner adds c as a command that runs as if typed, with what it runs.
+func (u *unwrapped) addInner(c SimpleCommand, o unwrapped) {
+	u.inner = append(u.inner, c)
+	u.add(o)
 }
 
 func (u *unwrapped) hide(why string) {
@@ -155,7 +211,7 @@ func (u *unwrapped) hide(why string) {
 }
 
 // variants returns the commands deny and ask rules are matched against.
-func (p *Policy) variants(c SimpleCommand, depth int) unwrapped {
+func (u *unwrapper) variants(c SimpleCommand, depth int) unwrapped {
 	words := c.Words
 	out := unwrapped{variants: [][]Word{words}}
 	if depth >= maxUnwrap {
@@ -166,51 +222,117 @@ func (p *Policy) variants(c SimpleCommand, depth int) unwrapped {
 		return out
 	}
 	if !words[0].Known {
+		if u.fromFile {
+			return unwrapped{hidden: "a script or recipe runs a program named at run time (" + oneLine(words[0].Value, 40) + ")"}
+		}
 		return out // a computed program matches every rule already
 	}
 	name := baseName(words[0].Value)
 	args := words[1:]
+	if strings.ContainsRune(words[0].Value, '/') && !words[0].Glob {
+		out.add(u.programPath(c, depth))
+	}
 	switch {
 	case shells[name]:
-		out.add(p.shellRuns(c, args, depth))
+		out.add(u.shellRuns(c, args, depth))
 	case name == "eval":
-		out.add(p.inner(joinWords(args), c, depth))
+		out.add(u.inner(joinWords(args), c, depth))
 	case name == "source" || name == ".":
-		if len(args) > 0 && isStdinPath(args[0]) {
-			out.add(p.stdinRuns(c, depth))
-		} else if len(args) > 0 && (!args[0].Known || isProcSubst(args[0]) || strings.HasPrefix(args[0].Value, "/dev/fd/")) {
+		switch {
+		case len(args) == 0:
+		case isStdinPath(args[0]):
+			out.add(u.stdinRuns(c, depth))
+		case !args[0].Known || isProcSubst(args[0]) || strings.HasPrefix(args[0].Value, "/dev/fd/"):
 			out.hide("it runs a script that is computed at run time or another command's output")
+		default:
+			out.add(u.scriptRuns(c, args[0], depth))
 		}
 	case name == "trap":
 		for _, a := range args {
 			if a.Value == "--" || strings.HasPrefix(a.Value, "-") && a.Known {
 				continue
 			}
-			out.add(p.inner(a, c, depth)) // the action string
+			out.add(u.inner(a, c, depth)) // the action string
 			break
 		}
 	case name == "find":
-		out.add(p.execArgs(c, args, depth, "-exec", "-execdir", "-ok", "-okdir"))
+		out.add(u.execArgs(c, args, depth, "-exec", "-execdir", "-ok", "-okdir"))
 	case name == "fd":
-		out.add(p.execArgs(c, args, depth, "-x", "--exec", "-X", "--exec-batch"))
+		out.add(u.execArgs(c, args, depth, "-x", "--exec", "-X", "--exec-batch"))
 	case name == "rg":
-		out.add(p.programOptions(c, args, depth, "--pre"))
+		out.add(u.programOptions(c, args, depth, "--pre"))
 	case name == "sort":
-		out.add(p.programOptions(c, args, depth, "--compress-program"))
+		out.add(u.programOptions(c, args, depth, "--compress-program"))
 	case name == "tar":
-		out.add(p.programOptions(c, args, depth, "--use-compress-program", "--to-command", "--info-script", "--new-volume-script", "-I", "-F"))
+		out.add(u.programOptions(c, args, depth, "--use-compress-program", "--to-command", "--info-script", "--new-volume-script", "-I", "-F"))
 	case name == "git":
-		out.add(p.gitRuns(c, args, depth))
+		out.add(u.gitRuns(c, args, depth))
+	case name == "make" || name == "gmake":
+		out.add(u.makeRuns(c, args, depth))
+	case name == "npm" || name == "yarn" || name == "pnpm" || name == "bun":
+		out.add(u.packageScripts(c, name, args, depth))
+	case isInterpreter(name):
+		out.add(u.interpreted(c, name, args))
 	default:
 		if w, ok := wrappers()[name]; ok {
-			out.add(p.wrapped(c, w, args, depth))
+			out.add(u.wrapped(c, w, args, depth))
+		} else if !knownProgram(name) {
+			out.add(u.namedInArgs(name, args))
+		}
+	}
+	return out
+}
+
+// notRunners are programs, besides the read-only list, known not to run
+// their arguments as commands (git rm, man rm, npm rm, cp rm x).
+var notRunners = map[string]bool{"git": true, "go": true, "gofmt": true, "cargo": true, "rustc": true, "rustup": true,
+	"pip": true, "pip3": true, "uv": true, "poetry": true, "apt": true, "apt-get": true, "dpkg": true, "brew": true,
+	"man": true, "info": true, "whatis": true, "apropos": true, "hash": true, "alias": true, "unalias": true, "complete": true,
+	"help": true, "mkdir": true, "rmdir": true, "touch": true, "cp": true, "mv": true, "ln": true, "chmod": true, "chown": true,
+	"tee": true, "kill": true, "pkill": true, "killall": true, "gcc": true, "cc": true, "clang": true, "tar": true, "zip": true,
+	"unzip": true, "gzip": true, "curl": true, "wget": true, "rm": true, "unlink": true, "truncate": true, "install": true}
+
+func knownProgram(name string) bool {
+	if notRunners[name] || shells[name] || isInterpreter(name) {
+		return true
+	}
+	_, ro := programs()[name]
+	return ro
+}
+
+// namedInArgs: a program godwit does not know, given a denied or asked
+// program's name as an argument (parallel rm ::: x, docker run img rm
+// x, ssh host 'rm x', nix-shell --run 'rm x'), may run it: it asks.
+func (u *unwrapper) namedInArgs(name string, args []Word) unwrapped {
+	var out unwrapped
+	progs := u.p.rulePrograms()
+	if len(progs) == 0 {
+		return out
+	}
+	for _, a := range args {
+		if !a.Known {
+			continue
+		}
+		vals := []string{a.Value}
+		if _, v, ok := strings.Cut(a.Value, "="); ok {
+			vals = append(vals, v)
+		}
+		for _, v := range vals {
+			f := strings.Fields(v)
+			if len(f) == 0 {
+				continue
+			}
+			if b := baseName(f[0]); slices.Contains(progs, b) {
+				out.hide("it passes " + b + " to " + name + ", a program godwit does not know, which may run it")
+				return out
+			}
 		}
 	}
 	return out
 }
 
 // wrapped unwraps a wrapper by its option table.
-func (p *Policy) wrapped(c SimpleCommand, w wrapper, args []Word, depth int) unwrapped {
+func (u *unwrapper) wrapped(c SimpleCommand, w wrapper, args []Word, depth int) unwrapped {
 	var out unwrapped
 	pa := w.g.parse(args, c.Dir)
 	if pa.why != "" {
@@ -220,23 +342,32 @@ func (p *Policy) wrapped(c SimpleCommand, w wrapper, args []Word, depth int) unw
 		return out
 	}
 	shell, exec := w.shell, false
-	for _, u := range pa.used {
+	xargs := baseName(c.Words[0].Value) == "xargs"
+	replace := ""
+	for _, o := range pa.used {
 		switch {
-		case contains(w.none, u.as, u.opt):
+		case contains(w.none, o.as, o.opt):
 			return out
-		case contains(w.str, u.as, u.opt) && u.has:
-			out.add(p.inner(u.value, c, depth))
-		case contains(w.split, u.as, u.opt) && u.has:
-			sub := p.splitWords(u.value)
+		case contains(w.str, o.as, o.opt) && o.has:
+			out.add(u.inner(o.value, c, depth))
+		case contains(w.split, o.as, o.opt) && o.has:
+			sub := u.splitWords(o.value)
 			if sub == nil {
 				out.hide("env -S splits a string computed at run time")
 				continue
 			}
-			out.add(p.variants(SimpleCommand{Words: append(sub, pa.operands...), Dir: c.Dir, Stdin: c.Stdin}, depth+1))
-		case contains(w.shellIf, u.as, u.opt):
+			ic := SimpleCommand{Words: append(sub, pa.operands...), Dir: c.Dir, Stdin: c.Stdin}
+			out.addInner(ic, u.variants(ic, depth+1))
+		case contains(w.shellIf, o.as, o.opt):
 			shell = true
-		case contains(w.execIf, u.as, u.opt):
+		case contains(w.execIf, o.as, o.opt):
 			exec = true
+		case xargs && (o.opt.short == 'I' || o.opt.short == 'i' || o.opt.long == "replace"):
+			// xargs -I STR puts each input line where STR is.
+			replace = "{}"
+			if o.has && o.value.Value != "" {
+				replace = o.value.Value
+			}
 		}
 	}
 	ops := pa.operands
@@ -255,14 +386,24 @@ func (p *Policy) wrapped(c SimpleCommand, w wrapper, args []Word, depth int) unw
 		return out
 	}
 	if shell && !exec {
-		out.add(p.inner(joinWords(ops), c, depth))
+		out.add(u.inner(joinWords(ops), c, depth))
 		return out
 	}
-	if baseName(c.Words[0].Value) == "xargs" {
-		// xargs adds the words it reads to the command.
-		ops = append(slices.Clone(ops), Word{Value: "(arguments read from standard input)"})
+	if xargs {
+		// xargs adds the words it reads to the command, or puts them
+		// where -I's string is: words the analysis cannot know.
+		ops = slices.Clone(ops)
+		for i, o := range ops {
+			if replace != "" && strings.Contains(o.Value, replace) {
+				ops[i] = Word{Value: o.Value}
+			}
+		}
+		if replace == "" {
+			ops = append(ops, Word{Value: "(arguments read from standard input)"})
+		}
 	}
-	out.add(p.variants(SimpleCommand{Words: ops, Dir: c.Dir, Stdin: c.Stdin}, depth+1))
+	ic := SimpleCommand{Words: ops, Dir: c.Dir, Stdin: c.Stdin}
+	out.addInner(ic, u.variants(ic, depth+1))
 	return out
 }
 
@@ -277,7 +418,7 @@ func contains(list []string, as string, o *option) bool {
 
 // shellRuns is what a shell runs: its -c string, its script, or its
 // standard input.
-func (p *Policy) shellRuns(c SimpleCommand, args []Word, depth int) unwrapped {
+func (u *unwrapper) shellRuns(c SimpleCommand, args []Word, depth int) unwrapped {
 	var out unwrapped
 	g := bashOpts()
 	pa := g.parse(args, c.Dir)
@@ -286,8 +427,8 @@ func (p *Policy) shellRuns(c SimpleCommand, args []Word, depth int) unwrapped {
 		return out
 	}
 	str, stdin := false, false
-	for _, u := range pa.used {
-		switch u.opt.short {
+	for _, o := range pa.used {
+		switch o.opt.short {
 		case 'c':
 			str = true
 		case 's':
@@ -299,11 +440,13 @@ func (p *Policy) shellRuns(c SimpleCommand, args []Word, depth int) unwrapped {
 		if len(pa.operands) == 0 {
 			return out
 		}
-		out.add(p.inner(pa.operands[0], c, depth))
+		out.add(u.inner(pa.operands[0], c, depth))
 	case stdin || len(pa.operands) == 0 || isStdinPath(pa.operands[0]):
-		out.add(p.stdinRuns(c, depth))
+		out.add(u.stdinRuns(c, depth))
 	case !pa.operands[0].Known || isProcSubst(pa.operands[0]) || strings.HasPrefix(pa.operands[0].Value, "/dev/fd/"):
 		out.hide("the shell runs a script that is computed at run time or another command's output")
+	default:
+		out.add(u.scriptRuns(c, pa.operands[0], depth))
 	}
 	return out
 }
@@ -321,12 +464,12 @@ func isStdinPath(w Word) bool {
 }
 
 // stdinRuns is what a shell reading its standard input runs.
-func (p *Policy) stdinRuns(c SimpleCommand, depth int) unwrapped {
+func (u *unwrapper) stdinRuns(c SimpleCommand, depth int) unwrapped {
 	var out unwrapped
 	switch c.Stdin.Kind {
 	case StdinNone:
 	case StdinText:
-		out.add(p.inner(c.Stdin.Text, c, depth))
+		out.add(u.inner(c.Stdin.Text, c, depth))
 	case StdinPipe:
 		out.hide("a shell runs what another command writes into it (| sh)")
 	case StdinFile:
@@ -338,7 +481,7 @@ func (p *Policy) stdinRuns(c SimpleCommand, depth int) unwrapped {
 }
 
 // execArgs are the commands of find -exec ... ; and fd -x ...
-func (p *Policy) execArgs(c SimpleCommand, args []Word, depth int, opts ...string) unwrapped {
+func (u *unwrapper) execArgs(c SimpleCommand, args []Word, depth int, opts ...string) unwrapped {
 	var out unwrapped
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -359,12 +502,13 @@ func (p *Policy) execArgs(c SimpleCommand, args []Word, depth int, opts ...strin
 			}
 			w := args[i]
 			if strings.Contains(w.Value, "{}") {
-				w = Word{Value: w.Value} // replaced by file names
+				w = Word{Value: w.Value, findName: !strings.HasPrefix(w.Value, "-")} // replaced by file names
 			}
 			cmd = append(cmd, w)
 		}
 		if len(cmd) > 0 {
-			out.add(p.variants(SimpleCommand{Words: cmd, Dir: c.Dir, Stdin: Stdin{Kind: StdinUnknown}}, depth+1))
+			ic := SimpleCommand{Words: cmd, Dir: c.Dir, Stdin: Stdin{Kind: StdinUnknown}}
+			out.addInner(ic, u.variants(ic, depth+1))
 		}
 	}
 	return out
@@ -382,7 +526,7 @@ func containsStr(list []string, s string) bool {
 // programOptions are the programs named by options that run one: rg
 // --pre, sort --compress-program, tar -I / --use-compress-program /
 // --to-command.
-func (p *Policy) programOptions(c SimpleCommand, args []Word, depth int, runs ...string) unwrapped {
+func (u *unwrapper) programOptions(c SimpleCommand, args []Word, depth int, runs ...string) unwrapped {
 	var out unwrapped
 	for i, a := range args {
 		if !a.Known {
@@ -390,8 +534,15 @@ func (p *Policy) programOptions(c SimpleCommand, args []Word, depth int, runs ..
 		}
 		name, val, eq := strings.Cut(a.Value, "=")
 		for _, r := range runs {
-			// Exactly, or a long option's unique-prefix abbreviation.
-			if name != r && !(strings.HasPrefix(r, "--") && len(name) > 3 && strings.HasPrefix(r, name)) {
+			short := len(r) == 2
+			switch {
+			case name == r:
+			case short && strings.HasPrefix(a.Value, r) && !strings.HasPrefix(a.Value, "--"):
+				// -Ovim, -xCMD: the value attached.
+				val, eq = a.Value[2:], true
+			case strings.HasPrefix(r, "--") && len(name) > 3 && strings.HasPrefix(r, name):
+				// A long option's unique-prefix abbreviation.
+			default:
 				continue
 			}
 			v := Word{Value: val, Known: true}
@@ -401,25 +552,8 @@ func (p *Policy) programOptions(c SimpleCommand, args []Word, depth int, runs ..
 				}
 				v = args[i+1]
 			}
-			out.add(p.inner(v, c, depth))
+			out.add(u.inner(v, c, depth))
 		}
-	}
-	return out
-}
-
-// gitRuns are the commands git -c and git config would run: a pager, an
-// alias, an editor.
-func (p *Policy) gitRuns(c SimpleCommand, args []Word, depth int) unwrapped {
-	var out unwrapped
-	for i := 0; i+1 < len(args); i++ {
-		if !args[i].Known || args[i].Value != "-c" {
-			continue
-		}
-		key, val, ok := strings.Cut(args[i+1].Value, "=")
-		if !args[i+1].Known || !ok || gitKeySafe(key) {
-			continue
-		}
-		out.add(p.inner(Word{Value: strings.TrimPrefix(val, "!"), Known: true}, c, depth))
 	}
 	return out
 }
@@ -427,33 +561,90 @@ func (p *Policy) gitRuns(c SimpleCommand, args []Word, depth int) unwrapped {
 // inner splits a command string a shell or eval would run. A string
 // with parts computed at run time is split as written (rm $X is still
 // rm), and what those parts hold is unknown: they could add commands.
-func (p *Policy) inner(w Word, c SimpleCommand, depth int) unwrapped {
+// The string's commands and redirections are judged as if typed in the
+// line (unwrapped.inner).
+func (u *unwrapper) inner(w Word, c SimpleCommand, depth int) unwrapped {
 	var out unwrapped
 	if !w.Known {
 		out.hide("it runs a command string computed at run time (" + oneLine(w.Value, 40) + ")")
 	}
-	sc, err := Split(w.Value, ShellEnv{Dir: c.Dir, Home: p.home, Vars: p.vars, DirExists: isDir})
+	sc, err := Split(w.Value, ShellEnv{Dir: c.Dir, Home: u.p.home, Vars: u.p.vars, DirExists: isDir})
 	if err != nil {
 		out.hide("it runs a command string that does not parse")
 		return out
 	}
-	for _, ic := range sc.Commands {
-		if len(ic.Words) > 0 && ic.Decl == "" {
-			if ic.Stdin.Kind == StdinNone {
-				ic.Stdin = c.Stdin // the inner shell reads what the outer one does
-			}
-			out.add(p.variants(ic, depth+1))
+	out.redirects = append(out.redirects, sc.Redirects...)
+	for k, ic := range sc.Commands {
+		if ic.Stdin.Kind == StdinNone {
+			ic.Stdin = c.Stdin // the inner shell reads what the outer one does
 		}
+		if len(ic.Words) == 0 || ic.Decl != "" {
+			out.inner = append(out.inner, ic)
+			continue
+		}
+		sub := u.sub(u.writes.and(writesBefore(sc, k)), u.fromFile)
+		out.addInner(ic, sub.variants(ic, depth+1))
 	}
 	return out
 }
 
+// lineWrites are the files a line may change before a command runs.
+type lineWrites struct {
+	// any: a command that is not read-only, or a redirect to a path
+	// computed at run time, may change any file.
+	any   bool
+	paths []string
+}
+
+// may reports whether abs may have changed.
+func (w lineWrites) may(abs string) bool {
+	return w.any || slices.Contains(w.paths, abs)
+}
+
+func (w lineWrites) and(o lineWrites) lineWrites {
+	return lineWrites{any: w.any || o.any, paths: append(slices.Clip(w.paths), o.paths...)}
+}
+
+// writesBefore are the files sc may change before its command i runs:
+// what the commands before it write (all of them, for a command in a
+// pipeline or the background, which runs alongside the rest, or in a
+// loop, which runs again after the rest), and the redirects opened
+// before it, its own included (sh t.sh > t.sh empties t.sh first).
+func writesBefore(sc Script, i int) lineWrites {
+	var w lineWrites
+	c := sc.Commands[i]
+	for j, o := range sc.Commands {
+		if j == i || len(o.Words) == 0 || o.Decl != "" {
+			continue
+		}
+		if (j < i || c.Async || o.Async || (c.Loop && o.Loop)) && checkReadOnly(o).why != "" {
+			w.any = true
+			return w
+		}
+	}
+	for _, r := range sc.Redirects {
+		if !r.Write || !(r.Before <= i || c.Async || r.Async || (c.Loop && r.Loop)) {
+			continue
+		}
+		abs := ""
+		if r.Target.Literal() {
+			abs = resolveIn(r.Dir, r.Target.Value)
+		}
+		if abs == "" {
+			w.any = true
+			return w
+		}
+		w.paths = append(w.paths, abs)
+	}
+	return w
+}
+
 // splitWords splits env -S's string into words, as a shell would.
-func (p *Policy) splitWords(w Word) []Word {
+func (u *unwrapper) splitWords(w Word) []Word {
 	if !w.Known {
 		return nil
 	}
-	sc, err := Split(w.Value, ShellEnv{Dir: p.root, Home: p.home, Vars: p.vars})
+	sc, err := Split(w.Value, ShellEnv{Dir: u.p.root, Home: u.p.home, Vars: u.p.vars})
 	if err != nil || len(sc.Commands) == 0 {
 		return nil
 	}

@@ -109,18 +109,24 @@ func TestGitHooksAndConfigAreRestored(t *testing.T) {
 	}
 }
 
-// TestGitRestoreNoticeOnStderr: without --json the user reads it.
+// TestGitRestoreNoticeOnStderr: without --json the user reads it. The
+// hook is planted by a script file, a route the policy does not judge
+// for protected paths (a redirect in sh -c asks, since the policy reads
+// the string).
 func TestGitRestoreNoticeOnStderr(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("needs git")
 	}
 	srv := llmtest.NewTestServer(t,
-		llmtest.ChatReply(llmtest.ChatToolCall("c1", "shell_exec", `{"command":"sh -c 'echo x > .git/hooks/post-checkout'"}`), llmtest.ChatFinish("tool_calls"), llmtest.ChatUsage(10, 1)),
+		llmtest.ChatReply(llmtest.ChatToolCall("c1", "shell_exec", `{"command":"sh plant.sh"}`), llmtest.ChatFinish("tool_calls"), llmtest.ChatUsage(10, 1)),
 		llmtest.ChatTextReply("done", 10, 1),
 	)
 	home, ws := setup(t, srv.URL())
 	if out, err := exec.Command("git", "init", "-q", ws).CombinedOutput(); err != nil {
 		t.Fatalf("%v %s", err, out)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "plant.sh"), []byte("echo x > .git/hooks/post-checkout\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	r := godwit(t, home, ws, []string{"HOME=" + home}, "run", "--yes", "--model", "local/m", "-p", "go")
 	if !strings.Contains(r.stderr, "godwit: restored git hooks/config a command changed: .git/hooks/post-checkout (added)") {

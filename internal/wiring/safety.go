@@ -29,8 +29,11 @@ type guard struct {
 	// shell: no writes, no network, whatever the session's mode.
 	readOnlyWrap func(*exec.Cmd) error
 	tmp          string
-	recorder     *snapshot.Recorder
-	watcher      *snapshot.Watcher
+	// hidden are the paths grep and file_list pass over when they walk a
+	// folder: what the rules' deny and ask path rules name.
+	hidden   func(toolName, abs string) bool
+	recorder *snapshot.Recorder
+	watcher  *snapshot.Watcher
 	// git keeps the repository's hooks and config as the user left them
 	// across shell commands (Landlock cannot forbid .git inside the
 	// writable workspace).
@@ -96,6 +99,7 @@ func newGuard(opts Options, root string, st *store.Store, closers *[]func() erro
 		tmp:          tmp,
 		wrap:         sw.wrap,
 		readOnlyWrap: sandbox.Wrap(sandbox.Config{ReadOnly: true, TempDir: tmp, Logger: opts.Logger}),
+		hidden:       func(toolName, abs string) bool { return sw.current().Hidden(toolName, abs) },
 		recorder:     snapshot.NewRecorder(st, snapshot.Options{Logger: opts.Logger}),
 		// Landlock judges a write by its path: a file here hard-linked to
 		// one outside would let a command write outside, so such files get

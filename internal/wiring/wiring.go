@@ -219,7 +219,7 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("wiring: %w", err)
 	}
-	tools := append(fs.Tools(ws, fs.Options{Files: opts.Files, BeforeWrite: g.recorder.BeforeWrite}),
+	tools := append(fs.Tools(ws, fs.Options{Files: opts.Files, BeforeWrite: g.recorder.BeforeWrite, Hidden: g.hidden}),
 		shellTool, env.Plan, recall.New(st), memory.NewSearchTool(searcher))
 	if skills, _ := memory.Skills(places); len(skills) > 0 {
 		tools = append(tools, memory.NewSkillTool(places))

@@ -31,6 +31,11 @@ type Options struct {
 	// directory, its mode), file_list and grep still use the OS. Nil
 	// reads and writes through the OS, atomically.
 	Files Files
+	// Hidden, when set, reports the paths grep and file_list pass over
+	// in a folder they walk (the approval policy's deny and ask path
+	// rules: a walk cannot ask about each file); they say what they
+	// left out. It is given the tool's name and an absolute path.
+	Hidden func(toolName, abs string) bool
 }
 
 // Files reads and writes whole files by absolute path. Errors should
@@ -46,7 +51,7 @@ type Files interface {
 // file_write, file_edit, file_list, grep.
 func Tools(ws *workspace.Workspace, opts Options) []tool.Tool {
 	return []tool.Tool{
-		newRead(ws, opts.Files), NewWrite(ws, opts), NewEdit(ws, opts), NewList(ws), NewGrep(ws),
+		newRead(ws, opts.Files), NewWrite(ws, opts), NewEdit(ws, opts), newList(ws, opts.Hidden), newGrep(ws, opts.Hidden),
 	}
 }
 

@@ -42,11 +42,16 @@ const (
 )
 
 // Grep is the grep tool.
-type Grep struct{ base }
+type Grep struct {
+	base
+	hidden func(toolName, abs string) bool // Options.Hidden
+}
 
 // NewGrep returns the grep tool.
-func NewGrep(ws *workspace.Workspace) *Grep {
-	return &Grep{base{ws: ws, spec: newSpec("grep", grepDesc, grepSchema)}}
+func NewGrep(ws *workspace.Workspace) *Grep { return newGrep(ws, nil) }
+
+func newGrep(ws *workspace.Workspace, hidden func(string, string) bool) *Grep {
+	return &Grep{base: base{ws: ws, spec: newSpec("grep", grepDesc, grepSchema)}, hidden: hidden}
 }
 
 type grepArgs struct {
@@ -113,6 +118,9 @@ func (t *Grep) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error
 		return tool.Result{}, relErr(err, rel)
 	}
 	q := query{m: m, ctx: a.Context, limit: a.MaxResults, glob: a.Glob, noIgnore: a.NoIgnore}
+	if t.hidden != nil {
+		q.hidden = func(abs string) bool { return t.hidden(t.Name(), abs) }
+	}
 	if !fi.IsDir() {
 		if err := checkRegular(fi, rel); err != nil {
 			return tool.Result{}, err
@@ -195,6 +203,14 @@ func (q *query) render(results []fileResult, st stats) string {
 	}
 	if len(st.secrets) > 0 {
 		fmt.Fprintf(&b, "[not searched, they may hold secrets: %s; file_read one by name to ask the user]\n", strings.Join(st.secrets, ", "))
+	}
+	if n := len(st.ruled); n > 0 {
+		shown := st.ruled[:min(n, 10)]
+		more := ""
+		if n > len(shown) {
+			more = fmt.Sprintf(" and %d more", n-len(shown))
+		}
+		fmt.Fprintf(&b, "[not searched, the user's rules deny or ask about them: %s%s]\n", strings.Join(shown, ", "), more)
 	}
 	return b.String()
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -255,5 +256,54 @@ func TestGrepNoLiteral(t *testing.T) {
 	res := mustCall(t, g, map[string]any{"pattern": `x*`, "path": "nonl.txt"})
 	if res.Content != "nonl.txt\n1:one\n2:two words\n" {
 		t.Errorf("x*: got\n%s", res.Content)
+	}
+}
+
+// TestWalksPassOverRuledPaths: a path the user's rules deny or ask about
+// (Options.Hidden, the policy's path rules) is left out of a folder
+// walk by grep and file_list, which say what they left out; a
+// symlink to it is not followed either.
+func TestWalksPassOverRuledPaths(t *testing.T) {
+	ws, root := newWS(t, map[string]string{"secrets/db.txt": "DENYMARK token\n", "deep/secrets/x.txt": "DENYMARK\n",
+		"main.go": "package main // token\n", "notes.txt": "token\n"})
+	if err := os.Symlink("secrets", filepath.Join(root, "s")); err != nil {
+		t.Fatal(err)
+	}
+	var asked []string
+	hidden := func(toolName, abs string) bool {
+		asked = append(asked, toolName)
+		rel, _ := filepath.Rel(root, abs)
+		return rel == "secrets" || strings.HasSuffix(rel, string(filepath.Separator)+"secrets")
+	}
+	opts := fs.Options{Hidden: hidden}
+	res, terr := call(t, byName(t, ws, opts, "grep"), map[string]any{"pattern": "DENYMARK|token", "path": "."})
+	if terr != nil {
+		t.Fatal(terr)
+	}
+	if strings.Contains(res.Content, "DENYMARK") {
+		t.Errorf("grep searched a ruled folder:\n%s", res.Content)
+	}
+	for _, want := range []string{"main.go", "notes.txt", "[not searched, the user's rules deny or ask about them: deep/secrets, secrets]"} {
+		if !strings.Contains(res.Content, want) {
+			t.Errorf("grep result lacks %q:\n%s", want, res.Content)
+		}
+	}
+	res, terr = call(t, byName(t, ws, opts, "file_list"), map[string]any{"path": ".", "depth": 3})
+	if terr != nil {
+		t.Fatal(terr)
+	}
+	if strings.Contains(res.Content, "db.txt") || strings.Contains(res.Content, "secrets/") {
+		t.Errorf("file_list showed a ruled folder:\n%s", res.Content)
+	}
+	if !strings.Contains(res.Content, "[2 entries not shown: the user's rules deny or ask about them]") {
+		t.Errorf("file_list does not say what it left out:\n%s", res.Content)
+	}
+	if !slices.Contains(asked, "grep") || !slices.Contains(asked, "file_list") {
+		t.Errorf("Hidden was asked for %q, want both tools by name", asked)
+	}
+	// Without Hidden, nothing is left out.
+	res, _ = call(t, byName(t, ws, fs.Options{}, "grep"), map[string]any{"pattern": "DENYMARK", "path": "."})
+	if !strings.Contains(res.Content, "secrets/db.txt") {
+		t.Errorf("without rules, grep left secrets/db.txt out:\n%s", res.Content)
 	}
 }

@@ -32,11 +32,16 @@ const (
 )
 
 // List is the file_list tool.
-type List struct{ base }
+type List struct {
+	base
+	hidden func(toolName, abs string) bool // Options.Hidden
+}
 
 // NewList returns the file_list tool.
-func NewList(ws *workspace.Workspace) *List {
-	return &List{base{ws: ws, spec: newSpec("file_list", listDesc, listSchema)}}
+func NewList(ws *workspace.Workspace) *List { return newList(ws, nil) }
+
+func newList(ws *workspace.Workspace, hidden func(string, string) bool) *List {
+	return &List{base: base{ws: ws, spec: newSpec("file_list", listDesc, listSchema)}, hidden: hidden}
 }
 
 type listArgs struct {
@@ -104,7 +109,7 @@ func (t *List) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error
 		return tool.Result{}, tool.Errorf(tool.CodeNotDir, "Use file_read to read a file.", "%s is a file, not a folder", rel)
 	}
 	root := &node{name: rel, dir: true, rules: loadIgnore(t.ws.Root(), abs, false)}
-	ignored, total := 0, 0
+	ignored, total, ruled := 0, 0, 0
 	truncated := false
 	level := []*node{root}
 	paths := map[*node]string{root: abs}
@@ -115,6 +120,7 @@ func (t *List) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error
 				return tool.Result{}, err
 			}
 			kids, ign, err := readKids(paths[n], n.rules)
+			kids, ruled = t.unhidden(paths[n], kids, ruled)
 			if err != nil {
 				if n == root {
 					return tool.Result{}, relErr(err, rel)
@@ -166,7 +172,31 @@ func (t *List) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error
 		}
 		fmt.Fprintf(&out, "[%d gitignored %s not shown]\n", ignored, word)
 	}
+	if ruled > 0 {
+		word := "entries"
+		if ruled == 1 {
+			word = "entry"
+		}
+		fmt.Fprintf(&out, "[%d %s not shown: the user's rules deny or ask about them]\n", ruled, word)
+	}
 	return tool.Result{Content: out.String()}, nil
+}
+
+// unhidden drops the entries of dir that Options.Hidden names, adding
+// their number to n.
+func (t *List) unhidden(dir string, kids []*node, n int) ([]*node, int) {
+	if t.hidden == nil {
+		return kids, n
+	}
+	out := kids[:0]
+	for _, k := range kids {
+		if t.hidden(t.Name(), filepath.Join(dir, k.name)) {
+			n++
+			continue
+		}
+		out = append(out, k)
+	}
+	return out, n
 }
 
 // readKids reads a folder's entries, sorted by name, without the ignored

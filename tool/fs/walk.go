@@ -20,6 +20,8 @@ type query struct {
 	limit    int
 	glob     string
 	noIgnore bool
+	// hidden reports paths a folder walk passes over (Options.Hidden).
+	hidden func(abs string) bool
 }
 
 // fileResult is what searching one file found.
@@ -38,6 +40,7 @@ type stats struct {
 	binary  int      // binary files skipped
 	large   []string // files over maxGrepFile
 	secrets []string // secret files (.env, keys) a folder walk passed over
+	ruled   []string // files and folders the user's rules deny or ask about, passed over
 	more    bool     // the limit was reached: more matches may exist
 }
 
@@ -129,7 +132,7 @@ func (q *query) walk(ctx context.Context, abs, rel, top string) ([]fileResult, s
 		}
 	}
 	<-walked
-	st.secrets = w.secrets
+	st.secrets, st.ruled = w.secrets, w.ruled
 	if err := context.Cause(ctx); err != nil && !done {
 		return nil, st, err
 	}
@@ -145,6 +148,7 @@ type walker struct {
 	jobs    chan<- job
 	n       int
 	secrets []string // read by walk once the walking goroutine is done
+	ruled   []string // likewise
 }
 
 func (w *walker) dir(abs, rel string, rules *ignoreRules, top bool) error {
@@ -166,14 +170,14 @@ func (w *walker) dir(abs, rel string, rules *ignoreRules, top bool) error {
 		}
 		switch t := e.Type(); {
 		case t.IsDir():
-			if rules.ignored(name, true) {
+			if rules.ignored(name, true) || w.ruledOut(filepath.Join(abs, name), childRel) {
 				continue
 			}
 			if err := w.dir(filepath.Join(abs, name), childRel, rules.child(name), false); err != nil {
 				return err
 			}
 		case t.IsRegular():
-			if rules.ignored(name, false) || !globMatch(w.q.glob, childRel) {
+			if rules.ignored(name, false) || !globMatch(w.q.glob, childRel) || w.ruledOut(filepath.Join(abs, name), childRel) {
 				continue
 			}
 			// A secret file's content would go to the model provider: a
@@ -194,6 +198,16 @@ func (w *walker) dir(abs, rel string, rules *ignoreRules, top bool) error {
 		// the workspace, a FIFO would block.
 	}
 	return nil
+}
+
+// ruledOut reports a path the user's rules deny or ask about, which the
+// walk passes over and the result names.
+func (w *walker) ruledOut(abs, rel string) bool {
+	if w.q.hidden == nil || !w.q.hidden(abs) {
+		return false
+	}
+	w.ruled = append(w.ruled, rel)
+	return true
 }
 
 // errTooLarge reports a file over maxGrepFile.

@@ -1,0 +1,503 @@
+package policy
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+)
+
+// Code that runs from a file is read and judged by the deny and ask
+// rules, as far as godwit can read it: a shell script run as `sh FILE`,
+// `source FILE` or by its path, a package.json script (npm run, yarn,
+// pnpm), a Makefile's recipes (make.go). A program run by its path is
+// also matched as what it is: the target of a symlink (./del -> /bin/rm
+// is rm), and a program a rule names when it is the same file or a copy
+// of it. Programs in other languages (awk's program, python -c, a
+// Python file) are not parsed: a deny or ask rule whose words appear in
+// their code asks.
+//
+// What cannot be read asks where a rule could be dodged: a file the
+// same line may write before it runs (echo ... > t.sh && sh t.sh), one
+// that does not exist yet, one outside the workspace, one too big, a
+// program in a script named by a variable. Code that runs the
+// project's own programs in ways no file shows (go test, go run, cargo,
+// pytest, a compiled binary) is not followed: asking on every test run
+// would make deny rules unusable, and the sandbox bounds what they do.
+
+// maxScript bounds the size of a file read to judge the code in it.
+const maxScript = 2 << 20
+
+// readRun reads a file a command runs, for judging. why says why it
+// cannot be.
+func (u *unwrapper) readRun(dir string, w Word, what string) (text, abs, why string) {
+	switch {
+	case !w.Known:
+		return "", "", "it runs a " + what + " named at run time (" + w.Value + ")"
+	case w.Glob:
+		return "", "", "it runs a " + what + " named by a glob (" + w.Value + ")"
+	}
+	abs = resolveIn(dir, w.Value)
+	if abs == "" {
+		return "", "", "it runs a " + what + " in a folder computed at run time"
+	}
+	if u.reads == nil {
+		u.reads = new(int)
+	}
+	if *u.reads++; *u.reads > maxReads {
+		return "", abs, "it runs more scripts than godwit reads to check one command"
+	}
+	switch pl := u.p.where(abs); {
+	case u.writes.may(abs):
+		return "", abs, "the line may change " + w.Value + " before it runs"
+	case pl != placeInside && pl != placeScratch:
+		return "", abs, "it runs " + w.Value + ", a " + what + " outside the workspace, which godwit does not read"
+	}
+	b, err := readBounded(abs)
+	switch {
+	case errors.Is(err, errTooMany):
+		return "", abs, "it runs " + w.Value + ", a " + what + " too big to check"
+	case err != nil:
+		return "", abs, "it runs " + w.Value + ", a " + what + " that does not exist yet or cannot be read"
+	}
+	return string(b), abs, ""
+}
+
+// readBounded reads a regular file of at most maxScript bytes.
+func readBounded(abs string) ([]byte, error) {
+	f, err := os.Open(abs)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxScript+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxScript {
+		return nil, errTooMany
+	}
+	return b, nil
+}
+
+// scriptRuns is what a shell script file runs.
+func (u *unwrapper) scriptRuns(c SimpleCommand, w Word, depth int) unwrapped {
+	var out unwrapped
+	text, abs, why := u.readRun(c.Dir, w, "script")
+	if why != "" {
+		out.hide(why)
+		return out
+	}
+	out.add(u.scriptText(c, text, w.Value, abs, depth))
+	return out
+}
+
+// scriptText judges shell code from a file (abs, "" for a script held
+// in another file, such as package.json): its commands are matched by
+// the deny and ask rules. A program it names by a variable asks rather
+// than matching every rule (a script is not the model's line, and "$@"
+// and $JAVA are everywhere in them). Bash reads a script as it runs it,
+// so one that may write to itself could run lines that are not there
+// now: it asks.
+func (u *unwrapper) scriptText(c SimpleCommand, text, name, abs string, depth int) unwrapped {
+	var out unwrapped
+	sc, err := Split(text, ShellEnv{Dir: c.Dir, Home: u.p.home, Vars: u.p.vars, DirExists: isDir})
+	if err != nil {
+		out.hide(name + " does not parse as a shell script")
+		return out
+	}
+	if abs != "" && rewritesItself(sc, abs) {
+		out.hide(name + " may write to itself as it runs")
+	}
+	for k, ic := range sc.Commands {
+		if len(ic.Words) == 0 || ic.Decl != "" {
+			continue
+		}
+		if ic.Stdin.Kind == StdinNone {
+			ic.Stdin = c.Stdin
+		}
+		sub := u.sub(u.writes.and(writesBefore(sc, k)), true)
+		o := sub.variants(ic, depth+1)
+		o.inner, o.redirects = nil, nil // rules only, see unwrapped.inner
+		out.add(o)
+	}
+	return out
+}
+
+// rewritesItself reports whether a script may write to its own file abs:
+// a redirect or a file-placing program whose target is abs or computed.
+func rewritesItself(sc Script, abs string) bool {
+	for _, r := range sc.Redirects {
+		if r.Write && (!r.Target.Literal() || resolveIn(r.Dir, r.Target.Value) == abs) {
+			return true
+		}
+	}
+	for _, c := range sc.Commands {
+		if len(c.Words) == 0 || !placers[baseName(c.Name())] {
+			continue
+		}
+		if unknownTarget(c) != "" {
+			return true
+		}
+		for _, w := range c.Words[1:] {
+			if w.Literal() && resolveIn(c.Dir, w.Value) == abs {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// programPath is what a program run by its path is: the target of a
+// symlink, a program a rule names if it is the same file or a copy, and
+// for a script in the workspace, what the script runs.
+func (u *unwrapper) programPath(c SimpleCommand, depth int) unwrapped {
+	var out unwrapped
+	w := c.Words[0]
+	abs := resolveIn(c.Dir, w.Value)
+	if abs == "" {
+		out.hide("it runs a program in a folder computed at run time")
+		return out
+	}
+	pl := u.p.where(abs)
+	mine := pl == placeInside || pl == placeScratch
+	if u.writes.may(abs) && mine {
+		out.hide("the line may create or change " + w.Value + " before it runs")
+		return out
+	}
+	args := c.Words[1:]
+	as := func(prog string) {
+		out.variants = append(out.variants, append([]Word{{Value: prog, Known: true}}, args...))
+	}
+	if baseName(abs) != baseName(w.Value) {
+		as(abs) // a symlink: ./del -> /bin/rm is rm
+	}
+	fi, err := os.Stat(abs)
+	if err != nil || !fi.Mode().IsRegular() {
+		if mine {
+			out.hide("it runs " + w.Value + ", which does not exist yet")
+		}
+		return out
+	}
+	for _, prog := range u.p.rulePrograms() {
+		if path, err := exec.LookPath(prog); err == nil && sameProgram(abs, path) {
+			as(prog) // a hard link or a copy of a program a rule names
+		}
+	}
+	if !mine {
+		return out // the system's programs are what their names say
+	}
+	if u.reads == nil {
+		u.reads = new(int)
+	}
+	if *u.reads++; *u.reads > maxReads {
+		out.hide("it runs more scripts than godwit reads to check one command")
+		return out
+	}
+	b, err := readBounded(abs)
+	if err != nil {
+		out.hide("it runs " + w.Value + ", which is too big to check")
+		return out
+	}
+	interp, iargs := shebang(b)
+	switch {
+	case interp == "" && bytes.IndexByte(b[:min(len(b), 512)], 0) >= 0:
+		// A compiled program: the project's own code, not followed.
+	case interp == "" || shells[baseName(interp)]:
+		// No #! line: the shell runs the file itself (ENOEXEC).
+		out.add(u.scriptText(c, string(b), w.Value, abs, depth))
+	default:
+		out.variants = append(out.variants, append(append([]Word{{Value: interp, Known: true}}, iargs...), c.Words...))
+		out.code = append(out.code, codeText{what: w.Value, text: string(b)})
+	}
+	return out
+}
+
+// shebang reads a #! line: the interpreter, and its argument (env's
+// program is taken as the interpreter).
+func shebang(b []byte) (string, []Word) {
+	if !bytes.HasPrefix(b, []byte("#!")) {
+		return "", nil
+	}
+	line, _, _ := bytes.Cut(b[2:], []byte("\n"))
+	f := strings.Fields(string(line))
+	if len(f) == 0 {
+		return "", nil
+	}
+	var args []Word
+	for _, a := range f[1:] {
+		args = append(args, Word{Value: a, Known: true})
+	}
+	if baseName(f[0]) == "env" {
+		for len(args) > 0 && strings.HasPrefix(args[0].Value, "-") {
+			args = args[1:]
+		}
+		if len(args) > 0 {
+			return args[0].Value, args[1:]
+		}
+	}
+	return f[0], args
+}
+
+// sameProgram reports whether a and b are the same program: the same
+// file, or files with the same content.
+func sameProgram(a, b string) bool {
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	if os.SameFile(fa, fb) {
+		return true
+	}
+	if fa.Size() != fb.Size() || fa.Size() > 64<<20 {
+		return false
+	}
+	ba, err1 := os.ReadFile(a)
+	bb, err2 := os.ReadFile(b)
+	return err1 == nil && err2 == nil && bytes.Equal(ba, bb)
+}
+
+// rulePrograms are the programs deny and ask command rules name.
+func (p *Policy) rulePrograms() []string {
+	var out []string
+	for _, r := range append(p.rules.Deny[:len(p.rules.Deny):len(p.rules.Deny)], p.rules.Ask...) {
+		f := strings.Fields(r.Command)
+		if len(f) > 0 && !strings.ContainsAny(f[0], "*?[/") && r.matchTool("shell_exec") {
+			out = append(out, f[0])
+		}
+	}
+	return dedupe(out)
+}
+
+// interpreterName matches the programs that run code in another
+// language given in their arguments or in a file.
+var interpreterName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(awk|gawk|mawk|nawk|sed|gsed|python[0-9.]*|pypy[0-9.]*|perl[0-9.]*|ruby[0-9.]*|irb|node|nodejs|deno|` +
+		`php[0-9.]*|lua[0-9.]*|luajit|Rscript|R|tclsh[0-9.]*|wish[0-9.]*|expect|osascript|pwsh|powershell|julia|guile|racket|sbcl|` +
+		`clisp|ghci|runghc|runhaskell|groovy|scala|jshell|elixir|iex|erl|escript|swift|vim|nvim|vi|ex|emacs|gdb|lldb)$`)
+})
+
+func isInterpreter(name string) bool { return interpreterName().MatchString(name) }
+
+// scriptExt are the file endings of programs interpreters run.
+var scriptExt = map[string]bool{".py": true, ".pyw": true, ".pl": true, ".pm": true, ".rb": true, ".js": true, ".mjs": true,
+	".cjs": true, ".ts": true, ".mts": true, ".php": true, ".lua": true, ".r": true, ".tcl": true, ".awk": true, ".sed": true,
+	".jl": true, ".exp": true, ".ps1": true, ".scpt": true, ".applescript": true, ".groovy": true, ".scala": true, ".ex": true,
+	".exs": true, ".erl": true, ".swift": true, ".vim": true, ".el": true, ".scm": true, ".rkt": true, ".lisp": true, ".hs": true}
+
+// interpreted is the code an interpreter runs: its arguments (python -c
+// CODE, awk's program), and the files among them that hold code (the
+// first operand, and files ending as scripts do; not data files).
+func (u *unwrapper) interpreted(c SimpleCommand, name string, args []Word) unwrapped {
+	var out unwrapped
+	var inline []string
+	first := true
+	for _, a := range args {
+		if !a.Known {
+			out.hide(name + " is given an argument computed at run time (" + oneLine(a.Value, 40) + "), which may be code")
+			continue
+		}
+		inline = append(inline, a.Value)
+		if strings.HasPrefix(a.Value, "-") {
+			continue
+		}
+		operand := first
+		first = false
+		if !operand && !scriptExt[strings.ToLower(filepath.Ext(a.Value))] {
+			continue
+		}
+		abs := resolveIn(c.Dir, a.Value)
+		if fi, err := os.Stat(abs); abs == "" || err != nil || !fi.Mode().IsRegular() {
+			continue // inline code, or a file that is not there (an error when it runs)
+		}
+		text, _, why := u.readRun(c.Dir, a, "program")
+		if why != "" {
+			if pl := u.p.where(abs); pl == placeInside || pl == placeScratch {
+				out.hide(why)
+			}
+			continue // a program of the system's: not the repository's to change
+		}
+		out.code = append(out.code, codeText{what: name + " " + a.Value, text: text})
+	}
+	out.code = append(out.code, codeText{what: name + "'s code", text: strings.Join(inline, " ")})
+	return out
+}
+
+// packageScripts are what npm, yarn, pnpm and bun run from package.json:
+// the named script with its pre and post scripts, or the install
+// scripts. Other subcommands (npm exec, npx, bun test) run the
+// project's or its dependencies' code and are not followed.
+func (u *unwrapper) packageScripts(c SimpleCommand, name string, args []Word, depth int) unwrapped {
+	var out unwrapped
+	var ops []Word
+	for i := 0; i < len(args); i++ {
+		v := args[i].Value
+		switch {
+		case !args[i].Known:
+			out.hide(name + " is given an argument computed at run time (" + v + ")")
+			return out
+		case v == "--":
+			i = len(args)
+		case v == "--prefix" || v == "-C" || v == "--dir" || v == "--cwd" || v == "-w" || v == "--workspace" || v == "--filter":
+			out.hide(name + " " + v + " runs another package's scripts")
+			return out
+		case strings.HasPrefix(v, "-"):
+		default:
+			ops = append(ops, args[i])
+		}
+	}
+	if len(ops) == 0 {
+		if name == "yarn" {
+			return u.pkgRun(c, name, []string{"preinstall", "install", "postinstall", "prepare"}, depth)
+		}
+		return out
+	}
+	sub := ops[0].Value
+	script := ""
+	switch {
+	case sub == "run" || sub == "run-script" || sub == "rum" || sub == "urn":
+		if len(ops) < 2 {
+			return out
+		}
+		script = ops[1].Value
+	case sub == "test" || sub == "t" || sub == "tst":
+		script = "test"
+	case sub == "start" || sub == "stop" || sub == "restart":
+		script = sub
+	case sub == "install" || sub == "i" || sub == "ci" || sub == "add":
+		return u.pkgRun(c, name, []string{"preinstall", "install", "postinstall", "prepare"}, depth)
+	case name == "bun":
+		return u.interpreted(c, name, args)
+	case name == "yarn" || name == "pnpm":
+		script = sub // yarn NAME runs the script NAME
+	default:
+		return out
+	}
+	return u.pkgRun(c, name, []string{"pre" + script, script, "post" + script}, depth)
+}
+
+// pkgRun judges the scripts of the package.json nearest c.Dir.
+func (u *unwrapper) pkgRun(c SimpleCommand, name string, scripts []string, depth int) unwrapped {
+	var out unwrapped
+	file := ""
+	for d := c.Dir; d != "" && u.p.where(d) == placeInside; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "package.json")); err == nil {
+			file = filepath.Join(d, "package.json")
+			break
+		}
+		if d == u.p.root {
+			break
+		}
+	}
+	if file == "" {
+		if c.Dir == "" || u.p.where(c.Dir) != placeInside {
+			out.hide(name + " runs the scripts of a package.json outside the workspace")
+		}
+		return out
+	}
+	text, _, why := u.readRun(filepath.Dir(file), Word{Value: file, Known: true}, "package.json")
+	if why != "" {
+		out.hide(why)
+		return out
+	}
+	var pkg struct {
+		Scripts map[string]string `json:"scripts"`
+	}
+	if err := json.Unmarshal([]byte(text), &pkg); err != nil {
+		out.hide("its package.json cannot be read (" + err.Error() + ")")
+		return out
+	}
+	for _, s := range scripts {
+		if line, ok := pkg.Scripts[s]; ok {
+			out.add(u.scriptText(SimpleCommand{Dir: filepath.Dir(file), Stdin: c.Stdin}, line, "the "+s+" script of package.json", "", depth))
+		}
+	}
+	return out
+}
+
+// spawnAPI matches the ways code in other languages starts a program
+// (system, exec, subprocess, child_process, popen, backticks, awk's
+// pipes, and the escape hatches that reach them: __import__, getattr,
+// ctypes). Code that may start programs asks where a deny or ask
+// command rule exists, even naming no program a rule names: the name
+// can be assembled as it runs ("r"+"m"). It raises the bar; it is not a
+// parser of every language, and a program the project builds and runs
+// is bounded by the sandbox, not by rules.
+var spawnAPI = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:^|[^A-Za-z0-9_$])(system|popen|spawn|spawnSync|execSync|execFile|execFileSync|exec|execv|execvp|execvpe|` +
+		`execve|execl|execlp|execle|subprocess|child_process|Popen|fork|shell_exec|passthru|proc_open|pcntl_exec|Open3|startfile|` +
+		`ProcessBuilder|getRuntime|__import__|importlib|getattr|ctypes|qx|getline|Command|run_command)(?:[^A-Za-z0-9_]|$)` +
+		"|`" + `|\|\s*"|"\s*\|&?|\|&`)
+})
+
+// codeWordBefore and codeWordAfter are the characters that may not touch
+// a program name for it to count as a word in code: rm in
+// system("rm x") and /bin/rm, not in rm.txt, format or rm_rf.
+const (
+	codeWordBefore = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-"
+	codeWordAfter  = codeWordBefore + "/"
+)
+
+// mentions reports whether every literal word of a command rule's
+// pattern occurs in text as a word; a pattern whose program is a glob
+// counts as mentioned.
+func (r Rule) mentionedIn(text string) bool {
+	f := strings.Fields(r.Command)
+	if len(f) == 0 {
+		return false
+	}
+	if strings.ContainsAny(f[0], "*?[") {
+		return true
+	}
+	for _, w := range f {
+		if strings.ContainsAny(w, "*?[") {
+			continue
+		}
+		if !hasCodeWord(text, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// literalWords are the words of a command rule that code must mention.
+func (r Rule) literalWords() string {
+	var out []string
+	for _, w := range strings.Fields(r.Command) {
+		if !strings.ContainsAny(w, "*?[") {
+			out = append(out, w)
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+func hasCodeWord(text, w string) bool {
+	for i := 0; ; {
+		j := strings.Index(text[i:], w)
+		if j < 0 {
+			return false
+		}
+		j += i
+		before := j == 0 || !strings.ContainsRune(codeWordBefore, rune(text[j-1]))
+		end := j + len(w)
+		after := end == len(text) || !strings.ContainsRune(codeWordAfter, rune(text[end]))
+		if before && after {
+			return true
+		}
+		i = j + 1
+	}
+}
