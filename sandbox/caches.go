@@ -85,7 +85,10 @@ func NewCaches(opts CacheOptions) *Caches {
 		opts.Home, _ = os.UserHomeDir()
 	}
 	if opts.GoEnv == nil {
-		opts.GoEnv = goEnv
+		dir := opts.Dir
+		opts.GoEnv = func(ctx context.Context, names ...string) (map[string]string, error) {
+			return goEnv(ctx, dir, names...)
+		}
 	}
 	opts.Logger = logger(opts.Logger)
 	return &Caches{opts: opts}
@@ -321,15 +324,33 @@ func fileProxy(view string) (string, bool) {
 
 // goEnv runs `go env -json names...` outside the workspace (its go.mod
 // and go.work must not choose a toolchain or settings) with the local
-// toolchain (no download); nil without a go command.
-func goEnv(ctx context.Context, names ...string) (map[string]string, error) {
+// toolchain (no download); nil without a go command. Its config folder
+// is a throwaway one under dir, with GOENV naming the user's settings
+// file (`go env -w`) outright: the go command writes telemetry counters
+// under its config folder, and godwit's own look at the settings must
+// not count as, or be written down as, the user's use of go.
+func goEnv(ctx context.Context, dir string, names ...string) (map[string]string, error) {
 	bin, err := exec.LookPath("go")
 	if err != nil {
 		return nil, nil
 	}
+	env := append(os.Environ(), "GOTOOLCHAIN=local", "GOWORK=off")
+	if os.Getenv("GOENV") == "" {
+		if cfg, err := os.UserConfigDir(); err == nil {
+			env = append(env, "GOENV="+filepath.Join(cfg, "go", "env"))
+		}
+	}
+	scratch, err := os.MkdirTemp(dir, "goenv-")
+	if err != nil {
+		return nil, fmt.Errorf("go env: %w", err)
+	}
+	defer os.RemoveAll(scratch)
+	// Not HOME: the caches' defaults derive from it. (Caches serve the
+	// Landlock sandbox, so Linux, where the config folder is XDG's.)
+	env = append(env, "XDG_CONFIG_HOME="+scratch)
 	cmd := exec.CommandContext(ctx, bin, append([]string{"env", "-json"}, names...)...)
-	cmd.Dir = os.TempDir()
-	cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local", "GOWORK=off")
+	cmd.Dir = scratch
+	cmd.Env = env
 	out, err := cmd.Output()
 	if err != nil {
 		var ee *exec.ExitError
