@@ -325,10 +325,11 @@ func fileProxy(view string) (string, bool) {
 // goEnv runs `go env -json names...` outside the workspace (its go.mod
 // and go.work must not choose a toolchain or settings) with the local
 // toolchain (no download); nil without a go command. Its config folder
-// is a throwaway one under dir, with GOENV naming the user's settings
-// file (`go env -w`) outright: the go command writes telemetry counters
-// under its config folder, and godwit's own look at the settings must
-// not count as, or be written down as, the user's use of go.
+// is one of godwit's, under dir, where Go's telemetry is off, with GOENV
+// naming the user's settings file (`go env -w`) outright: godwit's look
+// at the settings is not the user's use of go, and must write nothing
+// in the user's home (the go command counts its runs there, and starts
+// a process that writes there after it exits).
 func goEnv(ctx context.Context, dir string, names ...string) (map[string]string, error) {
 	bin, err := exec.LookPath("go")
 	if err != nil {
@@ -336,20 +337,30 @@ func goEnv(ctx context.Context, dir string, names ...string) (map[string]string,
 	}
 	env := append(os.Environ(), "GOTOOLCHAIN=local", "GOWORK=off")
 	if os.Getenv("GOENV") == "" {
+		// Named outright: the config folder below is godwit's, which
+		// commands may write.
+		goenv := "off"
 		if cfg, err := os.UserConfigDir(); err == nil {
-			env = append(env, "GOENV="+filepath.Join(cfg, "go", "env"))
+			goenv = filepath.Join(cfg, "go", "env")
 		}
+		env = append(env, "GOENV="+goenv)
 	}
-	scratch, err := os.MkdirTemp(dir, "goenv-")
-	if err != nil {
+	config := filepath.Join(dir, "go-config")
+	mode := filepath.Join(config, "go", "telemetry", "mode")
+	if err := os.MkdirAll(filepath.Dir(mode), 0o755); err != nil {
 		return nil, fmt.Errorf("go env: %w", err)
 	}
-	defer os.RemoveAll(scratch)
+	// Checked at every look: commands may write here.
+	if b, err := os.ReadFile(mode); err != nil || strings.TrimSpace(string(b)) != "off" {
+		if err := writeAtomic(mode, []byte("off\n")); err != nil {
+			return nil, fmt.Errorf("go env: %w", err)
+		}
+	}
 	// Not HOME: the caches' defaults derive from it. (Caches serve the
 	// Landlock sandbox, so Linux, where the config folder is XDG's.)
-	env = append(env, "XDG_CONFIG_HOME="+scratch)
+	env = append(env, "XDG_CONFIG_HOME="+config)
 	cmd := exec.CommandContext(ctx, bin, append([]string{"env", "-json"}, names...)...)
-	cmd.Dir = scratch
+	cmd.Dir = config
 	cmd.Env = env
 	out, err := cmd.Output()
 	if err != nil {
