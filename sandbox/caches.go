@@ -189,7 +189,11 @@ func (c *Caches) goVars(ctx context.Context, w writableSet) []string {
 		return nil // no go command
 	}
 	var env []string
-	if userCache := g["GOCACHE"]; userCache == "off" || !w.holds(userCache) {
+	if userCache := g["GOCACHE"]; userCache != "off" && w.holds(userCache) {
+		// The user's choice, named outright: its default derives from
+		// XDG_CACHE_HOME, which moves.
+		env = append(env, "GOCACHE="+userCache)
+	} else {
 		private := filepath.Join(c.opts.Dir, "go-build")
 		env = append(env, "GOCACHE="+private)
 		if g["GOCACHEPROG"] == "" && isDir(userCache) {

@@ -77,9 +77,10 @@ func TestCachesGo(t *testing.T) {
 		{"caches inside the workspace are the user's choice", func(g map[string]string) {
 			g["GOCACHE"] = filepath.Join(ws, ".cache", "go")
 			g["GOMODCACHE"] = filepath.Join(ws, ".cache", "mod")
-		}, nil, map[string]string{"GOCACHE": "", "GOCACHEPROG": "", "GOMODCACHE": "", "GOPATH": "", "GOPROXY": "", "GOFLAGS": ""}},
+		}, nil, map[string]string{"GOCACHE": filepath.Join(ws, ".cache", "go"), "GOCACHEPROG": "", "GOMODCACHE": "", "GOPATH": "", "GOPROXY": "", "GOFLAGS": ""}},
+		// Named outright, since XDG_CACHE_HOME, whence its default, moves.
 		{"a sandbox.writable entry keeps the default build cache", nil, []string{filepath.Join(home, ".cache", "go-build")}, map[string]string{
-			"GOCACHE": "", "GOCACHEPROG": "", "GOMODCACHE": "~/go/pkg/mod"}},
+			"GOCACHE": filepath.Join(home, ".cache", "go-build"), "GOCACHEPROG": "", "GOMODCACHE": "~/go/pkg/mod"}},
 		{"a sandbox.writable entry above the module cache keeps it", nil, []string{filepath.Join(home, "go")}, map[string]string{
 			"GOCACHE": "~/go-build", "GOMODCACHE": "", "GOPATH": "", "GOPROXY": ""}},
 		{"no user cache to read through", func(g map[string]string) { g["GOCACHE"] = filepath.Join(home, "nonexistent") }, nil, map[string]string{
