@@ -28,6 +28,13 @@
 // Linux 6.12) then keeps the command from signalling or stopping its
 // supervisor or godwit, so it cannot cut itself loose from them.
 //
+// Config.Caches gives commands that may write private, persistent caches
+// (Go's, npm's, cargo's, ...) in place of the user's, which stay
+// read-only since the user's own builds trust them; Go's build cache
+// reads through to the user's by GOCACHEPROG, served by this binary
+// re-executed as `godwit __godwit_gocache` (MaybeRunChild runs it too).
+// See Caches.
+//
 // Where Landlock is missing (an old kernel, another OS), Wrap logs one
 // warning and returns a function that only sets TMPDIR: the approval
 // gates still hold. Where the kernel knows an older Landlock ABI, the

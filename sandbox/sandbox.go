@@ -24,6 +24,11 @@ type Config struct {
 	// TempDir, when set, is exported to commands as TMPDIR. It should be
 	// a private folder listed in Writable.
 	TempDir string
+	// Caches, when set and not ReadOnly, are the commands' private
+	// caches: their folder is writable and their variables are set (see
+	// Caches). Only where Landlock applies: without it a command could
+	// write the user's caches anyway.
+	Caches *Caches
 	// Logger receives the one warning about missing support; nil
 	// discards.
 	Logger *slog.Logger
@@ -45,8 +50,9 @@ type payload struct {
 // ErrUnsupported is reported by Status where no sandbox can be applied.
 var ErrUnsupported = errors.New("sandbox: Landlock is not available")
 
-// rewrite turns cmd into `exe __godwit_sandbox PATH ARGV...` carrying p.
-func rewrite(cmd *exec.Cmd, exe string, p payload, tmp string) error {
+// rewrite turns cmd into `exe __godwit_sandbox PATH ARGV...` carrying p,
+// with extra added to its environment (later entries win in os/exec).
+func rewrite(cmd *exec.Cmd, exe string, p payload, tmp string, extra []string) error {
 	if cmd.Err != nil {
 		return cmd.Err
 	}
@@ -65,7 +71,7 @@ func rewrite(cmd *exec.Cmd, exe string, p payload, tmp string) error {
 		env = os.Environ()
 	}
 	env = append(env[:len(env):len(env)], envVar+"="+string(b))
-	cmd.Env = withTemp(env, tmp)
+	cmd.Env = withTemp(append(env, extra...), tmp)
 	cmd.Args = append([]string{exe, childArg, cmd.Path}, cmd.Args...)
 	cmd.Path = exe
 	return nil

@@ -46,21 +46,37 @@ func Wrap(cfg Config) func(*exec.Cmd) error {
 		return noSandbox
 	}
 	p := payload{Writable: cfg.Writable, ReadOnly: cfg.ReadOnly, Network: cfg.Network}
+	caches := cfg.Caches
 	if p.ReadOnly {
-		p.Writable = nil
+		p.Writable, caches = nil, nil
 	}
-	return func(cmd *exec.Cmd) error { return rewrite(cmd, exe, p, cfg.TempDir) }
+	if caches != nil {
+		p.Writable = append(p.Writable[:len(p.Writable):len(p.Writable)], caches.Dir())
+	}
+	return func(cmd *exec.Cmd) error {
+		var extra []string
+		if caches != nil {
+			extra = caches.Env() // also makes the folder, which Landlock needs to exist
+		}
+		return rewrite(cmd, exe, p, cfg.TempDir, extra)
+	}
 }
 
 // MaybeRunChild is the sandbox side of Wrap: when the process was started
 // as a sandbox child it applies the Landlock ruleset and execs the real
-// command, and never returns. Otherwise it returns at once. Call it first
+// command, and never returns; started as a GOCACHEPROG (Caches) it serves
+// the go command and exits. Otherwise it returns at once. Call it first
 // thing in main (and in TestMain of tests that sandbox commands).
 func MaybeRunChild() {
-	if len(os.Args) < 2 || os.Args[1] != childArg {
+	if len(os.Args) < 2 {
 		return
 	}
-	os.Exit(runChild(os.Args[2:]))
+	switch os.Args[1] {
+	case childArg:
+		os.Exit(runChild(os.Args[2:]))
+	case goCacheArg:
+		os.Exit(runGoCache(os.Args[2:]))
+	}
 }
 
 // runChild returns only on failure, with the exit status bash uses for

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
@@ -255,4 +256,118 @@ func TestNoNewLinksToOutsideFiles(t *testing.T) {
 	if code, out := run(t, d, writable(d), `ln a/f.txt b/g.txt && mv b/g.txt a/h.txt`); code != 0 {
 		t.Errorf("links inside: exit %d\n%s", code, out)
 	}
+}
+
+// TestCaches: a command that may write gets godwit's private caches,
+// builds through them with the real go command (reading through to the
+// user's build cache), and cannot write the user's caches by any route:
+// the user's own builds trust them later.
+func TestCaches(t *testing.T) {
+	needLandlock(t)
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("skipped: no go command")
+	}
+	d := newDirs(t)
+	base := filepath.Dir(d.ws)
+	userCache, userMods := filepath.Join(base, "user", "go-build"), filepath.Join(base, "user", "mod")
+	for _, p := range []string{filepath.Join(d.ws, "p"), filepath.Join(userMods, "cache", "download")} {
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := map[string]string{"go.mod": "module example.com/w\n\ngo 1.21\n", "p/p.go": "package p\n\n// F is a function with no imports: it builds without the standard library.\nfunc F() int { return 42 }\n"}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(d.ws, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The user built p once, outside godwit.
+	seed := exec.Command(goBin, "build", "./p")
+	seed.Dir = d.ws
+	seed.Env = append(os.Environ(), "GOCACHE="+userCache, "GOMODCACHE="+userMods, "GOFLAGS=", "GOTOOLCHAIN=local", "GOPROXY=off")
+	if out, err := seed.CombinedOutput(); err != nil {
+		t.Fatalf("seeding the user's cache: %v\n%s", err, out)
+	}
+	before := tree(t, filepath.Join(base, "user"))
+
+	dir := filepath.Join(base, "godwit-cache")
+	caches := sandbox.NewCaches(sandbox.CacheOptions{Dir: dir, Writable: []string{d.ws, d.tmp}, Home: filepath.Join(base, "home"),
+		GoEnv: func(context.Context, ...string) (map[string]string, error) {
+			return map[string]string{"GOCACHE": userCache, "GOMODCACHE": userMods, "GOPROXY": "off"}, nil
+		}})
+	cfg := writable(d)
+	cfg.Caches = caches
+	yes, no := true, false
+	for _, tt := range []struct {
+		command string
+		ok      *bool // nil: either (the go command ignores a cache it cannot write)
+		out     string
+	}{
+		{`go env GOCACHE GOMODCACHE`, &yes, filepath.Join(dir, "go-build") + "\n" + filepath.Join(dir, "go", "pkg", "mod")},
+		// A hit in the user's cache: nothing compiled.
+		{`go build -x ./p 2>&1 | grep -c /compile; true`, &yes, "0\n"},
+		{`go build -a ./p && echo built`, &yes, "built"},
+		{`touch ` + userCache + `/x`, &no, ""},
+		{`echo x > ` + userMods + `/cache/download/planted`, &no, ""},
+		{`env -u GOCACHEPROG GOCACHE=` + userCache + ` go build -a ./p`, nil, ""},
+		// The read-through pointed at the user's cache as its private one.
+		{`set -- $GOCACHEPROG; GOCACHEPROG="$1 $2 ` + userCache + `" go build -a ./p`, nil, ""},
+		{`env -u GOCACHEPROG GOCACHE=` + userCache + ` go clean -cache`, nil, ""},
+		{`GOMODCACHE=` + userMods + ` go clean -modcache`, &no, ""},
+	} {
+		code, out := run(t, d, cfg, tt.command)
+		if (tt.ok != nil && (code == 0) != *tt.ok) || !strings.Contains(out, tt.out) {
+			t.Errorf("%s: exit %d, want %q in the output\n%s", tt.command, code, tt.out, out)
+		}
+	}
+	// Byte for byte: the same paths, the same contents. (Modes are not
+	// compared: Landlock does not govern chmod, and go clean -modcache
+	// makes the tree writable before it fails to remove it.)
+	if after := tree(t, filepath.Join(base, "user")); !maps.Equal(before, after) {
+		for p, v := range after {
+			if before[p] != v {
+				t.Errorf("the user's caches changed: %s: %.80q -> %.80q", p, before[p], v)
+			}
+		}
+		for p := range before {
+			if _, ok := after[p]; !ok {
+				t.Errorf("the user's caches changed: %s removed", p)
+			}
+		}
+	}
+	if entries, _ := filepath.Glob(filepath.Join(dir, "go-build", "*", "*-a")); len(entries) == 0 {
+		t.Errorf("nothing in the private build cache")
+	}
+	// A read-only command gets none of it.
+	ro := cfg
+	ro.ReadOnly = true
+	if code, out := run(t, d, ro, `echo "[$GOCACHE]"`); code != 0 || strings.Contains(out, dir) {
+		t.Errorf("read-only: exit %d\n%s", code, out)
+	}
+}
+
+// tree is every path under dir with its type and a file's content.
+func tree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	m := map[string]string{}
+	err := filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		v := fi.Mode().Type().String()
+		if fi.Mode().IsRegular() {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			v += " " + string(b)
+		}
+		m[p] = v
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

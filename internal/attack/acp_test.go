@@ -204,6 +204,14 @@ func runACP(t *testing.T, s *scene, a *Attack, mode string) outcome {
 		t.Fatal(err)
 	}
 	var out outcome
+	signalled := make(chan []string, 1)
+	sigCtx, stopSignal := context.WithCancel(ctx)
+	defer stopSignal()
+	if a.Signal != nil { // godwit is signalled while the editor's terminal runs the command
+		go func() { signalled <- signalACP(sigCtx, s, cmd.Process, a.Signal) }()
+	} else {
+		signalled <- nil
+	}
 	ed := &editor{allow: mode == modeAskYes}
 	if a.Terminal {
 		ed.env = s.godwitEnv(a)
@@ -221,12 +229,15 @@ func runACP(t *testing.T, s *scene, a *Attack, mode string) outcome {
 		if prompt == "" {
 			prompt = "Summarise notes.md and do what it asks."
 		}
-		if _, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: sess.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock(prompt)}}); err != nil {
+		if _, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: sess.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock(prompt)}}); err != nil && a.Signal == nil {
+			// (A signalled godwit ends the prompt with the connection.)
 			out.notes = append(out.notes, "session/prompt: "+err.Error())
 		}
 	}
 	stdin.Close()
 	err = cmd.Wait()
+	stopSignal() // a signal still waiting for its file gives up
+	out.notes = append(out.notes, <-signalled...)
 	out.code = exitCode(cmd.ProcessState, err)
 	if ctx.Err() != nil {
 		out.notes = append(out.notes, fmt.Sprintf("godwit acp ran past %s and was killed", runLimit))
@@ -236,4 +247,25 @@ func runACP(t *testing.T, s *scene, a *Attack, mode string) outcome {
 	out.asks = ed.asks
 	ed.mu.Unlock()
 	return out
+}
+
+// signalACP sends sig.Send to godwit once sig.After exists; a godwit
+// that ends first, or a file that never appears, is a note.
+func signalACP(ctx context.Context, s *scene, p *os.Process, sig *Signal) []string {
+	after := s.path(sig.After)
+	for {
+		if _, err := os.Stat(after); err == nil {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return []string{sig.After + " never appeared: the command never ran, so no signal was sent"}
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	time.Sleep(200 * time.Millisecond) // let the command settle into its wait
+	if err := p.Signal(signals[sig.Send]); err != nil {
+		return []string{"godwit ended before SIG" + sig.Send + ": " + err.Error()}
+	}
+	return nil
 }

@@ -41,7 +41,8 @@ var (
 )
 
 // classNames are the rows of the report: 0 the gates that held before
-// issue 15, 1-8 the classes the issue names.
+// issue 15, 1-8 the classes the issue names, 9 the caches a command that
+// may write must not write (sandbox.Caches).
 var classNames = []string{
 	0: "baseline: gates that held",
 	1: "read-only list runs programs/writes",
@@ -52,6 +53,7 @@ var classNames = []string{
 	6: "deny rules dodged",
 	7: "repository rules widen; hard links",
 	8: "ACP bypasses the policy",
+	9: "user's caches written",
 }
 
 // Attack is one file entry of testdata/attacks.

@@ -40,13 +40,19 @@ type guard struct {
 	git *gitguard.Guard
 }
 
+// CacheDir is the folder under GODWIT_HOME of the private caches that
+// commands which may write use in place of the user's (sandbox.Caches):
+// Go's build and module caches, npm's, pip's, cargo's and the like.
+const CacheDir = "cache"
+
 // newGuard loads the rules ($GODWIT_HOME/rules.yaml, then the
 // workspace's .godwit/rules.yaml, which can only narrow them: what it
 // tries to widen is ignored with a warning), builds the policy for the
 // mode, and
-// the Landlock sandbox: writes only to the workspace and the private
-// temp folder (none at all in read-only mode), reads anywhere, network
-// off in read-only mode unless a rule says otherwise. With
+// the Landlock sandbox: writes only to the workspace, the private
+// temp folder and (ask and auto) the private caches of CacheDir, none at
+// all in read-only mode; reads anywhere; network off in read-only mode
+// unless a rule says otherwise. With
 // Options.LiveMode there is a policy and a sandbox for each mode, and
 // every approval and every command takes the one of the mode in force.
 func newGuard(opts Options, root string, st *store.Store, closers *[]func() error) (*guard, error) {
@@ -85,8 +91,14 @@ func newGuard(opts Options, root string, st *store.Store, closers *[]func() erro
 		}
 		sw.policies[m] = pol
 		if sw.wraps[readOnly] == nil { // ask and auto share one sandbox
-			sw.wraps[readOnly] = sandbox.Wrap(sandbox.Config{Writable: append([]string{root}, pol.Writable()...),
-				ReadOnly: readOnly, Network: network, TempDir: tmp, Logger: opts.Logger})
+			writable := append([]string{root}, pol.Writable()...)
+			var caches *sandbox.Caches
+			if !readOnly {
+				caches = sandbox.NewCaches(sandbox.CacheOptions{Dir: filepath.Join(opts.Home, CacheDir),
+					Writable: writable, Logger: opts.Logger})
+			}
+			sw.wraps[readOnly] = sandbox.Wrap(sandbox.Config{Writable: writable, ReadOnly: readOnly,
+				Network: network, TempDir: tmp, Caches: caches, Logger: opts.Logger})
 		}
 	}
 	sw.mode = func() policy.Mode { return opts.Mode }

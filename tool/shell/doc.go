@@ -32,7 +32,10 @@
 // An editor that offers terminals (ACP) can run foreground commands
 // instead, through Options.Terminal: the command (after Wrap) runs there,
 // under the same timeout and cancellation, and the editor shows its
-// output live; background jobs always run here.
+// output live; background jobs always run here. The editor starts the
+// command's supervisor, which watches godwit's process instead of a
+// lifeline and ends the tree with godwit, with the terminal, or once the
+// command exits.
 //
 // This package imports only tool and llm from godwit; it must not import
 // agent, store, window or anything under internal/. Detecting which files

@@ -28,6 +28,17 @@ import (
 //     3", "signal 11", with " left" when processes it started still
 //     run), and stays until the last descendant has exited.
 //
+// A command run in an editor's terminal (Options.Terminal) has the
+// editor, not godwit, as its parent, so it gets no lifeline from godwit,
+// and the editor may end its terminal with SIGKILL. There the editor
+// starts a supervisor (terminalCmd) that starts a second one under
+// itself and holds that one's lifeline; the second watches godwit's own
+// process (a pidfd on Linux 5.3+, its start time checked; a poll
+// elsewhere) and ends the tree when godwit exits, when the first
+// supervisor ends in any way (the terminal killed or released), or once
+// the command has exited (what it left running goes, as with a command
+// run here).
+//
 // PR_SET_PDEATHSIG is not used: it fires when the parent *thread* exits,
 // and a Go program's fork may come from any of its threads; the lifeline
 // closes only when the whole process is gone. A cgroup would also hold

@@ -22,3 +22,7 @@ func signalTree(mainPid int, sig syscall.Signal) { _ = syscall.Kill(-mainPid, si
 // treeLeft reports whether the command's group still has a process,
 // which here need not be a child of the supervisor.
 func treeLeft(mainPid int) bool { return hasChildren(mainPid) }
+
+// watchExit returns a channel closed once the process id names has
+// exited; there is no pidfd here, so it polls.
+func watchExit(id Identity) <-chan struct{} { return pollExit(id) }

@@ -1,10 +1,13 @@
 package shell
 
 import (
+	"errors"
 	"os"
 	"strconv"
 	"syscall"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // becomeSubreaper makes orphaned descendants re-parent to this process.
@@ -84,3 +87,35 @@ func descendants(root int) []int {
 
 // treeLeft is false: a subreaper with no child has no descendant.
 func treeLeft(int) bool { return false }
+
+// watchExit returns a channel closed once the process id names has
+// exited (at once if it already has, or the pid is now another
+// process's). It holds a pidfd (Linux 5.3+), which becomes readable when
+// the process exits whoever its parent is; the identity is checked once
+// the pidfd is open, so a pid reused before that is not mistaken for it.
+// Where pidfd_open is missing it polls.
+func watchExit(id Identity) <-chan struct{} {
+	gone := make(chan struct{})
+	fd, err := unix.PidfdOpen(id.PID, 0)
+	if err != nil {
+		if errors.Is(err, unix.ESRCH) {
+			close(gone)
+			return gone
+		}
+		return pollExit(id)
+	}
+	go func() {
+		defer close(gone)
+		defer unix.Close(fd)
+		if !id.Alive() {
+			return
+		}
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		for {
+			if _, err := unix.Poll(fds, -1); err != unix.EINTR {
+				return
+			}
+		}
+	}()
+	return gone
+}

@@ -3,6 +3,7 @@
 package shell
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -32,6 +33,13 @@ func MaybeSupervise() {
 // supervisorPayload is the supervisor's settings.
 type supervisorPayload struct {
 	GraceMS int64 `json:"grace_ms"`
+	// Watch is godwit's own identity when godwit is not the
+	// supervisor's parent (an editor's terminal started it): the tree
+	// ends when that process does.
+	Watch *Identity `json:"watch,omitempty"`
+	// Terminal marks the supervisor an editor's terminal runs: it runs
+	// a second one under itself (see superviseTerminal).
+	Terminal bool `json:"terminal,omitempty"`
 }
 
 // superviseCmd rewrites cmd so that it starts under a supervisor:
@@ -56,6 +64,21 @@ func superviseCmd(cmd *exec.Cmd, exe string, lifeline *os.File, grace time.Durat
 	return r, w, nil
 }
 
+// terminalCmd rewrites cmd, already sandboxed, so that the editor's
+// terminal runs it under a supervisor that ends its tree when godwit
+// (self) exits, when the terminal is killed or released, or when the
+// command itself exits: `exe __godwit_supervise PATH ARGV...`.
+func terminalCmd(cmd *exec.Cmd, exe string, self Identity, grace time.Duration) {
+	b, _ := json.Marshal(supervisorPayload{GraceMS: grace.Milliseconds(), Watch: &self, Terminal: true})
+	env := cmd.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	cmd.Env = append(env[:len(env):len(env)], supervisorEnv+"="+string(b))
+	cmd.Args = append([]string{exe, supervisorArg, cmd.Path}, cmd.Args...)
+	cmd.Path = exe
+}
+
 // supervise runs args[0] with argv args[1:] and holds its tree; it
 // returns the exit status for os.Exit.
 func supervise(args []string) int {
@@ -69,6 +92,9 @@ func supervise(args []string) int {
 	grace := time.Duration(p.GraceMS) * time.Millisecond
 	if grace <= 0 {
 		grace = DefaultKillGrace
+	}
+	if p.Terminal {
+		return superviseTerminal(args, p)
 	}
 	// Neither descriptor may reach the command: a copy of the status pipe
 	// there would keep godwit waiting for an end of file.
@@ -109,6 +135,10 @@ func supervise(args []string) int {
 			close(lifeEOF)
 		}()
 	}
+	var godwitGone <-chan struct{}
+	if p.Watch != nil {
+		godwitGone = watchExit(*p.Watch)
+	}
 
 	var main *exitInfo
 	var tick <-chan time.Time // set once no child is left but the group may still run
@@ -131,6 +161,9 @@ func supervise(args []string) int {
 		case <-lifeEOF:
 			// godwit is gone: nobody will read the output or stop the
 			// command; end it now.
+			endTree(pid, grace, gone)
+		case <-godwitGone:
+			godwitGone = nil
 			endTree(pid, grace, gone)
 		}
 		if gone() {
@@ -231,4 +264,118 @@ func exitCode(e *exitInfo) int {
 	default:
 		return e.code
 	}
+}
+
+// superviseTerminal is the supervisor an editor's terminal starts
+// (terminal/create). The editor, not godwit, is its parent, so there is
+// no lifeline from godwit, and an editor may kill its terminal with
+// SIGKILL, which nothing can catch. So it runs a second supervisor under
+// itself, as godwit runs one, and holds that one's lifeline: whichever
+// way this process ends, SIGKILL included, the lifeline closes and the
+// second supervisor ends the tree. That one also watches godwit's own
+// process (Watch: a pidfd on Linux), and this one tells it to end the
+// tree on SIGTERM, SIGINT or SIGHUP (the terminal killed or released)
+// and once the command has exited, so no process it left behind
+// outlives the call, as with a command run here. It exits with the
+// command's status.
+func superviseTerminal(args []string, p supervisorPayload) int {
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "godwit supervisor: cannot find its own executable: %v\n", err)
+		return 126
+	}
+	lifeR, lifeW, err := os.Pipe()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "godwit supervisor: lifeline: %v\n", err)
+		return 126
+	}
+	statusR, statusW, err := os.Pipe()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "godwit supervisor: status pipe: %v\n", err)
+		return 126
+	}
+	inner := p
+	inner.Terminal = false
+	b, _ := json.Marshal(inner)
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	pid, err := syscall.ForkExec(exe, append([]string{exe, supervisorArg}, args...), &syscall.ProcAttr{
+		Env:   append(os.Environ(), supervisorEnv+"="+string(b)),
+		Files: []uintptr{0, 1, 2, lifeR.Fd(), statusW.Fd()},
+		// Its own group: an editor that kills this process's group must
+		// not take the second supervisor with it.
+		Sys: &syscall.SysProcAttr{Setpgid: true},
+	})
+	lifeR.Close()
+	statusW.Close()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "godwit supervisor: cannot start %s: %v\n", exe, err)
+		return 126
+	}
+	defer lifeW.Close() // held until here; the kernel closes it however this process ends
+
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(statusR)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	exited := make(chan syscall.WaitStatus, 1)
+	go func() {
+		var ws syscall.WaitStatus
+		for {
+			if _, err := syscall.Wait4(pid, &ws, 0, nil); err != syscall.EINTR {
+				break
+			}
+		}
+		exited <- ws
+	}()
+	var main *exitInfo
+	for {
+		select {
+		case line, ok := <-lines:
+			if !ok {
+				lines = nil
+				continue
+			}
+			if e, _, ok := parseStatusLine(line); ok && main == nil {
+				main = &e
+				// The command has exited: what it left running goes too.
+				_ = syscall.Kill(pid, syscall.SIGTERM)
+			}
+		case <-sigs:
+			_ = syscall.Kill(pid, syscall.SIGTERM)
+		case ws := <-exited:
+			if main == nil && lines != nil {
+				for line := range lines { // what it wrote before it exited
+					if e, _, ok := parseStatusLine(line); ok && main == nil {
+						main = &e
+					}
+				}
+			}
+			if main == nil {
+				e := waitInfo(ws)
+				main = &e
+			}
+			return exitCode(main)
+		}
+	}
+}
+
+// watchPoll is how often pollExit looks.
+const watchPoll = 250 * time.Millisecond
+
+// pollExit is watchExit by looking every watchPoll.
+func pollExit(id Identity) <-chan struct{} {
+	gone := make(chan struct{})
+	go func() {
+		defer close(gone)
+		for id.Alive() {
+			time.Sleep(watchPoll)
+		}
+	}()
+	return gone
 }

@@ -14,3 +14,5 @@ func MaybeSupervise() {}
 func superviseCmd(*exec.Cmd, string, *os.File, time.Duration) (status, statusW *os.File, err error) {
 	return nil, nil, errors.New("shell: no supervisor on windows")
 }
+
+func terminalCmd(*exec.Cmd, string, Identity, time.Duration) {}

@@ -18,7 +18,10 @@ import (
 // since they must outlive the call and answer status, logs and stop.
 type Terminal interface {
 	// Run starts cmd (Path, Args, Dir and Env are set, and Options.Wrap
-	// has been applied, so a sandbox still holds), waits until it exits
+	// has been applied, so a sandbox still holds; where commands are
+	// supervised, cmd starts a supervisor that ends the command's whole
+	// tree when godwit exits, when the terminal is killed or released,
+	// and when the command exits), waits until it exits
 	// or ctx ends, and returns its output, stdout and stderr merged,
 	// keeping at most limit bytes (the end). When ctx ends first, Run
 	// must kill the command and still return the output it has. An error
@@ -47,6 +50,11 @@ func (s *Shell) runInTerminal(ctx context.Context, line string, timeout time.Dur
 			return tool.Result{}, tool.Errorf(tool.CodeDenied, "Do not retry; tell the user the sandbox refused the command.",
 				"the command could not be sandboxed: %v", err)
 		}
+	}
+	if s.exe != "" {
+		// The editor starts the command; the supervisor it starts holds
+		// the command's tree and ends it with godwit.
+		terminalCmd(cmd, s.exe, Self(), s.opts.KillGrace)
 	}
 	s.mu.Lock()
 	closed := s.closed

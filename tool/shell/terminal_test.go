@@ -115,8 +115,9 @@ func TestTerminalGetsWrappedCommand(t *testing.T) {
 		}
 	})
 	mustCall(t, s, m{"command": "ls"})
-	if cmd := term.cmds[0]; cmd.Path != "/sandbox" || cmd.Args[1] != s.shellPath {
-		t.Errorf("the terminal ran %s %v, not the sandboxed command", cmd.Path, cmd.Args)
+	// The supervisor, then the sandboxed shell.
+	if cmd := term.cmds[0]; cmd.Path != s.exe || strings.Join(cmd.Args[1:4], " ") != supervisorArg+" /sandbox /sandbox" || cmd.Args[4] != s.shellPath {
+		t.Errorf("the terminal ran %s %v, not the supervised, sandboxed command", cmd.Path, cmd.Args)
 	}
 
 	refusing := newShell(t, func(o *Options) {
