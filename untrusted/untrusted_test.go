@@ -63,7 +63,7 @@ func TestCorpus(t *testing.T) {
 // corpus and in a part of Go's source tree.
 func TestSignalsNeedTheirLiterals(t *testing.T) {
 	texts := append(corpus(t, "injections.txt"), corpus(t, "ordinary.txt")...)
-	root := filepath.Join(runtime.GOROOT(), "src")
+	root := filepath.Join(goroot(t), "src")
 	for _, dir := range []string{"net/http", "go/types", "cmd/go/internal/modload", "encoding/json"} {
 		files, _ := filepath.Glob(filepath.Join(root, dir, "*.go"))
 		for _, f := range files {
@@ -110,11 +110,7 @@ func BenchmarkSuspicious(b *testing.B) {
 // own source files the judge marks (go test -run - -bench GoSource
 // ./untrusted). Each marked file is logged.
 func BenchmarkGoSource(b *testing.B) {
-	out, err := exec.Command("go", "env", "GOROOT").Output()
-	if err != nil {
-		b.Skipf("no go command to find the Go source tree: %v", err)
-	}
-	root := filepath.Join(strings.TrimSpace(string(out)), "src")
+	root := filepath.Join(goroot(b), "src")
 	var texts []string
 	var names []string
 	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -147,4 +143,15 @@ func BenchmarkGoSource(b *testing.B) {
 	}
 	b.ReportMetric(float64(marked), "marked")
 	b.ReportMetric(float64(len(texts)), "files")
+}
+
+// goroot is the Go tree of the go command on PATH (runtime.GOROOT is
+// deprecated: it names the tree the test binary was built from, if any).
+func goroot(tb testing.TB) string {
+	tb.Helper()
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		tb.Skipf("no go command to find the Go source tree: %v", err)
+	}
+	return strings.TrimSpace(string(out))
 }
