@@ -23,7 +23,7 @@ func TestSupervisorHoldsEscapedProcesses(t *testing.T) {
 		run  func(t *testing.T, s *Shell, cmd string)
 	}{
 		{"foreground leftovers", func(t *testing.T, s *Shell, cmd string) {
-			res := mustCall(t, s, m{"command": cmd + "\nwhile [ $(wc -l < " + "$1" + ") -lt 3 ]; do sleep 0.01; done"})
+			res := mustCall(t, s, m{"command": cmd + "\nwhile [ \"$(cat \"$1\" 2>/dev/null | wc -l)\" -lt 3 ]; do sleep 0.01; done"})
 			if !strings.Contains(res.Content, "killed the processes it left running") {
 				t.Errorf("content = %q", res.Content)
 			}

@@ -67,7 +67,7 @@ func TestTerminalSupervised(t *testing.T) {
 		run  func(t *testing.T, s *Shell, cmd string)
 	}{
 		{"command exits", func(t *testing.T, s *Shell, cmd string) {
-			res := mustCall(t, s, m{"command": cmd + "\nwhile [ $(wc -l < \"$1\") -lt 3 ]; do sleep 0.01; done; exit 3"})
+			res := mustCall(t, s, m{"command": cmd + "\nwhile [ \"$(cat \"$1\" 2>/dev/null | wc -l)\" -lt 3 ]; do sleep 0.01; done; exit 3"})
 			if res.ExitCode == nil || *res.ExitCode != 3 {
 				t.Errorf("exit code %v, want 3: %q", deref(res.ExitCode), res.Content)
 			}
