@@ -9,10 +9,10 @@ import (
 	"path/filepath"
 	"sync"
 
-	"github.com/godwit/godwit/agent"
+	"github.com/godwit/godwit/internal/agent"
+	"github.com/godwit/godwit/internal/policy"
 	"github.com/godwit/godwit/internal/wiring"
 	"github.com/godwit/godwit/llm"
-	"github.com/godwit/godwit/policy"
 	"github.com/godwit/godwit/tool"
 )
 

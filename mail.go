@@ -6,9 +6,9 @@ import (
 	"iter"
 	"time"
 
-	"github.com/godwit/godwit/agent"
-	"github.com/godwit/godwit/mail"
-	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/internal/agent"
+	"github.com/godwit/godwit/internal/mail"
+	"github.com/godwit/godwit/internal/store"
 )
 
 // Mail between sessions and programs, over the Agent's database: any

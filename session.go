@@ -6,7 +6,7 @@ import (
 	"iter"
 	"sync"
 
-	"github.com/godwit/godwit/agent"
+	"github.com/godwit/godwit/internal/agent"
 )
 
 // Session is one conversation. Its turns run one at a time: a Send while

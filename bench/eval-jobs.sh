@@ -16,7 +16,7 @@ trap 'rm -rf "$tmp"' EXIT
 CGO_ENABLED=0 go build -o "$tmp/godwit" ./cmd/godwit
 if ! "$tmp/godwit" eval --help >/dev/null 2>&1; then
   echo "this godwit has no eval command yet; timing through go test instead" >&2
-  exec go test ./eval -run '^$' -bench BenchmarkJobs -benchtime "${rounds}x"
+  exec go test ./internal/eval -run '^$' -bench BenchmarkJobs -benchtime "${rounds}x"
 fi
 export GODWIT_HOME="$tmp/home"
 # One untimed run warms the Go build cache the go tasks compile with.

@@ -12,8 +12,8 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/godwit/godwit/tool/fs"
-	"github.com/godwit/godwit/tool/workspace"
+	"github.com/godwit/godwit/internal/tool/fs"
+	"github.com/godwit/godwit/internal/tool/workspace"
 )
 
 func main() {

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/godwit/godwit/internal/sandbox"
 	"github.com/godwit/godwit/llm/llmtest"
-	"github.com/godwit/godwit/sandbox"
 )
 
 // TestGoTestUnderYes: under --yes, `go test ./...` of a module whose

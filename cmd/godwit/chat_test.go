@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/godwit/godwit/internal/peertest"
+	"github.com/godwit/godwit/internal/store/storetest"
 	"github.com/godwit/godwit/llm/llmtest"
-	"github.com/godwit/godwit/store/storetest"
 )
 
 // tmuxSession is a private tmux server (its own socket, so a developer's

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/godwit/godwit/internal/sandbox"
 	"github.com/godwit/godwit/llm/llmtest"
-	"github.com/godwit/godwit/sandbox"
 )
 
 // TestReadOnlyCommandsRunConfined drives the real binary: a command on

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/godwit/godwit/internal/store/storetest"
 	"github.com/godwit/godwit/llm/llmtest"
-	"github.com/godwit/godwit/store/storetest"
 )
 
 // startRun starts `godwit run --json ...` and returns the command and the

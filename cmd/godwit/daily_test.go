@@ -13,8 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/godwit/godwit/internal/store"
 	"github.com/godwit/godwit/llm/llmtest"
-	"github.com/godwit/godwit/store"
 )
 
 // Issue 16: the habits users bring from Claude Code, Codex and crush,

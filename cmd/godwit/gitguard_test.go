@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/godwit/godwit/internal/store"
 	"github.com/godwit/godwit/llm/llmtest"
-	"github.com/godwit/godwit/store"
 )
 
 // TestGitHooksAndConfigAreRestored: under --yes, a command that plants a

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/godwit/godwit/internal/sandbox"
 	"github.com/godwit/godwit/llm/llmtest"
-	"github.com/godwit/godwit/sandbox"
 )
 
 // TestHardLinkDoesNotReachOutside: the workspace holds a hard link to a

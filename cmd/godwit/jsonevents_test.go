@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/godwit/godwit/agent"
+	"github.com/godwit/godwit/internal/agent"
 	"github.com/godwit/godwit/internal/goldentest"
 	"github.com/godwit/godwit/llm/llmtest"
 )

@@ -18,8 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/godwit/godwit/internal/store"
 	"github.com/godwit/godwit/llm/llmtest"
-	"github.com/godwit/godwit/store"
 )
 
 // These tests run resident sessions (godwit serve), senders (godwit send)

@@ -9,8 +9,8 @@ import (
 	"syscall"
 
 	"github.com/godwit/godwit/internal/cli"
-	"github.com/godwit/godwit/sandbox"
-	"github.com/godwit/godwit/tool/shell"
+	"github.com/godwit/godwit/internal/sandbox"
+	"github.com/godwit/godwit/internal/tool/shell"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/godwit/godwit/internal/store/storetest"
 	"github.com/godwit/godwit/llm/llmtest"
-	"github.com/godwit/godwit/store/storetest"
 )
 
 // These tests build the real binary and run it as a user would, against

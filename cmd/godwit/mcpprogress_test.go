@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/godwit/godwit/internal/peertest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,11 +17,11 @@ import (
 // call, and the plain output shows a line a step on stderr.
 func TestMCPProgressReachesTheUser(t *testing.T) {
 	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed; this test runs the reference MCP server")
+		peertest.Missing(t, "node is not installed (Debian: apt-get install nodejs npm); this test runs the reference MCP server")
 	}
-	js, _ := filepath.Abs(filepath.Join("..", "..", "mcp", "testdata", "peer", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"))
+	js, _ := filepath.Abs(filepath.Join("..", "..", "internal", "mcp", "testdata", "peer", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"))
 	if _, err := os.Stat(js); err != nil {
-		t.Skip("server-everything is not installed: run `npm ci` in mcp/testdata/peer")
+		peertest.Missing(t, "server-everything is not installed: run npm ci --prefix internal/mcp/testdata/peer")
 	}
 	const name = "mcp__everything__trigger-long-running-operation"
 	for _, mode := range []string{"json", "plain"} {

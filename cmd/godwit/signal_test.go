@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/godwit/godwit/internal/store"
 	"github.com/godwit/godwit/llm/llmtest"
-	"github.com/godwit/godwit/store"
 )
 
 // TestSignalsLeaveNoProcess ends godwit with HUP, TERM, INT and KILL

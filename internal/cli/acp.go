@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/godwit/godwit/acp"
+	"github.com/godwit/godwit/internal/acp"
 	"github.com/godwit/godwit/internal/wiring"
 	"github.com/godwit/godwit/llm"
 )

@@ -13,14 +13,14 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/godwit/godwit/agent"
+	"github.com/godwit/godwit/internal/agent"
 	"github.com/godwit/godwit/internal/config"
+	"github.com/godwit/godwit/internal/mail"
+	"github.com/godwit/godwit/internal/policy"
+	"github.com/godwit/godwit/internal/store"
 	"github.com/godwit/godwit/internal/tui"
 	"github.com/godwit/godwit/internal/wiring"
 	"github.com/godwit/godwit/llm"
-	"github.com/godwit/godwit/mail"
-	"github.com/godwit/godwit/policy"
-	"github.com/godwit/godwit/store"
 )
 
 // ChatOptions are the inputs of `godwit chat`.

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/godwit/godwit/internal/mail"
+	"github.com/godwit/godwit/internal/store"
 	"github.com/godwit/godwit/internal/wiring"
-	"github.com/godwit/godwit/mail"
-	"github.com/godwit/godwit/store"
 )
 
 // chatMail makes the chat its session's resident: it holds the session

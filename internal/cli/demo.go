@@ -10,10 +10,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/godwit/godwit/agent"
+	"github.com/godwit/godwit/internal/agent"
 	"github.com/godwit/godwit/internal/demo"
+	"github.com/godwit/godwit/internal/policy"
 	"github.com/godwit/godwit/internal/wiring"
-	"github.com/godwit/godwit/policy"
 	"github.com/godwit/godwit/tool"
 )
 

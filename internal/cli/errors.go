@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/godwit/godwit/agent"
+	"github.com/godwit/godwit/internal/agent"
 	"github.com/godwit/godwit/internal/config"
 	"github.com/godwit/godwit/internal/wiring"
 )

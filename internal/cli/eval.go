@@ -10,9 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/godwit/godwit/eval"
+	"github.com/godwit/godwit/internal/eval"
+	"github.com/godwit/godwit/internal/store"
 	"github.com/godwit/godwit/internal/wiring"
-	"github.com/godwit/godwit/store"
 )
 
 // NewCmdEval builds `godwit eval` and its subcommands.

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/godwit/godwit/eval"
+	"github.com/godwit/godwit/internal/eval"
+	"github.com/godwit/godwit/internal/store/storetest"
 	"github.com/godwit/godwit/internal/wiring"
-	"github.com/godwit/godwit/store/storetest"
 )
 
 func evalFactory(home string) (*Factory, *bytes.Buffer, *bytes.Buffer) {

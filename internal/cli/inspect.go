@@ -14,10 +14,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/godwit/godwit/agent"
+	"github.com/godwit/godwit/internal/agent"
+	"github.com/godwit/godwit/internal/store"
+	"github.com/godwit/godwit/internal/trace"
 	"github.com/godwit/godwit/internal/wiring"
-	"github.com/godwit/godwit/store"
-	"github.com/godwit/godwit/trace"
 )
 
 // InspectOptions are the inputs of `godwit inspect trace`.

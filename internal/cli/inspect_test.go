@@ -12,15 +12,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/godwit/godwit/agent"
+	"github.com/godwit/godwit/internal/agent"
+	"github.com/godwit/godwit/internal/store"
+	"github.com/godwit/godwit/internal/store/storetest"
+	"github.com/godwit/godwit/internal/trace"
+	"github.com/godwit/godwit/internal/window"
 	"github.com/godwit/godwit/internal/wiring"
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/llm/fake"
-	"github.com/godwit/godwit/store"
-	"github.com/godwit/godwit/store/storetest"
 	"github.com/godwit/godwit/tool"
-	"github.com/godwit/godwit/trace"
-	"github.com/godwit/godwit/window"
 )
 
 // recordSession runs a two-step scripted turn into a store under home and

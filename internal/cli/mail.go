@@ -13,11 +13,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/godwit/godwit/acp"
-	"github.com/godwit/godwit/agent"
+	"github.com/godwit/godwit/internal/acp"
+	"github.com/godwit/godwit/internal/agent"
+	"github.com/godwit/godwit/internal/mail"
+	"github.com/godwit/godwit/internal/store"
 	"github.com/godwit/godwit/internal/wiring"
-	"github.com/godwit/godwit/mail"
-	"github.com/godwit/godwit/store"
 )
 
 // MailOptions are the inputs of `godwit mail`.

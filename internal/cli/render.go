@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/godwit/godwit/agent"
+	"github.com/godwit/godwit/internal/agent"
 	"github.com/godwit/godwit/tool"
 )
 

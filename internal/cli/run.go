@@ -11,12 +11,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/godwit/godwit/agent"
+	"github.com/godwit/godwit/internal/agent"
 	"github.com/godwit/godwit/internal/config"
+	"github.com/godwit/godwit/internal/mail"
+	"github.com/godwit/godwit/internal/policy"
 	"github.com/godwit/godwit/internal/wiring"
 	"github.com/godwit/godwit/llm"
-	"github.com/godwit/godwit/mail"
-	"github.com/godwit/godwit/policy"
 )
 
 // RunOptions are the inputs of `godwit run`.

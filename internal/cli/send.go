@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/godwit/godwit/mail"
-	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/internal/mail"
+	"github.com/godwit/godwit/internal/store"
 )
 
 // SendOptions are the inputs of `godwit send`.

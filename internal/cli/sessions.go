@@ -12,9 +12,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/godwit/godwit/internal/store"
+	"github.com/godwit/godwit/internal/tool/workspace"
 	"github.com/godwit/godwit/internal/wiring"
-	"github.com/godwit/godwit/store"
-	"github.com/godwit/godwit/tool/workspace"
 )
 
 // Sessions belong to a workspace: the folder godwit was started in (or

@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/godwit/godwit/snapshot"
-	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/internal/snapshot"
+	"github.com/godwit/godwit/internal/store"
 )
 
 // UndoOptions are the inputs of `godwit undo`.

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/godwit/godwit/internal/store"
+	"github.com/godwit/godwit/internal/store/storetest"
 	"github.com/godwit/godwit/internal/wiring"
-	"github.com/godwit/godwit/store"
-	"github.com/godwit/godwit/store/storetest"
 )
 
 // undoSession records a session in which turn 1 changed a.txt and

@@ -16,8 +16,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/godwit/godwit/internal/mcp"
 	"github.com/godwit/godwit/llm/catalog"
-	"github.com/godwit/godwit/mcp"
 )
 
 // FileName is the config file under GODWIT_HOME.

@@ -59,11 +59,11 @@ var writeBans = map[string]string{
 // pattern of importBans or a write of writeBans) and why. An excuse the
 // package no longer needs fails the test.
 var excused = excuses{
-	"sandbox": {
+	"internal/sandbox": {
 		"os.Stderr": "the re-exec child (MaybeRunChild) is a process of its own until it execs the command: its stderr is the command's, which the model reads",
 		"os.Stdout": "the GOCACHEPROG child (__godwit_gocache) is a process of its own: stdout is its protocol with the go command",
 	},
-	"tool/shell":          {"os.Stderr": "the supervisor (MaybeSupervise) is a process of its own between godwit and the command: its stderr is the command's, which the model reads"},
+	"internal/tool/shell": {"os.Stderr": "the supervisor (MaybeSupervise) is a process of its own between godwit and the command: its stderr is the command's, which the model reads"},
 	"internal/goldentest": {"flag": "a harness: it registers -update on the test binary's command line"},
 }
 

@@ -13,7 +13,7 @@ import (
 func tree(t *testing.T, files map[string]string) string {
 	t.Helper()
 	root := t.TempDir()
-	real, err := filepath.Glob("../../agent/*.go")
+	real, err := filepath.Glob("../agent/*.go")
 	if err != nil || len(real) == 0 {
 		t.Fatalf("no agent package to copy: %v", err)
 	}
@@ -49,7 +49,7 @@ func tree(t *testing.T, files map[string]string) string {
 // the checks report exactly what they should: each rule can fail.
 func TestPlantedViolationsFail(t *testing.T) {
 	t.Parallel()
-	agentRow := map[string]rule{"agent": allowed["agent"]}
+	agentRow := map[string]rule{"agent": allowed["internal/agent"]}
 	for _, tc := range []struct {
 		name    string
 		files   map[string]string
@@ -139,7 +139,7 @@ var _ = os.Getenv
 		{
 			name:  "a front end and a program may print",
 			files: map[string]string{"internal/cli/x.go": "package cli\n\nimport (\n\t\"fmt\"\n\t_ \"github.com/spf13/cobra\"\n)\n\nfunc x() { fmt.Println() }\n", "cmd/x/main.go": "package main\n\nimport (\n\t\"fmt\"\n\t\"log\"\n\t\"os\"\n)\n\nfunc main() { fmt.Println(); log.Print(); _ = os.Stdout }\n"},
-			table: map[string]rule{"agent": allowed["agent"], "internal/cli": {nil, "planted"}, "cmd/x": {nil, "planted"}},
+			table: map[string]rule{"agent": allowed["internal/agent"], "internal/cli": {nil, "planted"}, "cmd/x": {nil, "planted"}},
 		},
 		{
 			name:  "a godwit import the layer does not allow",
@@ -153,12 +153,12 @@ var _ = os.Getenv
 		},
 		{
 			name:  "a stale allowance",
-			table: map[string]rule{"agent": {append([]string{"policy"}, allowed["agent"].imports...), "planted"}},
+			table: map[string]rule{"agent": {append([]string{"policy"}, allowed["internal/agent"].imports...), "planted"}},
 			want:  []string{"lets agent import policy, which it imports nowhere"},
 		},
 		{
 			name:  "a table row for a package that is gone",
-			table: map[string]rule{"agent": allowed["agent"], "gone": {nil, "planted"}},
+			table: map[string]rule{"agent": allowed["internal/agent"], "gone": {nil, "planted"}},
 			want:  []string{"the layering table names gone, which does not exist"},
 		},
 		{
@@ -174,7 +174,7 @@ var _ = os.Getenv
 		{
 			name:    "an excuse for a front end",
 			files:   map[string]string{"internal/tui/x.go": "package tui\n"},
-			table:   map[string]rule{"agent": allowed["agent"], "internal/tui": {nil, "planted"}},
+			table:   map[string]rule{"agent": allowed["internal/agent"], "internal/tui": {nil, "planted"}},
 			excused: excuses{"internal/tui": {"os.Stderr": "planted"}},
 			want:    []string{"internal/tui is excused from core rules but is a front end"},
 		},

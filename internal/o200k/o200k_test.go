@@ -65,7 +65,7 @@ func TestMatchesTiktoken(t *testing.T) {
 		check("case", s)
 	}
 	for _, name := range []string{"injections.txt", "ordinary.txt"} {
-		b, err := os.ReadFile(filepath.Join("..", "..", "untrusted", "testdata", name))
+		b, err := os.ReadFile(filepath.Join("..", "untrusted", "testdata", name))
 		if err != nil {
 			t.Fatal(err)
 		}

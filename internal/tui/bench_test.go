@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/godwit/godwit/agent"
+	"github.com/godwit/godwit/internal/agent"
 )
 
 // session2000 is a stored session of 2,000 messages: 1,000 prompts and

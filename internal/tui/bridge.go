@@ -7,8 +7,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/godwit/godwit/agent"
-	"github.com/godwit/godwit/policy"
+	"github.com/godwit/godwit/internal/agent"
+	"github.com/godwit/godwit/internal/policy"
 )
 
 // Bridge carries the agent's events and approval questions to the UI.

@@ -8,8 +8,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/godwit/godwit/agent"
-	"github.com/godwit/godwit/policy"
+	"github.com/godwit/godwit/internal/agent"
+	"github.com/godwit/godwit/internal/policy"
 )
 
 func TestBridgeMergesDeltasAndKeepsOrder(t *testing.T) {

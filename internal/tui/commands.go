@@ -9,9 +9,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/godwit/godwit/policy"
-	"github.com/godwit/godwit/snapshot"
-	"github.com/godwit/godwit/tool/plan"
+	"github.com/godwit/godwit/internal/policy"
+	"github.com/godwit/godwit/internal/snapshot"
+	"github.com/godwit/godwit/internal/tool/plan"
 )
 
 // Reply is what a command says, and what the screen must do after it.

@@ -10,11 +10,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/godwit/godwit/agent"
+	"github.com/godwit/godwit/internal/agent"
+	"github.com/godwit/godwit/internal/policy"
+	"github.com/godwit/godwit/internal/store"
+	"github.com/godwit/godwit/internal/tool/plan"
 	"github.com/godwit/godwit/llm"
-	"github.com/godwit/godwit/policy"
-	"github.com/godwit/godwit/store"
-	"github.com/godwit/godwit/tool/plan"
 )
 
 // Runner runs one turn; *agent.Runtime implements it.

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/godwit/godwit/agent"
-	"github.com/godwit/godwit/policy"
+	"github.com/godwit/godwit/internal/agent"
+	"github.com/godwit/godwit/internal/policy"
 )
 
 // feed turns agent events into transcript items.

@@ -8,10 +8,10 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/godwit/godwit/agent"
+	"github.com/godwit/godwit/internal/agent"
+	"github.com/godwit/godwit/internal/policy"
+	"github.com/godwit/godwit/internal/window"
 	"github.com/godwit/godwit/llm"
-	"github.com/godwit/godwit/policy"
-	"github.com/godwit/godwit/window"
 )
 
 var t0 = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)

@@ -10,11 +10,11 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/godwit/godwit/agent"
+	"github.com/godwit/godwit/internal/agent"
 	"github.com/godwit/godwit/internal/goldentest"
+	"github.com/godwit/godwit/internal/policy"
 	"github.com/godwit/godwit/internal/wiring"
 	"github.com/godwit/godwit/llm/fake"
-	"github.com/godwit/godwit/policy"
 )
 
 // clock is a settable clock.

@@ -8,7 +8,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/godwit/godwit/policy"
+	"github.com/godwit/godwit/internal/policy"
 )
 
 // An item is one block of the transcript. Small items render all their

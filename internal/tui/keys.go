@@ -6,7 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/godwit/godwit/policy"
+	"github.com/godwit/godwit/internal/policy"
 )
 
 // doubleCtrlC is how soon a second Ctrl-C must follow the first to leave.

@@ -7,8 +7,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/godwit/godwit/agent"
-	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/internal/agent"
+	"github.com/godwit/godwit/internal/store"
 )
 
 // MailSource hands the chat its session's mail; internal/cli builds it

@@ -11,8 +11,8 @@ import (
 	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/godwit/godwit/agent"
-	"github.com/godwit/godwit/policy"
+	"github.com/godwit/godwit/internal/agent"
+	"github.com/godwit/godwit/internal/policy"
 )
 
 // Model is the chat's bubbletea model. Its methods run on bubbletea's

@@ -11,13 +11,13 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/godwit/godwit/agent"
+	"github.com/godwit/godwit/internal/agent"
+	"github.com/godwit/godwit/internal/policy"
+	"github.com/godwit/godwit/internal/store"
+	"github.com/godwit/godwit/internal/tool/plan"
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/llm/fake"
-	"github.com/godwit/godwit/policy"
-	"github.com/godwit/godwit/store"
 	"github.com/godwit/godwit/tool"
-	"github.com/godwit/godwit/tool/plan"
 )
 
 func usage(in, cached, out int64) *llm.Usage {

@@ -8,8 +8,8 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/godwit/godwit/agent"
-	"github.com/godwit/godwit/tool/plan"
+	"github.com/godwit/godwit/internal/agent"
+	"github.com/godwit/godwit/internal/tool/plan"
 )
 
 type toolState int

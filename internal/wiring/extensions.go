@@ -7,15 +7,15 @@ import (
 	"sync"
 	"time"
 
-	"github.com/godwit/godwit/agent"
+	"github.com/godwit/godwit/internal/agent"
+	"github.com/godwit/godwit/internal/mcp"
+	"github.com/godwit/godwit/internal/policy"
+	"github.com/godwit/godwit/internal/store"
+	"github.com/godwit/godwit/internal/subagent"
+	"github.com/godwit/godwit/internal/tool/deferred"
+	"github.com/godwit/godwit/internal/window"
 	"github.com/godwit/godwit/llm"
-	"github.com/godwit/godwit/mcp"
-	"github.com/godwit/godwit/policy"
-	"github.com/godwit/godwit/store"
-	"github.com/godwit/godwit/subagent"
 	"github.com/godwit/godwit/tool"
-	"github.com/godwit/godwit/tool/deferred"
-	"github.com/godwit/godwit/window"
 )
 
 // mcpStartWait is how long Build waits for MCP servers before the first

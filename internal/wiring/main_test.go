@@ -4,8 +4,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/godwit/godwit/sandbox"
-	"github.com/godwit/godwit/tool/shell"
+	"github.com/godwit/godwit/internal/sandbox"
+	"github.com/godwit/godwit/internal/tool/shell"
 )
 
 // Shell commands run in a Landlock sandbox by re-executing the binary,

@@ -15,7 +15,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/godwit/godwit/agent"
+	"github.com/godwit/godwit/internal/agent"
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/llm/fake"
 )

@@ -6,9 +6,9 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/internal/store"
+	"github.com/godwit/godwit/internal/tool/shell"
 	"github.com/godwit/godwit/tool"
-	"github.com/godwit/godwit/tool/shell"
 )
 
 // trackProcs records, through shell.Options.Track, the process group of

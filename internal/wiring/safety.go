@@ -9,13 +9,13 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/godwit/godwit/gitguard"
-	"github.com/godwit/godwit/policy"
-	"github.com/godwit/godwit/sandbox"
-	"github.com/godwit/godwit/snapshot"
-	"github.com/godwit/godwit/store"
+	"github.com/godwit/godwit/internal/gitguard"
+	"github.com/godwit/godwit/internal/policy"
+	"github.com/godwit/godwit/internal/sandbox"
+	"github.com/godwit/godwit/internal/snapshot"
+	"github.com/godwit/godwit/internal/store"
+	"github.com/godwit/godwit/internal/tool/shell"
 	"github.com/godwit/godwit/tool"
-	"github.com/godwit/godwit/tool/shell"
 )
 
 // guard is what keeps a session safe: the approval policy, the sandbox

@@ -10,9 +10,9 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/godwit/godwit/policy"
-	"github.com/godwit/godwit/sandbox"
-	"github.com/godwit/godwit/store/storetest"
+	"github.com/godwit/godwit/internal/policy"
+	"github.com/godwit/godwit/internal/sandbox"
+	"github.com/godwit/godwit/internal/store/storetest"
 	"github.com/godwit/godwit/tool"
 )
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/godwit/godwit/agent"
+	"github.com/godwit/godwit/internal/agent"
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/llm/fake"
 )

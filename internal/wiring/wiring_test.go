@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/godwit/godwit/agent"
+	"github.com/godwit/godwit/internal/agent"
+	"github.com/godwit/godwit/internal/window"
 	"github.com/godwit/godwit/llm/fake"
-	"github.com/godwit/godwit/window"
 )
 
 // The fixed prefix is paid for on every request: the system prompt and

@@ -1,0 +1,447 @@
+package acp_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/godwit/godwit/internal/acp"
+	"github.com/godwit/godwit/llm"
+	"github.com/godwit/godwit/llm/fake"
+)
+
+// describe renders an update as one comparable line.
+func describe(n sdk.SessionNotification) string {
+	u := n.Update
+	switch {
+	case u.UserMessageChunk != nil:
+		return "user: " + blockText(u.UserMessageChunk.Content)
+	case u.AgentMessageChunk != nil:
+		return "message: " + blockText(u.AgentMessageChunk.Content)
+	case u.AgentThoughtChunk != nil:
+		return "thought: " + blockText(u.AgentThoughtChunk.Content)
+	case u.ToolCall != nil:
+		tc := u.ToolCall
+		return "tool_call " + string(tc.ToolCallId) + " " + string(tc.Kind) + " " + string(tc.Status) + " " + tc.Title
+	case u.ToolCallUpdate != nil:
+		tu := u.ToolCallUpdate
+		s := "update " + string(tu.ToolCallId)
+		if tu.Status != nil {
+			s += " " + string(*tu.Status)
+		}
+		return s
+	case u.Plan != nil:
+		var parts []string
+		for _, e := range u.Plan.Entries {
+			parts = append(parts, e.Content+"="+string(e.Status))
+		}
+		return "plan: " + strings.Join(parts, ", ")
+	}
+	b, _ := json.Marshal(u)
+	return "other: " + string(b)
+}
+
+func blockText(b sdk.ContentBlock) string {
+	if b.Text != nil {
+		return b.Text.Text
+	}
+	return "?"
+}
+
+func describeAll(ns []sdk.SessionNotification) []string {
+	var out []string
+	for _, n := range ns {
+		out = append(out, describe(n))
+	}
+	return out
+}
+
+// contentText joins the text and diff content of tool call updates for
+// one call.
+func toolContent(ns []sdk.SessionNotification, id string) (text string, diffs []sdk.ToolCallContentDiff, locs []sdk.ToolCallLocation) {
+	var b strings.Builder
+	add := func(cs []sdk.ToolCallContent) {
+		for _, c := range cs {
+			switch {
+			case c.Content != nil:
+				b.WriteString(blockText(c.Content.Content))
+			case c.Diff != nil:
+				diffs = append(diffs, *c.Diff)
+			case c.Terminal != nil:
+				b.WriteString("[terminal " + c.Terminal.TerminalId + "]")
+			}
+		}
+	}
+	for _, n := range ns {
+		switch u := n.Update; {
+		case u.ToolCall != nil && string(u.ToolCall.ToolCallId) == id:
+			add(u.ToolCall.Content)
+			locs = append(locs, u.ToolCall.Locations...)
+		case u.ToolCallUpdate != nil && string(u.ToolCallUpdate.ToolCallId) == id:
+			add(u.ToolCallUpdate.Content)
+		}
+	}
+	return b.String(), diffs, locs
+}
+
+func equal(t *testing.T, got, want []string) {
+	t.Helper()
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("updates:\n got:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+}
+
+func TestPromptStreamsUpdates(t *testing.T) {
+	ws := t.TempDir()
+	planArgs := map[string]any{"steps": []map[string]string{{"text": "read a.txt", "status": "done"}, {"text": "answer", "status": "in_progress"}}}
+	model := script(
+		fake.Step{Thinking: "let me look", Text: "Reading.", ToolCalls: []llm.ToolCall{fake.Call("c1", "file_read", map[string]any{"path": "a.txt", "start_line": 2})}},
+		fake.Step{ToolCalls: []llm.ToolCall{fake.Call("c2", "plan", planArgs)}},
+		fake.Step{Text: "It says world."},
+	)
+	ed := &editor{t: t, files: map[string]string{filepath.Join(ws, "a.txt"): "hello\nworld\n"}}
+	c := connect(t, ed, acp.Options{Build: builder(t.TempDir(), model), Version: "1.2.3"})
+	init := c.initialize(t, sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}})
+	if !init.AgentCapabilities.LoadSession || init.AgentInfo == nil || init.AgentInfo.Version != "1.2.3" {
+		t.Errorf("initialize = %+v", init)
+	}
+	id := c.newSession(t, ws)
+	resp := c.prompt(t, id, "what does a.txt say?")
+	if resp.StopReason != sdk.StopReasonEndTurn || resp.Usage == nil || resp.Usage.InputTokens == 0 {
+		t.Errorf("prompt response = %+v", resp)
+	}
+	got := ed.took()
+	equal(t, describeAll(got), []string{
+		"thought: let me look",
+		"message: Reading.",
+		"tool_call c1 read in_progress Read a.txt",
+		"update c1 completed",
+		"tool_call c2 think in_progress Update the plan",
+		"update c2 completed",
+		"plan: read a.txt=completed, answer=in_progress",
+		"message: \n\nIt says world.",
+		"message: \n\ndone.", // the plan's open step sends the model back once
+	})
+	text, _, locs := toolContent(got, "c1")
+	if !strings.Contains(text, "2\tworld") {
+		t.Errorf("file_read result %q lacks the buffer's line 2", text)
+	}
+	if len(locs) != 1 || locs[0].Path != filepath.Join(ws, "a.txt") || locs[0].Line == nil || *locs[0].Line != 2 {
+		t.Errorf("locations = %+v", locs)
+	}
+	if len(ed.fsReads) != 1 {
+		t.Errorf("the file was read %d times through the editor, want 1 (it exists only as a buffer)", len(ed.fsReads))
+	}
+	for _, line := range strings.Split(strings.TrimSpace(c.out.String()), "\n") {
+		var msg struct {
+			JSONRPC string `json:"jsonrpc"`
+		}
+		if err := json.Unmarshal([]byte(line), &msg); err != nil || msg.JSONRPC != "2.0" {
+			t.Fatalf("the server wrote a line that is not JSON-RPC: %q", line)
+		}
+	}
+}
+
+func TestApprovals(t *testing.T) {
+	write := func(id, content string) fake.Step {
+		return fake.Step{ToolCalls: []llm.ToolCall{fake.Call(id, "file_write", map[string]any{"path": "out.txt", "content": content})}}
+	}
+	selected := func(opt string) func(sdk.RequestPermissionRequest) sdk.RequestPermissionOutcome {
+		return func(sdk.RequestPermissionRequest) sdk.RequestPermissionOutcome {
+			return sdk.NewRequestPermissionOutcomeSelected(sdk.PermissionOptionId(opt))
+		}
+	}
+	tests := []struct {
+		name   string
+		mode   acp.Mode
+		answer func(sdk.RequestPermissionRequest) sdk.RequestPermissionOutcome
+		asked  int    // permission requests for the two writes
+		file   string // out.txt afterwards
+		status string // of the second write
+		reason string // in the second write's failure
+	}{
+		{"ask, allow once each time", acp.ModeAsk, selected("allow_once"), 2, "two", "completed", ""},
+		{"ask, allow always asks once", acp.ModeAsk, selected("allow_always"), 1, "two", "completed", ""},
+		{"ask, reject once", acp.ModeAsk, selected("reject_once"), 2, "", "failed", "the user said no"},
+		{"ask, reject always asks once", acp.ModeAsk, selected("reject_always"), 1, "", "failed", "not to be asked again this session about file_write path ./*"},
+		{"ask, cancelled", acp.ModeAsk, func(sdk.RequestPermissionRequest) sdk.RequestPermissionOutcome {
+			return sdk.NewRequestPermissionOutcomeCancelled()
+		}, 2, "", "failed", "cancelled"},
+		{"read-only never asks", acp.ModeReadOnly, nil, 0, "", "failed", "switch this session to Ask mode"},
+		{"auto never asks", acp.ModeAuto, nil, 0, "two", "completed", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := t.TempDir()
+			if err := os.WriteFile(filepath.Join(ws, "out.txt"), []byte("zero\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ed := &editor{t: t, answer: tt.answer, files: map[string]string{}}
+			c := connect(t, ed, acp.Options{Build: builder(t.TempDir(), script(write("w1", "one"), write("w2", "two"))), Mode: tt.mode})
+			c.initialize(t, sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}})
+			id := c.newSession(t, ws)
+			c.prompt(t, id, "write it twice")
+			if len(ed.permissions) != tt.asked {
+				t.Fatalf("asked %d times, want %d", len(ed.permissions), tt.asked)
+			}
+			if got := ed.files[filepath.Join(ws, "out.txt")]; got != tt.file {
+				t.Errorf("out.txt in the editor = %q, want %q", got, tt.file)
+			}
+			if disk, _ := os.ReadFile(filepath.Join(ws, "out.txt")); string(disk) != "zero\n" {
+				t.Errorf("the disk was written (%q): writes must go through the editor", disk)
+			}
+			ups := ed.took()
+			var last string
+			for _, d := range describeAll(ups) {
+				if strings.HasPrefix(d, "update w2 ") && !strings.HasSuffix(d, "in_progress") {
+					last = strings.TrimPrefix(d, "update w2 ")
+				}
+			}
+			if last != tt.status {
+				t.Errorf("w2 ended %q, want %q\n%s", last, tt.status, strings.Join(describeAll(ups), "\n"))
+			}
+			text, diffs, _ := toolContent(ups, "w2")
+			if !strings.Contains(text, tt.reason) {
+				t.Errorf("w2 shows %q, want it to say %q", text, tt.reason)
+			}
+			if len(diffs) == 0 || diffs[0].NewText != "two" || diffs[0].Path != filepath.Join(ws, "out.txt") {
+				t.Errorf("w2 diff = %+v", diffs)
+			}
+			if tt.asked > 0 {
+				p := ed.permissions[0]
+				if len(p.Options) != 4 || p.ToolCall.Kind == nil || *p.ToolCall.Kind != sdk.ToolKindEdit ||
+					len(p.ToolCall.Content) != 2 || p.ToolCall.Content[0].Diff == nil ||
+					p.ToolCall.Content[0].Diff.OldText == nil || *p.ToolCall.Content[0].Diff.OldText != "zero\n" ||
+					p.ToolCall.Content[1].Content == nil || blockText(p.ToolCall.Content[1].Content.Content) != "Needs approval: writes out.txt" {
+					b, _ := json.Marshal(p)
+					t.Errorf("permission request: %s", b)
+				}
+			}
+		})
+	}
+}
+
+func TestCancelDuringPermission(t *testing.T) {
+	ws := t.TempDir()
+	model := script(fake.Step{ToolCalls: []llm.ToolCall{fake.Call("w1", "file_write", map[string]any{"path": "x.txt", "content": "x"})}})
+	ed := &editor{t: t, files: map[string]string{}}
+	c := connect(t, ed, acp.Options{Build: builder(t.TempDir(), model)})
+	var id sdk.SessionId
+	ed.answer = func(p sdk.RequestPermissionRequest) sdk.RequestPermissionOutcome {
+		// The user presses stop while the prompt is shown: the client
+		// cancels and answers the pending request with cancelled.
+		if err := c.Cancel(context.Background(), sdk.CancelNotification{SessionId: id}); err != nil {
+			t.Error(err)
+		}
+		return sdk.NewRequestPermissionOutcomeCancelled()
+	}
+	c.initialize(t, sdk.ClientCapabilities{})
+	id = c.newSession(t, ws)
+	if resp := c.prompt(t, id, "write x"); resp.StopReason != sdk.StopReasonCancelled {
+		t.Errorf("stop reason = %s, want cancelled", resp.StopReason)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "x.txt")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("x.txt was written after the cancel: %v", err)
+	}
+	// The session still works.
+	ed.answer = nil
+	if resp := c.prompt(t, id, "go on"); resp.StopReason != sdk.StopReasonEndTurn {
+		t.Errorf("next turn stopped with %s", resp.StopReason)
+	}
+}
+
+func TestLoadReplaysHistory(t *testing.T) {
+	ws, home := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	model := script(
+		fake.Step{Thinking: "look first", ToolCalls: []llm.ToolCall{fake.Call("c1", "file_read", map[string]any{"path": "a.txt"})}},
+		fake.Step{Text: "It says hello."},
+	)
+	first := &editor{t: t}
+	c1 := connect(t, first, acp.Options{Build: builder(home, model)})
+	c1.initialize(t, sdk.ClientCapabilities{})
+	id := c1.newSession(t, ws)
+	c1.prompt(t, id, "what is in a.txt?")
+
+	// Another editor process loads the session from the store.
+	second := &editor{t: t}
+	c2 := connect(t, second, acp.Options{Build: builder(home, model)})
+	c2.initialize(t, sdk.ClientCapabilities{})
+	if _, err := c2.LoadSession(context.Background(), sdk.LoadSessionRequest{SessionId: id, Cwd: ws, McpServers: []sdk.McpServer{}}); err != nil {
+		t.Fatal(err)
+	}
+	replayed := second.took()
+	equal(t, describeAll(replayed), []string{
+		"user: what is in a.txt?",
+		"thought: look first",
+		"tool_call c1 read completed Read a.txt",
+		"message: It says hello.",
+	})
+	if text, _, _ := toolContent(replayed, "c1"); !strings.Contains(text, "1\thello") {
+		t.Errorf("replayed result %q", text)
+	}
+
+	// The loaded session goes on with its history.
+	c2.prompt(t, id, "and now?")
+	reqs := model.Requests()
+	last, _ := json.Marshal(reqs[len(reqs)-1].Messages)
+	if !strings.Contains(string(last), "what is in a.txt?") || !strings.Contains(string(last), "and now?") {
+		t.Errorf("the next request lacks the earlier turn: %s", last)
+	}
+
+	_, err := c2.LoadSession(context.Background(), sdk.LoadSessionRequest{SessionId: "nope", Cwd: ws, McpServers: []sdk.McpServer{}})
+	var re *sdk.RequestError
+	if !errors.As(err, &re) || re.Code != -32002 || !strings.Contains(re.Message, "session/new") {
+		t.Errorf("loading an unknown session: %v", err)
+	}
+}
+
+func TestShellRunsInEditorTerminal(t *testing.T) {
+	ws := t.TempDir()
+	model := script(fake.Step{ToolCalls: []llm.ToolCall{fake.Call("s1", "shell_exec", map[string]any{"command": "echo hi"})}})
+	ed := &editor{t: t}
+	c := connect(t, ed, acp.Options{Build: builder(t.TempDir(), model), Mode: acp.ModeAuto})
+	c.initialize(t, sdk.ClientCapabilities{Terminal: true})
+	id := c.newSession(t, ws)
+	c.prompt(t, id, "say hi")
+	if len(ed.terminals) != 1 {
+		t.Fatalf("%d terminals created, want 1", len(ed.terminals))
+	}
+	term := ed.terminals[0]
+	if !strings.Contains(strings.Join(term.Args, " "), "echo hi") || term.Cwd == nil || *term.Cwd != ws {
+		t.Errorf("terminal/create = %+v", term)
+	}
+	ups := ed.took()
+	text, _, _ := toolContent(ups, "s1")
+	if !strings.Contains(text, "[terminal term-1]") {
+		t.Errorf("the call does not show the terminal: %q", text)
+	}
+	var result string
+	for _, m := range model.Requests()[1].Messages {
+		for _, p := range m.Parts {
+			if p.ToolResult != nil {
+				result = p.ToolResult.Content
+			}
+		}
+	}
+	if !strings.Contains(result, "hi from the editor") || !strings.Contains(result, "[exit 0") {
+		t.Errorf("the model read %q", result)
+	}
+}
+
+func TestRequestErrors(t *testing.T) {
+	ws := t.TempDir()
+	ed := &editor{t: t}
+	failing := func(context.Context, acp.EngineRequest) (*acp.Engine, error) {
+		return nil, errors.New("wiring: no model configured: name one with --model provider/model or GODWIT_MODEL")
+	}
+	c := connect(t, ed, acp.Options{Build: builder(t.TempDir(), script())})
+	c.initialize(t, sdk.ClientCapabilities{})
+	id := c.newSession(t, ws)
+	bad := connect(t, &editor{t: t}, acp.Options{Build: failing})
+	bad.initialize(t, sdk.ClientCapabilities{})
+	ctx := context.Background()
+
+	tests := []struct {
+		name string
+		err  error
+		code int
+		msg  string
+	}{
+		{"relative cwd", func() error {
+			_, err := c.NewSession(ctx, sdk.NewSessionRequest{Cwd: "rel", McpServers: []sdk.McpServer{}})
+			return err
+		}(), -32602, "absolute path"},
+		{"unknown session", func() error {
+			_, err := c.Prompt(ctx, sdk.PromptRequest{SessionId: "nope", Prompt: []sdk.ContentBlock{sdk.TextBlock("hi")}})
+			return err
+		}(), -32002, "session/new"},
+		{"empty prompt", func() error {
+			_, err := c.Prompt(ctx, sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{}})
+			return err
+		}(), -32602, "no text"},
+		{"unknown mode", func() error {
+			_, err := c.SetSessionMode(ctx, sdk.SetSessionModeRequest{SessionId: id, ModeId: "yolo"})
+			return err
+		}(), -32602, "read-only, ask or auto"},
+		{"build fails", func() error {
+			_, err := bad.NewSession(ctx, sdk.NewSessionRequest{Cwd: ws, McpServers: []sdk.McpServer{}})
+			return err
+		}(), -32603, "--model provider/model"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var re *sdk.RequestError
+			if !errors.As(tt.err, &re) || re.Code != tt.code || !strings.Contains(re.Message, tt.msg) {
+				t.Errorf("err = %v, want code %d saying %q", tt.err, tt.code, tt.msg)
+			}
+		})
+	}
+}
+
+func TestSetModeTakesEffect(t *testing.T) {
+	ws := t.TempDir()
+	model := script(fake.Step{ToolCalls: []llm.ToolCall{fake.Call("w1", "file_write", map[string]any{"path": "x.txt", "content": "x"})}})
+	ed := &editor{t: t}
+	c := connect(t, ed, acp.Options{Build: builder(t.TempDir(), model)})
+	c.initialize(t, sdk.ClientCapabilities{})
+	resp, err := c.NewSession(context.Background(), sdk.NewSessionRequest{Cwd: ws, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Modes == nil || resp.Modes.CurrentModeId != "ask" || len(resp.Modes.AvailableModes) != 3 {
+		t.Fatalf("modes = %+v", resp.Modes)
+	}
+	if _, err := c.SetSessionMode(context.Background(), sdk.SetSessionModeRequest{SessionId: resp.SessionId, ModeId: "auto"}); err != nil {
+		t.Fatal(err)
+	}
+	c.prompt(t, resp.SessionId, "write x")
+	if len(ed.permissions) != 0 {
+		t.Errorf("auto mode asked %d times", len(ed.permissions))
+	}
+	if b, err := os.ReadFile(filepath.Join(ws, "x.txt")); err != nil || string(b) != "x" {
+		t.Errorf("x.txt = %q, %v", b, err)
+	}
+}
+
+// TestAlwaysIsThePolicyScope answers "always" in ask mode: it becomes
+// the policy's session-scoped Always, for the scope the option names (a
+// command's program and first argument), and nothing wider.
+func TestAlwaysIsThePolicyScope(t *testing.T) {
+	ws := t.TempDir()
+	run := func(id, command string) fake.Step {
+		return fake.Step{ToolCalls: []llm.ToolCall{fake.Call(id, "shell_exec", map[string]any{"command": command})}}
+	}
+	model := script(run("s1", "mkdir -p a"), run("s2", "mkdir -p b"), run("s3", "touch c"))
+	ed := &editor{t: t, answer: func(sdk.RequestPermissionRequest) sdk.RequestPermissionOutcome {
+		return sdk.NewRequestPermissionOutcomeSelected("allow_always")
+	}}
+	c := connect(t, ed, acp.Options{Build: builder(t.TempDir(), model)})
+	c.initialize(t, sdk.ClientCapabilities{})
+	c.prompt(t, c.newSession(t, ws), "make files")
+	var asked []string
+	for _, p := range ed.permissions {
+		for _, o := range p.Options {
+			if o.Kind == sdk.PermissionOptionKindAllowAlways {
+				asked = append(asked, string(p.ToolCall.ToolCallId)+": "+o.Name)
+			}
+		}
+	}
+	want := []string{"s1: Always allow shell_exec command mkdir *", "s3: Always allow shell_exec command touch c *"}
+	if strings.Join(asked, "\n") != strings.Join(want, "\n") {
+		t.Errorf("asked:\n%s\nwant:\n%s", strings.Join(asked, "\n"), strings.Join(want, "\n"))
+	}
+	for _, name := range []string{"a", "b", "c"} {
+		if _, err := os.Stat(filepath.Join(ws, name)); err != nil {
+			t.Errorf("%s was not made: %v", name, err)
+		}
+	}
+}

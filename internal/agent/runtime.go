@@ -1,0 +1,252 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/godwit/godwit/internal/store"
+	"github.com/godwit/godwit/internal/window"
+	"github.com/godwit/godwit/llm"
+	"github.com/godwit/godwit/tool"
+)
+
+// Assembler builds each model request from the segment's history. The
+// window package implements it; within a segment successive requests must
+// extend each other byte for byte so that provider caches hit.
+type Assembler interface {
+	Assemble(ctx context.Context, in window.Input) (window.Assembly, error)
+}
+
+// Config holds a Runtime's dependencies.
+type Config struct {
+	// Provider answers requests. Required.
+	Provider llm.Provider
+	// ProviderName and Model label records and events ("anthropic",
+	// "claude-sonnet-4-5"); Model is also sent in each request.
+	ProviderName string
+	Model        string
+	// Assembler builds requests. Required.
+	Assembler Assembler
+	// Runner runs tool calls. Required.
+	Runner *tool.Runner
+	// Store records everything. Required.
+	Store *store.Store
+	// Sink receives events; nil discards them.
+	Sink Sink
+	// Workspace is the absolute path the session works in.
+	Workspace string
+	// MaxSteps bounds model calls per turn; 0 means DefaultMaxSteps.
+	MaxSteps int
+	// MaxOutputTokens caps each answer; 0 leaves the adapter's default.
+	MaxOutputTokens int
+	// Reasoning is the effort hint passed to the provider.
+	Reasoning string
+	// Cost prices a call's usage; nil means free (unknown prices).
+	Cost func(llm.Usage) float64
+	// RepeatCap ends the turn when one call (same tool and arguments)
+	// has failed this many times in a row; 0 means DefaultRepeatCap.
+	RepeatCap int
+	// Verify runs --verify commands; required when a RunInput names one.
+	Verify Verifier
+	// OpenPlan lists the plan's open steps for the end-of-turn check; nil
+	// skips that check.
+	OpenPlan func() []string
+	// SegmentNotes returns short notices for the next handoff (memory or
+	// rules files that changed during the segment).
+	SegmentNotes func(ctx context.Context) []string
+	// About describes what sessions run with (version, approval mode,
+	// tools, MCP servers, skills) for session.started; its Workspace,
+	// Model, Resumed and Segment are the runtime's own. Nil leaves them
+	// out.
+	About func() SessionInfo
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Logger receives diagnostics; nil discards.
+	Logger *slog.Logger
+}
+
+// Defaults.
+const (
+	DefaultMaxSteps = 60
+	// MaxTurnResets is how often one turn may reset the context for lack
+	// of room before it stops: more means the model keeps taking steps
+	// that fill a fresh segment.
+	MaxTurnResets = 3
+	// DefaultRepeatCap: the third identical failure gets a warning in its
+	// result; the fifth ends the turn.
+	DefaultRepeatCap = 5
+	repeatWarnAt     = 3
+)
+
+// Runtime runs turns. One Runtime serves one workspace and may run turns
+// of several sessions, one at a time per session (the caller serialises
+// turns of a session; Run is not meant to be called twice concurrently for
+// the same session).
+type Runtime struct {
+	cfg Config
+	// counter is the assembler's token counter, when it has one (the
+	// window's): used to warm it, calibrate it and measure handoffs.
+	counter *window.Counter
+	// budgetOf is the assembler's budget, when it has one.
+	budgetOf func() window.Budget
+
+	mu        sync.Mutex
+	kept      map[string]*kept // by session id
+	keptOrder []string         // oldest first
+}
+
+// budget is the window's partition: the assembler's, or the default.
+func (r *Runtime) budget() window.Budget {
+	if r.budgetOf != nil {
+		return r.budgetOf()
+	}
+	return window.Scaled(0)
+}
+
+// New checks cfg and returns a Runtime.
+func New(cfg Config) (*Runtime, error) {
+	switch {
+	case cfg.Provider == nil:
+		return nil, errors.New("agent: Config.Provider is required")
+	case cfg.Assembler == nil:
+		return nil, errors.New("agent: Config.Assembler is required")
+	case cfg.Runner == nil:
+		return nil, errors.New("agent: Config.Runner is required")
+	case cfg.Store == nil:
+		return nil, errors.New("agent: Config.Store is required")
+	}
+	if cfg.MaxSteps <= 0 {
+		cfg.MaxSteps = DefaultMaxSteps
+	}
+	if cfg.RepeatCap <= 0 {
+		cfg.RepeatCap = DefaultRepeatCap
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Sink == nil {
+		cfg.Sink = SinkFunc(func(Event) {})
+	}
+	if cfg.ProviderName == "" {
+		cfg.ProviderName = cfg.Provider.Name()
+	}
+	r := &Runtime{cfg: cfg}
+	if c, ok := cfg.Assembler.(interface{ Counter() *window.Counter }); ok {
+		r.counter = c.Counter()
+	}
+	if b, ok := cfg.Assembler.(interface{ Budget() window.Budget }); ok {
+		r.budgetOf = b.Budget
+	}
+	return r, nil
+}
+
+// RunInput is one user message.
+type RunInput struct {
+	// SessionID continues a stored session; empty starts a new one.
+	SessionID string
+	Prompt    string
+	// Reset starts the turn in a new segment, with a handoff (`--reset`,
+	// `:reset`).
+	Reset bool
+	// Verify is a command that proves the turn's work (`--verify`): run
+	// in the workspace after the model answers; on failure its output
+	// goes back to the model, at most VerifyRounds times.
+	Verify        string
+	VerifyRounds  int
+	VerifyTimeout time.Duration
+	// NoChecks turns the end-of-turn checks off.
+	NoChecks bool
+	// Notes tell the model what changed outside the conversation since
+	// its last turn (the user undid its file changes, say). Each goes
+	// before the prompt in the same message, marked as godwit's; unlike
+	// the prompt, notes are not entered in the Decisions ledger.
+	Notes []string
+	// Mail are messages to the session claimed for this turn (package
+	// mail claims them). Each reaches the model after the prompt, marked
+	// with its id and sender as not the user's words; none enters the
+	// Decisions ledger; each gets the turn's answer, or its error. Prompt
+	// may be empty when Mail is not.
+	Mail []store.Mail
+}
+
+// Result is a finished turn.
+type Result struct {
+	SessionID string
+	Turn      int
+	Status    store.TurnStatus
+	// Text is the model's final answer. A reply to an end-of-turn check
+	// made without any further work ("ok", "done") does not replace the
+	// answer the check followed: it answers godwit, not the user.
+	Text  string
+	Steps int
+	Usage llm.Usage
+	Cost  float64
+	// Verified is nil when no verify command was given, else whether its
+	// last run passed.
+	Verified *bool
+}
+
+// Turn status errors. Run returns one of these (wrapped) together with a
+// Result whenever the turn did not end with an answer.
+var (
+	ErrStepLimit = errors.New("agent: step limit reached")
+	ErrRepeated  = errors.New("agent: the same call kept failing")
+	ErrCancelled = errors.New("agent: turn cancelled")
+	// ErrVerifyFailed: the model answered, but the verify command still
+	// failed after the last round.
+	ErrVerifyFailed = errors.New("agent: the verify command still fails")
+	// ErrTooBig: the request cannot fit the window even in a fresh
+	// segment, or the context reset twice without the model completing a
+	// step. The message names what is too big.
+	ErrTooBig = errors.New("agent: the context cannot hold this turn")
+)
+
+// Run takes one user message through the turn loop. It returns the Result
+// and, when the turn failed or was cancelled, an error saying why; the
+// turn is recorded either way.
+func (r *Runtime) Run(ctx context.Context, in RunInput) (Result, error) {
+	if in.Prompt == "" && len(in.Mail) == 0 {
+		return Result{}, errors.New("agent: empty prompt")
+	}
+	if in.Verify != "" && r.cfg.Verify == nil {
+		return Result{}, errors.New("agent: a verify command was given but no Verifier is configured")
+	}
+	s, err := r.open(ctx, in.SessionID)
+	if err != nil {
+		return Result{}, err
+	}
+	res, err := s.turn(ctx, in)
+	r.keep(s)
+	if r.counter != nil {
+		// What this turn counted, for the session's next process.
+		if err := r.counter.Flush(context.WithoutCancel(ctx)); err != nil {
+			r.cfg.Logger.Warn("agent: keeping token counts", "err", err)
+		}
+	}
+	return res, err
+}
+
+// errorText renders err for a record: short, without Go's wrapping noise
+// where a typed error says it better.
+func errorText(err error) string {
+	var le *llm.Error
+	if errors.As(err, &le) {
+		return le.Error()
+	}
+	return err.Error()
+}
+
+func (r *Runtime) cost(u llm.Usage) float64 {
+	if r.cfg.Cost == nil {
+		return 0
+	}
+	return r.cfg.Cost(u)
+}
+
+func limitText(s string, n int) string { return store.Preview(s, n) }

@@ -1,0 +1,356 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/godwit/godwit/internal/handoff"
+	"github.com/godwit/godwit/internal/store"
+	"github.com/godwit/godwit/internal/window"
+	"github.com/godwit/godwit/llm"
+)
+
+// ResetInfo describes a segment reset.
+type ResetInfo struct {
+	From   int    `json:"from"`
+	To     int    `json:"to"`
+	Reason string `json:"reason"`
+	// ByModel is false when the model's handoff was missing or empty and
+	// godwit built it from the session's record.
+	ByModel bool `json:"by_model"`
+	Bytes   int  `json:"bytes"`
+	Tokens  int  `json:"tokens"`
+	// DecisionsTokens is the Decisions section's share of Tokens.
+	DecisionsTokens int `json:"decisions_tokens"`
+	Proposals       int `json:"proposals,omitempty"`
+	Superseded      int `json:"superseded,omitempty"`
+	Rejected        int `json:"rejected,omitempty"`
+	// Dropped counts lines of the model's handoff that read like an
+	// injection or loosened the user's instructions.
+	Dropped int `json:"dropped,omitempty"`
+}
+
+// Reset reasons.
+const (
+	ResetBudget     = "budget"
+	ResetForced     = "forced"
+	ResetContextErr = "context_too_long"
+)
+
+// ledger records the user's message as said, as an entry of the
+// Decisions ledger, with its kind (a standing instruction or a request),
+// and retires the earlier instructions it changes: the engine sees the
+// change in the user's own words, and tells the user.
+func (s *session) ledger(ctx context.Context, prompt string) error {
+	st := s.r.cfg.Store
+	kind := handoff.Classify(prompt)
+	d, err := st.AddDecision(ctx, store.Decision{SessionID: s.id, Source: "user", Kind: kind, Turn: s.turnSeq, Text: prompt})
+	if err != nil {
+		return fmt.Errorf("agent: recording the user's words: %w", err)
+	}
+	if kind != handoff.KindInstruction {
+		return nil
+	}
+	ds, err := st.Decisions(ctx, s.id)
+	if err != nil {
+		return fmt.Errorf("agent: %w", err)
+	}
+	led := entries(ds)
+	for _, old := range handoff.Supersedes(led, handoff.Entry{Seq: d.Seq, Source: "user", Kind: kind, Text: prompt}) {
+		if err := s.supersede(ctx, led, old, d.Seq, "godwit"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// supersede retires entry old in favour of by and reports it.
+func (s *session) supersede(ctx context.Context, led []handoff.Entry, old, by int, proposedBy string) error {
+	if err := s.r.cfg.Store.SupersedeDecision(ctx, s.id, old, by); err != nil {
+		return fmt.Errorf("agent: %w", err)
+	}
+	info := &SupersededInfo{Old: old, By: by, ProposedBy: proposedBy}
+	for _, e := range led {
+		switch e.Seq {
+		case old:
+			info.OldText = e.Text
+		case by:
+			info.ByText = e.Text
+		}
+	}
+	s.emit(Event{Type: EventSuperseded, Superseded: info})
+	return nil
+}
+
+func entries(ds []store.Decision) []handoff.Entry {
+	out := make([]handoff.Entry, len(ds))
+	for i, d := range ds {
+		out[i] = handoff.Entry{Seq: d.Seq, Source: d.Source, Kind: d.Kind, Turn: d.Turn, Topic: d.Topic, Text: d.Text, SupersededBy: d.SupersededBy}
+	}
+	return out
+}
+
+// canReset reports whether a new segment would hold less than this one:
+// a segment that is only its handoff and one message cannot shrink.
+func (s *session) canReset() bool {
+	n := 0
+	for _, m := range s.history {
+		if m.Role == llm.RoleUser && strings.HasPrefix(m.Text(), window.HandoffPrefix) {
+			continue
+		}
+		n++
+	}
+	return n > 1
+}
+
+// renderLedger renders the ledger within the window's budget for it, and
+// tells the user once a segment when the standing instructions alone pass
+// it (nothing is dropped to make room).
+func (s *session) renderLedger(led []handoff.Entry, warn bool) handoff.Ledger {
+	budget := s.r.budget().Ledger
+	l := handoff.RenderLedger(led, handoff.LedgerOptions{Budget: budget, Count: s.count})
+	if l.Over && warn {
+		n := 0
+		for _, e := range led {
+			if e.Source == "user" && e.SupersededBy == 0 && e.Kind == handoff.KindInstruction {
+				n++
+			}
+		}
+		s.emit(Event{Type: EventLedgerOver, Ledger: &LedgerInfo{Tokens: s.count(l.Text), Budget: budget, Instructions: n},
+			Text: fmt.Sprintf("your %d standing instructions take more than the %d tokens the ledger has in this window; all are kept, so less room is left for the work", n, budget)})
+	}
+	return l
+}
+
+// reset ends the current segment with a handoff and opens the next one,
+// whose first message is the handoff.
+func (s *session) reset(ctx context.Context, step int, reason string) error {
+	cfg := s.r.cfg
+	st := cfg.Store
+	// The handoff reads every output of the segment.
+	if err := s.hydrate(ctx); err != nil {
+		return err
+	}
+	ds, err := st.Decisions(ctx, s.id)
+	if err != nil {
+		return fmt.Errorf("agent: %w", err)
+	}
+	led := entries(ds)
+	text := s.handoffCall(ctx, step, s.renderLedger(led, false).Text)
+	draft, byModel := handoff.FromModel(text, s.facts(ctx, led))
+	info := &ResetInfo{From: s.segment, To: s.segment + 1, Reason: reason, ByModel: byModel}
+	info.Dropped = handoff.Sanitize(&draft, led)
+	// The model proposes; the engine decides what enters the ledger.
+	outputs := toolOutputs(s.history)
+	for _, p := range draft.Proposals {
+		if err := handoff.Admit(led, p.Text, outputs); err != nil {
+			cfg.Logger.Info("agent: proposal rejected", "err", err)
+			info.Rejected++
+			continue
+		}
+		d, err := st.AddDecision(ctx, store.Decision{SessionID: s.id, Source: "model", Turn: s.turnSeq, Topic: p.Topic, Text: p.Text})
+		if err != nil {
+			return fmt.Errorf("agent: %w", err)
+		}
+		led = append(led, handoff.Entry{Seq: d.Seq, Source: "model", Turn: s.turnSeq, Topic: p.Topic, Text: p.Text})
+		info.Proposals++
+	}
+	for _, sup := range draft.Supersede {
+		if err := handoff.Validate(led, sup); err != nil {
+			cfg.Logger.Info("agent: supersession rejected", "err", err)
+			info.Rejected++
+			continue
+		}
+		if err := s.supersede(ctx, led, sup.Old, sup.By, "model"); err != nil {
+			info.Rejected++
+			continue
+		}
+		info.Superseded++
+	}
+	for seq, topic := range draft.Topics {
+		_ = st.SetDecisionTopic(ctx, s.id, seq, topic)
+	}
+	if ds, err = st.Decisions(ctx, s.id); err != nil {
+		return fmt.Errorf("agent: %w", err)
+	}
+	led = entries(ds)
+	var prevCoords []handoff.Coordinate
+	if len(s.history) > 0 && strings.HasPrefix(s.history[0].Text(), window.HandoffPrefix) {
+		prevCoords = handoff.Parse(s.history[0].Text()).Coordinates
+	}
+	ledger := s.renderLedger(led, true)
+	refs := s.references(ctx)
+	if p := draft.Pages(); len(p) > 0 {
+		refs = append([]string{"Pages worth recalling: " + strings.Join(p, "; ")}, refs...)
+	}
+	h := handoff.Compose(s.segment+1, draft, ledger.Text, prevCoords, refs)
+	if cfg.SegmentNotes != nil {
+		h.Notes = append(h.Notes, cfg.SegmentNotes(ctx)...)
+	}
+	msg := h.Render()
+	info.Bytes = len(msg)
+	info.Tokens = s.count(msg)
+	info.DecisionsTokens = s.count(ledger.Text)
+	if err := st.EndSegment(ctx, s.id, s.segment, msg, info.Tokens); err != nil {
+		return fmt.Errorf("agent: %w", err)
+	}
+	s.segment++
+	if err := st.StartSegment(ctx, s.id, s.segment, reason); err != nil {
+		return fmt.Errorf("agent: %w", err)
+	}
+	s.history = nil
+	if err := s.append(ctx, llm.UserText(msg)); err != nil {
+		return err
+	}
+	s.emit(Event{Type: EventSegmentReset, Step: step, Reset: info})
+	return nil
+}
+
+// facts are what the engine knows of the segment for its own handoff:
+// the request in progress (this turn's), the files and checks from the
+// history, the plan's open steps, and the pages paged out.
+func (s *session) facts(ctx context.Context, led []handoff.Entry) handoff.Facts {
+	f := handoff.FactsFrom(s.history)
+	f.Turn = s.turnSeq
+	f.Outputs = toolOutputs(s.history)
+	for i := len(led) - 1; i >= 0; i-- {
+		if e := led[i]; e.Source == "user" && e.Turn == s.turnSeq {
+			f.Request, f.Ref = e.Text, e.Ref()
+			break
+		}
+	}
+	if f.Request == "" && s.prompt != "" {
+		f.Request = s.prompt
+	}
+	if s.prompt == "" {
+		// A reset the user asked for, before the turn's message: that
+		// message follows the handoff and is the request in progress.
+		f.Request, f.Ref = "", ""
+	}
+	if s.r.cfg.OpenPlan != nil {
+		f.Plan = s.r.cfg.OpenPlan()
+	}
+	if cs, err := s.r.cfg.Store.Compactions(ctx, s.id, s.segment); err == nil {
+		calls := map[string]llm.ToolCall{}
+		for _, m := range s.history {
+			for _, c := range m.ToolCalls() {
+				calls[c.ID] = c
+			}
+		}
+		for _, c := range cs {
+			f.Pages = append(f.Pages, handoff.PageRef{ID: c.PageID, What: describeCall(calls[c.CallID])})
+		}
+		if n := len(f.Pages); n > 8 {
+			f.Pages = f.Pages[n-8:]
+		}
+	}
+	return f
+}
+
+func describeCall(c llm.ToolCall) string {
+	arg := ""
+	for _, k := range []string{"path", "command", "pattern", "query"} {
+		if a := stringArg(c.Args, k); a != "" {
+			arg = a
+			break
+		}
+	}
+	if len(arg) > 60 {
+		arg = arg[:60] + "…"
+	}
+	if arg == "" {
+		return c.Name
+	}
+	return fmt.Sprintf("%s %q", c.Name, arg)
+}
+
+func toolOutputs(history []llm.Message) []string {
+	var out []string
+	for _, m := range history {
+		for _, p := range m.Parts {
+			if p.ToolResult != nil {
+				out = append(out, p.ToolResult.Content)
+			}
+		}
+	}
+	return out
+}
+
+func (s *session) count(text string) int {
+	if s.r.counter != nil {
+		return s.r.counter.Count(text)
+	}
+	return window.Estimate(text)
+}
+
+// handoffCall asks the model for the handoff. The request is the
+// segment's history plus the instruction, so it extends the cached prefix;
+// it must fit the window like any request: the window pages what it must,
+// then the newest messages go (the cached prefix stays; the request in
+// progress is in the ledger anyway), and only then the older half. It has
+// no output limit (reasoning models spend output on thinking), and any
+// tool call in the answer is ignored. On failure it returns "" and the
+// engine's own handoff stands in.
+func (s *session) handoffCall(ctx context.Context, step int, ledger string) string {
+	cfg := s.r.cfg
+	instr := llm.UserText(handoff.Instruction(ledger))
+	hist := append([]llm.Message(nil), s.history...)
+	for attempt := 0; attempt < 8 && len(hist) > 0; attempt++ {
+		msgs, _ := window.Repair(append(append([]llm.Message(nil), hist...), instr))
+		asm, err := cfg.Assembler.Assemble(ctx, window.Input{SessionID: s.id, Segment: s.segment, Messages: msgs, Handoff: true})
+		s.recordSummaries(ctx, step, asm.Summaries)
+		if errors.Is(err, window.ErrOverBudget) {
+			hist = shorten(hist, attempt)
+			continue
+		}
+		if err != nil {
+			return ""
+		}
+		req := asm.Request
+		req.Model, req.CacheKey, req.MaxOutputTokens, req.Reasoning = cfg.Model, s.id, 0, cfg.Reasoning
+		resp, err := s.stream(ctx, step, req, asm, PurposeHandoff)
+		if err == nil {
+			return resp.Message.Text()
+		}
+		if !errors.Is(err, llm.ErrContextTooLong) {
+			return ""
+		}
+		hist = shorten(hist, attempt)
+	}
+	return ""
+}
+
+// shorten drops the newest message of a history too long for the
+// handoff call (a user message with what answers it), which keeps the
+// cached prefix; from the fourth try on it drops the older half.
+func shorten(hist []llm.Message, attempt int) []llm.Message {
+	if attempt >= 3 || len(hist) <= 2 {
+		half := hist[len(hist)/2:]
+		return window.TrimLeadingResults(half)
+	}
+	hist = hist[:len(hist)-1]
+	// An assistant message whose calls lost their results goes too, as
+	// Repair would only answer them "cancelled".
+	for len(hist) > 1 && hist[len(hist)-1].Role == llm.RoleAssistant && len(hist[len(hist)-1].ToolCalls()) > 0 {
+		hist = hist[:len(hist)-1]
+	}
+	return hist
+}
+
+// references lists what the next segment can look up with recall.
+func (s *session) references(ctx context.Context) []string {
+	segs, err := s.r.cfg.Store.Segments(ctx, s.id)
+	if err != nil {
+		return nil
+	}
+	var ids []string
+	for _, sg := range segs {
+		ids = append(ids, fmt.Sprintf("seg%d", sg.Seq))
+	}
+	if len(ids) > 12 {
+		ids = ids[len(ids)-12:]
+	}
+	return []string{"Earlier segments: " + strings.Join(ids, ", ") + ". recall(\"segN\") shows the handoff that ended segment N; recall(\"D5\") shows a Decisions entry whole; recall(words) searches everything said and paged out in this session."}
+}

@@ -1,0 +1,699 @@
+package handoff
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/godwit/godwit/internal/untrusted"
+)
+
+// Kinds of the user's entries.
+const (
+	// KindInstruction is a standing instruction: a rule, constraint or
+	// preference that holds until the user changes it. It is never cut.
+	KindInstruction = "instruction"
+	// KindRequest is an ordinary request: what to do now. The newest few
+	// stay verbatim; older ones shrink to one line that recall expands.
+	KindRequest = "request"
+)
+
+var (
+	// standing words mark a sentence that holds beyond the request it
+	// came with.
+	standingRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b(?:^keep\b|always|never|from now on|going forward|henceforth|from here on|rules?(?: [a-z0-9-]*\d[a-z0-9-]*)?\s*:|(?:new|house|hard|golden|one|my|our) rules?|rule change|the rules? (?:is|are)|constraints?|polic(?:y|ies)|conventions?|don'?t|do not|must(?:n'?t| not)?|avoid|prefer(?:ably)?|forbidden|not allowed|allowed|may(?: not| now| only| be)|only (?:use|edit|touch|change|write|modify|run|commit|push)|stick to|no longer|any ?more|instead|remember|(?:is|are) yours|forget|scratch that|lifted|keep (?:using|to)|make sure (?:to )?always)\b`)
+	})
+	// weakenRe marks text that loosens a rule: what a model may never
+	// propose about the user's words.
+	weakenRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b(?:cancel(?:s|led|ed|l?ing)?|revok(?:e|ed|es)|lift(?:ed|s)?|void(?:ed)?|rescind(?:ed)?|waiv(?:e|ed|es)|suspend(?:ed|s)?|no longer|any ?more|no more|may now|can now|now (?:allowed|permitted|fine|ok)|(?:is|are) (?:now )?(?:allowed|permitted|fine|ok|okay|acceptable|writable|editable)|(?:may|can) be (?:edited|changed|modified|touched|written|patched|removed|deleted|ignored|skipped)|(?:ok|okay|fine|free|safe) to|feel free|ignore[sd]?|disregard(?:ed)?|overrid(?:e|es|den)|except(?:ion)?|unless|only (?:covers|applies|holds|means)|does not apply|doesn'?t apply|not binding|obsolete|outdated|superseded|retired|dropped|relax(?:ed)?|loosen(?:ed)?|exempt(?:ed)?|ended|expired|lapsed|gone|a mistake|not (?:needed|necessary|required)|optional|when(?:ever)? needed|if needed)\b`)
+	})
+	ruleWordRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b(?:rules?|instructions?|constraints?|restrictions?|polic(?:y|ies)|bans?|users?'?s?|decisions?|d\d+)\b`)
+	})
+	pathRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile("(?:^|[\\s\"'(\\[`])(\\.{0,2}/?[\\w.\\-]+(?:/[\\w.\\-]*)+|[\\w\\-]+\\.[a-z][a-z0-9]{0,4})(?:$|[\\s\"'),;:!?\\]`]|\\.(?:\\s|$))")
+	})
+	codeRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b[A-Z][A-Z0-9]{1,}[-_]\w+\b|\b[A-Z]{3,}\d*\b`) })
+	identRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile("`[^`\n]+`|\\b[a-z]+[A-Z]\\w*\\b|\\b\\w+_\\w+\\b|\\b[A-Z][a-z]+[A-Z]\\w*\\b")
+	})
+	wordRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[a-z][a-z\-]{3,}`) })
+)
+
+// Classify says whether a user's message gives a standing instruction
+// or an ordinary request. Only prose counts: code blocks, pasted logs and
+// questions are passed over, since a log line saying "must" or a question
+// about why something "never" ends gives no instruction. A sentence with
+// a standing word (always, never, from now on, must, prefer, ...) is an
+// instruction; so is a short statement that asks for nothing ("the cache
+// uses LRU", "64 MiB cap"): a decision. Questions, imperatives ("read
+// f3.txt", "fix the test") and long pastes are requests. When in doubt it
+// says instruction: keeping a request verbatim costs tokens, losing a
+// rule costs the user's trust.
+func Classify(text string) string {
+	sentences := proseSentences(text)
+	for _, s := range sentences {
+		if standingRe().MatchString(s) {
+			return KindInstruction
+		}
+	}
+	if strings.Contains(text, "?") || len(text) > 300 || len(sentences) == 0 {
+		return KindRequest
+	}
+	first := strings.Fields(unlabel(sentences[0]))
+	if len(first) == 0 || requestVerbs()[strings.Trim(first[0], ",.:;!")] {
+		return KindRequest
+	}
+	return KindInstruction
+}
+
+// unlabel drops a short label before a colon: "Topic A: ...", "Task 3: ...".
+func unlabel(s string) string {
+	if i := strings.IndexByte(s, ':'); i > 0 && len(strings.Fields(s[:i])) <= 3 {
+		return s[i+1:]
+	}
+	return s
+}
+
+// requestVerbs start a sentence that asks for something done now.
+var requestVerbs = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`read summarise summarize fix add run show tell explain write create count list find look check
+update remove delete implement refactor rename move make build test open review help can could would please what why how where
+when which who is are does do did go try print grep search debug investigate diagnose compare install upgrade bump tidy clean
+format lint commit push merge rebase revert undo continue retry finish start stop describe draft generate port convert split
+extract inline document translate paste here see let give send deploy release measure profile benchmark rewrite replace change
+edit modify set get fetch load parse call analyse analyze answer now then next also and so ok okay thanks thank yes no`) {
+		m[w] = true
+	}
+	return m
+})
+
+// proseSentences returns the lowercased sentences of text's prose lines.
+func proseSentences(text string) []string {
+	out := sentences(text)
+	for i := range out {
+		out[i] = strings.ToLower(out[i])
+	}
+	return out
+}
+
+// sentences returns the sentences of text's prose lines, as written,
+// questions left out.
+func sentences(text string) []string {
+	var out []string
+	fenced := false
+	for _, line := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			fenced = !fenced
+			continue
+		}
+		if fenced || t == "" || !prose(line) {
+			continue
+		}
+		for _, s := range splitSentences(t) {
+			if !strings.HasSuffix(s, "?") {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// prose reports whether a line reads like the user's own words rather
+// than pasted output: not indented as code, not a log or stack line, not
+// mostly symbols.
+func prose(line string) bool {
+	if strings.HasPrefix(line, "    ") || strings.HasPrefix(line, "\t") {
+		return false
+	}
+	t := strings.TrimSpace(line)
+	switch {
+	case t == "", logLineRe().MatchString(t):
+		return false
+	}
+	letters := 0
+	for _, r := range t {
+		if 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || r == ' ' {
+			letters++
+		}
+	}
+	return letters*10 >= len(t)*7
+}
+
+var logLineRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:\d{2,4}[-/:.]\d|\[|[<>$#|]|(?:at|from)\s+\S+[.(]|[A-Z]{3,}[:\s\]]|\w+\.\w+:\d+|--- |=== |ok\s|fail\b|panic:|goroutine |error[:\[]|warn(?:ing)?[:\[]|info[:\[]|debug[:\[]|traceback|\w+(?:error|exception)\b)`)
+})
+
+func splitSentences(s string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c == '.' || c == '!' || c == '?' || c == ';') && (i+1 == len(s) || s[i+1] == ' ') {
+			out = append(out, strings.TrimSpace(s[start:i+1]))
+			start = i + 1
+		}
+	}
+	if rest := strings.TrimSpace(s[start:]); rest != "" {
+		out = append(out, rest)
+	}
+	return out
+}
+
+// subject is what a text is about: strong keys (paths, codes, names in
+// backticks or code case) and content words.
+type subject struct {
+	keys, words map[string]bool
+}
+
+var stopwords = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`about above after again also always another anymore because been before being below between both
+but change changed changes code could does doing done each edit edited editing edits every file files first from have here
+instead into just keep know later like make more most must never only other over please rule rules same should since some
+still such sure than that their them then there these they thing things this those through touch under until used using very
+want were what when where which while will with without would your yours from-now going forward henceforth allowed anything
+nothing something everything read write written reads writes test tests turn task tasks work working line lines may note now
+okay fine also well good need needs needed time times next last new old again summarise summarize tell show run runs`) {
+		m[w] = true
+	}
+	return m
+})
+
+func subjectOf(text string) subject {
+	s := subject{keys: map[string]bool{}, words: map[string]bool{}}
+	low := strings.ToLower(text)
+	// Doubled spaces: a match takes the delimiter after it, which must
+	// leave one for the next path ("vendor/ docs/").
+	for _, m := range pathRe().FindAllStringSubmatch(strings.ReplaceAll(low, " ", "  "), -1) {
+		p := strings.Trim(strings.TrimPrefix(m[1], "./"), "/.")
+		if p != "" && !strings.HasPrefix(p, "e.g") && !strings.HasPrefix(p, "i.e") {
+			s.keys["path:"+p] = true
+		}
+	}
+	for _, m := range codeRe().FindAllString(text, -1) {
+		s.keys["code:"+strings.ToLower(m)] = true
+	}
+	for _, m := range identRe().FindAllString(text, -1) {
+		s.keys["name:"+strings.ToLower(strings.Trim(m, "`"))] = true
+	}
+	for _, w := range wordRe().FindAllString(low, -1) {
+		w = strings.Trim(w, "-")
+		if len(w) >= 4 && !stopwords()[w] && !s.keys["path:"+w] {
+			s.words[strings.TrimSuffix(w, "s")] = true
+		}
+	}
+	return s
+}
+
+// SameSubject reports whether two texts are about the same thing: a
+// shared path, code or name, or two shared content words.
+func SameSubject(a, b string) bool { return sameSubject(a, b, 2) }
+
+func sameSubject(a, b string, words int) bool {
+	sa, sb := subjectOf(a), subjectOf(b)
+	for k := range sa.keys {
+		if sb.keys[k] {
+			return true
+		}
+		// A folder and what is in it: vendor/ and vendor/acme.
+		if p, ok := strings.CutPrefix(k, "path:"); ok {
+			for k2 := range sb.keys {
+				if q, ok := strings.CutPrefix(k2, "path:"); ok && (strings.HasPrefix(q, p+"/") || strings.HasPrefix(p, q+"/")) {
+					return true
+				}
+			}
+		}
+	}
+	shared := 0
+	for w := range sa.words {
+		if sb.words[w] {
+			shared++
+		}
+	}
+	return shared >= words
+}
+
+// Changes reports whether text uses wording that changes an earlier
+// instruction ("from now on", "instead", "no longer", "rule change").
+func Changes(text string) bool {
+	low := strings.ToLower(text)
+	return strongChangeRe().MatchString(low) || weakChangeRe().MatchString(low)
+}
+
+var (
+	// strongChangeRe marks a sentence that says an earlier instruction no
+	// longer holds as it was.
+	strongChangeRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b(?:rule change|change of plan|changed my mind|new rule|instead|no longer|any ?more|no more|replaces?|replacing|scratch (?:that|this|the)|forget|cancel(?:s|led|ed|l?ing)?|overrid(?:e|es|ing)|actually|on second thought|correction|revert|revok(?:e|ed|es)|lift(?:ed|s)?|void|rescind(?:ed|s)?|waiv(?:e|ed|es)|suspend(?:ed|s)?|drop (?:the|that|this) rule|may now|can now|now (?:allowed|fine|ok|okay|permitted)|(?:is|are) (?:fine|ok|okay|allowed|permitted) now|(?:is|are) yours|feel free|(?:does not|doesn'?t) apply|you may (?:now )?(?:edit|change|modify|touch|use|write))\b`)
+	})
+	// weakChangeRe marks the start of a standing instruction, which may
+	// change an earlier one or add to it: only a turn of polarity (never
+	// -> may) makes it a change.
+	weakChangeRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b(?:from now on|going forward|from here on|henceforth|from today|(?:is|are) (?:now )?(?:allowed|permitted|fine|ok|okay)|may be (?:edited|changed|modified|touched|used|written))\b`)
+	})
+	// additiveRe marks an instruction that adds to the earlier ones.
+	additiveRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b(?:also|too|either|as well|in addition|additionally|on top of)\b`)
+	})
+	prohibitRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b(?:never|don'?t|do not|must not|mustn'?t|not allowed|forbidden|avoid|no one|nobody)\b`)
+	})
+	permitRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b(?:may|can|allowed|permitted|fine|ok|okay|free to|yours)\b`)
+	})
+	refRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bD(\d+)\b`) })
+)
+
+// actions groups the verbs an instruction is about, by stem: "never
+// edit vendor/" and "vendor/ may be changed" are about the same act, "read
+// vendor/README.md first" is not.
+var actions = sync.OnceValue(func() map[string]string {
+	m := map[string]string{}
+	for group, stems := range map[string]string{
+		"write": "edit touch modif chang writ wrote patch updat alter delet remov commit push fix refactor renam rewrit",
+		"read":  "read open view look summar inspect",
+		"run":   "run execut build deploy install releas",
+		"use":   "use using call import depend add prefer",
+		"style": "format indent tab spac naming",
+		"talk":  "answer respon reply speak languag english french german spanish",
+		"test":  "test",
+	} {
+		for _, st := range strings.Fields(stems) {
+			m[st] = group
+		}
+	}
+	return m
+})
+
+// actionsOf returns the groups of the verbs in a lowercased sentence.
+func actionsOf(low string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range strings.FieldsFunc(low, func(r rune) bool { return !('a' <= r && r <= 'z') }) {
+		for n := min(len(w), 7); n >= 3; n-- {
+			if g, ok := actions()[w[:n]]; ok {
+				out[g] = true
+				break
+			}
+		}
+	}
+	return out
+}
+
+// polarity is -1 for a sentence that forbids, +1 for one that permits, 0
+// for neither or both.
+func polarity(low string) int {
+	no, yes := prohibitRe().MatchString(low), permitRe().MatchString(low)
+	switch {
+	case no && !yes:
+		return -1
+	case yes && !no:
+		return 1
+	}
+	return 0
+}
+
+// Reference strengths of a sentence to an earlier entry.
+const (
+	refNone = iota
+	// refWeak: a shared path, name or code, or one content word.
+	refWeak
+	// refStrong: the entry's id or code, or a shared path or name with
+	// the same act ("edit") or the word "rule" in one of its sentences.
+	refStrong
+)
+
+var ruleNounRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\b(?:rules?|restrictions?|constraints?|bans?|polic(?:y|ies)|instructions?)\b`)
+})
+
+// reference says how strongly sentence s points at the earlier entry
+// old.
+func reference(s string, old Entry) int {
+	low := strings.ToLower(s)
+	for _, m := range refRe().FindAllStringSubmatch(s, -1) {
+		if m[1] == fmt.Sprint(old.Seq) {
+			return refStrong
+		}
+	}
+	ss := subjectOf(s)
+	best := refNone
+	for _, os := range sentences(old.Text) {
+		o := subjectOf(os)
+		key, code := sharedKey(ss, o)
+		if code {
+			return refStrong
+		}
+		if key {
+			shared := false
+			for g := range actionsOf(low) {
+				shared = shared || actionsOf(strings.ToLower(os))[g]
+			}
+			if shared || ruleNounRe().MatchString(low) {
+				return refStrong
+			}
+			best = refWeak
+			continue
+		}
+		for w := range ss.words {
+			if o.words[w] {
+				best = max(best, refWeak)
+			}
+		}
+	}
+	return best
+}
+
+// sharedKey reports whether two subjects share a path (or a folder and
+// what is in it, or a folder named as a bare word), a name or a code,
+// and whether what they share is a code.
+func sharedKey(a, b subject) (shared, code bool) {
+	for k := range a.keys {
+		if b.keys[k] {
+			if strings.HasPrefix(k, "code:") {
+				return true, true
+			}
+			shared = true
+		}
+		p, ok := strings.CutPrefix(k, "path:")
+		if !ok {
+			continue
+		}
+		if b.words[strings.TrimSuffix(p, "s")] && !strings.Contains(p, "/") {
+			shared = true
+		}
+		for k2 := range b.keys {
+			if q, ok := strings.CutPrefix(k2, "path:"); ok && (strings.HasPrefix(q, p+"/") || strings.HasPrefix(p, q+"/")) {
+				shared = true
+			}
+		}
+	}
+	for k := range b.keys {
+		if p, ok := strings.CutPrefix(k, "path:"); ok && !strings.Contains(p, "/") && a.words[strings.TrimSuffix(p, "s")] {
+			shared = true
+		}
+	}
+	return shared, false
+}
+
+// changeSentences returns the sentences of text that say something
+// changes, each with its neighbours when it names nothing itself
+// ("Scratch that. vendor/ is yours to edit."), and whether the change
+// wording is strong.
+func changeSentences(text string) (out []string, strong []bool) {
+	ss := sentences(text)
+	for i, s := range ss {
+		low := strings.ToLower(s)
+		st, wk := strongChangeRe().MatchString(low), weakChangeRe().MatchString(low)
+		if !st && !wk {
+			continue
+		}
+		if sub := subjectOf(s); len(sub.keys) == 0 && len(sub.words) < 2 {
+			if i > 0 {
+				s = ss[i-1] + " " + s
+			}
+			if i+1 < len(ss) {
+				s += " " + ss[i+1]
+			}
+		}
+		out, strong = append(out, s), append(strong, st)
+	}
+	return out, strong
+}
+
+// changesEntry reports whether the user's text changes the earlier
+// instruction old, as the engine judges on its own: a sentence of text
+// with strong change wording ("no longer", "instead", "rule change",
+// "may now") that points strongly at old (its id or code, or a path or
+// name it shares with the same act), or one with weak change wording
+// ("from now on") that does so and turns its polarity (never -> may).
+// With model set, the test is a model's claim that text changed old: a
+// strong change wording with any shared key or word, or a weak one with
+// a strong pointer, is enough.
+func changesEntry(text string, old Entry, model bool) bool {
+	oldPol := polarity(strings.ToLower(old.Text))
+	ss, strong := changeSentences(text)
+	for i, s := range ss {
+		low := strings.ToLower(s)
+		if additiveRe().MatchString(low) && !strong[i] {
+			continue
+		}
+		ref := reference(s, old)
+		switch {
+		case strong[i] && ref == refStrong, strong[i] && model && ref >= refWeak:
+			return true
+		case !strong[i] && ref == refStrong && (model || polarity(low)*oldPol < 0):
+			return true
+		}
+	}
+	return false
+}
+
+// Supersedes returns the entries the user's new entry e retires: the
+// earlier standing instructions, the user's, still in force, that e
+// changes (changesEntry). No model is asked: only the user's words
+// retire the user's words.
+func Supersedes(ledger []Entry, e Entry) []int {
+	if e.Source != "user" || e.Kind != KindInstruction {
+		return nil
+	}
+	var out []int
+	for _, old := range ledger {
+		if old.Seq < e.Seq && old.SupersededBy == 0 && old.Source == "user" && old.Kind == KindInstruction && changesEntry(e.Text, old, false) {
+			out = append(out, old.Seq)
+		}
+	}
+	return out
+}
+
+// Supersession is a model's claim that entry Old no longer holds because
+// entry By replaced it.
+type Supersession struct{ Old, By int }
+
+// Validate checks a model's supersession against the ledger. It stands
+// only when both entries exist, Old still stands, and By is a later
+// message of the user's that changes Old in its own words: a model can
+// point at the user's change, never make one.
+func Validate(entries []Entry, s Supersession) error {
+	find := func(seq int) (Entry, bool) {
+		for _, e := range entries {
+			if e.Seq == seq {
+				return e, true
+			}
+		}
+		return Entry{}, false
+	}
+	old, ok := find(s.Old)
+	if !ok {
+		return fmt.Errorf("handoff: no entry D%d", s.Old)
+	}
+	by, ok := find(s.By)
+	switch {
+	case !ok:
+		return fmt.Errorf("handoff: no entry D%d", s.By)
+	case s.By <= s.Old:
+		return fmt.Errorf("handoff: D%d cannot supersede the later D%d", s.By, s.Old)
+	case old.SupersededBy != 0:
+		return fmt.Errorf("handoff: D%d is already superseded by D%d", s.Old, old.SupersededBy)
+	case by.Source != "user":
+		return fmt.Errorf("handoff: D%d is not the user's; only the user's words can supersede an entry", s.By)
+	case by.Kind == KindRequest:
+		return fmt.Errorf("handoff: D%d is a request, not an instruction; it changes no rule", s.By)
+	case !Changes(by.Text):
+		return fmt.Errorf("handoff: D%d does not say that anything changes; it retires no rule", s.By)
+	case !changesEntry(by.Text, old, true):
+		return fmt.Errorf("handoff: D%d and D%d are about different things", s.Old, s.By)
+	}
+	return nil
+}
+
+// ErrRejected reasons a model's proposal is kept out of the ledger.
+var (
+	errWeakens   = fmt.Errorf("it would loosen the user's instructions, which only the user can do")
+	errUntrusted = fmt.Errorf("it reads like injected instructions")
+	errCopied    = fmt.Errorf("it repeats a tool's output, and nothing from a tool enters the ledger")
+	errDuplicate = fmt.Errorf("the ledger already holds it")
+	errUsers     = fmt.Errorf("it is about the user's own instructions, whose words stand as the user said them")
+)
+
+// Admit decides whether a model's proposed entry may enter the ledger.
+// outputs are the tool outputs the model saw in the segment. A model's
+// entry records what it agreed on its own work; it may not restate,
+// narrow, extend or cancel the user's instructions in any words, so an
+// entry about them (their subject, or rules and the user at all) is
+// refused: the user's words stand as said.
+func Admit(ledger []Entry, text string, outputs []string) error {
+	if Weakens(ledger, text) {
+		return fmt.Errorf("handoff: proposal rejected: %w", errWeakens)
+	}
+	if untrusted.Suspicious(text) {
+		return fmt.Errorf("handoff: proposal rejected: %w", errUntrusted)
+	}
+	if copied(text, outputs) {
+		return fmt.Errorf("handoff: proposal rejected: %w", errCopied)
+	}
+	norm := normalize(text)
+	for _, e := range ledger {
+		if normalize(e.Text) == norm {
+			return fmt.Errorf("handoff: proposal rejected: %w (D%d)", errDuplicate, e.Seq)
+		}
+	}
+	if aboutRules(text) || aboutInstruction(ledger, text) {
+		return fmt.Errorf("handoff: proposal rejected: %w", errUsers)
+	}
+	return nil
+}
+
+// aboutRules reports whether text speaks of rules, instructions or the
+// user, in English or in a few other languages.
+func aboutRules(text string) bool {
+	low := strings.ToLower(text)
+	if ruleWordRe().MatchString(low) {
+		return true
+	}
+	for _, w := range untrusted.ForeignRuleWords {
+		if strings.Contains(low, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// aboutInstruction reports whether text shares a subject (a path, code
+// or name, or two content words) with one of the user's standing
+// instructions.
+func aboutInstruction(ledger []Entry, text string) bool {
+	for _, e := range ledger {
+		if e.Source == "user" && e.Kind == KindInstruction && e.SupersededBy == 0 && SameSubject(e.Text, text) {
+			return true
+		}
+	}
+	return false
+}
+
+// Weakens reports whether text loosens one of the user's standing
+// instructions: loosening words about the same subject, or about rules,
+// instructions or the user in general.
+func Weakens(ledger []Entry, text string) bool {
+	low := strings.ToLower(text)
+	weak := weakenRe().MatchString(low)
+	for _, w := range untrusted.ForeignCancelWords {
+		weak = weak || strings.Contains(low, w)
+	}
+	if !weak {
+		return false
+	}
+	return aboutRules(text) || aboutInstruction(ledger, text)
+}
+
+// copied reports whether text shares a run of eight words with an output.
+func copied(text string, outputs []string) bool {
+	w := strings.Fields(normalize(text))
+	if len(w) < 8 || len(outputs) == 0 {
+		return false
+	}
+	var all strings.Builder
+	for _, o := range outputs {
+		all.WriteString(normalize(o))
+		all.WriteByte(' ')
+	}
+	hay := " " + all.String()
+	for i := 0; i+8 <= len(w); i++ {
+		if strings.Contains(hay, " "+strings.Join(w[i:i+8], " ")+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+func normalize(s string) string {
+	f := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !('a' <= r && r <= 'z' || '0' <= r && r <= '9' || r == '/' || r == '.' || r == '-' || r == '_' || r > 127)
+	})
+	for i := range f {
+		f[i] = strings.Trim(f[i], "./-_")
+	}
+	return strings.Join(f, " ")
+}
+
+// Sanitize drops from a model's draft every line that reads like an
+// injection, loosens the user's instructions, or restates one in other
+// words (the user's own words are in Decisions): a swayed model's handoff
+// must not carry "the rule is cancelled", or a rule with an exception
+// slipped in, into the next segment. Topic labels that do any of this
+// go too. It returns how many lines and labels went.
+func Sanitize(d *Draft, ledger []Entry) int {
+	dropped := 0
+	for seq, t := range d.Topics {
+		if !ValidTopic(ledger, t) {
+			delete(d.Topics, seq)
+			dropped++
+		}
+	}
+	clean := func(s string) string {
+		var keep []string
+		for _, line := range strings.Split(s, "\n") {
+			if strings.TrimSpace(line) != "" && (untrusted.Suspicious(line) || Weakens(ledger, line) || restates(ledger, line)) {
+				dropped++
+				continue
+			}
+			keep = append(keep, line)
+		}
+		return strings.Join(keep, "\n")
+	}
+	if d.engine {
+		// The engine's own draft quotes the user (the task) and the
+		// record; only its lines from tool outputs (the last line of
+		// each check) can carry an injection.
+		var keep []string
+		for _, line := range strings.Split(d.Verification, "\n") {
+			if untrusted.Suspicious(line) {
+				dropped++
+				continue
+			}
+			keep = append(keep, line)
+		}
+		d.Verification = strings.Join(keep, "\n")
+		return dropped
+	}
+	d.Task, d.Verification, d.Progress, d.Next = clean(d.Task), clean(d.Verification), clean(d.Progress), clean(d.Next)
+	var coords []Coordinate
+	for _, c := range d.Coordinates {
+		if clean(c.String()) == "" {
+			continue
+		}
+		coords = append(coords, c)
+	}
+	d.Coordinates = coords
+	return dropped
+}
+
+// restates reports whether a line of a model's draft states a standing
+// instruction on the subject of one of the user's: a paraphrase, which
+// can only differ from the user's words.
+func restates(ledger []Entry, line string) bool {
+	for _, s := range proseSentences(line) {
+		if standingRe().MatchString(s) && aboutInstruction(ledger, s) {
+			return true
+		}
+	}
+	return false
+}
+
+var topicRe2 = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[\pL\pN][\pL\pN _./-]{0,31}$`) })
+
+// ValidTopic reports whether a model's topic label may head entries: a
+// short name (at most 32 bytes and four words, letters, digits and
+// ./-_), saying nothing about whether a rule holds. A label is shown
+// above the user's words, so "cancelled rules" must not become one.
+func ValidTopic(ledger []Entry, t string) bool {
+	if !topicRe2().MatchString(t) || len(strings.Fields(t)) > 4 {
+		return false
+	}
+	return !Weakens(ledger, t+" rule") && !untrusted.Suspicious(t)
+}

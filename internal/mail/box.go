@@ -1,0 +1,302 @@
+package mail
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/godwit/godwit/internal/agent"
+	"github.com/godwit/godwit/internal/store"
+)
+
+// A waiter asks whether the database changed every DefaultPoll after a
+// change, backing off to every MaxPoll while nothing does: each ask is
+// one PRAGMA (12 µs), but each wake-up of an idle process costs far more
+// than that (docs/architecture.md has the measured figures).
+const (
+	DefaultPoll = 50 * time.Millisecond
+	MaxPoll     = time.Second
+)
+
+// Options configure a Box.
+type Options struct {
+	// Command names what holds the session ("serve", "chat", "acp",
+	// "run"), for the message another process gets when it tries.
+	Command string
+	// Poll is the wake-up interval; 0 means DefaultPoll.
+	Poll   time.Duration
+	Logger *slog.Logger
+}
+
+// Box is one process's hold on one session: while it is open no other
+// process keeps the session open, and it claims the session's mail.
+// Within one process a newer Box of the same session takes it over.
+type Box struct {
+	st      *store.Store
+	session string
+	owner   string
+	poll    time.Duration
+	log     *slog.Logger
+
+	// mu guards watch: Close may come from another goroutine while Wait
+	// runs (a resident stopping), which then ends with an error.
+	mu    sync.Mutex
+	watch *store.Watch
+}
+
+// Open makes this process the session's resident and recovers the claims
+// of processes that died holding its mail. When another live process
+// keeps the session open, the error matches store.ErrResident and says
+// how to reach that process instead.
+func Open(ctx context.Context, st *store.Store, sessionID string, opts Options) (*Box, error) {
+	if opts.Poll <= 0 {
+		opts.Poll = DefaultPoll
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	b := &Box{st: st, session: sessionID, owner: boxOwner(), poll: opts.Poll, log: opts.Logger}
+	_, err := st.AcquireResident(ctx, store.Resident{SessionID: sessionID, Owner: b.owner, PID: os.Getpid(), Command: opts.Command}, foreignAlive)
+	if errors.Is(err, store.ErrResident) {
+		return nil, fmt.Errorf("%w; send it a message with `godwit send %s TEXT`, or stop that process first", err, sessionID)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("mail: %w", err)
+	}
+	if _, err := Recover(ctx, st, sessionID); err != nil {
+		b.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
+// Session is the session the box holds.
+func (b *Box) Session() string { return b.session }
+
+// Owner is the name this process claims under.
+func (b *Box) Owner() string { return b.owner }
+
+// Claim takes the session's claimable mail for the next turn, oldest
+// first, at most MaxPerTurn; none when there is none.
+func (b *Box) Claim(ctx context.Context) ([]store.Mail, error) {
+	ms, err := b.st.ClaimMail(ctx, b.session, b.owner, MaxPerTurn)
+	if err != nil {
+		return nil, fmt.Errorf("mail: %w", err)
+	}
+	return ms, nil
+}
+
+// Release queues again the claimed messages whose turn never started
+// (the engine failed before it), saying why.
+func (b *Box) Release(ctx context.Context, ms []store.Mail, why error) {
+	note := "the turn did not start"
+	if why != nil {
+		note += ": " + why.Error()
+	}
+	ctx = context.WithoutCancel(ctx)
+	for _, m := range ms {
+		cur, err := b.st.MailByID(ctx, m.ID)
+		if err != nil || cur.State != store.MailDelivered || cur.TurnID != 0 {
+			continue
+		}
+		if got, ok, err := b.st.RequeueMail(ctx, m.ID, b.owner, note); err == nil && ok {
+			_ = agent.RecordMail(ctx, b.st, agent.EventMailRequeued, got, time.Now())
+		}
+	}
+}
+
+// Wait blocks until the session may have claimable mail, or ctx ends.
+func (b *Box) Wait(ctx context.Context) error {
+	b.mu.Lock()
+	if b.watch == nil {
+		w, err := b.st.NewWatch(ctx)
+		if err != nil {
+			b.mu.Unlock()
+			return fmt.Errorf("mail: %w", err)
+		}
+		b.watch = w
+	}
+	w := b.watch
+	b.mu.Unlock()
+	return waitFor(ctx, w, b.poll, func() (bool, error) { return b.st.Claimable(ctx, b.session) })
+}
+
+// Close gives up the session and the pinned connection.
+func (b *Box) Close() error {
+	var errs []error
+	b.mu.Lock()
+	if b.watch != nil {
+		errs = append(errs, b.watch.Close())
+		b.watch = nil
+	}
+	b.mu.Unlock()
+	errs = append(errs, b.st.ReleaseResident(context.Background(), b.session, b.owner))
+	return errors.Join(errs...)
+}
+
+// waitFor checks ready at once, then after every change of the database,
+// until it is true or ctx ends.
+func waitFor(ctx context.Context, w *store.Watch, poll time.Duration, ready func() (bool, error)) error {
+	ok, err := ready()
+	if err != nil || ok {
+		return err
+	}
+	b := newBackoff(poll)
+	defer b.stop()
+	for {
+		if err := b.sleep(ctx); err != nil {
+			return err
+		}
+		changed, err := w.Changed(ctx)
+		if err != nil {
+			return err
+		}
+		if !changed {
+			b.idle()
+			continue
+		}
+		b.reset()
+		if ok, err := ready(); err != nil || ok {
+			return err
+		}
+	}
+}
+
+// backoff is a poll interval that doubles while nothing changes, from
+// min up to MaxPoll (or min, when min is larger), and drops back on a
+// change.
+type backoff struct {
+	min, cur, max time.Duration
+	t             *time.Timer
+}
+
+func newBackoff(min time.Duration) *backoff {
+	if min <= 0 {
+		min = DefaultPoll
+	}
+	return &backoff{min: min, cur: min, max: max(min, MaxPoll)}
+}
+
+func (b *backoff) sleep(ctx context.Context) error {
+	if b.t == nil {
+		b.t = time.NewTimer(b.cur)
+	} else {
+		b.t.Reset(b.cur)
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-b.t.C:
+		return nil
+	}
+}
+
+func (b *backoff) idle()  { b.cur = min(2*b.cur, b.max) }
+func (b *backoff) reset() { b.cur = b.min }
+
+func (b *backoff) stop() {
+	if b.t != nil {
+		b.t.Stop()
+	}
+}
+
+// Recover settles the session's claims whose process died: a claim whose
+// turn never started is queued again; one whose turn started fails,
+// since its work may be half done and running it again could do it
+// twice; the sender reads why. It returns the messages it changed.
+func Recover(ctx context.Context, st *store.Store, sessionID string) ([]store.Mail, error) {
+	claims, err := st.Claims(ctx, sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("mail: %w", err)
+	}
+	var out []store.Mail
+	for _, m := range claims {
+		got, ok, err := recoverOne(ctx, st, m)
+		if err != nil {
+			return out, err
+		}
+		if ok {
+			out = append(out, got)
+		}
+	}
+	return out, nil
+}
+
+// recoverOne settles one claim if its process is gone.
+func recoverOne(ctx context.Context, st *store.Store, m store.Mail) (store.Mail, bool, error) {
+	if m.State != store.MailDelivered || Alive(m.ClaimedBy) {
+		return m, false, nil
+	}
+	var (
+		got store.Mail
+		ok  bool
+		err error
+		typ string
+	)
+	if m.TurnID == 0 {
+		typ = agent.EventMailRequeued
+		got, ok, err = st.RequeueMail(ctx, m.ID, m.ClaimedBy, fmt.Sprintf("the process that claimed it (pid %d) ended before its turn started", PID(m.ClaimedBy)))
+	} else {
+		typ = agent.EventMailFailed
+		got, ok, err = st.FailClaim(ctx, m.ID, m.ClaimedBy, fmt.Sprintf(
+			"the process running turn %d of session %s (pid %d) died before the turn answered; the turn is recorded as interrupted and nothing was answered: send again, or acknowledge with `godwit send --ack %s`",
+			m.Turn, m.To, PID(m.ClaimedBy), ID(m.ID)))
+	}
+	if err != nil {
+		return m, false, fmt.Errorf("mail: %w", err)
+	}
+	if !ok {
+		return m, false, nil // another process settled it first
+	}
+	got.Turn = m.Turn
+	if err := agent.RecordMail(ctx, st, typ, got, time.Now()); err != nil {
+		return got, true, err
+	}
+	return got, true, nil
+}
+
+// Arrivals calls arrived once for each message queued for the session
+// that session names (it may change; "" is none), those already waiting
+// first, until ctx ends: a chat shows mail as it comes.
+func Arrivals(ctx context.Context, st *store.Store, session func() string, poll time.Duration, arrived func(store.Mail)) error {
+	w, err := st.NewWatch(ctx)
+	if err != nil {
+		return fmt.Errorf("mail: %w", err)
+	}
+	defer w.Close()
+	seen := map[string]int64{} // session -> the newest message announced
+	b := newBackoff(poll)
+	defer b.stop()
+	checked := ""
+	for {
+		if sid := session(); sid != "" {
+			changed, err := w.Changed(ctx)
+			if err != nil {
+				return err
+			}
+			if changed || sid != checked {
+				checked = sid
+				b.reset()
+				ms, err := st.QueuedAfter(ctx, sid, seen[sid], 50)
+				if err != nil {
+					return fmt.Errorf("mail: %w", err)
+				}
+				for _, m := range ms {
+					seen[sid] = m.ID
+					if _, held, err := st.HeldBy(ctx, m); err == nil && !held {
+						arrived(m)
+					}
+				}
+			} else {
+				b.idle()
+			}
+		}
+		if err := b.sleep(ctx); err != nil {
+			return nil
+		}
+	}
+}

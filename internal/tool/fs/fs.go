@@ -1,0 +1,221 @@
+package fs
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	iofs "io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/godwit/godwit/internal/tool/workspace"
+	"github.com/godwit/godwit/llm"
+	"github.com/godwit/godwit/tool"
+)
+
+// Options configure the file tools.
+type Options struct {
+	// BeforeWrite, when set, is called with the absolute path of a file
+	// about to be created or changed, before anything is written; an error
+	// aborts the write and is reported to the model. The safety layer uses
+	// it to snapshot the previous content (or its absence).
+	BeforeWrite func(ctx context.Context, abs string) error
+	// Files, when set, reads and writes the content of files for
+	// file_read, file_write and file_edit instead of the OS, so that an
+	// editor can serve its unsaved buffers (ACP fs/read_text_file and
+	// fs/write_text_file). Metadata (does the path exist, is it a
+	// directory, its mode), file_list and grep still use the OS. Nil
+	// reads and writes through the OS, atomically.
+	Files Files
+	// Hidden, when set, reports the paths grep and file_list pass over
+	// in a folder they walk (the approval policy's deny and ask path
+	// rules: a walk cannot ask about each file); they say what they
+	// left out. It is given the tool's name and an absolute path.
+	Hidden func(toolName, abs string) bool
+}
+
+// Files reads and writes whole files by absolute path. Errors should
+// keep an errno where one applies (an *fs.PathError wrapping
+// syscall.ENOENT for a missing file), so that the model gets ENOENT and
+// its remedy rather than a bare failure.
+type Files interface {
+	ReadFile(ctx context.Context, abs string) ([]byte, error)
+	WriteFile(ctx context.Context, abs string, data []byte) error
+}
+
+// Tools returns the five file tools in their fixed order: file_read,
+// file_write, file_edit, file_list, grep.
+func Tools(ws *workspace.Workspace, opts Options) []tool.Tool {
+	return []tool.Tool{
+		newRead(ws, opts.Files), NewWrite(ws, opts), NewEdit(ws, opts), newList(ws, opts.Hidden), newGrep(ws, opts.Hidden),
+	}
+}
+
+// base holds what every file tool needs.
+type base struct {
+	ws   *workspace.Workspace
+	spec llm.ToolSpec
+}
+
+func (b *base) Name() string       { return b.spec.Name }
+func (b *base) Spec() llm.ToolSpec { return b.spec }
+
+// newSpec builds a tool spec, compacting the schema so that its size is
+// what the provider is sent.
+func newSpec(name, desc, schema string) llm.ToolSpec {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, []byte(schema)); err != nil {
+		panic(fmt.Sprintf("fs: schema of %s: %v", name, err)) // a bug caught by every test
+	}
+	return llm.ToolSpec{Name: name, Description: strings.TrimSpace(desc), Schema: buf.Bytes()}
+}
+
+// resolve maps a model path to an absolute path and the relative form
+// shown back to the model.
+func (b *base) resolve(p string) (abs, rel string, err error) {
+	abs, err = b.ws.Resolve(p)
+	if err != nil {
+		return "", "", err
+	}
+	return abs, b.ws.Rel(abs), nil
+}
+
+// decodeArgs decodes the model's arguments strictly: an unknown field or a
+// wrong type is a BAD_ARGS error naming the fields to send.
+func decodeArgs(raw json.RawMessage, v any, fields string) error {
+	dec := json.NewDecoder(bytes.NewReader(llm.ArgsOrEmpty(raw)))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil {
+		return nil
+	}
+	remedy := "Send a JSON object with: " + fields + "."
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &te) && te.Field != "":
+		return tool.Errorf(tool.CodeBadArgs, remedy, "%s must be %s, not %s", te.Field, jsonKind(te.Type.Kind().String()), te.Value)
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return tool.Errorf(tool.CodeBadArgs, remedy, "unknown argument %s", strings.TrimPrefix(err.Error(), "json: unknown field "))
+	}
+	return tool.Errorf(tool.CodeBadArgs, remedy, "bad arguments: %v", err)
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "int", "int64":
+		return "an integer"
+	case "bool":
+		return "a boolean"
+	case "string":
+		return "a string"
+	}
+	return "a " + goKind
+}
+
+func missing(name, fields string) error {
+	return tool.Errorf(tool.CodeBadArgs, "Send a JSON object with: "+fields+".", "%s is required", name)
+}
+
+// relErr rewrites the path of an *iofs.PathError to the relative form the
+// model knows, keeping the errno for tool.AsToolError.
+func relErr(err error, rel string) error {
+	var pe *iofs.PathError
+	if errors.As(err, &pe) {
+		return &iofs.PathError{Op: pe.Op, Path: rel, Err: pe.Err}
+	}
+	return err
+}
+
+// writeAtomic replaces abs with the concatenation of pieces through a temp
+// file in the same folder and a rename, so a reader never sees half a
+// file. mode is applied to the new file (the old file's mode when it
+// existed).
+func writeAtomic(abs string, mode iofs.FileMode, pieces ...[]byte) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(abs), "."+filepath.Base(abs)+".godwit-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			_ = os.Remove(tmp)
+		}
+	}()
+	bw := bufio.NewWriterSize(f, 64<<10)
+	for _, p := range pieces {
+		if _, err = bw.Write(p); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	if err = bw.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	if err = f.Chmod(mode); err != nil {
+		f.Close()
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, abs)
+}
+
+// readWhole reads a file through files, or the OS when files is nil.
+func readWhole(ctx context.Context, files Files, abs string) ([]byte, error) {
+	if files == nil {
+		return os.ReadFile(abs)
+	}
+	return files.ReadFile(ctx, abs)
+}
+
+// writeWhole writes the concatenation of pieces through files, or
+// atomically through the OS (with mode) when files is nil.
+func writeWhole(ctx context.Context, files Files, abs string, mode iofs.FileMode, pieces ...[]byte) error {
+	if files == nil {
+		return writeAtomic(abs, mode, pieces...)
+	}
+	return files.WriteFile(ctx, abs, bytes.Join(pieces, nil))
+}
+
+// keptMode is the part of an existing file's mode a rewrite keeps.
+func keptMode(fi iofs.FileInfo) iofs.FileMode {
+	return fi.Mode() & (iofs.ModePerm | iofs.ModeSetuid | iofs.ModeSetgid | iofs.ModeSticky)
+}
+
+// beforeWrite runs the snapshot hook.
+func beforeWrite(ctx context.Context, opts Options, abs, rel string) error {
+	if opts.BeforeWrite == nil {
+		return nil
+	}
+	if err := opts.BeforeWrite(ctx, abs); err != nil {
+		var te *tool.ToolError
+		if errors.As(err, &te) {
+			return err
+		}
+		return fmt.Errorf("fs: before writing %s: %w", rel, err)
+	}
+	return nil
+}
+
+// countLines counts lines the way an editor shows them: a final line
+// without a newline still counts.
+func countLines(b []byte) int {
+	n := bytes.Count(b, []byte{'\n'})
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

@@ -1,0 +1,253 @@
+package fs
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	iofs "io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/godwit/godwit/internal/tool/workspace"
+	"github.com/godwit/godwit/tool"
+)
+
+//go:embed file_list.md
+var listDesc string
+
+const listSchema = `{"type":"object","properties":{
+"path":{"type":"string","description":"Folder (default: workspace root)."},
+"depth":{"type":"integer","description":"Levels to expand (default 2)."}
+}}`
+
+const listFields = "optional path and depth"
+
+const (
+	defaultDepth = 2
+	// maxListEntries caps the tree. Levels are expanded breadth first, so
+	// a capped listing still shows the top of the tree.
+	maxListEntries = 400
+)
+
+// List is the file_list tool.
+type List struct {
+	base
+	hidden func(toolName, abs string) bool // Options.Hidden
+}
+
+// NewList returns the file_list tool.
+func NewList(ws *workspace.Workspace) *List { return newList(ws, nil) }
+
+func newList(ws *workspace.Workspace, hidden func(string, string) bool) *List {
+	return &List{base: base{ws: ws, spec: newSpec("file_list", listDesc, listSchema)}, hidden: hidden}
+}
+
+type listArgs struct {
+	Path  string `json:"path"`
+	Depth *int   `json:"depth"`
+}
+
+func (t *List) parse(raw json.RawMessage) (listArgs, int, error) {
+	var a listArgs
+	if err := decodeArgs(raw, &a, listFields); err != nil {
+		return a, 0, err
+	}
+	depth := defaultDepth
+	if a.Depth != nil {
+		if *a.Depth < 1 {
+			return a, 0, tool.Errorf(tool.CodeBadArgs, "Send depth 1 or more (1 lists only the folder's own entries).", "depth is %d", *a.Depth)
+		}
+		depth = *a.Depth
+	}
+	return a, depth, nil
+}
+
+// Access declares the folder as read.
+func (t *List) Access(raw json.RawMessage) (tool.Access, error) {
+	a, _, err := t.parse(raw)
+	if err != nil {
+		return tool.Access{}, err
+	}
+	abs, err := t.ws.Resolve(a.Path)
+	if err != nil {
+		return tool.Access{}, err
+	}
+	return tool.Access{Paths: []tool.PathAccess{{Path: abs}}, Summary: "list " + t.ws.Rel(abs)}, nil
+}
+
+// node is one entry of the tree.
+type node struct {
+	name     string
+	dir      bool
+	link     string // symlink target, not followed
+	note     string // "skipped" for node_modules/vendor
+	children []*node
+	expanded bool
+	files    int // counts for folders not expanded
+	dirs     int
+	rules    *ignoreRules
+}
+
+// Run lists the folder breadth first, expanding levels while the entry
+// budget lasts, then prints the tree depth first.
+func (t *List) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error) {
+	a, depth, err := t.parse(raw)
+	if err != nil {
+		return tool.Result{}, err
+	}
+	abs, rel, err := t.resolve(a.Path)
+	if err != nil {
+		return tool.Result{}, err
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return tool.Result{}, relErr(err, rel)
+	}
+	if !fi.IsDir() {
+		return tool.Result{}, tool.Errorf(tool.CodeNotDir, "Use file_read to read a file.", "%s is a file, not a folder", rel)
+	}
+	root := &node{name: rel, dir: true, rules: loadIgnore(t.ws.Root(), abs, false)}
+	ignored, total, ruled := 0, 0, 0
+	truncated := false
+	level := []*node{root}
+	paths := map[*node]string{root: abs}
+	for d := 1; d <= depth+1 && len(level) > 0; d++ {
+		var next []*node
+		for _, n := range level {
+			if err := ctx.Err(); err != nil {
+				return tool.Result{}, err
+			}
+			kids, ign, err := readKids(paths[n], n.rules)
+			kids, ruled = t.unhidden(paths[n], kids, ruled)
+			if err != nil {
+				if n == root {
+					return tool.Result{}, relErr(err, rel)
+				}
+				n.note = "unreadable"
+				continue
+			}
+			if d > depth || truncated || total+len(kids) > maxListEntries {
+				// Counts only: past the depth, or out of budget.
+				if d <= depth {
+					truncated = true
+				}
+				for _, k := range kids {
+					if k.dir {
+						n.dirs++
+					} else {
+						n.files++
+					}
+				}
+				continue
+			}
+			n.expanded, n.children = true, kids
+			total += len(kids)
+			ignored += ign
+			for _, k := range kids {
+				if k.dir && k.note == "" {
+					k.rules = n.rules.child(k.name)
+					paths[k] = filepath.Join(paths[n], k.name)
+					next = append(next, k)
+				}
+			}
+		}
+		level = next
+	}
+	var out strings.Builder
+	for _, k := range root.children {
+		printNode(&out, k, 0)
+	}
+	if len(root.children) == 0 {
+		out.WriteString("[empty folder]\n")
+	}
+	if truncated {
+		fmt.Fprintf(&out, "[truncated at %d entries; list a subfolder or use a smaller depth]\n", maxListEntries)
+	}
+	if ignored > 0 {
+		word := "entries"
+		if ignored == 1 {
+			word = "entry"
+		}
+		fmt.Fprintf(&out, "[%d gitignored %s not shown]\n", ignored, word)
+	}
+	if ruled > 0 {
+		word := "entries"
+		if ruled == 1 {
+			word = "entry"
+		}
+		fmt.Fprintf(&out, "[%d %s not shown: the user's rules deny or ask about them]\n", ruled, word)
+	}
+	return tool.Result{Content: out.String()}, nil
+}
+
+// unhidden drops the entries of dir that Options.Hidden names, adding
+// their number to n.
+func (t *List) unhidden(dir string, kids []*node, n int) ([]*node, int) {
+	if t.hidden == nil {
+		return kids, n
+	}
+	out := kids[:0]
+	for _, k := range kids {
+		if t.hidden(t.Name(), filepath.Join(dir, k.name)) {
+			n++
+			continue
+		}
+		out = append(out, k)
+	}
+	return out, n
+}
+
+// readKids reads a folder's entries, sorted by name, without the ignored
+// ones, and says how many gitignored entries it dropped. node_modules and
+// vendor are kept as unexpanded "skipped" entries so the model knows they
+// exist.
+func readKids(dir string, rules *ignoreRules) ([]*node, int, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, 0, err
+	}
+	var kids []*node
+	ignored := 0
+	for _, e := range ents {
+		isDir := e.IsDir()
+		k := &node{name: e.Name(), dir: isDir}
+		switch {
+		case isDir && e.Name() == ".git":
+			continue
+		case isDir && skippedDirs[e.Name()]:
+			k.note = "skipped"
+		case rules.ignored(e.Name(), isDir):
+			ignored++
+			continue
+		case e.Type()&iofs.ModeSymlink != 0:
+			k.link, _ = os.Readlink(filepath.Join(dir, e.Name()))
+		}
+		kids = append(kids, k)
+	}
+	return kids, ignored, nil
+}
+
+func printNode(out *strings.Builder, n *node, indent int) {
+	for range indent {
+		out.WriteString("  ")
+	}
+	out.WriteString(n.name)
+	switch {
+	case n.link != "":
+		out.WriteString(" -> " + n.link)
+	case n.dir:
+		out.WriteByte('/')
+	}
+	switch {
+	case n.note != "":
+		out.WriteString(" (" + n.note + ")")
+	case n.dir && !n.expanded:
+		fmt.Fprintf(out, " (%s, %s)", plural(n.files, "file"), plural(n.dirs, "dir"))
+	}
+	out.WriteByte('\n')
+	for _, k := range n.children {
+		printNode(out, k, indent+1)
+	}
+}

@@ -1,0 +1,143 @@
+package fs
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	iofs "io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/godwit/godwit/internal/tool/workspace"
+	"github.com/godwit/godwit/tool"
+)
+
+//go:embed file_write.md
+var writeDesc string
+
+const writeSchema = `{"type":"object","properties":{
+"path":{"type":"string"},
+"content":{"type":"string"}
+},"required":["path","content"]}`
+
+const writeFields = "path, content"
+
+// previewLines is how much of new content an approval prompt shows.
+const previewLines = 20
+
+// Write is the file_write tool.
+type Write struct {
+	base
+	opts Options
+}
+
+// NewWrite returns the file_write tool.
+func NewWrite(ws *workspace.Workspace, opts Options) *Write {
+	return &Write{base: base{ws: ws, spec: newSpec("file_write", writeDesc, writeSchema)}, opts: opts}
+}
+
+type writeArgs struct {
+	Path    *string `json:"path"`
+	Content *string `json:"content"`
+}
+
+func (t *Write) parse(raw json.RawMessage) (writeArgs, error) {
+	var a writeArgs
+	if err := decodeArgs(raw, &a, writeFields); err != nil {
+		return a, err
+	}
+	if a.Path == nil || *a.Path == "" {
+		return a, missing("path", writeFields)
+	}
+	if a.Content == nil {
+		return a, missing("content", writeFields)
+	}
+	return a, nil
+}
+
+// Access declares the file as written and previews its first lines.
+func (t *Write) Access(raw json.RawMessage) (tool.Access, error) {
+	a, err := t.parse(raw)
+	if err != nil {
+		return tool.Access{}, err
+	}
+	abs, rel, err := t.resolve(*a.Path)
+	if err != nil {
+		return tool.Access{}, err
+	}
+	verb := "create"
+	if _, err := os.Stat(abs); err == nil {
+		verb = "overwrite"
+	}
+	return tool.Access{
+		Paths:   []tool.PathAccess{{Path: abs, Write: true}},
+		Mutates: true,
+		Summary: verb + " " + rel,
+		Preview: headLines(*a.Content, previewLines),
+	}, nil
+}
+
+// Run writes the file atomically, keeping the mode of a file it replaces.
+func (t *Write) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error) {
+	a, err := t.parse(raw)
+	if err != nil {
+		return tool.Result{}, err
+	}
+	abs, rel, err := t.resolve(*a.Path)
+	if err != nil {
+		return tool.Result{}, err
+	}
+	mode := iofs.FileMode(0o644)
+	created := true
+	fi, err := os.Stat(abs)
+	switch {
+	case err == nil && fi.IsDir():
+		return tool.Result{}, &iofs.PathError{Op: "write", Path: rel, Err: syscall.EISDIR}
+	case err == nil:
+		mode, created = keptMode(fi), false
+	case !errors.Is(err, iofs.ErrNotExist):
+		return tool.Result{}, relErr(err, rel)
+	}
+	if err := ctx.Err(); err != nil {
+		return tool.Result{}, err
+	}
+	if err := beforeWrite(ctx, t.opts, abs, rel); err != nil {
+		return tool.Result{}, err
+	}
+	data := []byte(*a.Content)
+	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		return tool.Result{}, relErr(err, filepath.Dir(rel))
+	}
+	if err := writeWhole(ctx, t.opts.Files, abs, mode, data); err != nil {
+		return tool.Result{}, relErr(err, rel)
+	}
+	verb := "overwrote"
+	if created {
+		verb = "created"
+	}
+	return tool.Result{
+		Content: fmt.Sprintf("%s %s (%d bytes, %s)", verb, rel, len(data), plural(countLines(data), "line")),
+		Changed: []string{rel},
+	}, nil
+}
+
+// headLines returns the first n lines of s, saying how many were left out.
+func headLines(s string, n int) string {
+	i, lines := 0, 0
+	for lines < n {
+		j := strings.IndexByte(s[i:], '\n')
+		if j < 0 {
+			return s
+		}
+		i += j + 1
+		lines++
+	}
+	if i >= len(s) {
+		return s
+	}
+	return s[:i] + fmt.Sprintf("… (%d more lines)", countLines([]byte(s[i:])))
+}

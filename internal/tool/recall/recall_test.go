@@ -1,0 +1,96 @@
+package recall
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/godwit/godwit/internal/store"
+	"github.com/godwit/godwit/internal/store/storetest"
+	"github.com/godwit/godwit/tool"
+)
+
+func TestRecall(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := storetest.Open(t)
+	id := store.NewID()
+	if err := st.CreateSession(ctx, store.Session{ID: id}); err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("x", MaxOutput+10)
+	page, _ := st.PutPage(ctx, store.Page{SessionID: id, Segment: 1, Kind: "tool_output", Text: "--- FAIL: TestParse (0.01s)\nparse_test.go:7: zebra"})
+	big, _ := st.PutPage(ctx, store.Page{SessionID: id, Segment: 1, Kind: "tool_output", Text: long})
+	_, _ = st.AddDecision(ctx, store.Decision{SessionID: id, Source: "user", Kind: store.KindRequest, Turn: 4, Text: "Here is the whole pasted log\nline two"})
+	_ = st.StartSegment(ctx, id, 1, "start")
+	_ = st.EndSegment(ctx, id, 1, "## Current task\nthe handoff text", 10)
+
+	ctx = tool.WithSession(ctx, tool.Session{ID: id})
+	r := New(st)
+	tests := []struct {
+		query, want string
+		errCode     string
+	}{
+		{page, "parse_test.go:7: zebra", ""},
+		{"seg1", "the handoff text", ""},
+		{"zebra", page + " (page", ""},
+		{"p999", "", tool.CodeNotFound},
+		{"seg7", "", tool.CodeNotFound},
+		{"nothing-like-this", "no matches", ""},
+		{big, "recall {\"query\":\"" + big + "\",\"offset\":24576} reads on", ""},
+		{"D1", "[D1: the user's words, turn 4]\nHere is the whole pasted log\nline two", ""},
+		{"D9", "", tool.CodeNotFound},
+		{"", "", tool.CodeBadArgs},
+	}
+	for _, tc := range tests {
+		raw, _ := json.Marshal(map[string]string{"query": tc.query})
+		res, err := r.Run(ctx, raw)
+		if tc.errCode != "" {
+			if te := tool.AsToolError(err); err == nil || te.Code != tc.errCode {
+				t.Errorf("%q: err = %v, want %s", tc.query, err, tc.errCode)
+			}
+			continue
+		}
+		if err != nil || !strings.Contains(res.Content, tc.want) {
+			t.Errorf("%q: %q, %v; want %q", tc.query, res.Content, err, tc.want)
+		}
+	}
+}
+
+// recallPage stores text as a page of a new session and recalls it
+// with the session s (its ID set here).
+func recallPage(t *testing.T, text string, s tool.Session) string {
+	t.Helper()
+	ctx := context.Background()
+	st := storetest.Open(t)
+	s.ID = store.NewID()
+	_ = st.CreateSession(ctx, store.Session{ID: s.ID})
+	page, _ := st.PutPage(ctx, store.Page{SessionID: s.ID, Segment: 1, Kind: "tool_output", Text: text})
+	raw, _ := json.Marshal(map[string]string{"query": page})
+	res, err := New(st).Run(tool.WithSession(ctx, s), raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Content
+}
+
+// A window smaller than recall's own cap bounds what one call returns.
+func TestRecallFitsTheWindowsShare(t *testing.T) {
+	t.Parallel()
+	out := recallPage(t, strings.Repeat("é", MaxOutput), tool.Session{MaxOutputBytes: 5000})
+	if len(out) > 5200 || !strings.Contains(out, `"offset":5000} reads on`) {
+		t.Errorf("%d bytes: %q", len(out), out[len(out)-100:])
+	}
+}
+
+// recall also cuts in the window's tokens when the session says how.
+func TestRecallFitsTheSharesTokens(t *testing.T) {
+	t.Parallel()
+	count := func(s string) int { return len(s) / 2 }
+	out := recallPage(t, strings.Repeat("0123456789\n", 2000), tool.Session{MaxOutputBytes: 9000, MaxOutputTokens: 1000, CountTokens: count})
+	body, _, _ := strings.Cut(out, "\n[truncated")
+	if count(body) > 1000 || !strings.HasSuffix(body, "0123456789\n") || !strings.Contains(out, `reads on]`) {
+		t.Errorf("%d tokens: %q", count(body), out[len(out)-100:])
+	}
+}

@@ -1,0 +1,212 @@
+package trace
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/godwit/godwit/internal/store"
+)
+
+// How much of a tool's output, a diff or a verify run the transcript
+// keeps: the head and the tail, each line clipped.
+const (
+	headLines = 6
+	tailLines = 6
+	lineMax   = 200
+)
+
+// WriteTranscript writes t as plain text to paste into a review or hand
+// to another agent: each turn's prompt, the model's text, each tool call
+// as one line with its arguments and a trimmed result, errors and verify
+// runs. The output depends on t alone.
+func WriteTranscript(w io.Writer, t *Trace) error {
+	b := bufio.NewWriter(w)
+	x := index(t)
+	s := t.Session
+	fmt.Fprintf(b, "# Session %s: %s\n", s.ID, s.Title)
+	fmt.Fprintf(b, "workspace %s · model %s · started %s\n", s.Workspace, s.Model, s.CreatedAt.UTC().Format(time.RFC3339))
+
+	segment := 0
+	for _, tr := range t.Turns {
+		if tr.Segment != segment {
+			if segment != 0 {
+				writeSegment(b, t, tr.Segment)
+			}
+			segment = tr.Segment
+		}
+		writeTurn(b, x, tr)
+	}
+	return b.Flush()
+}
+
+func writeSegment(b *bufio.Writer, t *Trace, seq int) {
+	for _, g := range t.Segments {
+		if g.Seq == seq-1 && g.Handoff != "" {
+			fmt.Fprintf(b, "\n--- segment %d ends; its handoff:\n", g.Seq)
+			writeTrimmed(b, "    ", g.Handoff, 4*headLines, 4*tailLines)
+		}
+	}
+	reason := ""
+	for _, g := range t.Segments {
+		if g.Seq == seq && g.Reason != "" {
+			reason = " (" + g.Reason + ")"
+		}
+	}
+	fmt.Fprintf(b, "--- segment %d%s\n", seq, reason)
+}
+
+func writeTurn(b *bufio.Writer, x *traceIndex, tr store.Turn) {
+	fmt.Fprintf(b, "\n## Turn %d · %s", tr.Seq, tr.Status)
+	if u := tr.Usage; u.InputTokens+u.OutputTokens > 0 {
+		fmt.Fprintf(b, " · %s in, %s out", num(u.InputTokens), num(u.OutputTokens))
+	}
+	if tr.Cost > 0 {
+		fmt.Fprintf(b, " · %s", usd(tr.Cost))
+	}
+	fmt.Fprintf(b, "\n\nUser:\n")
+	writeIndented(b, "  ", tr.Prompt)
+	writeNotes(b, x.notes[stepKey{tr.ID, 0}])
+	for _, step := range x.steps[tr.ID] {
+		k := stepKey{tr.ID, step}
+		fmt.Fprintf(b, "\nAssistant (step %d):\n", step)
+		for _, r := range x.responses[k] {
+			if r.Purpose != "" {
+				fmt.Fprintf(b, "  [%s call: %s in, %s out]\n", r.Purpose, num(r.Usage.InputTokens), num(r.Usage.OutputTokens))
+			} else if r.Text != "" {
+				writeIndented(b, "  ", r.Text)
+			}
+			if r.Error != "" {
+				fmt.Fprintf(b, "  ERROR model call: %s\n", oneLine(r.Error))
+			}
+		}
+		for _, c := range x.tools[k] {
+			writeCall(b, c, x.diffs[callKey{c.TurnID, c.CallID}])
+		}
+		writeNotes(b, x.notes[k])
+	}
+	for _, v := range x.verify[tr.ID] {
+		writeVerify(b, v)
+	}
+	if tr.Error != "" {
+		fmt.Fprintf(b, "\nTurn %s: %s\n", tr.Status, tr.Error)
+	}
+}
+
+// writeNotes writes what the engine did after a step.
+func writeNotes(b *bufio.Writer, notes []note) {
+	for _, n := range notes {
+		switch {
+		case n.verify != nil:
+			writeVerify(b, *n.verify)
+		case n.nudge != nil:
+			fmt.Fprintf(b, "\nCheck %s sent the model back:\n", n.nudge.Check)
+			writeIndented(b, "  ", n.nudge.Message)
+		case n.reset != nil:
+			r := n.reset
+			by := "godwit"
+			if r.ByModel {
+				by = "the model"
+			}
+			fmt.Fprintf(b, "\n--- segment %d -> %d (%s): handoff of %s tokens written by %s\n", r.From, r.To, r.Reason, num(int64(r.Tokens)), by)
+		case n.compacted != "":
+			fmt.Fprintf(b, "\n[context compacted: %s]\n", n.compacted)
+		}
+	}
+}
+
+func writeVerify(b *bufio.Writer, v store.VerifyRun) {
+	fmt.Fprintf(b, "\nverify #%d: %s -> exit %d (%d ms)\n", v.Round, v.Command, v.ExitCode, v.Duration.Milliseconds())
+	if v.OutputTail != "" {
+		writeTrimmed(b, "  | ", v.OutputTail, headLines, tailLines)
+	}
+}
+
+// writeCall writes one tool call: a line with its arguments and outcome,
+// then its output (or diff) trimmed.
+func writeCall(b *bufio.Writer, c store.ToolCall, diff string) {
+	mark := "→"
+	if c.IsError {
+		mark = "✗"
+	}
+	fmt.Fprintf(b, "  %s %s %s", mark, c.Name, argsSummary(c))
+	switch {
+	case c.IsError && c.Code != "":
+		fmt.Fprintf(b, " [%s]", c.Code)
+	case c.ExitCode != nil:
+		fmt.Fprintf(b, " [exit %d]", *c.ExitCode)
+	}
+	b.WriteByte('\n')
+	out := c.Output
+	if diff != "" && !c.IsError {
+		out = diff
+	}
+	if out != "" {
+		writeTrimmed(b, "    | ", out, headLines, tailLines)
+	}
+}
+
+// argsSummary renders a call's arguments in one line: the path or command
+// for the tools the trace knows, compact JSON otherwise.
+func argsSummary(c store.ToolCall) string {
+	var a map[string]any
+	if json.Unmarshal(c.Args, &a) == nil {
+		str := func(k string) string { s, _ := a[k].(string); return s }
+		switch c.Name {
+		case toolRead:
+			s := str("path")
+			from, _ := a["start_line"].(float64)
+			to, _ := a["end_line"].(float64)
+			if from > 0 || to > 0 {
+				s += fmt.Sprintf(":%s-%s", lineNum(from), lineNum(to))
+			}
+			return s
+		case toolWrite:
+			return fmt.Sprintf("%s (%d bytes)", str("path"), len(str("content")))
+		case toolEdit:
+			return str("path")
+		case toolShell:
+			if cmd, ok := commandOf(c); ok {
+				return clip(cmd, lineMax)
+			}
+		}
+	}
+	var buf bytes.Buffer
+	if json.Compact(&buf, c.Args) != nil {
+		return clip(oneLine(string(c.Args)), lineMax)
+	}
+	return clip(buf.String(), lineMax)
+}
+
+func lineNum(f float64) string {
+	if f <= 0 {
+		return ""
+	}
+	return fmt.Sprint(int(f))
+}
+
+// writeTrimmed writes text with prefix on each line, keeping head and
+// tail lines and saying how many were left out between.
+func writeTrimmed(b *bufio.Writer, prefix, text string, head, tail int) {
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	if len(lines) > head+tail+1 {
+		omitted := len(lines) - head - tail
+		kept := append(append([]string{}, lines[:head]...), fmt.Sprintf("… %d lines omitted …", omitted))
+		lines = append(kept, lines[len(lines)-tail:]...)
+	}
+	for _, l := range lines {
+		fmt.Fprintf(b, "%s%s\n", prefix, clip(strings.TrimRight(l, "\r"), lineMax))
+	}
+}
+
+func writeIndented(b *bufio.Writer, prefix, text string) {
+	for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		fmt.Fprintf(b, "%s%s\n", prefix, l)
+	}
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -1,0 +1,208 @@
+package trace
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/godwit/godwit/internal/store"
+	"github.com/godwit/godwit/llm"
+)
+
+// View is the web page's data: the session as turns of steps, each step
+// a model call and the tool calls it asked for, plus the report. Its
+// JSON is what GET /api/trace returns.
+type View struct {
+	Session SessionView `json:"session"`
+	Report  Report      `json:"report"`
+	Turns   []TurnView  `json:"turns"`
+	// Live is true while a turn is running.
+	Live bool `json:"live"`
+}
+
+// SessionView is the session's header.
+type SessionView struct {
+	ID        string    `json:"id"`
+	Title     string    `json:"title"`
+	Workspace string    `json:"workspace"`
+	Model     string    `json:"model"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// TurnView is one turn.
+type TurnView struct {
+	Seq       int        `json:"seq"`
+	Segment   int        `json:"segment"`
+	Status    string     `json:"status"`
+	Prompt    string     `json:"prompt"`
+	StartedAt time.Time  `json:"started_at"`
+	EndedAt   *time.Time `json:"ended_at,omitempty"`
+	Usage     llm.Usage  `json:"usage"`
+	Cost      float64    `json:"cost"`
+	Error     string     `json:"error,omitempty"`
+	Steps     []StepView `json:"steps"`
+	// Before are notes from before the turn's first step.
+	Before []Note `json:"before,omitempty"`
+	// Verify holds verify runs no event placed after a step.
+	Verify []VerifyRun `json:"verify,omitempty"`
+}
+
+// StepView is one step: its model calls (one, or a handoff call before
+// the step's own) and the tool calls they asked for.
+type StepView struct {
+	Step  int             `json:"step"`
+	Calls []ModelCallView `json:"calls"`
+	Tools []ToolCallView  `json:"tools"`
+	// After are what the engine did after the step, in order.
+	After []Note `json:"after,omitempty"`
+}
+
+// Note is something the engine did between model calls.
+type Note struct {
+	// Kind is the event type: verify, nudge, segment.reset or
+	// context.compacted.
+	Kind string `json:"kind"`
+	// Text says it in one line.
+	Text string `json:"text"`
+	// Detail is a verify run's output tail or a nudge's message.
+	Detail string `json:"detail,omitempty"`
+	// Failed marks a failing verify run.
+	Failed bool `json:"failed,omitempty"`
+}
+
+// ModelCallView is one model call.
+type ModelCallView struct {
+	Provider     string         `json:"provider"`
+	Model        string         `json:"model"`
+	StartedAt    time.Time      `json:"started_at"`
+	LatencyMS    int64          `json:"latency_ms"`
+	TTFTMS       int64          `json:"ttft_ms"`
+	Usage        llm.Usage      `json:"usage"`
+	Cost         float64        `json:"cost"`
+	StopReason   string         `json:"stop_reason,omitempty"`
+	Parts        []llm.PartStat `json:"parts"`
+	RequestBytes int            `json:"request_bytes"`
+	Retries      int            `json:"retries,omitempty"`
+	Fallback     string         `json:"fallback,omitempty"`
+	Error        string         `json:"error,omitempty"`
+	Text         string         `json:"text,omitempty"`
+	// Purpose is "" for the step's own call, "handoff" for a handoff.
+	Purpose string `json:"purpose,omitempty"`
+}
+
+// ToolCallView is one tool call.
+type ToolCallView struct {
+	CallID     string          `json:"call_id"`
+	Name       string          `json:"name"`
+	Summary    string          `json:"summary"`
+	Args       json.RawMessage `json:"args,omitempty"`
+	Output     string          `json:"output"`
+	IsError    bool            `json:"is_error,omitempty"`
+	Code       string          `json:"code,omitempty"`
+	ExitCode   *int            `json:"exit_code,omitempty"`
+	DurationMS int64           `json:"duration_ms"`
+	Approval   string          `json:"approval,omitempty"`
+	Changed    []string        `json:"changed,omitempty"`
+	Diff       string          `json:"diff,omitempty"`
+}
+
+// VerifyRun is one --verify run.
+type VerifyRun struct {
+	Round      int    `json:"round"`
+	Command    string `json:"command"`
+	ExitCode   int    `json:"exit_code"`
+	DurationMS int64  `json:"duration_ms"`
+	OutputTail string `json:"output_tail,omitempty"`
+}
+
+// NewView arranges t for the page.
+func NewView(t *Trace) View {
+	x := index(t)
+	s := t.Session
+	v := View{
+		Session: SessionView{ID: s.ID, Title: s.Title, Workspace: s.Workspace, Model: s.Model, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt},
+		Report:  Analyze(t),
+		Turns:   make([]TurnView, 0, len(t.Turns)),
+	}
+	for _, tr := range t.Turns {
+		tv := TurnView{Seq: tr.Seq, Segment: tr.Segment, Status: string(tr.Status), Prompt: tr.Prompt,
+			StartedAt: tr.StartedAt, Usage: tr.Usage, Cost: tr.Cost, Error: tr.Error, Steps: []StepView{}}
+		if !tr.EndedAt.IsZero() {
+			end := tr.EndedAt
+			tv.EndedAt = &end
+		}
+		if tr.Status == store.TurnRunning {
+			v.Live = true
+		}
+		for _, step := range x.steps[tr.ID] {
+			k := stepKey{tr.ID, step}
+			sv := StepView{Step: step, Calls: []ModelCallView{}, Tools: []ToolCallView{}}
+			resps := x.responses[k]
+			for i, mc := range x.calls[k] {
+				mv := ModelCallView{Provider: mc.Provider, Model: mc.Model, StartedAt: mc.StartedAt,
+					LatencyMS: mc.Latency.Milliseconds(), TTFTMS: mc.TTFT.Milliseconds(), Usage: mc.Usage, Cost: mc.Cost,
+					StopReason: mc.StopReason, Parts: mc.Parts, RequestBytes: mc.RequestBytes, Retries: mc.Retries,
+					Fallback: mc.Fallback, Error: mc.Error}
+				// Calls and responses of a step pair up in order.
+				if len(resps) == len(x.calls[k]) {
+					mv.Text, mv.Purpose = resps[i].Text, resps[i].Purpose
+				}
+				if mv.Parts == nil {
+					mv.Parts = []llm.PartStat{}
+				}
+				sv.Calls = append(sv.Calls, mv)
+			}
+			for _, c := range x.tools[k] {
+				sv.Tools = append(sv.Tools, ToolCallView{CallID: c.CallID, Name: c.Name, Summary: argsSummary(c),
+					Args: validJSON(c.Args), Output: c.Output, IsError: c.IsError, Code: c.Code, ExitCode: c.ExitCode,
+					DurationMS: c.Duration.Milliseconds(), Approval: c.Approval, Changed: c.Changed,
+					Diff: x.diffs[callKey{c.TurnID, c.CallID}]})
+			}
+			sv.After = notes(x.notes[k])
+			tv.Steps = append(tv.Steps, sv)
+		}
+		tv.Before = notes(x.notes[stepKey{tr.ID, 0}])
+		for _, vr := range x.verify[tr.ID] {
+			tv.Verify = append(tv.Verify, VerifyRun{Round: vr.Round, Command: vr.Command, ExitCode: vr.ExitCode,
+				DurationMS: vr.Duration.Milliseconds(), OutputTail: vr.OutputTail})
+		}
+		v.Turns = append(v.Turns, tv)
+	}
+	return v
+}
+
+func notes(ns []note) []Note {
+	var out []Note
+	for _, n := range ns {
+		v := Note{Kind: n.kind}
+		switch {
+		case n.verify != nil:
+			r := n.verify
+			v.Text = fmt.Sprintf("verify #%d: %s -> exit %d (%d ms)", r.Round, r.Command, r.ExitCode, r.Duration.Milliseconds())
+			v.Detail, v.Failed = r.OutputTail, r.ExitCode != 0
+		case n.nudge != nil:
+			v.Text, v.Detail = "check "+n.nudge.Check+" sent the model back", n.nudge.Message
+		case n.reset != nil:
+			r := n.reset
+			v.Text = fmt.Sprintf("segment %d -> %d (%s): handoff of %s tokens", r.From, r.To, r.Reason, num(int64(r.Tokens)))
+		default:
+			v.Text = "context compacted: " + n.compacted
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// validJSON keeps args that are JSON and quotes those that are not, so
+// the page's JSON stays valid.
+func validJSON(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return nil
+	}
+	if json.Valid(raw) {
+		return raw
+	}
+	b, _ := json.Marshal(string(raw))
+	return b
+}

@@ -1,0 +1,179 @@
+package trace
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"strings"
+
+	"github.com/godwit/godwit/internal/store"
+)
+
+//go:embed web/index.html web/app.js web/style.css
+var webFS embed.FS
+
+// Handler serves a read-only page of session sessionID (a full id) from
+// st, and the JSON it is drawn from:
+//
+//	GET /             the page (HTML, JS and CSS embedded; no external assets)
+//	GET /api/trace    the View: session, report, turns, steps, tool calls
+//	GET /api/report   the Report alone
+//	GET /api/events   the stored events, as a JSON array
+//
+// The page polls /api/trace every two seconds and redraws when its ETag
+// changes, so it follows a live session. The ETag is the session's
+// store.SessionStamp (a few index lookups), so a poll while nothing
+// changed is answered 304 before anything is loaded; it also names this
+// Handler, so a page left open across a restart loads afresh. Requests
+// whose Host is a name
+// other than localhost are refused, which defeats DNS rebinding: an IP
+// address or localhost is what a user types. Nothing is ever written.
+func Handler(st *store.Store, sessionID string) http.Handler {
+	var nonce [4]byte
+	rand.Read(nonce[:]) // never fails (crypto/rand documents it)
+	h := &handler{st: st, id: sessionID, nonce: hex.EncodeToString(nonce[:])}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", h.asset("web/index.html", "text/html; charset=utf-8"))
+	mux.HandleFunc("GET /app.js", h.asset("web/app.js", "text/javascript; charset=utf-8"))
+	mux.HandleFunc("GET /style.css", h.asset("web/style.css", "text/css; charset=utf-8"))
+	mux.HandleFunc("GET /api/trace", h.trace)
+	mux.HandleFunc("GET /api/report", h.report)
+	mux.HandleFunc("GET /api/events", h.events)
+	return guard(mux)
+}
+
+type handler struct {
+	st    *store.Store
+	id    string
+	nonce string // names this handler in its ETags
+}
+
+// guard refuses foreign Host names and sets headers that keep the page
+// to its own assets.
+func guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host := r.Host
+		if h, _, err := net.SplitHostPort(host); err == nil {
+			host = h
+		}
+		host = strings.Trim(host, "[]")
+		if host != "localhost" && net.ParseIP(host) == nil {
+			http.Error(w, "trace: refusing Host "+r.Host+"; open the page by IP address or localhost", http.StatusForbidden)
+			return
+		}
+		hd := w.Header()
+		hd.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'")
+		hd.Set("X-Content-Type-Options", "nosniff")
+		hd.Set("Referrer-Policy", "no-referrer")
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (h *handler) asset(name, ctype string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		b, err := webFS.ReadFile(name)
+		if err != nil {
+			http.Error(w, "trace: missing asset "+name, http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", ctype)
+		w.Header().Set("Cache-Control", "no-cache")
+		w.Write(b)
+	}
+}
+
+func (h *handler) trace(w http.ResponseWriter, r *http.Request) {
+	h.serveJSON(w, r, func(ctx context.Context) (any, error) {
+		t, err := Load(ctx, h.st, h.id)
+		if err != nil {
+			return nil, err
+		}
+		return NewView(t), nil
+	})
+}
+
+func (h *handler) report(w http.ResponseWriter, r *http.Request) {
+	h.serveJSON(w, r, func(ctx context.Context) (any, error) {
+		t, err := LoadUnordered(ctx, h.st, h.id)
+		if err != nil {
+			return nil, err
+		}
+		return Analyze(t), nil
+	})
+}
+
+func (h *handler) events(w http.ResponseWriter, r *http.Request) {
+	h.serveJSON(w, r, func(ctx context.Context) (any, error) {
+		rows, err := h.st.Events(ctx, h.id)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]json.RawMessage, 0, len(rows))
+		for _, e := range rows {
+			if json.Valid(e.Data) {
+				out = append(out, e.Data)
+			}
+		}
+		return out, nil
+	})
+}
+
+// serveJSON answers 304 when the client's ETag is the session's current
+// stamp, and otherwise with the JSON of what build returns. The stamp is
+// read first: a write landing while build loads makes the next poll's
+// stamp differ, so the page never keeps a stale view under a fresh tag.
+func (h *handler) serveJSON(w http.ResponseWriter, r *http.Request, build func(context.Context) (any, error)) {
+	stamp, err := h.st.SessionStamp(r.Context(), h.id)
+	if err != nil {
+		h.fail(w, err)
+		return
+	}
+	sum := sha256.Sum256([]byte(stamp))
+	etag := `"` + h.nonce + "-" + hex.EncodeToString(sum[:12]) + `"`
+	w.Header().Set("Cache-Control", "no-cache")
+	if matches(r.Header.Get("If-None-Match"), etag) {
+		w.Header().Set("ETag", etag)
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	v, err := build(r.Context())
+	if err != nil {
+		h.fail(w, err)
+		return
+	}
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(v); err != nil {
+		h.fail(w, err)
+		return
+	}
+	w.Header().Set("ETag", etag)
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(buf.Bytes())
+}
+
+// matches reports whether an If-None-Match header names etag (a list of
+// tags, weak or strong, or "*").
+func matches(header, etag string) bool {
+	for tag := range strings.SplitSeq(header, ",") {
+		tag = strings.TrimPrefix(strings.TrimSpace(tag), "W/")
+		if tag == etag || tag == "*" {
+			return true
+		}
+	}
+	return false
+}
+
+func (h *handler) fail(w http.ResponseWriter, err error) {
+	code := http.StatusInternalServerError
+	if errors.Is(err, store.ErrNotFound) {
+		code = http.StatusNotFound
+	}
+	http.Error(w, err.Error(), code)
+}
