@@ -130,7 +130,7 @@ func newTmux(t *testing.T, home string) *tmuxSession {
 	t.Helper()
 	bin, err := exec.LookPath("tmux")
 	if err != nil {
-		t.Skip("tmux is not installed (Debian: apt-get install tmux); this test drives the chat in a real terminal")
+		peertest.Missing(t, "tmux is not installed (Debian: apt-get install tmux); this test drives the chat in a real terminal")
 	}
 	s := &tmuxSession{t: t, bin: bin, sock: filepath.Join(t.TempDir(), "tmux.sock"),
 		env: append(baseEnv(), "GODWIT_HOME="+home, "TERM=xterm-256color")}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/godwit/godwit/internal/peertest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -360,7 +361,7 @@ func TestPeerFlags(t *testing.T) {
 func TestBareGodwitStartsTheChat(t *testing.T) {
 	bin, err := exec.LookPath("tmux")
 	if err != nil {
-		t.Skip("tmux is not installed (Debian: apt-get install tmux); this test drives the chat in a real terminal")
+		peertest.Missing(t, "tmux is not installed (Debian: apt-get install tmux); this test drives the chat in a real terminal")
 	}
 	srv := llmtest.NewTestServer(t, llmtest.ChatTextReply("hello from the chat", 10, 1))
 	home, ws := setup(t, srv.URL())

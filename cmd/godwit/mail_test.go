@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/godwit/godwit/internal/peertest"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -602,7 +603,7 @@ func residentAlive(st *store.Store, sid string) bool {
 func TestChatInTmuxShowsMail(t *testing.T) {
 	bin, err := exec.LookPath("tmux")
 	if err != nil {
-		t.Skip("tmux is not installed (Debian: apt-get install tmux)")
+		peertest.Missing(t, "tmux is not installed (Debian: apt-get install tmux); this test drives the chat in a real terminal")
 	}
 	brain := newBrain(t, func(r chatRequest) llmtest.Reply {
 		if strings.Contains(r.lastUser(), "[godwit mail]") {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/godwit/godwit/internal/peertest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -165,7 +166,7 @@ func killMarked(mark string) {
 func TestChatTerminalClosedLeavesNoProcess(t *testing.T) {
 	bin, err := exec.LookPath("tmux")
 	if err != nil {
-		t.Skip("tmux is not installed")
+		peertest.Missing(t, "tmux is not installed (Debian: apt-get install tmux); this test drives the chat in a real terminal")
 	}
 	mark := fmt.Sprintf("600.%d77", os.Getpid())
 	t.Cleanup(func() { killMarked(mark) })
