@@ -106,7 +106,7 @@ func TestPageInChromium(t *testing.T) {
 // it, as a live turn.
 func TestPageFollowsTheSessionInChromium(t *testing.T) {
 	if _, err := os.Stat(chromium); err != nil {
-		t.Skipf("skipping: %s is absent (install Debian's chromium package: apt-get install -y chromium)", chromium)
+		peertest.Missing(t, "%s is absent (install Debian's chromium package: apt-get install -y chromium)", chromium)
 	}
 	if testing.Short() {
 		t.Skip("skipping the browser test in -short mode")
