@@ -25,13 +25,6 @@ type Approval struct {
 	At   time.Time
 }
 
-const (
-	qRecordApproval = `INSERT INTO approvals (session_id, turn_id, call_id, tool, subject, decision, source, rule, at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
-	qApprovals = `SELECT id, session_id, coalesce(turn_id, 0), call_id, tool, subject, decision, source, rule, at
-FROM approvals WHERE session_id = ? ORDER BY id`
-)
-
 // RecordApproval stores a decision and returns its id.
 func (s *Store) RecordApproval(ctx context.Context, a Approval) (int64, error) {
 	if a.Decision != "allow" && a.Decision != "deny" {

@@ -11,7 +11,9 @@
 // counts are kept by text hash (token_counts), for every session. The
 // schema lives in migrations/*.sql (embedded,
 // numbered, applied in order, each in one transaction, tracked by
-// PRAGMA user_version); every query lives in queries.go.
+// PRAGMA user_version); every statement is a constant in queries.go,
+// but the migrations' Go steps, the PRAGMAs and two built at run time
+// (TestStatementsLiveInQueriesGo).
 //
 // It imports only llm from godwit. It must not import agent, tool, window,
 // or anything under internal/: the store is the bottom of the stack.

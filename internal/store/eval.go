@@ -41,20 +41,6 @@ type EvalVerdict struct {
 	CreatedAt time.Time
 }
 
-const (
-	qRecordEvalResult = `INSERT INTO eval_results (suite, name, model, session_id, passed, score, input_tokens, output_tokens, cost, duration_us, details, started_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
-
-	qEvalResults = `SELECT id, suite, name, model, coalesce(session_id, ''), passed, score, input_tokens, output_tokens, cost, duration_us, coalesce(details, ''), started_at
-FROM eval_results WHERE (? = '' OR suite = ?) ORDER BY id DESC LIMIT ?`
-
-	qRecordEvalVerdict = `INSERT INTO eval_verdicts (a, b, why, passed, summary, details, created_at)
-VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`
-
-	qEvalVerdicts = `SELECT id, a, b, why, passed, summary, coalesce(details, ''), created_at
-FROM eval_verdicts ORDER BY id DESC LIMIT ?`
-)
-
 // RecordEvalResult stores r (StartedAt now when zero) and returns its id.
 func (s *Store) RecordEvalResult(ctx context.Context, r EvalResult) (int64, error) {
 	if r.Suite == "" || r.Name == "" {

@@ -14,37 +14,6 @@ import (
 	"time"
 )
 
-// Long-term memory: memory entries (the memory files, in chunks), and
-// search over them, the Decisions ledgers, pages and handoffs of every
-// session, plus a cache of embedding vectors. Its queries live here, next
-// to the methods, rather than in queries.go.
-const (
-	qMemoryEntries = `SELECT id, scope, workspace, kind, text, coalesce(session_id, ''), created_at
-FROM memory_entries WHERE scope = ? AND workspace = ? AND kind = ? ORDER BY id`
-	qDeleteMemoryEntries = `DELETE FROM memory_entries WHERE scope = ? AND workspace = ? AND kind = ?`
-	qAddMemoryEntry      = `INSERT INTO memory_entries (scope, workspace, kind, text, created_at) VALUES (?, ?, ?, ?, ?)`
-
-	qSearchMemory = `SELECT rowid & 3, rowid >> 2, rank FROM memory_fts
-WHERE memory_fts MATCH ?1 ORDER BY rank, rowid LIMIT ?2`
-	qSearchArchive = `SELECT rowid & 3, rowid >> 2, rank FROM search_fts
-WHERE search_fts MATCH ?1 AND (rowid & 3) IN (1, 3) ORDER BY rank, rowid LIMIT ?2`
-
-	// What a memory hit shows, by kind: the columns docRow scans, from
-	// the rows the WHERE clause picks; ?1 caps the text, in characters.
-	qDocDecision = `SELECT id, session_id, seq, superseded_by, '', '', '', created_at, substr(text, 1, ?1) FROM decisions`
-	qDocEntry    = `SELECT id, '', 0, 0, scope, workspace, kind, created_at, substr(text, 1, ?1) FROM memory_entries`
-	qDocPage     = `SELECT id, session_id, segment, 0, '', '', kind, created_at, substr(summary || char(10) || text, 1, ?1) FROM pages`
-	qDocHandoff  = `SELECT id, session_id, seq, 0, '', '', '', coalesce(ended_at, started_at), substr(handoff, 1, ?1) FROM segments`
-
-	// One document by id, and the corpus ranked by embeddings besides the
-	// keyword hits: the newest of a kind.
-	qWhereID     = ` WHERE id = ?2`
-	qWhereNewest = ` ORDER BY id DESC LIMIT ?2`
-
-	qPutVector = `INSERT INTO embeddings (model, hash, dim, vec, created_at) VALUES (?, ?, ?, ?, ?)
-ON CONFLICT (model, hash) DO NOTHING`
-)
-
 // Memory kinds of a MemoryHit.
 const (
 	MemoryDecision  = "decision"

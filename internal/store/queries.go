@@ -331,3 +331,56 @@ FROM mail_receipts r LEFT JOIN turns t ON t.id = r.turn_id WHERE r.mail_id = ? O
 	OR EXISTS (SELECT 1 FROM mail m JOIN sessions s ON s.id = m.sender WHERE m.from_kind = 'session' AND s.workspace = ?1)
 	OR EXISTS (SELECT 1 FROM residents r JOIN sessions s ON s.id = r.session_id WHERE r.command = 'serve' AND s.workspace = ?1)`
 )
+
+// Approvals (approval.go).
+const (
+	qRecordApproval = `INSERT INTO approvals (session_id, turn_id, call_id, tool, subject, decision, source, rule, at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
+	qApprovals = `SELECT id, session_id, coalesce(turn_id, 0), call_id, tool, subject, decision, source, rule, at
+FROM approvals WHERE session_id = ? ORDER BY id`
+)
+
+// Eval results and verdicts (eval.go).
+const (
+	qRecordEvalResult = `INSERT INTO eval_results (suite, name, model, session_id, passed, score, input_tokens, output_tokens, cost, duration_us, details, started_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
+
+	qEvalResults = `SELECT id, suite, name, model, coalesce(session_id, ''), passed, score, input_tokens, output_tokens, cost, duration_us, coalesce(details, ''), started_at
+FROM eval_results WHERE (? = '' OR suite = ?) ORDER BY id DESC LIMIT ?`
+
+	qRecordEvalVerdict = `INSERT INTO eval_verdicts (a, b, why, passed, summary, details, created_at)
+VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`
+
+	qEvalVerdicts = `SELECT id, a, b, why, passed, summary, coalesce(details, ''), created_at
+FROM eval_verdicts ORDER BY id DESC LIMIT ?`
+)
+
+// Long-term memory: memory entries (the memory files, in chunks), and
+// search over them, the Decisions ledgers, pages and handoffs of every
+// session, plus a cache of embedding vectors (memory.go).
+const (
+	qMemoryEntries = `SELECT id, scope, workspace, kind, text, coalesce(session_id, ''), created_at
+FROM memory_entries WHERE scope = ? AND workspace = ? AND kind = ? ORDER BY id`
+	qDeleteMemoryEntries = `DELETE FROM memory_entries WHERE scope = ? AND workspace = ? AND kind = ?`
+	qAddMemoryEntry      = `INSERT INTO memory_entries (scope, workspace, kind, text, created_at) VALUES (?, ?, ?, ?, ?)`
+
+	qSearchMemory = `SELECT rowid & 3, rowid >> 2, rank FROM memory_fts
+WHERE memory_fts MATCH ?1 ORDER BY rank, rowid LIMIT ?2`
+	qSearchArchive = `SELECT rowid & 3, rowid >> 2, rank FROM search_fts
+WHERE search_fts MATCH ?1 AND (rowid & 3) IN (1, 3) ORDER BY rank, rowid LIMIT ?2`
+
+	// What a memory hit shows, by kind: the columns docRow scans, from
+	// the rows the WHERE clause picks; ?1 caps the text, in characters.
+	qDocDecision = `SELECT id, session_id, seq, superseded_by, '', '', '', created_at, substr(text, 1, ?1) FROM decisions`
+	qDocEntry    = `SELECT id, '', 0, 0, scope, workspace, kind, created_at, substr(text, 1, ?1) FROM memory_entries`
+	qDocPage     = `SELECT id, session_id, segment, 0, '', '', kind, created_at, substr(summary || char(10) || text, 1, ?1) FROM pages`
+	qDocHandoff  = `SELECT id, session_id, seq, 0, '', '', '', coalesce(ended_at, started_at), substr(handoff, 1, ?1) FROM segments`
+
+	// One document by id, and the corpus ranked by embeddings besides the
+	// keyword hits: the newest of a kind.
+	qWhereID     = ` WHERE id = ?2`
+	qWhereNewest = ` ORDER BY id DESC LIMIT ?2`
+
+	qPutVector = `INSERT INTO embeddings (model, hash, dim, vec, created_at) VALUES (?, ?, ?, ?, ?)
+ON CONFLICT (model, hash) DO NOTHING`
+)
