@@ -212,6 +212,21 @@ func TestCancelRecordsTheTurnAndAnswersTheCall(t *testing.T) {
 	}
 }
 
+// TestErrorAfterCancelIsACancel: once the caller cancels, whatever then
+// fails (here the stream, with an error of its own, not ctx's) fails
+// because of it: the turn is cancelled, not failed.
+func TestErrorAfterCancelIsACancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	h := newHarness(t, []fake.Step{{Respond: func(llm.Request) fake.Step {
+		cancel()
+		return fake.Step{Err: errors.New("stream cut mid-read")}
+	}}})
+	res, err := h.rt.Run(ctx, agent.RunInput{Prompt: "wait"})
+	if err == nil || res.Status != store.TurnCancelled {
+		t.Fatalf("res = %+v, err = %v", res, err)
+	}
+}
+
 func TestRepeatedFailureStopsTheTurn(t *testing.T) {
 	var steps []fake.Step
 	for range agent.DefaultRepeatCap {

@@ -48,7 +48,9 @@ func (s *session) turn(ctx context.Context, in RunInput) (Result, error) {
 	t.Status = store.TurnDone
 	switch {
 	case turnErr == nil:
-	case errors.Is(turnErr, ErrCancelled):
+	case errors.Is(turnErr, ErrCancelled), ctx.Err() != nil:
+		// Whatever failed once the caller cancelled (a store write, a
+		// stream cut mid-read) failed because of it.
 		t.Status = store.TurnCancelled
 	default:
 		t.Status = store.TurnFailed
