@@ -163,7 +163,11 @@ const minKB, maxKB = 8, 24
 // goFiles returns n Go files of Go's own source, 8-24 KB each, in a
 // fixed order.
 func goFiles(n int) ([]string, error) {
-	root := filepath.Join(runtime.GOROOT(), "src")
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		return nil, fmt.Errorf("finding Go's source tree with go env GOROOT: %w", err)
+	}
+	root := filepath.Join(strings.TrimSpace(string(goroot)), "src")
 	var paths []string
 	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.Contains(p, "testdata") {
