@@ -161,9 +161,9 @@ func openChatLog(home string) (*os.File, error) {
 // for pipes, scripts and terminals that are not one.
 func chatLines(ctx context.Context, opts *ChatOptions) error {
 	lines := readLines(ctx, opts.IO.In)
-	var ctl *tui.Controller // set before the first turn; the sink reads it
-	observe := agent.SinkFunc(func(e agent.Event) { ctl.Observe(e) })
-	sink := agent.Sinks(newPlainSink(opts.IO.Out, opts.IO.ErrOut), &mailLog{w: opts.IO.ErrOut}, observe)
+	var ctl *tui.Controller // set before the first turn; the turns' sink reads it
+	shown := agent.Sinks(newPlainSink(opts.IO.Out, opts.IO.ErrOut), &mailLog{w: opts.IO.ErrOut})
+	turns := agent.Sinks(shown, agent.SinkFunc(func(e agent.Event) { ctl.Observe(e) }))
 	prompter := &linePrompter{lines: lines, out: opts.IO.ErrOut}
 	mode := tui.NewModeSwitch(policy.ModeFromFlags(opts.AllowWrite, opts.Yes))
 	cm, err := openChatMail(ctx, opts)
@@ -171,7 +171,7 @@ func chatLines(ctx context.Context, opts *ChatOptions) error {
 		return err
 	}
 	defer cm.Close()
-	ctl, err = tui.NewController(ctx, tui.Options{Build: chatBuilder(opts, prompter, sink, mode), Sink: sink, Model: opts.Model, Session: opts.Session, Mode: mode, Mail: cm})
+	ctl, err = tui.NewController(ctx, tui.Options{Build: chatBuilder(opts, prompter, shown, mode), Sink: turns, Model: opts.Model, Session: opts.Session, Mode: mode, Mail: cm})
 	if err != nil {
 		return err
 	}
