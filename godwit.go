@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sync"
 
 	"github.com/godwit/godwit/internal/agent"
 	"github.com/godwit/godwit/internal/policy"
@@ -98,8 +97,7 @@ type Options struct {
 // Agent is an open engine. Its methods are safe for concurrent use;
 // several sessions may run turns at once.
 type Agent struct {
-	env    *wiring.Env
-	router *router
+	env *wiring.Env
 }
 
 // Open builds an Agent. Close it when done.
@@ -117,16 +115,15 @@ func Open(ctx context.Context, opts Options) (*Agent, error) {
 		}
 		opts.Home = h
 	}
-	r := newRouter()
 	env, err := wiring.Build(ctx, wiring.Options{
 		Home: opts.Home, Workspace: opts.Workspace, Model: opts.Model, Provider: opts.Provider,
-		Mode: opts.Mode, Prompter: opts.Prompter, Approver: opts.Approver, Sink: r, Getenv: opts.Getenv, MaxSteps: opts.MaxSteps, Logger: opts.Logger,
+		Mode: opts.Mode, Prompter: opts.Prompter, Approver: opts.Approver, Getenv: opts.Getenv, MaxSteps: opts.MaxSteps, Logger: opts.Logger,
 		Mail: opts.Mail,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("godwit: %w", err)
 	}
-	return &Agent{env: env, router: r}, nil
+	return &Agent{env: env}, nil
 }
 
 func defaultHome(getenv func(string) string) (string, error) {
@@ -159,60 +156,4 @@ func (a *Agent) Resume(ctx context.Context, id string) (*Session, error) {
 		return nil, fmt.Errorf("godwit: %w", err)
 	}
 	return &Session{a: a, id: sess.ID}, nil
-}
-
-// router hands each event to the session it belongs to. A new session
-// has no id until its first turn emits session.started, so first turns
-// of new sessions take the pending slot one at a time.
-type router struct {
-	newTurn chan struct{} // a semaphore of one: the pending slot
-
-	mu      sync.Mutex // guards the fields below
-	pending *pendingTurn
-	subs    map[string]func(Event)
-}
-
-// pendingTurn is the first turn of a new session, waiting for its id.
-type pendingTurn struct {
-	onEvent func(Event)
-	// bind is called with the id before the first event is delivered.
-	bind func(id string)
-}
-
-func newRouter() *router {
-	return &router{newTurn: make(chan struct{}, 1), subs: map[string]func(Event){}}
-}
-
-// Emit implements agent.Sink.
-func (r *router) Emit(e Event) {
-	r.mu.Lock()
-	fn := r.subs[e.SessionID]
-	if fn == nil && r.pending != nil && e.Type == agent.EventSessionStarted {
-		fn = r.pending.onEvent
-		r.subs[e.SessionID] = fn
-		r.pending.bind(e.SessionID)
-		r.pending = nil
-	}
-	r.mu.Unlock()
-	if fn != nil {
-		fn(e)
-	}
-}
-
-func (r *router) setPending(p *pendingTurn) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.pending = p
-}
-
-func (r *router) subscribe(id string, fn func(Event)) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.subs[id] = fn
-}
-
-func (r *router) unsubscribe(id string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	delete(r.subs, id)
 }

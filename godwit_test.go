@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/godwit/godwit"
 	"github.com/godwit/godwit/llm"
@@ -68,6 +69,105 @@ func TestConcurrentSessionsGetOnlyTheirEvents(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// TestFirstTurnsOfNewSessionsOverlap: two new sessions' first turns run
+// at once. The model answers the first request only once the second has
+// arrived, so turns that waited for each other would never end; and each
+// session's onEvent gets its own turn's events, whole, and no others.
+func TestFirstTurnsOfNewSessionsOverlap(t *testing.T) {
+	var (
+		mu      sync.Mutex
+		n       int
+		arrived = make(chan struct{})
+	)
+	model := fake.NewFunc(func(req llm.Request) fake.Step {
+		mu.Lock()
+		n++
+		me := n
+		mu.Unlock()
+		switch me {
+		case 1:
+			select {
+			case <-arrived:
+			case <-time.After(30 * time.Second): // a deadlock guard, not a timing assertion
+				t.Error("the second session's request never came while the first's waited: the first turns did not overlap")
+			}
+		case 2:
+			close(arrived)
+		}
+		return fake.Step{Text: "re: " + req.Messages[len(req.Messages)-1].Text()}
+	})
+	a := open(t, model)
+	sessions := []*godwit.Session{a.NewSession(), a.NewSession()}
+	events := make([][]godwit.Event, 2)
+	var wg sync.WaitGroup
+	for i, s := range sessions {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := s.Send(context.Background(), fmt.Sprintf("session %d", i), func(e godwit.Event) { events[i] = append(events[i], e) })
+			if err != nil {
+				t.Error(err)
+			}
+			if want := fmt.Sprintf("re: session %d", i); res.Text != want {
+				t.Errorf("session %d answered %q, want %q", i, res.Text, want)
+			}
+		}()
+	}
+	wg.Wait()
+	if sessions[0].ID() == "" || sessions[0].ID() == sessions[1].ID() {
+		t.Fatalf("ids %q and %q", sessions[0].ID(), sessions[1].ID())
+	}
+	for i, s := range sessions {
+		got := strings.Join(types(events[i]), " ")
+		if !strings.HasPrefix(got, "session.started turn.started model.request") || !strings.HasSuffix(got, "turn.finished") {
+			t.Errorf("session %d: events %s", i, got)
+		}
+		for _, e := range events[i] {
+			if e.SessionID != s.ID() {
+				t.Errorf("session %d (%s) got a %s of session %s", i, s.ID(), e.Type, e.SessionID)
+			}
+		}
+	}
+}
+
+// TestOnEventIsCalledOneAtATime: the calls of one response run in
+// parallel, but onEvent, which appends here without a lock, hears their
+// events one at a time (the race detector checks it).
+func TestOnEventIsCalledOneAtATime(t *testing.T) {
+	ws := t.TempDir()
+	for _, name := range []string{"a.txt", "b.txt", "c.txt"} {
+		if err := os.WriteFile(filepath.Join(ws, name), []byte(name+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	model := fake.New(
+		fake.Step{ToolCalls: []llm.ToolCall{
+			fake.Call("a", "file_read", map[string]string{"path": "a.txt"}),
+			fake.Call("b", "file_read", map[string]string{"path": "b.txt"}),
+			fake.Call("c", "file_read", map[string]string{"path": "c.txt"}),
+		}},
+		fake.Step{Text: "read them"},
+	)
+	a, err := godwit.Open(context.Background(), godwit.Options{Workspace: ws, Home: t.TempDir(), Provider: model})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	var events []godwit.Event
+	if _, err := a.NewSession().Send(context.Background(), "read the files", func(e godwit.Event) { events = append(events, e) }); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range events {
+		if e.Type == godwit.EventToolFinished {
+			n++
+		}
+	}
+	if n != 3 {
+		t.Errorf("%d tool.finished events, want 3: %v", n, types(events))
+	}
 }
 
 func types(evs []godwit.Event) []string {

@@ -91,9 +91,6 @@ func (a *Agent) Acknowledge(ctx context.Context, id int64) (Message, error) {
 // first (ID names it). It fails when another process keeps the session
 // open.
 func (s *Session) Serve(ctx context.Context, onEvent func(Event)) error {
-	if onEvent == nil {
-		onEvent = func(Event) {}
-	}
 	st := s.a.env.Store
 	id := s.ID()
 	if id == "" {
@@ -109,13 +106,10 @@ func (s *Session) Serve(ctx context.Context, onEvent func(Event)) error {
 		return fmt.Errorf("godwit: %w", err)
 	}
 	defer box.Close()
-	r := s.a.router
 	run := func(ctx context.Context, ms []store.Mail) (Result, error) {
 		s.turn.Lock()
 		defer s.turn.Unlock()
-		r.subscribe(id, onEvent)
-		defer r.unsubscribe(id)
-		return s.a.env.Runtime.Run(ctx, agent.RunInput{SessionID: id, Mail: ms})
+		return s.a.env.Runtime.Run(ctx, agent.RunInput{SessionID: id, Mail: ms, Sink: s.sink(onEvent)})
 	}
 	if err := mail.Serve(ctx, box, run, mail.ServeOptions{}); err != nil {
 		return fmt.Errorf("godwit: %w", err)

@@ -36,57 +36,32 @@ func (s *Session) setID(id string) {
 }
 
 // Send sends one user message and returns when the turn ends. onEvent,
-// when not nil, receives the turn's events as they happen, from the
-// engine's goroutines one at a time; a slow onEvent slows the turn. The
-// error is non-nil when the turn did not end with an answer; the Result
-// is filled in as far as the turn got.
+// when not nil, receives the turn's events, and no other session's, as
+// they happen, one at a time and none after Send returns; a slow onEvent
+// slows the turn. The error is non-nil when the turn did not end with an
+// answer; the Result is filled in as far as the turn got.
 func (s *Session) Send(ctx context.Context, text string, onEvent func(Event)) (Result, error) {
-	if onEvent == nil {
-		onEvent = func(Event) {}
-	}
 	s.turn.Lock()
 	defer s.turn.Unlock()
-	r := s.a.router
-	if id := s.ID(); id != "" {
-		r.subscribe(id, onEvent)
-		defer r.unsubscribe(id)
-		return s.a.env.Runtime.Run(ctx, agent.RunInput{SessionID: id, Prompt: text})
-	}
+	res, err := s.a.env.Runtime.Run(ctx, agent.RunInput{SessionID: s.ID(), Prompt: text, Sink: s.sink(onEvent)})
+	s.setID(res.SessionID)
+	return res, err
+}
 
-	// A new session: take the pending slot until session.started names it.
-	select {
-	case r.newTurn <- struct{}{}:
-	case <-ctx.Done():
-		return Result{}, ctx.Err()
-	}
-	bound := make(chan struct{})
-	r.setPending(&pendingTurn{onEvent: onEvent, bind: func(id string) {
-		s.setID(id)
-		close(bound)
-	}})
-	type outcome struct {
-		res Result
-		err error
-	}
-	done := make(chan outcome, 1)
-	go func() {
-		res, err := s.a.env.Runtime.Run(ctx, agent.RunInput{Prompt: text})
-		done <- outcome{res, err}
-	}()
-	var out outcome
-	select {
-	case <-bound:
-		<-r.newTurn // the next new session may start while this turn runs
-		out = <-done
-	case out = <-done: // it failed, perhaps before the session existed
-		r.setPending(nil)
-		<-r.newTurn
-	}
-	s.setID(out.res.SessionID)
-	if id := s.ID(); id != "" {
-		r.unsubscribe(id)
-	}
-	return out.res, out.err
+// sink is a turn's: it learns a new session's id from session.started
+// before onEvent sees it, and hands onEvent one event at a time.
+func (s *Session) sink(onEvent func(Event)) agent.Sink {
+	var mu sync.Mutex
+	return agent.SinkFunc(func(e Event) {
+		if e.Type == agent.EventSessionStarted {
+			s.setID(e.SessionID)
+		}
+		if onEvent != nil {
+			mu.Lock()
+			defer mu.Unlock()
+			onEvent(e)
+		}
+	})
 }
 
 // Stream sends one user message and yields the turn's events as they

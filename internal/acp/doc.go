@@ -32,8 +32,12 @@
 // sandbox before the terminal gets the command line).
 //
 // The engine of each session is built by Options.Build (internal/cli
-// uses internal/wiring), so this package imports only the core: agent,
-// llm, policy, store, tool and the tool/fs, tool/plan and tool/shell
-// hooks. It writes nothing but protocol messages to its output;
-// diagnostics go to Options.Logger.
+// uses internal/wiring). Each turn passes the session as its own sink
+// (agent.RunInput.Sink), so sessions' turns run at once; the engine stays
+// per session because it is built around the session: its cwd, mode,
+// prompter and gate, the editor's files and terminal for its id, and its
+// plan. This package imports only the core: agent, llm, policy, store,
+// tool and the tool/fs, tool/plan and tool/shell hooks. It writes
+// nothing but protocol messages to its output; diagnostics go to
+// Options.Logger.
 package acp

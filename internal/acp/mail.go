@@ -77,7 +77,7 @@ func (s *session) answerMail(ctx context.Context, box Mailbox) {
 	for _, m := range ms {
 		s.srv.notify(s.id, sdk.UpdateUserMessageText(fmt.Sprintf("✉ m%d from %s (not your words):\n%s", m.ID, sender(m), strings.TrimSpace(m.Body))))
 	}
-	res, err := s.eng.Runtime.Run(turnCtx, agent.RunInput{SessionID: s.id, Mail: ms})
+	res, err := s.eng.Runtime.Run(turnCtx, agent.RunInput{SessionID: s.id, Mail: ms, Sink: s})
 	if res.Turn == 0 {
 		box.Release(ctx, ms, err)
 	}

@@ -112,6 +112,7 @@ type peerScenario struct {
 	Answer   string     `json:"answer,omitempty"`
 	Turns    []peerTurn `json:"turns"`
 	Load     bool       `json:"load,omitempty"`
+	Parallel []string   `json:"parallel,omitempty"`
 }
 
 type peerTurn struct {
@@ -199,6 +200,18 @@ type peerResult struct {
 	} `json:"terminals"`
 	BadLines []string `json:"badLines"`
 	Stderr   string   `json:"stderr"`
+	// Parallel are the sessions of a parallel scenario, each with the
+	// updates the client queued for its id; Tagged is every update as
+	// it came, with the session id godwit sent it under.
+	Parallel []struct {
+		SessionID  string   `json:"sessionId"`
+		StopReason string   `json:"stopReason"`
+		Updates    []update `json:"updates"`
+	} `json:"parallel"`
+	Tagged []struct {
+		SessionID string `json:"sessionId"`
+		Update    update `json:"update"`
+	} `json:"tagged"`
 }
 
 type update struct {

@@ -300,8 +300,14 @@ func TestTerminalCommandsThroughOfficialClient(t *testing.T) {
 		t.Fatalf("%d terminals, want 3\ngodwit stderr:\n%s", len(got.Terminals), got.Stderr)
 	}
 	for _, term := range got.Terminals {
-		if term.Command != pt.bin || len(term.Args) == 0 || term.Args[0] != "__godwit_sandbox" || !contains(term.Env, "GODWIT_SANDBOX") {
-			t.Errorf("the editor was asked to run %s %q, not godwit's sandbox", term.Command, term.Args)
+		// `godwit __godwit_supervise PATH ARGV...` holds the command's
+		// process tree (tool/shell's supervise.go); ARGV is the sandbox.
+		args := term.Args
+		if len(args) >= 3 && args[0] == "__godwit_supervise" && args[1] == pt.bin {
+			args = args[3:]
+		}
+		if term.Command != pt.bin || len(args) == 0 || args[0] != "__godwit_sandbox" || !contains(term.Env, "GODWIT_SANDBOX") {
+			t.Errorf("the editor was asked to run %s %q, not godwit's sandbox under its supervisor", term.Command, term.Args)
 		}
 	}
 	wantAsked(t, got, 2) // the build and the touch; ls only reads

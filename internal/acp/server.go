@@ -39,8 +39,8 @@ type Options struct {
 	OpenMail func(ctx context.Context, st *store.Store, sessionID string) (Mailbox, error)
 }
 
-// EngineRequest is what Build is asked for: an engine over Workspace
-// whose events go to Sink, under godwit's own policy (rules, secrets
+// EngineRequest is what Build is asked for: an engine over Workspace,
+// under godwit's own policy (rules, secrets
 // screen, read-only commands, workspace boundary) in the session's Mode,
 // which asks the editor through Prompter, behind Gate.
 type EngineRequest struct {
@@ -57,7 +57,6 @@ type EngineRequest struct {
 	// Gate(policy). It shows each call to the editor before the policy
 	// judges it, and links the policy's questions to that call.
 	Gate func(policy tool.Approver) tool.Approver
-	Sink agent.Sink
 	// Files, when not nil, reads and writes files through the editor:
 	// pass it as fs.Options.Files.
 	Files fs.Files
@@ -234,7 +233,7 @@ func (s *server) open(ctx context.Context, id, cwd string) (*session, error) {
 		return nil, internal(errors.New("acp: the server is shutting down"))
 	}
 	sess := &session{srv: s, id: id, mode: s.opts.Mode, rejected: map[string]bool{}, calls: map[string]*call{}}
-	req := EngineRequest{Workspace: cwd, Mode: sess.policyMode, Prompter: sess, Gate: sess.gate, Sink: sess}
+	req := EngineRequest{Workspace: cwd, Mode: sess.policyMode, Prompter: sess, Gate: sess.gate}
 	if caps.Fs.ReadTextFile && caps.Fs.WriteTextFile {
 		req.Files = editorFiles{sess}
 	}

@@ -53,8 +53,8 @@ var modes = []sdk.SessionMode{
 }
 
 // session is one ACP session: its engine, mode and the tool calls of the
-// running turn. It is the engine's agent.Sink, its policy's Prompter,
-// and the gate in front of the policy.
+// running turn. It is its turns' agent.Sink, its engine's policy's
+// Prompter, and the gate in front of the policy.
 type session struct {
 	srv *server
 	id  string
@@ -123,7 +123,7 @@ func (s *session) prompt(ctx context.Context, text string) (sdk.PromptResponse, 
 	if err := s.ensureStored(ctx); err != nil {
 		return sdk.PromptResponse{}, internal(err)
 	}
-	res, err := s.eng.Runtime.Run(ctx, agent.RunInput{SessionID: s.id, Prompt: text})
+	res, err := s.eng.Runtime.Run(ctx, agent.RunInput{SessionID: s.id, Prompt: text, Sink: s})
 	switch {
 	case errors.Is(err, agent.ErrCancelled) || ctx.Err() != nil:
 		return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled, Usage: usage(res.Usage)}, nil

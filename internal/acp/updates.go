@@ -11,7 +11,7 @@ import (
 	"github.com/godwit/godwit/internal/tool/shell"
 )
 
-// Emit implements agent.Sink: the engine's events become session/update
+// Emit implements agent.Sink: the session's turns' events become session/update
 // notifications, sent before Emit returns, so they reach the client in
 // the order of the turn and before the prompt's answer.
 func (s *session) Emit(e agent.Event) {

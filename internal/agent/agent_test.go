@@ -65,7 +65,6 @@ func (h *harness) runtime(opts ...opt) *agent.Runtime {
 		Assembler: window.New(window.Options{System: "sys", Tools: reg.Specs()}),
 		Runner:    tool.NewRunner(reg, tool.RunnerOptions{}),
 		Store:     h.st,
-		Sink:      h.rec,
 		Workspace: h.ws,
 	}
 	for _, o := range opts {
@@ -88,7 +87,7 @@ func types(evs []agent.Event) []string {
 
 func TestFinalAnswer(t *testing.T) {
 	h := newHarness(t, []fake.Step{{Text: "hello"}})
-	res, err := h.rt.Run(context.Background(), agent.RunInput{Prompt: "hi"})
+	res, err := h.rt.Run(context.Background(), agent.RunInput{Sink: h.rec, Prompt: "hi"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +123,7 @@ func TestToolLoopKeepsOrderAndAnswersEveryCall(t *testing.T) {
 		}},
 		{Text: "done"},
 	})
-	res, err := h.rt.Run(context.Background(), agent.RunInput{Prompt: "go"})
+	res, err := h.rt.Run(context.Background(), agent.RunInput{Sink: h.rec, Prompt: "go"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,13 +162,13 @@ func TestToolLoopKeepsOrderAndAnswersEveryCall(t *testing.T) {
 
 func TestResumeContinuesTheStoredSession(t *testing.T) {
 	h := newHarness(t, []fake.Step{{Text: "first"}, {Text: "second"}})
-	res1, err := h.rt.Run(context.Background(), agent.RunInput{Prompt: "one"})
+	res1, err := h.rt.Run(context.Background(), agent.RunInput{Sink: h.rec, Prompt: "one"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// A new Runtime, as in a new process, over the same store.
 	rt2 := h.runtime()
-	res2, err := rt2.Run(context.Background(), agent.RunInput{SessionID: res1.SessionID, Prompt: "two"})
+	res2, err := rt2.Run(context.Background(), agent.RunInput{Sink: h.rec, SessionID: res1.SessionID, Prompt: "two"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,21 +188,18 @@ func TestResumeContinuesTheStoredSession(t *testing.T) {
 func TestCancelRecordsTheTurnAndAnswersTheCall(t *testing.T) {
 	h := newHarness(t, []fake.Step{{ToolCalls: []llm.ToolCall{fake.Call("x", "block", nil)}}, {Text: "after"}})
 	ctx, cancel := context.WithCancel(context.Background())
-	h.rec = &agent.Recorder{}
-	h.rt = h.runtime(func(c *agent.Config) {
-		c.Sink = agent.SinkFunc(func(e agent.Event) {
-			if e.Type == agent.EventToolStarted {
-				cancel()
-			}
-		})
+	cancelAtTool := agent.SinkFunc(func(e agent.Event) {
+		if e.Type == agent.EventToolStarted {
+			cancel()
+		}
 	})
-	res, err := h.rt.Run(ctx, agent.RunInput{Prompt: "wait"})
+	res, err := h.rt.Run(ctx, agent.RunInput{Sink: cancelAtTool, Prompt: "wait"})
 	if !errors.Is(err, agent.ErrCancelled) || res.Status != store.TurnCancelled {
 		t.Fatalf("res = %+v, err = %v", res, err)
 	}
 	// The next turn sees a whole history: the call has its result.
 	rt2 := h.runtime()
-	if _, err := rt2.Run(context.Background(), agent.RunInput{SessionID: res.SessionID, Prompt: "again"}); err != nil {
+	if _, err := rt2.Run(context.Background(), agent.RunInput{Sink: h.rec, SessionID: res.SessionID, Prompt: "again"}); err != nil {
 		t.Fatal(err)
 	}
 	msgs := h.fake.Requests()[1].Messages
@@ -233,7 +229,7 @@ func TestRepeatedFailureStopsTheTurn(t *testing.T) {
 		steps = append(steps, fake.Step{ToolCalls: []llm.ToolCall{fake.Call("f", "fail", map[string]string{"p": "x"})}})
 	}
 	h := newHarness(t, steps)
-	res, err := h.rt.Run(context.Background(), agent.RunInput{Prompt: "try"})
+	res, err := h.rt.Run(context.Background(), agent.RunInput{Sink: h.rec, Prompt: "try"})
 	if !errors.Is(err, agent.ErrRepeated) || res.Status != store.TurnFailed {
 		t.Fatalf("res = %+v, err = %v", res, err)
 	}
@@ -250,7 +246,7 @@ func TestStepLimit(t *testing.T) {
 		{ToolCalls: []llm.ToolCall{fake.Call("2", "echo", nil)}},
 	}
 	h := newHarness(t, steps, func(c *agent.Config) { c.MaxSteps = 2 })
-	_, err := h.rt.Run(context.Background(), agent.RunInput{Prompt: "loop"})
+	_, err := h.rt.Run(context.Background(), agent.RunInput{Sink: h.rec, Prompt: "loop"})
 	if !errors.Is(err, agent.ErrStepLimit) {
 		t.Fatalf("err = %v", err)
 	}
@@ -258,7 +254,7 @@ func TestStepLimit(t *testing.T) {
 
 func TestProviderErrorFailsTheTurnWithAdvice(t *testing.T) {
 	h := newHarness(t, []fake.Step{{Err: &llm.Error{Kind: llm.KindAuth, Provider: "openai", StatusCode: 401, Message: "bad key"}}})
-	res, err := h.rt.Run(context.Background(), agent.RunInput{Prompt: "hi"})
+	res, err := h.rt.Run(context.Background(), agent.RunInput{Sink: h.rec, Prompt: "hi"})
 	if !errors.Is(err, llm.ErrAuth) || res.Status != store.TurnFailed {
 		t.Fatalf("res = %+v, err = %v", res, err)
 	}
@@ -273,7 +269,7 @@ func TestProviderErrorFailsTheTurnWithAdvice(t *testing.T) {
 
 func TestInterruptedTurnIsMarkedOnResume(t *testing.T) {
 	h := newHarness(t, []fake.Step{{Text: "one"}, {Text: "two"}})
-	res, err := h.rt.Run(context.Background(), agent.RunInput{Prompt: "a"})
+	res, err := h.rt.Run(context.Background(), agent.RunInput{Sink: h.rec, Prompt: "a"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +277,7 @@ func TestInterruptedTurnIsMarkedOnResume(t *testing.T) {
 	if _, err := h.st.StartTurn(context.Background(), res.SessionID, "lost", 1); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.rt.Run(context.Background(), agent.RunInput{SessionID: res.SessionID, Prompt: "b"}); err != nil {
+	if _, err := h.rt.Run(context.Background(), agent.RunInput{Sink: h.rec, SessionID: res.SessionID, Prompt: "b"}); err != nil {
 		t.Fatal(err)
 	}
 	turns, _ := h.st.Turns(context.Background(), res.SessionID)
@@ -320,7 +316,7 @@ func TestSummaryModelCallsAreRecorded(t *testing.T) {
 	rt := h.runtime(func(c *agent.Config) {
 		c.Assembler = &summarizing{Assembler: c.Assembler, calls: calls}
 	})
-	res, err := rt.Run(context.Background(), agent.RunInput{Prompt: "hi"})
+	res, err := rt.Run(context.Background(), agent.RunInput{Sink: h.rec, Prompt: "hi"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -359,13 +355,13 @@ func TestSummaryModelCallsAreRecorded(t *testing.T) {
 // would edit another tree while its record, undo and trace name the first.
 func TestSessionOfAnotherWorkspaceIsRefused(t *testing.T) {
 	h := newHarness(t, []fake.Step{{Text: "first"}})
-	res, err := h.rt.Run(context.Background(), agent.RunInput{Prompt: "one"})
+	res, err := h.rt.Run(context.Background(), agent.RunInput{Sink: h.rec, Prompt: "one"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	other := t.TempDir()
 	rt := h.runtime(func(c *agent.Config) { c.Workspace = other })
-	_, err = rt.Run(context.Background(), agent.RunInput{SessionID: res.SessionID, Prompt: "two"})
+	_, err = rt.Run(context.Background(), agent.RunInput{Sink: h.rec, SessionID: res.SessionID, Prompt: "two"})
 	var we *agent.WorkspaceError
 	if !errors.As(err, &we) || we.SessionWorkspace != h.ws || we.Workspace != other || we.SessionID != res.SessionID {
 		t.Fatalf("err = %v, want a WorkspaceError", err)
@@ -387,7 +383,7 @@ func TestEventsDescribeTheSession(t *testing.T) {
 				Workspace:  "ignored", Model: "ignored"}
 		}
 	})
-	if _, err := h.rt.Run(context.Background(), agent.RunInput{Prompt: "what does it say?"}); err != nil {
+	if _, err := h.rt.Run(context.Background(), agent.RunInput{Sink: h.rec, Prompt: "what does it say?"}); err != nil {
 		t.Fatal(err)
 	}
 	started := h.rec.OfType(agent.EventSessionStarted)[0].Session

@@ -75,7 +75,7 @@ func TestEndOfTurnChecks(t *testing.T) {
 					c.OpenPlan = func() []string { return tc.plan }
 				}
 			})
-			res, err := h.rt.Run(context.Background(), agent.RunInput{Prompt: "go"})
+			res, err := h.rt.Run(context.Background(), agent.RunInput{Sink: h.rec, Prompt: "go"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -126,7 +126,7 @@ func TestVerifyRounds(t *testing.T) {
 					return agent.VerifyOutcome{ExitCode: code, Output: "--- FAIL: TestX\nx_test.go:7: boom", Duration: time.Millisecond}
 				}
 			})
-			res, err := h.rt.Run(context.Background(), agent.RunInput{Prompt: "fix", Verify: "go test ./...", VerifyRounds: 2})
+			res, err := h.rt.Run(context.Background(), agent.RunInput{Sink: h.rec, Prompt: "fix", Verify: "go test ./...", VerifyRounds: 2})
 			if !errors.Is(err, tc.wantErr) || (tc.wantErr == nil && err != nil) {
 				t.Fatalf("err = %v, want %v", err, tc.wantErr)
 			}
@@ -171,7 +171,7 @@ func TestApprovalsAreRecorded(t *testing.T) {
 			return tool.Decision{Reason: "read-only mode"}, nil
 		})})
 	})
-	res, err := h.rt.Run(context.Background(), agent.RunInput{Prompt: "write", NoChecks: true})
+	res, err := h.rt.Run(context.Background(), agent.RunInput{Sink: h.rec, Prompt: "write", NoChecks: true})
 	if err != nil {
 		t.Fatal(err)
 	}

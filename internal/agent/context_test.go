@@ -43,7 +43,7 @@ func newEngine(t *testing.T, window_ int, brain func(llm.Request) fake.Step) *en
 	reg, _ := tool.NewRegistry(read)
 	win := window.New(window.Options{System: "sys", Tools: reg.Specs(), Budget: window.Scaled(window_), Counter: window.NewCounter(nil), Pages: agent.StorePages(st)})
 	var err error
-	e.rt, err = agent.New(agent.Config{Provider: e.p, Model: "m", Assembler: win, Runner: tool.NewRunner(reg, tool.RunnerOptions{}), Store: st, Sink: e.rec})
+	e.rt, err = agent.New(agent.Config{Provider: e.p, Model: "m", Assembler: win, Runner: tool.NewRunner(reg, tool.RunnerOptions{}), Store: st})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func newEngine(t *testing.T, window_ int, brain func(llm.Request) fake.Step) *en
 }
 
 func (e *engine) run(prompt string, reset bool) (agent.Result, error) {
-	res, err := e.rt.Run(context.Background(), agent.RunInput{SessionID: e.sid, Prompt: prompt, Reset: reset})
+	res, err := e.rt.Run(context.Background(), agent.RunInput{Sink: e.rec, SessionID: e.sid, Prompt: prompt, Reset: reset})
 	if res.SessionID != "" {
 		e.sid = res.SessionID
 	}
@@ -271,7 +271,7 @@ func TestResetLoopStops(t *testing.T) {
 func rebuild(t *testing.T, e *engine) *agent.Runtime {
 	reg, _ := tool.NewRegistry()
 	win := window.New(window.Options{System: "sys", Budget: window.Scaled(32_000), Pages: agent.StorePages(e.st)})
-	rt, err := agent.New(agent.Config{Provider: e.p, Model: "m", Assembler: win, Runner: tool.NewRunner(reg, tool.RunnerOptions{}), Store: e.st, Sink: e.rec})
+	rt, err := agent.New(agent.Config{Provider: e.p, Model: "m", Assembler: win, Runner: tool.NewRunner(reg, tool.RunnerOptions{}), Store: e.st})
 	if err != nil {
 		t.Fatal(err)
 	}

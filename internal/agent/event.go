@@ -235,11 +235,44 @@ type TurnInfo struct {
 	Error      string `json:"error,omitempty"`
 }
 
-// Sink receives events. Emit is called from the turn loop and from tool
-// goroutines, possibly concurrently; it must be safe for that and must not
-// block for long (a slow sink slows the turn).
+// Sink receives events. A run's Sink (RunInput.Sink) gets that run's
+// events and no others: from session.started to turn.finished, all
+// stamped with the run's session id, and none once Run has returned (a
+// tool goroutine that reports after its call is dropped). So concurrent
+// runs, of new sessions too, each give their own sink and need no
+// routing by session id.
+//
+// Emit is called from the turn loop and from tool goroutines, possibly
+// concurrently; it must be safe for that and must not block for long (a
+// slow sink slows the turn). It must not start a run of the same session.
+//
+// Events that belong to no run (an MCP server's mcp.status, emitted by
+// the layer that builds the engine) go to a Sink that layer is given for
+// the engine; the Runtime itself emits only during runs.
 type Sink interface {
 	Emit(Event)
+}
+
+// runSink is a run's Sink while the run lasts: Run ends it before it
+// returns, and what is emitted later is dropped, so a caller that has
+// moved on (closed a channel, started the next turn) hears nothing more.
+type runSink struct {
+	mu   sync.RWMutex // read-held by each Emit; end waits for them
+	sink Sink         // nil: discard, or ended
+}
+
+func (r *runSink) Emit(e Event) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if r.sink != nil {
+		r.sink.Emit(e)
+	}
+}
+
+func (r *runSink) end() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.sink = nil
 }
 
 // SinkFunc adapts a function to Sink.

@@ -59,7 +59,7 @@ func TestLoadElidesStubsAndHydrates(t *testing.T) {
 		t.Fatal(err)
 	}
 	rt := newTestRuntime(t, st)
-	s, err := rt.open(ctx, "s1")
+	s, err := rt.open(ctx, "s1", &runSink{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,11 +43,11 @@ func BenchmarkLongSession200(b *testing.B) {
 		win := window.New(window.Options{System: "You are a test agent.", Tools: reg.Specs(), Budget: budget, Counter: window.NewCounter(nil), Pages: agent.StorePages(st)})
 		rec := &maxTokens{}
 		rt, _ := agent.New(agent.Config{Provider: provider, Model: "scripted", Assembler: win,
-			Runner: tool.NewRunner(reg, tool.RunnerOptions{}), Store: st, Sink: rec})
+			Runner: tool.NewRunner(reg, tool.RunnerOptions{}), Store: st})
 		var sid string
 		var heap50 uint64
 		for turn := 1; turn <= 200; turn++ {
-			res, err := rt.Run(ctx, agent.RunInput{SessionID: sid, Prompt: fmt.Sprintf("Task %d: summarise the next file. %s", turn, rule), Reset: turn%40 == 0})
+			res, err := rt.Run(ctx, agent.RunInput{Sink: rec, SessionID: sid, Prompt: fmt.Sprintf("Task %d: summarise the next file. %s", turn, rule), Reset: turn%40 == 0})
 			if err != nil {
 				b.Fatalf("turn %d: %v", turn, err)
 			}

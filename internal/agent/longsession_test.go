@@ -203,13 +203,13 @@ func runScenario(t *testing.T, sc scenario) {
 	win := window.New(window.Options{System: "You are a test agent.", Tools: reg.Specs(), Budget: budget, Counter: counter, Pages: agent.StorePages(st)})
 	rec := &agent.Recorder{}
 	rt, err := agent.New(agent.Config{Provider: provider, Model: "scripted", Assembler: win,
-		Runner: tool.NewRunner(reg, tool.RunnerOptions{}), Store: st, Sink: rec})
+		Runner: tool.NewRunner(reg, tool.RunnerOptions{}), Store: st})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var sid string
 	for i, p := range sc.prompts {
-		res, err := rt.Run(ctx, agent.RunInput{SessionID: sid, Prompt: p, Reset: sc.resets[i+1]})
+		res, err := rt.Run(ctx, agent.RunInput{Sink: rec, SessionID: sid, Prompt: p, Reset: sc.resets[i+1]})
 		if err != nil {
 			t.Fatalf("turn %d: %v", i+1, err)
 		}

@@ -34,8 +34,6 @@ type Config struct {
 	Runner *tool.Runner
 	// Store records everything. Required.
 	Store *store.Store
-	// Sink receives events; nil discards them.
-	Sink Sink
 	// Workspace is the absolute path the session works in.
 	Workspace string
 	// MaxSteps bounds model calls per turn; 0 means DefaultMaxSteps.
@@ -82,9 +80,10 @@ const (
 )
 
 // Runtime runs turns. One Runtime serves one workspace and may run turns
-// of several sessions, one at a time per session (the caller serialises
-// turns of a session; Run is not meant to be called twice concurrently for
-// the same session).
+// of several sessions at once, one at a time per session (the caller
+// serialises turns of a session; Run is not meant to be called twice
+// concurrently for the same session). Each run reports to its own Sink
+// (RunInput.Sink), so concurrent runs need no routing.
 type Runtime struct {
 	cfg Config
 	// counter is the assembler's token counter, when it has one (the
@@ -130,9 +129,6 @@ func New(cfg Config) (*Runtime, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	if cfg.Sink == nil {
-		cfg.Sink = SinkFunc(func(Event) {})
-	}
 	if cfg.ProviderName == "" {
 		cfg.ProviderName = cfg.Provider.Name()
 	}
@@ -151,6 +147,9 @@ type RunInput struct {
 	// SessionID continues a stored session; empty starts a new one.
 	SessionID string
 	Prompt    string
+	// Sink receives this run's events, and only those (see Sink); nil
+	// discards them. The store records them either way.
+	Sink Sink
 	// Reset starts the turn in a new segment, with a handoff (`--reset`,
 	// `:reset`).
 	Reset bool
@@ -217,7 +216,9 @@ func (r *Runtime) Run(ctx context.Context, in RunInput) (Result, error) {
 	if in.Verify != "" && r.cfg.Verify == nil {
 		return Result{}, errors.New("agent: a verify command was given but no Verifier is configured")
 	}
-	s, err := r.open(ctx, in.SessionID)
+	sink := &runSink{sink: in.Sink}
+	defer sink.end()
+	s, err := r.open(ctx, in.SessionID, sink)
 	if err != nil {
 		return Result{}, err
 	}

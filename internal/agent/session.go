@@ -15,7 +15,9 @@ import (
 
 // session is the in-memory state of one session during a turn.
 type session struct {
-	r       *Runtime
+	r *Runtime
+	// sink is the run's (RunInput.Sink).
+	sink    *runSink
 	id      string
 	segment int
 	history []llm.Message // current segment, oldest first
@@ -79,7 +81,7 @@ func (r *Runtime) take(id string) *kept {
 }
 
 // open loads a stored session, or creates one when id is empty.
-func (r *Runtime) open(ctx context.Context, id string) (*session, error) {
+func (r *Runtime) open(ctx context.Context, id string, sink *runSink) (*session, error) {
 	st := r.cfg.Store
 	if id == "" {
 		now := r.cfg.Now()
@@ -96,7 +98,7 @@ func (r *Runtime) open(ctx context.Context, id string) (*session, error) {
 		if err := st.StartSegment(ctx, sess.ID, 1, "start"); err != nil {
 			return nil, fmt.Errorf("agent: %w", err)
 		}
-		s := &session{r: r, id: sess.ID, segment: 1}
+		s := &session{r: r, sink: sink, id: sess.ID, segment: 1}
 		s.emit(Event{Type: EventSessionStarted, Session: r.about(r.cfg.Workspace, sess.Model, false, 1)})
 		return s, nil
 	}
@@ -114,7 +116,7 @@ func (r *Runtime) open(ctx context.Context, id string) (*session, error) {
 	if _, err := st.MarkInterrupted(ctx, sess.ID); err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
 	}
-	s := &session{r: r, id: sess.ID, segment: 1}
+	s := &session{r: r, sink: sink, id: sess.ID, segment: 1}
 	segs, err := st.Segments(ctx, sess.ID)
 	if err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
@@ -283,7 +285,7 @@ func (s *session) emitOutput(e Event, output string) {
 	if e.Time.IsZero() {
 		e.Time = s.r.cfg.Now()
 	}
-	s.r.cfg.Sink.Emit(e)
+	s.sink.Emit(e)
 	if e.Type == EventTextDelta || e.Type == EventThinkingDelta || e.Type == EventToolProgress {
 		return // many, and the events around them say the rest
 	}

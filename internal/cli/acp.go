@@ -88,7 +88,6 @@ func runACP(ctx context.Context, opts *ACPOptions, f *Factory) error {
 			LiveMode:  req.Mode,
 			Prompter:  req.Prompter,
 			Gate:      req.Gate,
-			Sink:      req.Sink,
 			Getenv:    opts.Getenv,
 			Logger:    f.Logger,
 			Files:     req.Files,

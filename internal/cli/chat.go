@@ -125,7 +125,7 @@ func chatTerminal(ctx context.Context, opts *ChatOptions) error {
 		return err
 	}
 	defer cm.Close()
-	ctl, err := tui.NewController(ctx, tui.Options{Build: chatBuilder(opts, b, b, mode), Model: opts.Model, Session: opts.Session, Mode: mode, Mail: cm})
+	ctl, err := tui.NewController(ctx, tui.Options{Build: chatBuilder(opts, b, b, mode), Sink: b, Model: opts.Model, Session: opts.Session, Mode: mode, Mail: cm})
 	if err != nil {
 		return err
 	}
@@ -161,9 +161,9 @@ func openChatLog(home string) (*os.File, error) {
 // for pipes, scripts and terminals that are not one.
 func chatLines(ctx context.Context, opts *ChatOptions) error {
 	lines := readLines(ctx, opts.IO.In)
-	var ctl *tui.Controller // set before the first turn; the sink reads it
-	observe := agent.SinkFunc(func(e agent.Event) { ctl.Observe(e) })
-	sink := agent.Sinks(newPlainSink(opts.IO.Out, opts.IO.ErrOut), &mailLog{w: opts.IO.ErrOut}, observe)
+	var ctl *tui.Controller // set before the first turn; the turns' sink reads it
+	shown := agent.Sinks(newPlainSink(opts.IO.Out, opts.IO.ErrOut), &mailLog{w: opts.IO.ErrOut})
+	turns := agent.Sinks(shown, agent.SinkFunc(func(e agent.Event) { ctl.Observe(e) }))
 	prompter := &linePrompter{lines: lines, out: opts.IO.ErrOut}
 	mode := tui.NewModeSwitch(policy.ModeFromFlags(opts.AllowWrite, opts.Yes))
 	cm, err := openChatMail(ctx, opts)
@@ -171,7 +171,7 @@ func chatLines(ctx context.Context, opts *ChatOptions) error {
 		return err
 	}
 	defer cm.Close()
-	ctl, err = tui.NewController(ctx, tui.Options{Build: chatBuilder(opts, prompter, sink, mode), Model: opts.Model, Session: opts.Session, Mode: mode, Mail: cm})
+	ctl, err = tui.NewController(ctx, tui.Options{Build: chatBuilder(opts, prompter, shown, mode), Sink: turns, Model: opts.Model, Session: opts.Session, Mode: mode, Mail: cm})
 	if err != nil {
 		return err
 	}
@@ -236,8 +236,8 @@ func chatLines(ctx context.Context, opts *ChatOptions) error {
 	}
 }
 
-// chatBuilder builds engines for the chat; every one sends its events to
-// sink, asks p what the policy wants a person to decide, and reads the
+// chatBuilder builds engines for the chat; every one sends its own events
+// (mcp.status) to sink, where the controller sends the turns', asks p what the policy wants a person to decide, and reads the
 // approval mode from mode at every call (/mode switches it).
 func chatBuilder(opts *ChatOptions, p policy.Prompter, sink agent.Sink, mode *tui.ModeSwitch) tui.Builder {
 	return func(ctx context.Context, model string) (*tui.Engine, error) {
@@ -246,7 +246,7 @@ func chatBuilder(opts *ChatOptions, p policy.Prompter, sink agent.Sink, mode *tu
 		}
 		env, err := wiring.Build(ctx, wiring.Options{
 			Home: opts.Home, Workspace: opts.Workdir, UserHome: userHome(opts.Getenv), Model: model, Provider: opts.Provider,
-			LiveMode: mode.Get, Prompter: p, Sink: sink, Getenv: opts.Getenv, Logger: opts.Logger,
+			LiveMode: mode.Get, Prompter: p, EngineEvents: sink, Getenv: opts.Getenv, Logger: opts.Logger,
 			ContextWindow: opts.ContextWindow, Version: opts.Version,
 		})
 		if err != nil {

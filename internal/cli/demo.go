@@ -92,13 +92,12 @@ func runDemo(ctx context.Context, opts *DemoOptions) (err error) {
 		// be touched, so the demo approves its own writes.
 		Approver: tool.AllowAll{},
 		Mode:     policy.Auto,
-		Sink:     sink,
 	})
 	if err != nil {
 		return err
 	}
 	defer env.Close()
-	res, err := env.Runtime.Run(ctx, agent.RunInput{Prompt: demo.Prompt})
+	res, err := env.Runtime.Run(ctx, agent.RunInput{Prompt: demo.Prompt, Sink: sink})
 	if err != nil {
 		return err
 	}

@@ -235,18 +235,18 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 		}
 	}
 	env, err := wiring.Build(ctx, wiring.Options{
-		Home:      opts.Home,
-		Workspace: opts.Workdir,
-		UserHome:  userHome(opts.Getenv),
-		Model:     model,
-		Provider:  opts.Provider,
-		Mode:      policy.ModeFromFlags(opts.AllowWrite, opts.Yes),
-		Prompter:  runPrompter(opts.IO),
-		Sink:      sink,
-		Getenv:    opts.Getenv,
-		MaxSteps:  opts.MaxSteps,
-		Version:   opts.Version,
-		Logger:    opts.Logger,
+		Home:         opts.Home,
+		Workspace:    opts.Workdir,
+		UserHome:     userHome(opts.Getenv),
+		Model:        model,
+		Provider:     opts.Provider,
+		Mode:         policy.ModeFromFlags(opts.AllowWrite, opts.Yes),
+		Prompter:     runPrompter(opts.IO),
+		EngineEvents: sink,
+		Getenv:       opts.Getenv,
+		MaxSteps:     opts.MaxSteps,
+		Version:      opts.Version,
+		Logger:       opts.Logger,
 
 		ContextWindow: opts.ContextWindow,
 	})
@@ -265,7 +265,7 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 		opts.SessionID = sess.ID
 	}
 	in := agent.RunInput{
-		SessionID: opts.SessionID, Prompt: opts.Prompt, Reset: opts.Reset,
+		SessionID: opts.SessionID, Prompt: opts.Prompt, Reset: opts.Reset, Sink: sink,
 		Verify: opts.Verify, VerifyRounds: opts.VerifyRounds, VerifyTimeout: opts.VerifyTimeout,
 	}
 	var box *mail.Box

@@ -104,7 +104,7 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 	sink := agent.Sinks(outputSink(opts.IO, opts.JSON), &mailLog{w: opts.IO.ErrOut})
 	env, err := wiring.Build(ctx, wiring.Options{
 		Home: opts.Home, Workspace: opts.Workdir, Model: model, Provider: opts.Provider, Mail: true,
-		Mode: policy.ModeFromFlags(opts.AllowWrite, opts.Yes), Sink: sink, Getenv: opts.Getenv, Logger: opts.Logger,
+		Mode: policy.ModeFromFlags(opts.AllowWrite, opts.Yes), EngineEvents: sink, Getenv: opts.Getenv, Logger: opts.Logger,
 		ContextWindow: opts.ContextWindow, Version: opts.Version,
 	})
 	if err != nil {
@@ -160,7 +160,7 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 			busy = false
 			running.Unlock()
 		}()
-		return env.Runtime.Run(turnCtx, agent.RunInput{SessionID: id, Mail: ms})
+		return env.Runtime.Run(turnCtx, agent.RunInput{SessionID: id, Mail: ms, Sink: sink})
 	}
 	err = mail.Serve(ctx, box, run, mail.ServeOptions{TurnContext: turnCtx, OnTurn: func(ms []store.Mail, res agent.Result, err error) {
 		if err != nil {

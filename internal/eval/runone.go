@@ -70,7 +70,7 @@ func runOne(ctx context.Context, root string, t *Task, run int, opts Options, re
 		Home: home, Workspace: ws, Model: model, Provider: rec,
 		// As `run --yes`: the real policy and sandbox, writes and commands
 		// approved; deny rules still hold.
-		Mode: policy.Auto, Sink: m, Getenv: opts.Getenv,
+		Mode: policy.Auto, Getenv: opts.Getenv,
 		MaxSteps: t.Limits.Steps, ContextWindow: window, Logger: opts.Logger,
 	})
 	if err != nil {
@@ -98,7 +98,7 @@ func runOne(ctx context.Context, root string, t *Task, run int, opts Options, re
 		if brain != nil {
 			brain.SetTurn(i + 1)
 		}
-		res, err := env.Runtime.Run(runCtx, agent.RunInput{SessionID: sid, Prompt: turn.Say, Reset: turn.Reset, Verify: t.Verify})
+		res, err := env.Runtime.Run(runCtx, agent.RunInput{SessionID: sid, Prompt: turn.Say, Sink: m, Reset: turn.Reset, Verify: t.Verify})
 		if res.SessionID != "" {
 			sid = res.SessionID
 		}

@@ -30,6 +30,7 @@ type world struct {
 	root string
 	st   *store.Store
 	rt   *agent.Runtime
+	sink agent.Sink
 	fake *fake.Provider
 	rec  *snapshot.Recorder
 }
@@ -59,7 +60,7 @@ func newWorld(t *testing.T, files map[string]string) *world {
 	}
 	// The wiring: the turn.started event tells the Recorder which turn
 	// is running.
-	sink := agent.SinkFunc(func(e agent.Event) {
+	w.sink = agent.SinkFunc(func(e agent.Event) {
 		if e.Type == agent.EventTurnStarted {
 			w.rec.SetTurn(e.SessionID, e.Turn)
 		}
@@ -70,7 +71,6 @@ func newWorld(t *testing.T, files map[string]string) *world {
 		Assembler: window.New(window.Options{System: "sys", Tools: reg.Specs()}),
 		Runner:    tool.NewRunner(reg, tool.RunnerOptions{Approver: tool.AllowAll{}}),
 		Store:     st,
-		Sink:      sink,
 		Workspace: root,
 	})
 	if err != nil {
@@ -97,7 +97,7 @@ func (w *world) turn(session string, batches ...[]llm.ToolCall) string {
 		w.fake.Add(fake.Step{ToolCalls: b})
 	}
 	w.fake.Add(fake.Step{Text: "done"})
-	res, err := w.rt.Run(context.Background(), agent.RunInput{SessionID: session, Prompt: "work", NoChecks: true})
+	res, err := w.rt.Run(context.Background(), agent.RunInput{SessionID: session, Prompt: "work", NoChecks: true, Sink: w.sink})
 	if err != nil {
 		w.t.Fatal(err)
 	}

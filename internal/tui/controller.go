@@ -47,14 +47,18 @@ type Engine struct {
 }
 
 // Builder builds the engine for a model ("provider/model"; "" for the
-// configured default). It is called at start and by :model; every engine
-// it returns must send its events to the same sink.
+// configured default). It is called at start and by :model. The turns'
+// events go to Options.Sink whichever engine runs them; the builder
+// decides where an engine's own events (mcp.status) go.
 type Builder func(ctx context.Context, model string) (*Engine, error)
 
 // Options configure a Controller.
 type Options struct {
 	// Build makes engines. Required.
 	Build Builder
+	// Sink receives every turn's events (agent.RunInput.Sink); nil
+	// discards them.
+	Sink agent.Sink
 	// Model is the first engine's model; "" for the default.
 	Model string
 	// Session continues a stored session: an id, a unique prefix of one,
@@ -94,6 +98,7 @@ func (s *ModeSwitch) Set(m policy.Mode) { s.v.Store(int32(m)) }
 // another, and Observe is called from the agent's.
 type Controller struct {
 	build Builder
+	sink  agent.Sink
 	now   func() time.Time
 	mode  *ModeSwitch
 	mail  MailSource
@@ -126,7 +131,7 @@ func NewController(ctx context.Context, opts Options) (*Controller, error) {
 	if opts.Build == nil {
 		return nil, errors.New("tui: Options.Build is required")
 	}
-	c := &Controller{build: opts.Build, now: opts.Now, mode: opts.Mode, mail: opts.Mail}
+	c := &Controller{build: opts.Build, sink: opts.Sink, now: opts.Now, mode: opts.Mode, mail: opts.Mail}
 	if c.now == nil {
 		c.now = time.Now
 	}
@@ -236,7 +241,7 @@ func (c *Controller) run(ctx context.Context, prompt string) (agent.Result, erro
 		c.mu.Unlock()
 		return agent.Result{}, errors.New("tui: the chat is closed")
 	}
-	in := agent.RunInput{SessionID: c.sessionID, Prompt: prompt, Reset: c.resetNext}
+	in := agent.RunInput{SessionID: c.sessionID, Prompt: prompt, Reset: c.resetNext, Sink: c.sink}
 	eng := c.eng
 	c.resetNext = false
 	c.running = true

@@ -65,14 +65,14 @@ func newHarness(t *testing.T, steps ...fake.Step) *harness {
 			model = "fake/m"
 		}
 		env, err := wiring.Build(ctx, wiring.Options{Home: h.home, Workspace: h.ws, Model: model, Provider: h.prov,
-			LiveMode: h.mode.Get, Prompter: h.b, Sink: h.b, ContextWindow: 128_000})
+			LiveMode: h.mode.Get, Prompter: h.b, EngineEvents: h.b, ContextWindow: 128_000})
 		if err != nil {
 			return nil, err
 		}
 		return &Engine{Runtime: env.Runtime, Store: env.Store, Model: env.Model, Workspace: env.Workspace, ContextWindow: 128_000,
 			Plan: env.Plan.Steps, SetPlan: env.Plan.Set, Close: env.Close}, nil
 	}
-	ctl, err := NewController(context.Background(), Options{Build: build, Now: h.clock.Now, Mode: h.mode})
+	ctl, err := NewController(context.Background(), Options{Build: build, Sink: h.b, Now: h.clock.Now, Mode: h.mode})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,14 +30,14 @@ const mcpStartWait = 5 * time.Second
 // ready or lists its tools anew. A failing server is logged, never fatal.
 //
 // Once Build has its first table, a change of state is also an
-// mcp.status event to opts.Sink (the states before are in
+// mcp.status event to opts.EngineEvents (the states before are in
 // session.started), so a consumer of `run --json` sees a server fail.
 func startMCP(ctx context.Context, cfg mcp.Config, opts Options, root string, wait time.Duration, late *lateTools) *mcp.Manager {
 	mgr := mcp.Start(mcp.Options{Config: cfg, Workspace: root, Getenv: opts.Getenv, Logger: opts.Logger, Version: opts.Version,
 		OnStatus: func(s mcp.Status) {
-			if late.isStarted() && opts.Sink != nil {
+			if late.isStarted() && opts.EngineEvents != nil {
 				info := mcpInfo(s)
-				opts.Sink.Emit(agent.Event{Type: agent.EventMCPStatus, Time: time.Now(), MCP: &info})
+				opts.EngineEvents.Emit(agent.Event{Type: agent.EventMCPStatus, Time: time.Now(), MCP: &info})
 			}
 			if s.State == mcp.StateSkipped && s.Source == mcp.ProjectFile {
 				// Env.Notices says it once, for all of them.

@@ -115,12 +115,12 @@ func TestMCPStateReachesTheEvents(t *testing.T) {
 	}
 	rec := &agent.Recorder{}
 	env, err := Build(context.Background(), Options{Home: home, Workspace: t.TempDir(), Model: "demo/m", Provider: fake.New(fake.Step{Text: "one"}),
-		MCPWait: 50 * time.Millisecond, Sink: rec, Version: "v-test"})
+		MCPWait: 50 * time.Millisecond, EngineEvents: rec, Version: "v-test"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer env.Close()
-	if _, err := env.Runtime.Run(context.Background(), agent.RunInput{Prompt: "hi"}); err != nil {
+	if _, err := env.Runtime.Run(context.Background(), agent.RunInput{Prompt: "hi", Sink: rec}); err != nil {
 		t.Fatal(err)
 	}
 	s := rec.OfType(agent.EventSessionStarted)[0].Session

@@ -71,8 +71,11 @@ type Options struct {
 	// Approver, when set, replaces the policy (the demo's own sandboxed
 	// repository, tests).
 	Approver tool.Approver
-	// Sink receives the runtime's events.
-	Sink agent.Sink
+	// EngineEvents receives the events that belong to no run: mcp.status
+	// when an MCP server changes state after Build. They come from the
+	// MCP servers' goroutines, between runs or during one. nil discards
+	// them. A run's events go to its own RunInput.Sink, never here.
+	EngineEvents agent.Sink
 	// Getenv reads the environment (API keys); nil means os.Getenv.
 	Getenv func(string) string
 	// Files, when set, serves file_read, file_write and file_edit from an
@@ -323,7 +326,6 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 		Assembler:    win,
 		Runner:       runner,
 		Store:        st,
-		Sink:         opts.Sink,
 		Workspace:    ws.Root(),
 		MaxSteps:     opts.MaxSteps,
 		Reasoning:    env.ModelInfo.Reasoning,

@@ -14,7 +14,9 @@
 //                                      permission request ("cancel":
 //                                      answer cancelled); default allow_once
 //     "turns": [{"mode": "ask", "prompt": "..."}],
-//     "load": true                     reload the session in a second process
+//     "load": true,                    reload the session in a second process
+//     "parallel": ["...", "..."]       instead of turns: one new session a
+//                                      prompt, all prompted at once
 //   }
 //
 // It prints one JSON summary on stdout; acp/peer_test.go checks it.
@@ -63,6 +65,29 @@ function notJsonRpc(text) {
   });
 }
 
+// untilStop reads an ActiveSession's updates (the SDK queues those whose
+// sessionId is the session's) up to the prompt's stop.
+async function untilStop(session) {
+  const updates = [];
+  for (;;) {
+    const msg = await session.nextUpdate();
+    if (msg.kind === "stop") return { sessionId: session.sessionId, stopReason: msg.stopReason, updates };
+    updates.push(msg.update);
+  }
+}
+
+// promptAtOnce opens one session a prompt, then sends every prompt
+// before reading any answer, so the turns stream at the same time.
+async function promptAtOnce(ctx, prompts) {
+  const sessions = [];
+  for (const _ of prompts) sessions.push(await ctx.buildSession(workspace).start());
+  const dones = sessions.map((s, i) => s.prompt(prompts[i]));
+  const results = await Promise.all(sessions.map(untilStop));
+  await Promise.all(dones);
+  for (const s of sessions) s.dispose();
+  return results;
+}
+
 // Terminals run the command exactly as asked (program, arguments,
 // environment added to the editor's own, cwd), as an editor does.
 const terminals = new Map();
@@ -103,6 +128,7 @@ function app(record) {
   let a = client({ name: "godwit-peer-test" })
     .onNotification(methods.client.session.update, ({ params }) => {
       record.notifications.push(params.update);
+      record.tagged?.push({ sessionId: params.sessionId, update: params.update });
     })
     .onRequest(methods.client.session.requestPermission, ({ params }) => {
       record.permissions.push(params);
@@ -144,7 +170,7 @@ function app(record) {
 const capabilities = { fs: { readTextFile: true, writeTextFile: true }, terminal: Boolean(scenario.terminal) };
 
 async function main() {
-  const out = { permissions: [], notifications: [], fsReads: [], fsWrites: [], terminals: [], replay: [], turns: [] };
+  const out = { permissions: [], notifications: [], fsReads: [], fsWrites: [], terminals: [], replay: [], turns: [], tagged: [], parallel: [] };
 
   const first = start();
   await app(out).connectWith(first.stream, async (ctx) => {
@@ -153,6 +179,10 @@ async function main() {
       clientCapabilities: capabilities,
       clientInfo: { name: "godwit-peer-test", version: "0" },
     });
+    if (scenario.parallel) {
+      out.parallel = await promptAtOnce(ctx, scenario.parallel);
+      return;
+    }
     const session = await ctx.buildSession(workspace).start();
     out.sessionId = session.sessionId;
     out.modes = session.modes;
