@@ -295,7 +295,7 @@ func runPrompter(ios *IOStreams) policy.Prompter {
 	if !ios.InTTY {
 		return nil
 	}
-	return policy.NewLinePrompter(ios.In, ios.ErrOut)
+	return newTerminalPrompter(ios.In, ios.ErrOut)
 }
 
 // defaultModel picks the model: $GODWIT_MODEL, else one for the first API
