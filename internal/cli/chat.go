@@ -74,7 +74,7 @@ command, and answers are printed as plain text.`,
 			opts.Workdir = f.Workdir
 			home, err := f.Home()
 			if err != nil {
-				return fmt.Errorf("finding GODWIT_HOME: %w", err)
+				return err
 			}
 			opts.Home = home
 			if runF != nil {

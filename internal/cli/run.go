@@ -100,7 +100,7 @@ Exit status: 0 done, 1 the run failed, 2 bad usage.`,
 			}
 			home, err := f.Home()
 			if err != nil {
-				return fmt.Errorf("finding GODWIT_HOME: %w", err)
+				return err
 			}
 			opts.Home = home
 			if runF != nil {
