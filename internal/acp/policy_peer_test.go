@@ -300,8 +300,10 @@ func TestTerminalCommandsThroughOfficialClient(t *testing.T) {
 		t.Fatalf("%d terminals, want 3\ngodwit stderr:\n%s", len(got.Terminals), got.Stderr)
 	}
 	for _, term := range got.Terminals {
-		if term.Command != pt.bin || len(term.Args) == 0 || term.Args[0] != "__godwit_sandbox" || !contains(term.Env, "GODWIT_SANDBOX") {
-			t.Errorf("the editor was asked to run %s %q, not godwit's sandbox", term.Command, term.Args)
+		// godwit's supervisor (which ends the command's tree if godwit
+		// dies) runs godwit's sandbox, which runs the command.
+		if term.Command != pt.bin || len(term.Args) < 4 || term.Args[0] != "__godwit_supervise" || term.Args[3] != "__godwit_sandbox" || !contains(term.Env, "GODWIT_SANDBOX") {
+			t.Errorf("the editor was asked to run %s %q, not godwit's supervisor over its sandbox", term.Command, term.Args)
 		}
 	}
 	wantAsked(t, got, 2) // the build and the touch; ls only reads
