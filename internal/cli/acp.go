@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 
@@ -43,7 +42,7 @@ stdout carries only protocol messages; diagnostics go to stderr.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			home, err := f.Home()
 			if err != nil {
-				return fmt.Errorf("finding GODWIT_HOME: %w", err)
+				return err
 			}
 			opts.Home = home
 			if runF != nil {

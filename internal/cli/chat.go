@@ -74,7 +74,7 @@ command, and answers are printed as plain text.`,
 			opts.Workdir = f.Workdir
 			home, err := f.Home()
 			if err != nil {
-				return fmt.Errorf("finding GODWIT_HOME: %w", err)
+				return err
 			}
 			opts.Home = home
 			if runF != nil {
@@ -164,7 +164,7 @@ func chatLines(ctx context.Context, opts *ChatOptions) error {
 	var ctl *tui.Controller // set before the first turn; the turns' sink reads it
 	shown := agent.Sinks(newPlainSink(opts.IO.Out, opts.IO.ErrOut), &mailLog{w: opts.IO.ErrOut})
 	turns := agent.Sinks(shown, agent.SinkFunc(func(e agent.Event) { ctl.Observe(e) }))
-	prompter := &linePrompter{lines: lines, out: opts.IO.ErrOut}
+	prompter := &linePrompter{lines: func() <-chan string { return lines }, out: opts.IO.ErrOut}
 	mode := tui.NewModeSwitch(policy.ModeFromFlags(opts.AllowWrite, opts.Yes))
 	cm, err := openChatMail(ctx, opts)
 	if err != nil {
@@ -278,33 +278,6 @@ func readLines(ctx context.Context, r io.Reader) <-chan string {
 		}
 	}()
 	return ch
-}
-
-// linePrompter asks approval questions on the line-mode chat, taking the
-// answer from the next input line.
-type linePrompter struct {
-	lines <-chan string
-	out   io.Writer
-}
-
-func (p *linePrompter) Ask(ctx context.Context, q policy.Question) (policy.Answer, error) {
-	fmt.Fprint(p.out, policy.FormatQuestion(q))
-	for {
-		select {
-		case <-ctx.Done():
-			fmt.Fprintln(p.out)
-			return policy.Answer{}, ctx.Err()
-		case l, ok := <-p.lines:
-			if !ok {
-				fmt.Fprintln(p.out)
-				return policy.Answer{Choice: policy.No, Note: "no answer: the input ended"}, nil
-			}
-			if a, ok := policy.ParseAnswer(l, len(q.Always) > 0); ok {
-				return a, nil
-			}
-			fmt.Fprint(p.out, "Answer y (yes), n (no; a note may follow) or a (always): ")
-		}
-	}
 }
 
 // userHome is the user's home folder, where other agents keep the user's

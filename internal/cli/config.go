@@ -44,7 +44,7 @@ holds a dot: fallback."openai/gpt-4.1". Comments in the file are kept.`,
 			}
 			home, err := f.Home()
 			if err != nil {
-				return fmt.Errorf("finding GODWIT_HOME: %w", err)
+				return err
 			}
 			opts := &ConfigOptions{IO: f.IO, Home: home, Op: op}
 			if len(args) > 0 {

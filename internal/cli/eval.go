@@ -72,7 +72,7 @@ Exit status: 0 every run passed, 1 some run failed, 2 bad usage.`,
 			}
 			home, err := f.Home()
 			if err != nil {
-				return fmt.Errorf("finding GODWIT_HOME: %w", err)
+				return err
 			}
 			opts.Home = home
 			if runF != nil {
@@ -178,7 +178,7 @@ Exit status: 0 the bars pass, 1 they do not, 2 bad usage.`,
 			}
 			home, err := f.Home()
 			if err != nil {
-				return fmt.Errorf("finding GODWIT_HOME: %w", err)
+				return err
 			}
 			opts.Home = home
 			if opts.Ledger == "" {

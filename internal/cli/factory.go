@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -44,14 +45,19 @@ func NewFactory(version string) *Factory {
 	return f
 }
 
-// Home returns GODWIT_HOME, or ~/.godwit.
+// Home returns GODWIT_HOME, or ~/.godwit; the commands return its
+// error as it is.
 func (f *Factory) Home() (string, error) {
 	if h := f.Getenv("GODWIT_HOME"); h != "" {
-		return filepath.Abs(h)
+		dir, err := filepath.Abs(h)
+		if err != nil {
+			return "", fmt.Errorf("finding GODWIT_HOME: %w", err)
+		}
+		return dir, nil
 	}
 	dir, err := os.UserHomeDir()
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("finding GODWIT_HOME: %w", err)
 	}
 	return filepath.Join(dir, ".godwit"), nil
 }

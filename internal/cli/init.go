@@ -38,7 +38,7 @@ comment. Existing files are kept unless --force (which keeps a .bak copy).`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			home, err := f.Home()
 			if err != nil {
-				return fmt.Errorf("finding GODWIT_HOME: %w", err)
+				return err
 			}
 			opts.Home = home
 			if runF != nil {

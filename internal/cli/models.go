@@ -38,7 +38,7 @@ models not listed.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			home, err := f.Home()
 			if err != nil {
-				return fmt.Errorf("finding GODWIT_HOME: %w", err)
+				return err
 			}
 			opts.Home = home
 			if len(args) == 1 {

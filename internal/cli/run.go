@@ -100,7 +100,7 @@ Exit status: 0 done, 1 the run failed, 2 bad usage.`,
 			}
 			home, err := f.Home()
 			if err != nil {
-				return fmt.Errorf("finding GODWIT_HOME: %w", err)
+				return err
 			}
 			opts.Home = home
 			if runF != nil {
@@ -295,7 +295,7 @@ func runPrompter(ios *IOStreams) policy.Prompter {
 	if !ios.InTTY {
 		return nil
 	}
-	return policy.NewLinePrompter(ios.In, ios.ErrOut)
+	return newTerminalPrompter(ios.In, ios.ErrOut)
 }
 
 // defaultModel picks the model: $GODWIT_MODEL, else one for the first API

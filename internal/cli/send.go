@@ -56,7 +56,7 @@ Exit status: 0 sent (or answered), 1 failed, expired or timed out, 2 bad usage.`
 		RunE: func(cmd *cobra.Command, args []string) error {
 			home, err := f.Home()
 			if err != nil {
-				return fmt.Errorf("finding GODWIT_HOME: %w", err)
+				return err
 			}
 			opts.Home = home
 			if opts.Ack != "" {

@@ -77,7 +77,7 @@ answer or its error.`,
 			}
 			home, err := f.Home()
 			if err != nil {
-				return fmt.Errorf("finding GODWIT_HOME: %w", err)
+				return err
 			}
 			opts.Home, opts.Workdir, opts.Version = home, f.Workdir, f.Version // after -C
 			return runServe(cmd.Context(), opts)

@@ -3,9 +3,11 @@ package eval
 import (
 	"fmt"
 	"io"
-	"strings"
+	"math"
 	"text/tabwriter"
 	"time"
+
+	"github.com/godwit/godwit/internal/digits"
 )
 
 // TaskSummary is one task's runs in numbers: counts, and means per run.
@@ -139,15 +141,8 @@ func num(v float64) string {
 	if v != 0 && v < 10 && v != float64(int64(v)) {
 		return fmt.Sprintf("%.1f", v)
 	}
-	s := fmt.Sprintf("%.0f", v)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 && s[i-1] != '-' {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
+	// As "%.0f" would round it: half to even.
+	return digits.Group(int64(math.RoundToEven(v)))
 }
 
 func ms(v float64) string {

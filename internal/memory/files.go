@@ -39,7 +39,7 @@ func MemoryFiles(workspace, home string) ([]File, error) {
 		f.Scope, f.Label = l.scope, l.label
 		if len(f.Text) > MaxMemoryBytes {
 			note := fmt.Sprintf("\n[godwit: %s cut at %d KiB; keep it shorter]", l.label, MaxMemoryBytes>>10)
-			f.Text = cutLines(f.Text, MaxMemoryBytes-len(note)) + note
+			f.Text = cutBytes(f.Text, MaxMemoryBytes-len(note)) + note
 			f.Cut = true
 		}
 		out = append(out, f)

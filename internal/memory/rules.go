@@ -109,7 +109,7 @@ func compose(files []File, max int) Loaded {
 		note += "; shorten the rules files]"
 		room := max - b.Len() - len(head) - len(note)
 		if room > 0 {
-			f.Text = cutLines(f.Text, room)
+			f.Text = cutBytes(f.Text, room)
 			f.Cut = true
 			b.WriteString(head + f.Text)
 			out.Files = append(out.Files, f)
@@ -192,9 +192,9 @@ func hash(b []byte) string {
 	return hex.EncodeToString(s[:])
 }
 
-// cutLines cuts s to at most n bytes, at a line end when one is near, else
+// cutBytes cuts s to at most n bytes, at a line end when one is near, else
 // at a rune boundary.
-func cutLines(s string, n int) string {
+func cutBytes(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}

@@ -240,9 +240,9 @@ func contentHash(s string) string {
 
 // lead is the start of text, whitespace folded, cut near n bytes.
 func lead(text string, n int) string {
-	s := strings.Join(strings.Fields(cutLines(text, 4*n)), " ")
+	s := strings.Join(strings.Fields(cutBytes(text, 4*n)), " ")
 	if len(s) <= n {
 		return s
 	}
-	return cutLines(s, n) + "…"
+	return cutBytes(s, n) + "…"
 }

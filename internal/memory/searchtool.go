@@ -121,7 +121,7 @@ func readOn(head, text string, offset int, again func(next int) string) string {
 	if len(rest) <= MaxToolOutput {
 		return head + rest
 	}
-	part := cutLines(rest, MaxToolOutput)
+	part := cutBytes(rest, MaxToolOutput)
 	next := offset + len(part)
 	return head + part + fmt.Sprintf("\n[truncated: bytes %d-%d of %d; %s reads on]", offset, next, len(text), again(next))
 }

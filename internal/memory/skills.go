@@ -226,7 +226,7 @@ func parseSkill(data []byte) (name, desc, body string, err error) {
 		return "", "", "", fmt.Errorf("name %q must be one line of at most %d characters", name, maxSkillName)
 	}
 	if len(desc) > maxSkillDesc {
-		desc = cutLines(desc, maxSkillDesc) + "…"
+		desc = cutBytes(desc, maxSkillDesc) + "…"
 	}
 	return name, desc, strings.TrimSpace(body), nil
 }
@@ -242,7 +242,7 @@ func SkillsText(skills []Skill) string {
 	for _, s := range skills {
 		d := s.Description
 		if len(d) > listDesc {
-			d = cutLines(d, listDesc) + "…"
+			d = cutBytes(d, listDesc) + "…"
 		}
 		fmt.Fprintf(&b, "\n- %s: %s", s.Name, d)
 	}

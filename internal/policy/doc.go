@@ -1,6 +1,7 @@
 // Package policy decides whether a tool call may run: it implements
 // tool.Approver from a mode (read-only, ask, auto), rules files and a
-// Prompter that asks a person.
+// Prompter that asks a person; the front ends implement Prompter, and policy
+// owns no terminal UI.
 //
 // # Modes
 //

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -611,28 +610,6 @@ sandbox:
 	}
 }
 
-func TestParseAnswer(t *testing.T) {
-	tests := []struct {
-		in     string
-		always bool
-		want   Answer
-		ok     bool
-	}{
-		{"y\n", true, Answer{Choice: Yes}, true},
-		{"YES", false, Answer{Choice: Yes}, true},
-		{"n use make instead\n", true, Answer{Choice: No, Note: "use make instead"}, true},
-		{"a", true, Answer{Choice: Always}, true},
-		{"a", false, Answer{}, false},
-		{"maybe", true, Answer{}, false},
-	}
-	for _, tt := range tests {
-		got, ok := ParseAnswer(tt.in, tt.always)
-		if ok != tt.ok || (ok && got != tt.want) {
-			t.Errorf("ParseAnswer(%q) = %+v %v", tt.in, got, ok)
-		}
-	}
-}
-
 func TestFileTools(t *testing.T) {
 	e := newEnv(t)
 	tests := []struct {
@@ -665,55 +642,6 @@ func TestFileTools(t *testing.T) {
 		}
 	}
 }
-
-func TestLinePrompter(t *testing.T) {
-	inR, inW := io.Pipe()
-	var out strings.Builder
-	var mu sync.Mutex
-	asked := make(chan struct{}, 1)
-	lp := NewLinePrompter(inR, writerFunc(func(b []byte) (int, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if strings.Contains(string(b), "Allow?") {
-			select {
-			case asked <- struct{}{}:
-			default:
-			}
-		}
-		return out.Write(b)
-	}))
-	q := Question{Tool: "shell_exec", Summary: "run: rm x", Reasons: []string{"runs `rm x`"}, Always: []string{"shell_exec command rm *"}}
-	go func() {
-		<-asked // answer only what was asked
-		inW.Write([]byte("what?\n"))
-		inW.Write([]byte("a\n"))
-	}()
-	a, err := lp.Ask(context.Background(), q)
-	if err != nil || a.Choice != Always {
-		t.Fatalf("got %+v %v", a, err)
-	}
-	mu.Lock()
-	got := out.String()
-	mu.Unlock()
-	for _, want := range []string{"shell_exec wants to run: rm x", "· runs `rm x`", "[a]lways allows for this session: shell_exec command rm *", "Answer y (yes)"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("prompt lacks %q:\n%s", want, got)
-		}
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if _, err := lp.Ask(ctx, q); err == nil {
-		t.Error("a cancelled question must fail")
-	}
-	inW.Close()
-	if a, err := lp.Ask(context.Background(), q); err != nil || a.Choice != No {
-		t.Errorf("closed input: %+v %v", a, err)
-	}
-}
-
-type writerFunc func([]byte) (int, error)
-
-func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
 
 func ExampleParseRules() {
 	rules, err := ParseRules([]byte(`

@@ -1,18 +1,16 @@
 package snapshot
 
 import (
-	"bufio"
 	"errors"
 	"io/fs"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+	"github.com/godwit/godwit/internal/ignore"
 )
 
 // DefaultMaxFiles bounds how many files a Watcher fingerprints.
@@ -129,8 +127,11 @@ var errFull = errors.New("full")
 func (w *Watcher) walk() (map[string]stamp, map[string]inode, bool) {
 	files := map[string]stamp{}
 	linked := map[string]inode{}
-	ign := newIgnorer(w.root)
-	ign.enter(w.root, nil)
+	// The patterns met so far: one only matches below the folder of its
+	// file (its domain), so those of sibling folders walked earlier do
+	// no harm.
+	ign := ignore.Read(filepath.Join(w.root, ".git", "info", "exclude"), nil).
+		Then(ignore.Read(filepath.Join(w.root, ".gitignore"), nil))
 	prefix := len(w.root) + len(string(filepath.Separator))
 	err := filepath.WalkDir(w.root, func(p string, d fs.DirEntry, err error) error {
 		if p == w.root || len(p) <= prefix {
@@ -145,10 +146,10 @@ func (w *Watcher) walk() (map[string]stamp, map[string]inode, bool) {
 		rel := filepath.ToSlash(p[prefix:])
 		if d.IsDir() {
 			parts := strings.Split(rel, "/")
-			if skipped[d.Name()] || ign.ignored(parts, true) {
+			if skipped[d.Name()] || ign.Ignored(parts, true) {
 				return fs.SkipDir
 			}
-			ign.enter(p, parts)
+			ign = ign.Then(ignore.Read(filepath.Join(p, ".gitignore"), parts))
 			return nil
 		}
 		if len(files) >= w.max {
@@ -165,47 +166,4 @@ func (w *Watcher) walk() (map[string]stamp, map[string]inode, bool) {
 		return nil
 	})
 	return files, linked, errors.Is(err, errFull)
-}
-
-// ignorer holds the .gitignore patterns met so far. A pattern only
-// matches below the folder of its file (its domain), so patterns from
-// sibling folders walked earlier do no harm.
-type ignorer struct {
-	patterns []gitignore.Pattern
-	m        gitignore.Matcher
-}
-
-func newIgnorer(root string) *ignorer {
-	ig := &ignorer{}
-	ig.read(filepath.Join(root, ".git", "info", "exclude"), nil)
-	return ig
-}
-
-func (ig *ignorer) enter(dir string, parts []string) {
-	ig.read(filepath.Join(dir, ".gitignore"), parts)
-}
-
-func (ig *ignorer) read(file string, domain []string) {
-	f, err := os.Open(file)
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	added := false
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "" {
-			continue
-		}
-		ig.patterns = append(ig.patterns, gitignore.ParsePattern(line, slices.Clone(domain)))
-		added = true
-	}
-	if added {
-		ig.m = gitignore.NewMatcher(ig.patterns)
-	}
-}
-
-func (ig *ignorer) ignored(parts []string, dir bool) bool {
-	return ig.m != nil && ig.m.Match(parts, dir)
 }

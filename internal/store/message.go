@@ -252,23 +252,7 @@ func segmentOutputs(ctx context.Context, q execer, sessionID string, segment int
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	out := map[int64]string{}
-	for rows.Next() {
-		var id int64
-		var size int
-		var text sql.NullString
-		var packed []byte
-		if err := rows.Scan(&id, &size, &text, &packed); err != nil {
-			return nil, err
-		}
-		t, err := outputText(text, packed, size)
-		if err != nil {
-			return nil, fmt.Errorf("output %d: %w", id, err)
-		}
-		out[id] = t
-	}
-	return out, rows.Err()
+	return scanOutputs(rows, map[int64]string{})
 }
 
 // messageText is what Search finds a message by: its text and the tools

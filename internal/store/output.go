@@ -181,6 +181,12 @@ func outputTexts(ctx context.Context, q execer, ids []int64) (map[int64]string, 
 	if err != nil {
 		return nil, err
 	}
+	return scanOutputs(rows, out)
+}
+
+// scanOutputs reads rows of (id, size, text, packed) into out, by id,
+// and closes rows.
+func scanOutputs(rows *sql.Rows, out map[int64]string) (map[int64]string, error) {
 	defer rows.Close()
 	for rows.Next() {
 		var id int64

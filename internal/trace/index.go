@@ -2,6 +2,7 @@ package trace
 
 import (
 	"github.com/godwit/godwit/internal/agent"
+	"github.com/godwit/godwit/internal/digits"
 	"github.com/godwit/godwit/internal/store"
 )
 
@@ -103,7 +104,7 @@ func index(t *Trace) *traceIndex {
 			}
 			c := e.Compacted
 			x.notes[after] = append(x.notes[after], note{kind: e.Type,
-				compacted: num(int64(c.Items)) + " items, " + num(int64(c.Freed)) + " tokens freed"})
+				compacted: digits.Group(int64(c.Items)) + " items, " + digits.Group(int64(c.Freed)) + " tokens freed"})
 		}
 	}
 	for i, v := range t.VerifyRuns {

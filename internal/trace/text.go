@@ -7,8 +7,9 @@ import (
 	"io"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
+
+	"github.com/godwit/godwit/internal/digits"
 )
 
 // listMax bounds the examples listed under a finding.
@@ -30,7 +31,7 @@ func (r Report) WriteText(w io.Writer) error {
 	}
 	t := r.Tokens
 	p("tokens in %s (cache read %s, write %s) · out %s · reasoning %s · text %s chars\n",
-		num(t.Input), num(t.CacheRead), num(t.CacheWrite), num(t.Output), num(t.Reasoning), num(int64(r.TextChars)))
+		digits.Group(t.Input), digits.Group(t.CacheRead), digits.Group(t.CacheWrite), digits.Group(t.Output), digits.Group(t.Reasoning), digits.Group(int64(r.TextChars)))
 	p("cost %s", usd(r.Cost.Total))
 	for _, m := range r.Cost.ByModel {
 		p(" · %s %d calls %s", m.Model, m.Calls, usd(m.Cost))
@@ -170,31 +171,13 @@ func phase(p Phase) string {
 		s = "1 call"
 	}
 	if p.Calls > 0 {
-		s += fmt.Sprintf(" (%s in, %s out", num(p.Input), num(p.Output))
+		s += fmt.Sprintf(" (%s in, %s out", digits.Group(p.Input), digits.Group(p.Output))
 		if p.Cost > 0 {
 			s += ", " + usd(p.Cost)
 		}
 		s += ")"
 	}
 	return s
-}
-
-// num groups digits by thousands: 1234567 -> "1,234,567".
-func num(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, d := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(d)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }
 
 // usd renders a cost with four decimals: small calls cost fractions of a

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/godwit/godwit/internal/digits"
 	"github.com/godwit/godwit/internal/store"
 )
 
@@ -63,7 +64,7 @@ func writeSegment(b *bufio.Writer, t *Trace, seq int) {
 func writeTurn(b *bufio.Writer, x *traceIndex, tr store.Turn) {
 	fmt.Fprintf(b, "\n## Turn %d · %s", tr.Seq, tr.Status)
 	if u := tr.Usage; u.InputTokens+u.OutputTokens > 0 {
-		fmt.Fprintf(b, " · %s in, %s out", num(u.InputTokens), num(u.OutputTokens))
+		fmt.Fprintf(b, " · %s in, %s out", digits.Group(u.InputTokens), digits.Group(u.OutputTokens))
 	}
 	if tr.Cost > 0 {
 		fmt.Fprintf(b, " · %s", usd(tr.Cost))
@@ -76,7 +77,7 @@ func writeTurn(b *bufio.Writer, x *traceIndex, tr store.Turn) {
 		fmt.Fprintf(b, "\nAssistant (step %d):\n", step)
 		for _, r := range x.responses[k] {
 			if r.Purpose != "" {
-				fmt.Fprintf(b, "  [%s call: %s in, %s out]\n", r.Purpose, num(r.Usage.InputTokens), num(r.Usage.OutputTokens))
+				fmt.Fprintf(b, "  [%s call: %s in, %s out]\n", r.Purpose, digits.Group(r.Usage.InputTokens), digits.Group(r.Usage.OutputTokens))
 			} else if r.Text != "" {
 				writeIndented(b, "  ", r.Text)
 			}
@@ -112,7 +113,7 @@ func writeNotes(b *bufio.Writer, notes []note) {
 			if r.ByModel {
 				by = "the model"
 			}
-			fmt.Fprintf(b, "\n--- segment %d -> %d (%s): handoff of %s tokens written by %s\n", r.From, r.To, r.Reason, num(int64(r.Tokens)), by)
+			fmt.Fprintf(b, "\n--- segment %d -> %d (%s): handoff of %s tokens written by %s\n", r.From, r.To, r.Reason, digits.Group(int64(r.Tokens)), by)
 		case n.compacted != "":
 			fmt.Fprintf(b, "\n[context compacted: %s]\n", n.compacted)
 		}

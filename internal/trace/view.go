@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/godwit/godwit/internal/digits"
 	"github.com/godwit/godwit/internal/store"
 	"github.com/godwit/godwit/llm"
 )
@@ -185,7 +186,7 @@ func notes(ns []note) []Note {
 			v.Text, v.Detail = "check "+n.nudge.Check+" sent the model back", n.nudge.Message
 		case n.reset != nil:
 			r := n.reset
-			v.Text = fmt.Sprintf("segment %d -> %d (%s): handoff of %s tokens", r.From, r.To, r.Reason, num(int64(r.Tokens)))
+			v.Text = fmt.Sprintf("segment %d -> %d (%s): handoff of %s tokens", r.From, r.To, r.Reason, digits.Group(int64(r.Tokens)))
 		default:
 			v.Text = "context compacted: " + n.compacted
 		}

@@ -7,25 +7,12 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/godwit/godwit/internal/digits"
 )
 
 // thousands writes n with comma separators: 128,000.
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+func thousands(n int) string { return digits.Group(int64(n)) }
 
 // short writes a token count compactly: 950, 12.3k, 1.2M.
 func short(n int64) string {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/godwit/godwit/internal/agent"
+	"github.com/godwit/godwit/internal/config"
 	"github.com/godwit/godwit/internal/mcp"
 	"github.com/godwit/godwit/internal/policy"
 	"github.com/godwit/godwit/internal/store"
@@ -24,15 +25,57 @@ import (
 // tools) joins at the next segment: lateTools.
 const mcpStartWait = 5 * time.Second
 
+// extensions are what MCP servers and deferred tools add to a session.
+type extensions struct {
+	// mcp runs the servers; nil without any configured.
+	mcp *mcp.Manager
+	// segment is the window's tool table and listing per segment.
+	segment func(context.Context, string) ([]llm.ToolSpec, string)
+	// notices are for Env.Notices: .mcp.json servers not started.
+	notices []string
+}
+
+// startExtensions starts the MCP servers, if any, and sets up
+// tools.deferred over every tool registered so far and those MCP
+// servers offer later.
+func startExtensions(ctx context.Context, opts Options, cfg config.Config, root string, reg *tool.Registry, counter *window.Counter, closers *[]func() error) (extensions, error) {
+	var ext extensions
+	if n := mcp.HeldNotice(cfg.MCP.Held(root)); n != "" {
+		ext.notices = append(ext.notices, n)
+	}
+	var late *lateTools
+	if len(cfg.MCP.Servers) > 0 || len(cfg.MCP.Project) > 0 {
+		late = &lateTools{reg: reg, log: opts.Logger}
+		ext.mcp = startMCP(ctx, cfg.MCP, opts, root, late)
+		*closers = append(*closers, ext.mcp.Close)
+	}
+	segment, table, err := deferTools(cfg.Tools.Deferred, reg, counter)
+	if err != nil {
+		return extensions{}, err
+	}
+	ext.segment = segment
+	if late != nil {
+		// MCP tools that arrive later join the next segment's table (or
+		// listing).
+		late.setTable(table)
+	}
+	return ext, nil
+}
+
 // startMCP starts the configured MCP servers (config.yaml and the
-// allowed entries of .mcp.json), waits up to wait for them, and hands
-// every ready server's tools to late, then and whenever one becomes
-// ready or lists its tools anew. A failing server is logged, never fatal.
+// allowed entries of .mcp.json), waits up to opts.MCPWait (mcpStartWait
+// when zero) for them, and hands every ready server's tools to late,
+// then and whenever one becomes ready or lists its tools anew. A failing
+// server is logged, never fatal.
 //
 // Once Build has its first table, a change of state is also an
 // mcp.status event to opts.EngineEvents (the states before are in
 // session.started), so a consumer of `run --json` sees a server fail.
-func startMCP(ctx context.Context, cfg mcp.Config, opts Options, root string, wait time.Duration, late *lateTools) *mcp.Manager {
+func startMCP(ctx context.Context, cfg mcp.Config, opts Options, root string, late *lateTools) *mcp.Manager {
+	wait := opts.MCPWait
+	if wait <= 0 {
+		wait = mcpStartWait
+	}
 	mgr := mcp.Start(mcp.Options{Config: cfg, Workspace: root, Getenv: opts.Getenv, Logger: opts.Logger, Version: opts.Version,
 		OnStatus: func(s mcp.Status) {
 			if late.isStarted() && opts.EngineEvents != nil {
@@ -151,16 +194,12 @@ func deferTools(mode string, reg *tool.Registry, counter *window.Counter) (func(
 
 // subagentDeps is what a sub-agent's child runtime is built from.
 type subagentDeps struct {
-	provider     llm.Provider
-	providerName string
-	model        string
-	store        *store.Store
-	root         string
-	budget       window.Budget
-	counter      *window.Counter
-	price        func(llm.Usage) float64
-	rules        *policy.Rules
-	opts         Options
+	model chosenModel
+	store *store.Store
+	root  string
+	size  windowSize
+	rules *policy.Rules
+	opts  Options
 	// shell is the sub-agent's own shell_exec: foreground only, judged
 	// by its read-only policy and run in a read-only sandbox.
 	shell tool.Tool
@@ -174,12 +213,12 @@ func newSubagent(reg *tool.Registry, d subagentDeps) (*subagent.Tool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("wiring: subagent policy: %w", err)
 	}
-	sub, err := subagent.New(subagent.Options{Parent: reg, Store: d.store, Workspace: d.root, Model: d.providerName + "/" + d.model,
+	sub, err := subagent.New(subagent.Options{Parent: reg, Store: d.store, Workspace: d.root, Model: d.model.ref(),
 		Names: append(subagent.DefaultTools(), "search_memory"), Extra: []tool.Tool{d.shell},
 		New: func(_ context.Context, c subagent.Child) (*agent.Runtime, error) {
-			return agent.New(agent.Config{Provider: d.provider, ProviderName: d.providerName, Model: d.model, Store: d.store,
-				Workspace: d.root, MaxSteps: c.MaxSteps, Cost: d.price, Logger: d.opts.Logger,
-				Assembler: window.New(window.Options{System: c.System, Tools: c.Tools.Specs(), Budget: d.budget, Counter: d.counter, Pages: agent.StorePages(d.store), Logger: d.opts.Logger}),
+			return agent.New(agent.Config{Provider: d.model.provider, ProviderName: d.model.providerName, Model: d.model.id, Store: d.store,
+				Workspace: d.root, MaxSteps: c.MaxSteps, Cost: d.model.info.Price.Cost, Logger: d.opts.Logger,
+				Assembler: window.New(window.Options{System: c.System, Tools: c.Tools.Specs(), Budget: d.size.budget, Counter: d.size.counter, Pages: agent.StorePages(d.store), Logger: d.opts.Logger}),
 				Runner:    tool.NewRunner(c.Tools, tool.RunnerOptions{Approver: childPol, Logger: d.opts.Logger})})
 		}})
 	if err != nil {

@@ -1,6 +1,7 @@
 package wiring
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/godwit/godwit/internal/config"
 	"github.com/godwit/godwit/internal/suggest"
+	"github.com/godwit/godwit/internal/window"
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/llm/anthropic"
 	"github.com/godwit/godwit/llm/catalog"
@@ -116,4 +118,68 @@ func buildOne(cat *catalog.Catalog, ref string, getenv func(string) string, log 
 		return built{}, inputError(fmt.Errorf("wiring: provider %q has type %q; use anthropic, openai-responses or openai-chat", prov.Name, prov.Type))
 	}
 	return built{entry: retry.Named{Label: provName + "/" + modelID, Provider: p, Model: modelID}, model: model, warning: warning}, nil
+}
+
+// chosenModel is the provider a session talks to and the names its
+// records give it.
+type chosenModel struct {
+	provider     llm.Provider
+	providerName string
+	id           string
+	// info is the catalog's entry (zero for a caller's provider).
+	info catalog.Model
+}
+
+func (m chosenModel) ref() string { return m.providerName + "/" + m.id }
+
+// chooseModel builds the provider opts.Model names, or takes the
+// caller's (opts.Provider) and names its records after opts.Model.
+func chooseModel(opts Options, cfg config.Config, cat *catalog.Catalog) (chosenModel, error) {
+	if opts.Provider != nil {
+		name, id := splitModel(opts.Model, opts.Provider.Name())
+		return chosenModel{provider: opts.Provider, providerName: name, id: id}, nil
+	}
+	if opts.Model == "" {
+		return chosenModel{}, inputError(errors.New("wiring: no model configured: name one with --model provider/model or GODWIT_MODEL"))
+	}
+	pm, err := NewProvider(cfg, cat, opts.Model, opts.Getenv, opts.Logger)
+	if err != nil {
+		return chosenModel{}, err
+	}
+	if pm.Warning != "" {
+		opts.Logger.Warn(pm.Warning)
+	}
+	return chosenModel{provider: pm.Provider, providerName: pm.ProviderName, id: pm.Model.ID, info: pm.Model}, nil
+}
+
+// splitModel names a caller-given provider's records: "provider/model",
+// or the provider's own name and ref (or "scripted") as the model.
+func splitModel(ref, fallbackProvider string) (provider, model string) {
+	if p, m, ok := strings.Cut(ref, "/"); ok {
+		return p, m
+	}
+	if ref == "" {
+		ref = "scripted"
+	}
+	return fallbackProvider, ref
+}
+
+// summarizer builds the summariser of paged outputs on the model
+// config.yaml's summary_model names; none without one. Like a fallback,
+// the summary model is a spare: without its key, outputs are summarised
+// without it.
+func summarizer(ref string, cat *catalog.Catalog, opts Options) (func(context.Context, llm.ToolCall, string) window.SummaryCall, error) {
+	if ref == "" {
+		return nil, nil
+	}
+	sm, err := NewProvider(config.Config{}, cat, ref, opts.Getenv, opts.Logger)
+	var ke *catalog.KeyError
+	switch {
+	case errors.As(err, &ke):
+		opts.Logger.Warn(fmt.Sprintf("summary_model %s is skipped: %s is not set; paged outputs are summarised without a model", ref, ke.Env))
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("wiring: config.yaml: summary_model: %w", err)
+	}
+	return window.ModelSummarizer(sm.Provider, sm.ProviderName, sm.Model.ID, sm.Model.Price.Cost), nil
 }

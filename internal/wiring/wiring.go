@@ -9,21 +9,17 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"time"
 
 	"github.com/godwit/godwit/internal/agent"
 	"github.com/godwit/godwit/internal/config"
-	"github.com/godwit/godwit/internal/mail"
 	"github.com/godwit/godwit/internal/mcp"
 	"github.com/godwit/godwit/internal/memory"
 	"github.com/godwit/godwit/internal/policy"
 	"github.com/godwit/godwit/internal/prompt"
-	"github.com/godwit/godwit/internal/snapshot"
 	"github.com/godwit/godwit/internal/store"
 	"github.com/godwit/godwit/internal/tool/fs"
 	"github.com/godwit/godwit/internal/tool/plan"
-	"github.com/godwit/godwit/internal/tool/recall"
 	"github.com/godwit/godwit/internal/tool/shell"
 	"github.com/godwit/godwit/internal/tool/workspace"
 	"github.com/godwit/godwit/internal/window"
@@ -136,177 +132,168 @@ func (e *Env) Close() error {
 // DBPath is the store's file under home.
 func DBPath(home string) string { return filepath.Join(home, "godwit.db") }
 
-// Build assembles an engine.
+// Build assembles an engine, one idea a step: the configuration, the
+// model, the store, the guard, the tools, the extensions, the window and
+// the runtime. What a step opens joins env's closers, so when a step
+// fails the deferred Close undoes the steps before it.
 func Build(ctx context.Context, opts Options) (_ *Env, err error) {
-	if opts.Getenv == nil {
-		opts.Getenv = os.Getenv
-	}
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
-	}
+	opts = opts.withDefaults()
 	ws, err := workspace.New(opts.Workspace)
 	if err != nil {
 		return nil, fmt.Errorf("wiring: workspace: %w", err)
 	}
-	env := &Env{Workspace: ws.Root()}
+	root := ws.Root()
+	env := &Env{Workspace: root}
 	defer func() {
 		if err != nil {
 			_ = env.Close()
 		}
 	}()
-
-	cfg, err := config.Load(opts.Home, opts.Getenv)
+	cfg, cat, err := loadConfig(opts.Home, opts.Getenv)
 	if err != nil {
 		return nil, err
 	}
+	opts = opts.withConfig(cfg)
+	m, err := chooseModel(opts, cfg, cat)
+	if err != nil {
+		return nil, err
+	}
+	env.Catalog, env.Model, env.ModelInfo = cat, m.ref(), m.info
+	if env.Store, err = openStore(ctx, opts, &env.closers); err != nil {
+		return nil, err
+	}
+	g, err := newGuard(opts, root, env.Store, &env.closers)
+	if err != nil {
+		return nil, err
+	}
+	shells := newShells(opts, root, g, keyNames(cat, cfg), trackProcs(env.Store, opts.Logger), &env.closers)
+	mem, err := newMemory(opts, cfg.Memory, root, env.Store)
+	if err != nil {
+		return nil, err
+	}
+	env.Memory, env.Plan = mem.source, plan.New(plan.Options{})
+	size := windowSize{
+		budget:  window.Scaled(contextWindow(opts.ContextWindow, cfg.ContextWindow, m.info.ContextWindow)),
+		counter: window.NewStoredCounter(opts.Logger, agent.StoreCounts(env.Store)),
+	}
+	if env.reg, err = newTools(ctx, toolDeps{opts: opts, cfg: cfg, ws: ws, store: env.Store, guard: g,
+		shells: shells, plan: env.Plan, mem: mem, model: m, size: size}); err != nil {
+		return nil, err
+	}
+	ext, err := startExtensions(ctx, opts, cfg, root, env.reg, size.counter, &env.closers)
+	if err != nil {
+		return nil, err
+	}
+	env.Notices = ext.notices
+	system := prompt.System(prompt.Env{OS: runtime.GOOS, Shell: shells.main.Kind(), Workspace: root})
+	if env.Window, err = newWindow(opts, cfg.SummaryModel, cat, env.Store, env.reg, ext.segment, system, size, mem.source); err != nil {
+		return nil, err
+	}
+	if env.Runtime, err = newRuntime(opts, m, env, g.approver, shells.tool, mem, ext.mcp); err != nil {
+		return nil, err
+	}
+	return env, nil
+}
+
+// newRuntime builds the agent over what the steps before built into
+// env: the window, the store, the plan and the tools, which approver
+// judges and which shell runs --verify.
+func newRuntime(opts Options, m chosenModel, env *Env, approver tool.Approver, verify tool.Tool, mem memoryParts, mgr *mcp.Manager) (*agent.Runtime, error) {
+	rt, err := agent.New(agent.Config{
+		Provider:     m.provider,
+		ProviderName: m.providerName,
+		Model:        m.id,
+		Assembler:    env.Window,
+		Runner:       tool.NewRunner(env.reg, tool.RunnerOptions{Approver: approver, Logger: opts.Logger}),
+		Store:        env.Store,
+		Workspace:    env.Workspace,
+		MaxSteps:     opts.MaxSteps,
+		Reasoning:    m.info.Reasoning,
+		Verify:       shellVerifier(verify, opts.Logger),
+		OpenPlan:     openPlan(env.Plan),
+		SegmentNotes: func(context.Context) []string { return mem.source.Notes() },
+		Cost:         m.info.Price.Cost,
+		About:        about(opts, mem.places, env.reg, mgr),
+		Logger:       opts.Logger,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("wiring: %w", err)
+	}
+	return rt, nil
+}
+
+// withDefaults fills what a caller may leave out.
+func (o Options) withDefaults() Options {
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return o
+}
+
+// withConfig takes config.yaml's model and step bound where the caller
+// named none.
+func (o Options) withConfig(cfg config.Config) Options {
+	if o.Model == "" {
+		o.Model = cfg.Model
+	}
+	if o.MaxSteps == 0 {
+		o.MaxSteps = cfg.MaxSteps
+	}
+	return o
+}
+
+// loadConfig reads config.yaml under home and the model catalog it
+// extends; a catalog godwit cannot use is the user's to fix.
+func loadConfig(home string, getenv func(string) string) (config.Config, *catalog.Catalog, error) {
+	cfg, err := config.Load(home, getenv)
+	if err != nil {
+		return config.Config{}, nil, err
+	}
 	cat, err := cfg.Catalog()
 	if err != nil {
-		return nil, inputError(err)
+		return config.Config{}, nil, inputError(err)
 	}
-	if opts.Model == "" {
-		opts.Model = cfg.Model
-	}
-	if opts.MaxSteps == 0 {
-		opts.MaxSteps = cfg.MaxSteps
-	}
-	provider, providerName, model := opts.Provider, "", ""
-	if provider == nil {
-		if opts.Model == "" {
-			return nil, inputError(errors.New("wiring: no model configured: name one with --model provider/model or GODWIT_MODEL"))
-		}
-		pm, err := NewProvider(cfg, cat, opts.Model, opts.Getenv, opts.Logger)
-		if err != nil {
-			return nil, err
-		}
-		if pm.Warning != "" {
-			opts.Logger.Warn(pm.Warning)
-		}
-		provider, providerName, model = pm.Provider, pm.ProviderName, pm.Model.ID
-		env.ModelInfo = pm.Model
-	} else {
-		providerName, model = splitModel(opts.Model, provider.Name())
-	}
-	env.Model = providerName + "/" + model
-	env.Catalog = cat
+	return cfg, cat, nil
+}
 
+// openStore opens the database under opts.Home and ends what an earlier
+// godwit left running.
+func openStore(ctx context.Context, opts Options, closers *[]func() error) (*store.Store, error) {
 	st, err := store.Open(ctx, DBPath(opts.Home), store.WithLogger(opts.Logger))
 	if err != nil {
 		return nil, fmt.Errorf("wiring: %w", err)
 	}
-	env.Store = st
-	env.closers = append(env.closers, st.Close)
+	*closers = append(*closers, st.Close)
 	sweepOrphans(ctx, st, shell.DefaultKillGrace, opts.Logger)
-	track := trackProcs(st, opts.Logger)
+	return st, nil
+}
 
-	g, err := newGuard(opts, ws.Root(), st, &env.closers)
-	if err != nil {
-		return nil, err
-	}
-	secrets := keyNames(cat, cfg)
-	sh := shell.New(shell.Options{Workdir: ws.Root(), Logger: opts.Logger, Terminal: opts.Terminal,
-		Env: []string{"TMPDIR=" + g.tmp}, Secrets: secrets, Wrap: g.wrap, ReadOnlyWrap: g.readOnlyWrap, Track: track})
-	shellTool, lastCheck := g.guardShell(snapshot.WatchTool(sh, g.watcher), sh)
-	env.closers = append(env.closers, lastCheck, sh.Close)
-	env.Plan = plan.New(plan.Options{})
-	places := memory.SkillPlaces{Workspace: ws.Root(), Home: opts.Home, UserHome: opts.UserHome}
-	if opts.UserHome != "" {
-		places.CodexHome = opts.Getenv("CODEX_HOME")
-	}
-	mem := memory.NewSource(memory.SourceOptions{Workspace: ws.Root(), Home: opts.Home, UserHome: places.UserHome, CodexHome: places.CodexHome, Store: st, Logger: opts.Logger})
-	env.Memory = mem
-	embedder, err := newEmbedder(cfg.Memory.Embeddings, opts.Getenv)
-	if err != nil {
-		return nil, err
-	}
-	searcher, err := memory.NewSearcher(memory.SearchOptions{Store: st, Embedder: embedder, Logger: opts.Logger})
-	if err != nil {
-		return nil, fmt.Errorf("wiring: %w", err)
-	}
-	tools := append(fs.Tools(ws, fs.Options{Files: opts.Files, BeforeWrite: g.recorder.BeforeWrite, Hidden: g.hidden}),
-		shellTool, env.Plan, recall.New(st), memory.NewSearchTool(searcher))
-	if skills, _ := memory.Skills(places); len(skills) > 0 {
-		tools = append(tools, memory.NewSkillTool(places))
-	}
-	reg, err := tool.NewRegistry(tools...)
-	if err != nil {
-		return nil, fmt.Errorf("wiring: %w", err)
-	}
-	counter := window.NewStoredCounter(opts.Logger, agent.StoreCounts(st))
-	budget := window.Scaled(contextWindow(opts.ContextWindow, cfg.ContextWindow, env.ModelInfo.ContextWindow))
-	subShell := shell.New(shell.Options{Workdir: ws.Root(), Logger: opts.Logger, NoJobs: true,
-		Env: []string{"TMPDIR=" + g.tmp}, Secrets: secrets, Wrap: g.readOnlyWrap, Track: track})
-	subTool, subCheck := g.guardShell(subShell, subShell)
-	env.closers = append(env.closers, subCheck, subShell.Close)
-	sub, err := newSubagent(reg, subagentDeps{provider: provider, providerName: providerName, model: model, store: st,
-		root: ws.Root(), budget: budget, counter: counter, price: env.ModelInfo.Price.Cost, rules: g.rules, opts: opts, shell: subTool})
-	if err != nil {
-		return nil, err
-	}
-	if err := reg.Add(sub); err != nil {
-		return nil, fmt.Errorf("wiring: %w", err)
-	}
-	if n := mcp.HeldNotice(cfg.MCP.Held(ws.Root())); n != "" {
-		env.Notices = append(env.Notices, n)
-	}
-	// send_message costs every request its listing line and the
-	// tool_call proxy, so it joins only where mail is used.
-	inUse := opts.Mail
-	if !inUse {
-		if inUse, err = st.MailInUse(ctx, ws.Root()); err != nil {
-			return nil, err
-		}
-	}
-	if inUse {
-		if err := reg.Add(mail.NewTool(mail.ToolOptions{Store: st, Workspace: ws.Root(), Allow: cfg.Mail.Allow})); err != nil {
-			return nil, fmt.Errorf("wiring: %w", err)
-		}
-	}
-	var late *lateTools
-	var mgr *mcp.Manager
-	if len(cfg.MCP.Servers) > 0 || len(cfg.MCP.Project) > 0 {
-		wait := opts.MCPWait
-		if wait <= 0 {
-			wait = mcpStartWait
-		}
-		late = &lateTools{reg: reg, log: opts.Logger}
-		mgr = startMCP(ctx, cfg.MCP, opts, ws.Root(), wait, late)
-		env.closers = append(env.closers, mgr.Close)
-	}
-	segmentTools, table, err := deferTools(cfg.Tools.Deferred, reg, counter)
-	if err != nil {
-		return nil, err
-	}
-	if late != nil {
-		// MCP tools that arrive later join the next segment's table (or
-		// listing).
-		late.setTable(table)
-	}
-	env.reg = reg
-	runner := tool.NewRunner(reg, tool.RunnerOptions{Approver: g.approver, Logger: opts.Logger})
+// windowSize is the context window's partition and the token counter
+// the session's window and a sub-agent's share.
+type windowSize struct {
+	budget  window.Budget
+	counter *window.Counter
+}
 
-	system := prompt.System(prompt.Env{OS: runtime.GOOS, Shell: sh.Kind(), Workspace: ws.Root()})
-	var summarize func(context.Context, llm.ToolCall, string) window.SummaryCall
-	if cfg.SummaryModel != "" {
-		// Like a fallback, the summary model is a spare: without its key,
-		// outputs are summarised without it.
-		sm, err := NewProvider(config.Config{}, cat, cfg.SummaryModel, opts.Getenv, opts.Logger)
-		var ke *catalog.KeyError
-		switch {
-		case errors.As(err, &ke):
-			opts.Logger.Warn(fmt.Sprintf("summary_model %s is skipped: %s is not set; paged outputs are summarised without a model", cfg.SummaryModel, ke.Env))
-		case err != nil:
-			return nil, fmt.Errorf("wiring: config.yaml: summary_model: %w", err)
-		default:
-			summarize = window.ModelSummarizer(sm.Provider, sm.ProviderName, sm.Model.ID, sm.Model.Price.Cost)
-		}
+// newWindow builds the request assembler: the system prompt, the tool
+// table of each segment, the memory prefix, and the summariser of paged
+// outputs that summaryModel names.
+func newWindow(opts Options, summaryModel string, cat *catalog.Catalog, st *store.Store, reg *tool.Registry,
+	segment func(context.Context, string) ([]llm.ToolSpec, string), system string, size windowSize, mem *memory.Source) (*window.Window, error) {
+	summarize, err := summarizer(summaryModel, cat, opts)
+	if err != nil {
+		return nil, err
 	}
-	win := window.New(window.Options{
+	return window.New(window.Options{
 		Summarize: summarize,
-		Segment:   segmentTools,
+		Segment:   segment,
 		System:    system,
 		Tools:     reg.Specs(),
-		Budget:    budget,
-		Counter:   counter,
+		Budget:    size.budget,
+		Counter:   size.counter,
 		Pages:     agent.StorePages(st),
 		Logger:    opts.Logger,
 		Prefix: func(ctx context.Context) []window.Text {
@@ -316,30 +303,7 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 			}
 			return out
 		},
-	})
-	env.Window = win
-
-	env.Runtime, err = agent.New(agent.Config{
-		Provider:     provider,
-		ProviderName: providerName,
-		Model:        model,
-		Assembler:    win,
-		Runner:       runner,
-		Store:        st,
-		Workspace:    ws.Root(),
-		MaxSteps:     opts.MaxSteps,
-		Reasoning:    env.ModelInfo.Reasoning,
-		Verify:       shellVerifier(shellTool, opts.Logger),
-		OpenPlan:     openPlan(env.Plan),
-		SegmentNotes: func(context.Context) []string { return mem.Notes() },
-		Cost:         env.ModelInfo.Price.Cost,
-		About:        about(opts, places, reg, mgr),
-		Logger:       opts.Logger,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("wiring: %w", err)
-	}
-	return env, nil
+	}), nil
 }
 
 // about describes, at each session's start, what it runs with.
@@ -428,18 +392,6 @@ func contextWindow(choices ...int) int {
 		}
 	}
 	return 0
-}
-
-// splitModel names a caller-given provider's records: "provider/model",
-// or the provider's own name and ref (or "scripted") as the model.
-func splitModel(ref, fallbackProvider string) (provider, model string) {
-	if p, m, ok := strings.Cut(ref, "/"); ok {
-		return p, m
-	}
-	if ref == "" {
-		ref = "scripted"
-	}
-	return fallbackProvider, ref
 }
 
 // keyNames lists the variables that hold provider keys (every

@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 
 	"github.com/godwit/godwit/llm"
+	"github.com/godwit/godwit/llm/internal/retryafter"
 )
 
 // classify turns a failure of the HTTP call or of the stream into an
@@ -62,7 +62,7 @@ func fromAPIError(provider string, e *sdk.Error) *llm.Error {
 		out.Message = "stream error: " + msg
 	}
 	if e.Response != nil {
-		out.RetryAfter = retryAfter(e.Response.Header, time.Now())
+		out.RetryAfter = retryafter.Parse(e.Response.Header, time.Now())
 	}
 	out.Kind = errorKind(e.StatusCode, typ, e.Message)
 	return out
@@ -96,28 +96,4 @@ func contextTooLong(msg string) bool {
 		}
 	}
 	return false
-}
-
-// retryAfter reads the wait the server asked for: retry-after-ms, else
-// retry-after in seconds or as an HTTP date. 0 when absent or unreadable.
-func retryAfter(h http.Header, now time.Time) time.Duration {
-	if v := h.Get("Retry-After-Ms"); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
-			return time.Duration(ms * float64(time.Millisecond))
-		}
-	}
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s > 0 {
-			return time.Duration(s * float64(time.Second))
-		}
-		return 0
-	}
-	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return t.Sub(now)
-	}
-	return 0
 }

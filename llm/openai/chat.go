@@ -8,6 +8,7 @@ import (
 
 	"github.com/godwit/godwit/llm"
 	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/packages/ssestream"
 )
 
 // chatProvider speaks Chat Completions. It holds no mutable state, so one
@@ -46,41 +47,12 @@ func (p *chatProvider) Name() string { return p.name }
 // Stream implements llm.Provider. The HTTP request is sent when the
 // sequence is first ranged over.
 func (p *chatProvider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Event, error] {
-	return func(yield func(llm.Event, error) bool) {
-		if p.err != nil {
-			yield(llm.Event{}, p.err)
-			return
-		}
+	open := func() (*ssestream.Stream[openai.ChatCompletionChunk], error) {
 		params, err := p.params(req)
 		if err != nil {
-			yield(llm.Event{}, err)
-			return
+			return nil, err
 		}
-		stream := p.svc.NewStreaming(ctx, params)
-		defer stream.Close()
-		out := func(ev llm.Event) bool { return yield(ev, nil) }
-		var s chatStream
-		for stream.Next() {
-			chunk := stream.Current()
-			if !s.add(&chunk, out) {
-				return
-			}
-		}
-		if err := stream.Err(); err != nil {
-			yield(llm.Event{}, classify(ctx, p.name, err))
-			return
-		}
-		if ctx.Err() != nil {
-			yield(llm.Event{}, ctx.Err())
-			return
-		}
-		if !s.end(out) {
-			yield(llm.Event{}, &llm.Error{Kind: llm.KindRetryable, Provider: p.name, Message: errCut})
-			return
-		}
-		if s.detailsError != nil {
-			p.log.Warn("openai: reasoning_details not understood; the next request may lose the model's reasoning", "provider", p.name, "err", s.detailsError)
-		}
-		p.log.Debug("openai: chat stream done", "provider", p.name, "model", req.Model, "finish", s.finish, "tool_calls", len(s.calls))
+		return p.svc.NewStreaming(ctx, params), nil
 	}
+	return stream(ctx, p.name, p.err, p.log, req.Model, open, func() decoder[openai.ChatCompletionChunk] { return &chatStream{} })
 }

@@ -2,6 +2,7 @@ package openai
 
 import (
 	"encoding/json"
+	"log/slog"
 	"strconv"
 	"strings"
 
@@ -44,6 +45,18 @@ type chatCall struct {
 
 // emit hands one event to the consumer; false means it stopped listening.
 type emit func(llm.Event) bool
+
+// failure implements decoder: Chat Completions reports errors out of
+// band only.
+func (*chatStream) failure() error { return nil }
+
+// done implements decoder.
+func (s *chatStream) done(log *slog.Logger, provider, model string) {
+	if s.detailsError != nil {
+		log.Warn("openai: reasoning_details not understood; the next request may lose the model's reasoning", "provider", provider, "err", s.detailsError)
+	}
+	log.Debug("openai: chat stream done", "provider", provider, "model", model, "finish", s.finish, "tool_calls", len(s.calls))
+}
 
 func (s *chatStream) add(c *openai.ChatCompletionChunk, out emit) bool {
 	if c.JSON.Usage.Valid() {

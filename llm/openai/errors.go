@@ -11,11 +11,11 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/godwit/godwit/llm"
+	"github.com/godwit/godwit/llm/internal/retryafter"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 )
@@ -112,7 +112,7 @@ func httpError(provider string, status int, h http.Header, body []byte, now time
 	case status == http.StatusRequestTimeout || status == http.StatusConflict ||
 		status == http.StatusTooManyRequests || status >= 500:
 		e.Kind = llm.KindRetryable
-		e.RetryAfter = retryAfter(h, now)
+		e.RetryAfter = retryafter.Parse(h, now)
 	default:
 		e.Kind = llm.KindBadRequest
 	}
@@ -155,30 +155,6 @@ func errorText(v vendorError, body []byte, status int) string {
 		msg += " (" + v.Code + ")"
 	}
 	return msg
-}
-
-// retryAfter reads retry-after-ms (OpenAI) or Retry-After (seconds or an
-// HTTP date).
-func retryAfter(h http.Header, now time.Time) time.Duration {
-	if v := h.Get("Retry-After-Ms"); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
-			return time.Duration(ms * float64(time.Millisecond))
-		}
-	}
-	v := h.Get("Retry-After")
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s > 0 {
-			return time.Duration(s * float64(time.Second))
-		}
-		return 0
-	}
-	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return t.Sub(now)
-	}
-	return 0
 }
 
 // checkResponse is SDK middleware that turns every failed HTTP answer into

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/godwit/godwit/llm"
+	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/responses"
 )
 
@@ -40,42 +41,14 @@ func (p *responsesProvider) Name() string { return p.name }
 // Stream implements llm.Provider. The HTTP request is sent when the
 // sequence is first ranged over.
 func (p *responsesProvider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Event, error] {
-	return func(yield func(llm.Event, error) bool) {
-		if p.err != nil {
-			yield(llm.Event{}, p.err)
-			return
-		}
+	open := func() (*ssestream.Stream[responses.ResponseStreamEventUnion], error) {
 		params, err := p.params(req)
 		if err != nil {
-			yield(llm.Event{}, err)
-			return
+			return nil, err
 		}
-		stream := p.svc.NewStreaming(ctx, params)
-		defer stream.Close()
-		out := func(ev llm.Event) bool { return yield(ev, nil) }
-		s := respStream{provider: p.name}
-		for stream.Next() {
-			ev := stream.Current()
-			if !s.add(&ev, out) {
-				return
-			}
-			if s.failed != nil {
-				yield(llm.Event{}, s.failed)
-				return
-			}
-		}
-		if err := stream.Err(); err != nil {
-			yield(llm.Event{}, classify(ctx, p.name, err))
-			return
-		}
-		if ctx.Err() != nil {
-			yield(llm.Event{}, ctx.Err())
-			return
-		}
-		if !s.end(out) {
-			yield(llm.Event{}, &llm.Error{Kind: llm.KindRetryable, Provider: p.name, Message: errCut})
-			return
-		}
-		p.log.Debug("openai: responses stream done", "provider", p.name, "model", req.Model, "stop", s.stop, "tool_calls", len(s.order))
+		return p.svc.NewStreaming(ctx, params), nil
 	}
+	return stream(ctx, p.name, p.err, p.log, req.Model, open, func() decoder[responses.ResponseStreamEventUnion] {
+		return &respStream{provider: p.name}
+	})
 }

@@ -2,6 +2,7 @@ package openai
 
 import (
 	"encoding/json"
+	"log/slog"
 	"strconv"
 	"strings"
 
@@ -25,7 +26,7 @@ type respStream struct {
 	refusal   bool
 	usage     *llm.Usage
 	stop      llm.StopReason // set by the final event
-	failed    error
+	failed    error          // an in-band error event
 }
 
 type respCall struct {
@@ -46,6 +47,14 @@ func itemKey(itemID string, outputIndex int64) string {
 		return itemID
 	}
 	return "#" + strconv.FormatInt(outputIndex, 10)
+}
+
+// failure implements decoder.
+func (s *respStream) failure() error { return s.failed }
+
+// done implements decoder.
+func (s *respStream) done(log *slog.Logger, provider, model string) {
+	log.Debug("openai: responses stream done", "provider", provider, "model", model, "stop", s.stop, "tool_calls", len(s.order))
 }
 
 func (s *respStream) add(ev *responses.ResponseStreamEventUnion, out emit) bool {

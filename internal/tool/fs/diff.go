@@ -235,19 +235,11 @@ func hunkRange(start, n int) string {
 	return fmt.Sprintf("%d,%d", start, n)
 }
 
-// cutLines keeps the first n lines of s, saying how many were cut.
+// cutLines keeps the first n lines of a diff, saying how many were cut.
 func cutLines(s string, n int) string {
-	i, lines := 0, 0
-	for lines < n {
-		j := strings.IndexByte(s[i:], '\n')
-		if j < 0 {
-			return s
-		}
-		i += j + 1
-		lines++
+	head, rest := firstLines(s, n)
+	if rest == "" {
+		return head
 	}
-	if i >= len(s) {
-		return s
-	}
-	return s[:i] + fmt.Sprintf("…[diff cut: %s more]\n", plural(strings.Count(s[i:], "\n"), "line"))
+	return head + fmt.Sprintf("…[diff cut: %s more]\n", plural(strings.Count(rest, "\n"), "line"))
 }

@@ -213,6 +213,20 @@ func countLines(b []byte) int {
 	return n
 }
 
+// firstLines splits s after its first n lines; rest is empty when s has
+// no more than n.
+func firstLines(s string, n int) (head, rest string) {
+	i := 0
+	for range n {
+		j := strings.IndexByte(s[i:], '\n')
+		if j < 0 {
+			return s, ""
+		}
+		i += j + 1
+	}
+	return s[:i], s[i:]
+}
+
 func plural(n int, word string) string {
 	if n == 1 {
 		return fmt.Sprintf("%d %s", n, word)

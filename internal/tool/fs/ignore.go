@@ -1,14 +1,12 @@
 package fs
 
 import (
-	"bufio"
-	"bytes"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+	"github.com/godwit/godwit/internal/ignore"
 )
 
 // Folders skipped unless no_ignore is set. .git is always skipped.
@@ -18,12 +16,12 @@ var skippedDirs = map[string]bool{"node_modules": true, "vendor": true}
 // repository's .git/info/exclude, then every .gitignore from the
 // repository root down, in increasing priority, as git reads them. Pattern
 // semantics (negation, anchoring, "**", dir-only, domains of nested
-// files) are go-git's. A value is immutable once built; a child folder
+// files) are go-git's, through internal/ignore. A value is immutable once built; a child folder
 // gets a new value only when it has its own .gitignore.
 type ignoreRules struct {
 	base     string   // folder the patterns' domains are relative to
 	dir      []string // the folder these rules are for, relative to base
-	patterns []gitignore.Pattern
+	patterns ignore.Rules
 	off      bool // no_ignore: nothing is ignored
 }
 
@@ -43,7 +41,7 @@ func loadIgnore(top, dir string, off bool) *ignoreRules {
 	for d := dir; len(d) >= len(top); d = filepath.Dir(d) {
 		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
 			r.base = d
-			r.patterns = readPatterns(filepath.Join(d, ".git", "info", "exclude"), nil)
+			r.patterns = ignore.Read(filepath.Join(d, ".git", "info", "exclude"), nil)
 			break
 		}
 		if filepath.Dir(d) == d {
@@ -54,7 +52,7 @@ func loadIgnore(top, dir string, off bool) *ignoreRules {
 	if err != nil || strings.HasPrefix(rel, "..") {
 		return r
 	}
-	r.patterns = append(r.patterns, readPatterns(filepath.Join(r.base, ".gitignore"), nil)...)
+	r.patterns = r.patterns.Then(ignore.Read(filepath.Join(r.base, ".gitignore"), nil))
 	if rel != "." {
 		for _, name := range strings.Split(filepath.ToSlash(rel), "/") {
 			r = r.child(name)
@@ -70,9 +68,7 @@ func (r *ignoreRules) child(name string) *ignoreRules {
 	if r.off {
 		return c
 	}
-	if ps := readPatterns(filepath.Join(r.base, filepath.Join(dir...), ".gitignore"), dir); len(ps) > 0 {
-		c.patterns = append(slices.Clip(r.patterns), ps...)
-	}
+	c.patterns = r.patterns.Then(ignore.Read(filepath.Join(r.base, filepath.Join(dir...), ".gitignore"), dir))
 	return c
 }
 
@@ -92,29 +88,5 @@ func (r *ignoreRules) ignored(name string, isDir bool) bool {
 	if len(r.patterns) == 0 {
 		return false
 	}
-	path := append(slices.Clip(r.dir), name)
-	for i := len(r.patterns) - 1; i >= 0; i-- {
-		if m := r.patterns[i].Match(path, isDir); m != gitignore.NoMatch {
-			return m == gitignore.Exclude
-		}
-	}
-	return false
-}
-
-// readPatterns parses one ignore file; a missing file has no patterns.
-func readPatterns(path string, domain []string) []gitignore.Pattern {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil
-	}
-	var ps []gitignore.Pattern
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		line := strings.TrimSuffix(sc.Text(), "\r")
-		if strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "" {
-			continue
-		}
-		ps = append(ps, gitignore.ParsePattern(line, domain))
-	}
-	return ps
+	return r.patterns.Ignored(append(slices.Clip(r.dir), name), isDir)
 }

@@ -181,3 +181,27 @@ func TestSearchMatchesNaive(t *testing.T) {
 		}
 	}
 }
+
+// TestLineCuts pins the two notes over firstLines: a preview's and a
+// diff's, byte for byte as they were when each had its own loop.
+func TestLineCuts(t *testing.T) {
+	for _, tc := range []struct {
+		in         string
+		n          int
+		head, diff string
+	}{
+		{"", 2, "", ""},
+		{"a\nb\n", 2, "a\nb\n", "a\nb\n"},
+		{"a\nb", 2, "a\nb", "a\nb"},
+		{"a\nb\nc\n", 2, "a\nb\n… (1 more lines)", "a\nb\n…[diff cut: 1 line more]\n"},
+		{"a\nb\nc\nd", 2, "a\nb\n… (2 more lines)", "a\nb\n…[diff cut: 1 line more]\n"},
+		{"a\n", 0, "… (1 more lines)", "…[diff cut: 1 line more]\n"},
+	} {
+		if got := headLines(tc.in, tc.n); got != tc.head {
+			t.Errorf("headLines(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.head)
+		}
+		if got := cutLines(tc.in, tc.n); got != tc.diff {
+			t.Errorf("cutLines(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.diff)
+		}
+	}
+}

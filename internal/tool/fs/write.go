@@ -9,7 +9,6 @@ import (
 	iofs "io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 
 	"github.com/godwit/godwit/internal/tool/workspace"
@@ -127,17 +126,9 @@ func (t *Write) Run(ctx context.Context, raw json.RawMessage) (tool.Result, erro
 
 // headLines returns the first n lines of s, saying how many were left out.
 func headLines(s string, n int) string {
-	i, lines := 0, 0
-	for lines < n {
-		j := strings.IndexByte(s[i:], '\n')
-		if j < 0 {
-			return s
-		}
-		i += j + 1
-		lines++
+	head, rest := firstLines(s, n)
+	if rest == "" {
+		return head
 	}
-	if i >= len(s) {
-		return s
-	}
-	return s[:i] + fmt.Sprintf("… (%d more lines)", countLines([]byte(s[i:])))
+	return head + fmt.Sprintf("… (%d more lines)", countLines([]byte(rest)))
 }

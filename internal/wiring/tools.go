@@ -1,0 +1,135 @@
+package wiring
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/godwit/godwit/internal/config"
+	"github.com/godwit/godwit/internal/mail"
+	"github.com/godwit/godwit/internal/memory"
+	"github.com/godwit/godwit/internal/snapshot"
+	"github.com/godwit/godwit/internal/store"
+	"github.com/godwit/godwit/internal/tool/fs"
+	"github.com/godwit/godwit/internal/tool/plan"
+	"github.com/godwit/godwit/internal/tool/recall"
+	"github.com/godwit/godwit/internal/tool/shell"
+	"github.com/godwit/godwit/internal/tool/workspace"
+	"github.com/godwit/godwit/tool"
+)
+
+// shells are the session's shell_exec and the sub-agent's.
+type shells struct {
+	// main is the session's shell; its kind goes in the system prompt.
+	main *shell.Shell
+	// tool is main, watched for snapshots and behind the git guard;
+	// --verify runs through it too.
+	tool tool.Tool
+	// sub is the sub-agent's shell_exec: foreground only, judged by its
+	// read-only policy and run in a read-only sandbox.
+	sub tool.Tool
+}
+
+// newShells builds both shells on the guard's sandbox and private temp
+// folder. Each one's closer runs the git guard's last check before the
+// shell stops (closers run in reverse).
+func newShells(opts Options, root string, g *guard, secrets []string, track func(context.Context, shell.Started) func(string), closers *[]func() error) shells {
+	sh := shell.New(shell.Options{Workdir: root, Logger: opts.Logger, Terminal: opts.Terminal,
+		Env: []string{"TMPDIR=" + g.tmp}, Secrets: secrets, Wrap: g.wrap, ReadOnlyWrap: g.readOnlyWrap, Track: track})
+	shellTool, lastCheck := g.guardShell(snapshot.WatchTool(sh, g.watcher), sh)
+	subShell := shell.New(shell.Options{Workdir: root, Logger: opts.Logger, NoJobs: true,
+		Env: []string{"TMPDIR=" + g.tmp}, Secrets: secrets, Wrap: g.readOnlyWrap, Track: track})
+	subTool, subCheck := g.guardShell(subShell, subShell)
+	*closers = append(*closers, lastCheck, sh.Close, subCheck, subShell.Close)
+	return shells{main: sh, tool: shellTool, sub: subTool}
+}
+
+// memoryParts are long-term memory's pieces: where skills live, the
+// source of rules and memory files per segment, and search_memory.
+type memoryParts struct {
+	places memory.SkillPlaces
+	source *memory.Source
+	search tool.Tool
+}
+
+// newMemory builds memory over the store, with the embeddings client
+// config names, if any. The user's own skill folders (and CODEX_HOME)
+// count only when opts.UserHome is set.
+func newMemory(opts Options, cfg config.MemoryConfig, root string, st *store.Store) (memoryParts, error) {
+	places := memory.SkillPlaces{Workspace: root, Home: opts.Home, UserHome: opts.UserHome}
+	if opts.UserHome != "" {
+		places.CodexHome = opts.Getenv("CODEX_HOME")
+	}
+	source := memory.NewSource(memory.SourceOptions{Workspace: root, Home: opts.Home, UserHome: places.UserHome, CodexHome: places.CodexHome, Store: st, Logger: opts.Logger})
+	embedder, err := newEmbedder(cfg.Embeddings, opts.Getenv)
+	if err != nil {
+		return memoryParts{}, err
+	}
+	searcher, err := memory.NewSearcher(memory.SearchOptions{Store: st, Embedder: embedder, Logger: opts.Logger})
+	if err != nil {
+		return memoryParts{}, fmt.Errorf("wiring: %w", err)
+	}
+	return memoryParts{places: places, source: source, search: memory.NewSearchTool(searcher)}, nil
+}
+
+// toolDeps is what the session's own tools are built from.
+type toolDeps struct {
+	opts   Options
+	cfg    config.Config
+	ws     *workspace.Workspace
+	store  *store.Store
+	guard  *guard
+	shells shells
+	plan   *plan.Plan
+	mem    memoryParts
+	model  chosenModel
+	size   windowSize
+}
+
+// newTools registers the session's own tools, in the order of their
+// table: the file tools, shell_exec, the plan, recall, search_memory,
+// the skill tool where there are skills, the sub-agent, and send_message
+// where mail is in use. MCP's and the tool_call proxy come later
+// (startExtensions).
+func newTools(ctx context.Context, d toolDeps) (*tool.Registry, error) {
+	tools := append(fs.Tools(d.ws, fs.Options{Files: d.opts.Files, BeforeWrite: d.guard.recorder.BeforeWrite, Hidden: d.guard.hidden}),
+		d.shells.tool, d.plan, recall.New(d.store), d.mem.search)
+	if skills, _ := memory.Skills(d.mem.places); len(skills) > 0 {
+		tools = append(tools, memory.NewSkillTool(d.mem.places))
+	}
+	reg, err := tool.NewRegistry(tools...)
+	if err != nil {
+		return nil, fmt.Errorf("wiring: %w", err)
+	}
+	sub, err := newSubagent(reg, subagentDeps{model: d.model, store: d.store, root: d.ws.Root(), size: d.size,
+		rules: d.guard.rules, opts: d.opts, shell: d.shells.sub})
+	if err != nil {
+		return nil, err
+	}
+	if err := reg.Add(sub); err != nil {
+		return nil, fmt.Errorf("wiring: %w", err)
+	}
+	if err := addMail(ctx, reg, d.opts.Mail, d.store, d.ws.Root(), d.cfg.Mail.Allow); err != nil {
+		return nil, err
+	}
+	return reg, nil
+}
+
+// addMail adds send_message when served (always) or where the workspace
+// already has mail: it costs every request its listing line and the
+// tool_call proxy, so it joins only where mail is used.
+func addMail(ctx context.Context, reg *tool.Registry, served bool, st *store.Store, root string, allow []string) error {
+	inUse := served
+	if !inUse {
+		var err error
+		if inUse, err = st.MailInUse(ctx, root); err != nil {
+			return err
+		}
+	}
+	if !inUse {
+		return nil
+	}
+	if err := reg.Add(mail.NewTool(mail.ToolOptions{Store: st, Workspace: root, Allow: allow})); err != nil {
+		return fmt.Errorf("wiring: %w", err)
+	}
+	return nil
+}
