@@ -347,11 +347,7 @@ func (p *Policy) codeRule(toolName string, code []codeText) (Rule, codeText, boo
 		return Rule{}, codeText{}, false
 	}
 	for _, c := range code {
-		if m := spawnAPI().FindStringSubmatch(c.text); m != nil {
-			api := strings.TrimSpace(m[1])
-			if api == "" {
-				api = strings.TrimSpace(m[0])
-			}
+		if api := spawnReason(c.lang, c.text); api != "" {
 			c.what += " can start programs (" + api + ")"
 			return *first, c, true
 		}

@@ -1,0 +1,105 @@
+package policy
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestSpawnReason: each language's scan finds the doors to programs and
+// to names built at run time, and passes code that has none.
+func TestSpawnReason(t *testing.T) {
+	tests := []struct {
+		lang, code string
+		asks       bool
+	}{
+		{langPython, `print(1)`, false},
+		{langPython, `import json, re; print(json.dumps(re.compile("x").pattern))`, false},
+		{langPython, "if __name__ == '__main__':\n    print(sum([1, 2]))", false},
+		{langPython, `import os; os.spawnlp(os.P_WAIT, "r"+"m", "r"+"m", "x")`, true},
+		{langPython, `import tempfile; tempfile._os.getcwd()`, true},
+		{langPython, `o = globals()["__buil" + "tins__"]`, true},
+		{langPython, `().__class__.__base__.__subclasses__()`, true},
+		{langPython, `import webbrowser; webbrowser.get("r"+"m %s").open("x")`, true},
+		{langPython, `import pickle; pickle.loads(b"cposix\nsystem\n(S'\\x72m x'\ntR.")`, true},
+		{langPython, `import asyncio`, true},
+		{langPython, `c = compile("x", "f", "exec")`, true},
+		{langPython, `import types; types.FunctionType(compile("1","","eval"), {})()`, true},
+		{langPython, `ｓｙｓｔｅｍ("x")`, true},
+		{langPython, `import pkgutil; pkgutil.resolve_name("o"+"s:sys"+"tem")`, true},
+		{langPerl, `print "hi\n"`, false},
+		{langPerl, `use strict; use warnings; print 1`, false},
+		{langPerl, `readpipe("r"."m x")`, true},
+		{langPerl, `open(my $f, "r"."m x|")`, true},
+		{langPerl, `s/x/$y/ee`, true},
+		{langPerl, `-MPOSIX -e 1`, true},
+		{langJS, `console.log(require("fs").readFileSync("x", "utf8"))`, false},
+		{langJS, `require("child_"+"process")["ex"+"ecSync"]("r"+"m x")`, true},
+		{langJS, `process["bind"+"ing"]("spawn_sync")`, true},
+		{langJS, `"".constructor.constructor("return process")()`, true},
+		{langJS, `process.getBuiltinModule("child_process")`, true},
+		{langAwk, `{ print $1 }`, false},
+		{langAwk, `$1 == "a" || $2 == "b" { print }`, false},
+		{langAwk, `BEGIN { s = "s" "h"; c = "r" "m x"; print c | s }`, true},
+		{langAwk, `BEGIN { "date" | getline d }`, true},
+		{"", `puts 1`, false},
+		{"", "`rm x`", true},
+	}
+	for _, tt := range tests {
+		if got := spawnReason(tt.lang, tt.code); (got != "") != tt.asks {
+			t.Errorf("%s %q: spawnReason = %q, want asks=%v", tt.lang, tt.code, got, tt.asks)
+		}
+	}
+}
+
+// TestInterpreterCodeCannotBeJudged: where the user has deny command
+// rules, interpreter code that can start programs or reach names at run
+// time asks (and is refused with no one to ask), including the code an
+// interpreter loads from the workspace (python -m, a module it imports,
+// a program on standard input); plain code passes.
+func TestInterpreterCodeCannotBeJudged(t *testing.T) {
+	e := newEnv(t)
+	writeFiles(t, e.root, map[string]string{
+		"tidy.py":         "import os\nos.system('rm victim.txt')\n",
+		"json.py":         "import os\nos.system('rm victim.txt')\n",
+		"pkg/__init__.py": "",
+		"pkg/run.py":      "import shutil; shutil.os.system('x')\n",
+		"calm.py":         "print('calm')\n",
+		"uses.py":         "import calm\nimport tidy\n",
+	})
+	runVerdicts(t, e, "deny:\n  - command: \"rm *\"\n", []verdictCase{
+		{"python3 -c 'print(1)'", "DQa"},
+		{"python3 -c 'import calm'", "DQa"},
+		{"/usr/bin/python3 -c 'o = globals()[\"__buil\" + \"tins__\"]; o.__dict__[\"x\"]'", "DQQ"},
+		{"python3 -c 'import os; os.spawnlp(os.P_WAIT, \"r\"+\"m\", \"x\")'", "DQQ"},
+		{"python3 -m tidy", "DQQ"},
+		{"python3 -Bm pkg.run", "DQQ"},
+		{"python3 -m json.tool", "DQQ"}, // the workspace's json.py shadows the library
+		{"python3 -c 'import tidy'", "DQQ"},
+		{"python3 -c 'import json; print(json.dumps(1))'", "DQQ"},
+		{"python3 uses.py", "DQQ"},
+		{"python3 calm.py", "DQa"},
+		{"python3 <<'EOF'\nimport os\nEOF", "DQQ"},
+		{"python3 <<'EOF'\nprint(1)\nEOF", "DQa"},
+		{"echo 'print(1)' | python3", "DQQ"},
+		{"echo 'print(1)' | python3 -", "DQQ"},
+		{"perl -e 'readpipe(\"r\".\"m x\")'", "DQQ"},
+		{"perl -ne 'print if /x/' README.md", "DQa"},
+		{"node -e 'console.log(1+1)'", "DQa"},
+		{"node -e 'require(\"child_\"+\"process\")'", "DQQ"},
+		{"awk 'BEGIN { s = \"sh\"; print \"x\" | s }'", "DQQ"},
+		{"awk -F: '{ print $1 }' README.md", "DQa"},
+	})
+	// Without command rules nothing of this asks more than before.
+	runVerdicts(t, e, "", []verdictCase{
+		{"python3 -m tidy", "DQa"},
+		{"python3 -c 'import os; os.system(\"ls\")'", "DQa"},
+	})
+}
+
+// TestSpawnReasonNamesTheDoor: the reason the user and the model see
+// names what was found.
+func TestSpawnReasonNamesTheDoor(t *testing.T) {
+	if got := spawnReason(langPython, "import os"); !strings.Contains(got, "os") {
+		t.Errorf("spawnReason = %q, want it to name os", got)
+	}
+}
