@@ -103,3 +103,46 @@ func TestSpawnReasonNamesTheDoor(t *testing.T) {
 		t.Errorf("spawnReason = %q, want it to name os", got)
 	}
 }
+
+// TestAliasesByOtherRoutes: hash -p, BASH_ALIASES and BASH_CMDS make a
+// name run another program, as alias does; deny rules see through them.
+func TestAliasesByOtherRoutes(t *testing.T) {
+	e := newEnv(t)
+	runVerdicts(t, e, "deny:\n  - command: \"rm *\"\n", []verdictCase{
+		{"hash -p /bin/rm tidy; tidy victim.txt", "DDD"},
+		{"shopt -s expand_aliases\nBASH_ALIASES[tidy]=rm\ntidy victim.txt", "DDD"},
+		{"BASH_CMDS[tidy]=/bin/rm; tidy victim.txt", "DDD"},
+		{"BASH_ALIASES=([tidy]=rm); tidy victim.txt", "DDD"},
+		{"BASH_ALIASES[$K]=rm; tidy victim.txt", "DDD"},
+		{"hash -p /bin/ls l; l", "DQa"},
+	})
+}
+
+// TestKeywordOptionIsNotReadOnly: set -k turns NAME=value words after
+// the program into assignments, so git status HOME=. sets HOME for git.
+func TestKeywordOptionIsNotReadOnly(t *testing.T) {
+	e := newEnv(t)
+	runVerdicts(t, e, "", []verdictCase{
+		{"set -k; git status --short HOME=.", "DQa"},
+		{"set -o keyword; ls PATH=bin", "DQa"},
+		{"set -e; git status --short", "AAA"},
+		{"git status --short", "AAA"},
+	})
+	runVerdicts(t, e, "deny:\n  - command: \"git commit *\"\n", []verdictCase{
+		{"set -k; git X=1 commit -qam x", "DDD"},
+	})
+}
+
+// TestGitIndexStagePaths: :N:PATH names PATH in a stage of the index.
+func TestGitIndexStagePaths(t *testing.T) {
+	for _, tt := range []struct{ in, path string }{
+		{"HEAD:.env", ".env"}, {":.env", ".env"}, {":0:.env", ".env"}, {":3:a/b", "a/b"}, {"HEAD~1:0:x", "0:x"},
+	} {
+		if got, ok := gitRevPath(tt.in); !ok || got != tt.path {
+			t.Errorf("gitRevPath(%q) = %q, %v; want %q", tt.in, got, ok, tt.path)
+		}
+	}
+	if _, ok := gitRevPath(":/fix the bug"); ok {
+		t.Errorf(":/TEXT is a commit, not a path")
+	}
+}
