@@ -1,6 +1,8 @@
 package policy
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -145,4 +147,34 @@ func TestGitIndexStagePaths(t *testing.T) {
 	if _, ok := gitRevPath(":/fix the bug"); ok {
 		t.Errorf(":/TEXT is a commit, not a path")
 	}
+}
+
+// TestGitAliasThroughIncludes: an alias in a file the repository's or
+// the user's git config includes is followed.
+func TestGitAliasThroughIncludes(t *testing.T) {
+	e := newEnv(t)
+	writeFiles(t, e.root, map[string]string{
+		".git/config": "[include]\n\tpath = ../gitaliases\n[includeIf \"gitdir:/nowhere/\"]\n\tpath = ../more\n",
+		"gitaliases":  "[alias]\n\ttidy = !rm victim.txt\n",
+		"more":        "[include]\n\tpath = deeper\n",
+		"deeper":      "[alias]\n\tci = commit\n",
+	})
+	runVerdicts(t, e, "deny:\n  - command: \"rm *\"\n  - command: \"git commit *\"\n", []verdictCase{
+		{"git tidy", "DDD"},
+		{"git ci -m x", "DDD"},
+		{"git status --short", "AAA"},
+	})
+}
+
+// TestHardLinkUnderPathRules: a file with a second name may be one a
+// path rule names, so where path rules exist its read asks, --yes too.
+func TestHardLinkUnderPathRules(t *testing.T) {
+	e := newEnv(t)
+	writeFiles(t, e.root, map[string]string{"secrets/db.txt": "x\n", "docs/plain.txt": "y\n"})
+	mustDo(t, os.Link(filepath.Join(e.root, "secrets/db.txt"), filepath.Join(e.root, "docs/db.txt")))
+	runVerdicts(t, e, "deny:\n  - path: \"secrets/**\"\n", []verdictCase{
+		{"cat docs/db.txt", "QQQ"},
+		{"grep -r x docs", "QQQ"},
+		{"cat docs/plain.txt", "AAA"},
+	})
 }

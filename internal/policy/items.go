@@ -120,6 +120,8 @@ func (p *Policy) pathItem(toolName, abs string, write bool) item {
 		it.level, it.what = levelSensitive, "reads "+show+", outside the workspace"
 	case !write && pl == placeInside && hardLinked(abs):
 		it.level, it.what = levelSensitive, "reads "+show+", a hard link whose other names may be outside the workspace (a secret there, by another name)"
+		// Its other names may also be ones a path rule names.
+		it.unlisted = "it has more than one name, and another may be one a path rule names"
 	case !write:
 		it.level, it.what, it.why = levelRead, "reads "+show, "reads inside the workspace"
 		return it

@@ -425,8 +425,13 @@ func (u *unwrapper) packageScripts(c SimpleCommand, name string, args []Word, de
 		script = ops[1].Value
 	case sub == "test" || sub == "t" || sub == "tst":
 		script = "test"
-	case sub == "start" || sub == "stop" || sub == "restart":
+	case sub == "start" || sub == "stop":
 		script = sub
+	case npmLifecycle[sub] != nil:
+		// Subcommands that run lifecycle scripts of their own (npm
+		// restart with no restart script runs stop and start; npm pack
+		// runs prepack).
+		return u.pkgRun(c, name, npmLifecycle[sub], depth)
 	case sub == "install" || sub == "i" || sub == "ci" || sub == "add":
 		return u.pkgRun(c, name, []string{"preinstall", "install", "postinstall", "prepare"}, depth)
 	case name == "bun":
@@ -437,6 +442,31 @@ func (u *unwrapper) packageScripts(c SimpleCommand, name string, args []Word, de
 		return out
 	}
 	return u.pkgRun(c, name, []string{"pre" + script, script, "post" + script}, depth)
+}
+
+// npmLifecycle are the scripts npm subcommands run besides run, test,
+// start, stop and install.
+var npmLifecycle = map[string][]string{
+	"restart":         {"prerestart", "restart", "postrestart", "prestop", "stop", "poststop", "prestart", "start", "poststart"},
+	"pack":            {"prepack", "prepare", "postpack"},
+	"publish":         {"prepublishOnly", "prepack", "prepare", "postpack", "publish", "postpublish"},
+	"version":         {"preversion", "version", "postversion"},
+	"rebuild":         {"preinstall", "install", "postinstall", "prepare"},
+	"link":            {"preinstall", "install", "postinstall", "prepare"},
+	"ln":              {"preinstall", "install", "postinstall", "prepare"},
+	"install-test":    {"preinstall", "install", "postinstall", "prepare", "pretest", "test", "posttest"},
+	"it":              {"preinstall", "install", "postinstall", "prepare", "pretest", "test", "posttest"},
+	"install-ci-test": {"preinstall", "install", "postinstall", "prepare", "pretest", "test", "posttest"},
+	"cit":             {"preinstall", "install", "postinstall", "prepare", "pretest", "test", "posttest"},
+	"dedupe":          {"preinstall", "install", "postinstall", "prepare"},
+	"update":          {"preinstall", "install", "postinstall", "prepare"},
+	"up":              {"preinstall", "install", "postinstall", "prepare"},
+	"uninstall":       {"preinstall", "install", "postinstall", "prepare"},
+	"remove":          {"preinstall", "install", "postinstall", "prepare"},
+	"rm":              {"preinstall", "install", "postinstall", "prepare"},
+	"prune":           {"preinstall", "install", "postinstall", "prepare"},
+	"diff":            {"prepare"},
+	"shrinkwrap":      {"preshrinkwrap", "shrinkwrap", "postshrinkwrap"},
 }
 
 // pkgRun judges the scripts of the package.json nearest c.Dir.
