@@ -171,6 +171,59 @@ func spawnReason(lang, text string) string {
 	return ""
 }
 
+// Reading files on its own. Where a deny or ask path rule exists, code
+// that can read files by itself cannot be checked against it (the
+// sandbox does not enforce path rules), so it asks as a computed path
+// does: open(), fs, pathlib, sed's r command, and whatever can start a
+// program (which reads too). print(1) and awk '{print $1}' F (whose
+// operand is judged as a path) pass.
+var (
+	pyRead = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b(open|io|_io|pathlib|Path|fileinput|linecache|codecs|glob|shutil|tarfile|zipfile|sqlite3|` +
+			`mmap|tokenize|configparser|filecmp|dbm|netrc|mailbox|zipapp|tomllib|plistlib|wave|sndhdr|imghdr|mimetypes|read_text|read_bytes)\b`)
+	})
+	perlRead = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b(open|sysopen|readline|opendir|readdir|glob|stat|lstat|File|Path|IO)\b|<[A-Za-z_$*./~{}]+>|<<>>|\s-[erwxofdzsl]\s`)
+	})
+	jsRead = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b(fs|readFile\w*|createReadStream|open\w*|readdir\w*|Deno|Bun|fetch)\b`)
+	})
+	awkRead = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bgetline\b|\bARGV\b|\bENVIRON\b`) })
+	sedRead = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(^|[;{}\n0-9$/!,])\s*[rRwWeF](\s|$)|/[gpIiMme0-9]*[wW]\s`)
+	})
+)
+
+// readReason says how code in lang may read a file on its own, ""
+// when the scan finds no way.
+func readReason(lang, name, text string) string {
+	if r := spawnReason(lang, text); r != "" {
+		return r
+	}
+	var re *regexp.Regexp
+	switch lang {
+	case langPython:
+		re = pyRead()
+	case langPerl:
+		re = perlRead()
+	case langJS:
+		re = jsRead()
+	case langAwk:
+		re = awkRead()
+	default:
+		if n := baseName(name); n == "sed" || n == "gsed" {
+			re = sedRead()
+		} else {
+			// A language without a scanner: any code may read.
+			if strings.TrimSpace(text) != "" {
+				return "code godwit does not parse"
+			}
+			return ""
+		}
+	}
+	return strings.TrimSpace(re.FindString(text))
+}
+
 // takesCode reports whether v is an option by which an interpreter of
 // lang takes its program as an argument (python -c and -m, perl -e,
 // node --eval).

@@ -178,3 +178,22 @@ func TestHardLinkUnderPathRules(t *testing.T) {
 		{"cat docs/plain.txt", "AAA"},
 	})
 }
+
+// TestCodeReadsUnderPathRules: where a path rule exists, code that can
+// read files on its own asks; code that cannot, and programs whose
+// files are their operands, pass.
+func TestCodeReadsUnderPathRules(t *testing.T) {
+	e := newEnv(t)
+	writeFiles(t, e.root, map[string]string{"secrets/db.txt": "x\n"})
+	runVerdicts(t, e, "deny:\n  - path: \"secrets/**\"\n", []verdictCase{
+		{"python3 -c 'print(open(\"secrets/db.txt\").read())'", "DQQ"},
+		{"python3 -c 'import pathlib; print(pathlib.Path(\"x\").read_text())'", "DQQ"},
+		{"python3 -c 'print(6*7)'", "DQa"},
+		{"sed '1r secrets/db.txt' README.md", "DQQ"},
+		{"sed -n 1p README.md", "DQa"},
+		{"awk '{ print $1 }' README.md", "DQa"},
+		{"awk 'BEGIN { while ((getline l < \"secrets/db.txt\") > 0) print l }'", "DQQ"},
+		{"node -e 'console.log(require(\"fs\").readFileSync(\"x\", \"utf8\"))'", "DQQ"},
+		{"perl -e 'open(F, \"secrets/db.txt\"); print <F>'", "DQQ"},
+	})
+}

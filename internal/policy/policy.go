@@ -263,6 +263,13 @@ func (p *Policy) judge(toolName string, it item) judgement {
 	if it.unlisted != "" && p.pathRules(toolName) {
 		return judgement{ask, fmt.Sprintf("%s: %s, so the path rules cannot be checked on it", it.what, it.unlisted), false}
 	}
+	if p.pathRules(toolName) {
+		for _, c := range it.code {
+			if why := readReason(c.lang, c.interp, c.text); why != "" {
+				return judgement{ask, fmt.Sprintf("%s: %s can read files on its own (%s), so the path rules cannot be checked on it", it.what, c.what, why), false}
+			}
+		}
+	}
 	if p.remembered(toolName, it) {
 		return judgement{allow, "approved for this session", false}
 	}

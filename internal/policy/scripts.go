@@ -221,7 +221,7 @@ func (u *unwrapper) programPath(c SimpleCommand, depth int) unwrapped {
 		out.add(u.scriptText(c, string(b), w.Value, abs, depth))
 	default:
 		out.variants = append(out.variants, append(append([]Word{{Value: interp, Known: true}}, iargs...), c.Words...))
-		out.code = append(out.code, codeText{what: w.Value, text: string(b), lang: langOf(interp)})
+		out.code = append(out.code, codeText{what: w.Value, text: string(b), lang: langOf(interp), interp: baseName(interp)})
 	}
 	return out
 }
@@ -351,7 +351,7 @@ func (u *unwrapper) interpreted(c SimpleCommand, name string, args []Word) unwra
 			out.hide(name + " reads its program from standard input, which cannot be known here")
 		}
 	}
-	out.code = append(out.code, codeText{what: name + "'s code", text: code, lang: lang})
+	out.code = append(out.code, codeText{what: name + "'s code", text: code, lang: lang, interp: name})
 	if lang == langPython {
 		for _, f := range pyLocalImports(c.Dir, code) {
 			out.add(u.codeFile(c.Dir, f, name+" (importing "+u.p.rel(f)+")", lang, 0))
@@ -375,7 +375,7 @@ func (u *unwrapper) codeFile(dir, abs, what, lang string, depth int) unwrapped {
 		}
 		return out // a program of the system's: not the repository's to change
 	}
-	out.code = append(out.code, codeText{what: what, text: text, lang: lang})
+	out.code = append(out.code, codeText{what: what, text: text, lang: lang, interp: baseName(strings.Fields(what)[0])})
 	if lang == langPython && depth < maxImports {
 		for _, f := range pyLocalImports(filepath.Dir(abs), text) {
 			if f != abs {
