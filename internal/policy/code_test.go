@@ -197,3 +197,18 @@ func TestCodeReadsUnderPathRules(t *testing.T) {
 		{"perl -e 'open(F, \"secrets/db.txt\"); print <F>'", "DQQ"},
 	})
 }
+
+// TestCommandVariablesAsk: a variable whose value programs run as a
+// command line hides that command from deny rules, so setting one asks
+// where they exist.
+func TestCommandVariablesAsk(t *testing.T) {
+	e := newEnv(t)
+	runVerdicts(t, e, "deny:\n  - command: \"rm *\"\n", []verdictCase{
+		{"GIT_EDITOR='rm victim.txt;:' git commit --amend", "DQQ"},
+		{"export GIT_SSH_COMMAND='rm x'; git fetch", "DQQ"},
+		{"GOFLAGS=-v go build ./...", "DQa"},
+	})
+	runVerdicts(t, e, "", []verdictCase{
+		{"GIT_EDITOR=true git commit --amend", "DQa"},
+	})
+}
