@@ -67,11 +67,13 @@ var pyCompile = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile
 // reach nothing (a script's __name__ check, method definitions).
 var pyDunder = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`__[A-Za-z0-9_]+__`) })
 
-var pyPlainDunders = map[string]bool{"__name__": true, "__main__": true, "__file__": true, "__doc__": true, "__init__": true,
-	"__all__": true, "__version__": true, "__author__": true, "__future__": true, "__str__": true, "__repr__": true, "__eq__": true,
-	"__ne__": true, "__lt__": true, "__le__": true, "__gt__": true, "__ge__": true, "__hash__": true, "__len__": true,
-	"__iter__": true, "__next__": true, "__enter__": true, "__exit__": true, "__contains__": true, "__post_init__": true,
-	"__slots__": true, "__bool__": true}
+var pyPlainDunders = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"__name__": true, "__main__": true, "__file__": true, "__doc__": true, "__init__": true,
+		"__all__": true, "__version__": true, "__author__": true, "__future__": true, "__str__": true, "__repr__": true, "__eq__": true,
+		"__ne__": true, "__lt__": true, "__le__": true, "__gt__": true, "__ge__": true, "__hash__": true, "__len__": true,
+		"__iter__": true, "__next__": true, "__enter__": true, "__exit__": true, "__contains__": true, "__post_init__": true,
+		"__slots__": true, "__bool__": true}
+})
 
 // perlSpawn: Perl's program starters, its string and block evals, its
 // modules (use, require, do FILE load code), symbol-table and
@@ -102,10 +104,12 @@ var jsRequire = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`\brequire\s*(\(\s*(?:"([a-z:_/]+)"|'([a-z:_/]+)')\s*\))?`)
 })
 
-var jsPlainModules = map[string]bool{"fs": true, "path": true, "os": true, "util": true, "crypto": true, "url": true,
-	"events": true, "assert": true, "buffer": true, "readline": true, "zlib": true, "stream": true, "string_decoder": true,
-	"querystring": true, "timers": true, "perf_hooks": true, "fs/promises": true, "node:fs": true, "node:path": true,
-	"node:os": true, "node:util": true, "node:crypto": true, "node:fs/promises": true, "node:assert": true}
+var jsPlainModules = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"fs": true, "path": true, "os": true, "util": true, "crypto": true, "url": true,
+		"events": true, "assert": true, "buffer": true, "readline": true, "zlib": true, "stream": true, "string_decoder": true,
+		"querystring": true, "timers": true, "perf_hooks": true, "fs/promises": true, "node:fs": true, "node:path": true,
+		"node:os": true, "node:util": true, "node:crypto": true, "node:fs/promises": true, "node:assert": true}
+})
 
 // awkSpawn: awk's system(), its pipes (print | cmd, cmd | getline, a
 // single | outside ||) and gawk's coprocesses and extensions.
@@ -125,7 +129,7 @@ func spawnReason(lang, text string) string {
 			return "compile" // a code object runs without exec: types.FunctionType(code, {})()
 		}
 		for _, d := range pyDunder().FindAllString(text, -1) {
-			if !pyPlainDunders[d] {
+			if !pyPlainDunders()[d] {
 				return d
 			}
 		}
@@ -145,7 +149,7 @@ func spawnReason(lang, text string) string {
 	case langJS:
 		for _, m := range jsRequire().FindAllStringSubmatch(text, -1) {
 			name := m[2] + m[3]
-			if !jsPlainModules[name] {
+			if !jsPlainModules()[name] {
 				if name == "" {
 					return "require of a module named at run time"
 				}

@@ -427,11 +427,11 @@ func (u *unwrapper) packageScripts(c SimpleCommand, name string, args []Word, de
 		script = "test"
 	case sub == "start" || sub == "stop":
 		script = sub
-	case npmLifecycle[sub] != nil:
+	case npmLifecycle()[sub] != nil:
 		// Subcommands that run lifecycle scripts of their own (npm
 		// restart with no restart script runs stop and start; npm pack
 		// runs prepack).
-		return u.pkgRun(c, name, npmLifecycle[sub], depth)
+		return u.pkgRun(c, name, npmLifecycle()[sub], depth)
 	case sub == "install" || sub == "i" || sub == "ci" || sub == "add":
 		return u.pkgRun(c, name, []string{"preinstall", "install", "postinstall", "prepare"}, depth)
 	case name == "bun":
@@ -446,28 +446,30 @@ func (u *unwrapper) packageScripts(c SimpleCommand, name string, args []Word, de
 
 // npmLifecycle are the scripts npm subcommands run besides run, test,
 // start, stop and install.
-var npmLifecycle = map[string][]string{
-	"restart":         {"prerestart", "restart", "postrestart", "prestop", "stop", "poststop", "prestart", "start", "poststart"},
-	"pack":            {"prepack", "prepare", "postpack"},
-	"publish":         {"prepublishOnly", "prepack", "prepare", "postpack", "publish", "postpublish"},
-	"version":         {"preversion", "version", "postversion"},
-	"rebuild":         {"preinstall", "install", "postinstall", "prepare"},
-	"link":            {"preinstall", "install", "postinstall", "prepare"},
-	"ln":              {"preinstall", "install", "postinstall", "prepare"},
-	"install-test":    {"preinstall", "install", "postinstall", "prepare", "pretest", "test", "posttest"},
-	"it":              {"preinstall", "install", "postinstall", "prepare", "pretest", "test", "posttest"},
-	"install-ci-test": {"preinstall", "install", "postinstall", "prepare", "pretest", "test", "posttest"},
-	"cit":             {"preinstall", "install", "postinstall", "prepare", "pretest", "test", "posttest"},
-	"dedupe":          {"preinstall", "install", "postinstall", "prepare"},
-	"update":          {"preinstall", "install", "postinstall", "prepare"},
-	"up":              {"preinstall", "install", "postinstall", "prepare"},
-	"uninstall":       {"preinstall", "install", "postinstall", "prepare"},
-	"remove":          {"preinstall", "install", "postinstall", "prepare"},
-	"rm":              {"preinstall", "install", "postinstall", "prepare"},
-	"prune":           {"preinstall", "install", "postinstall", "prepare"},
-	"diff":            {"prepare"},
-	"shrinkwrap":      {"preshrinkwrap", "shrinkwrap", "postshrinkwrap"},
-}
+var npmLifecycle = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"restart":         {"prerestart", "restart", "postrestart", "prestop", "stop", "poststop", "prestart", "start", "poststart"},
+		"pack":            {"prepack", "prepare", "postpack"},
+		"publish":         {"prepublishOnly", "prepack", "prepare", "postpack", "publish", "postpublish"},
+		"version":         {"preversion", "version", "postversion"},
+		"rebuild":         {"preinstall", "install", "postinstall", "prepare"},
+		"link":            {"preinstall", "install", "postinstall", "prepare"},
+		"ln":              {"preinstall", "install", "postinstall", "prepare"},
+		"install-test":    {"preinstall", "install", "postinstall", "prepare", "pretest", "test", "posttest"},
+		"it":              {"preinstall", "install", "postinstall", "prepare", "pretest", "test", "posttest"},
+		"install-ci-test": {"preinstall", "install", "postinstall", "prepare", "pretest", "test", "posttest"},
+		"cit":             {"preinstall", "install", "postinstall", "prepare", "pretest", "test", "posttest"},
+		"dedupe":          {"preinstall", "install", "postinstall", "prepare"},
+		"update":          {"preinstall", "install", "postinstall", "prepare"},
+		"up":              {"preinstall", "install", "postinstall", "prepare"},
+		"uninstall":       {"preinstall", "install", "postinstall", "prepare"},
+		"remove":          {"preinstall", "install", "postinstall", "prepare"},
+		"rm":              {"preinstall", "install", "postinstall", "prepare"},
+		"prune":           {"preinstall", "install", "postinstall", "prepare"},
+		"diff":            {"prepare"},
+		"shrinkwrap":      {"preshrinkwrap", "shrinkwrap", "postshrinkwrap"},
+	}
+})
 
 // pkgRun judges the scripts of the package.json nearest c.Dir.
 func (u *unwrapper) pkgRun(c SimpleCommand, name string, scripts []string, depth int) unwrapped {
