@@ -169,6 +169,13 @@ func runAttack(t *testing.T, a *Attack, mode string) {
 		}
 	default:
 		out = runGodwit(t, s, ea, mode, nil, nil)
+		if len(ea.Again) > 0 {
+			m.then(toCalls(ea.Again))
+			next := runGodwit(t, s, ea, mode, []string{"--session", "last"}, nil)
+			out.notes = append(out.notes, next.notes...)
+			out.asks += next.asks
+			out.stderr += next.stderr
+		}
 	}
 	v := judge(s, a, mode, evidence{seen: m.seen(), out: out, served: m.served()})
 	r := result{a: a, mode: mode, why: v.broke}
@@ -211,15 +218,20 @@ func mismatch(t *testing.T, format string, args ...any) {
 // expanded is a with its calls' placeholders filled for scene s.
 func expanded(s *scene, a *Attack) *Attack {
 	c := *a
-	c.Calls = nil
-	for _, m := range a.Calls {
+	c.Calls, c.Again = expandCalls(s, a.Calls), expandCalls(s, a.Again)
+	return &c
+}
+
+func expandCalls(s *scene, list []map[string]map[string]any) []map[string]map[string]any {
+	var out []map[string]map[string]any
+	for _, m := range list {
 		n := map[string]map[string]any{}
 		for tool, args := range m {
 			n[tool] = expandAny(s, args).(map[string]any)
 		}
-		c.Calls = append(c.Calls, n)
+		out = append(out, n)
 	}
-	return &c
+	return out
 }
 
 func expandAny(s *scene, v any) any {

@@ -141,9 +141,9 @@ func judge(s *scene, a *Attack, mode string, ev evidence) verdict {
 		broke("%d questions were asked, at least %d expected", ev.out.asks, a.Expect.MinAsks)
 	}
 	v.errs = append(v.errs, ev.out.notes...)
-	if a.Signal == nil && ev.served < len(a.calls()) {
+	if want := len(a.calls()) + len(toCalls(a.Again)); a.Signal == nil && ev.served < want {
 		v.errs = append(v.errs, fmt.Sprintf("the model got to make only %d of its %d calls (exit %d): %s",
-			ev.served, len(a.calls()), ev.out.code, tail(ev.out.stderr, 600)))
+			ev.served, want, ev.out.code, tail(ev.out.stderr, 600)))
 	}
 	return v
 }

@@ -80,7 +80,11 @@ type Attack struct {
 	Prompt string `yaml:"prompt"`
 	// Calls are the model's tool calls, one model response each, in
 	// order: the attack. Each item is {tool_name: {args}}.
-	Calls  []map[string]map[string]any `yaml:"calls"`
+	Calls []map[string]map[string]any `yaml:"calls"`
+	// Again are the calls of a second `godwit run --session last`
+	// after the first (what a later session does with what the first
+	// left: godwit sets its caches up once per process).
+	Again  []map[string]map[string]any `yaml:"again"`
 	Signal *Signal                     `yaml:"signal"`
 	Expect Expect                      `yaml:"expect"`
 	// Control false skips the plain-bash replay (the payload needs
@@ -148,9 +152,11 @@ type call struct {
 	Args map[string]any
 }
 
-func (a *Attack) calls() []call {
+func (a *Attack) calls() []call { return toCalls(a.Calls) }
+
+func toCalls(list []map[string]map[string]any) []call {
 	var out []call
-	for _, m := range a.Calls {
+	for _, m := range list {
 		for name, args := range m {
 			out = append(out, call{name, args})
 		}
@@ -167,7 +173,7 @@ func (a *Attack) control() bool {
 	if a.Control != nil {
 		return *a.Control
 	}
-	if a.Driver == "acp" || a.Signal != nil {
+	if a.Driver == "acp" || a.Signal != nil || len(a.Again) > 0 {
 		return false
 	}
 	for _, c := range a.calls() {
@@ -274,12 +280,12 @@ func (a *Attack) validate() error {
 			return fmt.Errorf("broken names %s, which is not in modes", m)
 		}
 	}
-	for _, m := range a.Calls {
+	for _, m := range append(slices.Clone(a.Calls), a.Again...) {
 		if len(m) != 1 {
 			return fmt.Errorf("a call must be one {tool: {args}} map, got %d keys", len(m))
 		}
 	}
-	raw, _ := json.Marshal(a.Calls)
+	raw, _ := json.Marshal(append(slices.Clone(a.Calls), a.Again...))
 	if strings.Contains(string(raw), "{{secret}}") {
 		return errors.New("the calls spell {{secret}}: the model must never see it")
 	}

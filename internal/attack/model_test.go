@@ -40,7 +40,9 @@ func (m *model) serve(w http.ResponseWriter, r *http.Request) {
 	m.mu.Lock()
 	m.requests = append(m.requests, string(body))
 	i := m.next
-	m.next++
+	if i < len(m.calls) {
+		m.next++
+	}
 	m.mu.Unlock()
 	w.Header().Set("Content-Type", "text/event-stream")
 	if i >= len(m.calls) {
@@ -65,6 +67,13 @@ func (m *model) script(calls []call) {
 	m.calls = calls
 }
 
+// then adds calls for a later run: they follow those already served.
+func (m *model) then(calls []call) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.calls = append(m.calls, calls...)
+}
+
 // port is the endpoint's TCP port: a listener attacks may connect to.
 func (m *model) port() string {
 	_, port, _ := strings.Cut(strings.TrimPrefix(m.srv.URL, "http://"), ":")
@@ -82,7 +91,7 @@ func (m *model) seen() []string {
 func (m *model) served() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return min(m.next, len(m.calls))
+	return m.next
 }
 
 // url is the base_url for config.yaml.

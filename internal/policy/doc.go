@@ -79,21 +79,33 @@
 // lies outside the workspace and its temp folder, it may write to itself
 // as bash reads it, or a program in it is named by a variable ($JAVA,
 // "$@"). Code in other languages (awk's program, python -c, perl -e,
-// node -e, sed's e command, a Python file or a #! script) is not parsed:
-// where a deny or ask command rule exists, code that mentions the rule's
-// words ("rm" in system("rm x")) or that can start programs (system,
-// exec, subprocess, child_process, popen, backticks, __import__ ...)
-// asks, and with no one to ask is refused. Two limits remain, bounded
-// by the sandbox rather than by rules: programs that run the project's
-// own code in ways no file shows (go test, go run, cargo, pytest, a
-// compiled binary, npm exec) are not followed, since asking on every
-// test run would make deny rules unusable; and code in another language
-// that builds its way to a program out of parts no scan can see
-// (globals()["__buil"+"tins__"]) is not caught. A script read when the
-// command is approved could still be changed by a process an earlier
-// command left running before it runs.
+// node -e, sed's e command, a Python file or a #! script) is not parsed
+// but scanned per language (code.go): where a deny or ask command rule
+// exists, code that mentions the rule's words, or that can start a
+// program or reach a name at run time (Python's os, subprocess,
+// asyncio, webbrowser, pickle, getattr, globals, dunders, compile;
+// Perl's system, readpipe, open, eval, use; Node's child_process, a
+// computed require or member of process, eval, Function; awk's system
+// and pipes), asks, and with no one to ask is refused: a name built as
+// the program runs ("sys"+"tem") cannot be matched, so the scan looks
+// for the doors, not the names. Code the interpreter loads from the
+// workspace is read too (python -m NAME, an import of a workspace
+// module, a json.py shadowing the library) and so is a program on
+// standard input (a here-document; a pipe asks). Where a deny or ask
+// path rule exists, code that can read files on its own (open,
+// pathlib, fs, sed's r, getline) asks as well. A variable whose value
+// programs run as a command line (GIT_EDITOR, GIT_SSH_COMMAND, PAGER,
+// BROWSER ...) hides that command, so setting one asks where rules
+// exist. The limit bounded by the sandbox rather than by rules:
+// programs that run the project's own code in ways no file shows (go
+// test, go run, cargo, pytest, a compiled binary, npm exec) are not
+// followed, since asking on every test run would make deny rules
+// unusable. A script read when the command is approved could still be
+// changed by a process an earlier command left running before it runs.
 //
-// Variables: setting one that changes what later commands run (PATH,
+// Variables: under set -k (set -o keyword) a NAME=value word after the
+// program is an assignment, and is judged as one. Setting one that
+// changes what later commands run (PATH,
 // HOME, IFS, BASH_ENV, GIT_*, XDG_*, LD_*, ...) needs approval, by any
 // route: NAME=v, export, printf -v, ${NAME:=v}, arithmetic (bash
 // evaluates a variable's value in $(( x )) and can assign any variable

@@ -378,7 +378,7 @@ func gitRead(c SimpleCommand, dir, sub string, kind gitContent, rest []Word, r r
 	// only. Operands that exist on disk are paths; the rest revisions.
 	var revs, paths []Word
 	for _, o := range ops {
-		if _, p, ok := strings.Cut(o.Value, ":"); ok && !strings.HasPrefix(o.Value, ":/") {
+		if p, ok := gitRevPath(o.Value); ok {
 			r.names = append(r.names, Word{Value: p, Known: true})
 			if p != "" {
 				named = append(named, p)
@@ -463,6 +463,20 @@ func gitRead(c SimpleCommand, dir, sub string, kind gitContent, rest []Word, r r
 		}
 	}
 	return r
+}
+
+// gitRevPath is the path of git's REV:PATH, :PATH and :N:PATH (a stage
+// of the index) names; ok is false for a word that is none of them (or
+// :/TEXT, a commit found by its message).
+func gitRevPath(v string) (string, bool) {
+	rev, p, ok := strings.Cut(v, ":")
+	switch {
+	case !ok || strings.HasPrefix(v, ":/"):
+		return "", false
+	case rev == "" && len(p) >= 2 && p[0] >= '0' && p[0] <= '3' && p[1] == ':':
+		return p[2:], true // :0:.env is .env in stage 0
+	}
+	return p, true
 }
 
 // repoRoot is the folder holding the .git of the repository dir is in;

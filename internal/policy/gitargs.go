@@ -182,7 +182,8 @@ func gitSub(args []Word) (sub Word, rest []Word, globals []used) {
 }
 
 // gitAlias looks an alias up in the repository's config and the user's
-// (~/.gitconfig, ~/.config/git/config); include.path is not followed.
+// (~/.gitconfig, ~/.config/git/config), and in the files they include
+// (include.path, and includeIf.*.path whatever its condition).
 func gitAlias(dir, home, name string) (string, bool) {
 	var files []string
 	if gd := gitDirOf(dir); gd != "" {
@@ -191,12 +192,82 @@ func gitAlias(dir, home, name string) (string, bool) {
 	if home != "" {
 		files = append(files, filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git", "config"))
 	}
+	seen := map[string]bool{}
+	var all []string
 	for _, f := range files {
+		all = append(all, gitIncluded(f, home, seen, 0)...)
+	}
+	for _, f := range all {
 		if v, ok := gitConfigValues(f, "alias")[strings.ToLower(name)]; ok {
 			return v, true
 		}
 	}
 	return "", false
+}
+
+// maxIncludes bounds how deep git config includes are followed (git's
+// own limit is 10).
+const maxIncludes = 10
+
+// gitIncluded is file followed by the files it includes, depth first.
+// Git reads an included file where the include stands; for finding an
+// alias, where a later value wins, the order only matters between
+// files that both define it, and the including file is searched first.
+func gitIncluded(file, home string, seen map[string]bool, depth int) []string {
+	if seen[file] || depth > maxIncludes {
+		return nil
+	}
+	seen[file] = true
+	out := []string{file}
+	for _, sec := range []string{"include", "includeif"} {
+		for _, v := range gitConfigAll(file, sec, "path") {
+			switch {
+			case v == "":
+				continue
+			case v == "~" || strings.HasPrefix(v, "~/"):
+				if home == "" {
+					continue
+				}
+				v = filepath.Join(home, v[1:])
+			case !filepath.IsAbs(v):
+				v = filepath.Join(filepath.Dir(file), v)
+			}
+			out = append(out, gitIncluded(v, home, seen, depth+1)...)
+		}
+	}
+	return out
+}
+
+// gitConfigAll is every value of key in the sections of file named
+// section, subsections included ([includeIf "gitdir:..."]).
+func gitConfigAll(file, section, key string) []string {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), maxConfigRead)
+	in := false
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if strings.HasPrefix(line, "[") {
+			name, _, _ := strings.Cut(strings.TrimPrefix(line, "["), "]")
+			name, _, _ = strings.Cut(strings.TrimSpace(name), " ")
+			name, _, _ = strings.Cut(name, "\"")
+			in = strings.EqualFold(strings.TrimSpace(name), section)
+			continue
+		}
+		if !in || line == "" || line[0] == '#' || line[0] == ';' {
+			continue
+		}
+		k, val, _ := strings.Cut(line, "=")
+		if strings.EqualFold(strings.TrimSpace(k), key) {
+			out = append(out, gitConfigUnquote(strings.TrimSpace(val)))
+		}
+	}
+	return out
 }
 
 // maxConfigRead bounds how much of a git config file is read.

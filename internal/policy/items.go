@@ -120,6 +120,8 @@ func (p *Policy) pathItem(toolName, abs string, write bool) item {
 		it.level, it.what = levelSensitive, "reads "+show+", outside the workspace"
 	case !write && pl == placeInside && hardLinked(abs):
 		it.level, it.what = levelSensitive, "reads "+show+", a hard link whose other names may be outside the workspace (a secret there, by another name)"
+		// Its other names may also be ones a path rule names.
+		it.unlisted = "it has more than one name, and another may be one a path rule names"
 	case !write:
 		it.level, it.what, it.why = levelRead, "reads "+show, "reads inside the workspace"
 		return it
@@ -201,6 +203,25 @@ var dangerousVars = sync.OnceValue(func() *regexp.Regexp {
 		`LOCPATH|NLSPATH|GLIBC_TUNABLES|POSIXLY_CORRECT|TMPDIR|BASH_LOADABLES_PATH|EXECIGNORE|FIGNORE|HISTFILE|INPUTRC|TERMINFO.*)$`)
 })
 
+// commandVars are variables whose value programs run as a command line
+// (git's editor and pager, ssh's command, askpass helpers, a browser):
+// deny and ask rules cannot see into them, so setting one asks where
+// such rules exist.
+var commandVars = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(EDITOR|VISUAL|PAGER|MANPAGER|GIT_EDITOR|GIT_SEQUENCE_EDITOR|GIT_PAGER|GIT_SSH|GIT_SSH_COMMAND|` +
+		`GIT_EXTERNAL_DIFF|GIT_ASKPASS|SSH_ASKPASS|SUDO_ASKPASS|GIT_PROXY_COMMAND|BROWSER|LESSOPEN|LESSCLOSE|CVS_RSH|RSYNC_RSH|` +
+		`SHELL|BASH_ENV|ENV|PROMPT_COMMAND|PS4|TERMINAL|GIT_EXEC_PATH|GIT_CONFIG_.*|SYSTEMD_PAGER|DIFF|MERGE|FCEDIT)$`)
+})
+
+func commandVar(names []string) string {
+	for _, n := range names {
+		if commandVars().MatchString(n) {
+			return n
+		}
+	}
+	return ""
+}
+
 // secretVars are variable names that likely hold a secret; expanding
 // one prints it as surely as cat .env does.
 var secretVars = sync.OnceValue(func() *regexp.Regexp {
@@ -269,6 +290,9 @@ func (p *Policy) commandItem(toolName string, c SimpleCommand, uw unwrapped) []i
 	ro := checkReadOnly(c)
 	it := item{kind: kindCommand, words: c.Words, what: "runs `" + render(c.Words) + "`", scope: commandScope(toolName, c.Words),
 		variants: uw.variants, hidden: uw.hidden, code: uw.code}
+	if n := commandVar(c.Assigns); n != "" && it.hidden == "" {
+		it.hidden = "it sets " + n + ", a command line the program runs, which godwit does not follow"
+	}
 	for _, w := range c.Words[1:] {
 		if w.Known && !strings.HasPrefix(w.Value, "-") {
 			it.args = append(it.args, p.argPaths(w, c.Dir)...)
@@ -358,7 +382,11 @@ func (p *Policy) declItems(c SimpleCommand) []item {
 	}
 	for _, n := range c.Assigns {
 		if dangerousVars().MatchString(n) {
-			return []item{{kind: kindTool, level: levelWrite, what: "sets " + n + ", which changes what later commands do"}}
+			it := item{kind: kindTool, level: levelWrite, what: "sets " + n + ", which changes what later commands do"}
+			if commandVar([]string{n}) != "" {
+				it.hidden = "it sets " + n + ", a command line later programs run, which godwit does not follow"
+			}
+			return []item{it}
 		}
 	}
 	return nil

@@ -263,6 +263,13 @@ func (p *Policy) judge(toolName string, it item) judgement {
 	if it.unlisted != "" && p.pathRules(toolName) {
 		return judgement{ask, fmt.Sprintf("%s: %s, so the path rules cannot be checked on it", it.what, it.unlisted), false}
 	}
+	if p.pathRules(toolName) {
+		for _, c := range it.code {
+			if why := readReason(c.lang, c.interp, c.text); why != "" {
+				return judgement{ask, fmt.Sprintf("%s: %s can read files on its own (%s), so the path rules cannot be checked on it", it.what, c.what, why), false}
+			}
+		}
+	}
 	if p.remembered(toolName, it) {
 		return judgement{allow, "approved for this session", false}
 	}
@@ -347,11 +354,7 @@ func (p *Policy) codeRule(toolName string, code []codeText) (Rule, codeText, boo
 		return Rule{}, codeText{}, false
 	}
 	for _, c := range code {
-		if m := spawnAPI().FindStringSubmatch(c.text); m != nil {
-			api := strings.TrimSpace(m[1])
-			if api == "" {
-				api = strings.TrimSpace(m[0])
-			}
+		if api := spawnReason(c.lang, c.text); api != "" {
 			c.what += " can start programs (" + api + ")"
 			return *first, c, true
 		}

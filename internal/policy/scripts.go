@@ -221,7 +221,7 @@ func (u *unwrapper) programPath(c SimpleCommand, depth int) unwrapped {
 		out.add(u.scriptText(c, string(b), w.Value, abs, depth))
 	default:
 		out.variants = append(out.variants, append(append([]Word{{Value: interp, Known: true}}, iargs...), c.Words...))
-		out.code = append(out.code, codeText{what: w.Value, text: string(b)})
+		out.code = append(out.code, codeText{what: w.Value, text: string(b), lang: langOf(interp), interp: baseName(interp)})
 	}
 	return out
 }
@@ -304,8 +304,9 @@ var scriptExt = map[string]bool{".py": true, ".pyw": true, ".pl": true, ".pm": t
 // first operand, and files ending as scripts do; not data files).
 func (u *unwrapper) interpreted(c SimpleCommand, name string, args []Word) unwrapped {
 	var out unwrapped
+	lang := langOf(name)
 	var inline []string
-	first := true
+	first, module := true, false
 	for _, a := range args {
 		if !a.Known {
 			out.hide(name + " is given an argument computed at run time (" + oneLine(a.Value, 40) + "), which may be code")
@@ -313,6 +314,17 @@ func (u *unwrapper) interpreted(c SimpleCommand, name string, args []Word) unwra
 		}
 		inline = append(inline, a.Value)
 		if strings.HasPrefix(a.Value, "-") {
+			// python -m NAME runs the module NAME (the current folder's
+			// first): -m last in a cluster, its value the next word.
+			module = lang == langPython && !strings.HasPrefix(a.Value, "--") && strings.HasSuffix(a.Value, "m")
+			continue
+		}
+		if module {
+			module = false
+			if f := pyModuleFile(c.Dir, a.Value, true); f != "" {
+				out.add(u.codeFile(c.Dir, f, name+" -m "+a.Value, lang, 0))
+			}
+			first = false
 			continue
 		}
 		operand := first
@@ -324,16 +336,53 @@ func (u *unwrapper) interpreted(c SimpleCommand, name string, args []Word) unwra
 		if fi, err := os.Stat(abs); abs == "" || err != nil || !fi.Mode().IsRegular() {
 			continue // inline code, or a file that is not there (an error when it runs)
 		}
-		text, _, why := u.readRun(c.Dir, a, "program")
-		if why != "" {
-			if pl := u.p.where(abs); pl == placeInside || pl == placeScratch {
-				out.hide(why)
-			}
-			continue // a program of the system's: not the repository's to change
-		}
-		out.code = append(out.code, codeText{what: name + " " + a.Value, text: text})
+		out.add(u.codeFile(c.Dir, abs, name+" "+a.Value, lang, 0))
 	}
-	out.code = append(out.code, codeText{what: name + "'s code", text: strings.Join(inline, " ")})
+	code := strings.Join(inline, " ")
+	if stdinProgram(lang, args) {
+		switch c.Stdin.Kind {
+		case StdinNone:
+		case StdinText:
+			if !c.Stdin.Text.Known {
+				out.hide(name + " reads its program from a here-document computed at run time")
+			}
+			code += "\n" + c.Stdin.Text.Value
+		default:
+			out.hide(name + " reads its program from standard input, which cannot be known here")
+		}
+	}
+	out.code = append(out.code, codeText{what: name + "'s code", text: code, lang: lang, interp: name})
+	if lang == langPython {
+		for _, f := range pyLocalImports(c.Dir, code) {
+			out.add(u.codeFile(c.Dir, f, name+" (importing "+u.p.rel(f)+")", lang, 0))
+		}
+	}
+	return out
+}
+
+// maxImports bounds how deep the workspace modules a program imports
+// are followed.
+const maxImports = 3
+
+// codeFile adds the code of a program file an interpreter runs, and for
+// Python the workspace modules it imports (from the file's own folder).
+func (u *unwrapper) codeFile(dir, abs, what, lang string, depth int) unwrapped {
+	var out unwrapped
+	text, _, why := u.readRun(dir, Word{Value: abs, Known: true}, "program")
+	if why != "" {
+		if pl := u.p.where(abs); pl == placeInside || pl == placeScratch {
+			out.hide(why)
+		}
+		return out // a program of the system's: not the repository's to change
+	}
+	out.code = append(out.code, codeText{what: what, text: text, lang: lang, interp: baseName(strings.Fields(what)[0])})
+	if lang == langPython && depth < maxImports {
+		for _, f := range pyLocalImports(filepath.Dir(abs), text) {
+			if f != abs {
+				out.add(u.codeFile(dir, f, what+" (importing "+u.p.rel(f)+")", lang, depth+1))
+			}
+		}
+	}
 	return out
 }
 
@@ -376,8 +425,13 @@ func (u *unwrapper) packageScripts(c SimpleCommand, name string, args []Word, de
 		script = ops[1].Value
 	case sub == "test" || sub == "t" || sub == "tst":
 		script = "test"
-	case sub == "start" || sub == "stop" || sub == "restart":
+	case sub == "start" || sub == "stop":
 		script = sub
+	case npmLifecycle()[sub] != nil:
+		// Subcommands that run lifecycle scripts of their own (npm
+		// restart with no restart script runs stop and start; npm pack
+		// runs prepack).
+		return u.pkgRun(c, name, npmLifecycle()[sub], depth)
 	case sub == "install" || sub == "i" || sub == "ci" || sub == "add":
 		return u.pkgRun(c, name, []string{"preinstall", "install", "postinstall", "prepare"}, depth)
 	case name == "bun":
@@ -389,6 +443,33 @@ func (u *unwrapper) packageScripts(c SimpleCommand, name string, args []Word, de
 	}
 	return u.pkgRun(c, name, []string{"pre" + script, script, "post" + script}, depth)
 }
+
+// npmLifecycle are the scripts npm subcommands run besides run, test,
+// start, stop and install.
+var npmLifecycle = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"restart":         {"prerestart", "restart", "postrestart", "prestop", "stop", "poststop", "prestart", "start", "poststart"},
+		"pack":            {"prepack", "prepare", "postpack"},
+		"publish":         {"prepublishOnly", "prepack", "prepare", "postpack", "publish", "postpublish"},
+		"version":         {"preversion", "version", "postversion"},
+		"rebuild":         {"preinstall", "install", "postinstall", "prepare"},
+		"link":            {"preinstall", "install", "postinstall", "prepare"},
+		"ln":              {"preinstall", "install", "postinstall", "prepare"},
+		"install-test":    {"preinstall", "install", "postinstall", "prepare", "pretest", "test", "posttest"},
+		"it":              {"preinstall", "install", "postinstall", "prepare", "pretest", "test", "posttest"},
+		"install-ci-test": {"preinstall", "install", "postinstall", "prepare", "pretest", "test", "posttest"},
+		"cit":             {"preinstall", "install", "postinstall", "prepare", "pretest", "test", "posttest"},
+		"dedupe":          {"preinstall", "install", "postinstall", "prepare"},
+		"update":          {"preinstall", "install", "postinstall", "prepare"},
+		"up":              {"preinstall", "install", "postinstall", "prepare"},
+		"uninstall":       {"preinstall", "install", "postinstall", "prepare"},
+		"remove":          {"preinstall", "install", "postinstall", "prepare"},
+		"rm":              {"preinstall", "install", "postinstall", "prepare"},
+		"prune":           {"preinstall", "install", "postinstall", "prepare"},
+		"diff":            {"prepare"},
+		"shrinkwrap":      {"preshrinkwrap", "shrinkwrap", "postshrinkwrap"},
+	}
+})
 
 // pkgRun judges the scripts of the package.json nearest c.Dir.
 func (u *unwrapper) pkgRun(c SimpleCommand, name string, scripts []string, depth int) unwrapped {

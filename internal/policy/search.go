@@ -155,8 +155,14 @@ func (p *Policy) searchWalk(dir string, o walkOpts) (walkFound, error) {
 					return err
 				}
 			default:
-				if !o.namesOnly && len(f.out) < 3 && t.IsRegular() && hardLinked(abs) {
-					f.out = append(f.out, rel+" (a hard link)")
+				if !o.namesOnly && t.IsRegular() && hardLinked(abs) {
+					if len(f.out) < 3 {
+						f.out = append(f.out, rel+" (a hard link)")
+					}
+					if rules && len(f.ruled) < 3 {
+						// Another of its names may be one a path rule names.
+						f.ruled = append(f.ruled, abs)
+					}
 				}
 				check(abs, rel)
 			}

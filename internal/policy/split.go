@@ -2,7 +2,9 @@ package policy
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -180,6 +182,12 @@ type splitter struct {
 	// async and loop count the pipelines, background commands, loops
 	// and function bodies the walk is in.
 	async, loop int
+	// keyword: set -k (set -o keyword) may be on, so a NAME=value word
+	// after the program is an assignment, as bash reads it.
+	keyword bool
+	// anyAlias: an alias was defined whose name is computed at run
+	// time, so any command may be one.
+	anyAlias bool
 }
 
 // maxDepth bounds nesting, so a pathological line cannot exhaust the
@@ -251,7 +259,33 @@ func (s *splitter) input(r *syntax.Redirect, dir string) {
 func (s *splitter) findAliases(f *syntax.File) {
 	syntax.Walk(f, func(n syntax.Node) bool {
 		c, ok := n.(*syntax.CallExpr)
-		if !ok || len(c.Args) < 2 || c.Args[0].Lit() != "alias" {
+		if !ok {
+			return true
+		}
+		// BASH_ALIASES[name]=text defines an alias as alias does, and
+		// BASH_CMDS[name]=path (the hash table) makes name run path.
+		for _, a := range c.Assigns {
+			if a.Name == nil || (a.Name.Value != "BASH_ALIASES" && a.Name.Value != "BASH_CMDS") {
+				continue
+			}
+			s.tableAssign(a)
+		}
+		switch {
+		case len(c.Args) >= 3 && c.Args[0].Lit() == "hash":
+			// hash -p PATH NAME...: each NAME runs PATH.
+			for i := 1; i+1 < len(c.Args); i++ {
+				if c.Args[i].Lit() == "-p" {
+					path := s.word(c.Args[i+1], "")
+					for _, nw := range c.Args[i+2:] {
+						if name := s.word(nw, ""); name.Known {
+							s.aliases[name.Value] = path
+						}
+					}
+					break
+				}
+			}
+			return true
+		case len(c.Args) < 2 || c.Args[0].Lit() != "alias":
 			return true
 		}
 		for _, a := range c.Args[1:] {
@@ -262,6 +296,43 @@ func (s *splitter) findAliases(f *syntax.File) {
 		}
 		return true
 	})
+}
+
+// tableAssign records BASH_ALIASES[k]=v, BASH_CMDS[k]=v and the
+// array forms =([k]=v ...) as aliases; a key or value computed at run
+// time is an alias of unknown text for every name ("*").
+func (s *splitter) tableAssign(a *syntax.Assign) {
+	set := func(k *syntax.ArithmExpr, v *syntax.Word) {
+		key := ""
+		if k != nil {
+			if w, ok := (*k).(*syntax.Word); ok {
+				if kw := s.word(w, ""); kw.Known {
+					key = kw.Value
+				}
+			}
+		}
+		val := Word{}
+		if v != nil {
+			val = s.word(v, "")
+		}
+		if key == "" {
+			s.anyAlias = true
+			return
+		}
+		s.aliases[key] = val
+	}
+	if a.Index != nil || a.Value != nil {
+		set(&a.Index, a.Value)
+	}
+	if a.Array != nil {
+		for _, e := range a.Array.Elems {
+			if e.Index == nil {
+				s.anyAlias = true
+				continue
+			}
+			set(&e.Index, e.Value)
+		}
+	}
 }
 
 // uncertain walks f on a copy of dir; if f moved it, the directory after
@@ -410,9 +481,17 @@ func (s *splitter) call(c *syntax.CallExpr, dir *string) {
 		}
 	}
 	words := make([]Word, 0, len(c.Args))
-	for _, w := range c.Args {
+	for i, w := range c.Args {
 		s.nested(w, *dir)
-		words = append(words, s.word(w, *dir))
+		wd := s.word(w, *dir)
+		if m := assignWord().FindStringSubmatch(wd.Value); i > 0 && s.keyword && m != nil {
+			names = append(names, m[1]) // set -k: an assignment for the program
+			continue
+		}
+		words = append(words, wd)
+	}
+	if keywordOn(words) {
+		s.keyword = true // from here on, whatever the branch: the analysis errs towards assignments
 	}
 	sc := SimpleCommand{Words: words, Assigns: names, Dir: *dir, Stdin: s.stdin, Async: s.async > 0, Loop: s.loop > 0}
 	if len(words) > 0 && words[0].Literal() && s.funcs[words[0].Value] {
@@ -421,10 +500,41 @@ func (s *splitter) call(c *syntax.CallExpr, dir *string) {
 	s.out.Commands = append(s.out.Commands, sc)
 	if len(words) > 0 && words[0].Literal() && !sc.Func {
 		s.expandAlias(words[0].Value, words[1:], *dir, 0)
+		if s.anyAlias {
+			// Any name may be an alias of unknown text.
+			s.out.Commands = append(s.out.Commands, SimpleCommand{Words: append([]Word{{Value: words[0].Value}}, words[1:]...),
+				Dir: *dir, Stdin: s.stdin, Alias: true})
+		}
 	}
 	if len(words) > 0 && words[0].Literal() {
 		s.chdir(words[0].Value, words[1:], dir)
 	}
+}
+
+// assignWord matches a word bash takes for an assignment under set -k.
+var assignWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)(\[[^]]*\])?\+?=`) })
+
+// keywordOn reports whether a command may turn on bash's keyword option
+// (set -k, set -o keyword, shopt -so keyword, or set with a computed
+// argument).
+func keywordOn(words []Word) bool {
+	if len(words) < 2 || !words[0].Literal() || (words[0].Value != "set" && words[0].Value != "shopt") {
+		return false
+	}
+	for _, a := range words[1:] {
+		v := a.Value
+		switch {
+		case !a.Known:
+			return true
+		case v == "keyword":
+			return true
+		case v == "--":
+			return false
+		case words[0].Value == "set" && strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "--") && strings.Contains(v, "k"):
+			return true
+		}
+	}
+	return false
 }
 
 // maxAlias bounds aliases expanding to aliases.

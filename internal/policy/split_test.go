@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -265,4 +266,32 @@ func FuzzItems(f *testing.F) {
 			_ = p.judge("shell_exec", it)
 		}
 	})
+}
+
+// TestKeywordOptionMakesAssignments: under set -k, NAME=value after the
+// program is an assignment for it, as bash reads the line.
+func TestKeywordOptionMakesAssignments(t *testing.T) {
+	tests := []struct {
+		line    string
+		assigns []string
+		words   int
+	}{
+		{"git status HOME=.", nil, 3},
+		{"set -k; git status HOME=.", []string{"HOME"}, 2},
+		{"set -ek; ls PATH=bin", []string{"PATH"}, 1},
+		{"set -o keyword; ls PATH=bin", []string{"PATH"}, 1},
+		{"shopt -so keyword\nls PATH=bin", []string{"PATH"}, 1},
+		{"set +k; ls X=1", nil, 2},
+		{"set -k; ls 'X=1'", []string{"X"}, 1},
+	}
+	for _, tt := range tests {
+		s, err := Split(tt.line, ShellEnv{})
+		if err != nil {
+			t.Fatalf("%q: %v", tt.line, err)
+		}
+		last := s.Commands[len(s.Commands)-1]
+		if fmt.Sprint(last.Assigns) != fmt.Sprint(tt.assigns) || len(last.Words) != tt.words {
+			t.Errorf("%q: assigns %v, %d words; want %v, %d", tt.line, last.Assigns, len(last.Words), tt.assigns, tt.words)
+		}
+	}
 }

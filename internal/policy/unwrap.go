@@ -186,6 +186,9 @@ type unwrapped struct {
 // codeText is a program godwit does not parse, and what it is.
 type codeText struct {
 	what, text string
+	// lang is the language (langOf), "" for one without a scanner;
+	// interp the interpreter's name.
+	lang, interp string
 }
 
 func (u *unwrapped) add(o unwrapped) {

@@ -266,8 +266,32 @@ func syncTestExpire(user, private string) {
 		return n
 	}
 	if u := stamp(user); u > stamp(private) {
-		_ = writeAtomic(filepath.Join(private, "testexpire.txt"), strconv.AppendInt(nil, u, 10))
+		_ = writeInside(filepath.Dir(private), filepath.Join(filepath.Base(private), "testexpire.txt"), strconv.AppendInt(nil, u, 10))
 	}
+}
+
+// writeInside writes data to dir/rel by a rename, resolving rel inside
+// dir only. godwit writes into the caches outside the sandbox, and
+// commands can write there: a link a command planted (go-build -> ~/.ssh)
+// must not carry godwit's write out of dir (os.Root refuses to leave it).
+func writeInside(dir, rel string, data []byte) error {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	if err := root.MkdirAll(filepath.Dir(rel), 0o755); err != nil {
+		return err
+	}
+	tmp := rel + ".tmp-godwit"
+	if err := root.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	if err := root.Rename(tmp, rel); err != nil {
+		_ = root.Remove(tmp)
+		return err
+	}
+	return nil
 }
 
 // linkDownloads makes view a module proxy of the user's downloaded
@@ -280,6 +304,16 @@ func linkDownloads(src, view string) error {
 	if !isDir(src) {
 		return fmt.Errorf("%s is not a folder", src)
 	}
+	// Commands may write the view: every step below resolves inside
+	// the caches' folder only (os.Root), so a folder of the view swapped
+	// for a link out of it (@v -> ~/.ssh) fails instead of receiving
+	// godwit's links.
+	root, err := os.OpenRoot(filepath.Dir(view))
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	base := filepath.Base(view)
 	return filepath.WalkDir(src, func(p string, d iofs.DirEntry, err error) error {
 		if err != nil {
 			return nil // a folder that went away or cannot be read
@@ -299,14 +333,14 @@ func linkDownloads(src, view string) error {
 		default:
 			return nil // list, .lock, .ziphash, .partial
 		}
-		dst := filepath.Join(view, rel)
-		if _, err := os.Lstat(dst); err == nil {
+		dst := filepath.Join(base, rel)
+		if _, err := root.Lstat(dst); err == nil {
 			return nil
 		}
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		if err := root.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return err
 		}
-		if err := os.Symlink(p, dst); err != nil && !errors.Is(err, iofs.ErrExist) {
+		if err := root.Symlink(p, dst); err != nil && !errors.Is(err, iofs.ErrExist) {
 			return err
 		}
 		return nil
@@ -350,15 +384,25 @@ func goEnv(ctx context.Context, dir string, names ...string) (map[string]string,
 		env = append(env, "GOENV="+goenv)
 	}
 	config := filepath.Join(dir, "go-config")
-	mode := filepath.Join(config, "go", "telemetry", "mode")
-	if err := os.MkdirAll(filepath.Dir(mode), 0o755); err != nil {
+	mode := filepath.Join("go-config", "go", "telemetry", "mode")
+	// Checked at every look, inside dir only: commands may write here,
+	// and a folder swapped for a link into the user's ~/.config would
+	// have godwit's go env count its run there.
+	root, err := os.OpenRoot(dir)
+	if err != nil {
 		return nil, fmt.Errorf("go env: %w", err)
 	}
-	// Checked at every look: commands may write here.
-	if b, err := os.ReadFile(mode); err != nil || strings.TrimSpace(string(b)) != "off" {
-		if err := writeAtomic(mode, []byte("off\n")); err != nil {
+	defer root.Close()
+	if err := root.MkdirAll(filepath.Dir(mode), 0o755); err != nil {
+		return nil, fmt.Errorf("go env: %w", err)
+	}
+	if b, err := root.ReadFile(mode); err != nil || strings.TrimSpace(string(b)) != "off" {
+		if err := writeInside(dir, mode, []byte("off\n")); err != nil {
 			return nil, fmt.Errorf("go env: %w", err)
 		}
+	}
+	if real, err := filepath.EvalSymlinks(config); err != nil || real != filepath.Join(realPath(dir), "go-config") {
+		return nil, fmt.Errorf("go env: %s does not resolve inside %s", config, dir)
 	}
 	// Not HOME: the caches' defaults derive from it. (Caches serve the
 	// Landlock sandbox, so Linux, where the config folder is XDG's.)

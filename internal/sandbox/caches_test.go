@@ -242,3 +242,50 @@ func TestGoCacheProgQuoting(t *testing.T) {
 		}
 	}
 }
+
+// TestCacheWritesStayInside: godwit writes into the commands' caches
+// outside the sandbox, and commands can write there; a folder a command
+// swapped for a link out of the caches must not carry those writes out
+// (the links of the module view, testexpire.txt, the telemetry mode).
+func TestCacheWritesStayInside(t *testing.T) {
+	base := t.TempDir()
+	out := filepath.Join(base, "outside")
+	dir := filepath.Join(base, "cache")
+	src := filepath.Join(base, "mod", "cache", "download")
+	for _, d := range []string{out, filepath.Join(src, "example.com", "dep", "@v"), filepath.Join(dir, "go-proxy", "example.com", "dep")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(src, "example.com", "dep", "@v", "v1.0.0.mod"), []byte("module example.com/dep\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(out, filepath.Join(dir, "go-proxy", "example.com", "dep", "@v")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(out, filepath.Join(dir, "go-build")); err != nil {
+		t.Fatal(err)
+	}
+	if err := linkDownloads(src, filepath.Join(dir, "go-proxy")); err == nil {
+		t.Error("linkDownloads followed a link out of the caches' folder")
+	}
+	if err := writeInside(dir, filepath.Join("go-build", "testexpire.txt"), []byte("1")); err == nil {
+		t.Error("writeInside followed a link out of the caches' folder")
+	}
+	if entries, _ := os.ReadDir(out); len(entries) > 0 {
+		t.Errorf("files appeared outside the caches: %v", entries)
+	}
+	// Inside, both work.
+	if err := writeInside(dir, filepath.Join("go-build2", "testexpire.txt"), []byte("1")); err != nil {
+		t.Errorf("writeInside: %v", err)
+	}
+	if err := os.Remove(filepath.Join(dir, "go-proxy", "example.com", "dep", "@v")); err != nil {
+		t.Fatal(err)
+	}
+	if err := linkDownloads(src, filepath.Join(dir, "go-proxy")); err != nil {
+		t.Errorf("linkDownloads: %v", err)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "go-proxy", "example.com", "dep", "@v", "v1.0.0.mod")); err != nil {
+		t.Errorf("the view has no link: %v", err)
+	}
+}

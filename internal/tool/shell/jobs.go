@@ -38,19 +38,24 @@ func (s *Shell) startJob(ctx context.Context, line string) (tool.Result, error) 
 	if s.closed {
 		return tool.Result{}, ErrClosed
 	}
+	root, rel, err := s.jobsRoot()
+	if err != nil {
+		return tool.Result{}, err
+	}
+	defer root.Close()
 	if !s.madeDirs {
-		if err := os.MkdirAll(s.opts.JobsDir, 0o755); err != nil {
+		if err := root.MkdirAll(rel, 0o755); err != nil {
 			return tool.Result{}, fmt.Errorf("shell: jobs dir: %w", err)
 		}
 		// Job logs are godwit's scratch, never the user's change: keep
 		// them out of `git status`.
-		ignore := filepath.Join(s.opts.JobsDir, ".gitignore")
-		if _, err := os.Stat(ignore); errors.Is(err, fs.ErrNotExist) {
-			_ = os.WriteFile(ignore, []byte("*\n"), 0o644)
+		ignore := filepath.Join(rel, ".gitignore")
+		if _, err := root.Stat(ignore); errors.Is(err, fs.ErrNotExist) {
+			_ = root.WriteFile(ignore, []byte("*\n"), 0o644)
 		}
 		s.madeDirs = true
 	}
-	id, f, err := s.openLogLocked()
+	id, f, err := s.openLogLocked(root, rel)
 	if err != nil {
 		return tool.Result{}, err
 	}
@@ -61,7 +66,8 @@ func (s *Shell) startJob(ctx context.Context, line string) (tool.Result, error) 
 	if err != nil {
 		return tool.Result{}, err
 	}
-	j := &job{id: id, command: line, logPath: f.Name(), logRel: s.rel(f.Name()), proc: p}
+	logPath := filepath.Join(s.opts.JobsDir, id+".log")
+	j := &job{id: id, command: line, logPath: logPath, logRel: s.rel(logPath), proc: p}
 	s.jobs[id] = j
 	s.order = append(s.order, id)
 	s.log.Debug("shell: job started", "id", id, "pid", p.pid, "command", line)
@@ -88,12 +94,35 @@ func (s *Shell) JobsRunning() bool {
 
 // openLogLocked picks the next job id whose log file does not exist yet
 // (another session in the same workspace may own j1.log) and creates it.
-func (s *Shell) openLogLocked() (string, *os.File, error) {
+// jobsRoot opens the folder godwit writes job logs in as an os.Root, and
+// the jobs folder relative to it. godwit writes them outside the
+// sandbox, and the workspace is the repository's: a .godwit/run it
+// ships as a link to ~/.ssh must not carry those writes out, so under
+// the workspace every step resolves inside it.
+func (s *Shell) jobsRoot() (*os.Root, string, error) {
+	dir, rel := s.opts.JobsDir, "."
+	if w := s.opts.Workdir; w != "" {
+		if r, err := filepath.Rel(w, s.opts.JobsDir); err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+			dir, rel = w, r
+		}
+	}
+	if rel == "." {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, "", fmt.Errorf("shell: jobs dir: %w", err)
+		}
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, "", fmt.Errorf("shell: jobs dir: %w", err)
+	}
+	return root, rel, nil
+}
+
+func (s *Shell) openLogLocked(root *os.Root, rel string) (string, *os.File, error) {
 	for range 10000 {
 		s.nextJob++
 		id := "j" + strconv.Itoa(s.nextJob)
-		path := filepath.Join(s.opts.JobsDir, id+".log")
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		f, err := root.OpenFile(filepath.Join(rel, id+".log"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}

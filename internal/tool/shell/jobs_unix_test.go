@@ -198,3 +198,26 @@ func TestListAndLogNames(t *testing.T) {
 		t.Errorf("other session's log changed: %q", data)
 	}
 }
+
+// TestJobLogsStayInWorkspace: godwit writes job logs outside the
+// sandbox; a .godwit/run the repository ships as a link out of the
+// workspace must not carry them out.
+func TestJobLogsStayInWorkspace(t *testing.T) {
+	out := t.TempDir()
+	var ws string
+	s := newShell(t, func(o *Options) {
+		ws = o.Workdir
+		if err := os.MkdirAll(filepath.Join(ws, ".godwit"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(out, filepath.Join(ws, ".godwit", "run")); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if _, err := call(context.Background(), t, s, m{"command": "true", "background": true}); err == nil {
+		t.Error("a job started with its log through a link out of the workspace")
+	}
+	if entries, _ := os.ReadDir(out); len(entries) > 0 {
+		t.Errorf("godwit wrote outside the workspace: %v", entries)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -40,6 +41,34 @@ type supervisorPayload struct {
 	// Terminal marks the supervisor an editor's terminal runs: it runs
 	// a second one under itself (see superviseTerminal).
 	Terminal bool `json:"terminal,omitempty"`
+	// Keep names the variables godwit gave the command. An editor's
+	// terminal adds them to the editor's own environment, which may hold
+	// what godwit keeps from commands (provider keys): the terminal's
+	// supervisor keeps only these.
+	Keep []string `json:"keep,omitempty"`
+}
+
+// keepOnly is env without the variables whose names are not in names,
+// each name once, its last value winning (the editor appends godwit's
+// variables to its own).
+func keepOnly(env, names []string) []string {
+	set := make(map[string]bool, len(names))
+	for _, n := range names {
+		set[n] = true
+	}
+	last := map[string]int{}
+	for i, kv := range env {
+		if name, _, _ := strings.Cut(kv, "="); set[name] {
+			last[name] = i
+		}
+	}
+	out := env[:0:0]
+	for i, kv := range env {
+		if name, _, _ := strings.Cut(kv, "="); set[name] && last[name] == i {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // superviseCmd rewrites cmd so that it starts under a supervisor:
@@ -69,11 +98,17 @@ func superviseCmd(cmd *exec.Cmd, exe string, lifeline *os.File, grace time.Durat
 // (self) exits, when the terminal is killed or released, or when the
 // command itself exits: `exe __godwit_supervise PATH ARGV...`.
 func terminalCmd(cmd *exec.Cmd, exe string, self Identity, grace time.Duration) {
-	b, _ := json.Marshal(supervisorPayload{GraceMS: grace.Milliseconds(), Watch: &self, Terminal: true})
 	env := cmd.Env
 	if env == nil {
 		env = os.Environ()
 	}
+	keep := make([]string, 0, len(env))
+	for _, kv := range env {
+		if name, _, ok := strings.Cut(kv, "="); ok && name != "" {
+			keep = append(keep, name)
+		}
+	}
+	b, _ := json.Marshal(supervisorPayload{GraceMS: grace.Milliseconds(), Watch: &self, Terminal: true, Keep: keep})
 	cmd.Env = append(env[:len(env):len(env)], supervisorEnv+"="+string(b))
 	cmd.Args = append([]string{exe, supervisorArg, cmd.Path}, cmd.Args...)
 	cmd.Path = exe
@@ -295,13 +330,17 @@ func superviseTerminal(args []string, p supervisorPayload) int {
 		return 126
 	}
 	inner := p
-	inner.Terminal = false
+	inner.Terminal, inner.Keep = false, nil
 	b, _ := json.Marshal(inner)
+	env := os.Environ()
+	if p.Keep != nil {
+		env = keepOnly(env, p.Keep)
+	}
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	pid, err := syscall.ForkExec(exe, append([]string{exe, supervisorArg}, args...), &syscall.ProcAttr{
-		Env:   append(os.Environ(), supervisorEnv+"="+string(b)),
+		Env:   append(env, supervisorEnv+"="+string(b)),
 		Files: []uintptr{0, 1, 2, lifeR.Fd(), statusW.Fd()},
 		// Its own group: an editor that kills this process's group must
 		// not take the second supervisor with it.

@@ -141,3 +141,13 @@ func TestTerminalBackgroundStaysLocal(t *testing.T) {
 		t.Errorf("a background job went to the terminal")
 	}
 }
+
+// TestKeepOnly: the terminal's supervisor keeps only the variables godwit
+// gave the command, the last value of each.
+func TestKeepOnly(t *testing.T) {
+	got := keepOnly([]string{"OPENAI_API_KEY=k", "PATH=/editor", "HOME=/h", "PATH=/godwit", "X"}, []string{"PATH", "HOME"})
+	want := []string{"HOME=/h", "PATH=/godwit"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("keepOnly = %q, want %q", got, want)
+	}
+}

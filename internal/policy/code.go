@@ -1,0 +1,322 @@
+package policy
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"unicode"
+)
+
+// Code in other languages is not parsed. Where the user has deny or ask
+// command rules, such code passes unasked only when a scan finds no way
+// for it to start a program: no API that starts one, no module that
+// offers one, and nothing that reaches a name at run time (eval,
+// getattr, a dunder attribute, a computed require), since a name built
+// as the program runs ("sys"+"tem") cannot be matched by any scan. So
+// the scan is an allow-by-absence per language: it knows each
+// language's doors to programs and to run-time names, and anything
+// through them asks (where no one can be asked, it is refused).
+// `python3 -c 'print(1)'` passes; `import os` asks. Languages without
+// a scanner of their own get the generic list (spawnAPI).
+
+// Languages with a scanner of their own.
+const (
+	langPython = "python"
+	langPerl   = "perl"
+	langJS     = "js"
+	langAwk    = "awk"
+)
+
+// langOf is the language an interpreter runs, "" for the rest.
+func langOf(interp string) string {
+	n := baseName(interp)
+	switch {
+	case strings.HasPrefix(n, "python") || strings.HasPrefix(n, "pypy"):
+		return langPython
+	case strings.HasPrefix(n, "perl"):
+		return langPerl
+	case n == "node" || n == "nodejs" || n == "deno" || n == "bun":
+		return langJS
+	case n == "awk" || n == "gawk" || n == "mawk" || n == "nawk":
+		return langAwk
+	}
+	return ""
+}
+
+// pySpawn are the Python names that start a program or reach one, or a
+// name, at run time: the modules that can (os, subprocess, pty,
+// asyncio, webbrowser, pickle, ctypes, importlib ...), their functions
+// under any module (system, spawn*, exec*, popen, fork), and the doors
+// to run-time names (eval, exec, compile, getattr, globals, vars,
+// sys.modules, frames, pkgutil.resolve_name, logging's dictConfig).
+var pySpawn = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\b_*(os|posix|nt|pty|subprocess|_posixsubprocess|multiprocessing|concurrent|asyncio|ctypes|_ctypes|cffi|` +
+		`webbrowser|antigravity|pickle|_pickle|cPickle|marshal|shelve|dill|cloudpickle|joblib|copyreg|runpy|codeop|importlib|imp|` +
+		`zipimport|pkgutil|resolve_name|builtins|__builtin__|modules|site|addsitedir|pydoc|pdb|bdb|timeit|doctest|inspect|gc|` +
+		`attrgetter|methodcaller|dictConfig|fileConfig|InteractiveInterpreter|InteractiveConsole|interact|pexpect|plumbum|` +
+		`eval|exec\w*|execfile|getattr|globals|locals|vars|breakpoint|_getframe|f_globals|f_builtins|f_locals|gi_frame|` +
+		`cr_frame|tb_frame|system|popen\w*|spawn\w*|posix_spawn\w*|fork\w*|startfile)\b`)
+})
+
+// pyCompile is the builtin compile, not a method (re.compile).
+var pyCompile = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(^|[^.\w])compile\s*\(`) })
+
+// pyDunder finds double-underscore names; pyPlainDunders are those that
+// reach nothing (a script's __name__ check, method definitions).
+var pyDunder = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`__[A-Za-z0-9_]+__`) })
+
+var pyPlainDunders = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"__name__": true, "__main__": true, "__file__": true, "__doc__": true, "__init__": true,
+		"__all__": true, "__version__": true, "__author__": true, "__future__": true, "__str__": true, "__repr__": true, "__eq__": true,
+		"__ne__": true, "__lt__": true, "__le__": true, "__gt__": true, "__ge__": true, "__hash__": true, "__len__": true,
+		"__iter__": true, "__next__": true, "__enter__": true, "__exit__": true, "__contains__": true, "__post_init__": true,
+		"__slots__": true, "__bool__": true}
+})
+
+// perlSpawn: Perl's program starters, its string and block evals, its
+// modules (use, require, do FILE load code), symbol-table and
+// method-by-name tricks, and open, whose two-argument form runs a
+// command named in its string.
+var perlSpawn = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\b(system|exec|fork|readpipe|qx|syscall|open|open2|open3|pipe|eval|do|require|use|CORE|` +
+		`DynaLoader|XSLoader|can|AUTOLOAD)\b|` + "`" + `|::\{|\$::|/[a-z]*e[a-z]*e\b|(^|\s)-[A-Za-z]*[mM]`)
+})
+
+// perlPlainUse are pragmas a one-liner may use.
+var perlPlainUse = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\b(use|no)\s+(strict|warnings|utf8|feature|integer|v?5[0-9.]*)\s*[;'"]`)
+})
+
+// jsSpawn: Node's doors to programs and to run-time names: modules
+// other than a few that start nothing, computed members of process,
+// module, require and the global object, eval and the Function
+// constructor (reached from any function's constructor), workers, vm.
+var jsSpawn = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\b(child_process|spawn\w*|exec\w*|fork|binding|_linkedBinding|dlopen|mainModule|getBuiltinModule|` +
+		`constructor|eval|Function|globalThis|global|Reflect|Proxy|import|module|vm|worker_threads|Worker|cluster|wasi|inspector|` +
+		`Deno|Bun)\b|\b(process|module|require|globalThis|global|this|self|window)\s*\[`)
+})
+
+// jsRequire finds require(...) calls; jsPlainModules start nothing.
+var jsRequire = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\brequire\s*(\(\s*(?:"([a-z:_/]+)"|'([a-z:_/]+)')\s*\))?`)
+})
+
+var jsPlainModules = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"fs": true, "path": true, "os": true, "util": true, "crypto": true, "url": true,
+		"events": true, "assert": true, "buffer": true, "readline": true, "zlib": true, "stream": true, "string_decoder": true,
+		"querystring": true, "timers": true, "perf_hooks": true, "fs/promises": true, "node:fs": true, "node:path": true,
+		"node:os": true, "node:util": true, "node:crypto": true, "node:fs/promises": true, "node:assert": true}
+})
+
+// awkSpawn: awk's system(), its pipes (print | cmd, cmd | getline, a
+// single | outside ||) and gawk's coprocesses and extensions.
+var awkSpawn = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\bsystem\b|(^|[^|])\|($|[^|])|\|&|@load|@include|\bextension\s*\(`)
+})
+
+// spawnReason says how code in lang may start a program or reach a name
+// at run time, "" when the scan finds no way.
+func spawnReason(lang, text string) string {
+	switch lang {
+	case langPython:
+		if m := pySpawn().FindString(text); m != "" {
+			return m
+		}
+		if pyCompile().MatchString(text) {
+			return "compile" // a code object runs without exec: types.FunctionType(code, {})()
+		}
+		for _, d := range pyDunder().FindAllString(text, -1) {
+			if !pyPlainDunders()[d] {
+				return d
+			}
+		}
+		for _, r := range text {
+			if r >= 0x80 && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+				// Python folds identifiers by NFKC: ｓｙｓｔｅｍ is system.
+				return "non-ASCII letters (" + string(r) + "), which Python may fold into names"
+			}
+		}
+		return ""
+	case langPerl:
+		plain := perlPlainUse().ReplaceAllString(text, "")
+		if m := perlSpawn().FindString(plain); m != "" {
+			return strings.TrimSpace(m)
+		}
+		return ""
+	case langJS:
+		for _, m := range jsRequire().FindAllStringSubmatch(text, -1) {
+			name := m[2] + m[3]
+			if !jsPlainModules()[name] {
+				if name == "" {
+					return "require of a module named at run time"
+				}
+				return "require(\"" + name + "\")"
+			}
+		}
+		if m := jsSpawn().FindString(text); m != "" {
+			return strings.TrimSpace(m)
+		}
+		return ""
+	case langAwk:
+		if m := awkSpawn().FindString(text); m != "" {
+			return strings.TrimSpace(m)
+		}
+		return ""
+	}
+	if m := spawnAPI().FindStringSubmatch(text); m != nil {
+		if api := strings.TrimSpace(m[1]); api != "" {
+			return api
+		}
+		return strings.TrimSpace(m[0])
+	}
+	return ""
+}
+
+// Reading files on its own. Where a deny or ask path rule exists, code
+// that can read files by itself cannot be checked against it (the
+// sandbox does not enforce path rules), so it asks as a computed path
+// does: open(), fs, pathlib, sed's r command, and whatever can start a
+// program (which reads too). print(1) and awk '{print $1}' F (whose
+// operand is judged as a path) pass.
+var (
+	pyRead = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b(open|io|_io|pathlib|Path|fileinput|linecache|codecs|glob|shutil|tarfile|zipfile|sqlite3|` +
+			`mmap|tokenize|configparser|filecmp|dbm|netrc|mailbox|zipapp|tomllib|plistlib|wave|sndhdr|imghdr|mimetypes|read_text|read_bytes)\b`)
+	})
+	perlRead = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b(open|sysopen|readline|opendir|readdir|glob|stat|lstat|File|Path|IO)\b|<[A-Za-z_$*./~{}]+>|<<>>|\s-[erwxofdzsl]\s`)
+	})
+	jsRead = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b(fs|readFile\w*|createReadStream|open\w*|readdir\w*|Deno|Bun|fetch)\b`)
+	})
+	awkRead = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bgetline\b|\bARGV\b|\bENVIRON\b`) })
+	sedRead = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(^|[;{}\n0-9$/!,])\s*[rRwWeF](\s|$)|/[gpIiMme0-9]*[wW]\s`)
+	})
+)
+
+// readReason says how code in lang may read a file on its own, ""
+// when the scan finds no way.
+func readReason(lang, name, text string) string {
+	if r := spawnReason(lang, text); r != "" {
+		return r
+	}
+	var re *regexp.Regexp
+	switch lang {
+	case langPython:
+		re = pyRead()
+	case langPerl:
+		re = perlRead()
+	case langJS:
+		re = jsRead()
+	case langAwk:
+		re = awkRead()
+	default:
+		if n := baseName(name); n == "sed" || n == "gsed" {
+			re = sedRead()
+		} else {
+			// A language without a scanner: any code may read.
+			if strings.TrimSpace(text) != "" {
+				return "code godwit does not parse"
+			}
+			return ""
+		}
+	}
+	return strings.TrimSpace(re.FindString(text))
+}
+
+// takesCode reports whether v is an option by which an interpreter of
+// lang takes its program as an argument (python -c and -m, perl -e,
+// node --eval).
+func takesCode(lang, v string) bool {
+	if !strings.HasPrefix(v, "-") || v == "-" || v == "--" {
+		return false
+	}
+	switch lang {
+	case langPython:
+		return !strings.HasPrefix(v, "--") && strings.ContainsAny(v[1:], "cm")
+	case langPerl:
+		return !strings.HasPrefix(v, "--") && strings.ContainsAny(v[1:], "eE")
+	case langJS:
+		return v == "-e" || v == "--eval" || v == "-p" || v == "--print" || strings.HasPrefix(v, "--eval=") || strings.HasPrefix(v, "--print=")
+	}
+	return true // awk's program is its first operand
+}
+
+// stdinProgram reports whether an interpreter of lang reads its program
+// from standard input: no code option and no operand but "-".
+func stdinProgram(lang string, args []Word) bool {
+	if lang == "" || lang == langAwk {
+		return false
+	}
+	for _, a := range args {
+		if !a.Known || takesCode(lang, a.Value) {
+			return false
+		}
+		if a.Value == "-" {
+			return true
+		}
+		if !strings.HasPrefix(a.Value, "-") {
+			return false // a program file (or an option's value, which asks nothing more)
+		}
+	}
+	return true
+}
+
+// pyImport finds the top-level names a Python program imports.
+var pyImport = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:^|[\s;:])(?:from[ \t]+([A-Za-z_][A-Za-z0-9_]*)|import[ \t]+([A-Za-z_][A-Za-z0-9_., \t]*))`)
+})
+
+// pyModuleFile is the file Python loads for module name from dir (the
+// folder it puts first on sys.path: the current one for -c, -m and
+// standard input, the script's own for a file), "" when dir has none.
+func pyModuleFile(dir, name string, main bool) string {
+	if dir == "" || name == "" {
+		return ""
+	}
+	parts := strings.Split(name, ".")
+	base := filepath.Join(append([]string{dir}, parts...)...)
+	cands := []string{base + ".py", filepath.Join(base, "__init__.py")}
+	if main {
+		cands = append([]string{filepath.Join(base, "__main__.py")}, cands...)
+	}
+	if len(parts) > 1 { // the parent is imported first: pkg/__init__.py, or a pkg.py in its place
+		cands = append(cands, filepath.Join(dir, parts[0], "__init__.py"), filepath.Join(dir, parts[0]+".py"))
+	}
+	for _, c := range cands {
+		if fi, err := os.Stat(c); err == nil && fi.Mode().IsRegular() {
+			return c
+		}
+	}
+	return ""
+}
+
+// pyLocalImports are the workspace files a Python program text imports
+// from dir: the repository's own modules (a json.py shadowing the
+// standard library included), which run as part of it.
+func pyLocalImports(dir, text string) []string {
+	var out []string
+	for _, m := range pyImport().FindAllStringSubmatch(text, -1) {
+		names := []string{m[1]}
+		if m[2] != "" {
+			names = nil
+			for _, n := range strings.Split(m[2], ",") {
+				n = strings.TrimSpace(n)
+				if i := strings.IndexAny(n, " \t"); i >= 0 {
+					n = n[:i] // import x as y
+				}
+				names = append(names, n)
+			}
+		}
+		for _, n := range names {
+			if f := pyModuleFile(dir, n, false); f != "" {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
