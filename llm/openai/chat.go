@@ -8,6 +8,7 @@ import (
 
 	"github.com/godwit/godwit/llm"
 	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
 )
 
 // chatProvider speaks Chat Completions. It holds no mutable state, so one
@@ -51,12 +52,14 @@ func (p *chatProvider) Stream(ctx context.Context, req llm.Request) iter.Seq2[ll
 			yield(llm.Event{}, p.err)
 			return
 		}
-		params, err := p.params(req)
+		body, err := p.body(req)
 		if err != nil {
 			yield(llm.Event{}, err)
 			return
 		}
-		stream := p.svc.NewStreaming(ctx, params)
+		// The SDK sends body in place of its own encoding of the (empty)
+		// params; it still adds "stream":true.
+		stream := p.svc.NewStreaming(ctx, openai.ChatCompletionNewParams{}, option.WithRequestBody("application/json", body))
 		defer stream.Close()
 		out := func(ev llm.Event) bool { return yield(ev, nil) }
 		var s chatStream
