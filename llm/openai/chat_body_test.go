@@ -82,6 +82,10 @@ func TestChatBodyMatchesSDKRandom(t *testing.T) {
 	str := func() string {
 		var b []byte
 		for range rng.IntN(12) {
+			if rng.IntN(3) == 0 {
+				// Runs of plain bytes, read eight at a time.
+				b = append(b, "abcdefghijklmnopqrstuvwxyz"[:rng.IntN(26)]...)
+			}
 			b = append(b, alphabet[rng.IntN(len(alphabet))]...)
 		}
 		return string(b)
@@ -131,3 +135,4 @@ func mustJSON(s string) []byte {
 	b, _ := json.Marshal(s)
 	return b
 }
+
