@@ -135,4 +135,3 @@ func mustJSON(s string) []byte {
 	b, _ := json.Marshal(s)
 	return b
 }
-
