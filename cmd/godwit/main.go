@@ -29,9 +29,9 @@ func main() {
 	// the history it decoded, live until the turn ends: at GOGC=100 a
 	// resumed turn at 300 spent a fifth of its instructions marking the
 	// same live heap again and again (215M instructions, 175M at 200,
-	// 168M at 400); the cost is ~1 MiB of peak RSS in a turn process
+	// 168M at 400); the cost is ~3 MiB of peak RSS in a turn process
 	// and, in a resident one, a heap peak of 3x the live heap, not 2x
-	// (docs/architecture.md, "Cost per turn").
+	// (~5 MiB; docs/architecture.md, "Cost per turn").
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(200)
 	}
