@@ -320,6 +320,21 @@ func cpu(pid int) (time.Duration, error) {
 	return time.Duration(ut+st) * time.Second / 100, nil // USER_HZ
 }
 
+// peakRSS is a live process's peak resident set (VmHWM), as text.
+func peakRSS(pid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return "unknown"
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			kb, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
+			return fmt.Sprintf("%d MiB", kb>>10)
+		}
+	}
+	return "unknown"
+}
+
 // client is an ACP client that answers nothing but session updates.
 type client struct{}
 
@@ -416,8 +431,8 @@ func resident(ctx context.Context, bin string, env []string, ws string, ep *endp
 	mean /= len(tokens)
 	fmt.Printf("resident (godwit acp): prompts %d-%d, %d model requests of %d tokens on average (median %d, max %d)\n",
 		warmup+1, prompts, reqs, mean, tokens[len(tokens)/2], tokens[len(tokens)-1])
-	fmt.Printf("  godwit CPU %.0f ms in all, %.2f ms per model request (wall %.1f s)\n",
-		ms(after-before), ms(after-before)/float64(reqs), wall.Seconds())
+	fmt.Printf("  godwit CPU %.0f ms in all, %.2f ms per model request (wall %.1f s), %s peak RSS\n",
+		ms(after-before), ms(after-before)/float64(reqs), wall.Seconds(), peakRSS(cmd.Process.Pid))
 	return nil
 }
 

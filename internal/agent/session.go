@@ -145,18 +145,12 @@ func (s *session) load(ctx context.Context, k *kept) error {
 		s.history, s.lastMsg, s.elided = k.history, k.lastMsg, k.elided
 		return nil
 	}
-	cs, err := st.Compactions(ctx, s.id, s.segment)
-	if err != nil {
-		return fmt.Errorf("agent: %w", err)
-	}
 	// Every output the segment shows otherwise than whole is paged:
 	// requests send what the compaction says, and compaction reads the
 	// page when it shrinks one further.
-	shown := map[string]bool{}
-	for _, c := range cs {
-		if c.PageID != "" {
-			shown[c.CallID] = true
-		}
+	shown, err := st.PagedCalls(ctx, s.id, s.segment)
+	if err != nil {
+		return fmt.Errorf("agent: %w", err)
 	}
 	stored, err := st.MessagesEliding(ctx, s.id, s.segment, func(id string) bool { return shown[id] })
 	if err != nil {

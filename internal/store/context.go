@@ -120,6 +120,27 @@ func (s *Store) Compactions(ctx context.Context, sessionID string, segment int) 
 	return out, wrap("compactions", rows.Err())
 }
 
+// PagedCalls returns the call ids of the outputs a segment shows paged
+// (capped, summarised or as stubs), in no order: what a resumed session
+// leaves out of the history it loads. Compactions with their texts,
+// sorted, cost a turn at 300 twice as much.
+func (s *Store) PagedCalls(ctx context.Context, sessionID string, segment int) (map[string]bool, error) {
+	rows, err := s.w.QueryContext(ctx, qPagedCalls, sessionID, segment)
+	if err != nil {
+		return nil, wrap("paged calls", err)
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, wrap("paged calls", err)
+		}
+		out[id] = true
+	}
+	return out, wrap("paged calls", rows.Err())
+}
+
 // SetSegmentPrefix keeps the prefix (JSON) a segment was first sent with.
 func (s *Store) SetSegmentPrefix(ctx context.Context, sessionID string, seq int, prefix string) error {
 	return s.update(ctx, "set segment prefix", fmt.Sprintf("no segment %d in session %q; StartSegment first", seq, sessionID),

@@ -52,14 +52,19 @@ func TestCompactions(t *testing.T) {
 		{SessionID: id, Segment: 1, CallID: "a", Level: 1, PageID: "p1", Text: "summary"},
 		{SessionID: id, Segment: 1, CallID: "a", Level: 2, PageID: "p1", Text: "stub"},
 		{SessionID: id, Segment: 2, CallID: "b", Level: 1, PageID: "p2", Text: "other segment"},
+		{SessionID: id, Segment: 1, CallID: "c", Level: 0, Text: "no page"},
 	} {
 		if err := st.RecordCompaction(ctx, c); err != nil {
 			t.Fatal(err)
 		}
 	}
 	got, err := st.Compactions(ctx, id, 1)
-	if err != nil || len(got) != 1 || got[0].Level != 2 || got[0].Text != "stub" {
+	if err != nil || len(got) != 2 || got[0].Level != 2 || got[0].Text != "stub" {
 		t.Errorf("compactions = %+v, %v", got, err)
+	}
+	paged, err := st.PagedCalls(ctx, id, 1)
+	if err != nil || len(paged) != 1 || !paged["a"] {
+		t.Errorf("paged calls = %v, %v; want a alone", paged, err)
 	}
 }
 

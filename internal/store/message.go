@@ -142,9 +142,11 @@ func (s *Store) messages(ctx context.Context, q execer, sessionID string, segmen
 			return m, err
 		}
 		m.CreatedAt = fromMS(created)
-		if err := json.Unmarshal([]byte(body), &m.Message); err != nil {
-			return m, fmt.Errorf("message %d: decode: %w", m.ID, err)
+		msg, derr := decodeMessage(body)
+		if derr != nil {
+			return m, fmt.Errorf("message %d: decode: %w", m.ID, derr)
 		}
+		m.Message = msg
 		if outs == "" {
 			return m, nil
 		}

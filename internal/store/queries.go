@@ -197,7 +197,7 @@ WHERE m.session_id = ?1 AND m.outputs IS NOT NULL AND j.value = ?2 ORDER BY m.id
 
 // Token counts.
 const (
-	qTokenCounts = `SELECT hash, tokens FROM token_counts WHERE tokenizer = ?1 AND hash IN (SELECT value FROM json_each(?2))`
+	qTokenCounts = `SELECT group_concat(hash || ' ' || tokens, ' ') FROM token_counts WHERE tokenizer = ?1 AND hash IN (SELECT value FROM json_each(?2))`
 
 	qPutTokenCount = `INSERT INTO token_counts (tokenizer, hash, tokens) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`
 )
@@ -240,6 +240,8 @@ ON CONFLICT (session_id, segment, call_id) DO UPDATE SET level = excluded.level,
 
 	qCompactions = `SELECT call_id, level, page_id, text FROM compactions
 WHERE session_id = ? AND segment = ? ORDER BY created_at, call_id`
+
+	qPagedCalls = `SELECT call_id FROM compactions WHERE session_id = ? AND segment = ? AND page_id != ''`
 )
 
 // Process groups of shell commands.

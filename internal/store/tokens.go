@@ -3,7 +3,9 @@ package store
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"strconv"
+	"strings"
 )
 
 // TokenCounts returns the kept token counts of texts by their hashes
@@ -24,20 +26,25 @@ func (s *Store) TokenCounts(ctx context.Context, tokenizer string, hashes []uint
 		b = strconv.AppendInt(b, int64(h), 10) // SQLite integers are signed
 	}
 	b = append(b, ']')
-	rows, err := s.w.QueryContext(ctx, qTokenCounts, tokenizer, string(b))
-	if err != nil {
+	// One row of "hash tokens" pairs: scanning a row a count through
+	// database/sql cost more than the lookup.
+	var list sql.NullString
+	if err := s.w.QueryRowContext(ctx, qTokenCounts, tokenizer, string(b)).Scan(&list); err != nil {
 		return nil, wrap("token counts", err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var h int64
-		var n int
-		if err := rows.Scan(&h, &n); err != nil {
-			return nil, wrap("token counts", err)
+	f := list.String
+	for f != "" {
+		var h, n string
+		h, f, _ = strings.Cut(f, " ")
+		n, f, _ = strings.Cut(f, " ")
+		hv, err1 := strconv.ParseInt(h, 10, 64)
+		nv, err2 := strconv.Atoi(n)
+		if err1 != nil || err2 != nil {
+			return nil, fmt.Errorf("store: token counts: bad pair %q %q", h, n)
 		}
-		out[uint64(h)] = n
+		out[uint64(hv)] = nv
 	}
-	return out, wrap("token counts", rows.Err())
+	return out, nil
 }
 
 // PutTokenCounts keeps token counts by text hash, in one transaction.

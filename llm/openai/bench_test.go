@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/godwit/godwit/llm"
@@ -83,4 +84,44 @@ func BenchmarkResponsesStream(b *testing.B) {
 		s.Add(llmtest.Reply{Body: body})
 		drain(b, p, req)
 	}
+}
+
+// benchLongRequest is a request of ~50k tokens, mostly tool output (as a
+// long session's): 12 reads of 16 KB Go source.
+func benchLongRequest() llm.Request {
+	req := benchRequest()
+	req.Model = "m"
+	src := strings.Repeat("func (s *session) load(ctx context.Context, k *kept) error {\n\tif err != nil {\n\t\treturn fmt.Errorf(\"agent: %w\", err)\n\t}\n", 120)
+	for i := range 12 {
+		id := fmt.Sprintf("call_%d", i)
+		req.Messages = append(req.Messages,
+			llm.Message{Role: llm.RoleAssistant, Parts: []llm.Part{{Kind: llm.PartToolCall, ToolCall: &llm.ToolCall{ID: id, Name: "file_read", Args: []byte(`{"path":"a.go"}`)}}}},
+			llm.Message{Role: llm.RoleTool, Parts: []llm.Part{{Kind: llm.PartToolResult, ToolResult: &llm.ToolResult{CallID: id, Content: src}}}},
+			llm.Message{Role: llm.RoleAssistant, Parts: []llm.Part{llm.TextPart("Read it.")}},
+			llm.UserText("next"))
+	}
+	return req
+}
+
+// BenchmarkChatBody is the request encoding of a long request, godwit's
+// against the SDK's: go test ./llm/openai -run '^$' -bench ChatBody -benchmem
+func BenchmarkChatBody(b *testing.B) {
+	p := newChat(Options{}, nil)
+	req := benchLongRequest()
+	b.Run("godwit", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := p.body(req); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("sdk", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := sdkBody(p, req); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

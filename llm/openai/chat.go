@@ -8,6 +8,7 @@ import (
 
 	"github.com/godwit/godwit/llm"
 	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 )
 
@@ -48,11 +49,13 @@ func (p *chatProvider) Name() string { return p.name }
 // sequence is first ranged over.
 func (p *chatProvider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Event, error] {
 	open := func() (*ssestream.Stream[openai.ChatCompletionChunk], error) {
-		params, err := p.params(req)
+		body, err := p.body(req)
 		if err != nil {
 			return nil, err
 		}
-		return p.svc.NewStreaming(ctx, params), nil
+		// The SDK sends body in place of its own encoding of the (empty)
+		// params; it still adds "stream":true.
+		return p.svc.NewStreaming(ctx, openai.ChatCompletionNewParams{}, option.WithRequestBody("application/json", body)), nil
 	}
 	return stream(ctx, p.name, p.err, p.log, req.Model, open, func() decoder[openai.ChatCompletionChunk] { return &chatStream{} })
 }

@@ -7,7 +7,10 @@
 // reasoning items (Responses, which asks reasoning models for summaries),
 // reasoning_content (DeepSeek and the like), and OpenRouter's
 // reasoning_details, merged from its stream fragments (details.go) and
-// echoed on the assistant message as received.
+// echoed on the assistant message as received. A Chat Completions
+// request's messages are written by chat_body.go, byte for byte as the
+// SDK encodes them and at a fraction of its cost; the rest of the body
+// is the SDK's.
 //
 // It owns everything OpenAI-shaped: the openai-go SDK is imported here and
 // nowhere else. It imports llm and the SDK, never another godwit package;
