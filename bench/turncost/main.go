@@ -34,7 +34,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -483,11 +482,7 @@ func perTurn(ctx context.Context, bin string, env []string, ws, home string, ep 
 			fmt.Printf("  turn %d under %s:\n%s", i, wrap, lastLines(stderr.String(), 12))
 		}
 		ps := cmd.ProcessState
-		ru, _ := ps.SysUsage().(*syscall.Rusage)
-		c := turnCost{cpu: ps.UserTime() + ps.SystemTime()}
-		if ru != nil {
-			c.rssKB = ru.Maxrss
-		}
+		c := turnCost{cpu: ps.UserTime() + ps.SystemTime(), rssKB: maxRSSKB(ps)}
 		costs = append(costs, c)
 		fi, err := os.Stat(db)
 		if err != nil {
