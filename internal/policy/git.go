@@ -21,8 +21,9 @@ import (
 // of the index or of an old tree. Such a command asks (read-only and
 // ask modes) unless the secret can be ruled out: no file contents are
 // printed (--stat, --name-only, git log without -p), the output is
-// limited to named files that exist and are not secrets (git log -p --
-// src/a.go, git show HEAD:src/a.go), or it reads only the work tree and
+// limited to named files that exist and are not secrets, by any name
+// they had (git log -p -- src/a.go, git show HEAD:src/a.go; see
+// gitnames.go), or it reads only the work tree and
 // the index names no secrets file (git diff, git grep).
 
 // gitBadLong are long options that write a file or run a program, for
@@ -500,7 +501,7 @@ func gitHistFiles(dir string, named []string, paths, revs []Word, tips []string,
 		return nil // no repository: git prints nothing from a history
 	}
 	for _, rv := range revs {
-		tips = append(tips, rv.Value)
+		tips = append(tips, gitTips(rv.Value)...)
 	}
 	unknown := ""
 	for _, a := range rest {
@@ -518,6 +519,24 @@ func gitHistFiles(dir string, named []string, paths, revs []Word, tips []string,
 			continue
 		}
 		out = append(out, histFile{root: root, path: n, tips: tips, unknown: unknown})
+	}
+	return out
+}
+
+// gitTips are the commits a revision walks from, with what it excludes
+// included too: HEAD~1..HEAD prints patches of HEAD whose old side is
+// HEAD~1's, so the renames before HEAD~1 count (A..B, A...B, ^A, A^!,
+// A^@, A^-N are each both ends, as plain commits).
+func gitTips(v string) []string {
+	var out []string
+	for _, part := range strings.Split(strings.ReplaceAll(v, "...", ".."), "..") {
+		part = strings.TrimPrefix(part, "^")
+		if i := strings.LastIndex(part, "^"); i > 0 && (part[i+1:] == "!" || part[i+1:] == "@" || strings.HasPrefix(part[i+1:], "-")) {
+			part = part[:i]
+		}
+		if part != "" {
+			out = append(out, part)
+		}
 	}
 	return out
 }

@@ -126,10 +126,10 @@ func (p *Policy) renames(root string, tips []string) (renameGraph, error) {
 // scanRenames runs git log over every commit reachable from the refs and
 // tips, with git's configuration neutralised: no system or global
 // config, no pager, no external diff or textconv, no signature checks,
-// no lazy fetches of a partial clone, no prompts.
+// no lazy fetches of a partial clone (no transport at all), no prompts.
 func scanRenames(ctx context.Context, root string, tips []string) (renameGraph, error) {
 	args := []string{"--no-pager", "-c", "core.fsmonitor=false", "-c", "log.showSignature=false", "-c", "diff.renames=true",
-		"-c", "diff.renameLimit=0", "-c", "core.quotePath=false",
+		"-c", "diff.renameLimit=0", "-c", "core.quotePath=false", "-c", "protocol.allow=never", "-c", "core.sshCommand=false",
 		"log", "--all", "-M", "--diff-merges=separate", "--diff-filter=R", "--name-status", "--format=", "-z",
 		"--no-ext-diff", "--no-textconv", "--end-of-options"}
 	args = append(args, tips...)
@@ -137,7 +137,7 @@ func scanRenames(ctx context.Context, root string, tips []string) (renameGraph, 
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = root
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "HOME=/nonexistent",
-		"GIT_TERMINAL_PROMPT=0", "GIT_NO_LAZY_FETCH=1", "GIT_OPTIONAL_LOCKS=0", "GIT_PAGER=cat", "PAGER=cat", "LC_ALL=C",
+		"GIT_TERMINAL_PROMPT=0", "GIT_NO_LAZY_FETCH=1", "GIT_SSH_COMMAND=false", "GIT_ASKPASS=false", "SSH_ASKPASS=false", "GIT_OPTIONAL_LOCKS=0", "GIT_PAGER=cat", "PAGER=cat", "LC_ALL=C",
 		"GIT_CEILING_DIRECTORIES=" + filepath.Dir(root)}
 	out, errOut := &capped{max: gitNamesMax}, &capped{max: 4096}
 	cmd.Stdout, cmd.Stderr = out, errOut

@@ -75,6 +75,9 @@ func TestHistoryReadsScreenFormerNames(t *testing.T) {
 		{"git grep KEY HEAD~1 -- docs/old.txt", "QQA"},
 		{"git show HEAD:lib/conf.txt", "QQA"}, // through the merged branch
 		{"git log -p -- docs/tmp.txt", "QQA"}, // a name it no longer has
+		// A range excludes the rename's commit, but its old side is there.
+		{"git log -p HEAD~5..HEAD~4 -- docs/old.txt", "QQA"},
+		{"git diff HEAD~4^! -- docs/old.txt", "QQA"},
 		// Walks godwit cannot list ask.
 		{"git log -g -p -- lib/y.txt", "QQA"},
 		// Innocent histories pass.
@@ -96,6 +99,27 @@ func TestHistoryReadsScreenFormerNames(t *testing.T) {
 	runVerdicts(t, e, "", []verdictCase{
 		{"git show nosuchrev:lib/y.txt", "QQA"},
 	})
+}
+
+func TestGitTips(t *testing.T) {
+	for _, tt := range []struct {
+		rev  string
+		want []string
+	}{
+		{"HEAD~1", []string{"HEAD~1"}},
+		{"HEAD~1..HEAD", []string{"HEAD~1", "HEAD"}},
+		{"main...side", []string{"main", "side"}},
+		{"^main", []string{"main"}},
+		{"HEAD^!", []string{"HEAD"}},
+		{"HEAD^@", []string{"HEAD"}},
+		{"HEAD^-2", []string{"HEAD"}},
+		{"..HEAD", []string{"HEAD"}},
+		{"HEAD@{1}", []string{"HEAD@{1}"}},
+	} {
+		if got := gitTips(tt.rev); !slices.Equal(got, tt.want) {
+			t.Errorf("gitTips(%q) = %q, want %q", tt.rev, got, tt.want)
+		}
+	}
 }
 
 func TestParseRenames(t *testing.T) {
