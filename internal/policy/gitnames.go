@@ -16,13 +16,15 @@ import (
 // log -p -- docs/a.txt, git blame REV -- docs/a.txt) prints those files
 // as they were in the history, under every name they had: a key
 // committed as id_rsa and later moved to docs/a.txt prints through the
-// innocent name. So the names the files had are screened too. They come
-// from the rename graph of every commit reachable from the refs and from
-// the revisions the command names (git log --all -M --diff-filter=R),
-// closed backwards from each named file: a superset of what --follow
-// finds, which a crafted history of branches and merges can mislead.
-// Renames are as git detects them (50% similar); a copy or a rewrite
-// under a new name is a new file to git and is not followed.
+// innocent name. So the names the files had are screened too: the
+// commits on any branch (and the command's revisions) that add a name,
+// merges against each parent, and git's rename detection over those
+// commits, walked back a rename at a time. Not git log --follow, which
+// follows one name at a time through the whole walk, so in a history of
+// branches it can lose a name another branch had. Renames are as
+// git detects them (50% similar, within git's default rename limit); a
+// copy or a rewrite under a new name is a new file to git and is not
+// followed.
 
 // histFile is one file a git command prints from the history: path is
 // relative to the repository's top folder.
@@ -41,13 +43,13 @@ const (
 	gitNamesMax     = 8 << 20
 )
 
-// renameGraph maps a name to the names renamed into it, anywhere in the
-// history scanned.
+// renameGraph maps a name to the names renamed into it in the commits
+// scanned.
 type renameGraph map[string][]string
 
 type renameScan struct {
-	g   renameGraph
-	err error
+	names []string
+	err   error
 }
 
 // historyItems screens the former names of the files a git history read
@@ -66,13 +68,13 @@ func (p *Policy) historyItems(toolName string, c SimpleCommand, ro roResult) []i
 				what: what + ", which prints " + h.path + " from git's history, and " + h.unknown + ", so its former names cannot be checked for secrets"})
 			continue
 		}
-		g, err := p.renames(h.root, h.tips)
+		names, err := p.formerNamesOf(h.root, h.tips, h.path)
 		if err != nil {
 			out = append(out, item{kind: kindPath, level: levelSensitive,
 				what: what + ", which prints " + h.path + " from git's history, whose former names could not be checked for secrets (" + err.Error() + ")"})
 			continue
 		}
-		for _, old := range g.formerNames(h.path) {
+		for _, old := range names {
 			abs := filepath.Join(h.root, filepath.FromSlash(old))
 			switch {
 			case isSecret(old):
@@ -88,63 +90,123 @@ func (p *Policy) historyItems(toolName string, c SimpleCommand, ro roResult) []i
 	return out
 }
 
-// formerNames are the names renamed into name, transitively.
-func (g renameGraph) formerNames(name string) []string {
-	var out []string
-	seen := map[string]bool{name: true}
-	for queue := []string{name}; len(queue) > 0; queue = queue[1:] {
-		for _, old := range g[queue[0]] {
-			if !seen[old] {
-				seen[old] = true
-				out = append(out, old)
-				queue = append(queue, old)
-			}
-		}
-	}
-	return out
-}
-
-// renames scans the rename graph of the repository at root, cached per
-// state of its refs (HEAD, the branches, packed refs) and tips.
-func (p *Policy) renames(root string, tips []string) (renameGraph, error) {
-	key := refsStamp(gitDirOf(root)) + "\x00" + root + "\x00" + strings.Join(tips, "\x00")
+// formerNamesOf are the names path had in the history of the
+// repository at root, cached per state of its refs (HEAD, the branches,
+// packed refs), tips and path.
+func (p *Policy) formerNamesOf(root string, tips []string, path string) ([]string, error) {
+	key := refsStamp(gitDirOf(root)) + "\x00" + root + "\x00" + strings.Join(tips, "\x00") + "\x00" + path
 	p.histMu.Lock()
 	defer p.histMu.Unlock()
 	if s, ok := p.histCache[key]; ok {
-		return s.g, s.err
+		return s.names, s.err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), gitNamesTimeout)
 	defer cancel()
-	g, err := scanRenames(ctx, root, tips)
+	names, err := scanFormerNames(ctx, root, tips, path)
 	if p.histCache == nil {
 		p.histCache = map[string]renameScan{}
 	}
-	p.histCache[key] = renameScan{g, err}
-	return g, err
+	p.histCache[key] = renameScan{names, err}
+	return names, err
 }
 
-// scanRenames runs git log over every commit reachable from the refs and
-// tips, with git's configuration neutralised: no system or global
-// config, no pager, no external diff or textconv, no signature checks,
-// no lazy fetches of a partial clone (no transport at all), no prompts.
-func scanRenames(ctx context.Context, root string, tips []string) (renameGraph, error) {
-	args := []string{"--no-pager", "-c", "core.fsmonitor=false", "-c", "log.showSignature=false", "-c", "diff.renames=true",
-		"-c", "diff.renameLimit=0", "-c", "core.quotePath=false", "-c", "protocol.allow=never", "-c", "core.sshCommand=false",
-		"log", "--all", "-M", "--diff-merges=separate", "--diff-filter=R", "--name-status", "--format=", "-z",
-		"--no-ext-diff", "--no-textconv", "--end-of-options"}
-	args = append(args, tips...)
-	args = append(args, "--")
-	cmd := exec.CommandContext(ctx, "git", args...)
+// gitNamesRounds bounds how many renames back a name is followed.
+const gitNamesRounds = 50
+
+// scanFormerNames walks renames back from name, a round per rename: the
+// commits (on every branch, merges against each parent) that add one of
+// the names found so far, limited to those paths, which is cheap; then
+// git's rename detection over those commits only, for the names they
+// were renamed from.
+func scanFormerNames(ctx context.Context, root string, tips []string, name string) ([]string, error) {
+	seen := map[string]bool{name: true}
+	var out []string
+	for frontier, round := []string{name}, 0; len(frontier) > 0; round++ {
+		if round == gitNamesRounds {
+			return nil, fmt.Errorf("%s was renamed over %d times", name, gitNamesRounds)
+		}
+		args := append([]string{"log", "--all", "--full-history", "-m", "--diff-filter=A", "--format=%H %P", "--end-of-options"}, tips...)
+		adds, err := runGit(ctx, root, "", append(append(args, "--"), frontier...)...)
+		if err != nil {
+			return nil, err
+		}
+		hashes := addingCommits(adds)
+		if len(hashes) == 0 {
+			break
+		}
+		renames, err := runGit(ctx, root, strings.Join(hashes, "\n")+"\n",
+			"log", "--no-walk=unsorted", "--stdin", "-m", "-M", "--diff-filter=R", "--name-status", "--format=", "-z")
+		if err != nil {
+			return nil, err
+		}
+		g, err := parseRenames(renames)
+		if err != nil {
+			return nil, err
+		}
+		var next []string
+		for _, f := range frontier {
+			for _, old := range g[f] {
+				if !seen[old] {
+					seen[old] = true
+					out = append(out, old)
+					next = append(next, old)
+				}
+			}
+		}
+		frontier = next
+	}
+	return out, nil
+}
+
+// addingCommits are the commits of git log -m --format='%H %P' output
+// that add a name: every commit listed with one parent or none, and the
+// merges that add it against each parent (an evil merge). A merge that
+// adds it against some parents only took it from another, whose own
+// commits are listed where it was added there; renaming detection over
+// such a merge, against a parent far behind, costs most of the scan.
+func addingCommits(out []byte) []string {
+	seen, parents := map[string]int{}, map[string]int{}
+	var order []string
+	for _, l := range strings.Split(string(out), "\n") {
+		f := strings.Fields(l)
+		if len(f) == 0 {
+			continue
+		}
+		if seen[f[0]] == 0 {
+			order = append(order, f[0])
+		}
+		seen[f[0]]++
+		parents[f[0]] = len(f) - 1
+	}
+	var hashes []string
+	for _, h := range order {
+		if seen[h] >= parents[h] {
+			hashes = append(hashes, h)
+		}
+	}
+	return hashes
+}
+
+// runGit runs git in root with git's configuration neutralised: no
+// system or global config, no pager, no external diff or textconv, no
+// signature checks, no transport (a partial clone's lazy fetch), no
+// prompts; paths are literal.
+func runGit(ctx context.Context, root, stdin string, args ...string) ([]byte, error) {
+	pre := []string{"--no-pager", "--literal-pathspecs", "-c", "core.fsmonitor=false", "-c", "log.showSignature=false",
+		"-c", "diff.renames=true", "-c", "core.quotePath=false", "-c", "protocol.allow=never",
+		"-c", "core.sshCommand=false", "-c", "log.follow=false"}
+	cmd := exec.CommandContext(ctx, "git", append(pre, args...)...)
 	cmd.Dir = root
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "HOME=/nonexistent",
-		"GIT_TERMINAL_PROMPT=0", "GIT_NO_LAZY_FETCH=1", "GIT_SSH_COMMAND=false", "GIT_ASKPASS=false", "SSH_ASKPASS=false", "GIT_OPTIONAL_LOCKS=0", "GIT_PAGER=cat", "PAGER=cat", "LC_ALL=C",
-		"GIT_CEILING_DIRECTORIES=" + filepath.Dir(root)}
+		"GIT_TERMINAL_PROMPT=0", "GIT_NO_LAZY_FETCH=1", "GIT_SSH_COMMAND=false", "GIT_ASKPASS=false", "SSH_ASKPASS=false",
+		"GIT_OPTIONAL_LOCKS=0", "GIT_PAGER=cat", "PAGER=cat", "LC_ALL=C", "GIT_CEILING_DIRECTORIES=" + filepath.Dir(root)}
+	cmd.Stdin = strings.NewReader(stdin)
 	out, errOut := &capped{max: gitNamesMax}, &capped{max: 4096}
 	cmd.Stdout, cmd.Stderr = out, errOut
 	err := cmd.Run()
 	switch {
 	case out.over:
-		return nil, fmt.Errorf("git's list of renames is over %d MiB", gitNamesMax>>20)
+		return nil, fmt.Errorf("git's answer is over %d MiB", gitNamesMax>>20)
 	case ctx.Err() != nil:
 		return nil, fmt.Errorf("git took over %s to list the renames", gitNamesTimeout)
 	case err != nil:
@@ -154,7 +216,7 @@ func scanRenames(ctx context.Context, root string, tips []string) (renameGraph, 
 		}
 		return nil, fmt.Errorf("git: %s", oneLine(msg, 120))
 	}
-	return parseRenames(out.buf.Bytes())
+	return out.buf.Bytes(), nil
 }
 
 // parseRenames reads git's -z --name-status output of renames:

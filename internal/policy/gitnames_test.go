@@ -95,6 +95,39 @@ func TestHistoryReadsScreenFormerNames(t *testing.T) {
 		{"git log -p -- docs/old.txt", "DDD"},
 		{"git log -p -- lib/y.txt", "AAA"},
 	})
+	// Two branches rename different files into lib/c2.txt, one of them
+	// innocent: the other's name counts, whichever branch is read.
+	mustDo(t, os.WriteFile(filepath.Join(e.root, ".env.prod"), []byte("TOKEN=2\n"), 0o600))
+	gitIn(t, e.root, "add", "-f", ".env.prod")
+	gitIn(t, e.root, "commit", "-qm", "prod")
+	gitIn(t, e.root, "mv", ".env.prod", "lib/c2.txt")
+	gitIn(t, e.root, "commit", "-qm", "c2")
+	gitIn(t, e.root, "checkout", "-qb", "decoy", "HEAD~2")
+	mustDo(t, os.WriteFile(filepath.Join(e.root, "docs", "z.txt"), []byte("z\n"), 0o644))
+	gitIn(t, e.root, "add", "docs/z.txt")
+	gitIn(t, e.root, "commit", "-qm", "z")
+	gitIn(t, e.root, "mv", "docs/z.txt", "lib/c2.txt")
+	gitIn(t, e.root, "commit", "-qm", "decoy")
+	gitIn(t, e.root, "checkout", "-q", "-")
+	runVerdicts(t, e, "", []verdictCase{
+		{"git log -p --all -- lib/c2.txt", "QQA"},
+		{"git show decoy:lib/c2.txt", "QQA"}, // its own history is innocent; the name's is not
+	})
+	// An evil merge: the merge commit itself renames a key.
+	gitIn(t, e.root, "checkout", "-qb", "ev")
+	mustDo(t, os.WriteFile(filepath.Join(e.root, "lib", "e.txt"), []byte("e\n"), 0o644))
+	gitIn(t, e.root, "add", "lib/e.txt")
+	gitIn(t, e.root, "commit", "-qm", "e")
+	gitIn(t, e.root, "checkout", "-q", "-")
+	gitIn(t, e.root, "add", "-f", "key.pem")
+	gitIn(t, e.root, "commit", "-qm", "pem")
+	gitIn(t, e.root, "merge", "-q", "--no-ff", "--no-commit", "ev")
+	gitIn(t, e.root, "mv", "key.pem", "lib/m.txt")
+	gitIn(t, e.root, "commit", "-qm", "evil merge")
+	runVerdicts(t, e, "", []verdictCase{
+		{"git show HEAD:lib/m.txt", "QQA"},
+		{"git show HEAD:lib/e.txt", "AAA"}, // added on a branch, merged in
+	})
 	// A revision git cannot walk: the command asks (the safe default).
 	runVerdicts(t, e, "", []verdictCase{
 		{"git show nosuchrev:lib/y.txt", "QQA"},
@@ -122,14 +155,23 @@ func TestGitTips(t *testing.T) {
 	}
 }
 
+func TestAddingCommits(t *testing.T) {
+	out := "c1 p1\nm1 p1 p2\nm2 p1 p2\nm2 p1 p2\nroot\n"
+	if got, want := addingCommits([]byte(out)), []string{"c1", "m2", "root"}; !slices.Equal(got, want) {
+		t.Errorf("addingCommits = %v, want %v", got, want)
+	}
+}
+
 func TestParseRenames(t *testing.T) {
 	g, err := parseRenames([]byte("R100\x00a/id_rsa\x00b/t.txt\x00\nR087\x00b/t.txt\x00c/o.txt\x00"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := g.formerNames("c/o.txt")
-	if want := []string{"b/t.txt", "a/id_rsa"}; !slices.Equal(got, want) {
-		t.Errorf("formerNames = %v, want %v", got, want)
+	if got, want := g["c/o.txt"], []string{"b/t.txt"}; !slices.Equal(got, want) {
+		t.Errorf("renamed into c/o.txt: %v, want %v", got, want)
+	}
+	if got, want := g["b/t.txt"], []string{"a/id_rsa"}; !slices.Equal(got, want) {
+		t.Errorf("renamed into b/t.txt: %v, want %v", got, want)
 	}
 	if _, err := parseRenames([]byte("R100\x00only-one")); err == nil || !strings.Contains(err.Error(), "two names") {
 		t.Errorf("a truncated rename: err = %v", err)
