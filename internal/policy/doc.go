@@ -161,8 +161,9 @@
 // -p, diff REV, cat-file -p, grep REV) ask, since a secret committed
 // once stays in the history, unless the secret can be ruled out: no
 // contents are printed (--stat, --name-only, log without -p), the output
-// is limited to named files that exist and are not secrets (log -p --
-// src/a.go, show HEAD:src/a.go), or only the work tree and the index
+// is limited to named files that exist, are not secrets and had no
+// secret's name in the history (log -p -- src/a.go, show HEAD:src/a.go;
+// gitnames.go walks git's renames back), or only the work tree and the index
 // are read and the index (gitindex.go) tracks no secrets file (git diff,
 // git grep). git config --list and remote URLs holding a user name or
 // token ask too. Other programs that read a whole folder (a build, a

@@ -21,8 +21,9 @@ import (
 // of the index or of an old tree. Such a command asks (read-only and
 // ask modes) unless the secret can be ruled out: no file contents are
 // printed (--stat, --name-only, git log without -p), the output is
-// limited to named files that exist and are not secrets (git log -p --
-// src/a.go, git show HEAD:src/a.go), or it reads only the work tree and
+// limited to named files that exist and are not secrets, by any name
+// they had (git log -p -- src/a.go, git show HEAD:src/a.go; see
+// gitnames.go), or it reads only the work tree and
 // the index names no secrets file (git diff, git grep).
 
 // gitBadLong are long options that write a file or run a program, for
@@ -284,7 +285,8 @@ var gitPatchable = map[string]bool{"log": true, "whatchanged": true, "reflog": t
 // so it is neither a revision nor a path (only ones that never take an
 // attached-only value: misreading one would hide a revision).
 var gitValued = map[string][]string{
-	"grep": {"-A", "-B", "-C", "-m", "-e", "--max-depth", "--threads", "--context", "--after-context", "--before-context", "--max-count"},
+	"grep":  {"-A", "-B", "-C", "-m", "-e", "--max-depth", "--threads", "--context", "--after-context", "--before-context", "--max-count"},
+	"blame": {"-L", "--ignore-rev"},
 	"*": {"-n", "--max-count", "--skip", "--since", "--after", "--until", "--before", "--author", "--committer", "--grep",
 		"-S", "-G", "--diff-filter", "--word-diff-regex", "--find-object", "--anchored", "-I", "--ignore-matching-lines"},
 }
@@ -300,9 +302,11 @@ var gitPathValued = map[string][]string{
 // secrets could be in it.
 func gitRead(c SimpleCommand, dir, sub string, kind gitContent, rest []Word, r roResult) roResult {
 	patch, noPatch := false, false
-	var ops, afterDash []Word // operands: revisions and paths
-	var named []string        // files whose content alone is printed: rev:path, -L ...:path
+	var ops, afterDash []Word   // operands: revisions and paths
+	var named []string          // files whose content alone is printed: rev:path, -L ...:path
+	var namedTop, tips []string // named as paths from the repository's top; the revisions of rev:path
 	cached, noIndex, untracked, dashdash, patternGiven := false, false, false, false, false
+	blameRevs := slices.ContainsFunc(rest, func(a Word) bool { return a.Value == "--reverse" }) // blame: revisions beyond the operands
 	in := func(m map[string][]string, v string) bool {
 		return slices.Contains(m[sub], v) || slices.Contains(m["*"], v)
 	}
@@ -342,6 +346,7 @@ func gitRead(c SimpleCommand, dir, sub string, kind gitContent, rest []Word, r r
 			}
 			if i := strings.LastIndexByte(l, ':'); i >= 0 && l[i+1:] != "" {
 				named = append(named, l[i+1:])
+				namedTop = append(namedTop, gitTopPath(dir, l[i+1:], false))
 				r.names = append(r.names, Word{Value: l[i+1:], Known: true})
 			}
 			patch = true
@@ -354,6 +359,7 @@ func gitRead(c SimpleCommand, dir, sub string, kind gitContent, rest []Word, r r
 				r.paths = append(r.paths, rest[k])
 			}
 			patternGiven = patternGiven || name == "-f"
+			blameRevs = blameRevs || (sub == "blame" && name == "-S")
 			continue
 		case in(gitValued, name):
 			patternGiven = patternGiven || name == "-e"
@@ -382,6 +388,10 @@ func gitRead(c SimpleCommand, dir, sub string, kind gitContent, rest []Word, r r
 			r.names = append(r.names, Word{Value: p, Known: true})
 			if p != "" {
 				named = append(named, p)
+				namedTop = append(namedTop, gitTopPath(dir, p, true))
+				if rev, _, _ := strings.Cut(o.Value, ":"); rev != "" {
+					tips = append(tips, rev)
+				}
 			}
 			continue
 		}
@@ -417,7 +427,17 @@ func gitRead(c SimpleCommand, dir, sub string, kind gitContent, rest []Word, r r
 			revs = append(revs, Word{Value: "(objects named on stdin)", Known: true})
 		}
 	case gitFileName:
-		return r // blame FILE prints FILE only, and its name is screened
+		// blame FILE prints FILE as it is, and its name is screened;
+		// blame REV FILE prints it as it was at REV, under any name it
+		// had then.
+		file := paths
+		if len(file) == 0 && len(revs) > 0 {
+			file, revs = revs[len(revs)-1:], revs[:len(revs)-1]
+		}
+		if len(file) > 0 && (len(revs) > 0 || blameRevs) {
+			r.histFiles = gitHistFiles(dir, nil, file, revs, tips, rest)
+		}
+		return r
 	}
 	if !prints {
 		return r
@@ -451,6 +471,9 @@ func gitRead(c SimpleCommand, dir, sub string, kind gitContent, rest []Word, r r
 	}
 	switch {
 	case limited:
+		if objects {
+			r.histFiles = gitHistFiles(dir, namedTop, paths, revs, tips, rest)
+		}
 	case objects:
 		r.asks = append(r.asks, "prints file contents from git's history, where committed secrets may be; "+
 			"limit it to files (-- FILE) or print names only (--stat)")
@@ -463,6 +486,79 @@ func gitRead(c SimpleCommand, dir, sub string, kind gitContent, rest []Word, r r
 		}
 	}
 	return r
+}
+
+// gitWalksUnlisted are options that make git walk commits the refs and
+// the command's revisions do not name.
+var gitWalksUnlisted = []string{"-g", "--reflog", "--walk-reflogs", "--stdin", "--alternate-refs"}
+
+// gitHistFiles are the files a history read limited to named files
+// prints: named (from the repository's top) and paths (from dir), walked
+// from revs and tips.
+func gitHistFiles(dir string, named []string, paths, revs []Word, tips []string, rest []Word) []histFile {
+	root := repoRoot(dir)
+	if root == "" {
+		return nil // no repository: git prints nothing from a history
+	}
+	for _, rv := range revs {
+		tips = append(tips, gitTips(rv.Value)...)
+	}
+	unknown := ""
+	for _, a := range rest {
+		if slices.Contains(gitWalksUnlisted, a.Value) {
+			unknown = "with " + a.Value + " it walks commits godwit cannot list"
+		}
+	}
+	all := slices.Clone(named)
+	for _, p := range paths {
+		all = append(all, gitTopPath(dir, p.Value, false))
+	}
+	var out []histFile
+	for _, n := range all {
+		if n == "" {
+			continue
+		}
+		out = append(out, histFile{root: root, path: n, tips: tips, unknown: unknown})
+	}
+	return out
+}
+
+// gitTips are the commits a revision walks from, with what it excludes
+// included too: HEAD~1..HEAD prints patches of HEAD whose old side is
+// HEAD~1's, so the renames before HEAD~1 count (A..B, A...B, ^A, A^!,
+// A^@, A^-N are each both ends, as plain commits).
+func gitTips(v string) []string {
+	var out []string
+	for _, part := range strings.Split(strings.ReplaceAll(v, "...", ".."), "..") {
+		part = strings.TrimPrefix(part, "^")
+		if i := strings.LastIndex(part, "^"); i > 0 && (part[i+1:] == "!" || part[i+1:] == "@" || strings.HasPrefix(part[i+1:], "-")) {
+			part = part[:i]
+		}
+		if part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
+}
+
+// gitTopPath is p as a path from the top of the repository dir is in:
+// a tree path (HEAD:p) is one already unless it starts with ./ or ../;
+// a pathspec is relative to dir. "" when it is outside the repository.
+func gitTopPath(dir, p string, tree bool) string {
+	if tree && !strings.HasPrefix(p, "./") && !strings.HasPrefix(p, "../") {
+		return filepath.ToSlash(filepath.Clean(p))
+	}
+	root := repoRoot(dir)
+	abs := p
+	if !filepath.IsAbs(p) {
+		abs = filepath.Join(dir, p)
+	}
+	abs = filepath.Join(kernelPath(filepath.Dir(abs)), filepath.Base(abs))
+	rel, err := filepath.Rel(root, abs)
+	if root == "" || err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return ""
+	}
+	return filepath.ToSlash(rel)
 }
 
 // gitRevPath is the path of git's REV:PATH, :PATH and :N:PATH (a stage

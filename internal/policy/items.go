@@ -331,6 +331,7 @@ func (p *Policy) commandItem(toolName string, c SimpleCommand, uw unwrapped) []i
 	}
 	out = append(out, p.searchItems(toolName, c, ro)...)
 	out = append(out, p.gitTreeItems(toolName, c, ro)...)
+	out = append(out, p.historyItems(toolName, c, ro)...)
 	for _, w := range ro.names {
 		if !w.Literal() {
 			continue

@@ -93,6 +93,9 @@ type Policy struct {
 
 	mu     sync.Mutex // guards always
 	always []Rule     // scopes a person approved for the session
+
+	histMu    sync.Mutex            // guards histCache
+	histCache map[string]renameScan // rename graphs by refs state and tips
 }
 
 // New returns a Policy.

@@ -85,6 +85,9 @@ type roResult struct {
 	history bool
 	index   string
 	tree    []Word
+	// histFiles are the files a git read limited to named files prints
+	// from the history: their former names are screened too.
+	histFiles []histFile
 }
 
 func notRO(why string) roResult { return roResult{why: why} }

@@ -1,0 +1,292 @@
+package policy
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// A git read limited to named files (git show HEAD~1:docs/a.txt, git
+// log -p -- docs/a.txt, git blame REV -- docs/a.txt) prints those files
+// as they were in the history, under every name they had: a key
+// committed as id_rsa and later moved to docs/a.txt prints through the
+// innocent name. So the names the files had are screened too: the
+// commits on any branch (and the command's revisions) that add a name,
+// merges against each parent, and git's rename detection over those
+// commits, walked back a rename at a time. Not git log --follow, which
+// follows one name at a time through the whole walk, so in a history of
+// branches it can lose a name another branch had. Renames are as
+// git detects them (50% similar, within git's default rename limit); a
+// copy or a rewrite under a new name is a new file to git and is not
+// followed.
+
+// histFile is one file a git command prints from the history: path is
+// relative to the repository's top folder.
+type histFile struct {
+	root, path string
+	// tips are revisions the command walks from besides the refs.
+	tips []string
+	// unknown says why the commits walked cannot be listed ("" if they can).
+	unknown string
+}
+
+// gitNamesTimeout and gitNamesMax bound the rename scan: beyond them the
+// command asks, as it would without the screen.
+const (
+	gitNamesTimeout = 2 * time.Second
+	gitNamesMax     = 8 << 20
+)
+
+// renameGraph maps a name to the names renamed into it in the commits
+// scanned.
+type renameGraph map[string][]string
+
+type renameScan struct {
+	names []string
+	err   error
+}
+
+// historyItems screens the former names of the files a git history read
+// prints: secrets ask (read-only and ask modes), names a path rule covers
+// are judged by it. Nothing runs in --yes mode without path rules.
+func (p *Policy) historyItems(toolName string, c SimpleCommand, ro roResult) []item {
+	rules := p.pathRules(toolName)
+	if len(ro.histFiles) == 0 || (p.mode == Auto && !rules) {
+		return nil
+	}
+	what := "runs `" + render(c.Words) + "`"
+	var out []item
+	for _, h := range ro.histFiles {
+		if h.unknown != "" {
+			out = append(out, item{kind: kindPath, level: levelSensitive,
+				what: what + ", which prints " + h.path + " from git's history, and " + h.unknown + ", so its former names cannot be checked for secrets"})
+			continue
+		}
+		names, err := p.formerNamesOf(h.root, h.tips, h.path)
+		if err != nil {
+			out = append(out, item{kind: kindPath, level: levelSensitive,
+				what: what + ", which prints " + h.path + " from git's history, whose former names could not be checked for secrets (" + err.Error() + ")"})
+			continue
+		}
+		for _, old := range names {
+			abs := filepath.Join(h.root, filepath.FromSlash(old))
+			switch {
+			case isSecret(old):
+				out = append(out, item{kind: kindPath, level: levelSensitive,
+					what: what + ", which prints " + h.path + " from git's history, where it was " + old + ", a secrets file"})
+			case rules && p.pathRuled(toolName, abs):
+				it := p.pathItem(toolName, abs, false)
+				it.what = what + ", which prints " + h.path + " from git's history, where it was " + old
+				out = append(out, it)
+			}
+		}
+	}
+	return out
+}
+
+// formerNamesOf are the names path had in the history of the
+// repository at root, cached per state of its refs (HEAD, the branches,
+// packed refs), tips and path.
+func (p *Policy) formerNamesOf(root string, tips []string, path string) ([]string, error) {
+	key := refsStamp(gitDirOf(root)) + "\x00" + root + "\x00" + strings.Join(tips, "\x00") + "\x00" + path
+	p.histMu.Lock()
+	defer p.histMu.Unlock()
+	if s, ok := p.histCache[key]; ok {
+		return s.names, s.err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), gitNamesTimeout)
+	defer cancel()
+	names, err := scanFormerNames(ctx, root, tips, path)
+	if p.histCache == nil {
+		p.histCache = map[string]renameScan{}
+	}
+	p.histCache[key] = renameScan{names, err}
+	return names, err
+}
+
+// gitNamesRounds bounds how many renames back a name is followed.
+const gitNamesRounds = 50
+
+// scanFormerNames walks renames back from name, a round per rename: the
+// commits (on every branch, merges against each parent) that add one of
+// the names found so far, limited to those paths, which is cheap; then
+// git's rename detection over those commits only, for the names they
+// were renamed from.
+func scanFormerNames(ctx context.Context, root string, tips []string, name string) ([]string, error) {
+	seen := map[string]bool{name: true}
+	var out []string
+	for frontier, round := []string{name}, 0; len(frontier) > 0; round++ {
+		if round == gitNamesRounds {
+			return nil, fmt.Errorf("%s was renamed over %d times", name, gitNamesRounds)
+		}
+		args := append([]string{"log", "--all", "--full-history", "-m", "--diff-filter=A", "--format=%H %P", "--end-of-options"}, tips...)
+		adds, err := runGit(ctx, root, "", append(append(args, "--"), frontier...)...)
+		if err != nil {
+			return nil, err
+		}
+		hashes := addingCommits(adds)
+		if len(hashes) == 0 {
+			break
+		}
+		renames, err := runGit(ctx, root, strings.Join(hashes, "\n")+"\n",
+			"log", "--no-walk=unsorted", "--stdin", "-m", "-M", "--diff-filter=R", "--name-status", "--format=", "-z")
+		if err != nil {
+			return nil, err
+		}
+		g, err := parseRenames(renames)
+		if err != nil {
+			return nil, err
+		}
+		var next []string
+		for _, f := range frontier {
+			for _, old := range g[f] {
+				if !seen[old] {
+					seen[old] = true
+					out = append(out, old)
+					next = append(next, old)
+				}
+			}
+		}
+		frontier = next
+	}
+	return out, nil
+}
+
+// addingCommits are the commits of git log -m --format='%H %P' output
+// that add a name: every commit listed with one parent or none, and the
+// merges that add it against each parent (an evil merge). A merge that
+// adds it against some parents only took it from another, whose own
+// commits are listed where it was added there; renaming detection over
+// such a merge, against a parent far behind, costs most of the scan.
+func addingCommits(out []byte) []string {
+	seen, parents := map[string]int{}, map[string]int{}
+	var order []string
+	for _, l := range strings.Split(string(out), "\n") {
+		f := strings.Fields(l)
+		if len(f) == 0 {
+			continue
+		}
+		if seen[f[0]] == 0 {
+			order = append(order, f[0])
+		}
+		seen[f[0]]++
+		parents[f[0]] = len(f) - 1
+	}
+	var hashes []string
+	for _, h := range order {
+		if seen[h] >= parents[h] {
+			hashes = append(hashes, h)
+		}
+	}
+	return hashes
+}
+
+// runGit runs git in root with git's configuration neutralised: no
+// system or global config, no pager, no external diff or textconv, no
+// signature checks, no transport (a partial clone's lazy fetch), no
+// prompts; paths are literal.
+func runGit(ctx context.Context, root, stdin string, args ...string) ([]byte, error) {
+	pre := []string{"--no-pager", "--literal-pathspecs", "-c", "core.fsmonitor=false", "-c", "log.showSignature=false",
+		"-c", "diff.renames=true", "-c", "core.quotePath=false", "-c", "protocol.allow=never",
+		"-c", "core.sshCommand=false", "-c", "log.follow=false"}
+	cmd := exec.CommandContext(ctx, "git", append(pre, args...)...)
+	cmd.Dir = root
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "HOME=/nonexistent",
+		"GIT_TERMINAL_PROMPT=0", "GIT_NO_LAZY_FETCH=1", "GIT_SSH_COMMAND=false", "GIT_ASKPASS=false", "SSH_ASKPASS=false",
+		"GIT_OPTIONAL_LOCKS=0", "GIT_PAGER=cat", "PAGER=cat", "LC_ALL=C", "GIT_CEILING_DIRECTORIES=" + filepath.Dir(root)}
+	cmd.Stdin = strings.NewReader(stdin)
+	out, errOut := &capped{max: gitNamesMax}, &capped{max: 4096}
+	cmd.Stdout, cmd.Stderr = out, errOut
+	err := cmd.Run()
+	switch {
+	case out.over:
+		return nil, fmt.Errorf("git's answer is over %d MiB", gitNamesMax>>20)
+	case ctx.Err() != nil:
+		return nil, fmt.Errorf("git took over %s to list the renames", gitNamesTimeout)
+	case err != nil:
+		msg := strings.TrimSpace(errOut.buf.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return nil, fmt.Errorf("git: %s", oneLine(msg, 120))
+	}
+	return out.buf.Bytes(), nil
+}
+
+// parseRenames reads git's -z --name-status output of renames:
+// "R100\0old\0new\0" each.
+func parseRenames(b []byte) (renameGraph, error) {
+	g := renameGraph{}
+	f := bytes.Split(bytes.TrimRight(b, "\x00"), []byte{0})
+	for i := 0; i < len(f); {
+		st := strings.TrimLeft(string(f[i]), "\n")
+		switch {
+		case st == "":
+			i++
+		case st[0] == 'R' || st[0] == 'C':
+			if i+2 >= len(f) {
+				return nil, errors.New("git printed a rename without its two names")
+			}
+			old, new := string(f[i+1]), string(f[i+2])
+			g[new] = append(g[new], old)
+			i += 3
+		default:
+			i += 2 // another status: one name
+		}
+	}
+	return g, nil
+}
+
+// refsStamp identifies the state of a repository's refs: what HEAD and
+// the branch it names hold, and when the packed refs, the reflog and the
+// ref folders last changed.
+func refsStamp(gd string) string {
+	if gd == "" {
+		return ""
+	}
+	dirs := []string{gd}
+	if b, err := os.ReadFile(filepath.Join(gd, "commondir")); err == nil {
+		c := strings.TrimSpace(string(b))
+		if !filepath.IsAbs(c) {
+			c = filepath.Join(gd, c)
+		}
+		dirs = append(dirs, c)
+	}
+	var sb strings.Builder
+	head, _ := os.ReadFile(filepath.Join(gd, "HEAD"))
+	sb.Write(head)
+	ref, isRef := strings.CutPrefix(strings.TrimSpace(string(head)), "ref: ")
+	for _, d := range dirs {
+		if isRef {
+			b, _ := os.ReadFile(filepath.Join(d, filepath.FromSlash(ref)))
+			sb.Write(b)
+		}
+		for _, f := range []string{"packed-refs", "logs/HEAD", "refs/heads", "refs/tags", "refs/remotes", "refs"} {
+			if fi, err := os.Stat(filepath.Join(d, filepath.FromSlash(f))); err == nil {
+				fmt.Fprintf(&sb, "|%s %d %d", f, fi.Size(), fi.ModTime().UnixNano())
+			}
+		}
+	}
+	return sb.String()
+}
+
+// capped keeps at most max bytes and notes when more came.
+type capped struct {
+	max  int
+	buf  bytes.Buffer
+	over bool
+}
+
+func (c *capped) Write(b []byte) (int, error) {
+	if c.buf.Len()+len(b) > c.max {
+		c.over = true
+		return 0, errors.New("output too long")
+	}
+	return c.buf.Write(b)
+}
