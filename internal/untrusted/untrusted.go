@@ -268,7 +268,7 @@ func Suspicious(text string) bool {
 	if text == "" {
 		return false
 	}
-	low := lower(text)
+	low := LowerASCII(text)
 	for _, w := range windows(low) {
 		if judge(low[w[0]:w[1]]) {
 			return true
@@ -395,9 +395,10 @@ func Mark(text string) string {
 	return text
 }
 
-// lower lowercases ASCII letters only, which is all the patterns need,
-// without the cost of Unicode case mapping on large outputs.
-func lower(s string) string {
+// LowerASCII lowercases ASCII letters only, which is all the patterns
+// need, without the cost of Unicode case mapping on large outputs, and
+// keeps every byte offset (strings.ToLower may change lengths).
+func LowerASCII(s string) string {
 	i := 0
 	for i < len(s) && !('A' <= s[i] && s[i] <= 'Z') {
 		i++

@@ -74,7 +74,7 @@ func TestSignalsNeedTheirLiterals(t *testing.T) {
 	}
 	spans := 0
 	for _, text := range texts {
-		low := lower(text)
+		low := LowerASCII(text)
 		for _, w := range windows(low) {
 			span := low[w[0]:w[1]]
 			spans++

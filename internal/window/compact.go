@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/godwit/godwit/internal/untrusted"
 	"github.com/godwit/godwit/llm"
 )
 
@@ -504,7 +505,7 @@ var errorWords = []string{"error", "fail", "panic", "exception", "undefined", "c
 // per word over the lowercased text, rather than a pattern per line:
 // compaction summarises outputs of tens of kilobytes.
 func errorLines(raw string, max int) []int {
-	low := asciiLower(raw)
+	low := untrusted.LowerASCII(raw)
 	var at []int
 	for _, w := range errorWords {
 		for off := 0; ; {
@@ -539,24 +540,6 @@ func errorLines(raw string, max int) []int {
 		}
 	}
 	return lines
-}
-
-// asciiLower lowercases ASCII letters only.
-func asciiLower(s string) string {
-	i := 0
-	for i < len(s) && !('A' <= s[i] && s[i] <= 'Z') {
-		i++
-	}
-	if i == len(s) {
-		return s
-	}
-	b := []byte(s)
-	for j := i; j < len(b); j++ {
-		if 'A' <= b[j] && b[j] <= 'Z' {
-			b[j] += 'a' - 'A'
-		}
-	}
-	return string(b)
 }
 
 // describe names an output for stubs: `shell_exec "go test ./..."`.
