@@ -52,7 +52,7 @@ stdout carries only protocol messages; diagnostics go to stderr.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&opts.Model, "model", "m", "", "provider/model (default: $GODWIT_MODEL, else chosen from the API keys set)")
+	fl.StringVarP(&opts.Model, "model", "m", "", "provider/model (default: $GODWIT_MODEL, then config.yaml's model, then one for the API keys set)")
 	fl.StringVar(&opts.Mode, "mode", string(acp.ModeAsk), "the mode sessions start in: read-only, ask or auto")
 	return cmd
 }
@@ -62,7 +62,7 @@ func runACP(ctx context.Context, opts *ACPOptions, f *Factory) error {
 	if model == "" && opts.Provider == nil {
 		// No model is not fatal here: config.yaml may name one, and
 		// otherwise session/new says what to do, in the editor.
-		model, _ = defaultModel(opts.Getenv)
+		model, _ = defaultModel(opts.Home, opts.Getenv)
 	}
 	mode := acp.Mode(opts.Mode)
 	switch mode {

@@ -84,7 +84,7 @@ command, and answers are printed as plain text.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&opts.Model, "model", "m", "", "provider/model (default: $GODWIT_MODEL, else chosen from the API keys set)")
+	fl.StringVarP(&opts.Model, "model", "m", "", "provider/model (default: $GODWIT_MODEL, then config.yaml's model, then one for the API keys set)")
 	fl.StringVar(&opts.Session, "session", "", "continue a stored session of this workspace (id, unique prefix, or last)")
 	fl.BoolVarP(&cont, "continue", "c", false, "continue the last session of this workspace (--session last)")
 	fl.BoolVar(&opts.AllowWrite, "allow-write", false, "allow writes and commands, asking before each")
@@ -95,7 +95,7 @@ command, and answers are printed as plain text.`,
 
 func runChat(ctx context.Context, opts *ChatOptions) error {
 	if opts.Model == "" && opts.Provider == nil {
-		m, err := defaultModel(opts.Getenv)
+		m, err := defaultModel(opts.Home, opts.Getenv)
 		if err != nil {
 			return &UsageError{Err: err}
 		}

@@ -111,7 +111,7 @@ Exit status: 0 done, 1 the run failed, 2 bad usage.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVarP(&opts.Prompt, "prompt", "p", "", "the user message (or give it after run); - reads it from stdin")
-	fl.StringVarP(&opts.Model, "model", "m", "", "provider/model (default: $GODWIT_MODEL, else chosen from the API keys set)")
+	fl.StringVarP(&opts.Model, "model", "m", "", "provider/model (default: $GODWIT_MODEL, then config.yaml's model, then one for the API keys set)")
 	fl.StringVar(&opts.SessionID, "session", "", "continue a stored session of this workspace (id, unique prefix, or last)")
 	fl.BoolVarP(&cont, "continue", "c", false, "continue the last session of this workspace (--session last)")
 	fl.BoolVar(&opts.Reset, "reset", false, "start the turn in a new context segment, with a handoff")
@@ -230,7 +230,7 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 	}
 	model := opts.Model
 	if model == "" && opts.Provider == nil {
-		if model, err = defaultModel(opts.Getenv); err != nil {
+		if model, err = defaultModel(opts.Home, opts.Getenv); err != nil {
 			return &UsageError{Err: err}
 		}
 	}
@@ -298,11 +298,15 @@ func runPrompter(ios *IOStreams) policy.Prompter {
 	return newTerminalPrompter(ios.In, ios.ErrOut)
 }
 
-// defaultModel picks the model: $GODWIT_MODEL, else one for the first API
-// key found.
-func defaultModel(getenv func(string) string) (string, error) {
+// defaultModel picks the model where --model names none: $GODWIT_MODEL,
+// else config.yaml's model, else one for the first API key found. A
+// config.yaml that does not load is left to wiring, which says why.
+func defaultModel(home string, getenv func(string) string) (string, error) {
 	if m := getenv("GODWIT_MODEL"); m != "" {
 		return m, nil
+	}
+	if c, err := config.Load(home, getenv); err == nil && c.Model != "" {
+		return c.Model, nil
 	}
 	for _, c := range []struct{ env, model string }{
 		{"ANTHROPIC_API_KEY", "anthropic/claude-sonnet-4-5"},
@@ -314,5 +318,5 @@ func defaultModel(getenv func(string) string) (string, error) {
 			return c.model, nil
 		}
 	}
-	return "", errors.New("no model configured: set ANTHROPIC_API_KEY, OPENAI_API_KEY, DEEPSEEK_API_KEY or OPENROUTER_API_KEY, or name one with --model provider/model (GODWIT_MODEL sets the default; `godwit demo` needs no key)")
+	return "", errors.New("no model configured: set ANTHROPIC_API_KEY, OPENAI_API_KEY, DEEPSEEK_API_KEY or OPENROUTER_API_KEY, or name one with --model provider/model (GODWIT_MODEL or model: in config.yaml sets the default; `godwit demo` needs no key)")
 }

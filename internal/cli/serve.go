@@ -85,7 +85,7 @@ answer or its error.`,
 	}
 	fl := cmd.Flags()
 	fl.BoolVar(&opts.New, "new", false, "start a new session and serve it")
-	fl.StringVarP(&opts.Model, "model", "m", "", "provider/model (default: $GODWIT_MODEL, else chosen from the API keys set)")
+	fl.StringVarP(&opts.Model, "model", "m", "", "provider/model (default: $GODWIT_MODEL, then config.yaml's model, then one for the API keys set)")
 	fl.BoolVar(&opts.AllowWrite, "allow-write", false, "allow the writes and commands your rules allow; refuse what would need asking")
 	fl.BoolVarP(&opts.Yes, "yes", "y", false, "approve every write and command")
 	fl.BoolVar(&opts.JSON, "json", false, "print events as JSON lines on stdout")
@@ -97,7 +97,7 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 	model := opts.Model
 	if model == "" && opts.Provider == nil {
 		var err error
-		if model, err = defaultModel(opts.Getenv); err != nil {
+		if model, err = defaultModel(opts.Home, opts.Getenv); err != nil {
 			return &UsageError{Err: err}
 		}
 	}
