@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/godwit/godwit/internal/termsafe"
 	"github.com/godwit/godwit/tool"
 )
 
@@ -433,7 +434,7 @@ func (p *Policy) ask(ctx context.Context, req tool.ApprovalRequest, reasons []st
 		return tool.Decision{Reason: "needs the user's approval (" + strings.Join(reasons, "; ") +
 			"), but no one can be asked here. The user can allow it with a rule in $GODWIT_HOME/rules.yaml (~/.godwit/rules.yaml), or run godwit interactively with --allow-write"}, nil
 	}
-	q := Question{Tool: req.Tool, Summary: req.Access.Summary, Preview: req.Access.Preview, Reasons: reasons}
+	q := Question{Tool: req.Tool, Summary: req.Access.Summary, Preview: req.Access.Preview, Reasons: lookalikes(req.Access, reasons)}
 	if q.Summary == "" {
 		q.Summary = "run " + req.Tool
 	}
@@ -511,4 +512,18 @@ func oneLine(s string, n int) string {
 		s = string(r[:n-1]) + "…"
 	}
 	return s
+}
+
+// lookalikes adds a reason when the command or the call's summary holds letters
+// outside ASCII: a Cyrillic о reads as an o in `git push оrigin`, so the
+// person is told which characters are not what they seem.
+func lookalikes(acc tool.Access, reasons []string) []string {
+	text := acc.Command // else the summary, which names paths as the workspace has them
+	if text == "" {
+		text = acc.Summary
+	}
+	if na := termsafe.NonASCII(text, 6); len(na) > 0 {
+		reasons = append(append([]string(nil), reasons...), "has characters that are not ASCII (a look-alike reads as another letter): "+strings.Join(na, ", "))
+	}
+	return reasons
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/godwit/godwit/internal/digits"
+	"github.com/godwit/godwit/internal/termsafe"
 )
 
 // thousands writes n with comma separators: 128,000.
@@ -115,30 +116,9 @@ func table(rows [][]string, align string) string {
 	return b.String()
 }
 
-// clean makes a line of tool output safe to draw: escape sequences and
-// control characters (a command's colours, carriage returns, bells)
-// would move the cursor or restyle the screen. Tabs become spaces.
-func clean(l string) string {
-	tabs, other := false, false
-	for i := 0; i < len(l); i++ {
-		switch c := l[i]; {
-		case c == '\t':
-			tabs = true
-		case c < 0x20 || c == 0x7f:
-			other = true
-		}
-	}
-	switch {
-	case !tabs && !other:
-		return l
-	case !other:
-		return strings.ReplaceAll(l, "\t", "    ")
-	}
-	l = strings.ReplaceAll(ansi.Strip(l), "\t", "    ")
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return -1
-		}
-		return r
-	}, l)
+// clean makes tool output safe to draw (termsafe.Text: a command's
+// colours, carriage returns, bells and the sequences an attacker would
+// send go), tabs as spaces.
+func clean(s string) string {
+	return strings.ReplaceAll(termsafe.Text(s), "\t", "    ")
 }

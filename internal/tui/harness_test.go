@@ -237,3 +237,11 @@ func feedEvents(m *Model, evs ...agent.Event) {
 }
 
 func teaSize(w, h int) tea.WindowSizeMsg { return tea.WindowSizeMsg{Width: w, Height: h} }
+
+// answer answers the open question with key once it has been shown long
+// enough to be read (answerDelay), as a person would.
+func (h *harness) answer(key string) {
+	h.t.Helper()
+	h.clock.Advance(answerDelay)
+	h.typ(key)
+}

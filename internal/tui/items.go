@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/godwit/godwit/internal/policy"
+	"github.com/godwit/godwit/internal/termsafe"
 )
 
 // An item is one block of the transcript. Small items render all their
@@ -51,7 +52,7 @@ type userItem struct{ text string }
 func (u *userItem) compact() bool { return false }
 
 func (u *userItem) render(rc *renderCtx, width int) []string {
-	lines := wrap(u.text, width-gutter)
+	lines := wrap(termsafe.Text(u.text), width-gutter)
 	for i := range lines {
 		p := "  "
 		if i == 0 {
@@ -83,7 +84,7 @@ func (a *assistantItem) render(rc *renderCtx, width int) []string {
 	var body []string
 	switch {
 	case a.discarded:
-		body = wrap(string(a.text), w)
+		body = wrap(termsafe.Text(string(a.text)), w)
 		for i := range body {
 			body[i] = rc.th.Faint.Render(body[i])
 		}
@@ -115,7 +116,7 @@ func (a *assistantItem) streaming(rc *renderCtx, width int) []string {
 		a.cut = c
 	}
 	var tail []string
-	if t := strings.TrimSpace(string(a.text[a.cut:])); t != "" {
+	if t := strings.TrimSpace(termsafe.Text(string(a.text[a.cut:]))); t != "" {
 		tail = wrap(t, w)
 		if len(a.stable) > 0 {
 			tail = append([]string{""}, tail...)
@@ -205,7 +206,7 @@ func (f *foldItem) render(rc *renderCtx, width int) []string {
 	head := fmt.Sprintf("%s ✻ %s · %d words", marker(f.expanded), verb, words)
 	lines := []string{rc.th.Dim.Render(ansi.Truncate(head, width, "…"))}
 	if f.expanded {
-		for _, l := range wrap(f.text.String(), width-4) {
+		for _, l := range wrap(termsafe.Text(f.text.String()), width-4) {
 			lines = append(lines, rc.th.Dim.Render("  │ ")+rc.th.Faint.Render(l))
 		}
 	}
@@ -232,12 +233,13 @@ func (n *noticeItem) compact() bool { return false }
 
 func (n *noticeItem) render(rc *renderCtx, width int) []string {
 	var lines []string
+	text := termsafe.Text(n.text) // mail, errors, session titles: not all godwit's words
 	if n.table {
-		for _, l := range strings.Split(strings.TrimRight(n.text, "\n"), "\n") {
-			lines = append(lines, ansi.Truncate(l, width-gutter, "…"))
+		for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+			lines = append(lines, ansi.Truncate(strings.ReplaceAll(l, "\t", "    "), width-gutter, "…"))
 		}
 	} else {
-		lines = wrap(n.text, width-gutter)
+		lines = wrap(text, width-gutter)
 	}
 	for i := range lines {
 		lines[i] = "  " + n.style.Render(lines[i])
@@ -279,7 +281,7 @@ func (t *turnItem) render(rc *renderCtx, width int) []string {
 	line := "  " + style.Render(ansi.Truncate("─ "+strings.Join(parts, " · "), width-gutter, "…"))
 	lines := []string{line}
 	if t.err != "" {
-		for _, l := range wrap(t.err, width-4) {
+		for _, l := range wrap(termsafe.Text(t.err), width-4) {
 			lines = append(lines, "    "+rc.th.Error.Render(l))
 		}
 	}
@@ -296,55 +298,86 @@ type approvalItem struct {
 	answer   policy.Choice
 	gone     bool // the turn was cancelled before an answer
 	expanded bool
+	rows     int // the preview's rows at the last width drawn
 }
 
-// previewLines is how much of a preview a pending question shows before
-// Ctrl-O opens it all.
+// previewLines is how many rows of a preview a pending question shows
+// before Ctrl-O opens it all.
 const previewLines = 16
 
 func (a *approvalItem) compact() bool { return true }
 func (a *approvalItem) expandable() bool {
-	return !a.answered && countLines(a.q.Preview) > previewLines
+	return !a.answered && a.rows > previewLines
 }
 func (a *approvalItem) toggle() { a.expanded = !a.expanded }
 
+// render draws the question so that the person reads every character of
+// the call: the tool, the summary, the preview (the full command), the
+// reasons and what "always" allows are written with termsafe.Exact (a
+// control, an escape, a bidi override or a zero-width character shows as
+// a mark) and wrapped, never cut at the screen's edge, so no tail of a
+// long command hides past it. Only rows past previewLines wait for
+// Ctrl-O, and the question says how many.
 func (a *approvalItem) render(rc *renderCtx, width int) []string {
-	what := a.q.Tool + ": " + a.q.Summary
+	tool, summary := termsafe.ExactLine(a.q.Tool), termsafe.ExactLine(a.q.Summary)
+	always := termsafe.ExactLine(strings.Join(a.q.Always, "; "))
+	what := tool + ": " + summary
 	switch {
 	case a.gone:
 		return []string{rc.th.Dim.Render(ansi.Truncate("⊘ not answered (the turn ended): "+what, width, "…"))}
 	case a.answered && a.answer == policy.No:
 		return []string{rc.th.Warn.Render(ansi.Truncate("⊘ you refused "+what, width, "…"))}
 	case a.answered && a.answer == policy.Always:
-		return []string{rc.th.OK.Render(ansi.Truncate("✓ you allowed always: "+strings.Join(a.q.Always, "; "), width, "…"))}
+		return []string{rc.th.OK.Render(ansi.Truncate("✓ you allowed always: "+always, width, "…"))}
 	case a.answered:
 		return []string{rc.th.OK.Render(ansi.Truncate("✓ you allowed "+what, width, "…"))}
 	}
-	lines := []string{rc.th.Approval.Render(ansi.Truncate("? "+a.q.Tool+" wants to "+a.q.Summary, width, "…"))}
-	if p := strings.TrimRight(a.q.Preview, "\n"); p != "" {
-		pl := strings.Split(p, "\n")
-		isDiff := looksLikeDiff(p)
-		more := 0
-		if !a.expanded && len(pl) > previewLines {
-			more, pl = len(pl)-previewLines, pl[:previewLines]
+	var lines []string
+	for i, l := range wrap("? "+tool+" wants to "+summary, width-gutter) {
+		if i > 0 {
+			l = "  " + l
 		}
-		for _, l := range pl {
+		lines = append(lines, rc.th.Approval.Render(l))
+	}
+	a.rows = 0
+	if p := strings.TrimRight(a.q.Preview, "\n"); p != "" {
+		isDiff := looksLikeDiff(p)
+		var rows []string
+		var styles []lipgloss.Style
+		for _, l := range strings.Split(termsafe.Exact(p), "\n") {
 			style := rc.th.Dim
 			if isDiff {
 				style = diffStyle(rc, l)
 			}
-			lines = append(lines, rc.ink.gutter+style.Render(cut(clean(l), width-4)))
+			for _, r := range wrap(l, width-4) {
+				rows, styles = append(rows, r), append(styles, style)
+			}
+		}
+		a.rows = len(rows)
+		more := 0
+		if !a.expanded && len(rows) > previewLines {
+			more, rows = len(rows)-previewLines, rows[:previewLines]
+		}
+		for i, r := range rows {
+			lines = append(lines, rc.ink.gutter+styles[i].Render(r))
 		}
 		if more > 0 {
-			lines = append(lines, rc.th.Dim.Render(fmt.Sprintf("  │ … %d more lines (Ctrl-O shows them)", more)))
+			lines = append(lines, rc.th.Warn.Render(fmt.Sprintf("  │ ⚠ %d more lines not shown: Ctrl-O shows them", more)))
 		}
 	}
 	for _, r := range a.q.Reasons {
-		lines = append(lines, rc.th.Dim.Render(ansi.Truncate("  · "+r, width, "…")))
+		for i, l := range wrap("· "+termsafe.ExactLine(r), width-4) {
+			if i > 0 {
+				l = "  " + l
+			}
+			lines = append(lines, rc.th.Dim.Render("  "+l))
+		}
 	}
 	ask := "  Allow? y yes · n no"
 	if len(a.q.Always) > 0 {
-		lines = append(lines, rc.th.Dim.Render(ansi.Truncate("  a always allows, for this session: "+strings.Join(a.q.Always, "; "), width, "…")))
+		for _, l := range wrap("a always allows, for this session: "+always, width-4) {
+			lines = append(lines, rc.th.Dim.Render("  "+l))
+		}
 		ask += " · a always"
 	}
 	return append(lines, rc.th.Approval.Render(ask))

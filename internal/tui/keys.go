@@ -12,6 +12,12 @@ import (
 // doubleCtrlC is how soon a second Ctrl-C must follow the first to leave.
 const doubleCtrlC = 2 * time.Second
 
+// answerDelay is how long a question is shown before y or a answers it:
+// a key typed a moment after it appeared was meant for the input (typing
+// ahead while the turn runs) or for the question before it (a y pressed
+// twice), not for a call the person has not read. n answers at once.
+const answerDelay = 500 * time.Millisecond
+
 // cancellingHint shows while a cancelled turn winds down; turnDone
 // clears it.
 const cancellingHint = "cancelling the turn…"
@@ -65,13 +71,20 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	}
 
 	if len(m.questions) > 0 {
+		early := m.now().Sub(m.askedAt) < answerDelay
 		switch strings.ToLower(s) {
-		case "y":
-			m.answer(policy.Yes)
+		case "y", "a":
+			if early {
+				m.hint = "this question has just appeared: read it, then answer y, n or a"
+				return nil
+			}
+			if s == "y" || s == "Y" {
+				m.answer(policy.Yes)
+			} else {
+				m.answer(policy.Always)
+			}
 		case "n", "esc":
 			m.answer(policy.No)
-		case "a":
-			m.answer(policy.Always)
 		default:
 			m.hint = "answer the question first: y yes, n no, a always"
 		}

@@ -26,6 +26,8 @@ import (
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/godwit/godwit/internal/termsafe"
 )
 
 // mdStyle is a set of styles, a bit each: nesting is a union, and each
@@ -118,49 +120,11 @@ func (m *markdown) render(text string, width int) []string {
 	return trimBlank(out)
 }
 
-// sanitize normalises line ends, expands tabs and drops control
-// characters: an escape sequence in an answer must not restyle the
-// screen or move the cursor.
+// sanitize drops what a terminal would obey (termsafe.Text: escape
+// sequences, controls, bidi overrides; a lone CR ends a line) and expands
+// tabs: an answer must not restyle the screen or move the cursor.
 func sanitize(s string) string {
-	clean := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 && c != '\n' || c >= 0x7f {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < 0x80 {
-			switch {
-			case c == '\t':
-				b.WriteString("    ")
-			case c == '\r':
-				if i+1 >= len(s) || s[i+1] != '\n' {
-					b.WriteByte('\n') // a lone CR ends a line too
-				}
-			case c == '\n' || c >= 0x20 && c != 0x7f:
-				b.WriteByte(c)
-			}
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && n == 1:
-			b.WriteRune(utf8.RuneError)
-		case r < 0xa0: // C1 controls, 8-bit CSI among them
-		default:
-			b.WriteString(s[i : i+n])
-		}
-		i += n
-	}
-	return b.String()
+	return strings.ReplaceAll(termsafe.Text(s), "\t", "    ")
 }
 
 // lineWidth is ansi.StringWidth, quick for plain ASCII.

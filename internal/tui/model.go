@@ -13,6 +13,7 @@ import (
 
 	"github.com/godwit/godwit/internal/agent"
 	"github.com/godwit/godwit/internal/policy"
+	"github.com/godwit/godwit/internal/termsafe"
 )
 
 // Model is the chat's bubbletea model. Its methods run on bubbletea's
@@ -43,6 +44,7 @@ type Model struct {
 
 	questions  []*entry // approval questions not yet answered, oldest first
 	byQuestion map[int]*entry
+	askedAt    time.Time // when questions[0] became the one y and a answer
 
 	history []string // submitted input, oldest first
 	saved   *History // where history outlives the run
@@ -205,6 +207,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if len(m.questions) > 0 {
 			return m, nil
 		}
+		// Pasted text is drawn in the input: what a terminal would obey
+		// goes, as it does from the model's text.
+		msg.Content = termsafe.Text(msg.Content)
 		var cmd tea.Cmd
 		m.input, cmd = m.input.Update(msg)
 		return m, cmd
@@ -225,6 +230,9 @@ func (m *Model) handleBridge(x tea.Msg) {
 		m.feed.close()
 		en := m.t.add(&approvalItem{id: x.id, q: x.q, reply: x.reply})
 		m.questions = append(m.questions, en)
+		if len(m.questions) == 1 {
+			m.askedAt = m.now()
+		}
 		m.byQuestion[x.id] = en
 		m.t.toEnd()
 	case approvalGoneMsg:
@@ -260,6 +268,9 @@ func (m *Model) dropQuestion(en *entry) {
 	for i, q := range m.questions {
 		if q == en {
 			m.questions = append(m.questions[:i], m.questions[i+1:]...)
+			if i == 0 {
+				m.askedAt = m.now() // the next question is new to the person
+			}
 			break
 		}
 	}

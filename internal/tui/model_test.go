@@ -90,7 +90,7 @@ func TestApprovalYesWritesTheFile(t *testing.T) {
 	if len(h.m.questions) != 1 || !strings.Contains(h.m.hint, "answer the question first") {
 		t.Fatalf("a stray key was taken for an answer (questions %d, hint %q)", len(h.m.questions), h.m.hint)
 	}
-	h.typ("y")
+	h.answer("y")
 	h.idle()
 
 	b, err := os.ReadFile(filepath.Join(h.ws, "notes.md"))
@@ -235,7 +235,7 @@ func TestSecondPromptWaitsForTheTurn(t *testing.T) {
 	h := newHarness(t, writeStep("x.txt", "x"), fake.Step{Text: "done"})
 	h.send("write")
 	h.until("the question", func() bool { return len(h.m.questions) == 1 })
-	h.typ("a")
+	h.answer("a")
 	h.until("the turn to be past the question", func() bool { return len(h.m.questions) == 0 })
 	if h.m.running {
 		h.typ("more")
@@ -427,7 +427,7 @@ func TestUndoCommandRestoresFiles(t *testing.T) {
 	}
 	h.send("write a.txt")
 	h.until("the question", func() bool { return len(h.m.questions) == 1 })
-	h.typ("y")
+	h.answer("y")
 	h.idle()
 	path := filepath.Join(h.ws, "a.txt")
 	if _, err := os.Stat(path); err != nil {
@@ -585,7 +585,7 @@ func TestModeSwitchesFromTheNextCall(t *testing.T) {
 	}
 	h.send("write b.txt")
 	h.until("the approval question", func() bool { return len(h.m.questions) == 1 })
-	h.typ("y")
+	h.answer("y")
 	h.idle()
 	if b, err := os.ReadFile(filepath.Join(h.ws, "b.txt")); err != nil || string(b) != "b" {
 		t.Fatalf("b.txt = %q, %v", b, err)
@@ -610,7 +610,7 @@ func TestResumeReplaysTheLiveTranscript(t *testing.T) {
 	h := newHarness(t, steps...)
 	h.send("write a and b")
 	h.until("the first question", func() bool { return len(h.m.questions) == 1 })
-	h.typ("y")
+	h.answer("y")
 	h.until("the second question", func() bool { return len(h.m.questions) == 1 && !items[*approvalItem](h.m)[1].answered })
 	h.typ("n")
 	h.idle()

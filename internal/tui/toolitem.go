@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/godwit/godwit/internal/agent"
+	"github.com/godwit/godwit/internal/termsafe"
 	"github.com/godwit/godwit/internal/tool/plan"
 )
 
@@ -196,7 +197,7 @@ func (t *toolItem) planCard(rc *renderCtx, width int) []string {
 		case plan.InProgress:
 			box, style = "◐", rc.th.Accent
 		}
-		for i, l := range wrap(s.Text, width-8) {
+		for i, l := range wrap(termsafe.Text(s.Text), width-8) {
 			p := "    " + box + " "
 			if i > 0 {
 				p = "      "
@@ -263,15 +264,17 @@ func (t *toolItem) drawHeader(rc *renderCtx, width int) string {
 	case toolDenied:
 		icon, style = "⊘", rc.th.Warn
 	}
-	what := t.summary
+	// The call as it ran, every character shown (termsafe.ExactLine): a
+	// carriage return in a command must not draw over its own line.
+	what := termsafe.ExactLine(t.summary)
 	if what == "" {
-		what = oneLine(t.args, 200)
+		what = termsafe.ExactLine(oneLine(t.args, 200))
 	}
 	meta := []string{}
 	if t.state == toolRunning {
 		meta = append(meta, "running")
 		if t.hasProgress {
-			meta = append(meta, progressText(t.progress, t.progressTotal, t.progressMsg))
+			meta = append(meta, progressText(t.progress, t.progressTotal, termsafe.ExactLine(t.progressMsg)))
 		}
 	}
 	if t.code != "" && t.state != toolDone {
@@ -293,7 +296,7 @@ func (t *toolItem) drawHeader(rc *renderCtx, width int) string {
 	if t.expandable() {
 		m = marker(t.expanded)
 	}
-	head := m + " " + style.Render(icon) + " " + t.name + ": " + what
+	head := m + " " + style.Render(icon) + " " + termsafe.ExactLine(t.name) + ": " + what
 	if len(meta) > 0 {
 		head += rc.th.Dim.Render(" · " + strings.Join(meta, " · "))
 	}
@@ -306,31 +309,27 @@ func (t *toolItem) buildBody() {
 	}
 	body := []string{}
 	if t.summary == "" && t.args != "" {
-		body = append(body, "args: "+oneLine(t.args, 500))
+		body = append(body, "args: "+termsafe.ExactLine(oneLine(t.args, 500)))
 	}
 	if t.output != "" {
-		body = append(body, strings.Split(strings.TrimRight(t.output, "\n"), "\n")...)
-		for i, l := range body {
-			body[i] = clean(l)
-		}
+		// Sanitised whole, before the split: a lone CR ends a line.
+		body = append(body, strings.Split(strings.TrimRight(clean(t.output), "\n"), "\n")...)
 	}
 	switch {
 	case t.loading:
 		body = append(body, fmt.Sprintf("… loading the whole output (%s bytes)", thousands(t.total)))
 	case t.loadErr != "":
-		body = append(body, "… the whole output could not be loaded: "+t.loadErr)
+		body = append(body, "… the whole output could not be loaded: "+clean(t.loadErr))
 	case t.total > 0 && !t.full:
 		body = append(body, fmt.Sprintf("… the first %s of %s bytes", thousands(len(t.output)), thousands(t.total)))
 	}
 	if len(t.changed) > 0 {
-		body = append(body, "changed: "+strings.Join(t.changed, ", "))
+		body = append(body, "changed: "+termsafe.ExactLine(strings.Join(t.changed, ", ")))
 	}
 	t.diffFrom = -1
 	if t.diff != "" {
 		t.diffFrom = len(body)
-		for _, l := range strings.Split(strings.TrimRight(t.diff, "\n"), "\n") {
-			body = append(body, clean(l))
-		}
+		body = append(body, strings.Split(strings.TrimRight(clean(t.diff), "\n"), "\n")...)
 	}
 	t.body = body
 }
@@ -340,7 +339,7 @@ func (t *toolItem) height(width int) int {
 		n := 1
 		if !t.cleared {
 			for _, st := range t.steps {
-				n += len(wrap(st.Text, width-8))
+				n += len(wrap(termsafe.Text(st.Text), width-8))
 			}
 		}
 		return n

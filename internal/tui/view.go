@@ -6,12 +6,16 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/godwit/godwit/internal/termsafe"
 )
 
 // View implements tea.Model.
 func (m *Model) View() tea.View {
 	content, inputRow := m.render()
-	v := tea.NewView(content)
+	// Every item sanitises what it did not write; this is the wall behind
+	// them: only the frame's own styling (SGR) reaches the terminal.
+	v := tea.NewView(termsafe.Styled(content))
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
 	v.WindowTitle = "godwit"
@@ -73,7 +77,7 @@ func (m *Model) hintLine() string {
 	if m.hint == "" {
 		return ""
 	}
-	return m.rc.th.Warn.Render(ansi.Truncate("  "+m.hint, m.width, "…"))
+	return m.rc.th.Warn.Render(ansi.Truncate("  "+termsafe.ExactLine(m.hint), m.width, "…"))
 }
 
 // statusLine shows the model, the approval mode, the context used, the

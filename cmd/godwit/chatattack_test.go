@@ -1,0 +1,207 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/godwit/godwit/llm/llmtest"
+)
+
+// The chat attacked by its model: a prompt-injected model (or a file or
+// command output it reads) sends terminal control sequences and draws
+// fake prompts, and the test reads what reached the terminal (the bytes
+// godwit wrote, through tmux's pipe-pane), what tmux did with them (the
+// pane's title, its paste buffers), and what the screen shows.
+
+// esc is the payload every attack sends: each sequence a terminal would
+// obey, with a marker to find it by.
+const esc = "" +
+	"\x1b]0;PWNED-TITLE\x07" + // window title
+	"\x1b]52;c;UFdORUQtQ0xJUA==\x07" + // clipboard write (OSC 52)
+	"\x1bPtmux;\x1b\x1b]52;c;UFdORUQtREND\x07\x1b\\" + // DCS: tmux passthrough
+	"\x1b_PWNED-APC\x1b\\" + // APC
+	"\x1b]8;;https://evil.example/PWNED-LINK\x1b\\docs\x1b]8;;\x1b\\" + // a hyperlink
+	"\u009b2J" + // C1 CSI, UTF-8 encoded
+	"\x1b[?2004l" + // bracketed paste off
+	"\x1b[8mPWNED-HIDDEN\x1b[28m" // concealed text
+
+// startPiped starts the chat in tmux with everything it writes to the
+// terminal copied to a file, from its first byte on.
+func (s *tmuxSession) startPiped(ws, raw string, args ...string) {
+	s.t.Helper()
+	gate := filepath.Join(s.t.TempDir(), "go")
+	script := "while [ ! -e " + gate + " ]; do sleep 0.05; done; " + chatScript(args)
+	s.run("new-session", "-d", "-s", "chat", "-x", "110", "-y", "60", "-c", ws, "sh", "-c", script)
+	// A clipboard write tmux accepted would become a paste buffer.
+	s.run("set-option", "-g", "set-clipboard", "on")
+	s.run("pipe-pane", "-t", "chat", "-o", "cat >> "+raw)
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+func toolArgs(t *testing.T, v map[string]any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// checkRaw fails when a sequence the model sent reached the terminal.
+func checkRaw(t *testing.T, raw string) {
+	t.Helper()
+	b, err := os.ReadFile(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(b)
+	if !strings.Contains(out, "godwit") {
+		t.Fatalf("the pipe caught nothing of the chat (%d bytes)", len(b))
+	}
+	for _, bad := range []struct{ seq, what string }{
+		{"\x1b]0;PWNED", "a window title"},
+		{"\x1b]2;PWNED", "a window title"},
+		{"\x1b]52;", "a clipboard write (OSC 52)"},
+		{"\x1bP", "a DCS string (tmux passthrough)"},
+		{"\x1b_", "an APC string"},
+		{"\x1b]8;", "a hyperlink (OSC 8)"},
+		{"evil.example", "the hyperlink's hidden target"},
+		{"\u009b", "a C1 CSI"},
+		{"\x9b", "an 8-bit CSI"},
+		{"\x1b[8m", "concealed text"},
+		{"\x1b[?2004l", "bracketed paste turned off"},
+	} {
+		if i := strings.Index(out, bad.seq); i >= 0 {
+			t.Errorf("%s from the model reached the terminal: %q", bad.what, out[max(i-40, 0):min(i+60, len(out))])
+		}
+	}
+}
+
+// TestChatEscapeInjection: terminal sequences in the model's streamed
+// text, its reasoning, a file it reads (with bytes that are not UTF-8), a
+// tool name and a command's output reach the chat; none reaches the
+// terminal, tmux's title and paste buffers stay untouched, and the
+// screen still shows the transcript.
+func TestChatEscapeInjection(t *testing.T) {
+	t.Parallel()
+	stream := llmtest.Reply{Delay: 1500 * time.Millisecond, Chunks: []string{
+		// The unfinished tail of an answer is drawn as it streams.
+		llmtest.ChatText("streaming " + esc + " tail"),
+		llmtest.ChatText(" and the rest.\n\nSecond " + esc + " paragraph.") + llmtest.ChatFinish("stop") + llmtest.ChatUsage(1200, 9) + llmtest.ChatDone,
+	}}
+	srv := llmtest.NewTestServer(t,
+		llmtest.ChatReply(llmtest.ChatReasoning("thinking "+esc), llmtest.ChatText("Reading "+esc+" it."),
+			llmtest.ChatToolCall("call_r", "file_read", `{"path":"evil.txt"}`), llmtest.ChatFinish("tool_calls"), llmtest.ChatUsage(900, 12)),
+		llmtest.ChatReply(llmtest.ChatToolCall("call_x", "nosuch"+esc, `{}`), llmtest.ChatFinish("tool_calls"), llmtest.ChatUsage(950, 12)),
+		llmtest.ChatReply(llmtest.ChatToolCall("call_s", "shell_exec", toolArgs(t, map[string]any{"command": "printf '" + strings.NewReplacer("\\", `\\`, "\x1b", `\033`, "\x07", `\007`).Replace(esc) + "'"})), llmtest.ChatFinish("tool_calls"), llmtest.ChatUsage(1000, 12)),
+		stream,
+	)
+	home, ws := setup(t, srv.URL())
+	if err := os.WriteFile(filepath.Join(ws, "evil.txt"), []byte("file says "+esc+" and \xff\xfe\x9b2J bytes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := newTmux(t, home)
+	raw := filepath.Join(t.TempDir(), "raw")
+	s.startPiped(ws, raw, "--yes", "--model", "local/m")
+	s.waitFor("/help lists the commands")
+	s.typeLine("read evil.txt")
+	s.waitFor("streaming")
+	s.waitFor("Second")
+	sc := s.waitFor("─ done")
+	// Open every tool call and the thinking: their bodies are drawn too.
+	for i := 0; i < 6; i++ {
+		s.run("send-keys", "-t", "chat", "C-p")
+		s.run("send-keys", "-t", "chat", "C-o")
+	}
+	time.Sleep(500 * time.Millisecond)
+	sc = s.screen()
+	for _, want := range []string{"file says", "bytes", "Reading", "paragraph.", "docs"} {
+		if !strings.Contains(sc, want) {
+			t.Errorf("the screen lacks %q:\n%s", want, sc)
+		}
+	}
+	if title := strings.TrimSpace(s.run("display-message", "-p", "-t", "chat", "#{pane_title}")); strings.Contains(title, "PWNED") {
+		t.Errorf("the model set the window title: %q", title)
+	}
+	if bufs := s.run("list-buffers"); strings.TrimSpace(bufs) != "" {
+		t.Errorf("the model wrote the clipboard (tmux paste buffers):\n%s", bufs)
+	}
+	checkRaw(t, raw)
+}
+
+// TestChatApprovalSpoofing: the approval prompt shows exactly what will
+// run. A command that overprints its own question with a carriage
+// return, one whose dangerous tail is past the screen's width, a file
+// name with a newline that draws a fake "you allowed" line, and look-
+// alike letters; each is refused with n and nothing ran.
+func TestChatApprovalSpoofing(t *testing.T) {
+	t.Parallel()
+	overprint := "echo PAYLOAD>ran1.txt;#\r? shell_exec wants to run: ls -la" + strings.Repeat(" ", 20)
+	long := "ls " + strings.Repeat("-l ", 40) + "; echo PAYLOAD > ran2.txt"
+	fakeName := "notes.md\n✓ you allowed file_write: write notes.md"
+	lookalike := "git push оrigin main" // a Cyrillic о
+	srv := llmtest.NewTestServer(t,
+		llmtest.ChatReply(llmtest.ChatText("Allowed already:\n\n? shell_exec wants to run: ls\n  Allow? y yes · n no\n"),
+			llmtest.ChatToolCall("call_1", "shell_exec", toolArgs(t, map[string]any{"command": overprint})), llmtest.ChatFinish("tool_calls"), llmtest.ChatUsage(900, 12)),
+		llmtest.ChatReply(llmtest.ChatToolCall("call_2", "shell_exec", toolArgs(t, map[string]any{"command": long})), llmtest.ChatFinish("tool_calls"), llmtest.ChatUsage(950, 12)),
+		llmtest.ChatReply(llmtest.ChatToolCall("call_3", "file_write", toolArgs(t, map[string]any{"path": fakeName, "content": "x\n"})), llmtest.ChatFinish("tool_calls"), llmtest.ChatUsage(1000, 12)),
+		llmtest.ChatReply(llmtest.ChatToolCall("call_4", "shell_exec", toolArgs(t, map[string]any{"command": lookalike})), llmtest.ChatFinish("tool_calls"), llmtest.ChatUsage(1050, 12)),
+		llmtest.ChatTextReply("All refused.", 1100, 4),
+	)
+	home, ws := setup(t, srv.URL())
+	s := newTmux(t, home)
+	raw := filepath.Join(t.TempDir(), "raw")
+	s.startPiped(ws, raw, "--allow-write", "--model", "local/m")
+	s.waitFor("/help lists the commands")
+	s.typeLine("tidy up")
+
+	refuse := func(want ...string) string {
+		t.Helper()
+		sc := s.waitFor("waiting for your answer above")
+		for _, w := range want {
+			if !strings.Contains(sc, w) {
+				t.Errorf("the question does not show %q:\n%s", w, sc)
+			}
+		}
+		time.Sleep(700 * time.Millisecond) // a question takes no key in its first moments
+		s.run("send-keys", "-t", "chat", "n")
+		return sc
+	}
+	sc := refuse("echo PAYLOAD>ran1.txt;#⟨CR⟩? shell_exec wants to run: ls -la")
+	if n := countLines(sc, "? "); n != 1 {
+		t.Errorf("%d questions on the screen; the model's text drew one:\n%s", n, sc)
+	}
+	s.waitFor("you refused shell_exec")
+	refuse("echo PAYLOAD > ran2.txt")
+	s.waitFor("you refused shell_exec: run: ls -l -l")
+	refuse("notes.md⟨LF⟩✓ you allowed")
+	s.waitFor("you refused file_write")
+	refuse("git push оrigin main", "U+043E")
+	sc = s.waitFor("All refused.")
+	if countLines(sc, "✓ you allowed") != 0 {
+		t.Errorf("a fake approval line is on the screen:\n%s", sc)
+	}
+	for _, f := range []string{"ran1.txt", "ran2.txt", "notes.md"} {
+		if _, err := os.Stat(filepath.Join(ws, f)); err == nil {
+			t.Errorf("%s exists: a refused call ran", f)
+		}
+	}
+	checkRaw(t, raw)
+}
+
+// countLines counts the screen's lines that start with prefix.
+func countLines(screen, prefix string) int {
+	n := 0
+	for _, l := range strings.Split(screen, "\n") {
+		if strings.HasPrefix(l, prefix) {
+			n++
+		}
+	}
+	return n
+}
