@@ -90,7 +90,7 @@ func TestChatInTmux(t *testing.T) {
 	if !strings.Contains(sc, "› please write notes.md") || !strings.Contains(sc, "file_write wants to") {
 		t.Errorf("the prompt or the question is missing:\n%s", sc)
 	}
-	s.run("send-keys", "-t", "chat", "y")
+	s.answer("y")
 	sc = s.waitFor("─ done")
 	for _, want := range []string{"✓ you allowed file_write", "✓ file_write", "I wrote notes.md for you.", "nothing to test", "local/m"} {
 		if !strings.Contains(sc, want) {
@@ -235,9 +235,9 @@ func TestChatDailyUse(t *testing.T) {
 	s.waitFor("› /etc/hosts explain it again")
 	s.run("send-keys", "-t", "chat", "Enter")
 	s.waitFor("Allow? y yes")
-	s.run("send-keys", "-t", "chat", "y")
+	s.answer("y")
 	s.waitFor("shell_exec wants to")
-	s.run("send-keys", "-t", "chat", "y")
+	s.answer("y")
 	sc = s.waitFor("notes.md and shell.txt.")
 	if b, err := os.ReadFile(filepath.Join(ws, "notes.md")); err != nil || string(b) != "hosts\n" {
 		t.Fatalf("notes.md = %q, %v\n%s", b, err, sc)
@@ -272,4 +272,12 @@ func TestChatDailyUse(t *testing.T) {
 			t.Errorf("the resumed chat lacks %q:\n%s", want, sc)
 		}
 	}
+}
+
+// answer presses key for the question on the screen once it has been
+// shown long enough to be read: the chat takes y and a only half a
+// second after a question appears (tui.answerDelay).
+func (s *tmuxSession) answer(key string) {
+	time.Sleep(700 * time.Millisecond)
+	s.run("send-keys", "-t", "chat", key)
 }

@@ -93,7 +93,7 @@ func TestChatEscapeInjection(t *testing.T) {
 	stream := llmtest.Reply{Delay: 1500 * time.Millisecond, Chunks: []string{
 		// The unfinished tail of an answer is drawn as it streams.
 		llmtest.ChatText("streaming " + esc + " tail"),
-		llmtest.ChatText(" and the rest.\n\nSecond " + esc + " paragraph.") + llmtest.ChatFinish("stop") + llmtest.ChatUsage(1200, 9) + llmtest.ChatDone,
+		llmtest.ChatText(" and the rest.\n\nSecond "+esc+" paragraph.") + llmtest.ChatFinish("stop") + llmtest.ChatUsage(1200, 9) + llmtest.ChatDone,
 	}}
 	srv := llmtest.NewTestServer(t,
 		llmtest.ChatReply(llmtest.ChatReasoning("thinking "+esc), llmtest.ChatText("Reading "+esc+" it."),
@@ -169,7 +169,6 @@ func TestChatApprovalSpoofing(t *testing.T) {
 				t.Errorf("the question does not show %q:\n%s", w, sc)
 			}
 		}
-		time.Sleep(700 * time.Millisecond) // a question takes no key in its first moments
 		s.run("send-keys", "-t", "chat", "n")
 		return sc
 	}
@@ -204,4 +203,56 @@ func countLines(screen, prefix string) int {
 		}
 	}
 	return n
+}
+
+// TestRunEscapesInTmux: `godwit run` on a terminal, asking on it: the
+// question written by the line-mode prompter marks the carriage return
+// that would overprint it, and neither the narration on stderr nor the
+// answer on stdout carries a sequence the model sent.
+func TestRunEscapesInTmux(t *testing.T) {
+	t.Parallel()
+	overprint := "echo PAYLOAD>ran.txt;#\r? ok: ls -la" + strings.Repeat(" ", 30)
+	srv := llmtest.NewTestServer(t,
+		llmtest.ChatReply(llmtest.ChatText("Narration "+esc), llmtest.ChatToolCall("call_1", "shell_exec", toolArgs(t, map[string]any{"command": overprint})),
+			llmtest.ChatFinish("tool_calls"), llmtest.ChatUsage(900, 12)),
+		llmtest.ChatTextReply("Answer "+esc+" end.", 950, 6),
+	)
+	home, ws := setup(t, srv.URL())
+	s := newTmux(t, home)
+	raw := filepath.Join(t.TempDir(), "raw")
+	gate := filepath.Join(t.TempDir(), "go")
+	script := "while [ ! -e " + gate + " ]; do sleep 0.05; done; " + binary + " run --allow-write --model local/m -p 'tidy up'; echo run-exit=$?; sleep 60"
+	s.run("new-session", "-d", "-s", "chat", "-x", "110", "-y", "40", "-c", ws, "sh", "-c", script)
+	s.run("set-option", "-g", "set-clipboard", "on")
+	s.run("pipe-pane", "-t", "chat", "-o", "cat >> "+raw)
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sc := s.waitFor("Allow? [y]es")
+	if !strings.Contains(sc, "echo PAYLOAD>ran.txt;#⟨CR⟩? ok: ls -la") {
+		t.Errorf("the question does not show the carriage return:\n%s", sc)
+	}
+	s.run("send-keys", "-t", "chat", "n", "Enter")
+	sc = s.waitFor("run-exit=")
+	for _, want := range []string{"Narration", "Answer", "end."} {
+		if !strings.Contains(sc, want) {
+			t.Errorf("the terminal lacks %q:\n%s", want, sc)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(ws, "ran.txt")); err == nil {
+		t.Error("the refused command ran")
+	}
+	if title := s.run("display-message", "-p", "-t", "chat", "#{pane_title}"); strings.Contains(title, "PWNED") {
+		t.Errorf("the model set the window title: %q", title)
+	}
+	if bufs := s.run("list-buffers"); strings.TrimSpace(bufs) != "" {
+		t.Errorf("the model wrote the clipboard:\n%s", bufs)
+	}
+	b, err := os.ReadFile(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i := strings.IndexAny(string(b), "\x1b\u009b"); i >= 0 {
+		t.Errorf("an escape reached the terminal: %q", b[max(i-30, 0):min(i+40, len(b))])
+	}
 }

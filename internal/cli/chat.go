@@ -162,7 +162,8 @@ func openChatLog(home string) (*os.File, error) {
 func chatLines(ctx context.Context, opts *ChatOptions) error {
 	lines := readLines(ctx, opts.IO.In)
 	var ctl *tui.Controller // set before the first turn; the turns' sink reads it
-	shown := agent.Sinks(newPlainSink(opts.IO.Out, opts.IO.ErrOut), &mailLog{w: opts.IO.ErrOut})
+	out, errOut := shown(opts.IO.Out, opts.IO.OutTTY), safeWriter{opts.IO.ErrOut}
+	shown := agent.Sinks(newPlainSink(out, errOut), &mailLog{w: errOut})
 	turns := agent.Sinks(shown, agent.SinkFunc(func(e agent.Event) { ctl.Observe(e) }))
 	prompter := &linePrompter{lines: func() <-chan string { return lines }, out: opts.IO.ErrOut}
 	mode := tui.NewModeSwitch(policy.ModeFromFlags(opts.AllowWrite, opts.Yes))
@@ -203,9 +204,9 @@ func chatLines(ctx context.Context, opts *ChatOptions) error {
 			}
 			line = strings.TrimSpace(l)
 		case m := <-arrived:
-			fmt.Fprintf(opts.IO.ErrOut, "✉ m%d from %s: %s\n", m.ID, mail.Label(m.FromKind, m.From), firstLine(m.Body, 100))
+			fmt.Fprintf(errOut, "✉ m%d from %s: %s\n", m.ID, mail.Label(m.FromKind, m.From), firstLine(m.Body, 100))
 			if _, _, err := ctl.RunMail(ctx); err != nil && ctx.Err() == nil {
-				fmt.Fprintln(opts.IO.ErrOut, "godwit:", err)
+				fmt.Fprintln(errOut, "godwit:", err)
 			}
 			continue
 		}
@@ -215,11 +216,11 @@ func chatLines(ctx context.Context, opts *ChatOptions) error {
 		case tui.IsCommand(line):
 			r, err := ctl.Exec(ctx, line)
 			if err != nil {
-				fmt.Fprintln(opts.IO.ErrOut, strings.TrimPrefix(err.Error(), "tui: "))
+				fmt.Fprintln(errOut, strings.TrimPrefix(err.Error(), "tui: "))
 				continue
 			}
 			if r.Text != "" {
-				fmt.Fprintln(opts.IO.Out, r.Text)
+				fmt.Fprintln(out, r.Text)
 			}
 			if r.Quit {
 				return nil
@@ -231,7 +232,7 @@ func chatLines(ctx context.Context, opts *ChatOptions) error {
 		case ctx.Err() != nil:
 			return nil
 		case err != nil:
-			fmt.Fprintln(opts.IO.ErrOut, "godwit:", err)
+			fmt.Fprintln(errOut, "godwit:", err)
 		}
 	}
 }

@@ -37,7 +37,7 @@ func NewFactory(version string) *Factory {
 		Getenv:  os.Getenv,
 		Now:     time.Now,
 		Version: version,
-		Logger:  slog.New(newLineHandler(ios.ErrOut, slog.LevelWarn)),
+		Logger:  slog.New(newLineHandler(safeWriter{ios.ErrOut}, slog.LevelWarn)),
 		Workdir: wd,
 		Chdir:   os.Chdir,
 	}

@@ -6,6 +6,8 @@ import (
 	"os"
 
 	"golang.org/x/term"
+
+	"github.com/godwit/godwit/internal/termsafe"
 )
 
 // IOStreams are a command's standard streams and whether they are
@@ -44,6 +46,29 @@ func isPipeOrFile(f *os.File) bool {
 }
 
 func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
+
+// safeWriter passes what is written through termsafe.Text: where the
+// model's and tools' words reach a person, nothing they hold may drive
+// the terminal (set its title, write the clipboard, overprint a line).
+// Each write is sanitised on its own; since every escape and C1 byte
+// goes, a sequence split across writes cannot form either.
+type safeWriter struct{ w io.Writer }
+
+func (s safeWriter) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(s.w, termsafe.Text(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// shown is w for text a person reads when tty is set, so that a pipe or
+// a file (godwit run > answer.md) still gets the answer byte for byte.
+func shown(w io.Writer, tty bool) io.Writer {
+	if tty {
+		return safeWriter{w}
+	}
+	return w
+}
 
 // TestStreams returns streams backed by buffers, none a terminal.
 func TestStreams() (ios *IOStreams, in, out, errOut *bytes.Buffer) {

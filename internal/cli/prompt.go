@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/godwit/godwit/internal/policy"
+	"github.com/godwit/godwit/internal/termsafe"
 )
 
 // linePrompter asks the policy's questions in line mode: it writes the
@@ -76,19 +77,23 @@ func drain(lines <-chan string) {
 	}
 }
 
-// formatQuestion renders q for a terminal, ending with the prompt.
+// formatQuestion renders q for a terminal, ending with the prompt. The
+// call is written with termsafe.Exact, as the chat writes it: a control,
+// an escape or a bidi override in a command or a file name shows as a
+// mark, so the person reads every character that will run and nothing in
+// it can draw over the question.
 func formatQuestion(q policy.Question) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n%s wants to %s\n", q.Tool, q.Summary)
+	fmt.Fprintf(&b, "\n%s wants to %s\n", termsafe.ExactLine(q.Tool), termsafe.ExactLine(q.Summary))
 	if q.Preview != "" {
-		b.WriteString(strings.TrimRight(q.Preview, "\n"))
+		b.WriteString(termsafe.Exact(strings.TrimRight(q.Preview, "\n")))
 		b.WriteByte('\n')
 	}
 	for _, r := range q.Reasons {
-		fmt.Fprintf(&b, "  · %s\n", r)
+		fmt.Fprintf(&b, "  · %s\n", termsafe.ExactLine(r))
 	}
 	if len(q.Always) > 0 {
-		fmt.Fprintf(&b, "  [a]lways allows for this session: %s\n", strings.Join(q.Always, "; "))
+		fmt.Fprintf(&b, "  [a]lways allows for this session: %s\n", termsafe.ExactLine(strings.Join(q.Always, "; ")))
 		b.WriteString("Allow? [y]es / [n]o / [a]lways: ")
 	} else {
 		b.WriteString("Allow? [y]es / [n]o: ")

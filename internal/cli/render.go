@@ -28,7 +28,8 @@ func outputSink(ios *IOStreams, asJSON bool) agent.Sink {
 	if asJSON {
 		return newJSONSink(ios.Out)
 	}
-	return newAnswerSink(ios.Out, ios.ErrOut)
+	// stderr is always for a person; stdout only on a terminal.
+	return newAnswerSink(shown(ios.Out, ios.OutTTY), safeWriter{ios.ErrOut})
 }
 
 func newJSONSink(w io.Writer) *jsonSink { return &jsonSink{enc: json.NewEncoder(w)} }

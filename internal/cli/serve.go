@@ -101,7 +101,7 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 			return &UsageError{Err: err}
 		}
 	}
-	sink := agent.Sinks(outputSink(opts.IO, opts.JSON), &mailLog{w: opts.IO.ErrOut})
+	sink := agent.Sinks(outputSink(opts.IO, opts.JSON), &mailLog{w: safeWriter{opts.IO.ErrOut}})
 	env, err := wiring.Build(ctx, wiring.Options{
 		Home: opts.Home, Workspace: opts.Workdir, Model: model, Provider: opts.Provider, Mail: true,
 		Mode: policy.ModeFromFlags(opts.AllowWrite, opts.Yes), EngineEvents: sink, Getenv: opts.Getenv, Logger: opts.Logger,
