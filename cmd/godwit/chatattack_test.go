@@ -256,3 +256,62 @@ func TestRunEscapesInTmux(t *testing.T) {
 		t.Errorf("an escape reached the terminal: %q", b[max(i-30, 0):min(i+40, len(b))])
 	}
 }
+
+// TestChatModelCannotAnswer: the model's text holds the keys that would
+// switch the mode (Shift-Tab's CSI Z, "/mode auto"), approve ("y"), and
+// the queries that make a terminal type an answer (a title set to "y",
+// then reported; a DECRQSS); meanwhile the person keeps typing y's into
+// the input as the question arrives. The question stays open, the mode
+// stays ask, and n refuses.
+func TestChatModelCannotAnswer(t *testing.T) {
+	t.Parallel()
+	keys := "\x1b[Z\x1b[Z/mode auto\ry\r\x1b]2;y\x07\x1b[21t\x1bP$qm\x1b\\\x1b[6n"
+	srv := llmtest.NewTestServer(t,
+		llmtest.Reply{Delay: 800 * time.Millisecond, Chunks: []string{
+			llmtest.ChatText("Switching " + keys),
+			llmtest.ChatToolCall("call_1", "shell_exec", `{"command":"echo PAYLOAD > ran.txt"}`) + llmtest.ChatFinish("tool_calls") + llmtest.ChatUsage(900, 12) + llmtest.ChatDone,
+		}},
+		llmtest.ChatTextReply("Refused.", 950, 4),
+	)
+	home, ws := setup(t, srv.URL())
+	s := newTmux(t, home)
+	raw := filepath.Join(t.TempDir(), "raw")
+	s.startPiped(ws, raw, "--allow-write", "--model", "local/m")
+	s.waitFor("/help lists the commands")
+	s.typeLine("go on")
+	// Typing ahead, a y every 100 ms, across the question's arrival.
+	asked := false
+	for i := 0; i < 30; i++ {
+		s.run("send-keys", "-t", "chat", "-l", "y")
+		time.Sleep(100 * time.Millisecond)
+		asked = asked || strings.Contains(s.screen(), "waiting for your answer above")
+	}
+	if !asked {
+		t.Fatalf("the question never came while the keys were typed:\n%s", s.screen())
+	}
+	time.Sleep(time.Second)
+	sc := s.screen()
+	if !strings.Contains(sc, "waiting for your answer above") || strings.Contains(sc, "you allowed") {
+		t.Fatalf("the question was answered by keys meant for the input or by the model:\n%s", sc)
+	}
+	if !strings.Contains(sc, " ask · ctx") {
+		t.Errorf("the mode changed:\n%s", sc)
+	}
+	s.run("send-keys", "-t", "chat", "n")
+	sc = s.waitFor("Refused.")
+	if !strings.Contains(sc, "you refused shell_exec") || !strings.Contains(sc, " ask · ctx") {
+		t.Errorf("the refusal or the mode is not on the screen:\n%s", sc)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "ran.txt")); err == nil {
+		t.Error("the command ran")
+	}
+	b, err := os.ReadFile(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"\x1b[21t", "\x1bP$q", "\x1b]2;y"} {
+		if strings.Contains(string(b), q) {
+			t.Errorf("the model's terminal query %q reached the terminal", q)
+		}
+	}
+}

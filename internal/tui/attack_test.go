@@ -163,8 +163,16 @@ func TestAnswerKeysWaitForTheQuestion(t *testing.T) {
 	m.handleBridge(approvalRequestMsg{id: 1, q: policy.Question{Tool: "shell_exec", Summary: "run: rm -rf build"}, reply: r1})
 	m.handleBridge(approvalRequestMsg{id: 2, q: policy.Question{Tool: "shell_exec", Summary: "run: git push"}, reply: r2})
 	m.typeKeys("y")
-	if len(r1) != 0 || len(m.questions) != 2 || !strings.Contains(m.hint, "just appeared") {
+	if len(r1) != 0 || len(m.questions) != 2 || !strings.Contains(m.hint, "read the question") {
 		t.Fatalf("a y typed as the question appeared answered it (hint %q)", m.hint)
+	}
+	// Typing on past the delay, a key at a time, answers nothing either.
+	for i := 0; i < 5; i++ {
+		c.Advance(answerDelay / 2)
+		m.typeKeys("y")
+	}
+	if len(r1) != 0 {
+		t.Fatal("a run of keys typed on answered the question")
 	}
 	c.Advance(answerDelay)
 	m.typeKeys("y")

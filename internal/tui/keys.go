@@ -12,10 +12,11 @@ import (
 // doubleCtrlC is how soon a second Ctrl-C must follow the first to leave.
 const doubleCtrlC = 2 * time.Second
 
-// answerDelay is how long a question is shown before y or a answers it:
-// a key typed a moment after it appeared was meant for the input (typing
-// ahead while the turn runs) or for the question before it (a y pressed
-// twice), not for a call the person has not read. n answers at once.
+// answerDelay is how long a question must have been shown, and the keys
+// quiet, before y or a answers it: a key typed a moment after it appeared
+// was meant for the input (typing ahead while the turn runs) or for the
+// question before it (a y pressed twice), not for a call the person has
+// not read; so is one typed in a run of keys. n answers at once.
 const answerDelay = 500 * time.Millisecond
 
 // cancellingHint shows while a cancelled turn winds down; turnDone
@@ -26,6 +27,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	s := k.String()
 	prevHint := m.hint
 	m.hint = ""
+	now := m.now()
+	quiet := now.Sub(m.askedAt) >= answerDelay && now.Sub(m.lastKey) >= answerDelay
+	m.lastKey = now
 
 	if s == "ctrl+c" {
 		return m.ctrlC(prevHint)
@@ -71,11 +75,10 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	}
 
 	if len(m.questions) > 0 {
-		early := m.now().Sub(m.askedAt) < answerDelay
 		switch strings.ToLower(s) {
 		case "y", "a":
-			if early {
-				m.hint = "this question has just appeared: read it, then answer y, n or a"
+			if !quiet {
+				m.hint = "read the question, then answer: y or a counts after half a second without keys; n refuses at once"
 				return nil
 			}
 			if s == "y" || s == "Y" {

@@ -45,6 +45,7 @@ type Model struct {
 	questions  []*entry // approval questions not yet answered, oldest first
 	byQuestion map[int]*entry
 	askedAt    time.Time // when questions[0] became the one y and a answer
+	lastKey    time.Time // the last key pressed (answerDelay)
 
 	history []string // submitted input, oldest first
 	saved   *History // where history outlives the run
