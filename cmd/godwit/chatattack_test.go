@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/godwit/godwit/internal/store/storetest"
 	"github.com/godwit/godwit/llm/llmtest"
 )
 
@@ -313,5 +315,97 @@ func TestChatModelCannotAnswer(t *testing.T) {
 		if strings.Contains(string(b), q) {
 			t.Errorf("the model's terminal query %q reached the terminal", q)
 		}
+	}
+}
+
+// TestChatSurvivesHugeOutput: a command printing two million lines, then
+// an answer of deeply nested quotes, a giant table, bytes that are not
+// UTF-8 and a 2 MB line streamed in 32 pieces. The chat keeps answering
+// keys, leaves cleanly, and the session's record holds the answer whole
+// and the output as the shell kept it (its head and tail).
+func TestChatSurvivesHugeOutput(t *testing.T) {
+	t.Parallel()
+	var table strings.Builder
+	table.WriteString("|" + strings.Repeat(" h |", 40) + "\n|" + strings.Repeat("---|", 40) + "\n")
+	for i := 0; i < 2000; i++ {
+		table.WriteString("|" + strings.Repeat(" cell |", 40) + "\n")
+	}
+	head := strings.Repeat("> ", 20000) + "deep\n\n" + table.String() + "\n" + strings.Repeat("*a **b ", 20000) + "\n\nbad \xff\xfe bytes\n\nLINE-START "
+	huge := strings.Repeat("word ", 2<<20/5)
+	answer := llmtest.Reply{Chunks: []string{llmtest.ChatText(head)}}
+	for i := 0; i < 32; i++ {
+		answer.Chunks = append(answer.Chunks, llmtest.ChatText(huge[i*len(huge)/32:(i+1)*len(huge)/32]))
+	}
+	answer.Chunks = append(answer.Chunks, llmtest.ChatText(" LINE-END")+llmtest.ChatFinish("stop")+llmtest.ChatUsage(1000, 9)+llmtest.ChatDone)
+	srv := llmtest.NewTestServer(t,
+		llmtest.ChatReply(llmtest.ChatToolCall("call_1", "shell_exec", `{"command":"seq 1 2000000"}`), llmtest.ChatFinish("tool_calls"), llmtest.ChatUsage(900, 12)),
+		answer,
+	)
+	home, ws := setup(t, srv.URL())
+	s := newTmux(t, home)
+	s.chat(ws, "--yes", "--model", "local/m")
+	s.waitFor("/help lists the commands")
+	s.typeLine("count")
+	s.waitFor("LINE-END")
+	s.waitFor("─ done")
+	start := time.Now()
+	s.typeLine("/cost")
+	s.waitFor("\n  /cost\n") // the reply's head, not the input line
+	t.Logf("the chat answered /cost %v after the answer ended", time.Since(start).Round(time.Millisecond))
+	// Open the command's output, scroll through it.
+	s.run("send-keys", "-t", "chat", "C-p")
+	s.run("send-keys", "-t", "chat", "C-p")
+	start = time.Now()
+	s.run("send-keys", "-t", "chat", "C-o")
+	s.waitFor("▾ ✓ shell_exec")
+	s.waitFor("│ 1\n")
+	t.Logf("the stored output opened in %v", time.Since(start).Round(time.Millisecond))
+	for i := 0; i < 5; i++ {
+		s.run("send-keys", "-t", "chat", "PgDn")
+	}
+	s.run("send-keys", "-t", "chat", "Escape")
+	s.waitGone("scrolled") // at the end again; a key right after Esc would read as Alt+key
+	s.run("send-keys", "-t", "chat", "C-c")
+	s.waitFor("press Ctrl-C again to leave")
+	s.run("send-keys", "-t", "chat", "C-c")
+	sc := s.waitFor("chat-exit=")
+	if !strings.Contains(sc, "chat-exit=0") {
+		t.Fatalf("the chat did not end cleanly:\n%s", sc)
+	}
+
+	st := storetest.OpenAt(t, filepath.Join(home, "godwit.db"))
+	ctx := context.Background()
+	last, err := st.LastSession(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := st.Messages(ctx, last.ID, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text string
+	for _, m := range msgs {
+		for _, p := range m.Message.Parts {
+			text += p.Text
+		}
+	}
+	if !strings.Contains(text, "LINE-START "+huge[:1000]) || !strings.Contains(text, "LINE-END") || len(text) < len(huge) {
+		t.Errorf("the record lost the answer: %d bytes of text", len(text))
+	}
+	calls, err := st.ToolCalls(ctx, last.ID)
+	if err != nil || len(calls) != 1 || !strings.Contains(calls[0].Output, "2000000") {
+		t.Errorf("the record lost the command's output: %v, %d calls", err, len(calls))
+	}
+}
+
+// waitGone polls the screen until it no longer contains what.
+func (s *tmuxSession) waitGone(what string) {
+	s.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for strings.Contains(s.screen(), what) {
+		if time.Now().After(deadline) {
+			s.t.Fatalf("the screen still shows %q:\n%s", what, s.screen())
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }

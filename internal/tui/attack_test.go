@@ -201,3 +201,85 @@ func (m *Model) typeKeys(s string) {
 func progress(msg string) *tool.Progress { return &tool.Progress{Progress: 1, Total: 2, Message: msg} }
 
 func teaKey(r rune) tea.KeyPressMsg { return tea.KeyPressMsg{Code: r, Text: string(r)} }
+
+// pathological answers and outputs a model or a command can send.
+func pathological() map[string]string {
+	var lists, table, ticks strings.Builder
+	for i := 0; i < 3000; i++ {
+		lists.WriteString(strings.Repeat("  ", i) + "- item\n")
+	}
+	table.WriteString("|" + strings.Repeat(" h |", 60) + "\n|" + strings.Repeat("---|", 60) + "\n")
+	for i := 0; i < 3000; i++ {
+		table.WriteString("|" + strings.Repeat(" cell |", 60) + "\n")
+	}
+	for i := 1; i < 400; i++ {
+		ticks.WriteString(strings.Repeat("`", i) + "a")
+	}
+	return map[string]string{
+		"nested quotes": strings.Repeat("> ", 50000) + "deep\n",
+		"nested lists":  lists.String(),
+		"emphasis":      strings.Repeat("*a **b ", 30000) + "\n",
+		"brackets":      strings.Repeat("[", 50000) + strings.Repeat("](x)", 50000) + "\n",
+		"backticks":     ticks.String() + "\n",
+		"giant table":   table.String(),
+		"invalid utf-8": strings.Repeat("\xff\xfe\xc0", 100000) + "\n",
+		"huge line":     strings.Repeat("word ", 1<<20/5),
+	}
+}
+
+// TestPathologicalAnswersRender: each answer renders, done, within the
+// screen's width (a resize included), with no control left over.
+func TestPathologicalAnswersRender(t *testing.T) {
+	for name, text := range pathological() {
+		t.Run(name, func(t *testing.T) {
+			m := staticModel(t, 100, 40)
+			feedEvents(m, agent.Event{Type: agent.EventTextDelta, Text: text}, agent.Event{Type: agent.EventModelResponse, Response: &agent.ResponseInfo{}})
+			for _, w := range []int{100, 63} {
+				m.Update(teaSize(w, 40))
+				view := m.View().Content
+				onlySGR(t, view)
+				for _, l := range strings.Split(view, "\n") {
+					if ansi.StringWidth(l) > w {
+						t.Fatalf("a line is wider than %d: %q", w, l)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestHugeStreamDrawsItsEnd: while a 4 MB line streams, the answer's
+// item draws only the end of its unfinished block (each frame wraps it
+// again), says what is above, and shows all of it once done.
+func TestHugeStreamDrawsItsEnd(t *testing.T) {
+	m := staticModel(t, 100, 40)
+	chunk := strings.Repeat("word ", 64<<10/5)
+	for i := 0; i < 64; i++ {
+		feedEvents(m, agent.Event{Type: agent.EventTextDelta, Text: chunk})
+	}
+	a := items[*assistantItem](m)[0]
+	lines := a.render(m.rc, 100)
+	if max := maxTail/90 + 10; len(lines) > max {
+		t.Errorf("the streaming answer draws %d lines; at most %d were expected", len(lines), max)
+	}
+	if !strings.Contains(strings.Join(lines[:2], ""), "bytes above, shown when the answer ends") {
+		t.Errorf("the cut is not said: %q", lines[:2])
+	}
+	feedEvents(m, agent.Event{Type: agent.EventModelResponse, Response: &agent.ResponseInfo{}})
+	if n := len(a.render(m.rc, 100)); n < 64*len(chunk)/100 {
+		t.Errorf("the finished answer draws %d lines, not all of it", n)
+	}
+}
+
+// BenchmarkStreamHugeLine: frames while a 4 MB line streams, 64 KB a
+// delta (go test -run - -bench StreamHuge ./internal/tui).
+func BenchmarkStreamHugeLine(b *testing.B) {
+	chunk := strings.Repeat("word ", 64<<10/5)
+	for b.Loop() {
+		m := staticModel(b, 100, 40)
+		for i := 0; i < 64; i++ {
+			feedEvents(m, agent.Event{Type: agent.EventTextDelta, Text: chunk})
+			m.View()
+		}
+	}
+}

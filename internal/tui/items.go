@@ -97,6 +97,10 @@ func (a *assistantItem) render(rc *renderCtx, width int) []string {
 	return indent(rc, body, 0)
 }
 
+// maxTail is how much of an answer's unfinished block is drawn while it
+// streams.
+const maxTail = 64 << 10
+
 // streaming renders an answer still arriving: the complete blocks once
 // (kept, gutter included), the tail as plain text each frame.
 func (a *assistantItem) streaming(rc *renderCtx, width int) []string {
@@ -116,7 +120,20 @@ func (a *assistantItem) streaming(rc *renderCtx, width int) []string {
 		a.cut = c
 	}
 	var tail []string
-	if t := strings.TrimSpace(termsafe.Text(string(a.text[a.cut:]))); t != "" {
+	raw, skipped := a.text[a.cut:], 0
+	if len(raw) > maxTail {
+		// An unfinished block is wrapped again every frame: past maxTail,
+		// only its end is (a 4 MB line cost 170 ms a frame).
+		skipped = len(raw) - maxTail
+		for skipped < len(raw) && raw[skipped]&0xc0 == 0x80 {
+			skipped++
+		}
+		raw = raw[skipped:]
+	}
+	if t := strings.TrimSpace(termsafe.Text(string(raw))); t != "" {
+		if skipped > 0 {
+			t = fmt.Sprintf("[… %s bytes above, shown when the answer ends]\n", thousands(skipped)) + t
+		}
 		tail = wrap(t, w)
 		if len(a.stable) > 0 {
 			tail = append([]string{""}, tail...)
