@@ -147,7 +147,7 @@ func runInspectTrace(ctx context.Context, opts *InspectOptions) error {
 	if opts.JSON {
 		return trace.Analyze(t).WriteJSON(opts.IO.Out)
 	}
-	return trace.Analyze(t).WriteText(opts.IO.Out)
+	return trace.Analyze(t).WriteText(shown(opts.IO.Out, opts.IO.OutTTY))
 }
 
 func writeTimeline(ctx context.Context, opts *InspectOptions, st *store.Store, sess store.Session) error {
@@ -163,7 +163,7 @@ func writeTimeline(ctx context.Context, opts *InspectOptions, st *store.Store, s
 		}
 		return nil
 	}
-	fmt.Fprintf(opts.IO.Out, "session %s  %s\n%s  %s\n\n", sess.ID, sess.Title, sess.Workspace, sess.Model)
+	fmt.Fprintf(shown(opts.IO.Out, opts.IO.OutTTY), "session %s  %s\n%s  %s\n\n", sess.ID, sess.Title, sess.Workspace, sess.Model)
 	var start time.Time
 	args := map[string]string{} // call id -> arguments, from tool.started
 	for _, row := range events {
@@ -181,7 +181,7 @@ func writeTimeline(ctx context.Context, opts *InspectOptions, st *store.Store, s
 			e.Tool.Args = args[e.Tool.CallID]
 		}
 		if line := timelineLine(e); line != "" {
-			fmt.Fprintf(opts.IO.Out, "%8s  %s\n", e.Time.Sub(start).Round(time.Millisecond), line)
+			fmt.Fprintf(shown(opts.IO.Out, opts.IO.OutTTY), "%8s  %s\n", e.Time.Sub(start).Round(time.Millisecond), line)
 		}
 	}
 	return nil

@@ -86,7 +86,7 @@ func runMail(ctx context.Context, opts *MailOptions) error {
 		if opts.JSON {
 			return writeMailJSON(ctx, opts.IO.Out, st, m)
 		}
-		return writeMessage(ctx, opts.IO.Out, st, m)
+		return writeMessage(ctx, shown(opts.IO.Out, opts.IO.OutTTY), st, m)
 	}
 	session := ""
 	if opts.Ref != "" {
@@ -112,7 +112,7 @@ func runMail(ctx context.Context, opts *MailOptions) error {
 		fmt.Fprintln(opts.IO.ErrOut, "no messages yet; send one with `godwit send SESSION TEXT`")
 		return nil
 	}
-	w := opts.IO.Out
+	w := shown(opts.IO.Out, opts.IO.OutTTY) // bodies and answers are other sessions' and models' words
 	fmt.Fprintf(w, "%-7s %-26s %-20s %-10s %5s %-8s %s\n", "ID", "FROM", "TO", "STATE", "TURN", "AT", "TEXT")
 	for _, m := range ms {
 		state := string(m.State)

@@ -147,7 +147,7 @@ func runSend(ctx context.Context, opts *SendOptions) error {
 	}
 	switch {
 	case err == nil:
-		fmt.Fprintln(opts.IO.Out, strings.TrimRight(m.Answer, "\n"))
+		fmt.Fprintln(shown(opts.IO.Out, opts.IO.OutTTY), strings.TrimRight(m.Answer, "\n"))
 		return nil
 	case ctx.Err() != nil:
 		fmt.Fprintf(opts.IO.ErrOut, "stopped waiting; %s is %s: `godwit mail %s` shows its answer when it comes\n", id, m.State, id)

@@ -129,7 +129,7 @@ func runSessions(ctx context.Context, opts *SessionsOptions) error {
 		return nil
 	}
 	home, _ := os.UserHomeDir()
-	writeSessions(opts.IO.Out, list, home)
+	writeSessions(shown(opts.IO.Out, opts.IO.OutTTY), list, home)
 	return nil
 }
 

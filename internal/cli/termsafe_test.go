@@ -7,6 +7,7 @@ import (
 
 	"github.com/godwit/godwit/internal/agent"
 	"github.com/godwit/godwit/internal/policy"
+	"github.com/godwit/godwit/internal/store"
 )
 
 // attack holds what a terminal obeys: a title, a clipboard write, a DCS
@@ -70,4 +71,16 @@ func TestPlainOutputIsSafe(t *testing.T) {
 	lp.Emit(agent.Event{Type: agent.EventTextDelta, Text: "stream \x1b"})
 	lp.Emit(agent.Event{Type: agent.EventTextDelta, Text: "]52;c;eA==\x07 split"})
 	noControls(t, "the chat's line mode", line.String())
+}
+
+// TestSessionTitlesAreSafe: a title is the first prompt, which mail from
+// another session (a model's words) can set; on a terminal the list
+// carries nothing a terminal obeys.
+func TestSessionTitlesAreSafe(t *testing.T) {
+	var out bytes.Buffer
+	writeSessions(shown(&out, true), []store.SessionSummary{{Session: store.Session{ID: "s1", Title: "fix " + attack}}}, "/home/u")
+	noControls(t, "godwit sessions", out.String())
+	if !strings.Contains(out.String(), "fix") {
+		t.Errorf("the title is gone: %q", out.String())
+	}
 }
