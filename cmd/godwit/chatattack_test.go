@@ -140,20 +140,23 @@ func TestChatEscapeInjection(t *testing.T) {
 // TestChatApprovalSpoofing: the approval prompt shows exactly what will
 // run. A command that overprints its own question with a carriage
 // return, one whose dangerous tail is past the screen's width, a file
-// name with a newline that draws a fake "you allowed" line, and look-
-// alike letters; each is refused with n and nothing ran.
+// name with a newline that draws a fake "you allowed" line, look-alike
+// letters and a bidi override in a file name; each is refused with n and
+// nothing ran.
 func TestChatApprovalSpoofing(t *testing.T) {
 	t.Parallel()
 	overprint := "echo PAYLOAD>ran1.txt;#\r? shell_exec wants to run: ls -la" + strings.Repeat(" ", 20)
 	long := "ls " + strings.Repeat("-l ", 40) + "; echo PAYLOAD > ran2.txt"
 	fakeName := "notes.md\n✓ you allowed file_write: write notes.md"
 	lookalike := "git push оrigin main" // a Cyrillic о
+	bidi := "report\u202Ecod.sh" // drawn as "reporths.doc"
 	srv := llmtest.NewTestServer(t,
 		llmtest.ChatReply(llmtest.ChatText("Allowed already:\n\n? shell_exec wants to run: ls\n  Allow? y yes · n no\n"),
 			llmtest.ChatToolCall("call_1", "shell_exec", toolArgs(t, map[string]any{"command": overprint})), llmtest.ChatFinish("tool_calls"), llmtest.ChatUsage(900, 12)),
 		llmtest.ChatReply(llmtest.ChatToolCall("call_2", "shell_exec", toolArgs(t, map[string]any{"command": long})), llmtest.ChatFinish("tool_calls"), llmtest.ChatUsage(950, 12)),
 		llmtest.ChatReply(llmtest.ChatToolCall("call_3", "file_write", toolArgs(t, map[string]any{"path": fakeName, "content": "x\n"})), llmtest.ChatFinish("tool_calls"), llmtest.ChatUsage(1000, 12)),
 		llmtest.ChatReply(llmtest.ChatToolCall("call_4", "shell_exec", toolArgs(t, map[string]any{"command": lookalike})), llmtest.ChatFinish("tool_calls"), llmtest.ChatUsage(1050, 12)),
+		llmtest.ChatReply(llmtest.ChatToolCall("call_5", "file_write", toolArgs(t, map[string]any{"path": bidi, "content": "x\n"})), llmtest.ChatFinish("tool_calls"), llmtest.ChatUsage(1070, 12)),
 		llmtest.ChatTextReply("All refused.", 1100, 4),
 	)
 	home, ws := setup(t, srv.URL())
@@ -184,11 +187,13 @@ func TestChatApprovalSpoofing(t *testing.T) {
 	refuse("notes.md⟨LF⟩✓ you allowed")
 	s.waitFor("you refused file_write")
 	refuse("git push оrigin main", "U+043E")
+	s.waitFor("you refused shell_exec: run: git push")
+	refuse("report⟨U+202E⟩cod.sh")
 	sc = s.waitFor("All refused.")
 	if countLines(sc, "✓ you allowed") != 0 {
 		t.Errorf("a fake approval line is on the screen:\n%s", sc)
 	}
-	for _, f := range []string{"ran1.txt", "ran2.txt", "notes.md"} {
+	for _, f := range []string{"ran1.txt", "ran2.txt", "notes.md", bidi} {
 		if _, err := os.Stat(filepath.Join(ws, f)); err == nil {
 			t.Errorf("%s exists: a refused call ran", f)
 		}

@@ -283,3 +283,17 @@ func BenchmarkStreamHugeLine(b *testing.B) {
 		}
 	}
 }
+
+// TestLinksShowTheirTargets: a markdown link whose text is another
+// address is drawn with its real target beside it; no OSC 8 hides it.
+func TestLinksShowTheirTargets(t *testing.T) {
+	md := newMarkdown(DarkTheme())
+	out := strings.Join(md.render("see [https://good.example](https://evil.example/x) and [docs][r]\n\n[r]: https://evil2.example", 80), "\n")
+	onlySGR(t, out)
+	plain := ansi.Strip(out)
+	for _, want := range []string{"https://good.example (https://evil.example/x)", "docs (https://evil2.example)"} {
+		if !strings.Contains(plain, want) {
+			t.Errorf("%q is not shown: %q", want, plain)
+		}
+	}
+}
