@@ -34,7 +34,10 @@
 // chat or not. The renderer does no work at init (no package-level
 // regexps or tables): keep it so.
 //
-// This package imports agent, llm, policy, snapshot, store and tool/plan
+// Text that godwit did not write goes through internal/termsafe on its
+// way to the screen (docs/architecture.md, "The terminal").
+//
+// This package imports agent, llm, policy, snapshot, store, termsafe and tool/plan
 // from godwit. It must not import internal/cli or
 // internal/wiring: the CLI builds the engine and hands it over as an
 // Engine.
