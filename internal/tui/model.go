@@ -395,7 +395,9 @@ func (m *Model) showHistory(msg historyMsg) {
 	for _, e := range msg.events {
 		m.feed.apply(e, false)
 		if e.Type == agent.EventTurnStarted && e.Prompt != "" {
-			m.remember(e.Prompt)
+			// A mail turn's prompt is another session's words: Up draws
+			// it in the input.
+			m.remember(termsafe.Text(e.Prompt))
 		}
 	}
 	m.feed.close()
