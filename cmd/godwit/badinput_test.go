@@ -438,3 +438,33 @@ ls -a "$WS" | sed 's/^/ls: /'`
 		})
 	}
 }
+
+// A resident whose provider refuses the key fails the mail with what to
+// do, on the sender's side and in the resident's own log, and goes on
+// serving.
+func TestServeProviderFailureSaysWhatToDo(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewTestServer(t, llmtest.JSON(401, `{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}`),
+		llmtest.ChatTextReply("done", 10, 1))
+	home, ws := setup(t, srv.URL())
+	res := serve(t, home, ws, "--new", "--model", "local/m")
+	const hint = "name the variable holding its key with api_key_env under providers: local:"
+	r := godwit(t, home, ws, nil, "send", res.id, "do the thing", "--wait", "--timeout", "30s")
+	if r.code != 1 || !strings.Contains(r.stderr, hint) {
+		t.Errorf("send: exit %d: %s", r.code, r.stderr)
+	}
+	noInternals(t, r.stderr)
+	eventually(t, "the resident logs the failure", func() bool { return strings.Contains(res.stderr(), "turn 1 failed: ") })
+	if log := res.stderr(); !strings.Contains(log, hint) || strings.Contains(log, "agent: ") || strings.Contains(log, "llm: ") {
+		t.Errorf("resident log:\n%s", log)
+	}
+	// The failure barrier holds the sender's next message until the
+	// failure is acknowledged (TestFailureBarrier); then it is answered.
+	if r := godwit(t, home, ws, nil, "send", "--ack", "m1"); r.code != 0 {
+		t.Fatalf("ack: %s", r.stderr)
+	}
+	r = godwit(t, home, ws, nil, "send", res.id, "again", "--wait", "--timeout", "30s")
+	if r.code != 0 || !strings.Contains(r.stdout, "done") {
+		t.Errorf("the resident stopped answering: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}

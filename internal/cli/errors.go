@@ -27,7 +27,7 @@ import (
 // know them by those names; so are the providers (anthropic, openai),
 // which name themselves in messages.
 var internalPrefix = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(^|: |\n|\()(?:agent|wiring|config|catalog|store|llm|retry|window|handoff|memory|policy|snapshot|tool|workspace|tui|eval|trace|subagent|sandbox|deferred|shell|fs|untrusted|prompt|plan|recall|demo|fake|cli): `)
+	return regexp.MustCompile(`(^|: |\n|\()(?:agent|wiring|config|catalog|store|llm|retry|window|handoff|memory|policy|snapshot|tool|workspace|tui|eval|trace|subagent|sandbox|deferred|shell|fs|untrusted|prompt|plan|recall|demo|fake|cli|mail): `)
 })
 
 // cleanText removes godwit's package prefixes from a message.
