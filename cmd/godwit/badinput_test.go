@@ -468,3 +468,39 @@ func TestServeProviderFailureSaysWhatToDo(t *testing.T) {
 		t.Errorf("the resident stopped answering: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// In the chat a failed turn shows what to do, the typed message stays on
+// the screen and in the session, and the next message goes on from it; a
+// refusal is a notice, not a bare line.
+func TestChatFailedTurnInTmux(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewTestServer(t,
+		llmtest.AnthropicError(401, "authentication_error", "invalid x-api-key"),
+		llmtest.AnthropicReply(llmtest.AnthropicText("I can't help with that."), llmtest.AnthropicStop("refusal"), llmtest.AnthropicUsage(10, 2, 0, 0)),
+	)
+	home := t.TempDir()
+	ws := t.TempDir()
+	s := newTmux(t, home)
+	s.env = append(s.env, "ANTHROPIC_API_KEY=sk-ant-wrong", "ANTHROPIC_BASE_URL="+srv.URL())
+	s.chat(ws, "--model", "anthropic/claude-sonnet-4-5")
+	s.waitFor("/help")
+	s.typeLine("please keep what I typed")
+	sc := s.waitFor("─ failed")
+	for _, want := range []string{"› please keep what I typed", "invalid x-api-key", "put a valid key in", "ANTHROPIC_API_KEY"} {
+		if !strings.Contains(sc, want) {
+			t.Errorf("the screen lacks %q:\n%s", want, sc)
+		}
+	}
+	if strings.Contains(sc, "llm: ") || strings.Contains(sc, "agent: ") {
+		t.Errorf("package names reached the screen:\n%s", sc)
+	}
+	s.typeLine("try once more")
+	sc = s.waitFor("the model declined to answer")
+	if !strings.Contains(sc, "rephrase the request") {
+		t.Errorf("the refusal notice says nothing to do:\n%s", sc)
+	}
+	reqs := srv.Requests()
+	if body := string(reqs[len(reqs)-1].Body); !strings.Contains(body, "please keep what I typed") {
+		t.Errorf("the failed turn's message is not in the next request: %s", body)
+	}
+}
