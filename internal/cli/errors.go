@@ -51,6 +51,14 @@ func userMessage(err error) string {
 	return cleanText(err.Error())
 }
 
+// userError is err worded for the user (userMessage), for a front end
+// that shows an error's text as it is (the editor, over ACP); it unwraps
+// to err, so callers branch on its types as before.
+type userError struct{ err error }
+
+func (e userError) Error() string { return userMessage(e.err) }
+func (e userError) Unwrap() error { return e.err }
+
 // workspaceMessage says why a session of another workspace is not
 // continued here, and the one command that continues it where it belongs.
 func workspaceMessage(e *agent.WorkspaceError) string {
