@@ -37,6 +37,9 @@ type Options struct {
 	// OpenMail, when set, opens a stored session's mail, which the
 	// session then answers between prompts (acp/mail.go).
 	OpenMail func(ctx context.Context, st *store.Store, sessionID string) (Mailbox, error)
+	// Explain words a failed turn's error for the editor's user (the
+	// CLI's, without Go's package prefixes); nil keeps err.Error().
+	Explain func(error) string
 }
 
 // EngineRequest is what Build is asked for: an engine over Workspace,
@@ -99,6 +102,9 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, opts Options) error {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.Explain == nil {
+		opts.Explain = func(err error) string { return err.Error() }
 	}
 	s := &server{opts: opts, log: opts.Logger, ready: make(chan struct{}), sessions: map[string]*session{}}
 	conn := sdk.NewAgentSideConnection(s, w, r)

@@ -445,3 +445,31 @@ func TestAlwaysIsThePolicyScope(t *testing.T) {
 		}
 	}
 }
+
+// A failed turn's error reaches the editor in the words Options.Explain
+// gives it, and a notice (here: the model sent nothing) follows the
+// answer, so the editor's user is not left with a blank.
+func TestFailedTurnAndNoticeReachTheEditor(t *testing.T) {
+	ws := t.TempDir()
+	model := script(
+		fake.Step{Err: &llm.Error{Kind: llm.KindAuth, Provider: "fake", StatusCode: 401, Message: "invalid x-api-key"}},
+		fake.Step{},
+	)
+	ed := &editor{t: t}
+	explain := func(err error) string { return "worded: " + err.Error() }
+	c := connect(t, ed, acp.Options{Build: builder(t.TempDir(), model), Explain: explain})
+	c.initialize(t, sdk.ClientCapabilities{})
+	id := c.newSession(t, ws)
+	_, err := c.Prompt(context.Background(), sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{sdk.TextBlock("hi")}})
+	var re *sdk.RequestError
+	if !errors.As(err, &re) || !strings.HasPrefix(re.Message, "worded: ") || !strings.Contains(re.Message, "invalid x-api-key") {
+		t.Errorf("err = %v, want the explained error", err)
+	}
+	ed.took()
+	if resp := c.prompt(t, id, "again"); resp.StopReason != sdk.StopReasonEndTurn {
+		t.Errorf("prompt response = %+v", resp)
+	}
+	if got := strings.Join(describeAll(ed.took()), "\n"); !strings.Contains(got, "message: \n\nthe model sent an empty answer") {
+		t.Errorf("the notice did not reach the editor:\n%s", got)
+	}
+}

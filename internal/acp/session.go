@@ -131,10 +131,10 @@ func (s *session) prompt(ctx context.Context, text string) (sdk.PromptResponse, 
 		return sdk.PromptResponse{StopReason: sdk.StopReasonMaxTurnRequests, Usage: usage(res.Usage)}, nil
 	case errors.Is(err, agent.ErrRepeated) || errors.Is(err, agent.ErrVerifyFailed):
 		// The model answered or gave up; say why the turn stopped.
-		s.srv.notify(s.id, sdk.UpdateAgentMessageText("\n\n"+err.Error()))
+		s.srv.notify(s.id, sdk.UpdateAgentMessageText("\n\n"+s.srv.opts.Explain(err)))
 		return sdk.PromptResponse{StopReason: sdk.StopReasonEndTurn, Usage: usage(res.Usage)}, nil
 	case err != nil:
-		return sdk.PromptResponse{}, internal(err)
+		return sdk.PromptResponse{}, internal(explained{err, s.srv.opts.Explain(err)})
 	}
 	return sdk.PromptResponse{StopReason: sdk.StopReasonEndTurn, Usage: usage(res.Usage)}, nil
 }
@@ -248,3 +248,12 @@ func usage(u llm.Usage) *sdk.Usage {
 	}
 	return out
 }
+
+// explained is a turn's error in the words Options.Explain gave it.
+type explained struct {
+	err  error
+	text string
+}
+
+func (e explained) Error() string { return e.text }
+func (e explained) Unwrap() error { return e.err }

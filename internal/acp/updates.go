@@ -43,6 +43,13 @@ func (s *session) Emit(e agent.Event) {
 			s.countUsage(r)
 			s.sendUsage()
 		}
+	case agent.EventNotice:
+		// ACP has no channel for the agent's own remarks: a notice (a
+		// refusal, an answer cut short, a restored git hook) follows the
+		// answer as a paragraph of its own, as the chat shows it.
+		if e.Text != "" {
+			s.srv.notify(s.id, sdk.UpdateAgentMessageText("\n\n"+e.Text))
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -235,10 +236,20 @@ func (r *Runtime) Run(ctx context.Context, in RunInput) (Result, error) {
 
 // errorText renders err for a record: short, without Go's wrapping noise
 // where a typed error says it better.
+// A hint that the error chain carries (what to change in the
+// configuration, from wiring) stays: the record, the error event and the
+// chat show this text, and each must say what to do.
 func errorText(err error) string {
 	var le *llm.Error
 	if errors.As(err, &le) {
-		return le.Error()
+		// The vendor's name leads ("anthropic: HTTP 401: ..."), not the
+		// library's package.
+		text := strings.TrimPrefix(le.Error(), "llm: ")
+		var h interface{ Hint() string }
+		if errors.As(err, &h) && h.Hint() != "" {
+			text += "; " + h.Hint()
+		}
+		return text
 	}
 	return err.Error()
 }

@@ -128,7 +128,36 @@ func (r *Runtime) open(ctx context.Context, id string, sink *runSink) (*session,
 		return nil, err
 	}
 	s.emit(Event{Type: EventSessionStarted, Session: r.about(sess.Workspace, r.cfg.ProviderName+"/"+r.cfg.Model, true, s.segment)})
+	if n := s.lostPrompt(ctx); n != "" {
+		s.emit(Event{Type: EventNotice, Text: n})
+	}
 	return s, nil
+}
+
+// lostPrompt says, on resume, that the session's last turn ended before
+// its prompt entered the conversation: the process was killed during a
+// forced reset's handoff, or the disk filled as the prompt was recorded.
+// The turns table keeps the prompt, but the model never saw it; it is not
+// sent on behind the user's back (the user may have moved on), so the
+// user is shown it and told to send it again. "" when nothing was lost.
+func (s *session) lostPrompt(ctx context.Context) string {
+	st := s.r.cfg.Store
+	turns, err := st.Turns(ctx, s.id)
+	if err != nil || len(turns) == 0 {
+		return ""
+	}
+	t := turns[len(turns)-1]
+	if t.Status == store.TurnDone || strings.TrimSpace(t.Prompt) == "" {
+		return ""
+	}
+	if ok, err := st.TurnReachedHistory(ctx, t.ID); err != nil || ok {
+		return ""
+	}
+	prompt := t.Prompt
+	if r := []rune(prompt); len(r) > 200 {
+		prompt = string(r[:200]) + "…"
+	}
+	return fmt.Sprintf("turn %d ended (%s) before your message reached the model, so it is not in the conversation; send it again to have it answered:\n%s", t.Seq, t.Status, prompt)
 }
 
 // load reads the segment's history: what this process kept from the

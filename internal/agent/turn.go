@@ -130,6 +130,9 @@ func (s *session) loop(ctx context.Context, in RunInput, res *Result) error {
 			}
 		}
 		if len(calls) == 0 {
+			if n := answerNotice(resp, step > 1); n != "" {
+				s.emit(Event{Type: EventNotice, Step: step, Text: n})
+			}
 			if text := resp.Message.Text(); !checked || res.Text == "" {
 				res.Text = text
 			}
@@ -404,6 +407,36 @@ func (s *session) stream(ctx context.Context, step int, req llm.Request, asm win
 		return resp, modelError(callErr)
 	}
 	return resp, nil
+}
+
+// answerNotice says what the user must know about a final answer that
+// did not end the usual way: a refusal, an answer cut at the output
+// limit, or no answer at all. The turn is still done (the vendor
+// answered, and whatever the model did before stands), but the user is
+// told what happened and what to do, rather than left with a blank or a
+// half sentence.
+// worked says earlier steps of the turn ran: then an empty answer ends
+// work that stands, and sending the message again would redo it.
+func answerNotice(resp llm.Response, worked bool) string {
+	empty := strings.TrimSpace(resp.Message.Text()) == ""
+	switch {
+	case resp.StopReason == llm.StopRefusal:
+		return "the model declined to answer (stop reason: refusal); rephrase the request, or try another model with --model provider/model"
+	case resp.StopReason == llm.StopMaxTokens:
+		return fmt.Sprintf("the answer was cut off at the model's output limit (%d tokens); send \"continue\" for the rest, or raise max_output for this model under models: in config.yaml", resp.Usage.OutputTokens)
+	case empty && worked:
+		return "the model ended the turn without a final answer; what it did above stands; ask it for a summary if you need one"
+	case empty:
+		return fmt.Sprintf("the model sent an empty answer (stop reason: %s); your message is kept in the session: send it again, or try another model with --model provider/model", orNone(string(resp.StopReason)))
+	}
+	return ""
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }
 
 // modelError adds what the user should do to a provider failure.

@@ -93,7 +93,7 @@ func runACP(ctx context.Context, opts *ACPOptions, f *Factory) error {
 			Terminal:  req.Terminal,
 		})
 		if err != nil {
-			return nil, err
+			return nil, userError{err} // the editor shows it as it is
 		}
 		for _, n := range env.Notices {
 			f.Logger.Warn(n) // the editor's log: ACP has no notice to show it by
@@ -109,5 +109,6 @@ func runACP(ctx context.Context, opts *ACPOptions, f *Factory) error {
 		Mode:     mode,
 		Logger:   f.Logger,
 		OpenMail: openACPMail,
+		Explain:  userMessage,
 	})
 }

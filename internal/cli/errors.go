@@ -27,7 +27,7 @@ import (
 // know them by those names; so are the providers (anthropic, openai),
 // which name themselves in messages.
 var internalPrefix = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(^|: |\n|\()(?:agent|wiring|config|catalog|store|llm|retry|window|handoff|memory|policy|snapshot|tool|workspace|tui|eval|trace|subagent|sandbox|deferred|shell|fs|untrusted|prompt|plan|recall|demo|fake|cli): `)
+	return regexp.MustCompile(`(^|: |\n|\()(?:agent|wiring|config|catalog|store|llm|retry|window|handoff|memory|policy|snapshot|tool|workspace|tui|eval|trace|subagent|sandbox|deferred|shell|fs|untrusted|prompt|plan|recall|demo|fake|cli|mail): `)
 })
 
 // cleanText removes godwit's package prefixes from a message.
@@ -50,6 +50,14 @@ func userMessage(err error) string {
 	}
 	return cleanText(err.Error())
 }
+
+// userError is err worded for the user (userMessage), for a front end
+// that shows an error's text as it is (the editor, over ACP); it unwraps
+// to err, so callers branch on its types as before.
+type userError struct{ err error }
+
+func (e userError) Error() string { return userMessage(e.err) }
+func (e userError) Unwrap() error { return e.err }
 
 // workspaceMessage says why a session of another workspace is not
 // continued here, and the one command that continues it where it belongs.

@@ -300,12 +300,17 @@ func runPrompter(ios *IOStreams) policy.Prompter {
 
 // defaultModel picks the model where --model names none: $GODWIT_MODEL,
 // else config.yaml's model, else one for the first API key found. A
-// config.yaml that does not load is left to wiring, which says why.
+// config.yaml that does not load is the error: its model: may be the one
+// meant, and "no model configured" would hide the line to fix.
 func defaultModel(home string, getenv func(string) string) (string, error) {
 	if m := getenv("GODWIT_MODEL"); m != "" {
 		return m, nil
 	}
-	if c, err := config.Load(home, getenv); err == nil && c.Model != "" {
+	c, err := config.Load(home, getenv)
+	if err != nil {
+		return "", err
+	}
+	if c.Model != "" {
 		return c.Model, nil
 	}
 	for _, c := range []struct{ env, model string }{

@@ -164,7 +164,7 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 	}
 	err = mail.Serve(ctx, box, run, mail.ServeOptions{TurnContext: turnCtx, OnTurn: func(ms []store.Mail, res agent.Result, err error) {
 		if err != nil {
-			fmt.Fprintf(opts.IO.ErrOut, "turn %d failed: %v\n", res.Turn, err)
+			fmt.Fprintf(opts.IO.ErrOut, "turn %d failed: %s\n", res.Turn, userMessage(err))
 		}
 	}})
 	if err != nil {

@@ -346,7 +346,7 @@ func TestTool(t *testing.T) {
 		t.Errorf("receipts list:\n%s", res.Content)
 	}
 	res, _ = call(t, tl, sup, map[string]any{"action": "receipts", "id": failedID})
-	for _, want := range []string{"queued", "delivered (turn 2)", "failed (turn 2): llm: model refused", "acknowledged (turn 2): by session " + sup} {
+	for _, want := range []string{"queued", "delivered (turn 2)", "failed (turn 2): model refused", "acknowledged (turn 2): by session " + sup} {
 		if !strings.Contains(res.Content, want) {
 			t.Errorf("receipts of %s lack %q:\n%s", failedID, want, res.Content)
 		}

@@ -48,6 +48,16 @@ func (m StoredMessage) OutputOf(part int) int64 {
 	return 0
 }
 
+// TurnReachedHistory reports whether turn turnID entered a user message in
+// the conversation: false for a turn that ended (killed, failed, disk
+// full) before its prompt was recorded, whose prompt only the turns table
+// holds.
+func (s *Store) TurnReachedHistory(ctx context.Context, turnID int64) (bool, error) {
+	var ok bool
+	err := s.r.QueryRowContext(ctx, qTurnHasPrompt, turnID).Scan(&ok)
+	return ok, wrap("turn's messages", err)
+}
+
 // LastMessageID returns the id of the newest message of a segment of the
 // session (0 when it has none). It reads on the writer: the engine asks
 // whether the history it kept from its last turn is still the whole.

@@ -101,6 +101,8 @@ VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`
 
 	qLastMessage = `SELECT coalesce(max(id), 0) FROM messages WHERE session_id = ? AND segment = ?`
 
+	qTurnHasPrompt = `SELECT EXISTS (SELECT 1 FROM messages WHERE turn_id = ? AND role = 'user')`
+
 	qMessages = `SELECT ` + qMessageCols + ` FROM messages
 WHERE session_id = ?1 AND (?2 < 0 OR segment = ?2) ORDER BY id`
 )

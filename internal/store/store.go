@@ -108,7 +108,9 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	s.w = w
 	if err := s.migrate(ctx); err != nil {
 		w.Close()
-		return nil, fmt.Errorf("store: open %s: %w", path, err)
+		// wrap says what to do about a full disk, a read-only folder, a
+		// lock held too long or a damaged file.
+		return nil, wrap("open "+path, err)
 	}
 
 	r, err := sql.Open("sqlite", path+common+"&_pragma=query_only(1)")
@@ -295,6 +297,10 @@ func wrap(op string, err error) error {
 			return fmt.Errorf("store: %s: the database cannot be written; check the permissions of the file and its folder ($GODWIT_HOME): %w", op, err)
 		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
 			return fmt.Errorf("store: %s: another godwit process held the database for over 5 s; try again when it is done: %w", op, err)
+		case sqlite3.SQLITE_CANTOPEN:
+			// WAL needs the folder writable for the -wal and -shm files,
+			// even to read.
+			return fmt.Errorf("store: %s: the database cannot be opened; check that its folder ($GODWIT_HOME) is on a writable disk and this user may write there, or set GODWIT_HOME to another folder: %w", op, err)
 		case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
 			return fmt.Errorf("store: %s: the database file is damaged; move it away to start a new one (sqlite3's .recover can save what it holds): %w", op, err)
 		}

@@ -117,6 +117,7 @@ func buildOne(cat *catalog.Catalog, ref string, getenv func(string) string, log 
 	default:
 		return built{}, inputError(fmt.Errorf("wiring: provider %q has type %q; use anthropic, openai-responses or openai-chat", prov.Name, prov.Type))
 	}
+	p = withHints(p, prov, key, getenv)
 	return built{entry: retry.Named{Label: provName + "/" + modelID, Provider: p, Model: modelID}, model: model, warning: warning}, nil
 }
 
