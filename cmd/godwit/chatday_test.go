@@ -71,7 +71,11 @@ func (s *tmuxSession) turn(prompt string) string {
 // terminal sends a paste when the program asks for it).
 func (s *tmuxSession) paste(text string) {
 	s.t.Helper()
-	s.run("set-buffer", "-b", "p", text)
+	f := filepath.Join(s.t.TempDir(), "paste")
+	if err := os.WriteFile(f, []byte(text), 0o600); err != nil {
+		s.t.Fatal(err)
+	}
+	s.run("load-buffer", "-b", "p", f)
 	s.run("paste-buffer", "-p", "-d", "-b", "p", "-t", "chat")
 }
 
@@ -384,4 +388,83 @@ func shortOf(n int) string {
 		return strconv.Itoa(n/1000) + "k"
 	}
 	return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + "M"
+}
+
+// TestChatHugeOutputAndPaste: in a 16k window, a file and a command
+// output each larger than the window, then a big log pasted into the
+// prompt (a terminal's bracketed paste), then one too big for the window.
+// Nothing is sent over the window, no turn loops through resets, the
+// paste reaches the model verbatim, the one too big is refused with what
+// to do and comes back with Up, and the chat goes on.
+func TestChatHugeOutputAndPaste(t *testing.T) {
+	t.Parallel()
+	b := newDayBrain(t)
+	home, ws := setup(t, b.URL())
+	writeFiles(t, ws, map[string]string{"big.txt": bigFile("big.txt", 2400)})
+	const window = 16384
+	s := newTmux(t, home)
+	s.chat(ws, "--model", "local/m", "--context-window", strconv.Itoa(window), "--yes")
+	s.waitFor("new session")
+
+	perTurn := map[string]int{}
+	turn := func(prompt string) string {
+		n := len(b.requests())
+		sc := s.turn(prompt)
+		perTurn[lastTag(prompt)] = len(b.requests()) - n
+		return sc
+	}
+	turn("Rule ZEBRA-7: never run git push. [t01]")
+	turn("read big.txt and tell me what it holds [t02]")
+	turn("run seq 1 60000; and tell me how it ends [t03]")
+	log := testLog(3, 200) // ~3k tokens
+	s.paste(log)
+	s.run("send-keys", "-t", "chat", "-l", "Which test failed in this log? [t04]")
+	s.waitFor("[t04]")
+	s.run("send-keys", "-t", "chat", "Enter")
+	s.waitFor("answer [t04]")
+	s.waitIdle()
+	huge := testLog(4, 700) // ~10k tokens: more than half of what a turn may hold
+	start := time.Now()
+	s.paste(huge)
+	s.run("send-keys", "-t", "chat", "-l", " Which test failed here? [t05]")
+	s.waitFor("[t05]")
+	t.Logf("the huge paste showed in the input after %s", time.Since(start).Round(time.Millisecond))
+	start = time.Now()
+	s.run("send-keys", "-t", "chat", "Enter")
+	sc := s.waitFor("shorten it, or save it to a file")
+	t.Logf("the huge paste was refused after %s", time.Since(start).Round(time.Millisecond))
+	s.waitIdle()
+	// Up brings the refused message back whole: nothing the user wrote is lost.
+	s.run("send-keys", "-t", "chat", "Up")
+	s.waitFor("[t05]")
+	s.run("send-keys", "-t", "chat", "C-c") // idle: clears the input
+	turn("say something short [t06]")
+
+	reqs := b.requests()
+	llmtest.CheckChat(t, b.captured())
+	largest := 0
+	for i, r := range reqs {
+		largest = max(largest, r.tokens)
+		if r.tokens > window {
+			t.Errorf("request %d has %d tokens, over the %d window", i, r.tokens, window)
+		}
+	}
+	for tag, n := range perTurn {
+		if n > 4 {
+			t.Errorf("turn %s took %d model calls: a loop", tag, n)
+		}
+	}
+	pasted := false
+	for _, r := range reqs {
+		if bytes.Contains(r.body, []byte(jsonEscape(strings.TrimSpace(log)))) {
+			pasted = true
+		}
+		if bytes.Contains(r.body, []byte("TestCache4_350")) {
+			t.Errorf("the paste too big for the window was sent")
+		}
+	}
+	if !pasted {
+		t.Errorf("the pasted log did not reach the model verbatim")
+	}
+	t.Logf("figures: %d requests, per turn %v, largest %d (window %d); the huge paste answered:\n%s", len(reqs), perTurn, largest, window, sc)
 }

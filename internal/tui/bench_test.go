@@ -1,6 +1,7 @@
 package tui
 
 import (
+	tea "charm.land/bubbletea/v2"
 	"fmt"
 	"strings"
 	"testing"
@@ -157,5 +158,22 @@ func BenchmarkMarkdown(b *testing.B) {
 				md.render(src, 80)
 			}
 		})
+	}
+}
+
+// BenchmarkKeyAfterBigPaste measures a key typed after a pasted
+// 1,400-line log (update and frame): the textarea's wrap cache must hold
+// every line of it, or each key rewraps the whole paste.
+func BenchmarkKeyAfterBigPaste(b *testing.B) {
+	m := staticModel(b, 110, 60)
+	var log strings.Builder
+	for i := range 1400 {
+		fmt.Fprintf(&log, "=== RUN   TestCache4_%d\n", i)
+	}
+	m.Update(tea.PasteMsg{Content: log.String()})
+	m.render()
+	for b.Loop() {
+		m.Update(tea.KeyPressMsg{Code: 'x', Text: "x"})
+		m.render()
 	}
 }

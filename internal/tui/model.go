@@ -109,7 +109,11 @@ func newInput() textarea.Model {
 	ta.ShowLineNumbers = false
 	ta.DynamicHeight = true
 	ta.MinHeight = 1
-	ta.MaxHeight = 8
+	// The textarea keeps its line-wrap cache as large as MaxHeight: at 8,
+	// a pasted 1,400-line log was wrapped again, line by line, on every
+	// key (0.25 s a key in tmux, 10 s to type a sentence after it). So
+	// MaxHeight is its line limit and fitInput caps the rows shown.
+	ta.MaxHeight = 10000
 	ta.MaxContentHeight = 10000
 	ta.SetVirtualCursor(false)
 	km := textarea.DefaultKeyMap()
