@@ -468,3 +468,64 @@ func TestChatHugeOutputAndPaste(t *testing.T) {
 	}
 	t.Logf("figures: %d requests, per turn %v, largest %d (window %d); the huge paste answered:\n%s", len(reqs), perTurn, largest, window, sc)
 }
+
+// TestChatInterruptsUndoApprovals: in ask mode, one long turn that reads
+// and asks three times to write, each allowed; /undo takes the writes
+// back; a turn cancelled with Ctrl-C while it streams, then another
+// message, which is answered, with the rule still in the request and the
+// history well formed.
+func TestChatInterruptsUndoApprovals(t *testing.T) {
+	t.Parallel()
+	b := newDayBrain(t)
+	home, ws := setup(t, b.URL())
+	writeFiles(t, ws, map[string]string{"f01.txt": bigFile("f01.txt", 200)})
+	s := newTmux(t, home)
+	s.chat(ws, "--model", "local/m", "--context-window", "16384", "--allow-write")
+	s.waitFor("new session")
+	rule := "Rule ZEBRA-7: never run git push."
+	s.turn(rule + " [t01]")
+
+	s.typeLine("read f01.txt, then write a.txt, write b.txt and write c.txt [t02]")
+	for _, f := range []string{"a.txt", "b.txt", "c.txt"} {
+		sc := s.waitFor("Allow? y yes")
+		if !strings.Contains(sc, f) {
+			t.Errorf("the question does not name %s:\n%s", f, sc)
+		}
+		s.run("send-keys", "-t", "chat", "y")
+		s.waitFor("✓ you allowed file_write")
+		time.Sleep(100 * time.Millisecond)
+	}
+	s.waitFor("answer [t02]")
+	s.waitIdle()
+	for _, f := range []string{"a.txt", "b.txt", "c.txt"} {
+		if _, err := os.Stat(filepath.Join(ws, f)); err != nil {
+			t.Errorf("%s was not written: %v", f, err)
+		}
+	}
+	s.typeLine("/undo")
+	sc := s.waitFor("undid the file changes")
+	for _, f := range []string{"a.txt", "b.txt", "c.txt"} {
+		if _, err := os.Stat(filepath.Join(ws, f)); err == nil {
+			t.Errorf("/undo left %s:\n%s", f, sc)
+		}
+	}
+
+	s.typeLine("tell me slowly [t03]")
+	s.waitFor("slowly slowly")
+	s.run("send-keys", "-t", "chat", "C-c")
+	s.waitFor("cancelled")
+	s.waitIdle()
+	n := len(b.requests())
+	s.turn("now say ok [t04]")
+	reqs := b.requests()
+	llmtest.CheckChat(t, b.captured())
+	if len(reqs) <= n {
+		t.Fatal("the message after Ctrl-C reached no model")
+	}
+	for i := n; i < len(reqs); i++ {
+		if !bytes.Contains(reqs[i].body, []byte(rule)) {
+			t.Errorf("request %d after the cancelled turn lacks the rule", i)
+		}
+	}
+	t.Logf("figures: %d requests", len(reqs))
+}
