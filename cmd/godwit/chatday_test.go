@@ -427,8 +427,9 @@ func TestChatHugeOutputAndPaste(t *testing.T) {
 	start := time.Now()
 	s.paste(huge)
 	s.run("send-keys", "-t", "chat", "-l", " Which test failed here? [t05]")
+	s.waitFor("[pasted text #2: 1,400 lines, ") // shown as a marker, sent whole
 	s.waitFor("[t05]")
-	t.Logf("the huge paste showed in the input after %s", time.Since(start).Round(time.Millisecond))
+	t.Logf("the huge paste and a sentence typed after it showed in the input after %s", time.Since(start).Round(time.Millisecond))
 	start = time.Now()
 	s.run("send-keys", "-t", "chat", "Enter")
 	sc := s.waitFor("shorten it, or save it to a file")

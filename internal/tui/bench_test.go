@@ -161,16 +161,17 @@ func BenchmarkMarkdown(b *testing.B) {
 	}
 }
 
-// BenchmarkKeyAfterBigPaste measures a key typed after a pasted
-// 1,400-line log (update and frame): the textarea's wrap cache must hold
-// every line of it, or each key rewraps the whole paste.
+// BenchmarkKeyAfterBigPaste measures a key typed into a 1,400-line input
+// (update and frame), as when Up recalls a long paste from the saved
+// history (a paste itself enters as a marker): the textarea's wrap cache
+// must hold every line, or each key rewraps them all.
 func BenchmarkKeyAfterBigPaste(b *testing.B) {
 	m := staticModel(b, 110, 60)
 	var log strings.Builder
 	for i := range 1400 {
 		fmt.Fprintf(&log, "=== RUN   TestCache4_%d\n", i)
 	}
-	m.Update(tea.PasteMsg{Content: log.String()})
+	m.input.SetValue(log.String())
 	m.render()
 	for b.Loop() {
 		m.Update(tea.KeyPressMsg{Code: 'x', Text: "x"})
