@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/godwit/godwit/internal/agent"
+	"github.com/godwit/godwit/internal/store"
+	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/llm/llmtest"
 )
 
@@ -529,4 +534,98 @@ func TestChatInterruptsUndoApprovals(t *testing.T) {
 		}
 	}
 	t.Logf("figures: %d requests", len(reqs))
+}
+
+// TestChatScrollLongHistory: a session of 300 recorded turns, continued
+// with chat -c in a 16k window: the transcript is drawn, Page Up reaches
+// the first turn and Esc the last, and a new message is answered without
+// a request over the window although the stored history is larger.
+func TestChatScrollLongHistory(t *testing.T) {
+	t.Parallel()
+	b := newDayBrain(t)
+	home, ws := setup(t, b.URL())
+	const turns = 300
+	seedSession(t, home, ws, turns)
+	s := newTmux(t, home)
+	start := time.Now()
+	s.chat(ws, "--model", "local/m", "--context-window", "16384", "-c")
+	s.waitFor(fmt.Sprintf("[h%03d]", turns))
+	t.Logf("the %d-turn history was drawn %s after the start", turns, time.Since(start).Round(time.Millisecond))
+	start = time.Now()
+	s.run("send-keys", "-t", "chat", "-N", "80", "PPage")
+	sc := s.waitFor("[h001]")
+	t.Logf("80 Page Ups reached the first turn in %s", time.Since(start).Round(time.Millisecond))
+	if !strings.Contains(sc, "scrolled") {
+		t.Errorf("the status line does not say the view is scrolled:\n%s", sc)
+	}
+	s.run("send-keys", "-t", "chat", "Escape")
+	s.waitFor(fmt.Sprintf("[h%03d]", turns))
+	s.turn("Rule ZEBRA-7: never run git push. [t01]")
+	s.turn("and one more thing, answer briefly [t02]")
+	reqs := b.requests()
+	llmtest.CheckChat(t, b.captured())
+	largest := 0
+	for i, r := range reqs {
+		largest = max(largest, r.tokens)
+		if r.tokens > 16384 {
+			t.Errorf("request %d has %d tokens, over the window", i, r.tokens)
+		}
+	}
+	t.Logf("figures: %d requests after -c, largest %d", len(reqs), largest)
+}
+
+// seedSession records a session of n turns in home's store, each a
+// question and a markdown answer, as the chat would have.
+func seedSession(t *testing.T, home, ws string, n int) {
+	t.Helper()
+	ctx := context.Background()
+	root, err := filepath.EvalSymlinks(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(ctx, filepath.Join(home, "godwit.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	id := store.NewID()
+	if err := st.CreateSession(ctx, store.Session{ID: id, Workspace: root, Model: "local/m", Title: "a long day"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.StartSegment(ctx, id, 1, "start"); err != nil {
+		t.Fatal(err)
+	}
+	event := func(turnID int64, e agent.Event) {
+		e.SessionID, e.Time = id, time.Now()
+		data, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.AppendEvent(ctx, store.Event{SessionID: id, TurnID: turnID, Type: e.Type, Time: e.Time, Data: data}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 1; i <= n; i++ {
+		prompt := fmt.Sprintf("make f%d check its input, and say what changed [h%03d]", i, i)
+		answer := fmt.Sprintf("Answer %d: the **function** `f%d` now checks its input.\n\nIt returns an error when the input is empty.", i, i)
+		if i%10 == 0 {
+			answer += fmt.Sprintf("\n\n```go\nfunc f%d(s string) error {\n\tif s == \"\" {\n\t\treturn errEmpty\n\t}\n\treturn nil\n}\n```", i)
+		}
+		tr, err := st.StartTurn(ctx, id, prompt, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range []llm.Message{llm.UserText(prompt), {Role: llm.RoleAssistant, Parts: []llm.Part{{Kind: llm.PartText, Text: answer}}}} {
+			if _, err := st.AppendMessage(ctx, id, tr.ID, 1, m); err != nil {
+				t.Fatal(err)
+			}
+		}
+		event(tr.ID, agent.Event{Type: agent.EventTurnStarted, Turn: tr.Seq, Prompt: prompt})
+		event(tr.ID, agent.Event{Type: agent.EventModelResponse, Turn: tr.Seq, Response: &agent.ResponseInfo{Text: answer}})
+		event(tr.ID, agent.Event{Type: agent.EventTurnFinished, Turn: tr.Seq, Finished: &agent.TurnInfo{Status: "done", Text: answer, Steps: 1}})
+		tr.Status = store.TurnDone
+		if err := st.FinishTurn(ctx, tr); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
