@@ -102,6 +102,22 @@ func (s *tmuxSession) waitIdle() string {
 	}
 }
 
+// waitCount waits until the screen shows want n times or more.
+func (s *tmuxSession) waitCount(want string, n int) string {
+	s.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		sc := s.screen()
+		if strings.Count(sc, want) >= n {
+			return sc
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("the screen never showed %q %d times; it shows:\n%s", want, n, sc)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // quit leaves the chat with /quit and returns the session id it printed.
 func (s *tmuxSession) quit() string {
 	s.t.Helper()
@@ -492,14 +508,14 @@ func TestChatInterruptsUndoApprovals(t *testing.T) {
 	s.turn(rule + " [t01]")
 
 	s.typeLine("read f01.txt, then write a.txt, write b.txt and write c.txt [t02]")
-	for _, f := range []string{"a.txt", "b.txt", "c.txt"} {
+	for i, f := range []string{"a.txt", "b.txt", "c.txt"} {
+		// The question open now names f; answered ones say so instead.
 		sc := s.waitFor("Allow? y yes")
 		if !strings.Contains(sc, f) {
 			t.Errorf("the question does not name %s:\n%s", f, sc)
 		}
 		s.run("send-keys", "-t", "chat", "y")
-		s.waitFor("✓ you allowed file_write")
-		time.Sleep(100 * time.Millisecond)
+		s.waitCount("✓ you allowed file_write", i+1)
 	}
 	s.waitFor("answer [t02]")
 	s.waitIdle()
