@@ -3,8 +3,10 @@ package handoff
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/godwit/godwit/llm"
 )
@@ -242,5 +244,59 @@ func TestFactsCarryLineRanges(t *testing.T) {
 	want := "[{a.go read lines 1-333 of 708} {b.go edited lines 40-46, 92-92} {c.go read lines 334-708}]"
 	if got != want {
 		t.Errorf("files = %s\nwant    %s", got, want)
+	}
+}
+
+// A request in progress too long for the task section keeps its head and
+// its tail: the question a user types after a pasted log survives.
+func TestTrimMiddle(t *testing.T) {
+	log := strings.Repeat("--- PASS: TestCache (0.01s)\n", 80)
+	tests := []struct {
+		name, in string
+		n        int
+		want     []string
+		dontWant []string
+	}{
+		{"short stays whole", "fix the parser", 900, []string{"fix the parser"}, []string{"cut"}},
+		{"question after a paste", log + "Which test failed? Then read f07.txt. [t09]", 900,
+			[]string{"--- PASS: TestCache", "bytes cut", "Which test failed? Then read f07.txt. [t09]"}, nil},
+		{"question before a paste", "Why does this fail? [t10]\n" + log, 900,
+			[]string{"Why does this fail? [t10]", "bytes cut"}, nil},
+		{"runes kept whole", strings.Repeat("é", 1000), 300, []string{"bytes cut"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := TrimMiddle(tt.in, tt.n)
+			if len(got) > tt.n {
+				t.Errorf("%d bytes, over %d", len(got), tt.n)
+			}
+			if !utf8.ValidString(got) {
+				t.Errorf("cut inside a rune: %q", got)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("lacks %q:\n%s", w, got)
+				}
+			}
+			for _, w := range tt.dontWant {
+				if strings.Contains(got, w) {
+					t.Errorf("has %q:\n%s", w, got)
+				}
+			}
+		})
+	}
+}
+
+// A shortened request that was a pasted log shows the question typed
+// with it, not only the log's first line.
+func TestShortenedPasteShowsTheQuestion(t *testing.T) {
+	log := strings.Repeat("=== RUN   TestCache\n--- PASS: TestCache (0.01s)\n", 20)
+	var es []Entry
+	for i := 1; i <= 5; i++ {
+		es = append(es, Entry{Seq: i, Source: "user", Turn: i, Text: log + "Which test failed? Then read f0" + strconv.Itoa(i) + ".txt."})
+	}
+	l := RenderLedger(es, LedgerOptions{})
+	if !strings.Contains(l.Text, "D1 (user, turn 1, shortened): === RUN TestCache … Which test failed? Then read f01.txt.") {
+		t.Errorf("the shortened paste lost its question:\n%s", l.Text)
 	}
 }

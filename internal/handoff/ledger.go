@@ -234,7 +234,19 @@ func writeEntry(b *strings.Builder, e Entry, show int) {
 
 // writeLine shows an entry as one line with its id, for recall.
 func writeLine(b *strings.Builder, e Entry) {
-	fmt.Fprintf(b, "- %s (%s, shortened): %s recall(%q)\n", e.Ref(), who(e), oneLine(e.Text, 80), e.Ref())
+	fmt.Fprintf(b, "- %s (%s, shortened): %s recall(%q)\n", e.Ref(), who(e), headTail(e.Text, 80), e.Ref())
+}
+
+// headTail is oneLine for a message of several lines: its first line and
+// its last, since a user who pastes a log types the question after it (or
+// before), and a line of the log alone says nothing of the request.
+func headTail(s string, n int) string {
+	s = strings.TrimSpace(s)
+	i, j := strings.IndexByte(s, '\n'), strings.LastIndexByte(s, '\n')
+	if i < 0 || len(strings.Join(strings.Fields(s), " ")) <= n {
+		return oneLine(s, n)
+	}
+	return oneLine(s[:i], n/3) + " … " + oneLine(s[j+1:], n-n/3)
 }
 
 // oneLine is the start of s on one line, at most n bytes, marked when cut.

@@ -141,3 +141,35 @@ func Trim(s string, n int) string {
 	}
 	return s[:cut] + mark
 }
+
+// TrimMiddle cuts s to at most n bytes by keeping its head and its tail,
+// at line (or rune) boundaries, and saying what was cut. A user's message
+// is often a paste with the question after it ("<log>\nwhich test
+// failed?") or before it: a head alone would keep the log and lose the
+// question.
+func TrimMiddle(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	const markLen = 40 // "\n[… 123456 bytes cut …]\n"
+	keep := n - markLen
+	if keep <= 0 {
+		return Trim(s, n)
+	}
+	headN, tailN := keep/3, keep-keep/3
+	head := s[:headN]
+	for len(head) > 0 && (s[len(head)]&0xC0) == 0x80 {
+		head = head[:len(head)-1]
+	}
+	if i := strings.LastIndexByte(head, '\n'); i > len(head)/2 {
+		head = head[:i]
+	}
+	from := len(s) - tailN
+	for from < len(s) && (s[from]&0xC0) == 0x80 {
+		from++
+	}
+	if i := strings.IndexByte(s[from:], '\n'); i >= 0 && i < tailN/2 {
+		from += i + 1
+	}
+	return head + fmt.Sprintf("\n[… %d bytes cut …]\n", from-len(head)) + s[from:]
+}

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	tea "charm.land/bubbletea/v2"
 	"fmt"
 	"strings"
 	"testing"
@@ -157,5 +158,23 @@ func BenchmarkMarkdown(b *testing.B) {
 				md.render(src, 80)
 			}
 		})
+	}
+}
+
+// BenchmarkKeyAfterBigPaste measures a key typed into a 1,400-line input
+// (update and frame), as when Up recalls a long paste from the saved
+// history (a paste itself enters as a marker): the textarea's wrap cache
+// must hold every line, or each key rewraps them all.
+func BenchmarkKeyAfterBigPaste(b *testing.B) {
+	m := staticModel(b, 110, 60)
+	var log strings.Builder
+	for i := range 1400 {
+		fmt.Fprintf(&log, "=== RUN   TestCache4_%d\n", i)
+	}
+	m.input.SetValue(log.String())
+	m.render()
+	for b.Loop() {
+		m.Update(tea.KeyPressMsg{Code: 'x', Text: "x"})
+		m.render()
 	}
 }

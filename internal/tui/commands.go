@@ -257,6 +257,7 @@ func helpText() string {
 Commands start with / or : (/help and :help are the same). An unknown one is not sent.
 //text sends "/text"; a first word that is a path (/etc/hosts explain) is sent as written.
 Enter sends; Alt-Enter or Ctrl-J adds a line; Up/Down recall earlier input (kept across chats).
+A long paste shows as [pasted text #N: lines, bytes] and is sent whole.
 PgUp/PgDn or the wheel scroll; Esc goes back to the end.
 Alt-Up/Alt-Down select a tool call or thinking block; Ctrl-O opens or closes it.
 Shift-Tab cycles the mode (read-only, ask, auto). Ctrl-C cancels the running turn; twice when idle leaves.

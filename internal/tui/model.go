@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,6 +53,9 @@ type Model struct {
 	saveErr bool     // saving failed once and the user was told
 	histIdx int      // == len(history) when not browsing
 	draft   string   // the input typed before browsing history
+	// pastes are the long pastes of this chat, shown in the input as
+	// markers (pasteMarker) and expanded when sent.
+	pastes []string
 
 	lastCtrlC time.Time
 	hint      string // shown under the status line until the next key
@@ -112,7 +116,11 @@ func newInput() textarea.Model {
 	ta.ShowLineNumbers = false
 	ta.DynamicHeight = true
 	ta.MinHeight = 1
-	ta.MaxHeight = 8
+	// The textarea keeps its line-wrap cache as large as MaxHeight: at 8,
+	// a pasted 1,400-line log was wrapped again, line by line, on every
+	// key (0.25 s a key in tmux, 10 s to type a sentence after it). So
+	// MaxHeight is its line limit and fitInput caps the rows shown.
+	ta.MaxHeight = 10000
 	ta.MaxContentHeight = 10000
 	ta.SetVirtualCursor(false)
 	km := textarea.DefaultKeyMap()
@@ -208,9 +216,18 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if len(m.questions) > 0 {
 			return m, nil
 		}
+		// Terminals send a pasted line break as CR.
+		long := strings.ReplaceAll(strings.ReplaceAll(msg.Content, "\r\n", "\n"), "\r", "\n")
+		if strings.Count(long, "\n") >= pasteInlineLines || len(long) > pasteInlineBytes {
+			// Not drawn in the input, and sent as the user pasted it; the
+			// transcript cleans it when it draws it.
+			m.pastes = append(m.pastes, long)
+			m.input.InsertString(pasteMarker(len(m.pastes), long))
+			return m, nil
+		}
 		// Pasted text is drawn in the input: what a terminal would obey
 		// goes, as it does from the model's text.
-		msg.Content = termsafe.Text(msg.Content)
+		msg.Content = termsafe.Text(long)
 		var cmd tea.Cmd
 		m.input, cmd = m.input.Update(msg)
 		return m, cmd
@@ -302,9 +319,10 @@ func (m *Model) submit() tea.Cmd {
 		m.hint = "a turn is running: wait for it, or Ctrl-C to cancel it"
 		return nil
 	}
-	m.remember(text)
+	full := m.expandPastes(text)
+	m.rememberAs(text, full)
 	m.input.Reset()
-	prompt := Unescape(text)
+	prompt := Unescape(full)
 	m.t.add(&userItem{text: prompt})
 	m.t.toEnd()
 	m.t.selected = -1
@@ -444,13 +462,45 @@ func tick() tea.Cmd {
 }
 
 // remember adds a line to the input history.
-func (m *Model) remember(line string) {
+func (m *Model) remember(line string) { m.rememberAs(line, line) }
+
+// rememberAs keeps line for Up in this chat and full (its pastes
+// expanded: a marker means nothing to another process) in the saved
+// history.
+func (m *Model) rememberAs(line, full string) {
 	if n := len(m.history); n == 0 || m.history[n-1] != line {
 		m.history = append(m.history, line)
 	}
 	m.histIdx, m.draft = len(m.history), ""
-	if err := m.saved.Add(line); err != nil && !m.saveErr {
+	if err := m.saved.Add(full); err != nil && !m.saveErr {
 		m.saveErr = true
 		m.t.add(&noticeItem{text: "✗ " + err.Error() + " (this chat's input is still recalled with Up)", style: m.rc.th.Warn})
 	}
+}
+
+// A paste of more lines or bytes than these enters the input as a marker
+// ("[pasted text #1: 1,400 lines, 35,290 bytes]") that is expanded when
+// the prompt is sent, whole and as pasted. The textarea draws every line
+// of its text on each key, so typing after a pasted 1,400-line log took
+// 10 s for a sentence in tmux; Claude Code shows long pastes the same way.
+const (
+	pasteInlineLines = 40
+	pasteInlineBytes = 4096
+)
+
+func pasteMarker(n int, text string) string {
+	lines := strings.Count(text, "\n")
+	if !strings.HasSuffix(text, "\n") {
+		lines++
+	}
+	return fmt.Sprintf("[pasted text #%d: %s lines, %s bytes]", n, thousands(lines), thousands(len(text)))
+}
+
+// expandPastes puts back the pastes whose markers are in text. A marker
+// the user edited is no longer one, and is sent as typed.
+func (m *Model) expandPastes(text string) string {
+	for i := len(m.pastes) - 1; i >= 0; i-- {
+		text = strings.ReplaceAll(text, pasteMarker(i+1, m.pastes[i]), m.pastes[i])
+	}
+	return text
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -694,5 +695,37 @@ func TestTheModelCannotSwitchTheMode(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(h.ws, "pwned.txt")); err == nil {
 		t.Fatal("the write passed in read-only mode")
+	}
+}
+
+// A long paste (terminals send its line breaks as CR) shows in the input
+// as a marker, text typed around it stays, and the prompt sent holds the
+// paste whole; a short paste goes into the input as it is.
+func TestLongPasteIsAMarker(t *testing.T) {
+	h := newHarness(t, fake.Step{Text: "the third test failed"}, fake.Step{Text: "ok"})
+	var log strings.Builder
+	for i := range 60 {
+		fmt.Fprintf(&log, "--- PASS: TestCache%d (0.01s)\r", i)
+	}
+	h.update(tea.PasteMsg{Content: log.String()})
+	h.typ(" which failed?")
+	want := "[pasted text #1: 60 lines, 1,790 bytes] which failed?"
+	if got := h.m.input.Value(); got != want {
+		t.Fatalf("the input holds %q, want %q", got, want)
+	}
+	h.press("enter")
+	h.idle()
+	reqs := h.prov.Requests()
+	if len(reqs) == 0 {
+		t.Fatal("nothing was sent")
+	}
+	msgs := reqs[0].Messages
+	got := msgs[len(msgs)-1].Text()
+	if wantSent := strings.ReplaceAll(log.String(), "\r", "\n") + " which failed?"; !strings.Contains(got, wantSent) {
+		t.Errorf("the prompt sent is %q, want it to hold the paste whole", got)
+	}
+	h.update(tea.PasteMsg{Content: "two\rlines"})
+	if got := h.m.input.Value(); got != "two\nlines" {
+		t.Errorf("a short paste became %q", got)
 	}
 }

@@ -52,13 +52,27 @@ func (m *Model) inputHeight() int {
 	if len(m.questions) > 0 {
 		return 1
 	}
+	m.fitInput()
 	return m.input.Height()
+}
+
+// inputRows is the most rows the input takes; a longer text scrolls in it.
+const inputRows = 8
+
+// fitInput caps the input's height at inputRows. The textarea grows with
+// its text up to its MaxHeight, which is kept high (see newInput), so the
+// cap is applied here, before each frame.
+func (m *Model) fitInput() {
+	if m.input.Height() > inputRows {
+		m.input.SetHeight(inputRows)
+	}
 }
 
 func (m *Model) inputView() string {
 	if len(m.questions) > 0 {
 		return m.rc.th.Approval.Render("  waiting for your answer above: y yes · n no · a always")
 	}
+	m.fitInput()
 	// The textarea's view costs more than the rest of the frame; it
 	// changes only with what is typed, the cursor and the size.
 	k := inputKey{m.input.Value(), m.input.Line(), m.input.Column(), m.input.Width(), m.input.Height(), m.input.ScrollYOffset()}
