@@ -107,8 +107,13 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, opts Options) error {
 		opts.Explain = func(err error) string { return err.Error() }
 	}
 	s := &server{opts: opts, log: opts.Logger, ready: make(chan struct{}), sessions: map[string]*session{}}
-	conn := sdk.NewAgentSideConnection(s, w, r)
+	// The SDK starts reading in NewAgentSideConnection and reads its
+	// logger unguarded when a request fails, so the first byte waits
+	// until SetLogger is done (a data race under -race otherwise).
+	gate := make(chan struct{})
+	conn := sdk.NewAgentSideConnection(s, w, gatedReader{r, gate})
 	conn.SetLogger(opts.Logger)
+	close(gate)
 	s.conn = conn
 	close(s.ready)
 	select {
@@ -380,4 +385,15 @@ func internal(err error) error {
 		return re
 	}
 	return &sdk.RequestError{Code: -32603, Message: err.Error()}
+}
+
+// gatedReader reads nothing until open is closed.
+type gatedReader struct {
+	r    io.Reader
+	open <-chan struct{}
+}
+
+func (g gatedReader) Read(p []byte) (int, error) {
+	<-g.open
+	return g.r.Read(p)
 }
