@@ -414,3 +414,43 @@ func (s *tmuxSession) waitGone(what string) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// TestLineChatTypeAhead: the line-mode chat on a terminal whose output is
+// piped (`godwit chat | tee log`). A message the person types while the
+// turn runs ("yes, and then...") was taken as the answer to the question
+// that came next, and the command ran. Now it is kept as the next
+// message, the question waits for an answer typed after it, and the
+// kept message is sent when the turn ends.
+func TestLineChatTypeAhead(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewTestServer(t,
+		llmtest.Reply{Delay: 1500 * time.Millisecond, Chunks: []string{
+			llmtest.ChatText("Looking."),
+			llmtest.ChatToolCall("call_1", "shell_exec", `{"command":"echo PAYLOAD > ran.txt"}`) + llmtest.ChatFinish("tool_calls") + llmtest.ChatUsage(900, 12) + llmtest.ChatDone,
+		}},
+		llmtest.ChatTextReply("Refused.", 950, 4),
+		llmtest.ChatTextReply("Said KEPT.", 990, 4),
+	)
+	home, ws := setup(t, srv.URL())
+	s := newTmux(t, home)
+	script := binary + " chat --allow-write --model local/m | cat; echo chat-exit=$?; sleep 60"
+	s.run("new-session", "-d", "-s", "chat", "-x", "200", "-y", "40", "-c", ws, "sh", "-c", script)
+	s.waitFor("new session; /help")
+	s.typeLine("go on")
+	ahead := "yes, and then say KEPT-42"
+	s.typeLine(ahead)
+	sc := s.waitFor("kept as your next message")
+	if _, err := os.Stat(filepath.Join(ws, "ran.txt")); err == nil {
+		t.Fatalf("the message typed during the turn approved the command:\n%s", sc)
+	}
+	s.answer("n")
+	s.run("send-keys", "-t", "chat", "Enter")
+	s.waitFor("Said KEPT.")
+	if _, err := os.Stat(filepath.Join(ws, "ran.txt")); err == nil {
+		t.Error("the refused command ran")
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 3 || !strings.Contains(string(reqs[2].Body), `"content":"`+ahead+`"`) {
+		t.Errorf("the kept message was not sent as the next turn (%d requests)", len(reqs))
+	}
+}

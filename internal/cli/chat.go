@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -18,6 +20,7 @@ import (
 	"github.com/godwit/godwit/internal/mail"
 	"github.com/godwit/godwit/internal/policy"
 	"github.com/godwit/godwit/internal/store"
+	"github.com/godwit/godwit/internal/termsafe"
 	"github.com/godwit/godwit/internal/tui"
 	"github.com/godwit/godwit/internal/wiring"
 	"github.com/godwit/godwit/llm"
@@ -165,7 +168,25 @@ func chatLines(ctx context.Context, opts *ChatOptions) error {
 	out, errOut := shown(opts.IO.Out, opts.IO.OutTTY), safeWriter{opts.IO.ErrOut}
 	shown := agent.Sinks(newPlainSink(out, errOut), &mailLog{w: errOut})
 	turns := agent.Sinks(shown, agent.SinkFunc(func(e agent.Event) { ctl.Observe(e) }))
-	prompter := &linePrompter{lines: func() <-chan string { return lines }, out: opts.IO.ErrOut}
+	var (
+		aheadMu sync.Mutex // parallel tool calls may ask at once
+		ahead   []string   // typed while a question came; sent after the turn
+	)
+	prompter := &linePrompter{lines: func() <-chan line { return lines }, out: opts.IO.ErrOut}
+	if opts.IO.InTTY {
+		prompter.typedAhead = func(s string) { aheadMu.Lock(); ahead = append(ahead, s); aheadMu.Unlock() }
+		prompter.quiet = answerQuiet
+	}
+	next := func() (string, bool) {
+		aheadMu.Lock()
+		defer aheadMu.Unlock()
+		if len(ahead) == 0 {
+			return "", false
+		}
+		s := ahead[0]
+		ahead = ahead[1:]
+		return s, true
+	}
 	mode := tui.NewModeSwitch(policy.ModeFromFlags(opts.AllowWrite, opts.Yes))
 	cm, err := openChatMail(ctx, opts)
 	if err != nil {
@@ -195,20 +216,25 @@ func chatLines(ctx context.Context, opts *ChatOptions) error {
 			fmt.Fprint(opts.IO.ErrOut, "› ")
 		}
 		var line string
-		select {
-		case <-ctx.Done():
-			return nil
-		case l, ok := <-lines:
-			if !ok {
-				return nil
-			}
+		if l, ok := next(); ok {
 			line = strings.TrimSpace(l)
-		case m := <-arrived:
-			fmt.Fprintf(errOut, "✉ m%d from %s: %s\n", m.ID, mail.Label(m.FromKind, m.From), firstLine(m.Body, 100))
-			if _, _, err := ctl.RunMail(ctx); err != nil && ctx.Err() == nil {
-				fmt.Fprintln(errOut, "godwit:", err)
+			fmt.Fprintln(opts.IO.ErrOut, termsafe.ExactLine(line))
+		} else {
+			select {
+			case <-ctx.Done():
+				return nil
+			case l, ok := <-lines:
+				if !ok {
+					return nil
+				}
+				line = strings.TrimSpace(l.text)
+			case m := <-arrived:
+				fmt.Fprintf(errOut, "✉ m%d from %s: %s\n", m.ID, mail.Label(m.FromKind, m.From), firstLine(m.Body, 100))
+				if _, _, err := ctl.RunMail(ctx); err != nil && ctx.Err() == nil {
+					fmt.Fprintln(errOut, "godwit:", err)
+				}
+				continue
 			}
-			continue
 		}
 		switch {
 		case line == "":
@@ -263,16 +289,18 @@ func chatBuilder(opts *ChatOptions, p policy.Prompter, sink agent.Sink, mode *tu
 
 // readLines reads r line by line into a channel, closed at EOF. One
 // goroutine owns the reader: the prompts and the approval answers share
-// it.
-func readLines(ctx context.Context, r io.Reader) <-chan string {
-	ch := make(chan string)
+// it. It reads ahead of its readers, so each line carries the time it
+// was typed, which tells the prompter a line typed before its question
+// from an answer.
+func readLines(ctx context.Context, r io.Reader) <-chan line {
+	ch := make(chan line, 256)
 	go func() {
 		defer close(ch)
 		sc := bufio.NewScanner(r)
 		sc.Buffer(make([]byte, 64<<10), 4<<20)
 		for sc.Scan() {
 			select {
-			case ch <- sc.Text():
+			case ch <- line{text: sc.Text(), at: time.Now()}:
 			case <-ctx.Done():
 				return
 			}

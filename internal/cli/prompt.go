@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/godwit/godwit/internal/policy"
 	"github.com/godwit/godwit/internal/termsafe"
@@ -17,13 +18,33 @@ import (
 // asks on its terminal, the line-mode chat in the stream of its
 // messages.
 type linePrompter struct {
-	lines func() <-chan string // the input, started at the first question
+	lines func() <-chan line // the input, started at the first question
 	out   io.Writer
 	// answersOnly is set where every input line is an answer (run):
-	// lines typed while no question was pending are discarded, so a
+	// lines typed before the question was written are discarded, so a
 	// stray "y" never approves a command the person has not seen. In the
 	// chat such lines are messages, and the chat loop takes them.
 	answersOnly bool
+	// typedAhead, set in the chat on a terminal, takes back the lines
+	// typed before the question was written: they are what the person
+	// typed while the turn ran ("yes, and then..."), messages for after
+	// the turn, never answers to a question they had not seen. Without
+	// it (a pipe) lines answer in order, as a script wrote them.
+	typedAhead func(string)
+	// quiet is how long a question stands on a terminal before a yes
+	// counts, as in the full-screen chat: an answer sooner was typed
+	// before the person could read what it approves.
+	quiet time.Duration
+}
+
+// answerQuiet is how long a question stands before y or a counts, here
+// and in the full-screen chat.
+const answerQuiet = 500 * time.Millisecond
+
+// line is one input line and when it was read.
+type line struct {
+	text string
+	at   time.Time
 }
 
 // newTerminalPrompter asks on in, a terminal, reading it only from the
@@ -32,19 +53,19 @@ type linePrompter struct {
 // one goroutine owns in for the life of the process.
 func newTerminalPrompter(in io.Reader, out io.Writer) *linePrompter {
 	return &linePrompter{
-		lines:       sync.OnceValue(func() <-chan string { return readLines(context.Background(), in) }),
+		lines:       sync.OnceValue(func() <-chan line { return readLines(context.Background(), in) }),
 		out:         out,
 		answersOnly: true,
+		quiet:       answerQuiet,
 	}
 }
 
 // Ask implements policy.Prompter.
 func (p *linePrompter) Ask(ctx context.Context, q policy.Question) (policy.Answer, error) {
 	lines := p.lines()
-	if p.answersOnly {
-		drain(lines)
-	}
-	fmt.Fprint(p.out, formatQuestion(q))
+	prompt := formatQuestion(q)
+	asked := time.Now()
+	fmt.Fprint(p.out, prompt)
 	for {
 		select {
 		case <-ctx.Done():
@@ -55,24 +76,24 @@ func (p *linePrompter) Ask(ctx context.Context, q policy.Question) (policy.Answe
 				fmt.Fprintln(p.out)
 				return policy.Answer{Choice: policy.No, Note: "no answer: the input ended"}, nil
 			}
-			if a, ok := parseAnswer(l, len(q.Always) > 0); ok {
+			early := l.at.Before(asked)
+			switch {
+			case early && p.answersOnly:
+				continue
+			case early && p.typedAhead != nil:
+				p.typedAhead(l.text)
+				fmt.Fprintf(p.out, "\n(typed before this question: kept as your next message: %s)%s", termsafe.ExactLine(firstLine(l.text, 60)), prompt[strings.LastIndexByte(prompt, '\n')+1:])
+				continue
+			}
+			a, ok := parseAnswer(l.text, len(q.Always) > 0)
+			if ok && a.Choice != policy.No && p.quiet > 0 && l.at.Sub(asked) < p.quiet {
+				fmt.Fprint(p.out, "That came as the question did: read it, then answer y, n or a: ")
+				continue
+			}
+			if ok {
 				return a, nil
 			}
 			fmt.Fprint(p.out, "Answer y (yes), n (no; a note may follow) or a (always): ")
-		}
-	}
-}
-
-// drain discards the lines typed before the question.
-func drain(lines <-chan string) {
-	for {
-		select {
-		case _, ok := <-lines:
-			if !ok {
-				return
-			}
-		default:
-			return
 		}
 	}
 }
@@ -107,10 +128,13 @@ func parseAnswer(s string, always bool) (policy.Answer, bool) {
 	s = strings.TrimSpace(s)
 	word, note, _ := strings.Cut(s, " ")
 	switch strings.ToLower(word) {
-	case "y", "yes":
-		return policy.Answer{Choice: policy.Yes}, true
 	case "n", "no":
 		return policy.Answer{Choice: policy.No, Note: strings.TrimSpace(note)}, true
+	}
+	// A yes is the whole line: "yes, but first..." is not one.
+	switch strings.ToLower(s) {
+	case "y", "yes":
+		return policy.Answer{Choice: policy.Yes}, true
 	case "a", "always":
 		if always {
 			return policy.Answer{Choice: policy.Always}, true

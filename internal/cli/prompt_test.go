@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/godwit/godwit/internal/policy"
 )
@@ -22,6 +23,8 @@ func TestParseAnswer(t *testing.T) {
 		{"n use make instead\n", true, policy.Answer{Choice: policy.No, Note: "use make instead"}, true},
 		{"a", true, policy.Answer{Choice: policy.Always}, true},
 		{"a", false, policy.Answer{}, false},
+		{"yes please, and then run the tests", true, policy.Answer{}, false},
+		{"always do that", true, policy.Answer{}, false},
 		{"maybe", true, policy.Answer{}, false},
 	}
 	for _, tt := range tests {
@@ -61,6 +64,7 @@ func TestTerminalPrompter(t *testing.T) {
 	inR, inW := io.Pipe()
 	w := &askedWriter{asked: make(chan struct{}, 1)}
 	lp := newTerminalPrompter(inR, w)
+	lp.quiet = 0 // TestAnswerTiming has the clock
 	q := policy.Question{Tool: "shell_exec", Summary: "run: rm x", Reasons: []string{"runs `rm x`"}, Always: []string{"shell_exec command rm *"}}
 	go func() {
 		<-w.asked // answer only what was asked
@@ -87,35 +91,65 @@ func TestTerminalPrompter(t *testing.T) {
 	}
 }
 
-// TestStrayLinesDoNotAnswer: where every line is an answer, a "y"
-// typed while nothing was asked must not answer the next question.
-func TestStrayLinesDoNotAnswer(t *testing.T) {
-	lines := make(chan string, 2)
-	lines <- "y"
-	lines <- "yes"
-	w := &askedWriter{asked: make(chan struct{}, 1)}
-	lp := &linePrompter{lines: func() <-chan string { return lines }, out: w, answersOnly: true}
-	go func() {
-		<-w.asked
-		lines <- "n not that"
-	}()
-	if a, err := lp.Ask(context.Background(), policy.Question{Tool: "shell_exec", Summary: "run: rm x"}); err != nil || a.Choice != policy.No || a.Note != "not that" {
-		t.Errorf("a stray line answered: %+v %v", a, err)
+// TestAnswerTiming: which lines answer a question, by when they were
+// typed: before it was written (a message typed while the turn ran, or a
+// stray key), as it came (too soon to have read it), or after.
+func TestAnswerTiming(t *testing.T) {
+	before, soon, later := -time.Hour, time.Duration(0), time.Hour
+	q := policy.Question{Tool: "shell_exec", Summary: "run: rm x", Always: []string{"shell_exec command rm *"}}
+	tests := []struct {
+		name   string
+		mode   string // run: answers only; tty: the chat on a terminal; pipe: the chat on a pipe
+		lines  []string
+		typed  []time.Duration // when each line was typed, from the question
+		want   policy.Answer
+		kept   []string // passed back to the chat as messages
+		output string
+	}{
+		{"run: typed ahead is dropped", "run", []string{"y", "n not that"}, []time.Duration{before, later}, policy.Answer{Choice: policy.No, Note: "not that"}, nil, ""},
+		{"run: a yes as the question comes asks again", "run", []string{"y", "n"}, []time.Duration{soon, later}, policy.Answer{Choice: policy.No}, nil, "read it, then answer"},
+		{"run: a no counts at once", "run", []string{"n"}, []time.Duration{soon}, policy.Answer{Choice: policy.No}, nil, ""},
+		{"chat tty: a message typed during the turn is kept", "tty", []string{"yes please, then fix the tests", "y"}, []time.Duration{before, later}, policy.Answer{Choice: policy.Yes}, []string{"yes please, then fix the tests"}, "kept as your next message"},
+		{"chat tty: a y typed ahead is a message, not the answer", "tty", []string{"y", "a"}, []time.Duration{before, later}, policy.Answer{Choice: policy.Always}, []string{"y"}, ""},
+		{"chat tty: too soon asks again", "tty", []string{"a", "y"}, []time.Duration{soon, later}, policy.Answer{Choice: policy.Yes}, nil, "read it, then answer"},
+		{"chat pipe: lines answer in order", "pipe", []string{"y"}, []time.Duration{before}, policy.Answer{Choice: policy.Yes}, nil, ""},
 	}
-}
-
-// TestChatPrompterKeepsMessages: in the chat, lines that come while no
-// question is pending are messages, never drained.
-func TestChatPrompterKeepsMessages(t *testing.T) {
-	lines := make(chan string, 2)
-	lines <- "y"
-	lp := &linePrompter{lines: func() <-chan string { return lines }, out: io.Discard}
-	a, err := lp.Ask(context.Background(), policy.Question{Tool: "file_write", Summary: "write a.go"})
-	if err != nil || a.Choice != policy.Yes {
-		t.Errorf("got %+v %v, want the pending line as the answer", a, err)
-	}
-	close(lines)
-	if a, _ := lp.Ask(context.Background(), policy.Question{Tool: "file_write", Summary: "write a.go"}); a.Choice != policy.No || a.Note != "no answer: the input ended" {
-		t.Errorf("ended input: %+v", a)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lines := make(chan line, len(tt.lines))
+			w := &askedWriter{asked: make(chan struct{}, 1)}
+			var kept []string
+			lp := &linePrompter{lines: func() <-chan line { return lines }, out: w}
+			switch tt.mode {
+			case "run":
+				lp.answersOnly, lp.quiet = true, answerQuiet
+			case "tty":
+				lp.typedAhead, lp.quiet = func(s string) { kept = append(kept, s) }, answerQuiet
+			}
+			var early []int
+			for i, d := range tt.typed {
+				if d < 0 {
+					lines <- line{tt.lines[i], time.Now().Add(d)}
+				} else {
+					early = append(early, i)
+				}
+			}
+			go func() {
+				<-w.asked
+				for _, i := range early {
+					lines <- line{tt.lines[i], time.Now().Add(tt.typed[i])}
+				}
+			}()
+			a, err := lp.Ask(context.Background(), q)
+			if err != nil || a != tt.want {
+				t.Errorf("answer %+v %v, want %+v", a, err, tt.want)
+			}
+			if strings.Join(kept, "|") != strings.Join(tt.kept, "|") {
+				t.Errorf("kept %q, want %q", kept, tt.kept)
+			}
+			if !strings.Contains(w.String(), tt.output) {
+				t.Errorf("the prompter wrote:\n%s\nwant %q in it", w.String(), tt.output)
+			}
+		})
 	}
 }
