@@ -35,6 +35,20 @@ func (s *tmuxSession) run(args ...string) string {
 	return string(out)
 }
 
+// stopOnCleanup ends the tmux server when the test ends, and waits for
+// the programs it ran (the chat, over the GODWIT_HOME of s.env) to exit
+// before the test's temporary folders are removed.
+func (s *tmuxSession) stopOnCleanup() {
+	s.t.Cleanup(func() {
+		_ = exec.Command(s.bin, "-S", s.sock, "kill-server").Run()
+		for _, kv := range s.env {
+			if home, ok := strings.CutPrefix(kv, "GODWIT_HOME="); ok {
+				waitHomeIdle(s.t, home)
+			}
+		}
+	})
+}
+
 // screen is what the pane shows now.
 func (s *tmuxSession) screen() string { return s.run("capture-pane", "-p", "-t", "chat") }
 
@@ -153,6 +167,22 @@ func (s *tmuxSession) rechat(ws string, args ...string) {
 
 func chatScript(args []string) string {
 	return binary + " chat " + strings.Join(args, " ") + "; echo chat-exit=$?; sleep 60"
+}
+
+// waitGone polls the screen until it no longer contains text, and
+// returns the last screen and whether it went within a bound that only
+// stops a wait for a screen that never changes.
+func (s *tmuxSession) waitGone(text string) (string, bool) {
+	s.t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		sc := s.screen()
+		if !strings.Contains(sc, text) {
+			return sc, true
+		}
+		if time.Now().After(deadline) {
+			return sc, false
+		}
+	}
 }
 
 func (s *tmuxSession) typeLine(text string) {
