@@ -95,7 +95,7 @@ func TestChatInTmux(t *testing.T) {
 	// test can read its exit status and last words.
 	script := binary + " chat --allow-write --model local/m; echo chat-exit=$?; sleep 60"
 	s.run("new-session", "-d", "-s", "chat", "-x", "100", "-y", "30", "-c", ws, "sh", "-c", script)
-	t.Cleanup(func() { _ = exec.Command(bin, "-S", s.sock, "kill-server").Run() })
+	s.stopOnCleanup()
 
 	s.waitFor("/help")
 	s.run("send-keys", "-t", "chat", "-l", "please write notes.md")
@@ -148,7 +148,7 @@ func newTmux(t *testing.T, home string) *tmuxSession {
 	}
 	s := &tmuxSession{t: t, bin: bin, sock: filepath.Join(t.TempDir(), "tmux.sock"),
 		env: append(baseEnv(), "GODWIT_HOME="+home, "TERM=xterm-256color")}
-	t.Cleanup(func() { _ = exec.Command(bin, "-S", s.sock, "kill-server").Run() })
+	s.stopOnCleanup()
 	return s
 }
 
@@ -199,8 +199,10 @@ func (s *tmuxSession) typeLine(text string) {
 // questions as the live one did.
 func TestChatDailyUse(t *testing.T) {
 	planArgs := `{"steps":[{"text":"read /etc/hosts","status":"done"},{"text":"write notes.md","status":"done"}]}`
+	// Long enough (a minute) that Ctrl-C lands mid-stream however slow
+	// the machine; the server stops writing once the turn is cancelled.
 	slow := llmtest.Reply{Delay: 250 * time.Millisecond}
-	for i := 0; i < 16; i++ {
+	for i := 0; i < 240; i++ {
 		slow.Chunks = append(slow.Chunks, llmtest.ChatText("slowly "))
 	}
 	srv := llmtest.NewTestServer(t,
@@ -280,8 +282,9 @@ func TestChatDailyUse(t *testing.T) {
 	s.waitFor("slowly slowly")
 	s.run("send-keys", "-t", "chat", "C-c")
 	s.waitFor("cancelled")
-	time.Sleep(300 * time.Millisecond) // a frame or two after the turn ended
-	if sc = s.screen(); strings.Contains(sc, "cancelling") {
+	// The frame after the turn ended drops "cancelling"; a screen that
+	// keeps it for seconds keeps it for good.
+	if sc, ok := s.waitGone("cancelling"); !ok {
 		t.Errorf("the turn has ended, the screen still says it is cancelling:\n%s", sc)
 	}
 
