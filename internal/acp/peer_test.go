@@ -3,10 +3,12 @@ package acp_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/godwit/godwit/internal/peertest"
@@ -97,13 +99,23 @@ func peerTools(t *testing.T) peerTool {
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@agentclientprotocol", "sdk")); err != nil {
 		peertest.Missing(t, "the ACP client library is not installed: run npm ci --prefix internal/acp/testdata/peer")
 	}
-	bin := filepath.Join(t.TempDir(), "godwit")
-	build := exec.Command("go", "build", "-o", bin, "../../cmd/godwit")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building godwit: %v\n%s", err, out)
+	bin, err := godwitBinary()
+	if err != nil {
+		t.Fatal(err)
 	}
 	return peerTool{node: node, dir: dir, bin: bin}
 }
+
+// godwitBinary builds the binary once for all the peer tests (a link
+// takes seconds), in binDir, which TestMain removes.
+var godwitBinary = sync.OnceValues(func() (string, error) {
+	bin := filepath.Join(binDir, "godwit")
+	build := exec.Command("go", "build", "-o", bin, "../../cmd/godwit")
+	if out, err := build.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building godwit: %v\n%s", err, out)
+	}
+	return bin, nil
+})
 
 // peerScenario is what peer.mjs does (see its header).
 type peerScenario struct {
