@@ -381,6 +381,9 @@ func TestBareGodwitStartsTheChat(t *testing.T) {
 	}
 
 	// godwit -c opens the chat on that session, its turn on the screen.
+	// The server exits with its last session, and a new-session racing
+	// that exit fails ("server exited unexpectedly"): keep it up.
+	s.run("set-option", "-g", "exit-empty", "off")
 	s.run("kill-session", "-t", "chat")
 	s.run("new-session", "-d", "-s", "chat", "-x", "100", "-y", "30", "-c", ws, "sh", "-c", binary+" -c --model local/m; echo chat-exit=$?; sleep 60")
 	s.waitFor("/help")
