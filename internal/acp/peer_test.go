@@ -21,6 +21,7 @@ import (
 // whose scripted model writes a file, the permission request answered,
 // the streamed updates checked, then session/load from a second process.
 func TestOfficialClient(t *testing.T) {
+	t.Parallel() // each peer test has its own home, workspace and model
 	pt := peerTools(t)
 	srv := llmtest.NewTestServer(t,
 		llmtest.ChatReply(llmtest.ChatReasoning("The user wants a file."), llmtest.ChatText("Writing it."),
@@ -315,6 +316,7 @@ func peerEnv() []string {
 // session/load replays the plan updates the live session sent after each
 // plan call, then the session's usage.
 func TestOfficialClientUsageAndPlanReplay(t *testing.T) {
+	t.Parallel() // each peer test has its own home, workspace and model
 	pt := peerTools(t)
 	planArgs := `{"steps":[{"text":"read a.txt","status":"done"},{"text":"answer","status":"in_progress"}]}`
 	srv := llmtest.NewTestServer(t,
