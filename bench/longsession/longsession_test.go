@@ -164,7 +164,9 @@ func TestShortSessions(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs godwit")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	// A hang guard: the build and fifteen turns took over 2 minutes on
+	// a loaded machine.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	o := options{formats: formats, sessions: []string{"e"}, turns: 5, wall: time.Minute, maxRequests: 40, fileScale: 0.3}
 	var log bytes.Buffer

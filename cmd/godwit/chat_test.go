@@ -35,6 +35,20 @@ func (s *tmuxSession) run(args ...string) string {
 	return string(out)
 }
 
+// stopOnCleanup ends the tmux server when the test ends, and waits for
+// the programs it ran (the chat, over the GODWIT_HOME of s.env) to exit
+// before the test's temporary folders are removed.
+func (s *tmuxSession) stopOnCleanup() {
+	s.t.Cleanup(func() {
+		_ = exec.Command(s.bin, "-S", s.sock, "kill-server").Run()
+		for _, kv := range s.env {
+			if home, ok := strings.CutPrefix(kv, "GODWIT_HOME="); ok {
+				waitHomeIdle(s.t, home)
+			}
+		}
+	})
+}
+
 // screen is what the pane shows now.
 func (s *tmuxSession) screen() string { return s.run("capture-pane", "-p", "-t", "chat") }
 
@@ -81,7 +95,7 @@ func TestChatInTmux(t *testing.T) {
 	// test can read its exit status and last words.
 	script := binary + " chat --allow-write --model local/m; echo chat-exit=$?; sleep 60"
 	s.run("new-session", "-d", "-s", "chat", "-x", "100", "-y", "30", "-c", ws, "sh", "-c", script)
-	t.Cleanup(func() { _ = exec.Command(bin, "-S", s.sock, "kill-server").Run() })
+	s.stopOnCleanup()
 
 	s.waitFor("/help")
 	s.run("send-keys", "-t", "chat", "-l", "please write notes.md")
@@ -134,7 +148,7 @@ func newTmux(t *testing.T, home string) *tmuxSession {
 	}
 	s := &tmuxSession{t: t, bin: bin, sock: filepath.Join(t.TempDir(), "tmux.sock"),
 		env: append(baseEnv(), "GODWIT_HOME="+home, "TERM=xterm-256color")}
-	t.Cleanup(func() { _ = exec.Command(bin, "-S", s.sock, "kill-server").Run() })
+	s.stopOnCleanup()
 	return s
 }
 
@@ -155,6 +169,22 @@ func chatScript(args []string) string {
 	return binary + " chat " + strings.Join(args, " ") + "; echo chat-exit=$?; sleep 60"
 }
 
+// waitGone polls the screen until it no longer contains text, and
+// returns the last screen and whether it went within a bound that only
+// stops a wait for a screen that never changes.
+func (s *tmuxSession) waitGone(text string) (string, bool) {
+	s.t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		sc := s.screen()
+		if !strings.Contains(sc, text) {
+			return sc, true
+		}
+		if time.Now().After(deadline) {
+			return sc, false
+		}
+	}
+}
+
 func (s *tmuxSession) typeLine(text string) {
 	s.run("send-keys", "-t", "chat", "-l", text)
 	s.run("send-keys", "-t", "chat", "Enter")
@@ -169,8 +199,10 @@ func (s *tmuxSession) typeLine(text string) {
 // questions as the live one did.
 func TestChatDailyUse(t *testing.T) {
 	planArgs := `{"steps":[{"text":"read /etc/hosts","status":"done"},{"text":"write notes.md","status":"done"}]}`
+	// Long enough (a minute) that Ctrl-C lands mid-stream however slow
+	// the machine; the server stops writing once the turn is cancelled.
 	slow := llmtest.Reply{Delay: 250 * time.Millisecond}
-	for i := 0; i < 16; i++ {
+	for i := 0; i < 240; i++ {
 		slow.Chunks = append(slow.Chunks, llmtest.ChatText("slowly "))
 	}
 	srv := llmtest.NewTestServer(t,
@@ -250,8 +282,9 @@ func TestChatDailyUse(t *testing.T) {
 	s.waitFor("slowly slowly")
 	s.run("send-keys", "-t", "chat", "C-c")
 	s.waitFor("cancelled")
-	time.Sleep(300 * time.Millisecond) // a frame or two after the turn ended
-	if sc = s.screen(); strings.Contains(sc, "cancelling") {
+	// The frame after the turn ended drops "cancelling"; a screen that
+	// keeps it for seconds keeps it for good.
+	if sc, ok := s.waitGone("cancelling"); !ok {
 		t.Errorf("the turn has ended, the screen still says it is cancelling:\n%s", sc)
 	}
 

@@ -32,6 +32,9 @@ func startRun(t *testing.T, home, ws string, args ...string) (*exec.Cmd, *bufio.
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	// A test that fails before godwit ends must not leave it running
+	// over the temporary folders as they are removed.
+	t.Cleanup(func() { _ = cmd.Process.Kill(); waitHomeIdle(t, home) })
 	sc := bufio.NewScanner(out)
 	if !sc.Scan() {
 		t.Fatal("no first event")
@@ -141,8 +144,6 @@ func TestInterruptCancelsTheTurnAndKillsTheCommand(t *testing.T) {
 	)
 	home, ws := setup(t, srv.URL())
 	cmd, sc, sid := startRun(t, home, ws, "--model", "local/m", "--yes", "-p", "wait")
-	// A failure below must not leave godwit running over the temp dir.
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
 	waitFor(t, sc, "tool.started")
 	pidFile := filepath.Join(ws, "child.pid")
 	var child int

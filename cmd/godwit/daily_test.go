@@ -368,7 +368,7 @@ func TestBareGodwitStartsTheChat(t *testing.T) {
 	s := &tmuxSession{t: t, bin: bin, sock: filepath.Join(t.TempDir(), "tmux.sock"),
 		env: append(baseEnv(), "GODWIT_HOME="+home, "TERM=xterm-256color")}
 	s.run("new-session", "-d", "-s", "chat", "-x", "100", "-y", "30", "-c", ws, "sh", "-c", binary+" --model local/m; echo chat-exit=$?; sleep 60")
-	t.Cleanup(func() { _ = exec.Command(bin, "-S", s.sock, "kill-server").Run() })
+	s.stopOnCleanup()
 	s.waitFor("/help")
 	s.run("send-keys", "-t", "chat", "-l", "hi")
 	s.run("send-keys", "-t", "chat", "Enter")
@@ -381,6 +381,9 @@ func TestBareGodwitStartsTheChat(t *testing.T) {
 	}
 
 	// godwit -c opens the chat on that session, its turn on the screen.
+	// The server exits with its last session, and a new-session racing
+	// that exit fails ("server exited unexpectedly"): keep it up.
+	s.run("set-option", "-g", "exit-empty", "off")
 	s.run("kill-session", "-t", "chat")
 	s.run("new-session", "-d", "-s", "chat", "-x", "100", "-y", "30", "-c", ws, "sh", "-c", binary+" -c --model local/m; echo chat-exit=$?; sleep 60")
 	s.waitFor("/help")

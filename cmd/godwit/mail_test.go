@@ -620,7 +620,7 @@ func TestChatInTmuxShowsMail(t *testing.T) {
 	s := &tmuxSession{t: t, bin: bin, sock: filepath.Join(t.TempDir(), "tmux.sock"),
 		env: append(baseEnv(), "GODWIT_HOME="+home, "TERM=xterm-256color")}
 	s.run("new-session", "-d", "-s", "chat", "-x", "100", "-y", "30", "-c", ws, "sh", "-c", binary+" chat --model local/m --session "+first.SessionID+"; sleep 60")
-	t.Cleanup(func() { _ = exec.Command(bin, "-S", s.sock, "kill-server").Run() })
+	s.stopOnCleanup()
 	s.waitFor("/help")
 	st := openStore(t, home)
 	eventually(t, "the chat holds the session", func() bool { return residentAlive(st, first.SessionID) })

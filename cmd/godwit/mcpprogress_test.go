@@ -40,7 +40,11 @@ func TestMCPProgressReachesTheUser(t *testing.T) {
 			if mode == "json" {
 				args = append(args, "--json")
 			}
-			r := godwit(t, home, ws, nil, args...)
+			// node can take over the default 5 s to start the server on a
+			// loaded machine, and the scripted model calls its tool in
+			// the first request: wait for it (Build returns once it is
+			// ready).
+			r := godwit(t, home, ws, []string{"GODWIT_MCP_WAIT=60s"}, args...)
 			if r.code != 0 {
 				t.Fatalf("exit %d\n%s", r.code, r.stderr)
 			}

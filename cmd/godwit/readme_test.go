@@ -131,6 +131,15 @@ func startResident(t *testing.T, cmd *exec.Cmd) string {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	// The test stops its residents with Ctrl-C; this one, if the test
+	// fails before it is on that list, must not outlive the test's
+	// folders.
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	})
 	select {
 	case id := <-w.id:
 		return id

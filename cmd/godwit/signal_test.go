@@ -178,7 +178,7 @@ func TestChatTerminalClosedLeavesNoProcess(t *testing.T) {
 	s := &tmuxSession{t: t, bin: bin, sock: filepath.Join(t.TempDir(), "tmux.sock"),
 		env: append(baseEnv(), "GODWIT_HOME="+home, "TERM=xterm-256color")}
 	s.run("new-session", "-d", "-s", "chat", "-x", "100", "-y", "30", "-c", ws, binary, "chat", "--yes", "--model", "local/m")
-	t.Cleanup(func() { _ = exec.Command(bin, "-S", s.sock, "kill-server").Run() })
+	s.stopOnCleanup()
 	s.waitFor("/help")
 	s.run("send-keys", "-t", "chat", "-l", "start")
 	s.run("send-keys", "-t", "chat", "Enter")

@@ -38,7 +38,7 @@ func TestSessionAnswersMail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := mail.Await(ctx, st, p.Mail.ID, mail.AwaitOptions{FollowOptions: mail.FollowOptions{Poll: 5 * time.Millisecond}, Timeout: 10 * time.Second})
+	m, err := mail.Await(ctx, st, p.Mail.ID, mail.AwaitOptions{FollowOptions: mail.FollowOptions{Poll: 5 * time.Millisecond}, Timeout: time.Minute}) // a hang guard
 	if err != nil || m.Answer != "done." {
 		t.Fatalf("await: %+v %v", m, err)
 	}

@@ -3,10 +3,12 @@ package acp_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/godwit/godwit/internal/peertest"
@@ -19,6 +21,7 @@ import (
 // whose scripted model writes a file, the permission request answered,
 // the streamed updates checked, then session/load from a second process.
 func TestOfficialClient(t *testing.T) {
+	t.Parallel() // each peer test has its own home, workspace and model
 	pt := peerTools(t)
 	srv := llmtest.NewTestServer(t,
 		llmtest.ChatReply(llmtest.ChatReasoning("The user wants a file."), llmtest.ChatText("Writing it."),
@@ -97,13 +100,23 @@ func peerTools(t *testing.T) peerTool {
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@agentclientprotocol", "sdk")); err != nil {
 		peertest.Missing(t, "the ACP client library is not installed: run npm ci --prefix internal/acp/testdata/peer")
 	}
-	bin := filepath.Join(t.TempDir(), "godwit")
-	build := exec.Command("go", "build", "-o", bin, "../../cmd/godwit")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building godwit: %v\n%s", err, out)
+	bin, err := godwitBinary()
+	if err != nil {
+		t.Fatal(err)
 	}
 	return peerTool{node: node, dir: dir, bin: bin}
 }
+
+// godwitBinary builds the binary once for all the peer tests (a link
+// takes seconds), in binDir, which TestMain removes.
+var godwitBinary = sync.OnceValues(func() (string, error) {
+	bin := filepath.Join(binDir, "godwit")
+	build := exec.Command("go", "build", "-o", bin, "../../cmd/godwit")
+	if out, err := build.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building godwit: %v\n%s", err, out)
+	}
+	return bin, nil
+})
 
 // peerScenario is what peer.mjs does (see its header).
 type peerScenario struct {
@@ -303,6 +316,7 @@ func peerEnv() []string {
 // session/load replays the plan updates the live session sent after each
 // plan call, then the session's usage.
 func TestOfficialClientUsageAndPlanReplay(t *testing.T) {
+	t.Parallel() // each peer test has its own home, workspace and model
 	pt := peerTools(t)
 	planArgs := `{"steps":[{"text":"read a.txt","status":"done"},{"text":"answer","status":"in_progress"}]}`
 	srv := llmtest.NewTestServer(t,

@@ -114,6 +114,7 @@ var goModule = map[string]string{
 // screen, read-only commands, the sandbox by mode) under the editor's
 // approvals, as `godwit run` does.
 func TestPolicyThroughOfficialClient(t *testing.T) {
+	t.Parallel() // each peer test has its own home, workspace and model
 	pt := peerTools(t)
 	tests := []struct {
 		name     string
@@ -280,6 +281,7 @@ func TestPolicyThroughOfficialClient(t *testing.T) {
 // the command line godwit hands the editor is its own sandbox, so the
 // editor runs it confined to the session's mode.
 func TestTerminalCommandsThroughOfficialClient(t *testing.T) {
+	t.Parallel() // each peer test has its own home, workspace and model
 	pt := peerTools(t)
 	home, ws, outside := t.TempDir(), t.TempDir(), t.TempDir()
 	for name, content := range goModule {

@@ -178,6 +178,7 @@ func TestApprovals(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel() // each case has its own workspace, editor and store
 			ws := t.TempDir()
 			if err := os.WriteFile(filepath.Join(ws, "out.txt"), []byte("zero\n"), 0o644); err != nil {
 				t.Fatal(err)

@@ -110,6 +110,7 @@ func firstLine(s string) string {
 // updates come under its own session id: its own text and tool call,
 // none of the other's.
 func TestOfficialClientTwoSessionsAtOnce(t *testing.T) {
+	t.Parallel() // each peer test has its own home, workspace and model
 	pt := peerTools(t)
 	keys := []string{"alpha", "beta"}
 	m, url := newMeetingModel(t, keys...)

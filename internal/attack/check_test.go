@@ -95,9 +95,10 @@ func judge(s *scene, a *Attack, mode string, ev evidence) verdict {
 		}
 	}
 
-	// What is still running. godwit gets a moment to finish killing;
-	// a control has nothing to wait for.
-	wait := 2 * time.Second
+	// What is still running. godwit gets a moment to finish killing (a
+	// killed group takes seconds to go on a loaded machine; the wait
+	// ends as soon as nothing is left); a control has nothing to wait for.
+	wait := 15 * time.Second
 	if ev.control {
 		wait = 0
 	}

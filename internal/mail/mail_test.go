@@ -112,7 +112,7 @@ func TestServeMergesWhatArrivesDuringATurn(t *testing.T) {
 	}
 	close(release)
 	for _, m := range append([]store.Mail{first.Mail}, later...) {
-		got, err := mail.Await(ctx, st, m.ID, mail.AwaitOptions{FollowOptions: mail.FollowOptions{Poll: poll}, Timeout: 10 * time.Second})
+		got, err := mail.Await(ctx, st, m.ID, mail.AwaitOptions{FollowOptions: mail.FollowOptions{Poll: poll}, Timeout: time.Minute}) // a hang guard
 		if err != nil {
 			t.Fatalf("m%d: %v", m.ID, err)
 		}
@@ -188,7 +188,7 @@ func TestRecoverDeadClaims(t *testing.T) {
 
 	// The waiting sender learns of the death without anyone restarting
 	// the session.
-	got, err := mail.Await(ctx, st, midTurn.Mail.ID, mail.AwaitOptions{FollowOptions: mail.FollowOptions{Poll: poll}, Timeout: 10 * time.Second})
+	got, err := mail.Await(ctx, st, midTurn.Mail.ID, mail.AwaitOptions{FollowOptions: mail.FollowOptions{Poll: poll}, Timeout: time.Minute}) // a hang guard
 	if err == nil || got.State != store.MailFailed || !strings.Contains(got.Error, "died before the turn answered") {
 		t.Fatalf("await: %+v %v", got, err)
 	}
@@ -337,7 +337,7 @@ func TestTool(t *testing.T) {
 	if err != nil || !strings.Contains(res.Content, "acknowledged") {
 		t.Fatalf("ack: %q %v", res.Content, err)
 	}
-	res, _ = call(t, tl, sup, map[string]any{"action": "wait", "id": heldID, "timeout_s": 10})
+	res, _ = call(t, tl, sup, map[string]any{"action": "wait", "id": heldID, "timeout_s": 60})
 	if !strings.Contains(res.Content, "done: after the failure") {
 		t.Errorf("the held message after the ack: %q", res.Content)
 	}
@@ -410,7 +410,7 @@ func TestToolConcurrentWaits(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res, err := call(t, tl, sup, map[string]any{"to": w, "text": "task", "wait": true, "timeout_s": 20})
+			res, err := call(t, tl, sup, map[string]any{"to": w, "text": "task", "wait": true, "timeout_s": 60})
 			if err != nil {
 				t.Error(err)
 			}
@@ -460,7 +460,7 @@ func TestToolRefusesAWaitThatWouldDeadlock(t *testing.T) {
 		if !strings.Contains(res.Content, "Not waiting: this turn answers "+mail.ID(p.Mail.ID)) {
 			t.Errorf("result: %q", res.Content)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(30 * time.Second): // a hang guard, not a timing assertion
 		t.Fatal("the tool blocked waiting on the session whose message it answers")
 	}
 	if q, _ := st.QueuedAfter(ctx, sup, 0, 10); len(q) != 1 {

@@ -26,6 +26,7 @@ func checkDecode(t *testing.T, name, body string) {
 // The message decoder gives what encoding/json gives, for the bodies the
 // store writes and for bodies it never writes.
 func TestDecodeMessageMatchesJSON(t *testing.T) {
+	t.Parallel()
 	bodies := map[string]string{
 		"plain":         `{"role":"user","parts":[{"kind":"text","text":"hi"}]}`,
 		"spaces":        " {\n \"role\" : \"user\" ,\t\"parts\" : [ { \"kind\" : \"text\" , \"text\" : \"hi\" } ] } ",
@@ -70,6 +71,7 @@ func fast(body string) bool {
 }
 
 func TestDecodeMessageRandom(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(17, 2))
 	alphabet := []string{"a", " ", "\n", "\t", "\"", "\\", "/", "<", "&", "\x00", "\x1f", "\x7f", "é", "\u2028", "\xff", "😀", "{", "}", "[", "]", ","}
 	str := func() string {

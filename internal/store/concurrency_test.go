@@ -13,6 +13,7 @@ import (
 // Many goroutines write to one store, and read while they do; every write
 // lands once and turn numbers stay dense.
 func TestConcurrentWriters(t *testing.T) {
+	t.Parallel()
 	s := openTest(t)
 	ctx := context.Background()
 	shared := newSession(t, s, "shared")
@@ -90,6 +91,7 @@ func TestConcurrentWriters(t *testing.T) {
 // Two stores on one file stand in for two processes: their writes
 // interleave through SQLite's locks instead of failing with SQLITE_BUSY.
 func TestTwoStoresOneFile(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "godwit.db")
 	var stores [2]*Store

@@ -13,6 +13,7 @@ func openWithSession(t *testing.T) (*Store, string) {
 }
 
 func TestDecisionLedger(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st, id := openWithSession(t)
 	d1, err := st.AddDecision(ctx, Decision{SessionID: id, Source: "user", Turn: 1, Text: "never touch vendor/"})
@@ -46,6 +47,7 @@ func TestDecisionLedger(t *testing.T) {
 }
 
 func TestCompactions(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st, id := openWithSession(t)
 	for _, c := range []Compaction{
@@ -69,6 +71,7 @@ func TestCompactions(t *testing.T) {
 }
 
 func TestApprovalRoundTrip(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st, id := openWithSession(t)
 	if _, err := st.RecordApproval(ctx, Approval{SessionID: id, Decision: "maybe"}); err == nil {

@@ -25,6 +25,7 @@ const crashEnv = "GODWIT_STORE_CRASH_DB"
 // middle of that loop, reopens the file, and finds every reported turn
 // whole, at most one turn left running, and an intact database.
 func TestCrashSafety(t *testing.T) {
+	t.Parallel()
 	if path := os.Getenv(crashEnv); path != "" {
 		crashChild(path)
 		return

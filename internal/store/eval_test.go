@@ -8,6 +8,7 @@ import (
 )
 
 func TestEvalResults(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := openTest(t)
 	start := time.UnixMilli(1700000000000).UTC()
@@ -40,6 +41,7 @@ func TestEvalResults(t *testing.T) {
 }
 
 func TestEvalVerdicts(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := openTest(t)
 	for _, v := range []EvalVerdict{

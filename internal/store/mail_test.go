@@ -50,6 +50,7 @@ func ids(ms []Mail) string {
 }
 
 func TestMailLifecycle(t *testing.T) {
+	t.Parallel()
 	s := openTest(t)
 	ctx := context.Background()
 	target := newSession(t, s, "target")
@@ -108,6 +109,7 @@ func TestMailLifecycle(t *testing.T) {
 }
 
 func TestMailBarrier(t *testing.T) {
+	t.Parallel()
 	s := openTest(t)
 	ctx := context.Background()
 	target := newSession(t, s, "target")
@@ -150,6 +152,7 @@ func TestMailBarrier(t *testing.T) {
 }
 
 func TestMailRecoveryAndExpiry(t *testing.T) {
+	t.Parallel()
 	s := openTest(t)
 	ctx := context.Background()
 	target := newSession(t, s, "target")
@@ -187,6 +190,7 @@ func TestMailRecoveryAndExpiry(t *testing.T) {
 }
 
 func TestResidents(t *testing.T) {
+	t.Parallel()
 	s := openTest(t)
 	ctx := context.Background()
 	sess := newSession(t, s, "target")
@@ -226,6 +230,7 @@ func TestResidents(t *testing.T) {
 // post twenty messages each while three claimers take them; every
 // message is claimed exactly once.
 func TestConcurrentClaimsAcrossConnections(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "godwit.db")
 	ctx := context.Background()
 	open := func() *Store {
@@ -300,6 +305,7 @@ func TestConcurrentClaimsAcrossConnections(t *testing.T) {
 }
 
 func TestWatchSeesOtherConnections(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "godwit.db")
 	ctx := context.Background()
 	a, err := Open(ctx, path)

@@ -10,6 +10,7 @@ import (
 )
 
 func TestReplaceMemoryEntries(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := openTest(t)
 	steps := []struct {
@@ -58,6 +59,7 @@ func TestReplaceMemoryEntries(t *testing.T) {
 }
 
 func TestMemorySearchKinds(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := openTest(t)
 	if err := s.CreateSession(ctx, Session{ID: "s1"}); err != nil {
@@ -113,6 +115,7 @@ func TestMemorySearchKinds(t *testing.T) {
 }
 
 func TestVectors(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := openTest(t)
 	in := map[string][]float32{"h1": {0.6, -0.8}, "h2": {1, 0}}

@@ -70,6 +70,7 @@ func count(t testing.TB, s *Store, query string, args ...any) int {
 // TestOutputStoredOnce: an output recorded as a tool call, a message, a
 // page and an event is one row, and every reader gets the text back.
 func TestOutputStoredOnce(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, c := range []struct {
 		name string
@@ -141,6 +142,7 @@ func TestOutputStoredOnce(t *testing.T) {
 // TestOutputSearch: an output is found once, as its page when it was
 // paged out and as its message before that.
 func TestOutputSearch(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := openTest(t)
 	a, b := newSession(t, s, "aaaa"), newSession(t, s, "bbbb")
@@ -171,6 +173,7 @@ func TestOutputSearch(t *testing.T) {
 }
 
 func TestPreview(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ in, want string }{
 		{"short", "short"},
 		{"01234567", "01234567"},
@@ -230,6 +233,7 @@ func oldMessageText(m llm.Message) string {
 // code wrote it (every output four times) and checks that migrating it
 // keeps each output once and every reader's answer the same.
 func TestMigrateOutputs(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "godwit.db")
 	old := oldStore(t, path)
@@ -387,6 +391,7 @@ func TestMigrateOutputs(t *testing.T) {
 }
 
 func TestTokenCounts(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := openTest(t)
 	counts := map[uint64]int{1: 10, 1<<63 + 5: 20, 42: 0}
@@ -407,6 +412,7 @@ func TestTokenCounts(t *testing.T) {
 }
 
 func TestSearchTextDropsLineNumbers(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ in, want string }{
 		{"plain\ntext", "plain\ntext"},
 		{"1\tpackage main\n2\t\n  10\tfunc main() {}\n", "package main\n\nfunc main() {}\n"},
@@ -421,6 +427,7 @@ func TestSearchTextDropsLineNumbers(t *testing.T) {
 }
 
 func TestIDList(t *testing.T) {
+	t.Parallel()
 	for _, ids := range [][]int64{{}, {0}, {1, 0, 42}, {1 << 40}} {
 		got, err := parseIDList(idList(ids))
 		if err != nil || fmt.Sprint(got) != fmt.Sprint(ids) {

@@ -6,6 +6,7 @@ import (
 )
 
 func TestProcs(t *testing.T) {
+	t.Parallel()
 	st, sid := openWithSession(t)
 	ctx := context.Background()
 	fg, err := st.RecordProc(ctx, Proc{SessionID: sid, CallID: "c1", Command: "make", PID: 100, PIDStart: 7, Boot: "b",

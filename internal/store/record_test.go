@@ -12,6 +12,7 @@ import (
 )
 
 func TestMessages(t *testing.T) {
+	t.Parallel()
 	s := openTest(t)
 	ctx := context.Background()
 	sess := newSession(t, s, "")
@@ -67,6 +68,7 @@ func TestMessages(t *testing.T) {
 }
 
 func TestModelCalls(t *testing.T) {
+	t.Parallel()
 	s := openTest(t)
 	ctx := context.Background()
 	sess := newSession(t, s, "")
@@ -100,6 +102,7 @@ func TestModelCalls(t *testing.T) {
 }
 
 func TestToolCalls(t *testing.T) {
+	t.Parallel()
 	s := openTest(t)
 	ctx := context.Background()
 	sess := newSession(t, s, "")
@@ -141,6 +144,7 @@ func TestToolCalls(t *testing.T) {
 }
 
 func TestEvents(t *testing.T) {
+	t.Parallel()
 	s := openTest(t)
 	ctx := context.Background()
 	sess := newSession(t, s, "")
@@ -176,6 +180,7 @@ func TestEvents(t *testing.T) {
 }
 
 func TestVerifyRunsAndSnapshots(t *testing.T) {
+	t.Parallel()
 	s := openTest(t)
 	ctx := context.Background()
 	sess := newSession(t, s, "")
@@ -239,6 +244,7 @@ func TestVerifyRunsAndSnapshots(t *testing.T) {
 }
 
 func TestEventsSince(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st, id := openWithSession(t)
 	add := func(typ, data string) {

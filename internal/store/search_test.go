@@ -13,6 +13,7 @@ import (
 )
 
 func TestPages(t *testing.T) {
+	t.Parallel()
 	s := openTest(t)
 	ctx := context.Background()
 	sess := newSession(t, s, "")
@@ -83,6 +84,7 @@ func searchFixture(t *testing.T, s *Store) (a, b Session, pageID string) {
 }
 
 func TestSearch(t *testing.T) {
+	t.Parallel()
 	s := openTest(t)
 	ctx := context.Background()
 	a, b, pageID := searchFixture(t, s)
@@ -151,6 +153,7 @@ func TestSearch(t *testing.T) {
 }
 
 func TestSearchHostileQueries(t *testing.T) {
+	t.Parallel()
 	s := openTest(t)
 	ctx := context.Background()
 	searchFixture(t, s)
@@ -173,6 +176,7 @@ func TestSearchHostileQueries(t *testing.T) {
 }
 
 func TestFTSQuery(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ in, want string }{
 		{"", ""},
 		{"foo", `"foo"`},
@@ -193,6 +197,7 @@ func TestFTSQuery(t *testing.T) {
 }
 
 func TestSearchFollowsEdits(t *testing.T) {
+	t.Parallel()
 	s := openTest(t)
 	ctx := context.Background()
 	// Session ids the index cannot tokenize, or that hold quotes, still
@@ -243,6 +248,7 @@ func countIndex(t *testing.T, s *Store) int {
 }
 
 func TestSnippet(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("alpha beta ", 20) + "NEEDLE here" + strings.Repeat(" gamma delta", 20)
 	for _, c := range []struct {
 		name, text string

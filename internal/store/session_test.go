@@ -13,6 +13,7 @@ import (
 )
 
 func TestNewID(t *testing.T) {
+	t.Parallel()
 	re := regexp.MustCompile(`^[0-9a-hjkmnp-tv-z]{18}$`)
 	seen := map[string]bool{}
 	for range 1000 {
@@ -33,6 +34,7 @@ func TestNewID(t *testing.T) {
 }
 
 func TestSessionRoundTrip(t *testing.T) {
+	t.Parallel()
 	s := openTest(t)
 	ctx := context.Background()
 	created := time.Date(2026, 1, 2, 3, 4, 5, 6_000_000, time.UTC)
@@ -93,6 +95,7 @@ func TestSessionRoundTrip(t *testing.T) {
 }
 
 func TestSessionPrefix(t *testing.T) {
+	t.Parallel()
 	s := openTest(t)
 	ctx := context.Background()
 	for _, id := range []string{"01abc111", "01abc222", "01xyz333"} {
@@ -129,6 +132,7 @@ func TestSessionPrefix(t *testing.T) {
 }
 
 func TestLastSessionAndList(t *testing.T) {
+	t.Parallel()
 	s := openTest(t)
 	ctx := context.Background()
 	if _, err := s.LastSession(ctx); !errors.Is(err, ErrNotFound) {
@@ -185,6 +189,7 @@ func TestLastSessionAndList(t *testing.T) {
 }
 
 func TestSessionsOfOneWorkspace(t *testing.T) {
+	t.Parallel()
 	s := openTest(t)
 	ctx := context.Background()
 	mk := func(ws string, at time.Time) Session {

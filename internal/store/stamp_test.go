@@ -13,6 +13,7 @@ import (
 // time, and checks that each moves the session's stamp, that reads and
 // other sessions' writes do not, and that the stamp's query never scans.
 func TestSessionStamp(t *testing.T) {
+	t.Parallel()
 	s := openTest(t)
 	ctx := context.Background()
 	sess := newSession(t, s, "")

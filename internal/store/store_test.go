@@ -51,6 +51,7 @@ func newSession(t testing.TB, s *Store, id string) Session {
 }
 
 func TestOpenTwiceMigratesOnce(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "sub", "dir", "godwit.db")
 	ms, err := migrations()
@@ -83,6 +84,7 @@ func TestOpenTwiceMigratesOnce(t *testing.T) {
 }
 
 func TestOpenSettings(t *testing.T) {
+	t.Parallel()
 	s := openTest(t)
 	ctx := context.Background()
 	for _, c := range []struct {
@@ -115,6 +117,7 @@ func TestOpenSettings(t *testing.T) {
 }
 
 func TestOpenErrors(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	for _, c := range []struct {
@@ -149,6 +152,7 @@ func TestOpenErrors(t *testing.T) {
 }
 
 func TestMigrationFilesNumbered(t *testing.T) {
+	t.Parallel()
 	ms, err := migrations()
 	if err != nil {
 		t.Fatal(err)
@@ -164,6 +168,7 @@ func TestMigrationFilesNumbered(t *testing.T) {
 }
 
 func TestWrapExplainsForeignKeys(t *testing.T) {
+	t.Parallel()
 	s := openTest(t)
 	_, err := s.StartTurn(context.Background(), "no-such-session", "hi", 0)
 	if err == nil || !strings.Contains(err.Error(), "does not exist (create it first)") {
@@ -177,6 +182,7 @@ func TestWrapExplainsForeignKeys(t *testing.T) {
 // A full disk is a clear error callers can branch on, and what was
 // written before stays readable.
 func TestDiskFull(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := openTest(t)
 	sess := newSession(t, s, "")

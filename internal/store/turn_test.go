@@ -10,6 +10,7 @@ import (
 )
 
 func TestTurns(t *testing.T) {
+	t.Parallel()
 	s := openTest(t)
 	ctx := context.Background()
 	sess := newSession(t, s, "")
@@ -63,6 +64,7 @@ func TestTurns(t *testing.T) {
 }
 
 func TestMarkInterrupted(t *testing.T) {
+	t.Parallel()
 	s := openTest(t)
 	ctx := context.Background()
 	a, b := newSession(t, s, "a"), newSession(t, s, "b")
@@ -94,6 +96,7 @@ func TestMarkInterrupted(t *testing.T) {
 }
 
 func TestSegments(t *testing.T) {
+	t.Parallel()
 	s := openTest(t)
 	ctx := context.Background()
 	sess := newSession(t, s, "")

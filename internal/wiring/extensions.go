@@ -23,7 +23,12 @@ import (
 // tool table is fixed. The table is part of the cached prefix and never
 // changes within a segment, so a server that starts later (or lists new
 // tools) joins at the next segment: lateTools.
+// GODWIT_MCP_WAIT (a Go duration, "30s") sets it for servers slow to
+// start, as npx ones are on their first run, or any on a loaded machine.
 const mcpStartWait = 5 * time.Second
+
+// mcpWaitEnv names the variable that overrides mcpStartWait.
+const mcpWaitEnv = "GODWIT_MCP_WAIT"
 
 // extensions are what MCP servers and deferred tools add to a session.
 type extensions struct {
@@ -75,6 +80,13 @@ func startMCP(ctx context.Context, cfg mcp.Config, opts Options, root string, la
 	wait := opts.MCPWait
 	if wait <= 0 {
 		wait = mcpStartWait
+		if v := opts.Getenv(mcpWaitEnv); v != "" {
+			if d, err := time.ParseDuration(v); err == nil && d > 0 {
+				wait = d
+			} else {
+				opts.Logger.Warn("mcp: "+mcpWaitEnv+" is not a duration such as 30s; waiting the default", "value", v, "wait", wait)
+			}
+		}
 	}
 	mgr := mcp.Start(mcp.Options{Config: cfg, Workspace: root, Getenv: opts.Getenv, Logger: opts.Logger, Version: opts.Version,
 		OnStatus: func(s mcp.Status) {

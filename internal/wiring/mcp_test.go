@@ -143,3 +143,35 @@ func TestMCPStateReachesTheEvents(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// GODWIT_MCP_WAIT lengthens the wait for the first table: a server ready
+// after the default 5 s is in it.
+func TestMCPWaitFromTheEnvironment(t *testing.T) {
+	t.Parallel()
+	url, open := gatedMCP(t)
+	home := t.TempDir()
+	cfg := fmt.Sprintf("mcp:\n  servers:\n    slow:\n      url: %s\n", url)
+	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	timer := time.AfterFunc(mcpStartWait+time.Second, open)
+	defer timer.Stop()
+	getenv := func(k string) string {
+		if k == mcpWaitEnv {
+			return "60s"
+		}
+		return ""
+	}
+	p := fake.New(fake.Step{Text: "one"})
+	env, err := Build(context.Background(), Options{Home: home, Workspace: t.TempDir(), Model: "demo/m", Provider: p, Getenv: getenv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer env.Close()
+	if _, err := env.Runtime.Run(context.Background(), agent.RunInput{Prompt: "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := toolsSeen(p.Requests()[0]); !slices.Contains(got, "mcp__slow__ping") {
+		t.Errorf("with %s=60s the server ready after %s is not in the first table: %v", mcpWaitEnv, mcpStartWait+time.Second, got)
+	}
+}

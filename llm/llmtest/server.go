@@ -2,6 +2,7 @@ package llmtest
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -112,10 +113,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	rep := s.replies[s.next]
 	s.next++
 	s.mu.Unlock()
-	write(w, rep)
+	write(r.Context(), w, rep)
 }
 
-func write(w http.ResponseWriter, rep Reply) {
+func write(ctx context.Context, w http.ResponseWriter, rep Reply) {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	for k, v := range rep.Headers {
@@ -151,7 +152,13 @@ func write(w http.ResponseWriter, rep Reply) {
 	f, _ := w.(http.Flusher)
 	for i, c := range rep.Chunks {
 		if i > 0 && rep.Delay > 0 {
-			time.Sleep(rep.Delay)
+			// A client that went away (a cancelled turn) ends a slow
+			// stream, so it need not outlast the test.
+			select {
+			case <-time.After(rep.Delay):
+			case <-ctx.Done():
+				return
+			}
 		}
 		_, _ = io.WriteString(w, c)
 		if f != nil {

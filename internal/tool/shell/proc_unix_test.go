@@ -31,7 +31,7 @@ func alive(pid int) bool {
 // returns them. It waits for processes to start; it asserts no timing.
 func waitPids(t *testing.T, path string, n int) []int {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		pids := readPids(t, path)
 		if len(pids) >= n {

@@ -18,6 +18,7 @@ setsid sh -c 'sh -c "echo \$\$ >> \"$1\"; exec sleep 1000" sh "$1" & wait' sh "$
 `
 
 func TestSupervisorHoldsEscapedProcesses(t *testing.T) {
+	t.Parallel() // the timeout case waits 10 s: see TestTimeoutKillsGroup
 	for _, tc := range []struct {
 		name string
 		run  func(t *testing.T, s *Shell, cmd string)
@@ -29,7 +30,7 @@ func TestSupervisorHoldsEscapedProcesses(t *testing.T) {
 			}
 		}},
 		{"foreground timeout", func(t *testing.T, s *Shell, cmd string) {
-			_, err := call(context.Background(), t, s, m{"command": cmd + "\nsleep 1000", "timeout_s": 1})
+			_, err := call(context.Background(), t, s, m{"command": cmd + "\nsleep 1000", "timeout_s": 10})
 			if err == nil || !strings.Contains(err.Error(), "timed out") {
 				t.Errorf("err = %v", err)
 			}
@@ -64,6 +65,7 @@ func TestSupervisorHoldsEscapedProcesses(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			pidFile := filepath.Join(t.TempDir(), "pids")
 			reapOnCleanup(t, pidFile)
 			s := newShell(t, func(o *Options) { o.Env = []string{"PIDS=" + pidFile} })

@@ -62,6 +62,7 @@ func (e *editorTerminal) Run(ctx context.Context, c *exec.Cmd, limit int) (Termi
 // nothing behind, whether it exits, times out (the editor SIGKILLs the
 // terminal), or godwit goes away.
 func TestTerminalSupervised(t *testing.T) {
+	t.Parallel() // the timeout case waits 10 s: see TestTimeoutKillsGroup
 	for _, tc := range []struct {
 		name string
 		run  func(t *testing.T, s *Shell, cmd string)
@@ -73,13 +74,14 @@ func TestTerminalSupervised(t *testing.T) {
 			}
 		}},
 		{"terminal killed on timeout", func(t *testing.T, s *Shell, cmd string) {
-			_, err := call(context.Background(), t, s, m{"command": cmd + "\nsleep 1000", "timeout_s": 2})
+			_, err := call(context.Background(), t, s, m{"command": cmd + "\nsleep 1000", "timeout_s": 10})
 			if err == nil || !strings.Contains(err.Error(), "timed out") {
 				t.Errorf("err = %v", err)
 			}
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			pidFile := filepath.Join(t.TempDir(), "pids")
 			reapOnCleanup(t, pidFile)
 			term := &editorTerminal{}
@@ -133,7 +135,7 @@ func TestTerminalSupervisorWatchesGodwit(t *testing.T) {
 	stale.Start++
 	select {
 	case <-watchExit(stale):
-	case <-time.After(10 * time.Second):
+	case <-time.After(30 * time.Second):
 		t.Error("a watch of a process that is not the one named did not end")
 	}
 }
