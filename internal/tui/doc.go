@@ -34,8 +34,8 @@
 // chat or not. The renderer does no work at init (no package-level
 // regexps or tables): keep it so.
 //
-// This package imports agent, llm, policy, snapshot, store and tool/plan
-// from godwit. It must not import internal/cli or
+// This package imports agent, digits, llm, policy, snapshot, store,
+// tool/plan and atomicfile from godwit. It must not import internal/cli or
 // internal/wiring: the CLI builds the engine and hands it over as an
 // Engine.
 package tui

@@ -9,9 +9,9 @@ import (
 	"fmt"
 	iofs "io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 
+	"github.com/godwit/godwit/internal/atomicfile"
 	"github.com/godwit/godwit/internal/tool/workspace"
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/tool"
@@ -134,36 +134,22 @@ func relErr(err error, rel string) error {
 // file in the same folder and a rename, so a reader never sees half a
 // file. mode is applied to the new file (the old file's mode when it
 // existed).
-func writeAtomic(abs string, mode iofs.FileMode, pieces ...[]byte) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(abs), "."+filepath.Base(abs)+".godwit-*")
+func writeAtomic(abs string, mode iofs.FileMode, pieces ...[]byte) error {
+	f, err := atomicfile.Create(abs, mode)
 	if err != nil {
 		return err
 	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			_ = os.Remove(tmp)
-		}
-	}()
-	bw := bufio.NewWriterSize(f, 64<<10)
+	defer f.Abort()
+	bw := bufio.NewWriterSize(f, 64<<10) // a replace_all's many small pieces
 	for _, p := range pieces {
-		if _, err = bw.Write(p); err != nil {
-			f.Close()
+		if _, err := bw.Write(p); err != nil {
 			return err
 		}
 	}
-	if err = bw.Flush(); err != nil {
-		f.Close()
+	if err := bw.Flush(); err != nil {
 		return err
 	}
-	if err = f.Chmod(mode); err != nil {
-		f.Close()
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, abs)
+	return f.Commit()
 }
 
 // readWhole reads a file through files, or the OS when files is nil.
