@@ -64,6 +64,16 @@ type base struct {
 func (b *base) Name() string       { return b.spec.Name }
 func (b *base) Spec() llm.ToolSpec { return b.spec }
 
+// walking is what the tools that walk folders (grep, file_list) share:
+// the paths Options.Hidden has them pass over.
+type walking struct {
+	base
+	hidden func(toolName, abs string) bool // Options.Hidden
+}
+
+// hides reports whether a walk passes over abs (Options.Hidden).
+func (w *walking) hides(abs string) bool { return w.hidden != nil && w.hidden(w.Name(), abs) }
+
 // newSpec builds a tool spec, compacting the schema so that its size is
 // what the provider is sent.
 func newSpec(name, desc, schema string) llm.ToolSpec {

@@ -42,16 +42,13 @@ const (
 )
 
 // Grep is the grep tool.
-type Grep struct {
-	base
-	hidden func(toolName, abs string) bool // Options.Hidden
-}
+type Grep struct{ walking }
 
 // NewGrep returns the grep tool.
 func NewGrep(ws *workspace.Workspace) *Grep { return newGrep(ws, nil) }
 
 func newGrep(ws *workspace.Workspace, hidden func(string, string) bool) *Grep {
-	return &Grep{base: base{ws: ws, spec: newSpec("grep", grepDesc, grepSchema)}, hidden: hidden}
+	return &Grep{walking{base{ws: ws, spec: newSpec("grep", grepDesc, grepSchema)}, hidden}}
 }
 
 type grepArgs struct {
@@ -117,10 +114,7 @@ func (t *Grep) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error
 	if err != nil {
 		return tool.Result{}, relErr(err, rel)
 	}
-	q := query{m: m, ctx: a.Context, limit: a.MaxResults, glob: a.Glob, noIgnore: a.NoIgnore}
-	if t.hidden != nil {
-		q.hidden = func(abs string) bool { return t.hidden(t.Name(), abs) }
-	}
+	q := query{m: m, ctx: a.Context, limit: a.MaxResults, glob: a.Glob, noIgnore: a.NoIgnore, hides: t.hides}
 	if !fi.IsDir() {
 		if err := checkRegular(fi, rel); err != nil {
 			return tool.Result{}, err
