@@ -74,6 +74,18 @@ type walking struct {
 // hides reports whether a walk passes over abs (Options.Hidden).
 func (w *walking) hides(abs string) bool { return w.hidden != nil && w.hidden(w.Name(), abs) }
 
+// stat resolves the path a walk starts from and stats it, naming it as
+// the model does in an error.
+func (w *walking) stat(p string) (abs, rel string, fi iofs.FileInfo, err error) {
+	if abs, rel, err = w.resolve(p); err != nil {
+		return "", "", nil, err
+	}
+	if fi, err = os.Stat(abs); err != nil {
+		return "", "", nil, relErr(err, rel)
+	}
+	return abs, rel, fi, nil
+}
+
 // newSpec builds a tool spec, compacting the schema so that its size is
 // what the provider is sent.
 func newSpec(name, desc, schema string) llm.ToolSpec {

@@ -5,7 +5,6 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path"
 	"strconv"
 	"strings"
@@ -106,13 +105,9 @@ func (t *Grep) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error
 	if err != nil {
 		return tool.Result{}, err
 	}
-	abs, rel, err := t.resolve(a.Path)
+	abs, rel, fi, err := t.stat(a.Path)
 	if err != nil {
 		return tool.Result{}, err
-	}
-	fi, err := os.Stat(abs)
-	if err != nil {
-		return tool.Result{}, relErr(err, rel)
 	}
 	q := query{m: m, ctx: a.Context, limit: a.MaxResults, glob: a.Glob, noIgnore: a.NoIgnore, hides: t.hides}
 	if !fi.IsDir() {

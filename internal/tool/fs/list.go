@@ -94,13 +94,9 @@ func (t *List) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error
 	if err != nil {
 		return tool.Result{}, err
 	}
-	abs, rel, err := t.resolve(a.Path)
+	abs, rel, fi, err := t.stat(a.Path)
 	if err != nil {
 		return tool.Result{}, err
-	}
-	fi, err := os.Stat(abs)
-	if err != nil {
-		return tool.Result{}, relErr(err, rel)
 	}
 	if !fi.IsDir() {
 		return tool.Result{}, tool.Errorf(tool.CodeNotDir, "Use file_read to read a file.", "%s is a file, not a folder", rel)
