@@ -39,7 +39,9 @@
 // The engine's own reads between its writes (the ledger, compactions,
 // memory entries at a segment's start) go through the writer instead:
 // they are small, and the pool connects on first use, so a one-shot run
-// opens one connection and parses the schema once.
+// opens one connection and parses the schema once. Each pool keeps the
+// statements it has run prepared (prepared.go), so SQLite parses each
+// once per connection, not on every run; Close closes them.
 // Several processes may open the same file (a running session and an
 // inspector, two sessions in two terminals): SQLite's file locks order
 // their writes and busy_timeout (5 s) makes a writer wait rather than fail.
