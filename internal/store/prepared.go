@@ -12,9 +12,12 @@ import (
 // (Vectors' IN lists), and those run unprepared rather than pile up.
 const maxPrepared = 200
 
-// db is a pool whose statements are prepared on first use and kept:
-// SQLite parses a statement on every unprepared run, which cost a
-// resident process about a tenth of its CPU (issue 17). Its
+// db is a pool whose statements are prepared on their second use and
+// kept: SQLite parses a statement on every unprepared run, which cost a
+// resident process about a tenth of its CPU (issue 17). Not on the
+// first: a one-shot process runs many statements once, and preparing
+// those only adds work (a statement first run in a transaction would be
+// parsed twice; see txn). Its
 // ExecContext, QueryContext and QueryRowContext take the place of
 // *sql.DB's; everything else (BeginTx, the PRAGMAs of Close, the
 // migrations) is the plain pool's.
@@ -22,9 +25,10 @@ type db struct {
 	*sql.DB
 	mu    sync.Mutex
 	stmts map[string]*sql.Stmt
+	seen  map[string]bool // run once, unprepared
 }
 
-func newDB(d *sql.DB) *db { return &db{DB: d, stmts: map[string]*sql.Stmt{}} }
+func newDB(d *sql.DB) *db { return &db{DB: d, stmts: map[string]*sql.Stmt{}, seen: map[string]bool{}} }
 
 // lookup returns query's prepared statement, or nil.
 func (d *db) lookup(query string) *sql.Stmt {
@@ -33,8 +37,8 @@ func (d *db) lookup(query string) *sql.Stmt {
 	return d.stmts[query]
 }
 
-// prepared returns query's statement, preparing it when it is new, or
-// nil when the pool keeps maxPrepared already. The lock is not held
+// prepared returns query's statement, preparing it on its second use,
+// or nil: on the first use, or when the pool keeps maxPrepared already. The lock is not held
 // while preparing: that waits for a connection, and the writer's one
 // may be in a transaction that needs the lock to look its statements up.
 func (d *db) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
@@ -42,9 +46,13 @@ func (d *db) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
 		return st, nil
 	}
 	d.mu.Lock()
+	seen := d.seen[query]
+	if !seen && len(d.seen) < 2*maxPrepared {
+		d.seen[query] = true
+	}
 	full := len(d.stmts) >= maxPrepared
 	d.mu.Unlock()
-	if full {
+	if !seen || full {
 		return nil, nil
 	}
 	st, err := d.DB.PrepareContext(ctx, query)
@@ -93,14 +101,15 @@ func (d *db) Close() error {
 		errs = append(errs, st.Close())
 		delete(d.stmts, q)
 	}
+	clear(d.seen)
 	d.mu.Unlock()
 	return errors.Join(append(errs, d.DB.Close())...)
 }
 
 // txn is a write transaction that runs the writer's prepared statements.
-// A statement not prepared yet runs unprepared, and is prepared once the
-// transaction has ended: preparing needs the writer's one connection,
-// which the transaction holds.
+// A statement not prepared yet runs unprepared, and counts as a use once
+// the transaction has ended (prepared then, on its second): preparing
+// needs the writer's one connection, which the transaction holds.
 type txn struct {
 	*sql.Tx
 	db     *db
@@ -137,8 +146,9 @@ func (t *txn) QueryRowContext(ctx context.Context, query string, args ...any) *s
 	return t.Tx.QueryRowContext(ctx, query, args...)
 }
 
-// prepareMissed prepares what the ended transaction ran unprepared. A
-// failure only leaves a statement unprepared: the next use tries again.
+// prepareMissed counts what the ended transaction ran unprepared as
+// used, preparing those used before. A failure only leaves a statement
+// unprepared: the next use tries again.
 func (t *txn) prepareMissed(ctx context.Context) {
 	for _, q := range t.missed {
 		_, _ = t.db.prepared(ctx, q)

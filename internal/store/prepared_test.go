@@ -10,10 +10,11 @@ import (
 	"testing"
 )
 
-// TestPreparedOnFirstUse: a statement run on a pool is prepared once and
-// kept; one run in a transaction first runs unprepared and is prepared
-// when the transaction has ended, and the next transaction uses it.
-func TestPreparedOnFirstUse(t *testing.T) {
+// TestPreparedOnSecondUse: a statement run once on a pool stays
+// unprepared; run again it is prepared and kept. One run in a
+// transaction is prepared when its second transaction has ended, and
+// the next transaction uses it.
+func TestPreparedOnSecondUse(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t)
 	sess := newSession(t, s, "")
@@ -35,14 +36,17 @@ func TestPreparedOnFirstUse(t *testing.T) {
 			if err := c.run(); err != nil {
 				t.Fatal(err)
 			}
-			first := c.pool.lookup(c.query)
-			if first == nil {
-				t.Fatalf("%.40q is not prepared after its first use", c.query)
+			if err := c.run(); err != nil {
+				t.Fatal(err)
+			}
+			second := c.pool.lookup(c.query)
+			if second == nil {
+				t.Fatalf("%.40q is not prepared after its second use", c.query)
 			}
 			if err := c.run(); err != nil {
 				t.Fatal(err)
 			}
-			if again := c.pool.lookup(c.query); again != first {
+			if again := c.pool.lookup(c.query); again != second {
 				t.Errorf("%.40q was prepared again", c.query)
 			}
 		})
@@ -51,13 +55,14 @@ func TestPreparedOnFirstUse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(evs) != 4 || !strings.Contains(string(evs[3].Data), "xxxxxxxxxx") {
-		t.Errorf("events through prepared statements: %d, last %s; want 4 with the preview put back", len(evs), evs[len(evs)-1].Data)
+	if len(evs) != 6 || !strings.Contains(string(evs[5].Data), "xxxxxxxxxx") {
+		t.Errorf("events through prepared statements: %d, last %s; want 6 with the preview put back", len(evs), evs[len(evs)-1].Data)
 	}
 }
 
-// TestPreparedBounded: statements built at run time past maxPrepared run
-// unprepared, with the same results; Close closes every kept statement.
+// TestPreparedBounded: a statement run once is not prepared; statements
+// built at run time past maxPrepared run unprepared, with the same
+// results; Close closes every kept statement.
 func TestPreparedBounded(t *testing.T) {
 	ctx := context.Background()
 	raw, err := sql.Open("sqlite", ":memory:")
@@ -65,10 +70,15 @@ func TestPreparedBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := newDB(raw)
-	for i := range maxPrepared + 10 {
-		var n int
-		if err := d.QueryRowContext(ctx, fmt.Sprintf("SELECT %d + 1", i)).Scan(&n); err != nil || n != i+1 {
-			t.Fatalf("SELECT %d + 1 = %d, %v", i, n, err)
+	for use := range 2 {
+		for i := range maxPrepared + 10 {
+			var n int
+			if err := d.QueryRowContext(ctx, fmt.Sprintf("SELECT %d + 1", i)).Scan(&n); err != nil || n != i+1 {
+				t.Fatalf("SELECT %d + 1 = %d, %v", i, n, err)
+			}
+		}
+		if use == 0 && len(d.stmts) != 0 {
+			t.Errorf("%d statements prepared after one use each", len(d.stmts))
 		}
 	}
 	if got := len(d.stmts); got != maxPrepared {
@@ -77,8 +87,8 @@ func TestPreparedBounded(t *testing.T) {
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if len(d.stmts) != 0 {
-		t.Errorf("%d statements left after Close", len(d.stmts))
+	if len(d.stmts) != 0 || len(d.seen) != 0 {
+		t.Errorf("%d statements (%d seen) left after Close", len(d.stmts), len(d.seen))
 	}
 }
 
