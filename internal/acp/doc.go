@@ -37,7 +37,8 @@
 // per session because it is built around the session: its cwd, mode,
 // prompter and gate, the editor's files and terminal for its id, and its
 // plan. This package imports only the core: agent, llm, policy, store,
-// tool and the tool/fs, tool/plan and tool/shell hooks. It writes
+// tool and the tool/fs, tool/plan and tool/shell hooks, and
+// internal/atomicfile for what it writes to disk itself. It writes
 // nothing but protocol messages to its output; diagnostics go to
 // Options.Logger.
 package acp

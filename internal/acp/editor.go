@@ -13,6 +13,7 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
+	"github.com/godwit/godwit/internal/atomicfile"
 	"github.com/godwit/godwit/internal/tool/fs"
 	"github.com/godwit/godwit/internal/tool/shell"
 )
@@ -47,14 +48,15 @@ func (f editorFiles) ReadFile(ctx context.Context, abs string) ([]byte, error) {
 }
 
 // WriteFile asks the editor to write text. Content that is not UTF-8
-// cannot travel as a JSON string, so it goes to disk directly.
+// cannot travel as a JSON string, so it goes to disk directly, whole (as
+// the file tools write without an editor).
 func (f editorFiles) WriteFile(ctx context.Context, abs string, data []byte) error {
 	if !utf8.Valid(data) {
 		mode := iofs.FileMode(0o644)
 		if fi, err := os.Stat(abs); err == nil {
 			mode = fi.Mode().Perm()
 		}
-		return os.WriteFile(abs, data, mode)
+		return atomicfile.WriteFile(abs, data, mode)
 	}
 	_, err := f.s.srv.client().WriteTextFile(ctx, sdk.WriteTextFileRequest{SessionId: sdk.SessionId(f.s.id), Path: abs, Content: string(data)})
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/godwit/godwit/internal/atomicfile"
 	"github.com/godwit/godwit/internal/config"
 )
 
@@ -119,7 +120,7 @@ func runConfig(_ context.Context, opts *ConfigOptions) error {
 	if err := os.MkdirAll(opts.Home, 0o700); err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
-	return writeAtomic(path, out, mode)
+	return atomicfile.WriteFile(path, out, mode)
 }
 
 // readYAML reads a YAML file as a document node whose content is a

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/godwit/godwit/internal/atomicfile"
 	"github.com/godwit/godwit/internal/config"
 	"github.com/godwit/godwit/llm/catalog"
 )
@@ -136,29 +137,7 @@ func writeNew(path, text string, mode fs.FileMode, force bool) (bool, error) {
 			return false, err
 		}
 	}
-	return true, writeAtomic(path, []byte(text), mode)
-}
-
-// writeAtomic writes a file through a temporary one and a rename, so a
-// reader never sees half of it.
-func writeAtomic(path string, data []byte, mode fs.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return true, atomicfile.WriteFile(path, []byte(text), mode)
 }
 
 func configTemplate(model string) string {

@@ -18,7 +18,8 @@
 //
 // eval imports the core (agent, handoff, llm, llm/fake, store, window),
 // policy (runs approve as `run --yes` does), and internal/wiring and
-// internal/config to build engines. It must not import internal/cli, tui
+// internal/config to build engines, and internal/atomicfile for the
+// results file. It must not import internal/cli, tui
 // or acp. It writes only to the io.Writers and files its callers name,
 // never to stdout.
 //

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/godwit/godwit/internal/atomicfile"
 )
 
 // FormatVersion is the version of the results file format.
@@ -100,11 +102,7 @@ func WriteResults(path string, r *Results) error {
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
-		return fmt.Errorf("eval: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := atomicfile.WriteFile(path, append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
 	return nil

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/godwit/godwit/internal/atomicfile"
 )
 
 // Options configure a Guard.
@@ -545,22 +547,7 @@ func writeEntry(p string, e entry) error {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return err
 		}
-		f, err := os.CreateTemp(filepath.Dir(p), ".godwit-restore-*")
-		if err != nil {
-			return err
-		}
-		tmp := f.Name()
-		_, werr := f.Write(e.data)
-		cerr := f.Close()
-		if err := errors.Join(werr, cerr, os.Chmod(tmp, e.mode)); err != nil {
-			os.Remove(tmp)
-			return err
-		}
-		if err := os.Rename(tmp, p); err != nil {
-			os.Remove(tmp)
-			return err
-		}
-		return nil
+		return atomicfile.WriteFile(p, e.data, e.mode)
 	}
 	return fmt.Errorf("cannot restore a %s", e.kind)
 }

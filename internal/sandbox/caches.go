@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/godwit/godwit/internal/atomicfile"
 )
 
 // Caches are the private, persistent caches of commands that may write
@@ -283,15 +285,7 @@ func writeInside(dir, rel string, data []byte) error {
 	if err := root.MkdirAll(filepath.Dir(rel), 0o755); err != nil {
 		return err
 	}
-	tmp := rel + ".tmp-godwit"
-	if err := root.WriteFile(tmp, data, 0o644); err != nil {
-		return err
-	}
-	if err := root.Rename(tmp, rel); err != nil {
-		_ = root.Remove(tmp)
-		return err
-	}
-	return nil
+	return atomicfile.WriteFile(rel, data, 0o644, atomicfile.InRoot(root), atomicfile.NoSync())
 }
 
 // linkDownloads makes view a module proxy of the user's downloaded

@@ -45,5 +45,6 @@
 // workspace stay readable by commands; the approval policy asks before
 // commands that read them by name.
 //
-// This package imports nothing from godwit.
+// This package imports nothing from godwit but internal/atomicfile (the
+// caches' whole-file writes).
 package sandbox

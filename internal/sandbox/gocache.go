@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/godwit/godwit/internal/atomicfile"
 )
 
 // goCacheArg marks the re-executed binary as a GOCACHEPROG: the go
@@ -303,53 +305,34 @@ func (c *goCache) copyOutput(src string, e entry) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(dst), 0o777); err != nil {
 		return "", err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(dst), ".copy-*")
+	// A cache: a copy lost to an OS crash is a miss (NoSync).
+	tmp, err := atomicfile.Create(dst, fi.Mode().Perm(), atomicfile.NoSync())
 	if err != nil {
 		return "", err
 	}
-	defer os.Remove(tmp.Name()) // after a rename, nothing to remove
+	defer tmp.Abort() // after Commit, nothing to remove
 	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(tmp, h), in)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	switch {
+	switch n, err := io.Copy(io.MultiWriter(tmp, h), in); {
 	case err != nil:
 		return "", err
 	case n != e.size || !bytes.Equal(h.Sum(nil), e.out[:]):
 		return "", errors.New("the user's cache entry does not match its output id")
 	}
-	if err := os.Chmod(tmp.Name(), fi.Mode().Perm()); err != nil {
-		return "", err
-	}
-	if err := os.Rename(tmp.Name(), dst); err != nil {
+	if err := tmp.Commit(); err != nil {
 		return "", err
 	}
 	return dst, nil
 }
 
 // writeAtomic writes data to path by a rename, so a concurrent reader
-// (another go command) sees the old file or the whole new one.
+// (another go command) sees the old file or the whole new one; mode 0644
+// as Go writes them (0666 less the usual umask). Not synced: a lost
+// entry is a miss, and a build writes thousands.
 func writeAtomic(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".put-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(data)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644) // as Go writes them (0666 less the usual umask), not CreateTemp's 0600
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	return err
+	return atomicfile.WriteFile(path, data, 0o644, atomicfile.NoSync())
 }
 
 // markUsed refreshes a private entry's mtime, at most once an hour, as

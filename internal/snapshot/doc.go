@@ -18,6 +18,7 @@
 // says plainly that it did not roll them back. Background jobs are not
 // watched (they outlive the call); Undo lists their commands instead.
 //
-// This package imports store and tool from godwit; it must not import
-// agent, the tools it wraps, or anything under internal/.
+// This package imports store and tool from godwit, and internal/ignore
+// and internal/atomicfile; it must not import agent, the tools it wraps,
+// or anything else under internal/.
 package snapshot

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/godwit/godwit/internal/atomicfile"
 )
 
 // inode names a file's data: two paths with the same inode are hard
@@ -73,27 +75,20 @@ func detach(p string) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".godwit-*")
+	f, err := atomicfile.Create(p, before.Mode().Perm())
 	if err != nil {
 		return err
 	}
-	tmp := f.Name()
+	defer f.Abort()
 	_, werr := f.Write(data)
-	cerr := f.Close()
-	if err := errors.Join(werr, cerr, os.Chmod(tmp, before.Mode().Perm()), os.Chtimes(tmp, before.ModTime(), before.ModTime())); err != nil {
-		os.Remove(tmp)
+	if err := errors.Join(werr, os.Chtimes(f.Name(), before.ModTime(), before.ModTime())); err != nil {
 		return err
 	}
 	// The file must still be the one read.
 	if now, err := os.Lstat(p); err != nil || !os.SameFile(before, now) || now.Size() != int64(len(data)) {
-		os.Remove(tmp)
 		return errors.New("it changed while being copied")
 	}
-	if err := os.Rename(tmp, p); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
+	return f.Commit()
 }
 
 // detachNote is what the model and the user are told.

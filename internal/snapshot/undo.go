@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/godwit/godwit/internal/atomicfile"
 	"github.com/godwit/godwit/internal/store"
 )
 
@@ -173,7 +174,7 @@ func restore(s store.FileSnapshot) (outcome, error) {
 
 // writeBack replaces path with content through a temp file and a rename,
 // keeping the mode of the file it replaces.
-func writeBack(path string, content []byte) (err error) {
+func writeBack(path string, content []byte) error {
 	mode := fs.FileMode(0o644)
 	if fi, err := os.Stat(path); err == nil {
 		if fi.IsDir() {
@@ -185,27 +186,7 @@ func writeBack(path string, content []byte) (err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".undo-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			os.Remove(f.Name())
-		}
-	}()
-	if _, err = f.Write(content); err != nil {
-		f.Close()
-		return err
-	}
-	if err = f.Chmod(mode); err != nil {
-		f.Close()
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	return atomicfile.WriteFile(path, content, mode)
 }
 
 // shellChanges lists what shell commands changed since fromTurnSeq that

@@ -18,6 +18,15 @@
 // It imports only llm from godwit. It must not import agent, tool, window,
 // or anything under internal/: the store is the bottom of the stack.
 //
+// The eval tables (eval_results, eval_verdicts: eval.go) stay here,
+// though only internal/eval writes them: they are rows of plain values
+// (suite, task, model, numbers, the run as JSON) that know nothing of
+// eval's types, in the same file as the sessions they may name. Moving
+// them to internal/eval would mean SQL and migrations outside this
+// package (a raw handle on the file, two schema versions to keep in
+// step) or a second database file with a migration out of this one;
+// either costs more than the two small methods and queries here.
+//
 // # Concurrency
 //
 // A *Store is safe for concurrent use: every method may be called from
@@ -30,7 +39,9 @@
 // The engine's own reads between its writes (the ledger, compactions,
 // memory entries at a segment's start) go through the writer instead:
 // they are small, and the pool connects on first use, so a one-shot run
-// opens one connection and parses the schema once.
+// opens one connection and parses the schema once. Each pool keeps the
+// statements it has run prepared (prepared.go), so SQLite parses each
+// once per connection, not on every run; Close closes them.
 // Several processes may open the same file (a running session and an
 // inspector, two sessions in two terminals): SQLite's file locks order
 // their writes and busy_timeout (5 s) makes a writer wait rather than fail.

@@ -118,7 +118,7 @@ func (s *Store) PostMail(ctx context.Context, m Mail) (Mail, error) {
 	}
 	at := s.stamp(m.CreatedAt)
 	var out Mail
-	err := s.inTx(ctx, "post mail to "+m.To, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, "post mail to "+m.To, func(tx *txn) error {
 		ms, err := queryMail(ctx, tx, qPostMail, m.To, string(m.FromKind), m.From, m.Body, at.UnixMilli())
 		if err != nil {
 			return err
@@ -179,7 +179,7 @@ func (s *Store) HeldBy(ctx context.Context, m Mail) (Mail, bool, error) {
 func (s *Store) MailInTurn(ctx context.Context, ids []int64, turnID int64) ([]Mail, error) {
 	var out []Mail
 	at := s.now()
-	err := s.inTx(ctx, "deliver mail", func(tx *sql.Tx) error {
+	err := s.inTx(ctx, "deliver mail", func(tx *txn) error {
 		for _, id := range ids {
 			ms, err := queryMail(ctx, tx, qMailInTurn, id, turnID, at.UnixMilli())
 			if err != nil {
@@ -208,7 +208,7 @@ func (s *Store) FinishMail(ctx context.Context, ids []int64, state MailState, te
 	}
 	var out []Mail
 	at := s.now()
-	err := s.inTx(ctx, "finish mail", func(tx *sql.Tx) error {
+	err := s.inTx(ctx, "finish mail", func(tx *txn) error {
 		for _, id := range ids {
 			ms, err := queryMail(ctx, tx, qFinishMail, id, string(state), answer, errText, at.UnixMilli())
 			if err != nil {
@@ -257,7 +257,7 @@ func (s *Store) AckMail(ctx context.Context, id int64, note string) (Mail, bool,
 func (s *Store) changeOne(ctx context.Context, op, receipt, note, query string, args ...any) (Mail, bool, error) {
 	var out []Mail
 	at := s.now()
-	err := s.inTx(ctx, op, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, op, func(tx *txn) error {
 		ms, err := queryMail(ctx, tx, query, args...)
 		if err != nil {
 			return err
@@ -351,7 +351,7 @@ func (s *Store) Receipts(ctx context.Context, id int64) ([]Receipt, error) {
 // the write are one transaction.
 func (s *Store) AcquireResident(ctx context.Context, r Resident, alive func(owner string) bool) (Resident, error) {
 	var holder Resident
-	err := s.inTx(ctx, "open session "+r.SessionID, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, "open session "+r.SessionID, func(tx *txn) error {
 		cur, err := scanResident(tx.QueryRowContext(ctx, qResident, r.SessionID))
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
@@ -453,7 +453,7 @@ func (s *Store) dataVersion(ctx context.Context) (int64, error) {
 		db.SetMaxIdleConns(1)
 		db.SetConnMaxLifetime(0)
 		db.SetConnMaxIdleTime(0)
-		s.watch = db
+		s.watch = newDB(db)
 	}
 	// The PRAGMA returns at once, so it runs without ctx's cancellation:
 	// the driver watches a cancellable context with a goroutine per
@@ -465,7 +465,7 @@ func (s *Store) dataVersion(ctx context.Context) (int64, error) {
 	return v, nil
 }
 
-func queryMail(ctx context.Context, tx *sql.Tx, query string, args ...any) ([]Mail, error) {
+func queryMail(ctx context.Context, tx *txn, query string, args ...any) ([]Mail, error) {
 	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
@@ -473,7 +473,7 @@ func queryMail(ctx context.Context, tx *sql.Tx, query string, args ...any) ([]Ma
 	return collect(rows, scanMail)
 }
 
-func addReceipts(ctx context.Context, tx *sql.Tx, ms []Mail, state string, at time.Time, note string) error {
+func addReceipts(ctx context.Context, tx *txn, ms []Mail, state string, at time.Time, note string) error {
 	for _, m := range ms {
 		if _, err := tx.ExecContext(ctx, qAddReceipt, m.ID, state, at.UnixMilli(), nullID(m.TurnID), note); err != nil {
 			return err

@@ -43,7 +43,7 @@ func (s *Store) MemoryEntries(ctx context.Context, scope, workspace, kind string
 	return memoryEntries(ctx, s.r, scope, workspace, kind)
 }
 
-func memoryEntries(ctx context.Context, db *sql.DB, scope, workspace, kind string) ([]MemoryEntry, error) {
+func memoryEntries(ctx context.Context, db execer, scope, workspace, kind string) ([]MemoryEntry, error) {
 	rows, err := db.QueryContext(ctx, qMemoryEntries, scope, workspace, kind)
 	if err != nil {
 		return nil, wrap("memory entries", err)
@@ -80,7 +80,7 @@ func (s *Store) ReplaceMemoryEntries(ctx context.Context, scope, workspace, kind
 		return false, nil
 	}
 	now := s.now().UnixMilli()
-	err = s.inTx(ctx, "replace memory entries", func(tx *sql.Tx) error {
+	err = s.inTx(ctx, "replace memory entries", func(tx *txn) error {
 		if _, err := tx.ExecContext(ctx, qDeleteMemoryEntries, scope, workspace, kind); err != nil {
 			return err
 		}
@@ -304,7 +304,7 @@ func (s *Store) PutVectors(ctx context.Context, model string, vecs map[string][]
 		return errors.New("store: put vectors: empty model name; vectors are cached per embedding model")
 	}
 	now := s.now().UnixMilli()
-	return s.inTx(ctx, "put vectors", func(tx *sql.Tx) error {
+	return s.inTx(ctx, "put vectors", func(tx *txn) error {
 		for _, h := range slices.Sorted(maps.Keys(vecs)) {
 			if _, err := tx.ExecContext(ctx, qPutVector, model, h, len(vecs[h]), encodeVector(vecs[h]), now); err != nil {
 				return err

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -79,7 +78,7 @@ func (s *Store) AppendMessage(ctx context.Context, sessionID string, turnID int6
 	}
 	now := s.now().UnixMilli()
 	var id int64
-	err = s.inTx(ctx, "append message to session "+sessionID, func(tx *sql.Tx) error {
+	err = s.inTx(ctx, "append message to session "+sessionID, func(tx *txn) error {
 		var outs any
 		if contents != nil {
 			ids := make([]int64, len(contents))

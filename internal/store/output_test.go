@@ -196,7 +196,8 @@ func oldStore(t *testing.T, path string) *Store {
 		t.Fatal(err)
 	}
 	w.SetMaxOpenConns(1)
-	s := &Store{w: w, r: w, now: fakeClock(), log: slog.New(slog.DiscardHandler)}
+	d := newDB(w)
+	s := &Store{w: d, r: d, now: fakeClock(), log: slog.New(slog.DiscardHandler)}
 	ms, err := migrations()
 	if err != nil {
 		t.Fatal(err)

@@ -45,7 +45,7 @@ func (s *Store) PutPage(ctx context.Context, p Page) (string, error) {
 		return "", fmt.Errorf("store: put page: encode tags: %w", err)
 	}
 	var id int64
-	err = s.inTx(ctx, "put page", func(tx *sql.Tx) error {
+	err = s.inTx(ctx, "put page", func(tx *txn) error {
 		out, err := outputID(ctx, tx, p.SessionID, p.Text)
 		if err != nil {
 			return err

@@ -132,7 +132,7 @@ func (s *Store) RecordToolCall(ctx context.Context, tc ToolCall) (int64, error) 
 		changed = string(b)
 	}
 	var id int64
-	err := s.inTx(ctx, "record tool call", func(tx *sql.Tx) error {
+	err := s.inTx(ctx, "record tool call", func(tx *txn) error {
 		out, err := putOutput(ctx, tx, tc.SessionID, tc.Output, s.now().UnixMilli())
 		if err != nil {
 			return err
@@ -230,7 +230,7 @@ func (s *Store) AppendEvent(ctx context.Context, e Event) (int64, error) {
 			e.SessionID, nullID(e.TurnID), e.Type, at, data, nil, 0)
 	}
 	var id int64
-	err := s.inTx(ctx, "append event "+e.Type, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, "append event "+e.Type, func(tx *txn) error {
 		out, err := putOutput(ctx, tx, e.SessionID, e.Output, s.now().UnixMilli())
 		if err != nil {
 			return err

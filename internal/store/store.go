@@ -52,8 +52,8 @@ const readers = 4
 // Store is godwit's database. See the package doc for the concurrency
 // contract.
 type Store struct {
-	w   *sql.DB // the one writer
-	r   *sql.DB // read-only pool
+	w   *db // the one writer
+	r   *db // read-only pool
 	now func() time.Time
 	log *slog.Logger
 
@@ -61,7 +61,7 @@ type Store struct {
 	// opened on first use: pinning pool connections would starve reads.
 	path    string
 	watchMu sync.Mutex
-	watch   *sql.DB
+	watch   *db
 }
 
 // Option configures Open.
@@ -105,7 +105,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
 	w.SetConnMaxIdleTime(0)
-	s.w = w
+	s.w = newDB(w)
 	if err := s.migrate(ctx); err != nil {
 		w.Close()
 		// wrap says what to do about a full disk, a read-only folder, a
@@ -123,7 +123,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	// The writer has just opened the same file, so a reader will too.
 	r.SetMaxOpenConns(readers)
 	r.SetMaxIdleConns(readers)
-	s.r = r
+	s.r = newDB(r)
 	return s, nil
 }
 
@@ -378,11 +378,13 @@ func (s *Store) update(ctx context.Context, op, missing, query string, args ...a
 }
 
 // inTx runs f in one write transaction.
-func (s *Store) inTx(ctx context.Context, op string, f func(*sql.Tx) error) error {
-	tx, err := s.w.BeginTx(ctx, nil)
+func (s *Store) inTx(ctx context.Context, op string, f func(*txn) error) error {
+	sqlTx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return wrap(op, err)
 	}
+	tx := &txn{Tx: sqlTx, db: s.w}
+	defer tx.prepareMissed(ctx)
 	defer tx.Rollback()
 	if err := f(tx); err != nil {
 		return wrap(op, err)

@@ -52,7 +52,7 @@ func (s *Store) PutTokenCounts(ctx context.Context, tokenizer string, counts map
 	if len(counts) == 0 {
 		return nil
 	}
-	return s.inTx(ctx, "keep token counts", func(tx *sql.Tx) error {
+	return s.inTx(ctx, "keep token counts", func(tx *txn) error {
 		st, err := tx.PrepareContext(ctx, qPutTokenCount)
 		if err != nil {
 			return err

@@ -37,8 +37,9 @@
 // Text that godwit did not write goes through internal/termsafe on its
 // way to the screen (docs/architecture.md, "The terminal").
 //
-// This package imports agent, llm, policy, snapshot, store, termsafe and tool/plan
-// from godwit. It must not import internal/cli or
+// This package imports agent, digits, llm, policy, snapshot, store,
+// termsafe, tool/plan and atomicfile from godwit. It must not import
+// internal/cli or
 // internal/wiring: the CLI builds the engine and hands it over as an
 // Engine.
 package tui

@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/godwit/godwit/internal/atomicfile"
 )
 
 // HistoryFile is the chat's input history under GODWIT_HOME.
@@ -98,17 +100,7 @@ func (h *History) rewrite() error {
 		buf.Write(b)
 		buf.WriteByte('\n')
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(h.path), ".chat_history-*")
-	if err != nil {
-		return fmt.Errorf("tui: trimming the input history: %w", err)
-	}
-	_, werr := tmp.Write(buf.Bytes())
-	if err := errors.Join(werr, tmp.Chmod(0o600), tmp.Close()); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("tui: trimming the input history: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), h.path); err != nil {
-		os.Remove(tmp.Name())
+	if err := atomicfile.WriteFile(h.path, buf.Bytes(), 0o600); err != nil {
 		return fmt.Errorf("tui: trimming the input history: %w", err)
 	}
 	return nil

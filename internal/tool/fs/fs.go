@@ -9,9 +9,9 @@ import (
 	"fmt"
 	iofs "io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 
+	"github.com/godwit/godwit/internal/atomicfile"
 	"github.com/godwit/godwit/internal/tool/workspace"
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/tool"
@@ -63,6 +63,28 @@ type base struct {
 
 func (b *base) Name() string       { return b.spec.Name }
 func (b *base) Spec() llm.ToolSpec { return b.spec }
+
+// walking is what the tools that walk folders (grep, file_list) share:
+// the paths Options.Hidden has them pass over.
+type walking struct {
+	base
+	hidden func(toolName, abs string) bool // Options.Hidden
+}
+
+// hides reports whether a walk passes over abs (Options.Hidden).
+func (w *walking) hides(abs string) bool { return w.hidden != nil && w.hidden(w.Name(), abs) }
+
+// stat resolves the path a walk starts from and stats it, naming it as
+// the model does in an error.
+func (w *walking) stat(p string) (abs, rel string, fi iofs.FileInfo, err error) {
+	if abs, rel, err = w.resolve(p); err != nil {
+		return "", "", nil, err
+	}
+	if fi, err = os.Stat(abs); err != nil {
+		return "", "", nil, relErr(err, rel)
+	}
+	return abs, rel, fi, nil
+}
 
 // newSpec builds a tool spec, compacting the schema so that its size is
 // what the provider is sent.
@@ -134,36 +156,22 @@ func relErr(err error, rel string) error {
 // file in the same folder and a rename, so a reader never sees half a
 // file. mode is applied to the new file (the old file's mode when it
 // existed).
-func writeAtomic(abs string, mode iofs.FileMode, pieces ...[]byte) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(abs), "."+filepath.Base(abs)+".godwit-*")
+func writeAtomic(abs string, mode iofs.FileMode, pieces ...[]byte) error {
+	f, err := atomicfile.Create(abs, mode)
 	if err != nil {
 		return err
 	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			_ = os.Remove(tmp)
-		}
-	}()
-	bw := bufio.NewWriterSize(f, 64<<10)
+	defer f.Abort()
+	bw := bufio.NewWriterSize(f, 64<<10) // a replace_all's many small pieces
 	for _, p := range pieces {
-		if _, err = bw.Write(p); err != nil {
-			f.Close()
+		if _, err := bw.Write(p); err != nil {
 			return err
 		}
 	}
-	if err = bw.Flush(); err != nil {
-		f.Close()
+	if err := bw.Flush(); err != nil {
 		return err
 	}
-	if err = f.Chmod(mode); err != nil {
-		f.Close()
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, abs)
+	return f.Commit()
 }
 
 // readWhole reads a file through files, or the OS when files is nil.

@@ -5,7 +5,6 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path"
 	"strconv"
 	"strings"
@@ -42,16 +41,13 @@ const (
 )
 
 // Grep is the grep tool.
-type Grep struct {
-	base
-	hidden func(toolName, abs string) bool // Options.Hidden
-}
+type Grep struct{ walking }
 
 // NewGrep returns the grep tool.
 func NewGrep(ws *workspace.Workspace) *Grep { return newGrep(ws, nil) }
 
 func newGrep(ws *workspace.Workspace, hidden func(string, string) bool) *Grep {
-	return &Grep{base: base{ws: ws, spec: newSpec("grep", grepDesc, grepSchema)}, hidden: hidden}
+	return &Grep{walking{base{ws: ws, spec: newSpec("grep", grepDesc, grepSchema)}, hidden}}
 }
 
 type grepArgs struct {
@@ -109,18 +105,11 @@ func (t *Grep) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error
 	if err != nil {
 		return tool.Result{}, err
 	}
-	abs, rel, err := t.resolve(a.Path)
+	abs, rel, fi, err := t.stat(a.Path)
 	if err != nil {
 		return tool.Result{}, err
 	}
-	fi, err := os.Stat(abs)
-	if err != nil {
-		return tool.Result{}, relErr(err, rel)
-	}
-	q := query{m: m, ctx: a.Context, limit: a.MaxResults, glob: a.Glob, noIgnore: a.NoIgnore}
-	if t.hidden != nil {
-		q.hidden = func(abs string) bool { return t.hidden(t.Name(), abs) }
-	}
+	q := query{m: m, ctx: a.Context, limit: a.MaxResults, glob: a.Glob, noIgnore: a.NoIgnore, hides: t.hides}
 	if !fi.IsDir() {
 		if err := checkRegular(fi, rel); err != nil {
 			return tool.Result{}, err

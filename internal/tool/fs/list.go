@@ -32,16 +32,13 @@ const (
 )
 
 // List is the file_list tool.
-type List struct {
-	base
-	hidden func(toolName, abs string) bool // Options.Hidden
-}
+type List struct{ walking }
 
 // NewList returns the file_list tool.
 func NewList(ws *workspace.Workspace) *List { return newList(ws, nil) }
 
 func newList(ws *workspace.Workspace, hidden func(string, string) bool) *List {
-	return &List{base: base{ws: ws, spec: newSpec("file_list", listDesc, listSchema)}, hidden: hidden}
+	return &List{walking{base{ws: ws, spec: newSpec("file_list", listDesc, listSchema)}, hidden}}
 }
 
 type listArgs struct {
@@ -97,13 +94,9 @@ func (t *List) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error
 	if err != nil {
 		return tool.Result{}, err
 	}
-	abs, rel, err := t.resolve(a.Path)
+	abs, rel, fi, err := t.stat(a.Path)
 	if err != nil {
 		return tool.Result{}, err
-	}
-	fi, err := os.Stat(abs)
-	if err != nil {
-		return tool.Result{}, relErr(err, rel)
 	}
 	if !fi.IsDir() {
 		return tool.Result{}, tool.Errorf(tool.CodeNotDir, "Use file_read to read a file.", "%s is a file, not a folder", rel)
@@ -185,12 +178,9 @@ func (t *List) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error
 // unhidden drops the entries of dir that Options.Hidden names, adding
 // their number to n.
 func (t *List) unhidden(dir string, kids []*node, n int) ([]*node, int) {
-	if t.hidden == nil {
-		return kids, n
-	}
 	out := kids[:0]
 	for _, k := range kids {
-		if t.hidden(t.Name(), filepath.Join(dir, k.name)) {
+		if t.hides(filepath.Join(dir, k.name)) {
 			n++
 			continue
 		}

@@ -20,8 +20,8 @@ type query struct {
 	limit    int
 	glob     string
 	noIgnore bool
-	// hidden reports paths a folder walk passes over (Options.Hidden).
-	hidden func(abs string) bool
+	// hides reports paths a folder walk passes over (Options.Hidden).
+	hides func(abs string) bool
 }
 
 // fileResult is what searching one file found.
@@ -203,7 +203,7 @@ func (w *walker) dir(abs, rel string, rules *ignoreRules, top bool) error {
 // ruledOut reports a path the user's rules deny or ask about, which the
 // walk passes over and the result names.
 func (w *walker) ruledOut(abs, rel string) bool {
-	if w.q.hidden == nil || !w.q.hidden(abs) {
+	if !w.q.hides(abs) {
 		return false
 	}
 	w.ruled = append(w.ruled, rel)
