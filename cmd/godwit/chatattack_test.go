@@ -115,14 +115,14 @@ func TestChatEscapeInjection(t *testing.T) {
 	s.typeLine("read evil.txt")
 	s.waitFor("streaming")
 	s.waitFor("Second")
-	sc := s.waitFor("─ done")
+	s.waitFor("─ done")
 	// Open every tool call and the thinking: their bodies are drawn too.
 	for i := 0; i < 6; i++ {
 		s.run("send-keys", "-t", "chat", "C-p")
 		s.run("send-keys", "-t", "chat", "C-o")
 	}
 	time.Sleep(500 * time.Millisecond)
-	sc = s.screen()
+	sc := s.screen()
 	for _, want := range []string{"file says", "bytes", "Reading", "paragraph.", "docs"} {
 		if !strings.Contains(sc, want) {
 			t.Errorf("the screen lacks %q:\n%s", want, sc)

@@ -389,15 +389,6 @@ func jsonEscape(s string) string {
 	return b.String()
 }
 
-// thousandsOf writes n as the chat does: 12,345.
-func thousandsOf(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
-
 // shortOf writes n as /cost does: 950, 12.3k, 312k, 1.2M.
 func shortOf(n int) string {
 	switch {
