@@ -241,12 +241,37 @@ func gitIncluded(file, home string, seen map[string]bool, depth int) []string {
 // gitConfigAll is every value of key in the sections of file named
 // section, subsections included ([includeIf "gitdir:..."]).
 func gitConfigAll(file, section, key string) []string {
+	var out []string
+	gitConfigEach(file, section, true, func(k, v string) {
+		if strings.EqualFold(k, key) {
+			out = append(out, v)
+		}
+	})
+	return out
+}
+
+// gitConfigValues reads the keys of one section of a git config file
+// (names lowercased; the last value wins), not its subsections.
+func gitConfigValues(file, section string) map[string]string {
+	out := map[string]string{}
+	gitConfigEach(file, section, false, func(k, v string) { out[strings.ToLower(k)] = v })
+	return out
+}
+
+// maxConfigRead bounds how much of a git config file is read.
+const maxConfigRead = 1 << 20
+
+// gitConfigEach calls fn with each key and unquoted value of file's
+// sections named section (and their subsections when sub). It reads the
+// file format well enough for aliases and includes: [section],
+// [section "sub"], key = value, quotes, escapes and comments. A file it
+// cannot open has no keys.
+func gitConfigEach(file, section string, sub bool, fn func(key, val string)) {
 	f, err := os.Open(file)
 	if err != nil {
-		return nil
+		return
 	}
 	defer f.Close()
-	var out []string
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), maxConfigRead)
 	in := false
@@ -254,8 +279,11 @@ func gitConfigAll(file, section, key string) []string {
 		line := strings.TrimSpace(sc.Text())
 		if strings.HasPrefix(line, "[") {
 			name, _, _ := strings.Cut(strings.TrimPrefix(line, "["), "]")
-			name, _, _ = strings.Cut(strings.TrimSpace(name), " ")
-			name, _, _ = strings.Cut(name, "\"")
+			name = strings.TrimSpace(name)
+			if sub {
+				name, _, _ = strings.Cut(name, " ")
+				name, _, _ = strings.Cut(name, "\"")
+			}
 			in = strings.EqualFold(strings.TrimSpace(name), section)
 			continue
 		}
@@ -263,44 +291,8 @@ func gitConfigAll(file, section, key string) []string {
 			continue
 		}
 		k, val, _ := strings.Cut(line, "=")
-		if strings.EqualFold(strings.TrimSpace(k), key) {
-			out = append(out, gitConfigUnquote(strings.TrimSpace(val)))
-		}
+		fn(strings.TrimSpace(k), gitConfigUnquote(strings.TrimSpace(val)))
 	}
-	return out
-}
-
-// maxConfigRead bounds how much of a git config file is read.
-const maxConfigRead = 1 << 20
-
-// gitConfigValues reads the keys of one section of a git config file
-// (names lowercased; the last value wins). It reads the file format
-// well enough for aliases: [section], key = value, quotes, escapes and
-// comments.
-func gitConfigValues(file, section string) map[string]string {
-	out := map[string]string{}
-	f, err := os.Open(file)
-	if err != nil {
-		return out
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), maxConfigRead)
-	in := false
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if strings.HasPrefix(line, "[") {
-			name, _, _ := strings.Cut(strings.TrimPrefix(line, "["), "]")
-			in = strings.EqualFold(strings.TrimSpace(name), section)
-			continue
-		}
-		if !in || line == "" || line[0] == '#' || line[0] == ';' {
-			continue
-		}
-		key, val, _ := strings.Cut(line, "=")
-		out[strings.ToLower(strings.TrimSpace(key))] = gitConfigUnquote(strings.TrimSpace(val))
-	}
-	return out
 }
 
 // gitConfigUnquote applies git config's quoting: "..." groups, \" \\ \n
