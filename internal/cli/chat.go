@@ -169,13 +169,13 @@ func chatLines(ctx context.Context, opts *ChatOptions) error {
 	shown := agent.Sinks(newPlainSink(out, errOut), &mailLog{w: errOut})
 	turns := agent.Sinks(shown, agent.SinkFunc(func(e agent.Event) { ctl.Observe(e) }))
 	var (
-		aheadMu sync.Mutex // parallel tool calls may ask at once
+		aheadMu sync.Mutex // the prompter asks on the turn's goroutine
 		ahead   []string   // typed while a question came; sent after the turn
 	)
 	prompter := &linePrompter{lines: func() <-chan line { return lines }, out: opts.IO.ErrOut}
 	if opts.IO.InTTY {
 		prompter.typedAhead = func(s string) { aheadMu.Lock(); ahead = append(ahead, s); aheadMu.Unlock() }
-		prompter.quiet = answerQuiet
+		prompter.quiet = policy.AnswerDelay
 	}
 	next := func() (string, bool) {
 		aheadMu.Lock()

@@ -37,10 +37,6 @@ type linePrompter struct {
 	quiet time.Duration
 }
 
-// answerQuiet is how long a question stands before y or a counts, here
-// and in the full-screen chat.
-const answerQuiet = 500 * time.Millisecond
-
 // line is one input line and when it was read.
 type line struct {
 	text string
@@ -56,7 +52,7 @@ func newTerminalPrompter(in io.Reader, out io.Writer) *linePrompter {
 		lines:       sync.OnceValue(func() <-chan line { return readLines(context.Background(), in) }),
 		out:         out,
 		answersOnly: true,
-		quiet:       answerQuiet,
+		quiet:       policy.AnswerDelay,
 	}
 }
 

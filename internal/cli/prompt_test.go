@@ -122,9 +122,9 @@ func TestAnswerTiming(t *testing.T) {
 			lp := &linePrompter{lines: func() <-chan line { return lines }, out: w}
 			switch tt.mode {
 			case "run":
-				lp.answersOnly, lp.quiet = true, answerQuiet
+				lp.answersOnly, lp.quiet = true, policy.AnswerDelay
 			case "tty":
-				lp.typedAhead, lp.quiet = func(s string) { kept = append(kept, s) }, answerQuiet
+				lp.typedAhead, lp.quiet = func(s string) { kept = append(kept, s) }, policy.AnswerDelay
 			}
 			var early []int
 			for i, d := range tt.typed {

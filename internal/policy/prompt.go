@@ -1,6 +1,9 @@
 package policy
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Question is what a person is asked before a call runs.
 type Question struct {
@@ -42,6 +45,14 @@ type Answer struct {
 type Prompter interface {
 	Ask(ctx context.Context, q Question) (Answer, error)
 }
+
+// AnswerDelay is how long a question must have been shown to a person
+// before a yes (y or a) answers it, in every front end that reads keys
+// or lines: a yes typed a moment after the question appeared was meant
+// for something else (typing ahead while the turn ran, the question
+// before it), not for a call the person has not read. A no counts at
+// once.
+const AnswerDelay = 500 * time.Millisecond
 
 // PrompterFunc adapts a function to Prompter.
 type PrompterFunc func(ctx context.Context, q Question) (Answer, error)

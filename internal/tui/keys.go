@@ -13,11 +13,9 @@ import (
 const doubleCtrlC = 2 * time.Second
 
 // answerDelay is how long a question must have been shown, and the keys
-// quiet, before y or a answers it: a key typed a moment after it appeared
-// was meant for the input (typing ahead while the turn runs) or for the
-// question before it (a y pressed twice), not for a call the person has
-// not read; so is one typed in a run of keys. n answers at once.
-const answerDelay = 500 * time.Millisecond
+// quiet, before y or a answers it (policy.AnswerDelay): a key typed in a
+// run of keys was meant for the input too.
+const answerDelay = policy.AnswerDelay
 
 // cancellingHint shows while a cancelled turn winds down; turnDone
 // clears it.
