@@ -179,7 +179,7 @@ func Engine(f Facts) Draft {
 		if f.Ref != "" {
 			ref = fmt.Sprintf(", %s in Decisions", f.Ref)
 		}
-		d.Task = fmt.Sprintf("The request in progress (turn %d%s): %s", f.Turn, ref, TrimMiddle(strings.TrimSpace(f.Request), 900))
+		d.Task = fmt.Sprintf("The request in progress (turn %d%s): %s", f.Turn, ref, trimMiddle(strings.TrimSpace(f.Request), 900))
 	} else {
 		d.Task = "The user's message after this handoff is the request in progress."
 	}

@@ -266,7 +266,7 @@ func TestTrimMiddle(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := TrimMiddle(tt.in, tt.n)
+			got := trimMiddle(tt.in, tt.n)
 			if len(got) > tt.n {
 				t.Errorf("%d bytes, over %d", len(got), tt.n)
 			}

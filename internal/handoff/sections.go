@@ -142,12 +142,12 @@ func Trim(s string, n int) string {
 	return s[:cut] + mark
 }
 
-// TrimMiddle cuts s to at most n bytes by keeping its head and its tail,
+// trimMiddle cuts s to at most n bytes by keeping its head and its tail,
 // at line (or rune) boundaries, and saying what was cut. A user's message
 // is often a paste with the question after it ("<log>\nwhich test
 // failed?") or before it: a head alone would keep the log and lose the
 // question.
-func TrimMiddle(s string, n int) string {
+func trimMiddle(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
