@@ -14,11 +14,10 @@ import (
 // integer) or one function applied to operands: index, printf, ref,
 // lines.
 //
-// It is not text/template because executing a text/template calls
-// reflect's MethodByName, which makes the linker keep every exported
-// method of every type in the binary: with the provider SDKs linked that
-// is 22 MB more binary, 7 MB more resident memory and ~10 ms more start
-// for every godwit command.
+// It is not text/template because executing one calls reflect's
+// MethodByName, after which the linker keeps every exported method of
+// every type: the stripped binary grows from 52 to 74 MB and a one-shot
+// run's peak RSS from 31 to 39 MiB.
 type tmpl struct {
 	name  string
 	parts []tpart
