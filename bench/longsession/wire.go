@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
-	"strings"
+
+	"github.com/godwit/godwit/llm/llmtest"
 )
 
 // Wire formats, as -format names them.
@@ -99,34 +100,6 @@ func stripCacheControl(raw []byte) []byte {
 	return cacheControlRe.ReplaceAll(raw, nil)
 }
 
-// contentText is the text of a content field: a string, or a list of
-// parts whose "text" fields are joined.
-func contentText(raw json.RawMessage) string {
-	if len(raw) == 0 {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var parts []struct {
-		Text    string          `json:"text"`
-		Content json.RawMessage `json:"content"`
-	}
-	if json.Unmarshal(raw, &parts) != nil {
-		return ""
-	}
-	var texts []string
-	for _, p := range parts {
-		if p.Text != "" {
-			texts = append(texts, p.Text)
-		} else if t := contentText(p.Content); t != "" {
-			texts = append(texts, t)
-		}
-	}
-	return strings.Join(texts, "\n")
-}
-
 func (r *request) chat(top map[string]json.RawMessage) error {
 	msgs, err := rawList(top["messages"])
 	if err != nil {
@@ -155,11 +128,11 @@ func (r *request) chat(top map[string]json.RawMessage) error {
 		r.items = append(r.items, item{kind: kind, raw: raw})
 		switch {
 		case m.Role == "tool":
-			r.entries = append(r.entries, entry{role: "tool", callID: m.ToolCallID, text: contentText(m.Content)})
+			r.entries = append(r.entries, entry{role: "tool", callID: m.ToolCallID, text: llmtest.ContentText(m.Content)})
 		case kind == "system":
-			r.entries = append(r.entries, entry{role: "system", text: contentText(m.Content)})
+			r.entries = append(r.entries, entry{role: "system", text: llmtest.ContentText(m.Content)})
 		default:
-			if t := contentText(m.Content); t != "" {
+			if t := llmtest.ContentText(m.Content); t != "" {
 				r.entries = append(r.entries, entry{role: m.Role, text: t})
 			}
 			for _, c := range m.ToolCalls {
@@ -173,7 +146,7 @@ func (r *request) chat(top map[string]json.RawMessage) error {
 func (r *request) responses(top map[string]json.RawMessage) error {
 	if raw := top["instructions"]; len(raw) > 0 && string(raw) != "null" {
 		r.items = append(r.items, item{kind: "system", raw: raw})
-		r.entries = append(r.entries, entry{role: "system", text: contentText(raw)})
+		r.entries = append(r.entries, entry{role: "system", text: llmtest.ContentText(raw)})
 	}
 	var input json.RawMessage = top["input"]
 	var s string
@@ -208,9 +181,9 @@ func (r *request) responses(top map[string]json.RawMessage) error {
 		case "function_call":
 			r.entries = append(r.entries, entry{role: "assistant", callID: it.CallID, name: it.Name, args: it.Arguments})
 		case "function_call_output":
-			r.entries = append(r.entries, entry{role: "tool", callID: it.CallID, text: contentText(it.Output)})
+			r.entries = append(r.entries, entry{role: "tool", callID: it.CallID, text: llmtest.ContentText(it.Output)})
 		case "", "message":
-			if t := contentText(it.Content); t != "" {
+			if t := llmtest.ContentText(it.Content); t != "" {
 				r.entries = append(r.entries, entry{role: it.Role, text: t})
 			}
 		}
@@ -227,7 +200,7 @@ func (r *request) anthropic(top map[string]json.RawMessage) error {
 		for _, b := range blocks {
 			r.items = append(r.items, item{kind: "system", raw: stripCacheControl(b)})
 		}
-		r.entries = append(r.entries, entry{role: "system", text: contentText(raw)})
+		r.entries = append(r.entries, entry{role: "system", text: llmtest.ContentText(raw)})
 	}
 	msgs, err := rawList(top["messages"])
 	if err != nil {
@@ -274,7 +247,7 @@ func anthropicEntry(role string, raw json.RawMessage) entry {
 	case "tool_use":
 		return entry{role: "assistant", callID: b.ID, name: b.Name, args: string(b.Input)}
 	case "tool_result":
-		return entry{role: "tool", callID: b.ToolUseID, text: contentText(b.Content)}
+		return entry{role: "tool", callID: b.ToolUseID, text: llmtest.ContentText(b.Content)}
 	}
 	return entry{role: role, text: b.Text}
 }

@@ -243,22 +243,6 @@ type chatRequest struct {
 	} `json:"messages"`
 }
 
-func text(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var parts []struct {
-		Text string `json:"text"`
-	}
-	_ = json.Unmarshal(raw, &parts)
-	var b strings.Builder
-	for _, p := range parts {
-		b.WriteString(p.Text)
-	}
-	return b.String()
-}
-
 func (e *endpoint) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	var req chatRequest
@@ -268,7 +252,7 @@ func (e *endpoint) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	tokens := 0
 	for _, m := range req.Messages {
-		n, _ := e.enc.Count(text(m.Content))
+		n, _ := e.enc.Count(llmtest.ContentText(m.Content))
 		tokens += n
 	}
 	last := req.Messages[len(req.Messages)-1]
@@ -277,13 +261,13 @@ func (e *endpoint) serve(w http.ResponseWriter, r *http.Request) {
 	e.tokens = append(e.tokens, tokens)
 	if last.Role == "tool" && !e.seen[last.ToolCallID] {
 		e.seen[last.ToolCallID] = true
-		e.outBytes += len(text(last.Content))
+		e.outBytes += len(llmtest.ContentText(last.Content))
 	}
 	e.calls++
 	id := fmt.Sprintf("call_%06d", e.calls)
 	e.mu.Unlock()
 	var events []string
-	if file := named(text(last.Content)); last.Role == "user" && file != "" {
+	if file := named(llmtest.ContentText(last.Content)); last.Role == "user" && file != "" {
 		events = append(events, llmtest.ChatToolCallAt(0, id, "file_read", fmt.Sprintf(`{"path":%q}`, file)), llmtest.ChatFinish("tool_calls"))
 	} else {
 		events = append(events, llmtest.ChatText("Read it: the file is Go source."), llmtest.ChatFinish("stop"))

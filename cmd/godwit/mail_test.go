@@ -37,30 +37,12 @@ type chatRequest struct {
 	} `json:"messages"`
 }
 
-// text is a message's content, string or parts.
-func contentText(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var parts []struct {
-		Text string `json:"text"`
-	}
-	_ = json.Unmarshal(raw, &parts)
-	var b strings.Builder
-	for _, p := range parts {
-		b.WriteString(p.Text)
-		b.WriteString("\n")
-	}
-	return b.String()
-}
-
 // lastUser is the text of the last user message; toolResults the
 // results that follow the last assistant message.
 func (r chatRequest) lastUser() string {
 	for i := len(r.Messages) - 1; i >= 0; i-- {
 		if r.Messages[i].Role == "user" {
-			return contentText(r.Messages[i].Content)
+			return llmtest.ContentText(r.Messages[i].Content)
 		}
 	}
 	return ""
@@ -69,7 +51,7 @@ func (r chatRequest) lastUser() string {
 func (r chatRequest) toolResults() []string {
 	var out []string
 	for i := len(r.Messages) - 1; i >= 0 && r.Messages[i].Role == "tool"; i-- {
-		out = append([]string{contentText(r.Messages[i].Content)}, out...)
+		out = append([]string{llmtest.ContentText(r.Messages[i].Content)}, out...)
 	}
 	return out
 }

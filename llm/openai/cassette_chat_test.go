@@ -60,15 +60,15 @@ func chatRequestFrom(t *testing.T, body string) llm.Request {
 			if i != 0 {
 				t.Fatalf("system message at %d", i)
 			}
-			req.System = contentText(m.Content)
+			req.System = llmtest.ContentText(m.Content)
 		case "user":
-			req.Messages = append(req.Messages, llm.UserText(contentText(m.Content)))
+			req.Messages = append(req.Messages, llm.UserText(llmtest.ContentText(m.Content)))
 		case "assistant":
 			a := llm.Message{Role: llm.RoleAssistant}
 			if m.ReasoningContent != "" {
 				a.Parts = append(a.Parts, thinkingPart(m.ReasoningContent, ProviderChat))
 			}
-			if s := contentText(m.Content); s != "" {
+			if s := llmtest.ContentText(m.Content); s != "" {
 				a.Parts = append(a.Parts, llm.TextPart(s))
 			}
 			for _, c := range m.ToolCalls {
@@ -76,7 +76,7 @@ func chatRequestFrom(t *testing.T, body string) llm.Request {
 			}
 			req.Messages = append(req.Messages, a)
 		case "tool":
-			res := llm.ToolResult{CallID: m.ToolCallID, Content: contentText(m.Content)}
+			res := llm.ToolResult{CallID: m.ToolCallID, Content: llmtest.ContentText(m.Content)}
 			if n := len(req.Messages); n > 0 && req.Messages[n-1].Role == llm.RoleTool {
 				req.Messages[n-1].Parts = append(req.Messages[n-1].Parts, llm.Part{Kind: llm.PartToolResult, ToolResult: &res})
 			} else {
@@ -119,7 +119,7 @@ func chatShapeOf(t *testing.T, body string) chatShape {
 		s.Tools = append(s.Tools, tl.Function.Name+"|"+tl.Function.Description+"|"+canonical(t, string(tl.Function.Parameters)))
 	}
 	for _, m := range r.Messages {
-		sm := chatShapeMsg{Role: m.Role, Content: contentText(m.Content), Reasoning: m.ReasoningContent, ToolCallID: m.ToolCallID}
+		sm := chatShapeMsg{Role: m.Role, Content: llmtest.ContentText(m.Content), Reasoning: m.ReasoningContent, ToolCallID: m.ToolCallID}
 		for _, c := range m.ToolCalls {
 			sm.Calls = append(sm.Calls, c.ID+" "+c.Function.Name+" "+canonical(t, c.Function.Arguments))
 		}
@@ -185,7 +185,7 @@ func replayChat(t *testing.T, name string, c *llmtest.Cassette) {
 	results := map[string]string{}
 	for _, m := range parseRecordedChat(t, rec[1].Request.Body).Messages {
 		if m.Role == "tool" {
-			results[m.ToolCallID] = contentText(m.Content)
+			results[m.ToolCallID] = llmtest.ContentText(m.Content)
 		}
 	}
 	if last := evs[len(evs)-1]; last.StopReason != llm.StopToolUse {

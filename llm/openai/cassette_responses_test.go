@@ -75,12 +75,12 @@ func responsesRequestFrom(t *testing.T, body string) llm.Request {
 			if i != 0 {
 				t.Fatalf("%s message at %d", it.Role, i)
 			}
-			req.System = contentText(it.Content)
+			req.System = llmtest.ContentText(it.Content)
 		case it.Role == "user":
-			req.Messages = append(req.Messages, llm.UserText(contentText(it.Content)))
+			req.Messages = append(req.Messages, llm.UserText(llmtest.ContentText(it.Content)))
 		case it.Role == "assistant":
 			a := assistant()
-			a.Parts = append(a.Parts, llm.TextPart(contentText(it.Content)))
+			a.Parts = append(a.Parts, llm.TextPart(llmtest.ContentText(it.Content)))
 		case it.Type == "reasoning":
 			var sum []string
 			for _, s := range it.Summary {
@@ -146,9 +146,9 @@ func responsesShapeOf(t *testing.T, body string) responsesShape {
 		case it.Type == "reasoning":
 			continue
 		case it.Role == "developer" || it.Role == "system":
-			s.Items = append(s.Items, "system: "+contentText(it.Content))
+			s.Items = append(s.Items, "system: "+llmtest.ContentText(it.Content))
 		case it.Role != "":
-			s.Items = append(s.Items, it.Role+": "+contentText(it.Content))
+			s.Items = append(s.Items, it.Role+": "+llmtest.ContentText(it.Content))
 		case it.Type == "function_call":
 			s.Items = append(s.Items, "function_call "+it.CallID+" "+it.Name+" "+canonical(t, it.Arguments))
 		case it.Type == "function_call_output":

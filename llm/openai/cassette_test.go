@@ -90,24 +90,6 @@ func canonical(t testing.TB, raw string) string {
 	return string(b)
 }
 
-// contentText reads a message's content: a string, or an array of parts
-// with text (input_text, output_text, text).
-func contentText(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var parts []struct {
-		Text string `json:"text"`
-	}
-	_ = json.Unmarshal(raw, &parts)
-	var b strings.Builder
-	for _, p := range parts {
-		b.WriteString(p.Text)
-	}
-	return b.String()
-}
-
 // sameShape fails t when the two normalized request shapes differ.
 func sameShape(t *testing.T, what string, got, want any) {
 	t.Helper()
