@@ -40,11 +40,9 @@ Sessions are stored like any other and can be loaded again.
 stdout carries only protocol messages; diagnostics go to stderr.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			home, err := f.Home()
-			if err != nil {
+			if err := f.setHome(&opts.Home); err != nil {
 				return err
 			}
-			opts.Home = home
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}

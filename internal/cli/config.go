@@ -43,11 +43,10 @@ holds a dot: fallback."openai/gpt-4.1". Comments in the file are kept.`,
 			if len(args) < min || len(args) > max {
 				return usageErrorf("config %s: %s", op, cmd.Use)
 			}
-			home, err := f.Home()
-			if err != nil {
+			opts := &ConfigOptions{IO: f.IO, Op: op}
+			if err := f.setHome(&opts.Home); err != nil {
 				return err
 			}
-			opts := &ConfigOptions{IO: f.IO, Home: home, Op: op}
 			if len(args) > 0 {
 				opts.Key = args[0]
 			}

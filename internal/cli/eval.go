@@ -70,11 +70,9 @@ Exit status: 0 every run passed, 1 some run failed, 2 bad usage.`,
 			if _, err := eval.ParseShard(opts.Shard); err != nil {
 				return &UsageError{Err: err}
 			}
-			home, err := f.Home()
-			if err != nil {
+			if err := f.setHome(&opts.Home); err != nil {
 				return err
 			}
-			opts.Home = home
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -176,13 +174,11 @@ Exit status: 0 the bars pass, 1 they do not, 2 bad usage.`,
 					return usageErrorf("--expect %q: name what the change under test alters: model, prompt or tools", e)
 				}
 			}
-			home, err := f.Home()
-			if err != nil {
+			if err := f.setHome(&opts.Home); err != nil {
 				return err
 			}
-			opts.Home = home
 			if opts.Ledger == "" {
-				opts.Ledger = filepath.Join(home, "eval-ledger.jsonl")
+				opts.Ledger = filepath.Join(opts.Home, "eval-ledger.jsonl")
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)

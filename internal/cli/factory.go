@@ -61,3 +61,10 @@ func (f *Factory) Home() (string, error) {
 	}
 	return filepath.Join(dir, ".godwit"), nil
 }
+
+// setHome puts Home in *dst, as each command's RunE begins.
+func (f *Factory) setHome(dst *string) error {
+	home, err := f.Home()
+	*dst = home
+	return err
+}

@@ -37,11 +37,9 @@ func NewCmdInit(f *Factory, runF func(context.Context, *InitOptions) error) *cob
 comment. Existing files are kept unless --force (which keeps a .bak copy).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			home, err := f.Home()
-			if err != nil {
+			if err := f.setHome(&opts.Home); err != nil {
 				return err
 			}
-			opts.Home = home
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}

@@ -62,11 +62,10 @@ With no flag, the timeline. --json prints every recorded event, one per line;
 			if err := opts.check(cmd.Flags().Changed("addr")); err != nil {
 				return err
 			}
-			home, err := f.Home()
-			if err != nil {
+			if err := f.setHome(&opts.Home); err != nil {
 				return err
 			}
-			opts.Home, opts.Session, opts.Workdir = home, args[0], f.Workdir
+			opts.Session, opts.Workdir = args[0], f.Workdir
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}

@@ -41,11 +41,9 @@ last), or every session's. Given a message id (m12), show that message whole:
 its text, its answer or error, and every receipt.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			home, err := f.Home()
-			if err != nil {
+			if err := f.setHome(&opts.Home); err != nil {
 				return err
 			}
-			opts.Home = home
 			if len(args) == 1 {
 				opts.Ref = args[0]
 			}

@@ -36,11 +36,9 @@ variable to set, or not needed). provider/* is the default for a provider's
 models not listed.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			home, err := f.Home()
-			if err != nil {
+			if err := f.setHome(&opts.Home); err != nil {
 				return err
 			}
-			opts.Home = home
 			if len(args) == 1 {
 				opts.Filter = args[0]
 			}

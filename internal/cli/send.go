@@ -54,11 +54,9 @@ wait until the failure is acknowledged: godwit send --ack ID.
 Exit status: 0 sent (or answered), 1 failed, expired or timed out, 2 bad usage.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			home, err := f.Home()
-			if err != nil {
+			if err := f.setHome(&opts.Home); err != nil {
 				return err
 			}
-			opts.Home = home
 			if opts.Ack != "" {
 				if len(args) > 0 || opts.Wait || opts.From != "" {
 					return usageErrorf("--ack ID takes no session, text, --wait or --from: godwit send --ack m12")

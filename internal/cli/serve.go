@@ -75,11 +75,10 @@ answer or its error.`,
 			if len(args) == 1 {
 				opts.Session = args[0]
 			}
-			home, err := f.Home()
-			if err != nil {
+			if err := f.setHome(&opts.Home); err != nil {
 				return err
 			}
-			opts.Home, opts.Workdir, opts.Version = home, f.Workdir, f.Version // after -C
+			opts.Workdir, opts.Version = f.Workdir, f.Version // after -C
 			return runServe(cmd.Context(), opts)
 		},
 	}

@@ -81,14 +81,13 @@ does. Continue one with godwit run --session ID (or -c for the last), in its
 own workspace.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			home, err := f.Home()
-			if err != nil {
+			if err := f.setHome(&opts.Home); err != nil {
 				return err
 			}
 			if opts.Limit < 0 {
 				return usageErrorf("--limit must be 0 (every session) or more")
 			}
-			opts.Home, opts.Workdir = home, f.Workdir
+			opts.Workdir = f.Workdir
 			return runSessions(cmd.Context(), opts)
 		},
 	}

@@ -38,11 +38,10 @@ last session of this workspace); the files restored are in the session's
 own workspace, which undo names.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			home, err := f.Home()
-			if err != nil {
+			if err := f.setHome(&opts.Home); err != nil {
 				return err
 			}
-			opts.Home, opts.Session, opts.Workdir = home, args[0], f.Workdir
+			opts.Session, opts.Workdir = args[0], f.Workdir
 			if opts.Turn < 0 {
 				return usageErrorf("--turn must be a turn number, 1 or more")
 			}
