@@ -107,4 +107,3 @@ func opened(f *os.File, abs string) error {
 	}
 	return nil
 }
-
