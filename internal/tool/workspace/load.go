@@ -4,7 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
+	"io/fs"
+	"syscall"
 
 	"github.com/godwit/godwit/tool"
 )
@@ -14,41 +15,49 @@ import (
 var ErrSecret = errors.New("workspace: a secrets file")
 
 // Load reads, for a request to the model, the file rel under dir (a
-// repository's AGENTS.md, a skill, .mcp.json), at most limit bytes. The
-// repository chose what is there, so the file is read as the file tools
-// read: through an os.Root of dir, after Resolve. A link out of dir
-// fails with an error wrapping ErrOutside, a secrets file (by its name
-// or by the name of what a link inside points to) with one wrapping
-// ErrSecret, and a folder or device with an error; the caller leaves
-// the file out and tells the user why. A missing file's error wraps
-// fs.ErrNotExist.
-func Load(dir, rel string, limit int64) ([]byte, error) {
+// repository's AGENTS.md, a skill, .mcp.json): at most limit bytes, and
+// the file's size. The repository chose what is there, so the file is
+// read as the file tools read: after Resolve, through an os.Root of dir.
+// A link out of dir fails with an error wrapping ErrOutside, a secrets
+// file (by its name or the name of what a link inside points to) with
+// one wrapping ErrSecret; the caller leaves the file out and tells the
+// user why. A missing file's error wraps fs.ErrNotExist, a folder's
+// syscall.EISDIR.
+func Load(dir, rel string, limit int64) ([]byte, int64, error) {
 	w, err := New(dir)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer w.Close()
 	return w.Load(rel, limit)
 }
 
 // Load is the package's Load for a workspace already open.
-func (w *Workspace) Load(rel string, limit int64) ([]byte, error) {
+func (w *Workspace) Load(rel string, limit int64) ([]byte, int64, error) {
 	abs, err := w.Resolve(rel)
+	if errors.Is(err, ErrOutside) {
+		return nil, 0, fmt.Errorf("%s is a link out of %s (to %s): %w", rel, w.root, abs, ErrOutside)
+	}
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if tool.IsSecret(rel) || tool.IsSecret(abs) {
-		return nil, fmt.Errorf("%s is a secrets file (%s): %w", rel, filepath.Base(abs), ErrSecret)
+		return nil, 0, fmt.Errorf("%s is a secrets file (%s): %w", rel, w.Rel(abs), ErrSecret)
 	}
 	f, err := w.Open(abs)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil {
-		return nil, err
-	} else if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file (%s)", rel, fi.Mode().Type())
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		return nil, 0, err
+	case fi.IsDir():
+		return nil, 0, &fs.PathError{Op: "read", Path: rel, Err: syscall.EISDIR}
+	case !fi.Mode().IsRegular():
+		return nil, 0, fmt.Errorf("%s is not a regular file (%s)", rel, fi.Mode().Type())
 	}
-	return io.ReadAll(io.LimitReader(f, limit))
+	data, err := io.ReadAll(io.LimitReader(f, limit))
+	return data, fi.Size(), err
 }

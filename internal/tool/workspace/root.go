@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/godwit/godwit/internal/atomicfile"
 	"github.com/godwit/godwit/tool"
@@ -211,3 +212,30 @@ func (w *Workspace) pathErr(err error, abs string) error {
 	}
 	return err
 }
+
+// Chtimes sets the access and modification times of abs to t.
+func (w *Workspace) Chtimes(abs string, t time.Time) error {
+	rel, err := w.local(abs)
+	if err != nil {
+		return err
+	}
+	return w.pathErr(w.r.Chtimes(rel, t, t), abs)
+}
+
+// Sub opens the folder abs (resolved, inside the root) as a workspace of
+// its own: a skill's folder, whose files may not lead out of it.
+func (w *Workspace) Sub(abs string) (*Workspace, error) {
+	r, err := w.openDir(abs)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := r.Open(".")
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	return &Workspace{root: abs, r: r, dir: dir}, nil
+}
+
+// FS is the root as an fs.FS, for walks.
+func (w *Workspace) FS() fs.FS { return w.r.FS() }
