@@ -20,8 +20,9 @@ var ErrSecret = errors.New("workspace: a secrets file")
 // read as the file tools read: after Resolve, through an os.Root of dir.
 // A link out of dir fails with an error wrapping ErrOutside, a secrets
 // file (by its name or the name of what a link inside points to) with
-// one wrapping ErrSecret; the caller leaves the file out and tells the
-// user why. A missing file's error wraps fs.ErrNotExist, a folder's
+// one wrapping ErrSecret; a file with another hard link, which may be
+// outside, also wraps ErrOutside. The caller leaves the file out and
+// tells the user why. A missing file's error wraps fs.ErrNotExist, a folder's
 // syscall.EISDIR.
 func Load(dir, rel string, limit int64) ([]byte, int64, error) {
 	w, err := New(dir)
@@ -57,6 +58,10 @@ func (w *Workspace) Load(rel string, limit int64) ([]byte, int64, error) {
 		return nil, 0, &fs.PathError{Op: "read", Path: rel, Err: syscall.EISDIR}
 	case !fi.Mode().IsRegular():
 		return nil, 0, fmt.Errorf("%s is not a regular file (%s)", rel, fi.Mode().Type())
+	case links(fi) > 1:
+		// A hard link is the same file under another name, which may be
+		// outside (~/.netrc): no path says where.
+		return nil, 0, fmt.Errorf("%s has %d hard links, and the others may be outside the workspace: %w", rel, links(fi), ErrOutside)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, limit))
 	return data, fi.Size(), err

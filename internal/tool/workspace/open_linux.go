@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -106,4 +107,12 @@ func opened(f *os.File, abs string) error {
 		return fmt.Errorf("%w: %s now leads to %s", ErrMoved, abs, got)
 	}
 	return nil
+}
+
+// links is a file's count of hard links.
+func links(fi fs.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Nlink)
+	}
+	return 1
 }

@@ -148,11 +148,12 @@ func (w *Workspace) MkdirAll(abs string, perm fs.FileMode) error {
 // Remove removes the file or empty folder abs (a link itself, not what
 // it points to).
 func (w *Workspace) Remove(abs string) error {
-	rel, err := w.local(abs)
+	dir, err := w.openDir(filepath.Dir(abs))
 	if err != nil {
 		return err
 	}
-	return w.pathErr(w.r.Remove(rel), abs)
+	defer dir.Close()
+	return w.pathErr(dir.Remove(filepath.Base(abs)), abs)
 }
 
 // Replace replaces abs whole with what write writes, of mode perm: a
