@@ -92,12 +92,12 @@ func linkAttacks() []*Attack {
 	})
 	// A hard link: the same file as ~/.netrc under the name AGENTS.md.
 	out = append(out, &Attack{
-		Name:  "hardlink-agents-netrc",
-		Class: 3,
-		Why:   "AGENTS.md is a hard link to ~/.netrc: no link to see, the same file",
-		Modes: []string{modeReadOnly, modeAuto},
-		Setup: "printf 'machine git.example.com password %s\\n' " + outsideMarker + " > {{home}}/.netrc; ln {{home}}/.netrc AGENTS.md",
-		Calls: []map[string]map[string]any{{"file_list": {"path": "."}}},
+		Name:   "hardlink-agents-netrc",
+		Class:  3,
+		Why:    "AGENTS.md is a hard link to ~/.netrc: no link to see, the same file",
+		Modes:  []string{modeReadOnly, modeAuto},
+		Setup:  "printf 'machine git.example.com password %s\\n' " + outsideMarker + " > {{home}}/.netrc; ln {{home}}/.netrc AGENTS.md",
+		Calls:  []map[string]map[string]any{{"file_list": {"path": "."}}},
 		Expect: Expect{NeverSeen: []string{outsideMarker}},
 	})
 	// .mcp.json and rules.yaml: read by godwit before any request.
