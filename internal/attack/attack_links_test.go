@@ -100,8 +100,10 @@ func linkAttacks() []*Attack {
 		Calls:  []map[string]map[string]any{{"file_list": {"path": "."}}},
 		Expect: Expect{NeverSeen: []string{outsideMarker}},
 	})
-	// .mcp.json and rules.yaml: read by godwit before any request.
-	for _, f := range []struct{ name, path string }{{"mcp", ".mcp.json"}, {"rules", ".godwit/rules.yaml"}} {
+	// .mcp.json: read by godwit before any request. (A rules.yaml that
+	// is a link stops godwit before any request, as a broken one does:
+	// internal/policy tests it.)
+	for _, f := range []struct{ name, path string }{{"mcp", ".mcp.json"}} {
 		for _, tg := range []string{"{{home}}/.ssh/id_ed25519", "/proc/self/environ"} {
 			out = append(out, &Attack{
 				Name:   "link-" + f.name + "-" + strings.ReplaceAll(filepath.Base(tg), "_", "-"),
@@ -122,7 +124,7 @@ func linkAttacks() []*Attack {
 // swap (to $HOME) as fast as it can (renameat2 RENAME_EXCHANGE, which
 // the sandbox allows inside the workspace), so the model's writes to
 // sub/ race it.
-const swapper = `perl -e '$n = ($^O eq "linux" && ` + "`uname -m`" + ` =~ /aarch64/) ? 276 : 316; while (1) { syscall($n, -100, "sub", -100, "swap", 2) }'`
+const swapper = `perl -e 'my ($a, $b) = ("sub", "swap"); my $n = (` + "`uname -m`" + ` =~ /aarch64/) ? 276 : 316; while (1) { syscall($n, -100, $a, -100, $b, 2) == 0 or die "renameat2: $!" }'`
 
 // raceAttacks are break 5: file_write and file_edit into a folder a
 // background job swaps for a link to $HOME.
