@@ -5,13 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/godwit/godwit/internal/tool/workspace"
 )
 
 // ProjectFile is the file in the workspace root that lists a project's
@@ -111,10 +112,16 @@ func ParseProjectFile(data []byte) (map[string]ServerConfig, error) {
 	return f.Servers, nil
 }
 
-// ReadProjectFile reads dir/.mcp.json; a missing file is no servers.
+// maxProjectFile bounds what is read of .mcp.json.
+const maxProjectFile = 1 << 20
+
+// ReadProjectFile reads dir/.mcp.json; a missing file is no servers. It
+// comes with the repository, so it is read through a root of dir
+// (workspace.Load): a link out of dir, or to a secrets file, is an
+// error, not a file to parse.
 func ReadProjectFile(dir string) (map[string]ServerConfig, error) {
 	path := filepath.Join(dir, ProjectFile)
-	data, err := os.ReadFile(path)
+	data, _, err := workspace.Load(dir, ProjectFile, maxProjectFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

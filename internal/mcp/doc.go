@@ -35,6 +35,7 @@
 // resources become a one-line note, and long results are cut at
 // MaxResult bytes.
 //
-// mcp imports llm and tool from godwit; it must not import agent, store,
-// window or anything under internal/.
+// mcp imports llm and tool from godwit, and internal/tool/workspace
+// (.mcp.json comes with the repository and is read through its root); it
+// must not import agent, store, window or anything else under internal/.
 package mcp

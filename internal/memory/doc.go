@@ -18,6 +18,12 @@
 // after the system prompt; it returns plain Text values, so memory does not
 // depend on window.
 //
-// memory imports llm, store and tool; it must not import window, agent,
-// internal/* or any provider adapter.
+// A repository's rules, memory file and skills are read through a root of
+// the repository (internal/tool/workspace): one that is a link out of it,
+// or a secrets file, is left out, and Prefix.Problems says why (the user
+// sees it; the model gets nothing of the file). The user's own files are
+// read as they are.
+//
+// memory imports llm, store, tool and internal/tool/workspace; it must
+// not import window, agent, the rest of internal/ or any provider adapter.
 package memory

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	wsroot "github.com/godwit/godwit/internal/tool/workspace"
 )
 
 // MaxMemoryBytes caps each memory file in the prompt.
@@ -20,15 +22,28 @@ const (
 // workspace/.godwit/memory.md. Missing or blank files are absent; a file
 // over MaxMemoryBytes is cut with a note. home may be empty.
 func MemoryFiles(workspace, home string) ([]File, error) {
-	type loc struct{ scope, dir, name, label string }
-	locs := []loc{{"project", filepath.Join(workspace, ".godwit"), "memory.md", ProjectMemory}}
+	type loc struct {
+		scope, dir, name, label string
+		inRepo                  bool
+	}
+	locs := []loc{{"project", filepath.Join(workspace, ".godwit"), "memory.md", ProjectMemory, true}}
 	if home != "" {
-		locs = append([]loc{{"user", home, UserMemory, "$GODWIT_HOME/" + UserMemory}}, locs...)
+		locs = append([]loc{{"user", home, UserMemory, "$GODWIT_HOME/" + UserMemory, false}}, locs...)
 	}
 	var out []File
 	var errs []error
 	for _, l := range locs {
-		f, ok, err := firstFile(l.dir, []string{l.name})
+		var repo *wsroot.Workspace
+		if l.inRepo {
+			r, err := wsroot.New(workspace)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("memory: %w", err))
+				continue
+			}
+			defer r.Close()
+			repo = r
+		}
+		f, ok, err := firstFile(repo, l.dir, []string{l.name})
 		if err != nil {
 			errs = append(errs, err)
 			continue

@@ -10,6 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
+
+	wsroot "github.com/godwit/godwit/internal/tool/workspace"
 )
 
 // MaxRulesBytes caps the project rules in all, the user-level file
@@ -54,14 +57,11 @@ type Loaded struct {
 // later ones are left out. An unreadable file is reported in the error and
 // skipped; the rest still loads. home may be empty.
 func Rules(workspace, home string) (Loaded, error) {
-	ws, err := filepath.Abs(workspace)
-	if err != nil {
-		return Loaded{}, fmt.Errorf("memory: rules: %w", err)
-	}
+	ws := realPath(workspace)
 	var files []File
 	var errs []error
 	if home != "" {
-		if f, ok, err := firstFile(home, []string{"AGENTS.override.md", "AGENTS.md"}); err != nil {
+		if f, ok, err := firstFile(nil, home, []string{"AGENTS.override.md", "AGENTS.md"}); err != nil {
 			errs = append(errs, err)
 		} else if ok {
 			f.Scope, f.Label = "user", "$GODWIT_HOME/"+filepath.Base(f.Path)
@@ -69,8 +69,13 @@ func Rules(workspace, home string) (Loaded, error) {
 		}
 	}
 	root := RepoRoot(ws)
+	repo, err := wsroot.New(root)
+	if err != nil {
+		return compose(files, MaxRulesBytes), errors.Join(append(errs, fmt.Errorf("memory: rules: %w", err))...)
+	}
+	defer repo.Close()
 	for _, dir := range pathDown(root, ws) {
-		f, ok, err := firstFile(dir, ruleNames)
+		f, ok, err := firstFile(repo, dir, ruleNames)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -121,15 +126,21 @@ func compose(files []File, max int) Loaded {
 	return out
 }
 
-// firstFile reads the first of names in dir that is a file and not blank.
-func firstFile(dir string, names []string) (File, bool, error) {
+// firstFile reads the first of names in dir that is a file and not
+// blank. A repository's files (repo set: dir is in it) are read through
+// it (workspace.Load): one that is a link out of the repository or a
+// secrets file is left out, and the error says why, for the user only.
+// The user's own (repo nil) are read as they are.
+func firstFile(repo *wsroot.Workspace, dir string, names []string) (File, bool, error) {
 	for _, n := range names {
 		p := filepath.Join(dir, n)
-		st, err := os.Stat(p)
-		if errors.Is(err, fs.ErrNotExist) || (err == nil && st.IsDir()) {
+		data, size, err := readFile(repo, p)
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.EISDIR) {
 			continue
 		}
-		data, err := readCapped(p)
+		if errors.Is(err, wsroot.ErrOutside) || errors.Is(err, wsroot.ErrSecret) {
+			return File{}, false, fmt.Errorf("memory: %w; left out of the prompt", err)
+		}
 		if err != nil {
 			return File{}, false, fmt.Errorf("memory: read %s: %w (fix its permissions or remove it)", p, err)
 		}
@@ -137,7 +148,7 @@ func firstFile(dir string, names []string) (File, bool, error) {
 		if text == "" {
 			continue
 		}
-		return File{Path: p, Text: text, Size: int(st.Size()), Hash: hash(data)}, true, nil
+		return File{Path: p, Text: text, Size: int(size), Hash: hash(data)}, true, nil
 	}
 	return File{}, false, nil
 }
@@ -146,13 +157,59 @@ func firstFile(dir string, names []string) (File, bool, error) {
 // a huge file costs no more than this.
 const maxRead = 1 << 20
 
-func readCapped(p string) ([]byte, error) {
-	f, err := os.Open(p)
+// realPath is p absolute with its links resolved, as a workspace root
+// is, so that paths under it are relative to that root; p as it is when
+// that fails.
+func realPath(p string) string {
+	if abs, err := filepath.Abs(p); err == nil {
+		p = abs
+	}
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		return real
+	}
+	return p
+}
+
+// readDir lists dir: through repo when set (dir is inside it; a link out
+// of it is an error), else as it is.
+func readDir(repo *wsroot.Workspace, dir string) ([]fs.DirEntry, error) {
+	if repo == nil {
+		return os.ReadDir(dir)
+	}
+	real, err := repo.Resolve(dir)
+	if errors.Is(err, wsroot.ErrOutside) {
+		return nil, fmt.Errorf("%s is a link out of %s (to %s); its skills are left out: %w", dir, repo.Root(), real, wsroot.ErrOutside)
+	}
 	if err != nil {
 		return nil, err
 	}
+	return repo.ReadDir(real)
+}
+
+// readFile reads at most maxRead bytes of p, and its size: through repo
+// when set (p is inside it), else as it is.
+func readFile(repo *wsroot.Workspace, p string) ([]byte, int64, error) {
+	if repo != nil {
+		rel, err := filepath.Rel(repo.Root(), p)
+		if err != nil {
+			return nil, 0, err
+		}
+		return repo.Load(rel, maxRead)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, 0, err
+	}
 	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, maxRead))
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, 0, err
+	}
+	if fi.IsDir() {
+		return nil, 0, &fs.PathError{Op: "read", Path: p, Err: syscall.EISDIR}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxRead))
+	return data, fi.Size(), err
 }
 
 // RepoRoot returns the nearest ancestor of dir (dir included) holding a

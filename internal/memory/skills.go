@@ -4,11 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
+	wsroot "github.com/godwit/godwit/internal/tool/workspace"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -86,10 +87,7 @@ func (p SkillPlaces) roots() []skillRoot {
 	if p.Workspace == "" {
 		return out
 	}
-	ws, err := filepath.Abs(p.Workspace)
-	if err != nil {
-		ws = p.Workspace
-	}
+	ws := realPath(p.Workspace)
 	root := RepoRoot(ws)
 	down := pathDown(root, ws)
 	for i := len(down) - 1; i >= 0; i-- { // nearest first
@@ -133,8 +131,21 @@ func Skills(p SkillPlaces) ([]Skill, error) {
 	var out []Skill
 	var errs []error
 	seen := map[string]string{}
+	var repo *wsroot.Workspace // the project's skills are read through it
+	if p.Workspace != "" {
+		r, err := wsroot.New(RepoRoot(realPath(p.Workspace)))
+		if err != nil {
+			return nil, fmt.Errorf("memory: skills: %w", err)
+		}
+		defer r.Close()
+		repo = r
+	}
 	for _, r := range p.roots() {
-		entries, err := os.ReadDir(r.dir)
+		in := repo
+		if r.scope == "user" {
+			in = nil
+		}
+		entries, err := readDir(in, r.dir)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -143,14 +154,10 @@ func Skills(p SkillPlaces) ([]Skill, error) {
 			continue
 		}
 		for _, e := range entries {
-			dir := filepath.Join(r.dir, e.Name())
-			if st, err := os.Stat(dir); err != nil || !st.IsDir() { // follows links
-				continue
-			}
-			path := filepath.Join(dir, "SKILL.md")
+			path := filepath.Join(r.dir, e.Name(), "SKILL.md")
 			label := r.label + "/" + e.Name()
-			data, err := readCapped(path)
-			if errors.Is(err, fs.ErrNotExist) {
+			data, _, err := readFile(in, path)
+			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.EISDIR) {
 				continue
 			}
 			if err != nil {

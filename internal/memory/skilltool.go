@@ -4,11 +4,13 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
 	"strings"
 
+	wsroot "github.com/godwit/godwit/internal/tool/workspace"
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/tool"
 )
@@ -65,22 +67,26 @@ func (t *SkillTool) Run(ctx context.Context, raw json.RawMessage) (tool.Result, 
 	again := func(next int) string {
 		return fmt.Sprintf(`skill {"name":%q,"file":%q,"offset":%d}`, sk.Name, a.File, next)
 	}
+	dir, err := t.folder(sk)
+	if err != nil {
+		return tool.Result{}, tool.Errorf(tool.CodeDenied, "Tell the user the skill's folder needs fixing.", "skill %s: %v", sk.Name, err)
+	}
+	defer dir.Close()
 	if a.File != "" && a.File != "SKILL.md" {
 		rel := filepath.FromSlash(a.File)
 		if !filepath.IsLocal(rel) {
 			return tool.Result{}, tool.Errorf(tool.CodeBadArgs, "Give a path inside the skill's folder, relative to it.", "file %q is outside skill %s", a.File, sk.Name)
 		}
-		path := filepath.Join(sk.Dir(), rel)
-		if err := insideSkill(sk.Dir(), path); err != nil {
+		data, _, err := dir.Load(rel, maxRead)
+		if errors.Is(err, wsroot.ErrOutside) || errors.Is(err, wsroot.ErrSecret) {
 			return tool.Result{}, tool.Errorf(tool.CodeDenied, "Read only the skill's own files.", "skill %s: %v", sk.Name, err)
 		}
-		data, err := readCapped(path)
 		if err != nil {
 			return tool.Result{}, tool.Errorf(tool.CodeNotFound, "Call skill with the name alone to list its files.", "skill %s has no file %s", sk.Name, a.File)
 		}
 		return tool.Result{Content: readOn(fmt.Sprintf("[skill %s: %s]\n", sk.Name, a.File), string(data), a.Offset, again)}, nil
 	}
-	data, err := readCapped(sk.Path)
+	data, _, err := dir.Load("SKILL.md", maxRead)
 	if err != nil {
 		return tool.Result{}, err
 	}
@@ -88,55 +94,51 @@ func (t *SkillTool) Run(ctx context.Context, raw json.RawMessage) (tool.Result, 
 	if err != nil {
 		return tool.Result{}, tool.Errorf(tool.CodeFailed, "Tell the user the skill's SKILL.md needs fixing.", "skill %s: %v", sk.Name, err)
 	}
-	if files := skillFiles(sk.Dir()); len(files) > 0 {
+	if files := skillFiles(dir.FS()); len(files) > 0 {
 		body += fmt.Sprintf("\n\n[other files of this skill; read one with skill {\"name\":%q,\"file\":\"...\"}: %s]", sk.Name, strings.Join(files, ", "))
 	}
 	return tool.Result{Content: readOn(fmt.Sprintf("[skill %s; its folder: %s]\n", sk.Name, sk.Dir()), body, a.Offset, again)}, nil
 }
 
-// insideSkill refuses a file that is a link out of the skill's folder
-// (to ~/.ssh, say) or a secrets file: the skill tool asks nobody.
-func insideSkill(dir, path string) error {
-	if tool.IsSecret(path) {
-		return fmt.Errorf("%s is a secrets file", filepath.Base(path))
+// folder opens the skill's folder as a root of its own, so no file read
+// from it leads out of it (to ~/.ssh, say), and no secrets file is read:
+// the skill tool asks nobody. A project skill's folder is opened through
+// the repository, so it cannot itself be a link out of it.
+func (t *SkillTool) folder(sk *Skill) (*wsroot.Workspace, error) {
+	if sk.Scope == "user" {
+		return wsroot.New(sk.Dir())
 	}
-	realDir, err := filepath.EvalSymlinks(dir)
+	repo, err := wsroot.New(RepoRoot(realPath(t.places.Workspace)))
 	if err != nil {
-		return nil // the read fails on its own and says so
+		return nil, err
 	}
-	real, err := filepath.EvalSymlinks(path)
+	defer repo.Close()
+	real, err := repo.Resolve(sk.Dir())
 	if err != nil {
-		return nil
+		return nil, fmt.Errorf("its folder leads out of the repository (to %s)", real)
 	}
-	if rel, err := filepath.Rel(realDir, real); err != nil || !filepath.IsLocal(rel) {
-		return fmt.Errorf("%s leads out of the skill's folder", filepath.Base(path))
-	}
-	if tool.IsSecret(real) {
-		return fmt.Errorf("%s is a secrets file", filepath.Base(path))
-	}
-	return nil
+	return repo.Sub(real)
 }
 
 // skillFiles lists the files of a skill's folder other than SKILL.md,
 // relative to it, skipping hidden ones.
-func skillFiles(dir string) []string {
+func skillFiles(dir fs.FS) []string {
 	var out []string
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	_ = fs.WalkDir(dir, ".", func(p string, d fs.DirEntry, err error) error {
 		if len(out) >= maxSkillFiles {
-			return filepath.SkipAll
+			return fs.SkipAll
 		}
 		if err != nil {
 			return nil
 		}
-		if p != dir && strings.HasPrefix(d.Name(), ".") {
+		if p != "." && strings.HasPrefix(d.Name(), ".") {
 			if d.IsDir() {
-				return filepath.SkipDir
+				return fs.SkipDir
 			}
 			return nil
 		}
-		rel, _ := filepath.Rel(dir, p)
-		if !d.IsDir() && rel != "SKILL.md" {
-			out = append(out, filepath.ToSlash(rel))
+		if !d.IsDir() && p != "SKILL.md" {
+			out = append(out, p)
 		}
 		return nil
 	})

@@ -217,6 +217,8 @@
 // (secrets, outside the workspace, ask and deny rules) are routed
 // through Approve.
 //
-// This package imports only tool from godwit; it must not
-// import agent, store, the tools it judges, or anything under internal/.
+// This package imports tool from godwit, internal/termsafe, and
+// internal/tool/workspace (the workspace's rules file is read through its
+// root); it must not import agent, store, the tools it judges, or
+// anything else under internal/.
 package policy

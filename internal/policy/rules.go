@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/godwit/godwit/internal/tool/workspace"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -101,14 +102,14 @@ type Rules struct {
 // key. A file that does not exist is skipped; either name may be "".
 func LoadRules(user, workspace string) (*Rules, error) {
 	out := &Rules{}
-	u, err := readRules(user)
+	u, err := readRules(user, false)
 	if err != nil {
 		return nil, err
 	}
 	if u != nil {
 		*out = *u
 	}
-	w, err := readRules(workspace)
+	w, err := readRules(workspace, true)
 	if err != nil || w == nil {
 		return out, err
 	}
@@ -142,12 +143,23 @@ func userRulesName(user string) string {
 	return user
 }
 
-// readRules reads one rules file; nil when it does not exist.
-func readRules(f string) (*Rules, error) {
+// readRules reads one rules file; nil when it does not exist. The
+// workspace's (inRepo: f is .godwit/rules.yaml of the workspace) comes
+// with the repository and is read through a root of the workspace
+// (workspace.Load): a link out of it, or to a secrets file, is an error.
+func readRules(f string, inRepo bool) (*Rules, error) {
 	if f == "" {
 		return nil, nil
 	}
-	b, err := os.ReadFile(f)
+	var b []byte
+	var err error
+	if inRepo {
+		ws := filepath.Dir(filepath.Dir(f))
+		rel, _ := filepath.Rel(ws, f)
+		b, _, err = workspace.Load(ws, rel, 1<<20)
+	} else {
+		b, err = os.ReadFile(f)
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

@@ -18,7 +18,12 @@
 // says plainly that it did not roll them back. Background jobs are not
 // watched (they outlive the call); Undo lists their commands instead.
 //
+// Snapshots are read, and undo writes, reads and deletes, through the
+// workspace's root (internal/tool/workspace): undo refuses a path whose
+// folder became a link after the snapshot, and nothing it does reaches
+// outside the workspace.
+//
 // This package imports store and tool from godwit, and internal/ignore
-// and internal/atomicfile; it must not import agent, the tools it wraps,
-// or anything else under internal/.
+// and internal/tool/workspace; it must not import agent, the tools it
+// wraps, or anything else under internal/.
 package snapshot

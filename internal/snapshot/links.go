@@ -3,12 +3,13 @@ package snapshot
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/godwit/godwit/internal/atomicfile"
+	"github.com/godwit/godwit/internal/tool/workspace"
 )
 
 // inode names a file's data: two paths with the same inode are hard
@@ -44,11 +45,15 @@ func (f *Fingerprint) Shared() []string {
 // through a new file). A path that changed since it was seen is left
 // alone. It returns the paths detached.
 func (w *Watcher) Detach(paths []string) ([]string, error) {
+	ws, err := workspace.New(w.root)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot: detach: %w", err)
+	}
+	defer ws.Close()
 	var done []string
 	var errs []error
 	for _, rel := range paths {
-		p := filepath.Join(w.root, filepath.FromSlash(rel))
-		if err := detach(p); err != nil {
+		if err := detach(ws, filepath.Join(ws.Root(), filepath.FromSlash(rel))); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", rel, err))
 			continue
 		}
@@ -57,13 +62,10 @@ func (w *Watcher) Detach(paths []string) ([]string, error) {
 	return done, errors.Join(errs...)
 }
 
-func detach(p string) error {
-	// The walk went through plain folders; a background job may have
-	// swapped one for a link since.
-	if real, err := filepath.EvalSymlinks(filepath.Dir(p)); err != nil || real != filepath.Dir(p) {
-		return errors.New("its folder is no longer where the walk found it")
-	}
-	before, err := os.Lstat(p)
+// detach copies p through the workspace: the walk went through plain
+// folders, and one a background job swapped for a link since fails.
+func detach(ws *workspace.Workspace, p string) error {
+	before, err := ws.Lstat(p)
 	if err != nil {
 		return err
 	}
@@ -71,24 +73,24 @@ func detach(p string) error {
 	if !ok || !before.Mode().IsRegular() || in.nlink < 2 {
 		return nil
 	}
-	data, err := os.ReadFile(p)
+	data, err := ws.ReadFile(p)
 	if err != nil {
 		return err
 	}
-	f, err := atomicfile.Create(p, before.Mode().Perm())
+	err = ws.Replace(p, before.Mode().Perm(), func(f io.Writer) error {
+		if _, err := f.Write(data); err != nil {
+			return err
+		}
+		// The file must still be the one read.
+		if now, err := ws.Lstat(p); err != nil || !os.SameFile(before, now) || now.Size() != int64(len(data)) {
+			return errors.New("it changed while being copied")
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
-	defer f.Abort()
-	_, werr := f.Write(data)
-	if err := errors.Join(werr, os.Chtimes(f.Name(), before.ModTime(), before.ModTime())); err != nil {
-		return err
-	}
-	// The file must still be the one read.
-	if now, err := os.Lstat(p); err != nil || !os.SameFile(before, now) || now.Size() != int64(len(data)) {
-		return errors.New("it changed while being copied")
-	}
-	return f.Commit()
+	return ws.Chtimes(p, before.ModTime()) // the watcher compares times: a copy is no change
 }
 
 // detachNote is what the model and the user are told.

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"os"
 	"sync"
 
 	"github.com/godwit/godwit/internal/store"
+	"github.com/godwit/godwit/internal/tool/workspace"
 	"github.com/godwit/godwit/tool"
 )
 
@@ -18,6 +18,10 @@ const DefaultMaxBytes = 32 << 20
 
 // Options configure a Recorder.
 type Options struct {
+	// Workspace is where the files written are; they are read through
+	// it, so a folder swapped for a link cannot put a file from outside
+	// into the store (and so, by undo, into the workspace). Required.
+	Workspace *workspace.Workspace
 	// MaxBytes bounds the size of a file kept for undo; a write to a
 	// larger file is refused. 0 means DefaultMaxBytes.
 	MaxBytes int64
@@ -28,6 +32,7 @@ type Options struct {
 // concurrent use. One Recorder follows one session at a time: SetTurn
 // moves it to the turn in progress.
 type Recorder struct {
+	ws   *workspace.Workspace
 	st   *store.Store
 	max  int64
 	log  *slog.Logger
@@ -40,7 +45,7 @@ type Recorder struct {
 
 // NewRecorder returns a Recorder writing to st.
 func NewRecorder(st *store.Store, opts Options) *Recorder {
-	r := &Recorder{st: st, max: opts.MaxBytes, log: opts.Logger}
+	r := &Recorder{ws: opts.Workspace, st: st, max: opts.MaxBytes, log: opts.Logger}
 	if r.max <= 0 {
 		r.max = DefaultMaxBytes
 	}
@@ -95,7 +100,7 @@ func (r *Recorder) BeforeWrite(ctx context.Context, abs string) error {
 		}
 	}
 	snap := store.FileSnapshot{SessionID: sess, TurnID: id, Path: abs}
-	fi, err := os.Lstat(abs)
+	fi, err := r.ws.Lstat(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
@@ -106,7 +111,7 @@ func (r *Recorder) BeforeWrite(ctx context.Context, abs string) error {
 		return tool.Errorf(tool.CodeTooLarge, "Ask the user to make this change, or change a smaller file.",
 			"%s is %d MB; godwit keeps a copy of files up to %d MB so that changes can be undone", abs, fi.Size()>>20, r.max>>20)
 	default:
-		if snap.Content, err = os.ReadFile(abs); err != nil {
+		if snap.Content, err = r.ws.ReadFile(abs); err != nil {
 			return err
 		}
 		snap.Existed = true

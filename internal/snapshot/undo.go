@@ -8,14 +8,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/godwit/godwit/internal/atomicfile"
 	"github.com/godwit/godwit/internal/store"
+	"github.com/godwit/godwit/internal/tool/workspace"
 )
 
 // ShellTool is the tool whose changes are watched, not snapshotted.
@@ -61,13 +61,24 @@ func Undo(ctx context.Context, st *store.Store, sessionID string, fromTurnSeq in
 	if err != nil {
 		return rep, fmt.Errorf("snapshot: undo: %w", err)
 	}
+	sess, err := st.Session(ctx, sessionID)
+	if err != nil {
+		return rep, fmt.Errorf("snapshot: undo: %w", err)
+	}
+	var ws *workspace.Workspace
+	if len(snaps) > 0 {
+		if ws, err = workspace.New(sess.Workspace); err != nil {
+			return rep, fmt.Errorf("snapshot: undo: %w", err)
+		}
+		defer ws.Close()
+	}
 	done := map[string]bool{}
 	for _, s := range snaps {
 		if done[s.Path] {
 			continue // only the first snapshot is the state before
 		}
 		done[s.Path] = true
-		switch outcome, err := restore(s); {
+		switch outcome, err := restore(ws, s); {
 		case err != nil:
 			rep.Failed = append(rep.Failed, Failure{Path: s.Path, Err: err})
 		case outcome == restored:
@@ -78,7 +89,7 @@ func Undo(ctx context.Context, st *store.Store, sessionID string, fromTurnSeq in
 			rep.Unchanged = append(rep.Unchanged, s.Path)
 		}
 	}
-	if err := shellChanges(ctx, st, sessionID, fromTurnSeq, done, &rep); err != nil {
+	if err := shellChanges(ctx, st, sess, fromTurnSeq, done, &rep); err != nil {
 		return rep, err
 	}
 	if len(rep.Restored)+len(rep.Removed) == 0 {
@@ -86,15 +97,11 @@ func Undo(ctx context.Context, st *store.Store, sessionID string, fromTurnSeq in
 	}
 	// Record it for the model: it still believes its changes are there,
 	// and would edit files that no longer hold what it wrote.
-	ws := ""
-	if sess, err := st.Session(ctx, sessionID); err == nil {
-		ws = sess.Workspace
-	}
 	data, err := json.Marshal(struct {
 		Type      string `json:"type"`
 		SessionID string `json:"session_id"`
 		Text      string `json:"text"`
-	}{store.EventUndo, sessionID, rep.ForModel(ws)})
+	}{store.EventUndo, sessionID, rep.ForModel(sess.Workspace)})
 	if err != nil {
 		return rep, fmt.Errorf("snapshot: undo: %w", err)
 	}
@@ -140,9 +147,14 @@ const (
 	removed
 )
 
-func restore(s store.FileSnapshot) (outcome, error) {
+// restore puts one file back through the session's workspace: nothing
+// it writes, reads or deletes is outside it, whatever links are there now.
+func restore(ws *workspace.Workspace, s store.FileSnapshot) (outcome, error) {
+	if err := unmoved(ws, s.Path); err != nil {
+		return unchanged, err
+	}
 	if !s.Existed {
-		fi, err := os.Lstat(s.Path)
+		fi, err := ws.Lstat(s.Path)
 		if errors.Is(err, fs.ErrNotExist) {
 			return unchanged, nil
 		}
@@ -152,17 +164,17 @@ func restore(s store.FileSnapshot) (outcome, error) {
 		if fi.IsDir() {
 			return unchanged, fmt.Errorf("the agent created a file here, but it is now a folder; left as it is")
 		}
-		return removed, os.Remove(s.Path)
+		return removed, ws.Remove(s.Path) // a link planted here goes, not its target
 	}
-	cur, err := os.ReadFile(s.Path)
+	cur, err := ws.ReadFile(s.Path)
 	if err == nil && bytes.Equal(cur, s.Content) {
 		return unchanged, nil
 	}
-	if err := writeBack(s.Path, s.Content); err != nil {
+	if err := writeBack(ws, s.Path, s.Content); err != nil {
 		return unchanged, err
 	}
 	// Check every byte: this is what the user relies on.
-	got, err := os.ReadFile(s.Path)
+	got, err := ws.ReadFile(s.Path)
 	if err != nil {
 		return unchanged, err
 	}
@@ -172,30 +184,49 @@ func restore(s store.FileSnapshot) (outcome, error) {
 	return restored, nil
 }
 
+// unmoved refuses a path whose folder is no longer the one snapshotted:
+// the file tools snapshot paths with every link resolved, so a link on
+// the way now was planted since (a folder swapped for a link to $HOME),
+// and restoring through it would write or delete a file elsewhere.
+func unmoved(ws *workspace.Workspace, path string) error {
+	dir := filepath.Dir(path)
+	real, err := ws.Resolve(dir)
+	switch {
+	case err != nil && errors.Is(err, workspace.ErrOutside) && ws.Inside(path):
+		return fmt.Errorf("its folder %s is now a link to %s, outside the workspace; not restored through it", ws.Rel(dir), real)
+	case err != nil:
+		return fmt.Errorf("not restored: %w", err)
+	case real != dir:
+		return fmt.Errorf("its folder %s is now a link to %s; not restored through it", ws.Rel(dir), ws.Rel(real))
+	}
+	return nil
+}
+
 // writeBack replaces path with content through a temp file and a rename,
 // keeping the mode of the file it replaces.
-func writeBack(path string, content []byte) error {
+func writeBack(ws *workspace.Workspace, path string, content []byte) error {
 	mode := fs.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil {
+	if fi, err := ws.Lstat(path); err == nil {
 		if fi.IsDir() {
 			return fmt.Errorf("the path is now a folder; left as it is")
 		}
-		mode = fi.Mode().Perm()
+		if fi.Mode().IsRegular() {
+			mode = fi.Mode().Perm()
+		}
 	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := ws.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(path, content, mode)
+	return ws.Replace(path, mode, func(w io.Writer) error {
+		_, err := w.Write(content)
+		return err
+	})
 }
 
 // shellChanges lists what shell commands changed since fromTurnSeq that
 // no snapshot covered, and the background jobs started since.
-func shellChanges(ctx context.Context, st *store.Store, sessionID string, fromTurnSeq int, covered map[string]bool, rep *Report) error {
-	sess, err := st.Session(ctx, sessionID)
-	if err != nil {
-		return fmt.Errorf("snapshot: undo: %w", err)
-	}
+func shellChanges(ctx context.Context, st *store.Store, sess store.Session, fromTurnSeq int, covered map[string]bool, rep *Report) error {
+	sessionID := sess.ID
 	turns, err := st.Turns(ctx, sessionID)
 	if err != nil {
 		return fmt.Errorf("snapshot: undo: %w", err)

@@ -49,7 +49,7 @@ func newWorld(t *testing.T, files map[string]string) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &world{t: t, root: root, st: st, fake: fake.New(), rec: snapshot.NewRecorder(st, snapshot.Options{})}
+	w := &world{t: t, root: root, st: st, fake: fake.New(), rec: snapshot.NewRecorder(st, snapshot.Options{Workspace: ws})}
 	sh := shell.New(shell.Options{Workdir: root})
 	t.Cleanup(func() { sh.Close() })
 	tools := append(tfs.Tools(ws, tfs.Options{BeforeWrite: w.rec.BeforeWrite}),
@@ -260,7 +260,11 @@ func TestRecorder(t *testing.T) {
 	if _, err := st.StartTurn(ctx, sess.ID, "p", 1); err != nil {
 		t.Fatal(err)
 	}
-	rec := snapshot.NewRecorder(st, snapshot.Options{MaxBytes: 10})
+	ws, err := workspace.New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := snapshot.NewRecorder(st, snapshot.Options{Workspace: ws, MaxBytes: 10})
 	f := filepath.Join(root, "f.txt")
 	if err := rec.BeforeWrite(ctx, f); err != snapshot.ErrNoTurn {
 		t.Errorf("no turn: err = %v", err)

@@ -15,6 +15,7 @@ import (
 	"github.com/godwit/godwit/internal/snapshot"
 	"github.com/godwit/godwit/internal/store"
 	"github.com/godwit/godwit/internal/tool/shell"
+	"github.com/godwit/godwit/internal/tool/workspace"
 	"github.com/godwit/godwit/tool"
 )
 
@@ -55,7 +56,8 @@ const CacheDir = "cache"
 // unless a rule says otherwise. With
 // Options.LiveMode there is a policy and a sandbox for each mode, and
 // every approval and every command takes the one of the mode in force.
-func newGuard(opts Options, root string, st *store.Store, closers *[]func() error) (*guard, error) {
+func newGuard(opts Options, ws *workspace.Workspace, st *store.Store, closers *[]func() error) (*guard, error) {
+	root := ws.Root()
 	rules, err := policy.LoadRules(filepath.Join(opts.Home, policy.RulesFile), filepath.Join(root, ".godwit", policy.RulesFile))
 	if err != nil {
 		// A rules file godwit cannot use is the user's to fix, like config.yaml.
@@ -112,7 +114,7 @@ func newGuard(opts Options, root string, st *store.Store, closers *[]func() erro
 		wrap:         sw.wrap,
 		readOnlyWrap: sandbox.Wrap(sandbox.Config{ReadOnly: true, TempDir: tmp, Logger: opts.Logger}),
 		hidden:       func(toolName, abs string) bool { return sw.current().Hidden(toolName, abs) },
-		recorder:     snapshot.NewRecorder(st, snapshot.Options{Logger: opts.Logger}),
+		recorder:     snapshot.NewRecorder(st, snapshot.Options{Workspace: ws, Logger: opts.Logger}),
 		// Landlock judges a write by its path: a file here hard-linked to
 		// one outside would let a command write outside, so such files get
 		// a copy of their own before commands that may write.

@@ -13,6 +13,7 @@ import (
 	"github.com/godwit/godwit/internal/policy"
 	"github.com/godwit/godwit/internal/sandbox"
 	"github.com/godwit/godwit/internal/store/storetest"
+	"github.com/godwit/godwit/internal/tool/workspace"
 	"github.com/godwit/godwit/tool"
 )
 
@@ -30,7 +31,12 @@ func liveGuard(t *testing.T, opts Options) (*guard, string) {
 		}
 	})
 	opts.Home = t.TempDir()
-	g, err := newGuard(opts, ws, st, &closers)
+	w, err := workspace.New(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closers = append(closers, w.Close)
+	g, err := newGuard(opts, w, st, &closers)
 	if err != nil {
 		t.Fatal(err)
 	}

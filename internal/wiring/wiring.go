@@ -143,7 +143,7 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 		return nil, fmt.Errorf("wiring: workspace: %w", err)
 	}
 	root := ws.Root()
-	env := &Env{Workspace: root}
+	env := &Env{Workspace: root, closers: []func() error{ws.Close}}
 	defer func() {
 		if err != nil {
 			_ = env.Close()
@@ -162,7 +162,7 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 	if env.Store, err = openStore(ctx, opts, &env.closers); err != nil {
 		return nil, err
 	}
-	g, err := newGuard(opts, root, env.Store, &env.closers)
+	g, err := newGuard(opts, ws, env.Store, &env.closers)
 	if err != nil {
 		return nil, err
 	}

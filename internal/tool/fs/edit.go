@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	iofs "io/fs"
-	"os"
 	"path/filepath"
 	"syscall"
 
@@ -95,8 +94,8 @@ func (t *Edit) Access(raw json.RawMessage) (tool.Access, error) {
 	}
 	// A failed dry run is not an error here: an earlier call of the same
 	// batch may change the file first. Run reports the real outcome.
-	if fi, err := os.Stat(abs); err == nil && fi.Mode().IsRegular() && fi.Size() <= maxPreviewSize {
-		if content, err := os.ReadFile(abs); err == nil {
+	if fi, err := t.ws.Lstat(abs); err == nil && fi.Mode().IsRegular() && fi.Size() <= maxPreviewSize {
+		if content, err := t.ws.ReadFile(abs); err == nil {
 			if p, err := planEdit(content, *a.OldText, *a.NewText, a.ReplaceAll); err == nil {
 				diff, _, _ := editDiff(content, p)
 				acc.Preview = diff
@@ -117,7 +116,7 @@ func (t *Edit) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error
 	if err != nil {
 		return tool.Result{}, err
 	}
-	fi, err := os.Stat(abs)
+	fi, err := t.ws.Lstat(abs)
 	if *a.OldText == "" {
 		return t.create(ctx, abs, rel, fi, err, *a.NewText)
 	}
@@ -130,7 +129,7 @@ func (t *Edit) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error
 	if err := checkRegular(fi, rel); err != nil {
 		return tool.Result{}, err
 	}
-	content, err := readWhole(ctx, t.opts.Files, abs)
+	content, err := readWhole(ctx, t.ws, t.opts.Files, abs)
 	if err != nil {
 		return tool.Result{}, relErr(err, rel)
 	}
@@ -147,7 +146,7 @@ func (t *Edit) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error
 	if err := beforeWrite(ctx, t.opts, abs, rel); err != nil {
 		return tool.Result{}, err
 	}
-	if err := writeWhole(ctx, t.opts.Files, abs, keptMode(fi), edited(content, p)...); err != nil {
+	if err := writeWhole(ctx, t.ws, t.opts.Files, abs, keptMode(fi), edited(content, p)...); err != nil {
 		return tool.Result{}, relErr(err, rel)
 	}
 	diff, added, removed := editDiff(content, p)
@@ -179,11 +178,11 @@ func (t *Edit) create(ctx context.Context, abs, rel string, fi iofs.FileInfo, st
 	if err := beforeWrite(ctx, t.opts, abs, rel); err != nil {
 		return tool.Result{}, err
 	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+	if err := t.ws.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 		return tool.Result{}, relErr(err, filepath.Dir(rel))
 	}
 	data := []byte(text)
-	if err := writeWhole(ctx, t.opts.Files, abs, mode, data); err != nil {
+	if err := writeWhole(ctx, t.ws, t.opts.Files, abs, mode, data); err != nil {
 		return tool.Result{}, relErr(err, rel)
 	}
 	diff, added, _ := editDiff(nil, plan{spans: []span{{0, 0}}, repl: data})

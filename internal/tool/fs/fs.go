@@ -7,11 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	iofs "io/fs"
-	"os"
 	"strings"
 
-	"github.com/godwit/godwit/internal/atomicfile"
 	"github.com/godwit/godwit/internal/tool/workspace"
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/tool"
@@ -80,7 +79,7 @@ func (w *walking) stat(p string) (abs, rel string, fi iofs.FileInfo, err error) 
 	if abs, rel, err = w.resolve(p); err != nil {
 		return "", "", nil, err
 	}
-	if fi, err = os.Stat(abs); err != nil {
+	if fi, err = w.ws.Lstat(abs); err != nil {
 		return "", "", nil, relErr(err, rel)
 	}
 	return abs, rel, fi, nil
@@ -152,43 +151,31 @@ func relErr(err error, rel string) error {
 	return err
 }
 
-// writeAtomic replaces abs with the concatenation of pieces through a temp
-// file in the same folder and a rename, so a reader never sees half a
-// file. mode is applied to the new file (the old file's mode when it
-// existed).
-func writeAtomic(abs string, mode iofs.FileMode, pieces ...[]byte) error {
-	f, err := atomicfile.Create(abs, mode)
-	if err != nil {
-		return err
-	}
-	defer f.Abort()
-	bw := bufio.NewWriterSize(f, 64<<10) // a replace_all's many small pieces
-	for _, p := range pieces {
-		if _, err := bw.Write(p); err != nil {
-			return err
-		}
-	}
-	if err := bw.Flush(); err != nil {
-		return err
-	}
-	return f.Commit()
-}
-
-// readWhole reads a file through files, or the OS when files is nil.
-func readWhole(ctx context.Context, files Files, abs string) ([]byte, error) {
+// readWhole reads a file through files, or the workspace when files is
+// nil.
+func readWhole(ctx context.Context, ws *workspace.Workspace, files Files, abs string) ([]byte, error) {
 	if files == nil {
-		return os.ReadFile(abs)
+		return ws.ReadFile(abs)
 	}
 	return files.ReadFile(ctx, abs)
 }
 
-// writeWhole writes the concatenation of pieces through files, or
-// atomically through the OS (with mode) when files is nil.
-func writeWhole(ctx context.Context, files Files, abs string, mode iofs.FileMode, pieces ...[]byte) error {
-	if files == nil {
-		return writeAtomic(abs, mode, pieces...)
+// writeWhole writes the concatenation of pieces through files, or, when
+// files is nil, atomically through the workspace (with mode), without
+// joining them.
+func writeWhole(ctx context.Context, ws *workspace.Workspace, files Files, abs string, mode iofs.FileMode, pieces ...[]byte) error {
+	if files != nil {
+		return files.WriteFile(ctx, abs, bytes.Join(pieces, nil))
 	}
-	return files.WriteFile(ctx, abs, bytes.Join(pieces, nil))
+	return ws.Replace(abs, mode, func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 64<<10) // a replace_all's many small pieces
+		for _, p := range pieces {
+			if _, err := bw.Write(p); err != nil {
+				return err
+			}
+		}
+		return bw.Flush()
+	})
 }
 
 // keptMode is the part of an existing file's mode a rewrite keeps.

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	iofs "io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -112,7 +111,7 @@ func (t *List) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error
 			if err := ctx.Err(); err != nil {
 				return tool.Result{}, err
 			}
-			kids, ign, err := readKids(paths[n], n.rules)
+			kids, ign, err := readKids(t.ws, paths[n], n.rules)
 			kids, ruled = t.unhidden(paths[n], kids, ruled)
 			if err != nil {
 				if n == root {
@@ -193,8 +192,8 @@ func (t *List) unhidden(dir string, kids []*node, n int) ([]*node, int) {
 // ones, and says how many gitignored entries it dropped. node_modules and
 // vendor are kept as unexpanded "skipped" entries so the model knows they
 // exist.
-func readKids(dir string, rules *ignoreRules) ([]*node, int, error) {
-	ents, err := os.ReadDir(dir)
+func readKids(ws *workspace.Workspace, dir string, rules *ignoreRules) ([]*node, int, error) {
+	ents, err := ws.ReadDir(dir)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -212,7 +211,7 @@ func readKids(dir string, rules *ignoreRules) ([]*node, int, error) {
 			ignored++
 			continue
 		case e.Type()&iofs.ModeSymlink != 0:
-			k.link, _ = os.Readlink(filepath.Join(dir, e.Name()))
+			k.link, _ = ws.Readlink(filepath.Join(dir, e.Name()))
 		}
 		kids = append(kids, k)
 	}

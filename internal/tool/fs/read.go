@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	iofs "io/fs"
-	"os"
 	"strconv"
 	"strings"
 	"syscall"
@@ -111,7 +110,7 @@ func (t *Read) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error
 		return tool.Result{}, err
 	}
 	// Stat before opening: opening a FIFO would block.
-	fi, err := os.Stat(abs)
+	fi, err := t.ws.Lstat(abs)
 	if t.files != nil && errors.Is(err, iofs.ErrNotExist) {
 		// An editor may hold a buffer not yet saved: let it answer.
 		return t.readFiles(ctx, abs, rel, start, end)
@@ -125,7 +124,7 @@ func (t *Read) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error
 	if t.files != nil {
 		return t.readFiles(ctx, abs, rel, start, end)
 	}
-	f, err := os.Open(abs)
+	f, err := t.ws.Open(abs)
 	if err != nil {
 		return tool.Result{}, relErr(err, rel)
 	}

@@ -5,16 +5,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"sync"
 
+	"github.com/godwit/godwit/internal/tool/workspace"
 	"github.com/godwit/godwit/tool"
 )
 
 // query is one grep call's parameters.
 type query struct {
+	ws       *workspace.Workspace
 	m        *matcher
 	ctx      int
 	limit    int
@@ -152,7 +153,7 @@ type walker struct {
 }
 
 func (w *walker) dir(abs, rel string, rules *ignoreRules, top bool) error {
-	ents, err := os.ReadDir(abs)
+	ents, err := w.q.ws.ReadDir(abs)
 	if err != nil {
 		if top {
 			return relErr(err, rel)
@@ -195,7 +196,8 @@ func (w *walker) dir(abs, rel string, rules *ignoreRules, top bool) error {
 			}
 		}
 		// Symlinks and special files are not followed: a link may leave
-		// the workspace, a FIFO would block.
+		// the workspace, a FIFO would block. A folder swapped for a link
+		// after it was listed fails to open (Workspace.Open).
 	}
 	return nil
 }
@@ -210,9 +212,6 @@ func (w *walker) ruledOut(abs, rel string) bool {
 	return true
 }
 
-// errTooLarge reports a file over maxGrepFile.
-var errTooLarge = errors.New("fs: file too large to search")
-
 // searchFile reads one file into *buf (reused across files) and searches
 // it.
 func (q *query) searchFile(abs, rel string, buf *[]byte) (r fileResult) {
@@ -222,10 +221,10 @@ func (q *query) searchFile(abs, rel string, buf *[]byte) (r fileResult) {
 			r.err = fmt.Errorf("fs: grep %s: panic: %v", rel, v)
 		}
 	}()
-	b, err := readSmall(abs, *buf, maxGrepFile)
+	b, err := q.ws.ReadInto(abs, *buf, maxGrepFile)
 	*buf = b
 	switch {
-	case errors.Is(err, errTooLarge):
+	case errors.Is(err, workspace.ErrTooLarge):
 		r.large = true
 		return r
 	case err != nil:

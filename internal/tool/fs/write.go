@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	iofs "io/fs"
-	"os"
 	"path/filepath"
 	"syscall"
 
@@ -69,7 +68,7 @@ func (t *Write) Access(raw json.RawMessage) (tool.Access, error) {
 		return tool.Access{}, err
 	}
 	verb := "create"
-	if _, err := os.Stat(abs); err == nil {
+	if _, err := t.ws.Lstat(abs); err == nil {
 		verb = "overwrite"
 	}
 	return tool.Access{
@@ -92,7 +91,7 @@ func (t *Write) Run(ctx context.Context, raw json.RawMessage) (tool.Result, erro
 	}
 	mode := iofs.FileMode(0o644)
 	created := true
-	fi, err := os.Stat(abs)
+	fi, err := t.ws.Lstat(abs)
 	switch {
 	case err == nil && fi.IsDir():
 		return tool.Result{}, &iofs.PathError{Op: "write", Path: rel, Err: syscall.EISDIR}
@@ -108,10 +107,10 @@ func (t *Write) Run(ctx context.Context, raw json.RawMessage) (tool.Result, erro
 		return tool.Result{}, err
 	}
 	data := []byte(*a.Content)
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+	if err := t.ws.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 		return tool.Result{}, relErr(err, filepath.Dir(rel))
 	}
-	if err := writeWhole(ctx, t.opts.Files, abs, mode, data); err != nil {
+	if err := writeWhole(ctx, t.ws, t.opts.Files, abs, mode, data); err != nil {
 		return tool.Result{}, relErr(err, rel)
 	}
 	verb := "overwrote"

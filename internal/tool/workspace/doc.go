@@ -1,8 +1,15 @@
 // Package workspace owns the boundary of the folder godwit works in: it
 // turns the paths a model sends (relative or absolute, through symlinks,
 // for files that may not exist yet) into absolute, symlink-free paths and
-// says whether they stay inside the root.
+// says whether they stay inside the root, and it is the one way godwit's
+// own process touches files a model or a repository names: every open,
+// stat, listing, removal and atomic write goes through an os.Root of the
+// workspace, which never resolves a link out of it, so a folder swapped
+// for a link to $HOME between the check and the use fails the operation
+// instead of carrying it outside. Load reads a file godwit puts into a
+// request (rules, skills, .mcp.json) the same way and screens secrets.
 //
-// It imports only tool (for ToolError) from godwit; it must not import the
-// tools that use it, agent, store or anything under internal/.
+// It imports tool (for ToolError and the secrets list) and
+// internal/atomicfile from godwit; it must not import the tools that use
+// it, agent, store or anything else under internal/.
 package workspace

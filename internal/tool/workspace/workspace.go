@@ -22,12 +22,15 @@ const maxLinks = 40
 // Workspace is a root folder. The zero value is not usable; call New. A
 // Workspace is immutable and safe for concurrent use.
 type Workspace struct {
-	root string // absolute, cleaned, symlinks resolved
+	root string   // absolute, cleaned, symlinks resolved
+	r    *os.Root // root, for every file operation (root.go)
+	dir  *os.File // root too, for openat2 (open_linux.go)
 }
 
 // New returns the workspace rooted at root, which must be an existing
 // directory. The root is made absolute and its symlinks resolved, so
-// Inside compares real paths.
+// Inside compares real paths, and opened as an os.Root, which Close
+// releases.
 func New(root string) (*Workspace, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
@@ -44,14 +47,27 @@ func New(root string) (*Workspace, error) {
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("workspace: root %s is not a directory", real)
 	}
-	return &Workspace{root: real}, nil
+	r, err := os.OpenRoot(real)
+	if err != nil {
+		return nil, fmt.Errorf("workspace: root: %w", err)
+	}
+	dir, err := r.Open(".")
+	if err != nil {
+		r.Close()
+		return nil, fmt.Errorf("workspace: root: %w", err)
+	}
+	return &Workspace{root: real, r: r, dir: dir}, nil
 }
+
+// Close releases the root's descriptors; the Workspace is unusable after.
+func (w *Workspace) Close() error { return errors.Join(w.dir.Close(), w.r.Close()) }
 
 // Root returns the absolute, symlink-free root.
 func (w *Workspace) Root() string { return w.root }
 
 // Resolve turns p into an absolute, cleaned path with every symlink
-// resolved. A relative p is relative to the root; "" means the root. For
+// resolved: the name the policy judges, and the one to pass to the file
+// operations (root.go), which then follow no link at all. A relative p is relative to the root; "" means the root. For
 // a path that does not exist yet, the deepest existing parent is resolved
 // and the rest appended, and a dangling symlink is followed to where it
 // points, so a write through it cannot land outside unnoticed.

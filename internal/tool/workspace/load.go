@@ -1,0 +1,68 @@
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"syscall"
+
+	"github.com/godwit/godwit/tool"
+)
+
+// ErrSecret is wrapped by Load's error for a secrets file (tool.IsSecret),
+// named so or reached through a link.
+var ErrSecret = errors.New("workspace: a secrets file")
+
+// Load reads, for a request to the model, the file rel under dir (a
+// repository's AGENTS.md, a skill, .mcp.json): at most limit bytes, and
+// the file's size. The repository chose what is there, so the file is
+// read as the file tools read: after Resolve, through an os.Root of dir.
+// A link out of dir fails with an error wrapping ErrOutside, a secrets
+// file (by its name or the name of what a link inside points to) with
+// one wrapping ErrSecret; a file with another hard link, which may be
+// outside, also wraps ErrOutside. The caller leaves the file out and
+// tells the user why. A missing file's error wraps fs.ErrNotExist, a folder's
+// syscall.EISDIR.
+func Load(dir, rel string, limit int64) ([]byte, int64, error) {
+	w, err := New(dir)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer w.Close()
+	return w.Load(rel, limit)
+}
+
+// Load is the package's Load for a workspace already open.
+func (w *Workspace) Load(rel string, limit int64) ([]byte, int64, error) {
+	abs, err := w.Resolve(rel)
+	if errors.Is(err, ErrOutside) {
+		return nil, 0, fmt.Errorf("%s is a link out of %s (to %s): %w", rel, w.root, abs, ErrOutside)
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	if tool.IsSecret(rel) || tool.IsSecret(abs) {
+		return nil, 0, fmt.Errorf("%s is a secrets file (%s): %w", rel, w.Rel(abs), ErrSecret)
+	}
+	f, err := w.Open(abs)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		return nil, 0, err
+	case fi.IsDir():
+		return nil, 0, &fs.PathError{Op: "read", Path: rel, Err: syscall.EISDIR}
+	case !fi.Mode().IsRegular():
+		return nil, 0, fmt.Errorf("%s is not a regular file (%s)", rel, fi.Mode().Type())
+	case links(fi) > 1:
+		// A hard link is the same file under another name, which may be
+		// outside (~/.netrc): no path says where.
+		return nil, 0, fmt.Errorf("%s has %d hard links, and the others may be outside the workspace: %w", rel, links(fi), ErrOutside)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit))
+	return data, fi.Size(), err
+}

@@ -1,0 +1,25 @@
+//go:build !linux
+
+package workspace
+
+import (
+	"io/fs"
+	"os"
+)
+
+// noFollow: os.Root already refuses links out of the root; refusing a
+// link in the last element is Linux's alone.
+const noFollow = 0
+
+// openBeneath has no kernel call to use here: the os.Root serves.
+func (w *Workspace) openBeneath(string, int) (int, bool, error) { return -1, false, nil }
+
+// readInto: see openBeneath.
+func (w *Workspace) readInto(_ string, b []byte, _ int64) ([]byte, bool, error) { return b, false, nil }
+
+// opened cannot ask the kernel for the name of a descriptor here; the
+// root's guarantee (nothing outside) stands alone.
+func opened(*os.File, string) error { return nil }
+
+// links: the count of hard links is Linux's alone here.
+func links(fs.FileInfo) uint64 { return 1 }
