@@ -221,7 +221,10 @@ func (o options) scale(s spec) spec {
 		s.Turns = o.turns
 	}
 	s.readOn = o.readOn
-	s.scale = o.fileScale
+	if s.scale == 0 {
+		s.scale = 1
+	}
+	s.scale *= o.fileScale
 	if o.workingSet != nil {
 		s.config += fmt.Sprintf("working_set: %d\n", *o.workingSet)
 	}
