@@ -638,8 +638,9 @@ func Summary(c llm.ToolCall, raw, pageID string) string {
 
 // Stub is the one line left when an output is paged out: the page id
 // and what it held (the call, its lines, for a read the file's lines it
-// showed, its size when tokens > 0, its first error line), so a model
-// that needs it again recalls the page rather than redo the call.
+// showed, its size when tokens > 0, its first error line but in a read,
+// where source code says "error" on every page), so a model that needs
+// it again recalls the page rather than redo the call.
 func Stub(c llm.ToolCall, raw, pageID string, tokens int) string {
 	lines := strings.Count(strings.TrimRight(raw, "\n"), "\n") + 1
 	held := nLines(lines)
@@ -655,7 +656,7 @@ func Stub(c llm.ToolCall, raw, pageID string, tokens int) string {
 		held += ", " + tokenSize(tokens)
 	}
 	key := ""
-	if at := errorLines(raw, 1); len(at) > 0 {
+	if at := errorLines(raw, 1); len(at) > 0 && c.Name != "file_read" {
 		l := raw
 		for range at[0] {
 			l = l[strings.IndexByte(l, '\n')+1:]

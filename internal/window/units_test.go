@@ -58,6 +58,8 @@ func TestStubSummaryDescribe(t *testing.T) {
 			[]string{`shell_exec "go test ./..."`, "61 lines", "first error: FAIL: TestX expected 3", `recall("p3")`},
 			[]string{"[summarized p3", "61 lines", "ok line", "FAIL: TestX expected 3", "more"}},
 		{call("file_read", `{"path": "a.go"}`), "1\tpackage a\n", []string{`file_read "a.go" output, line 1;`}, []string{"1\tpackage a"}},
+		// Source says "error" everywhere: a read's stub names no error line.
+		{call("file_read", `{"path": "a.go"}`), "1\tfunc f() error {\n2\t}\n", []string{`file_read "a.go" output, lines 1-2; recall("p3")`}, nil},
 		{call("grep", `{"pattern": "TODO"}`), "a.go:1: TODO", []string{`grep "TODO"`}, []string{"a.go:1: TODO"}},
 		{call("plan", `{}`), "x", []string{"[paged out p3: plan output"}, []string{"plan output"}},
 		{call("shell_exec", `{"command": "`+strings.Repeat("x", 100)+`"}`), "x", []string{"xxx…"}, nil},

@@ -64,8 +64,8 @@ const (
 	// ReasonBudget: the request passed the high-water mark; outputs were
 	// paged down to the low-water mark at the cheapest break point.
 	ReasonBudget = "budget"
-	// ReasonCheap: outputs the model has answered from were paged while
-	// little followed them, before they cost more to keep than to drop.
+	// ReasonCheap: outputs the model has answered from, past the working
+	// set, were paged where the break cost less than keeping them.
 	ReasonCheap = "cheap"
 	// ReasonCap: outputs over OutputShare were paged as they entered.
 	ReasonCap = "cap"
