@@ -121,16 +121,6 @@ func turnsOK(t *testing.T, f figures) {
 	}
 }
 
-// handoffAsked reports whether the request is the handoff call.
-func handoffAsked(entries []entry) bool {
-	for i := len(entries) - 1; i >= 0; i-- {
-		if entries[i].role == "user" {
-			return strings.HasPrefix(strings.TrimSpace(entries[i].text), handoffAsk)
-		}
-	}
-	return false
-}
-
 // A swayed model's handoffs try every way to retire or weaken the rule:
 // a pointer at an unrelated later message, entries that cancel, narrow,
 // add an exception or translate, a topic label, prose. None of it holds;

@@ -134,6 +134,10 @@ type figures struct {
 	Largest      int            `json:"largest_request"`
 	OverWindow   int            `json:"requests_over_window"`
 	Resets       int            `json:"resets"`
+	// Shown is the tool output the model saw, each output counted once
+	// as first shown; Recalls the recall calls it made.
+	Shown   int `json:"outputs_shown_tokens"`
+	Recalls int `json:"recalls"`
 	// HandoffMax is the largest handoff message, godwit's own count.
 	HandoffMax      int   `json:"handoff_max_tokens"`
 	FirstAfterReset []int `json:"first_after_reset"`
@@ -168,6 +172,7 @@ func measure(s spec, format string, reqs []captured, turns []turnRun) figures {
 			f.Problems = append(f.Problems, fmt.Sprintf("request %d: %s", i+1, c.err))
 		}
 		f.Billed += c.tokens
+		f.Shown += c.shown
 		shared += c.cached
 		discounted += float64(c.tokens) - 0.9*float64(c.cached)
 		f.Largest = max(f.Largest, c.tokens)
@@ -207,6 +212,15 @@ func measure(s spec, format string, reqs []captured, turns []turnRun) figures {
 			}
 		}
 	}
+	recalls := map[string]bool{}
+	for _, c := range reqs {
+		for _, e := range c.req.entries {
+			if e.isCall() && e.name == "recall" {
+				recalls[e.callID] = true
+			}
+		}
+	}
+	f.Recalls = len(recalls)
 	var last request
 	if len(reqs) > 0 {
 		last = reqs[len(reqs)-1].req
@@ -249,8 +263,11 @@ func superseded(r request) bool {
 	return false
 }
 
-// sessionChecks are the checks of sessions (d) and (e).
+// sessionChecks are the checks of sessions (d), (e) and the day.
 func sessionChecks(s spec, reqs []captured, last request) map[string]any {
+	if s.day {
+		return map[string]any{"rules_as_left": rulesAsLeft(last)}
+	}
 	switch s.Name {
 	case "d":
 		newStands := false
@@ -285,7 +302,50 @@ func sessionChecks(s spec, reqs []captured, last request) map[string]any {
 	return nil
 }
 
-// targets judges the figures against issue 14's targets.
+// rulesAsLeft reports whether a request holds both of the day's rules
+// verbatim, as the user left them: the change standing (not marked
+// superseded), and the old rule marked superseded or plainly earlier in
+// the history than its change.
+func rulesAsLeft(r request) bool {
+	ruleAt, changeAt := -1, -1
+	for i, e := range r.entries {
+		if e.role == "tool" {
+			continue
+		}
+		if ruleAt < 0 && strings.Contains(e.text, rule) {
+			ruleAt = i
+		}
+		if strings.Contains(e.text, ruleChange) {
+			changeAt = i
+		}
+		for _, line := range strings.Split(e.text, "\n") {
+			if strings.Contains(line, ruleChange) && strings.Contains(line, "SUPERSEDED") {
+				return false
+			}
+		}
+	}
+	return ruleAt >= 0 && changeAt >= 0 && (changeAt > ruleAt || superseded(r))
+}
+
+// dayTargets judges the day's 1M runs against the 200k runs on the same
+// format (issue 25: within 10%), once both are measured.
+func dayTargets(all []figures) {
+	for i, f := range all {
+		if f.Session != "day1m" {
+			continue
+		}
+		for _, g := range all {
+			if g.Session == "day" && g.Format == f.Format {
+				ok := float64(f.Discounted) <= 1.1*float64(g.Discounted) && float64(f.Discounted) >= 0.9*float64(g.Discounted)
+				all[i].Targets = append(all[i].Targets, target{"cache-discounted within 10% of the 200k day's",
+					fmt.Sprintf("%d against %d (%+.1f%%)", f.Discounted, g.Discounted, 100*(float64(f.Discounted)/float64(g.Discounted)-1)), ok})
+			}
+		}
+	}
+}
+
+// targets judges the figures against issue 14's targets (25's for the
+// day).
 func targets(s spec, f figures) []target {
 	var ts []target
 	add := func(what, got string, pass bool) { ts = append(ts, target{what, got, pass}) }
@@ -294,6 +354,16 @@ func targets(s spec, f figures) []target {
 			return "yes"
 		}
 		return "no"
+	}
+	switch {
+	case s.day:
+		if s.Window <= 200_000 {
+			add("cache-discounted <= 1.0M", fmt.Sprintf("%d", f.Discounted), f.Discounted <= 1_000_000)
+		}
+		add("no request over the window", fmt.Sprintf("%d over", f.OverWindow), f.OverWindow == 0)
+		add("no break at a turn boundary", fmt.Sprintf("%d", f.BreakCauses[causeTurn]), f.BreakCauses[causeTurn] == 0)
+		ok := f.Checks["rules_as_left"].(bool)
+		add("both rules verbatim, as the user left them, in the last request", yes(ok), ok)
 	}
 	switch s.Name {
 	case "a":

@@ -3,11 +3,16 @@
 // turn, against a local fake endpoint speaking the three wire formats,
 // and reports billed and cache-discounted input tokens, where and why the
 // cached prefix broke, the largest request, resets, and whether the
-// user's rules survived (issue 14, "Measure").
+// user's rules survived (issue 14, "Measure"), with the tool output the
+// model saw and the recalls it made.
 //
 //	go run ./bench/longsession [-godwit BIN] [-format chat,responses,anthropic]
-//	    [-session a,b,c,d,e] [-turns N] [-json] [-keep] [-v]
-//	    [-turn-timeout 2m] [-max-requests 200] [-read-on]
+//	    [-session a,b,c,d,e,day,day1m] [-turns N] [-json] [-keep] [-v]
+//	    [-turn-timeout 2m] [-max-requests 200] [-read-on] [-working-set N]
+//
+// Sessions a-e are issue 14's; day and day1m are issue 25's realistic
+// day of 100 turns at 200k and 1M (workday.go), not run by default (they
+// take minutes): -session day,day1m.
 //
 // It talks to godwit only through its command line, its --json events and
 // the HTTP wire formats, so it measures any build: the current one (built
@@ -55,6 +60,9 @@ type options struct {
 	readOn bool
 	// fileScale shrinks files and windows (tests: short sessions)
 	fileScale float64
+	// workingSet, when set, is the working_set every session's config
+	// gives.
+	workingSet *int
 }
 
 func main() {
@@ -87,6 +95,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.verbose, "v", false, "list every break and every turn process")
 	fs.DurationVar(&o.wall, "turn-timeout", 2*time.Minute, "kill a turn process that runs longer")
 	fs.IntVar(&o.maxRequests, "max-requests", 200, "kill a turn process that makes more requests")
+	workingSet := fs.Int("working-set", -1, "the working_set of godwit's config, in tokens (default: godwit's)")
 	fs.BoolVar(&o.readOn, "read-on", false, "the model reads every file whole, following the hints of capped outputs (the issue's sessions read what they are shown)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -109,6 +118,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, err
 	}
 	o.fileScale = 1
+	if *workingSet >= 0 {
+		o.workingSet = workingSet
+	}
 	return o, nil
 }
 
@@ -199,6 +211,7 @@ func measureSpecs(ctx context.Context, o options, bin, tmp string, tok *counter,
 			all = append(all, f)
 		}
 	}
+	dayTargets(all)
 	return all, nil
 }
 
@@ -208,6 +221,13 @@ func (o options) scale(s spec) spec {
 		s.Turns = o.turns
 	}
 	s.readOn = o.readOn
+	if s.scale == 0 {
+		s.scale = 1
+	}
+	s.scale *= o.fileScale
+	if o.workingSet != nil {
+		s.config += fmt.Sprintf("working_set: %d\n", *o.workingSet)
+	}
 	if o.fileScale > 0 && o.fileScale != 1 {
 		s.Window = int(float64(s.Window) * o.fileScale)
 		s.fileTokens = int(float64(s.fileTokens) * o.fileScale)

@@ -26,7 +26,10 @@ type captured struct {
 	req    request
 	tokens int // billed input, o200k
 	cached int // tokens of the prefix shared with the previous request
-	err    string
+	// shown is the tokens of the tool outputs the model sees here for
+	// the first time, as shown.
+	shown int
+	err   string
 }
 
 // sessionRun is the state of one session on one format while the bench drives
@@ -42,6 +45,7 @@ type sessionRun struct {
 	// request cap.
 	overLimit func()
 	reqs      []captured
+	seen      map[string]bool // tool outputs shown, by call id
 }
 
 // endpoint is the fake provider: it records every request body byte for
@@ -108,6 +112,15 @@ func (e *endpoint) serve(w http.ResponseWriter, r *http.Request, format string) 
 	}
 	if n := len(cur.reqs); n > 0 {
 		c.cached = e.sharedTokens(cur.reqs[n-1].req, c.req)
+	}
+	if cur.seen == nil {
+		cur.seen = map[string]bool{}
+	}
+	for _, en := range c.req.entries {
+		if en.role == "tool" && !cur.seen[en.callID] {
+			cur.seen[en.callID] = true
+			c.shown += e.tok.count(en.text)
+		}
 	}
 	cur.reqs = append(cur.reqs, c)
 	cur.inProc++

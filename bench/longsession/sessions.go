@@ -56,6 +56,10 @@ type spec struct {
 	// config is appended to the home's config.yaml; $WS names the
 	// workspace.
 	config string
+	// day: the session is the realistic day (workday.go), its files and
+	// logs scaled by scale (0: 1).
+	day   bool
+	scale float64
 
 	fileTokens int  // size of each file, o200k
 	dense      bool // numbers-heavy files, to fit file_read's byte cap
@@ -71,7 +75,15 @@ func specs() []spec {
 			fileTokens: 10_000, ResetAt: []int{9, 12}},
 		{Name: "e", About: "as (a), f04.txt cancels the rule, swayed handoffs from turn 4, --reset at turns 5, 8 and 11", Window: 32_000, Turns: 14,
 			Handoff: handoffSwayed, swayFrom: 4, fileTokens: 10_000, ResetAt: []int{5, 8, 11}},
+		daySpec("day", 200_000),
+		daySpec("day1m", 1_000_000),
 	}
+}
+
+// daySpec is the realistic day (issue 25) in a window of n tokens.
+func daySpec(name string, n int) spec {
+	return spec{Name: name, About: fmt.Sprintf("the realistic day, %dk window: 100 turns, files of 1k-20k tokens, a ~6k-token command every 7th turn, a ~400-token log every 5th, the rule changed at turn 50", n/1000),
+		Window: n, Turns: dayTurns, Handoff: handoffUseless, day: true, brain: dayBrain}
 }
 
 func fileName(turn int) string { return fmt.Sprintf("f%02d.txt", turn) }
@@ -80,6 +92,9 @@ func fileName(turn int) string { return fmt.Sprintf("f%02d.txt", turn) }
 func (s spec) prompt(c *corpus, turn int) string {
 	if p, ok := s.prompts[turn]; ok {
 		return p
+	}
+	if s.day {
+		return dayPrompt(c, s, turn)
 	}
 	var b strings.Builder
 	if turn == 1 {
@@ -107,6 +122,11 @@ func (s spec) files(c *corpus) map[string]string {
 	}
 	for k, v := range s.extra {
 		out[k] = v
+	}
+	if s.day {
+		for k, v := range dayFiles(c, s.scale) {
+			out[k] = v
+		}
 	}
 	if s.fileTokens == 0 {
 		return out

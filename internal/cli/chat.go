@@ -40,6 +40,8 @@ type ChatOptions struct {
 	Yes        bool
 	// ContextWindow overrides the model's window in tokens.
 	ContextWindow int
+	// WorkingSet overrides config's working_set (nil: not given).
+	WorkingSet *int
 	// Provider replaces the configured one (tests).
 	Provider llm.Provider
 	// Version is godwit's, for session.started and the banner.
@@ -50,6 +52,7 @@ type ChatOptions struct {
 func NewCmdChat(f *Factory, runF func(context.Context, *ChatOptions) error) *cobra.Command {
 	opts := &ChatOptions{IO: f.IO, Getenv: f.Getenv, Logger: f.Logger, Version: f.Version}
 	var cont bool
+	var workingSet func() (*int, error)
 	cmd := &cobra.Command{
 		Use:   "chat [flags]",
 		Short: "Work with godwit in the terminal",
@@ -66,6 +69,10 @@ command, and answers are printed as plain text.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkContextWindow(cmd.Flags().Changed("context-window"), opts.ContextWindow); err != nil {
+				return err
+			}
+			var err error
+			if opts.WorkingSet, err = workingSet(); err != nil {
 				return err
 			}
 			if cont {
@@ -93,6 +100,7 @@ command, and answers are printed as plain text.`,
 	fl.BoolVar(&opts.AllowWrite, "allow-write", false, "allow writes and commands, asking before each")
 	fl.BoolVarP(&opts.Yes, "yes", "y", false, "approve every write and command without asking")
 	fl.IntVar(&opts.ContextWindow, "context-window", 0, fmt.Sprintf("the model's context window in tokens, %d or more (default: config, then the model catalog)", config.MinContextWindow))
+	workingSet = workingSetFlag(fl)
 	return cmd
 }
 
@@ -274,7 +282,7 @@ func chatBuilder(opts *ChatOptions, p policy.Prompter, sink agent.Sink, mode *tu
 		env, err := wiring.Build(ctx, wiring.Options{
 			Home: opts.Home, Workspace: opts.Workdir, UserHome: userHome(opts.Getenv), Model: model, Provider: opts.Provider,
 			LiveMode: mode.Get, Prompter: p, EngineEvents: sink, Getenv: opts.Getenv, Logger: opts.Logger,
-			ContextWindow: opts.ContextWindow, Version: opts.Version,
+			ContextWindow: opts.ContextWindow, WorkingSet: opts.WorkingSet, Version: opts.Version,
 		})
 		if err != nil {
 			return nil, err

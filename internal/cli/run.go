@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/godwit/godwit/internal/agent"
 	"github.com/godwit/godwit/internal/config"
@@ -36,7 +37,9 @@ type RunOptions struct {
 	Reset      bool
 	// ContextWindow overrides the model's window in tokens.
 	ContextWindow int
-	Verify        string
+	// WorkingSet overrides config's working_set (nil: not given).
+	WorkingSet *int
+	Verify     string
 	// VerifyRounds is how often a failing verify sends the model back.
 	VerifyRounds  int
 	VerifyTimeout time.Duration
@@ -57,6 +60,7 @@ const stdinNotice = 2 * time.Second
 func NewCmdRun(f *Factory, runF func(context.Context, *RunOptions) error) *cobra.Command {
 	opts := &RunOptions{IO: f.IO, Getenv: f.Getenv, Logger: f.Logger, Version: f.Version, Now: f.Now}
 	var cont bool
+	var workingSet func() (*int, error)
 	cmd := &cobra.Command{
 		Use:   "run [PROMPT] [flags]",
 		Short: "Run one turn and exit",
@@ -83,6 +87,10 @@ Exit status: 0 done, 1 the run failed, 2 bad usage.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			fl := cmd.Flags()
 			if err := opts.checkFlags(fl.Changed, cont, len(args) > 0); err != nil {
+				return err
+			}
+			var err error
+			if opts.WorkingSet, err = workingSet(); err != nil {
 				return err
 			}
 			opts.Workdir = f.Workdir
@@ -116,6 +124,7 @@ Exit status: 0 done, 1 the run failed, 2 bad usage.`,
 	fl.BoolVarP(&cont, "continue", "c", false, "continue the last session of this workspace (--session last)")
 	fl.BoolVar(&opts.Reset, "reset", false, "start the turn in a new context segment, with a handoff")
 	fl.IntVar(&opts.ContextWindow, "context-window", 0, fmt.Sprintf("the model's context window in tokens, %d or more (default: config, then the model catalog)", config.MinContextWindow))
+	workingSet = workingSetFlag(fl)
 	fl.BoolVar(&opts.AllowWrite, "allow-write", false, "allow writes and commands, asking before each")
 	fl.BoolVarP(&opts.Yes, "yes", "y", false, "approve every write and command without asking (CI, evals)")
 	fl.BoolVar(&opts.JSON, "json", false, "print every event as a JSON line on stdout (docs/json-events.md)")
@@ -144,6 +153,22 @@ func (o *RunOptions) checkFlags(changed func(string) bool, cont, positional bool
 		return usageErrorf("--verify-timeout %s: give a positive duration, e.g. 5m", o.VerifyTimeout)
 	}
 	return checkContextWindow(changed("context-window"), o.ContextWindow)
+}
+
+// workingSetFlag adds --working-set to fl. What it returns gives the
+// value asked for after parsing: nil when the flag was not given (config,
+// then the default).
+func workingSetFlag(fl *pflag.FlagSet) func() (*int, error) {
+	n := fl.Int("working-set", 0, "how much tool output the model has answered from stays whole in view, in tokens, whatever the window (default: config, then 0: each is paged once that is cheap)")
+	return func() (*int, error) {
+		switch {
+		case !fl.Changed("working-set"):
+			return nil, nil
+		case *n < 0:
+			return nil, usageErrorf("--working-set %d: give 0 or more tokens", *n)
+		}
+		return n, nil
+	}
 }
 
 // checkContextWindow refuses a window godwit cannot work in.
@@ -249,6 +274,7 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 		Logger:       opts.Logger,
 
 		ContextWindow: opts.ContextWindow,
+		WorkingSet:    opts.WorkingSet,
 	})
 	if err != nil {
 		return err

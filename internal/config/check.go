@@ -87,6 +87,9 @@ func (c Config) validate(doc *yaml.Node) []Problem {
 	if c.ContextWindow < 0 || c.ContextWindow > 0 && c.ContextWindow < MinContextWindow {
 		bad("context_window", fmt.Sprintf("%d tokens is too small: godwit needs at least %d; give the model's real window, or leave it out to use the catalog's", c.ContextWindow, MinContextWindow))
 	}
+	if c.WorkingSet != nil && *c.WorkingSet < 0 {
+		bad("working_set", "must be 0 or more tokens (or left out for the default)")
+	}
 	if c.MaxSteps < 0 {
 		bad("max_steps", "must be 1 or more (or left out for the default, 60)")
 	}

@@ -2,9 +2,11 @@ package window
 
 // Budget is the window's partition, in tokens. Its parts are ceilings,
 // not per-turn triggers: what a request may hold (Input, Limit), when
-// paging starts (High) and where it stops (Low), the most one tool output
-// may take (OutputShare) and the Decisions ledger's share (Ledger).
-// Scaled derives them all from the window.
+// the window forces paging (High) and where that stops (Low), the most
+// one tool output may take (OutputShare) and the Decisions ledger's share
+// (Ledger). Scaled derives them all from the window. WorkingSet is the
+// one part that is not a share of the window: how much answered output
+// stays in view, whatever the window, since keeping it is what costs.
 type Budget struct {
 	Window     int
 	Scratchpad int // the model's thinking
@@ -16,11 +18,20 @@ type Budget struct {
 	// standing instructions are never cut, even past it (the user is
 	// told); ordinary requests shrink to one line first.
 	Ledger int
-	// HighPct and LowPct place the paging marks, in percent of Limit:
-	// above High a compaction step pages down to Low at once; between
-	// Low and High, only outputs it is cheap to page go.
+	// HighPct and LowPct place the forced paging marks, in percent of
+	// Limit: above High a compaction step pages down to Low at once.
 	HighPct, LowPct int
+	// WorkingSet is the most tool output the model has answered from
+	// that stays whole in view, in tokens; past it, such outputs are
+	// paged in one batch at the next break that costs less than keeping
+	// them (see choose). 0 pages each as soon as that is cheap.
+	WorkingSet int
 }
+
+// DefaultWorkingSet is the working set the config and flag leave: the
+// one that cost least on the 100-turn day of bench/longsession (see
+// docs/architecture.md, "Cost follows the work").
+const DefaultWorkingSet = 0
 
 // Scaled returns the default partition for a window of n tokens: for 128k,
 // scratchpad 20k and reserved 20k (so a request holds at most 88k); one
@@ -35,7 +46,7 @@ func Scaled(n int) Budget {
 		Window: n, Scratchpad: part(20), Reserved: part(20),
 		OutputShare: clamp(n*15/100, 1000, 25_000),
 		Ledger:      clamp(n*8/100, 800, 16_000),
-		HighPct:     85, LowPct: 50,
+		HighPct:     85, LowPct: 50, WorkingSet: DefaultWorkingSet,
 	}
 }
 
@@ -54,11 +65,11 @@ func (b Budget) HandoffRoom() int { return b.Ledger + 600 }
 // resets when compaction cannot bring a request under it.
 func (b Budget) Limit() int { return max(b.Input()-b.HandoffRoom(), b.Input()/2) }
 
-// High is the mark above which a compaction step pages down to Low.
+// High is the mark above which the window forces a compaction step
+// down to Low: a ceiling, which the working set keeps requests far below.
 func (b Budget) High() int { return b.Limit() * b.HighPct / 100 }
 
-// Low is where a forced compaction step stops, and the mark above which
-// cheap paging starts.
+// Low is where a forced compaction step stops.
 func (b Budget) Low() int { return b.Limit() * b.LowPct / 100 }
 
 // StepShare is what the outputs of one step (parallel calls) may take

@@ -40,8 +40,9 @@ type item struct {
 }
 
 // items lists the outputs compaction may page, oldest first; view is the
-// request's messages as shown.
-func (w *Window) items(st *segState, view []llm.Message, acc accounting) []item {
+// request's messages as shown. recount counts the answered outputs
+// exactly where acc may have estimated them.
+func (w *Window) items(st *segState, view []llm.Message, acc accounting, recount bool) []item {
 	msgs := view
 	// Positions of the calls, for staleness.
 	calls := map[string]llm.ToolCall{}
@@ -92,6 +93,9 @@ func (w *Window) items(st *segState, view []llm.Message, acc accounting) []item 
 				continue
 			}
 			it.tokens = acc.outputs[r.CallID]
+			if recount && it.answered {
+				it.tokens = w.count(r.Content)
+			}
 			if k := st.staleKey(calls[r.CallID]); k != "" && later[k] > at[r.CallID] {
 				it.stale = true
 			}
@@ -103,16 +107,18 @@ func (w *Window) items(st *segState, view []llm.Message, acc accounting) []item 
 
 // planInput is what choose weighs, in the provider's tokens.
 type planInput struct {
-	total, high, low, limit, minPage int
-	turnStart, handoff               bool
+	total, high, low, limit int
+	// workingSet is how much answered output may stay whole.
+	workingSet         int
+	turnStart, handoff bool
 }
 
 // plan is what one compaction step pages.
 type plan struct {
 	reason string
 	ids    []string
-	// stub lists the ids to stub at once (stale outputs): a summary of
-	// something read again later is worth nothing.
+	// stub lists the ids to stub at once: a summary of something read
+	// again later, or kept for a price, is worth less than it costs.
 	stub map[string]bool
 	// need is the tokens the step must free (0: whatever it frees).
 	need int
@@ -123,21 +129,38 @@ type plan struct {
 // stubCost is about what a summary or stub leaves of an output.
 const stubCost = 80
 
-// choose decides one compaction step from the outputs in view. Prices
-// follow the provider caches: keeping an output costs about a tenth of its
-// tokens on every later request; paging it at position p re-bills, once
-// at full price, everything after p that was already sent. So:
+// minPage is the least output the working set pages: below it a stub
+// saves too little to be worth a break.
+const minPage = 300
+
+// The prices choose weighs, after the provider caches: a token sent again
+// unchanged costs a tenth of one sent new. Keeping an output costs a tenth
+// of its tokens on each later request, over keepHorizon requests (the
+// requests likely to follow while it matters: about five turns of two);
+// paging re-bills, once at full price, what follows the break and was
+// sent before (nine tenths more than cached), and the model may need the
+// output again (rereadPct in a hundred), which costs it whole once more.
+const (
+	keepHorizon = 10
+	rereadPct   = 10
+)
+
+// choose decides one compaction step from the outputs in view:
 //
-//   - above the high-water mark, page
-//     down to the low-water mark in one step, breaking as late as
-//     possible: walk back from the newest output the model has answered
-//     from until enough is freed, and page everything from there on
-//     (it is re-billed anyway);
-//   - above the low-water mark, page an output the model has answered
-//     from while little follows it: when what the break re-bills is
-//     less than what keeping the output costs over the next two requests;
-//   - otherwise, and always at a turn's first request unless forced, keep
-//     everything: a request after a turn boundary extends the last one.
+//   - above the high-water mark (a ceiling the window sets), page down to
+//     the low-water mark in one step, breaking as late as possible: walk
+//     back from the newest output the model has answered from until
+//     enough is freed, and page everything from there on (it is
+//     re-billed anyway);
+//   - else, once the outputs the model has answered from hold more than
+//     the working set, page them in one batch, as stubs, at the break
+//     where keeping them costs most over what the break re-bills (see
+//     batch), whatever the window;
+//   - never at a turn's first request unless forced: a request after a
+//     turn boundary extends the last one, so a resumed session hits the
+//     cache.
+//
+// The newest outputs (not yet answered from) are never paged.
 func choose(items []item, in planInput) plan {
 	var eligible []item
 	for _, it := range items {
@@ -148,11 +171,10 @@ func choose(items []item, in planInput) plan {
 	if len(eligible) == 0 {
 		return plan{}
 	}
-	p := plan{stub: map[string]bool{}}
 	forced := in.total > in.limit || (!in.handoff && in.total > in.high)
 	switch {
 	case forced:
-		p.reason = ReasonBudget
+		p := plan{reason: ReasonBudget, stub: map[string]bool{}}
 		target := in.total - in.low
 		if in.handoff {
 			target = in.total - in.limit
@@ -173,27 +195,53 @@ func choose(items []item, in planInput) plan {
 			}
 		}
 		p.rebilled = eligible[brk].after
-	case !in.turnStart && !in.handoff && in.total > in.low:
-		brk := -1
-		for i, it := range eligible {
-			if it.level != LevelSummary && it.tokens >= in.minPage && 9*it.after <= 2*it.tokens {
-				brk = i
-				break
-			}
+		return p
+	case !in.turnStart && !in.handoff:
+		return batch(eligible, in.workingSet)
+	}
+	return plan{}
+}
+
+// batch pages the answered outputs once they hold more than the working
+// set. Every output from the break on is paged (what follows the break is
+// re-billed anyway), so the step picks the break whose gain is largest:
+// what keeping the outputs from it on would cost over keepHorizon
+// requests, less what paging costs (the re-billed tail, the chance of a
+// re-read). Right after the model answers, little follows its outputs and
+// the break is nearly free; an output followed by much already sent
+// stays until a later batch can take it cheaply, or the window forces.
+func batch(eligible []item, workingSet int) plan {
+	var cands []item
+	kept := 0
+	for _, it := range eligible {
+		if it.level != LevelSummary && it.tokens >= minPage {
+			cands = append(cands, it)
+			kept += it.tokens
 		}
-		if brk < 0 {
-			return plan{}
+	}
+	if kept <= workingSet {
+		return plan{}
+	}
+	p := plan{reason: ReasonCheap, stub: map[string]bool{}}
+	best, bestGain := -1, 0
+	freed := 0 // by paging cands[k:]
+	for k := len(cands) - 1; k >= 0; k-- {
+		// The tail after the break, less what the later pages take out
+		// of it (their stubs stay).
+		rebilled := max(cands[k].after-freed, 0)
+		freed += cands[k].tokens - stubCost
+		keep := freed * keepHorizon / 10
+		page := rebilled*9/10 + freed*rereadPct/100
+		if gain := keep - page; gain > bestGain {
+			best, bestGain, p.rebilled = k, gain, rebilled
 		}
-		p.reason = ReasonCheap
-		for _, it := range eligible[brk:] {
-			if it.level != LevelSummary && it.tokens >= in.minPage {
-				p.ids = append(p.ids, it.id)
-				if it.stale {
-					p.stub[it.id] = true
-				}
-			}
-		}
-		p.rebilled = eligible[brk].after
+	}
+	if best < 0 {
+		return plan{}
+	}
+	for _, it := range cands[best:] {
+		p.ids = append(p.ids, it.id)
+		p.stub[it.id] = true
 	}
 	return p
 }
@@ -280,14 +328,14 @@ func (w *Window) compact(ctx context.Context, in Input, st *segState, msgs []llm
 				var err error
 				page, err = w.opts.Pages.PutPage(ctx, Page{
 					SessionID: in.SessionID, Segment: in.Segment, Kind: "tool_output",
-					Tags: []string{call.Name, id}, Tokens: w.count(raw), Summary: Stub(call, raw, "p?"), Text: raw,
+					Tags: []string{call.Name, id}, Tokens: w.count(raw), Summary: Stub(call, raw, "p?", w.count(raw)), Text: raw,
 				})
 				if err != nil {
 					return res, fmt.Errorf("window: paging out: %w", err)
 				}
 				res.Pages = append(res.Pages, page)
 			}
-			level, text := LevelStub, Stub(call, raw, page)
+			level, text := LevelStub, Stub(call, raw, page, w.count(raw))
 			if pass == 0 && !p.stub[id] {
 				if s := w.summary(ctx, call, raw, page, sums); len(s) < len(raw)/2 {
 					level, text = LevelSummary, s
@@ -392,7 +440,7 @@ func (w *Window) capOutputs(ctx context.Context, in Input, st *segState, msgs []
 		n := w.count(r.Content)
 		page, err := w.opts.Pages.PutPage(ctx, Page{
 			SessionID: in.SessionID, Segment: in.Segment, Kind: "tool_output",
-			Tags: []string{call.Name, r.CallID}, Tokens: n, Summary: Stub(call, r.Content, "p?"), Text: r.Content,
+			Tags: []string{call.Name, r.CallID}, Tokens: n, Summary: Stub(call, r.Content, "p?", n), Text: r.Content,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("window: paging out: %w", err)
@@ -588,11 +636,27 @@ func Summary(c llm.ToolCall, raw, pageID string) string {
 	return b.String()
 }
 
-// Stub is the one line left when an output is paged out.
-func Stub(c llm.ToolCall, raw, pageID string) string {
+// Stub is the one line left when an output is paged out: the page id
+// and what it held (the call, its lines, for a read the file's lines it
+// showed, its size when tokens > 0, its first error line but in a read,
+// where source code says "error" on every page), so a model that needs
+// it again recalls the page rather than redo the call.
+func Stub(c llm.ToolCall, raw, pageID string, tokens int) string {
 	lines := strings.Count(strings.TrimRight(raw, "\n"), "\n") + 1
+	held := nLines(lines)
+	if c.Name == "file_read" {
+		switch first, last := firstNumberedLine(raw), lastNumberedLine(raw); {
+		case first > 0 && last > first:
+			held = fmt.Sprintf("lines %d-%d", first, last)
+		case first > 0:
+			held = fmt.Sprintf("line %d", first)
+		}
+	}
+	if tokens > 0 {
+		held += ", " + tokenSize(tokens)
+	}
 	key := ""
-	if at := errorLines(raw, 1); len(at) > 0 {
+	if at := errorLines(raw, 1); len(at) > 0 && c.Name != "file_read" {
 		l := raw
 		for range at[0] {
 			l = l[strings.IndexByte(l, '\n')+1:]
@@ -602,7 +666,27 @@ func Stub(c llm.ToolCall, raw, pageID string) string {
 		}
 		key = "; first error: " + cut(strings.TrimSpace(l), 120)
 	}
-	return fmt.Sprintf("[paged out %s: %s output, %s%s; recall(%q)]", pageID, describe(c), nLines(lines), key, pageID)
+	return fmt.Sprintf("[paged out %s: %s output, %s%s; recall(%q)]", pageID, describe(c), held, key, pageID)
+}
+
+// tokenSize writes a token count briefly: "850 tokens", "3.1k tokens".
+func tokenSize(n int) string {
+	if n < 1000 {
+		return fmt.Sprintf("%d tokens", n)
+	}
+	return fmt.Sprintf("%.1fk tokens", float64(n)/1000)
+}
+
+// firstNumberedLine is the number of the first "N\t" line of a file_read
+// output (0: none).
+func firstNumberedLine(raw string) int {
+	for line := range strings.Lines(raw) {
+		num, _, ok := strings.Cut(line, "\t")
+		if n, err := strconv.Atoi(num); ok && err == nil && n > 0 {
+			return n
+		}
+	}
+	return 0
 }
 
 func nLines(n int) string {

@@ -57,9 +57,13 @@ func TestKeptCountsSpareTheTokenizer(t *testing.T) {
 			llm.Message{Role: llm.RoleTool, Parts: []llm.Part{{Kind: llm.PartToolResult, ToolResult: &llm.ToolResult{CallID: "c" + string(rune('a'+i)), Content: strings.Repeat("func f() { return g(1, 2) }\n", 60+i)}}}},
 			llm.AssistantText("done"))
 	}
+	// A working set that holds the whole history: only the request's
+	// size could decide anything.
+	b := Scaled(32_000)
+	b.WorkingSet = 1 << 20
 	process := func() (*Counter, *Window) {
 		c := NewStoredCounter(nil, kept)
-		return c, New(Options{System: "You are a test.", Budget: Scaled(32_000), Counter: c, Pages: &MemPages{}})
+		return c, New(Options{System: "You are a test.", Budget: b, Counter: c, Pages: &MemPages{}})
 	}
 	// The first process counts everything exactly and keeps the counts.
 	c1, w1 := process()
@@ -102,33 +106,28 @@ func TestKeptCountsSpareTheTokenizer(t *testing.T) {
 	if asm, _ := w5.Assemble(ctx, Input{SessionID: "s", Segment: 1, Messages: small}); !asm.Estimated || c5.Loaded() {
 		t.Errorf("a 1 KB output far below the marks: estimated %v, tokenizer loaded %v", asm.Estimated, c5.Loaded())
 	}
-	// A large new output within a turn may change what is paged: counted.
-	c4, w4 := process()
-	big := append(append([]llm.Message(nil), hist...),
-		llm.Message{Role: llm.RoleAssistant, Parts: []llm.Part{{Kind: llm.PartToolCall, ToolCall: &llm.ToolCall{ID: "cz", Name: "file_read", Args: []byte(`{"path":"y.go"}`)}}}},
-		llm.Message{Role: llm.RoleTool, Parts: []llm.Part{{Kind: llm.PartToolResult, ToolResult: &llm.ToolResult{CallID: "cz", Content: strings.Repeat("var x = []int{1, 2, 3, 4, 5, 6, 7, 8}\n", 200)}}}})
-	if asm, _ := w4.Assemble(ctx, Input{SessionID: "s", Segment: 1, Messages: big}); asm.Estimated || !c4.Loaded() {
-		t.Errorf("an 8 KB output that may take the request past the low-water mark: estimated %v, tokenizer loaded %v", asm.Estimated, c4.Loaded())
+	// With no working set, the outputs answered from go, and their stubs
+	// are counted.
+	c6 := NewStoredCounter(nil, kept)
+	w6 := New(Options{System: "You are a test.", Budget: Scaled(32_000), Counter: c6, Pages: &MemPages{}})
+	if asm, _ := w6.Assemble(ctx, Input{SessionID: "s", Segment: 1, Messages: small}); asm.Compacted == nil || asm.Compacted.Items != 6 || !c6.Loaded() {
+		t.Errorf("no working set: compacted %+v, tokenizer loaded %v", asm.Compacted, c6.Loaded())
 	}
 }
 
 func TestMarksDecided(t *testing.T) {
-	m := marks{hard: 1000, low: 500, cheap: true, sent: true}
+	m := marks{hard: 1000}
 	for _, c := range []struct {
-		m            marks
 		known, fresh int
 		want         bool
 	}{
-		{m, 100, 300, true},  // below low: nothing is weighed
-		{m, 400, 200, false}, // may pass low: a cheap step may be weighed
-		{m, 600, 200, true},  // past low already, below hard: the cheap step weighs what was sent
-		{m, 600, 500, false}, // may pass hard: a forced step frees what the exact size says
-		{m, 1100, 0, false},  // forced
-		{marks{hard: 1000, low: 500, cheap: true}, 600, 200, false}, // the previous request unknown
-		{marks{hard: 1000, low: 500}, 400, 500, true},               // a turn's first request: only hard counts
+		{100, 300, true},  // far below hard: the size decides nothing
+		{600, 400, true},  // up to hard
+		{600, 500, false}, // may pass hard: a forced step frees what the exact size says
+		{1100, 0, false},  // forced
 	} {
-		if got := c.m.decided(c.known, c.fresh); got != c.want {
-			t.Errorf("%+v.decided(%d, %d) = %v, want %v", c.m, c.known, c.fresh, got, c.want)
+		if got := m.decided(c.known, c.fresh); got != c.want {
+			t.Errorf("decided(%d, %d) = %v, want %v", c.known, c.fresh, got, c.want)
 		}
 	}
 }
@@ -176,7 +175,7 @@ func TestCompactReadsElidedOutputsFromTheirPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := st.shown["c1"].Text, Stub(call, raw, id); res.Items != 1 || got != want {
+	if got, want := st.shown["c1"].Text, Stub(call, raw, id, w.count(raw)); res.Items != 1 || got != want {
 		t.Errorf("stub = %q (%d items), want %q", got, res.Items, want)
 	}
 }

@@ -57,13 +57,15 @@ func TestStubSummaryDescribe(t *testing.T) {
 		{call("shell_exec", `{"command": "go test ./..."}`), long,
 			[]string{`shell_exec "go test ./..."`, "61 lines", "first error: FAIL: TestX expected 3", `recall("p3")`},
 			[]string{"[summarized p3", "61 lines", "ok line", "FAIL: TestX expected 3", "more"}},
-		{call("file_read", `{"path": "a.go"}`), "1\tpackage a\n", []string{`file_read "a.go"`, "1 line;"}, []string{"1\tpackage a"}},
+		{call("file_read", `{"path": "a.go"}`), "1\tpackage a\n", []string{`file_read "a.go" output, line 1;`}, []string{"1\tpackage a"}},
+		// Source says "error" everywhere: a read's stub names no error line.
+		{call("file_read", `{"path": "a.go"}`), "1\tfunc f() error {\n2\t}\n", []string{`file_read "a.go" output, lines 1-2; recall("p3")`}, nil},
 		{call("grep", `{"pattern": "TODO"}`), "a.go:1: TODO", []string{`grep "TODO"`}, []string{"a.go:1: TODO"}},
 		{call("plan", `{}`), "x", []string{"[paged out p3: plan output"}, []string{"plan output"}},
 		{call("shell_exec", `{"command": "`+strings.Repeat("x", 100)+`"}`), "x", []string{"xxx…"}, nil},
 	}
 	for _, tc := range tests {
-		st, sum := Stub(tc.c, tc.raw, "p3"), Summary(tc.c, tc.raw, "p3")
+		st, sum := Stub(tc.c, tc.raw, "p3", 0), Summary(tc.c, tc.raw, "p3")
 		for _, w := range tc.stub {
 			if !strings.Contains(st, w) {
 				t.Errorf("stub %q lacks %q", st, w)
@@ -97,7 +99,7 @@ func TestItemsAnsweredStaleAndAfter(t *testing.T) {
 	add("d", "grep", `{"pattern": "q"}`, strings.Repeat("d", 400))      // not answered yet
 	st := &segState{shown: map[string]Shown{"b": {CallID: "b", Level: LevelSummary, Text: "sum"}}, sent: 7}
 	asm, acc := w.build(context.Background(), st, msgs, marks{hard: 1 << 30})
-	got := w.items(st, asm.Request.Messages, acc)
+	got := w.items(st, asm.Request.Messages, acc, false)
 	type row struct {
 		id              string
 		answered, stale bool

@@ -64,8 +64,8 @@ const (
 	// ReasonBudget: the request passed the high-water mark; outputs were
 	// paged down to the low-water mark at the cheapest break point.
 	ReasonBudget = "budget"
-	// ReasonCheap: outputs the model has answered from were paged while
-	// little followed them, before they cost more to keep than to drop.
+	// ReasonCheap: outputs the model has answered from, past the working
+	// set, were paged where the break cost less than keeping them.
 	ReasonCheap = "cheap"
 	// ReasonCap: outputs over OutputShare were paged as they entered.
 	ReasonCap = "cap"
@@ -204,18 +204,21 @@ func (w *Window) Assemble(ctx context.Context, in Input) (Assembly, error) {
 	if in.Handoff {
 		limit = b.Input()
 	}
-	// The marks this request's decisions compare its size with (see
+	// The mark past which this request's size decides anything (see
 	// account).
-	m := marks{hard: b.High(), low: b.Low(), cheap: !in.TurnStart && !in.Handoff, sent: st.sent > 0}
+	m := marks{hard: b.High()}
 	if in.Handoff {
 		m.hard = limit
 	}
 	asm, acc := w.build(ctx, st, msgs, m)
 	asm.Capped = capped
 	if w.opts.Pages != nil {
-		plan := choose(w.items(st, asm.Request.Messages, acc), planInput{
+		// The working set weighs the answered outputs exactly: an
+		// estimate could page one a count would keep.
+		recount := asm.Estimated && !in.TurnStart && !in.Handoff
+		plan := choose(w.items(st, asm.Request.Messages, acc, recount), planInput{
 			total: w.scaled(asm.Tokens), high: b.High(), low: b.Low(), limit: limit,
-			minPage: max(300, b.Window/50), turnStart: in.TurnStart, handoff: in.Handoff,
+			workingSet: b.WorkingSet, turnStart: in.TurnStart, handoff: in.Handoff,
 		})
 		if len(plan.ids) > 0 {
 			var sums []SummaryCall
@@ -390,42 +393,28 @@ func (w *Window) build(ctx context.Context, st *segState, msgs []llm.Message, m 
 	return Assembly{Request: req, Parts: parts, Tokens: total, Estimated: estimated}, acc
 }
 
-// marks are what a request's decisions compare its size with: above
-// hard a compaction step is forced (High; Input for a handoff call, which
-// must fit whole) and past the budget the request fails; above low a
-// cheap one is weighed, when cheap (not at a turn's first request, nor
-// for a handoff). sent: the window knows which messages the previous
-// request held.
-type marks struct {
-	hard, low   int
-	cheap, sent bool
-}
+// marks are what a request's size is compared with: above hard a
+// compaction step is forced (High; Input for a handoff call, which must
+// fit whole) and past the budget the request fails.
+type marks struct{ hard int }
 
 // decided reports whether every decision the marks make is the same for
-// any size from known to known+fresh: then the fresh pieces need no
-// exact count. A cheap step weighs only outputs the model has answered
-// from and what follows them in the previous request, so what is new
-// since changes it only by pushing the request past low; a forced step
-// frees what the exact size says, so a request near hard is counted.
-func (m marks) decided(known, fresh int) bool {
-	if known+fresh > m.hard {
-		return false
-	}
-	if !m.cheap || known+fresh <= m.low {
-		return true
-	}
-	return m.sent && known > m.low
-}
+// any size from known to known+fresh: then the fresh pieces need no exact
+// count. Only a forced step depends on the request's size; the working
+// set weighs the outputs the model has answered from, which items counts
+// exactly.
+func (m marks) decided(known, fresh int) bool { return known+fresh <= m.hard }
 
 // account measures each part of a request. Each piece (a message's
 // text, a tool call, an output) is counted on its own and summed: the
 // counter caches by content (and keeps its counts in the store), so a
 // request costs only its new pieces rather than re-tokenizing the whole
 // history. Until the tokenizer has loaded, new pieces are estimated
-// rather than waited for when no decision can depend on their exact
-// count: when marks.decided holds for the known counts and the new
-// pieces' bytes (a token is at least a byte). So a resumed session's new
-// prompt, and a new output that changes no decision, load no tokenizer.
+// rather than waited for when the request's size decides nothing: when
+// marks.decided holds for the known counts and the new pieces' bytes (a
+// token is at least a byte). So a resumed session's new prompt, and a new
+// output, load no tokenizer until an output the model answered from is
+// weighed against the working set.
 func (w *Window) account(ctx context.Context, st *segState, msgs []llm.Message, m marks) ([]llm.PartStat, int, bool, accounting) {
 	order := []string{PartSystem, PartRules, PartMemory, PartSkills, PartDeferred, PartTools, PartHandoff, PartMessages, PartToolOutputs}
 	type piece struct {

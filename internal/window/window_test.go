@@ -28,8 +28,10 @@ func TestChoose(t *testing.T) {
 		}
 		return items
 	}
-	base := planInput{high: 17_000, low: 10_000, limit: 20_000, minPage: 500}
+	base := planInput{high: 17_000, low: 10_000, limit: 20_000}
 	with := func(f func(*planInput)) planInput { in := base; f(&in); return in }
+	// A pasted log of 6k tokens before b: breaking before a re-bills it.
+	logged := four(14_000, 4300, 300)
 	tests := []struct {
 		name     string
 		items    []item
@@ -39,15 +41,20 @@ func TestChoose(t *testing.T) {
 		stubbed  []string
 		rebilled int
 	}{
-		{"under the low mark: keep all", four(9000, 5000, 300), with(func(in *planInput) { in.total = 9000 }), "", nil, nil, 0},
-		{"cheap: the newest answered output, little after it",
-			four(9000, 5000, 300), with(func(in *planInput) { in.total = 16_000 }), ReasonCheap, []string{"c"}, nil, 300},
-		{"cheap: not at a turn's first request",
-			four(9000, 5000, 300), with(func(in *planInput) { in.total = 16_000; in.turnStart = true }), "", nil, nil, 0},
-		{"cheap: not when the break re-bills more than two requests of keeping",
-			four(9000, 5000, 2000), with(func(in *planInput) { in.total = 16_000 }), "", nil, nil, 0},
-		{"cheap: small outputs stay",
-			[]item{{id: "a", tokens: 200, answered: true}, {id: "b", tokens: 4000}}, with(func(in *planInput) { in.total = 16_000 }), "", nil, nil, 0},
+		{"the answered outputs go in one batch, whatever the window",
+			four(9000, 5000, 300), with(func(in *planInput) { in.total = 9000 }), ReasonCheap, []string{"a", "b", "c"}, []string{"a", "b", "c"}, 1160},
+		{"not at a turn's first request",
+			four(9000, 5000, 300), with(func(in *planInput) { in.total = 9000; in.turnStart = true }), "", nil, nil, 0},
+		{"within the working set: kept",
+			four(9000, 5000, 300), with(func(in *planInput) { in.total = 9000; in.workingSet = 12_000 }), "", nil, nil, 0},
+		{"past the working set: the batch takes them all",
+			four(9000, 5000, 300), with(func(in *planInput) { in.total = 9000; in.workingSet = 8000 }), ReasonCheap, []string{"a", "b", "c"}, []string{"a", "b", "c"}, 1160},
+		{"the break leaves an output a dear tail follows",
+			logged, with(func(in *planInput) { in.total = 19_000 - 3000 }), ReasonCheap, []string{"b", "c"}, []string{"b", "c"}, 380},
+		{"not when the break re-bills more than keeping costs",
+			[]item{{id: "a", tokens: 1000, answered: true, after: 5000}, {id: "b", tokens: 4000}}, with(func(in *planInput) { in.total = 12_000 }), "", nil, nil, 0},
+		{"small outputs and summaries stay",
+			[]item{{id: "a", tokens: 200, answered: true}, {id: "s", tokens: 900, answered: true, level: LevelSummary}, {id: "b", tokens: 4000}}, with(func(in *planInput) { in.total = 16_000 }), "", nil, nil, 0},
 		{"forced: the latest break that reaches the low mark",
 			four(9000, 5000, 300), with(func(in *planInput) { in.total = 17_500 }), ReasonBudget, []string{"b", "c"}, []string{"b"}, 5000},
 		{"forced at a turn's start too",
@@ -205,10 +212,11 @@ func TestOneOutputNeverPassesItsShare(t *testing.T) {
 			if !ok || p.Text != tc.out || !strings.Contains(out, asm.Capped.Pages[0]) {
 				t.Errorf("page %v holds %d bytes; notice %q", ok, len(p.Text), out[:200])
 			}
-			// The next request extends this one: capping happened before
-			// the output was first sent.
+			// The next turn's request extends this one: capping happened
+			// before the output was first sent.
 			s.answer("done")
-			if next := s.assemble(false); !extends(t, asm, next) {
+			s.user("next")
+			if next := s.assemble(true); !extends(t, asm, next) {
 				t.Error("the request after a capped output does not extend it")
 			}
 		})
@@ -237,8 +245,31 @@ func TestCheapPagingWaitsForTheSecondRequestOfATurn(t *testing.T) {
 		}
 		s.answer(fmt.Sprintf("f%d is fine", turn))
 		prev = second
-		if turn >= 4 && second.Compacted == nil {
+		if turn >= 2 && second.Compacted == nil {
 			t.Errorf("turn %d: the previous output was kept at %d tokens", turn, second.Tokens)
+		}
+	}
+}
+
+// The window is a ceiling, not a target: the same session sends the same
+// requests at 200k and at 1M, since what is kept is priced, not filled.
+func TestTheWindowIsACeiling(t *testing.T) {
+	run := func(window int) []string {
+		s := &session{t: t, w: newWindow(&MemPages{}, window)}
+		var reqs []string
+		for turn := 1; turn <= 12; turn++ {
+			s.user(fmt.Sprintf("read f%d.txt", turn))
+			reqs = append(reqs, requestJSON(t, s.assemble(true)))
+			s.read(file(fmt.Sprintf("f%d", turn), []int{1000, 3000, 8000, 2000, 20_000, 5000}[turn%6]))
+			reqs = append(reqs, requestJSON(t, s.assemble(false)))
+			s.answer("ok")
+		}
+		return reqs
+	}
+	small, large := run(200_000), run(1_000_000)
+	for i := range small {
+		if small[i] != large[i] {
+			t.Fatalf("request %d differs between 200k and 1M (%d and %d bytes)", i+1, len(small[i]), len(large[i]))
 		}
 	}
 }

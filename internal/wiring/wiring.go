@@ -85,6 +85,9 @@ type Options struct {
 	// ContextWindow overrides the model's window in tokens (tests, local
 	// models); 0 takes config.yaml's context_window, then the catalog's.
 	ContextWindow int
+	// WorkingSet overrides how much answered tool output stays in view,
+	// in tokens; nil takes config.yaml's working_set, then the default.
+	WorkingSet *int
 	// MCPWait is how long Build waits for MCP servers before the first
 	// tool table is fixed; 0 is 5 s. Later servers join at the next
 	// segment.
@@ -176,6 +179,9 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 		budget:  window.Scaled(contextWindow(opts.ContextWindow, cfg.ContextWindow, m.info.ContextWindow)),
 		counter: window.NewStoredCounter(opts.Logger, agent.StoreCounts(env.Store)),
 	}
+	if opts.WorkingSet != nil {
+		size.budget.WorkingSet = *opts.WorkingSet
+	}
 	if env.reg, err = newTools(ctx, toolDeps{opts: opts, cfg: cfg, ws: ws, store: env.Store, guard: g,
 		shells: shells, plan: env.Plan, mem: mem, model: m, size: size}); err != nil {
 		return nil, err
@@ -241,6 +247,9 @@ func (o Options) withConfig(cfg config.Config) Options {
 	}
 	if o.MaxSteps == 0 {
 		o.MaxSteps = cfg.MaxSteps
+	}
+	if o.WorkingSet == nil {
+		o.WorkingSet = cfg.WorkingSet
 	}
 	return o
 }
