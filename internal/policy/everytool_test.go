@@ -54,7 +54,10 @@ func TestRunnerDeniesRuledToolsThroughTheProxy(t *testing.T) {
 	e := newEnv(t)
 	ran := 0
 	recall := &tool.Func{ToolSpec: llm.ToolSpec{Name: "recall", Schema: json.RawMessage(`{"type":"object"}`)},
-		Fn: func(context.Context, json.RawMessage) (tool.Result, error) { ran++; return tool.Result{Content: "page"}, nil }}
+		Fn: func(context.Context, json.RawMessage) (tool.Result, error) {
+			ran++
+			return tool.Result{Content: "page"}, nil
+		}}
 	table, err := deferred.New(deferred.Options{Mode: deferred.On}, recall)
 	if err != nil {
 		t.Fatal(err)
