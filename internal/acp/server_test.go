@@ -303,6 +303,21 @@ func TestLoadReplaysHistory(t *testing.T) {
 	if !errors.As(err, &re) || re.Code != -32002 || !strings.Contains(re.Message, "session/new") {
 		t.Errorf("loading an unknown session: %v", err)
 	}
+
+	// Another workspace's editor cannot load it, by its id or a prefix:
+	// nothing of its history is replayed there.
+	third := &editor{t: t}
+	c3 := connect(t, third, acp.Options{Build: builder(home, model)})
+	c3.initialize(t, sdk.ClientCapabilities{})
+	for _, ref := range []string{string(id), string(id)[:8]} {
+		_, err = c3.LoadSession(context.Background(), sdk.LoadSessionRequest{SessionId: sdk.SessionId(ref), Cwd: t.TempDir(), McpServers: []sdk.McpServer{}})
+		if !errors.As(err, &re) || re.Code != -32002 {
+			t.Errorf("loading %s from another workspace: %v", ref, err)
+		}
+	}
+	if got := third.took(); len(got) != 0 {
+		t.Errorf("another workspace was shown %s", describeAll(got))
+	}
 }
 
 func TestShellRunsInEditorTerminal(t *testing.T) {
