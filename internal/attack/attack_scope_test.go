@@ -67,7 +67,9 @@ func TestScopeAttacks(t *testing.T) {
 		return r
 	}
 	calls := func(cs ...map[string]map[string]any) []map[string]map[string]any { return cs }
-	c := func(tool string, args map[string]any) map[string]map[string]any { return map[string]map[string]any{tool: args} }
+	c := func(tool string, args map[string]any) map[string]map[string]any {
+		return map[string]map[string]any{tool: args}
+	}
 	all := []string{modeReadOnly, modeAsk, modeAskNo, modeAuto}
 	husky := "git config core.hooksPath .husky/_ && mkdir -p .husky/_ && printf '. \"$(dirname \"$0\")/h\"\\n' > .husky/_/pre-commit && printf 'echo ok\\n' > .husky/pre-commit"
 	attacks := []scoped{
@@ -621,7 +623,7 @@ func TestScopeDotenvProvider(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			a := &Attack{Name: "dotenv-" + tc.name, Class: classProvider, Driver: "run", Modes: []string{modeReadOnly},
-				Why: "a repository .env with provider keys chooses where the session goes",
+				Why:   "a repository .env with provider keys chooses where the session goes",
 				Files: map[string]string{".env": repoKeys + "GODWIT_MODEL=anthropic/claude-sonnet-4-5\n"}}
 			s := newScene(t, a, "dotenv")
 			defer reap(s)
