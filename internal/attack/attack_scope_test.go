@@ -91,6 +91,13 @@ func TestScopeAttacks(t *testing.T) {
 		{Attack: Attack{Name: "deny-recall-inside-subagent", Class: classRules, Why: "the sub-agent calls recall, which a rule denies", Modes: all,
 			Rules: deny("recall"), Calls: calls(c("subagent", map[string]any{"task": "look up p1"}), c("recall", map[string]any{"query": "p1"})),
 			Expect: Expect{Seen: []string{"denied by rule deny[0]"}}}},
+		{Attack: Attack{Name: "deny-mcp-read-only-tool", Class: classRules, Why: "an MCP tool the server marks read-only, under a rule denying the server's tools", Modes: all,
+			Rules: deny("mcp__notes__*"), Files: map[string]string{"tools/notes_mcp.py": notesMCP}, Calls: calls(c("mcp__notes__read", map[string]any{})),
+			Expect: Expect{Seen: []string{"denied by rule deny[0]"}, NeverSeen: []string{"NOTES-FROM-MCP"}}}, Config: notesConfig},
+		{Attack: Attack{Name: "deny-mcp-via-tool-call", Class: classRules, Why: "the same MCP tool through the tool_call proxy", Modes: all,
+			Rules: deny("mcp__notes__read"), Files: map[string]string{"tools/notes_mcp.py": notesMCP},
+			Calls:  calls(c("tool_call", map[string]any{"name": "mcp__notes__read", "args": map[string]any{}})),
+			Expect: Expect{Seen: []string{"denied by rule deny[0]"}, NeverSeen: []string{"NOTES-FROM-MCP"}}}, Config: notesConfig + deferred},
 		{Attack: Attack{Name: "ask-rule-recall", Class: classRules, Why: "an ask rule on recall, no one to ask", Modes: []string{modeReadOnly, modeAsk, modeAuto},
 			Rules: "ask:\n  - tool: recall\n", Calls: calls(c("recall", map[string]any{"query": "seg1"})), Expect: Expect{Seen: []string{"needs the user's approval"}}}},
 		{Attack: Attack{Name: "repo-rules-deny-recall", Class: classRules, Why: "the repository's own .godwit/rules.yaml denies recall", Modes: all,
@@ -147,15 +154,44 @@ func TestScopeAttacks(t *testing.T) {
 	}
 	for _, sa := range attacks {
 		a := sa.Attack
+		if strings.Contains(sa.Config, "notes_mcp") {
+			a.Needs = []string{"python3"}
+			a.Env = []string{"GODWIT_MCP_WAIT=60s"} // its tool must be in the first request's table
+		}
 		a.Driver = "run"
 		t.Run(a.ID(), func(t *testing.T) {
 			t.Parallel()
+			for _, prog := range a.Needs {
+				if _, err := exec.LookPath(prog); err != nil {
+					t.Skipf("needs %s, which is not installed", prog)
+				}
+			}
 			for _, mode := range a.Modes {
 				t.Run(mode, func(t *testing.T) { runScoped(t, &a, mode, sa.Config) })
 			}
 		})
 	}
 }
+
+// notesMCP is an MCP server (stdio, one JSON message a line) with one
+// tool, read, that it marks read-only and that takes no path.
+const notesMCP = `import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if "id" not in m:
+        continue
+    r = {}
+    if m["method"] == "initialize":
+        r = {"protocolVersion": m["params"]["protocolVersion"], "capabilities": {"tools": {}}, "serverInfo": {"name": "notes", "version": "1"}}
+    elif m["method"] == "tools/list":
+        r = {"tools": [{"name": "read", "description": "Read the notes.", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": True}}]}
+    elif m["method"] == "tools/call":
+        r = {"content": [{"type": "text", "text": "NOTES-FROM-MCP"}]}
+    print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": r}), flush=True)
+`
+
+// notesConfig starts notesMCP for the user.
+const notesConfig = "mcp:\n  servers:\n    notes:\n      command: python3\n      args: [\"{{ws}}/tools/notes_mcp.py\"]\n"
 
 // runScoped runs a in mode as runAttack does, with config added to
 // config.yaml, and in modeAskAlways with a person who answers "always"
@@ -171,7 +207,7 @@ func runScoped(t *testing.T, a *Attack, mode, config string) {
 	if config != "" {
 		f := filepath.Join(s.ghome, "config.yaml")
 		b, _ := os.ReadFile(f)
-		if err := os.WriteFile(f, append(b, config...), 0o600); err != nil {
+		if err := os.WriteFile(f, append(b, s.expand(config)...), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		s.before[f] = s.hash(f)
