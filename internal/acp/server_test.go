@@ -169,7 +169,7 @@ func TestApprovals(t *testing.T) {
 		{"ask, allow once each time", acp.ModeAsk, selected("allow_once"), 2, "two", "completed", ""},
 		{"ask, allow always asks once", acp.ModeAsk, selected("allow_always"), 1, "two", "completed", ""},
 		{"ask, reject once", acp.ModeAsk, selected("reject_once"), 2, "", "failed", "the user said no"},
-		{"ask, reject always asks once", acp.ModeAsk, selected("reject_always"), 1, "", "failed", "not to be asked again this session about file_write path ./*"},
+		{"ask, reject always asks once", acp.ModeAsk, selected("reject_always"), 1, "", "failed", "not to be asked again this session about file_write path out.txt"},
 		{"ask, cancelled", acp.ModeAsk, func(sdk.RequestPermissionRequest) sdk.RequestPermissionOutcome {
 			return sdk.NewRequestPermissionOutcomeCancelled()
 		}, 2, "", "failed", "cancelled"},
