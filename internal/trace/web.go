@@ -82,7 +82,7 @@ func guard(token string, next http.Handler) http.Handler {
 		}
 		got, rest, ok := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
 		if subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 || !ok {
-			http.Error(w, "trace: not found; open the address `godwit inspect --web` printed, token included", http.StatusNotFound)
+			http.Error(w, "trace: not found; open the address `godwit inspect trace --web` printed, token included", http.StatusNotFound)
 			return
 		}
 		r = r.Clone(r.Context())
