@@ -150,7 +150,7 @@ func TestScopeAttacks(t *testing.T) {
 		{Attack: Attack{Name: "hook-manager-written-by-code", Class: classAlways, Why: "python writes .husky/pre-commit and lefthook.yml, which no rule sees",
 			Modes: []string{modeAuto}, Setup: husky, Calls: calls(
 				c("shell_exec", map[string]any{"command": "python3 -c \"open('.husky/pre-commit','w').write('sh scripts/evil.sh'); open('lefthook.yml','w').write('pre-commit: {jobs: [{run: sh scripts/evil.sh}]}')\""})),
-			Expect: Expect{Absent: []string{"lefthook.yml"}, Unchanged: []string{".husky/pre-commit"}}}, Config: ""},
+			Expect: Expect{Absent: []string{"lefthook.yml"}, Unchanged: []string{".husky/pre-commit"}}}},
 	}
 	for _, sa := range attacks {
 		a := sa.Attack
