@@ -201,14 +201,13 @@ func (s *server) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk
 	if err != nil {
 		return sdk.LoadSessionResponse{}, err
 	}
-	stored, err := sess.eng.Store.Session(ctx, id)
-	if err == nil && stored.ID != id { // a prefix match is another session
-		err = store.ErrNotFound
-	}
+	// Only a session of the cwd's workspace, by its whole id: another
+	// workspace's history is not replayed here.
+	_, err = sess.eng.Store.In(sess.eng.Workspace).Session(ctx, id)
 	if err != nil {
 		sess.close()
 		if errors.Is(err, store.ErrNotFound) {
-			return sdk.LoadSessionResponse{}, notFound("acp: no stored session %q: start one with session/new", id)
+			return sdk.LoadSessionResponse{}, notFound("acp: no stored session %q in %s: start one with session/new, or load it with its own folder as cwd", id, sess.eng.Workspace)
 		}
 		return sdk.LoadSessionResponse{}, internal(fmt.Errorf("acp: loading session %s: %w", id, err))
 	}

@@ -169,7 +169,7 @@ func TestApprovals(t *testing.T) {
 		{"ask, allow once each time", acp.ModeAsk, selected("allow_once"), 2, "two", "completed", ""},
 		{"ask, allow always asks once", acp.ModeAsk, selected("allow_always"), 1, "two", "completed", ""},
 		{"ask, reject once", acp.ModeAsk, selected("reject_once"), 2, "", "failed", "the user said no"},
-		{"ask, reject always asks once", acp.ModeAsk, selected("reject_always"), 1, "", "failed", "not to be asked again this session about file_write path ./*"},
+		{"ask, reject always asks once", acp.ModeAsk, selected("reject_always"), 1, "", "failed", "not to be asked again this session about file_write path out.txt"},
 		{"ask, cancelled", acp.ModeAsk, func(sdk.RequestPermissionRequest) sdk.RequestPermissionOutcome {
 			return sdk.NewRequestPermissionOutcomeCancelled()
 		}, 2, "", "failed", "cancelled"},
@@ -302,6 +302,21 @@ func TestLoadReplaysHistory(t *testing.T) {
 	var re *sdk.RequestError
 	if !errors.As(err, &re) || re.Code != -32002 || !strings.Contains(re.Message, "session/new") {
 		t.Errorf("loading an unknown session: %v", err)
+	}
+
+	// Another workspace's editor cannot load it, by its id or a prefix:
+	// nothing of its history is replayed there.
+	third := &editor{t: t}
+	c3 := connect(t, third, acp.Options{Build: builder(home, model)})
+	c3.initialize(t, sdk.ClientCapabilities{})
+	for _, ref := range []string{string(id), string(id)[:8]} {
+		_, err = c3.LoadSession(context.Background(), sdk.LoadSessionRequest{SessionId: sdk.SessionId(ref), Cwd: t.TempDir(), McpServers: []sdk.McpServer{}})
+		if !errors.As(err, &re) || re.Code != -32002 {
+			t.Errorf("loading %s from another workspace: %v", ref, err)
+		}
+	}
+	if got := third.took(); len(got) != 0 {
+		t.Errorf("another workspace was shown %s", describeAll(got))
 	}
 }
 

@@ -14,19 +14,21 @@ import (
 
 // ACPOptions are the inputs of `godwit acp`.
 type ACPOptions struct {
-	IO      *IOStreams
-	Getenv  func(string) string
-	Home    string
-	Model   string
-	Mode    string
-	Version string
+	IO     *IOStreams
+	Getenv func(string) string
+	// ProjectKey reads a provider key of the workspace's .env (Factory).
+	ProjectKey func(string) (string, bool)
+	Home       string
+	Model      string
+	Mode       string
+	Version    string
 	// Provider replaces the configured one (tests).
 	Provider llm.Provider
 }
 
 // NewCmdACP builds `godwit acp`. runF replaces the real server in tests.
 func NewCmdACP(f *Factory, runF func(context.Context, *ACPOptions) error) *cobra.Command {
-	opts := &ACPOptions{IO: f.IO, Getenv: f.Getenv, Version: f.Version}
+	opts := &ACPOptions{IO: f.IO, Getenv: f.Getenv, ProjectKey: f.ProjectKey, Version: f.Version}
 	cmd := &cobra.Command{
 		Use:   "acp [--model M]",
 		Short: "Serve editors over the Agent Client Protocol on stdio",
@@ -77,18 +79,19 @@ func runACP(ctx context.Context, opts *ACPOptions, f *Factory) error {
 	}
 	build := func(ctx context.Context, req acp.EngineRequest) (*acp.Engine, error) {
 		env, err := wiring.Build(ctx, wiring.Options{
-			Home:      opts.Home,
-			Workspace: req.Workspace,
-			UserHome:  userHome(opts.Getenv),
-			Model:     model,
-			Provider:  opts.Provider,
-			LiveMode:  req.Mode,
-			Prompter:  req.Prompter,
-			Gate:      req.Gate,
-			Getenv:    opts.Getenv,
-			Logger:    f.Logger,
-			Files:     req.Files,
-			Terminal:  req.Terminal,
+			Home:       opts.Home,
+			Workspace:  req.Workspace,
+			UserHome:   userHome(opts.Getenv),
+			Model:      model,
+			Provider:   opts.Provider,
+			LiveMode:   req.Mode,
+			Prompter:   req.Prompter,
+			Gate:       req.Gate,
+			Getenv:     opts.Getenv,
+			ProjectKey: opts.ProjectKey,
+			Logger:     f.Logger,
+			Files:      req.Files,
+			Terminal:   req.Terminal,
 		})
 		if err != nil {
 			return nil, userError{err} // the editor shows it as it is

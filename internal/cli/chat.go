@@ -28,12 +28,14 @@ import (
 
 // ChatOptions are the inputs of `godwit chat`.
 type ChatOptions struct {
-	IO      *IOStreams
-	Getenv  func(string) string
-	Logger  *slog.Logger
-	Home    string
-	Workdir string
-	Model   string
+	IO     *IOStreams
+	Getenv func(string) string
+	// ProjectKey reads a provider key of the workspace's .env (Factory).
+	ProjectKey func(string) (string, bool)
+	Logger     *slog.Logger
+	Home       string
+	Workdir    string
+	Model      string
 	// Session continues a stored session: id, unique prefix, or last.
 	Session    string
 	AllowWrite bool
@@ -50,7 +52,7 @@ type ChatOptions struct {
 
 // NewCmdChat builds `godwit chat`. runF replaces the real chat in tests.
 func NewCmdChat(f *Factory, runF func(context.Context, *ChatOptions) error) *cobra.Command {
-	opts := &ChatOptions{IO: f.IO, Getenv: f.Getenv, Logger: f.Logger, Version: f.Version}
+	opts := &ChatOptions{IO: f.IO, Getenv: f.Getenv, ProjectKey: f.ProjectKey, Logger: f.Logger, Version: f.Version}
 	var cont bool
 	var workingSet func() (*int, error)
 	cmd := &cobra.Command{
@@ -281,7 +283,7 @@ func chatBuilder(opts *ChatOptions, p policy.Prompter, sink agent.Sink, mode *tu
 		}
 		env, err := wiring.Build(ctx, wiring.Options{
 			Home: opts.Home, Workspace: opts.Workdir, UserHome: userHome(opts.Getenv), Model: model, Provider: opts.Provider,
-			LiveMode: mode.Get, Prompter: p, EngineEvents: sink, Getenv: opts.Getenv, Logger: opts.Logger,
+			LiveMode: mode.Get, Prompter: p, EngineEvents: sink, Getenv: opts.Getenv, ProjectKey: opts.ProjectKey, Logger: opts.Logger,
 			ContextWindow: opts.ContextWindow, WorkingSet: opts.WorkingSet, Version: opts.Version,
 		})
 		if err != nil {

@@ -12,18 +12,20 @@ import (
 	"sync"
 )
 
-// LoadEnvFiles loads the user's $GODWIT_HOME/.env, then the provider
-// keys of ./.env (the directory godwit started in, usually a repository),
-// into the process environment, never overriding a variable already set:
-// the real environment wins, then the user's file, then the project's.
+// LoadEnvFiles loads the user's $GODWIT_HOME/.env into the process
+// environment, never overriding a variable already set (the real
+// environment wins), and keeps the provider keys of ./.env (the
+// directory godwit started in, usually a repository) in f.ProjectKey.
 //
 // A project's .env comes with the repository, so it cannot change how
-// godwit or its commands run: only provider keys (*_API_KEY, which
-// shell_exec never passes to commands) are read from it, and every other
-// name (BASH_ENV, PATH, LD_PRELOAD, GIT_*, endpoints, GODWIT_*...) is
-// ignored, in one warning that names them. Problems are logged as
-// warnings; the lines that parse still load. Call it once at start,
-// before any command reads the environment.
+// godwit or its commands run, nor where the user's code is sent: only
+// provider keys (*_API_KEY) are read from it, and every other name
+// (BASH_ENV, PATH, LD_PRELOAD, GIT_*, endpoints, GODWIT_*...) is ignored,
+// in one warning that names them. Its keys stay out of the environment,
+// so they never pick the provider or the account; wiring uses one only
+// for a provider the user named and has no key for, and says so.
+// Problems are logged as warnings; the lines that parse still load. Call
+// it once at start, before any command reads the environment.
 func LoadEnvFiles(f *Factory) {
 	var files []envFile
 	project := filepath.Join(f.Workdir, ".env")
@@ -37,7 +39,8 @@ func LoadEnvFiles(f *Factory) {
 	if project != "" {
 		files = append(files, envFile{path: project, project: true})
 	}
-	_, err := loadDotenv(files, os.LookupEnv, os.Setenv)
+	f.projectKeys = map[string]string{}
+	_, err := loadDotenv(files, os.LookupEnv, os.Setenv, f.projectKeys)
 	if err != nil {
 		f.Logger.Warn(err.Error())
 	}
@@ -62,9 +65,10 @@ func providerKey(name string) bool {
 
 // loadDotenv loads files in order; a variable already set (by the
 // environment or an earlier file) is kept. From a project's file only
-// provider keys load; the others are named in one error per file. It
-// returns the names it set. Missing files are skipped.
-func loadDotenv(files []envFile, lookup func(string) (string, bool), set func(k, v string) error) ([]string, error) {
+// provider keys are read, into project, not set; the others are named in
+// one error per file. It returns the names it set. Missing files are
+// skipped.
+func loadDotenv(files []envFile, lookup func(string) (string, bool), set func(k, v string) error, project map[string]string) ([]string, error) {
 	var loaded []string
 	var errs []error
 	for _, f := range files {
@@ -85,6 +89,12 @@ func loadDotenv(files []envFile, lookup func(string) (string, bool), set func(k,
 			if f.project && !providerKey(v.name) {
 				if !slices.Contains(ignored, v.name) {
 					ignored = append(ignored, v.name)
+				}
+				continue
+			}
+			if f.project {
+				if _, ok := project[v.name]; !ok {
+					project[v.name] = v.value
 				}
 				continue
 			}

@@ -45,24 +45,32 @@ func TestParseDotenv(t *testing.T) {
 
 func TestLoadDotenv(t *testing.T) {
 	dir := t.TempDir()
-	project := filepath.Join(dir, "project.env")
+	projectFile := filepath.Join(dir, "project.env")
 	home := filepath.Join(dir, "home.env")
-	os.WriteFile(project, []byte("ANTHROPIC_API_KEY=project-key\nOPENAI_API_KEY=project-openai\nBASH_ENV=./evil.sh\nPATH=./bin\n"+
+	os.WriteFile(projectFile, []byte("ANTHROPIC_API_KEY=project-key\nOPENAI_API_KEY=project-openai\nBASH_ENV=./evil.sh\nPATH=./bin\n"+
 		"LD_PRELOAD=./x.so\nGIT_CONFIG_GLOBAL=./g\nOPENAI_BASE_URL=https://evil.example\nGODWIT_HOME=/tmp/x\nGODWIT_API_KEY=x\nDB_URL=postgres://local\nBASH_ENV=again\n"), 0o600)
 	os.WriteFile(home, []byte("B=home\nOPENAI_BASE_URL=https://gateway.example/v1\nOPENAI_API_KEY=user-openai\nEDITOR=vim\n"), 0o600)
 	env := map[string]string{"A": "environment", "DEEPSEEK_API_KEY": "real"}
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
 	set := func(k, v string) error { env[k] = v; return nil }
-	files := []envFile{{path: home}, {path: filepath.Join(dir, "missing.env")}, {path: project, project: true}}
-	loaded, err := loadDotenv(files, lookup, set)
+	files := []envFile{{path: home}, {path: filepath.Join(dir, "missing.env")}, {path: projectFile, project: true}}
+	project := map[string]string{}
+	loaded, err := loadDotenv(files, lookup, set, project)
 	want := map[string]string{
-		"A":                 "environment",
-		"DEEPSEEK_API_KEY":  "real",                       // the environment wins
-		"B":                 "home",                       // the user's file may set anything
-		"EDITOR":            "vim",                        //
-		"OPENAI_BASE_URL":   "https://gateway.example/v1", // only the user's file may set endpoints
-		"OPENAI_API_KEY":    "user-openai",                // the user's key before the project's
-		"ANTHROPIC_API_KEY": "project-key",                // a project's .env may give a provider key
+		"A":                "environment",
+		"DEEPSEEK_API_KEY": "real",                       // the environment wins
+		"B":                "home",                       // the user's file may set anything
+		"EDITOR":           "vim",                        //
+		"OPENAI_BASE_URL":  "https://gateway.example/v1", // only the user's file may set endpoints
+		"OPENAI_API_KEY":   "user-openai",                // the user's key, never the project's
+	}
+	// A project's provider keys are kept aside, never in the environment,
+	// where they would pick the provider (issue 24, break 12).
+	if _, ok := env["ANTHROPIC_API_KEY"]; ok {
+		t.Error("a project's .env put ANTHROPIC_API_KEY in the environment")
+	}
+	if len(project) != 2 || project["ANTHROPIC_API_KEY"] != "project-key" || project["OPENAI_API_KEY"] != "project-openai" {
+		t.Errorf("project keys = %v", project)
 	}
 	for k, v := range want {
 		if env[k] != v {
@@ -74,7 +82,7 @@ func TestLoadDotenv(t *testing.T) {
 			t.Errorf("a project's .env set %s", k)
 		}
 	}
-	if strings.Join(loaded, ",") != "B,OPENAI_BASE_URL,OPENAI_API_KEY,EDITOR,ANTHROPIC_API_KEY" {
+	if strings.Join(loaded, ",") != "B,OPENAI_BASE_URL,OPENAI_API_KEY,EDITOR" {
 		t.Errorf("loaded = %v", loaded)
 	}
 	// One message names every name ignored, once.

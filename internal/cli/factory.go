@@ -26,6 +26,11 @@ type Factory struct {
 	// LoadEnv loads the .env files once -C is applied; nil loads none
 	// (tests).
 	LoadEnv func()
+	// ProjectKey reads a provider key (*_API_KEY) of the workspace's
+	// .env, which LoadEnv keeps out of the environment: wiring uses one
+	// only for a provider the user named. Nil has none.
+	ProjectKey  func(name string) (string, bool)
+	projectKeys map[string]string
 }
 
 // NewFactory returns the factory of a real process.
@@ -42,6 +47,7 @@ func NewFactory(version string) *Factory {
 		Chdir:   os.Chdir,
 	}
 	f.LoadEnv = func() { LoadEnvFiles(f) }
+	f.ProjectKey = func(name string) (string, bool) { v, ok := f.projectKeys[name]; return v, ok }
 	return f
 }
 

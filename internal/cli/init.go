@@ -220,8 +220,9 @@ func envTemplate(cat *catalog.Catalog, getenv func(string) string) string {
 	var b strings.Builder
 	b.WriteString(`# Environment for godwit, loaded at start. A variable already set in the
 # environment wins over this file. From a project's ./.env only provider
-# keys (*_API_KEY) are read, after this file; nothing else a repository
-# sets there reaches godwit or its commands.
+# keys (*_API_KEY) are read, and used only for a provider you name that
+# has no key here; nothing else a repository sets there reaches godwit or
+# its commands.
 # Keep this file private (mode 0600): it holds API keys.
 
 # API keys: uncomment the ones you use.

@@ -192,8 +192,9 @@ func serveTrace(ctx context.Context, opts *InspectOptions, st *store.Store, sess
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w; pick another --addr", opts.Addr, err)
 	}
-	srv := &http.Server{Handler: trace.Handler(st, sess.ID), ReadHeaderTimeout: 10 * time.Second}
-	url := "http://" + ln.Addr().String() + "/"
+	h, path := trace.Handler(st, sess.ID)
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	url := "http://" + ln.Addr().String() + path
 	fmt.Fprintf(opts.IO.Out, "trace of session %s at %s\n", sess.ID, url)
 	fmt.Fprintln(opts.IO.ErrOut, "serving until Ctrl-C")
 	if host, _, _ := net.SplitHostPort(ln.Addr().String()); !net.ParseIP(host).IsLoopback() {

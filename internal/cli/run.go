@@ -22,8 +22,10 @@ import (
 
 // RunOptions are the inputs of `godwit run`.
 type RunOptions struct {
-	IO         *IOStreams
-	Getenv     func(string) string
+	IO     *IOStreams
+	Getenv func(string) string
+	// ProjectKey reads a provider key of the workspace's .env (Factory).
+	ProjectKey func(string) (string, bool)
 	Logger     *slog.Logger
 	Home       string
 	Workdir    string
@@ -58,7 +60,7 @@ const stdinNotice = 2 * time.Second
 
 // NewCmdRun builds `godwit run`. runF replaces the real run in tests.
 func NewCmdRun(f *Factory, runF func(context.Context, *RunOptions) error) *cobra.Command {
-	opts := &RunOptions{IO: f.IO, Getenv: f.Getenv, Logger: f.Logger, Version: f.Version, Now: f.Now}
+	opts := &RunOptions{IO: f.IO, Getenv: f.Getenv, ProjectKey: f.ProjectKey, Logger: f.Logger, Version: f.Version, Now: f.Now}
 	var cont bool
 	var workingSet func() (*int, error)
 	cmd := &cobra.Command{
@@ -269,6 +271,7 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 		Prompter:     runPrompter(opts.IO),
 		EngineEvents: sink,
 		Getenv:       opts.Getenv,
+		ProjectKey:   opts.ProjectKey,
 		MaxSteps:     opts.MaxSteps,
 		Version:      opts.Version,
 		Logger:       opts.Logger,

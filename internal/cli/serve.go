@@ -25,8 +25,10 @@ import (
 
 // ServeOptions are the inputs of `godwit serve`.
 type ServeOptions struct {
-	IO         *IOStreams
-	Getenv     func(string) string
+	IO     *IOStreams
+	Getenv func(string) string
+	// ProjectKey reads a provider key of the workspace's .env (Factory).
+	ProjectKey func(string) (string, bool)
 	Logger     *slog.Logger
 	Home       string
 	Workdir    string
@@ -48,7 +50,7 @@ type ServeOptions struct {
 
 // NewCmdServe builds `godwit serve`.
 func NewCmdServe(f *Factory) *cobra.Command {
-	opts := &ServeOptions{IO: f.IO, Getenv: f.Getenv, Logger: f.Logger}
+	opts := &ServeOptions{IO: f.IO, Getenv: f.Getenv, ProjectKey: f.ProjectKey, Logger: f.Logger}
 	cmd := &cobra.Command{
 		Use:   "serve SESSION|--new [--model M] [--allow-write|--yes]",
 		Short: "Keep a session open without a terminal, answering its mail",
@@ -103,7 +105,7 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 	sink := agent.Sinks(outputSink(opts.IO, opts.JSON), &mailLog{w: safeWriter{opts.IO.ErrOut}})
 	env, err := wiring.Build(ctx, wiring.Options{
 		Home: opts.Home, Workspace: opts.Workdir, Model: model, Provider: opts.Provider, Mail: true,
-		Mode: policy.ModeFromFlags(opts.AllowWrite, opts.Yes), EngineEvents: sink, Getenv: opts.Getenv, Logger: opts.Logger,
+		Mode: policy.ModeFromFlags(opts.AllowWrite, opts.Yes), EngineEvents: sink, Getenv: opts.Getenv, ProjectKey: opts.ProjectKey, Logger: opts.Logger,
 		ContextWindow: opts.ContextWindow, Version: opts.Version,
 	})
 	if err != nil {

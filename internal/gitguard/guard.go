@@ -437,10 +437,38 @@ func (g *Guard) scan(prev map[string]entry) map[string]entry {
 			g.log.Debug("gitguard: core.hooksPath names the workspace or a folder above it; its hooks are not guarded", "hooksPath", dir)
 		} else {
 			g.addTree(out, prev, dir, false)
+			if filepath.Base(dir) == "_" && !within(filepath.Dir(dir), g.opts.Workspace) {
+				g.addTree(out, prev, filepath.Dir(dir), false) // husky's wrappers run ../HOOK
+			}
+		}
+	}
+	if ok {
+		// Hook managers' own files, which their hooks run at the next
+		// commit whether or not core.hooksPath names them yet.
+		g.addTree(out, prev, filepath.Join(r.workTree, ".husky"), false)
+		for _, name := range managerFiles() {
+			add(filepath.Join(r.workTree, name), false, false)
 		}
 	}
 	return out
 }
+
+// managerFiles are the files hook managers read when a hook runs, at the
+// top of the work tree: pre-commit's config and lefthook's, under every
+// name lefthook looks for (and in .config/).
+var managerFiles = sync.OnceValue(func() []string {
+	out := []string{".pre-commit-config.yaml", ".pre-commit-config.yml"}
+	for _, dir := range []string{"", ".config"} {
+		for _, dot := range []string{"", "."} {
+			for _, local := range []string{"", "-local"} {
+				for _, ext := range []string{"yml", "yaml", "toml", "json", "jsonc"} {
+					out = append(out, filepath.Join(dir, dot+"lefthook"+local+"."+ext))
+				}
+			}
+		}
+	}
+	return out
+})
 
 // systemConfig is read for core.hooksPath, never written.
 const systemConfig = "/etc/gitconfig"

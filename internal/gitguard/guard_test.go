@@ -179,6 +179,30 @@ func TestCoreHooksPathFolderIsGuarded(t *testing.T) {
 	}
 }
 
+// Hook managers' files count as hooks: husky's .husky (its wrappers in
+// .husky/_ run .husky/HOOK), pre-commit's and lefthook's config.
+func TestHookManagersAreGuarded(t *testing.T) {
+	s := newSandbox(t)
+	s.sh(s.repo, `git init -q . && mkdir -p .husky/_ && echo ok > .husky/pre-commit && echo '. "$(dirname "$0")/h"' > .husky/_/pre-commit &&
+		echo 'repos: []' > .pre-commit-config.yaml && git config core.hooksPath .husky/_`)
+	g := s.guard(s.repo)
+	s.sh(s.repo, `echo evil > .husky/pre-commit && echo evil > .husky/pre-push && echo evil >> .pre-commit-config.yaml &&
+		echo 'pre-commit: {jobs: [{run: evil}]}' > lefthook.yml && mkdir -p .config && echo x > .config/lefthook-local.toml`)
+	sum := Summary(g.Check())
+	for _, want := range []string{".husky/pre-commit (changed)", ".husky/pre-push (added)", ".pre-commit-config.yaml (changed)",
+		"lefthook.yml (added)", ".config/lefthook-local.toml (added)"} {
+		if !strings.Contains(sum, want) {
+			t.Errorf("summary %q lacks %q", sum, want)
+		}
+	}
+	if got := string(read(t, filepath.Join(s.repo, ".husky", "pre-commit"))); got != "ok\n" {
+		t.Errorf(".husky/pre-commit = %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(s.repo, "lefthook.yml")); err == nil {
+		t.Error("lefthook.yml is still there")
+	}
+}
+
 func TestWorktreeAndSubmodule(t *testing.T) {
 	s := newSandbox(t)
 	s.sh(s.repo, "git init -q . && git commit -q --allow-empty -m init")

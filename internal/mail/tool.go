@@ -151,7 +151,7 @@ func (t *Tool) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error
 	}
 	if !t.allowed(target) {
 		return tool.Result{}, tool.Errorf(tool.CodeDenied, "Message sessions of this workspace only; the user can allow others with mail.allow in config.yaml.",
-			"session %s works in %s, not in this workspace", target.ID, target.Workspace)
+			"session %s works in another workspace", target.ID) // whose path is not the model's to learn
 	}
 	p, err := Post(ctx, st, FromSession(sess.ID), target.ID, a.Text)
 	if err != nil {

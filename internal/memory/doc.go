@@ -10,9 +10,11 @@
 //     ~/.claude, ~/.codex), listed by name and description, their bodies
 //     loaded on demand by the skill tool; on a name clash the user's skill
 //     wins (as in Claude Code), then the nearer folder;
-//   - long-term search across sessions (search_memory): memory files,
-//     Decisions entries, handoffs and pages, by BM25 and, when an embeddings
-//     endpoint is configured, by embeddings, fused by reciprocal rank.
+//   - long-term search across the workspace's sessions (search_memory):
+//     memory files, Decisions entries, handoffs and pages, by BM25 and,
+//     when an embeddings endpoint is configured, by embeddings, fused by
+//     reciprocal rank; read through a store.Scope, so another workspace's
+//     records are never found.
 //
 // Source composes the first three into the prefix blocks the window puts
 // after the system prompt; it returns plain Text values, so memory does not

@@ -28,6 +28,9 @@ const (
 // SearchOptions configure a Searcher.
 type SearchOptions struct {
 	Store *store.Store
+	// Workspace is the root whose sessions' records are searched, with
+	// the user's memory entries: another workspace's are never found.
+	Workspace string
 	// Embedder, when set, adds a ranking by embeddings; nil searches by
 	// keywords only.
 	Embedder Embedder
@@ -37,9 +40,13 @@ type SearchOptions struct {
 	Logger *slog.Logger
 }
 
-// Searcher searches long-term memory: memory files, Decisions entries,
-// handoffs and pages of every session. It is safe for concurrent use.
-type Searcher struct{ opts SearchOptions }
+// Searcher searches long-term memory: memory files, and the Decisions
+// entries, handoffs and pages of the workspace's sessions. It is safe
+// for concurrent use.
+type Searcher struct {
+	opts SearchOptions
+	in   store.Scope
+}
 
 // NewSearcher returns a Searcher.
 func NewSearcher(o SearchOptions) (*Searcher, error) {
@@ -52,7 +59,7 @@ func NewSearcher(o SearchOptions) (*Searcher, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Searcher{opts: o}, nil
+	return &Searcher{opts: o, in: o.Store.In(o.Workspace)}, nil
 }
 
 // Result is one fused search result.
@@ -75,12 +82,11 @@ func (s *Searcher) Search(ctx context.Context, query string, limit int) ([]Resul
 		limit = 8
 	}
 	depth := max(3*limit, 20)
-	st := s.opts.Store
-	mem, err := st.SearchMemory(ctx, query, depth)
+	mem, err := s.in.SearchMemory(ctx, query, depth)
 	if err != nil {
 		return nil, err
 	}
-	arch, err := st.SearchArchive(ctx, query, depth)
+	arch, err := s.in.SearchArchive(ctx, query, depth)
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +150,7 @@ func fuse(lists []ranking, limit int) []Result {
 // to the query, best first, at most n; orthogonal or opposite ones are
 // left out.
 func (s *Searcher) dense(ctx context.Context, query string, hits []store.MemoryHit, n int) ([]store.MemoryHit, error) {
-	corpus, err := s.opts.Store.MemoryCorpus(ctx, s.opts.Corpus)
+	corpus, err := s.in.MemoryCorpus(ctx, s.opts.Corpus)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"hash/fnv"
 	"net/http"
 	"net/http/httptest"
@@ -43,7 +44,7 @@ func newWorld(t *testing.T) *world {
 		}
 	}
 	for _, id := range []string{w.sessA, w.sessB} {
-		must(st.CreateSession(ctx, store.Session{ID: id}))
+		must(st.CreateSession(ctx, store.Session{ID: id, Workspace: w.ws}))
 		must(st.StartSegment(ctx, id, 1, ""))
 	}
 	_, err := st.AddDecision(ctx, store.Decision{SessionID: w.sessA, Source: "user", Text: "Always use tabs for indentation in Go files."})
@@ -62,7 +63,7 @@ func newWorld(t *testing.T) *world {
 	must(err)
 	write(t, filepath.Join(w.ws, ".godwit/memory.md"), "# Infra\nThe staging database is at db.internal:5432.")
 	NewSource(SourceOptions{Workspace: w.ws, Store: st}).Load(ctx)
-	hits, err := st.SearchArchive(ctx, "billing", 5)
+	hits, err := st.In(w.ws).SearchArchive(ctx, "billing", 5)
 	must(err)
 	for _, h := range hits {
 		if h.Kind == store.MemoryHandoff {
@@ -83,7 +84,7 @@ func ids(rs []Result) string {
 func TestSearchKeywords(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	s, err := NewSearcher(SearchOptions{Store: w.st})
+	s, err := NewSearcher(SearchOptions{Store: w.st, Workspace: w.ws})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +200,7 @@ func TestSearchEmbeddings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := NewSearcher(SearchOptions{Store: w.st, Embedder: emb})
+	s, err := NewSearcher(SearchOptions{Store: w.st, Workspace: w.ws, Embedder: emb})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,7 +285,7 @@ func TestFuse(t *testing.T) {
 func TestSearchTool(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	s, err := NewSearcher(SearchOptions{Store: w.st})
+	s, err := NewSearcher(SearchOptions{Store: w.st, Workspace: w.ws})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,6 +323,51 @@ func TestSearchTool(t *testing.T) {
 		var te *tool.ToolError
 		if !errors.As(err, &te) || te.Code != tc.code {
 			t.Errorf("%s: err = %v, want %s", tc.args, err, tc.code)
+		}
+	}
+}
+
+// search_memory finds nothing another workspace's sessions saw, by
+// keywords, embeddings or any id a model could guess; the user's own
+// memory stays every workspace's.
+func TestSearchToolKeepsToTheWorkspace(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	ctx := context.Background()
+	other := filepath.Join(filepath.Dir(w.ws), "other")
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(w.st.CreateSession(ctx, store.Session{ID: "elsewhere", Workspace: other}))
+	must(w.st.StartSegment(ctx, "elsewhere", 1, ""))
+	_, err := w.st.AddDecision(ctx, store.Decision{SessionID: "elsewhere", Source: "user", Text: "my billing password is ZZsecret"})
+	must(err)
+	must(w.st.EndSegment(ctx, "elsewhere", 1, "billing handoff ZZsecret", 5))
+	_, err = w.st.PutPage(ctx, store.Page{SessionID: "elsewhere", Kind: "tool_output", Text: "billing ZZsecret"})
+	must(err)
+	_, err = w.st.ReplaceMemoryEntries(ctx, "project", other, "file", []string{"billing ZZsecret"})
+	must(err)
+	s, err := NewSearcher(SearchOptions{Store: w.st, Workspace: w.ws, Embedder: localEmbedder{}})
+	must(err)
+	st := NewSearchTool(s)
+	ctx = tool.WithSession(ctx, tool.Session{ID: w.sessA})
+	queries := []string{"billing password", "ZZsecret", "billing"}
+	for i := 1; i <= 12; i++ {
+		for _, k := range "dehp" {
+			queries = append(queries, fmt.Sprintf("%c%d", k, i))
+		}
+	}
+	for _, q := range queries {
+		raw, _ := json.Marshal(map[string]any{"query": q, "offset": 0})
+		res, _ := st.Run(ctx, raw)
+		if strings.Contains(res.Content, "ZZsecret") && q != "ZZsecret" {
+			t.Errorf("search_memory %q: %q", q, res.Content)
+		}
+		if q == "ZZsecret" && res.Content != `no matches in long-term memory for "ZZsecret"` {
+			t.Errorf("search_memory %q: %q", q, res.Content)
 		}
 	}
 }

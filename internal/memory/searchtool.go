@@ -52,7 +52,7 @@ func (t *SearchTool) Run(ctx context.Context, raw json.RawMessage) (tool.Result,
 	sess, _ := tool.SessionFrom(ctx)
 	q := strings.TrimSpace(a.Query)
 	if docID().MatchString(q) {
-		h, err := t.s.opts.Store.MemoryDoc(ctx, q)
+		h, err := t.s.in.MemoryDoc(ctx, q)
 		if errors.Is(err, store.ErrNotFound) {
 			return tool.Result{}, tool.Errorf(tool.CodeNotFound, "Ids come from search_memory results; search by keywords instead.", "no %s", q)
 		}

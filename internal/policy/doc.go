@@ -10,8 +10,9 @@
 // --yes. Ask (--allow-write) asks before each write or command unless a
 // rule allows it. Auto (--yes) approves writes and commands. In every
 // mode: deny rules refuse, ask rules ask, writes outside the workspace
-// (and to .godwit/rules.yaml, .mcp.json, .git, .git/config, .git/hooks)
-// ask, and reads of
+// (and to .godwit, .mcp.json, .git, .git/config, .git/hooks, the folders
+// core.hooksPath names, and hook managers' files: .husky, pre-commit's
+// and lefthook's config) ask, and reads of
 // secrets (.env*, *.pem, id_rsa*, credentials, .netrc, ...) or of files
 // outside the workspace ask, except with --yes. Where asking is needed
 // and no Prompter is configured, the call is refused with a reason.
@@ -207,8 +208,15 @@
 //
 // An Always answer is remembered for the session, scoped to the tool and
 // the pattern shown: a command's program and first argument ("go test
-// *"), the folder of a written file ("src/*"), the exact path of a
-// secret.
+// *"), the file read or written, exactly. A write to a protected file
+// (above) offers no Always and asks after any: an Always for README.md
+// once became "./*", and covered .mcp.json.
+//
+// Rules by tool name hold for every call of the tool, those with no path
+// or command included (recall, search_memory, subagent, an MCP tool the
+// server marks read-only): such a call is one item, a read, so a deny or
+// ask rule naming the tool reaches it through NeedsApproval. Calls
+// through tool_call are judged as the tool they run.
 //
 // # Reads
 //

@@ -185,24 +185,45 @@ func gitSub(args []Word) (sub Word, rest []Word, globals []used) {
 // (~/.gitconfig, ~/.config/git/config), and in the files they include
 // (include.path, and includeIf.*.path whatever its condition).
 func gitAlias(dir, home, name string) (string, bool) {
+	for _, f := range gitConfigFiles(dir, home, false) {
+		if v, ok := gitConfigValues(f, "alias")[strings.ToLower(name)]; ok {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// gitConfigFiles are the git config files a git command in dir reads,
+// the repository's first (and its worktrees' common one), then the
+// user's, each followed by what it includes; with system, /etc/gitconfig
+// last.
+func gitConfigFiles(dir, home string, system bool) []string {
 	var files []string
 	if gd := gitDirOf(dir); gd != "" {
 		files = append(files, filepath.Join(gd, "config"))
+		if b, err := os.ReadFile(filepath.Join(gd, "commondir")); err == nil {
+			files = append(files, filepath.Join(absIn(gd, strings.TrimSpace(string(b))), "config"))
+		}
 	}
 	if home != "" {
 		files = append(files, filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git", "config"))
+	}
+	if system {
+		files = append(files, "/etc/gitconfig")
 	}
 	seen := map[string]bool{}
 	var all []string
 	for _, f := range files {
 		all = append(all, gitIncluded(f, home, seen, 0)...)
 	}
-	for _, f := range all {
-		if v, ok := gitConfigValues(f, "alias")[strings.ToLower(name)]; ok {
-			return v, true
-		}
+	return all
+}
+
+func absIn(base, p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
 	}
-	return "", false
+	return filepath.Join(base, p)
 }
 
 // maxIncludes bounds how deep git config includes are followed (git's
@@ -242,7 +263,7 @@ func gitIncluded(file, home string, seen map[string]bool, depth int) []string {
 // section, subsections included ([includeIf "gitdir:..."]).
 func gitConfigAll(file, section, key string) []string {
 	var out []string
-	gitConfigEach(file, section, true, func(k, v string) {
+	gitConfigEach(file, section, true, func(_, k, v string) {
 		if strings.EqualFold(k, key) {
 			out = append(out, v)
 		}
@@ -254,19 +275,22 @@ func gitConfigAll(file, section, key string) []string {
 // (names lowercased; the last value wins), not its subsections.
 func gitConfigValues(file, section string) map[string]string {
 	out := map[string]string{}
-	gitConfigEach(file, section, false, func(k, v string) { out[strings.ToLower(k)] = v })
+	gitConfigEach(file, section, false, func(_, k, v string) { out[strings.ToLower(k)] = v })
 	return out
 }
 
 // maxConfigRead bounds how much of a git config file is read.
 const maxConfigRead = 1 << 20
 
-// gitConfigEach calls fn with each key and unquoted value of file's
-// sections named section (and their subsections when sub). It reads the
-// file format well enough for aliases and includes: [section],
-// [section "sub"], key = value, quotes, escapes and comments. A file it
-// cannot open has no keys.
-func gitConfigEach(file, section string, sub bool, fn func(key, val string)) {
+// gitConfigEach calls fn with the subsection, each key and unquoted
+// value of file's sections named section (and their subsections when
+// sub: [section "sub"], or the old [section.sub]). It reads the file
+// format well enough for aliases, includes, hooksPath and remotes:
+// headers, key = value, quotes, escapes and comments; a header's
+// subsection is reported even when no key follows it (key ""). A file
+// it cannot open has no keys. This is policy's one reader of git's
+// config files.
+func gitConfigEach(file, section string, sub bool, fn func(subsection, key, val string)) {
 	f, err := os.Open(file)
 	if err != nil {
 		return
@@ -274,24 +298,28 @@ func gitConfigEach(file, section string, sub bool, fn func(key, val string)) {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), maxConfigRead)
-	in := false
+	in, cur := false, ""
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
 		if strings.HasPrefix(line, "[") {
-			name, _, _ := strings.Cut(strings.TrimPrefix(line, "["), "]")
-			name = strings.TrimSpace(name)
-			if sub {
-				name, _, _ = strings.Cut(name, " ")
-				name, _, _ = strings.Cut(name, "\"")
+			head, _, _ := strings.Cut(strings.TrimPrefix(line, "["), "]")
+			name, rest := strings.TrimSpace(head), ""
+			if i := strings.IndexAny(name, " \t\""); i >= 0 {
+				name, rest = name[:i], strings.Trim(strings.TrimSpace(name[i:]), `"`)
+			} else if n, r, ok := strings.Cut(name, "."); ok {
+				name, rest = n, r
 			}
-			in = strings.EqualFold(strings.TrimSpace(name), section)
+			in, cur = strings.EqualFold(name, section) && (sub || rest == ""), rest
+			if in && cur != "" {
+				fn(cur, "", "")
+			}
 			continue
 		}
 		if !in || line == "" || line[0] == '#' || line[0] == ';' {
 			continue
 		}
 		k, val, _ := strings.Cut(line, "=")
-		fn(strings.TrimSpace(k), gitConfigUnquote(strings.TrimSpace(val)))
+		fn(cur, strings.TrimSpace(k), gitConfigUnquote(strings.TrimSpace(val)))
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -37,7 +36,7 @@ const (
 type itemKind int
 
 const (
-	kindTool    itemKind = iota // a mutating call with no paths or command
+	kindTool    itemKind = iota // a call with no paths or command
 	kindPath                    // a file read or written
 	kindCommand                 // one simple command
 	kindRaw                     // a command line that was not analysed
@@ -70,6 +69,9 @@ type item struct {
 	raw      string // kindRaw
 	// scope is what an Always answer remembers; nil when none fits.
 	scope *Rule
+	// pinned items (writes to protected files) ask in every mode, after
+	// any Always.
+	pinned bool
 }
 
 // items breaks a call down.
@@ -81,12 +83,19 @@ func (p *Policy) items(toolName string, acc tool.Access) []item {
 	if acc.Command != "" {
 		out = append(out, p.commandItems(toolName, acc.Command)...)
 	}
-	if len(acc.Paths) == 0 && acc.Command == "" && acc.Mutates {
+	if len(acc.Paths) == 0 && acc.Command == "" {
+		// A call with no path or command is still one item, so a rule
+		// naming its tool holds for it: recall, search_memory, subagent,
+		// an MCP tool the server marked read-only.
 		what := "runs " + toolName
 		if acc.Summary != "" {
 			what = acc.Summary
 		}
-		out = append(out, item{kind: kindTool, level: levelWrite, what: what, scope: &Rule{Tool: toolName}})
+		it := item{kind: kindTool, level: levelWrite, what: what, scope: &Rule{Tool: toolName}}
+		if !acc.Mutates {
+			it.level, it.why = levelRead, "changes nothing"
+		}
+		out = append(out, it)
 	}
 	return out
 }
@@ -128,32 +137,21 @@ func (p *Policy) pathItem(toolName, abs string, write bool) item {
 	case pl == placeOutside || pl == placeUnknown:
 		it.level, it.what = levelEscape, "writes "+show+", outside the workspace"
 	case p.isProtected(abs):
-		it.level, it.what = levelEscape, "writes "+show+", which can grant permissions or run programs later"
+		// Asks every time: no Always is offered, and none given for
+		// another path covers it (judge).
+		it.level, it.what, it.pinned = levelEscape, "writes "+show+", which can grant permissions or run programs later", true
+		return it
 	case secret:
 		it.level, it.what = levelWrite, "writes "+show+", a secrets file"
 	default:
 		it.level, it.what = levelWrite, "writes "+show
 	}
-	it.scope = p.pathScope(toolName, abs, show, secret || p.isProtected(abs))
+	if abs != "" {
+		// Always covers what the person saw, this file, and no more: a
+		// folder's scope (./*) reached files never shown.
+		it.scope = &Rule{Tool: toolName, Path: globEscape(filepath.ToSlash(abs)), label: toolName + " path " + show}
+	}
 	return it
-}
-
-// pathScope is what Always remembers for a path: the path itself for a
-// secret or protected file, else the files of its folder.
-func (p *Policy) pathScope(toolName, abs, show string, exact bool) *Rule {
-	if abs == "" {
-		return nil
-	}
-	slash := filepath.ToSlash(abs)
-	if exact {
-		return &Rule{Tool: toolName, Path: globEscape(slash), label: toolName + " path " + show}
-	}
-	dir := path.Dir(slash)
-	label := toolName + " path " + path.Dir(show) + "/*"
-	if path.Dir(show) == "." {
-		label = toolName + " path ./* (files at the workspace root)"
-	}
-	return &Rule{Tool: toolName, Path: globEscape(dir) + "/*", label: label}
 }
 
 // commandItems analyses a command line: one item per simple command, one

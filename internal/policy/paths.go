@@ -92,17 +92,26 @@ func within(dir, abs string) bool {
 func isSecret(p string) bool { return tool.IsSecret(p) }
 
 // protected are workspace files whose change would grant the agent more
-// than the user did: godwit's own rules, the project's MCP servers, and
-// git hooks and config, which run programs later as the user (a .git
-// file or folder replaced whole points git at other ones). Writing them
-// asks in every mode.
-var protected = []string{".godwit/rules.yaml", ".godwit/rules.yml", ".mcp.json", "**/.git", "**/.git/config", "**/.git/config.worktree",
+// than the user did: godwit's own (rules, memory, skills), the project's
+// MCP servers, git hooks and config, which run programs later as the
+// user (a .git file or folder replaced whole points git at other ones),
+// and the files hook managers run from git's hooks: husky's folder,
+// pre-commit's config, lefthook's under each name it reads and its
+// script folders. Writing them asks in every mode, after any Always.
+var protected = []string{".godwit/**", ".mcp.json", "**/.git", "**/.git/config", "**/.git/config.worktree",
 	"**/.git/commondir", "**/.git/hooks", "**/.git/hooks/**", "**/.git/modules/**/config", "**/.git/modules/**/hooks/**",
-	"**/.git/worktrees/*/config.worktree"}
+	"**/.git/worktrees/*/config.worktree",
+	"**/.husky/**", "**/.pre-commit-config.{yaml,yml}",
+	"**/{,.config/}{,.}lefthook{,-local}.{yml,yaml,toml,json,jsonc}", "**/.lefthook{,-local}/**"}
 
 func (p *Policy) isProtected(abs string) bool {
 	for _, gd := range p.gitDirs {
 		if abs == gd || abs == filepath.Join(gd, "config") || abs == filepath.Join(gd, "config.worktree") || within(filepath.Join(gd, "hooks"), abs) {
+			return true
+		}
+	}
+	for _, d := range p.hookDirs {
+		if within(d, abs) {
 			return true
 		}
 	}
@@ -116,6 +125,47 @@ func (p *Policy) isProtected(abs string) bool {
 		}
 	}
 	return false
+}
+
+// hookDirs are the folders git runs hooks from besides .git/hooks: each
+// core.hooksPath set in a config file a git command in root reads (the
+// repository's, the user's, the system's, and what they include),
+// resolved as git does against the top of the work tree; and where the
+// folder is husky's wrappers (.husky/_, which run .husky/HOOK), the
+// folder above it.
+func hookDirs(root, home string) []string {
+	top := root
+	for d := root; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			top = d
+			break
+		}
+		if filepath.Dir(d) == d {
+			return nil
+		}
+	}
+	var out []string
+	for _, f := range gitConfigFiles(root, home, true) {
+		v := gitConfigValues(f, "core")["hookspath"]
+		switch {
+		case v == "":
+			continue
+		case v == "~" || strings.HasPrefix(v, "~/"):
+			if home == "" {
+				continue
+			}
+			v = filepath.Join(home, v[1:])
+		}
+		d := kernelPath(absIn(top, v))
+		if within(d, root) {
+			continue // the workspace or above: it cannot all ask (gitguard skips it too)
+		}
+		out = append(out, d)
+		if filepath.Base(d) == "_" {
+			out = append(out, filepath.Dir(d))
+		}
+	}
+	return out
 }
 
 // linkedGitDirs are the git folders a .git file at root points to, and

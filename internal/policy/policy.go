@@ -89,6 +89,8 @@ type Policy struct {
 	// file pointing elsewhere (a worktree, a submodule, --separate-git-
 	// dir): their hooks and config are protected as .git's are.
 	gitDirs []string
+	// hookDirs are the other folders git runs hooks from (hookDirs).
+	hookDirs []string
 
 	askMu sync.Mutex // one question at a time
 
@@ -124,6 +126,7 @@ func New(opts Options) (*Policy, error) {
 		}
 	}
 	p.gitDirs = linkedGitDirs(root)
+	p.hookDirs = hookDirs(root, p.home)
 	p.vars = map[string]string{}
 	for k, v := range opts.Vars {
 		p.vars[k] = v
@@ -274,7 +277,7 @@ func (p *Policy) judge(toolName string, it item) judgement {
 			}
 		}
 	}
-	if p.remembered(toolName, it) {
+	if !it.pinned && p.remembered(toolName, it) {
 		return judgement{allow, "approved for this session", false}
 	}
 	if r, ok := p.match(p.rules.Ask, toolName, it, true); ok {

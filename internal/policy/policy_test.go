@@ -390,20 +390,24 @@ func TestAlwaysIsScoped(t *testing.T) {
 		}
 	}
 
-	// A write's scope is its folder, for that tool only.
+	// A write's scope is the file the person saw, for that tool only.
 	rec.answer = Answer{Choice: Always}
 	if got, _ := outcome(t, p, rec, pathReq("file_write", filepath.Join(e.root, "src", "b.go"), true)); got != "Q" {
 		t.Fatalf("got %s", got)
+	}
+	if got := rec.asked[len(rec.asked)-1].Always; len(got) != 1 || got[0] != "file_write path src/b.go" {
+		t.Errorf("Always offered %q", got)
 	}
 	rec.answer = Answer{Choice: No}
 	for _, s := range []struct {
 		req  tool.ApprovalRequest
 		want string
 	}{
-		{pathReq("file_write", filepath.Join(e.root, "src", "c.go"), true), "A"},
+		{pathReq("file_write", filepath.Join(e.root, "src", "b.go"), true), "A"},
+		{pathReq("file_write", filepath.Join(e.root, "src", "c.go"), true), "Q"},
 		{pathReq("file_write", filepath.Join(e.root, "src", "sub", "c.go"), true), "Q"},
 		{pathReq("file_write", filepath.Join(e.root, "d.go"), true), "Q"},
-		{pathReq("file_edit", filepath.Join(e.root, "src", "c.go"), true), "Q"},
+		{pathReq("file_edit", filepath.Join(e.root, "src", "b.go"), true), "Q"},
 	} {
 		if got, d := outcome(t, p, rec, s.req); got != s.want {
 			t.Errorf("%s: got %s, want %s (%s)", s.req.Access.Summary, got, s.want, d.Reason)

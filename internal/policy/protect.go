@@ -71,7 +71,7 @@ var gitEnvVars = sync.OnceValue(func() *regexp.Regexp {
 func (p *Policy) protectedItems(toolName string, c SimpleCommand) []item {
 	var out []item
 	add := func(what string) {
-		out = append(out, item{kind: kindTool, level: levelEscape, what: what})
+		out = append(out, item{kind: kindTool, level: levelEscape, what: what, pinned: true})
 	}
 	for _, n := range c.Assigns {
 		if gitEnvVars().MatchString(n) {
@@ -332,18 +332,14 @@ func gitRemotes(dir string) []string {
 	if gd == "" {
 		return nil
 	}
-	b, err := os.ReadFile(filepath.Join(gd, "config"))
-	if err != nil {
-		return nil
-	}
 	var out []string
-	for _, m := range gitRemoteSection().FindAllStringSubmatch(string(b), -1) {
-		out = append(out, m[1])
-	}
+	gitConfigEach(filepath.Join(gd, "config"), "remote", true, func(name, _, _ string) {
+		if name != "" && !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	})
 	return out
 }
-
-var gitRemoteSection = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?mi)^\s*\[remote\s+"([^"]*)"\s*\]`) })
 
 // gitConfigWrite: a write of git config (set, unset, --add, --edit,
 // sections) asks in every mode unless it sets a harmless key of the

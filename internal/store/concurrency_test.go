@@ -51,7 +51,7 @@ func TestConcurrentWriters(t *testing.T) {
 				if _, err := s.Events(ctx, own.ID); err != nil {
 					errs <- err
 				}
-				if _, err := s.Search(ctx, "", "w1", 3); err != nil {
+				if _, err := s.In("/w").Search(ctx, "", "w1", 3); err != nil {
 					errs <- err
 				}
 			}

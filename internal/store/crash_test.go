@@ -119,7 +119,7 @@ func TestCrashSafety(t *testing.T) {
 			t.Errorf("turn in flight %d: status %s", turn.Seq, turn.Status)
 		}
 	}
-	if hits, err := s.Search(ctx, "crash", fmt.Sprintf("answer%d", committed), 5); err != nil || len(hits) != 1 {
+	if hits, err := s.In("").Search(ctx, "crash", fmt.Sprintf("answer%d", committed), 5); err != nil || len(hits) != 1 {
 		t.Errorf("search for the last committed answer = %+v, %v", hits, err)
 	}
 	t.Logf("child killed after %d committed turns; %d in the file, %d marked interrupted", committed, len(turns), n)

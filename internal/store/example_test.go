@@ -29,7 +29,7 @@ func Example() {
 	turn.Status = store.TurnDone
 	s.FinishTurn(ctx, turn)
 
-	hits, _ := s.Search(ctx, sess.ID, `Add "returns"`, 5)
+	hits, _ := s.In(dir).Search(ctx, sess.ID, `Add "returns"`, 5)
 	for _, h := range hits {
 		fmt.Println(h.Kind, h.Snippet)
 	}

@@ -120,28 +120,29 @@ type MemoryHit struct {
 	Score float64
 }
 
-// SearchMemory ranks the Decisions entries of every session and the memory
-// entries against query with BM25, best first, at most limit (10 when
-// limit <= 0). The query is read as Search reads it.
-func (s *Store) SearchMemory(ctx context.Context, query string, limit int) ([]MemoryHit, error) {
+// SearchMemory ranks the Decisions entries of the workspace's sessions,
+// its project memory entries and the user's against query with BM25,
+// best first, at most limit (10 when limit <= 0). The query is read as
+// Search reads it.
+func (sc Scope) SearchMemory(ctx context.Context, query string, limit int) ([]MemoryHit, error) {
 	words, terms := ftsQuery(query)
 	if words == "" {
 		return nil, nil
 	}
-	return s.memorySearch(ctx, "search memory", qSearchMemory, "body : ("+words+")", terms, limit, map[int64]string{1: MemoryDecision, 2: MemoryEntryKind})
+	return sc.memorySearch(ctx, "search memory", qSearchMemory, "body : ("+words+")", terms, limit, map[int64]string{1: MemoryDecision, 2: MemoryEntryKind})
 }
 
-// SearchArchive ranks the pages and handoffs of every session against
-// query with BM25, best first, at most limit (10 when limit <= 0).
-func (s *Store) SearchArchive(ctx context.Context, query string, limit int) ([]MemoryHit, error) {
+// SearchArchive ranks the pages and handoffs of the workspace's sessions
+// against query with BM25, best first, at most limit (10 when limit <= 0).
+func (sc Scope) SearchArchive(ctx context.Context, query string, limit int) ([]MemoryHit, error) {
 	words, terms := ftsQuery(query)
 	if words == "" {
 		return nil, nil
 	}
-	return s.memorySearch(ctx, "search archive", qSearchArchive, "body : ("+words+")", terms, limit, map[int64]string{1: MemoryPage, 3: MemoryHandoff})
+	return sc.memorySearch(ctx, "search archive", qSearchArchive, "body : ("+words+")", terms, limit, map[int64]string{1: MemoryPage, 3: MemoryHandoff})
 }
 
-func (s *Store) memorySearch(ctx context.Context, op, query, match string, terms []string, limit int, kinds map[int64]string) ([]MemoryHit, error) {
+func (sc Scope) memorySearch(ctx context.Context, op, query, match string, terms []string, limit int, kinds map[int64]string) ([]MemoryHit, error) {
 	if limit <= 0 {
 		limit = defaultHits
 	}
@@ -149,7 +150,7 @@ func (s *Store) memorySearch(ctx context.Context, op, query, match string, terms
 		kind, id int64
 		rank     float64
 	}
-	rows, err := s.r.QueryContext(ctx, query, match, limit)
+	rows, err := sc.s.r.QueryContext(ctx, query, match, limit, sc.workspace)
 	if err != nil {
 		return nil, wrap(op, err)
 	}
@@ -163,7 +164,7 @@ func (s *Store) memorySearch(ctx context.Context, op, query, match string, terms
 	}
 	hits := make([]MemoryHit, 0, len(fs))
 	for _, f := range fs {
-		h, err := s.doc(ctx, kinds[f.kind], f.id, MaxDocText)
+		h, err := sc.doc(ctx, kinds[f.kind], f.id, MaxDocText)
 		if errors.Is(err, sql.ErrNoRows) {
 			continue // deleted since the index was read
 		}
@@ -177,8 +178,9 @@ func (s *Store) memorySearch(ctx context.Context, op, query, match string, terms
 	return hits, nil
 }
 
-// MemoryDoc returns the whole document an id of a MemoryHit names.
-func (s *Store) MemoryDoc(ctx context.Context, id string) (MemoryHit, error) {
+// MemoryDoc returns the whole document an id of a MemoryHit names, if
+// it belongs to the workspace (or is the user's memory).
+func (sc Scope) MemoryDoc(ctx context.Context, id string) (MemoryHit, error) {
 	id = strings.TrimSpace(id)
 	kinds := map[string]string{"d": MemoryDecision, "e": MemoryEntryKind, "p": MemoryPage, "h": MemoryHandoff}
 	var kind string
@@ -191,7 +193,7 @@ func (s *Store) MemoryDoc(ctx context.Context, id string) (MemoryHit, error) {
 	if kind == "" || err != nil || n <= 0 {
 		return MemoryHit{}, notFound("no memory document %q; ids look like d12, e3, h7 or p42", id)
 	}
-	h, err := s.doc(ctx, kind, n, math.MaxInt32)
+	h, err := sc.doc(ctx, kind, n, math.MaxInt32)
 	if errors.Is(err, sql.ErrNoRows) {
 		return MemoryHit{}, notFound("no memory document %s", id)
 	}
@@ -202,15 +204,16 @@ func (s *Store) MemoryDoc(ctx context.Context, id string) (MemoryHit, error) {
 }
 
 // MemoryCorpus returns the documents to rank by embeddings: every memory
-// entry and the newest n decisions and n handoffs, texts cut at
-// MaxDocText. Pages are left to the keyword search: there are too many.
-func (s *Store) MemoryCorpus(ctx context.Context, n int) ([]MemoryHit, error) {
+// entry and the newest n decisions and n handoffs of the workspace, texts
+// cut at MaxDocText. Pages are left to the keyword search: there are too
+// many.
+func (sc Scope) MemoryCorpus(ctx context.Context, n int) ([]MemoryHit, error) {
 	var out []MemoryHit
 	for _, q := range []struct {
 		kind  string
 		limit int
 	}{{MemoryEntryKind, 10_000}, {MemoryDecision, n}, {MemoryHandoff, n}} {
-		rows, err := s.r.QueryContext(ctx, docQuery(q.kind)+qWhereNewest, MaxDocText, q.limit)
+		rows, err := sc.s.r.QueryContext(ctx, docQuery(q.kind)+docScope(q.kind)+qNewest, MaxDocText, q.limit, sc.workspace)
 		if err != nil {
 			return nil, wrap("memory corpus", err)
 		}
@@ -239,13 +242,23 @@ func docQuery(kind string) string {
 	return ""
 }
 
-// doc reads one document, its text cut at max characters.
-func (s *Store) doc(ctx context.Context, kind string, id int64, max int) (MemoryHit, error) {
+// docScope limits the rows of docQuery(kind) to the workspace (?3):
+// its sessions' rows, the user's memory entries and its own.
+func docScope(kind string) string {
+	if kind == MemoryEntryKind {
+		return qEntryInScope
+	}
+	return qSessionRowInScope
+}
+
+// doc reads one document of the workspace, its text cut at max
+// characters.
+func (sc Scope) doc(ctx context.Context, kind string, id int64, max int) (MemoryHit, error) {
 	q := docQuery(kind)
 	if q == "" {
 		return MemoryHit{Kind: kind}, fmt.Errorf("memory index entry of unknown kind %q", kind)
 	}
-	return docRow(kind, s.r.QueryRowContext(ctx, q+qWhereID, max, id))
+	return docRow(kind, sc.s.r.QueryRowContext(ctx, q+docScope(kind)+qAndID, max, id, sc.workspace))
 }
 
 // docRow scans a row of docQuery.

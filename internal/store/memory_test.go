@@ -45,7 +45,7 @@ func TestReplaceMemoryEntries(t *testing.T) {
 	}
 	// Replaced entries leave the index with their rows.
 	for q, want := range map[string]int{"alpha": 0, "gamma": 0} {
-		hits, err := s.SearchMemory(ctx, q, 5)
+		hits, err := s.In("").SearchMemory(ctx, q, 5)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -81,14 +81,14 @@ func TestMemorySearchKinds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mem, err := s.SearchMemory(ctx, "zebra", 10)
+	mem, err := s.In("").SearchMemory(ctx, "zebra", 10)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(mem) != 1 || mem[0].Kind != MemoryDecision || mem[0].Seq != 1 || mem[0].SessionID != "s1" {
 		t.Errorf("memory hits = %+v", mem)
 	}
-	arch, err := s.SearchArchive(ctx, "zebra", 10)
+	arch, err := s.In("").SearchArchive(ctx, "zebra", 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,16 +99,16 @@ func TestMemorySearchKinds(t *testing.T) {
 	if len(arch) != 2 || !kinds[MemoryHandoff] || !kinds[MemoryPage] {
 		t.Errorf("archive hits = %+v; want the handoff and the page, not the message", arch)
 	}
-	doc, err := s.MemoryDoc(ctx, pid)
+	doc, err := s.In("").MemoryDoc(ctx, pid)
 	if err != nil || doc.Text != "\nzebra output" || doc.Detail != "tool_output" {
 		t.Errorf("doc %s = %+v, %v", pid, doc, err)
 	}
 	for _, bad := range []string{"", "x1", "d", "d0", "dx", "d999"} {
-		if _, err := s.MemoryDoc(ctx, bad); !errors.Is(err, ErrNotFound) {
+		if _, err := s.In("").MemoryDoc(ctx, bad); !errors.Is(err, ErrNotFound) {
 			t.Errorf("MemoryDoc(%q) = %v, want ErrNotFound", bad, err)
 		}
 	}
-	corpus, err := s.MemoryCorpus(ctx, 10)
+	corpus, err := s.In("").MemoryCorpus(ctx, 10)
 	if err != nil || len(corpus) != 2 {
 		t.Errorf("corpus = %+v, %v; want the decision and the handoff", corpus, err)
 	}

@@ -152,11 +152,11 @@ func TestOutputSearch(t *testing.T) {
 	if _, err := s.AppendMessage(ctx, b.ID, 0, 0, llm.Message{Role: llm.RoleTool, Parts: []llm.Part{{Kind: llm.PartToolResult, ToolResult: &llm.ToolResult{CallID: "x", Content: out}}}}); err != nil {
 		t.Fatal(err)
 	}
-	hits, err := s.Search(ctx, a.ID, "zanzibar", 0)
+	hits, err := s.In("/w").Search(ctx, a.ID, "zanzibar", 0)
 	if err != nil || len(hits) != 1 || hits[0].ID != "p1" || !strings.Contains(hits[0].Snippet, "zanzibar") {
 		t.Fatalf("Search(a) = %+v, %v; want page p1 once", hits, err)
 	}
-	hits, err = s.Search(ctx, b.ID, "zanzibar", 0)
+	hits, err = s.In("/w").Search(ctx, b.ID, "zanzibar", 0)
 	if err != nil || len(hits) != 1 || hits[0].Kind != "message" || hits[0].SessionID != b.ID {
 		t.Fatalf("Search(b) = %+v, %v; want its message", hits, err)
 	}
@@ -167,7 +167,7 @@ func TestOutputSearch(t *testing.T) {
 	if _, err := s.w.Exec(`DELETE FROM sessions WHERE id = ?`, b.ID); err != nil {
 		t.Fatal(err)
 	}
-	if hits, _ := s.Search(ctx, "", "zanzibar", 0); len(hits) != 1 {
+	if hits, _ := s.In("/w").Search(ctx, "", "zanzibar", 0); len(hits) != 1 {
 		t.Errorf("after deleting session b: %+v", hits)
 	}
 }
@@ -318,7 +318,7 @@ func TestMigrateOutputs(t *testing.T) {
 			gotEvents = append(gotEvents, string(e.Data))
 		}
 		for _, q := range []string{"zanzibar", "TestAdd", "quokka", "running"} {
-			hs, err := s.Search(ctx, sess, q, 0)
+			hs, err := s.In("/w").Search(ctx, sess, q, 0)
 			if err != nil {
 				t.Fatal(err)
 			}

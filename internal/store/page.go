@@ -63,9 +63,21 @@ func (s *Store) PutPage(ctx context.Context, p Page) (string, error) {
 	return "p" + strconv.FormatInt(id, 10), nil
 }
 
-// Page returns the page with the given id ("p42"). An id of another form
-// is reported as not found, with the form expected.
+// Page returns the page with the given id ("p42"), of any session: the
+// engine reads back the pages its window made. What a model names by id
+// is read through a Scope. An id of another form is reported as not
+// found, with the form expected.
 func (s *Store) Page(ctx context.Context, id string) (Page, error) {
+	return s.page(ctx, id, qPage)
+}
+
+// Page returns the page with the given id if a session of the workspace
+// made it; another's is not found.
+func (sc Scope) Page(ctx context.Context, id string) (Page, error) {
+	return sc.s.page(ctx, id, qPageIn, sc.workspace)
+}
+
+func (s *Store) page(ctx context.Context, id, query string, args ...any) (Page, error) {
 	n, err := strconv.ParseInt(strings.TrimPrefix(strings.TrimSpace(id), "p"), 10, 64)
 	if !strings.HasPrefix(strings.TrimSpace(id), "p") || err != nil || n <= 0 {
 		return Page{}, notFound("no page %q; page ids look like p42", id)
@@ -76,7 +88,7 @@ func (s *Store) Page(ctx context.Context, id string) (Page, error) {
 	var size int
 	var text sql.NullString
 	var packed []byte
-	err = s.r.QueryRowContext(ctx, qPage, n).Scan(&pid, &p.SessionID, &p.Segment, &p.Kind, &tags, &p.Tokens,
+	err = s.r.QueryRowContext(ctx, query, append([]any{n}, args...)...).Scan(&pid, &p.SessionID, &p.Segment, &p.Kind, &tags, &p.Tokens,
 		&from, &to, &p.Summary, &p.Text, &size, &text, &packed)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Page{}, notFound("no page %s", id)
@@ -118,13 +130,14 @@ const defaultHits = 10
 const maxTerms = 32
 
 // Search ranks the pages, messages and segment handoffs of one session
-// ("" for every session) against query with FTS5's BM25, best first, at
-// most limit hits (10 when limit <= 0). The query is free text from a user
+// of the workspace ("" for each of its sessions) against query with
+// FTS5's BM25, best first, at most limit hits (10 when limit <= 0). The query is free text from a user
 // or a model: each word is matched as a quoted phrase (a trailing * makes
 // it a prefix), any word may match, and rows matching more words, or rarer
 // ones, rank higher. Operators and punctuation are taken literally, so no
 // input is a syntax error; a query with no words returns no hits.
-func (s *Store) Search(ctx context.Context, sessionID, query string, limit int) ([]Hit, error) {
+func (sc Scope) Search(ctx context.Context, sessionID, query string, limit int) ([]Hit, error) {
+	s := sc.s
 	words, terms := ftsQuery(query)
 	if words == "" {
 		return nil, nil
@@ -142,7 +155,7 @@ func (s *Store) Search(ctx context.Context, sessionID, query string, limit int) 
 		kind, id int64
 		rank     float64
 	}
-	rows, err := s.r.QueryContext(ctx, qSearch, match, sessionID, limit)
+	rows, err := s.r.QueryContext(ctx, qSearch, match, sessionID, limit, sc.workspace)
 	if err != nil {
 		return nil, wrap("search", err)
 	}

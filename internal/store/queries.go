@@ -12,6 +12,7 @@ const (
 VALUES (?, ?, ?, ?, ?, ?, ?)`
 
 	qSessionByID = `SELECT ` + qSessionCols + ` FROM sessions WHERE id = ?`
+	qSessionIn   = `SELECT ` + qSessionCols + ` FROM sessions WHERE id = ?1 AND workspace = ?2`
 
 	// A prefix match is a scan, case-insensitive; sessions are few.
 	qSessionsByPrefix = `SELECT ` + qSessionCols + ` FROM sessions
@@ -170,18 +171,22 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
 
 	qPage = `SELECT p.id, p.session_id, p.segment, p.kind, p.tags, p.tokens, coalesce(p.from_at, 0), coalesce(p.to_at, 0), p.summary, p.text,
 	coalesce(o.size, 0), o.text, o.packed
-FROM pages p LEFT JOIN outputs o ON o.id = p.output_id WHERE p.id = ?`
+FROM pages p LEFT JOIN outputs o ON o.id = p.output_id WHERE p.id = ?1`
+	// A page of one workspace's sessions (?2).
+	qPageIn = qPage + ` AND p.session_id IN (SELECT id FROM sessions WHERE workspace = ?2)`
 
 	// rank is bm25 weighted (see the migration): negative, lower is
 	// better. The session test repeats the MATCH's session filter exactly
-	// (the index folds case).
-	qSearch = `SELECT rowid & 3, rowid >> 2, rank FROM search_fts
-WHERE search_fts MATCH ?1 AND (?2 = '' OR ?2 = CASE rowid & 3
+	// (the index folds case); every hit is of a session of the workspace
+	// (?4).
+	qSearch = `SELECT r & 3, r >> 2, k FROM (SELECT rowid AS r, rank AS k, CASE rowid & 3
 	WHEN 0 THEN (SELECT session_id FROM outputs WHERE id = search_fts.rowid >> 2)
 	WHEN 1 THEN (SELECT session_id FROM pages WHERE id = search_fts.rowid >> 2)
 	WHEN 2 THEN (SELECT session_id FROM messages WHERE id = search_fts.rowid >> 2)
-	WHEN 3 THEN (SELECT session_id FROM segments WHERE id = search_fts.rowid >> 2) END)
-ORDER BY rank, rowid LIMIT ?3`
+	WHEN 3 THEN (SELECT session_id FROM segments WHERE id = search_fts.rowid >> 2) END AS sid
+	FROM search_fts WHERE search_fts MATCH ?1)
+WHERE (?2 = '' OR sid = ?2) AND sid IN (SELECT id FROM sessions WHERE workspace = ?4)
+ORDER BY k, r LIMIT ?3`
 
 	// What a hit shows: its session, segment and the text to cut a
 	// snippet from.
@@ -368,10 +373,21 @@ FROM memory_entries WHERE scope = ? AND workspace = ? AND kind = ? ORDER BY id`
 	qDeleteMemoryEntries = `DELETE FROM memory_entries WHERE scope = ? AND workspace = ? AND kind = ?`
 	qAddMemoryEntry      = `INSERT INTO memory_entries (scope, workspace, kind, text, created_at) VALUES (?, ?, ?, ?, ?)`
 
+	// Searches keep to one workspace (?3): the decisions of its
+	// sessions, the user's memory entries and its own, its sessions'
+	// pages and handoffs.
 	qSearchMemory = `SELECT rowid & 3, rowid >> 2, rank FROM memory_fts
-WHERE memory_fts MATCH ?1 ORDER BY rank, rowid LIMIT ?2`
+WHERE memory_fts MATCH ?1 AND CASE rowid & 3
+	WHEN 1 THEN EXISTS (SELECT 1 FROM decisions d JOIN sessions s ON s.id = d.session_id WHERE d.id = memory_fts.rowid >> 2 AND s.workspace = ?3)
+	WHEN 2 THEN EXISTS (SELECT 1 FROM memory_entries e WHERE e.id = memory_fts.rowid >> 2 AND (e.scope = 'user' OR e.workspace = ?3))
+	ELSE 0 END
+ORDER BY rank, rowid LIMIT ?2`
 	qSearchArchive = `SELECT rowid & 3, rowid >> 2, rank FROM search_fts
-WHERE search_fts MATCH ?1 AND (rowid & 3) IN (1, 3) ORDER BY rank, rowid LIMIT ?2`
+WHERE search_fts MATCH ?1 AND CASE rowid & 3
+	WHEN 1 THEN EXISTS (SELECT 1 FROM pages p JOIN sessions s ON s.id = p.session_id WHERE p.id = search_fts.rowid >> 2 AND s.workspace = ?3)
+	WHEN 3 THEN EXISTS (SELECT 1 FROM segments g JOIN sessions s ON s.id = g.session_id WHERE g.id = search_fts.rowid >> 2 AND s.workspace = ?3)
+	ELSE 0 END
+ORDER BY rank, rowid LIMIT ?2`
 
 	// What a memory hit shows, by kind: the columns docRow scans, from
 	// the rows the WHERE clause picks; ?1 caps the text, in characters.
@@ -380,10 +396,13 @@ WHERE search_fts MATCH ?1 AND (rowid & 3) IN (1, 3) ORDER BY rank, rowid LIMIT ?
 	qDocPage     = `SELECT id, session_id, segment, 0, '', '', kind, created_at, substr(summary || char(10) || text, 1, ?1) FROM pages`
 	qDocHandoff  = `SELECT id, session_id, seq, 0, '', '', '', coalesce(ended_at, started_at), substr(handoff, 1, ?1) FROM segments`
 
-	// One document by id, and the corpus ranked by embeddings besides the
-	// keyword hits: the newest of a kind.
-	qWhereID     = ` WHERE id = ?2`
-	qWhereNewest = ` ORDER BY id DESC LIMIT ?2`
+	// Each document query is limited to one workspace (?3), then to one
+	// document by id, or to the newest of a kind for the corpus ranked by
+	// embeddings besides the keyword hits.
+	qSessionRowInScope = ` WHERE session_id IN (SELECT id FROM sessions WHERE workspace = ?3)`
+	qEntryInScope      = ` WHERE (scope = 'user' OR workspace = ?3)`
+	qAndID             = ` AND id = ?2`
+	qNewest            = ` ORDER BY id DESC LIMIT ?2`
 
 	qPutVector = `INSERT INTO embeddings (model, hash, dim, vec, created_at) VALUES (?, ?, ?, ?, ?)
 ON CONFLICT (model, hash) DO NOTHING`

@@ -109,7 +109,7 @@ func TestSearch(t *testing.T) {
 		{"no match", a.ID, "zebra", nil, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			hits, err := s.Search(ctx, c.session, c.query, 0)
+			hits, err := s.In("/w").Search(ctx, c.session, c.query, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -130,24 +130,24 @@ func TestSearch(t *testing.T) {
 		})
 	}
 
-	hits, _ := s.Search(ctx, a.ID, "TestAdd", 0)
+	hits, _ := s.In("/w").Search(ctx, a.ID, "TestAdd", 0)
 	if hits[0].ID != pageID {
 		t.Errorf("page hit id = %q, want %q", hits[0].ID, pageID)
 	}
-	hits, _ = s.Search(ctx, a.ID, "vendor", 0)
+	hits, _ = s.In("/w").Search(ctx, a.ID, "vendor", 0)
 	if hits[0].ID != "seg0" || hits[0].Segment != 0 {
 		t.Errorf("handoff hit = %+v, want seg0", hits[0])
 	}
-	hits, _ = s.Search(ctx, a.ID, "reversible", 0)
+	hits, _ = s.In("/w").Search(ctx, a.ID, "reversible", 0)
 	if h := hits[0]; !strings.HasPrefix(h.ID, "m") || h.Segment != 1 || len(h.Snippet) > snippetBefore+snippetAfter+8 || !strings.HasPrefix(h.Snippet, "…") {
 		t.Errorf("message hit = %+v", h)
 	}
 	// More matching words rank higher.
-	hits, _ = s.Search(ctx, "", "database migration reversible", 0)
+	hits, _ = s.In("/w").Search(ctx, "", "database migration reversible", 0)
 	if len(hits) != 2 || hits[0].SessionID != a.ID {
 		t.Errorf("ranking: %+v, want session a's message first", hits)
 	}
-	if hits, _ := s.Search(ctx, "", "database", 1); len(hits) != 1 {
+	if hits, _ := s.In("/w").Search(ctx, "", "database", 1); len(hits) != 1 {
 		t.Errorf("limit 1 gave %d hits", len(hits))
 	}
 }
@@ -165,12 +165,12 @@ func TestSearchHostileQueries(t *testing.T) {
 		"𞤀𞤁", "𞤀𞤁*", "ｆｕｌｌｗｉｄｔｈ", "Ⅻ*", "ß*",
 		`file_read`, `go test ./...`, `"a" "b"`, `a""b`, `NEAR`, `col:`, `:`, `^`,
 	} {
-		if _, err := s.Search(ctx, "", q, 5); err != nil {
+		if _, err := s.In("/w").Search(ctx, "", q, 5); err != nil {
 			t.Errorf("Search(%q) = %v", q, err)
 		}
 	}
 	// Punctuation is literal: a query with operators still finds the words.
-	if hits, err := s.Search(ctx, "", `"vendor" AND -directory*`, 5); err != nil || len(hits) == 0 {
+	if hits, err := s.In("/w").Search(ctx, "", `"vendor" AND -directory*`, 5); err != nil || len(hits) == 0 {
 		t.Errorf("quoted/operator query = %v, %v; want the handoff", hits, err)
 	}
 }
@@ -213,7 +213,7 @@ func TestSearchFollowsEdits(t *testing.T) {
 		}
 	}
 	for _, id := range odd {
-		hits, err := s.Search(ctx, id, "walrus", 10)
+		hits, err := s.In("/w").Search(ctx, id, "walrus", 10)
 		if err != nil || len(hits) != 1 || hits[0].SessionID != id {
 			t.Errorf("Search in session %q = %+v, %v; want its one handoff", id, hits, err)
 		}
@@ -222,10 +222,10 @@ func TestSearchFollowsEdits(t *testing.T) {
 	if err := s.EndSegment(ctx, "---", 0, "second handoff mentions narwhal", 5); err != nil {
 		t.Fatal(err)
 	}
-	if hits, _ := s.Search(ctx, "---", "walrus", 10); len(hits) != 0 {
+	if hits, _ := s.In("/w").Search(ctx, "---", "walrus", 10); len(hits) != 0 {
 		t.Errorf("old handoff still found: %+v", hits)
 	}
-	if hits, _ := s.Search(ctx, "---", "narwhal", 10); len(hits) != 1 {
+	if hits, _ := s.In("/w").Search(ctx, "---", "narwhal", 10); len(hits) != 1 {
 		t.Errorf("new handoff not found: %+v", hits)
 	}
 	// An empty handoff is not indexed, and a segment without one is not a hit.

@@ -46,7 +46,7 @@ func newWorld(t *testing.T, maxSteps int, steps ...fake.Step) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	parentTools, err := tool.NewRegistry(append(fs.Tools(wsp, fs.Options{}), recall.New(w.st))...)
+	parentTools, err := tool.NewRegistry(append(fs.Tools(wsp, fs.Options{}), recall.New(w.st.In(w.ws)))...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -164,9 +164,9 @@ func BenchmarkWebPoll(b *testing.B) {
 	}
 	defer st.Close()
 	id := bigSession(b, st, 900, 3, 2)
-	h := trace.Handler(st, id)
+	h, path := trace.Handler(st, id)
 	poll := func(tb testing.TB, etag string) *httptest.ResponseRecorder {
-		req := httptest.NewRequest(http.MethodGet, "http://127.0.0.1/api/trace", nil)
+		req := httptest.NewRequest(http.MethodGet, "http://127.0.0.1"+path+"api/trace", nil)
 		if etag != "" {
 			req.Header.Set("If-None-Match", etag)
 		}

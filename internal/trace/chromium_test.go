@@ -58,10 +58,9 @@ func TestPageInChromium(t *testing.T) {
 		t.Skip("skipping the browser test in -short mode")
 	}
 	st, tr := loadRecorded(t)
-	srv := httptest.NewServer(trace.Handler(st, tr.Session.ID))
-	defer srv.Close()
+	_, base := serve(t, st, tr.Session.ID)
 
-	dom := headless(t, srv.URL+"/", "--dump-dom")
+	dom := headless(t, base, "--dump-dom")
 	for _, want := range []string{
 		// The header and the summary, from /api/trace.
 		tr.Session.ID,
@@ -95,7 +94,7 @@ func TestPageInChromium(t *testing.T) {
 		t.Logf("DOM:\n%s", tail(dom, 4000))
 	}
 	if shot := os.Getenv("GODWIT_TRACE_SCREENSHOT"); shot != "" {
-		headless(t, srv.URL+"/", "--screenshot="+shot, "--window-size=1280,2400", "--hide-scrollbars")
+		headless(t, base, "--screenshot="+shot, "--window-size=1280,2400", "--hide-scrollbars")
 	}
 }
 
@@ -112,14 +111,14 @@ func TestPageFollowsTheSessionInChromium(t *testing.T) {
 		t.Skip("skipping the browser test in -short mode")
 	}
 	st, tr := loadRecorded(t)
-	h := trace.Handler(st, tr.Session.ID)
+	h, path := trace.Handler(st, tr.Session.ID)
 	var (
 		mu       sync.Mutex
 		statuses []int
 		wrote    bool
 	)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/api/trace" {
+		if r.URL.Path != path+"api/trace" {
 			h.ServeHTTP(w, r)
 			return
 		}
@@ -137,7 +136,7 @@ func TestPageFollowsTheSessionInChromium(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	dom := headless(t, srv.URL+"/", "--dump-dom")
+	dom := headless(t, srv.URL+path, "--dump-dom")
 	for _, want := range []string{`id="t3"`, "one more thing, asked while the page was open", `class="status live"`} {
 		if !strings.Contains(dom, want) {
 			t.Errorf("after the session changed, the page lacks %q", want)

@@ -5,7 +5,9 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
+	"crypto/subtle"
 	"embed"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -20,33 +22,42 @@ import (
 var webFS embed.FS
 
 // Handler serves a read-only page of session sessionID (a full id) from
-// st, and the JSON it is drawn from:
+// st, and the JSON it is drawn from, under path, "/TOKEN/" with a random
+// token of its own:
 //
-//	GET /             the page (HTML, JS and CSS embedded; no external assets)
-//	GET /api/trace    the View: session, report, turns, steps, tool calls
-//	GET /api/report   the Report alone
-//	GET /api/events   the stored events, as a JSON array
+//	GET TOKEN/             the page (HTML, JS and CSS embedded; no external assets)
+//	GET TOKEN/api/trace    the View: session, report, turns, steps, tool calls
+//	GET TOKEN/api/report   the Report alone
+//	GET TOKEN/api/events   the stored events, as a JSON array
 //
-// The page polls /api/trace every two seconds and redraws when its ETag
+// The token is the page's key, as Jupyter's is: any local user can find
+// the port, and the trace may hold what a session read. Every request's
+// token is compared in constant time; a request without it gets 404.
+// The page's own requests are relative, so they carry it.
+//
+// The page polls api/trace every two seconds and redraws when its ETag
 // changes, so it follows a live session. The ETag is the session's
 // store.SessionStamp (a few index lookups), so a poll while nothing
 // changed is answered 304 before anything is loaded; it also names this
 // Handler, so a page left open across a restart loads afresh. Requests
-// whose Host is a name
-// other than localhost are refused, which defeats DNS rebinding: an IP
-// address or localhost is what a user types. Nothing is ever written.
-func Handler(st *store.Store, sessionID string) http.Handler {
+// whose Host is a name other than localhost are refused, which defeats
+// DNS rebinding: an IP address or localhost is what a user types.
+// Nothing is ever written.
+func Handler(st *store.Store, sessionID string) (h http.Handler, path string) {
 	var nonce [4]byte
+	var token [24]byte
 	rand.Read(nonce[:]) // never fails (crypto/rand documents it)
-	h := &handler{st: st, id: sessionID, nonce: hex.EncodeToString(nonce[:])}
+	rand.Read(token[:])
+	hd := &handler{st: st, id: sessionID, nonce: hex.EncodeToString(nonce[:])}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /{$}", h.asset("web/index.html", "text/html; charset=utf-8"))
-	mux.HandleFunc("GET /app.js", h.asset("web/app.js", "text/javascript; charset=utf-8"))
-	mux.HandleFunc("GET /style.css", h.asset("web/style.css", "text/css; charset=utf-8"))
-	mux.HandleFunc("GET /api/trace", h.trace)
-	mux.HandleFunc("GET /api/report", h.report)
-	mux.HandleFunc("GET /api/events", h.events)
-	return guard(mux)
+	mux.HandleFunc("GET /{$}", hd.asset("web/index.html", "text/html; charset=utf-8"))
+	mux.HandleFunc("GET /app.js", hd.asset("web/app.js", "text/javascript; charset=utf-8"))
+	mux.HandleFunc("GET /style.css", hd.asset("web/style.css", "text/css; charset=utf-8"))
+	mux.HandleFunc("GET /api/trace", hd.trace)
+	mux.HandleFunc("GET /api/report", hd.report)
+	mux.HandleFunc("GET /api/events", hd.events)
+	key := base64.RawURLEncoding.EncodeToString(token[:])
+	return guard(key, mux), "/" + key + "/"
 }
 
 type handler struct {
@@ -55,9 +66,10 @@ type handler struct {
 	nonce string // names this handler in its ETags
 }
 
-// guard refuses foreign Host names and sets headers that keep the page
-// to its own assets.
-func guard(next http.Handler) http.Handler {
+// guard refuses foreign Host names and requests without the token as
+// their path's first part, which it strips; it sets headers that keep
+// the page to its own assets.
+func guard(token string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		host := r.Host
 		if h, _, err := net.SplitHostPort(host); err == nil {
@@ -68,6 +80,13 @@ func guard(next http.Handler) http.Handler {
 			http.Error(w, "trace: refusing Host "+r.Host+"; open the page by IP address or localhost", http.StatusForbidden)
 			return
 		}
+		got, rest, ok := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+		if subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 || !ok {
+			http.Error(w, "trace: not found; open the address `godwit inspect trace --web` printed, token included", http.StatusNotFound)
+			return
+		}
+		r = r.Clone(r.Context())
+		r.URL.Path, r.URL.RawPath = "/"+rest, ""
 		hd := w.Header()
 		hd.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'")
 		hd.Set("X-Content-Type-Options", "nosniff")

@@ -35,12 +35,21 @@ func get(t *testing.T, url string, hdr map[string]string) (*http.Response, strin
 	return res, string(b)
 }
 
+// serve starts the page of session id; base is its address, token
+// included.
+func serve(t *testing.T, st *store.Store, id string) (srv *httptest.Server, base string) {
+	t.Helper()
+	h, path := trace.Handler(st, id)
+	srv = httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv, srv.URL + path
+}
+
 func TestHandlerServesTheSession(t *testing.T) {
 	st, tr := loadRecorded(t)
-	srv := httptest.NewServer(trace.Handler(st, tr.Session.ID))
-	defer srv.Close()
+	_, base := serve(t, st, tr.Session.ID)
 
-	res, body := get(t, srv.URL+"/api/trace", nil)
+	res, body := get(t, base+"api/trace", nil)
 	if res.StatusCode != http.StatusOK || res.Header.Get("Content-Type") != "application/json" {
 		t.Fatalf("GET /api/trace: %s %s", res.Status, res.Header.Get("Content-Type"))
 	}
@@ -76,25 +85,25 @@ func TestHandlerServesTheSession(t *testing.T) {
 	}
 
 	// An unchanged session answers 304 to the page's poll.
-	res, _ = get(t, srv.URL+"/api/trace", map[string]string{"If-None-Match": res.Header.Get("ETag")})
+	res, _ = get(t, base+"api/trace", map[string]string{"If-None-Match": res.Header.Get("ETag")})
 	if res.StatusCode != http.StatusNotModified {
 		t.Errorf("poll with the same ETag: %s", res.Status)
 	}
 
-	res, body = get(t, srv.URL+"/api/report", nil)
+	res, body = get(t, base+"api/report", nil)
 	var rep trace.Report
 	if err := json.Unmarshal([]byte(body), &rep); err != nil || res.StatusCode != 200 || rep.ToolCalls != 15 {
 		t.Errorf("GET /api/report: %s, %d tool calls, %v", res.Status, rep.ToolCalls, err)
 	}
 
-	_, body = get(t, srv.URL+"/api/events", nil)
+	_, body = get(t, base+"api/events", nil)
 	var evs []agent.Event
 	if err := json.Unmarshal([]byte(body), &evs); err != nil || len(evs) != len(tr.Events) {
 		t.Errorf("GET /api/events: %d events (want %d), %v", len(evs), len(tr.Events), err)
 	}
 
-	for _, p := range []string{"/", "/app.js", "/style.css"} {
-		res, body := get(t, srv.URL+p, nil)
+	for _, p := range []string{"", "app.js", "style.css"} {
+		res, body := get(t, base+p, nil)
 		if res.StatusCode != 200 || len(body) < 100 {
 			t.Errorf("GET %s: %s, %d bytes", p, res.Status, len(body))
 		}
@@ -108,9 +117,8 @@ func TestHandlerServesTheSession(t *testing.T) {
 
 func TestHandlerFollowsALiveSession(t *testing.T) {
 	st, tr := loadRecorded(t)
-	srv := httptest.NewServer(trace.Handler(st, tr.Session.ID))
-	defer srv.Close()
-	res, _ := get(t, srv.URL+"/api/trace", nil)
+	_, base := serve(t, st, tr.Session.ID)
+	res, _ := get(t, base+"api/trace", nil)
 	tag := res.Header.Get("ETag")
 
 	ctx := context.Background()
@@ -118,7 +126,7 @@ func TestHandlerFollowsALiveSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, body := get(t, srv.URL+"/api/trace", map[string]string{"If-None-Match": tag})
+	res, body := get(t, base+"api/trace", map[string]string{"If-None-Match": tag})
 	if res.StatusCode != http.StatusOK {
 		t.Fatalf("after a new turn: %s", res.Status)
 	}
@@ -132,34 +140,32 @@ func TestHandlerFollowsALiveSession(t *testing.T) {
 
 	// Nothing new: 304 under the new tag. The turn's end: a new view.
 	tag = res.Header.Get("ETag")
-	if res, _ = get(t, srv.URL+"/api/trace", map[string]string{"If-None-Match": tag}); res.StatusCode != http.StatusNotModified {
+	if res, _ = get(t, base+"api/trace", map[string]string{"If-None-Match": tag}); res.StatusCode != http.StatusNotModified {
 		t.Errorf("unchanged after the new turn: %s", res.Status)
 	}
 	started.Status = store.TurnDone
 	if err := st.FinishTurn(ctx, started); err != nil {
 		t.Fatal(err)
 	}
-	res, body = get(t, srv.URL+"/api/trace", map[string]string{"If-None-Match": tag})
+	res, body = get(t, base+"api/trace", map[string]string{"If-None-Match": tag})
 	if err := json.Unmarshal([]byte(body), &v); err != nil || res.StatusCode != http.StatusOK || v.Live || v.Turns[2].Status != string(store.TurnDone) {
 		t.Errorf("after the turn ended: %s, live %v, %v", res.Status, v.Live, err)
 	}
 
 	// Another server on the same database (a restarted inspect) has tags
 	// of its own, so a page left open reloads once.
-	again := httptest.NewServer(trace.Handler(st, tr.Session.ID))
-	defer again.Close()
+	_, againBase := serve(t, st, tr.Session.ID)
 	tag = res.Header.Get("ETag")
-	if res, _ := get(t, again.URL+"/api/trace", map[string]string{"If-None-Match": tag}); res.StatusCode != http.StatusOK || res.Header.Get("ETag") == tag {
+	if res, _ := get(t, againBase+"api/trace", map[string]string{"If-None-Match": tag}); res.StatusCode != http.StatusOK || res.Header.Get("ETag") == tag {
 		t.Errorf("a new server answered the old server's tag with %s", res.Status)
 	}
 }
 
 func TestHandlerRefusesForeignHostsAndUnknownSessions(t *testing.T) {
 	st, tr := loadRecorded(t)
-	srv := httptest.NewServer(trace.Handler(st, tr.Session.ID))
-	defer srv.Close()
+	_, base := serve(t, st, tr.Session.ID)
 	// DNS rebinding: a page on evil.example resolving to 127.0.0.1.
-	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/api/trace", nil)
+	req, _ := http.NewRequest(http.MethodGet, base+"api/trace", nil)
 	req.Host = "evil.example"
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -175,10 +181,30 @@ func TestHandlerRefusesForeignHostsAndUnknownSessions(t *testing.T) {
 	}
 	res.Body.Close()
 
-	gone := httptest.NewServer(trace.Handler(st, "nosuchsession"))
-	defer gone.Close()
-	res, body := get(t, gone.URL+"/api/trace", nil)
+	_, goneBase := serve(t, st, "nosuchsession")
+	res, body := get(t, goneBase+"api/trace", nil)
 	if res.StatusCode != http.StatusNotFound || !strings.Contains(body, "godwit sessions") {
 		t.Errorf("unknown session: %s %q", res.Status, body)
+	}
+}
+
+// Without the token, in any form, nothing is served: not the page, not
+// the trace.
+func TestHandlerNeedsTheToken(t *testing.T) {
+	st, tr := loadRecorded(t)
+	srv, base := serve(t, st, tr.Session.ID)
+	token := strings.Trim(strings.TrimPrefix(base, srv.URL), "/")
+	otherSrv, other := serve(t, st, tr.Session.ID)
+	otherToken := strings.Trim(strings.TrimPrefix(other, otherSrv.URL), "/")
+	for _, u := range []string{"/", "/api/trace", "/api/events", "/app.js", "/" + token, "/" + token[:len(token)-1] + "/api/trace",
+		"/" + strings.ToUpper(token) + "/api/trace", "/x" + token + "/api/trace", "//" + token + "/api/trace", "/api/trace?token=" + token,
+		"/" + otherToken + "/api/trace"} {
+		res, body := get(t, srv.URL+u, nil)
+		if res.StatusCode != http.StatusNotFound || strings.Contains(body, tr.Session.ID) {
+			t.Errorf("GET %s: %s %q", u, res.Status, body)
+		}
+	}
+	if res, _ := get(t, base+"api/trace", nil); res.StatusCode != http.StatusOK {
+		t.Errorf("with the token: %s", res.Status)
 	}
 }

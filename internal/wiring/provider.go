@@ -143,7 +143,7 @@ func chooseModel(opts Options, cfg config.Config, cat *catalog.Catalog) (chosenM
 	if opts.Model == "" {
 		return chosenModel{}, inputError(errors.New("wiring: no model configured: name one with --model provider/model or GODWIT_MODEL"))
 	}
-	pm, err := NewProvider(cfg, cat, opts.Model, opts.Getenv, opts.Logger)
+	pm, err := NewProvider(cfg, cat, opts.Model, withProjectKey(opts, cat), opts.Logger)
 	if err != nil {
 		return chosenModel{}, err
 	}
@@ -151,6 +151,30 @@ func chooseModel(opts Options, cfg config.Config, cat *catalog.Catalog) (chosenM
 		opts.Logger.Warn(pm.Warning)
 	}
 	return chosenModel{provider: pm.Provider, providerName: pm.ProviderName, id: pm.Model.ID, info: pm.Model}, nil
+}
+
+// withProjectKey is opts.Getenv, and, where it has no key for the
+// provider opts.Model names, the workspace .env's key for it: the user
+// named that provider, so the repository's key can only fill in, never
+// choose. It says so, since the key's account receives the session.
+func withProjectKey(opts Options, cat *catalog.Catalog) func(string) string {
+	name, _, err := catalog.ParseModelRef(opts.Model)
+	prov, ok := cat.Provider(name)
+	if err != nil || !ok || opts.ProjectKey == nil || prov.APIKeyEnv == "" || opts.Getenv(prov.APIKeyEnv) != "" {
+		return opts.Getenv
+	}
+	key, ok := opts.ProjectKey(prov.APIKeyEnv)
+	if !ok || key == "" {
+		return opts.Getenv
+	}
+	opts.Logger.Warn(fmt.Sprintf("using %s from the workspace's .env for %s, which you named: that key's account receives this session; export your own key to use it instead", prov.APIKeyEnv, name))
+	env := prov.APIKeyEnv
+	return func(k string) string {
+		if k == env {
+			return key
+		}
+		return opts.Getenv(k)
+	}
 }
 
 // splitModel names a caller-given provider's records: "provider/model",

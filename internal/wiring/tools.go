@@ -64,7 +64,7 @@ func newMemory(opts Options, cfg config.MemoryConfig, root string, st *store.Sto
 	if err != nil {
 		return memoryParts{}, err
 	}
-	searcher, err := memory.NewSearcher(memory.SearchOptions{Store: st, Embedder: embedder, Logger: opts.Logger})
+	searcher, err := memory.NewSearcher(memory.SearchOptions{Store: st, Workspace: root, Embedder: embedder, Logger: opts.Logger})
 	if err != nil {
 		return memoryParts{}, fmt.Errorf("wiring: %w", err)
 	}
@@ -92,7 +92,7 @@ type toolDeps struct {
 // (startExtensions).
 func newTools(ctx context.Context, d toolDeps) (*tool.Registry, error) {
 	tools := append(fs.Tools(d.ws, fs.Options{Files: d.opts.Files, BeforeWrite: d.guard.recorder.BeforeWrite, Hidden: d.guard.hidden}),
-		d.shells.tool, d.plan, recall.New(d.store), d.mem.search)
+		d.shells.tool, d.plan, recall.New(d.store.In(d.ws.Root())), d.mem.search)
 	if skills, _ := memory.Skills(d.mem.places); len(skills) > 0 {
 		tools = append(tools, memory.NewSkillTool(d.mem.places))
 	}

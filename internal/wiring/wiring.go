@@ -74,6 +74,11 @@ type Options struct {
 	EngineEvents agent.Sink
 	// Getenv reads the environment (API keys); nil means os.Getenv.
 	Getenv func(string) string
+	// ProjectKey reads a provider key of the workspace's .env, which
+	// came with the repository: it never picks the provider or the
+	// account, and is used only as the key of the provider Model names
+	// when Getenv has none, with a warning. Nil has none.
+	ProjectKey func(name string) (string, bool)
 	// Files, when set, serves file_read, file_write and file_edit from an
 	// editor's buffers (ACP); nil uses the disk.
 	Files fs.Files

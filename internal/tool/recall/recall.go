@@ -1,6 +1,8 @@
 // Package recall is the recall tool: the model's way back to what left
 // the window — outputs paged out (p42), handoffs of earlier segments
-// (seg3), messages (m7) — by id or by keywords over the session.
+// (seg3), messages (m7) — by id or by keywords over the session. It
+// reads through a store.Scope, so no id reaches another workspace's
+// sessions.
 //
 // recall imports llm, tool and store; nothing of the engine.
 package recall
@@ -27,10 +29,10 @@ var description string
 const MaxOutput = 24 << 10
 
 // Tool is recall.
-type Tool struct{ st *store.Store }
+type Tool struct{ st store.Scope }
 
-// New returns the recall tool over st.
-func New(st *store.Store) *Tool { return &Tool{st: st} }
+// New returns the recall tool over the records of one workspace.
+func New(st store.Scope) *Tool { return &Tool{st: st} }
 
 func (*Tool) Name() string { return "recall" }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/godwit/godwit/internal/store"
 	"github.com/godwit/godwit/internal/store/storetest"
+	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/tool"
 )
 
@@ -27,7 +28,7 @@ func TestRecall(t *testing.T) {
 	_ = st.EndSegment(ctx, id, 1, "## Current task\nthe handoff text", 10)
 
 	ctx = tool.WithSession(ctx, tool.Session{ID: id})
-	r := New(st)
+	r := New(st.In(""))
 	tests := []struct {
 		query, want string
 		errCode     string
@@ -68,7 +69,7 @@ func recallPage(t *testing.T, text string, s tool.Session) string {
 	_ = st.CreateSession(ctx, store.Session{ID: s.ID})
 	page, _ := st.PutPage(ctx, store.Page{SessionID: s.ID, Segment: 1, Kind: "tool_output", Text: text})
 	raw, _ := json.Marshal(map[string]string{"query": page})
-	res, err := New(st).Run(tool.WithSession(ctx, s), raw)
+	res, err := New(st.In("")).Run(tool.WithSession(ctx, s), raw)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,5 +93,37 @@ func TestRecallFitsTheSharesTokens(t *testing.T) {
 	body, _, _ := strings.Cut(out, "\n[truncated")
 	if count(body) > 1000 || !strings.HasSuffix(body, "0123456789\n") || !strings.Contains(out, `reads on]`) {
 		t.Errorf("%d tokens: %q", count(body), out[len(out)-100:])
+	}
+}
+
+// Another workspace's pages, handoffs, Decisions and words are not
+// found, by any id or offset a model could guess.
+func TestRecallKeepsToTheWorkspace(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := storetest.Open(t)
+	const secret = "aws_secret_access_key=QQQsecret"
+	for _, s := range []store.Session{{ID: "theirs", Workspace: "/a"}, {ID: "ours", Workspace: "/b"}} {
+		if err := st.CreateSession(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, _ = st.PutPage(ctx, store.Page{SessionID: "theirs", Segment: 1, Kind: "tool_output", Text: secret})
+	_, _ = st.AddDecision(ctx, store.Decision{SessionID: "theirs", Source: "user", Text: secret})
+	_ = st.StartSegment(ctx, "theirs", 1, "start")
+	_ = st.EndSegment(ctx, "theirs", 1, secret, 10)
+	_, _ = st.AppendMessage(ctx, "theirs", 0, 1, llm.UserText(secret))
+	r := New(st.In("/b"))
+	for _, sess := range []string{"ours", "theirs", ""} {
+		ctx := tool.WithSession(ctx, tool.Session{ID: sess})
+		for _, q := range []string{"p1", "p2", "seg1", "D1", "QQQsecret", "aws_secret_access_key"} {
+			for _, off := range []int{0, 3} {
+				raw, _ := json.Marshal(map[string]any{"query": q, "offset": off})
+				res, _ := r.Run(ctx, raw)
+				if strings.Contains(res.Content, "=QQQ") {
+					t.Errorf("session %q, recall %s at %d: %q", sess, q, off, res.Content)
+				}
+			}
+		}
 	}
 }
