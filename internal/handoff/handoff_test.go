@@ -295,8 +295,8 @@ func TestShortenedPasteShowsTheQuestion(t *testing.T) {
 	for i := 1; i <= 5; i++ {
 		es = append(es, Entry{Seq: i, Source: "user", Turn: i, Text: log + "Which test failed? Then read f0" + strconv.Itoa(i) + ".txt."})
 	}
-	l := RenderLedger(es, LedgerOptions{})
-	if !strings.Contains(l.Text, "D1 (user, turn 1, shortened): === RUN TestCache … Which test failed? Then read f01.txt.") {
+	l := RenderLedger(es, LedgerOptions{Budget: 120})
+	if !strings.Contains(l.Text, `D1 (user, turn 1, shortened): [40-line paste] Which test failed? Then read f01.txt. recall("D1")`) {
 		t.Errorf("the shortened paste lost its question:\n%s", l.Text)
 	}
 }

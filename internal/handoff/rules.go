@@ -9,22 +9,7 @@ import (
 	"github.com/godwit/godwit/internal/untrusted"
 )
 
-// Kinds of the user's entries.
-const (
-	// KindInstruction is a standing instruction: a rule, constraint or
-	// preference that holds until the user changes it. It is never cut.
-	KindInstruction = "instruction"
-	// KindRequest is an ordinary request: what to do now. The newest few
-	// stay verbatim; older ones shrink to one line that recall expands.
-	KindRequest = "request"
-)
-
 var (
-	// standing words mark a sentence that holds beyond the request it
-	// came with.
-	standingRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`\b(?:^keep\b|always|never|from now on|going forward|henceforth|from here on|rules?(?: [a-z0-9-]*\d[a-z0-9-]*)?\s*:|(?:new|house|hard|golden|one|my|our) rules?|rule change|the rules? (?:is|are)|constraints?|polic(?:y|ies)|conventions?|don'?t|do not|must(?:n'?t| not)?|avoid|prefer(?:ably)?|forbidden|not allowed|allowed|may(?: not| now| only| be)|only (?:use|edit|touch|change|write|modify|run|commit|push)|stick to|no longer|any ?more|instead|remember|(?:is|are) yours|forget|scratch that|lifted|keep (?:using|to)|make sure (?:to )?always)\b`)
-	})
 	// weakenRe marks text that loosens a rule: what a model may never
 	// propose about the user's words.
 	weakenRe = sync.OnceValue(func() *regexp.Regexp {
@@ -42,127 +27,6 @@ var (
 	})
 	wordRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[a-z][a-z\-]{3,}`) })
 )
-
-// Classify says whether a user's message gives a standing instruction
-// or an ordinary request. Only prose counts: code blocks, pasted logs and
-// questions are passed over, since a log line saying "must" or a question
-// about why something "never" ends gives no instruction. A sentence with
-// a standing word (always, never, from now on, must, prefer, ...) is an
-// instruction; so is a short statement that asks for nothing ("the cache
-// uses LRU", "64 MiB cap"): a decision. Questions, imperatives ("read
-// f3.txt", "fix the test") and long pastes are requests. When in doubt it
-// says instruction: keeping a request verbatim costs tokens, losing a
-// rule costs the user's trust.
-func Classify(text string) string {
-	sentences := proseSentences(text)
-	for _, s := range sentences {
-		if standingRe().MatchString(s) {
-			return KindInstruction
-		}
-	}
-	if strings.Contains(text, "?") || len(text) > 300 || len(sentences) == 0 {
-		return KindRequest
-	}
-	first := strings.Fields(unlabel(sentences[0]))
-	if len(first) == 0 || requestVerbs()[strings.Trim(first[0], ",.:;!")] {
-		return KindRequest
-	}
-	return KindInstruction
-}
-
-// unlabel drops a short label before a colon: "Topic A: ...", "Task 3: ...".
-func unlabel(s string) string {
-	if i := strings.IndexByte(s, ':'); i > 0 && len(strings.Fields(s[:i])) <= 3 {
-		return s[i+1:]
-	}
-	return s
-}
-
-// requestVerbs start a sentence that asks for something done now.
-var requestVerbs = sync.OnceValue(func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`read summarise summarize fix add run show tell explain write create count list find look check
-update remove delete implement refactor rename move make build test open review help can could would please what why how where
-when which who is are does do did go try print grep search debug investigate diagnose compare install upgrade bump tidy clean
-format lint commit push merge rebase revert undo continue retry finish start stop describe draft generate port convert split
-extract inline document translate paste here see let give send deploy release measure profile benchmark rewrite replace change
-edit modify set get fetch load parse call analyse analyze answer now then next also and so ok okay thanks thank yes no`) {
-		m[w] = true
-	}
-	return m
-})
-
-// proseSentences returns the lowercased sentences of text's prose lines.
-func proseSentences(text string) []string {
-	out := sentences(text)
-	for i := range out {
-		out[i] = strings.ToLower(out[i])
-	}
-	return out
-}
-
-// sentences returns the sentences of text's prose lines, as written,
-// questions left out.
-func sentences(text string) []string {
-	var out []string
-	fenced := false
-	for _, line := range strings.Split(text, "\n") {
-		t := strings.TrimSpace(line)
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			fenced = !fenced
-			continue
-		}
-		if fenced || t == "" || !prose(line) {
-			continue
-		}
-		for _, s := range splitSentences(t) {
-			if !strings.HasSuffix(s, "?") {
-				out = append(out, s)
-			}
-		}
-	}
-	return out
-}
-
-// prose reports whether a line reads like the user's own words rather
-// than pasted output: not indented as code, not a log or stack line, not
-// mostly symbols.
-func prose(line string) bool {
-	if strings.HasPrefix(line, "    ") || strings.HasPrefix(line, "\t") {
-		return false
-	}
-	t := strings.TrimSpace(line)
-	switch {
-	case t == "", logLineRe().MatchString(t):
-		return false
-	}
-	letters := 0
-	for _, r := range t {
-		if 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || r == ' ' {
-			letters++
-		}
-	}
-	return letters*10 >= len(t)*7
-}
-
-var logLineRe = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(?:\d{2,4}[-/:.]\d|\[|[<>$#|]|(?:at|from)\s+\S+[.(]|[A-Z]{3,}[:\s\]]|\w+\.\w+:\d+|--- |=== |ok\s|fail\b|panic:|goroutine |error[:\[]|warn(?:ing)?[:\[]|info[:\[]|debug[:\[]|traceback|\w+(?:error|exception)\b)`)
-})
-
-func splitSentences(s string) []string {
-	var out []string
-	start := 0
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; (c == '.' || c == '!' || c == '?' || c == ';') && (i+1 == len(s) || s[i+1] == ' ') {
-			out = append(out, strings.TrimSpace(s[start:i+1]))
-			start = i + 1
-		}
-	}
-	if rest := strings.TrimSpace(s[start:]); rest != "" {
-		out = append(out, rest)
-	}
-	return out
-}
 
 // subject is what a text is about: strong keys (paths, codes, names in
 // backticks or code case) and content words.
@@ -677,8 +541,8 @@ func Sanitize(d *Draft, ledger []Entry) int {
 // instruction on the subject of one of the user's: a paraphrase, which
 // can only differ from the user's words.
 func restates(ledger []Entry, line string) bool {
-	for _, s := range proseSentences(line) {
-		if standingRe().MatchString(s) && aboutInstruction(ledger, s) {
+	for _, s := range sentencesOf(line) {
+		if strong, _ := standing(s.low); !s.question && strong && aboutInstruction(ledger, s.text) {
 			return true
 		}
 	}

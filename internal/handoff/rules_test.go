@@ -171,11 +171,11 @@ func TestRenderLedgerWithinBudget(t *testing.T) {
 	if !strings.Contains(l.Text, "- D1 (user, turn 1): Rule ZEBRA-7: never edit files under vendor/.") {
 		t.Errorf("the rule is not verbatim:\n%s", l.Text)
 	}
-	if !strings.Contains(l.Text, "Here is log 41, what failed?\n") && !strings.Contains(l.Text, "> Here is log 41, what failed?") {
-		t.Errorf("the newest request is not verbatim:\n%s", l.Text)
+	if !strings.Contains(l.Text, "> Here is log 41, what failed?") || !strings.Contains(l.Text, "[7-line paste, recall D41]") {
+		t.Errorf("the newest request's words are not verbatim:\n%s", l.Text)
 	}
-	if l.Folded == 0 || !strings.Contains(l.Text, `earlier requests, folded to fit; recall("D2")`) || !strings.Contains(l.Text, `recall("D40")`) {
-		t.Errorf("older requests are not shortened and folded (%d, %d):\n%s", l.Shortened, l.Folded, l.Text)
+	if l.Shortened+l.Folded == 0 || !strings.Contains(l.Text, `recall("D2")`) {
+		t.Errorf("older requests are not shortened or folded (%d, %d):\n%s", l.Shortened, l.Folded, l.Text)
 	}
 	// Standing instructions alone past the budget: all kept, and said.
 	var rules []Entry

@@ -1,0 +1,200 @@
+package handoff
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+)
+
+// A block is a run of a user's message: the user's own words (prose) or
+// a paste (fenced code, a log, a stack trace, indented code, a file's
+// contents), which the ledger shows as a marker with the entry's id.
+type block struct {
+	text  string // the lines as written, without their final newline
+	lines int
+	paste bool
+}
+
+// Pastes of at most these lines and runes stay whole in the ledger
+// while it has room (a rule's example, a command); longer ones are
+// always a marker.
+const (
+	shortPasteLines = 4
+	shortPasteRunes = 320
+)
+
+func (b block) short() bool {
+	return b.lines <= shortPasteLines && utf8.RuneCountInString(b.text) <= shortPasteRunes
+}
+
+// blocks splits a message into prose and pastes. A fenced block is one
+// paste, fences and all. Other lines are judged one by one (proseLine);
+// a prose-looking line between two pasted ones is part of the paste
+// (a log's "hint: ..." line), and blank lines between two pastes join
+// them.
+func blocks(text string) []block {
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	kind := make([]int, len(lines)) // 0 blank, 1 prose, 2 paste, 3 fenced
+	for i := 0; i < len(lines); i++ {
+		t := strings.TrimSpace(lines[i])
+		if fence := fenceOf(t); fence != "" {
+			kind[i] = 3
+			for i++; i < len(lines); i++ {
+				kind[i] = 3
+				if strings.HasPrefix(strings.TrimSpace(lines[i]), fence) {
+					break
+				}
+			}
+			continue
+		}
+		switch {
+		case t == "":
+		case proseLine(lines[i]):
+			kind[i] = 1
+		default:
+			kind[i] = 2
+		}
+	}
+	for i := 1; i+1 < len(kind); i++ {
+		if kind[i] == 1 && kind[i-1] == 2 && kind[i+1] == 2 {
+			kind[i] = 2
+		}
+	}
+	var out []block
+	from, last, cls := -1, -1, 0 // the current block's first and last line, its class
+	flush := func() {
+		if from >= 0 {
+			out = append(out, block{text: strings.Join(lines[from:last+1], "\n"), lines: last + 1 - from, paste: cls == 2})
+		}
+		from = -1
+	}
+	for i, k := range kind {
+		if k == 0 {
+			continue
+		}
+		c := min(k, 2) // fenced or not, a paste
+		if from >= 0 && c != cls {
+			flush()
+		}
+		if from < 0 {
+			from, cls = i, c
+		}
+		last = i
+	}
+	flush()
+	return out
+}
+
+// fenceOf returns the fence a line opens or closes ("```", "~~~"), or "".
+func fenceOf(t string) string {
+	for _, f := range []string{"```", "~~~"} {
+		if strings.HasPrefix(t, f) {
+			return f
+		}
+	}
+	return ""
+}
+
+// prose returns the message's prose lines, pastes left out.
+func prose(text string) []string {
+	var out []string
+	for _, b := range blocks(text) {
+		if !b.paste {
+			for _, l := range strings.Split(b.text, "\n") {
+				if strings.TrimSpace(l) != "" {
+					out = append(out, l)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// withMarkers is the message with its pastes as markers naming ref: all
+// of them, or (all false) only the long ones.
+func withMarkers(text, ref string, all bool) string {
+	var parts []string
+	for _, b := range blocks(text) {
+		if b.paste && (all || !b.short()) {
+			parts = append(parts, pasteMarker(b, ref))
+			continue
+		}
+		parts = append(parts, b.text)
+	}
+	return strings.Join(parts, "\n")
+}
+
+func pasteMarker(b block, ref string) string {
+	return fmt.Sprintf("[%d-line paste, recall %s]", b.lines, ref)
+}
+
+// proseLine reports whether a line reads like someone's words rather
+// than pasted output: not indented code, not a real log, stack or test
+// line, and mostly letters of any script. Markdown (headings, bullets,
+// quotes, emphasis) and emoji count as prose.
+func proseLine(line string) bool {
+	if strings.HasPrefix(line, "    ") || strings.HasPrefix(line, "\t") {
+		// Indented: code, unless it is a nested bullet.
+		if !bulletRe().MatchString(strings.TrimSpace(line)) {
+			return false
+		}
+	}
+	t := strings.TrimSpace(line)
+	if t == "" || logLine(t) {
+		return false
+	}
+	t = bulletRe().ReplaceAllString(t, "")
+	words, other := 0, 0
+	for _, r := range t {
+		switch {
+		case unicode.IsLetter(r), unicode.IsSpace(r), unicode.IsMark(r):
+			words++
+		case strings.ContainsRune(prosePunct, r), unicode.Is(unicode.So, r), unicode.Is(unicode.Sk, r), r == '\u200d', r == '\ufe0f':
+			// Punctuation of prose in any script, and emoji: neutral.
+		case unicode.IsDigit(r):
+			words++ // "Go 1.22", "64 MiB": numbers are words too
+			other++
+		default:
+			other++
+		}
+	}
+	return words > 0 && words >= 3*other
+}
+
+// prosePunct is the punctuation prose uses, ASCII, full-width and
+// typographic: it counts for neither side.
+const prosePunct = ".,;:!?'\"()-–—…·、。，；：！？「」『』（）《》〈〉【】〔〕“”‘’«»„‚‹›¡¿*_`/~#>|+"
+
+var (
+	bulletRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:#{1,6}\s+|>\s*|[-*+•・]\s+|\d{1,3}[.)、]\s*|[①-⑳]\s*|\[[ xX]\]\s+)+`)
+	})
+	// logRe matches a line in a real log, stack trace or test output
+	// format: a timestamp first, a level in its place, a stack frame, a
+	// test runner's line. An all-caps word alone is no log ("NEVER ...").
+	logRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:` +
+			// timestamps: 2026-11-30T02:00:01, 2026/11/30 02:00, 02:00:01.123, [12:00:01]
+			`\[?\d{4}[-/.]\d{2}[-/.]\d{2}(?:[T ]\d{2}:\d{2})?|\[?\d{2}:\d{2}:\d{2}|` +
+			// syslog and glog: "Nov 30 02:00:01", "E1130 02:00:01.123"
+			`(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +\d{1,2} \d{2}:\d{2}|[IWEF]\d{4} \d{2}:\d{2}|` +
+			// a level in its place: "[INFO] ...", "ERROR: x.go:3", "level=warn"
+			`\[(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|FATAL|CRITICAL|PANIC|SEVERE)\]|` +
+			`(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL|CRITICAL|PANIC)\s*[:|]\s*\S+[./:]\S|level=|` +
+			// stacks and runtimes
+			`at [\w$.<>]+\(.*\)$|at .+:\d+:\d+\)?$|File ".+", line \d+|Traceback \(most recent call last\)|goroutine \d+ \[|panic: |` +
+			`\S+\.(?:go|py|js|ts|java|rs|c|cc|cpp|rb|kt|swift|cs):\d+|[\w.]+(?:Error|Exception)(?::|$)|Caused by: |` +
+			// test runners, shells, builds, diffs
+			`--- (?:FAIL|PASS|SKIP)|=== (?:RUN|PAUSE|CONT)|(?:ok|FAIL|PASS)(?:\s|$)|\$ \S|make(?:\[\d+\])?: |npm (?:ERR|WARN)|` +
+			`@@ -\d|\+\+\+ |--- a/|diff --git|[A-Z][\w.]+\s+\d+\.\d+s|` +
+			// key=value and JSON-ish lines
+			`\w+=\S+(?:\s+\w+=\S+){2,}|[{}\[\]],?$|"[\w-]+":\s` +
+			`)`)
+	})
+)
+
+// logLine reports whether a trimmed line is a log, stack or test line.
+func logLine(t string) bool { return logRe().MatchString(t) }
