@@ -168,6 +168,9 @@ func (s *plainSink) Emit(e agent.Event) {
 		s.endLine()
 		r := e.Reset
 		fmt.Fprintf(s.log, "⟲ context reset (%s): segment %d, handoff %d tokens\n", r.Reason, r.To, r.Tokens)
+	case agent.EventKept:
+		s.endLine()
+		fmt.Fprintf(s.log, "godwit: kept as a rule, D%d\n", e.Kept.Seq)
 	case agent.EventSuperseded:
 		s.endLine()
 		fmt.Fprintln(s.log, supersededLine(e.Superseded))

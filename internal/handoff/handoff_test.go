@@ -3,6 +3,7 @@ package handoff
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -295,8 +296,21 @@ func TestShortenedPasteShowsTheQuestion(t *testing.T) {
 	for i := 1; i <= 5; i++ {
 		es = append(es, Entry{Seq: i, Source: "user", Turn: i, Text: log + "Which test failed? Then read f0" + strconv.Itoa(i) + ".txt."})
 	}
-	l := RenderLedger(es, LedgerOptions{Budget: 120})
-	if !strings.Contains(l.Text, `D1 (user, turn 1, shortened): [40-line paste] Which test failed? Then read f01.txt. recall("D1")`) {
+	l := RenderLedger(es, LedgerOptions{Budget: 90})
+	if l.Shortened == 0 || !regexp.MustCompile(`D(\d) \(user, turn \d, shortened\): \[40-line paste\] Which test failed\? Then read f0\d\.txt\. recall\("D\d"\)`).MatchString(l.Text) {
 		t.Errorf("the shortened paste lost its question:\n%s", l.Text)
+	}
+}
+
+// Within its budget the ledger shrinks nothing.
+func TestRenderLedgerWithinBudgetShrinksNothing(t *testing.T) {
+	es := []Entry{
+		{Seq: 1, Source: "user", Turn: 1, Kind: KindInstruction, Text: "Never edit vendor/.", SupersededBy: 3},
+		{Seq: 2, Source: "user", Turn: 2, Kind: KindRequest, Text: "read a.txt"},
+		{Seq: 3, Source: "user", Turn: 3, Kind: KindInstruction, Text: "vendor/ may now be edited."},
+	}
+	l := RenderLedger(es, LedgerOptions{Budget: 1000})
+	if l.Shortened+l.Folded+l.Pastes != 0 || !strings.Contains(l.Text, "- D2 (user, turn 2): read a.txt") || !strings.Contains(l.Text, "D1 (user, turn 1) SUPERSEDED by D3") {
+		t.Errorf("%+v", l)
 	}
 }

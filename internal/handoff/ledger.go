@@ -18,8 +18,9 @@ type Entry struct {
 	Topic        string
 	Text         string
 	SupersededBy int // 0 while the entry stands
-	// Pinned marks a message the user pinned as a rule: it never shrinks.
-	Pinned bool
+	// Pin is the user's word over the classifier's: 1 pinned as a rule
+	// (it never shrinks), -1 unpinned, 0 none. Kind already says it.
+	Pin int
 }
 
 // Ref is how an entry is named: "D3".
@@ -95,6 +96,9 @@ func RenderLedger(entries []Entry, o LedgerOptions) Ledger {
 		return finish(entries, text, show, false)
 	}
 	total := o.Count(text)
+	if total <= o.Budget {
+		return finish(entries, text, show, false)
+	}
 	// Entries are counted one by one as they shrink, and the whole
 	// rendered again only when the sum says it fits: a ledger of
 	// hundreds of entries is not counted hundreds of times.
@@ -143,7 +147,7 @@ func shrinkSteps(entries []Entry) []step {
 			agreements = append(agreements, i)
 		case e.kind() == KindRequest:
 			requests = append(requests, i)
-		case e.Pinned:
+		case e.Pin > 0:
 			rules = append(rules, i)
 		default:
 			rules = append(rules, i)
@@ -183,7 +187,7 @@ func shrinkSteps(entries []Entry) []step {
 		add([]int{newest}, showLine)
 	}
 	for _, i := range rules {
-		if !entries[i].Pinned && entries[i].Source == "user" {
+		if entries[i].Pin <= 0 && entries[i].Source == "user" {
 			add([]int{i}, showBare)
 		}
 	}
@@ -271,7 +275,11 @@ func renderLedger(entries []Entry, show []int) string {
 				continue
 			}
 			if len(group) == 1 {
-				writeLine(&b, e)
+				if e.SupersededBy != 0 {
+					writeEntry(&b, e, showWhole) // its pointer is one line already
+				} else {
+					writeLine(&b, e)
+				}
 				continue
 			}
 			fmt.Fprintf(&b, "- %s–%s: %d earlier %s, folded to fit; recall(%q) shows one.\n",
@@ -376,4 +384,58 @@ func oneLine(s string, n int) string {
 		}
 	}
 	return string(r[:cut]) + "…"
+}
+
+// RulesText lists a ledger for the user (/rules, `godwit rules`): the
+// standing instructions, whole (long pastes as markers), with who made
+// each one (the classifier or the user's pin); the superseded ones and
+// what replaced them; the newest requests, which /pin can make rules;
+// and the model's agreements.
+func RulesText(entries []Entry) string {
+	var rules, gone, requests, agreed []string
+	for _, e := range entries {
+		switch {
+		case e.Source == "model" && e.SupersededBy == 0:
+			agreed = append(agreed, fmt.Sprintf("  %s  %s", e.Ref(), oneLine(e.Text, 100)))
+		case e.Source == "model":
+		case e.SupersededBy != 0:
+			gone = append(gone, fmt.Sprintf("  %s  turn %d, replaced by D%d: %s", e.Ref(), e.Turn, e.SupersededBy, oneLine(withMarkers(e.Text, e.Ref(), true), 80)))
+		case e.kind() == KindInstruction:
+			how := ""
+			if e.Pin > 0 {
+				how = ", pinned"
+			}
+			text := strings.ReplaceAll(strings.TrimSpace(withMarkers(e.Text, e.Ref(), false)), "\n", "\n      ")
+			rules = append(rules, fmt.Sprintf("  %s  turn %d%s: %s", e.Ref(), e.Turn, how, text))
+		default:
+			how := ""
+			if e.Pin < 0 {
+				how = ", unpinned"
+			}
+			requests = append(requests, fmt.Sprintf("  %s  turn %d%s: %s", e.Ref(), e.Turn, how, headTail(strings.Split(withMarkers(e.Text, e.Ref(), true), "\n"), 80)))
+		}
+	}
+	var b strings.Builder
+	section := func(head string, lines []string, most int) {
+		if len(lines) == 0 {
+			return
+		}
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "%s\n", head)
+		if n := len(lines); n > most {
+			fmt.Fprintf(&b, "  (%d earlier not shown)\n", n-most)
+			lines = lines[n-most:]
+		}
+		b.WriteString(strings.Join(lines, "\n") + "\n")
+	}
+	section(fmt.Sprintf("Rules that stand (%d); /unpin Dn if one is not a rule:", len(rules)), rules, len(rules))
+	section("Superseded:", gone, len(gone))
+	section("Requests, the newest (/pin Dn keeps one as a rule):", requests, 10)
+	section("Agreed by the model on its own work:", agreed, 10)
+	if b.Len() == 0 {
+		return "no messages yet"
+	}
+	return strings.TrimRight(b.String(), "\n")
 }
