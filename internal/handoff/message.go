@@ -58,9 +58,21 @@ func blocks(text string) []block {
 			kind[i] = 2
 		}
 	}
-	for i := 1; i+1 < len(kind); i++ {
-		if kind[i] == 1 && kind[i-1] == 2 && kind[i+1] == 2 {
-			kind[i] = 2
+	// One or two prose-looking lines between pasted ones, that end no
+	// sentence, are part of the paste: a log's "hint: ..." line, a
+	// stack's "code: undefined,".
+	for i := 1; i < len(kind); i++ {
+		if kind[i] != 1 || kind[i-1] != 2 {
+			continue
+		}
+		j := i
+		for j < len(kind) && j < i+2 && kind[j] == 1 && !endsSentence(lines[j]) {
+			j++
+		}
+		if j < len(kind) && j > i && kind[j] == 2 {
+			for k := i; k < j; k++ {
+				kind[k] = 2
+			}
 		}
 	}
 	var out []block
@@ -143,7 +155,7 @@ func proseLine(line string) bool {
 		}
 	}
 	t := strings.TrimSpace(line)
-	if t == "" || logLine(t) {
+	if t == "" || logLine(t) || codeLineRe().MatchString(t) {
 		return false
 	}
 	t = bulletRe().ReplaceAllString(t, "")
@@ -189,12 +201,26 @@ var (
 			`\S+\.(?:go|py|js|ts|java|rs|c|cc|cpp|rb|kt|swift|cs):\d+|[\w.]+(?:Error|Exception)(?::|$)|Caused by: |` +
 			// test runners, shells, builds, diffs
 			`--- (?:FAIL|PASS|SKIP)|=== (?:RUN|PAUSE|CONT)|(?:ok|FAIL|PASS)(?:\s|$)|\$ \S|make(?:\[\d+\])?: |npm (?:ERR|WARN)|` +
-			`@@ -\d|\+\+\+ |--- a/|diff --git|[A-Z][\w.]+\s+\d+\.\d+s|` +
-			// key=value and JSON-ish lines
-			`\w+=\S+(?:\s+\w+=\S+){2,}|[{}\[\]],?$|"[\w-]+":\s` +
+			`[A-Z][\w.]+\s+\d+\.\d+s|` +
+			// access logs, JSON logs, key=value logs, aligned levels
+			`\d{1,3}(?:\.\d{1,3}){3}\s|\{"(?:level|lvl|ts|time|timestamp|msg|severity)":|\w+=\S+(?:\s+\w+=\S+){2,}|` +
+			`(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL)\s+\d|(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL)\s{2,}` +
 			`)`)
+	})
+	// codeLineRe matches a line of code, data or a diff that reads
+	// like words: a bracket alone, a JSON member, a diff's header.
+	codeLineRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:[{}\[\]()],?;?$|[{\[]"[\w-]+":|"[\w-]+":\s|@@ -\d|\+\+\+ |--- a/|diff --git)`)
 	})
 )
 
 // logLine reports whether a trimmed line is a log, stack or test line.
 func logLine(t string) bool { return logRe().MatchString(t) }
+
+// endsSentence reports whether a line ends as prose does.
+func endsSentence(line string) bool {
+	t := strings.TrimSpace(line)
+	r, n := utf8.DecodeLastRuneInString(t)
+	before, _ := utf8.DecodeLastRuneInString(t[:len(t)-n])
+	return strings.ContainsRune(".!?:。！？：", r) && unicode.IsLetter(before)
+}

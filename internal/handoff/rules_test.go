@@ -52,6 +52,43 @@ func TestClassify(t *testing.T) {
 	}
 }
 
+// The classifier reads every script: rules in nine languages and the
+// ways rules files write them (bullets, headings, all caps, emphasis,
+// emoji, quotes, a code example), and requests with the evidence a
+// request takes; a bare statement is a rule.
+func TestClassifyEveryScript(t *testing.T) {
+	rules := []string{
+		"NEVER commit .env files", "ALWAYS run the linter.", "JAMAIS de push le vendredi.", "NUNCA uses `any`.", "SEMPRE escreva testes.",
+		"Write all comments in English.", "Run the tests before every commit.", "Add tests for every bug fix.", "Write migrations so they can safely run twice.",
+		"No uses exportaciones por defecto.", "Rule: 所有回答必须使用中文。", "不要修改 `vendor/` 目录。", "公開 API を変更しないこと。", "main 브랜치에 직접 푸시하지 마세요.",
+		"Immer `make lint` vor dem Push.", "Réponds toujours en français.", "Responde siempre en español.", "Responda sempre em português.", "Всегда отвечай по-русски.",
+		"Do **not** use `git commit --amend` on shared branches.", "1. Read the files first.\n2. Make the smallest change.\n3. Run the tests.",
+		"Use this commit template:\n```\ntype(scope): subject\n```", "Log lines look like this:\n```\n2024-05-14T10:00:00Z INFO msg=started\n```",
+		"Use tabs, ok?", "daqui pra frente responde curto, blz?", "Don't crash on bad input; return an error.", "If a test fails, fix the code, not the test.",
+		"Tabs for indentation.", "Este proyecto usa pnpm.", "Cette fonction est publique, garde sa signature.", "🚫 no console.log", "> Prefer readability over cleverness.",
+		"Logge mit `slog`, nicht mit `fmt.Println`.", "Failing tests are never skipped.", "Crash reports go to Sentry.", "Bug fixes come with a regression test.",
+	}
+	requests := []string{
+		"Why does the loop never end?", "fix the failing test in auth_test.go", "Add a --verbose flag to the CLI.", "looks good, commit it",
+		"500 error after upgrade", "Absturz beim Start, wenn die Konfigurationsdatei fehlt", "Падает при запуске, если нет файла конфигурации",
+		"Don't touch the tests this time, just fix the bug in `parse.go`.", "今回はテストを変更しないで、バグだけ直してください。",
+		"Refactoriza esta función para que sea más legible.", "Объясни эту регулярку: `^\\+7\\d{10}$`", "この関数、リファクタリングして読みやすくして",
+		"帮我写一个导出 CSV 的函数", "Feature request: keyboard shortcut to close all tabs", "¿Me explicas esta regex? `^[A-Z]{3}-\\d+$`",
+		"npm install fails on a fresh clone:\nnpm ERR! code ERESOLVE\nnpm ERR! ERESOLVE unable to resolve dependency tree",
+		"Never mind that, what does `--frozen-lockfile` do?",
+	}
+	for _, r := range rules {
+		if got := Classify(r); got != KindInstruction {
+			t.Errorf("rule %q: %s", r, got)
+		}
+	}
+	for _, r := range requests {
+		if got := Classify(r); got != KindRequest {
+			t.Errorf("request %q: %s", r, got)
+		}
+	}
+}
+
 func TestSameSubject(t *testing.T) {
 	tests := []struct {
 		a, b string
