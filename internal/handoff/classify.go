@@ -515,7 +515,7 @@ var (
 	identRe2 = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`^(?:[a-z]+[A-Z]\w*|\w+_\w+|[A-Z][a-z]+[A-Z]\w*|README|LICENSE|CHANGELOG|CONTRIBUTING|Makefile|Dockerfile)$`)
 	})
-	deicticRe  = sync.OnceValue(func() *regexp.Regexp {
+	deicticRe = sync.OnceValue(func() *regexp.Regexp {
 		return wordsRe(`(?:this|that|these|those|este|esta|estos|estas|ese|esa|esse|essa|nesse|nessa|neste|nesta|ce|cet|cette|ces|dies\pL*|diese\pL*|эт\pL*)\s+(?:\pL+\s+)?` +
 			`(?:func\pL*|fonc\pL*|funk\pL*|função|функц\pL*|file|fich\pL*|datei|arquivo|archivo|файл\pL*|tests?|testes?|тест\pL*|bugs?|баг\pL*|error|erreur|fehler|erro|ошибк\pL*|` +
 			`logs?|лог\pL*|regex\pL*|regul\pL*|регуляр\pL*|ausdruck|code|código|код\pL*|component\pL*|компонент\pL*|commit|коммит\pL*|diff|pr|query|requête|consulta|запрос\pL*|script|скрипт\pL*|page|página|seite|страниц\pL*|method|méthode|methode|método|метод\pL*|class|classe|klasse|clase|класс\pL*)`)
