@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/godwit/godwit/internal/untrusted"
 )
@@ -18,14 +20,19 @@ var (
 	ruleWordRe = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`\b(?:rules?|instructions?|constraints?|restrictions?|polic(?:y|ies)|bans?|users?'?s?|decisions?|d\d+)\b`)
 	})
+	// pathRe: a path or a file name, between spaces, quotes or
+	// letters of scripts that use no spaces ("vendor/目录").
 	pathRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile("(?:^|[\\s\"'(\\[`])(\\.{0,2}/?[\\w.\\-]+(?:/[\\w.\\-]*)+|[\\w\\-]+\\.[a-z][a-z0-9]{0,4})(?:$|[\\s\"'),;:!?\\]`]|\\.(?:\\s|$))")
+		return regexp.MustCompile("(?:^|[\\s\"'(\\[`]|[^\\x00-\\x7f])(\\.{0,2}/?[\\w.\\-]+(?:/[\\w.\\-]*)+|[\\w\\-]+\\.[a-z][a-z0-9]{0,4})(?:$|[\\s\"'),;:!?\\]`]|[^\\x00-\\x7f]|\\.(?:\\s|$))")
 	})
 	codeRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b[A-Z][A-Z0-9]{1,}[-_]\w+\b|\b[A-Z]{3,}\d*\b`) })
 	identRe = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile("`[^`\n]+`|\\b[a-z]+[A-Z]\\w*\\b|\\b\\w+_\\w+\\b|\\b[A-Z][a-z]+[A-Z]\\w*\\b")
 	})
-	wordRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[a-z][a-z\-]{3,}`) })
+	// wordRe: a content word of a spaced script.
+	wordRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`[\p{Latin}\p{Cyrillic}][\p{Latin}\p{Cyrillic}\-]{3,}`)
+	})
 )
 
 // subject is what a text is about: strong keys (paths, codes, names in
@@ -53,7 +60,7 @@ func subjectOf(text string) subject {
 	low := strings.ToLower(text)
 	// Doubled spaces: a match takes the delimiter after it, which must
 	// leave one for the next path ("vendor/ docs/").
-	for _, m := range pathRe().FindAllStringSubmatch(strings.ReplaceAll(low, " ", "  "), -1) {
+	for _, m := range pathRe().FindAllStringSubmatch(strings.ReplaceAll(spaceCJK(low), " ", "  "), -1) {
 		p := strings.Trim(strings.TrimPrefix(m[1], "./"), "/.")
 		if p != "" && !strings.HasPrefix(p, "e.g") && !strings.HasPrefix(p, "i.e") {
 			s.keys["path:"+p] = true
@@ -103,50 +110,92 @@ func sameSubject(a, b string, words int) bool {
 }
 
 // Changes reports whether text uses wording that changes an earlier
-// instruction ("from now on", "instead", "no longer", "rule change").
+// instruction ("from now on", "instead", "no longer", "rule change"), in
+// any of the nine languages.
 func Changes(text string) bool {
 	low := strings.ToLower(text)
-	return strongChangeRe().MatchString(low) || weakChangeRe().MatchString(low)
+	return strongChange(low) || weakChange(low)
 }
 
+// strongChange reports whether a lowercased sentence says an earlier
+// instruction no longer holds as it was.
+func strongChange(low string) bool {
+	return strongChangeRe().MatchString(low) || containsAny(low, strongChangeCJK)
+}
+
+// weakChange reports whether a lowercased sentence starts a standing
+// instruction, which may change an earlier one or add to it: only a turn
+// of polarity (never -> may) makes it a change.
+func weakChange(low string) bool { return weakChangeRe().MatchString(low) || temporal(low) }
+
+func additive(low string) bool { return additiveRe().MatchString(low) || containsAny(low, additiveCJK) }
+
 var (
-	// strongChangeRe marks a sentence that says an earlier instruction no
-	// longer holds as it was.
 	strongChangeRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`\b(?:rule change|change of plan|changed my mind|new rule|instead|no longer|any ?more|no more|replaces?|replacing|scratch (?:that|this|the)|forget|cancel(?:s|led|ed|l?ing)?|overrid(?:e|es|ing)|actually|on second thought|correction|revert|revok(?:e|ed|es)|lift(?:ed|s)?|void|rescind(?:ed|s)?|waiv(?:e|ed|es)|suspend(?:ed|s)?|drop (?:the|that|this) rule|may now|can now|now (?:allowed|fine|ok|okay|permitted)|(?:is|are) (?:fine|ok|okay|allowed|permitted) now|(?:is|are) yours|feel free|(?:does not|doesn'?t) apply|you may (?:now )?(?:edit|change|modify|touch|use|write))\b`)
+		return wordsRe(strings.Join([]string{
+			`rule change|change of plan|changed my mind|new rule|instead|no longer|any ?more|no more|replaces?|replacing|scratch (?:that|this|the)|forget|cancel(?:s|led|ed|l?ing)?|overrid(?:e|es|ing)|actually|on second thought|correction|revert|revok(?:e|ed|es)|lift(?:ed|s)?|void|rescind(?:ed|s)?|waiv(?:e|ed|es)|suspend(?:ed|s)?|drop (?:the|that|this) rule|may now|can now|now (?:allowed|fine|ok|okay|permitted)|(?:is|are) (?:fine|ok|okay|allowed|permitted) now|(?:is|are) yours|feel free|(?:does not|doesn'?t) apply|you may (?:now )?(?:edit|change|modify|touch|use|write)`,
+			`changement de règle|nouvelle règle|changement de plan|j'ai changé d'avis|au lieu de|à la place|n'\pL+ plus|ne \pL+ plus|plus besoin|oublie[zr]?|annul\pL*|révoqu\pL*|levée?|peu[tx] maintenant|peuvent maintenant|pouvez maintenant|maintenant autorisée?s?|désormais autorisée?s?|remplace|en fait|finalement`,
+			`regeländerung|neue regel|planänderung|stattdessen|nicht mehr|kein\pL* mehr|vergiss|aufgehoben|gilt nicht mehr|darfst (?:jetzt|nun)|dürfen (?:jetzt|nun)|darf (?:jetzt|nun)|(?:jetzt|nun) erlaubt|ersetzt|doch`,
+			`cambio de regla|nueva regla|cambio de planes|en lugar de|en vez de|ya no|olvida|olvídate|cancela\pL*|anula\pL*|revoca\pL*|ya puedes|puedes ya|ahora puedes|puedes ahora|ahora (?:está|están) permitid\pL*|reemplaza|en realidad`,
+			`mudança de regra|nova regra|em vez de|ao invés de|não \pL+ mais|não mais|esquece|esqueça|cancela\pL*|anula\pL*|revoga\pL*|agora (?:você )?pode[ms]?|pode[ms]? agora|agora (?:está|estão) (?:liberad|permitid)\pL*|substitui|na verdade`,
+			`изменение правила|новое правило|вместо|больше не|уже не|забудь|отмен\pL*|теперь можно|можно теперь|теперь (?:разрешено|можешь)|разрешаю|заменяет|на самом деле|не действует`,
+		}, "|"))
 	})
-	// weakChangeRe marks the start of a standing instruction, which may
-	// change an earlier one or add to it: only a turn of polarity (never
-	// -> may) makes it a change.
+	strongChangeCJK = []string{"规则变更", "规则改为", "新规则", "改为", "改成", "不再", "取消", "作废", "废除", "忘掉", "现在可以", "可以了", "代替", "其实",
+		"ルール変更", "新しいルール", "代わりに", "もう", "しなくてよい", "しなくていい", "取り消", "廃止", "撤回", "忘れて", "てもよい", "てもいい", "解除", "実は",
+		"규칙 변경", "새 규칙", "대신", "더 이상", "취소", "폐지", "잊어", "해도 됩", "해도 돼", "해제", "사실은"}
 	weakChangeRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`\b(?:from now on|going forward|from here on|henceforth|from today|(?:is|are) (?:now )?(?:allowed|permitted|fine|ok|okay)|may be (?:edited|changed|modified|touched|used|written))\b`)
+		return wordsRe(`(?:is|are) (?:now )?(?:allowed|permitted|fine|ok|okay)|may be (?:edited|changed|modified|touched|used|written)|` +
+			`peut être modifiée?s?|est autorisée?|darf geändert werden|ist erlaubt|está permitid[oa]|puede modificarse|é permitid[oa]|pode ser alterad[oa]|разрешено`)
 	})
-	// additiveRe marks an instruction that adds to the earlier ones.
 	additiveRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`\b(?:also|too|either|as well|in addition|additionally|on top of)\b`)
+		return wordsRe(`also|too|either|as well|in addition|additionally|on top of|aussi|également|non plus|de plus|auch|zusätzlich|ebenfalls|también|además|tampoco|também|além disso|также|тоже|ещё|еще`)
 	})
-	prohibitRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`\b(?:never|don'?t|do not|must not|mustn'?t|not allowed|forbidden|avoid|no one|nobody)\b`)
+	additiveCJK = []string{"也", "另外", "此外", "还要", "も変更", "も読", "もし", "또한", "추가로", "도 수정", "도 읽"}
+	prohibitRe  = sync.OnceValue(func() *regexp.Regexp {
+		return wordsRe(`never|don'?t|do not|must not|mustn'?t|not allowed|forbidden|avoid|no one|nobody|jamais|ne|n'\pL+|interdit\pL*|niemals|nie|nicht|verboten|kein\pL*|nunca|no|prohibid\pL*|jamás|não|proibid\pL*|никогда|не|нельзя|запрещ\pL*`)
 	})
-	permitRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`\b(?:may|can|allowed|permitted|fine|ok|okay|free to|yours)\b`)
+	prohibitCJK = []string{"不要", "禁止", "不得", "不准", "别", "勿", "不能", "しない", "ないで", "ないこと", "마세요", "금지", "하지 마", "말 것"}
+	permitRe    = sync.OnceValue(func() *regexp.Regexp {
+		return wordsRe(`may|can|allowed|permitted|fine|ok|okay|free to|yours|peu[tx]|peuvent|pouvez|autorisé\pL*|permis|libre|darf(?:st)?|dürfen|erlaubt|kannst|puede[sn]?|permitid\pL*|pode[ms]?|liberad\pL*|можно|можешь|разрешен\pL*|разрешаю`)
 	})
-	refRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bD(\d+)\b`) })
+	permitCJK = []string{"可以", "允许", "てもよい", "てもいい", "てよい", "許可", "해도", "허용", "가능"}
+	refRe     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bD(\d+)\b`) })
 )
 
-// actions groups the verbs an instruction is about, by stem: "never
-// edit vendor/" and "vendor/ may be changed" are about the same act, "read
-// vendor/README.md first" is not.
+// spaceCJK puts spaces around the runs of scripts that use none, so that
+// a path written against them ("修改vendor/目录") is a word.
+func spaceCJK(s string) string {
+	var b strings.Builder
+	prev := false
+	for _, r := range s {
+		cjk := unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) || strings.ContainsRune("。、，：；！？（）「」『』", r)
+		if cjk != prev && b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteRune(r)
+		prev = cjk
+	}
+	return b.String()
+}
+
+// actions groups the verbs an instruction is about, by stem, in the
+// nine languages: "never edit vendor/" and "vendor/ may be changed" are
+// about the same act, "read vendor/README.md first" is not. Stems of
+// spaced scripts match a word's start; the others match anywhere.
 var actions = sync.OnceValue(func() map[string]string {
 	m := map[string]string{}
 	for group, stems := range map[string]string{
-		"write": "edit touch modif chang writ wrote patch updat alter delet remov commit push fix refactor renam rewrit",
-		"read":  "read open view look summar inspect",
-		"run":   "run execut build deploy install releas",
-		"use":   "use using call import depend add prefer",
+		"write": "edit touch modif chang writ wrote patch updat alter delet remov commit push fix refactor renam rewrit intac untouch unverän нетрон " +
+			"édit touche écri suppri corrig " + "änder ander bearbeit schreib lösch anfass " + "cambi toca escrib borr corrij elimin " +
+			"alter mexa escrev apag corrij " + "меня измен редакт прав трога пиш удал " +
+			"修改 改动 编辑 改 删除 写入 変更 編集 修正 触 削除 書き 수정 변경 편집 건드 삭제",
+		"read":  "read open view look summar inspect lis lire résum les lies fass lee leer resum ler leia lê чита прочит переска 读 阅读 看 読 읽",
+		"run":   "run execut build deploy install releas exécut lanc ausführ start ejecut execut rod запуск выполн 运行 执行 実行 실행",
+		"use":   "use using call import depend add prefer utilis verwend benutz nutz utiliz usa uso использ 使用 用 使 사용",
 		"style": "format indent tab spac naming",
-		"talk":  "answer respon reply speak languag english french german spanish",
-		"test":  "test",
+		"talk":  "answer respon reply speak languag english french german spanish répond antwort respond respond отвеча 回答 答え 답",
+		"test":  "test тест 测试 テスト 테스트",
 	} {
 		for _, st := range strings.Fields(stems) {
 			m[st] = group
@@ -158,12 +207,18 @@ var actions = sync.OnceValue(func() map[string]string {
 // actionsOf returns the groups of the verbs in a lowercased sentence.
 func actionsOf(low string) map[string]bool {
 	out := map[string]bool{}
-	for _, w := range strings.FieldsFunc(low, func(r rune) bool { return !('a' <= r && r <= 'z') }) {
-		for n := min(len(w), 7); n >= 3; n-- {
-			if g, ok := actions()[w[:n]]; ok {
+	for _, w := range strings.FieldsFunc(low, func(r rune) bool { return !unicode.IsLetter(r) }) {
+		r := []rune(w)
+		for n := min(len(r), 7); n >= 3; n-- {
+			if g, ok := actions()[string(r[:n])]; ok {
 				out[g] = true
 				break
 			}
+		}
+	}
+	for st, g := range actions() {
+		if r, _ := utf8.DecodeRuneInString(st); r > 0x2e80 && strings.Contains(low, st) {
+			out[g] = true
 		}
 	}
 	return out
@@ -172,7 +227,8 @@ func actionsOf(low string) map[string]bool {
 // polarity is -1 for a sentence that forbids, +1 for one that permits, 0
 // for neither or both.
 func polarity(low string) int {
-	no, yes := prohibitRe().MatchString(low), permitRe().MatchString(low)
+	no := prohibitRe().MatchString(low) || containsAny(low, prohibitCJK)
+	yes := permitRe().MatchString(low) || containsAny(low, permitCJK)
 	switch {
 	case no && !yes:
 		return -1
@@ -193,8 +249,13 @@ const (
 )
 
 var ruleNounRe = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\b(?:rules?|restrictions?|constraints?|bans?|polic(?:y|ies)|instructions?)\b`)
+	return wordsRe(`rules?|restrictions?|constraints?|bans?|polic(?:y|ies)|instructions?|règle\pL*|regel\pL*|regla\pL*|regra\pL*|правил\pL*|restricci\pL*|einschränkung\pL*|ограничени\pL*|verbot|interdiction`)
 })
+
+// ruleNoun reports whether a lowercased sentence names a rule.
+func ruleNoun(low string) bool {
+	return ruleNounRe().MatchString(low) || containsAny(low, []string{"规则", "规定", "限制", "禁止", "ルール", "規則", "禁止", "制限", "규칙", "금지", "제한"})
+}
 
 // reference says how strongly sentence s points at the earlier entry
 // old.
@@ -218,7 +279,7 @@ func reference(s string, old Entry) int {
 			for g := range actionsOf(low) {
 				shared = shared || actionsOf(strings.ToLower(os))[g]
 			}
-			if shared || ruleNounRe().MatchString(low) {
+			if shared || ruleNoun(low) {
 				return refStrong
 			}
 			best = refWeak
@@ -273,17 +334,20 @@ func changeSentences(text string) (out []string, strong []bool) {
 	ss := sentences(text)
 	for i, s := range ss {
 		low := strings.ToLower(s)
-		st, wk := strongChangeRe().MatchString(low), weakChangeRe().MatchString(low)
+		st, wk := strongChange(low), weakChange(low)
 		if !st && !wk {
 			continue
 		}
-		if sub := subjectOf(s); len(sub.keys) == 0 && len(sub.words) < 2 {
+		switch sub := subjectOf(s); {
+		case len(sub.keys) == 0 && len(sub.words) < 2:
 			if i > 0 {
 				s = ss[i-1] + " " + s
 			}
 			if i+1 < len(ss) {
 				s += " " + ss[i+1]
 			}
+		case len(sub.keys) > 0 && strings.HasSuffix(s, ";") && i+1 < len(ss):
+			s += " " + ss[i+1] // "ya no hace falta...; puedes editarlo"
 		}
 		out, strong = append(out, s), append(strong, st)
 	}
@@ -304,7 +368,7 @@ func changesEntry(text string, old Entry, model bool) bool {
 	ss, strong := changeSentences(text)
 	for i, s := range ss {
 		low := strings.ToLower(s)
-		if additiveRe().MatchString(low) && !strong[i] {
+		if additive(low) && !strong[i] || oldPol < 0 && avoids(low, old) {
 			continue
 		}
 		ref := reference(s, old)
@@ -317,6 +381,26 @@ func changesEntry(text string, old Entry, model bool) bool {
 	}
 	return false
 }
+
+// avoids reports whether a lowercased sentence puts old's subject after
+// "instead of" ("instead of editing vendor/, wrap it"): it keeps to a
+// rule that forbids, and changes nothing.
+func avoids(low string, old Entry) bool {
+	m := insteadRe().FindStringIndex(low)
+	if m == nil {
+		return false
+	}
+	after := low[m[1]:]
+	if i := strings.IndexAny(after, ",;.，；。"); i >= 0 {
+		after = after[:i]
+	}
+	shared, _ := sharedKey(subjectOf(after), subjectOf(old.Text))
+	return shared
+}
+
+var insteadRe = sync.OnceValue(func() *regexp.Regexp {
+	return wordsRe(`instead of|rather than|au lieu de|plutôt que de|statt|anstatt|en lugar de|en vez de|em vez de|ao invés de|вместо( того чтобы)?`)
+})
 
 // Supersedes returns the entries the user's new entry e retires: the
 // earlier standing instructions, the user's, still in force, that e
