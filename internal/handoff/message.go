@@ -58,22 +58,55 @@ func blocks(text string) []block {
 			kind[i] = 2
 		}
 	}
-	// One or two prose-looking lines between pasted ones, that end no
-	// sentence, are part of the paste: a log's "hint: ..." line, a
-	// stack's "code: undefined,".
+	// A line indented under a pasted one continues it ("  Using cached
+	// ..." under "Collecting ..."), and up to three prose-looking lines
+	// between pasted ones, that end no sentence, are part of the paste: a
+	// log's "hint: ..." line, a race report's "WARNING: DATA RACE".
 	for i := 1; i < len(kind); i++ {
-		if kind[i] != 1 || kind[i-1] != 2 {
+		if kind[i] == 1 && prevKind(kind, i) >= 2 && strings.HasPrefix(lines[i], "  ") && !bulletRe().MatchString(strings.TrimSpace(lines[i])) {
+			kind[i] = 2
+		}
+	}
+	for i := 1; i < len(kind); i++ {
+		if kind[i] != 1 || prevKind(kind, i) != 2 {
 			continue
 		}
-		j := i
-		for j < len(kind) && j < i+2 && kind[j] == 1 && !endsSentence(lines[j]) {
-			j++
-		}
-		if j < len(kind) && j > i && kind[j] == 2 {
-			for k := i; k < j; k++ {
-				kind[k] = 2
+		j, n := i, 0
+		for ; j < len(kind) && n < 3 && kind[j] <= 1; j++ {
+			if kind[j] == 1 {
+				if endsSentence(lines[j]) {
+					break
+				}
+				n++
 			}
 		}
+		if j < len(kind) && kind[j] == 2 {
+			for k := i; k < j; k++ {
+				if kind[k] == 1 {
+					kind[k] = 2
+				}
+			}
+		}
+	}
+	// A paste is a long run: one or two unfenced lines that are no log
+	// are the user's, however many symbols they hold ("Set
+	// CGO_ENABLED=0 and GOFLAGS=-mod=vendor.").
+	for i := 0; i < len(kind); {
+		j, n, logs := i, 0, false
+		for ; j < len(kind) && (kind[j] == 2 || kind[j] == 0); j++ {
+			if kind[j] == 2 {
+				n++
+				logs = logs || logLine(strings.TrimSpace(lines[j]))
+			}
+		}
+		if n > 0 && n <= 2 && !logs {
+			for k := i; k < j; k++ {
+				if kind[k] == 2 {
+					kind[k] = 1
+				}
+			}
+		}
+		i = max(j, i+1)
 	}
 	var out []block
 	from, last, cls := -1, -1, 0 // the current block's first and last line, its class
@@ -145,8 +178,10 @@ func pasteMarker(b block, ref string) string {
 
 // proseLine reports whether a line reads like someone's words rather
 // than pasted output: not indented code, not a real log, stack or test
-// line, and mostly letters of any script. Markdown (headings, bullets,
-// quotes, emphasis) and emoji count as prose.
+// line, not a row of aligned columns, and words of any script outnumber
+// code tokens (paths, calls, flags, addresses) two to one. Markdown
+// (headings, bullets, quotes, emphasis, inline code) and emoji count as
+// prose.
 func proseLine(line string) bool {
 	if strings.HasPrefix(line, "    ") || strings.HasPrefix(line, "\t") {
 		// Indented: code, unless it is a nested bullet.
@@ -155,30 +190,27 @@ func proseLine(line string) bool {
 		}
 	}
 	t := strings.TrimSpace(line)
-	if t == "" || logLine(t) || codeLineRe().MatchString(t) {
+	if t == "" || logLine(t) || codeLineRe().MatchString(t) || strings.Contains(t, "   ") || ruleRe().MatchString(t) {
 		return false
 	}
-	t = bulletRe().ReplaceAllString(t, "")
-	words, other := 0, 0
-	for _, r := range t {
+	t = inlineCodeRe().ReplaceAllString(emphasis.Replace(bulletRe().ReplaceAllString(t, "")), "x")
+	words, code := 0, 0
+	for _, tok := range strings.Fields(spaceCJK(t)) {
+		tok = strings.Trim(tok, proseEdge)
 		switch {
-		case unicode.IsLetter(r), unicode.IsSpace(r), unicode.IsMark(r):
+		case tok == "":
+		case codeTokenRe().MatchString(tok):
+			code++
+		case hasLetter(tok):
 			words++
-		case strings.ContainsRune(prosePunct, r), unicode.Is(unicode.So, r), unicode.Is(unicode.Sk, r), r == '\u200d', r == '\ufe0f':
-			// Punctuation of prose in any script, and emoji: neutral.
-		case unicode.IsDigit(r):
-			words++ // "Go 1.22", "64 MiB": numbers are words too
-			other++
-		default:
-			other++
 		}
 	}
-	return words > 0 && words >= 3*other
+	return words > 0 && (words >= 2*code || code == 1)
 }
 
-// prosePunct is the punctuation prose uses, ASCII, full-width and
-// typographic: it counts for neither side.
-const prosePunct = ".,;:!?'\"()-–—…·、。，；：！？「」『』（）《》〈〉【】〔〕“”‘’«»„‚‹›¡¿*_`/~#>|+"
+// proseEdge is the punctuation prose puts around its words, ASCII,
+// full-width and typographic.
+const proseEdge = ".,;:!?'\"()…·、。，；：！？「」『』（）《》〈〉【】〔〕“”‘’«»„‚‹›¡¿"
 
 var (
 	bulletRe = sync.OnceValue(func() *regexp.Regexp {
@@ -197,7 +229,8 @@ var (
 			`\[(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|FATAL|CRITICAL|PANIC|SEVERE)\]|` +
 			`(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL|CRITICAL|PANIC)\s*[:|]\s*\S+[./:]\S|level=|` +
 			// stacks and runtimes
-			`at [\w$.<>]+\(.*\)$|at .+:\d+:\d+\)?$|File ".+", line \d+|Traceback \(most recent call last\)|goroutine \d+ \[|panic: |` +
+			`at [\w$.<>]+\(.*\)$|at .+:\d+:\d+\)?$|File ".+", line \d+|Traceback \(most recent call last\)|goroutine \d+ \[|panic: |thread '[^']*' panicked|##\[(?:error|warning|group|endgroup)\]|` +
+			`(?:error|warning)(?:\[\w+\])?: \S+[-_.:/(]|` +
 			`\S+\.(?:go|py|js|ts|java|rs|c|cc|cpp|rb|kt|swift|cs):\d+|[\w.]+(?:Error|Exception)(?::|$)|Caused by: |` +
 			// test runners, shells, builds, diffs
 			`--- (?:FAIL|PASS|SKIP)|=== (?:RUN|PAUSE|CONT)|(?:ok|FAIL|PASS)(?:\s|$)|\$ \S|make(?:\[\d+\])?: |npm (?:ERR|WARN)|` +
@@ -207,6 +240,14 @@ var (
 			`(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL)\s+\d|(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL)\s{2,}` +
 			`)`)
 	})
+	// codeTokenRe: a token of code or output: a path, a call, a flag, a
+	// number with units or letters ("0x1a4", "3m12s"), an operator.
+	codeTokenRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`[{}\[\]<>=\\|*#$@%^&+~/_]|\pL\.\pL|\d\.\d|^--?\pL|\d\pL|\pL\d|::|\S:\S`)
+	})
+	inlineCodeRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("`[^`]+`") })
+	// ruleRe: a separator row ("=====", "-----"), alone or around a title.
+	ruleRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[=\-_*~#]{5,}`) })
 	// codeLineRe matches a line of code, data or a diff that reads
 	// like words: a bracket alone, a JSON member, a diff's header.
 	codeLineRe = sync.OnceValue(func() *regexp.Regexp {
@@ -217,10 +258,20 @@ var (
 // logLine reports whether a trimmed line is a log, stack or test line.
 func logLine(t string) bool { return logRe().MatchString(t) }
 
+// prevKind is the kind of the last non-blank line before line i.
+func prevKind(kind []int, i int) int {
+	for i--; i >= 0; i-- {
+		if kind[i] != 0 {
+			return kind[i]
+		}
+	}
+	return 0
+}
+
 // endsSentence reports whether a line ends as prose does.
 func endsSentence(line string) bool {
 	t := strings.TrimSpace(line)
 	r, n := utf8.DecodeLastRuneInString(t)
 	before, _ := utf8.DecodeLastRuneInString(t[:len(t)-n])
-	return strings.ContainsRune(".!?:。！？：", r) && unicode.IsLetter(before)
+	return strings.ContainsRune(".!?。！？", r) && unicode.IsLetter(before)
 }

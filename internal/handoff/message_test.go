@@ -22,6 +22,11 @@ func TestBlocks(t *testing.T) {
 		{"rules file", "## Tests\n- Use table tests.\n- **Never** mock the store.\n1. 必须写测试。\n> Prefer small PRs 🙂", "p5"},
 		{"all caps rule", "NEVER commit .env files\nALWAYS run the linter", "p2"},
 		{"indented code", "Use this:\n    if err != nil {\n        return err\n    }\nThanks.", "p1 P3 p1"},
+		{"race report", "can you find the race?\n==================\nWARNING: DATA RACE\nWrite at 0x00c0001a4018 by goroutine 9:\n  example.com/cache.(*LRU).Put()\n      /src/cache/lru.go:61 +0x1a4\n==================", "p1 P6"},
+		{"aligned columns", "here is kubectl describe:\nEvents:\n  Type     Reason     Age   Message\n  ----     ------     ----  -------\n  Normal   Pulled     3m2s  Successfully pulled image", "p2 P3"},
+		{"pytest", "=== test session starts ===\nplatform linux -- Python 3.12.3, pytest-8.2.0, pluggy-1.5.0\nrootdir: /home/dev/svc\ncollected 42 items\n\ntests/test_dates.py ....F.....   [ 23%]\nwhy only on CI?", "P6 p1"},
+		{"CJK with code", "数据库字段一律使用下划线命名（snake_case）。\nインデントはスペース2つで統一しています。", "p2"},
+		{"one line of symbols is the user's", "Set GOFLAGS=-mod=vendor and CGO_ENABLED=0.", "p1"},
 	}
 	for _, tc := range tests {
 		var got []string
