@@ -302,6 +302,13 @@ func asksNow(s *sentence) bool {
 		}
 		return false
 	}
+	// Other languages: a path or a file right after the verb ("lee
+	// vendor/README.md y resúmelo").
+	for _, w := range object[:min(len(object), 2)] {
+		if pathRe2().MatchString(w) {
+			return true
+		}
+	}
 	return false
 }
 
@@ -510,6 +517,10 @@ var (
 	// path, a file, a flag, a version.
 	artifactRe = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile("^[(\"']*(?:`[^` ]+`|\"[^\"]*\"?|[\\w.-]*/[\\w./-]*|[\\w-]+\\.[a-z]{1,5}|--?[a-z][\\w-]*|\\d+\\.\\d+(?:\\.\\d+)+)[.,:;!)'\"]*$")
+	})
+	// pathRe2: a path or a file name, not a flag or a command.
+	pathRe2 = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile("^[(\"'`]*(?:[\\w.-]*/[\\w./-]*|[\\w-]+\\.[a-z]{1,5})[`\"')]*[.,:;!]?$")
 	})
 	// identRe2: an identifier as written: camelCase, snake_case.
 	identRe2 = sync.OnceValue(func() *regexp.Regexp {

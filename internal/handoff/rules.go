@@ -275,11 +275,15 @@ func reference(s string, old Entry) int {
 			return refStrong
 		}
 		if key {
+			// The same act on it, or "the rule" about it when one of the
+			// two names no act; two different acts are two subjects
+			// ("read vendor/README.md" is no rule on editing vendor/).
+			mine, theirs := actionsOf(low), actionsOf(strings.ToLower(os))
 			shared := false
-			for g := range actionsOf(low) {
-				shared = shared || actionsOf(strings.ToLower(os))[g]
+			for g := range mine {
+				shared = shared || theirs[g]
 			}
-			if shared || ruleNoun(low) {
+			if shared || ruleNoun(low) && (len(mine) == 0 || len(theirs) == 0) {
 				return refStrong
 			}
 			best = refWeak

@@ -75,7 +75,7 @@ func TestClassifyEveryScript(t *testing.T) {
 		"Refactoriza esta función para que sea más legible.", "Объясни эту регулярку: `^\\+7\\d{10}$`", "この関数、リファクタリングして読みやすくして",
 		"帮我写一个导出 CSV 的函数", "Feature request: keyboard shortcut to close all tabs", "¿Me explicas esta regex? `^[A-Z]{3}-\\d+$`",
 		"npm install fails on a fresh clone:\nnpm ERR! code ERESOLVE\nnpm ERR! ERESOLVE unable to resolve dependency tree",
-		"Never mind that, what does `--frozen-lockfile` do?",
+		"Never mind that, what does `--frozen-lockfile` do?", "Lee vendor/README.md y resúmelo.",
 	}
 	for _, r := range rules {
 		if got := Classify(r); got != KindInstruction {
@@ -385,6 +385,21 @@ func TestSupersedesAcrossLanguages(t *testing.T) {
 			if got := Supersedes(led, Entry{Seq: 5, Source: "user", Kind: KindInstruction, Text: text}); len(got) != 0 {
 				t.Errorf("%s: look-alike %q retires %q", tc.lang, text, tc.rule)
 			}
+		}
+	}
+}
+
+// A rule change about editing a folder retires no instruction about
+// reading a file in it, in any language (found driving the chat: a
+// Spanish "read vendor/README.md" was retired by a change on editing).
+func TestSupersedesKeepsAnotherAct(t *testing.T) {
+	for old, change := range map[string]string{
+		"From now on read vendor/README.md before you start.": "Rule change: from now on vendor/ may be edited.",
+		"Lee siempre vendor/README.md antes de empezar.":      "Cambio de regla: a partir de ahora puedes modificar vendor/.",
+	} {
+		led := []Entry{entry(1, "user", KindInstruction, old)}
+		if got := Supersedes(led, Entry{Seq: 3, Source: "user", Kind: KindInstruction, Text: change}); len(got) != 0 {
+			t.Errorf("%q retired %q", change, old)
 		}
 	}
 }
