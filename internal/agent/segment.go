@@ -112,21 +112,28 @@ func supersede(ctx context.Context, st *store.Store, sessionID string, led []han
 func Pin(ctx context.Context, st *store.Store, sessionID, ref string, pin bool) (string, error) {
 	seq, err := strconv.Atoi(strings.TrimLeft(strings.TrimSpace(ref), "Dd"))
 	if err != nil || seq <= 0 {
-		return "", fmt.Errorf("%w: %q is not an entry id; ids are D1, D2, ... as /rules shows them", ErrBadRef, ref)
+		return "", fmt.Errorf("%q names %w; ids are D1, D2, ... as /rules shows them", ref, ErrBadRef)
 	}
+	kind := store.PinRule
 	if !pin {
-		restored, err := st.PinDecision(ctx, sessionID, seq, store.PinRequest)
-		if err != nil {
-			return "", fmt.Errorf("agent: %w", err)
-		}
+		kind = store.PinRequest
+	}
+	restored, err := st.PinDecision(ctx, sessionID, seq, kind)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return "", fmt.Errorf("D%d names %w of yours in this session; /rules lists them", seq, ErrBadRef)
+	case err != nil:
+		return "", fmt.Errorf("agent: %w", err)
+	case !pin:
 		msg := fmt.Sprintf("D%d unpinned: a request now, not a rule", seq)
-		if len(restored) > 0 {
+		switch len(restored) {
+		case 0:
+		case 1:
 			msg += "; " + refs(restored) + " stands again"
+		default:
+			msg += "; " + refs(restored) + " stand again"
 		}
 		return msg, nil
-	}
-	if _, err := st.PinDecision(ctx, sessionID, seq, store.PinRule); err != nil {
-		return "", fmt.Errorf("agent: %w", err)
 	}
 	retired, err := retire(ctx, st, sessionID, seq, func(Event) {})
 	if err != nil {
@@ -149,8 +156,8 @@ func Rules(ctx context.Context, st *store.Store, sessionID string) (string, erro
 	return handoff.RulesText(entries(ds)), nil
 }
 
-// ErrBadRef is a ledger entry id that is not one.
-var ErrBadRef = errors.New("agent: bad entry id")
+// ErrBadRef: the user named a ledger entry that is not one of theirs.
+var ErrBadRef = errors.New("no entry")
 
 func refs(seqs []int) string {
 	var out []string
