@@ -112,7 +112,7 @@ func supersede(ctx context.Context, st *store.Store, sessionID string, led []han
 func Pin(ctx context.Context, st *store.Store, sessionID, ref string, pin bool) (string, error) {
 	seq, err := strconv.Atoi(strings.TrimLeft(strings.TrimSpace(ref), "Dd"))
 	if err != nil || seq <= 0 {
-		return "", fmt.Errorf("%q names %w; ids are D1, D2, ... as /rules shows them", ref, ErrBadRef)
+		return "", fmt.Errorf("%w %q: ids are D1, D2, ... as /rules shows them", ErrBadRef, ref)
 	}
 	kind := store.PinRule
 	if !pin {
@@ -121,7 +121,7 @@ func Pin(ctx context.Context, st *store.Store, sessionID, ref string, pin bool) 
 	restored, err := st.PinDecision(ctx, sessionID, seq, kind)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return "", fmt.Errorf("D%d names %w of yours in this session; /rules lists them", seq, ErrBadRef)
+		return "", fmt.Errorf("%w D%d of yours in this session; /rules lists them", ErrBadRef, seq)
 	case err != nil:
 		return "", fmt.Errorf("agent: %w", err)
 	case !pin:

@@ -44,6 +44,9 @@ func Classify(text string) string {
 // for an instruction, or a request's sign. An instruction it only
 // defaulted to shrinks before the marked ones.
 func classify(text string) (kind string, sure bool) {
+	if fillerRe().MatchString(strings.TrimSpace(text)) {
+		return KindRequest, true // "hi", "thanks!", "go on"
+	}
 	ss := sentencesOf(text)
 	asks, strong, weak, once := 0, false, false, false
 	var first *sentence
@@ -403,6 +406,11 @@ var (
 	// idiomRe: phrases whose words would read as markers.
 	idiomRe = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`never ?mind|not (?:just|only) this time|(?:always|never|every) \pL+ing\b|(?:can|could|may|might|will|would|that|which|to) (?:\pL+ )?fail\pL*`)
+	})
+	// fillerRe: a message that is only a greeting, thanks or assent.
+	fillerRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^(?:hi|hello|hey|thanks|thank you|thx|ok|okay|yes|yep|yeah|no|nope|sure|go on|go ahead|continue|proceed|done|great|nice|cool|lgtm|👍|` +
+			`merci|danke|gracias|obrigad[oa]|спасибо|谢谢|好的|ありがとう|はい|감사합니다|네|bonjour|salut|hallo|hola|olá|oi|привет|你好|こんにちは|안녕|weiter|continue|sigue|continua|продолжай|继续|続けて|계속)[\s.!。！]*$`)
 	})
 	// tagRe: a question tag that asks for assent: "use tabs, ok?".
 	tagRe = sync.OnceValue(func() *regexp.Regexp {
