@@ -243,6 +243,10 @@ var (
 		"취소", "폐지", "무효", "더 이상", "허용", "해제"}
 )
 
+// foreignUser is "the user" in the languages of ForeignRuleWords: it
+// says whose rule a cancellation is about, as qualifier does in English.
+var foreignUser = []string{"utilisateur", "usuario", "usuário", "benutzer", "nutzer", "utente", "пользовател", "用户", "ユーザー", "사용자"}
+
 func containsAny(s string, words []string) bool {
 	for _, w := range words {
 		if strings.Contains(s, w) {
@@ -261,7 +265,7 @@ var triggers = []string{
 	"new instruction", "new task", "new rule", " mode", "rule", "restriction", "constraint", "instruction", "admin", "owner",
 	"operator", "automated", "priority", "whoever", "conversation", "approval", "approved", "quietly", "secretly", "silently",
 	"say nothing", "mention", "ki", "ia", "asistente", "assistente", "assistent", "ассистент", "помощник", "модель", "助手",
-	"アシスタント", "人工智能", "モデル", "règle", "regla", "regel", "regola", "regra", "правил", "规则", "ルール",
+	"アシスタント", "人工智能", "モデル", "règle", "regla", "regel", "regola", "regra", "правил", "规则", "ルール", "규칙",
 }
 
 // Suspicious reports whether text addresses the assistant or claims
@@ -286,7 +290,7 @@ func judge(s string) bool {
 		return true
 	}
 	rc := anySignal(s, ruleChange()) || containsAny(s, ForeignRuleWords) && containsAny(s, ForeignCancelWords)
-	if rc && qualifier().MatchString(s) {
+	if rc && (qualifier().MatchString(s) || containsAny(s, foreignUser)) {
 		return true
 	}
 	sec := secrecy().match(s)
