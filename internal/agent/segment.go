@@ -25,9 +25,12 @@ type ResetInfo struct {
 	Tokens  int  `json:"tokens"`
 	// DecisionsTokens is the Decisions section's share of Tokens.
 	DecisionsTokens int `json:"decisions_tokens"`
-	Proposals       int `json:"proposals,omitempty"`
-	Superseded      int `json:"superseded,omitempty"`
-	Rejected        int `json:"rejected,omitempty"`
+	// Shrunk counts the ledger entries shown shorter than whole to fit
+	// its budget (each says so, and recall shows it whole).
+	Shrunk     int `json:"shrunk,omitempty"`
+	Proposals  int `json:"proposals,omitempty"`
+	Superseded int `json:"superseded,omitempty"`
+	Rejected   int `json:"rejected,omitempty"`
 	// Dropped counts lines of the model's handoff that read like an
 	// injection or loosened the user's instructions.
 	Dropped int `json:"dropped,omitempty"`
@@ -289,7 +292,7 @@ func (s *session) reset(ctx context.Context, step int, reason string) error {
 	msg := h.Render()
 	info.Bytes = len(msg)
 	info.Tokens = s.count(msg)
-	info.DecisionsTokens = s.count(ledger.Text)
+	info.DecisionsTokens, info.Shrunk = s.count(ledger.Text), ledger.Shrunk
 	if err := st.EndSegment(ctx, s.id, s.segment, msg, info.Tokens); err != nil {
 		return fmt.Errorf("agent: %w", err)
 	}

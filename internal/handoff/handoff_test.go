@@ -297,7 +297,7 @@ func TestShortenedPasteShowsTheQuestion(t *testing.T) {
 		es = append(es, Entry{Seq: i, Source: "user", Turn: i, Text: log + "Which test failed? Then read f0" + strconv.Itoa(i) + ".txt."})
 	}
 	l := RenderLedger(es, LedgerOptions{Budget: 90})
-	if l.Shortened == 0 || !regexp.MustCompile(`D(\d) \(user, turn \d, shortened\): \[40-line paste\] Which test failed\? Then read f0\d\.txt\. recall\("D\d"\)`).MatchString(l.Text) {
+	if l.Shrunk == 0 || !regexp.MustCompile(`D(\d) \(user, turn \d, shortened\): \[40-line paste\] Which test failed\? Then read f0\d\.txt\. recall\("D\d"\)`).MatchString(l.Text) {
 		t.Errorf("the shortened paste lost its question:\n%s", l.Text)
 	}
 }
@@ -310,7 +310,7 @@ func TestRenderLedgerWithinBudgetShrinksNothing(t *testing.T) {
 		{Seq: 3, Source: "user", Turn: 3, Kind: KindInstruction, Text: "vendor/ may now be edited."},
 	}
 	l := RenderLedger(es, LedgerOptions{Budget: 1000})
-	if l.Shortened+l.Folded+l.Pastes != 0 || !strings.Contains(l.Text, "- D2 (user, turn 2): read a.txt") || !strings.Contains(l.Text, "D1 (user, turn 1) SUPERSEDED by D3") {
+	if l.Shrunk != 0 || !strings.Contains(l.Text, "- D2 (user, turn 2): read a.txt") || !strings.Contains(l.Text, "D1 (user, turn 1) SUPERSEDED by D3") {
 		t.Errorf("%+v", l)
 	}
 }

@@ -50,11 +50,10 @@ type Ledger struct {
 	// Over is set when the ledger passes its budget with all that may
 	// shrink shrunk: the user must be told.
 	Over bool
-	// Pastes, Shortened and Folded count the entries shrunk to fit: their
-	// short pastes shown as markers, shown as one line, folded into a
-	// range line. Rules counts the standing instructions among the
-	// shortened ones.
-	Pastes, Shortened, Folded, Rules int
+	// Shrunk counts the entries shown shorter than whole to fit (short
+	// pastes as markers, one line, folded into a range line); Rules, the
+	// standing instructions among them shown as one line.
+	Shrunk, Rules int
 }
 
 // how an entry is shown.
@@ -220,16 +219,11 @@ func isQuestion(text string) bool {
 func finish(entries []Entry, text string, show []int, over bool) Ledger {
 	l := Ledger{Text: text, Over: over}
 	for i, s := range show {
-		switch s {
-		case showBare:
-			l.Pastes++
-		case showLine:
-			l.Shortened++
-			if e := entries[i]; e.Source == "user" && e.SupersededBy == 0 && e.kind() == KindInstruction {
-				l.Rules++
-			}
-		case showFolded:
-			l.Folded++
+		if s != showWhole {
+			l.Shrunk++
+		}
+		if e := entries[i]; s == showLine && e.Source == "user" && e.SupersededBy == 0 && e.kind() == KindInstruction {
+			l.Rules++
 		}
 	}
 	return l

@@ -211,8 +211,8 @@ func TestRenderLedgerWithinBudget(t *testing.T) {
 	if !strings.Contains(l.Text, "> Here is log 41, what failed?") || !strings.Contains(l.Text, "[7-line paste, recall D41]") {
 		t.Errorf("the newest request's words are not verbatim:\n%s", l.Text)
 	}
-	if l.Shortened+l.Folded == 0 || !strings.Contains(l.Text, `recall("D2")`) {
-		t.Errorf("older requests are not shortened or folded (%d, %d):\n%s", l.Shortened, l.Folded, l.Text)
+	if l.Shrunk == 0 || !strings.Contains(l.Text, `recall("D2")`) {
+		t.Errorf("older requests are not shortened or folded (%d):\n%s", l.Shrunk, l.Text)
 	}
 	// Standing instructions alone past the budget: all kept, and said.
 	var rules []Entry

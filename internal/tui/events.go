@@ -134,6 +134,9 @@ func (f *feed) apply(e agent.Event, live bool) {
 			if !r.ByModel {
 				by = "; godwit wrote it from the history"
 			}
+			if r.Shrunk > 0 {
+				by += fmt.Sprintf("; %d ledger entries shortened to fit", r.Shrunk)
+			}
 			f.t.add(&noticeItem{text: fmt.Sprintf("⟲ context reset (%s): segment %d → %d; handoff %s tokens, %s of them decisions%s",
 				r.Reason, r.From, r.To, thousands(r.Tokens), thousands(r.DecisionsTokens), by), style: th.Accent})
 		}
