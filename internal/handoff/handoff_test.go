@@ -314,3 +314,25 @@ func TestRenderLedgerWithinBudgetShrinksNothing(t *testing.T) {
 		t.Errorf("%+v", l)
 	}
 }
+
+// BenchmarkRenderLedger renders a day's ledger past a 16k window's
+// budget: 300 messages, a rule in every third, the others with a
+// 20-line log.
+//
+//	go test -run '^$' -bench RenderLedger ./internal/handoff
+func BenchmarkRenderLedger(b *testing.B) {
+	log := strings.Repeat("2026-11-30T02:00:01Z ERROR store: open a.db: locked\n", 20)
+	var es []Entry
+	for i := 1; i <= 300; i++ {
+		text := fmt.Sprintf("CI failed again on run %d, here is the log:\n```\n%s```\nWhat failed?", i, log)
+		if i%3 == 1 {
+			text = fmt.Sprintf("Rule %d: never touch module%d/ without asking.", i, i)
+		}
+		es = append(es, Entry{Seq: i, Source: "user", Turn: i, Kind: Classify(text), Text: text})
+	}
+	for b.Loop() {
+		if l := RenderLedger(es, LedgerOptions{Budget: 1280}); !l.Over {
+			b.Fatal("100 rules fit 1280 tokens?")
+		}
+	}
+}

@@ -90,7 +90,20 @@ func RenderLedger(entries []Entry, o LedgerOptions) Ledger {
 		o.Count = func(s string) int { return (len(s) + 3) / 4 }
 	}
 	show := make([]int, len(entries))
-	text := renderLedger(entries, show)
+	// Each entry is written once per way it is shown: a message's
+	// pastes are found once, not at every step.
+	lines := map[[2]int]string{}
+	line := func(i, mode int) string {
+		k := [2]int{i, mode}
+		if l, ok := lines[k]; ok {
+			return l
+		}
+		var b strings.Builder
+		writeEntry(&b, entries[i], mode)
+		lines[k] = b.String()
+		return lines[k]
+	}
+	text := renderLedger(entries, show, line)
 	if o.Budget <= 0 {
 		return finish(entries, text, show, false)
 	}
@@ -110,9 +123,7 @@ func RenderLedger(entries []Entry, o LedgerOptions) Ledger {
 		if n, ok := memo[k]; ok {
 			return n
 		}
-		var b strings.Builder
-		writeEntry(&b, entries[i], mode)
-		memo[k] = o.Count(b.String())
+		memo[k] = o.Count(line(i, mode))
 		return memo[k]
 	}
 	for _, st := range shrinkSteps(entries) {
@@ -122,13 +133,13 @@ func RenderLedger(entries []Entry, o LedgerOptions) Ledger {
 		total -= cost(st.i, show[st.i]) - cost(st.i, st.mode)
 		show[st.i] = st.mode
 		if total <= o.Budget {
-			text = renderLedger(entries, show)
+			text = renderLedger(entries, show, line)
 			if total = o.Count(text); total <= o.Budget {
 				return finish(entries, text, show, false)
 			}
 		}
 	}
-	text = renderLedger(entries, show)
+	text = renderLedger(entries, show, line)
 	return finish(entries, text, show, o.Count(text) > o.Budget)
 }
 
@@ -229,7 +240,9 @@ func finish(entries []Entry, text string, show []int, over bool) Ledger {
 	return l
 }
 
-func renderLedger(entries []Entry, show []int) string {
+// renderLedger writes the ledger with each entry shown as show says;
+// line(i, mode) is entry i written so.
+func renderLedger(entries []Entry, show []int, line func(i, mode int) string) string {
 	var topics []string
 	byTopic := map[string][]int{}
 	for i, e := range entries {
@@ -261,7 +274,7 @@ func renderLedger(entries []Entry, show []int) string {
 		for _, i := range byTopic[t] {
 			e := entries[i]
 			if show[i] != showFolded {
-				writeEntry(&b, e, show[i])
+				b.WriteString(line(i, show[i]))
 				continue
 			}
 			group := folded[foldClass(e)]
@@ -269,11 +282,7 @@ func renderLedger(entries []Entry, show []int) string {
 				continue
 			}
 			if len(group) == 1 {
-				if e.SupersededBy != 0 {
-					writeEntry(&b, e, showWhole) // its pointer is one line already
-				} else {
-					writeLine(&b, e)
-				}
+				b.WriteString(line(i, showLine)) // a superseded pointer is one line already
 				continue
 			}
 			fmt.Fprintf(&b, "- %s–%s: %d earlier %s, folded to fit; recall(%q) shows one.\n",
