@@ -43,6 +43,7 @@ var errSilent = errors.New("silent")
 //	godwit models   list the model catalog
 //	godwit acp      serve editors over the Agent Client Protocol on stdio
 //	godwit undo     revert a session's file changes, turn by turn
+//	godwit rules    a session's standing instructions; pin or unpin one
 //	godwit eval     run eval suites, compare result sets, merge shards
 //	godwit send     send a message to a session (--wait for its answer)
 //	godwit mail     list messages between sessions and their receipts
@@ -69,6 +70,7 @@ func NewRootCmd(f *Factory) *cobra.Command {
 		NewCmdModels(f, nil),
 		NewCmdACP(f, nil),
 		NewCmdUndo(f),
+		NewCmdRules(f),
 		NewCmdEval(f),
 		NewCmdSend(f),
 		NewCmdMail(f),
