@@ -308,7 +308,7 @@ func newWindow(opts Options, summaryModel string, cat *catalog.Catalog, st *stor
 		Tools:     reg.Specs(),
 		Budget:    size.budget,
 		Counter:   size.counter,
-		Pages:     agent.StorePages(st),
+		Pages:     storePages{st},
 		Logger:    opts.Logger,
 		Prefix: func(ctx context.Context) []window.Text {
 			var out []window.Text
