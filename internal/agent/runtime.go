@@ -40,7 +40,7 @@ type Config struct {
 	// Runner runs tool calls. Required.
 	Runner *tool.Runner
 	// Store records everything. Required.
-	Store *store.Store
+	Store Store
 	// Workspace is the absolute path the session works in.
 	Workspace string
 	// MaxSteps bounds model calls per turn; 0 means DefaultMaxSteps.
