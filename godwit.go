@@ -117,7 +117,7 @@ func Open(ctx context.Context, opts Options) (*Agent, error) {
 	}
 	env, err := wiring.Build(ctx, wiring.Options{
 		Home: opts.Home, Workspace: opts.Workspace, Model: opts.Model, Provider: opts.Provider,
-		Mode: opts.Mode, Prompter: opts.Prompter, Approver: opts.Approver, Getenv: opts.Getenv, MaxSteps: opts.MaxSteps, Logger: opts.Logger,
+		Approval: wiring.Approval{Mode: opts.Mode, Prompter: opts.Prompter, Approver: opts.Approver}, Getenv: opts.Getenv, MaxSteps: opts.MaxSteps, Logger: opts.Logger,
 		Mail: opts.Mail,
 	})
 	if err != nil {
