@@ -62,11 +62,16 @@ func Undo(ctx context.Context, st *store.Store, sessionID string, fromTurnSeq in
 		return rep, fmt.Errorf("snapshot: undo: %w", err)
 	}
 	done := map[string]bool{}
+	var folders []string
 	for _, s := range snaps {
 		if done[s.Path] {
 			continue // only the first snapshot is the state before
 		}
 		done[s.Path] = true
+		if strings.HasSuffix(s.Path, string(filepath.Separator)) {
+			folders = append(folders, s.Path)
+			continue
+		}
 		switch outcome, err := restore(s); {
 		case err != nil:
 			rep.Failed = append(rep.Failed, Failure{Path: s.Path, Err: err})
@@ -77,6 +82,12 @@ func Undo(ctx context.Context, st *store.Store, sessionID string, fromTurnSeq in
 		default:
 			rep.Unchanged = append(rep.Unchanged, s.Path)
 		}
+	}
+	// Folders the file tools created go once empty, deepest first; one
+	// holding anything else stays.
+	slices.SortFunc(folders, func(a, b string) int { return len(b) - len(a) })
+	for _, f := range folders {
+		_ = os.Remove(f)
 	}
 	if err := shellChanges(ctx, st, sessionID, fromTurnSeq, done, &rep); err != nil {
 		return rep, err
