@@ -24,17 +24,17 @@ type cassetteWant struct {
 // cassetteWants is read off each cassette by hand: the oracle for the
 // adapter's parsing. Input tokens count cache reads and writes too.
 var cassetteWants = map[string]cassetteWant{
-	"simple.yaml":               {stops: stops(llm.StopEndTurn), usage: usage(19, 7), finalText: "Bonjour !"},
-	"simple_streaming.yaml":     {stops: stops(llm.StopEndTurn), usage: usage(19, 9), finalText: "Bonjour ! (good morning)"},
-	"tool.yaml":                 {stops: stops(llm.StopToolUse, llm.StopEndTurn), usage: usage(398, 61, 472, 12), finalText: "It is 08:40 in Quito."},
+	"simple.yaml":               {stops: stops(llm.StopEndTurn), usage: usages(19, 7), finalText: "Bonjour !"},
+	"simple_streaming.yaml":     {stops: stops(llm.StopEndTurn), usage: usages(19, 9), finalText: "Bonjour ! (good morning)"},
+	"tool.yaml":                 {stops: stops(llm.StopToolUse, llm.StopEndTurn), usage: usages(398, 61, 472, 12), finalText: "It is 08:40 in Quito."},
 	"tool_streaming.yaml":       {stops: stops(llm.StopToolUse, llm.StopEndTurn), usage: []llm.Usage{{InputTokens: 402, OutputTokens: 58}, {InputTokens: 471, OutputTokens: 14, CacheReadTokens: 400}}, finalText: "It is 14:05 in Lisbon (WET)."},
-	"multi_tool_streaming.yaml": {stops: stops(llm.StopToolUse, llm.StopEndTurn), usage: usage(488, 104, 640, 21), finalText: "4 + 7 = 11\n4 × 7 = 28"},
-	"thinking_streaming.yaml":   {stops: stops(llm.StopToolUse, llm.StopEndTurn), usage: usage(431, 87, 552, 16), finalText: "Yes: it is 09:12 in Osaka, morning.", thinking: true},
+	"multi_tool_streaming.yaml": {stops: stops(llm.StopToolUse, llm.StopEndTurn), usage: usages(488, 104, 640, 21), finalText: "4 + 7 = 11\n4 × 7 = 28"},
+	"thinking_streaming.yaml":   {stops: stops(llm.StopToolUse, llm.StopEndTurn), usage: usages(431, 87, 552, 16), finalText: "Yes: it is 09:12 in Osaka, morning.", thinking: true},
 }
 
 func stops(s ...llm.StopReason) []llm.StopReason { return s }
 
-func usage(inOut ...int64) []llm.Usage {
+func usages(inOut ...int64) []llm.Usage {
 	var u []llm.Usage
 	for i := 0; i+1 < len(inOut); i += 2 {
 		u = append(u, llm.Usage{InputTokens: inOut[i], OutputTokens: inOut[i+1]})
