@@ -82,7 +82,10 @@ func newGuard(opts Options, root string, st *store.Store, closers *[]func() erro
 	sw := switched{wraps: map[bool]func(*exec.Cmd) error{}}
 	// The sandbox is wrapped up to three times, and its warnings about
 	// the machine (no Landlock, an old ABI) are the same each time.
-	wrapLog := slog.New(onceHandler{opts.Logger.Handler(), &sync.Map{}})
+	var wrapLog *slog.Logger
+	if opts.Logger != nil {
+		wrapLog = slog.New(onceHandler{opts.Logger.Handler(), &sync.Map{}})
+	}
 	for _, m := range modes {
 		pol, err := policy.New(policy.Options{Mode: m, Workspace: root, Rules: rules, Prompter: opts.Prompter,
 			Scratch: []string{tmp}, Vars: map[string]string{"TMPDIR": tmp}, Shell: kind, Logger: opts.Logger})
