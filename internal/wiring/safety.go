@@ -3,10 +3,12 @@ package wiring
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/godwit/godwit/internal/gitguard"
@@ -80,6 +82,12 @@ func newGuard(opts Options, ws *workspace.Workspace, st *store.Store, closers *[
 		modes = []policy.Mode{policy.ReadOnly, policy.Ask, policy.Auto}
 	}
 	sw := switched{wraps: map[bool]func(*exec.Cmd) error{}}
+	// The sandbox is wrapped up to three times, and its warnings about
+	// the machine (no Landlock, an old ABI) are the same each time.
+	var wrapLog *slog.Logger
+	if opts.Logger != nil {
+		wrapLog = slog.New(onceHandler{opts.Logger.Handler(), &sync.Map{}})
+	}
 	for _, m := range modes {
 		pol, err := policy.New(policy.Options{Mode: m, Workspace: root, Rules: rules, Prompter: opts.Prompter,
 			Scratch: []string{tmp}, Vars: map[string]string{"TMPDIR": tmp}, Shell: kind, Logger: opts.Logger})
@@ -100,7 +108,7 @@ func newGuard(opts Options, ws *workspace.Workspace, st *store.Store, closers *[
 					Writable: writable, Logger: opts.Logger})
 			}
 			sw.wraps[readOnly] = sandbox.Wrap(sandbox.Config{Writable: writable, ReadOnly: readOnly,
-				Network: network, TempDir: tmp, Caches: caches, Logger: opts.Logger})
+				Network: network, TempDir: tmp, Caches: caches, Logger: wrapLog})
 		}
 	}
 	sw.mode = func() policy.Mode { return opts.Mode }
@@ -112,7 +120,7 @@ func newGuard(opts Options, ws *workspace.Workspace, st *store.Store, closers *[
 		rules:        rules,
 		tmp:          tmp,
 		wrap:         sw.wrap,
-		readOnlyWrap: sandbox.Wrap(sandbox.Config{ReadOnly: true, TempDir: tmp, Logger: opts.Logger}),
+		readOnlyWrap: sandbox.Wrap(sandbox.Config{ReadOnly: true, TempDir: tmp, Logger: wrapLog}),
 		hidden:       func(toolName, abs string) bool { return sw.current().Hidden(toolName, abs) },
 		recorder:     snapshot.NewRecorder(st, snapshot.Options{Workspace: ws, Logger: opts.Logger}),
 		// Landlock judges a write by its path: a file here hard-linked to
@@ -244,4 +252,25 @@ const pollEvery = 2 * time.Second
 func sandboxed() bool {
 	_, err := sandbox.Status()
 	return err == nil
+}
+
+// onceHandler passes on each distinct message once and drops its repeats.
+type onceHandler struct {
+	slog.Handler
+	seen *sync.Map
+}
+
+func (h onceHandler) Handle(ctx context.Context, r slog.Record) error {
+	if _, dup := h.seen.LoadOrStore(r.Message, true); dup {
+		return nil
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h onceHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return onceHandler{h.Handler.WithAttrs(as), h.seen}
+}
+
+func (h onceHandler) WithGroup(name string) slog.Handler {
+	return onceHandler{h.Handler.WithGroup(name), h.seen}
 }
