@@ -38,6 +38,10 @@ type supervisorPayload struct {
 	// supervisor's parent (an editor's terminal started it): the tree
 	// ends when that process does.
 	Watch *Identity `json:"watch,omitempty"`
+	// NS are the namespaces the sandbox asked for (Options.Wrap set
+	// them on the command, see nsOf), which an editor cannot give: the
+	// terminal's supervisor starts the second one in them.
+	NS *nsSpec `json:"ns,omitempty"`
 	// Terminal marks the supervisor an editor's terminal runs: it runs
 	// a second one under itself (see superviseTerminal).
 	Terminal bool `json:"terminal,omitempty"`
@@ -108,7 +112,7 @@ func terminalCmd(cmd *exec.Cmd, exe string, self Identity, grace time.Duration) 
 			keep = append(keep, name)
 		}
 	}
-	b, _ := json.Marshal(supervisorPayload{GraceMS: grace.Milliseconds(), Watch: &self, Terminal: true, Keep: keep})
+	b, _ := json.Marshal(supervisorPayload{GraceMS: grace.Milliseconds(), Watch: &self, Terminal: true, Keep: keep, NS: nsOf(cmd.SysProcAttr)})
 	cmd.Env = append(env[:len(env):len(env)], supervisorEnv+"="+string(b))
 	cmd.Args = append([]string{exe, supervisorArg, cmd.Path}, cmd.Args...)
 	cmd.Path = exe
@@ -307,12 +311,12 @@ func exitCode(e *exitInfo) int {
 // SIGKILL, which nothing can catch. So it runs a second supervisor under
 // itself, as godwit runs one, and holds that one's lifeline: whichever
 // way this process ends, SIGKILL included, the lifeline closes and the
-// second supervisor ends the tree. That one also watches godwit's own
-// process (Watch: a pidfd on Linux), and this one tells it to end the
-// tree on SIGTERM, SIGINT or SIGHUP (the terminal killed or released)
-// and once the command has exited, so no process it left behind
-// outlives the call, as with a command run here. It exits with the
-// command's status.
+// second supervisor ends the tree. This one watches godwit's own
+// process (Watch: a pidfd on Linux) and tells the second to end the
+// tree when godwit exits, on SIGTERM, SIGINT or SIGHUP (the terminal
+// killed or released) and once the command has exited, so no process it
+// left behind outlives the call, as with a command run here. It exits
+// with the command's status.
 func superviseTerminal(args []string, p supervisorPayload) int {
 	exe, err := os.Executable()
 	if err != nil {
@@ -330,7 +334,9 @@ func superviseTerminal(args []string, p supervisorPayload) int {
 		return 126
 	}
 	inner := p
-	inner.Terminal, inner.Keep = false, nil
+	// This supervisor watches godwit: the second may sit in a PID
+	// namespace where godwit's pid means nothing.
+	inner.Terminal, inner.Keep, inner.Watch, inner.NS = false, nil, nil, nil
 	b, _ := json.Marshal(inner)
 	env := os.Environ()
 	if p.Keep != nil {
@@ -339,12 +345,14 @@ func superviseTerminal(args []string, p supervisorPayload) int {
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	// Its own group: an editor that kills this process's group must not
+	// take the second supervisor with it.
+	sys := &syscall.SysProcAttr{Setpgid: true}
+	p.NS.apply(sys)
 	pid, err := syscall.ForkExec(exe, append([]string{exe, supervisorArg}, args...), &syscall.ProcAttr{
 		Env:   append(env, supervisorEnv+"="+string(b)),
 		Files: []uintptr{0, 1, 2, lifeR.Fd(), statusW.Fd()},
-		// Its own group: an editor that kills this process's group must
-		// not take the second supervisor with it.
-		Sys: &syscall.SysProcAttr{Setpgid: true},
+		Sys:   sys,
 	})
 	lifeR.Close()
 	statusW.Close()
@@ -362,6 +370,10 @@ func superviseTerminal(args []string, p supervisorPayload) int {
 			lines <- sc.Text()
 		}
 	}()
+	var godwitGone <-chan struct{}
+	if p.Watch != nil {
+		godwitGone = watchExit(*p.Watch)
+	}
 	exited := make(chan syscall.WaitStatus, 1)
 	go func() {
 		var ws syscall.WaitStatus
@@ -386,6 +398,9 @@ func superviseTerminal(args []string, p supervisorPayload) int {
 				_ = syscall.Kill(pid, syscall.SIGTERM)
 			}
 		case <-sigs:
+			_ = syscall.Kill(pid, syscall.SIGTERM)
+		case <-godwitGone:
+			godwitGone = nil
 			_ = syscall.Kill(pid, syscall.SIGTERM)
 		case ws := <-exited:
 			if main == nil && lines != nil {
