@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/godwit/godwit/internal/config"
 	"github.com/godwit/godwit/internal/policy"
 	"github.com/godwit/godwit/internal/sandbox"
 	"github.com/godwit/godwit/internal/store/storetest"
@@ -30,7 +31,7 @@ func liveGuard(t *testing.T, opts Options) (*guard, string) {
 		}
 	})
 	opts.Home = t.TempDir()
-	g, err := newGuard(opts, ws, st, &closers)
+	g, err := newGuard(opts, ws, st, config.ShellConfig{}, &closers)
 	if err != nil {
 		t.Fatal(err)
 	}
