@@ -75,8 +75,8 @@ func (v *View) namespaces(exe string) *nsAttr {
 }
 
 // payload is the child's part of v for one command.
-// Keep gains the folders commands may write and the temp folder, which
-// a hidden folder must not take away.
+// Keep gains the workspace, the folders commands may write and the temp
+// folder, which a hidden folder must not take away.
 func (v *View) payload(tmp string, writable []string) (*viewPayload, error) {
 	var st syscall.Stat_t
 	if err := syscall.Stat("/proc/self/ns/mnt", &st); err != nil {
@@ -87,6 +87,9 @@ func (v *View) payload(tmp string, writable []string) (*viewPayload, error) {
 		p.Stage = os.TempDir()
 	}
 	p.Keep = append(append(append(p.Keep, v.Keep...), writable...), p.Stage)
+	if v.Workspace != "" {
+		p.Keep = append(p.Keep, v.Workspace)
+	}
 	if v.Workspace != "" {
 		p.GitDir = filepath.Join(v.Workspace, ".git")
 	}

@@ -3,15 +3,19 @@
 package sandbox_test
 
 import (
+	"context"
+	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/godwit/godwit/internal/sandbox"
+	"github.com/godwit/godwit/internal/tool/shell"
 )
 
 // The secrets the view must keep from commands; the tests' own
@@ -31,7 +35,7 @@ type world struct {
 	home, ghome string
 }
 
-func newWorld(t *testing.T) world {
+func newWorld(t testing.TB) world {
 	t.Helper()
 	w := world{dirs: newDirs(t)}
 	base := filepath.Dir(w.ws)
@@ -79,7 +83,7 @@ func newWorld(t *testing.T) world {
 	return w
 }
 
-func (w world) view(refused *atomic.Int32, t *testing.T) *sandbox.View {
+func (w world) view(refused *atomic.Int32, t testing.TB) *sandbox.View {
 	return &sandbox.View{
 		Workspace: w.ws,
 		Secrets: func() []string {
@@ -239,4 +243,47 @@ func copyFile(dst string) error {
 		return err
 	}
 	return out.Close()
+}
+
+// editor runs a command as an editor's terminal does (ACP
+// terminal/create): its own child, given the program, arguments, folder
+// and variables, nothing else of the exec.Cmd.
+type editor struct{}
+
+func (editor) Run(ctx context.Context, c *exec.Cmd, limit int) (shell.TerminalResult, error) {
+	cmd := exec.CommandContext(ctx, c.Path, c.Args[1:]...)
+	cmd.Dir, cmd.Env = c.Dir, c.Env
+	out, _ := cmd.CombinedOutput()
+	res := shell.TerminalResult{Output: string(out)}
+	if cmd.ProcessState != nil && cmd.ProcessState.Exited() {
+		code := cmd.ProcessState.ExitCode()
+		res.ExitCode = &code
+	}
+	return res, nil
+}
+
+// TestViewInTerminal: a command an editor's terminal runs gets the view
+// too (its supervisor starts the second one in the namespaces).
+func TestViewInTerminal(t *testing.T) {
+	needLandlock(t)
+	w := newWorld(t)
+	t.Setenv("HOME", w.home)
+	var refused atomic.Int32
+	cfg := writable(w.dirs)
+	cfg.View = w.view(&refused, t)
+	sh := shell.New(shell.Options{Workdir: w.ws, Wrap: sandbox.Wrap(cfg), Terminal: editor{}})
+	t.Cleanup(func() { sh.Close() })
+	args, _ := json.Marshal(map[string]string{"command": `cat .env .git/config ~/.ssh/id_ed25519; ls /proc | grep -c '^[0-9]'`})
+	res, err := sh.Run(context.Background(), args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mark := range []string{tokenMark, headerMark, fileMark, homeMark} {
+		if strings.Contains(res.Content, mark) {
+			t.Errorf("the command saw %s:\n%s", mark, res.Content)
+		}
+	}
+	if !strings.Contains(res.Content, "url = https://github.com/o/r.git") || !regexp.MustCompile(`(?m)^[1-5]$`).MatchString(res.Content) {
+		t.Errorf("not the view's git config and /proc:\n%s", res.Content)
+	}
 }
