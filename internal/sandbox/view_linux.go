@@ -133,7 +133,7 @@ func privateProc() error {
 // Landlock and the exec: a fresh /proc; a scratch tmpfs on v.Stage holds
 // an empty file, an empty folder and the git configs without
 // credentials, is made read-only, and each is bound over what it hides,
-// then the scratch is detached (the binds keep it); the workspace's git
+// then the real folder is bound back over the scratch; the workspace's git
 // folder is pinned (bound on itself, so it cannot be renamed away), its
 // hooks bound read-only on themselves; hidden folders holding a Keep
 // path get a read-only tmpfs with the kept folders bound back in.
@@ -154,6 +154,11 @@ func enterView(v *viewPayload, userNS bool) error {
 	git := findGit(v.GitDir)
 	configs := append(git.configs, v.GitConfigs...)
 
+	stage, err := unix.Open(v.Stage, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("the scratch's folder: %w", err)
+	}
+	defer unix.Close(stage)
 	const scratchFlags = unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC
 	if err := unix.Mount("tmpfs", v.Stage, "tmpfs", scratchFlags, "size=16m,mode=0755"); err != nil {
 		return fmt.Errorf("scratch tmpfs on %s: %w", v.Stage, err)
@@ -223,8 +228,10 @@ func enterView(v *viewPayload, userNS bool) error {
 			return err
 		}
 	}
-	if err := unix.Unmount(v.Stage, unix.MNT_DETACH); err != nil {
-		return fmt.Errorf("detaching the scratch: %w", err)
+	// The real folder goes back on top of the scratch: cheaper than an
+	// unmount, which waits for an RCU grace period.
+	if err := unix.Mount("/proc/self/fd/"+strconv.Itoa(stage), v.Stage, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		return fmt.Errorf("covering the scratch: %w", err)
 	}
 	for _, h := range withKeeps {
 		if err := coverKeeping(h, keeps); err != nil {

@@ -111,6 +111,11 @@ func TestViewHides(t *testing.T) {
 	var refused atomic.Int32
 	cfg := writable(w.dirs)
 	cfg.View = w.view(&refused, t)
+	cfg.Limits = sandbox.Limits{Processes: 500, FileSize: 1 << 20}
+	var procs []string // the kernel never counts root's processes: not set
+	if os.Geteuid() != 0 {
+		procs = []string{"500\n"}
+	}
 	tests := []struct {
 		name, command string
 		ok            bool     // exit 0
@@ -134,6 +139,8 @@ func TestViewHides(t *testing.T) {
 		{"no environ of godwit", `cat /proc/[0-9]*/environ 2>/dev/null | tr '\0' '\n'; grep -a -r VIEWTEST /proc/*/environ 2>/dev/null`, false, nil},
 		{"cannot unmount the view", `umount -l ~/.ssh 2>&1; umount .env 2>&1; ls -A ~/.ssh`, true, nil},
 		{"writes outside still denied", `touch ` + w.home + `/x`, false, nil},
+		{"rlimits", `ulimit -f; ulimit -u; head -c 2000000 /dev/zero > big; wc -c < big; rm big`, true, []string{"1024\n", "\n1048576\n"}},
+		{"rlimit on processes", `ulimit -u`, true, procs},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // MaybeSupervise is the supervisor side of shell_exec: when the process
@@ -45,6 +47,10 @@ type supervisorPayload struct {
 	// Terminal marks the supervisor an editor's terminal runs: it runs
 	// a second one under itself (see superviseTerminal).
 	Terminal bool `json:"terminal,omitempty"`
+	// HoldOutput keeps the command's output open in the supervisor
+	// until its tree is gone: an editor's terminal reads it to its end
+	// as the sign that the command is over.
+	HoldOutput bool `json:"hold_output,omitempty"`
 	// Keep names the variables godwit gave the command. An editor's
 	// terminal adds them to the editor's own environment, which may hold
 	// what godwit keeps from commands (provider keys): the terminal's
@@ -157,6 +163,13 @@ func supervise(args []string) int {
 		fmt.Fprintf(os.Stderr, "godwit supervisor: cannot start %s: %v\n", args[0], err)
 		fmt.Fprintln(status, exitInfo{code: 127})
 		return 127
+	}
+	// The command's output ends with its tree, not with this process,
+	// whose exit may wait on the kernel (namespaces torn down).
+	if null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0); err == nil && !p.HoldOutput {
+		_ = unix.Dup2(int(null.Fd()), 1)
+		_ = unix.Dup2(int(null.Fd()), 2)
+		null.Close()
 	}
 
 	mainExit := make(chan syscall.WaitStatus, 1)
@@ -336,7 +349,7 @@ func superviseTerminal(args []string, p supervisorPayload) int {
 	inner := p
 	// This supervisor watches godwit: the second may sit in a PID
 	// namespace where godwit's pid means nothing.
-	inner.Terminal, inner.Keep, inner.Watch, inner.NS = false, nil, nil, nil
+	inner.Terminal, inner.Keep, inner.Watch, inner.NS, inner.HoldOutput = false, nil, nil, nil, true
 	b, _ := json.Marshal(inner)
 	env := os.Environ()
 	if p.Keep != nil {
