@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -52,7 +53,7 @@ func (v *View) namespaces(exe string) *nsAttr {
 		if os.Geteuid() == 0 {
 			tries = []nsAttr{{}, {user: true}} // root without CAP_SYS_ADMIN still has user namespaces
 		}
-		var errs []error
+		var errs []string
 		for _, a := range tries {
 			cmd := exec.Command(exe, probeArg)
 			cmd.SysProcAttr = &syscall.SysProcAttr{}
@@ -62,13 +63,16 @@ func (v *View) namespaces(exe string) *nsAttr {
 				v.ns = &a
 				return
 			}
-			if msg := strings.TrimSpace(string(out)); msg != "" {
-				err = errors.New(msg)
+			msg := strings.TrimSpace(string(out))
+			if msg == "" {
+				msg = err.Error()
 			}
-			errs = append(errs, err)
+			if !slices.Contains(errs, msg) {
+				errs = append(errs, msg)
+			}
 		}
 		if v.Refused != nil {
-			v.Refused(fmt.Errorf("sandbox: namespaces cannot be made here (%w)", errors.Join(errs...)))
+			v.Refused(fmt.Errorf("sandbox: namespaces cannot be made here (%s)", strings.Join(errs, "; ")))
 		}
 	})
 	return v.ns
