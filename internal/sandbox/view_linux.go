@@ -234,7 +234,7 @@ func enterView(v *viewPayload, userNS bool) error {
 	}
 	// The real folder goes back on top of the scratch: cheaper than an
 	// unmount, which waits for an RCU grace period.
-	if err := unix.Mount("/proc/self/fd/"+strconv.Itoa(stage), v.Stage, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+	if err := unix.Mount("/proc/self/fd/"+strconv.Itoa(stage), v.Stage, "", unix.MS_BIND, ""); err != nil { // not MS_REC: that would bring the scratch along
 		return fmt.Errorf("covering the scratch: %w", err)
 	}
 	for _, h := range withKeeps {

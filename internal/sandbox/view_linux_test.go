@@ -139,6 +139,7 @@ func TestViewHides(t *testing.T) {
 		{"no environ of godwit", `cat /proc/[0-9]*/environ 2>/dev/null | tr '\0' '\n'; grep -a -r VIEWTEST /proc/*/environ 2>/dev/null`, false, nil},
 		{"cannot unmount the view", `umount -l ~/.ssh 2>&1; umount .env 2>&1; ls -A ~/.ssh`, true, nil},
 		{"writes outside still denied", `touch ` + w.home + `/x`, false, nil},
+		{"TMPDIR writable", `echo t > "$TMPDIR/t" && cat "$TMPDIR/t" && rm "$TMPDIR/t"`, true, []string{"t\n"}},
 		{"rlimits", `ulimit -f; ulimit -u; head -c 2000000 /dev/zero > big; wc -c < big; rm big`, true, []string{"1024\n", "\n1048576\n"}},
 		{"rlimit on processes", `ulimit -u`, true, procs},
 	}
