@@ -108,7 +108,7 @@ func runChild(args []string) int {
 		return 126
 	}
 	if p.View != nil {
-		if err := enterView(p.View, p.UserNS); err != nil {
+		if err := enterView(p.View); err != nil {
 			fmt.Fprintf(os.Stderr, "godwit sandbox: %v; the command did not run\n", err)
 			return 126
 		}

@@ -78,9 +78,9 @@ func (v *View) namespaces(exe string) *nsAttr {
 	return v.ns
 }
 
-// payload is the child's part of v for one command.
-// Keep gains the workspace, the folders commands may write and the temp
-// folder, which a hidden folder must not take away.
+// payload is the child's part of v for one command. Keep gains the
+// workspace, the folders commands may write and the temp folder, which
+// a hidden folder must not take away.
 func (v *View) payload(tmp string, writable []string) (*viewPayload, error) {
 	var st syscall.Stat_t
 	if err := syscall.Stat("/proc/self/ns/mnt", &st); err != nil {
@@ -90,11 +90,9 @@ func (v *View) payload(tmp string, writable []string) (*viewPayload, error) {
 	if p.Stage == "" {
 		p.Stage = os.TempDir()
 	}
-	p.Keep = append(append(append(p.Keep, v.Keep...), writable...), p.Stage)
+	p.Keep = append(slices.Concat(v.Keep, writable), p.Stage)
 	if v.Workspace != "" {
 		p.Keep = append(p.Keep, v.Workspace)
-	}
-	if v.Workspace != "" {
 		p.GitDir = filepath.Join(v.Workspace, ".git")
 	}
 	if v.Secrets != nil {
@@ -141,7 +139,7 @@ func privateProc() error {
 // folder is pinned (bound on itself, so it cannot be renamed away), its
 // hooks bound read-only on themselves; hidden folders holding a Keep
 // path get a read-only tmpfs with the kept folders bound back in.
-func enterView(v *viewPayload, userNS bool) error {
+func enterView(v *viewPayload) error {
 	var st syscall.Stat_t
 	if err := syscall.Stat("/proc/self/ns/mnt", &st); err != nil || st.Ino == v.HostMnt {
 		return fmt.Errorf("not in a mount namespace of its own (%v): nothing is mounted", err)
@@ -246,11 +244,11 @@ func enterView(v *viewPayload, userNS bool) error {
 		unix.Close(fd)
 	}
 	// Nothing the command runs may undo these mounts. Landlock already
-	// forbids mount changes; without it, root loses CAP_SYS_ADMIN (and
-	// CAP_SYS_RESOURCE, which would lift the rlimits) for good, and in a
-	// user namespace the ambient capability goes and the exec drops the
-	// rest.
-	if !userNS {
+	// forbids mount changes; besides, root (in a user namespace too)
+	// loses CAP_SYS_ADMIN (and CAP_SYS_RESOURCE, which would lift the
+	// rlimits) for good, and any other user's ambient capability goes,
+	// so the exec drops the rest.
+	if os.Getuid() == 0 {
 		_ = unix.Prctl(unix.PR_CAPBSET_DROP, unix.CAP_SYS_ADMIN, 0, 0, 0)
 		_ = unix.Prctl(unix.PR_CAPBSET_DROP, unix.CAP_SYS_RESOURCE, 0, 0, 0)
 	}
