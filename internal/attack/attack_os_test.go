@@ -26,11 +26,6 @@ var (
 	classGrowth   = addClass("a command grows a file without bound")
 )
 
-func addClass(name string) int {
-	classNames = append(classNames, name)
-	return len(classNames) - 1
-}
-
 // envKey is a provider key in godwit's own environment: commands never
 // get it (shell_exec drops *_API_KEY), so only another process's
 // environment can show it.
