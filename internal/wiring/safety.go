@@ -28,7 +28,11 @@ type guard struct {
 	// because it reads (tool.ConfineReadOnly), and of a sub-agent's
 	// shell: no writes, no network, whatever the session's mode.
 	readOnlyWrap func(*exec.Cmd) error
-	tmp          string
+	// writeWrap is the sandbox of ask mode, for a command a person
+	// allowed on the spot in read-only mode (tool.ConfineWrite); nil
+	// when no mode that writes was built.
+	writeWrap func(*exec.Cmd) error
+	tmp       string
 	// hidden are the paths grep and file_list pass over when they walk a
 	// folder: what the rules' deny and ask path rules name.
 	hidden   func(toolName, abs string) bool
@@ -79,7 +83,7 @@ func newGuard(opts Options, root string, st *store.Store, closers *[]func() erro
 	}
 	sw := switched{wraps: map[bool]func(*exec.Cmd) error{}}
 	for _, m := range modes {
-		pol, err := policy.New(policy.Options{Mode: m, Workspace: root, Rules: rules, Prompter: opts.Prompter,
+		pol, err := policy.New(policy.Options{Mode: m, Workspace: root, Rules: rules, Prompter: opts.Prompter, Offer: opts.OfferWrites,
 			Scratch: []string{tmp}, Vars: map[string]string{"TMPDIR": tmp}, Shell: kind, Logger: opts.Logger})
 		if err != nil {
 			return nil, fmt.Errorf("wiring: %w", err)
@@ -111,6 +115,7 @@ func newGuard(opts Options, root string, st *store.Store, closers *[]func() erro
 		tmp:          tmp,
 		wrap:         sw.wrap,
 		readOnlyWrap: sandbox.Wrap(sandbox.Config{ReadOnly: true, TempDir: tmp, Logger: opts.Logger}),
+		writeWrap:    sw.wraps[false],
 		hidden:       func(toolName, abs string) bool { return sw.current().Hidden(toolName, abs) },
 		recorder:     snapshot.NewRecorder(st, snapshot.Options{Logger: opts.Logger}),
 		// Landlock judges a write by its path: a file here hard-linked to

@@ -58,6 +58,10 @@ type Options struct {
 	// Prompter asks a person about a call (ask mode, secret reads); nil
 	// means nobody can be asked, and what needs asking is denied.
 	Prompter policy.Prompter
+	// OfferWrites puts a call read-only mode refuses to the Prompter, to
+	// allow once (policy.Options.Offer): the chat, where the user can
+	// also switch the mode on the spot.
+	OfferWrites bool
 	// Gate, when set, is put in front of the policy: the runner asks
 	// Gate(policy), which must pass every call on to the policy (an
 	// editor shows each call before the policy judges it). Unlike
