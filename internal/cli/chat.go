@@ -128,7 +128,7 @@ func chatTerminal(ctx context.Context, opts *ChatOptions) error {
 		return err
 	}
 	defer cm.Close()
-	ctl, err := tui.NewController(ctx, tui.Options{Build: chatBuilder(opts, b, b, mode), Sink: b, Model: opts.Model, Session: opts.Session, Mode: mode, Mail: cm})
+	ctl, err := tui.NewController(ctx, tui.Options{Build: chatBuilder(opts, b, b, mode, true), Sink: b, Model: opts.Model, Session: opts.Session, Mode: mode, Mail: cm})
 	if err != nil {
 		return err
 	}
@@ -173,9 +173,14 @@ func chatLines(ctx context.Context, opts *ChatOptions) error {
 		ahead   []string   // typed while a question came; sent after the turn
 	)
 	prompter := &linePrompter{lines: func() <-chan line { return lines }, out: opts.IO.ErrOut}
+	mode := tui.NewModeSwitch(policy.ModeFromFlags(opts.AllowWrite, opts.Yes))
 	if opts.IO.InTTY {
 		prompter.typedAhead = func(s string) { aheadMu.Lock(); ahead = append(ahead, s); aheadMu.Unlock() }
 		prompter.quiet = policy.AnswerDelay
+		prompter.toAsk = func() {
+			mode.Set(policy.Ask)
+			fmt.Fprintln(opts.IO.ErrOut, "mode: read-only → ask, from this call on")
+		}
 	}
 	next := func() (string, bool) {
 		aheadMu.Lock()
@@ -187,13 +192,12 @@ func chatLines(ctx context.Context, opts *ChatOptions) error {
 		ahead = ahead[1:]
 		return s, true
 	}
-	mode := tui.NewModeSwitch(policy.ModeFromFlags(opts.AllowWrite, opts.Yes))
 	cm, err := openChatMail(ctx, opts)
 	if err != nil {
 		return err
 	}
 	defer cm.Close()
-	ctl, err = tui.NewController(ctx, tui.Options{Build: chatBuilder(opts, prompter, shown, mode), Sink: turns, Model: opts.Model, Session: opts.Session, Mode: mode, Mail: cm})
+	ctl, err = tui.NewController(ctx, tui.Options{Build: chatBuilder(opts, prompter, shown, mode, opts.IO.InTTY), Sink: turns, Model: opts.Model, Session: opts.Session, Mode: mode, Mail: cm})
 	if err != nil {
 		return err
 	}
@@ -264,16 +268,18 @@ func chatLines(ctx context.Context, opts *ChatOptions) error {
 }
 
 // chatBuilder builds engines for the chat; every one sends its own events
-// (mcp.status) to sink, where the controller sends the turns', asks p what the policy wants a person to decide, and reads the
-// approval mode from mode at every call (/mode switches it).
-func chatBuilder(opts *ChatOptions, p policy.Prompter, sink agent.Sink, mode *tui.ModeSwitch) tui.Builder {
+// (mcp.status) to sink, where the controller sends the turns', asks p what
+// the policy wants a person to decide, and reads the approval mode from
+// mode at every call (/mode switches it). offer puts a call read-only
+// mode refuses to p (a person who can switch the mode is there).
+func chatBuilder(opts *ChatOptions, p policy.Prompter, sink agent.Sink, mode *tui.ModeSwitch, offer bool) tui.Builder {
 	return func(ctx context.Context, model string) (*tui.Engine, error) {
 		if model == "" {
 			model = opts.Model
 		}
 		env, err := wiring.Build(ctx, wiring.Options{
 			Home: opts.Home, Workspace: opts.Workdir, UserHome: userHome(opts.Getenv), Model: model, Provider: opts.Provider,
-			LiveMode: mode.Get, Prompter: p, EngineEvents: sink, Getenv: opts.Getenv, Logger: opts.Logger,
+			LiveMode: mode.Get, Prompter: p, OfferWrites: offer, EngineEvents: sink, Getenv: opts.Getenv, Logger: opts.Logger,
 			ContextWindow: opts.ContextWindow, Version: opts.Version,
 		})
 		if err != nil {

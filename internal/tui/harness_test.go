@@ -104,6 +104,11 @@ func (h *harness) spawn(cmd tea.Cmd) {
 
 // handle processes a message a command returned.
 func (h *harness) handle(msg tea.Msg) {
+	if msg == tea.RequestCursorPosition() {
+		// The terminal answers the probes of drawnGuard.
+		h.update(tea.CursorPositionMsg{})
+		return
+	}
 	switch msg := msg.(type) {
 	case tea.BatchMsg:
 		for _, c := range msg {
@@ -238,10 +243,10 @@ func feedEvents(m *Model, evs ...agent.Event) {
 
 func teaSize(w, h int) tea.WindowSizeMsg { return tea.WindowSizeMsg{Width: w, Height: h} }
 
-// answer answers the open question with key once it has been shown long
-// enough to be read (answerDelay), as a person would.
+// answer answers the open question with key once the terminal has
+// drawn it (drawnGuard), as a person would.
 func (h *harness) answer(key string) {
 	h.t.Helper()
-	h.clock.Advance(answerDelay)
+	h.until("the question on the screen", h.m.asking)
 	h.typ(key)
 }

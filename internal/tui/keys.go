@@ -13,8 +13,8 @@ import (
 const doubleCtrlC = 2 * time.Second
 
 // answerDelay is how long a question must have been shown, and the keys
-// quiet, before y or a answers it (policy.AnswerDelay): a key typed in a
-// run of keys was meant for the input too.
+// quiet, before y or a answers it (policy.AnswerDelay), on a terminal
+// that does not answer the probes of drawnGuard.
 const answerDelay = policy.AnswerDelay
 
 // cancellingHint shows while a cancelled turn winds down; turnDone
@@ -72,24 +72,14 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 
+	if len(m.questions) > 0 && (m.asking() || s == "esc") {
+		return m.answerKey(s, quiet)
+	}
+	var probe tea.Cmd
 	if len(m.questions) > 0 {
-		switch strings.ToLower(s) {
-		case "y", "a":
-			if !quiet {
-				m.hint = "read the question, then answer: y or a counts after half a second without keys; n refuses at once"
-				return nil
-			}
-			if s == "y" || s == "Y" {
-				m.answer(policy.Yes)
-			} else {
-				m.answer(policy.Always)
-			}
-		case "n", "esc":
-			m.answer(policy.No)
-		default:
-			m.hint = "answer the question first: y yes, n no, a always"
-		}
-		return nil
+		// The question is not on the screen yet for the terminal: the
+		// key was typed before it, for the input.
+		probe = m.guard.retry(now)
 	}
 
 	switch s {
@@ -114,7 +104,43 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	}
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(k)
-	return cmd
+	return tea.Batch(probe, cmd)
+}
+
+// answerKey answers the question on the screen. On a terminal that does
+// not answer probes, a yes counts only after answerDelay of quiet.
+func (m *Model) answerKey(s string, quiet bool) tea.Cmd {
+	q := m.questions[0].it.(*approvalItem).q
+	switch s = strings.ToLower(s); {
+	case s == "n" || s == "esc":
+		m.answer(policy.No)
+	case s != "y" && s != "a" && (s != "s" || !q.ReadOnly):
+		m.hint = "answer the question first: y yes, n no, a always"
+		if q.ReadOnly {
+			m.hint = "answer the question first: y allow once, s switch to ask mode, n no"
+		}
+	case !quiet && m.guard.mute(m.now()):
+		m.hint = "read the question, then answer: y counts after half a second without keys; n refuses at once"
+	case s == "y":
+		m.answer(policy.Yes)
+	case s == "a":
+		m.answer(policy.Always)
+	default: // s, on a question read-only mode refused
+		m.switchMode(policy.Ask)
+		m.answer(policy.Yes)
+	}
+	return nil
+}
+
+// switchMode switches the approval mode and says so in the transcript.
+func (m *Model) switchMode(to policy.Mode) {
+	from, _ := m.ctl.Mode()
+	if err := m.ctl.SetMode(to); err != nil {
+		m.hint = strings.TrimPrefix(err.Error(), "tui: ")
+		return
+	}
+	m.feed.close()
+	m.t.add(&noticeItem{text: m.ctl.modeText(from, to), style: m.rc.th.Accent})
 }
 
 // ctrlC cancels the running turn; when idle, a first press clears the

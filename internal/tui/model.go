@@ -45,8 +45,9 @@ type Model struct {
 
 	questions  []*entry // approval questions not yet answered, oldest first
 	byQuestion map[int]*entry
-	askedAt    time.Time // when questions[0] became the one y and a answer
-	lastKey    time.Time // the last key pressed (answerDelay)
+	guard      drawnGuard // whether keys may answer questions[0]
+	askedAt    time.Time  // when questions[0] became the one y and a answer
+	lastKey    time.Time  // the last key pressed (answerDelay)
 
 	history []string // submitted input, oldest first
 	saved   *History // where history outlives the run
@@ -161,21 +162,43 @@ type (
 	tickMsg struct{}
 )
 
-// Init draws a resumed session.
+// Init draws a resumed session, and probes the terminal once: whether it
+// answers decides how questions are guarded (drawnGuard).
 func (m *Model) Init() tea.Cmd {
+	probe := m.guard.probe(m.now())
 	if m.ctl.SessionID() != "" {
-		return m.loadHistory()
+		return tea.Batch(probe, m.loadHistory())
 	}
-	return nil
+	return probe
 }
 
 // Update implements tea.Model.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.update(msg)
+	// A question that became current this update is drawn when Update
+	// returns: the probes that arm it go out after that.
+	var cur *entry
+	if len(m.questions) > 0 {
+		cur = m.questions[0]
+	}
+	probe := m.guard.question(cur, m.now())
+	if cur != nil {
+		if a := cur.it.(*approvalItem); a.armed != m.guard.armed(m.now()) {
+			a.armed = m.guard.armed(m.now())
+			cur.touch()
+		}
+	}
+	return m, tea.Batch(cmd, probe)
+}
+
+func (m *Model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
+	case tea.CursorPositionMsg:
+		return m.guard.reply(m.now())
 	case tea.WindowSizeMsg:
 		m.width, m.height = max(msg.Width, 20), max(msg.Height, 6)
 		m.input.SetWidth(m.width)
-		return m, nil
+		return nil
 	case eventsMsg:
 		var cmds []tea.Cmd
 		for _, x := range msg {
@@ -185,25 +208,25 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			}
 			m.handleBridge(x)
 		}
-		return m, tea.Batch(cmds...)
+		return tea.Batch(cmds...)
 	case turnDoneMsg:
-		return m, m.turnDone(msg)
+		return m.turnDone(msg)
 	case commandDoneMsg:
-		return m, m.commandDone(msg)
+		return m.commandDone(msg)
 	case historyMsg:
 		m.showHistory(msg)
-		return m, nil
+		return nil
 	case fullOutputMsg:
 		if en, ok := m.feed.tools[msg.callID]; ok {
 			en.it.(*toolItem).setFull(msg.out, msg.err)
 			en.touch()
 		}
-		return m, nil
+		return nil
 	case tickMsg:
 		if m.running {
-			return m, tick()
+			return tick()
 		}
-		return m, nil
+		return nil
 	case tea.MouseWheelMsg:
 		switch msg.Button {
 		case tea.MouseWheelUp:
@@ -211,10 +234,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		case tea.MouseWheelDown:
 			m.t.scroll(3, m.width, m.transcriptHeight())
 		}
-		return m, nil
+		return nil
 	case tea.PasteMsg:
-		if len(m.questions) > 0 {
-			return m, nil
+		if m.asking() {
+			return nil
 		}
 		// Terminals send a pasted line break as CR.
 		long := strings.ReplaceAll(strings.ReplaceAll(msg.Content, "\r\n", "\n"), "\r", "\n")
@@ -223,18 +246,18 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			// transcript cleans it when it draws it.
 			m.pastes = append(m.pastes, long)
 			m.input.InsertString(pasteMarker(len(m.pastes), long))
-			return m, nil
+			return nil
 		}
 		// Pasted text is drawn in the input: what a terminal would obey
 		// goes, as it does from the model's text.
 		msg.Content = termsafe.Text(long)
 		var cmd tea.Cmd
 		m.input, cmd = m.input.Update(msg)
-		return m, cmd
+		return cmd
 	case tea.KeyPressMsg:
-		return m, m.key(msg)
+		return m.key(msg)
 	}
-	return m, nil
+	return nil
 }
 
 // handleBridge applies one message from the engine's side.
@@ -246,7 +269,7 @@ func (m *Model) handleBridge(x tea.Msg) {
 		m.feed.apply(e, true)
 	case approvalRequestMsg:
 		m.feed.close()
-		en := m.t.add(&approvalItem{id: x.id, q: x.q, reply: x.reply})
+		en := m.t.add(&approvalItem{id: x.id, q: x.q, reply: x.reply, armed: m.guard.mute(m.now())})
 		m.questions = append(m.questions, en)
 		if len(m.questions) == 1 {
 			m.askedAt = m.now()
@@ -264,6 +287,10 @@ func (m *Model) handleBridge(x tea.Msg) {
 		}
 	}
 }
+
+// asking reports whether a question waits for its answer and keys may
+// give it (drawnGuard); before that, keys go to the input.
+func (m *Model) asking() bool { return len(m.questions) > 0 && m.guard.armed(m.now()) }
 
 // answer replies to the oldest open question.
 func (m *Model) answer(c policy.Choice) {

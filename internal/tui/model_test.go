@@ -79,7 +79,7 @@ func writeStep(path, content string) fake.Step {
 func TestApprovalYesWritesTheFile(t *testing.T) {
 	h := newHarness(t, writeStep("notes.md", "milk\n"), fake.Step{Text: "written", Usage: usage(120, 100, 5)})
 	h.send("write notes.md")
-	h.until("the approval question", func() bool { return len(h.m.questions) == 1 })
+	h.until("the approval question", h.m.asking)
 
 	screen := h.screen()
 	for _, want := range []string{"? file_write wants to", "Allow? y yes · n no", "waiting for your answer above"} {
@@ -115,7 +115,7 @@ func TestApprovalNoDenies(t *testing.T) {
 	h := newHarness(t, writeStep("x.txt", "x"), fake.Step{Text: "ok, not written", Usage: usage(120, 0, 5)})
 	h.send("write x.txt")
 	h.until("the approval question", func() bool { return len(h.m.questions) == 1 })
-	h.typ("n")
+	h.answer("n")
 	h.idle()
 	if _, err := os.Stat(filepath.Join(h.ws, "x.txt")); err == nil {
 		t.Fatal("a refused write happened")
@@ -613,7 +613,7 @@ func TestResumeReplaysTheLiveTranscript(t *testing.T) {
 	h.until("the first question", func() bool { return len(h.m.questions) == 1 })
 	h.answer("y")
 	h.until("the second question", func() bool { return len(h.m.questions) == 1 && !items[*approvalItem](h.m)[1].answered })
-	h.typ("n")
+	h.answer("n")
 	h.idle()
 	live := transcriptLines(h.m)
 

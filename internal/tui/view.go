@@ -19,7 +19,7 @@ func (m *Model) View() tea.View {
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
 	v.WindowTitle = "godwit"
-	if c := m.input.Cursor(); c != nil && len(m.questions) == 0 {
+	if c := m.input.Cursor(); c != nil && !m.asking() {
 		c.Y += inputRow
 		v.Cursor = c
 	}
@@ -49,7 +49,7 @@ func (m *Model) transcriptHeight() int {
 }
 
 func (m *Model) inputHeight() int {
-	if len(m.questions) > 0 {
+	if m.asking() {
 		return 1
 	}
 	m.fitInput()
@@ -69,8 +69,12 @@ func (m *Model) fitInput() {
 }
 
 func (m *Model) inputView() string {
-	if len(m.questions) > 0 {
-		return m.rc.th.Approval.Render("  waiting for your answer above: y yes · n no · a always")
+	if m.asking() {
+		keys := "y yes · n no · a always"
+		if m.questions[0].it.(*approvalItem).q.ReadOnly {
+			keys = "y allow once · s switch to ask mode · n no"
+		}
+		return m.rc.th.Approval.Render("  waiting for your answer above: " + keys)
 	}
 	m.fitInput()
 	// The textarea's view costs more than the rest of the frame; it
