@@ -206,7 +206,8 @@ func TestChatDailyUse(t *testing.T) {
 		slow.Chunks = append(slow.Chunks, llmtest.ChatText("slowly "))
 	}
 	srv := llmtest.NewTestServer(t,
-		// Turn 1, read-only: a plan, a write the mode refuses, an answer.
+		// Turn 1, read-only: a plan, a write the mode refuses (asked on
+		// the spot, refused), an answer.
 		llmtest.ChatReply(llmtest.ChatReasoning("The user wants notes about the hosts file."), llmtest.ChatToolCall("call_p", "plan", planArgs), llmtest.ChatFinish("tool_calls"), llmtest.ChatUsage(900, 12)),
 		llmtest.ChatReply(llmtest.ChatToolCall("call_w1", "file_write", `{"path":"notes.md","content":"hosts\n"}`), llmtest.ChatFinish("tool_calls"), llmtest.ChatUsage(950, 12)),
 		llmtest.ChatTextReply("This session is read-only, so notes.md was not written.", 990, 8),
@@ -240,8 +241,13 @@ func TestChatDailyUse(t *testing.T) {
 	}
 
 	s.typeLine("/etc/hosts explain it")
+	sc = s.waitFor("Read-only mode: y allow once")
+	if !strings.Contains(sc, "file_write wants to") || !strings.Contains(sc, "read-only mode: this call writes notes.md") {
+		t.Errorf("the offer does not name the call:\n%s", sc)
+	}
+	s.answer("n")
 	sc = s.waitFor("read-only, so notes.md")
-	for _, want := range []string{"› /etc/hosts explain it", "☰ plan · 2 of 2 done", "☒ read /etc/hosts", "▸ ✻ thinking", "DENIED"} {
+	for _, want := range []string{"› /etc/hosts explain it", "☰ plan · 2 of 2 done", "☒ read /etc/hosts", "▸ ✻ thinking", "⊘ you refused file_write", "DENIED"} {
 		if !strings.Contains(sc, want) {
 			t.Errorf("turn 1 lacks %q:\n%s", want, sc)
 		}
@@ -251,6 +257,9 @@ func TestChatDailyUse(t *testing.T) {
 	}
 	if reqs := srv.Requests(); len(reqs) == 0 || !strings.Contains(string(reqs[0].Body), `/etc/hosts explain it`) {
 		t.Fatal("the prompt that starts with a path was not sent as written")
+	}
+	if reqs := srv.Requests(); len(reqs) < 3 || !strings.Contains(string(reqs[2].Body), "the user was asked and said no") || strings.Contains(string(reqs[2].Body), "restart") {
+		t.Error("the model was not told of the refusal in the chat's terms")
 	}
 
 	s.typeLine("/mode ask")
@@ -307,10 +316,61 @@ func TestChatDailyUse(t *testing.T) {
 	}
 }
 
-// answer presses key for the question on the screen once it has been
-// shown long enough to be read: the chat takes y and a only half a
-// second after a question appears (tui.answerDelay).
+// answer presses key for the question on the screen once the chat shows
+// the keys that answer it (it does once the terminal has drawn the
+// question: tui's drawnGuard) and the question has stood long enough to
+// be read: a y counts half a second after (tui.answerDelay).
 func (s *tmuxSession) answer(key string) {
+	s.waitFor("waiting for your answer above")
 	time.Sleep(700 * time.Millisecond)
 	s.run("send-keys", "-t", "chat", key)
+}
+
+// TestChatReadOnlyOffer: in a read-only chat, a write and a command the
+// mode refuses are asked about on the spot, each named: y allows the
+// write once (the chat stays read-only), s switches to ask mode and lets
+// the command write (in ask mode's sandbox), and the model is told what
+// happened, never to restart godwit.
+func TestChatReadOnlyOffer(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewTestServer(t,
+		llmtest.ChatReply(llmtest.ChatToolCall("call_w", "file_write", `{"path":"notes.md","content":"once\n"}`), llmtest.ChatFinish("tool_calls"), llmtest.ChatUsage(900, 12)),
+		llmtest.ChatReply(llmtest.ChatToolCall("call_s", "shell_exec", `{"command":"echo switched > shell.txt"}`), llmtest.ChatFinish("tool_calls"), llmtest.ChatUsage(950, 12)),
+		llmtest.ChatReply(llmtest.ChatToolCall("call_w2", "file_write", `{"path":"more.md","content":"no\n"}`), llmtest.ChatFinish("tool_calls"), llmtest.ChatUsage(990, 12)),
+		llmtest.ChatTextReply("Wrote notes.md and shell.txt; more.md refused.", 1000, 8),
+	)
+	home, ws := setup(t, srv.URL())
+	s := newTmux(t, home)
+	s.chat(ws, "--model", "local/m")
+	s.waitFor("new session")
+	s.typeLine("write the notes")
+	sc := s.waitFor("Read-only mode: y allow once")
+	if !strings.Contains(sc, "file_write wants to create notes.md") {
+		t.Errorf("the offer does not name the write:\n%s", sc)
+	}
+	s.answer("y")
+	sc = s.waitFor("shell_exec wants to run: echo switched > shell.txt")
+	if !strings.Contains(sc, "✓ you allowed file_write") || !strings.Contains(sc, " read-only · ctx") {
+		t.Errorf("the write was not allowed once, or the mode changed:\n%s", sc)
+	}
+	s.answer("s")
+	sc = s.waitFor("file_write wants to create more.md")
+	if !strings.Contains(sc, "read-only → ask") || !strings.Contains(sc, " ask · ctx") || !strings.Contains(sc, "Allow? y yes") {
+		t.Errorf("s did not switch to ask mode, or the next write is not asked as ask mode asks:\n%s", sc)
+	}
+	s.answer("n")
+	s.waitFor("more.md refused")
+	for f, want := range map[string]string{"notes.md": "once\n", "shell.txt": "switched\n"} {
+		if b, err := os.ReadFile(filepath.Join(ws, f)); err != nil || string(b) != want {
+			t.Errorf("%s = %q, %v; want %q (a command allowed from read-only mode writes in ask mode's sandbox)", f, b, err, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(ws, "more.md")); err == nil {
+		t.Error("the refused write happened")
+	}
+	for i, r := range srv.Requests() {
+		if strings.Contains(string(r.Body), "restart godwit") {
+			t.Errorf("request %d tells the model to restart godwit", i)
+		}
+	}
 }

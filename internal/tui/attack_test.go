@@ -151,8 +151,9 @@ func TestApprovalShowsWhatRuns(t *testing.T) {
 // it was typed after the terminal drew it, which the terminal's reports to
 // the chat's probes tell (drawnGuard), whatever the pace: keys typed
 // before (in flight as the question came) go to the input, and a y
-// pressed twice answers one question. A terminal that answers no probes
-// keeps the rule of time: y counts after answerDelay of quiet.
+// pressed twice answers one question. A y also waits answerDelay after
+// the question is drawn and after the last key. A terminal that answers
+// no probes keeps that rule of time alone.
 func TestAnswerKeysWaitForTheQuestion(t *testing.T) {
 	newModel := func(c *clock) *Model {
 		ctl, err := NewController(context.Background(), Options{Build: func(context.Context, string) (*Engine, error) {
@@ -191,6 +192,11 @@ func TestAnswerKeysWaitForTheQuestion(t *testing.T) {
 			t.Fatalf("the question's keys do not show once it is drawn:\n%s", plainScreen(m))
 		}
 		m.typeKeys("y")
+		if len(r1) != 0 || !strings.Contains(m.hint, "read the question") {
+			t.Fatalf("a y the moment the question was drawn answered it (hint %q)", m.hint)
+		}
+		c.Advance(answerDelay)
+		m.typeKeys("y")
 		if a := <-r1; a.Choice != policy.Yes {
 			t.Fatalf("answer %v", a)
 		}
@@ -200,7 +206,7 @@ func TestAnswerKeysWaitForTheQuestion(t *testing.T) {
 			t.Fatal("one y pressed twice answered the next question too")
 		}
 		report(m)
-		m.typeKeys("n")
+		m.typeKeys("n") // at once
 		if a := <-r2; a.Choice != policy.No {
 			t.Fatalf("n did not refuse: %v", a)
 		}

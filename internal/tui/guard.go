@@ -8,9 +8,10 @@ import (
 
 // drawnGuard tells a key typed after a question was on the screen from
 // one typed before it, whatever the pace of typing: only the first may
-// answer. Time alone could not: a y typed while the model worked but
-// read after the question arrived (keys in flight on a loaded machine)
-// looked like an answer.
+// answer (and then only out of a run of keys: answerDelay). Time alone
+// could not tell them apart: a y typed while the model worked but read
+// after the question arrived (keys in flight on a loaded machine) looked
+// like an answer.
 //
 // The chat asks the terminal for its cursor position (a probe); the
 // terminal writes its report into the input after whatever was typed
@@ -22,8 +23,7 @@ import (
 // was on the screen: they go to the input, typed ahead.
 //
 // A terminal that has not answered its first probe within probeLost is
-// taken to answer none, and keeps the rule of time: y counts once the
-// question and the keys have been quiet for answerDelay.
+// taken to answer none: there the rule of time alone holds.
 type drawnGuard struct {
 	answers bool      // the terminal has answered a probe
 	out     int       // probes sent and not yet answered

@@ -244,9 +244,10 @@ func feedEvents(m *Model, evs ...agent.Event) {
 func teaSize(w, h int) tea.WindowSizeMsg { return tea.WindowSizeMsg{Width: w, Height: h} }
 
 // answer answers the open question with key once the terminal has
-// drawn it (drawnGuard), as a person would.
+// drawn it (drawnGuard) and it has stood answerDelay, as a person would.
 func (h *harness) answer(key string) {
 	h.t.Helper()
 	h.until("the question on the screen", h.m.asking)
+	h.clock.Advance(answerDelay)
 	h.typ(key)
 }

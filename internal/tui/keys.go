@@ -12,9 +12,10 @@ import (
 // doubleCtrlC is how soon a second Ctrl-C must follow the first to leave.
 const doubleCtrlC = 2 * time.Second
 
-// answerDelay is how long a question must have been shown, and the keys
-// quiet, before y or a answers it (policy.AnswerDelay), on a terminal
-// that does not answer the probes of drawnGuard.
+// answerDelay is how long a question must have been on the screen, and
+// the keys quiet, before y or a answers it (policy.AnswerDelay): a key
+// typed in a run of keys was meant for the input. drawnGuard says when
+// the question is on the screen.
 const answerDelay = policy.AnswerDelay
 
 // cancellingHint shows while a cancelled turn winds down; turnDone
@@ -107,8 +108,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	return tea.Batch(probe, cmd)
 }
 
-// answerKey answers the question on the screen. On a terminal that does
-// not answer probes, a yes counts only after answerDelay of quiet.
+// answerKey answers the question on the screen: a yes counts once the
+// question has been drawn for answerDelay and the keys have been quiet as
+// long (a y in a run of keys was typed for the input).
 func (m *Model) answerKey(s string, quiet bool) tea.Cmd {
 	q := m.questions[0].it.(*approvalItem).q
 	switch s = strings.ToLower(s); {
@@ -119,7 +121,7 @@ func (m *Model) answerKey(s string, quiet bool) tea.Cmd {
 		if q.ReadOnly {
 			m.hint = "answer the question first: y allow once, s switch to ask mode, n no"
 		}
-	case !quiet && m.guard.mute(m.now()):
+	case !quiet:
 		m.hint = "read the question, then answer: y counts after half a second without keys; n refuses at once"
 	case s == "y":
 		m.answer(policy.Yes)

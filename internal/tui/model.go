@@ -183,8 +183,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	probe := m.guard.question(cur, m.now())
 	if cur != nil {
-		if a := cur.it.(*approvalItem); a.armed != m.guard.armed(m.now()) {
-			a.armed = m.guard.armed(m.now())
+		if a, armed := cur.it.(*approvalItem), m.guard.armed(m.now()); a.armed != armed {
+			a.armed = armed
+			if armed {
+				m.askedAt = m.now() // on the screen from now
+			}
 			cur.touch()
 		}
 	}
