@@ -258,10 +258,12 @@ Commands start with / or : (/help and :help are the same). An unknown one is not
 //text sends "/text"; a first word that is a path (/etc/hosts explain) is sent as written.
 Enter sends; Alt-Enter or Ctrl-J adds a line; Up/Down recall earlier input (kept across chats).
 A long paste shows as [pasted text #N: lines, bytes] and is sent whole.
-PgUp/PgDn or the wheel scroll; Esc goes back to the end.
+A message sent while a turn runs is queued (⧗) and sent when it ends.
+PgUp/PgDn scroll; Esc goes back to the end.
 Alt-Up/Alt-Down select a tool call or thinking block; Ctrl-O opens or closes it.
-Shift-Tab cycles the mode (read-only, ask, auto). Ctrl-C cancels the running turn; twice when idle leaves.
-Hold Shift to select text with the mouse.`)
+Shift-Tab cycles the mode (read-only, ask, auto). Esc or Ctrl-C cancels the running turn;
+Esc twice clears the input; Ctrl-C twice when idle leaves.
+"(est.)" in the status line: tokens estimated at 4 bytes each until the tokenizer has loaded.`)
 	return b.String()
 }
 

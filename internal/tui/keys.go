@@ -29,6 +29,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	now := m.now()
 	quiet := now.Sub(m.askedAt) >= answerDelay && now.Sub(m.lastKey) >= answerDelay
 	m.lastKey = now
+	if s != "esc" {
+		m.escs = 0
+	}
 
 	if s == "ctrl+c" {
 		return m.ctrlC(prevHint)
@@ -87,9 +90,7 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	case "enter":
 		return m.submit()
 	case "esc":
-		m.t.selected = -1
-		m.t.toEnd()
-		return nil
+		return m.esc()
 	case "ctrl+d":
 		if m.input.Value() == "" && !m.running {
 			return m.quit()
@@ -143,6 +144,26 @@ func (m *Model) switchMode(to policy.Mode) {
 	}
 	m.feed.close()
 	m.t.add(&noticeItem{text: m.ctl.modeText(from, to), style: m.rc.th.Accent})
+}
+
+// esc cancels the running turn, as Ctrl-C does; a second Esc in a row
+// clears the input. Either way the view goes back to the end.
+func (m *Model) esc() tea.Cmd {
+	m.escs++
+	m.t.selected = -1
+	m.t.toEnd()
+	switch {
+	case m.running && !m.cancelling:
+		m.cancelling = true
+		m.cancel()
+		m.hint = cancellingHint
+	case m.escs >= 2:
+		m.input.Reset()
+		m.histIdx, m.escs = len(m.history), 0
+	case m.input.Value() != "":
+		m.hint = "Esc again clears the input"
+	}
+	return nil
 }
 
 // ctrlC cancels the running turn; when idle, a first press clears the

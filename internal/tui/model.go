@@ -14,6 +14,7 @@ import (
 
 	"github.com/godwit/godwit/internal/agent"
 	"github.com/godwit/godwit/internal/policy"
+	"github.com/godwit/godwit/internal/store"
 	"github.com/godwit/godwit/internal/termsafe"
 )
 
@@ -59,7 +60,9 @@ type Model struct {
 	pastes []string
 
 	lastCtrlC time.Time
-	hint      string // shown under the status line until the next key
+	escs      int      // Esc presses in a row: the second clears the input
+	queued    []string // prompts sent during a turn, for when it ends
+	hint      string   // shown under the status line until the next key
 	quitting  bool
 
 	version    string
@@ -230,14 +233,6 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			return tick()
 		}
 		return nil
-	case tea.MouseWheelMsg:
-		switch msg.Button {
-		case tea.MouseWheelUp:
-			m.t.scroll(-3, m.width, m.transcriptHeight())
-		case tea.MouseWheelDown:
-			m.t.scroll(3, m.width, m.transcriptHeight())
-		}
-		return nil
 	case tea.PasteMsg:
 		if m.asking() {
 			return nil
@@ -345,14 +340,20 @@ func (m *Model) submit() tea.Cmd {
 			return commandDoneMsg{line: text, reply: r, err: err}
 		}
 	}
-	if m.running {
-		m.hint = "a turn is running: wait for it, or Ctrl-C to cancel it"
-		return nil
-	}
 	full := m.expandPastes(text)
 	m.rememberAs(text, full)
 	m.input.Reset()
 	prompt := Unescape(full)
+	if m.running {
+		// Queued, as Claude Code and Codex do: sent when the turn ends.
+		m.queued = append(m.queued, prompt)
+		return nil
+	}
+	return m.startTurn(prompt)
+}
+
+// startTurn shows prompt and runs a turn of it.
+func (m *Model) startTurn(prompt string) tea.Cmd {
 	m.t.add(&userItem{text: prompt})
 	m.t.toEnd()
 	m.t.selected = -1
@@ -382,6 +383,17 @@ func (m *Model) turnDone(msg turnDoneMsg) tea.Cmd {
 	}
 	if m.quitting {
 		return tea.Quit
+	}
+	if len(m.queued) > 0 {
+		q := strings.Join(m.queued, "\n\n")
+		m.queued = nil
+		if msg.res.Status == store.TurnCancelled || (msg.err != nil && msg.res.Turn == 0) {
+			// Stopped: what was queued is the person's to send again.
+			m.input.SetValue(strings.TrimSpace(q + "\n" + m.input.Value()))
+			m.hint = "the turn ended early: your queued message is back in the input"
+			return nil
+		}
+		return m.startTurn(q)
 	}
 	if m.mailWaiting && !m.busy() {
 		return m.startMailTurn()

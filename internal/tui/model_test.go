@@ -232,22 +232,6 @@ func lastUserText(r llm.Request) string {
 	return ""
 }
 
-func TestSecondPromptWaitsForTheTurn(t *testing.T) {
-	h := newHarness(t, writeStep("x.txt", "x"), fake.Step{Text: "done"})
-	h.send("write")
-	h.until("the question", func() bool { return len(h.m.questions) == 1 })
-	h.answer("a")
-	h.until("the turn to be past the question", func() bool { return len(h.m.questions) == 0 })
-	if h.m.running {
-		h.typ("more")
-		h.press("enter")
-		if !strings.Contains(h.m.hint, "a turn is running") || h.m.input.Value() != "more" {
-			t.Errorf("a prompt during a turn: hint %q, input %q", h.m.hint, h.m.input.Value())
-		}
-	}
-	h.idle()
-}
-
 func TestCommandsInTheChat(t *testing.T) {
 	h := newHarness(t,
 		fake.Step{ToolCalls: []llm.ToolCall{fake.Call("p1", "plan", map[string]any{"steps": []plan.Step{{Text: "read", Status: plan.Done}, {Text: "fix", Status: plan.InProgress}}})}, Usage: usage(500, 0, 10)},

@@ -17,7 +17,8 @@ func (m *Model) View() tea.View {
 	// them: only the frame's own styling (SGR) reaches the terminal.
 	v := tea.NewView(termsafe.Styled(content))
 	v.AltScreen = true
-	v.MouseMode = tea.MouseModeCellMotion
+	// No mouse capture: the terminal selects text as it does anywhere,
+	// without Shift. PgUp and PgDn scroll.
 	v.WindowTitle = "godwit"
 	if c := m.input.Cursor(); c != nil && !m.asking() {
 		c.Y += inputRow
@@ -30,6 +31,7 @@ func (m *Model) View() tea.View {
 // returns the text and the row the input starts at.
 func (m *Model) render() (string, int) {
 	lines := m.t.render(m.width, m.transcriptHeight())
+	lines = append(lines, m.queuedLines()...)
 	lines = append(lines, m.statusLine())
 	if h := m.hintLine(); h != "" {
 		lines = append(lines, h)
@@ -41,7 +43,7 @@ func (m *Model) render() (string, int) {
 
 // transcriptHeight is what is left for the transcript.
 func (m *Model) transcriptHeight() int {
-	h := m.height - 1 - m.inputHeight()
+	h := m.height - 1 - m.inputHeight() - len(m.queuedLines())
 	if m.hintLine() != "" {
 		h--
 	}
@@ -91,6 +93,24 @@ type inputKey struct {
 	line, col, width, height, scrollY int
 }
 
+// queuedLines show the messages sent during the turn, waiting for its
+// end (at most three, then a count).
+func (m *Model) queuedLines() []string {
+	var out []string
+	for i, q := range m.queued {
+		if i == 3 {
+			out = append(out, m.rc.th.Dim.Render(fmt.Sprintf("  ⧗ and %d more", len(m.queued)-3)))
+			break
+		}
+		out = append(out, m.rc.th.Dim.Render(ansi.Truncate("  ⧗ queued: "+termsafe.ExactLine(oneLine(q, 200)), m.width, "…")))
+	}
+	if len(out) > 0 {
+		out[len(out)-1] += m.rc.th.Dim.Render(" · sent when the turn ends")
+		out[len(out)-1] = ansi.Truncate(out[len(out)-1], m.width, "…")
+	}
+	return out
+}
+
 func (m *Model) hintLine() string {
 	if m.hint == "" {
 		return ""
@@ -124,7 +144,7 @@ func (m *Model) activity() string {
 	case m.cancelling:
 		right = "cancelling… "
 	case m.running:
-		right = fmt.Sprintf("working %s · Ctrl-C cancels ", elapsed(m.now().Sub(m.turnStart)))
+		right = fmt.Sprintf("working %s · Esc cancels ", elapsed(m.now().Sub(m.turnStart)))
 	case m.commanding:
 		right = "running the command… "
 	default:
@@ -152,7 +172,7 @@ func (m *Model) drawStatus(s Status, right string) string {
 		}
 	}
 	if s.Estimated {
-		ctx += "~"
+		ctx += " (est.)" // 4 bytes a token, until the tokenizer has loaded
 	}
 	parts = append(parts, ctx)
 	if s.Segment > 0 {
