@@ -7,6 +7,7 @@ import (
 	"github.com/godwit/godwit/internal/agent"
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/llm/fake"
+	"github.com/godwit/godwit/tool"
 )
 
 // blocked is a step that waits for release before it answers text.
@@ -123,5 +124,23 @@ func TestPrintedTranscript(t *testing.T) {
 		if strings.Contains(got, bad) {
 			t.Errorf("the printed transcript holds %q:\n%s", bad, got)
 		}
+	}
+}
+
+// TestLiveCommandLines: a running command's newest lines show under its
+// line, and go once it ends.
+func TestLiveCommandLines(t *testing.T) {
+	m := staticModel(t, 60, 20)
+	feedEvents(m,
+		agent.Event{Type: agent.EventToolStarted, Tool: &agent.ToolInfo{CallID: "c1", Name: "shell_exec", Summary: "run: go test ./..."}},
+		agent.Event{Type: agent.EventToolProgress, Tool: &agent.ToolInfo{CallID: "c1", Name: "shell_exec"}, Progress: &tool.Progress{Output: "ok  a\nok  b\x1b]0;T\x07"}},
+	)
+	sc := plainScreen(m)
+	if !strings.Contains(sc, "⋯ shell_exec: run: go test ./... · running\n  │ ok  a\n  │ ok  b") {
+		t.Fatalf("the running command's lines do not show under it:\n%s", sc)
+	}
+	feedEvents(m, agent.Event{Type: agent.EventToolFinished, Tool: &agent.ToolInfo{CallID: "c1", Name: "shell_exec", Summary: "run: go test ./...", Output: "ok  a\nok  b\n"}})
+	if sc := plainScreen(m); strings.Contains(sc, "│ ok") {
+		t.Fatalf("the lines stay after the command ended:\n%s", sc)
 	}
 }
