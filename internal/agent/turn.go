@@ -466,6 +466,7 @@ func userMessage(in RunInput, mail []llm.Part) llm.Message {
 	if in.Prompt != "" {
 		m.Parts = append(m.Parts, llm.TextPart(in.Prompt))
 	}
+	m.Parts = append(m.Parts, in.Attach...)
 	m.Parts = append(m.Parts, mail...)
 	return m
 }

@@ -128,7 +128,7 @@ func chatTerminal(ctx context.Context, opts *ChatOptions) error {
 		return err
 	}
 	defer cm.Close()
-	ctl, err := tui.NewController(ctx, tui.Options{Build: chatBuilder(opts, b, b, mode, true), Sink: b, Model: opts.Model, Session: opts.Session, Mode: mode, Mail: cm})
+	ctl, err := tui.NewController(ctx, tui.Options{Build: chatBuilder(opts, b, b, mode, true), Sink: b, Model: opts.Model, Session: opts.Session, Mode: mode, Mail: cm, Models: chatModels(opts)})
 	if err != nil {
 		return err
 	}
@@ -197,7 +197,7 @@ func chatLines(ctx context.Context, opts *ChatOptions) error {
 		return err
 	}
 	defer cm.Close()
-	ctl, err = tui.NewController(ctx, tui.Options{Build: chatBuilder(opts, prompter, shown, mode, opts.IO.InTTY), Sink: turns, Model: opts.Model, Session: opts.Session, Mode: mode, Mail: cm})
+	ctl, err = tui.NewController(ctx, tui.Options{Build: chatBuilder(opts, prompter, shown, mode, opts.IO.InTTY), Sink: turns, Model: opts.Model, Session: opts.Session, Mode: mode, Mail: cm, Models: chatModels(opts)})
 	if err != nil {
 		return err
 	}
@@ -257,7 +257,24 @@ func chatLines(ctx context.Context, opts *ChatOptions) error {
 			}
 			continue
 		}
-		_, err := ctl.Run(ctx, tui.Unescape(line))
+		if cmd, ok := strings.CutPrefix(line, "!"); ok && !strings.HasPrefix(cmd, "!") && strings.TrimSpace(cmd) != "" {
+			r, err := ctl.Shell(ctx, strings.TrimSpace(cmd))
+			if err != nil {
+				fmt.Fprintln(errOut, "godwit:", err)
+				continue
+			}
+			fmt.Fprintln(out, strings.TrimRight(r.Output, "\n"))
+			continue
+		}
+		prompt := tui.Unescape(line)
+		atts, problems := ctl.Attach(ctx, prompt)
+		for _, a := range atts {
+			fmt.Fprintln(errOut, "⊕", a.Label)
+		}
+		for _, p := range problems {
+			fmt.Fprintln(errOut, "godwit:", p)
+		}
+		_, err := ctl.Run(ctx, prompt, atts...)
 		switch {
 		case ctx.Err() != nil:
 			return nil
@@ -288,8 +305,55 @@ func chatBuilder(opts *ChatOptions, p policy.Prompter, sink agent.Sink, mode *tu
 		return &tui.Engine{
 			Runtime: env.Runtime, Store: env.Store, Model: env.Model, Workspace: env.Workspace,
 			ContextWindow: env.Window.Budget().Window, Plan: env.Plan.Steps, SetPlan: env.Plan.Set, Close: env.Close,
-			Notices: env.Notices,
+			Notices: env.Notices, Exec: userExec(env), Skills: func(ctx context.Context) []tui.Choice {
+				var out []tui.Choice
+				for _, s := range env.Memory.Load(ctx).Skills {
+					out = append(out, tui.Choice{Name: s.Name, Detail: s.Description})
+				}
+				return out
+			},
 		}, nil
+	}
+}
+
+// userExec runs a call the user makes in the chat (!CMD, @path) through
+// the session's guard (wiring.Env.RunUserCall).
+func userExec(env *wiring.Env) func(context.Context, llm.ToolCall, agent.Sink) (tui.ToolRun, error) {
+	return func(ctx context.Context, call llm.ToolCall, sink agent.Sink) (tui.ToolRun, error) {
+		o, err := env.RunUserCall(ctx, call, sink)
+		r := o.Result
+		return tui.ToolRun{Output: r.Content, IsError: r.IsError, Code: r.Code, ExitCode: r.ExitCode}, err
+	}
+}
+
+// chatModels lists the models of the catalog whose provider's key is set
+// (or needs none), for /model to offer.
+func chatModels(opts *ChatOptions) func() []tui.Choice {
+	return func() []tui.Choice {
+		cfg, err := config.Load(opts.Home, opts.Getenv)
+		if err != nil {
+			return nil
+		}
+		cat, err := cfg.Catalog()
+		if err != nil {
+			return nil
+		}
+		var out []tui.Choice
+		for _, m := range cat.Models() {
+			p, _ := cat.Provider(m.Provider)
+			if m.ID == "" || (keyState(p, opts.Getenv) != "set" && !p.NoKey) {
+				continue
+			}
+			detail := ""
+			if m.ContextWindow > 0 {
+				detail = "window " + fmtTokens(m.ContextWindow)
+			}
+			if m.Price.Input > 0 {
+				detail += fmt.Sprintf(" · $%g/$%g per M tokens in/out", m.Price.Input, m.Price.Output)
+			}
+			out = append(out, tui.Choice{Name: m.Provider + "/" + m.ID, Detail: strings.TrimPrefix(detail, " · ")})
+		}
+		return out
 	}
 }
 

@@ -19,8 +19,14 @@ type Reply struct {
 	Text string
 	// Quit ends the chat.
 	Quit bool
-	// Reload redraws the transcript from the store (:resume).
+	// Reload redraws the transcript from the store (:resume, /clear).
 	Reload bool
+	// Pick offers these models to choose from (/model alone).
+	Pick []Choice
+	// Send is a message to send to the model now (/init, a skill).
+	Send string
+	// Export names the file to write the transcript to (/export).
+	Export string
 }
 
 // Input lines: a command starts with / (as in Claude Code, Codex and
@@ -52,9 +58,9 @@ func IsCommand(line string) bool {
 }
 
 // Unescape turns an input line that is not a command into the prompt to
-// send: "//x" sends "/x", "::x" sends ":x".
+// send: "//x" sends "/x", "::x" sends ":x", "!!x" sends "!x".
 func Unescape(line string) string {
-	if s := strings.TrimLeft(line, " \t"); strings.HasPrefix(s, "//") || strings.HasPrefix(s, "::") {
+	if s := strings.TrimLeft(line, " \t"); strings.HasPrefix(s, "//") || strings.HasPrefix(s, "::") || strings.HasPrefix(s, "!!") {
 		return s[1:]
 	}
 	return line
@@ -69,21 +75,48 @@ var commands = []struct {
 	{"help", "", "this list", false},
 	{"context", "", "what the context holds: bytes and tokens per part of the last request", false},
 	{"reset", "", "start the next turn in a new segment, with a handoff", false},
+	{"clear", "", "start a new session (this one stays, for /resume)", true},
 	{"undo", "", "restore the files the last file-changing turn wrote", true},
-	{"model", "NAME", "use provider/model NAME from the next turn on (same session)", true},
+	{"model", "[NAME]", "use provider/model NAME from the next turn on (same session); alone, pick one", false},
 	{"mode", "[MODE]", "approvals from the next call on: read-only, ask or auto (Shift-Tab cycles)", false},
 	{"cost", "", "the session's cost and tokens per model", false},
 	{"sessions", "", "recorded sessions, latest first", false},
 	{"resume", "ID", "continue session ID (id, unique prefix, or last)", true},
 	{"plan", "", "the plan's steps", false},
+	{"export", "[FILE]", "write the transcript to FILE (default: godwit-SESSION.txt here)", false},
+	{"init", "", "have the model write AGENTS.md from the repository, or improve it", true},
 	{"quit", "", "leave (also Ctrl-C twice, or Ctrl-D on an empty input)", false},
 }
 
 // aliases are the short names people type from habit.
 // Peers' names map to godwit's where they mean the same: Claude Code's
-// /compact and /todos, Codex's /approvals.
+// /compact, /todos and /rewind, Codex's /approvals and /new.
 var aliases = map[string]string{"q": "quit", "exit": "quit", "h": "help", "?": "help",
-	"compact": "reset", "usage": "cost", "approvals": "mode", "permissions": "mode", "todos": "plan"}
+	"compact": "reset", "usage": "cost", "approvals": "mode", "permissions": "mode", "todos": "plan",
+	"new": "clear", "rewind": "undo", "models": "model"}
+
+// peers are other agents' commands with no godwit command of their own:
+// each says what godwit has instead. Not sent to the model.
+var peers = map[string]string{
+	"diff":       "godwit has no /diff: !git diff shows it (and the model reads it with your next message)",
+	"status":     "the status line shows the model, the mode, the context, the cost and the cache hits; /context and /cost give the detail",
+	"login":      "godwit reads API keys from the environment or $GODWIT_HOME/.env (`godwit init` sets one up); /model picks among the models whose key is set",
+	"logout":     "godwit keeps no login: API keys are in the environment or $GODWIT_HOME/.env",
+	"config":     "`godwit config` (outside the chat) shows and sets the configuration; /model and /mode change this chat",
+	"settings":   "`godwit config` (outside the chat) shows and sets the configuration; /model and /mode change this chat",
+	"memory":     "the project's rules are AGENTS.md (or CLAUDE.md), read at each segment: /init writes AGENTS.md, edit it as any file",
+	"mcp":        "MCP servers come from config.yaml and the repository's .mcp.json; the banner says which did not start",
+	"review":     "ask for a review in words (\"review the changes on this branch\"): !git diff puts the diff with your next message",
+	"copy":       "the chat does not hold the mouse: select text to copy it; /export writes the whole transcript to a file",
+	"transcript": "/export writes the transcript to a file; the chat also prints it to the terminal when you leave",
+	"add-dir":    "godwit works in one folder, its workspace: start it in another with godwit -C DIR",
+	"agents":     "godwit's sub-agent is a tool the model calls on its own",
+	"history":    "Up and Down recall earlier input (kept across chats); /sessions lists the sessions",
+}
+
+// initPrompt is what /init asks the model (pinned in a test: it is sent).
+const initPrompt = "Write AGENTS.md at the root of this repository, for coding agents: how to build, test and lint it, how the code is laid out, and the conventions to keep, as you find them by reading the repository (README, build and CI files, a few source files). If AGENTS.md exists, improve it in place: keep what is right, fix what is wrong, add what is missing. Be brief: under 60 lines, commands exact."
+
 
 // Exec runs a command line ("/cost", ":model x/y").
 func (c *Controller) Exec(ctx context.Context, line string) (Reply, error) {
@@ -99,6 +132,9 @@ func (c *Controller) Exec(ctx context.Context, line string) (Reply, error) {
 	name, args := strings.ToLower(fields[0]), fields[1:]
 	if a, ok := aliases[name]; ok {
 		name = a
+	}
+	if text, ok := peers[name]; ok {
+		return Reply{Text: text}, nil
 	}
 	var known bool
 	for _, cmd := range commands {
@@ -119,6 +155,14 @@ func (c *Controller) Exec(ctx context.Context, line string) (Reply, error) {
 		}
 	}
 	if !known {
+		if sk, ok := c.skill(ctx, name); ok {
+			// A skill by its name, as Claude Code runs them: the model is
+			// told which to load; the line goes as written.
+			c.mu.Lock()
+			c.notes = append(c.notes, fmt.Sprintf("the user asks you to use the skill %s (%s): load it with the skill tool and follow it", sk.Name, sk.Detail))
+			c.mu.Unlock()
+			return Reply{Send: s}, nil
+		}
 		return Reply{}, unknownCommand(prefix, fields[0])
 	}
 	switch name {
@@ -142,8 +186,24 @@ func (c *Controller) Exec(ctx context.Context, line string) (Reply, error) {
 	case "plan":
 		return Reply{Text: c.planText()}, nil
 	case "model":
+		if len(args) == 0 {
+			return c.modelList(), nil
+		}
+		if c.Running() {
+			return Reply{}, ErrBusy
+		}
 		s, err := c.switchModel(ctx, args[0])
 		return Reply{Text: s}, err
+	case "clear":
+		return Reply{Text: c.clear(), Reload: true}, nil
+	case "export":
+		name := ""
+		if len(args) > 0 {
+			name = args[0]
+		}
+		return Reply{Export: c.exportPath(name)}, nil
+	case "init":
+		return Reply{Send: initPrompt}, nil
 	case "resume":
 		s, err := c.resume(ctx, args[0])
 		return Reply{Text: s, Reload: err == nil}, err
@@ -442,7 +502,14 @@ func (c *Controller) planText() string {
 
 func (c *Controller) switchModel(ctx context.Context, name string) (string, error) {
 	if !strings.Contains(name, "/") {
-		return "", fmt.Errorf("tui: :model wants provider/model (e.g. anthropic/claude-sonnet-4-5), not %q", name)
+		if c.models != nil {
+			for _, m := range c.models() {
+				if _, id, _ := strings.Cut(m.Name, "/"); id == name {
+					return "", fmt.Errorf("tui: a model is named provider/model: did you mean /model %s?", m.Name)
+				}
+			}
+		}
+		return "", fmt.Errorf("tui: /model wants provider/model (e.g. anthropic/claude-sonnet-4-5), not %q; /model alone lists the models you can use", name)
 	}
 	eng, err := c.build(ctx, name)
 	if err != nil {
@@ -622,4 +689,77 @@ func (c *Controller) CycleMode() (string, error) {
 		return "", err
 	}
 	return c.modeText(cur, next), nil
+}
+
+// skills lists the engine's skills (none without).
+func (c *Controller) skills(ctx context.Context) []Choice {
+	eng, _, err := c.engine()
+	if err != nil || eng.Skills == nil {
+		return []Choice{}
+	}
+	return eng.Skills(ctx)
+}
+
+// skill finds the skill named name, if the engine has skills.
+func (c *Controller) skill(ctx context.Context, name string) (Choice, bool) {
+	for _, sk := range c.skills(ctx) {
+		if strings.EqualFold(sk.Name, name) {
+			return sk, true
+		}
+	}
+	return Choice{}, false
+}
+
+// modelList lists the models whose key is set, the current one marked,
+// for the chat to pick from.
+func (c *Controller) modelList() Reply {
+	cur := c.Status().Model
+	var list []Choice
+	if c.models != nil {
+		list = c.models()
+	}
+	if len(list) == 0 {
+		return Reply{Text: "model: " + cur + "\n/model provider/model switches (`godwit models` lists the catalog; set a provider's key to use its models)"}
+	}
+	var rows [][]string
+	for _, m := range list {
+		mark := " "
+		if m.Name == cur {
+			mark = "*"
+		}
+		rows = append(rows, []string{mark, m.Name, m.Detail})
+	}
+	return Reply{Text: table(rows, "lll") + "the models whose key is set; * is this chat's. Pick one (Enter), or /model provider/model", Pick: list}
+}
+
+// clear starts a new session at the next message; the current one stays
+// in the store.
+func (c *Controller) clear() string {
+	eng, old, _ := c.engine()
+	c.mu.Lock()
+	c.sessionID, c.stats, c.resetNext, c.notes = "", stats{}, false, nil
+	c.mu.Unlock()
+	if eng != nil && eng.SetPlan != nil {
+		_ = eng.SetPlan(nil)
+	}
+	if old == "" {
+		return "a new session starts with your next message"
+	}
+	return fmt.Sprintf("a new session (at your next message); /resume %s goes back", old)
+}
+
+// exportPath is where /export writes: name (relative to the workspace),
+// or godwit-SESSION.txt there.
+func (c *Controller) exportPath(name string) string {
+	if name == "" {
+		id := c.SessionID()
+		if id == "" {
+			id = "new"
+		}
+		name = "godwit-" + id + ".txt"
+	}
+	if !filepath.IsAbs(name) {
+		name = filepath.Join(c.Workspace(), name)
+	}
+	return name
 }

@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -142,5 +144,153 @@ func TestLiveCommandLines(t *testing.T) {
 	feedEvents(m, agent.Event{Type: agent.EventToolFinished, Tool: &agent.ToolInfo{CallID: "c1", Name: "shell_exec", Summary: "run: go test ./...", Output: "ok  a\nok  b\n"}})
 	if sc := plainScreen(m); strings.Contains(sc, "│ ok") {
 		t.Fatalf("the lines stay after the command ended:\n%s", sc)
+	}
+}
+
+// TestSlashCompletes: a / opens the commands and skills that match what
+// is typed; Enter runs one that needs nothing more, Tab completes.
+func TestSlashCompletes(t *testing.T) {
+	h := newHarness(t)
+	h.skills = []Choice{{Name: "release", Detail: "how this repository cuts a release"}}
+	h.typ("/")
+	if sc := h.screen(); !strings.Contains(sc, "/help") || !strings.Contains(sc, "↑↓ choose") {
+		t.Errorf("/ opens no menu:\n%s", sc)
+	}
+	var names []string
+	for _, c := range h.m.menu.items {
+		names = append(names, c.Name+": "+c.Detail)
+	}
+	for _, want := range []string{"model: use provider/model", "export: write the transcript", "release: skill: how this repository cuts a release"} {
+		if !strings.Contains(strings.Join(names, "\n"), want) {
+			t.Errorf("the menu lacks %q: %q", want, names)
+		}
+	}
+	h.typ("mo")
+	if h.m.menu == nil || len(h.m.menu.items) != 2 {
+		t.Fatalf("/mo offers %+v", h.m.menu)
+	}
+	h.update(keys["tab"])
+	if v := h.m.input.Value(); v != "/model " || h.m.menu != nil {
+		t.Fatalf("Tab made %q (menu %v)", v, h.m.menu)
+	}
+	h.press("ctrl+c") // clears the input
+	h.typ("/he")
+	h.press("enter")
+	h.until("/help's reply", func() bool {
+		n := items[*noticeItem](h.m)
+		return !h.m.commanding && strings.Contains(n[len(n)-1].text, "this list")
+	})
+	h.typ("/hlep") // no match: the menu closes and the line is a mistyped command
+	if h.m.menu != nil {
+		t.Fatalf("a word that matches nothing keeps the menu: %+v", h.m.menu)
+	}
+}
+
+// TestAtCompletesAndAttaches: @ completes file names folder by folder;
+// the message goes with the file's text (its first part when long), the
+// transcript says what was attached, and a name that is no file is sent
+// as written.
+func TestAtCompletesAndAttaches(t *testing.T) {
+	h := newHarness(t, fake.Step{Text: "It adds."})
+	if err := os.MkdirAll(filepath.Join(h.ws, "pkg"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(h.ws, "pkg", "calc.go"), []byte("package pkg\n\nfunc Add(a, b int) int { return a + b }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.typ("explain @p")
+	h.update(keys["tab"])
+	if v := h.m.input.Value(); v != "explain @pkg/" || h.m.menu == nil || h.m.menu.items[0].Name != "pkg/calc.go" {
+		t.Fatalf("Tab on a folder made %q, menu %+v", v, h.m.menu)
+	}
+	h.update(keys["tab"])
+	h.typ("and mail@example.com")
+	h.press("enter")
+	h.idle()
+	reqs := h.prov.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	msg := lastUser(reqs[0])
+	for _, want := range []string{"explain @pkg/calc.go and mail@example.com", "[the user attached pkg/calc.go]", "func Add(a, b int) int"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the message lacks %q:\n%s", want, msg)
+		}
+	}
+	if !strings.Contains(h.screen(), "⊕ attached pkg/calc.go") {
+		t.Errorf("the transcript does not say what was attached:\n%s", h.screen())
+	}
+}
+
+// TestBangRunsACommand: !CMD runs in the workspace under the policy,
+// shows its output, and reaches the model only with the next message.
+func TestBangRunsACommand(t *testing.T) {
+	h := newHarness(t, fake.Step{Text: "I see."})
+	h.send("!echo from-the-shell")
+	h.idle()
+	sc := h.screen()
+	if !strings.Contains(sc, "› !echo from-the-shell") || !strings.Contains(sc, "shell_exec: run: echo from-the-shell") || !strings.Contains(sc, "the model reads this with your next message") {
+		t.Fatalf("the command does not show:\n%s", sc)
+	}
+	if n := len(h.prov.Requests()); n != 0 {
+		t.Fatalf("!CMD reached the model at once (%d requests)", n)
+	}
+	h.send("what did it say?")
+	h.idle()
+	msg := lastUser(h.prov.Requests()[0])
+	if !strings.Contains(msg, "[godwit note] the user ran `echo from-the-shell` in the workspace:\nfrom-the-shell") || !strings.Contains(msg, "what did it say?") {
+		t.Errorf("the next message does not carry the command's output:\n%s", msg)
+	}
+	h.send("!!not a command")
+	h.until("the answer", func() bool { return len(h.prov.Requests()) == 2 })
+}
+
+// TestChatCommandsOfPeers: /model alone lists the models to pick (Enter
+// switches), /clear starts a new session, /export writes the transcript,
+// /init asks the model for AGENTS.md, a skill's name asks the model to
+// use it, and the peers' commands say what godwit has instead.
+func TestChatCommandsOfPeers(t *testing.T) {
+	h := newHarness(t, fake.Step{Text: "AGENTS.md written."}, fake.Step{Text: "released"})
+	h.ctl.models = func() []Choice { return []Choice{{Name: "fake/m", Detail: "window 128k"}, {Name: "fake/big"}} }
+	h.skills = []Choice{{Name: "release", Detail: "cut a release"}}
+	h.send("/model")
+	h.until("the list", func() bool { return h.m.menu != nil })
+	if sc := h.screen(); !strings.Contains(sc, "*  fake/m") || !strings.Contains(sc, "Enter runs") {
+		t.Fatalf("the model list does not mark the current one:\n%s", sc)
+	}
+	h.press("down")
+	h.press("enter")
+	h.until("the switch", func() bool { return h.ctl.Status().Model == "fake/big" && !h.m.commanding })
+
+	h.send("/model big")
+	h.until("a reply", func() bool { return !h.m.commanding && strings.Contains(h.screen(), "did you mean /model fake/big?") })
+	h.send("/diff")
+	h.until("the pointer", func() bool { return strings.Contains(h.screen(), "!git diff") })
+
+	h.send("/init")
+	h.idle()
+	if msg := lastUser(h.prov.Requests()[0]); msg != initPrompt {
+		t.Errorf("/init sent %q", msg)
+	}
+	id := h.ctl.SessionID()
+	h.send("/release v1.2")
+	h.idle()
+	msg := lastUser(h.prov.Requests()[1])
+	if !strings.Contains(msg, "use the skill release (cut a release)") || !strings.HasSuffix(msg, "/release v1.2") {
+		t.Errorf("a skill's name sent %q", msg)
+	}
+
+	h.send("/export notes/chat.txt")
+	h.until("the export", func() bool { return strings.Contains(h.screen(), "wrote the transcript") })
+	b, err := os.ReadFile(filepath.Join(h.ws, "notes", "chat.txt"))
+	if err != nil || !strings.Contains(string(b), "AGENTS.md written.") || strings.Contains(string(b), "\x1b") {
+		t.Errorf("the export holds %q, %v", b, err)
+	}
+
+	h.send("/clear")
+	h.until("the new session", func() bool { return h.ctl.SessionID() == "" && !strings.Contains(h.screen(), "AGENTS.md written.") })
+	sc := h.screen()
+	if !strings.Contains(sc, "/resume "+id+" goes back") {
+		t.Errorf("/clear kept the transcript or does not say how to go back:\n%s", sc)
 	}
 }

@@ -40,6 +40,11 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		m.hint = prevHint // until the turn has ended
 	}
 	m.lastCtrlC = time.Time{}
+	if m.menu != nil && !m.asking() {
+		if cmd, ok := m.menuKey(s); ok {
+			return cmd
+		}
+	}
 
 	// Keys that work whatever the state: scrolling and the selection.
 	th := m.transcriptHeight()
@@ -106,6 +111,7 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	}
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(k)
+	m.refreshMenu()
 	return tea.Batch(probe, cmd)
 }
 

@@ -11,8 +11,10 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/godwit/godwit/internal/agent"
+	"github.com/godwit/godwit/internal/atomicfile"
 	"github.com/godwit/godwit/internal/policy"
 	"github.com/godwit/godwit/internal/store"
 	"github.com/godwit/godwit/internal/termsafe"
@@ -62,6 +64,8 @@ type Model struct {
 	lastCtrlC time.Time
 	escs      int      // Esc presses in a row: the second clears the input
 	queued    []string // prompts sent during a turn, for when it ends
+	menu      *menu    // completions or the model picker, over the input
+	skills    []Choice // for completing /names: read at the first one
 	hint      string   // shown under the status line until the next key
 	quitting  bool
 
@@ -145,8 +149,9 @@ func newInput() textarea.Model {
 // Messages of the model's own commands.
 type (
 	turnDoneMsg struct {
-		res agent.Result
-		err error
+		res  agent.Result
+		err  error
+		note string // said after it (a !command's)
 	}
 	commandDoneMsg struct {
 		line  string
@@ -156,6 +161,12 @@ type (
 	historyMsg struct {
 		events []agent.Event
 		err    error
+	}
+	attachedMsg struct {
+		ctx      context.Context // the turn's
+		prompt   string
+		atts     []Attachment
+		problems []string
 	}
 	fullOutputMsg struct {
 		callID string
@@ -217,6 +228,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return tea.Batch(cmds...)
 	case turnDoneMsg:
 		return m.turnDone(msg)
+	case attachedMsg:
+		return m.attached(msg)
 	case commandDoneMsg:
 		return m.commandDone(msg)
 	case historyMsg:
@@ -326,6 +339,15 @@ func (m *Model) submit() tea.Cmd {
 	if text == "" {
 		return nil
 	}
+	if line, ok := strings.CutPrefix(text, "!"); ok && !strings.HasPrefix(line, "!") && strings.TrimSpace(line) != "" {
+		if m.running || m.commanding {
+			m.hint = "!commands run when the chat is idle: wait for the turn, or Esc to cancel it"
+			return nil
+		}
+		m.remember(text)
+		m.input.Reset()
+		return m.startShell(strings.TrimSpace(line))
+	}
 	if IsCommand(text) {
 		if m.commanding {
 			m.hint = "a command is still running"
@@ -361,10 +383,49 @@ func (m *Model) startTurn(prompt string) tea.Cmd {
 	m.running, m.cancel, m.turnStart, m.cancelling = true, cancel, m.now(), false
 	ctl := m.ctl
 	run := func() tea.Msg {
-		res, err := ctl.Run(ctx, prompt)
-		return turnDoneMsg{res: res, err: err}
+		if !strings.Contains(prompt, "@") {
+			res, err := ctl.Run(ctx, prompt)
+			return turnDoneMsg{res: res, err: err}
+		}
+		atts, problems := ctl.Attach(ctx, prompt)
+		return attachedMsg{ctx: ctx, prompt: prompt, atts: atts, problems: problems}
 	}
 	return tea.Batch(run, tick())
+}
+
+// startShell runs a !command as a turn runs: Esc cancels it, messages
+// sent meanwhile wait for it.
+func (m *Model) startShell(line string) tea.Cmd {
+	m.t.add(&userItem{text: "!" + line})
+	m.t.toEnd()
+	ctx, cancel := context.WithCancel(m.ctx)
+	m.running, m.cancel, m.turnStart, m.cancelling = true, cancel, m.now(), false
+	ctl := m.ctl
+	run := func() tea.Msg {
+		r, err := ctl.Shell(ctx, line)
+		note := "↳ the model reads this with your next message"
+		if err != nil || r.Code == "DENIED" {
+			note = ""
+		}
+		return turnDoneMsg{err: err, note: note}
+	}
+	return tea.Batch(run, tick())
+}
+
+// attached shows what a message attaches, then sends it.
+func (m *Model) attached(msg attachedMsg) tea.Cmd {
+	m.feed.close()
+	for _, a := range msg.atts {
+		m.t.add(&noticeItem{text: "⊕ " + a.Label, style: m.rc.th.Dim})
+	}
+	for _, p := range msg.problems {
+		m.t.add(&noticeItem{text: "⚠ " + p, style: m.rc.th.Warn})
+	}
+	ctl := m.ctl
+	return func() tea.Msg {
+		res, err := ctl.Run(msg.ctx, msg.prompt, msg.atts...)
+		return turnDoneMsg{res: res, err: err}
+	}
 }
 
 func (m *Model) turnDone(msg turnDoneMsg) tea.Cmd {
@@ -379,7 +440,11 @@ func (m *Model) turnDone(msg turnDoneMsg) tea.Cmd {
 	// one that never started did not, so say why here.
 	if msg.err != nil && msg.res.Turn == 0 {
 		m.feed.close()
-		m.t.add(&noticeItem{text: "✗ " + msg.err.Error(), style: m.rc.th.Error})
+		m.t.add(&noticeItem{text: "✗ " + strings.TrimPrefix(msg.err.Error(), "tui: "), style: m.rc.th.Error})
+	}
+	if msg.note != "" {
+		m.feed.close()
+		m.t.add(&noticeItem{text: msg.note, style: m.rc.th.Dim})
 	}
 	if m.quitting {
 		return tea.Quit
@@ -408,17 +473,39 @@ func (m *Model) commandDone(msg commandDoneMsg) tea.Cmd {
 	if msg.err != nil {
 		text, style = strings.TrimPrefix(msg.err.Error(), "tui: "), m.rc.th.Error
 	}
-	m.t.add(&noticeItem{text: msg.line + "\n" + text, style: style, table: msg.err == nil})
+	if msg.reply.Send == "" || text != "" { // a message sent shows as one
+		m.t.add(&noticeItem{text: msg.line + "\n" + text, style: style, table: msg.err == nil})
+	}
 	m.t.toEnd()
-	switch {
-	case msg.reply.Quit:
+	switch r := msg.reply; {
+	case r.Quit:
 		return m.quit()
-	case msg.reply.Reload:
+	case r.Reload:
 		return m.loadHistory()
+	case len(r.Pick) > 0:
+		m.openPicker(r.Pick)
+	case r.Send != "":
+		return m.startTurn(r.Send)
+	case r.Export != "":
+		m.export(r.Export)
 	case m.mailWaiting && !m.busy():
 		return m.startMailTurn()
 	}
 	return nil
+}
+
+// export writes the transcript, as shown, to path.
+func (m *Model) export(path string) {
+	text := ansi.Strip(strings.Join(m.t.printed(100), "\n")) + "\n"
+	note := &noticeItem{text: "wrote the transcript to " + homeRel(path), style: m.rc.th.Dim}
+	err := os.MkdirAll(filepath.Dir(path), 0o755)
+	if err == nil {
+		err = atomicfile.WriteFile(path, []byte(text), 0o644)
+	}
+	if err != nil {
+		note = &noticeItem{text: "✗ " + err.Error(), style: m.rc.th.Error}
+	}
+	m.t.add(note)
 }
 
 // quit leaves the chat, cancelling a running turn first.

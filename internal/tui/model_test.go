@@ -255,15 +255,15 @@ func TestCommandsInTheChat(t *testing.T) {
 		{":sessions", []string{"*  " + h.ctl.SessionID(), "make a plan"}},
 		{":reset", []string{"next turn starts a new segment"}},
 		{":nope", []string{"unknown command :nope"}},
-		{":model", []string{"usage: :model NAME"}},
+		{":model", []string{"model: fake/m"}},
 		{":model gpt", []string{"wants provider/model"}},
 		{":h", []string{"/resume ID", "Ctrl-C cancels"}},
 		{"/plan", []string{"[x] read", "1 of 2 done"}},
 		{"/hlep", []string{"unknown command /hlep (not sent to the model): did you mean /help?", "//hlep sends the line as a message"}},
 		{"/mdoel x/y", []string{"did you mean /model?"}},
 		{"/usage", []string{"fake/m", "cache hits"}},
-		{"/", []string{"commands are /name [args]"}},
-		{"/model", []string{"usage: /model NAME"}},
+		{"/", []string{"this list"}}, // the menu's first command
+		{"/model", []string{"model: fake/m"}},
 	}
 	for _, tc := range tests {
 		h.send(tc.cmd)

@@ -31,6 +31,7 @@ func (m *Model) View() tea.View {
 // returns the text and the row the input starts at.
 func (m *Model) render() (string, int) {
 	lines := m.t.render(m.width, m.transcriptHeight())
+	lines = append(lines, m.menuLines()...)
 	lines = append(lines, m.queuedLines()...)
 	lines = append(lines, m.statusLine())
 	if h := m.hintLine(); h != "" {
@@ -43,7 +44,7 @@ func (m *Model) render() (string, int) {
 
 // transcriptHeight is what is left for the transcript.
 func (m *Model) transcriptHeight() int {
-	h := m.height - 1 - m.inputHeight() - len(m.queuedLines())
+	h := m.height - 1 - m.inputHeight() - len(m.queuedLines()) - len(m.menuLines())
 	if m.hintLine() != "" {
 		h--
 	}
