@@ -117,7 +117,6 @@ var peers = map[string]string{
 // initPrompt is what /init asks the model (pinned in a test: it is sent).
 const initPrompt = "Write AGENTS.md at the root of this repository, for coding agents: how to build, test and lint it, how the code is laid out, and the conventions to keep, as you find them by reading the repository (README, build and CI files, a few source files). If AGENTS.md exists, improve it in place: keep what is right, fix what is wrong, add what is missing. Be brief: under 60 lines, commands exact."
 
-
 // Exec runs a command line ("/cost", ":model x/y").
 func (c *Controller) Exec(ctx context.Context, line string) (Reply, error) {
 	s := strings.TrimSpace(line)

@@ -109,9 +109,9 @@ func (s *ModeSwitch) Set(m policy.Mode) { s.v.Store(int32(m)) }
 // concurrent use: the UI calls it from its goroutine, turns run in
 // another, and Observe is called from the agent's.
 type Controller struct {
-	build Builder
-	sink  agent.Sink
-	now   func() time.Time
+	build  Builder
+	sink   agent.Sink
+	now    func() time.Time
 	mode   *ModeSwitch
 	mail   MailSource
 	models func() []Choice
