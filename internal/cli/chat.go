@@ -44,6 +44,9 @@ type ChatOptions struct {
 	Provider llm.Provider
 	// Version is godwit's, for session.started and the banner.
 	Version string
+	// ModelNamed and ModeNamed: --model, --allow-write or --yes was
+	// given; else a resumed session keeps its own model and mode.
+	ModelNamed, ModeNamed bool
 }
 
 // NewCmdChat builds `godwit chat`. runF replaces the real chat in tests.
@@ -75,6 +78,8 @@ command, and answers are printed as plain text.`,
 				opts.Session = "last"
 			}
 			opts.Workdir = f.Workdir
+			fl := cmd.Flags()
+			opts.ModelNamed, opts.ModeNamed = fl.Changed("model"), fl.Changed("allow-write") || fl.Changed("yes")
 			home, err := f.Home()
 			if err != nil {
 				return err
@@ -128,7 +133,7 @@ func chatTerminal(ctx context.Context, opts *ChatOptions) error {
 		return err
 	}
 	defer cm.Close()
-	ctl, err := tui.NewController(ctx, tui.Options{Build: chatBuilder(opts, b, b, mode, true), Sink: b, Model: opts.Model, Session: opts.Session, Mode: mode, Mail: cm, Models: chatModels(opts)})
+	ctl, err := tui.NewController(ctx, tui.Options{Build: chatBuilder(opts, b, b, mode, true), Sink: b, Model: opts.Model, Session: opts.Session, Mode: mode, Mail: cm, Models: chatModels(opts), KeepModel: !opts.ModelNamed, KeepMode: !opts.ModeNamed})
 	if err != nil {
 		return err
 	}
@@ -197,7 +202,7 @@ func chatLines(ctx context.Context, opts *ChatOptions) error {
 		return err
 	}
 	defer cm.Close()
-	ctl, err = tui.NewController(ctx, tui.Options{Build: chatBuilder(opts, prompter, shown, mode, opts.IO.InTTY), Sink: turns, Model: opts.Model, Session: opts.Session, Mode: mode, Mail: cm, Models: chatModels(opts)})
+	ctl, err = tui.NewController(ctx, tui.Options{Build: chatBuilder(opts, prompter, shown, mode, opts.IO.InTTY), Sink: turns, Model: opts.Model, Session: opts.Session, Mode: mode, Mail: cm, Models: chatModels(opts), KeepModel: !opts.ModelNamed, KeepMode: !opts.ModeNamed})
 	if err != nil {
 		return err
 	}
@@ -207,6 +212,9 @@ func chatLines(ctx context.Context, opts *ChatOptions) error {
 	}
 	for _, n := range ctl.Notices() {
 		fmt.Fprintln(opts.IO.ErrOut, "godwit:", n)
+	}
+	if r := ctl.Resumed(); r != "" {
+		fmt.Fprintln(opts.IO.ErrOut, "godwit:", r)
 	}
 	arrived := make(chan store.Mail, 64)
 	go cm.watch(ctx, ctl.SessionID, func(m store.Mail) {

@@ -192,6 +192,9 @@ func (c *Controller) Exec(ctx context.Context, line string) (Reply, error) {
 			return Reply{}, ErrBusy
 		}
 		s, err := c.switchModel(ctx, args[0])
+		if err == nil {
+			c.record(ctx)
+		}
 		return Reply{Text: s}, err
 	case "clear":
 		return Reply{Text: c.clear(), Reload: true}, nil
@@ -555,6 +558,9 @@ func (c *Controller) resume(ctx context.Context, ref string) (string, error) {
 	if err := c.load(ctx, sess.ID); err != nil {
 		return "", err
 	}
+	c.mu.Lock()
+	c.resumed = ""
+	c.mu.Unlock()
 	return fmt.Sprintf("resumed session %s: %s", sess.ID, oneLine(sess.Title, 60)), nil
 }
 
@@ -736,7 +742,7 @@ func (c *Controller) modelList() Reply {
 func (c *Controller) clear() string {
 	eng, old, _ := c.engine()
 	c.mu.Lock()
-	c.sessionID, c.stats, c.resetNext, c.notes = "", stats{}, false, nil
+	c.sessionID, c.stats, c.resetNext, c.notes, c.resumed = "", stats{}, false, nil, ""
 	c.mu.Unlock()
 	if eng != nil && eng.SetPlan != nil {
 		_ = eng.SetPlan(nil)

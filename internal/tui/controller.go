@@ -85,6 +85,10 @@ type Options struct {
 	Mail MailSource
 	// Models lists the models /model offers: those whose key is set.
 	Models func() []Choice
+	// KeepModel and KeepMode: the chat was started without naming a
+	// model, a mode; a resumed session then continues on the model and
+	// mode it last had (auto mode excepted: the chat says it instead).
+	KeepModel, KeepMode bool
 }
 
 // ModeSwitch is the approval mode of a chat: the user switches it, the
@@ -118,6 +122,7 @@ type Controller struct {
 	turns  sync.WaitGroup // running turns; Close waits for them
 
 	notices []string // the first engine's, shown once
+	resumed string   // Resumed
 
 	mu        sync.Mutex
 	eng       *Engine
@@ -167,8 +172,17 @@ func NewController(ctx context.Context, opts Options) (*Controller, error) {
 			_ = c.Close()
 			return nil, err
 		}
+		c.resumed = c.resumeSettings(ctx, opts.KeepModel, opts.KeepMode)
 	}
 	return c, nil
+}
+
+// Resumed says, for a chat that resumed a session, with which model and
+// mode, and how they differ from the session's last; "" otherwise.
+func (c *Controller) Resumed() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.resumed
 }
 
 // Close waits for a running turn to end (cancel it first), then releases
@@ -380,12 +394,14 @@ func (c *Controller) Mode() (policy.Mode, bool) {
 	return c.mode.Get(), true
 }
 
-// SetMode switches the approval mode from the next call on.
+// SetMode switches the approval mode from the next call on, and keeps
+// it with the session for a resumed chat.
 func (c *Controller) SetMode(m policy.Mode) error {
 	if c.mode == nil {
 		return errors.New("tui: this chat's mode is fixed: start it with --allow-write (ask) or --yes (auto)")
 	}
 	c.mode.Set(m)
+	c.record(context.Background())
 	return nil
 }
 

@@ -1,12 +1,14 @@
 package tui
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/godwit/godwit/internal/agent"
+	"github.com/godwit/godwit/internal/policy"
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/llm/fake"
 	"github.com/godwit/godwit/tool"
@@ -292,5 +294,48 @@ func TestChatCommandsOfPeers(t *testing.T) {
 	sc := h.screen()
 	if !strings.Contains(sc, "/resume "+id+" goes back") {
 		t.Errorf("/clear kept the transcript or does not say how to go back:\n%s", sc)
+	}
+}
+
+// TestResumeKeepsModelAndMode: a chat that resumes a session without
+// naming a model or a mode continues on the ones the session last had,
+// the switches after its last turn included, and says so; auto mode is
+// said, not resumed; a model named on the command line wins, said too.
+func TestResumeKeepsModelAndMode(t *testing.T) {
+	h := newHarness(t, fake.Step{Text: "one"})
+	h.send("hello")
+	h.idle()
+	h.send("/model fake/big")
+	h.until("the switch", func() bool { return h.ctl.Status().Model == "fake/big" && !h.m.commanding })
+	h.send("/mode auto")
+	h.until("the mode", func() bool { return !h.m.commanding })
+	id := h.ctl.SessionID()
+
+	resume := func(keep bool) (*Controller, *ModeSwitch) {
+		mode := NewModeSwitch(policy.ReadOnly)
+		ctl, err := NewController(context.Background(), Options{Build: h.ctl.build, Session: id, Mode: mode, KeepModel: keep, KeepMode: keep})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = ctl.Close() })
+		return ctl, mode
+	}
+	ctl, mode := resume(true)
+	if st := ctl.Status(); st.Model != "fake/big" || mode.Get() != policy.ReadOnly {
+		t.Errorf("resumed on %s in %s mode; want fake/big, and auto not resumed unasked", st.Model, mode.Get())
+	}
+	if r := ctl.Resumed(); !strings.Contains(r, "resumed session "+id+" on fake/big, mode read-only") || !strings.Contains(r, "last ran in auto mode") {
+		t.Errorf("the resume says %q", r)
+	}
+
+	h.send("/mode ask")
+	h.until("the mode", func() bool { return !h.m.commanding })
+	ctl, mode = resume(true)
+	if mode.Get() != policy.Ask || strings.Contains(ctl.Resumed(), "last ran in") {
+		t.Errorf("ask mode was not kept: %s, %q", mode.Get(), ctl.Resumed())
+	}
+	ctl, _ = resume(false)
+	if st := ctl.Status(); st.Model != "fake/m" || !strings.Contains(ctl.Resumed(), "the session last ran on fake/big") {
+		t.Errorf("a named model: resumed on %s saying %q", st.Model, ctl.Resumed())
 	}
 }

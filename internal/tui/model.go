@@ -568,6 +568,9 @@ func (m *Model) addNotices() {
 	for _, n := range m.ctl.Notices() {
 		m.t.add(&noticeItem{text: "⚠ " + n, style: m.rc.th.Warn})
 	}
+	if r := m.ctl.Resumed(); r != "" {
+		m.t.add(&noticeItem{text: "↺ " + r, style: m.rc.th.Accent})
+	}
 	m.heading = len(m.t.entries)
 }
 
