@@ -374,3 +374,113 @@ func TestChatReadOnlyOffer(t *testing.T) {
 		}
 	}
 }
+
+// TestChatPeerHabits drives the real binary through the habits users
+// bring from Claude Code and Codex: / completes commands, /model alone
+// lists the models to pick, !CMD runs a command and its output goes with
+// the next message, @ completes a file name and attaches the file, a
+// running command shows its newest lines, a message sent during a turn
+// is queued, Esc cancels and a second Esc clears, /export writes the
+// transcript, and leaving prints the conversation to the terminal's
+// screen, where -c then resumes it saying on which model and mode.
+func TestChatPeerHabits(t *testing.T) {
+	t.Parallel()
+	brain := newDayBrain(t)
+	home, ws := setup(t, brain.URL())
+	cfg := "providers:\n  local:\n    type: openai-chat\n    base_url: " + brain.URL() + "/v1\n    no_key: true\n    models:\n      - id: m\n        context_window: 32768\n      - id: big\n        context_window: 65536\n"
+	writeFiles(t, home, map[string]string{"config.yaml": cfg})
+	writeFiles(t, ws, map[string]string{
+		"calc.go": "package calc\n\n// Add adds.\nfunc Add(a, b int) int { return a + b }\n",
+		"slow.sh": "echo live-1\necho live-2\nwhile [ ! -e gate ]; do sleep 0.1; done\necho live-3\n",
+	})
+	s := newTmux(t, home)
+	s.chat(ws, "--allow-write", "--model", "local/m")
+	s.waitFor("new session")
+
+	s.run("send-keys", "-t", "chat", "-l", "/mo")
+	sc := s.waitFor("/mode ")
+	if !strings.Contains(sc, "/model [NAME]") && !strings.Contains(sc, "/model  ") {
+		t.Errorf("/mo does not offer /model:\n%s", sc)
+	}
+	s.run("send-keys", "-t", "chat", "Tab")
+	s.waitFor("› /model")
+	s.run("send-keys", "-t", "chat", "Enter")
+	sc = s.waitFor("Enter runs")
+	if !strings.Contains(sc, "*  local/m") || !strings.Contains(sc, "local/big") {
+		t.Errorf("/model does not list the models, the current one marked:\n%s", sc)
+	}
+	s.run("send-keys", "-t", "chat", "Escape")
+
+	s.typeLine("!echo from-bang")
+	sc = s.waitFor("the model reads this with your next message")
+	if !strings.Contains(sc, "shell_exec: run: echo from-bang") || len(brain.requests()) != 0 {
+		t.Errorf("!CMD did not run on its own (%d requests):\n%s", len(brain.requests()), sc)
+	}
+
+	s.run("send-keys", "-t", "chat", "-l", "explain @ca")
+	s.run("send-keys", "-t", "chat", "Tab")
+	s.waitFor("› explain @calc.go")
+	s.typeLine("[t01]")
+	sc = s.waitFor("answer [t01]")
+	if !strings.Contains(sc, "⊕ attached calc.go") {
+		t.Errorf("the transcript does not say what was attached:\n%s", sc)
+	}
+	first := string(brain.requests()[0].body)
+	for _, want := range []string{"[the user attached calc.go]", "func Add(a, b int) int", "the user ran `echo from-bang` in the workspace"} {
+		if !strings.Contains(first, want) {
+			t.Errorf("the message lacks %q", want)
+		}
+	}
+
+	s.typeLine("run sh slow.sh; [t02]")
+	s.answer("y")
+	sc = s.waitFor("│ live-2")
+	if !strings.Contains(sc, "shell_exec: run: sh slow.sh · running") {
+		t.Errorf("the running command's lines are not under its line:\n%s", sc)
+	}
+	s.typeLine("and then answer [t03]")
+	s.waitFor("⧗ queued: and then answer [t03] · sent when the turn ends")
+	writeFiles(t, ws, map[string]string{"gate": ""})
+	s.waitFor("answer [t02]")
+	s.waitFor("answer [t03]")
+	if sc, ok := s.waitGone("⧗ queued"); !ok {
+		t.Errorf("the queue still shows:\n%s", sc)
+	}
+
+	s.typeLine("tell me slowly [t04]")
+	s.waitFor("slowly slowly")
+	s.run("send-keys", "-t", "chat", "Escape")
+	s.waitFor("─ cancelled")
+	s.run("send-keys", "-t", "chat", "-l", "a draft")
+	s.run("send-keys", "-t", "chat", "Escape")
+	s.waitFor("Esc again clears the input")
+	s.run("send-keys", "-t", "chat", "Escape")
+	if sc, ok := s.waitGone("› a draft"); !ok {
+		t.Errorf("a second Esc did not clear the input:\n%s", sc)
+	}
+
+	s.typeLine("/export chat.txt")
+	s.waitFor("wrote the transcript")
+	if b, err := os.ReadFile(filepath.Join(ws, "chat.txt")); err != nil || !strings.Contains(string(b), "answer [t01]") {
+		t.Errorf("/export wrote %q, %v", b, err)
+	}
+
+	s.run("send-keys", "-t", "chat", "C-c")
+	s.run("send-keys", "-t", "chat", "C-c")
+	s.waitFor("chat-exit=0")
+	all := s.run("capture-pane", "-p", "-S", "-", "-t", "chat")
+	for _, want := range []string{"› explain @calc.go [t01]", "⊕ attached calc.go", "answer [t01]", "✓ shell_exec: run: sh slow.sh", "✓ you allowed shell_exec", "answer [t03]", "─ cancelled"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the terminal was left without %q:\n%s", want, all)
+		}
+	}
+	if strings.Contains(all, "live-1") {
+		t.Errorf("the printed transcript holds a command's output, not its line:\n%s", all)
+	}
+
+	s.rechat(ws, "-c")
+	sc = s.waitFor("↺ resumed session")
+	if !strings.Contains(sc, "on local/m, mode ask") {
+		t.Errorf("-c does not say the model and mode it resumes:\n%s", sc)
+	}
+}

@@ -104,6 +104,11 @@ command, and answers are printed as plain text.`,
 func runChat(ctx context.Context, opts *ChatOptions) error {
 	if opts.Model == "" && opts.Provider == nil {
 		m, err := defaultModel(opts.Home, opts.Getenv)
+		if err != nil && opts.Session != "" {
+			if sm := sessionModel(ctx, opts); sm != "" {
+				m, err = sm, nil // a resumed session runs on its own model
+			}
+		}
 		if err != nil {
 			return &UsageError{Err: err}
 		}
@@ -113,6 +118,32 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 		return chatTerminal(ctx, opts)
 	}
 	return chatLines(ctx, opts)
+}
+
+// sessionModel is the model the session being resumed last ran on; ""
+// when it cannot be told.
+func sessionModel(ctx context.Context, opts *ChatOptions) string {
+	st, err := store.Open(ctx, wiring.DBPath(opts.Home))
+	if err != nil {
+		return ""
+	}
+	defer st.Close()
+	ws, err := filepath.Abs(opts.Workdir)
+	if err != nil {
+		return ""
+	}
+	if real, err := filepath.EvalSymlinks(ws); err == nil {
+		ws = real
+	}
+	sess, err := tui.ResolveSession(ctx, st, opts.Session, ws)
+	if err != nil {
+		return ""
+	}
+	model, _ := tui.LastSettings(ctx, st, sess.ID)
+	if model == "" {
+		model = sess.Model
+	}
+	return model
 }
 
 // chatTerminal runs the full-screen chat.

@@ -37,16 +37,22 @@ func (c *Controller) record(ctx context.Context) {
 	_, _ = eng.Store.AppendEvent(context.WithoutCancel(ctx), store.Event{SessionID: id, Type: eventSettings, Data: data})
 }
 
-// lastSettings are the model and mode the session last had: its last
-// turn's, or a switch recorded after it.
+// lastSettings are the model and mode the session last had.
 func (c *Controller) lastSettings(ctx context.Context) settings {
 	eng, id, err := c.engine()
 	if err != nil || id == "" {
 		return settings{}
 	}
-	recs, err := eng.Store.Events(ctx, id)
+	model, mode := LastSettings(ctx, eng.Store, id)
+	return settings{Model: model, Mode: mode}
+}
+
+// LastSettings are the model and mode session id last had: its last
+// turn's, or a switch recorded after it; "" where nothing says.
+func LastSettings(ctx context.Context, st *store.Store, id string) (model, mode string) {
+	recs, err := st.Events(ctx, id)
 	if err != nil {
-		return settings{}
+		return "", ""
 	}
 	var last settings
 	for _, r := range recs {
@@ -60,7 +66,7 @@ func (c *Controller) lastSettings(ctx context.Context) settings {
 			_ = json.Unmarshal(r.Data, &last)
 		}
 	}
-	return last
+	return last.Model, last.Mode
 }
 
 // resumeSettings continues a resumed session with its model and mode,
