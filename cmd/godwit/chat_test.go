@@ -354,7 +354,8 @@ func TestChatReadOnlyOffer(t *testing.T) {
 		t.Errorf("the write was not allowed once, or the mode changed:\n%s", sc)
 	}
 	s.answer("s")
-	sc = s.waitFor("file_write wants to create more.md")
+	s.waitFor("file_write wants to create more.md")
+	sc = s.waitFor("waiting for your answer above")
 	if !strings.Contains(sc, "read-only → ask") || !strings.Contains(sc, " ask · ctx") || !strings.Contains(sc, "Allow? y yes") {
 		t.Errorf("s did not switch to ask mode, or the next write is not asked as ask mode asks:\n%s", sc)
 	}
@@ -410,6 +411,9 @@ func TestChatPeerHabits(t *testing.T) {
 		t.Errorf("/model does not list the models, the current one marked:\n%s", sc)
 	}
 	s.run("send-keys", "-t", "chat", "Escape")
+	if sc, ok := s.waitGone("Enter runs"); !ok {
+		t.Fatalf("Esc did not close the list:\n%s", sc)
+	}
 
 	s.typeLine("!echo from-bang")
 	sc = s.waitFor("the model reads this with your next message")

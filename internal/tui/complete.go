@@ -47,12 +47,9 @@ func (m *Model) openPicker(list []Choice) {
 }
 
 // refreshMenu follows what is typed: a /word completes to commands and
-// skills, a last word starting with @ to files. The model picker stays
-// until it is answered.
+// skills, a last word starting with @ to files. Typing closes the model
+// picker.
 func (m *Model) refreshMenu() {
-	if m.menu != nil && m.menu.kind == menuModel {
-		return
-	}
 	m.menu = nil
 	v := m.input.Value()
 	lines := strings.Split(v, "\n")
