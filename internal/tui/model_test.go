@@ -620,8 +620,8 @@ func TestResumeReplaysTheLiveTranscript(t *testing.T) {
 func transcriptLines(m *Model) []string {
 	var out []string
 	for i := range m.t.entries {
-		if i == 0 {
-			continue // the banner
+		if i < m.heading {
+			continue // the banner, and what a resumed chat says under it
 		}
 		for _, l := range m.t.window(i, 80, 0, m.t.height(i, 80)) {
 			l = strings.TrimRight(ansi.Strip(l), " ")
