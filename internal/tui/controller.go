@@ -120,6 +120,9 @@ type Controller struct {
 	mail   MailSource
 	models func() []Choice
 	turns  sync.WaitGroup // running turns; Close waits for them
+	// userCalls numbers the calls the user runs (!CMD, @path), for
+	// their events.
+	userCalls atomic.Int64
 
 	notices []string // the first engine's, shown once
 	resumed string   // Resumed

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 
 	"github.com/godwit/godwit/llm"
 )
@@ -29,9 +28,6 @@ type ToolRun struct {
 	ExitCode *int
 }
 
-// userCalls numbers the calls the user runs, for their events.
-var userCalls atomic.Int64
-
 // exec runs one call for the user; its events go to the chat's sink, so
 // it shows as the model's calls do.
 func (c *Controller) exec(ctx context.Context, name string, args any) (ToolRun, error) {
@@ -46,7 +42,7 @@ func (c *Controller) exec(ctx context.Context, name string, args any) (ToolRun, 
 	if err != nil {
 		return ToolRun{}, fmt.Errorf("tui: %w", err)
 	}
-	call := llm.ToolCall{ID: fmt.Sprintf("user-%d", userCalls.Add(1)), Name: name, Args: raw}
+	call := llm.ToolCall{ID: fmt.Sprintf("user-%d", c.userCalls.Add(1)), Name: name, Args: raw}
 	return eng.Exec(ctx, call, c.sink)
 }
 
