@@ -100,6 +100,10 @@ func (p *linePrompter) Ask(ctx context.Context, q policy.Question) (policy.Answe
 				}
 				return a, nil
 			}
+			if q.ReadOnly {
+				fmt.Fprint(p.out, "Answer y (once), s (switch to ask mode) or n (no; a note may follow): ")
+				continue
+			}
 			fmt.Fprint(p.out, "Answer y (yes), n (no; a note may follow) or a (always): ")
 		}
 	}
