@@ -65,7 +65,8 @@ func (m *Model) refreshMenu() {
 	}
 	at := strings.LastIndexAny(v, " \n\t") + 1
 	if w := v[at:]; strings.HasPrefix(w, "@") {
-		if items := pathChoices(m.ctl.Workspace(), w[1:]); len(items) > 0 {
+		// A name typed whole needs no menu: Enter sends the message.
+		if items := pathChoices(m.ctl.Workspace(), w[1:]); len(items) > 0 && !(len(items) == 1 && items[0].Name == w[1:]) {
 			m.menu = &menu{kind: menuPath, items: items, at: at + 1}
 		}
 	}
