@@ -58,9 +58,11 @@ func NewCmdChat(f *Factory, runF func(context.Context, *ChatOptions) error) *cob
 		Short: "Work with godwit in the terminal",
 		Long: `Chat with godwit: each message is a turn; the session, its context segments
 and its cost carry over from turn to turn. /help lists the commands (/context,
-/reset, /undo, /model, /mode, /cost, /sessions, /resume, /plan, /quit); :help
-works too. An unknown /command is not sent to the model; //text sends "/text",
-and a first word that is a path (/etc/hosts explain) is sent as written.
+/reset, /clear, /undo, /model, /mode, /cost, /sessions, /resume, /plan,
+/export, /init, /quit); :help works too. An unknown /command is not sent to the
+model; //text sends "/text", and a first word that is a path (/etc/hosts
+explain) is sent as written. !CMD runs a command (its output goes with your
+next message); @path attaches a file.
 
 Read-only unless --allow-write (ask before each write or command) or --yes;
 /mode or Shift-Tab switches the mode from the next call on.
