@@ -287,6 +287,70 @@ func TestReadOnlyReasonSaysHowToAllow(t *testing.T) {
 	}
 }
 
+// TestReadOnlyOffer: where the front end can switch the mode (the chat),
+// a call read-only mode refuses is put to the person, named with what it
+// does; a yes allows it once in ask mode's sandbox, a no refuses it in
+// the chat's terms. What a deny rule refuses, or read-only commands, are
+// never offered.
+func TestReadOnlyOffer(t *testing.T) {
+	e := newEnv(t)
+	const rules = "deny:\n  - command: rm *\n"
+	tests := []struct {
+		name   string
+		req    tool.ApprovalRequest
+		answer Choice
+		want   string // A, Q or D as in outcome
+		allow  bool
+		reason []string // parts of the decision's reason
+	}{
+		{"yes", shellReq("echo x > out.txt"), Yes, "Q", true, []string{"approved by the user in read-only mode"}},
+		{"no", shellReq("echo x > out.txt"), No, "Q", false, []string{"read-only mode: this call writes out.txt", "the user was asked and said no"}},
+		{"a write", pathReq("file_write", filepath.Join(e.root, "n.md"), true), Yes, "Q", true, nil},
+		{"a deny rule", shellReq("rm -rf build && echo x > out.txt"), Yes, "D", false, []string{"denied by rule", "Shift-Tab"}},
+		{"a reader", shellReq("ls src"), Yes, "A", true, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := &recorder{answer: Answer{Choice: tt.answer}}
+			p, err := New(Options{Mode: ReadOnly, Workspace: e.root, Prompter: rec, Offer: true, Home: e.home, Shell: "bash",
+				Rules: mustRules(t, rules)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			o, d := outcome(t, p, rec, tt.req)
+			if o != tt.want || d.Allow != tt.allow {
+				t.Fatalf("outcome %s allow %v (%+v), want %s allow %v", o, d.Allow, d, tt.want, tt.allow)
+			}
+			for _, w := range tt.reason {
+				if !strings.Contains(d.Reason, w) {
+					t.Errorf("reason %q lacks %q", d.Reason, w)
+				}
+			}
+			if strings.Contains(d.Reason, "restart") {
+				t.Errorf("the chat's refusal tells the model to restart godwit: %q", d.Reason)
+			}
+			if o == "Q" {
+				q := rec.asked[0]
+				if !q.ReadOnly || len(q.Always) > 0 || q.Summary != tt.req.Access.Summary || !strings.Contains(strings.Join(q.Reasons, "\n"), "read-only mode") {
+					t.Errorf("question %+v: want the call named, marked read-only, no always", q)
+				}
+			}
+			if d.Allow && o == "Q" && d.Confine != tool.ConfineWrite {
+				t.Errorf("allowed once with confinement %s, want write (ask mode's sandbox)", d.Confine)
+			}
+		})
+	}
+}
+
+func mustRules(t *testing.T, text string) *Rules {
+	t.Helper()
+	rs, err := ParseRules([]byte(text), "test.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rs
+}
+
 func TestRules(t *testing.T) {
 	e := newEnv(t)
 	const rules = `
