@@ -69,8 +69,11 @@ type Options struct {
 	// Shell is the interpreter of shell_exec: "bash" and "sh" commands are
 	// analysed as bash; "powershell" commands are not analysed at all
 	// (no read-only list, no allow rules: each one asks).
-	Shell  string
-	Logger *slog.Logger
+	Shell string
+	// History answers which names a file had in git's history; nil
+	// means a History of the Policy's own.
+	History *History
+	Logger  *slog.Logger
 }
 
 // Policy decides tool calls. It implements tool.Approver and is safe for
@@ -97,8 +100,10 @@ type Policy struct {
 	mu     sync.Mutex // guards always
 	always []Rule     // scopes a person approved for the session
 
-	histMu    sync.Mutex            // guards histCache
-	histCache map[string]renameScan // rename graphs by refs state and tips
+	history *History
+	// globMatches and globDirs bound a glob argument's expansion
+	// (maxGlobMatches, maxGlobDirs; tests set small ones).
+	globMatches, globDirs int
 }
 
 // New returns a Policy.
@@ -110,9 +115,13 @@ func New(opts Options) (*Policy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("policy: workspace: %w", err)
 	}
-	p := &Policy{mode: opts.Mode, root: root, prompter: opts.Prompter, home: opts.Home, shell: opts.Shell, log: opts.Logger}
+	p := &Policy{mode: opts.Mode, root: root, prompter: opts.Prompter, home: opts.Home, shell: opts.Shell, history: opts.History, log: opts.Logger,
+		globMatches: maxGlobMatches, globDirs: maxGlobDirs}
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
+	}
+	if p.history == nil {
+		p.history = &History{}
 	}
 	if p.home == "" {
 		p.home, _ = os.UserHomeDir()
