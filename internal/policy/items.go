@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -96,6 +97,10 @@ func (p *Policy) items(toolName string, acc tool.Access) []item {
 			it.level, it.why = levelRead, "changes nothing"
 		}
 		out = append(out, it)
+	}
+	if p.hookDirsErr != nil && slices.ContainsFunc(out, func(it item) bool { return it.level >= levelWrite }) {
+		out = append(out, item{kind: kindTool, level: levelEscape, pinned: true, what: "writes while git's config cannot be read (" +
+			oneLine(p.hookDirsErr.Error(), 80) + "), so any folder may be one git runs hooks from"})
 	}
 	return out
 }

@@ -92,8 +92,11 @@ type Policy struct {
 	// file pointing elsewhere (a worktree, a submodule, --separate-git-
 	// dir): their hooks and config are protected as .git's are.
 	gitDirs []string
-	// hookDirs are the other folders git runs hooks from (hookDirs).
-	hookDirs []string
+	// hookDirs are the other folders git runs hooks from (hookDirs);
+	// hookDirsErr says why they are not known, and then every write
+	// asks in every mode.
+	hookDirs    []string
+	hookDirsErr error
 
 	askMu sync.Mutex // one question at a time
 
@@ -135,7 +138,9 @@ func New(opts Options) (*Policy, error) {
 		}
 	}
 	p.gitDirs = linkedGitDirs(root)
-	p.hookDirs = hookDirs(root, p.home)
+	if p.hookDirs, p.hookDirsErr = hookDirs(root, p.home); p.hookDirsErr != nil {
+		p.log.Warn("policy: git's config cannot be read for core.hooksPath; writes in the workspace ask", "err", p.hookDirsErr)
+	}
 	p.vars = map[string]string{}
 	for k, v := range opts.Vars {
 		p.vars[k] = v

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/godwit/godwit/internal/gitconfig"
 )
 
 // Git hooks and git's configuration run programs later, as the user and
@@ -323,12 +325,13 @@ func gitRemotes(dir string) []string {
 	if gd == "" {
 		return nil
 	}
+	settings, _ := gitconfig.ReadFile(filepath.Join(gd, "config")) // none when it does not parse: the remote asks
 	var out []string
-	gitConfigEach(filepath.Join(gd, "config"), "remote", true, func(name, _, _ string) {
-		if name != "" && !slices.Contains(out, name) {
-			out = append(out, name)
+	for _, s := range settings {
+		if strings.EqualFold(s.Section, "remote") && s.Subsection != "" && !slices.Contains(out, s.Subsection) {
+			out = append(out, s.Subsection)
 		}
-	})
+	}
 	return out
 }
 
