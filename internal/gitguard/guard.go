@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/godwit/godwit/internal/atomicfile"
+	"github.com/godwit/godwit/internal/gitconfig"
 )
 
 // Options configure a Guard.
@@ -55,7 +56,7 @@ type Guard struct {
 // parsed caches a config file's settings by its stat.
 type parsed struct {
 	sig      sig
-	settings []setting
+	settings []gitconfig.Setting
 	ok       bool
 }
 
@@ -422,8 +423,8 @@ func (g *Guard) scan(prev map[string]entry) map[string]entry {
 		if !ok {
 			continue
 		}
-		for _, inc := range includes(s) {
-			addConfig(expandHome(inc, home, filepath.Dir(configs[i])))
+		for _, inc := range gitconfig.Includes(s, configs[i], home) {
+			addConfig(inc)
 		}
 		if v := lastValue(s, "core", "hookspath"); v != "" {
 			hooksPath = v
@@ -475,7 +476,7 @@ const systemConfig = "/etc/gitconfig"
 
 // parse returns a config file's settings, parsed again only when its
 // stat changed.
-func (g *Guard) parse(p string, e entry) ([]setting, bool) {
+func (g *Guard) parse(p string, e entry) ([]gitconfig.Setting, bool) {
 	if c, ok := g.parsed[p]; ok && c.sig == e.sig {
 		return c.settings, c.ok
 	}

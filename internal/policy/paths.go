@@ -132,8 +132,9 @@ func (p *Policy) isProtected(abs string) bool {
 // repository's, the user's, the system's, and what they include),
 // resolved as git does against the top of the work tree; and where the
 // folder is husky's wrappers (.husky/_, which run .husky/HOOK), the
-// folder above it.
-func hookDirs(root, home string) []string {
+// folder above it. An error when a config file does not parse: the
+// folders are not known.
+func hookDirs(root, home string) ([]string, error) {
 	top := root
 	for d := root; ; d = filepath.Dir(d) {
 		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
@@ -141,14 +142,15 @@ func hookDirs(root, home string) []string {
 			break
 		}
 		if filepath.Dir(d) == d {
-			return nil
+			return nil, nil
 		}
 	}
+	settings, err := gitSettings(root, home, true)
 	var out []string
-	for _, f := range gitConfigFiles(root, home, true) {
-		v := gitConfigValues(f, "core")["hookspath"]
+	for _, s := range settings {
+		v := s.Value
 		switch {
-		case v == "":
+		case !s.Is("core", "hookspath") || s.Subsection != "" || v == "":
 			continue
 		case v == "~" || strings.HasPrefix(v, "~/"):
 			if home == "" {
@@ -165,7 +167,7 @@ func hookDirs(root, home string) []string {
 			out = append(out, filepath.Dir(d))
 		}
 	}
-	return out
+	return out, err
 }
 
 // linkedGitDirs are the git folders a .git file at root points to, and

@@ -75,8 +75,11 @@ type Options struct {
 	// allowed once, it runs as ask mode would run it. The chat sets it,
 	// where the user can switch the mode on the spot; a refusal then
 	// says so rather than how to restart godwit.
-	Offer  bool
-	Logger *slog.Logger
+	Offer bool
+	// History answers which names a file had in git's history; nil
+	// means a History of the Policy's own.
+	History *History
+	Logger  *slog.Logger
 }
 
 // Policy decides tool calls. It implements tool.Approver and is safe for
@@ -96,16 +99,21 @@ type Policy struct {
 	// file pointing elsewhere (a worktree, a submodule, --separate-git-
 	// dir): their hooks and config are protected as .git's are.
 	gitDirs []string
-	// hookDirs are the other folders git runs hooks from (hookDirs).
-	hookDirs []string
+	// hookDirs are the other folders git runs hooks from (hookDirs);
+	// hookDirsErr says why they are not known, and then every write
+	// asks in every mode.
+	hookDirs    []string
+	hookDirsErr error
 
 	askMu sync.Mutex // one question at a time
 
 	mu     sync.Mutex // guards always
 	always []Rule     // scopes a person approved for the session
 
-	histMu    sync.Mutex            // guards histCache
-	histCache map[string]renameScan // rename graphs by refs state and tips
+	history *History
+	// globMatches and globDirs bound a glob argument's expansion
+	// (maxGlobMatches, maxGlobDirs; tests set small ones).
+	globMatches, globDirs int
 }
 
 // New returns a Policy.
@@ -117,9 +125,13 @@ func New(opts Options) (*Policy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("policy: workspace: %w", err)
 	}
-	p := &Policy{mode: opts.Mode, root: root, prompter: opts.Prompter, home: opts.Home, shell: opts.Shell, offer: opts.Offer, log: opts.Logger}
+	p := &Policy{mode: opts.Mode, root: root, prompter: opts.Prompter, home: opts.Home, shell: opts.Shell, offer: opts.Offer, history: opts.History, log: opts.Logger,
+		globMatches: maxGlobMatches, globDirs: maxGlobDirs}
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
+	}
+	if p.history == nil {
+		p.history = &History{}
 	}
 	if p.home == "" {
 		p.home, _ = os.UserHomeDir()
@@ -133,7 +145,9 @@ func New(opts Options) (*Policy, error) {
 		}
 	}
 	p.gitDirs = linkedGitDirs(root)
-	p.hookDirs = hookDirs(root, p.home)
+	if p.hookDirs, p.hookDirsErr = hookDirs(root, p.home); p.hookDirsErr != nil {
+		p.log.Warn("policy: git's config cannot be read for core.hooksPath; writes in the workspace ask", "err", p.hookDirsErr)
+	}
 	p.vars = map[string]string{}
 	for k, v := range opts.Vars {
 		p.vars[k] = v

@@ -15,9 +15,11 @@ import (
 )
 
 // env is a workspace with a few files, a home and a scratch folder
-// outside it, and a link leaving the workspace.
+// outside it, and a link leaving the workspace. Its policies share one
+// History, so a table judged in three modes asks git once per question.
 type env struct {
 	root, home, scratch, outside string
+	history                      *History
 }
 
 func newEnv(t *testing.T) env {
@@ -31,6 +33,7 @@ func newEnv(t *testing.T) env {
 		home:    filepath.Join(base, "home"),
 		scratch: filepath.Join(base, "tmp"),
 		outside: filepath.Join(base, "outside"),
+		history: &History{},
 	}
 	for _, d := range []string{e.root, e.home, e.scratch, e.outside, filepath.Join(e.root, "src"), filepath.Join(e.root, ".git", "hooks")} {
 		mustDo(t, os.MkdirAll(d, 0o755))
@@ -83,7 +86,7 @@ func (e env) policy(t *testing.T, mode Mode, rules string, pr Prompter) *Policy 
 		}
 	}
 	p, err := New(Options{Mode: mode, Workspace: e.root, Rules: rs, Prompter: pr, Scratch: []string{e.scratch},
-		Home: e.home, Vars: map[string]string{"TMPDIR": e.scratch}, Shell: "bash"})
+		Home: e.home, Vars: map[string]string{"TMPDIR": e.scratch}, Shell: "bash", History: e.history})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -739,16 +742,28 @@ sandbox:
 
 func TestGlobIsBounded(t *testing.T) {
 	e := newEnv(t)
-	for i := range maxGlobDirs + 10 {
+	for i := range 30 {
 		mustDo(t, os.MkdirAll(filepath.Join(e.root, "many", fmt.Sprint(i)), 0o755))
+		mustDo(t, os.MkdirAll(filepath.Join(e.root, ".cache", fmt.Sprint(i)), 0o755))
 	}
-	rec := &recorder{}
-	// A pattern that matches nothing but must read every folder to say so.
-	if got, d := outcome(t, e.policy(t, ReadOnly, "", rec), rec, shellReq("cat many/**/nothing")); got != "Q" {
-		t.Errorf("got %s (%s), want Q", got, d.Reason)
-	}
-	if got, d := outcome(t, e.policy(t, ReadOnly, "", rec), rec, shellReq("cat many/1*/nothing")); got != "A" {
-		t.Errorf("got %s (%s), want A", got, d.Reason)
+	for _, tt := range []struct {
+		mode      Mode
+		cmd, want string
+	}{
+		// A pattern that matches nothing but must read every folder to say so.
+		{ReadOnly, "cat many/**/nothing", "Q"},
+		{ReadOnly, "cat many/1*/nothing", "A"},
+		// What a glob names past the bound may be git's hooks (.git sorts
+		// after .cache): the command asks in every mode.
+		{Auto, "rm -rf .*/*", "Q"},
+		{Auto, "rm -rf many/1*", "A"},
+	} {
+		rec := &recorder{}
+		p := e.policy(t, tt.mode, "", rec)
+		p.globMatches, p.globDirs = 20, 20
+		if got, d := outcome(t, p, rec, shellReq(tt.cmd)); got != tt.want {
+			t.Errorf("%s %q: got %s (%s), want %s", tt.mode, tt.cmd, got, d.Reason, tt.want)
+		}
 	}
 }
 
