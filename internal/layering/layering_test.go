@@ -43,7 +43,7 @@ var allowed = map[string]rule{
 	"internal/mail":           {[]string{"internal/agent", "llm", "internal/store", "tool"}, "mail between sessions over the store: residents, claims, receipts, the send_message tool"},
 	".":                       {[]string{"internal/agent", "internal/wiring", "llm", "internal/mail", "internal/policy", "internal/store", "tool"}, "the embeddable SDK (experimental), a thin layer over wiring"},
 	"internal/policy":         {[]string{"tool", "internal/termsafe", "internal/tool/workspace", "internal/gitconfig"}, "approval: modes, rules, shell-command analysis over tool.Access"},
-	"internal/sandbox":        {[]string{"internal/atomicfile"}, "Landlock for commands; knows nothing of godwit but the whole-file writer"},
+	"internal/sandbox":        {[]string{"internal/atomicfile", "internal/gitconfig"}, "Landlock and namespaces for commands; knows nothing of godwit but the whole-file writer and git config's reader"},
 	"internal/snapshot":       {[]string{"internal/store", "tool", "internal/ignore", "internal/tool/workspace"}, "snapshots before writes, undo, watching shell changes"},
 	"internal/gitguard":       {[]string{"tool", "internal/atomicfile", "internal/gitconfig"}, "git hooks and config restored around shell commands; wraps the tool only"},
 	"internal/memory":         {[]string{"llm", "internal/store", "tool", "internal/tool/workspace"}, "rules, memory files, skills, long-term search; the search_memory and skill tools"},
