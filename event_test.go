@@ -116,7 +116,7 @@ func TestPrompterIsAsked(t *testing.T) {
 		if err != nil || a != (policy.Answer{Choice: want, Note: "why"}) {
 			t.Errorf("choice %d: answer %+v, %v; want %v", choice, a, err, want)
 		}
-		if !reflect.DeepEqual(asked, Question(q)) {
+		if !reflect.DeepEqual(asked, Question{Tool: q.Tool, Summary: q.Summary, Preview: q.Preview, Reasons: q.Reasons, Always: q.Always}) {
 			t.Errorf("asked %+v, want %+v", asked, q)
 		}
 	}
@@ -126,25 +126,32 @@ type promptFunc func(context.Context, Question) (Answer, error)
 
 func (f promptFunc) Ask(ctx context.Context, q Question) (Answer, error) { return f(ctx, q) }
 
-// TestRecordsAreTheEngines: a Message, Receipt and Result carry each
-// field of the engine's of the same name, and leave out only the store's
-// row ids and what the SDK cannot ask for (a verify command).
+// TestRecordsAreTheEngines: a Message, Receipt, Result and Question
+// carry each field of the engine's of the same name, and leave out only
+// the store's row ids and what the SDK cannot ask for (a verify command,
+// a refused call offered to allow once).
 func TestRecordsAreTheEngines(t *testing.T) {
 	var m store.Mail
 	var r store.Receipt
 	var res agent.Result
+	var q policy.Question
 	n := 0
-	for _, v := range []any{&m, &r, &res} {
+	for _, v := range []any{&m, &r, &res, &q} {
 		fill(reflect.ValueOf(v).Elem(), &n)
 	}
 	var gotReceipt Receipt
 	for got := range receipts(func(yield func(store.Receipt, error) bool) { yield(r, nil) }) {
 		gotReceipt = got
 	}
+	var asked Question
+	asker{promptFunc(func(_ context.Context, got Question) (Answer, error) {
+		asked = got
+		return Answer{}, nil
+	})}.Ask(context.Background(), q)
 	for _, c := range []struct {
 		engine, sdk any
 		left        string
-	}{{m, message(m), "TurnID"}, {r, gotReceipt, "TurnID"}, {res, result(res), "Verified"}} {
+	}{{m, message(m), "TurnID"}, {r, gotReceipt, "TurnID"}, {res, result(res), "Verified"}, {q, asked, "ReadOnly"}} {
 		ev, sv := reflect.ValueOf(c.engine), reflect.ValueOf(c.sdk)
 		for i := range ev.NumField() {
 			name := ev.Type().Field(i).Name

@@ -96,7 +96,9 @@ const (
 type asker struct{ p Prompter }
 
 func (a asker) Ask(ctx context.Context, q policy.Question) (policy.Answer, error) {
-	ans, err := a.p.Ask(ctx, Question(q))
+	// The SDK offers no refused call to allow once (policy.Options.Offer),
+	// so q.ReadOnly is never set.
+	ans, err := a.p.Ask(ctx, Question{Tool: q.Tool, Summary: q.Summary, Preview: q.Preview, Reasons: q.Reasons, Always: q.Always})
 	c := policy.No
 	switch ans.Choice {
 	case Allow:

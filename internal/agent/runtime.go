@@ -158,6 +158,10 @@ type RunInput struct {
 	// before the prompt in the same message, marked as godwit's; unlike
 	// the prompt, notes are not entered in the Decisions ledger.
 	Notes []string
+	// Attach are parts the user attached to the prompt (a file named with
+	// @path in the chat): after it, in the same message; like notes, they
+	// are not entered in the Decisions ledger.
+	Attach []llm.Part
 	// Mail are messages to the session claimed for this turn (package
 	// mail claims them). Each reaches the model after the prompt, marked
 	// with its id and sender as not the user's words; none enters the

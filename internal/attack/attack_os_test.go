@@ -51,6 +51,15 @@ var osAttacks = map[*int]string{&classGitCreds: `
   expect: {never_seen: ["{{secret}}"]}
   calls:
     - shell_exec: {command: "cat .git/config"}
+- name: gitconfig-one-line-header
+  why: "git takes [http] extraheader = X on the header's line; a filter by lines does not"
+  modes: [read-only, auto]
+  setup: |
+    printf '[http] extraheader = AUTHORIZATION: basic {{secret}}\n[remote "o"] url = https://{{secret}}@github.com/v/a.git\n' >> .git/config
+    git config --get http.extraheader | grep -q basic
+  expect: {never_seen: ["{{secret}}"]}
+  calls:
+    - shell_exec: {command: "cat .git/config; git config --list --show-origin"}
 - name: gitconfig-other-readers
   issue: true
   why: "head, strings, od, base64 and a read loop, each a reader the screen may not know"

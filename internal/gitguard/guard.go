@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/godwit/godwit/internal/atomicfile"
+	"github.com/godwit/godwit/internal/gitconfig"
 )
 
 // Options configure a Guard.
@@ -55,7 +56,7 @@ type Guard struct {
 // parsed caches a config file's settings by its stat.
 type parsed struct {
 	sig      sig
-	settings []setting
+	settings []gitconfig.Setting
 	ok       bool
 }
 
@@ -422,8 +423,8 @@ func (g *Guard) scan(prev map[string]entry) map[string]entry {
 		if !ok {
 			continue
 		}
-		for _, inc := range includes(s) {
-			addConfig(expandHome(inc, home, filepath.Dir(configs[i])))
+		for _, inc := range gitconfig.Includes(s, configs[i], home) {
+			addConfig(inc)
 		}
 		if v := lastValue(s, "core", "hookspath"); v != "" {
 			hooksPath = v
@@ -454,10 +455,10 @@ func (g *Guard) scan(prev map[string]entry) map[string]entry {
 }
 
 // managerFiles are the files hook managers read when a hook runs, at the
-// top of the work tree: pre-commit's config and lefthook's, under every
-// name lefthook looks for (and in .config/).
+// top of the work tree: pre-commit's config, overcommit's, and
+// lefthook's under every name lefthook looks for (and in .config/).
 var managerFiles = sync.OnceValue(func() []string {
-	out := []string{".pre-commit-config.yaml", ".pre-commit-config.yml"}
+	out := []string{".pre-commit-config.yaml", ".pre-commit-config.yml", ".overcommit.yml"}
 	for _, dir := range []string{"", ".config"} {
 		for _, dot := range []string{"", "."} {
 			for _, local := range []string{"", "-local"} {
@@ -475,7 +476,7 @@ const systemConfig = "/etc/gitconfig"
 
 // parse returns a config file's settings, parsed again only when its
 // stat changed.
-func (g *Guard) parse(p string, e entry) ([]setting, bool) {
+func (g *Guard) parse(p string, e entry) ([]gitconfig.Setting, bool) {
 	if c, ok := g.parsed[p]; ok && c.sig == e.sig {
 		return c.settings, c.ok
 	}

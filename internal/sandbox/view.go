@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/godwit/godwit/internal/gitconfig"
 )
 
 // View is what a command sees of the machine where the kernel lets each
@@ -106,25 +108,28 @@ var (
 	// password is the password in any other URL's userinfo (ssh's user
 	// name is kept: git needs it).
 	password = regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.-]*://[^/\s":@]*):[^/\s"@]*@`)
-	// extraHeader is a line setting http.*.extraheader, which CI
-	// checkouts fill with an Authorization header.
-	extraHeader = regexp.MustCompile(`(?i)^\s*extraheader\s*(=|$)`)
 )
 
 // cleanGitConfig is a git config file without credentials: no userinfo
-// in http URLs, no password in other URLs (section names included), no
-// extraheader lines. Everything else stays, so git still works.
+// in http URLs, no password in other URLs (subsection names included),
+// no extraheader, which CI checkouts fill with an Authorization header.
+// Everything else stays, so git still works. The file is read as git
+// reads it (gitconfig), not by lines: git takes `[http] extraheader = X`
+// on the header's line and continued values, which a line filter misses.
+// A file git would refuse gives an empty one: git fails either way.
 func cleanGitConfig(b []byte) []byte {
-	lines := strings.SplitAfter(string(b), "\n")
-	var out strings.Builder
-	skip := false // a continued extraheader line
-	for _, l := range lines {
-		if skip || extraHeader.MatchString(l) {
-			skip = strings.HasSuffix(strings.TrimRight(l, "\r\n"), `\`)
+	settings, err := gitconfig.Parse(b)
+	if err != nil {
+		return nil
+	}
+	strip := func(v string) string { return password.ReplaceAllString(httpUserinfo.ReplaceAllString(v, "$1"), "$1@") }
+	out := settings[:0]
+	for _, s := range settings {
+		if strings.EqualFold(s.Key, "extraheader") {
 			continue
 		}
-		l = httpUserinfo.ReplaceAllString(l, "$1")
-		out.WriteString(password.ReplaceAllString(l, "$1@"))
+		s.Subsection, s.Value = strip(s.Subsection), strip(s.Value)
+		out = append(out, s)
 	}
-	return []byte(out.String())
+	return gitconfig.Format(out)
 }

@@ -35,7 +35,11 @@ type guard struct {
 	// because it reads (tool.ConfineReadOnly), and of a sub-agent's
 	// shell: no writes, no network, whatever the session's mode.
 	readOnlyWrap func(*exec.Cmd) error
-	tmp          string
+	// writeWrap is the sandbox of ask mode, for a command a person
+	// allowed on the spot in read-only mode (tool.ConfineWrite); nil
+	// when no mode that writes was built.
+	writeWrap func(*exec.Cmd) error
+	tmp       string
 	// hidden are the paths grep and file_list pass over when they walk a
 	// folder: what the rules' deny and ask path rules name.
 	hidden   func(toolName, abs string) bool
@@ -105,7 +109,7 @@ func newGuard(opts Options, ws *workspace.Workspace, st *store.Store, shcfg conf
 		wrapLog = slog.New(onceHandler{opts.Logger.Handler(), &sync.Map{}})
 	}
 	for _, m := range modes {
-		pol, err := policy.New(policy.Options{Mode: m, Workspace: root, Rules: rules, Prompter: ap.Prompter,
+		pol, err := policy.New(policy.Options{Mode: m, Workspace: root, Rules: rules, Prompter: ap.Prompter, Offer: ap.Offer,
 			Scratch: []string{tmp}, Vars: map[string]string{"TMPDIR": tmp}, Shell: kind, Logger: opts.Logger})
 		if err != nil {
 			return nil, fmt.Errorf("wiring: %w", err)
@@ -129,6 +133,7 @@ func newGuard(opts Options, ws *workspace.Workspace, st *store.Store, shcfg conf
 	}
 	sw.mode = ap.mode
 	g.approver, g.rules, g.tmp, g.wrap, g.logLimit = sw.approver(), rules, tmp, sw.wrap, logLimit
+	g.writeWrap = sw.wraps[false]
 	g.readOnlyWrap = sandbox.Wrap(sandbox.Config{ReadOnly: true, TempDir: tmp, View: view, Limits: limits, Logger: wrapLog})
 	g.hidden = func(toolName, abs string) bool { return sw.current().Hidden(toolName, abs) }
 	g.recorder = snapshot.NewRecorder(st, snapshot.Options{Workspace: ws, Logger: opts.Logger})

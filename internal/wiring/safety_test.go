@@ -107,6 +107,17 @@ func TestLiveModeFollowsTheMode(t *testing.T) {
 		if wrote := runErr == nil && statErr == nil; wrote != tt.shellWrite {
 			t.Errorf("%d %s: a command wrote the workspace = %v (%v), want %v", i, tt.mode, wrote, runErr, tt.shellWrite)
 		}
+		// A command a person allowed on the spot (tool.ConfineWrite) gets
+		// ask mode's sandbox in every mode.
+		os.Remove(out)
+		cmd = exec.Command("/bin/sh", "-c", "echo x > out.txt")
+		cmd.Dir = ws
+		if err := g.writeWrap(cmd); err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Run(); err != nil {
+			t.Errorf("%d %s: a command allowed to write could not: %v", i, tt.mode, err)
+		}
 	}
 }
 

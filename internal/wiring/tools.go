@@ -34,7 +34,7 @@ type shells struct {
 // shell stops (closers run in reverse).
 func newShells(opts Options, root string, g *guard, secrets []string, track func(context.Context, shell.Started) func(string), closers *[]func() error) shells {
 	sh := shell.New(shell.Options{Workdir: root, Logger: opts.Logger, Terminal: opts.Terminal, LogLimit: g.logLimit,
-		Env: []string{"TMPDIR=" + g.tmp}, Secrets: secrets, Wrap: g.wrap, ReadOnlyWrap: g.readOnlyWrap, Track: track})
+		Env: []string{"TMPDIR=" + g.tmp}, Secrets: secrets, Wrap: g.wrap, ReadOnlyWrap: g.readOnlyWrap, WriteWrap: g.writeWrap, Track: track})
 	shellTool, lastCheck := g.guardShell(snapshot.WatchTool(sh, g.watcher), sh)
 	subShell := shell.New(shell.Options{Workdir: root, Logger: opts.Logger, NoJobs: true,
 		Env: []string{"TMPDIR=" + g.tmp}, Secrets: secrets, Wrap: g.readOnlyWrap, Track: track})

@@ -98,6 +98,10 @@ type Approval struct {
 	// Prompter asks a person about a call (ask mode, secret reads); nil
 	// means nobody can be asked, and what needs asking is denied.
 	Prompter policy.Prompter
+	// Offer puts a call read-only mode refuses to the Prompter, to allow
+	// once (policy.Options.Offer): the chat, where the user can also
+	// switch the mode on the spot.
+	Offer bool
 	// Gate, when set, is put in front of the policy: the runner asks
 	// Gate(policy), which must pass every call on to the policy (an
 	// editor shows each call before the policy judges it). Unlike
@@ -133,6 +137,10 @@ type Env struct {
 	Window *window.Window
 	// Memory serves project rules, memory files and skills per segment.
 	Memory *memory.Source
+	// Runner runs the session's tool calls under its guard: the
+	// runtime's, and the chat's for what the user runs (!CMD, @path),
+	// which hold the same path locks.
+	Runner *tool.Runner
 	// Notices are what the user must hear once, at start, that no event
 	// carries: today, a repository's .mcp.json servers that were not
 	// started. The front end shows them (run: stderr or a notice event;
@@ -216,22 +224,23 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 		system: system, size: size}); err != nil {
 		return nil, err
 	}
-	if env.Runtime, err = newRuntime(opts, m, env, g.approver, shells.tool, mem, ext.mcp); err != nil {
+	env.Runner = tool.NewRunner(env.reg, tool.RunnerOptions{Approver: g.approver, Logger: opts.Logger})
+	if env.Runtime, err = newRuntime(opts, m, env, shells.tool, mem, ext.mcp); err != nil {
 		return nil, err
 	}
 	return env, nil
 }
 
 // newRuntime builds the agent over what the steps before built into
-// env: the window, the store, the plan and the tools, which approver
-// judges and which shell runs --verify.
-func newRuntime(opts Options, m chosenModel, env *Env, approver tool.Approver, verify tool.Tool, mem memoryParts, mgr *mcp.Manager) (*agent.Runtime, error) {
+// env: the window, the store, the plan and the runner, and which shell
+// runs --verify.
+func newRuntime(opts Options, m chosenModel, env *Env, verify tool.Tool, mem memoryParts, mgr *mcp.Manager) (*agent.Runtime, error) {
 	rt, err := agent.New(agent.Config{
 		Provider:     m.provider,
 		ProviderName: m.providerName,
 		Model:        m.id,
 		Assembler:    env.Window,
-		Runner:       tool.NewRunner(env.reg, tool.RunnerOptions{Approver: approver, Logger: opts.Logger}),
+		Runner:       env.Runner,
 		Store:        env.Store,
 		Workspace:    env.Workspace,
 		MaxSteps:     opts.MaxSteps,

@@ -32,7 +32,9 @@
 // interleaving of an error with the output around it is what the model
 // needs, and two streams would cost a second cap), capped to head and
 // tail, and always ends with a trailer line giving the exit status and
-// duration. A non-zero exit is a normal result, not a tool error.
+// duration. A non-zero exit is a normal result, not a tool error. While
+// it runs, its newest lines are reported as the call's progress
+// (tool.Progress.Output) to whoever hears it: the chat shows them live.
 //
 // An editor that offers terminals (ACP) can run foreground commands
 // instead, through Options.Terminal: the command (after Wrap) runs there,

@@ -45,11 +45,13 @@ func (s *Shell) runForeground(ctx context.Context, line string, timeout time.Dur
 	}()
 
 	out := newCapture(s.opts.OutputLimit)
+	live := &liveTail{}
 	copied := make(chan struct{})
 	go func() {
-		_, _ = io.Copy(out, r)
+		_, _ = io.Copy(io.MultiWriter(out, live), r)
 		close(copied)
 	}()
+	go reportLive(ctx, live, copied)
 
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()

@@ -72,6 +72,10 @@ type Options struct {
 	// writes and no network, so a mistake in the read-only list cannot
 	// change anything. Nil keeps Wrap for every command.
 	ReadOnlyWrap func(cmd *exec.Cmd) error
+	// WriteWrap, when set, replaces Wrap for a command a person allowed
+	// to write though the session is read-only (tool.ConfineWrite): the
+	// sandbox of ask mode. Nil keeps Wrap.
+	WriteWrap func(cmd *exec.Cmd) error
 	// Terminal, when set, runs foreground commands instead of a local
 	// process group (an editor's terminal, over ACP); background jobs
 	// still run locally. Nil runs everything locally.
@@ -457,10 +461,14 @@ func inherited(environ, secrets []string) []string {
 }
 
 // wrapFor picks the sandbox for the call in ctx: ReadOnlyWrap when the
-// approver confined it to reading, else Wrap.
+// approver confined it to reading, WriteWrap when a person allowed it to
+// write in read-only mode, else Wrap.
 func (s *Shell) wrapFor(ctx context.Context) func(*exec.Cmd) error {
-	if tool.ConfinementFrom(ctx) == tool.ConfineReadOnly && s.opts.ReadOnlyWrap != nil {
+	switch c := tool.ConfinementFrom(ctx); {
+	case c == tool.ConfineReadOnly && s.opts.ReadOnlyWrap != nil:
 		return s.opts.ReadOnlyWrap
+	case c == tool.ConfineWrite && s.opts.WriteWrap != nil:
+		return s.opts.WriteWrap
 	}
 	return s.opts.Wrap
 }
