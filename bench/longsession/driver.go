@@ -167,7 +167,9 @@ func runTurn(ctx context.Context, bin, home, ws, model string, window int, sessi
 	}
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = ws
-	cmd.Env = append(cleanEnv(), "GODWIT_HOME="+home, keyEnv+"=dummy")
+	// A loaded machine starts an MCP server (python) in more than the
+	// default 5 s wait; the sessions measure the window, not the start.
+	cmd.Env = append(cleanEnv(), "GODWIT_HOME="+home, keyEnv+"=dummy", "GODWIT_MCP_WAIT=60s")
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	start := time.Now()
