@@ -53,7 +53,8 @@ type item struct {
 // fixes what they name, and paging what it is working on sends it to
 // recall or re-read it at full price. Keeping an output keepHorizon
 // requests costs what reading it once more would, so a live output
-// costs at most about twice what the best choice would have.
+// costs at most about twice what the best choice would have; choose
+// keeps them only while together they hold at most liveMax.
 func (w *Window) items(st *segState, view []llm.Message, acc accounting, recount bool) []item {
 	msgs := view
 	// Positions of the calls, for staleness; the last position of each
@@ -181,7 +182,8 @@ const (
 //     the working set, page them in one batch, as stubs, at the break
 //     where keeping them costs most over what the break re-bills (see
 //     batch), whatever the window; the outputs the turn in progress is
-//     working with (live, see items) stay, and count for neither;
+//     working with (live, see items) stay, up to liveMax, and count for
+//     neither;
 //   - never at a turn's first request unless forced: a request after a
 //     turn boundary extends the last one, so a resumed session hits the
 //     cache.
@@ -223,9 +225,32 @@ func choose(items []item, in planInput) plan {
 		p.rebilled = eligible[brk].after
 		return p
 	case !in.turnStart && !in.handoff:
-		return batch(slices.DeleteFunc(eligible, func(it item) bool { return it.live }), in.workingSet)
+		return batch(unlive(eligible), in.workingSet)
 	}
 	return plan{}
+}
+
+// liveMax is the most the live outputs may hold together and stay: a
+// file the turn edits at its largest share and a test run. Past it,
+// they go in one batch with the rest (paging the oldest alone would
+// re-bill the newer ones at each step), so a turn that reads file after
+// file keeps requests far below a 200k window's marks and sends the
+// same ones at 200k and at 1M.
+const liveMax = 32_000
+
+// unlive drops the live outputs from eligible while together they hold
+// at most liveMax; past it, none is kept for being live.
+func unlive(eligible []item) []item {
+	live := 0
+	for _, it := range eligible {
+		if it.live {
+			live += it.tokens
+		}
+	}
+	if live > liveMax {
+		return eligible
+	}
+	return slices.DeleteFunc(eligible, func(it item) bool { return it.live })
 }
 
 // batch pages the answered outputs once they hold more than the working

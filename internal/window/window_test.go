@@ -76,6 +76,9 @@ func TestChoose(t *testing.T) {
 			live(four(9000, 5000, 300), "c"), with(func(in *planInput) { in.total = 9000 }), ReasonCheap, []string{"a", "b"}, []string{"a", "b"}, 5080},
 		{"the turn's outputs count for no working set",
 			live(four(9000, 5000, 300), "b", "c"), with(func(in *planInput) { in.total = 9000; in.workingSet = 5000 }), "", nil, nil, 0},
+		{"past liveMax, none is kept for being live",
+			[]item{{id: "a", tokens: 20_000, answered: true, live: true, after: 20_300}, {id: "b", tokens: 20_000, answered: true, live: true, after: 300}, {id: "d", tokens: 4000}},
+			with(func(in *planInput) { in.total = 9000 }), ReasonCheap, []string{"a", "b"}, []string{"a", "b"}, 380},
 		{"forced: the ceiling pages them too",
 			live(four(9000, 5000, 300), "b", "c"), with(func(in *planInput) { in.total = 17_500 }), ReasonBudget, []string{"b", "c"}, []string{"b"}, 5000},
 		{"nothing answered: nothing to page",
@@ -285,6 +288,55 @@ func TestTheWindowIsACeiling(t *testing.T) {
 			t.Fatalf("request %d differs between 200k and 1M (%d and %d bytes)", i+1, len(small[i]), len(large[i]))
 		}
 	}
+}
+
+// A turn that reads file after file keeps the newest of them whole
+// (liveMax), so it too sends the same requests at 200k and at 1M. -v
+// logs what it costs, cache-discounted as bench/longsession counts it.
+func TestAnExploringTurnIsPricedNotFilled(t *testing.T) {
+	for _, size := range []int{2000, 5000, 12_000} {
+		var costs [2]int
+		var reqs [2][]string
+		for k, window := range []int{200_000, 1_000_000} {
+			s := &session{t: t, w: newWindow(&MemPages{}, window)}
+			s.user("explore the tree")
+			prev := s.assemble(true)
+			cost, largest := prev.Tokens, prev.Tokens
+			for step := 1; step <= 60; step++ {
+				s.read(file(fmt.Sprintf("f%d", step), size))
+				asm := s.assemble(false)
+				cost += asm.Tokens - 9*shared(prev, asm)/10
+				largest = max(largest, asm.Tokens)
+				reqs[k] = append(reqs[k], requestJSON(t, asm))
+				prev = asm
+			}
+			costs[k] = cost
+			t.Logf("60 reads of %d tokens, %d window: %d cache-discounted, largest request %d", size, window, cost, largest)
+		}
+		if !slices.Equal(reqs[0], reqs[1]) || costs[0] != costs[1] {
+			t.Errorf("reads of %d tokens: 200k and 1M differ (%d and %d discounted)", size, costs[0], costs[1])
+		}
+	}
+}
+
+// shared is the tokens of prev that cur repeats from its start: what
+// the provider's cache serves.
+func shared(prev, cur Assembly) int {
+	n := 0
+	for n < len(prev.Request.Messages) && n < len(cur.Request.Messages) {
+		a, _ := json.Marshal(prev.Request.Messages[n])
+		b, _ := json.Marshal(cur.Request.Messages[n])
+		if string(a) != string(b) {
+			break
+		}
+		n++
+	}
+	rest := 0
+	for _, m := range prev.Request.Messages[n:] {
+		b, _ := json.Marshal(m)
+		rest += Estimate(string(b))
+	}
+	return max(prev.Tokens-rest, 0)
 }
 
 // A turn that reads a file, edits it over several steps and runs the
