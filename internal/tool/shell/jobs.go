@@ -25,9 +25,12 @@ const (
 type job struct {
 	id      string
 	command string
-	logPath string // absolute
-	logRel  string // as shown to the model: workspace-relative when inside
-	proc    *proc
+	// log is the log file as godwit created it, read for status and
+	// logs: a command can replace the name with a link or a FIFO, not
+	// the file a descriptor holds.
+	log    *os.File
+	logRel string // as shown to the model: workspace-relative when inside
+	proc   *proc
 }
 
 // startJob starts line in the background with its output going to a log
@@ -59,15 +62,14 @@ func (s *Shell) startJob(ctx context.Context, line string) (tool.Result, error) 
 	if err != nil {
 		return tool.Result{}, err
 	}
-	defer f.Close() // the child has its own descriptor
 	cmd := s.command(line)
 	cmd.Stdout, cmd.Stderr = f, f
 	p, err := s.startLocked(ctx, cmd, line, id)
 	if err != nil {
+		f.Close()
 		return tool.Result{}, err
 	}
-	logPath := filepath.Join(s.opts.JobsDir, id+".log")
-	j := &job{id: id, command: line, logPath: logPath, logRel: s.rel(logPath), proc: p}
+	j := &job{id: id, command: line, log: f, logRel: s.rel(filepath.Join(s.opts.JobsDir, id+".log")), proc: p}
 	s.jobs[id] = j
 	s.order = append(s.order, id)
 	s.log.Debug("shell: job started", "id", id, "pid", p.pid, "command", line)
@@ -122,7 +124,7 @@ func (s *Shell) openLogLocked(root *os.Root, rel string) (string, *os.File, erro
 	for range 10000 {
 		s.nextJob++
 		id := "j" + strconv.Itoa(s.nextJob)
-		f, err := root.OpenFile(filepath.Join(rel, id+".log"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		f, err := root.OpenFile(filepath.Join(rel, id+".log"), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
@@ -230,7 +232,7 @@ func (s *Shell) tail(j *job, lines *int, def int) (string, error) {
 		n = maxLogLines
 		notes = append(notes, fmt.Sprintf("lines is capped at %d", maxLogLines))
 	}
-	text, got, more, err := lastLines(j.logPath, n, s.opts.OutputLimit)
+	text, got, more, err := lastLines(j.log, n, s.opts.OutputLimit)
 	if err != nil {
 		return "", fmt.Errorf("shell: reading %s: %w", j.logRel, err)
 	}

@@ -394,6 +394,9 @@ func (s *Shell) Close() error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	for _, id := range s.order {
+		s.jobs[id].log.Close()
+	}
 	if s.lifeW != nil {
 		// Every supervisor still alive (none should be) ends its tree.
 		s.lifeW.Close()

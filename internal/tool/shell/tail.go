@@ -6,16 +6,12 @@ import (
 	"os"
 )
 
-// lastLines returns the last n lines of the file at path, reading at most
-// maxBytes from its end, so memory stays bounded whatever the log's size.
-// got is how many lines text holds; more is true when the file has
-// earlier content than text shows. A final line without a newline counts.
-func lastLines(path string, n, maxBytes int) (text string, got int, more bool, err error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", 0, false, err
-	}
-	defer f.Close()
+// lastLines returns the last n lines of f, reading at most maxBytes from
+// its end (by offset, so a writer's position is untouched), so memory
+// stays bounded whatever the log's size. got is how many lines text
+// holds; more is true when the file has earlier content than text shows.
+// A final line without a newline counts.
+func lastLines(f *os.File, n, maxBytes int) (text string, got int, more bool, err error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return "", 0, false, err
