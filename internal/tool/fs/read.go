@@ -105,7 +105,7 @@ func (t *Read) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error
 	if err != nil {
 		return tool.Result{}, err
 	}
-	abs, rel, err := t.resolve(*a.Path)
+	abs, rel, err := t.judged(ctx, *a.Path)
 	if err != nil {
 		return tool.Result{}, err
 	}

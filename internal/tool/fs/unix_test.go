@@ -3,6 +3,8 @@
 package fs_test
 
 import (
+	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -36,5 +38,51 @@ func TestFIFORefused(t *testing.T) {
 	res := mustCall(t, fs.NewGrep(ws), map[string]any{"pattern": "needle"})
 	if res.Content != "dir/a.txt\n1:needle\n" {
 		t.Errorf("grep: %q", res.Content)
+	}
+}
+
+// TestRunWorksOnTheJudgedPath: between the Access the approver judged
+// and Run, a command points the link docs/x.md elsewhere (a secret the
+// rules deny, a file that asks in every mode). Run works on the path
+// judged, as the runner passes it (tool.WithAccess).
+func TestRunWorksOnTheJudgedPath(t *testing.T) {
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"file_read", map[string]any{"path": "docs/x.md"}},
+		{"grep", map[string]any{"pattern": "line|SECRET", "path": "docs/x.md"}},
+		{"file_write", map[string]any{"path": "docs/x.md", "content": "written\n"}},
+		{"file_edit", map[string]any{"path": "docs/x.md", "old_text": "line", "new_text": "edited"}},
+	} {
+		t.Run(tc.tool, func(t *testing.T) {
+			ws, root := newWS(t, map[string]string{"docs/guide.md": "line\n", "secrets/db.txt": "SECRET line\n"})
+			x := filepath.Join(root, "docs", "x.md")
+			if err := os.Symlink("guide.md", x); err != nil {
+				t.Fatal(err)
+			}
+			tl := byName(t, ws, fs.Options{}, tc.tool)
+			raw, _ := jsonArgs(tc.args)
+			acc, err := tl.(tool.Accessor).Access(raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Remove(x); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink("../secrets/db.txt", x); err != nil {
+				t.Fatal(err)
+			}
+			res, err := tl.Run(tool.WithAccess(context.Background(), acc), raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(res.Content, "SECRET") {
+				t.Errorf("Run showed the file swapped in: %q", res.Content)
+			}
+			if got := readFile(t, filepath.Join(root, "secrets", "db.txt")); got != "SECRET line\n" {
+				t.Errorf("Run wrote the file swapped in: %q", got)
+			}
+		})
 	}
 }
