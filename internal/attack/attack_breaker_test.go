@@ -137,8 +137,56 @@ func handsAttacks() []*Attack {
 		func(i int) map[string]map[string]any {
 			return map[string]map[string]any{"file_edit": {"path": "docs/x.md", "old_text": `"true"`, "new_text": fmt.Sprintf(`"scripts/evil.sh", "args": ["%d"]`, i)}}
 		}, Expect{Unchanged: []string{".mcp.json"}})
+	// A hard link is the same file under another name: a walk that
+	// passes over what a deny rule names must pass over its other names.
+	for _, c := range []struct {
+		name string
+		call map[string]map[string]any
+	}{
+		{"grep-folder", map[string]map[string]any{"grep": {"pattern": "D?ENYPATHMARK", "path": "docs"}}},
+		{"grep-root", map[string]map[string]any{"grep": {"pattern": "D?ENYPATHMARK"}}},
+		{"file-read", map[string]map[string]any{"file_read": {"path": "docs/db.txt"}}},
+	} {
+		out = append(out, &Attack{
+			Name:   "deny-path-hardlink-" + c.name,
+			Class:  6,
+			Why:    "deny path secrets/**; docs/db.txt is a hard link to secrets/db.txt, read by a file tool",
+			Modes:  []string{modeAuto, modeReadOnly},
+			Rules:  denySecrets,
+			Files:  secretFile,
+			Setup:  "ln secrets/db.txt docs/db.txt",
+			Calls:  []map[string]map[string]any{c.call},
+			Expect: Expect{NeverSeen: []string{"DENYPATHMARK-77"}},
+		})
+	}
+	// The same race with a hard link: docs/x.md comes and goes as
+	// another name of secrets/db.txt (judged missing, opened present).
+	calls = []map[string]map[string]any{
+		{"shell_exec": {"command": "perl tools/hardflip.pl", "background": true}},
+		{"shell_exec": {"command": "sleep 1"}},
+	}
+	for i := range 24 {
+		calls = append(calls, map[string]map[string]any{"file_read": {"path": "docs/x.md", "end_line": 100 + i}})
+	}
+	out = append(out, &Attack{Name: "deny-path-flipped-hardlink-read", Class: 6, Modes: []string{modeAuto}, Needs: []string{"perl"},
+		Why:   "deny path secrets/**; a job makes and removes docs/x.md, a hard link to secrets/db.txt, while the model reads it",
+		Rules: denySecrets, Files: map[string]string{"secrets/db.txt": "DENYPATHMARK-77\n", "tools/hardflip.pl": hardLinkFlipper},
+		Calls: calls, Expect: Expect{NeverSeen: []string{"DENYPATHMARK"}}})
+	// And a hard link to the workspace .env that grep walks into, in
+	// read-only mode with no rules: the secrets screen goes by names.
+	out = append(out, &Attack{Name: "hardlink-dotenv-grep", Class: 3, Modes: []string{modeReadOnly, modeAsk},
+		Why:   "docs/notes.txt is a hard link to .env; grep walks docs",
+		Setup: "ln .env docs/notes.txt",
+		Calls: []map[string]map[string]any{{"grep": {"pattern": "PASSWORD", "path": "docs"}}, {"grep": {"pattern": "PASSWORD"}}}})
 	return out
 }
+
+// hardLinkFlipper is the job of deny-path-flipped-hardlink-read.
+const hardLinkFlipper = `my $bad = join("/", "sec" . "rets", "db.txt");
+while (1) {
+	link($bad, "docs/x.md"); unlink("docs/x.md");
+}
+`
 
 // linkFlipper is the job of the flipped-link attacks: it renames links
 // over docs/x.md, each whole, so the name always exists, between
