@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	iofs "io/fs"
+	"os"
 	"strconv"
 	"strings"
 	"syscall"
@@ -129,6 +130,9 @@ func (t *Read) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error
 		return tool.Result{}, relErr(err, rel)
 	}
 	defer f.Close()
+	if err := sameAsJudged(ctx, f, rel); err != nil {
+		return tool.Result{}, err
+	}
 	br := bufio.NewReaderSize(f, 64<<10)
 	head, err := br.Peek(sniffLen)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
@@ -157,6 +161,22 @@ func (t *Read) readFiles(ctx context.Context, abs, rel string, start, end int) (
 		return tool.Result{Content: "[empty file]"}, nil
 	}
 	return readLines(ctx, bufio.NewReaderSize(bytes.NewReader(data), 64<<10), int64(len(data)), start, end)
+}
+
+// sameAsJudged refuses a file opened for a read that the read screen
+// let pass unasked but that now has another hard link: the screen asks
+// about those (another name may be a secret, or a path a rule names), so
+// the file at the judged name was swapped since.
+func sameAsJudged(ctx context.Context, f *os.File, rel string) error {
+	_, asked, judged := tool.AccessFrom(ctx)
+	if !judged || asked {
+		return nil
+	}
+	if fi, err := f.Stat(); err == nil && workspace.Links(fi) > 1 {
+		return tool.Errorf(tool.CodeDenied, "Read it again, so that it is judged as it is now.",
+			"%s changed after it was judged: it is now a hard link, whose other name may be a secret or a path the user's rules name", rel)
+	}
+	return nil
 }
 
 func checkRegular(fi iofs.FileInfo, rel string) error {

@@ -73,7 +73,7 @@ func TestRunWorksOnTheJudgedPath(t *testing.T) {
 			if err := os.Symlink("../secrets/db.txt", x); err != nil {
 				t.Fatal(err)
 			}
-			res, err := tl.Run(tool.WithAccess(context.Background(), acc), raw)
+			res, err := tl.Run(tool.WithAccess(context.Background(), acc, false), raw)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -84,5 +84,22 @@ func TestRunWorksOnTheJudgedPath(t *testing.T) {
 				t.Errorf("Run wrote the file swapped in: %q", got)
 			}
 		})
+	}
+}
+
+// TestGrepPassesOverHardLinks: a file with another hard link is the same
+// file under a name the walk did not judge (.env, a path a deny rule
+// names): grep passes over it and says so, as over a secrets file.
+func TestGrepPassesOverHardLinks(t *testing.T) {
+	ws, root := newWS(t, map[string]string{".env": "KEY=hunter2\n", "docs/a.md": "KEY is documented\n"})
+	if err := os.Link(filepath.Join(root, ".env"), filepath.Join(root, "docs", "notes.txt")); err != nil {
+		t.Fatal(err)
+	}
+	g := byName(t, ws, fs.Options{}, "grep")
+	for _, path := range []string{".", "docs", "docs/notes.txt"} {
+		res := mustCall(t, g, map[string]any{"pattern": "KEY", "path": path})
+		if strings.Contains(res.Content, "hunter2") || !strings.Contains(res.Content, "notes.txt") {
+			t.Errorf("grep %s: %q", path, res.Content)
+		}
 	}
 }

@@ -70,10 +70,10 @@ func (w *Workspace) Load(rel string, limit int64) ([]byte, int64, error) {
 		return nil, 0, &fs.PathError{Op: "read", Path: rel, Err: syscall.EISDIR}
 	case !fi.Mode().IsRegular():
 		return nil, 0, fmt.Errorf("%s is not a regular file (%s)", rel, fi.Mode().Type())
-	case links(fi) > 1:
+	case Links(fi) > 1:
 		// A hard link is the same file under another name, which may be
 		// outside (~/.netrc): no path says where.
-		return nil, 0, fmt.Errorf("%s has %d hard links, and the others may be outside the workspace: %w", rel, links(fi), ErrOutside)
+		return nil, 0, fmt.Errorf("%s has %d hard links, and the others may be outside the workspace: %w", rel, Links(fi), ErrOutside)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, limit))
 	return data, fi.Size(), err
