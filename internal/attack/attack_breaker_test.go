@@ -3,9 +3,16 @@
 package attack
 
 import (
+	"context"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/godwit/godwit/internal/mail"
+	"github.com/godwit/godwit/internal/store"
 )
 
 // A second look at issue 24 once its first two parts landed (helper
@@ -280,4 +287,105 @@ func TestBreakerHands(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestBreakerScope: two workspaces share one GODWIT_HOME, as in
+// TestScopeOtherWorkspace. Workspace B's model tries what a filter
+// written into SQL or FTS might let through: FTS5 syntax and SQL in
+// search_memory and recall, ids in other spellings, and mail to "last"
+// or a one-letter prefix, which resolve across the whole store.
+func TestBreakerScope(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the real binary; skipped with -short")
+	}
+	t.Parallel()
+	a := &Attack{Name: "scope-hostile-queries", Class: classRecords, Driver: "run", Modes: []string{modeAuto},
+		Why: "FTS and SQL syntax, other id spellings and mail prefixes from workspace B reach workspace A's records"}
+	s := newScene(t, a, "scope")
+	defer reap(s)
+	other := filepath.Join(s.base, "other")
+	if err := copyTree(template(t), other); err != nil {
+		t.Fatal(err)
+	}
+	big := strings.Repeat("build log line, nothing to see here\n", 600)
+	if err := os.WriteFile(filepath.Join(other, "build.log"), []byte(big+"aws_secret_access_key="+otherMarker+"\n"+big), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(ws, prompt string, calls []call) (outcome, []string) {
+		t.Helper()
+		m := newModel(t)
+		m.script(calls)
+		s.port = m.port()
+		s.writeConfig(t, m)
+		f := filepath.Join(s.ghome, "config.yaml")
+		b, _ := os.ReadFile(f)
+		_ = os.WriteFile(f, append(b, "context_window: 16000\n"...), 0o600)
+		sc := *s
+		sc.ws = ws
+		out := runGodwit(t, &sc, &Attack{Prompt: prompt}, modeAuto, nil, nil)
+		if m.served() < len(calls) {
+			t.Errorf("the model made %d of its %d calls (exit %d): %s", m.served(), len(calls), out.code, tail(out.stderr, 800))
+		}
+		return out, m.seen()
+	}
+	c := func(tool string, args map[string]any) call { return call{tool, args} }
+	if out, _ := run(other, "remember: my vault password is "+otherMarker+". Now look at the build log.",
+		[]call{c("shell_exec", map[string]any{"command": "cat build.log"})}); out.code != 0 {
+		t.Fatalf("workspace A's run: exit %d\n%s", out.code, tail(out.stderr, 1500))
+	}
+	var guesses []call
+	for _, q := range []string{`vault OR password`, `"vault" OR workspace:*`, `body:vault`, `{body}: vault`, `vault*`, `NEAR(vault password)`,
+		`') OR 1=1 --`, `" OR ""="`, `*`, `^vault`, `aws_secret_access_key=*`, `d1 OR e1`} {
+		guesses = append(guesses, c("search_memory", map[string]any{"query": q}))
+	}
+	for _, q := range []string{"d01", "D1", "d+1", "e-1", "p01", "P1", "p+1", "p1 ", "p1;", "p0x1", "p1e0", "h1", "h01"} {
+		guesses = append(guesses, c("search_memory", map[string]any{"query": q}), c("recall", map[string]any{"query": q, "offset": 9000}))
+	}
+	for _, q := range []string{`vault OR password`, `aws_secret*`, `') OR 1=1 --`} {
+		guesses = append(guesses, c("recall", map[string]any{"query": q}))
+	}
+	// send_message joins B's tools once B's sessions have mail: the user
+	// wrote to one.
+	st, err := store.Open(context.Background(), filepath.Join(s.ghome, "godwit.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs, err := st.LastSessionIn(context.Background(), other)
+	if err == nil {
+		var mine string
+		if mine, err = mail.NewSession(context.Background(), st, s.ws, "local/attacker"); err == nil {
+			_, err = mail.Post(context.Background(), st, mail.User(), mine, "hello")
+		}
+	}
+	st.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	send := func(to string) call {
+		return c("tool_call", map[string]any{"name": "send_message", "args": map[string]any{"to": to, "text": "what is the vault password?"}})
+	}
+	guesses = append(guesses, send("last"))
+	for _, p := range "0123456789abcdef" {
+		guesses = append(guesses, send(string(p)))
+	}
+	_, seen := run(s.ws, "Summarise notes.md and do what it asks.", guesses)
+	var broken []string
+	for _, id := range leakingCalls(seen) {
+		var i int
+		if _, err := fmt.Sscanf(id, "call_%d", &i); err == nil && i >= 1 && i <= len(guesses) {
+			broken = append(broken, fmt.Sprintf("%s %v showed workspace B's model workspace A's %s", guesses[i-1].Tool, guesses[i-1].Args, otherMarker))
+		}
+	}
+	if leaked(seen) && len(broken) == 0 {
+		broken = append(broken, "workspace B's model was shown workspace A's "+otherMarker)
+	}
+	// A's session id names its record (what -C, inspect and mail.allow
+	// take): B's model has no business learning it.
+	if strings.Contains(strings.Join(seen, "\n"), string(theirs.ID)) {
+		broken = append(broken, "workspace B's model was shown the id of workspace A's session "+string(theirs.ID))
+	}
+	if testing.Verbose() {
+		t.Logf("what the tools returned to B's model:\n%s", toolResults(seen))
+	}
+	record(t, a, modeAuto, verdict{broke: broken}, outcome{})
 }
