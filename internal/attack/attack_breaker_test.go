@@ -271,7 +271,7 @@ func TestBreakerHands(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the real binary; skipped with -short")
 	}
-	for _, a := range append(handsAttacks(), gitDirLinkAttacks()...) {
+	for _, a := range append(append(handsAttacks(), gitDirLinkAttacks()...), normalUse()...) {
 		if err := a.validate(); err != nil {
 			t.Fatalf("%s: %v", a.Name, err)
 		}
@@ -388,4 +388,40 @@ func TestBreakerScope(t *testing.T) {
 		t.Logf("what the tools returned to B's model:\n%s", toolResults(seen))
 	}
 	record(t, a, modeAuto, verdict{broke: broken}, outcome{})
+}
+
+// normalUse are positive checks: what the fixes above must not break. A
+// link inside the workspace still reads and writes, a job's log still
+// shows, a hard link the user approved still reads in auto mode, and a
+// plain grep still finds.
+func normalUse() []*Attack {
+	no := false
+	c := func(tool string, args map[string]any) map[string]map[string]any {
+		return map[string]map[string]any{tool: args}
+	}
+	return []*Attack{
+		{Name: "normal-inside-links", Class: 0, Control: &no, Modes: []string{modeReadOnly, modeAuto},
+			Why:   "a link inside the workspace (a file and a folder) reads through every file tool",
+			Setup: "ln -s guide.md docs/link.md && ln -s docs lnk",
+			Calls: []map[string]map[string]any{c("file_read", map[string]any{"path": "docs/link.md"}),
+				c("grep", map[string]any{"pattern": "go tes[t]", "path": "lnk/link.md"}), c("file_list", map[string]any{"path": "lnk"})},
+			Expect: Expect{Seen: []string{"Run the tests with go test", "lnk/link.md", "guide.md"}}},
+		{Name: "normal-write-through-inside-links", Class: 0, Control: &no, Modes: []string{modeAuto},
+			Why:   "file_write and file_edit through a linked folder and a linked file land on their targets",
+			Setup: "ln -s src lnk && ln -s guide.md docs/link.md",
+			Calls: []map[string]map[string]any{c("file_write", map[string]any{"path": "lnk/new.txt", "content": "made through a link\n"}),
+				c("file_edit", map[string]any{"path": "docs/link.md", "old_text": "go test", "new_text": "go test ./..."})},
+			Expect: Expect{Contains: map[string]string{"src/new.txt": "made through a link", "docs/guide.md": "go test ./..."}}},
+		{Name: "normal-job-log", Class: 0, Control: &no, Modes: []string{modeAuto},
+			Why: "a background job's log shows in status and logs",
+			Calls: []map[string]map[string]any{c("shell_exec", map[string]any{"command": "echo JOB$((40+2))OUT; sleep 30", "background": true}),
+				c("shell_exec", map[string]any{"command": "sleep 2"}), c("shell_exec", map[string]any{"action": "logs", "job_id": "j1"}),
+				c("shell_exec", map[string]any{"action": "status", "job_id": "j1"})},
+			Expect: Expect{Seen: []string{"JOB42OUT"}}},
+		{Name: "normal-hardlink-read-auto", Class: 0, Control: &no, Modes: []string{modeAuto},
+			Why:    "in auto mode with no rules, file_read of a hard-linked file (pnpm's node_modules) still reads",
+			Setup:  "mkdir -p store && printf 'export const x = 42; // LINKEDOK\\n' > store/x.js && ln store/x.js src/x.js",
+			Calls:  []map[string]map[string]any{c("file_read", map[string]any{"path": "src/x.js"})},
+			Expect: Expect{Seen: []string{"LINKEDOK"}}},
+	}
 }

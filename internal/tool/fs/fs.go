@@ -100,7 +100,7 @@ func newSpec(name, desc, schema string) llm.ToolSpec {
 // have changed into another file since; p resolved for a call no runner
 // judged.
 func (b *base) judged(ctx context.Context, p string) (abs, rel string, err error) {
-	if a, _, ok := tool.AccessFrom(ctx); ok && len(a.Paths) > 0 {
+	if a, ok := tool.AccessFrom(ctx); ok && len(a.Paths) > 0 {
 		abs = a.Paths[0].Path
 		return abs, b.ws.Rel(abs), nil
 	}

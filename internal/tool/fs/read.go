@@ -96,7 +96,9 @@ func (t *Read) Access(raw json.RawMessage) (tool.Access, error) {
 	if err != nil {
 		return tool.Access{}, err
 	}
-	return tool.Access{Paths: []tool.PathAccess{{Path: abs}}, Summary: "read " + t.ws.Rel(abs)}, nil
+	fi, err := t.ws.Lstat(abs)
+	linked := err == nil && fi.Mode().IsRegular() && workspace.Links(fi) > 1
+	return tool.Access{Paths: []tool.PathAccess{{Path: abs, Linked: linked}}, Summary: "read " + t.ws.Rel(abs)}, nil
 }
 
 // Run streams the requested lines: memory is proportional to the output,
@@ -130,7 +132,7 @@ func (t *Read) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error
 		return tool.Result{}, relErr(err, rel)
 	}
 	defer f.Close()
-	if err := sameAsJudged(ctx, f, rel); err != nil {
+	if err := asJudged(ctx, f, rel); err != nil {
 		return tool.Result{}, err
 	}
 	br := bufio.NewReaderSize(f, 64<<10)
@@ -163,13 +165,13 @@ func (t *Read) readFiles(ctx context.Context, abs, rel string, start, end int) (
 	return readLines(ctx, bufio.NewReaderSize(bytes.NewReader(data), 64<<10), int64(len(data)), start, end)
 }
 
-// sameAsJudged refuses a file opened for a read that the read screen
-// let pass unasked but that now has another hard link: the screen asks
-// about those (another name may be a secret, or a path a rule names), so
-// the file at the judged name was swapped since.
-func sameAsJudged(ctx context.Context, f *os.File, rel string) error {
-	_, asked, judged := tool.AccessFrom(ctx)
-	if !judged || asked {
+// asJudged refuses a file with another hard link where the Access the
+// runner judged saw none: a command linked another file (a secret, a
+// path a rule names) to this name since, and the judgement was not of
+// that file.
+func asJudged(ctx context.Context, f *os.File, rel string) error {
+	a, ok := tool.AccessFrom(ctx)
+	if !ok || len(a.Paths) == 0 || a.Paths[0].Linked {
 		return nil
 	}
 	if fi, err := f.Stat(); err == nil && workspace.Links(fi) > 1 {

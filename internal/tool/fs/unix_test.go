@@ -4,6 +4,7 @@ package fs_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,7 +74,7 @@ func TestRunWorksOnTheJudgedPath(t *testing.T) {
 			if err := os.Symlink("../secrets/db.txt", x); err != nil {
 				t.Fatal(err)
 			}
-			res, err := tl.Run(tool.WithAccess(context.Background(), acc, false), raw)
+			res, err := tl.Run(tool.WithAccess(context.Background(), acc), raw)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -101,5 +102,34 @@ func TestGrepPassesOverHardLinks(t *testing.T) {
 		if strings.Contains(res.Content, "hunter2") || !strings.Contains(res.Content, "notes.txt") {
 			t.Errorf("grep %s: %q", path, res.Content)
 		}
+	}
+}
+
+// TestReadHoldsTheFileToItsJudgement: Access says whether the file had
+// another hard link, and the policy judges that; a link a command made
+// since is refused, one Access saw reads (pnpm's node_modules).
+func TestReadHoldsTheFileToItsJudgement(t *testing.T) {
+	ws, root := newWS(t, map[string]string{"secrets/db.txt": "SECRET\n", "store/x.js": "LINKED\n"})
+	r := fs.NewRead(ws)
+	if err := os.Link(filepath.Join(root, "store", "x.js"), filepath.Join(root, "x.js")); err != nil {
+		t.Fatal(err)
+	}
+	raw := json.RawMessage(`{"path":"x.js"}`)
+	acc, err := r.Access(raw)
+	if err != nil || !acc.Paths[0].Linked {
+		t.Fatalf("Access of a hard link: %+v, %v", acc, err)
+	}
+	if res, err := r.Run(tool.WithAccess(context.Background(), acc), raw); err != nil || !strings.Contains(res.Content, "LINKED") {
+		t.Errorf("a hard link Access saw: %q, %v", res.Content, err)
+	}
+	// Judged missing, then made another name of secrets/db.txt.
+	raw = json.RawMessage(`{"path":"docs.txt"}`)
+	acc, _ = r.Access(raw)
+	if err := os.Link(filepath.Join(root, "secrets", "db.txt"), filepath.Join(root, "docs.txt")); err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.Run(tool.WithAccess(context.Background(), acc), raw)
+	if te := tool.AsToolError(err); te == nil || te.Code != tool.CodeDenied || strings.Contains(res.Content, "SECRET") {
+		t.Errorf("a hard link made since Access: %q, %v", res.Content, err)
 	}
 }
