@@ -121,7 +121,8 @@ func TestFirstTurnsOfNewSessionsOverlap(t *testing.T) {
 	}
 	for i, s := range sessions {
 		got := strings.Join(types(events[i]), " ")
-		if !strings.HasPrefix(got, "session.started turn.started model.request") || !strings.HasSuffix(got, "turn.finished") {
+		// "session 0" may be kept as a rule (decision.kept) before the request.
+		if !strings.HasPrefix(got, "session.started turn.started ") || !strings.Contains(got, " model.request ") || !strings.HasSuffix(got, "turn.finished") {
 			t.Errorf("session %d: events %s", i, got)
 		}
 		for _, e := range events[i] {

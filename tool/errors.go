@@ -101,6 +101,11 @@ func AsToolError(err error) *ToolError {
 	case errors.Is(err, context.Canceled):
 		return &ToolError{Code: CodeCancelled, Message: "cancelled before it finished", Err: err}
 	}
+	if errors.Is(err, fs.ErrNotExist) {
+		// Before the errno table: Windows' ENOTDIR is its
+		// ERROR_PATH_NOT_FOUND, a missing folder, not a file in the way.
+		return &ToolError{Code: CodeNotFound, Message: describe(err), Remedy: errnoCodes[0].remedy, Err: err}
+	}
 	var errno syscall.Errno
 	if errors.As(err, &errno) {
 		for _, m := range errnoCodes {
@@ -110,8 +115,6 @@ func AsToolError(err error) *ToolError {
 		}
 	}
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return &ToolError{Code: CodeNotFound, Message: describe(err), Remedy: errnoCodes[0].remedy, Err: err}
 	case errors.Is(err, fs.ErrPermission):
 		return &ToolError{Code: CodePermission, Message: describe(err), Remedy: errnoCodes[1].remedy, Err: err}
 	case errors.Is(err, fs.ErrExist):

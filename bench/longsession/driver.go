@@ -105,13 +105,15 @@ type event struct {
 		Purpose   string `json:"purpose"`
 	} `json:"request"`
 	Reset *struct {
-		From     int    `json:"from"`
-		To       int    `json:"to"`
-		Reason   string `json:"reason"`
-		ByModel  bool   `json:"by_model"`
-		Tokens   int    `json:"tokens"`
-		Rejected int    `json:"rejected"`
-		Dropped  int    `json:"dropped"`
+		From    int    `json:"from"`
+		To      int    `json:"to"`
+		Reason  string `json:"reason"`
+		ByModel bool   `json:"by_model"`
+		Tokens  int    `json:"tokens"`
+		// Decisions is the ledger's share of Tokens.
+		Decisions int `json:"decisions_tokens"`
+		Rejected  int `json:"rejected"`
+		Dropped   int `json:"dropped"`
 	} `json:"reset"`
 	Superseded *struct {
 		Old        int    `json:"old"`

@@ -6,7 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/godwit/godwit/internal/peertest"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/godwit/godwit/internal/peertest"
 	"github.com/godwit/godwit/internal/store"
 	"github.com/godwit/godwit/llm/llmtest"
 )
@@ -492,5 +493,28 @@ func TestBadRulesFile(t *testing.T) {
 	r := godwit(t, home, ws, nil, "run", "--model", "local/m", "hi")
 	if r.code != 2 || !strings.Contains(r.stderr, "rules.yaml") || !strings.Contains(r.stderr, "alow") {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// Issue 26: undo shows in the timeline, and takes away the folders the
+// file tools made for what it removes.
+func TestUndoInTimeline(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewTestServer(t,
+		llmtest.ChatReply(llmtest.ChatToolCall("c1", "file_write", jsonArgs(map[string]string{"path": "sub/deep/new.txt", "content": "x\n"})), llmtest.ChatFinish("tool_calls"), llmtest.ChatUsage(10, 1)),
+		llmtest.ChatTextReply("written", 10, 1))
+	home, ws := setup(t, srv.URL())
+	if r := godwit(t, home, ws, nil, "run", "--yes", "--model", "local/m", "write it"); r.code != 0 {
+		t.Fatalf("run: %+v", r)
+	}
+	if r := godwit(t, home, ws, nil, "undo", "last"); r.code != 0 {
+		t.Fatalf("undo: %+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "sub")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("undo left the folder it made: %v", err)
+	}
+	r := godwit(t, home, ws, nil, "inspect", "trace", "last")
+	if r.code != 0 || !strings.Contains(r.stdout, "  undo: The user undid the file changes of turn 1") {
+		t.Errorf("the timeline does not show the undo:\n%s", r.stdout)
 	}
 }

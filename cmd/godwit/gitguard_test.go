@@ -14,6 +14,11 @@ import (
 	"github.com/godwit/godwit/llm/llmtest"
 )
 
+// noView runs commands without the sandbox's view: where they have it
+// (Linux), they cannot change hooks or git config at all
+// (internal/sandbox's TestViewHides); the guard is what holds without.
+const noView = "GODWIT_TEST_REFUSE_NAMESPACES=1"
+
 // TestGitHooksAndConfigAreRestored: under --yes, a command that plants a
 // hook or points core.hooksPath elsewhere (directly, or through a script
 // the policy cannot read) finds them put back after it, the model is
@@ -54,7 +59,7 @@ func TestGitHooksAndConfigAreRestored(t *testing.T) {
 			}
 			cfgBefore, _ := os.ReadFile(filepath.Join(ws, ".git", "config"))
 
-			r := godwit(t, home, ws, []string{"HOME=" + home}, "run", "--json", "--yes", "--model", "local/m", "-p", "set up the repo")
+			r := godwit(t, home, ws, []string{"HOME=" + home, noView}, "run", "--json", "--yes", "--model", "local/m", "-p", "set up the repo")
 			if r.code != 0 {
 				t.Fatalf("exit %d: %s", r.code, r.stderr)
 			}
@@ -128,7 +133,7 @@ func TestGitRestoreNoticeOnStderr(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(ws, "plant.sh"), []byte("echo x > .git/hooks/post-checkout\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := godwit(t, home, ws, []string{"HOME=" + home}, "run", "--yes", "--model", "local/m", "-p", "go")
+	r := godwit(t, home, ws, []string{"HOME=" + home, noView}, "run", "--yes", "--model", "local/m", "-p", "go")
 	if !strings.Contains(r.stderr, "godwit: restored git hooks/config a command changed: .git/hooks/post-checkout (added)") {
 		t.Errorf("stderr:\n%s", r.stderr)
 	}

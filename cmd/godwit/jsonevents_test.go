@@ -35,6 +35,7 @@ var payloadOf = map[string][]string{
 	agent.EventCapped:         {"compacted"},
 	agent.EventCompacted:      {"compacted"},
 	agent.EventSegmentReset:   {"reset"},
+	agent.EventKept:           {"kept"},
 	agent.EventSuperseded:     {"superseded"},
 	agent.EventLedgerOver:     {"ledger"},
 	agent.EventNudge:          {"nudge"},

@@ -2,7 +2,10 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"path"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -87,7 +90,9 @@ func (s *session) endOfTurnCheck(answer string, turnStart int, fired map[string]
 			}
 			switch c.Name {
 			case "file_write", "file_edit":
-				lastWrite = i
+				if checkable(c.Args) {
+					lastWrite = i
+				}
 			case "shell_exec":
 				lastCmd = i
 			}
@@ -118,6 +123,34 @@ func (s *session) endOfTurnCheck(answer string, turnStart int, fired map[string]
 		}
 	}
 	return "", ""
+}
+
+// checkable reports whether a command could check the file a write call
+// named: code, build files, configuration, test data. Prose (Markdown,
+// plain text, reStructuredText, AsciiDoc, Org, and the extensionless
+// LICENSE, AUTHORS and the like) is for people, and no build or test reads
+// it unless it is test data, so a turn that only wrote prose needs no
+// paid check. A call whose path cannot be read counts.
+func checkable(args json.RawMessage) bool {
+	var a struct {
+		Path string `json:"path"`
+	}
+	if json.Unmarshal(args, &a) != nil || a.Path == "" {
+		return true
+	}
+	p := strings.ToLower(filepath.ToSlash(a.Path))
+	if strings.Contains("/"+p, "/testdata/") {
+		return true
+	}
+	base := path.Base(p)
+	switch path.Ext(base) {
+	case ".md", ".markdown", ".txt", ".text", ".rst", ".adoc", ".asciidoc", ".org":
+		return false
+	case "":
+		orig := path.Base(filepath.ToSlash(a.Path))
+		return orig != strings.ToUpper(orig) // README, LICENSE, NOTICE: prose
+	}
+	return true
 }
 
 func firstSteps(steps []string) []string {

@@ -37,6 +37,22 @@ func TestEndOfTurnChecks(t *testing.T) {
 			{ToolCalls: []llm.ToolCall{fake.Call("2", "shell_exec", map[string]string{"command": "go test ./..."})}},
 			{Text: "Fixed, and the tests pass."},
 		}, nil, []string{agent.CheckUnverifiedWrite}, "Fixed, and the tests pass."},
+		{"prose needs no check", []fake.Step{
+			{ToolCalls: []llm.ToolCall{fake.Call("1", "file_edit", map[string]string{"path": "docs/notes.md"})}},
+			{ToolCalls: []llm.ToolCall{fake.Call("2", "file_edit", map[string]string{"path": "LICENSE"})}},
+			{Text: "Documented."},
+		}, nil, nil, "Documented."},
+		{"test data is checked even when it is text", []fake.Step{
+			{ToolCalls: []llm.ToolCall{fake.Call("1", "file_edit", map[string]string{"path": "pkg/testdata/want.txt"})}},
+			{Text: "Updated."},
+			{Text: "Updated; no test reads it yet."},
+		}, nil, []string{agent.CheckUnverifiedWrite}, "Updated."},
+		{"code after prose is checked", []fake.Step{
+			{ToolCalls: []llm.ToolCall{fake.Call("1", "file_edit", map[string]string{"path": "README.md"})}},
+			{ToolCalls: []llm.ToolCall{fake.Call("2", "file_edit", map[string]string{"path": "Makefile"})}},
+			{Text: "Done."},
+			{Text: "Done, unchecked: no make here."},
+		}, nil, []string{agent.CheckUnverifiedWrite}, "Done."},
 		{"a failed write needs no check", []fake.Step{
 			{ToolCalls: []llm.ToolCall{fake.Call("1", "file_write", map[string]string{"path": "a.go"})}},
 			{Text: "Could not write."},

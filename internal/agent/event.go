@@ -33,11 +33,16 @@ const (
 	// EventCapped: outputs over the window's share were paged whole as
 	// they entered and are shown as head and tail (no cache break).
 	EventCapped = "context.capped"
+	// EventKept: the user's message was kept as a standing instruction
+	// (entry D<Kept.Seq>): the ledger shrinks it last. The user always
+	// sees it, and can unpin it.
+	EventKept = "decision.kept"
 	// EventSuperseded: a ledger entry no longer holds; the user's later
 	// instruction replaced it. The user always sees it.
 	EventSuperseded = "decision.superseded"
-	// EventLedgerOver: the user's standing instructions alone pass the
-	// ledger's budget; all are kept, and the user is told.
+	// EventLedgerOver: the ledger passes its budget with only standing
+	// instructions left to shrink: those without a standing marker were
+	// shortened to one line, the others kept whole; the user is told.
 	EventLedgerOver = "ledger.over_budget"
 	EventVerify     = "verify"
 	EventNudge      = "nudge"
@@ -55,7 +60,7 @@ const (
 
 // EventTypes lists every event type, in the order a turn meets them.
 var EventTypes = []string{
-	EventSessionStarted, EventTurnStarted, EventModelRequest, EventTextDelta, EventThinkingDelta,
+	EventSessionStarted, EventTurnStarted, EventKept, EventModelRequest, EventTextDelta, EventThinkingDelta,
 	EventModelRetry, EventModelFallback, EventModelResponse, EventToolStarted, EventApproval, EventToolProgress, EventToolFinished,
 	EventCapped, EventCompacted, EventSegmentReset, EventSuperseded, EventLedgerOver, EventNudge, EventVerify,
 	EventNotice, EventMCPStatus, EventError, EventTurnFinished,
@@ -90,6 +95,8 @@ type Event struct {
 	// Compacted reports a compaction step (context.compacted) or outputs
 	// capped as they entered (context.capped).
 	Compacted *window.Compaction `json:"compacted,omitempty"`
+	// Kept names the entry a message was kept as (decision.kept).
+	Kept *KeptInfo `json:"kept,omitempty"`
 	// Superseded reports a ledger entry retired (decision.superseded).
 	Superseded *SupersededInfo `json:"superseded,omitempty"`
 	// Ledger reports the ledger's size against its budget
@@ -113,12 +120,19 @@ type SupersededInfo struct {
 	ProposedBy string `json:"proposed_by"`
 }
 
+// KeptInfo names the ledger entry a message of the user's was kept as.
+type KeptInfo struct {
+	Seq int `json:"seq"`
+}
+
 // LedgerInfo is the ledger against its budget.
 type LedgerInfo struct {
 	Tokens int `json:"tokens"`
 	Budget int `json:"budget"`
 	// Instructions is how many standing instructions it holds.
 	Instructions int `json:"instructions"`
+	// Shortened is how many of them were shown as one line to fit.
+	Shortened int `json:"shortened,omitempty"`
 }
 
 // SessionInfo describes the session at session.started: where it works

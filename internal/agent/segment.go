@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/godwit/godwit/internal/handoff"
@@ -24,9 +25,12 @@ type ResetInfo struct {
 	Tokens  int  `json:"tokens"`
 	// DecisionsTokens is the Decisions section's share of Tokens.
 	DecisionsTokens int `json:"decisions_tokens"`
-	Proposals       int `json:"proposals,omitempty"`
-	Superseded      int `json:"superseded,omitempty"`
-	Rejected        int `json:"rejected,omitempty"`
+	// Shrunk counts the ledger entries shown shorter than whole to fit
+	// its budget (each says so, and recall shows it whole).
+	Shrunk     int `json:"shrunk,omitempty"`
+	Proposals  int `json:"proposals,omitempty"`
+	Superseded int `json:"superseded,omitempty"`
+	Rejected   int `json:"rejected,omitempty"`
 	// Dropped counts lines of the model's handoff that read like an
 	// injection or loosened the user's instructions.
 	Dropped int `json:"dropped,omitempty"`
@@ -41,8 +45,9 @@ const (
 
 // ledger records the user's message as said, as an entry of the
 // Decisions ledger, with its kind (a standing instruction or a request),
-// and retires the earlier instructions it changes: the engine sees the
-// change in the user's own words, and tells the user.
+// tells the user when it was kept as a rule, and retires the earlier
+// instructions it changes: the engine sees the change in the user's own
+// words, and tells the user.
 func (s *session) ledger(ctx context.Context, prompt string) error {
 	st := s.r.cfg.Store
 	kind := handoff.Classify(prompt)
@@ -53,22 +58,40 @@ func (s *session) ledger(ctx context.Context, prompt string) error {
 	if kind != handoff.KindInstruction {
 		return nil
 	}
-	ds, err := st.Decisions(ctx, s.id)
+	s.emit(Event{Type: EventKept, Kept: &KeptInfo{Seq: d.Seq}})
+	_, err = retire(ctx, st, s.id, d.Seq, s.emit)
+	return err
+}
+
+// retire supersedes the earlier standing instructions that the user's
+// instruction seq changes (handoff.Supersedes), reporting each.
+func retire(ctx context.Context, st *store.Store, sessionID string, seq int, emit func(Event)) ([]int, error) {
+	ds, err := st.Decisions(ctx, sessionID)
 	if err != nil {
-		return fmt.Errorf("agent: %w", err)
+		return nil, fmt.Errorf("agent: %w", err)
 	}
 	led := entries(ds)
-	for _, old := range handoff.Supersedes(led, handoff.Entry{Seq: d.Seq, Source: "user", Kind: kind, Text: prompt}) {
-		if err := s.supersede(ctx, led, old, d.Seq, "godwit"); err != nil {
-			return err
+	var e handoff.Entry
+	for _, x := range led {
+		if x.Seq == seq {
+			e = x
 		}
 	}
-	return nil
+	if e.SupersededBy != 0 {
+		return nil, nil // a retired rule retires nothing
+	}
+	old := handoff.Supersedes(led, e)
+	for _, o := range old {
+		if err := supersede(ctx, st, sessionID, led, o, seq, "godwit", emit); err != nil {
+			return nil, err
+		}
+	}
+	return old, nil
 }
 
 // supersede retires entry old in favour of by and reports it.
-func (s *session) supersede(ctx context.Context, led []handoff.Entry, old, by int, proposedBy string) error {
-	if err := s.r.cfg.Store.SupersedeDecision(ctx, s.id, old, by); err != nil {
+func supersede(ctx context.Context, st *store.Store, sessionID string, led []handoff.Entry, old, by int, proposedBy string, emit func(Event)) error {
+	if err := st.SupersedeDecision(ctx, sessionID, old, by); err != nil {
 		return fmt.Errorf("agent: %w", err)
 	}
 	info := &SupersededInfo{Old: old, By: by, ProposedBy: proposedBy}
@@ -80,14 +103,84 @@ func (s *session) supersede(ctx context.Context, led []handoff.Entry, old, by in
 			info.ByText = e.Text
 		}
 	}
-	s.emit(Event{Type: EventSuperseded, Superseded: info})
+	emit(Event{Type: EventSuperseded, SessionID: sessionID, Superseded: info})
 	return nil
+}
+
+// Pin records the user's word on what ledger entry ref ("D12") of a
+// session is, over the classifier's: a rule (pin true), which retires
+// the earlier rules it changes as if it had been kept as one, or not a
+// rule, which restores those it had retired. It returns a short line for
+// the user. The session's next handoff shows the change.
+func Pin(ctx context.Context, st *store.Store, sessionID, ref string, pin bool) (string, error) {
+	seq, err := strconv.Atoi(strings.TrimLeft(strings.TrimSpace(ref), "Dd"))
+	if err != nil || seq <= 0 {
+		return "", fmt.Errorf("%w %q: ids are D1, D2, ... as /rules shows them", ErrBadRef, ref)
+	}
+	kind := store.PinRule
+	if !pin {
+		kind = store.PinRequest
+	}
+	restored, err := st.PinDecision(ctx, sessionID, seq, kind)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return "", fmt.Errorf("%w D%d of yours in this session; /rules lists them", ErrBadRef, seq)
+	case err != nil:
+		return "", fmt.Errorf("agent: %w", err)
+	case !pin:
+		msg := fmt.Sprintf("D%d unpinned: a request now, not a rule", seq)
+		switch len(restored) {
+		case 0:
+		case 1:
+			msg += "; " + refs(restored) + " stands again"
+		default:
+			msg += "; " + refs(restored) + " stand again"
+		}
+		return msg, nil
+	}
+	retired, err := retire(ctx, st, sessionID, seq, func(Event) {})
+	if err != nil {
+		return "", err
+	}
+	msg := fmt.Sprintf("D%d pinned: kept as a rule", seq)
+	if len(retired) > 0 {
+		msg += "; it replaces " + refs(retired)
+	}
+	return msg, nil
+}
+
+// Rules lists a session's ledger for the user (handoff.RulesText): what
+// stands, what was superseded and by what, the newest requests.
+func Rules(ctx context.Context, st *store.Store, sessionID string) (string, error) {
+	ds, err := st.Decisions(ctx, sessionID)
+	if err != nil {
+		return "", fmt.Errorf("agent: %w", err)
+	}
+	return handoff.RulesText(entries(ds)), nil
+}
+
+// ErrBadRef: the user named a ledger entry that is not one of theirs.
+var ErrBadRef = errors.New("no entry")
+
+func refs(seqs []int) string {
+	var out []string
+	for _, n := range seqs {
+		out = append(out, fmt.Sprintf("D%d", n))
+	}
+	return strings.Join(out, ", ")
 }
 
 func entries(ds []store.Decision) []handoff.Entry {
 	out := make([]handoff.Entry, len(ds))
 	for i, d := range ds {
-		out[i] = handoff.Entry{Seq: d.Seq, Source: d.Source, Kind: d.Kind, Turn: d.Turn, Topic: d.Topic, Text: d.Text, SupersededBy: d.SupersededBy}
+		kind := d.Kind
+		switch d.Pinned {
+		case store.PinRule:
+			kind = handoff.KindInstruction
+		case store.PinRequest:
+			kind = handoff.KindRequest
+		}
+		out[i] = handoff.Entry{Seq: d.Seq, Source: d.Source, Kind: kind, Turn: d.Turn, Topic: d.Topic, Text: d.Text, SupersededBy: d.SupersededBy, Pin: d.Pinned}
 	}
 	return out
 }
@@ -106,20 +199,27 @@ func (s *session) canReset() bool {
 }
 
 // renderLedger renders the ledger within the window's budget for it, and
-// tells the user once a segment when the standing instructions alone pass
-// it (nothing is dropped to make room).
+// tells the user once a segment when only standing instructions were left
+// to shrink: which were shortened, and that the others are kept whole.
 func (s *session) renderLedger(led []handoff.Entry, warn bool) handoff.Ledger {
 	budget := s.r.budget().Ledger
 	l := handoff.RenderLedger(led, handoff.LedgerOptions{Budget: budget, Count: s.count})
-	if l.Over && warn {
+	if (l.Over || l.Rules > 0) && warn {
 		n := 0
 		for _, e := range led {
 			if e.Source == "user" && e.SupersededBy == 0 && e.Kind == handoff.KindInstruction {
 				n++
 			}
 		}
-		s.emit(Event{Type: EventLedgerOver, Ledger: &LedgerInfo{Tokens: s.count(l.Text), Budget: budget, Instructions: n},
-			Text: fmt.Sprintf("your %d standing instructions take more than the %d tokens the ledger has in this window; all are kept, so less room is left for the work", n, budget)})
+		text := fmt.Sprintf("your %d standing instructions take more than the %d tokens the ledger has in this window", n, budget)
+		if l.Rules > 0 {
+			text += fmt.Sprintf("; %d without a word like \"always\" or \"never\" were shortened to one line (the model can recall them whole)", l.Rules)
+		}
+		if l.Over {
+			text += "; the others are kept whole, so less room is left for the work"
+		}
+		s.emit(Event{Type: EventLedgerOver, Ledger: &LedgerInfo{Tokens: s.count(l.Text), Budget: budget, Instructions: n, Shortened: l.Rules},
+			Text: text + ". /rules lists them; /unpin Dn lets one shrink."})
 	}
 	return l
 }
@@ -163,7 +263,7 @@ func (s *session) reset(ctx context.Context, step int, reason string) error {
 			info.Rejected++
 			continue
 		}
-		if err := s.supersede(ctx, led, sup.Old, sup.By, "model"); err != nil {
+		if err := supersede(ctx, st, s.id, led, sup.Old, sup.By, "model", s.emit); err != nil {
 			info.Rejected++
 			continue
 		}
@@ -192,7 +292,7 @@ func (s *session) reset(ctx context.Context, step int, reason string) error {
 	msg := h.Render()
 	info.Bytes = len(msg)
 	info.Tokens = s.count(msg)
-	info.DecisionsTokens = s.count(ledger.Text)
+	info.DecisionsTokens, info.Shrunk = s.count(ledger.Text), ledger.Shrunk
 	if err := st.EndSegment(ctx, s.id, s.segment, msg, info.Tokens); err != nil {
 		return fmt.Errorf("agent: %w", err)
 	}

@@ -69,7 +69,7 @@ func TestConcurrentRunsEachGetTheirOwnEvents(t *testing.T) {
 	for i, rec := range recs {
 		evs := rec.Events()
 		got := types(evs)
-		want := "session.started turn.started model.request text.delta model.response turn.finished"
+		want := "session.started turn.started decision.kept model.request text.delta model.response turn.finished"
 		if strings.Join(got, " ") != want {
 			t.Errorf("run %d: events %v\nwant %s", i, got, want)
 		}

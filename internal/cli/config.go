@@ -33,7 +33,7 @@ type ConfigOptions struct {
 func NewCmdConfig(f *Factory, runF func(context.Context, *ConfigOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "config",
-		Short: "Read or change $GODWIT_HOME/config.yaml by dotted keys",
+		Short: "Write, read or change $GODWIT_HOME/config.yaml",
 		Long: `Read or change $GODWIT_HOME/config.yaml. Keys are dotted paths:
 retry.max_attempts, providers.local.base_url, models.0.id. Quote a part that
 holds a dot: fallback."openai/gpt-4.1". Comments in the file are kept.`,
@@ -60,6 +60,7 @@ holds a dot: fallback."openai/gpt-4.1". Comments in the file are kept.`,
 		}
 	}
 	cmd.AddCommand(
+		NewCmdInit(f, nil),
 		&cobra.Command{Use: "get [KEY]", Short: "Print a key's value (the whole file without KEY)", RunE: run("get", 0, 1)},
 		&cobra.Command{Use: "set KEY VALUE", Short: "Set a key (VALUE is YAML: 3, true, [a, b], text)", RunE: run("set", 2, 2)},
 		&cobra.Command{Use: "unset KEY", Short: "Remove a key", RunE: run("unset", 1, 1)},
@@ -174,7 +175,7 @@ func checkConfig(data []byte) error {
 			for _, p := range ce.Problems {
 				msgs = append(msgs, p.Msg)
 			}
-			return fmt.Errorf("godwit would not accept it (%s); `godwit init` writes a config.yaml that explains every key", strings.Join(msgs, "; "))
+			return fmt.Errorf("godwit would not accept it (%s); `godwit config init` writes a config.yaml that explains every key", strings.Join(msgs, "; "))
 		}
 		return err
 	}

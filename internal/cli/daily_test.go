@@ -195,6 +195,8 @@ func TestRootFlagsAndSuggestions(t *testing.T) {
 		{[]string{"-p", "hi"}, ExitUsage, "", "godwit run -p TEXT"},
 		{[]string{"run", "--dangerously-skip-permissions", "x"}, ExitUsage, "", "--yes approves every write"},
 		{[]string{"-C", "/no/such/dir", "sessions"}, ExitUsage, "", "-C /no/such/dir: no such folder"},
+		{[]string{"init"}, ExitUsage, "", "type /init in the chat (godwit); `godwit config init` writes godwit's own config.yaml"},
+		{[]string{"config", "init", "--model", "ollama/qwen3"}, ExitOK, "wrote ", ""},
 		{nil, ExitOK, "Usage:", ""}, // not a terminal: the help
 	}
 	for _, tc := range tests {

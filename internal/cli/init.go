@@ -16,7 +16,7 @@ import (
 	"github.com/godwit/godwit/llm/catalog"
 )
 
-// InitOptions are the inputs of `godwit init`.
+// InitOptions are the inputs of `godwit config init`.
 type InitOptions struct {
 	IO     *IOStreams
 	Getenv func(string) string

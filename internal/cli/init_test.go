@@ -210,6 +210,22 @@ func TestConfigRoundTrip(t *testing.T) {
 	}
 }
 
+// config set takes what the flags take: --max-steps 0 is bad usage, so
+// is max_steps 0.
+func TestConfigSetChecksAsTheFlagsDo(t *testing.T) {
+	home := t.TempDir()
+	f, _, _ := envFactory(home, nil)
+	for _, kv := range [][2]string{{"max_steps", "0"}, {"context_window", "0"}} {
+		err := executeCmd(NewCmdConfig(f, nil), "set", kv[0], kv[1])
+		if err == nil || !strings.Contains(err.Error(), kv[0]+": ") {
+			t.Errorf("config set %s %s: %v", kv[0], kv[1], err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(home, "config.yaml")); err == nil {
+		t.Error("a refused value was written")
+	}
+}
+
 func TestConfigSetWithoutFile(t *testing.T) {
 	home := filepath.Join(t.TempDir(), "new")
 	f, _, _ := envFactory(home, nil)

@@ -170,6 +170,9 @@ func writeTimeline(ctx context.Context, opts *InspectOptions, st *store.Store, s
 		if err := json.Unmarshal(row.Data, &e); err != nil {
 			return fmt.Errorf("event %d of session %s does not decode (%w); `--json` prints it as stored", row.ID, sess.ID, err)
 		}
+		if e.Time.IsZero() { // undo's event carries no time of its own
+			e.Time = row.Time
+		}
 		if start.IsZero() {
 			start = e.Time
 		}
@@ -299,6 +302,8 @@ func timelineLine(e agent.Event) string {
 		}
 	case agent.EventError:
 		return "  error: " + firstLine(cleanText(e.Text), 160)
+	case store.EventUndo:
+		return "undo: " + firstLine(cleanText(e.Text), 160)
 	case agent.EventTurnFinished:
 		f := e.Finished
 		if f == nil {

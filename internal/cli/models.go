@@ -81,8 +81,9 @@ func runModels(_ context.Context, opts *ModelsOptions) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	fmt.Fprintln(opts.IO.Out, "\nprices: USD per million tokens")
 	if cfg.Model != "" {
-		fmt.Fprintf(opts.IO.Out, "\ndefault: %s\n", cfg.Model)
+		fmt.Fprintf(opts.IO.Out, "default: %s\n", cfg.Model)
 	}
 	return nil
 }

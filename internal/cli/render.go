@@ -167,7 +167,14 @@ func (s *plainSink) Emit(e agent.Event) {
 	case agent.EventSegmentReset:
 		s.endLine()
 		r := e.Reset
-		fmt.Fprintf(s.log, "⟲ context reset (%s): segment %d, handoff %d tokens\n", r.Reason, r.To, r.Tokens)
+		shrunk := ""
+		if r.Shrunk > 0 {
+			shrunk = fmt.Sprintf("; %d ledger entries shortened to fit", r.Shrunk)
+		}
+		fmt.Fprintf(s.log, "⟲ context reset (%s): segment %d, handoff %d tokens%s\n", r.Reason, r.To, r.Tokens, shrunk)
+	case agent.EventKept:
+		s.endLine()
+		fmt.Fprintf(s.log, "godwit: kept as a rule, D%d\n", e.Kept.Seq)
 	case agent.EventSuperseded:
 		s.endLine()
 		fmt.Fprintln(s.log, supersededLine(e.Superseded))

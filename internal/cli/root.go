@@ -38,11 +38,11 @@ var errSilent = errors.New("silent")
 //	godwit demo     a real session on a sample repository, no key needed
 //	godwit inspect  look into recorded sessions
 //	godwit sessions list recorded sessions
-//	godwit init     write a commented config.yaml and .env
-//	godwit config   get, set or unset a config key
+//	godwit config   init (a commented config.yaml and .env), get, set or unset a key
 //	godwit models   list the model catalog
 //	godwit acp      serve editors over the Agent Client Protocol on stdio
 //	godwit undo     revert a session's file changes, turn by turn
+//	godwit rules    a session's standing instructions; pin or unpin one
 //	godwit eval     run eval suites, compare result sets, merge shards
 //	godwit send     send a message to a session (--wait for its answer)
 //	godwit mail     list messages between sessions and their receipts
@@ -64,11 +64,12 @@ func NewRootCmd(f *Factory) *cobra.Command {
 		NewCmdDemo(f, nil),
 		NewCmdInspect(f, nil),
 		NewCmdSessions(f),
-		NewCmdInit(f, nil),
+		peerInit(),
 		NewCmdConfig(f, nil),
 		NewCmdModels(f, nil),
 		NewCmdACP(f, nil),
 		NewCmdUndo(f),
+		NewCmdRules(f),
 		NewCmdEval(f),
 		NewCmdSend(f),
 		NewCmdMail(f),
@@ -77,6 +78,19 @@ func NewRootCmd(f *Factory) *cobra.Command {
 	)
 	setupRoot(root, f)
 	return root
+}
+
+// peerInit answers `godwit init`, which a user of Claude Code or Codex
+// types for what their /init does: write the project's rules file.
+// godwit's chat does that with /init; its own files are `config init`'s.
+func peerInit() *cobra.Command {
+	return &cobra.Command{
+		Use:    "init",
+		Hidden: true,
+		RunE: func(*cobra.Command, []string) error {
+			return usageErrorf("to write this project's AGENTS.md, type /init in the chat (godwit); `godwit config init` writes godwit's own config.yaml and .env")
+		},
+	}
 }
 
 // Main runs the command line and returns the process exit code.

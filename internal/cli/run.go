@@ -145,8 +145,8 @@ func (o *RunOptions) checkFlags(changed func(string) bool, cont, positional bool
 		return usageErrorf("give --session ID or -c (the last session), not both")
 	case positional && changed("prompt"):
 		return usageErrorf("give the prompt once: after run, or with -p, not both")
-	case changed("max-steps") && o.MaxSteps < 1:
-		return usageErrorf("--max-steps %d: give 1 or more model calls (the default is %d)", o.MaxSteps, agent.DefaultMaxSteps)
+	case changed("max-steps") && config.MaxStepsProblem(o.MaxSteps) != "":
+		return usageErrorf("--max-steps %s (%d)", config.MaxStepsProblem(o.MaxSteps), agent.DefaultMaxSteps)
 	case changed("verify-rounds") && o.VerifyRounds < 1:
 		return usageErrorf("--verify-rounds %d: give 1 or more (how many times a failing --verify sends the model back)", o.VerifyRounds)
 	case changed("verify-rounds") && o.Verify == "":

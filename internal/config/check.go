@@ -80,24 +80,39 @@ func Parse(data []byte, path string) (Config, error) {
 	return c, nil
 }
 
+// MaxStepsProblem says what is wrong with n model calls a turn, or "" when
+// n will do: the one rule for max_steps in config.yaml (and `config set`)
+// and for --max-steps.
+func MaxStepsProblem(n int) string {
+	if n < 1 {
+		return fmt.Sprintf("%d: give 1 or more model calls, or leave it out for the default", n)
+	}
+	return ""
+}
+
 // validate checks ranges the types cannot express.
 func (c Config) validate(doc *yaml.Node) []Problem {
 	var out []Problem
 	bad := func(key, msg string) { out = append(out, Problem{lineOf(doc, key), key + ": " + msg}) }
-	if c.ContextWindow < 0 || c.ContextWindow > 0 && c.ContextWindow < MinContextWindow {
+	if c.ContextWindow < MinContextWindow && lineOf(doc, "context_window") > 0 {
 		bad("context_window", fmt.Sprintf("%d tokens is too small: godwit needs at least %d; give the model's real window, or leave it out to use the catalog's", c.ContextWindow, MinContextWindow))
 	}
 	if c.WorkingSet != nil && *c.WorkingSet < 0 {
 		bad("working_set", "must be 0 or more tokens (or left out for the default)")
 	}
-	if c.MaxSteps < 0 {
-		bad("max_steps", "must be 1 or more (or left out for the default, 60)")
+	if msg := MaxStepsProblem(c.MaxSteps); msg != "" && lineOf(doc, "max_steps") > 0 {
+		bad("max_steps", msg)
 	}
 	if c.Retry.MaxAttempts < 0 {
 		bad("retry.max_attempts", "must be 1 or more (or left out for the default)")
 	}
 	if c.Retry.MaxDelaySeconds < 0 {
 		bad("retry.max_delay_seconds", "must be 1 or more (or left out for the default)")
+	}
+	for key, v := range map[string]int{"shell.max_processes": c.Shell.MaxProcesses, "shell.max_file_mb": c.Shell.MaxFileMB, "shell.job_log_mb": c.Shell.JobLogMB} {
+		if v < 0 {
+			bad(key, "must be 1 or more (or left out for the default)")
+		}
 	}
 	switch c.Tools.Deferred {
 	case "", "off", "auto", "on":

@@ -3,6 +3,7 @@ package handoff
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -295,8 +296,43 @@ func TestShortenedPasteShowsTheQuestion(t *testing.T) {
 	for i := 1; i <= 5; i++ {
 		es = append(es, Entry{Seq: i, Source: "user", Turn: i, Text: log + "Which test failed? Then read f0" + strconv.Itoa(i) + ".txt."})
 	}
-	l := RenderLedger(es, LedgerOptions{})
-	if !strings.Contains(l.Text, "D1 (user, turn 1, shortened): === RUN TestCache … Which test failed? Then read f01.txt.") {
+	l := RenderLedger(es, LedgerOptions{Budget: 90})
+	if l.Shrunk == 0 || !regexp.MustCompile(`D(\d) \(user, turn \d, shortened\): \[40-line paste\] Which test failed\? Then read f0\d\.txt\. recall\("D\d"\)`).MatchString(l.Text) {
 		t.Errorf("the shortened paste lost its question:\n%s", l.Text)
+	}
+}
+
+// Within its budget the ledger shrinks nothing.
+func TestRenderLedgerWithinBudgetShrinksNothing(t *testing.T) {
+	es := []Entry{
+		{Seq: 1, Source: "user", Turn: 1, Kind: KindInstruction, Text: "Never edit vendor/.", SupersededBy: 3},
+		{Seq: 2, Source: "user", Turn: 2, Kind: KindRequest, Text: "read a.txt"},
+		{Seq: 3, Source: "user", Turn: 3, Kind: KindInstruction, Text: "vendor/ may now be edited."},
+	}
+	l := RenderLedger(es, LedgerOptions{Budget: 1000})
+	if l.Shrunk != 0 || !strings.Contains(l.Text, "- D2 (user, turn 2): read a.txt") || !strings.Contains(l.Text, "D1 (user, turn 1) SUPERSEDED by D3") {
+		t.Errorf("%+v", l)
+	}
+}
+
+// BenchmarkRenderLedger renders a day's ledger past a 16k window's
+// budget: 300 messages, a rule in every third, the others with a
+// 20-line log.
+//
+//	go test -run '^$' -bench RenderLedger ./internal/handoff
+func BenchmarkRenderLedger(b *testing.B) {
+	log := strings.Repeat("2026-11-30T02:00:01Z ERROR store: open a.db: locked\n", 20)
+	var es []Entry
+	for i := 1; i <= 300; i++ {
+		text := fmt.Sprintf("CI failed again on run %d, here is the log:\n```\n%s```\nWhat failed?", i, log)
+		if i%3 == 1 {
+			text = fmt.Sprintf("Rule %d: never touch module%d/ without asking.", i, i)
+		}
+		es = append(es, Entry{Seq: i, Source: "user", Turn: i, Kind: Classify(text), Text: text})
+	}
+	for b.Loop() {
+		if l := RenderLedger(es, LedgerOptions{Budget: 1280}); !l.Over {
+			b.Fatal("100 rules fit 1280 tokens?")
+		}
 	}
 }

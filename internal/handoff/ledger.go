@@ -10,13 +10,17 @@ import (
 type Entry struct {
 	Seq    int    // shown as D<Seq>
 	Source string // "user" or "model"
-	// Kind is KindInstruction or KindRequest for the user's entries;
-	// empty entries are classified when rendered.
+	// Kind is KindInstruction or KindRequest for the user's entries
+	// (the user's pin or unpin over the classifier's verdict); empty
+	// entries are classified when rendered.
 	Kind         string
 	Turn         int
 	Topic        string
 	Text         string
 	SupersededBy int // 0 while the entry stands
+	// Pin is the user's word over the classifier's: 1 pinned as a rule
+	// (it never shrinks), -1 unpinned, 0 none. Kind already says it.
+	Pin int
 }
 
 // Ref is how an entry is named: "D3".
@@ -35,42 +39,49 @@ func (e Entry) kind() string {
 // LedgerOptions bound a rendered ledger.
 type LedgerOptions struct {
 	// Budget is the most the ledger may take, in tokens (0: no bound).
-	// The user's standing instructions are kept whole even past it.
 	Budget int
 	// Count counts tokens; nil estimates 4 bytes a token.
 	Count func(string) int
-	// Requests is how many of the newest requests stay verbatim (0: 3).
-	Requests int
 }
 
 // Ledger is a rendered Decisions section.
 type Ledger struct {
 	Text string
-	// Over is set when the standing instructions alone pass the budget:
-	// the user must be told, since nothing is dropped to make room.
+	// Over is set when the ledger passes its budget with all that may
+	// shrink shrunk: the user must be told.
 	Over bool
-	// Shortened and Folded count requests shown as one line and requests
-	// folded into a range line.
-	Shortened, Folded int
+	// Shrunk counts the entries shown shorter than whole to fit (short
+	// pastes as markers, one line, folded into a range line); Rules, the
+	// standing instructions among them shown as one line.
+	Shrunk, Rules int
 }
 
 // how an entry is shown.
 const (
-	showWhole = iota
-	showLine
-	showFolded
+	showWhole  = iota // its words verbatim, long pastes as markers
+	showBare          // every paste a marker
+	showLine          // one line with its id
+	showFolded        // in a range line
 )
 
 // RenderLedger writes the ledger as the Decisions section body within
 // the budget. Entries are grouped by topic in order of first appearance
 // (entries without a topic first), so that a session that moves from
-// topic A to B and back finds A's decisions together. The user's
-// standing instructions are quoted verbatim, always; the newest few
-// requests too; older requests shrink to one line with their id (recall
-// expands it), and past the budget the oldest of those fold into one
-// range line; the model's agreements shrink after the requests do.
-// Superseded entries are kept as a one-line pointer naming what replaced
-// them.
+// topic A to B and back finds A's decisions together.
+//
+// Every message of the user's is shown as said, whatever its kind,
+// while the budget has room: only its long pastes (logs, code, file
+// contents) become markers that name the entry, which recall shows
+// whole. Past the budget, what shrinks goes in this order, oldest first
+// within each step: the short pastes of requests and agreements, then
+// questions and the other requests but the newest to one line, then
+// those folded into range lines, the model's agreements, superseded
+// pointers, the newest request, and last the standing instructions: the
+// short pastes in them, then those the classifier only defaulted to
+// (no standing marker). Instructions with a marker, and those the user
+// pinned, are never cut: past the budget with only those left, Over is
+// set and the user is told, who can unpin one (/unpin). A shrunk entry
+// keeps its id and is one recall away, and says so.
 func RenderLedger(entries []Entry, o LedgerOptions) Ledger {
 	if len(entries) == 0 {
 		return Ledger{Text: "(none yet)"}
@@ -78,75 +89,160 @@ func RenderLedger(entries []Entry, o LedgerOptions) Ledger {
 	if o.Count == nil {
 		o.Count = func(s string) int { return (len(s) + 3) / 4 }
 	}
-	if o.Requests <= 0 {
-		o.Requests = 3
-	}
 	show := make([]int, len(entries))
-	var requests, agreements []int // indexes, oldest first
+	// Each entry is written once per way it is shown: a message's
+	// pastes are found once, not at every step.
+	lines := map[[2]int]string{}
+	line := func(i, mode int) string {
+		k := [2]int{i, mode}
+		if l, ok := lines[k]; ok {
+			return l
+		}
+		var b strings.Builder
+		writeEntry(&b, entries[i], mode)
+		lines[k] = b.String()
+		return lines[k]
+	}
+	text := renderLedger(entries, show, line)
+	if o.Budget <= 0 {
+		return finish(entries, text, show, false)
+	}
+	total := o.Count(text)
+	if total <= o.Budget {
+		return finish(entries, text, show, false)
+	}
+	// Entries are counted one by one as they shrink, and the whole
+	// rendered again only when the sum says it fits: a ledger of
+	// hundreds of entries is not counted hundreds of times.
+	memo := map[[2]int]int{}
+	cost := func(i, mode int) int {
+		if mode == showFolded {
+			return 0
+		}
+		k := [2]int{i, mode}
+		if n, ok := memo[k]; ok {
+			return n
+		}
+		memo[k] = o.Count(line(i, mode))
+		return memo[k]
+	}
+	for _, st := range shrinkSteps(entries) {
+		if show[st.i] >= st.mode {
+			continue
+		}
+		total -= cost(st.i, show[st.i]) - cost(st.i, st.mode)
+		show[st.i] = st.mode
+		if total <= o.Budget {
+			text = renderLedger(entries, show, line)
+			if total = o.Count(text); total <= o.Budget {
+				return finish(entries, text, show, false)
+			}
+		}
+	}
+	text = renderLedger(entries, show, line)
+	return finish(entries, text, show, o.Count(text) > o.Budget)
+}
+
+// step shrinks entry i to mode.
+type step struct{ i, mode int }
+
+// shrinkSteps lists the ledger's shrinking, cheapest loss first.
+func shrinkSteps(entries []Entry) []step {
+	var questions, plain, requests, agreements, superseded, unsure, rules []int
 	for i, e := range entries {
 		switch {
 		case e.SupersededBy != 0:
+			superseded = append(superseded, i)
 		case e.Source == "model":
 			agreements = append(agreements, i)
 		case e.kind() == KindRequest:
 			requests = append(requests, i)
+		case e.Pin > 0:
+			rules = append(rules, i)
+		default:
+			rules = append(rules, i)
+			if _, marked := classify(e.Text); !marked {
+				unsure = append(unsure, i)
+			}
 		}
 	}
-	for n, i := range requests {
-		if n < len(requests)-o.Requests {
-			show[i] = showLine
-		}
-	}
-	render := func() string { return renderLedger(entries, show) }
-	text := render()
-	if o.Budget <= 0 {
-		return finish(text, show, false)
-	}
-	over := func() bool { text = render(); return o.Count(text) > o.Budget }
-	// Shrink, cheapest loss first: verbatim requests but the newest, then
-	// the oldest one-liners folded, then agreements, then the newest
-	// request.
-	steps := [][]int{}
-	for _, i := range requests[:max(len(requests)-1, 0)] {
-		steps = append(steps, []int{i, showLine})
-	}
-	for _, i := range requests[:max(len(requests)-1, 0)] {
-		steps = append(steps, []int{i, showFolded})
-	}
-	for _, i := range agreements {
-		steps = append(steps, []int{i, showLine})
-	}
-	for _, i := range agreements {
-		steps = append(steps, []int{i, showFolded})
-	}
+	newest := -1
 	if n := len(requests); n > 0 {
-		steps = append(steps, []int{requests[n-1], showLine})
-	}
-	for _, st := range steps {
-		if !over() {
-			return finish(text, show, false)
+		newest = requests[n-1]
+		for _, i := range requests[:n-1] {
+			if isQuestion(entries[i].Text) {
+				questions = append(questions, i)
+			} else {
+				plain = append(plain, i)
+			}
 		}
-		if show[st[0]] < st[1] {
-			show[st[0]] = st[1]
+	}
+	var out []step
+	add := func(ix []int, mode int) {
+		for _, i := range ix {
+			if mode != showBare || shortPaste(entries[i].Text) {
+				out = append(out, step{i, mode})
+			}
 		}
 	}
-	return finish(text, show, over())
+	add(requests, showBare)
+	add(agreements, showBare)
+	add(questions, showLine)
+	add(plain, showLine)
+	add(requests[:max(len(requests)-1, 0)], showFolded)
+	add(agreements, showLine)
+	add(agreements, showFolded)
+	add(superseded, showFolded)
+	if newest >= 0 {
+		add([]int{newest}, showLine)
+	}
+	for _, i := range rules {
+		if entries[i].Pin <= 0 && entries[i].Source == "user" {
+			add([]int{i}, showBare)
+		}
+	}
+	add(unsure, showLine)
+	return out
 }
 
-func finish(text string, show []int, over bool) Ledger {
+// shortPaste reports whether a message has a paste the ledger shows
+// whole while it has room.
+func shortPaste(text string) bool {
+	for _, b := range blocks(text) {
+		if b.paste && b.short() {
+			return true
+		}
+	}
+	return false
+}
+
+// isQuestion reports whether a message's prose is all questions.
+func isQuestion(text string) bool {
+	ss := sentencesOf(text)
+	for _, s := range ss {
+		if !s.question {
+			return false
+		}
+	}
+	return len(ss) > 0
+}
+
+func finish(entries []Entry, text string, show []int, over bool) Ledger {
 	l := Ledger{Text: text, Over: over}
-	for _, s := range show {
-		switch s {
-		case showLine:
-			l.Shortened++
-		case showFolded:
-			l.Folded++
+	for i, s := range show {
+		if s != showWhole {
+			l.Shrunk++
+		}
+		if e := entries[i]; s == showLine && e.Source == "user" && e.SupersededBy == 0 && e.kind() == KindInstruction {
+			l.Rules++
 		}
 	}
 	return l
 }
 
-func renderLedger(entries []Entry, show []int) string {
+// renderLedger writes the ledger with each entry shown as show says;
+// line(i, mode) is entry i written so.
+func renderLedger(entries []Entry, show []int, line func(i, mode int) string) string {
 	var topics []string
 	byTopic := map[string][]int{}
 	for i, e := range entries {
@@ -167,39 +263,44 @@ func renderLedger(entries []Entry, show []int) string {
 			}
 			fmt.Fprintf(&b, "Topic %s:\n", t)
 		}
-		var folded []Entry
-		flush := func() {
-			switch len(folded) {
-			case 0:
-				return
-			case 1:
-				writeLine(&b, folded[0])
-			default:
-				what := "requests"
-				if folded[0].Source == "model" {
-					what = "agreements"
-				}
-				fmt.Fprintf(&b, "- %s–%s: %d earlier %s, folded to fit; recall(%q) shows one.\n",
-					folded[0].Ref(), folded[len(folded)-1].Ref(), len(folded), what, folded[0].Ref())
+		// The folded entries of a kind make one range line, where the
+		// first of them was.
+		folded := map[string][]Entry{}
+		for _, i := range byTopic[t] {
+			if show[i] == showFolded {
+				folded[foldClass(entries[i])] = append(folded[foldClass(entries[i])], entries[i])
 			}
-			folded = folded[:0]
 		}
 		for _, i := range byTopic[t] {
 			e := entries[i]
-			if show[i] == showFolded && (len(folded) == 0 || folded[0].Source == e.Source) {
-				folded = append(folded, e)
+			if show[i] != showFolded {
+				b.WriteString(line(i, show[i]))
 				continue
 			}
-			flush()
-			if show[i] == showFolded {
-				folded = append(folded, e)
+			group := folded[foldClass(e)]
+			if group[0].Seq != e.Seq {
 				continue
 			}
-			writeEntry(&b, e, show[i])
+			if len(group) == 1 {
+				b.WriteString(line(i, showLine)) // a superseded pointer is one line already
+				continue
+			}
+			fmt.Fprintf(&b, "- %s–%s: %d earlier %s, folded to fit; recall(%q) shows one.\n",
+				group[0].Ref(), group[len(group)-1].Ref(), len(group), foldClass(e), group[0].Ref())
 		}
-		flush()
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// foldClass names what a folded entry is, for its range line.
+func foldClass(e Entry) string {
+	switch {
+	case e.SupersededBy != 0:
+		return "superseded entries"
+	case e.Source == "model":
+		return "agreements"
+	}
+	return "requests"
 }
 
 func who(e Entry) string {
@@ -211,7 +312,7 @@ func who(e Entry) string {
 
 func writeEntry(b *strings.Builder, e Entry, show int) {
 	if e.SupersededBy != 0 {
-		fmt.Fprintf(b, "- %s (%s) SUPERSEDED by D%d: %q\n", e.Ref(), who(e), e.SupersededBy, oneLine(e.Text, 60))
+		fmt.Fprintf(b, "- %s (%s) SUPERSEDED by D%d: %q\n", e.Ref(), who(e), e.SupersededBy, oneLine(withMarkers(e.Text, e.Ref(), true), 60))
 		return
 	}
 	if show == showLine {
@@ -219,11 +320,15 @@ func writeEntry(b *strings.Builder, e Entry, show int) {
 		return
 	}
 	text := strings.TrimSpace(e.Text)
+	if e.Source == "user" {
+		text = strings.TrimSpace(withMarkers(text, e.Ref(), show == showBare))
+	}
 	if !strings.Contains(text, "\n") {
 		fmt.Fprintf(b, "- %s (%s): %s\n", e.Ref(), who(e), text)
 		return
 	}
-	// Multi-line user words stay verbatim, indented as a quote.
+	// Multi-line words stay verbatim, indented as a quote: a line of the
+	// user's must not read as a heading of the handoff.
 	fmt.Fprintf(b, "- %s (%s):\n", e.Ref(), who(e))
 	for _, line := range strings.Split(text, "\n") {
 		b.WriteString("  > ")
@@ -232,34 +337,108 @@ func writeEntry(b *strings.Builder, e Entry, show int) {
 	}
 }
 
-// writeLine shows an entry as one line with its id, for recall.
+// writeLine shows an entry as one line with its id, for recall: its
+// words with the pastes as short markers, the first line and the last
+// when it has several (a user who pastes a log types the question after
+// it, or before).
 func writeLine(b *strings.Builder, e Entry) {
-	fmt.Fprintf(b, "- %s (%s, shortened): %s recall(%q)\n", e.Ref(), who(e), headTail(e.Text, 80), e.Ref())
-}
-
-// headTail is oneLine for a message of several lines: its first line and
-// its last, since a user who pastes a log types the question after it (or
-// before), and a line of the log alone says nothing of the request.
-func headTail(s string, n int) string {
-	s = strings.TrimSpace(s)
-	i, j := strings.IndexByte(s, '\n'), strings.LastIndexByte(s, '\n')
-	if i < 0 || len(strings.Join(strings.Fields(s), " ")) <= n {
-		return oneLine(s, n)
+	var lines []string
+	for _, bl := range blocks(e.Text) {
+		if bl.paste {
+			lines = append(lines, fmt.Sprintf("[%d-line paste]", bl.lines))
+			continue
+		}
+		lines = append(lines, strings.Split(bl.text, "\n")...)
 	}
-	return oneLine(s[:i], n/3) + " … " + oneLine(s[j+1:], n-n/3)
+	fmt.Fprintf(b, "- %s (%s, shortened): %s recall(%q)\n", e.Ref(), who(e), headTail(lines, 80), e.Ref())
 }
 
-// oneLine is the start of s on one line, at most n bytes, marked when cut.
+// headTail is lines on one line in at most about n runes: whole when
+// they fit, else the start of the first and of the last.
+func headTail(lines []string, n int) string {
+	var kept []string
+	for _, l := range lines {
+		if l = strings.Join(strings.Fields(l), " "); l != "" {
+			kept = append(kept, l)
+		}
+	}
+	if whole := strings.Join(kept, " "); len(kept) < 2 || runeLen(whole) <= n {
+		return oneLine(whole, n)
+	}
+	return oneLine(kept[0], n/3) + " … " + oneLine(kept[len(kept)-1], n-n/3)
+}
+
+func runeLen(s string) int { return len([]rune(s)) }
+
+// oneLine is the start of s on one line, at most n runes (a cut in a
+// byte count would halve a CJK sentence), marked when cut.
 func oneLine(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
-	if len(s) <= n {
+	r := []rune(s)
+	if len(r) <= n {
 		return s
 	}
-	for n > 0 && (s[n]&0xC0) == 0x80 {
-		n--
+	cut := n
+	// At a space when there is one in the second half.
+	for i := n; i > n/2; i-- {
+		if r[i] == ' ' {
+			cut = i
+			break
+		}
 	}
-	if i := strings.LastIndexByte(s[:n], ' '); i > n/2 {
-		n = i
+	return string(r[:cut]) + "…"
+}
+
+// RulesText lists a ledger for the user (/rules, `godwit rules`): the
+// standing instructions, whole (long pastes as markers), with who made
+// each one (the classifier or the user's pin); the superseded ones and
+// what replaced them; the newest requests, which /pin can make rules;
+// and the model's agreements.
+func RulesText(entries []Entry) string {
+	var rules, gone, requests, agreed []string
+	for _, e := range entries {
+		switch {
+		case e.Source == "model" && e.SupersededBy == 0:
+			agreed = append(agreed, fmt.Sprintf("  %s  %s", e.Ref(), oneLine(e.Text, 100)))
+		case e.Source == "model":
+		case e.SupersededBy != 0:
+			gone = append(gone, fmt.Sprintf("  %s  turn %d, replaced by D%d: %s", e.Ref(), e.Turn, e.SupersededBy, oneLine(withMarkers(e.Text, e.Ref(), true), 80)))
+		case e.kind() == KindInstruction:
+			how := ""
+			if e.Pin > 0 {
+				how = ", pinned"
+			}
+			text := strings.ReplaceAll(strings.TrimSpace(withMarkers(e.Text, e.Ref(), false)), "\n", "\n      ")
+			rules = append(rules, fmt.Sprintf("  %s  turn %d%s: %s", e.Ref(), e.Turn, how, text))
+		default:
+			how := ""
+			if e.Pin < 0 {
+				how = ", unpinned"
+			}
+			requests = append(requests, fmt.Sprintf("  %s  turn %d%s: %s", e.Ref(), e.Turn, how, headTail(strings.Split(withMarkers(e.Text, e.Ref(), true), "\n"), 80)))
+		}
 	}
-	return s[:n] + "…"
+	var b strings.Builder
+	section := func(head string, lines []string, most int) {
+		if len(lines) == 0 {
+			return
+		}
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "%s\n", head)
+		if n := len(lines); n > most {
+			fmt.Fprintf(&b, "  (%d earlier not shown)\n", n-most)
+			lines = lines[n-most:]
+		}
+		b.WriteString(strings.Join(lines, "\n") + "\n")
+	}
+	section(fmt.Sprintf("Rules that stand (%d); /unpin Dn if one is not a rule:", len(rules)), rules, len(rules))
+	section("Superseded:", gone, len(gone))
+	section("Requests, the newest (/pin Dn keeps one as a rule):", requests, 10)
+	section("Agreed by the model on its own work:", agreed, 10)
+	if b.Len() == 0 {
+		return "no messages yet"
+	}
+	return strings.TrimRight(b.String(), "\n")
 }

@@ -5,26 +5,13 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/godwit/godwit/internal/untrusted"
 )
 
-// Kinds of the user's entries.
-const (
-	// KindInstruction is a standing instruction: a rule, constraint or
-	// preference that holds until the user changes it. It is never cut.
-	KindInstruction = "instruction"
-	// KindRequest is an ordinary request: what to do now. The newest few
-	// stay verbatim; older ones shrink to one line that recall expands.
-	KindRequest = "request"
-)
-
 var (
-	// standing words mark a sentence that holds beyond the request it
-	// came with.
-	standingRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`\b(?:^keep\b|always|never|from now on|going forward|henceforth|from here on|rules?(?: [a-z0-9-]*\d[a-z0-9-]*)?\s*:|(?:new|house|hard|golden|one|my|our) rules?|rule change|the rules? (?:is|are)|constraints?|polic(?:y|ies)|conventions?|don'?t|do not|must(?:n'?t| not)?|avoid|prefer(?:ably)?|forbidden|not allowed|allowed|may(?: not| now| only| be)|only (?:use|edit|touch|change|write|modify|run|commit|push)|stick to|no longer|any ?more|instead|remember|(?:is|are) yours|forget|scratch that|lifted|keep (?:using|to)|make sure (?:to )?always)\b`)
-	})
 	// weakenRe marks text that loosens a rule: what a model may never
 	// propose about the user's words.
 	weakenRe = sync.OnceValue(func() *regexp.Regexp {
@@ -33,136 +20,20 @@ var (
 	ruleWordRe = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`\b(?:rules?|instructions?|constraints?|restrictions?|polic(?:y|ies)|bans?|users?'?s?|decisions?|d\d+)\b`)
 	})
+	// pathRe: a path or a file name, between spaces, quotes or
+	// letters of scripts that use no spaces ("vendor/目录").
 	pathRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile("(?:^|[\\s\"'(\\[`])(\\.{0,2}/?[\\w.\\-]+(?:/[\\w.\\-]*)+|[\\w\\-]+\\.[a-z][a-z0-9]{0,4})(?:$|[\\s\"'),;:!?\\]`]|\\.(?:\\s|$))")
+		return regexp.MustCompile("(?:^|[\\s\"'(\\[`]|[^\\x00-\\x7f])(\\.{0,2}/?[\\w.\\-]+(?:/[\\w.\\-]*)+|[\\w\\-]+\\.[a-z][a-z0-9]{0,4})(?:$|[\\s\"'),;:!?\\]`]|[^\\x00-\\x7f]|\\.(?:\\s|$))")
 	})
 	codeRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b[A-Z][A-Z0-9]{1,}[-_]\w+\b|\b[A-Z]{3,}\d*\b`) })
 	identRe = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile("`[^`\n]+`|\\b[a-z]+[A-Z]\\w*\\b|\\b\\w+_\\w+\\b|\\b[A-Z][a-z]+[A-Z]\\w*\\b")
 	})
-	wordRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[a-z][a-z\-]{3,}`) })
+	// wordRe: a content word of a spaced script.
+	wordRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`[\p{Latin}\p{Cyrillic}][\p{Latin}\p{Cyrillic}\-]{3,}`)
+	})
 )
-
-// Classify says whether a user's message gives a standing instruction
-// or an ordinary request. Only prose counts: code blocks, pasted logs and
-// questions are passed over, since a log line saying "must" or a question
-// about why something "never" ends gives no instruction. A sentence with
-// a standing word (always, never, from now on, must, prefer, ...) is an
-// instruction; so is a short statement that asks for nothing ("the cache
-// uses LRU", "64 MiB cap"): a decision. Questions, imperatives ("read
-// f3.txt", "fix the test") and long pastes are requests. When in doubt it
-// says instruction: keeping a request verbatim costs tokens, losing a
-// rule costs the user's trust.
-func Classify(text string) string {
-	sentences := proseSentences(text)
-	for _, s := range sentences {
-		if standingRe().MatchString(s) {
-			return KindInstruction
-		}
-	}
-	if strings.Contains(text, "?") || len(text) > 300 || len(sentences) == 0 {
-		return KindRequest
-	}
-	first := strings.Fields(unlabel(sentences[0]))
-	if len(first) == 0 || requestVerbs()[strings.Trim(first[0], ",.:;!")] {
-		return KindRequest
-	}
-	return KindInstruction
-}
-
-// unlabel drops a short label before a colon: "Topic A: ...", "Task 3: ...".
-func unlabel(s string) string {
-	if i := strings.IndexByte(s, ':'); i > 0 && len(strings.Fields(s[:i])) <= 3 {
-		return s[i+1:]
-	}
-	return s
-}
-
-// requestVerbs start a sentence that asks for something done now.
-var requestVerbs = sync.OnceValue(func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`read summarise summarize fix add run show tell explain write create count list find look check
-update remove delete implement refactor rename move make build test open review help can could would please what why how where
-when which who is are does do did go try print grep search debug investigate diagnose compare install upgrade bump tidy clean
-format lint commit push merge rebase revert undo continue retry finish start stop describe draft generate port convert split
-extract inline document translate paste here see let give send deploy release measure profile benchmark rewrite replace change
-edit modify set get fetch load parse call analyse analyze answer now then next also and so ok okay thanks thank yes no`) {
-		m[w] = true
-	}
-	return m
-})
-
-// proseSentences returns the lowercased sentences of text's prose lines.
-func proseSentences(text string) []string {
-	out := sentences(text)
-	for i := range out {
-		out[i] = strings.ToLower(out[i])
-	}
-	return out
-}
-
-// sentences returns the sentences of text's prose lines, as written,
-// questions left out.
-func sentences(text string) []string {
-	var out []string
-	fenced := false
-	for _, line := range strings.Split(text, "\n") {
-		t := strings.TrimSpace(line)
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			fenced = !fenced
-			continue
-		}
-		if fenced || t == "" || !prose(line) {
-			continue
-		}
-		for _, s := range splitSentences(t) {
-			if !strings.HasSuffix(s, "?") {
-				out = append(out, s)
-			}
-		}
-	}
-	return out
-}
-
-// prose reports whether a line reads like the user's own words rather
-// than pasted output: not indented as code, not a log or stack line, not
-// mostly symbols.
-func prose(line string) bool {
-	if strings.HasPrefix(line, "    ") || strings.HasPrefix(line, "\t") {
-		return false
-	}
-	t := strings.TrimSpace(line)
-	switch {
-	case t == "", logLineRe().MatchString(t):
-		return false
-	}
-	letters := 0
-	for _, r := range t {
-		if 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || r == ' ' {
-			letters++
-		}
-	}
-	return letters*10 >= len(t)*7
-}
-
-var logLineRe = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(?:\d{2,4}[-/:.]\d|\[|[<>$#|]|(?:at|from)\s+\S+[.(]|[A-Z]{3,}[:\s\]]|\w+\.\w+:\d+|--- |=== |ok\s|fail\b|panic:|goroutine |error[:\[]|warn(?:ing)?[:\[]|info[:\[]|debug[:\[]|traceback|\w+(?:error|exception)\b)`)
-})
-
-func splitSentences(s string) []string {
-	var out []string
-	start := 0
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; (c == '.' || c == '!' || c == '?' || c == ';') && (i+1 == len(s) || s[i+1] == ' ') {
-			out = append(out, strings.TrimSpace(s[start:i+1]))
-			start = i + 1
-		}
-	}
-	if rest := strings.TrimSpace(s[start:]); rest != "" {
-		out = append(out, rest)
-	}
-	return out
-}
 
 // subject is what a text is about: strong keys (paths, codes, names in
 // backticks or code case) and content words.
@@ -189,7 +60,7 @@ func subjectOf(text string) subject {
 	low := strings.ToLower(text)
 	// Doubled spaces: a match takes the delimiter after it, which must
 	// leave one for the next path ("vendor/ docs/").
-	for _, m := range pathRe().FindAllStringSubmatch(strings.ReplaceAll(low, " ", "  "), -1) {
+	for _, m := range pathRe().FindAllStringSubmatch(strings.ReplaceAll(spaceCJK(low), " ", "  "), -1) {
 		p := strings.Trim(strings.TrimPrefix(m[1], "./"), "/.")
 		if p != "" && !strings.HasPrefix(p, "e.g") && !strings.HasPrefix(p, "i.e") {
 			s.keys["path:"+p] = true
@@ -239,50 +110,92 @@ func sameSubject(a, b string, words int) bool {
 }
 
 // Changes reports whether text uses wording that changes an earlier
-// instruction ("from now on", "instead", "no longer", "rule change").
+// instruction ("from now on", "instead", "no longer", "rule change"), in
+// any of the nine languages.
 func Changes(text string) bool {
 	low := strings.ToLower(text)
-	return strongChangeRe().MatchString(low) || weakChangeRe().MatchString(low)
+	return strongChange(low) || weakChange(low)
 }
 
+// strongChange reports whether a lowercased sentence says an earlier
+// instruction no longer holds as it was.
+func strongChange(low string) bool {
+	return strongChangeRe().MatchString(low) || containsAny(low, strongChangeCJK)
+}
+
+// weakChange reports whether a lowercased sentence starts a standing
+// instruction, which may change an earlier one or add to it: only a turn
+// of polarity (never -> may) makes it a change.
+func weakChange(low string) bool { return weakChangeRe().MatchString(low) || temporal(low) }
+
+func additive(low string) bool { return additiveRe().MatchString(low) || containsAny(low, additiveCJK) }
+
 var (
-	// strongChangeRe marks a sentence that says an earlier instruction no
-	// longer holds as it was.
 	strongChangeRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`\b(?:rule change|change of plan|changed my mind|new rule|instead|no longer|any ?more|no more|replaces?|replacing|scratch (?:that|this|the)|forget|cancel(?:s|led|ed|l?ing)?|overrid(?:e|es|ing)|actually|on second thought|correction|revert|revok(?:e|ed|es)|lift(?:ed|s)?|void|rescind(?:ed|s)?|waiv(?:e|ed|es)|suspend(?:ed|s)?|drop (?:the|that|this) rule|may now|can now|now (?:allowed|fine|ok|okay|permitted)|(?:is|are) (?:fine|ok|okay|allowed|permitted) now|(?:is|are) yours|feel free|(?:does not|doesn'?t) apply|you may (?:now )?(?:edit|change|modify|touch|use|write))\b`)
+		return wordsRe(strings.Join([]string{
+			`rule change|change of plan|changed my mind|new rule|instead|no longer|any ?more|no more|replaces?|replacing|scratch (?:that|this|the)|forget|cancel(?:s|led|ed|l?ing)?|overrid(?:e|es|ing)|actually|on second thought|correction|revert|revok(?:e|ed|es)|lift(?:ed|s)?|void|rescind(?:ed|s)?|waiv(?:e|ed|es)|suspend(?:ed|s)?|drop (?:the|that|this) rule|may now|can now|now (?:allowed|fine|ok|okay|permitted)|(?:is|are) (?:fine|ok|okay|allowed|permitted) now|(?:is|are) yours|feel free|(?:does not|doesn'?t) apply|you may (?:now )?(?:edit|change|modify|touch|use|write)`,
+			`changement de règle|nouvelle règle|changement de plan|j'ai changé d'avis|au lieu de|à la place|n'\pL+ plus|ne \pL+ plus|plus besoin|oublie[zr]?|annul\pL*|révoqu\pL*|levée?|peu[tx] maintenant|peuvent maintenant|pouvez maintenant|maintenant autorisée?s?|désormais autorisée?s?|remplace|en fait|finalement`,
+			`regeländerung|neue regel|planänderung|stattdessen|nicht mehr|kein\pL* mehr|vergiss|aufgehoben|gilt nicht mehr|darfst (?:jetzt|nun)|dürfen (?:jetzt|nun)|darf (?:jetzt|nun)|(?:jetzt|nun) erlaubt|ersetzt|doch`,
+			`cambio de regla|nueva regla|cambio de planes|en lugar de|en vez de|ya no|olvida|olvídate|cancela\pL*|anula\pL*|revoca\pL*|ya puedes|puedes ya|ahora puedes|puedes ahora|ahora (?:está|están) permitid\pL*|reemplaza|en realidad`,
+			`mudança de regra|nova regra|em vez de|ao invés de|não \pL+ mais|não mais|esquece|esqueça|cancela\pL*|anula\pL*|revoga\pL*|agora (?:você )?pode[ms]?|pode[ms]? agora|agora (?:está|estão) (?:liberad|permitid)\pL*|substitui|na verdade`,
+			`изменение правила|новое правило|вместо|больше не|уже не|забудь|отмен\pL*|теперь можно|можно теперь|теперь (?:разрешено|можешь)|разрешаю|заменяет|на самом деле|не действует`,
+		}, "|"))
 	})
-	// weakChangeRe marks the start of a standing instruction, which may
-	// change an earlier one or add to it: only a turn of polarity (never
-	// -> may) makes it a change.
+	strongChangeCJK = []string{"规则变更", "规则改为", "新规则", "改为", "改成", "不再", "取消", "作废", "废除", "忘掉", "现在可以", "可以了", "代替", "其实",
+		"ルール変更", "新しいルール", "代わりに", "もう", "しなくてよい", "しなくていい", "取り消", "廃止", "撤回", "忘れて", "てもよい", "てもいい", "解除", "実は",
+		"규칙 변경", "새 규칙", "대신", "더 이상", "취소", "폐지", "잊어", "해도 됩", "해도 돼", "해제", "사실은"}
 	weakChangeRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`\b(?:from now on|going forward|from here on|henceforth|from today|(?:is|are) (?:now )?(?:allowed|permitted|fine|ok|okay)|may be (?:edited|changed|modified|touched|used|written))\b`)
+		return wordsRe(`(?:is|are) (?:now )?(?:allowed|permitted|fine|ok|okay)|may be (?:edited|changed|modified|touched|used|written)|` +
+			`peut être modifiée?s?|est autorisée?|darf geändert werden|ist erlaubt|está permitid[oa]|puede modificarse|é permitid[oa]|pode ser alterad[oa]|разрешено`)
 	})
-	// additiveRe marks an instruction that adds to the earlier ones.
 	additiveRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`\b(?:also|too|either|as well|in addition|additionally|on top of)\b`)
+		return wordsRe(`also|too|either|as well|in addition|additionally|on top of|aussi|également|non plus|de plus|auch|zusätzlich|ebenfalls|también|además|tampoco|também|além disso|также|тоже|ещё|еще`)
 	})
-	prohibitRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`\b(?:never|don'?t|do not|must not|mustn'?t|not allowed|forbidden|avoid|no one|nobody)\b`)
+	additiveCJK = []string{"也", "另外", "此外", "还要", "も変更", "も読", "もし", "또한", "추가로", "도 수정", "도 읽"}
+	prohibitRe  = sync.OnceValue(func() *regexp.Regexp {
+		return wordsRe(`never|don'?t|do not|must not|mustn'?t|not allowed|forbidden|avoid|no one|nobody|jamais|ne|n'\pL+|interdit\pL*|niemals|nie|nicht|verboten|kein\pL*|nunca|no|prohibid\pL*|jamás|não|proibid\pL*|никогда|не|нельзя|запрещ\pL*`)
 	})
-	permitRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`\b(?:may|can|allowed|permitted|fine|ok|okay|free to|yours)\b`)
+	prohibitCJK = []string{"不要", "禁止", "不得", "不准", "别", "勿", "不能", "しない", "ないで", "ないこと", "마세요", "금지", "하지 마", "말 것"}
+	permitRe    = sync.OnceValue(func() *regexp.Regexp {
+		return wordsRe(`may|can|allowed|permitted|fine|ok|okay|free to|yours|peu[tx]|peuvent|pouvez|autorisé\pL*|permis|libre|darf(?:st)?|dürfen|erlaubt|kannst|puede[sn]?|permitid\pL*|pode[ms]?|liberad\pL*|можно|можешь|разрешен\pL*|разрешаю`)
 	})
-	refRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bD(\d+)\b`) })
+	permitCJK = []string{"可以", "允许", "てもよい", "てもいい", "てよい", "許可", "해도", "허용", "가능"}
+	refRe     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bD(\d+)\b`) })
 )
 
-// actions groups the verbs an instruction is about, by stem: "never
-// edit vendor/" and "vendor/ may be changed" are about the same act, "read
-// vendor/README.md first" is not.
+// spaceCJK puts spaces around the runs of scripts that use none, so that
+// a path written against them ("修改vendor/目录") is a word.
+func spaceCJK(s string) string {
+	var b strings.Builder
+	prev := false
+	for _, r := range s {
+		cjk := unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) || strings.ContainsRune("。、，：；！？（）「」『』", r)
+		if cjk != prev && b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteRune(r)
+		prev = cjk
+	}
+	return b.String()
+}
+
+// actions groups the verbs an instruction is about, by stem, in the
+// nine languages: "never edit vendor/" and "vendor/ may be changed" are
+// about the same act, "read vendor/README.md first" is not. Stems of
+// spaced scripts match a word's start; the others match anywhere.
 var actions = sync.OnceValue(func() map[string]string {
 	m := map[string]string{}
 	for group, stems := range map[string]string{
-		"write": "edit touch modif chang writ wrote patch updat alter delet remov commit push fix refactor renam rewrit",
-		"read":  "read open view look summar inspect",
-		"run":   "run execut build deploy install releas",
-		"use":   "use using call import depend add prefer",
+		"write": "edit touch modif chang writ wrote patch updat alter delet remov commit push fix refactor renam rewrit intac untouch unverän нетрон " +
+			"édit touche écri suppri corrig " + "änder ander bearbeit schreib lösch anfass " + "cambi toca escrib borr corrij elimin " +
+			"alter mexa escrev apag corrij " + "меня измен редакт прав трога пиш удал " +
+			"修改 改动 编辑 改 删除 写入 変更 編集 修正 触 削除 書き 수정 변경 편집 건드 삭제",
+		"read":  "read open view look summar inspect lis lire résum les lies fass lee leer resum ler leia lê чита прочит переска 读 阅读 看 読 읽",
+		"run":   "run execut build deploy install releas exécut lanc ausführ start ejecut execut rod запуск выполн 运行 执行 実行 실행",
+		"use":   "use using call import depend add prefer utilis verwend benutz nutz utiliz usa uso использ 使用 用 使 사용",
 		"style": "format indent tab spac naming",
-		"talk":  "answer respon reply speak languag english french german spanish",
-		"test":  "test",
+		"talk":  "answer respon reply speak languag english french german spanish répond antwort respond respond отвеча 回答 答え 답",
+		"test":  "test тест 测试 テスト 테스트",
 	} {
 		for _, st := range strings.Fields(stems) {
 			m[st] = group
@@ -294,12 +207,18 @@ var actions = sync.OnceValue(func() map[string]string {
 // actionsOf returns the groups of the verbs in a lowercased sentence.
 func actionsOf(low string) map[string]bool {
 	out := map[string]bool{}
-	for _, w := range strings.FieldsFunc(low, func(r rune) bool { return !('a' <= r && r <= 'z') }) {
-		for n := min(len(w), 7); n >= 3; n-- {
-			if g, ok := actions()[w[:n]]; ok {
+	for _, w := range strings.FieldsFunc(low, func(r rune) bool { return !unicode.IsLetter(r) }) {
+		r := []rune(w)
+		for n := min(len(r), 7); n >= 3; n-- {
+			if g, ok := actions()[string(r[:n])]; ok {
 				out[g] = true
 				break
 			}
+		}
+	}
+	for st, g := range actions() {
+		if r, _ := utf8.DecodeRuneInString(st); r > 0x2e80 && strings.Contains(low, st) {
+			out[g] = true
 		}
 	}
 	return out
@@ -308,7 +227,8 @@ func actionsOf(low string) map[string]bool {
 // polarity is -1 for a sentence that forbids, +1 for one that permits, 0
 // for neither or both.
 func polarity(low string) int {
-	no, yes := prohibitRe().MatchString(low), permitRe().MatchString(low)
+	no := prohibitRe().MatchString(low) || containsAny(low, prohibitCJK)
+	yes := permitRe().MatchString(low) || containsAny(low, permitCJK)
 	switch {
 	case no && !yes:
 		return -1
@@ -329,8 +249,13 @@ const (
 )
 
 var ruleNounRe = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\b(?:rules?|restrictions?|constraints?|bans?|polic(?:y|ies)|instructions?)\b`)
+	return wordsRe(`rules?|restrictions?|constraints?|bans?|polic(?:y|ies)|instructions?|règle\pL*|regel\pL*|regla\pL*|regra\pL*|правил\pL*|restricci\pL*|einschränkung\pL*|ограничени\pL*|verbot|interdiction`)
 })
+
+// ruleNoun reports whether a lowercased sentence names a rule.
+func ruleNoun(low string) bool {
+	return ruleNounRe().MatchString(low) || containsAny(low, []string{"规则", "规定", "限制", "禁止", "ルール", "規則", "禁止", "制限", "규칙", "금지", "제한"})
+}
 
 // reference says how strongly sentence s points at the earlier entry
 // old.
@@ -350,11 +275,15 @@ func reference(s string, old Entry) int {
 			return refStrong
 		}
 		if key {
+			// The same act on it, or "the rule" about it when one of the
+			// two names no act; two different acts are two subjects
+			// ("read vendor/README.md" is no rule on editing vendor/).
+			mine, theirs := actionsOf(low), actionsOf(strings.ToLower(os))
 			shared := false
-			for g := range actionsOf(low) {
-				shared = shared || actionsOf(strings.ToLower(os))[g]
+			for g := range mine {
+				shared = shared || theirs[g]
 			}
-			if shared || ruleNounRe().MatchString(low) {
+			if shared || ruleNoun(low) && (len(mine) == 0 || len(theirs) == 0) {
 				return refStrong
 			}
 			best = refWeak
@@ -409,17 +338,20 @@ func changeSentences(text string) (out []string, strong []bool) {
 	ss := sentences(text)
 	for i, s := range ss {
 		low := strings.ToLower(s)
-		st, wk := strongChangeRe().MatchString(low), weakChangeRe().MatchString(low)
+		st, wk := strongChange(low), weakChange(low)
 		if !st && !wk {
 			continue
 		}
-		if sub := subjectOf(s); len(sub.keys) == 0 && len(sub.words) < 2 {
+		switch sub := subjectOf(s); {
+		case len(sub.keys) == 0 && len(sub.words) < 2:
 			if i > 0 {
 				s = ss[i-1] + " " + s
 			}
 			if i+1 < len(ss) {
 				s += " " + ss[i+1]
 			}
+		case len(sub.keys) > 0 && strings.HasSuffix(s, ";") && i+1 < len(ss):
+			s += " " + ss[i+1] // "ya no hace falta...; puedes editarlo"
 		}
 		out, strong = append(out, s), append(strong, st)
 	}
@@ -440,7 +372,7 @@ func changesEntry(text string, old Entry, model bool) bool {
 	ss, strong := changeSentences(text)
 	for i, s := range ss {
 		low := strings.ToLower(s)
-		if additiveRe().MatchString(low) && !strong[i] {
+		if additive(low) && !strong[i] || oldPol < 0 && avoids(low, old) {
 			continue
 		}
 		ref := reference(s, old)
@@ -453,6 +385,26 @@ func changesEntry(text string, old Entry, model bool) bool {
 	}
 	return false
 }
+
+// avoids reports whether a lowercased sentence puts old's subject after
+// "instead of" ("instead of editing vendor/, wrap it"): it keeps to a
+// rule that forbids, and changes nothing.
+func avoids(low string, old Entry) bool {
+	m := insteadRe().FindStringIndex(low)
+	if m == nil {
+		return false
+	}
+	after := low[m[1]:]
+	if i := strings.IndexAny(after, ",;.，；。"); i >= 0 {
+		after = after[:i]
+	}
+	shared, _ := sharedKey(subjectOf(after), subjectOf(old.Text))
+	return shared
+}
+
+var insteadRe = sync.OnceValue(func() *regexp.Regexp {
+	return wordsRe(`instead of|rather than|au lieu de|plutôt que de|statt|anstatt|en lugar de|en vez de|em vez de|ao invés de|вместо( того чтобы)?`)
+})
 
 // Supersedes returns the entries the user's new entry e retires: the
 // earlier standing instructions, the user's, still in force, that e
@@ -677,8 +629,8 @@ func Sanitize(d *Draft, ledger []Entry) int {
 // instruction on the subject of one of the user's: a paraphrase, which
 // can only differ from the user's words.
 func restates(ledger []Entry, line string) bool {
-	for _, s := range proseSentences(line) {
-		if standingRe().MatchString(s) && aboutInstruction(ledger, s) {
+	for _, s := range sentencesOf(line) {
+		if strong, _ := standing(s.low); !s.question && strong && aboutInstruction(ledger, s.text) {
 			return true
 		}
 	}

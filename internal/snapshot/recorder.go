@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"path/filepath"
 	"sync"
 
 	"github.com/godwit/godwit/internal/store"
@@ -103,6 +104,17 @@ func (r *Recorder) BeforeWrite(ctx context.Context, abs string) error {
 	fi, err := r.ws.Lstat(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
+		// The write creates the folders missing on its way: keep them
+		// too (a path ending in a separator), so undo removes them.
+		for dir := filepath.Dir(abs); dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
+			if _, err := r.ws.Lstat(dir); !errors.Is(err, fs.ErrNotExist) {
+				break
+			}
+			folder := store.FileSnapshot{SessionID: sess, TurnID: id, Path: dir + string(filepath.Separator)}
+			if _, err := r.st.RecordSnapshot(ctx, folder); err != nil {
+				return fmt.Errorf("snapshot: %w", err)
+			}
+		}
 	case err != nil:
 		return err // the write would fail on it too
 	case !fi.Mode().IsRegular():

@@ -73,11 +73,16 @@ func Undo(ctx context.Context, st *store.Store, sessionID string, fromTurnSeq in
 		defer ws.Close()
 	}
 	done := map[string]bool{}
+	var folders []string
 	for _, s := range snaps {
 		if done[s.Path] {
 			continue // only the first snapshot is the state before
 		}
 		done[s.Path] = true
+		if strings.HasSuffix(s.Path, string(filepath.Separator)) {
+			folders = append(folders, s.Path)
+			continue
+		}
 		switch outcome, err := restore(ws, s); {
 		case err != nil:
 			rep.Failed = append(rep.Failed, Failure{Path: s.Path, Err: err})
@@ -87,6 +92,16 @@ func Undo(ctx context.Context, st *store.Store, sessionID string, fromTurnSeq in
 			rep.Removed = append(rep.Removed, s.Path)
 		default:
 			rep.Unchanged = append(rep.Unchanged, s.Path)
+		}
+	}
+	// Folders the file tools created go once empty, deepest first; one
+	// holding anything else stays. Removed through the workspace: a
+	// folder swapped for a link is not followed.
+	slices.SortFunc(folders, func(a, b string) int { return len(b) - len(a) })
+	for _, f := range folders {
+		dir := strings.TrimSuffix(f, string(filepath.Separator))
+		if fi, err := ws.Lstat(dir); err == nil && fi.IsDir() {
+			_ = ws.Remove(dir)
 		}
 	}
 	if err := shellChanges(ctx, st, sess, fromTurnSeq, done, &rep); err != nil {

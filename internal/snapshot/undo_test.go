@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -115,11 +116,17 @@ func (w *world) tree(skip ...string) map[string]string {
 	w.t.Helper()
 	out := map[string]string{}
 	err := filepath.WalkDir(w.root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
+		if err != nil || p == w.root {
 			return err
 		}
 		rel, _ := filepath.Rel(w.root, p)
 		rel = filepath.ToSlash(rel)
+		if d.IsDir() { // folders count too: undo leaves none it made
+			if !slices.ContainsFunc(skip, func(s string) bool { return rel == s || strings.HasPrefix(rel, s+"/") }) {
+				out[rel+"/"] = "folder"
+			}
+			return nil
+		}
 		for _, s := range skip {
 			if rel == s || strings.HasPrefix(rel, s+"/") {
 				return nil

@@ -22,8 +22,17 @@ type Decision struct {
 	// SupersededBy is the Seq of the entry that replaced this one; 0 while
 	// the entry stands.
 	SupersededBy int
-	CreatedAt    time.Time
+	// Pinned is the user's word over Kind: PinRule or PinRequest, 0 while
+	// the classifier's stands.
+	Pinned    int
+	CreatedAt time.Time
 }
+
+// The user's pins (Decision.Pinned).
+const (
+	PinRule    = 1
+	PinRequest = -1
+)
 
 // Kinds of the user's ledger entries.
 const (
@@ -56,6 +65,40 @@ func (s *Store) SupersedeDecision(ctx context.Context, sessionID string, seq, by
 		qSupersedeDecision, sessionID, seq, by)
 }
 
+// PinDecision records the user's word on what entry seq is: PinRule (a
+// standing instruction, whatever the classifier said), PinRequest (not
+// one), or 0 (the classifier's kind again). Only the user's entries take
+// a pin. Unpinning an entry restores the entries it had superseded, whose
+// seqs it returns: words that are no rule change no rule.
+func (s *Store) PinDecision(ctx context.Context, sessionID string, seq, pin int) (restored []int, err error) {
+	err = s.inTx(ctx, "pin decision", func(tx *txn) error {
+		res, err := tx.ExecContext(ctx, qPinDecision, sessionID, seq, pin)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return errors.Join(err, notFound("no entry D%d of the user's", seq))
+		}
+		if pin != PinRequest {
+			return nil
+		}
+		rows, err := tx.QueryContext(ctx, qRestoreDecisions, sessionID, seq)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var n int
+			if err := rows.Scan(&n); err != nil {
+				return err
+			}
+			restored = append(restored, n)
+		}
+		return rows.Err()
+	})
+	return restored, err
+}
+
 // SetDecisionTopic labels an entry with a topic.
 func (s *Store) SetDecisionTopic(ctx context.Context, sessionID string, seq int, topic string) error {
 	return s.update(ctx, "set decision topic", fmt.Sprintf("no entry D%d", seq), qSetDecisionTopic, sessionID, seq, topic)
@@ -74,7 +117,7 @@ func (s *Store) Decisions(ctx context.Context, sessionID string) ([]Decision, er
 	for rows.Next() {
 		d := Decision{SessionID: sessionID}
 		var at int64
-		if err := rows.Scan(&d.Seq, &d.Source, &d.Turn, &d.Topic, &d.Text, &d.SupersededBy, &at, &d.Kind); err != nil {
+		if err := rows.Scan(&d.Seq, &d.Source, &d.Turn, &d.Topic, &d.Text, &d.SupersededBy, &at, &d.Kind, &d.Pinned); err != nil {
 			return nil, wrap("decisions", err)
 		}
 		d.CreatedAt = fromMS(at)

@@ -46,6 +46,40 @@ func TestDecisionLedger(t *testing.T) {
 	}
 }
 
+// The user's pin overrides the classifier's kind, only on the user's
+// entries; unpinning an entry restores what it superseded.
+func TestPinDecision(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st, id := openWithSession(t)
+	d1, _ := st.AddDecision(ctx, Decision{SessionID: id, Source: "user", Kind: KindInstruction, Turn: 1, Text: "never touch vendor/"})
+	d2, _ := st.AddDecision(ctx, Decision{SessionID: id, Source: "user", Kind: KindInstruction, Turn: 2, Text: "vendor/ is yours now"})
+	d3, _ := st.AddDecision(ctx, Decision{SessionID: id, Source: "model", Text: "agreed"})
+	if err := st.SupersedeDecision(ctx, id, d1.Seq, d2.Seq); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.PinDecision(ctx, id, d3.Seq, PinRule); !errors.Is(err, ErrNotFound) {
+		t.Errorf("pinned a model's entry: %v", err)
+	}
+	if _, err := st.PinDecision(ctx, id, 99, PinRule); !errors.Is(err, ErrNotFound) {
+		t.Errorf("pinned a missing entry: %v", err)
+	}
+	restored, err := st.PinDecision(ctx, id, d2.Seq, PinRequest)
+	if err != nil || len(restored) != 1 || restored[0] != d1.Seq {
+		t.Fatalf("unpin D2: restored %v, %v", restored, err)
+	}
+	got, _ := st.Decisions(ctx, id)
+	if got[0].SupersededBy != 0 || got[1].Pinned != PinRequest || got[1].Kind != KindInstruction {
+		t.Errorf("after unpin: %+v", got)
+	}
+	if restored, err := st.PinDecision(ctx, id, d2.Seq, PinRule); err != nil || restored != nil {
+		t.Errorf("pin D2: %v, %v", restored, err)
+	}
+	if got, _ := st.Decisions(ctx, id); got[1].Pinned != PinRule {
+		t.Errorf("after pin: %+v", got[1])
+	}
+}
+
 func TestCompactions(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

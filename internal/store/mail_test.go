@@ -269,6 +269,14 @@ func TestConcurrentClaimsAcrossConnections(t *testing.T) {
 			s := open()
 			owner := fmt.Sprintf("%d/c", c)
 			for {
+				// Whether the senders were done is read before the claim:
+				// an empty claim made after they were sees every message.
+				var done bool
+				select {
+				case <-stop:
+					done = true
+				default:
+				}
 				got, err := s.ClaimMail(ctx, target.ID, owner, 7)
 				if err != nil {
 					errs <- err
@@ -283,11 +291,10 @@ func TestConcurrentClaimsAcrossConnections(t *testing.T) {
 				}
 				mu.Unlock()
 				if len(got) == 0 {
-					select {
-					case <-stop:
+					if done {
 						return
-					case <-time.After(time.Millisecond): // as a resident waits between claims
 					}
+					time.Sleep(time.Millisecond) // as a resident waits between claims
 				}
 			}
 		}()

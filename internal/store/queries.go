@@ -231,15 +231,21 @@ const (
 VALUES (?1, (SELECT coalesce(max(seq), 0) + 1 FROM decisions WHERE session_id = ?1), ?2, ?3, ?4, ?5, ?6, ?7)
 RETURNING seq`
 
-	// An entry is superseded once, by a later one; never un-superseded.
+	// An entry is superseded once, by a later one; only an unpin of the
+	// later one restores it.
 	qSupersedeDecision = `UPDATE decisions SET superseded_by = ?3
 WHERE session_id = ?1 AND seq = ?2 AND superseded_by = 0 AND ?3 > seq
 	AND EXISTS (SELECT 1 FROM decisions WHERE session_id = ?1 AND seq = ?3)`
 
 	qSetDecisionTopic = `UPDATE decisions SET topic = ?3 WHERE session_id = ?1 AND seq = ?2`
 
-	qDecisions = `SELECT seq, source, turn, topic, text, superseded_by, created_at, kind
+	qDecisions = `SELECT seq, source, turn, topic, text, superseded_by, created_at, kind, pinned
 FROM decisions WHERE session_id = ? ORDER BY seq`
+
+	qPinDecision = `UPDATE decisions SET pinned = ?3 WHERE session_id = ?1 AND seq = ?2 AND source = 'user'`
+
+	// An unpinned entry changes no rule: what it retired stands again.
+	qRestoreDecisions = `UPDATE decisions SET superseded_by = 0 WHERE session_id = ?1 AND superseded_by = ?2 RETURNING seq`
 
 	qRecordCompaction = `INSERT INTO compactions (session_id, segment, call_id, level, page_id, text, created_at)
 VALUES (?, ?, ?, ?, ?, ?, ?)

@@ -161,7 +161,14 @@ func (a *analysis) toolCalls(r *Report) {
 			tools[c.Name] = tc
 		}
 		tc.Calls++
-		if c.IsError {
+		switch {
+		case c.IsError && c.Code == codeDenied:
+			r.ToolDenied++
+			tc.Denied++
+		case c.IsError && c.Code == codeCancelled:
+			r.ToolCancelled++
+			tc.Cancelled++
+		case c.IsError:
 			r.ToolErrors++
 			tc.Errors++
 		}
@@ -208,6 +215,10 @@ func (a *analysis) toolCalls(r *Report) {
 		}
 		if c.IsError && c.Code == codeDenied {
 			r.Shell.Denied++
+			continue
+		}
+		if c.IsError && c.Code == codeCancelled {
+			r.Shell.Cancelled++
 			continue
 		}
 		r.Shell.Runs++

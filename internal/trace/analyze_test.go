@@ -70,18 +70,29 @@ func TestAnalyzeCountsFailuresDenialsAndPrices(t *testing.T) {
 		tool(1, "shell_exec", `{"command":"sleep 999"}`, nil, true, "TIMEOUT").
 		tool(1, "shell_exec", `{"action":"list"}`, nil, false, "").
 		tool(1, "file_read", `{"path":"gone.go"}`, nil, true, "ENOENT").
+		tool(1, "shell_exec", `{"command":"go test ./..."}`, nil, true, "CANCELLED").
 		model(2, 0.5, "provider said no")
 	r := trace.Analyze(&b.t)
-	if r.Shell.Runs != 1 || r.Shell.Failed != 1 || r.Shell.Denied != 1 {
-		t.Errorf("shell = %+v", r.Shell)
+	if r.Shell.Runs != 1 || r.Shell.Failed != 1 || r.Shell.Denied != 1 || r.Shell.Cancelled != 1 || r.Tests.Runs != 0 {
+		t.Errorf("shell = %+v, tests = %+v", r.Shell, r.Tests)
 	}
-	if r.ToolErrors != 3 || r.ModelErrors != 1 || r.MaxParallel != 4 || r.ParallelSteps != 1 {
-		t.Errorf("errors %d/%d, parallel %d/%d", r.ToolErrors, r.ModelErrors, r.MaxParallel, r.ParallelSteps)
+	// A refusal and the user's cancel are not failures.
+	if r.ToolErrors != 2 || r.ToolDenied != 1 || r.ToolCancelled != 1 || r.ModelErrors != 1 || r.MaxParallel != 5 || r.ParallelSteps != 1 {
+		t.Errorf("errors %d/%d/%d/%d, parallel %d/%d", r.ToolErrors, r.ToolDenied, r.ToolCancelled, r.ModelErrors, r.MaxParallel, r.ParallelSteps)
+	}
+	var text strings.Builder
+	if err := r.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"tool calls 5 (2 failed, 1 denied, 1 cancelled)", "shell_exec 4 (1 failed, 1 denied, 1 cancelled)", "denied 1 · cancelled 1"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, text.String())
+		}
 	}
 	if r.Cost.Total != 0.5 || r.Cost.Unpriced != 1 || len(r.Cost.ByModel) != 1 || r.Cost.ByModel[0].Model != "p/m" {
 		t.Errorf("cost = %+v", r.Cost)
 	}
-	if tc := r.Tools[0]; tc.Name != "shell_exec" || tc.Calls != 3 || tc.Errors != 2 {
+	if tc := r.Tools[0]; tc.Name != "shell_exec" || tc.Calls != 4 || tc.Errors != 1 || tc.Denied != 1 || tc.Cancelled != 1 {
 		t.Errorf("tools = %+v", r.Tools)
 	}
 	if len(r.ReReads) != 0 || len(r.ReadsAfterWrite) != 0 {

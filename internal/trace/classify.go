@@ -19,8 +19,10 @@ const (
 	toolEdit  = "file_edit"
 	toolShell = "shell_exec"
 
-	// codeDenied is tool.CodeDenied: the call was refused and never ran.
-	codeDenied = "DENIED"
+	// codeDenied is tool.CodeDenied: the call was refused and never ran;
+	// codeCancelled is tool.CodeCancelled: the user stopped it.
+	codeDenied    = "DENIED"
+	codeCancelled = "CANCELLED"
 )
 
 // fileRead is a file_read call's target: a path and a line range (0 for

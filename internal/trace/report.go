@@ -15,7 +15,11 @@ type Report struct {
 	ModelErrors int `json:"model_errors"`
 	Retries     int `json:"retries"`
 	ToolCalls   int `json:"tool_calls"`
-	ToolErrors  int `json:"tool_errors"`
+	// ToolErrors counts calls that failed; a call refused by approval
+	// (ToolDenied) or stopped by the user (ToolCancelled) did not fail.
+	ToolErrors    int `json:"tool_errors"`
+	ToolDenied    int `json:"tool_denied,omitempty"`
+	ToolCancelled int `json:"tool_cancelled,omitempty"`
 	// ParallelSteps counts model responses that asked for two or more
 	// tool calls; MaxParallel is the most calls one response asked for,
 	// first at MaxParallelAt.
@@ -77,11 +81,14 @@ type Tokens struct {
 	Reasoning  int64 `json:"reasoning"`
 }
 
-// ToolCount is how often one tool was called and how often it failed.
+// ToolCount is how often one tool was called, failed, was refused by
+// approval or stopped by the user.
 type ToolCount struct {
-	Name   string `json:"name"`
-	Calls  int    `json:"calls"`
-	Errors int    `json:"errors"`
+	Name      string `json:"name"`
+	Calls     int    `json:"calls"`
+	Errors    int    `json:"errors"`
+	Denied    int    `json:"denied,omitempty"`
+	Cancelled int    `json:"cancelled,omitempty"`
 }
 
 // FileRef is one notable read: where it happened and the earlier call it
@@ -97,8 +104,10 @@ type ShellStats struct {
 	Runs int `json:"runs"`
 	// Failed runs exited non-zero, timed out or were killed.
 	Failed int `json:"failed"`
-	// Denied runs were refused by approval and never ran.
-	Denied int `json:"denied"`
+	// Denied runs were refused by approval and never ran; Cancelled ones
+	// the user stopped. Neither counts as a run.
+	Denied    int `json:"denied"`
+	Cancelled int `json:"cancelled,omitempty"`
 	// StderrOK are runs that exited 0 yet printed diagnostics. The shell
 	// merges stdout and stderr, so these are found by their text: a line
 	// such as "warning: ...", "x.go:3: error: ...", "ERROR ...",

@@ -22,8 +22,8 @@ func (r Report) WriteText(w io.Writer) error {
 
 	p("session %s  %s\n", r.Session, r.Title)
 	p("turns %d%s · model calls %d%s · tool calls %d%s\n",
-		r.Turns.Total, turnNote(r.Turns), r.ModelCalls, errNote(r.ModelErrors, r.Retries),
-		r.ToolCalls, errNote(r.ToolErrors, 0))
+		r.Turns.Total, turnNote(r.Turns), r.ModelCalls, counts(tally{r.ModelErrors, "failed"}, tally{r.Retries, "retries"}),
+		r.ToolCalls, counts(tally{r.ToolErrors, "failed"}, tally{r.ToolDenied, "denied"}, tally{r.ToolCancelled, "cancelled"}))
 	if r.MaxParallel > 1 {
 		p("parallel steps %d (most: %d calls in %s)\n", r.ParallelSteps, r.MaxParallel, r.MaxParallelAt)
 	} else {
@@ -44,10 +44,7 @@ func (r Report) WriteText(w io.Writer) error {
 	if len(r.Tools) > 0 {
 		p("\ntools:")
 		for _, tc := range r.Tools {
-			p(" %s %d", tc.Name, tc.Calls)
-			if tc.Errors > 0 {
-				p(" (%d failed)", tc.Errors)
-			}
+			p(" %s %d%s", tc.Name, tc.Calls, counts(tally{tc.Errors, "failed"}, tally{tc.Denied, "denied"}, tally{tc.Cancelled, "cancelled"}))
 		}
 		p("\n")
 	}
@@ -72,6 +69,9 @@ func (r Report) WriteText(w io.Writer) error {
 	p("shell runs %d · failed %d · exit 0 with stderr output %d", s.Runs, s.Failed, len(s.StderrOK))
 	if s.Denied > 0 {
 		p(" · denied %d", s.Denied)
+	}
+	if s.Cancelled > 0 {
+		p(" · cancelled %d", s.Cancelled)
 	}
 	p("\n")
 	for i, run := range s.StderrOK {
@@ -136,28 +136,23 @@ func (r Report) WriteJSON(w io.Writer) error {
 }
 
 func turnNote(c TurnCounts) string {
-	var parts []string
-	for _, x := range []struct {
-		n    int
-		name string
-	}{{c.Done, "done"}, {c.Failed, "failed"}, {c.Cancelled, "cancelled"}, {c.Interrupted, "interrupted"}, {c.Running, "running"}} {
-		if x.n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", x.n, x.name))
-		}
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return " (" + strings.Join(parts, ", ") + ")"
+	return counts(tally{c.Done, "done"}, tally{c.Failed, "failed"}, tally{c.Cancelled, "cancelled"}, tally{c.Interrupted, "interrupted"}, tally{c.Running, "running"})
 }
 
-func errNote(errs, retries int) string {
+// tally is a count and what it counts.
+type tally struct {
+	n    int
+	word string
+}
+
+// counts renders the non-zero tallies as " (1 failed, 2 denied)", or ""
+// when all are zero.
+func counts(ts ...tally) string {
 	var parts []string
-	if errs > 0 {
-		parts = append(parts, fmt.Sprintf("%d failed", errs))
-	}
-	if retries > 0 {
-		parts = append(parts, fmt.Sprintf("%d retries", retries))
+	for _, t := range ts {
+		if t.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", t.n, t.word))
+		}
 	}
 	if len(parts) == 0 {
 		return ""

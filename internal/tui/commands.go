@@ -76,6 +76,9 @@ var commands = []struct {
 	{"sessions", "", "recorded sessions, latest first", false},
 	{"resume", "ID", "continue session ID (id, unique prefix, or last)", true},
 	{"plan", "", "the plan's steps", false},
+	{"rules", "", "what the session keeps as your rules, what was superseded, the newest requests", false},
+	{"pin", "Dn", "keep message Dn as a rule", false},
+	{"unpin", "Dn", "make Dn a request, not a rule", false},
 	{"quit", "", "leave (also Ctrl-C twice, or Ctrl-D on an empty input)", false},
 }
 
@@ -141,6 +144,9 @@ func (c *Controller) Exec(ctx context.Context, line string) (Reply, error) {
 		return Reply{Text: s}, err
 	case "plan":
 		return Reply{Text: c.planText()}, nil
+	case "rules", "pin", "unpin":
+		s, err := c.rulesCommand(ctx, name, args)
+		return Reply{Text: s}, err
 	case "model":
 		s, err := c.switchModel(ctx, args[0])
 		return Reply{Text: s}, err

@@ -134,9 +134,14 @@ func (f *feed) apply(e agent.Event, live bool) {
 			if !r.ByModel {
 				by = "; godwit wrote it from the history"
 			}
+			if r.Shrunk > 0 {
+				by += fmt.Sprintf("; %d ledger entries shortened to fit", r.Shrunk)
+			}
 			f.t.add(&noticeItem{text: fmt.Sprintf("⟲ context reset (%s): segment %d → %d; handoff %s tokens, %s of them decisions%s",
 				r.Reason, r.From, r.To, thousands(r.Tokens), thousands(r.DecisionsTokens), by), style: th.Accent})
 		}
+	case agent.EventKept:
+		f.t.add(&noticeItem{text: keptText(e), style: th.Dim})
 	case agent.EventSuperseded:
 		if i := e.Superseded; i != nil {
 			f.t.add(&noticeItem{text: fmt.Sprintf("⚑ D%d no longer holds: your D%d replaced it. was: %s", i.Old, i.By, cutText(strings.Join(strings.Fields(i.OldText), " "), 100)), style: th.Accent})

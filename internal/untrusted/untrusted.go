@@ -229,17 +229,23 @@ func signals() []signal {
 // ForeignRuleWords and ForeignCancelWords are stems, lowercased, of
 // "rule", "user", "instruction" and of "cancelled", "no longer applies",
 // "allowed" in French, Spanish, Portuguese, German, Italian, Russian,
-// Chinese and Japanese: an injection, or a model it swayed, may write in
-// any language. handoff judges a model's handoff with them too.
+// Chinese, Japanese and Korean: an injection, or a model it swayed, may
+// write in any language. handoff judges a model's handoff with them too.
 var (
 	ForeignRuleWords = []string{"règle", "regla", "regra", "regel", "regola", "правил", "规则", "規則", "ルール",
 		"utilisateur", "usuario", "usuário", "benutzer", "nutzer", "utente", "пользовател", "用户", "ユーザー",
-		"consigne", "instrucci", "instruç", "anweisung", "istruzion", "restricci", "einschränkung", "restrizion", "限制", "制限"}
+		"consigne", "instrucci", "instruç", "anweisung", "istruzion", "restricci", "einschränkung", "restrizion", "限制", "制限",
+		"규칙", "사용자", "지시", "제한"}
 	ForeignCancelWords = []string{"annul", "aufgehoben", "abgeschafft", "ungültig", "gilt nicht", "nicht mehr", "cancelad", "anulad",
 		"derogad", "ya no", "no aplica", "n'est plus", "ne s'applique", "plus valable", "révoqu", "revocad", "revoga", "non vale",
 		"non si applica", "non è più", "não se aplica", "não vale", "отмен", "не действ", "больше не", "取消", "废除", "作废", "不再",
-		"無効", "取り消", "廃止", "撤销", "permis", "permitid", "erlaubt", "darfst", "puedes", "peux", "consentit", "разреш", "允许", "許可"}
+		"無効", "取り消", "廃止", "撤销", "permis", "permitid", "erlaubt", "darfst", "puedes", "peux", "consentit", "разреш", "允许", "許可",
+		"취소", "폐지", "무효", "더 이상", "허용", "해제"}
 )
+
+// foreignUser is "the user" in the languages of ForeignRuleWords: it
+// says whose rule a cancellation is about, as qualifier does in English.
+var foreignUser = []string{"utilisateur", "usuario", "usuário", "benutzer", "nutzer", "utente", "пользовател", "用户", "ユーザー", "사용자"}
 
 func containsAny(s string, words []string) bool {
 	for _, w := range words {
@@ -259,7 +265,7 @@ var triggers = []string{
 	"new instruction", "new task", "new rule", " mode", "rule", "restriction", "constraint", "instruction", "admin", "owner",
 	"operator", "automated", "priority", "whoever", "conversation", "approval", "approved", "quietly", "secretly", "silently",
 	"say nothing", "mention", "ki", "ia", "asistente", "assistente", "assistent", "ассистент", "помощник", "модель", "助手",
-	"アシスタント", "人工智能", "モデル", "règle", "regla", "regel", "regola", "regra", "правил", "规则", "ルール",
+	"アシスタント", "人工智能", "モデル", "règle", "regla", "regel", "regola", "regra", "правил", "规则", "ルール", "규칙",
 }
 
 // Suspicious reports whether text addresses the assistant or claims
@@ -284,7 +290,7 @@ func judge(s string) bool {
 		return true
 	}
 	rc := anySignal(s, ruleChange()) || containsAny(s, ForeignRuleWords) && containsAny(s, ForeignCancelWords)
-	if rc && qualifier().MatchString(s) {
+	if rc && (qualifier().MatchString(s) || containsAny(s, foreignUser)) {
 		return true
 	}
 	sec := secrecy().match(s)

@@ -14,9 +14,10 @@ type Budget struct {
 	// OutputShare is the most one tool output may take in view; a larger
 	// one is paged whole and shown as its head and tail.
 	OutputShare int
-	// Ledger is the Decisions ledger's budget in a handoff. The user's
-	// standing instructions are never cut, even past it (the user is
-	// told); ordinary requests shrink to one line first.
+	// Ledger is the Decisions ledger's budget in a handoff. Every
+	// message's words stay while it has room; past it requests shrink
+	// first and standing instructions last, and those with a standing
+	// marker never (the user is told).
 	Ledger int
 	// HighPct and LowPct place the forced paging marks, in percent of
 	// Limit: above High a compaction step pages down to Low at once.

@@ -170,7 +170,7 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 	if env.Store, err = openStore(ctx, opts, &env.closers); err != nil {
 		return nil, err
 	}
-	g, err := newGuard(opts, ws, env.Store, &env.closers)
+	g, err := newGuard(opts, ws, env.Store, cfg.Shell, &env.closers)
 	if err != nil {
 		return nil, err
 	}

@@ -1,8 +1,12 @@
 package anthropic
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"log/slog"
 	"mime"
@@ -11,11 +15,13 @@ import (
 	"strings"
 	"time"
 
-	sdk "github.com/anthropics/anthropic-sdk-go/v2"
-	"github.com/anthropics/anthropic-sdk-go/v2/option"
-
 	"github.com/godwit/godwit/llm"
+	"github.com/godwit/godwit/llm/internal/sse"
 )
+
+// apiVersion is the anthropic-version header: the version of the
+// Messages API whose reference this adapter follows.
+const apiVersion = "2023-06-01"
 
 // DefaultMaxTokens is the max_tokens sent when neither the request nor
 // Options name one: the API requires a value, and 8192 fits every current
@@ -23,14 +29,14 @@ import (
 const DefaultMaxTokens = 8192
 
 // Options configures the provider. The zero value talks to
-// https://api.anthropic.com without a key; the SDK's environment defaults
-// (ANTHROPIC_API_KEY, profiles, ANTHROPIC_BASE_URL) are never read: the
-// caller's configuration is the only source.
+// https://api.anthropic.com without a key; the environment
+// (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL) is never read: the caller's
+// configuration is the only source.
 type Options struct {
 	// Name is what Name() reports; "anthropic" when empty.
 	Name string
 	// BaseURL is the API root, e.g. "https://api.anthropic.com". A trailing
-	// "/v1" is accepted and dropped, since the SDK adds it.
+	// "/v1" is accepted and dropped, since the adapter adds it.
 	BaseURL string
 	APIKey  string
 	// Headers are added to every request (e.g. anthropic-beta).
@@ -47,7 +53,10 @@ type Options struct {
 
 type provider struct {
 	name      string
-	client    sdk.Client
+	url       string // the messages endpoint
+	apiKey    string
+	headers   map[string]string
+	client    *http.Client
 	maxTokens int64
 	log       *slog.Logger
 	// cfgErr is a configuration mistake found by New, reported by every
@@ -73,32 +82,17 @@ func New(opts Options) llm.Provider {
 	case opts.DefaultMaxTokens == 0:
 		p.maxTokens = DefaultMaxTokens
 	}
-	ropts := []option.RequestOption{
-		option.WithoutEnvironmentDefaults(),
-		// godwit retries in its own layer, where it can tell the consumer
-		// (EventRetry); a hidden SDK retry would double the attempts.
-		option.WithMaxRetries(0),
-		option.WithMiddleware(requireEventStream),
-	}
+	p.url, p.apiKey, p.headers, p.client = "https://api.anthropic.com/v1/messages", opts.APIKey, opts.Headers, opts.HTTPClient
 	if opts.BaseURL != "" {
 		base, err := normalizeBaseURL(opts.BaseURL)
 		if err != nil {
 			p.cfgErr = err
 		}
-		ropts = append(ropts, option.WithBaseURL(base))
+		p.url = base + "/v1/messages"
 	}
-	if opts.APIKey != "" {
-		ropts = append(ropts, option.WithAPIKey(opts.APIKey))
+	if p.client == nil {
+		p.client = defaultHTTPClient()
 	}
-	hc := opts.HTTPClient
-	if hc == nil {
-		hc = defaultHTTPClient()
-	}
-	ropts = append(ropts, option.WithHTTPClient(hc))
-	for k, v := range opts.Headers {
-		ropts = append(ropts, option.WithHeader(k, v))
-	}
-	p.client = sdk.NewClient(ropts...)
 	return p
 }
 
@@ -124,14 +118,35 @@ func (p *provider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Ev
 		start := time.Now()
 		p.log.Debug("anthropic: request", "model", req.Model, "messages", len(params.Messages), "tools", len(params.Tools), "max_tokens", params.MaxTokens, "thinking_budget", budget)
 
-		stream := p.client.Messages.NewStreaming(ctx, params)
-		defer stream.Close()
+		body, err := p.send(ctx, params)
+		if err != nil {
+			yield(llm.Event{}, p.failed(ctx, err, false))
+			return
+		}
+		defer body.Close()
 		d := decoder{provider: p.name}
 		emit := func(e llm.Event) bool { return yield(e, nil) }
-		stopped, seen := false, false
-		for stream.Next() {
+		events := sse.NewReader(body)
+		seen := false
+		for {
+			raw, err := events.Next()
+			if err != nil {
+				if errors.Is(err, io.EOF) {
+					err = nil
+				}
+				yield(llm.Event{}, p.failed(ctx, err, seen))
+				return
+			}
 			seen = true
-			ev := stream.Current()
+			var ev event
+			if err := json.Unmarshal(raw.Data, &ev); err != nil {
+				yield(llm.Event{}, p.failed(ctx, fmt.Errorf("%w: %s", errUnparseable, err), seen))
+				return
+			}
+			if ev.Type == "error" {
+				yield(llm.Event{}, fromAPIError(p.name, 0, nil, raw.Data))
+				return
+			}
 			done, cont, err := d.handle(&ev, emit)
 			if err != nil {
 				yield(llm.Event{}, err)
@@ -141,20 +156,55 @@ func (p *provider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Ev
 				return
 			}
 			if done {
-				stopped = true
 				break
 			}
-		}
-		if !stopped {
-			yield(llm.Event{}, p.streamError(ctx, stream.Err(), seen))
-			return
 		}
 		p.log.Debug("anthropic: done", "model", req.Model, "stop", d.stop, "input_tokens", d.usage.InputTokens, "output_tokens", d.usage.OutputTokens, "elapsed", time.Since(start))
 	}
 }
 
-// streamError explains why a stream ended before message_stop.
-func (p *provider) streamError(ctx context.Context, err error, midStream bool) error {
+// send posts the request and returns the event stream's body; a failed
+// answer is an *llm.Error, a successful one that is not an event stream
+// a *contentTypeError.
+func (p *provider) send(ctx context.Context, params request) (io.ReadCloser, error) {
+	data, err := json.Marshal(params)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the request: %w", err)
+	}
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	hr.Header.Set("Content-Type", "application/json")
+	hr.Header.Set("Accept", "text/event-stream")
+	hr.Header.Set("Anthropic-Version", apiVersion)
+	if p.apiKey != "" {
+		// As the official SDK (v2) sends it.
+		hr.Header.Set("Authorization", "Bearer "+p.apiKey)
+	}
+	for k, v := range p.headers {
+		hr.Header.Set(k, v)
+	}
+	res, err := p.client.Do(hr)
+	if err != nil {
+		return nil, err
+	}
+	if res.StatusCode >= 300 {
+		defer res.Body.Close()
+		b, _ := io.ReadAll(io.LimitReader(res.Body, 64<<10))
+		return nil, fromAPIError(p.name, res.StatusCode, res.Header, b)
+	}
+	ct := res.Header.Get("Content-Type")
+	if mt, _, perr := mime.ParseMediaType(ct); ct != "" && (perr != nil || mt != "text/event-stream") {
+		res.Body.Close()
+		return nil, &contentTypeError{contentType: ct, url: p.url}
+	}
+	return res.Body, nil
+}
+
+// failed explains why a stream ended before message_stop; err is nil for
+// a clean end.
+func (p *provider) failed(ctx context.Context, err error, midStream bool) error {
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return fmt.Errorf("anthropic: %w", ctxErr)
 	}
@@ -185,22 +235,9 @@ func defaultHTTPClient() *http.Client {
 	return &http.Client{Transport: t}
 }
 
-// requireEventStream rejects a successful answer that is not an event
-// stream (a misconfigured BaseURL answering JSON or HTML), which would
-// otherwise look like an empty stream and be retried forever.
-func requireEventStream(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-	res, err := next(req)
-	if err != nil || res.StatusCode >= 300 {
-		return res, err
-	}
-	ct := res.Header.Get("Content-Type")
-	if mt, _, perr := mime.ParseMediaType(ct); ct == "" || (perr == nil && mt == "text/event-stream") {
-		return res, nil
-	}
-	_ = res.Body.Close()
-	return nil, &contentTypeError{contentType: ct, url: req.URL.String()}
-}
-
+// contentTypeError is a successful answer that is not an event stream (a
+// misconfigured BaseURL answering JSON or HTML), which would otherwise
+// look like an empty stream and be retried forever.
 type contentTypeError struct{ contentType, url string }
 
 func (e *contentTypeError) Error() string {

@@ -1,9 +1,5 @@
 package anthropic
 
-import (
-	sdk "github.com/anthropics/anthropic-sdk-go/v2"
-)
-
 // maxBreakpoints is the API's limit on cache_control markers per request.
 const maxBreakpoints = 4
 
@@ -26,11 +22,11 @@ const maxBreakpoints = 4
 //     blocks than the API's 20-block lookback from marker 3 reaches.
 //
 // Thinking blocks cannot carry a marker; the nearest earlier block does.
-func placeCacheBreakpoints(p *sdk.MessageNewParams) {
-	cc := sdk.NewCacheControlEphemeralParam()
+func placeCacheBreakpoints(p *request) {
+	cc := &cacheControl{Type: "ephemeral"}
 	used := 0
-	if n := len(p.Tools); n > 0 && p.Tools[n-1].OfTool != nil {
-		p.Tools[n-1].OfTool.CacheControl = cc
+	if n := len(p.Tools); n > 0 {
+		p.Tools[n-1].CacheControl = cc
 		used++
 	}
 	if n := len(p.System); n > 0 {
@@ -44,11 +40,11 @@ func placeCacheBreakpoints(p *sdk.MessageNewParams) {
 	if markLastBlock(p.Messages[n-1], cc) {
 		used++
 	}
-	if used >= maxBreakpoints || p.Messages[n-1].OfUser == nil {
+	if used >= maxBreakpoints || p.Messages[n-1].Role != "user" {
 		return
 	}
 	for i := n - 2; i > 0; i-- {
-		if p.Messages[i].OfAssistant != nil {
+		if p.Messages[i].Role == "assistant" {
 			markLastBlock(p.Messages[i-1], cc)
 			return
 		}
@@ -56,27 +52,13 @@ func placeCacheBreakpoints(p *sdk.MessageNewParams) {
 }
 
 // markLastBlock sets cc on the last block of m that can carry it.
-func markLastBlock(m sdk.MessageParam, cc sdk.CacheControlEphemeralParam) bool {
-	var blocks []sdk.ContentBlockParamUnion
-	switch {
-	case m.OfUser != nil:
-		blocks = m.OfUser.Content
-	case m.OfAssistant != nil:
-		blocks = m.OfAssistant.Content
-	}
-	for i := len(blocks) - 1; i >= 0; i-- {
-		b := blocks[i]
-		switch {
-		case b.OfText != nil:
-			b.OfText.CacheControl = cc
-		case b.OfToolUse != nil:
-			b.OfToolUse.CacheControl = cc
-		case b.OfToolResult != nil:
-			b.OfToolResult.CacheControl = cc
-		default:
-			continue
+func markLastBlock(m message, cc *cacheControl) bool {
+	for i := len(m.Content) - 1; i >= 0; i-- {
+		switch m.Content[i].Type {
+		case "text", "tool_use", "tool_result":
+			m.Content[i].CacheControl = cc
+			return true
 		}
-		return true
 	}
 	return false
 }

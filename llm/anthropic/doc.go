@@ -1,13 +1,15 @@
-// Package anthropic adapts Anthropic's Messages API to llm.Provider, using
-// the official Go SDK (github.com/anthropics/anthropic-sdk-go/v2) for the
-// transport, the SSE decoding and the request types.
+// Package anthropic adapts Anthropic's Messages API to llm.Provider over
+// net/http: the request and event types are the few the API reference
+// names (the official SDK, one generated package of the whole API, took
+// a quarter of a cold build's CPU for them), the events read by
+// llm/internal/sse.
 //
 // It owns three translations: an llm.Request into a streaming Messages
 // request (roles, tool results, thinking blocks, prompt-cache breakpoints),
 // the stream's events into llm.Events, and the vendor's failures into
-// *llm.Error. It retries nothing: the SDK's retries are off, and retrying
-// is the caller's decision, made from the error's Kind.
+// *llm.Error. It retries nothing: retrying is the caller's decision, made
+// from the error's Kind.
 //
-// It imports llm and the SDK only; never another adapter, nor any godwit
-// package above llm.
+// It imports llm and its internal packages only; never another adapter,
+// nor any godwit package above llm.
 package anthropic

@@ -8,30 +8,26 @@ import (
 	"strings"
 	"time"
 
-	sdk "github.com/anthropics/anthropic-sdk-go/v2"
-
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/llm/internal/retryafter"
 )
+
+// errUnparseable marks a stream event that is not the JSON it should be.
+var errUnparseable = errors.New("unparseable event")
 
 // classify turns a failure of the HTTP call or of the stream into an
 // *llm.Error; midStream says whether any event had arrived. The caller has
 // already ruled out a cancelled context.
 func classify(provider string, err error, midStream bool) error {
-	var api *sdk.Error
+	var le *llm.Error
 	var ct *contentTypeError
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
 	switch {
-	case errors.As(err, &api):
-		return fromAPIError(provider, api)
+	case errors.As(err, &le):
+		return le
 	case errors.As(err, &ct):
 		return &llm.Error{Kind: llm.KindMalformed, Provider: provider, Message: ct.Error(), Err: err}
-	case errors.As(err, &syn), errors.As(err, &typ), errors.Is(err, bufio.ErrTooLong), strings.HasPrefix(err.Error(), "apijson:"):
-		return &llm.Error{Kind: llm.KindMalformed, Provider: provider, Message: "stream: unparseable event: " + err.Error(), Err: err}
-	case strings.HasPrefix(err.Error(), "received error while streaming:"):
-		// An error event whose payload the SDK could not read.
-		return &llm.Error{Kind: llm.KindRetryable, Provider: provider, Message: err.Error(), Err: err}
+	case errors.Is(err, errUnparseable), errors.Is(err, bufio.ErrTooLong):
+		return &llm.Error{Kind: llm.KindMalformed, Provider: provider, Message: "stream: " + err.Error(), Err: err}
 	}
 	// What is left failed below HTTP: a refused or reset connection, a
 	// timeout, a body cut short (unexpected EOF). Trying again may work.
@@ -42,13 +38,20 @@ func classify(provider string, err error, midStream bool) error {
 	return &llm.Error{Kind: llm.KindRetryable, Provider: provider, Message: what + err.Error(), Err: err}
 }
 
-// fromAPIError classifies an error response, or an error event inside a
-// stream (which arrives with the stream's status, 200).
-func fromAPIError(provider string, e *sdk.Error) *llm.Error {
-	typ := string(e.Type())
-	msg := e.Message
+// fromAPIError classifies an error response (status and header set) or an
+// error event inside a stream (status 0), from the API's error object:
+// {"type":"error","error":{"type":"overloaded_error","message":"..."}}.
+func fromAPIError(provider string, status int, h http.Header, body []byte) *llm.Error {
+	var e struct {
+		Error struct {
+			Type    string `json:"type"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	_ = json.Unmarshal(body, &e)
+	typ, msg := e.Error.Type, e.Error.Message
 	if msg == "" {
-		msg = strings.TrimSpace(e.RawJSON())
+		msg = strings.TrimSpace(string(body))
 		if len(msg) > 300 {
 			msg = msg[:300] + "..."
 		}
@@ -56,15 +59,15 @@ func fromAPIError(provider string, e *sdk.Error) *llm.Error {
 	if typ != "" {
 		msg = typ + ": " + msg
 	}
-	out := &llm.Error{Provider: provider, StatusCode: e.StatusCode, Message: msg, Err: e}
-	if e.StatusCode < 400 {
+	out := &llm.Error{Provider: provider, StatusCode: status, Message: msg}
+	if status < 400 {
 		out.StatusCode = 0
 		out.Message = "stream error: " + msg
 	}
-	if e.Response != nil {
-		out.RetryAfter = retryafter.Parse(e.Response.Header, time.Now())
+	if h != nil {
+		out.RetryAfter = retryafter.Parse(h, time.Now())
 	}
-	out.Kind = errorKind(e.StatusCode, typ, e.Message)
+	out.Kind = errorKind(status, typ, e.Error.Message)
 	return out
 }
 

@@ -44,15 +44,11 @@ func FuzzAnthropicStream(f *testing.F) {
 	f.Add(llmtest.AnthropicStreamError("overloaded_error", "Overloaded"))
 	f.Add("event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n")
 	f.Add("data: {\"type\":\"content_block_delta\",\"index\":9223372036854775807,\"delta\":{}}\n\n")
-	if llmtest.FixturesDir() != "" {
-		for _, sub := range []string{"TestAnthropicCommon", "TestAnthropicThinking"} {
-			for _, c := range llmtest.Cassettes(f, sub) {
-				for _, in := range c.Interactions {
-					if strings.HasPrefix(in.Response.Body, "event:") {
-						f.Add(in.Response.Body)
-						f.Add(in.Response.Body[:len(in.Response.Body)/2])
-					}
-				}
+	for _, c := range llmtest.Cassettes(f, "testdata/cassettes") {
+		for _, in := range c.Interactions {
+			if strings.HasPrefix(in.Response.Body, "event:") {
+				f.Add(in.Response.Body)
+				f.Add(in.Response.Body[:len(in.Response.Body)/2])
 			}
 		}
 	}

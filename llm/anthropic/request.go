@@ -5,10 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
-
-	sdk "github.com/anthropics/anthropic-sdk-go/v2"
-	"github.com/anthropics/anthropic-sdk-go/v2/packages/param"
 
 	"github.com/godwit/godwit/llm"
 )
@@ -43,8 +39,8 @@ func thinkingBudget(effort string) (int64, error) {
 // against max_tokens and the API requires budget < max_tokens, so when the
 // cap does not exceed the budget the budget is added on top of it: the
 // answer keeps the room the caller asked for.
-func buildParams(req llm.Request, defaultMax int64) (sdk.MessageNewParams, int64, error) {
-	var params sdk.MessageNewParams
+func buildParams(req llm.Request, defaultMax int64) (request, int64, error) {
+	var params request
 	if req.Model == "" {
 		return params, 0, errors.New("request has no model; set Request.Model (e.g. \"claude-sonnet-4-5\")")
 	}
@@ -70,30 +66,25 @@ func buildParams(req llm.Request, defaultMax int64) (sdk.MessageNewParams, int64
 	if err != nil {
 		return params, 0, err
 	}
-	params = sdk.MessageNewParams{Model: sdk.Model(req.Model), MaxTokens: maxTokens, Messages: msgs, Tools: tools}
+	params = request{Model: req.Model, MaxTokens: maxTokens, Messages: msgs, Tools: tools, Stream: true}
 	if req.System != "" {
-		params.System = []sdk.TextBlockParam{{Text: req.System}}
+		params.System = []block{{Type: "text", Text: req.System}}
 	}
 	switch {
 	case budget > 0:
-		// Set as raw JSON: the SDK writes a deprecation warning to stderr
-		// when it sees its typed "enabled" variant for some models, and
-		// library code must not write to the terminal.
-		params.Thinking = param.Override[sdk.ThinkingConfigParamUnion](json.RawMessage(
-			`{"type":"enabled","budget_tokens":` + strconv.FormatInt(budget, 10) + `}`))
+		params.Thinking = &thinkingConfig{Type: "enabled", BudgetTokens: budget}
 		// Thinking requires the default temperature: Temperature is dropped.
 	case req.Temperature != nil:
-		// API version 2026-10-21 no longer lists temperature and the SDK
-		// has no field for it; sent as an extra field because the caller
-		// asked for it explicitly.
-		params.SetExtraFields(map[string]any{"temperature": *req.Temperature})
+		// API version 2026-10-21 no longer lists temperature; sent because
+		// the caller asked for it explicitly.
+		params.Temperature = req.Temperature
 	}
 	placeCacheBreakpoints(&params)
 	return params, budget, nil
 }
 
-func buildTools(specs []llm.ToolSpec) ([]sdk.ToolUnionParam, error) {
-	tools := make([]sdk.ToolUnionParam, 0, len(specs))
+func buildTools(specs []llm.ToolSpec) ([]tool, error) {
+	tools := make([]tool, 0, len(specs))
 	for i, s := range specs {
 		if s.Name == "" {
 			return nil, fmt.Errorf("tool %d has no name; every ToolSpec needs one", i)
@@ -104,16 +95,9 @@ func buildTools(specs []llm.ToolSpec) ([]sdk.ToolUnionParam, error) {
 		} else if !isJSONObject(schema) {
 			return nil, fmt.Errorf("tool %q: schema is not a JSON object; give a JSON Schema such as {\"type\":\"object\",\"properties\":{...}}", s.Name)
 		}
-		t := &sdk.ToolParam{
-			Name: s.Name,
-			// The schema goes out as the caller wrote it: no re-encoding
-			// through the SDK's typed fields, so its bytes stay stable.
-			InputSchema: param.Override[sdk.ToolInputSchemaParam](json.RawMessage(schema)),
-		}
-		if s.Description != "" {
-			t.Description = param.NewOpt(s.Description)
-		}
-		tools = append(tools, sdk.ToolUnionParam{OfTool: t})
+		// The schema goes out as the caller wrote it, so its bytes stay
+		// stable.
+		tools = append(tools, tool{Name: s.Name, Description: s.Description, InputSchema: json.RawMessage(schema)})
 	}
 	return tools, nil
 }
@@ -121,7 +105,7 @@ func buildTools(specs []llm.ToolSpec) ([]sdk.ToolUnionParam, error) {
 // turn is one Messages API message being assembled.
 type turn struct {
 	user   bool
-	blocks []sdk.ContentBlockParamUnion
+	blocks []block
 }
 
 // buildMessages maps the history to Messages API turns.
@@ -133,7 +117,7 @@ type turn struct {
 // the tool_result blocks of a user turn moved first, as the API requires.
 // Messages left with no blocks (an assistant message holding only another
 // vendor's reasoning) are skipped before merging.
-func buildMessages(msgs []llm.Message) ([]sdk.MessageParam, error) {
+func buildMessages(msgs []llm.Message) ([]message, error) {
 	var turns []turn
 	for i, m := range msgs {
 		blocks, err := convertMessage(m)
@@ -150,24 +134,24 @@ func buildMessages(msgs []llm.Message) ([]sdk.MessageParam, error) {
 		}
 		turns = append(turns, turn{user: user, blocks: blocks})
 	}
-	out := make([]sdk.MessageParam, len(turns))
+	out := make([]message, len(turns))
 	for i, t := range turns {
 		if t.user {
-			out[i] = sdk.MessageParam{OfUser: &sdk.UserMessageParam{Content: toolResultsFirst(t.blocks)}}
+			out[i] = message{Role: "user", Content: toolResultsFirst(t.blocks)}
 		} else {
-			out[i] = sdk.MessageParam{OfAssistant: &sdk.AssistantMessageParam{Content: t.blocks}}
+			out[i] = message{Role: "assistant", Content: t.blocks}
 		}
 	}
 	return out, nil
 }
 
-func convertMessage(m llm.Message) ([]sdk.ContentBlockParamUnion, error) {
+func convertMessage(m llm.Message) ([]block, error) {
 	switch m.Role {
 	case llm.RoleUser, llm.RoleAssistant, llm.RoleTool:
 	default:
 		return nil, fmt.Errorf("unknown role %q; use user, assistant or tool", m.Role)
 	}
-	blocks := make([]sdk.ContentBlockParamUnion, 0, len(m.Parts))
+	blocks := make([]block, 0, len(m.Parts))
 	for j, p := range m.Parts {
 		b, ok, err := convertPart(m.Role, p)
 		if err != nil {
@@ -181,9 +165,9 @@ func convertMessage(m llm.Message) ([]sdk.ContentBlockParamUnion, error) {
 }
 
 // convertPart maps one part; ok is false for a part that is not sent.
-func convertPart(role llm.Role, p llm.Part) (sdk.ContentBlockParamUnion, bool, error) {
-	var none sdk.ContentBlockParamUnion
-	wrongRole := func() (sdk.ContentBlockParamUnion, bool, error) {
+func convertPart(role llm.Role, p llm.Part) (block, bool, error) {
+	var none block
+	wrongRole := func() (block, bool, error) {
 		return none, false, fmt.Errorf("a %s part cannot appear in a message with role %s", p.Kind, role)
 	}
 	switch p.Kind {
@@ -194,7 +178,7 @@ func convertPart(role llm.Role, p llm.Part) (sdk.ContentBlockParamUnion, bool, e
 		if p.Text == "" {
 			return none, false, nil // the API rejects empty text blocks
 		}
-		return sdk.ContentBlockParamUnion{OfText: &sdk.TextBlockParam{Text: p.Text}}, true, nil
+		return block{Type: "text", Text: p.Text}, true, nil
 	case llm.PartThinking:
 		if role != llm.RoleAssistant {
 			return wrongRole()
@@ -207,9 +191,7 @@ func convertPart(role llm.Role, p llm.Part) (sdk.ContentBlockParamUnion, bool, e
 		if p.ToolCall == nil {
 			return none, false, errors.New("tool_call part has no ToolCall")
 		}
-		return sdk.ContentBlockParamUnion{OfToolUse: &sdk.ToolUseBlockParam{
-			ID: p.ToolCall.ID, Name: p.ToolCall.Name, Input: toolInput(p.ToolCall.Args),
-		}}, true, nil
+		return block{Type: "tool_use", ID: p.ToolCall.ID, Name: p.ToolCall.Name, Input: toolInput(p.ToolCall.Args)}, true, nil
 	case llm.PartToolResult:
 		if role == llm.RoleAssistant {
 			return wrongRole()
@@ -218,14 +200,11 @@ func convertPart(role llm.Role, p llm.Part) (sdk.ContentBlockParamUnion, bool, e
 		if r == nil {
 			return none, false, errors.New("tool_result part has no ToolResult")
 		}
-		b := &sdk.ToolResultBlockParam{ToolUseID: r.CallID}
+		b := block{Type: "tool_result", ToolUseID: r.CallID, IsError: r.IsError}
 		if r.Content != "" { // an empty text block is rejected; no content is allowed
-			b.Content = []sdk.ToolResultBlockParamContentUnion{{OfText: &sdk.TextBlockParam{Text: r.Content}}}
+			b.Content = []block{{Type: "text", Text: r.Content}}
 		}
-		if r.IsError {
-			b.IsError = param.NewOpt(true)
-		}
-		return sdk.ContentBlockParamUnion{OfToolResult: b}, true, nil
+		return b, true, nil
 	}
 	return none, false, fmt.Errorf("unknown part kind %q", p.Kind)
 }
@@ -234,8 +213,8 @@ func convertPart(role llm.Role, p llm.Part) (sdk.ContentBlockParamUnion, bool, e
 // unchanged: the signature is Anthropic's proof that the text is the
 // model's own. Other vendors' reasoning, and a block whose signature never
 // arrived (a stream cut mid-way), cannot be verified and are dropped.
-func thinkingBlock(t *llm.Thinking) (sdk.ContentBlockParamUnion, bool, error) {
-	var none sdk.ContentBlockParamUnion
+func thinkingBlock(t *llm.Thinking) (block, bool, error) {
+	var none block
 	if t == nil {
 		return none, false, errors.New("thinking part has no Thinking")
 	}
@@ -243,9 +222,9 @@ func thinkingBlock(t *llm.Thinking) (sdk.ContentBlockParamUnion, bool, error) {
 		return none, false, nil
 	}
 	if t.Redacted {
-		return sdk.ContentBlockParamUnion{OfRedactedThinking: &sdk.RedactedThinkingBlockParam{Data: t.Signature}}, true, nil
+		return block{Type: "redacted_thinking", Data: t.Signature}, true, nil
 	}
-	return sdk.ContentBlockParamUnion{OfThinking: &sdk.ThinkingBlockParam{Thinking: t.Text, Signature: t.Signature}}, true, nil
+	return block{Type: "thinking", Thinking: &t.Text, Signature: t.Signature}, true, nil
 }
 
 // toolInput is the tool_use input sent back: the model's own arguments as
@@ -267,11 +246,11 @@ func isJSONObject(b []byte) bool {
 
 // toolResultsFirst moves tool_result blocks to the front of a user turn,
 // keeping the order within each group.
-func toolResultsFirst(blocks []sdk.ContentBlockParamUnion) []sdk.ContentBlockParamUnion {
+func toolResultsFirst(blocks []block) []block {
 	sorted := true
 	seenOther := false
 	for _, b := range blocks {
-		if b.OfToolResult == nil {
+		if b.Type != "tool_result" {
 			seenOther = true
 		} else if seenOther {
 			sorted = false
@@ -281,16 +260,69 @@ func toolResultsFirst(blocks []sdk.ContentBlockParamUnion) []sdk.ContentBlockPar
 	if sorted {
 		return blocks
 	}
-	out := make([]sdk.ContentBlockParamUnion, 0, len(blocks))
+	out := make([]block, 0, len(blocks))
 	for _, b := range blocks {
-		if b.OfToolResult != nil {
+		if b.Type == "tool_result" {
 			out = append(out, b)
 		}
 	}
 	for _, b := range blocks {
-		if b.OfToolResult == nil {
+		if b.Type != "tool_result" {
 			out = append(out, b)
 		}
 	}
 	return out
+}
+
+// request is a Messages API request body, as the API reference names its
+// fields.
+type request struct {
+	Model       string          `json:"model"`
+	MaxTokens   int64           `json:"max_tokens"`
+	System      []block         `json:"system,omitempty"`
+	Messages    []message       `json:"messages"`
+	Tools       []tool          `json:"tools,omitempty"`
+	Thinking    *thinkingConfig `json:"thinking,omitempty"`
+	Temperature *float64        `json:"temperature,omitempty"`
+	Stream      bool            `json:"stream"`
+}
+
+type thinkingConfig struct {
+	Type         string `json:"type"`
+	BudgetTokens int64  `json:"budget_tokens"`
+}
+
+type tool struct {
+	Name         string          `json:"name"`
+	Description  string          `json:"description,omitempty"`
+	InputSchema  json.RawMessage `json:"input_schema"`
+	CacheControl *cacheControl   `json:"cache_control,omitempty"`
+}
+
+type message struct {
+	Role    string  `json:"role"`
+	Content []block `json:"content"`
+}
+
+// block is a content block of any type: text, tool_use, tool_result,
+// thinking, redacted_thinking. Thinking is a pointer because a thinking
+// block must carry the field even when its text is empty.
+type block struct {
+	Type         string          `json:"type"`
+	Text         string          `json:"text,omitempty"`
+	ID           string          `json:"id,omitempty"`
+	Name         string          `json:"name,omitempty"`
+	Input        json.RawMessage `json:"input,omitempty"`
+	ToolUseID    string          `json:"tool_use_id,omitempty"`
+	Content      []block         `json:"content,omitempty"`
+	IsError      bool            `json:"is_error,omitempty"`
+	Thinking     *string         `json:"thinking,omitempty"`
+	Signature    string          `json:"signature,omitempty"`
+	Data         string          `json:"data,omitempty"`
+	CacheControl *cacheControl   `json:"cache_control,omitempty"`
+}
+
+// cacheControl marks a prompt-cache breakpoint.
+type cacheControl struct {
+	Type string `json:"type"`
 }

@@ -218,16 +218,3 @@ func TestRequestErrors(t *testing.T) {
 		})
 	}
 }
-
-// The SDK prints a deprecation warning to stderr when it sees its typed
-// "enabled" thinking variant for some models; library code must not write
-// to the terminal, so thinking goes out as raw JSON.
-func TestThinkingAvoidsTheSDKWarning(t *testing.T) {
-	params, budget, err := buildParams(llm.Request{Model: "claude-opus-4-6", Reasoning: "high", Messages: []llm.Message{llm.UserText("hi")}}, DefaultMaxTokens)
-	if err != nil || budget == 0 {
-		t.Fatalf("budget %d, %v", budget, err)
-	}
-	if params.Thinking.OfEnabled != nil {
-		t.Error("thinking set through the typed variant; the SDK would print to stderr")
-	}
-}

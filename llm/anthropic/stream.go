@@ -1,27 +1,74 @@
 package anthropic
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
-	sdk "github.com/anthropics/anthropic-sdk-go/v2"
-
 	"github.com/godwit/godwit/llm"
 )
+
+// event is one stream event, as the streaming reference names its fields;
+// which are set depends on Type.
+type event struct {
+	Type    string `json:"type"`
+	Index   int64  `json:"index"`
+	Message struct {
+		Usage usage `json:"usage"`
+	} `json:"message"`
+	ContentBlock struct {
+		Type      string          `json:"type"`
+		Text      string          `json:"text"`
+		Thinking  string          `json:"thinking"`
+		Signature string          `json:"signature"`
+		Data      string          `json:"data"`
+		ID        string          `json:"id"`
+		Name      string          `json:"name"`
+		Input     json.RawMessage `json:"input"`
+	} `json:"content_block"`
+	Delta struct {
+		Type        string `json:"type"`
+		Text        string `json:"text"`
+		PartialJSON string `json:"partial_json"`
+		Thinking    string `json:"thinking"`
+		Signature   string `json:"signature"`
+		StopReason  string `json:"stop_reason"`
+	} `json:"delta"`
+	Usage usage `json:"usage"`
+}
+
+// usage is the API's usage object. message_delta's counts are cumulative
+// and each may be absent, hence the pointers.
+type usage struct {
+	InputTokens              *int64 `json:"input_tokens"`
+	OutputTokens             int64  `json:"output_tokens"`
+	CacheReadInputTokens     *int64 `json:"cache_read_input_tokens"`
+	CacheCreationInputTokens *int64 `json:"cache_creation_input_tokens"`
+	OutputTokensDetails      *struct {
+		ThinkingTokens int64 `json:"thinking_tokens"`
+	} `json:"output_tokens_details"`
+}
+
+func val(p *int64) int64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
 
 // decoder turns one Messages stream into llm events. It keeps the content
 // blocks that are open (started, not yet stopped) by their index, and the
 // usage and stop reason seen so far. It is used by one goroutine.
 type decoder struct {
 	provider string
-	blocks   map[int64]*block
+	blocks   map[int64]*openBlock
 	calls    int // tool calls started so far: the llm Event.Index of the next
 	usage    llm.Usage
 	stop     llm.StopReason
 }
 
-// block is an open content block.
-type block struct {
+// openBlock is a content block started and not yet stopped.
+type openBlock struct {
 	kind      string // "text", "thinking", "redacted_thinking", "tool_use", or other (ignored)
 	call      int    // tool_use: its Event.Index
 	id, name  string
@@ -34,16 +81,18 @@ type block struct {
 
 // handle folds one stream event, emitting the llm events it yields. done
 // reports message_stop; cont is false when emit asked to stop.
-func (d *decoder) handle(ev *sdk.MessageStreamEventUnion, emit func(llm.Event) bool) (done, cont bool, err error) {
+func (d *decoder) handle(ev *event, emit func(llm.Event) bool) (done, cont bool, err error) {
 	switch ev.Type {
 	case "message_start":
 		u := ev.Message.Usage
 		d.usage = llm.Usage{
-			InputTokens:      u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens,
+			InputTokens:      val(u.InputTokens) + val(u.CacheReadInputTokens) + val(u.CacheCreationInputTokens),
 			OutputTokens:     u.OutputTokens,
-			ReasoningTokens:  u.OutputTokensDetails.ThinkingTokens,
-			CacheReadTokens:  u.CacheReadInputTokens,
-			CacheWriteTokens: u.CacheCreationInputTokens,
+			CacheReadTokens:  val(u.CacheReadInputTokens),
+			CacheWriteTokens: val(u.CacheCreationInputTokens),
+		}
+		if u.OutputTokensDetails != nil {
+			d.usage.ReasoningTokens = u.OutputTokensDetails.ThinkingTokens
 		}
 		return false, d.emitUsage(emit), nil
 	case "content_block_start":
@@ -74,14 +123,14 @@ func (d *decoder) handle(ev *sdk.MessageStreamEventUnion, emit func(llm.Event) b
 	return false, true, nil
 }
 
-func (d *decoder) start(ev *sdk.MessageStreamEventUnion, emit func(llm.Event) bool) (bool, error) {
+func (d *decoder) start(ev *event, emit func(llm.Event) bool) (bool, error) {
 	cb := &ev.ContentBlock
 	if _, open := d.blocks[ev.Index]; open {
 		return false, d.malformed("content_block_start for block %d, which is already open", ev.Index)
 	}
-	b := &block{kind: cb.Type}
+	b := &openBlock{kind: cb.Type}
 	if d.blocks == nil {
-		d.blocks = map[int64]*block{}
+		d.blocks = map[int64]*openBlock{}
 	}
 	d.blocks[ev.Index] = b
 	switch cb.Type {
@@ -99,14 +148,14 @@ func (d *decoder) start(ev *sdk.MessageStreamEventUnion, emit func(llm.Event) bo
 		b.data = cb.Data
 	case "tool_use":
 		b.call, b.id, b.name = d.calls, cb.ID, cb.Name
-		b.initInput = cb.JSON.Input.Raw()
+		b.initInput = string(cb.Input)
 		d.calls++
 		return emit(llm.Event{Type: llm.EventToolCallStart, Index: b.call, ToolCall: &llm.ToolCall{ID: b.id, Name: b.name}}), nil
 	}
 	return true, nil
 }
 
-func (d *decoder) delta(ev *sdk.MessageStreamEventUnion, emit func(llm.Event) bool) (bool, error) {
+func (d *decoder) delta(ev *event, emit func(llm.Event) bool) (bool, error) {
 	b, ok := d.blocks[ev.Index]
 	if !ok {
 		return false, d.malformed("content_block_delta for block %d, which is not open", ev.Index)
@@ -187,23 +236,23 @@ func (d *decoder) finish(index int64, emit func(llm.Event) bool) (bool, error) {
 
 // updateUsage applies message_delta usage. Its counts are cumulative
 // totals for the message, so each present field replaces the earlier one.
-func (d *decoder) updateUsage(u *sdk.MessageDeltaUsage) {
+func (d *decoder) updateUsage(u *usage) {
 	d.usage.OutputTokens = u.OutputTokens
-	if u.JSON.OutputTokensDetails.Valid() {
+	if u.OutputTokensDetails != nil {
 		d.usage.ReasoningTokens = u.OutputTokensDetails.ThinkingTokens
 	}
-	if !u.JSON.InputTokens.Valid() && !u.JSON.CacheReadInputTokens.Valid() && !u.JSON.CacheCreationInputTokens.Valid() {
+	if u.InputTokens == nil && u.CacheReadInputTokens == nil && u.CacheCreationInputTokens == nil {
 		return
 	}
 	uncached := d.usage.InputTokens - d.usage.CacheReadTokens - d.usage.CacheWriteTokens
-	if u.JSON.InputTokens.Valid() {
-		uncached = u.InputTokens
+	if u.InputTokens != nil {
+		uncached = *u.InputTokens
 	}
-	if u.JSON.CacheReadInputTokens.Valid() {
-		d.usage.CacheReadTokens = u.CacheReadInputTokens
+	if u.CacheReadInputTokens != nil {
+		d.usage.CacheReadTokens = *u.CacheReadInputTokens
 	}
-	if u.JSON.CacheCreationInputTokens.Valid() {
-		d.usage.CacheWriteTokens = u.CacheCreationInputTokens
+	if u.CacheCreationInputTokens != nil {
+		d.usage.CacheWriteTokens = *u.CacheCreationInputTokens
 	}
 	d.usage.InputTokens = uncached + d.usage.CacheReadTokens + d.usage.CacheWriteTokens
 }
@@ -221,15 +270,15 @@ func (d *decoder) malformed(format string, args ...any) error {
 // end (godwit sends no stop sequences); model_context_window_exceeded cut
 // the answer short like max_tokens; pause_turn (a server tool paused the
 // turn) and anything unknown are StopOther.
-func stopReason(s sdk.StopReason) llm.StopReason {
+func stopReason(s string) llm.StopReason {
 	switch s {
-	case sdk.StopReasonEndTurn, sdk.StopReasonStopSequence:
+	case "end_turn", "stop_sequence":
 		return llm.StopEndTurn
-	case sdk.StopReasonToolUse:
+	case "tool_use":
 		return llm.StopToolUse
-	case sdk.StopReasonMaxTokens, sdk.StopReasonModelContextWindowExceeded:
+	case "max_tokens", "model_context_window_exceeded":
 		return llm.StopMaxTokens
-	case sdk.StopReasonRefusal:
+	case "refusal":
 		return llm.StopRefusal
 	}
 	return llm.StopOther

@@ -107,8 +107,8 @@ func TestRequestHeadersAndPath(t *testing.T) {
 	if got := r.Header.Get("Anthropic-Beta"); got != "b1" {
 		t.Errorf("anthropic-beta %q", got)
 	}
-	if got := r.Header.Get("X-Stainless-Retry-Count"); got != "0" {
-		t.Errorf("retry count header %q", got)
+	if got := r.Header.Get("Anthropic-Version"); got != apiVersion {
+		t.Errorf("anthropic-version %q", got)
 	}
 }
 

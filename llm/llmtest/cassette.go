@@ -9,7 +9,9 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Cassette is a go-vcr v2 recording: real HTTP exchanges with a vendor.
+// Cassette is an HTTP exchange with a vendor in go-vcr's version 2 YAML:
+// each interaction's request and response, bodies as sent (a streamed
+// response is its raw SSE text).
 type Cassette struct {
 	Version      int           `yaml:"version"`
 	Interactions []Interaction `yaml:"interactions"`
@@ -63,40 +65,11 @@ func LoadCassette(path string) (*Cassette, error) {
 	return &c, nil
 }
 
-// FixturesDir finds shared/fixtures/providers: $GODWIT_FIXTURES, else the
-// first ../shared/fixtures/providers found walking up from the working
-// directory. It returns "" when there is none.
-func FixturesDir() string {
-	if d := os.Getenv("GODWIT_FIXTURES"); d != "" {
-		return d
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		return ""
-	}
-	for {
-		cand := filepath.Join(dir, "..", "shared", "fixtures", "providers")
-		if st, err := os.Stat(cand); err == nil && st.IsDir() {
-			return filepath.Clean(cand)
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
-}
-
-// Cassettes loads every *.yaml under FixturesDir()/sub, keyed by path
-// relative to sub. It skips t, saying so plainly, when the fixtures are
-// absent.
-func Cassettes(t testing.TB, sub string) map[string]*Cassette {
+// Cassettes loads every *.yaml under dir (a package's testdata), keyed by
+// path relative to dir. The cassettes are the package's own files, so a
+// missing or empty folder fails t: it never skips.
+func Cassettes(t testing.TB, dir string) map[string]*Cassette {
 	t.Helper()
-	root := FixturesDir()
-	if root == "" {
-		t.Skip("llmtest: recorded provider fixtures not found (../shared/fixtures/providers or $GODWIT_FIXTURES); skipping cassette replay")
-	}
-	dir := filepath.Join(root, sub)
 	out := map[string]*Cassette{}
 	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || filepath.Ext(p) != ".yaml" {
@@ -107,7 +80,7 @@ func Cassettes(t testing.TB, sub string) map[string]*Cassette {
 			return err
 		}
 		rel, _ := filepath.Rel(dir, p)
-		out[rel] = c
+		out[filepath.ToSlash(rel)] = c
 		return nil
 	})
 	if err != nil {

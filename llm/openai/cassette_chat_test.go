@@ -131,7 +131,7 @@ func chatShapeOf(t *testing.T, body string) chatShape {
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
 func TestChatCassettes(t *testing.T) {
-	for _, dir := range []string{"TestOpenAICommon", "TestOpenAICompatibleCommon", "TestOpenAICompatibleThinking"} {
+	for _, dir := range []string{"chat"} {
 		names, cs := sortedCassettes(t, dir)
 		for _, name := range names {
 			c := cs[name]
@@ -169,7 +169,7 @@ func replayChat(t *testing.T, name string, c *llmtest.Cassette) {
 		t.Fatalf("answer 0: %v", err)
 	}
 	checkUsage(t, name, 0, evs)
-	wantThinking := strings.Contains(name, "glm") // GLM streams reasoning_content
+	wantThinking := strings.Contains(name, "thinking") // streams reasoning_content
 	checkChatThinking(t, evs, wantThinking)
 	sent := s.Requests()
 	sameShape(t, "request 0", chatShapeOf(t, string(sent[0].Body)), chatShapeOf(t, rec[0].Request.Body))

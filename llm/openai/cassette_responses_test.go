@@ -195,7 +195,7 @@ func oracleOf(t *testing.T, body string) streamOracle {
 }
 
 func TestResponsesCassettes(t *testing.T) {
-	for _, dir := range []string{"TestOpenAIResponsesCommon", "TestOpenAIResponsesWithSummaryThinking"} {
+	for _, dir := range []string{"responses"} {
 		names, cs := sortedCassettes(t, dir)
 		for _, name := range names {
 			c := cs[name]
@@ -239,7 +239,7 @@ func replayResponses(t *testing.T, name string, c *llmtest.Cassette) {
 	sent := s.Requests()
 	sameShape(t, "request 0", ourShape(t, sent[0].Body), responsesShapeOf(t, rec[0].Request.Body))
 	if inc := parseRecordedResponses(t, string(sent[0].Body)).Include; !slices.Equal(inc, []string{"reasoning.encrypted_content"}) {
-		t.Errorf("include = %v; gpt-5 reasons, so its encrypted reasoning must be asked for", inc)
+		t.Errorf("include = %v; gpt-5-mini reasons, so its encrypted reasoning must be asked for", inc)
 	}
 	if len(rec) == 1 {
 		checkFinal(t, name, evs)

@@ -12,36 +12,28 @@ import (
 	"github.com/godwit/godwit/llm/llmtest"
 )
 
-// Recorded streams from shared/fixtures/providers (see its README): real
-// answers of OpenAI, Groq (Kimi) and Z.ai (GLM), and the follow-up request
-// the recording client built. Each streaming cassette is replayed through
-// the adapter; its parsed answer plus the recorded tool results must give
-// a follow-up request that means the same as the recorded one. The
-// non-streaming cassettes hold one JSON answer, which an always-streaming
-// adapter cannot read, so only their requests are used: rebuilt from llm
-// types, they must mean what was recorded.
+// The cassettes in testdata/cassettes are written by hand from the
+// vendors' documented wire formats (Chat Completions, a DeepSeek-style
+// compatible server with reasoning_content, Responses). Each streaming
+// cassette is replayed through the adapter; its parsed answer plus the
+// cassette's tool results must give a follow-up request that means the
+// same as the cassette's. The non-streaming cassettes hold one JSON
+// answer, which an always-streaming adapter cannot read, so only their
+// requests are used: rebuilt from llm types, they must mean what the
+// cassette says.
 
-// recordedUsage is the usage each recorded answer reports, per
-// interaction: input, output, cached, reasoning. Read off the cassettes
-// by hand, as the oracle for the adapter's usage mapping.
+// recordedUsage is the usage each answer reports, per interaction: input,
+// output, cached, reasoning. Read off the cassettes by hand, as the oracle
+// for the adapter's usage mapping.
 var recordedUsage = map[string][][4]int64{
-	"TestOpenAICommon/openai-gpt-4o-mini/multi_tool_streaming.yaml":               {{106, 50, 0, 0}, {172, 26, 0, 0}},
-	"TestOpenAICommon/openai-gpt-4o-mini/simple_streaming.yaml":                   {{20, 2, 0, 0}},
-	"TestOpenAICommon/openai-gpt-4o-mini/tool_streaming.yaml":                     {{61, 16, 0, 0}, {86, 13, 0, 0}},
-	"TestOpenAICommon/openai-gpt-5/multi_tool_streaming.yaml":                     {{190, 379, 0, 320}, {262, 25, 0, 0}},
-	"TestOpenAICommon/openai-gpt-5/simple_streaming.yaml":                         {{19, 75, 0, 64}},
-	"TestOpenAICommon/openai-gpt-5/tool_streaming.yaml":                           {{145, 89, 0, 64}, {176, 228, 0, 192}},
-	"TestOpenAICompatibleCommon/groq-kimi-k2/multi_tool_streaming.yaml":           {{201, 58, 0, 0}, {296, 30, 0, 0}},
-	"TestOpenAICompatibleCommon/groq-kimi-k2/simple_streaming.yaml":               {{20, 4, 0, 0}},
-	"TestOpenAICompatibleCommon/groq-kimi-k2/tool_streaming.yaml":                 {{93, 32, 0, 0}, {143, 13, 0, 0}},
-	"TestOpenAICompatibleCommon/zai-glm-4-7-flash/multi_tool_streaming.yaml":      {{275, 112, 43, 64}, {395, 79, 251, 41}},
-	"TestOpenAICompatibleCommon/zai-glm-4-7-flash/simple_streaming.yaml":          {{15, 734, 14, 708}},
-	"TestOpenAICompatibleCommon/zai-glm-4-7-flash/tool_streaming.yaml":            {{173, 93, 172, 65}, {272, 156, 43, 90}},
-	"TestOpenAICompatibleThinking/zai-glm-4-7-flash/thinking-streaming.yaml":      {{173, 87, 172, 63}, {266, 71, 177, 49}},
-	"TestOpenAIResponsesCommon/openai-gpt-5/multi_tool_streaming.yaml":            {{109, 223, 0, 128}, {167, 30, 0, 0}},
-	"TestOpenAIResponsesCommon/openai-gpt-5/simple_streaming.yaml":                {{19, 118, 0, 64}},
-	"TestOpenAIResponsesCommon/openai-gpt-5/tool_streaming.yaml":                  {{63, 77, 0, 0}, {92, 194, 0, 128}},
-	"TestOpenAIResponsesWithSummaryThinking/openai-gpt-5/thinking-streaming.yaml": {{63, 121, 0, 64}, {92, 456, 0, 384}},
+	"chat/multi_tool_streaming.yaml":      {{98, 52, 0, 0}, {167, 16, 0, 0}},
+	"chat/simple_streaming.yaml":          {{17, 5, 0, 0}},
+	"chat/thinking_streaming.yaml":        {{312, 58, 256, 31}, {389, 24, 320, 6}},
+	"chat/tool_streaming.yaml":            {{71, 15, 0, 0}, {96, 9, 64, 0}},
+	"responses/multi_tool_streaming.yaml": {{112, 210, 0, 128}, {170, 20, 0, 0}},
+	"responses/simple_streaming.yaml":     {{18, 78, 0, 64}},
+	"responses/thinking_streaming.yaml":   {{66, 190, 0, 160}, {330, 96, 64, 64}},
+	"responses/tool_streaming.yaml":       {{74, 150, 0, 128}, {240, 86, 128, 64}},
 }
 
 func usageOf(u [4]int64) llm.Usage {
@@ -49,24 +41,26 @@ func usageOf(u [4]int64) llm.Usage {
 }
 
 // finalText is what every cassette's last answer must contain, by the
-// cassette's base name: the prompts ask for "hi" in Portuguese, the
-// weather in Florence (the tool says 40 C), or 2+3 and 2*3. "a|b" means
-// either.
+// cassette's base name: the prompts ask for good morning in Spanish, 4+7
+// and 4*7, the time in Lisbon (the tool says 14:05), or whether it is
+// morning in Osaka (09:12).
 func finalText(name string) []string {
 	switch base := path.Base(name); {
 	case strings.HasPrefix(base, "simple"):
-		return []string{"Olá|Oi"}
+		return []string{"Buenos días"}
 	case strings.HasPrefix(base, "multi_tool"):
-		return []string{"5", "6"}
+		return []string{"11", "28"}
+	case strings.HasPrefix(base, "thinking"):
+		return []string{"09:12"}
 	default:
-		return []string{"40"}
+		return []string{"14:05"}
 	}
 }
 
 // sortedCassettes loads a folder's cassettes in a stable order.
 func sortedCassettes(t *testing.T, dir string) ([]string, map[string]*llmtest.Cassette) {
 	t.Helper()
-	cs := llmtest.Cassettes(t, dir)
+	cs := llmtest.Cassettes(t, "testdata/cassettes/"+dir)
 	names := make([]string, 0, len(cs))
 	for n := range cs {
 		names = append(names, n)

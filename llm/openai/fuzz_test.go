@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -22,7 +21,7 @@ import (
 //	go test ./llm/openai -run '^$' -fuzz FuzzChatStream -fuzztime 60s
 
 func FuzzChatStream(f *testing.F) {
-	seedCassettes(f, "TestOpenAICommon", "TestOpenAICompatibleCommon", "TestOpenAICompatibleThinking")
+	seedCassettes(f, "chat")
 	for _, s := range []string{
 		llmtest.ChatReply(llmtest.ChatReasoning("r"), llmtest.ChatText("t"), llmtest.ChatToolCall("c", "f", `{"a":1}`), llmtest.ChatFinish("tool_calls"), llmtest.ChatUsage(1, 1)).Body,
 		llmtest.ChatText("no finish"),
@@ -41,7 +40,7 @@ func FuzzChatStream(f *testing.F) {
 }
 
 func FuzzResponsesStream(f *testing.F) {
-	seedCassettes(f, "TestOpenAIResponsesCommon", "TestOpenAIResponsesWithSummaryThinking")
+	seedCassettes(f, "responses")
 	for _, s := range []string{
 		llmtest.ResponsesReply(llmtest.ResponsesReasoning("rs", "e", "s"), llmtest.ResponsesText("t"), llmtest.ResponsesFunctionCall("c", "f", `{}`), llmtest.ResponsesCompleted(1, 1)).Body,
 		llmtest.ResponsesReply(llmtest.ResponsesText("cut")).Body,
@@ -57,22 +56,14 @@ func FuzzResponsesStream(f *testing.F) {
 	})
 }
 
-// seedCassettes adds every recorded response body, when the fixtures are
-// there.
+// seedCassettes adds every streamed answer of the folders' cassettes.
 func seedCassettes(f *testing.F, dirs ...string) {
-	root := llmtest.FixturesDir()
-	if root == "" {
-		return
-	}
 	for _, d := range dirs {
-		files, _ := filepath.Glob(filepath.Join(root, d, "*", "*streaming.yaml"))
-		for _, file := range files {
-			c, err := llmtest.LoadCassette(file)
-			if err != nil {
-				f.Fatal(err)
-			}
+		for _, c := range llmtest.Cassettes(f, "testdata/cassettes/"+d) {
 			for _, in := range c.Interactions {
-				f.Add([]byte(in.Response.Body))
+				if strings.HasPrefix(in.Response.Body, "data:") || strings.HasPrefix(in.Response.Body, "event:") {
+					f.Add([]byte(in.Response.Body))
+				}
 			}
 		}
 	}

@@ -9,7 +9,6 @@ import (
 	"net"
 	"strings"
 	"sync/atomic"
-	"syscall"
 
 	"github.com/godwit/godwit/llm"
 )
@@ -186,7 +185,7 @@ func (c *Chain) movesOn(ctx context.Context, err error) bool {
 // relies on adapters wrapping the transport error with %w.
 func unreachable(err error) bool {
 	var dns *net.DNSError
-	return errors.Is(err, syscall.ECONNREFUSED) || errors.As(err, &dns)
+	return refused(err) || errors.As(err, &dns)
 }
 
 var _ llm.Provider = (*Chain)(nil)

@@ -16,7 +16,7 @@ import (
 
 // refused returns a real connection-refused error, classified the way an
 // adapter classifies a transport failure.
-func refused(t *testing.T) error {
+func refusedErr(t *testing.T) error {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -74,7 +74,7 @@ func TestFallback(t *testing.T) {
 		},
 		{
 			name:          "moves on at once when the connection is refused",
-			a:             []attempt{fail(refused(t))},
+			a:             []attempt{fail(refusedErr(t))},
 			b:             []attempt{answer("from b")},
 			wantFallbacks: 1,
 			wantText:      "from b",

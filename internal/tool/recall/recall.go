@@ -74,8 +74,8 @@ func (t *Tool) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error
 		}
 		return tool.Result{}, tool.Errorf(tool.CodeNotFound, "Search by keywords instead.", "segment %d has no handoff (it is the current one, or it does not exist)", n)
 	case isID(q, "D"):
-		// A Decisions entry, whole: the ledger shows older requests as
-		// one line.
+		// A Decisions entry, whole, pastes and all: the ledger shows
+		// pastes as markers and, past its budget, entries as one line.
 		n, _ := strconv.Atoi(q[1:])
 		ds, err := t.st.Decisions(ctx, sess.ID)
 		if err != nil {
@@ -83,10 +83,14 @@ func (t *Tool) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error
 		}
 		for _, d := range ds {
 			if d.Seq == n {
-				head := fmt.Sprintf("[D%d: the user's words, turn %d]\n", n, d.Turn)
+				what := fmt.Sprintf("the user's words, turn %d", d.Turn)
 				if d.Source != "user" {
-					head = fmt.Sprintf("[D%d: agreed, turn %d]\n", n, d.Turn)
+					what = fmt.Sprintf("agreed, turn %d", d.Turn)
 				}
+				if d.SupersededBy != 0 {
+					what += fmt.Sprintf("; superseded by D%d", d.SupersededBy)
+				}
+				head := fmt.Sprintf("[D%d: %s]\n", n, what)
 				return tool.Result{Content: window(head, d.Text, a.Offset, q, limit(ctx), sess)}, nil
 			}
 		}

@@ -3,6 +3,7 @@ package recall
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -77,6 +78,48 @@ func recallPage(t *testing.T, text string, s tool.Session) string {
 }
 
 // A window smaller than recall's own cap bounds what one call returns.
+// A message whose paste the ledger shows as a marker comes back whole,
+// in parts when it is long, and a superseded one says so.
+func TestRecallAnEntryWhole(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := storetest.Open(t)
+	id := store.NewID()
+	_ = st.CreateSession(ctx, store.Session{ID: id})
+	var log strings.Builder
+	for i := range 3000 {
+		fmt.Fprintf(&log, "2026-11-30T02:00:%02dZ INFO step %d done\n", i%60, i)
+	}
+	text := "Here is the log:\n```\n" + log.String() + "```\nWhat failed?"
+	_, _ = st.AddDecision(ctx, store.Decision{SessionID: id, Source: "user", Kind: store.KindRequest, Turn: 1, Text: text})
+	_, _ = st.AddDecision(ctx, store.Decision{SessionID: id, Source: "user", Kind: store.KindInstruction, Turn: 2, Text: "Never push."})
+	_, _ = st.AddDecision(ctx, store.Decision{SessionID: id, Source: "user", Kind: store.KindInstruction, Turn: 3, Text: "You may push now."})
+	_ = st.SupersedeDecision(ctx, id, 2, 3)
+	ctx = tool.WithSession(ctx, tool.Session{ID: id})
+	var got strings.Builder
+	for offset, n := 0, 0; n < 10; n++ {
+		raw, _ := json.Marshal(map[string]any{"query": "D1", "offset": offset})
+		res, err := New(st.In("")).Run(ctx, raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := strings.TrimPrefix(res.Content, "[D1: the user's words, turn 1]\n")
+		body, more, _ := strings.Cut(body, "\n[truncated: bytes ")
+		got.WriteString(body)
+		if more == "" {
+			break
+		}
+		offset = got.Len()
+	}
+	if got.String() != text {
+		t.Errorf("recalled %d bytes of %d", got.Len(), len(text))
+	}
+	raw, _ := json.Marshal(map[string]string{"query": "D2"})
+	if res, _ := New(st.In("")).Run(ctx, raw); !strings.HasPrefix(res.Content, "[D2: the user's words, turn 2; superseded by D3]\nNever push.") {
+		t.Errorf("D2: %q", res.Content)
+	}
+}
+
 func TestRecallFitsTheWindowsShare(t *testing.T) {
 	t.Parallel()
 	out := recallPage(t, strings.Repeat("é", MaxOutput), tool.Session{MaxOutputBytes: 5000})

@@ -23,6 +23,11 @@
 // safety layer can record it and a later godwit end what a dead one left
 // (EndOrphan).
 //
+// A background job's output goes to a pipe that godwit copies into the
+// job's log (.godwit/run/jN.log, opened inside the workspace's root and
+// read back through the same descriptor), keeping at most
+// Options.LogLimit bytes: its end, behind a note of what was dropped.
+//
 // Foreground output is stdout and stderr merged in the order written (the
 // interleaving of an error with the output around it is what the model
 // needs, and two streams would cost a second cap), capped to head and

@@ -257,3 +257,52 @@ func TestJobLogIsTheFileGodwitMade(t *testing.T) {
 		})
 	}
 }
+
+// TestJobLogBounded: a job that writes without end (break 9: `seq` to
+// 10^11 wrote 3.2 GB in 6 s) leaves a log no larger than LogLimit, whose
+// end is the latest output; and a command that swaps the log's name for
+// a link changes nothing godwit reads or writes.
+func TestJobLogBounded(t *testing.T) {
+	const limit = 64 << 10
+	s := newShell(t, func(o *Options) { o.LogLimit = limit })
+	secret := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(secret, []byte("SECRETLOGMARK\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	mustCall(t, s, m{"command": "seq 1 100000000000", "background": true})
+	log := filepath.Join(s.opts.JobsDir, "j1.log")
+	for {
+		if fi, err := os.Stat(log); err == nil && fi.Size() > limit/2 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond) // many limits' worth of output
+	if err := os.Rename(log, log+".old"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, log); err != nil {
+		t.Fatal(err)
+	}
+	res := mustCall(t, s, m{"action": "stop", "job_id": "j1"})
+	if !strings.Contains(res.Content, "stopped") {
+		t.Fatalf("stop: %q", res.Content)
+	}
+	logs := mustCall(t, s, m{"action": "logs", "job_id": "j1", "lines": 3})
+	if strings.Contains(logs.Content, "SECRETLOGMARK") || !regexp.MustCompile(`\n\d+\n\d+\n\d*$`).MatchString(logs.Content) {
+		t.Errorf("logs after the swap: %q", logs.Content)
+	}
+	b, err := os.ReadFile(log + ".old")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) > limit {
+		t.Errorf("the log grew to %d bytes, past its limit %d", len(b), limit)
+	}
+	if !regexp.MustCompile(`^\[godwit: \d+ bytes of earlier output dropped; a job's log keeps its last 64 KiB\]\n\d+\n`).Match(b) {
+		t.Errorf("the log does not start with the note: %q", b[:min(len(b), 200)])
+	}
+	if got, _ := os.ReadFile(secret); string(got) != "SECRETLOGMARK\n" {
+		t.Errorf("the link's target changed: %q", got)
+	}
+}

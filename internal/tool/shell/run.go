@@ -74,11 +74,13 @@ func (s *Shell) runForeground(ctx context.Context, line string, timeout time.Dur
 	}
 	r.Close()
 	<-copied
-	select {
-	case <-p.done:
-	case <-time.After(drainWait):
-		// stop gave up on a leader it could not kill; say so rather than hang.
-		return tool.Result{}, fmt.Errorf("shell: pid %d did not die after SIGKILL", p.pid)
+	if !p.exiting() {
+		select {
+		case <-p.done:
+		case <-time.After(drainWait):
+			// stop gave up on a leader it could not kill; say so rather than hang.
+			return tool.Result{}, fmt.Errorf("shell: pid %d did not die after SIGKILL", p.pid)
+		}
 	}
 
 	text := out.String()

@@ -28,6 +28,7 @@ const (
 	DefaultMaxTimeout  = 10 * time.Minute
 	DefaultOutputLimit = 30 << 10
 	DefaultKillGrace   = 2 * time.Second
+	DefaultLogLimit    = 16 << 20
 )
 
 // Options configure a Shell.
@@ -53,6 +54,9 @@ type Options struct {
 	KillGrace time.Duration
 	// JobsDir holds background job logs; default <Workdir>/.godwit/run.
 	JobsDir string
+	// LogLimit is the most bytes a job's log keeps (its end, behind a
+	// note of what was dropped); default DefaultLogLimit.
+	LogLimit int64
 	// Logger receives kills and anomalies; nil discards.
 	Logger *slog.Logger
 	// Wrap, when set, is called on every command just before it starts,
@@ -141,6 +145,9 @@ func New(opts Options) *Shell {
 	}
 	if opts.KillGrace <= 0 {
 		opts.KillGrace = DefaultKillGrace
+	}
+	if opts.LogLimit <= 0 {
+		opts.LogLimit = DefaultLogLimit
 	}
 	if opts.JobsDir == "" && opts.Workdir != "" {
 		opts.JobsDir = filepath.Join(opts.Workdir, ".godwit", "run")
@@ -385,6 +392,19 @@ func (s *Shell) Close() error {
 		wg.Go(func() { p.stop(s.opts.KillGrace, s.log) })
 	}
 	wg.Wait()
+	s.mu.Lock()
+	jobs := make([]*job, 0, len(s.order))
+	for _, id := range s.order {
+		jobs = append(jobs, s.jobs[id])
+	}
+	s.mu.Unlock()
+	for _, j := range jobs {
+		wg.Go(func() {
+			j.drain()
+			j.log.f.Close()
+		})
+	}
+	wg.Wait()
 	tracked := make(chan struct{})
 	go func() { s.tracking.Wait(); close(tracked) }()
 	select {
@@ -394,9 +414,6 @@ func (s *Shell) Close() error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, id := range s.order {
-		s.jobs[id].log.Close()
-	}
 	if s.lifeW != nil {
 		// Every supervisor still alive (none should be) ends its tree.
 		s.lifeW.Close()

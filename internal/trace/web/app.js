@@ -49,6 +49,7 @@ function drawSummary(r) {
   const box = el("div", { class: "cards" },
     card("model calls", num(r.model_calls), r.model_errors ? r.model_errors + " failed" : r.retries ? r.retries + " retries" : ""),
     card("tool calls", num(r.tool_calls), (r.tool_errors ? r.tool_errors + " failed · " : "") +
+      (r.tool_denied ? r.tool_denied + " denied · " : "") + (r.tool_cancelled ? r.tool_cancelled + " cancelled · " : "") +
       (r.parallel_steps ? r.parallel_steps + " parallel steps, most " + r.max_parallel + " at " + ref(r.max_parallel_at) : "no parallel steps")),
     card("tokens in", num(t.input), num(t.cache_read) + " read from cache"),
     card("tokens out", num(t.output), num(t.reasoning) + " reasoning · " + num(r.text_chars) + " text chars"),
