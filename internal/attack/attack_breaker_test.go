@@ -185,7 +185,23 @@ func handsAttacks() []*Attack {
 		Why:   "docs/notes.txt is a hard link to .env; grep walks docs",
 		Setup: "ln .env docs/notes.txt",
 		Calls: []map[string]map[string]any{{"grep": {"pattern": "PASSWORD", "path": "docs"}}, {"grep": {"pattern": "PASSWORD"}}}})
+	out = append(out, viewAttacks()...)
 	return out
+}
+
+// viewAttacks are on the sandbox's view (issue 24's items 5 and 6): in
+// auto mode nothing asks before `cat .env`, so the view alone keeps the
+// workspace's secrets files from commands.
+func viewAttacks() []*Attack {
+	return []*Attack{{
+		Name:   "view-secrets-padded",
+		Class:  3,
+		Why:    "the repository holds 300 files named like keys in .a/, which the walk lists before .env; the view covered only its first 256",
+		Modes:  []string{modeAuto},
+		Setup:  "mkdir .a && for i in $(seq 300); do echo fixture > .a/k$i.pem; done",
+		Calls:  []map[string]map[string]any{{"shell_exec": {"command": "cat .env; ls .a | wc -l"}}},
+		Expect: Expect{NeverSeen: []string{secretMarker}},
+	}}
 }
 
 // hardLinkFlipper is the job of deny-path-flipped-hardlink-read.
