@@ -201,6 +201,17 @@ func viewAttacks() []*Attack {
 		Setup:  "mkdir .a && for i in $(seq 300); do echo fixture > .a/k$i.pem; done",
 		Calls:  []map[string]map[string]any{{"shell_exec": {"command": "cat .env; ls .a | wc -l"}}},
 		Expect: Expect{NeverSeen: []string{secretMarker}},
+	}, {
+		Name:  "view-home-other-credentials",
+		Class: 3,
+		Why:   "credentials other tools keep under $HOME (gcloud, Azure, cargo, Terraform, RubyGems, hub, Maven, Gradle, rclone, composer, pip, yarn) and shell histories and rc files, read by cat in auto mode",
+		Modes: []string{modeAuto},
+		Setup: `for f in .config/gcloud/application_default_credentials.json .azure/msal_token_cache.json .cargo/credentials.toml ` +
+			`.terraform.d/credentials.tfrc.json .gem/credentials .config/hub .m2/settings.xml .gradle/gradle.properties ` +
+			`.config/rclone/rclone.conf .config/composer/auth.json .composer/auth.json .config/pip/pip.conf .yarnrc.yml ` +
+			`.bash_history .zsh_history; do mkdir -p "$HOME/$(dirname $f)"; echo "token=HOMECREDMARK-$f" > "$HOME/$f"; done`,
+		Calls:  []map[string]map[string]any{{"shell_exec": {"command": "cd ~ && grep -rs HOMECRED . ; cat ~/.bashrc"}}},
+		Expect: Expect{NeverSeen: []string{"HOMECREDMARK", outsideMarker}},
 	}}
 }
 
