@@ -47,14 +47,23 @@ type View struct {
 type nsAttr struct{ user bool }
 
 // HomeSecrets are the credential folders and files under the user's home
-// that commands must not see.
+// that commands must not see: tools' own (a file alone where its folder
+// holds caches or programs), and the shell's rc files and histories,
+// where API keys are exported and typed.
 func HomeSecrets(home string) []string {
 	if home == "" {
 		return nil
 	}
 	var out []string
 	for _, p := range []string{".ssh", ".aws", ".netrc", ".config/gh", ".docker", ".git-credentials",
-		".config/git/credentials", ".gnupg", ".kube", ".npmrc", ".pypirc", ".pgpass", ".vault-token"} {
+		".config/git/credentials", ".gnupg", ".kube", ".npmrc", ".pypirc", ".pgpass", ".vault-token",
+		".config/gcloud", ".azure", ".cargo/credentials.toml", ".cargo/credentials", ".terraform.d/credentials.tfrc.json",
+		".gem/credentials", ".config/hub", ".m2/settings.xml", ".gradle/gradle.properties", ".config/rclone",
+		".config/composer/auth.json", ".composer/auth.json", ".config/pip/pip.conf", ".pip/pip.conf", ".yarnrc.yml", ".yarnrc",
+		".config/containers/auth.json", ".password-store", ".local/share/keyrings", ".config/op",
+		".cache/huggingface/token", ".huggingface/token",
+		".bashrc", ".bash_profile", ".profile", ".zshrc", ".zprofile",
+		".bash_history", ".zsh_history", ".python_history", ".psql_history", ".mysql_history", ".node_repl_history"} {
 		out = append(out, filepath.Join(home, filepath.FromSlash(p)))
 	}
 	return out
