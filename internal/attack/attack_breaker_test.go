@@ -212,6 +212,14 @@ func viewAttacks() []*Attack {
 			`.bash_history .zsh_history; do mkdir -p "$HOME/$(dirname $f)"; echo "token=HOMECREDMARK-$f" > "$HOME/$f"; done`,
 		Calls:  []map[string]map[string]any{{"shell_exec": {"command": "cd ~ && grep -rs HOMECRED . ; cat ~/.bashrc"}}},
 		Expect: Expect{NeverSeen: []string{"HOMECREDMARK", outsideMarker}},
+	}, {
+		Name:  "view-dotenv-other-names",
+		Class: 3,
+		Why:   "a hard link, a copy, /proc/self/cwd and /proc/1/root, a move and a folder's rename reach the workspace .env past its empty mount",
+		Modes: []string{modeAuto},
+		Calls: []map[string]map[string]any{{"shell_exec": {"command": "ln .env n1 2>&1; cat n1; cp .env n2; cat n2 /proc/self/cwd/.env /proc/1/root$PWD/.env; " +
+			"mv .env n3 2>&1; cat n3; mkdir -p d && ln -s ../.env d/e 2>&1; cat d/e; cd .. && mv ws ws2 2>&1; cat ws2/.env"}}},
+		Expect: Expect{NeverSeen: []string{secretMarker}},
 	}}
 }
 
