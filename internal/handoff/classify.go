@@ -102,9 +102,10 @@ func classify(text string) (kind string, sure bool) {
 		return KindRequest, true
 	case labelled(first.low), reported(first.low), oneTask(first, level, titleShaped(text)):
 		return KindRequest, true
-	case level == markHint && atHand(first, false), level == markGeneric && atHand(first, true):
+	case level == markHint && atHand(first, false),
+		level == markGeneric && marks(lex().Quantifier.cut(first.low)) < markGeneric && atHand(first, true) && !standingVerb(first.low):
 		// "remove the prints from app.js, only those", "remove all the
-		// console.log calls from app.js".
+		// console.log calls from app.js", not "put new utils in src/lib/".
 		return KindRequest, true
 	case level > markNone, listed(text):
 		// "Use pnpm, not npm", "Write all comments in English", the
@@ -182,12 +183,17 @@ func opening(low string) string {
 	return strings.TrimSpace(lex().Lead.cut(head(unlabel(head(low)))))
 }
 
-// bare is a sentence's opening less a polite ask's frame ("can you",
-// "не мог бы ты"): from the verb that says what to do.
+// bare is a sentence's opening less the words that go on from the last
+// ("now", "next", "dann") and a polite ask's frame ("can you", "не мог
+// бы ты"): from the verb that says what to do.
 func bare(low string) string {
+	w := lex()
 	low = opening(low)
-	if m := lex().Polite.find(low); m != nil && m[0] == 0 {
-		low = strings.TrimSpace(lex().Lead.cut(low[m[1]:]))
+	for range 3 {
+		low = strings.TrimSpace(w.Lead.cut(w.FollowUp.cut(low)))
+		if m := w.Polite.find(low); m != nil && m[0] == 0 {
+			low = strings.TrimSpace(low[m[1]:])
+		}
 	}
 	return low
 }
@@ -365,9 +371,9 @@ func oneTask(s *sentence, level int, title bool) bool {
 	if standingVerb(s.low) {
 		// "now use pnpm", "please keep answers short", but "use the new
 		// logger in this file".
-		return w.Deictic.in(w.StandingVerb.cut(bare(s.low)))
+		return w.Deictic.in(w.StandingVerb.cut(bare(s.low))) && !strings.HasSuffix(low, ":")
 	}
-	if w.FollowUp.in(head(unlabel(head(s.low)))) || w.Same.in(low) || w.Softener.in(low) {
+	if w.FollowUp.in(low) || w.Same.in(low) || w.Softener.in(low) {
 		return true
 	}
 	if level < markGeneric && (w.Polite.in(low) || w.Ask.in(low)) {
@@ -431,7 +437,7 @@ func asksNow(s *sentence) bool {
 	if cjkAct(low) || w.ActZh.in(low) {
 		return true
 	}
-	if lang, _ := w.AskEnd.lang(strings.TrimRight(low, "。.!！ ")); lang == "ja" && !topic(low, "は") || lang == "ko" && !topic(low, "은", "는") {
+	if lang, _ := w.AskEnd.lang(tail(low)); lang == "ja" && !topicJa(low) || lang == "ko" && !topicKo(low) {
 		return true
 	}
 	v, ok := act(low)
@@ -490,26 +496,43 @@ func act(low string) (verb, bool) {
 // an act: an ask ("帮我", "麻烦"), a Japanese or Korean ending of a verb
 // that does one thing ("直して", "고쳐 줘").
 func cjkAct(low string) bool {
-	return lex().Ask.in(low) || lex().ActEnd.in(strings.TrimRight(low, "。.!！ "))
+	return lex().Ask.in(low) || lex().ActEnd.in(tail(low))
 }
 
-// topic reports whether a Japanese or Korean statement has a topic
-// particle after a noun ("コメントは英語で", "주석은 영어로"): its subject
-// is a kind of thing, as rules are written, not one thing to change.
-func topic(low string, particles ...string) bool {
-	for _, w := range strings.Fields(spaceCJK(low)) {
-		for _, p := range particles {
-			stem, ok := strings.CutSuffix(w, p)
-			if !ok || stem == "" || lex().Adnominal.in(w) {
-				continue
-			}
-			r, _ := utf8.DecodeLastRuneInString(stem)
-			if !unicode.Is(unicode.Hiragana, r) || strings.HasSuffix(stem, "に") || strings.HasSuffix(stem, "で") {
+// topicJa and topicKo report whether a Japanese or Korean statement has
+// a topic particle after a noun ("コメントは英語で", "주석은 영어로"): its
+// subject is a kind of thing, as rules are written, not one thing to
+// change ("README を更新して").
+func topicJa(low string) bool {
+	for i := strings.Index(low, "は"); i > 0; {
+		r, _ := utf8.DecodeLastRuneInString(low[:i])
+		if !unicode.Is(unicode.Hiragana, r) || strings.ContainsRune("にでとてら", r) {
+			return true
+		}
+		j := strings.Index(low[i+len("は"):], "は")
+		if j < 0 {
+			break
+		}
+		i += len("は") + j
+	}
+	return false
+}
+
+func topicKo(low string) bool {
+	for _, w := range strings.Fields(low) {
+		for _, p := range []string{"은", "는"} {
+			if stem, ok := strings.CutSuffix(w, p); ok && stem != "" && !lex().Adnominal.in(w) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// tail is a lowercased sentence less the code and punctuation at its
+// end, where the Japanese and Korean asks end.
+func tail(low string) string {
+	return strings.TrimRight(trailingCodeRe().ReplaceAllString(low, ""), " 。.!！:：")
 }
 
 // standingVerb reports whether a statement opens with a verb of how to

@@ -34,11 +34,9 @@ var ownRequests = map[string][]string{
 		"I ran make and it errored out.",
 		"Tests broke after your last change.",
 		"Don't change the public API, just fix the race in the worker pool.",
-		"Make sure the new endpoint returns 404 for unknown ids.",
 		"Remove all the console.log calls from app.js.",
 		"Only change the README for now.",
 		"Never mind, go back to the previous version.",
-		"Don't forget to update the changelog for this release.",
 		"now do the same for the orders table",
 		"ok, next the header component",
 		"also add it to the README",
@@ -464,6 +462,17 @@ var ownRules = map[string][]string{
 	},
 }
 
+// ownConflicts are one-off requests worded with a standing marker or a
+// negative imperative and nothing that limits them to the task: where the
+// two conflict, instruction wins (a rule kept as a request could be
+// lost; a request kept as a rule costs tokens and is one /unpin away).
+var ownConflicts = []string{
+	"Make sure the new endpoint returns 404 for unknown ids.",
+	"Don't forget to update the changelog for this release.",
+	"Always run the migration script after pulling this branch.",
+	"不要改测试，只修复 `parser.go` 里的 bug。",
+}
+
 // TestClassifyOwnExamples holds Classify to the examples above, per
 // language.
 func TestClassifyOwnExamples(t *testing.T) {
@@ -484,5 +493,10 @@ func TestClassifyOwnExamples(t *testing.T) {
 				t.Errorf("%s%s", s.row(lang), misses.String())
 			}
 		})
+	}
+	for _, m := range ownConflicts {
+		if got := Classify(m); got != KindInstruction {
+			t.Errorf("conflict %q: %s, want %s", m, got, KindInstruction)
+		}
 	}
 }
