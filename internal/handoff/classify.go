@@ -52,38 +52,29 @@ func Classify(text string) string {
 	return k
 }
 
-// Levels of what marks a statement as standing.
-const (
-	markNone     = iota
-	markHint     // "only", "if", "instead", "keep": often a rule's, often not
-	markGeneric  // things in general: "all", "any", "no X", "our", "in English"
-	markNegative // a negative imperative: "don't", "ne ... pas", "не"
-	markStrong   // "always", "never", "must", "every", "before you commit"
-)
-
 // classify also says whether the verdict rests on evidence: a marker
 // for an instruction, or a request's sign. An instruction it only
 // defaulted to shrinks before the marked ones.
 func classify(text string) (kind string, sure bool) {
 	w := lex()
-	if w.Filler.in(strings.TrimSpace(text)) {
+	if w.Filler.in(strings.TrimSpace(text), "") {
 		return KindRequest, true // "hi", "thanks!", "go on"
 	}
 	ss := sentencesOf(text)
 	level, once := markNone, false
 	var first *sentence
 	for i, s := range ss {
-		if w.Temporal.in(s.low) {
+		if w.Temporal.in(s.low, s.lang) {
 			// "from now on", "désormais", "从现在起": standing even in a
 			// question ("from now on answer briefly, ok?").
 			return KindInstruction, true
 		}
-		once = once || w.OneOff.in(s.low)
+		once = once || w.OneOff.in(s.low, s.lang)
 		if s.question {
 			continue
 		}
-		level = max(level, marks(s.low))
-		if first == nil && !w.Filler.in(s.text) {
+		level = max(level, marks(s.low, s.lang))
+		if first == nil && !w.Filler.in(s.text, "") {
 			first = &ss[i]
 		}
 	}
@@ -100,10 +91,10 @@ func classify(text string) (kind string, sure bool) {
 	case first == nil:
 		// Only questions, or no prose at all.
 		return KindRequest, true
-	case labelled(first.low), reported(first.low), oneTask(first, level, titleShaped(text)):
+	case labelled(first), reported(first), oneTask(first, level, titleShaped(text)):
 		return KindRequest, true
 	case level == markHint && atHand(first, false),
-		level == markGeneric && marks(lex().Quantifier.cut(first.low)) < markGeneric && atHand(first, true) && !standingVerb(first.low):
+		level == markGeneric && marks(w.Quantifier.cut(first.low, first.lang), first.lang) < markGeneric && atHand(first, true) && !standingVerb(first):
 		// "remove the prints from app.js, only those", "remove all the
 		// console.log calls from app.js", not "put new utils in src/lib/".
 		return KindRequest, true
@@ -119,12 +110,22 @@ func classify(text string) (kind string, sure bool) {
 	return KindInstruction, false
 }
 
+// Levels of what marks a statement as standing.
+const (
+	markNone     = iota
+	markHint     // "only", "if", "instead", "keep": often a rule's, often not
+	markGeneric  // things in general: "all", "any", "no X", "our", "in English"
+	markNegative // a negative imperative: "don't", "ne ... pas", "не"
+	markStrong   // "always", "never", "must", "every", "before you commit"
+)
+
 // sentence is one sentence of a message's prose; low is lowercased,
 // with the idioms whose words would read as markers taken out ("never
-// mind", "always getting").
+// mind", "always getting"); lang is the message's language, "" when
+// unsure.
 type sentence struct {
-	text, low string
-	question  bool
+	text, low, lang string
+	question        bool
 }
 
 // sentencesOf returns the sentences of a message's prose lines, in any
@@ -135,39 +136,132 @@ type sentence struct {
 // short?") is a statement.
 func sentencesOf(text string) []sentence {
 	w := lex()
+	lines := prose(text)
+	lang := langOf(lines)
 	var out []sentence
-	for _, line := range prose(text) {
+	for _, line := range lines {
 		line = bulletRe().ReplaceAllString(strings.TrimSpace(line), "")
-		for _, s := range splitSentences(emphasis.Replace(line)) {
-			s = strings.TrimSpace(s)
-			if s == "" || !hasLetter(s) {
+		for _, t := range splitSentences(emphasis.Replace(line)) {
+			t = strings.TrimSpace(t)
+			if t == "" || !hasLetter(t) {
 				continue
 			}
-			bare := strings.TrimSpace(trailingCodeRe().ReplaceAllString(s, "")) // "what does this do? `^a+$`"
+			bare := strings.TrimSpace(trailingCodeRe().ReplaceAllString(t, "")) // "what does this do? `^a+$`"
 			if bare == "" {
 				continue // code alone, after its question
 			}
-			low := lower(s)
-			q := strings.HasSuffix(bare, "?") || strings.HasSuffix(bare, "？") || strings.HasSuffix(bare, "?)") || w.Wh.in(head(low))
-			if q {
-				if w.Tag.in(s) {
-					s = strings.TrimSpace(w.Tag.cut(s))
-					low, q = lower(s), false
-				} else if w.Polite.in(opening(low)) && (marks(low) >= markNegative || standingVerb(low)) {
-					q = false // "Could you always answer in French?"
+			s := sentence{text: t, low: lower(t), lang: lang}
+			s.question = strings.HasSuffix(bare, "?") || strings.HasSuffix(bare, "？") || strings.HasSuffix(bare, "?)") || w.Wh.in(head(s.low), lang)
+			if s.question {
+				if w.Tag.in(t, lang) {
+					s.text = strings.TrimSpace(w.Tag.cut(t, lang))
+					s.low, s.question = lower(s.text), false
+				} else if w.Polite.in(opening(s.low, lang), lang) && (marks(s.low, lang) >= markNegative || standingVerb(&s)) {
+					s.question = false // "Could you always answer in French?"
 				}
 			}
-			if q && len(out) > 0 && !out[len(out)-1].question && w.Confirm.in(s) {
+			if s.question && len(out) > 0 && !out[len(out)-1].question && w.Confirm.in(t, lang) {
 				continue // "Use tabs. Got it?"
 			}
-			out = append(out, sentence{text: s, low: low, question: q})
+			out = append(out, s)
 		}
 	}
 	return out
 }
 
+// langOf guesses the language of a message's prose lines: by script for
+// Chinese, Japanese, Korean and Russian, by function words and letters
+// for the five Latin ones; "" when unsure, and the classifier reads every
+// language's words. Read alone, the nine languages' lists collide:
+// Spanish "todos" in "TODOs", Portuguese "no" (in the) read as English.
+func langOf(lines []string) string {
+	var han, kana, hangul, cyr, latin int
+	score := map[string]int{}
+	for _, l := range lines {
+		l = inlineCodeRe().ReplaceAllString(l, " ")
+		for _, r := range l {
+			switch {
+			case unicode.Is(unicode.Hangul, r):
+				hangul++
+			case unicode.In(r, unicode.Hiragana, unicode.Katakana):
+				kana++
+			case unicode.Is(unicode.Han, r):
+				han++
+			case unicode.Is(unicode.Cyrillic, r):
+				cyr++
+			case unicode.Is(unicode.Latin, r):
+				latin++
+			}
+			if lang, ok := letterLang[r]; ok {
+				score[lang] += 2
+			}
+		}
+		for _, f := range strings.FieldsFunc(strings.ToLower(l), func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' }) {
+			for _, lang := range functionWords[f] {
+				score[lang]++
+			}
+		}
+	}
+	switch {
+	case hangul > 0 && hangul >= kana:
+		return "ko"
+	case kana > 0:
+		return "ja"
+	case han > 0:
+		return "zh"
+	case cyr > latin:
+		return "ru"
+	}
+	if len(lines) > 0 {
+		// The verb a message opens with: "adiciona" is Portuguese.
+		low := bare(lower(bulletRe().ReplaceAllString(strings.TrimSpace(lines[0]), "")), "")
+		for _, l := range []*wordList{&lex().ActEn, &lex().Act, &lex().StandingVerb} {
+			for _, lang := range []string{"en", "de", "fr", "es", "pt"} {
+				if m := l.find(low, lang); m != nil && m[0] == 0 {
+					score[lang]++
+				}
+			}
+		}
+	}
+	best, tie := "", false
+	for _, lang := range corpusOrder {
+		switch n := score[lang]; {
+		case n == 0:
+		case best == "" || n > score[best]:
+			best, tie = lang, false
+		case n == score[best]:
+			tie = true
+		}
+	}
+	if tie {
+		return ""
+	}
+	return best
+}
+
+// functionWords are the words that say which Latin language a message
+// is in; a word of several languages counts for each.
+var functionWords = func() map[string][]string {
+	m := map[string][]string{}
+	for lang, ws := range map[string]string{
+		"en": "the and to of is it in for this that with on you my be are not don't can what why how when from by an please i we our your should",
+		"de": "der die das und ist nicht mit den dem des ein eine einen zu auf für im in ins um an bitte du ich wir es kein keine von aus nach wenn auch noch sich oder dir mir mein meine meinen mal doch vom zum zur beim bei über",
+		"fr": "le la les des du et est un une pour dans au ne pas tu je nous ce cette avec sur que qui en de il s'il moi mon ma mes",
+		"es": "el la los las del y es un una por para con que en al lo tu mi no este esta se de porfa aquí también más está hay qué cómo",
+		"pt": "o a os as do da dos das e é um uma para com que em no na não você meu minha isso esse essa se de por pra pro tá aqui também mais está",
+	} {
+		for _, w := range strings.Fields(ws) {
+			m[w] = append(m[w], lang)
+		}
+	}
+	return m
+}()
+
+// letterLang are letters only one of the Latin five writes.
+var letterLang = map[rune]string{'ñ': "es", '¿': "es", '¡': "es", 'ã': "pt", 'õ': "pt", 'ß': "de", 'ä': "de", 'ö': "de", 'ü': "de", 'è': "fr", 'ù': "fr", 'œ': "fr", 'ë': "fr"}
+
 // lower is a sentence lowercased, its idioms taken out.
-func lower(s string) string { return lex().Idiom.cut(strings.ToLower(s)) }
+func lower(s string) string { return lex().Idiom.cut(strings.ToLower(s), "") }
 
 // head is a lowercased sentence from its first letter or digit: without
 // the quotes, emoji and marks before it ("🚫 no console.log").
@@ -178,20 +272,20 @@ func head(low string) string {
 }
 
 // opening is a sentence from its first word that matters: its label
-// and openers ("please", "ok, now", "пожалуйста") taken off.
-func opening(low string) string {
-	return strings.TrimSpace(lex().Lead.cut(head(unlabel(head(low)))))
+// and openers ("please", "ok", "пожалуйста") taken off.
+func opening(low, lang string) string {
+	return strings.TrimSpace(lex().Lead.cut(head(unlabel(head(low))), lang))
 }
 
 // bare is a sentence's opening less the words that go on from the last
 // ("now", "next", "dann") and a polite ask's frame ("can you", "не мог
 // бы ты"): from the verb that says what to do.
-func bare(low string) string {
+func bare(low, lang string) string {
 	w := lex()
-	low = opening(low)
+	low = opening(low, lang)
 	for range 3 {
-		low = strings.TrimSpace(w.Lead.cut(w.FollowUp.cut(low)))
-		if m := w.Polite.find(low); m != nil && m[0] == 0 {
+		low = strings.TrimSpace(w.Lead.cut(w.FollowUp.cut(low, lang), lang))
+		if m := w.Polite.find(low, lang); m != nil && m[0] == 0 {
 			low = strings.TrimSpace(low[m[1]:])
 		}
 	}
@@ -249,55 +343,53 @@ func sentences(text string) []string {
 
 // temporal reports whether a lowercased sentence says it holds from now
 // on, in any of the nine languages.
-func temporal(low string) bool { return lex().Temporal.in(low) }
+func temporal(low string) bool { return lex().Temporal.in(low, "") }
 
 // marks says how a lowercased statement marks itself as standing.
 // Negations alone are no marker: failures are reported with them ("the
 // service does not start"); "X, not Y" is one. A failure reported of
 // "every request" or "all tests" gives no rule.
-func marks(low string) int {
+func marks(low, lang string) int {
 	w := lex()
-	if failed(low) {
-		low = w.Quantifier.cut(low)
+	if failed(low, lang) {
+		low = w.Quantifier.cut(low, lang)
 	}
 	switch {
-	case w.Standing.in(low) || w.Trigger.in(low):
+	case w.Standing.in(low, lang) || w.Trigger.in(low, lang):
 		return markStrong
-	case w.Negative.in(bare(low)) && !failed(low):
+	case w.Negative.in(bare(low, lang), lang) && !failed(low, lang):
 		return markNegative
-	case w.Generic.in(low) || manner(low):
+	case w.Generic.in(low, lang) || w.Manner.in(low, lang) && !w.Translate.in(low, lang):
+		// "in English", "auf Deutsch", "用中文", not what to translate.
 		return markGeneric
-	case w.Hint.in(low) || w.Contrast.in(low):
+	case w.Hint.in(low, lang) || w.Contrast.in(low, lang):
 		return markHint
 	}
 	return markNone
 }
 
-// manner reports whether a statement says in what language or register
-// to write ("in English", "auf Deutsch", "用中文"), not what to translate.
-func manner(low string) bool { return lex().Manner.in(low) && !lex().Translate.in(low) }
-
 // failed reports whether a lowercased statement reports a failure: "500
 // error after upgrade", "crashes on start", "не работает".
-func failed(low string) bool { return lex().Failure.in(low) }
+func failed(low, lang string) bool { return lex().Failure.in(low, lang) }
 
 // reported reports whether a statement reports a failure or what the
 // user did, and gives no rule: no marker but a condition after the
-// failure ("crashes when the config is missing"); a condition first is a
+// failure ("crashes if the config is missing"); a condition first is a
 // rule's trigger ("if a test fails, fix it first").
-func reported(low string) bool {
-	w := lex()
-	if w.Report.in(low) {
+func reported(s *sentence) bool {
+	w, low, lang := lex(), s.low, s.lang
+	if w.Report.in(low, lang) {
 		return true // "I ran make and ...", "ich habe ... ausgeführt"
 	}
-	f := w.Failure.find(low)
+	f := w.Failure.find(low, lang)
 	if f == nil {
 		return false
 	}
-	if c := w.Condition.find(low); c != nil && c[0] < f[0] {
+	if c := w.Condition.find(low, lang); c != nil && c[0] < f[0] {
 		return false
 	}
-	return marks(w.Quantifier.cut(w.Condition.cut(w.Failure.cut(low)))) < markGeneric
+	rest := w.Quantifier.cut(w.Condition.cut(w.Failure.cut(low, lang), lang), lang)
+	return marks(rest, lang) < markGeneric
 }
 
 // justTask reports whether a sentence has a clause that asks for just
@@ -309,9 +401,9 @@ func justTask(ss []sentence) bool {
 			continue
 		}
 		for _, c := range strings.FieldsFunc(s.low, func(r rune) bool { return strings.ContainsRune(",，、;；", r) }) {
-			if lex().Just.in(c) {
-				c = strings.TrimSpace(lex().Just.cut(c))
-				if asksNow(&sentence{text: c, low: c}) {
+			if lex().Just.in(c, s.lang) {
+				c = strings.TrimSpace(lex().Just.cut(c, s.lang))
+				if asksNow(&sentence{text: c, low: c, lang: s.lang}) {
 					return true
 				}
 			}
@@ -359,45 +451,55 @@ func titleShaped(text string) bool {
 // Safari", "CSV 내보내기 기능 추가"), a follow-up ("now do the same for
 // orders", "次は..."), a softener ("좀", "一下"), an ask that is no rule
 // ("can you look at why the build is slow"), or an act on a thing pointed
-// at ("refactor this function", "commit it", "check why it fails").
-// level is the message's marks: a generic one turns an ask into a rule
-// ("kannst du Kommentare auf Englisch schreiben").
+// at ("refactor this function", "teile diese Funktion auf", "commit it",
+// "check why it fails"). level is the message's marks: a generic one
+// turns an ask into a rule ("kannst du Kommentare auf Englisch
+// schreiben").
 func oneTask(s *sentence, level int, title bool) bool {
-	w := lex()
-	low := opening(s.low)
-	if title && titled(low) {
+	w, lang := lex(), s.lang
+	low := opening(s.low, lang)
+	if title && titled(low, lang) {
 		return true
 	}
-	if standingVerb(s.low) {
+	if m := w.Infinitive.find(low, lang); title && level == markNone && m != nil && m[0] == 0 && (unspaced(lang) || w.Singular.in(strings.TrimSpace(low[m[1]:]), lang)) {
+		return true
+	}
+	if standingVerb(s) {
 		// "now use pnpm", "please keep answers short", but "use the new
 		// logger in this file".
-		return w.Deictic.in(w.StandingVerb.cut(bare(s.low))) && !strings.HasSuffix(low, ":")
+		return w.Deictic.in(w.StandingVerb.cut(bare(s.low, lang), lang), lang) && !strings.HasSuffix(low, ":")
 	}
-	if w.FollowUp.in(low) || w.Same.in(low) || w.Softener.in(low) {
+	if w.FollowUp.in(low, lang) || w.FollowUp.in(head(s.low), lang) || w.Same.in(low, lang) || w.Softener.in(low, lang) {
 		return true
 	}
-	if level < markGeneric && (w.Polite.in(low) || w.Ask.in(low)) {
+	if level < markGeneric && (w.Polite.in(low, lang) || w.Ask.in(low, lang)) {
 		return true // "Kannst du mal schauen, warum ...", "请帮我..."
 	}
-	if w.Deictic.in(low) && (cjkAct(low) || w.ActZh.in(low)) {
-		return true // "この関数、リファクタリングして", "把这个函数改成异步的"
+	if d := w.Deictic.find(bare(s.low, lang), lang); d != nil {
+		// An act on it: "この関数、リファクタリングして", "把这个函数改成
+		// 异步的", and in the spaced scripts its verb first, whichever
+		// it is ("teile diese Funktion auf").
+		b := bare(s.low, lang)
+		if cjkAct(b) || w.ActZh.in(b, lang) || !unspaced(lang) && d[0] > 0 && len(strings.Fields(b[:d[0]])) == 1 {
+			return true
+		}
 	}
-	v, ok := act(low)
+	v, ok := act(s.low, lang)
 	if !ok {
 		return false
 	}
 	o := strings.Fields(v.rest)
-	return len(o) == 0 || w.Deictic.in(v.rest) || w.Pronoun.in(v.rest) || w.Object.in(v.rest)
+	return len(o) == 0 || w.Deictic.in(v.rest, lang) || w.Pronoun.in(v.rest, lang) || w.Object.in(v.rest, lang)
 }
 
 // titled reports whether a title-shaped statement is an issue's title:
 // a change asked for ("Add dark mode", "Dark Mode hinzufügen",
 // "Поддержка путей Windows", "ダークモード対応") or a symptom ("Slow
 // startup with large repositories").
-func titled(low string) bool {
+func titled(low, lang string) bool {
 	w := lex()
 	t := strings.TrimRight(low, " )!")
-	return w.Title.in(low) || w.TitleEnd.in(strings.SplitN(t, ",", 2)[0]) || w.Symptom.in(low)
+	return w.Title.in(low, lang) || w.TitleEnd.in(strings.SplitN(t, ",", 2)[0], lang) || w.Symptom.in(low, lang)
 }
 
 // atHand reports whether a statement asks for an act on a named thing:
@@ -406,9 +508,9 @@ func titled(low string) bool {
 // file set, only a file or a path counts (a rule names a command or a
 // name to use: "run `go vet` on all packages").
 func atHand(s *sentence, file bool) bool {
-	low := opening(s.low)
-	if !cjkAct(low) && !lex().ActZh.in(low) {
-		if _, ok := act(low); !ok {
+	low := opening(s.low, s.lang)
+	if !cjkAct(low) && !lex().ActZh.in(low, s.lang) {
+		if _, ok := act(s.low, s.lang); !ok {
 			return false
 		}
 	}
@@ -417,7 +519,7 @@ func atHand(s *sentence, file bool) bool {
 			return true
 		}
 	}
-	return lex().Line.in(low)
+	return lex().Line.in(low, s.lang)
 }
 
 // asksNow reports whether a statement asks for one act now: a verb on one
@@ -429,65 +531,71 @@ func atHand(s *sentence, file bool) bool {
 // migrations so ...", "écris les commentaires en anglais", "주석은 영어로
 // 작성해 주세요") is how rules are written.
 func asksNow(s *sentence) bool {
-	w := lex()
-	low := opening(s.low)
-	if standingVerb(s.low) {
+	w, lang := lex(), s.lang
+	low := opening(s.low, lang)
+	if standingVerb(s) {
 		return false
 	}
-	if cjkAct(low) || w.ActZh.in(low) {
+	if cjkAct(low) || w.ActZh.in(low, lang) {
 		return true
 	}
-	if lang, _ := w.AskEnd.lang(tail(low)); lang == "ja" && !topicJa(low) || lang == "ko" && !topicKo(low) {
+	if w.AskEnd.in(tail(low), lang) && (strings.ContainsFunc(low, isKana) && !topicJa(low) || strings.ContainsFunc(low, isHangul) && !topicKo(low)) {
 		return true
 	}
-	v, ok := act(low)
+	v, ok := act(s.low, lang)
 	if !ok {
 		return false
 	}
-	if v.lang == "ru" || w.Please.in(s.low) || atHand(s, false) {
+	if v.lang == "ru" || w.Please.in(s.low, lang) || atHand(s, false) {
 		return true
 	}
 	o := strings.Fields(v.rest)
 	if len(o) == 0 {
 		return true
 	}
+	// An act that ends ("remove", "súbelo") is on things at hand.
+	finish := w.Finish.in(bare(s.low, lang), lang)
 	switch {
-	case w.Plural.in(v.rest):
+	case w.Plural.in(v.rest, lang):
 		// "les fonctions publiques" are things in general; "los prints
-		// del handler" are not.
-		return w.Singular.in(strings.Join(o[1:], " ")) || w.Anchor.in(v.rest)
-	case w.Singular.in(v.rest):
+		// del handler" and "die unbenutzten Imports" to remove are not.
+		return finish || w.Singular.in(strings.Join(o[1:], " "), lang) || w.Anchor.in(v.rest, lang)
+	case w.Singular.in(v.rest, lang):
 		return true // "the login bug", "eine Migration", "le test"
 	case v.lang == "en":
 		// "tests for the new parser", not "type hints to public
 		// functions"; a name as written ("upgrade React"), not one
 		// that only says which ("Docker images").
-		return w.Anchor.in(v.rest) || properNoun(o[0], s.text) && (len(o) == 1 || !strings.HasSuffix(o[1], "s"))
+		return w.Anchor.in(v.rest, lang) || properNoun(o[0], s.text) && (len(o) == 1 || !strings.HasSuffix(o[1], "s"))
 	}
-	return false
+	return finish || w.Anchor.in(v.rest, lang) // "añade caché al endpoint de pedidos"
 }
 
+func isKana(r rune) bool   { return unicode.In(r, unicode.Hiragana, unicode.Katakana) }
+func isHangul(r rune) bool { return unicode.Is(unicode.Hangul, r) }
+
 // verb is a one-off verb's place in a statement: the language of its
-// list, and what follows it.
+// list ("en", "ru", or "" for the others), and what follows it.
 type verb struct{ lang, rest string }
 
 // act finds the one-off verb a lowercased statement opens with, after
 // its openers ("please", "ok, now", "can you", "пожалуйста"). An English
 // one followed by a noun and a verb is a noun ("Commit messages follow
 // ...").
-func act(low string) (verb, bool) {
+func act(low, lang string) (verb, bool) {
 	w := lex()
-	low = bare(low)
-	for _, l := range []*wordList{&w.ActEn, &w.ActRu, &w.Act} {
-		lang, end := l.lang(low)
-		if lang == "" {
+	low = bare(low, lang)
+	for i, l := range []*wordList{&w.ActEn, &w.ActRu, &w.Act} {
+		m := l.find(low, lang)
+		if m == nil || m[0] != 0 {
 			continue
 		}
-		rest := strings.TrimSpace(w.Lead.cut(strings.TrimLeft(low[end:], ",- ")))
-		if o := strings.Fields(rest); lang == "en" && len(o) > 1 && !w.Singular.in(rest) && w.Finite.in(strings.Join(o[1:], " ")) {
+		v := verb{lang: []string{"en", "ru", ""}[i]}
+		v.rest = strings.TrimSpace(w.Lead.cut(strings.TrimLeft(low[m[1]:], ",- "), lang))
+		if o := strings.Fields(v.rest); v.lang == "en" && len(o) > 1 && !w.Singular.in(v.rest, lang) && w.Finite.in(strings.Join(o[1:], " "), lang) {
 			return verb{}, false
 		}
-		return verb{lang: lang, rest: rest}, true
+		return v, true
 	}
 	return verb{}, false
 }
@@ -496,7 +604,7 @@ func act(low string) (verb, bool) {
 // an act: an ask ("帮我", "麻烦"), a Japanese or Korean ending of a verb
 // that does one thing ("直して", "고쳐 줘").
 func cjkAct(low string) bool {
-	return lex().Ask.in(low) || lex().ActEnd.in(tail(low))
+	return lex().Ask.in(low, "") || lex().ActEnd.in(tail(low), "")
 }
 
 // topicJa and topicKo report whether a Japanese or Korean statement has
@@ -521,7 +629,7 @@ func topicJa(low string) bool {
 func topicKo(low string) bool {
 	for _, w := range strings.Fields(low) {
 		for _, p := range []string{"은", "는"} {
-			if stem, ok := strings.CutSuffix(w, p); ok && stem != "" && !lex().Adnominal.in(w) {
+			if stem, ok := strings.CutSuffix(w, p); ok && stem != "" && !lex().Adnominal.in(w, "") {
 				return true
 			}
 		}
@@ -538,7 +646,7 @@ func tail(low string) string {
 // standingVerb reports whether a statement opens with a verb of how to
 // behave ("use", "keep", "prefer", "answer", "используй", "使用"), after
 // its openers.
-func standingVerb(low string) bool { return lex().StandingVerb.in(bare(low)) }
+func standingVerb(s *sentence) bool { return lex().StandingVerb.in(bare(s.low, s.lang), s.lang) }
 
 // artifact reports whether a word names one thing at hand: a file, a
 // name or flag in backticks, an identifier, a version, an issue.
@@ -563,10 +671,10 @@ func properNoun(low, text string) bool {
 
 // labelled reports whether a statement is labelled as a request: "Feature
 // request: ...", "fix: ...", "修复：...".
-func labelled(low string) bool {
+func labelled(s *sentence) bool {
 	for _, c := range []string{":", "："} {
-		if i := strings.Index(low, c); i > 0 {
-			return lex().Label.in(strings.TrimSpace(head(low[:i])))
+		if i := strings.Index(s.low, c); i > 0 {
+			return lex().Label.in(strings.TrimSpace(head(s.low[:i])), s.lang)
 		}
 	}
 	return false
@@ -606,7 +714,7 @@ func wordsRe(alts string) *regexp.Regexp {
 var (
 	trailingCodeRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("(?:\\s*`[^`]*`[.:]?)+$") })
 	// artifactRe: a word that names one thing: code in backticks, a
-	// path, a file, a flag, a version, an issue.
+	// quoted title, a path, a file, a flag, a version, an issue.
 	artifactRe = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile("^[(\"'«„“]*(?:`[^` ]+`|\"[^\"]*\"?|[\\w.-]*/[\\w./-]*|[\\w-]+\\.[a-z]{1,5}|--?[a-z][\\w-]*|\\d+\\.\\d+(?:\\.\\d+)*|#\\d+)[.,:;!)'\"»“”]*$")
 	})

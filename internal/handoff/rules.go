@@ -119,14 +119,14 @@ func Changes(text string) bool {
 
 // strongChange reports whether a lowercased sentence says an earlier
 // instruction no longer holds as it was.
-func strongChange(low string) bool { return lex().StrongChange.in(low) }
+func strongChange(low string) bool { return lex().StrongChange.in(low, "") }
 
 // weakChange reports whether a lowercased sentence starts a standing
 // instruction, which may change an earlier one or add to it: only a turn
 // of polarity (never -> may) makes it a change.
-func weakChange(low string) bool { return lex().WeakChange.in(low) || temporal(low) }
+func weakChange(low string) bool { return lex().WeakChange.in(low, "") || temporal(low) }
 
-func additive(low string) bool { return lex().Additive.in(low) }
+func additive(low string) bool { return lex().Additive.in(low, "") }
 
 var refRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bD(\d+)\b`) })
 
@@ -194,7 +194,7 @@ func actionsOf(low string) map[string]bool {
 // polarity is -1 for a sentence that forbids, +1 for one that permits, 0
 // for neither or both.
 func polarity(low string) int {
-	no, yes := lex().Prohibit.in(low), lex().Permit.in(low)
+	no, yes := lex().Prohibit.in(low, ""), lex().Permit.in(low, "")
 	switch {
 	case no && !yes:
 		return -1
@@ -216,7 +216,7 @@ const (
 
 // ruleNoun reports whether a lowercased sentence names a rule.
 func ruleNoun(low string) bool {
-	return lex().Rule.in(low)
+	return lex().Rule.in(low, "")
 }
 
 // reference says how strongly sentence s points at the earlier entry
@@ -352,7 +352,7 @@ func changesEntry(text string, old Entry, model bool) bool {
 // "instead of" ("instead of editing vendor/, wrap it"): it keeps to a
 // rule that forbids, and changes nothing.
 func avoids(low string, old Entry) bool {
-	m := lex().Instead.find(low)
+	m := lex().Instead.find(low, "")
 	if m == nil {
 		return false
 	}
@@ -588,7 +588,7 @@ func Sanitize(d *Draft, ledger []Entry) int {
 // can only differ from the user's words.
 func restates(ledger []Entry, line string) bool {
 	for _, s := range sentencesOf(line) {
-		if !s.question && marks(s.low) >= markNegative && aboutInstruction(ledger, s.text) {
+		if !s.question && marks(s.low, s.lang) >= markNegative && aboutInstruction(ledger, s.text) {
 			return true
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -15,26 +16,21 @@ import (
 //go:embed words.txt
 var wordsTxt string
 
-// wordList is one list of words.txt, compiled: one pattern for the
-// languages that space their words, one for those that do not (zh, ja,
-// ko, whose words are matched anywhere), and one per language.
+// wordList is one list of words.txt, compiled: a pattern per language,
+// and for all of them one for the languages that space their words and
+// one for those that do not (zh, ja, ko, whose words match anywhere).
 type wordList struct {
-	spaced, cjk *regexp.Regexp
-	byLang      map[string]*regexp.Regexp
+	pats map[string][]*regexp.Regexp // by language; "" for all
 }
 
-// in reports whether s holds one of the list's words.
-func (w *wordList) in(s string) bool {
-	return w.spaced != nil && w.spaced.MatchString(s) || w.cjk != nil && w.cjk.MatchString(s)
-}
+// in reports whether s holds one of the list's words in language lang
+// (see langOf), or in any language when lang is "".
+func (w *wordList) in(s, lang string) bool { return w.find(s, lang) != nil }
 
 // find returns the place of the leftmost word of the list in s, or nil.
-func (w *wordList) find(s string) []int {
+func (w *wordList) find(s, lang string) []int {
 	var best []int
-	for _, re := range []*regexp.Regexp{w.spaced, w.cjk} {
-		if re == nil {
-			continue
-		}
+	for _, re := range w.patterns(lang) {
 		if m := re.FindStringIndex(s); m != nil && (best == nil || m[0] < best[0]) {
 			best = m
 		}
@@ -43,27 +39,17 @@ func (w *wordList) find(s string) []int {
 }
 
 // cut replaces the list's words in s with a space.
-func (w *wordList) cut(s string) string {
-	for _, re := range []*regexp.Regexp{w.spaced, w.cjk} {
-		if re != nil {
-			s = re.ReplaceAllString(s, " ")
-		}
+func (w *wordList) cut(s, lang string) string {
+	for _, re := range w.patterns(lang) {
+		s = re.ReplaceAllString(s, " ")
 	}
 	return s
 }
 
-// lang returns the first language (in words.txt's order) whose words
-// s holds, and where the word ends.
-func (w *wordList) lang(s string) (lang string, end int) {
-	for _, l := range corpusOrder {
-		if re := w.byLang[l]; re != nil {
-			if m := re.FindStringIndex(s); m != nil {
-				return l, m[1]
-			}
-		}
-	}
-	return "", -1
-}
+// patterns are the list's patterns for a language: its own, and
+// English's in the scripts that write English words between their own
+// ("README を更新して", "не юзай any"); all of them for "".
+func (w *wordList) patterns(lang string) []*regexp.Regexp { return w.pats[lang] }
 
 // corpusOrder is the languages words.txt may name.
 var corpusOrder = []string{"en", "zh", "ja", "ko", "de", "fr", "es", "pt", "ru"}
@@ -87,8 +73,9 @@ type lexicon struct {
 	Filler, Idiom, Temporal, OneOff, Wh, Tag, Confirm, Polite, Lead          wordList
 	Standing, Trigger, Negative, Generic, Manner, Translate, Hint            wordList
 	Contrast, Quantifier, Failure, Condition, Report, Label                  wordList
-	Title, TitleEnd, Symptom, FollowUp, Same, Softener, Ask, AskEnd          wordList
-	Act, ActEn, ActRu, ActZh, ActEnd, StandingVerb, Finite, Pronoun          wordList
+	Title, TitleEnd, Symptom, Infinitive, FollowUp, Same, Softener, Ask      wordList
+	AskEnd                                                                   wordList
+	Finish, Act, ActEn, ActRu, ActZh, ActEnd, StandingVerb, Finite, Pronoun  wordList
 	Object, Line, Just, Please, Singular, Plural, Anchor, Deictic, Adnominal wordList
 	StrongChange, WeakChange, Additive, Prohibit, Permit, Instead, Rule      wordList
 }
@@ -103,7 +90,7 @@ var lex = sync.OnceValue(func() *lexicon {
 
 // parseLexicon reads words.txt: "== name mode" opens a list, "lang:
 // pattern" lines give its words (several lines of a language are joined
-// with |), and # starts a comment line. Patterns are RE2, matched
+// with |; "all" is every language's), and # starts a comment line. Patterns are RE2, matched
 // case-insensitively.
 func parseLexicon(text string) (*lexicon, error) {
 	l := &lexicon{}
@@ -133,7 +120,7 @@ func parseLexicon(text string) (*lexicon, error) {
 			names = append(names, name)
 		default:
 			lang, words, ok := strings.Cut(line, ":")
-			if !ok || cur == nil || !strings.Contains(strings.Join(corpusOrder, " "), lang) || len(lang) != 2 {
+			if !ok || cur == nil || !slices.Contains(corpusOrder, lang) && lang != "all" {
 				return nil, fmt.Errorf("words.txt:%d: want \"lang: words\" in a list: %q", i+1, line)
 			}
 			if w := strings.TrimSpace(words); w != "" {
@@ -165,31 +152,47 @@ func compileList(mode string, words map[string][]string) (wordList, error) {
 	if !ok {
 		tmpl = [2]string{mode, mode}
 	}
-	w := wordList{byLang: map[string]*regexp.Regexp{}}
+	compile := func(t string, alts []string) (*regexp.Regexp, error) {
+		if len(alts) == 0 {
+			return nil, nil
+		}
+		return regexp.Compile(`(?i)` + fmt.Sprintf(t, strings.Join(alts, "|")))
+	}
+	byLang := map[string]*regexp.Regexp{}
 	var spaced, cjk []string
 	for _, lang := range corpusOrder {
-		alts := words[lang]
-		if len(alts) == 0 {
-			continue
-		}
+		alts := append(slices.Clone(words[lang]), words["all"]...)
 		t := tmpl[0]
 		if unspaced(lang) {
 			t, cjk = tmpl[1], append(cjk, alts...)
 		} else {
 			spaced = append(spaced, alts...)
 		}
-		re, err := regexp.Compile(`(?i)` + fmt.Sprintf(t, strings.Join(alts, "|")))
+		re, err := compile(t, alts)
 		if err != nil {
-			return w, fmt.Errorf("%s: %w", lang, err)
+			return wordList{}, fmt.Errorf("%s: %w", lang, err)
 		}
-		w.byLang[lang] = re
+		byLang[lang] = re
 	}
-	var err error
-	if len(spaced) > 0 {
-		w.spaced, err = regexp.Compile(`(?i)` + fmt.Sprintf(tmpl[0], strings.Join(spaced, "|")))
+	w := wordList{pats: map[string][]*regexp.Regexp{}}
+	add := func(lang string, res ...*regexp.Regexp) {
+		for _, re := range res {
+			if re != nil {
+				w.pats[lang] = append(w.pats[lang], re)
+			}
+		}
 	}
-	if err == nil && len(cjk) > 0 {
-		w.cjk, err = regexp.Compile(`(?i)` + fmt.Sprintf(tmpl[1], strings.Join(cjk, "|")))
+	for _, lang := range corpusOrder {
+		add(lang, byLang[lang])
+		if unspaced(lang) || lang == "ru" {
+			add(lang, byLang["en"])
+		}
 	}
+	sp, err := compile(tmpl[0], spaced)
+	if err != nil {
+		return wordList{}, err
+	}
+	cj, err := compile(tmpl[1], cjk)
+	add("", sp, cj)
 	return w, err
 }
