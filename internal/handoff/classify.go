@@ -244,7 +244,7 @@ func langOf(lines []string) string {
 var functionWords = func() map[string][]string {
 	m := map[string][]string{}
 	for lang, ws := range map[string]string{
-		"en": "the and to of is it in for this that with on you my be are not don't can what why how when from by an please i we our your should",
+		"en": "the a an and to of is it in for this that with on you my be are not no don't can what why how when from by please i we our your should must every each all always never new only",
 		"de": "der die das und ist nicht mit den dem des ein eine einen zu auf für im in ins um an bitte du ich wir es kein keine von aus nach wenn auch noch sich oder dir mir mein meine meinen mal doch vom zum zur beim bei über",
 		"fr": "le la les des du et est un une pour dans au ne pas tu je nous ce cette avec sur que qui en de il s'il moi mon ma mes",
 		"es": "el la los las del y es un una por para con que en al lo tu mi no este esta se de porfa aquí también más está hay qué cómo",
@@ -355,7 +355,7 @@ func marks(low, lang string) int {
 		low = w.Quantifier.cut(low, lang)
 	}
 	switch {
-	case w.Standing.in(low, lang) || w.Trigger.in(low, lang):
+	case w.Standing.in(low, "") || w.Trigger.in(low, ""):
 		return markStrong
 	case w.Negative.in(bare(low, lang), lang) && !failed(low, lang):
 		return markNegative
@@ -568,7 +568,7 @@ func asksNow(s *sentence) bool {
 		// that only says which ("Docker images").
 		return w.Anchor.in(v.rest, lang) || properNoun(o[0], s.text) && (len(o) == 1 || !strings.HasSuffix(o[1], "s"))
 	}
-	return finish || w.Anchor.in(v.rest, lang) // "añade caché al endpoint de pedidos"
+	return finish
 }
 
 func isKana(r rune) bool   { return unicode.In(r, unicode.Hiragana, unicode.Katakana) }
