@@ -156,8 +156,10 @@ func sentencesOf(text string) []sentence {
 				if w.Tag.in(t, lang) {
 					s.text = strings.TrimSpace(w.Tag.cut(t, lang))
 					s.low, s.question = lower(s.text), false
-				} else if w.Polite.in(opening(s.low, lang), lang) && (marks(s.low, lang) >= markNegative || standingVerb(&s)) {
-					s.question = false // "Could you always answer in French?"
+				} else if w.Polite.in(opening(s.low, lang), lang) && (marks(s.low, lang) >= markNegative || standingVerb(&s) || w.Manner.in(s.low, lang)) {
+					// "Could you always answer in French?", "Kannst du
+					// die Antworten kurz halten?"
+					s.question = false
 				}
 			}
 			if s.question && len(out) > 0 && !out[len(out)-1].question && w.Confirm.in(t, lang) {
