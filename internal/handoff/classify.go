@@ -471,7 +471,7 @@ func oneTask(s *sentence, level int, title bool) bool {
 		// logger in this file".
 		return w.Deictic.in(w.StandingVerb.cut(bare(s.low, lang), lang), lang) && !strings.HasSuffix(low, ":")
 	}
-	if w.FollowUp.in(low, lang) || w.FollowUp.in(head(s.low), lang) || w.Same.in(low, lang) || w.Softener.in(low, lang) {
+	if w.FollowUp.in(low, lang) || w.FollowUp.in(head(s.low), lang) || w.Same.in(low, lang) || w.Softener.in(low, lang) || level == markNone && w.Again.in(low, lang) {
 		return true
 	}
 	if level < markGeneric && (w.Polite.in(low, lang) || w.Ask.in(low, lang)) {
@@ -517,6 +517,9 @@ func atHand(s *sentence, file bool) bool {
 		}
 	}
 	for _, w := range strings.Fields(s.text) {
+		if strings.HasSuffix(strings.Trim(w, "`'\".,:;!?()"), "/") {
+			continue // a folder is where things go: "coloque os testes em tests/"
+		}
 		if file && pathRe2().MatchString(w) || !file && artifact(strings.ToLower(w), w) {
 			return true
 		}

@@ -73,8 +73,8 @@ type lexicon struct {
 	Filler, Idiom, Temporal, OneOff, Wh, Tag, Confirm, Polite, Lead          wordList
 	Standing, Trigger, Negative, Generic, Manner, Translate, Hint            wordList
 	Contrast, Quantifier, Failure, Condition, Report, Label                  wordList
-	Title, TitleEnd, Symptom, Infinitive, FollowUp, Same, Softener, Ask      wordList
-	AskEnd                                                                   wordList
+	Title, TitleEnd, Symptom, Infinitive, FollowUp, Same, Again, Softener    wordList
+	Ask, AskEnd                                                              wordList
 	Finish, Act, ActEn, ActRu, ActZh, ActEnd, StandingVerb, Finite, Pronoun  wordList
 	Object, Line, Just, Please, Singular, Plural, Anchor, Deictic, Adnominal wordList
 	StrongChange, WeakChange, Additive, Prohibit, Permit, Instead, Rule      wordList
