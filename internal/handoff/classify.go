@@ -709,13 +709,6 @@ func unlabel(s string) string {
 	return s
 }
 
-// wordsRe builds a case-insensitive pattern that matches one of the
-// alternatives as whole words of any script (Go's \b knows only ASCII);
-// a hyphen continues a word ("always-on-top").
-func wordsRe(alts string) *regexp.Regexp {
-	return regexp.MustCompile(`(?i)(?:^|[^\pL\pN_])(?:` + alts + `)(?:$|[^\pL\pN_-])`)
-}
-
 var (
 	trailingCodeRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("(?:\\s*`[^`]*`[.:]?)+$") })
 	// artifactRe: a word that names one thing: code in backticks, a

@@ -90,8 +90,8 @@ var lex = sync.OnceValue(func() *lexicon {
 
 // parseLexicon reads words.txt: "== name mode" opens a list, "lang:
 // pattern" lines give its words (several lines of a language are joined
-// with |; "all" is every language's), and # starts a comment line. Patterns are RE2, matched
-// case-insensitively.
+// with |; "all" is every language's), and # starts a comment line.
+// Patterns are RE2, matched case-insensitively.
 func parseLexicon(text string) (*lexicon, error) {
 	l := &lexicon{}
 	v := reflect.ValueOf(l).Elem()
