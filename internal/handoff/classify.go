@@ -353,7 +353,9 @@ func temporal(low string) bool { return lex().Temporal.in(low, "") }
 // "every request" or "all tests" gives no rule.
 func marks(low, lang string) int {
 	w := lex()
-	if failed(low, lang) {
+	if failed(low, lang) && !w.Negative.in(bare(low, lang), lang) {
+		// "every request times out", not "never ignore a test that
+		// times out"
 		low = w.Quantifier.cut(low, lang)
 	}
 	switch {
@@ -387,7 +389,9 @@ func reported(s *sentence) bool {
 	if f == nil {
 		return false
 	}
-	if c := w.Condition.find(low, lang); c != nil && c[0] < f[0] {
+	if c := w.Condition.find(low, lang); c != nil && (c[0] < f[0] || lang == "ja" || lang == "ko") {
+		// Japanese and Korean put the condition after the failure:
+		// "에러가 나면 로그를 남겨 주세요" is a rule's trigger.
 		return false
 	}
 	rest := w.Quantifier.cut(w.Condition.cut(w.Failure.cut(low, lang), lang), lang)
