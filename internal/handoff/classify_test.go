@@ -14,6 +14,7 @@ import (
 // imperative on things in general, a polite form, a place or a tool).
 var ownRequests = map[string][]string{
 	"en": {
+		"Ignore this warning.",
 		"Can we get a loading spinner on the checkout button?",
 		"Pagination is off by one on the last page",
 		"Why does `go test ./...` take four minutes?",
@@ -587,6 +588,8 @@ var ownRequests = map[string][]string{
 
 var ownRules = map[string][]string{
 	"en": {
+		"You can ignore the legacy/ folder.",
+		"Feel free to commit directly, no need to ask.",
 		"Never ignore a test that times out.",
 		"If the build is broken, fix it before anything else.",
 		"Never fail silently.",
@@ -818,6 +821,7 @@ var ownRules = map[string][]string{
 		"상속보다 합성을 우선해 주세요.",
 	},
 	"de": {
+		"Du kannst den Ordner `legacy/` ignorieren.",
 		"Fehler so behandeln:\n```go\nif err != nil {\n\treturn fmt.Errorf(\"load: %w\", err)\n}\n```",
 		"So sieht ein Commit bei uns aus:\n```\nfeat(api): neue Route für Bestellungen\n```",
 		"Imports sortieren wir so:\n```python\nimport os\n\nimport requests\n\nfrom app import db\n```",
@@ -922,6 +926,7 @@ var ownRules = map[string][]string{
 		"Bitte keine Emojis in Commit-Nachrichten.",
 	},
 	"fr": {
+		"Tu peux ignorer le dossier `legacy/`.",
 		"Mets les migrations dans `db/migrations/`.",
 		"Quand tu as fini, dis-moi ce que tu as changé.",
 		"Règle : pas de `console.log` en production.",
@@ -964,6 +969,7 @@ var ownRules = map[string][]string{
 		"Pas d'emojis dans les messages de commit, s'il te plaît.",
 	},
 	"es": {
+		"Puedes ignorar la carpeta `legacy/`.",
 		"Cuando termines, dime qué cambiaste.",
 		"Regla: nada de `console.log` en producción.",
 		"Desplegamos todo en AWS. No sugieras servicios de Azure.",
@@ -1005,6 +1011,8 @@ var ownRules = map[string][]string{
 		"Nada de emojis en los mensajes de commit.",
 	},
 	"pt": {
+		"Pode commitar direto, não precisa me perguntar.",
+		"Pode ignorar a pasta `legacy/`.",
 		"Nunca mude a API pública sem avisar.",
 		"Trate erros assim:\n```go\nif err != nil {\n\treturn fmt.Errorf(\"load: %w\", err)\n}\n```",
 		"Um commit aqui fica assim:\n```\nfeat(api): nova rota de pedidos\n```",
