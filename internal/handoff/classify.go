@@ -475,7 +475,8 @@ func oneTask(s *sentence, level int, title bool) bool {
 		// logger in this file".
 		return w.Deictic.in(w.StandingVerb.cut(bare(s.low, lang), lang), lang) && !strings.HasSuffix(low, ":")
 	}
-	if w.FollowUp.in(low, lang) || w.FollowUp.in(head(s.low), lang) || w.Same.in(low, lang) || w.Softener.in(low, lang) || level == markNone && w.Again.in(low, lang) {
+	if level < markGeneric && (w.FollowUp.in(low, lang) || w.FollowUp.in(head(s.low), lang) || w.Same.in(low, lang)) || w.Softener.in(low, lang) || level == markNone && w.Again.in(low, lang) {
+		// Not "comments in English as well": a rule added to the rules.
 		return true
 	}
 	if level < markGeneric && (w.Polite.in(low, lang) || w.Ask.in(low, lang)) {

@@ -589,6 +589,7 @@ var ownRequests = map[string][]string{
 
 var ownRules = map[string][]string{
 	"en": {
+		"Comments in English as well.",
 		"You can ignore the legacy/ folder.",
 		"Feel free to commit directly, no need to ask.",
 		"Never ignore a test that times out.",
@@ -856,6 +857,7 @@ var ownRules = map[string][]string{
 		"상속보다 합성을 우선해 주세요.",
 	},
 	"de": {
+		"Kommentare auch noch auf Englisch.",
 		"Du kannst den Ordner `legacy/` ignorieren.",
 		"Fehler so behandeln:\n```go\nif err != nil {\n\treturn fmt.Errorf(\"load: %w\", err)\n}\n```",
 		"So sieht ein Commit bei uns aus:\n```\nfeat(api): neue Route für Bestellungen\n```",
@@ -961,6 +963,7 @@ var ownRules = map[string][]string{
 		"Bitte keine Emojis in Commit-Nachrichten.",
 	},
 	"fr": {
+		"Les commentaires aussi en anglais.",
 		"Tu peux ignorer le dossier `legacy/`.",
 		"Mets les migrations dans `db/migrations/`.",
 		"Quand tu as fini, dis-moi ce que tu as changé.",
@@ -1004,6 +1007,7 @@ var ownRules = map[string][]string{
 		"Pas d'emojis dans les messages de commit, s'il te plaît.",
 	},
 	"es": {
+		"Los comentarios también en inglés.",
 		"Puedes ignorar la carpeta `legacy/`.",
 		"Cuando termines, dime qué cambiaste.",
 		"Regla: nada de `console.log` en producción.",
@@ -1046,6 +1050,8 @@ var ownRules = map[string][]string{
 		"Nada de emojis en los mensajes de commit.",
 	},
 	"pt": {
+		"Comentários também em inglês.",
+		"E os commits em inglês também.",
 		"Não coloque emojis nas mensagens de commit, por favor.",
 		"Trate o usuário por \"você\" em todos os textos da interface, por favor.",
 		"Obs.: toda nova variável de ambiente deve ser adicionada ao `.env.example`.",
@@ -1215,6 +1221,7 @@ var ownRules = map[string][]string{
 		"Sem emojis nas mensagens de commit.",
 	},
 	"ru": {
+		"Комментарии тоже на английском.",
 		"Никогда не игнорируй падающие тесты.",
 		"Правило: никаких `console.log` в продакшене.",
 		"Мы всё хостим на AWS. Не предлагай сервисы Azure.",
