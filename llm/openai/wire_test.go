@@ -27,8 +27,11 @@ import (
 // adapters now speak the wire themselves; these files hold them to what
 // the SDK did, byte for byte, so a session recorded before sends the
 // same bytes (the provider's prompt cache) and reads its answers the
-// same way. A difference kept on purpose is listed where the file is
-// checked.
+// same way. One difference is kept on purpose (answers_responses.txt,
+// "no final blank line"): a stream whose last event lacks its closing
+// blank line before a clean end has that event read, as llm/internal/sse
+// reads it for every adapter; the SDK dropped it and called the stream
+// cut.
 
 // captureTransport records each request's body and answers it with
 // reply (an answer the adapter reads without error).
@@ -130,6 +133,11 @@ func wireRequests() map[string]llm.Request {
 		}},
 		"details, reasoning and calls": {Model: "m", Messages: []llm.Message{
 			{Role: llm.RoleAssistant, Parts: []llm.Part{thinkingPart("r0", ProviderChat), spacedDetails, callPart("c1", "plan", `{"b": 2}`), llm.TextPart("x"), {Kind: llm.PartToolResult, ToolResult: &llm.ToolResult{CallID: "c1", Content: "in the same message"}}}},
+		}},
+		"reasoning escapes": {Model: "m", Messages: []llm.Message{
+			{Role: llm.RoleAssistant, Parts: []llm.Part{thinkingPart("plain <a>&b ~\x7f", ProviderChat), callPart("c1", "plan", "")}},
+			{Role: llm.RoleAssistant, Parts: []llm.Part{thinkingPart("<a>&b \"q\"", ProviderChat), callPart("c2", "plan", "")}},
+			{Role: llm.RoleAssistant, Parts: []llm.Part{thinkingPart("é <a>&b", ProviderChat), callPart("c3", "plan", "")}},
 		}},
 		"bad details":       {Model: "m", Messages: []llm.Message{{Role: llm.RoleAssistant, Parts: []llm.Part{{Kind: llm.PartThinking, Thinking: &llm.Thinking{Provider: ProviderChat, Details: `{"not":"array"}`}}, llm.TextPart("t")}}}},
 		"invalid args":      {Model: "m", Messages: []llm.Message{{Role: llm.RoleAssistant, Parts: []llm.Part{callPart("c1", "plan", `{"a":`)}}, toolResults(llm.ToolResult{CallID: "c1", Content: "bad"})}},
