@@ -15,9 +15,10 @@
 // tool/shell.MaybeSupervise and sandbox.MaybeRunChild, as godwit's does:
 // both re-run the program's own executable.
 //
-// Events are agent.Event values, the same stream `godwit run --json`
-// prints; the Event* constants name the common types.
+// An Event marshals to the JSON `godwit run --json` prints; the Event*
+// constants name the common types.
 //
-// The package imports internal/wiring, so it lives in godwit's module;
-// it re-exports the types a caller needs from agent, llm and tool.
+// The package imports internal/wiring, so it lives in godwit's module.
+// Its types are its own or the public packages' (llm, tool), converted
+// from the engine's at the boundary, so a caller can name every field.
 package godwit

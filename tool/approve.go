@@ -40,11 +40,18 @@ const (
 	// ConfineReadOnly runs the call with no write access and no network,
 	// in every mode: the approver allowed it because it only reads.
 	ConfineReadOnly
+	// ConfineWrite runs the call in the sandbox of a mode that writes
+	// (ask's), whatever the session's mode: a person allowed it on the
+	// spot though the session is read-only.
+	ConfineWrite
 )
 
 func (c Confinement) String() string {
-	if c == ConfineReadOnly {
+	switch c {
+	case ConfineReadOnly:
 		return "read-only"
+	case ConfineWrite:
+		return "write"
 	}
 	return "session"
 }

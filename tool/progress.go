@@ -13,6 +13,9 @@ type Progress struct {
 	Progress float64 `json:"progress"`
 	Total    float64 `json:"total,omitempty"`
 	Message  string  `json:"message,omitempty"`
+	// Output is the newest lines a running command printed (shell_exec),
+	// to show as it runs; the call's result still holds its output.
+	Output string `json:"output,omitempty"`
 }
 
 // ProgressObserver is an Observer that also hears a running call's
@@ -27,6 +30,12 @@ type progressKey struct{}
 // WithProgress returns ctx carrying report, which ReportProgress calls.
 func WithProgress(ctx context.Context, report func(Progress)) context.Context {
 	return context.WithValue(ctx, progressKey{}, report)
+}
+
+// Reports reports whether anyone hears ReportProgress in ctx.
+func Reports(ctx context.Context) bool {
+	report, ok := ctx.Value(progressKey{}).(func(Progress))
+	return ok && report != nil
 }
 
 // ReportProgress tells whoever runs the call how far it has come; it does

@@ -20,8 +20,11 @@ var secretNames = []string{
 	"secrets.yaml", "secrets.yml", "secrets.json", "secret.yaml", "secret.yml",
 }
 
-// secretPaths are matched against the end of the path.
-var secretPaths = []string{".aws/credentials", ".docker/config.json", ".kube/config", ".ssh/*", ".gnupg/*", ".config/gh/hosts.yml"}
+// secretPaths are matched against the end of the path. A repository's
+// git config holds credentials often enough (a token in a remote's URL,
+// the Authorization header CI checkouts leave in http.extraheader).
+var secretPaths = []string{".aws/credentials", ".docker/config.json", ".kube/config", ".ssh/*", ".gnupg/*", ".config/gh/hosts.yml",
+	".git/config", ".git/modules/**/config"}
 
 // notSecret are templates and public halves that match secretNames but
 // hold nothing secret.

@@ -3,9 +3,15 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -267,47 +273,48 @@ func TestRunEscapesInTmux(t *testing.T) {
 // TestChatModelCannotAnswer: the model's text holds the keys that would
 // switch the mode (Shift-Tab's CSI Z, "/mode auto"), approve ("y"), and
 // the queries that make a terminal type an answer (a title set to "y",
-// then reported; a DECRQSS); meanwhile the person keeps typing y's into
-// the input as the question arrives. The question stays open, the mode
-// stays ask, and n refuses.
+// then reported; a DECRQSS); and the person's y's are in flight as the
+// question arrives: typed while the chat could not read them (stopped,
+// as a loaded machine stalls it), read after the question came. None
+// answers it, deterministically: a key answers only when typed after the
+// terminal drew the question. The y's wait in the input, the mode stays
+// ask, and n refuses.
 func TestChatModelCannotAnswer(t *testing.T) {
 	t.Parallel()
 	keys := "\x1b[Z\x1b[Z/mode auto\ry\r\x1b]2;y\x07\x1b[21t\x1bP$qm\x1b\\\x1b[6n"
-	srv := llmtest.NewTestServer(t,
-		llmtest.Reply{Delay: 800 * time.Millisecond, Chunks: []string{
-			llmtest.ChatText("Switching " + keys),
-			llmtest.ChatToolCall("call_1", "shell_exec", `{"command":"echo PAYLOAD > ran.txt"}`) + llmtest.ChatFinish("tool_calls") + llmtest.ChatUsage(900, 12) + llmtest.ChatDone,
-		}},
-		llmtest.ChatTextReply("Refused.", 950, 4),
-	)
-	home, ws := setup(t, srv.URL())
+	release := make(chan struct{})
+	srv := heldServer(t, release,
+		llmtest.ChatText("Switching "+keys),
+		llmtest.ChatToolCall("call_1", "shell_exec", `{"command":"echo PAYLOAD > ran.txt"}`)+llmtest.ChatFinish("tool_calls")+llmtest.ChatUsage(900, 12)+llmtest.ChatDone,
+		llmtest.ChatTextReply("Refused.", 950, 4).Body)
+	home, ws := setup(t, srv.URL)
 	s := newTmux(t, home)
 	raw := filepath.Join(t.TempDir(), "raw")
 	s.startPiped(ws, raw, "--allow-write", "--model", "local/m")
 	s.waitFor("/help lists the commands")
 	s.typeLine("go on")
-	// Typing ahead, a y every 100 ms, across the question's arrival.
-	asked := false
-	for i := 0; i < 30; i++ {
-		s.run("send-keys", "-t", "chat", "-l", "y")
-		time.Sleep(100 * time.Millisecond)
-		asked = asked || strings.Contains(s.screen(), "waiting for your answer above")
+	s.waitFor("Switching")
+	pid := chatPID(t, home)
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
 	}
-	if !asked {
-		t.Fatalf("the question never came while the keys were typed:\n%s", s.screen())
+	s.run("send-keys", "-t", "chat", "-l", "yyyyyyyyyy")
+	close(release) // the tool call, and with it the question, comes now
+	<-srv.sent
+	if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
+		t.Fatal(err)
 	}
-	time.Sleep(time.Second)
-	sc := s.screen()
-	if !strings.Contains(sc, "waiting for your answer above") || strings.Contains(sc, "you allowed") {
-		t.Fatalf("the question was answered by keys meant for the input or by the model:\n%s", sc)
+	sc := s.waitFor("waiting for your answer above")
+	if strings.Contains(sc, "you allowed") || !strings.Contains(sc, "shell_exec wants to run") {
+		t.Fatalf("the question was answered by keys typed before it or by the model:\n%s", sc)
 	}
 	if !strings.Contains(sc, " ask · ctx") {
 		t.Errorf("the mode changed:\n%s", sc)
 	}
 	s.run("send-keys", "-t", "chat", "n")
 	sc = s.waitFor("Refused.")
-	if !strings.Contains(sc, "you refused shell_exec") || !strings.Contains(sc, " ask · ctx") {
-		t.Errorf("the refusal or the mode is not on the screen:\n%s", sc)
+	if !strings.Contains(sc, "you refused shell_exec") || !strings.Contains(sc, " ask · ctx") || !strings.Contains(sc, "› yyyyyyyyyy") {
+		t.Errorf("the refusal, the mode or the y's kept in the input are not on the screen:\n%s", sc)
 	}
 	if _, err := os.Stat(filepath.Join(ws, "ran.txt")); err == nil {
 		t.Error("the command ran")
@@ -321,6 +328,62 @@ func TestChatModelCannotAnswer(t *testing.T) {
 			t.Errorf("the model's terminal query %q reached the terminal", q)
 		}
 	}
+}
+
+// held is a Chat Completions endpoint whose first reply stops after its
+// first chunk until release is closed; sent is closed once the rest is
+// written. Later requests get the later replies, one each.
+type held struct {
+	*httptest.Server
+	sent chan struct{}
+}
+
+func heldServer(t *testing.T, release <-chan struct{}, first, rest string, later ...string) *held {
+	t.Helper()
+	h := &held{sent: make(chan struct{})}
+	var mu sync.Mutex
+	n := 0
+	h.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		mu.Lock()
+		i := n
+		n++
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		switch {
+		case i == 0:
+			_, _ = io.WriteString(w, first)
+			w.(http.Flusher).Flush()
+			select {
+			case <-release:
+			case <-r.Context().Done():
+				return
+			}
+			_, _ = io.WriteString(w, rest)
+			w.(http.Flusher).Flush()
+			close(h.sent)
+		case i <= len(later):
+			_, _ = io.WriteString(w, later[i-1])
+		default:
+			http.Error(w, "no reply left", http.StatusInternalServerError)
+		}
+	}))
+	t.Cleanup(h.Close)
+	return h
+}
+
+// chatPID is the godwit process of the chat running over home.
+func chatPID(t *testing.T, home string) int {
+	t.Helper()
+	for _, pid := range homeProcs(home) {
+		if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); err == nil && filepath.Base(exe) == filepath.Base(binary) {
+			if args, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); err == nil && strings.Contains(string(args), "\x00chat\x00") {
+				return pid
+			}
+		}
+	}
+	t.Fatal("no chat process found")
+	return 0
 }
 
 // TestChatSurvivesHugeOutput: a command printing two million lines, then
@@ -434,7 +497,7 @@ func TestLineChatTypeAhead(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(ws, "ran.txt")); err == nil {
 		t.Fatalf("the message typed during the turn approved the command:\n%s", sc)
 	}
-	s.answer("n")
+	s.run("send-keys", "-t", "chat", "n") // a no counts at once
 	s.run("send-keys", "-t", "chat", "Enter")
 	s.waitFor("Said KEPT.")
 	if _, err := os.Stat(filepath.Join(ws, "ran.txt")); err == nil {

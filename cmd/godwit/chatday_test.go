@@ -505,7 +505,7 @@ func TestChatInterruptsUndoApprovals(t *testing.T) {
 		if !strings.Contains(sc, f) {
 			t.Errorf("the question does not name %s:\n%s", f, sc)
 		}
-		s.answer("y") // y counts once the question has stood half a second
+		s.answer("y")
 		s.waitCount("✓ you allowed file_write", i+1)
 	}
 	s.waitFor("answer [t02]")

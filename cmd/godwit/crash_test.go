@@ -150,8 +150,10 @@ func TestInterruptCancelsTheTurnAndKillsTheCommand(t *testing.T) {
 	// The sandbox can take seconds to start on a loaded CI machine; the
 	// bound only stops a broken run from hanging the suite.
 	for deadline := time.Now().Add(20 * time.Second); child == 0; time.Sleep(20 * time.Millisecond) {
-		if b, err := os.ReadFile(pidFile); err == nil {
-			child, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		if _, err := os.Stat(pidFile); err == nil {
+			// The pid the command wrote is its own PID namespace's
+			// (Linux); ours is found by the process's folder.
+			child = sleeperIn(ws)
 		}
 		if child == 0 && time.Now().After(deadline) {
 			t.Fatal("the command never started its child")
@@ -174,6 +176,20 @@ func TestInterruptCancelsTheTurnAndKillsTheCommand(t *testing.T) {
 		}
 	}
 	t.Errorf("the command's child %d outlived Ctrl-C", child)
+}
+
+// sleeperIn is the pid of a `sleep` whose folder is dir, or 0.
+func sleeperIn(dir string) int {
+	names, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range names {
+		cmdline, _ := os.ReadFile(d + "/cmdline")
+		cwd, _ := os.Readlink(d + "/cwd")
+		if strings.HasPrefix(string(cmdline), "sleep\x00") && cwd == dir {
+			pid, _ := strconv.Atoi(filepath.Base(d))
+			return pid
+		}
+	}
+	return 0
 }
 
 // alive reports whether pid runs (a zombie counts as gone: PID 1 here

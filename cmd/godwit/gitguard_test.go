@@ -14,6 +14,11 @@ import (
 	"github.com/godwit/godwit/llm/llmtest"
 )
 
+// noView runs commands without the sandbox's view: where they have it
+// (Linux), they cannot change hooks or git config at all
+// (internal/sandbox's TestViewHides); the guard is what holds without.
+const noView = "GODWIT_TEST_REFUSE_NAMESPACES=1"
+
 // TestGitHooksAndConfigAreRestored: under --yes, a command that plants a
 // hook or points core.hooksPath elsewhere (directly, or through a script
 // the policy cannot read) finds them put back after it, the model is
@@ -54,7 +59,7 @@ func TestGitHooksAndConfigAreRestored(t *testing.T) {
 			}
 			cfgBefore, _ := os.ReadFile(filepath.Join(ws, ".git", "config"))
 
-			r := godwit(t, home, ws, []string{"HOME=" + home}, "run", "--json", "--yes", "--model", "local/m", "-p", "set up the repo")
+			r := godwit(t, home, ws, []string{"HOME=" + home, noView}, "run", "--json", "--yes", "--model", "local/m", "-p", "set up the repo")
 			if r.code != 0 {
 				t.Fatalf("exit %d: %s", r.code, r.stderr)
 			}
@@ -128,8 +133,52 @@ func TestGitRestoreNoticeOnStderr(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(ws, "plant.sh"), []byte("echo x > .git/hooks/post-checkout\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := godwit(t, home, ws, []string{"HOME=" + home}, "run", "--yes", "--model", "local/m", "-p", "go")
+	r := godwit(t, home, ws, []string{"HOME=" + home, noView}, "run", "--yes", "--model", "local/m", "-p", "go")
 	if !strings.Contains(r.stderr, "godwit: restored git hooks/config a command changed: .git/hooks/post-checkout (added)") {
 		t.Errorf("stderr:\n%s", r.stderr)
+	}
+}
+
+// TestHooksPathWrittenOnTheHeaderLine: git reads `[core] hooksPath = X`
+// written on one line, and so do the policy and the guard (go-git's
+// decoder refused it, so neither knew X was a hooks folder): under
+// --yes, a hook written there directly is refused, and one a script
+// plants is taken away after it.
+func TestHooksPathWrittenOnTheHeaderLine(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("needs git")
+	}
+	for _, command := range []string{"printf '#!/bin/sh\\necho pwned > pwned\\n' > .githooks/pre-commit", "sh plant.sh"} {
+		t.Run(command, func(t *testing.T) {
+			srv := llmtest.NewTestServer(t,
+				llmtest.ChatReply(llmtest.ChatToolCall("c1", "shell_exec", jsonArgs(map[string]any{"command": command})), llmtest.ChatFinish("tool_calls"), llmtest.ChatUsage(10, 1)),
+				llmtest.ChatTextReply("done", 10, 1),
+			)
+			home, ws := setup(t, srv.URL())
+			if out, err := exec.Command("git", "init", "-q", ws).CombinedOutput(); err != nil {
+				t.Fatalf("%v %s", err, out)
+			}
+			f, err := os.OpenFile(filepath.Join(ws, ".git", "config"), os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = f.WriteString("[core] hooksPath = .githooks\n")
+			if f.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Mkdir(filepath.Join(ws, ".githooks"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(ws, "plant.sh"), []byte("printf '#!/bin/sh\\necho pwned > pwned\\n' > .githooks/pre-commit\nchmod +x .githooks/pre-commit\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r := godwit(t, home, ws, []string{"HOME=" + home}, "run", "--yes", "--model", "local/m", "-p", "go")
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			if _, err := os.Stat(filepath.Join(ws, ".githooks", "pre-commit")); err == nil {
+				t.Errorf(".githooks/pre-commit is there; the model read: %s", toolResult(t, srv.Requests()[1].Body, "c1"))
+			}
+		})
 	}
 }

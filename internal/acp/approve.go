@@ -19,12 +19,10 @@ const (
 	optRejectAlways = sdk.PermissionOptionId(sdk.PermissionOptionKindRejectAlways)
 )
 
-// The policy's advice on a read-only refusal names godwit's flags; in an
-// editor the user switches the session's mode instead.
-const (
-	flagAdvice = "The user can restart godwit with --allow-write to approve writes and commands one by one, or with --yes to approve them all"
-	modeAdvice = "The user can switch this session to Ask mode to approve writes and commands one by one, or to Auto mode to approve them all"
-)
+// The policy's advice on a read-only refusal names godwit's flags
+// (policy.RestartAdvice); in an editor the user switches the session's
+// mode instead.
+const modeAdvice = "The user can switch this session to Ask mode to approve writes and commands one by one, or to Auto mode to approve them all"
 
 // gate sits in front of the session's policy (EngineRequest.Gate): it
 // shows each call to the editor as a pending tool_call, then lets the
@@ -42,7 +40,7 @@ func (g gate) Approve(ctx context.Context, req tool.ApprovalRequest) (tool.Decis
 	c := g.s.announce(req.CallID, req.Tool, req.Args, req.Access.Summary, sdk.ToolCallStatusPending)
 	d, err := g.next.Approve(context.WithValue(ctx, callKey{}, c), req)
 	if !d.Allow {
-		d.Reason = strings.ReplaceAll(d.Reason, flagAdvice, modeAdvice)
+		d.Reason = strings.ReplaceAll(d.Reason, policy.RestartAdvice, modeAdvice)
 	}
 	return d, err
 }

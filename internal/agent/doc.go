@@ -5,8 +5,10 @@
 // proceed at once without routing. The store, the TUI, `run --json` and
 // ACP all consume the same events.
 //
-// agent imports the core (llm, tool, store) and defines the seams later
-// layers fill: Assembler (the window package builds requests), Sink.
-// It must not import internal/*, tui, cli, eval or acp, and never writes to
-// stdout or stderr.
+// agent declares what it uses and wiring fills it: Store, its view of
+// the record (*store.Store implements it), Assembler (the window builds
+// requests and says its budget and counter), Sink. It imports llm, tool,
+// store's types, window, handoff and untrusted; never the layers above
+// it (mail, wiring, cli, tui, acp, eval), and it never writes to stdout
+// or stderr.
 package agent

@@ -36,11 +36,6 @@ var (
 	classProvider = addClass("a repository .env picks the provider")
 )
 
-func addClass(name string) int {
-	classNames = append(classNames, name)
-	return len(classNames) - 1
-}
-
 // modeAskAlways is ask mode with a person who answers the first
 // question "always" and every later one "no".
 const modeAskAlways = "ask-always"

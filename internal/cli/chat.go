@@ -48,6 +48,9 @@ type ChatOptions struct {
 	Provider llm.Provider
 	// Version is godwit's, for session.started and the banner.
 	Version string
+	// ModelNamed and ModeNamed: --model, --allow-write or --yes was
+	// given; else a resumed session keeps its own model and mode.
+	ModelNamed, ModeNamed bool
 }
 
 // NewCmdChat builds `godwit chat`. runF replaces the real chat in tests.
@@ -60,9 +63,11 @@ func NewCmdChat(f *Factory, runF func(context.Context, *ChatOptions) error) *cob
 		Short: "Work with godwit in the terminal",
 		Long: `Chat with godwit: each message is a turn; the session, its context segments
 and its cost carry over from turn to turn. /help lists the commands (/context,
-/reset, /undo, /model, /mode, /cost, /sessions, /resume, /plan, /quit); :help
-works too. An unknown /command is not sent to the model; //text sends "/text",
-and a first word that is a path (/etc/hosts explain) is sent as written.
+/reset, /clear, /undo, /model, /mode, /cost, /sessions, /resume, /plan,
+/export, /init, /quit); :help works too. An unknown /command is not sent to the
+model; //text sends "/text", and a first word that is a path (/etc/hosts
+explain) is sent as written. !CMD runs a command (its output goes with your
+next message); @path attaches a file.
 
 Read-only unless --allow-write (ask before each write or command) or --yes;
 /mode or Shift-Tab switches the mode from the next call on.
@@ -84,6 +89,8 @@ command, and answers are printed as plain text.`,
 				opts.Session = "last"
 			}
 			opts.Workdir = f.Workdir
+			fl := cmd.Flags()
+			opts.ModelNamed, opts.ModeNamed = fl.Changed("model"), fl.Changed("allow-write") || fl.Changed("yes")
 			home, err := f.Home()
 			if err != nil {
 				return err
@@ -109,6 +116,11 @@ command, and answers are printed as plain text.`,
 func runChat(ctx context.Context, opts *ChatOptions) error {
 	if opts.Model == "" && opts.Provider == nil {
 		m, err := defaultModel(opts.Home, opts.Getenv)
+		if err != nil && opts.Session != "" {
+			if sm := sessionModel(ctx, opts); sm != "" {
+				m, err = sm, nil // a resumed session runs on its own model
+			}
+		}
 		if err != nil {
 			return &UsageError{Err: err}
 		}
@@ -118,6 +130,32 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 		return chatTerminal(ctx, opts)
 	}
 	return chatLines(ctx, opts)
+}
+
+// sessionModel is the model the session being resumed last ran on; ""
+// when it cannot be told.
+func sessionModel(ctx context.Context, opts *ChatOptions) string {
+	st, err := store.Open(ctx, wiring.DBPath(opts.Home))
+	if err != nil {
+		return ""
+	}
+	defer st.Close()
+	ws, err := filepath.Abs(opts.Workdir)
+	if err != nil {
+		return ""
+	}
+	if real, err := filepath.EvalSymlinks(ws); err == nil {
+		ws = real
+	}
+	sess, err := tui.ResolveSession(ctx, st, opts.Session, ws)
+	if err != nil {
+		return ""
+	}
+	model, _ := tui.LastSettings(ctx, st, sess.ID)
+	if model == "" {
+		model = sess.Model
+	}
+	return model
 }
 
 // chatTerminal runs the full-screen chat.
@@ -138,7 +176,7 @@ func chatTerminal(ctx context.Context, opts *ChatOptions) error {
 		return err
 	}
 	defer cm.Close()
-	ctl, err := tui.NewController(ctx, tui.Options{Build: chatBuilder(opts, b, b, mode), Sink: b, Model: opts.Model, Session: opts.Session, Mode: mode, Mail: cm})
+	ctl, err := tui.NewController(ctx, tui.Options{Build: chatBuilder(opts, b, b, mode, true), Sink: b, Model: opts.Model, Session: opts.Session, Mode: mode, Mail: cm, Models: chatModels(opts), KeepModel: !opts.ModelNamed, KeepMode: !opts.ModeNamed})
 	if err != nil {
 		return err
 	}
@@ -183,9 +221,14 @@ func chatLines(ctx context.Context, opts *ChatOptions) error {
 		ahead   []string   // typed while a question came; sent after the turn
 	)
 	prompter := &linePrompter{lines: func() <-chan line { return lines }, out: opts.IO.ErrOut}
+	mode := tui.NewModeSwitch(policy.ModeFromFlags(opts.AllowWrite, opts.Yes))
 	if opts.IO.InTTY {
 		prompter.typedAhead = func(s string) { aheadMu.Lock(); ahead = append(ahead, s); aheadMu.Unlock() }
 		prompter.quiet = policy.AnswerDelay
+		prompter.toAsk = func() {
+			mode.Set(policy.Ask)
+			fmt.Fprintln(opts.IO.ErrOut, "mode: read-only → ask, from this call on")
+		}
 	}
 	next := func() (string, bool) {
 		aheadMu.Lock()
@@ -197,13 +240,12 @@ func chatLines(ctx context.Context, opts *ChatOptions) error {
 		ahead = ahead[1:]
 		return s, true
 	}
-	mode := tui.NewModeSwitch(policy.ModeFromFlags(opts.AllowWrite, opts.Yes))
 	cm, err := openChatMail(ctx, opts)
 	if err != nil {
 		return err
 	}
 	defer cm.Close()
-	ctl, err = tui.NewController(ctx, tui.Options{Build: chatBuilder(opts, prompter, shown, mode), Sink: turns, Model: opts.Model, Session: opts.Session, Mode: mode, Mail: cm})
+	ctl, err = tui.NewController(ctx, tui.Options{Build: chatBuilder(opts, prompter, shown, mode, opts.IO.InTTY), Sink: turns, Model: opts.Model, Session: opts.Session, Mode: mode, Mail: cm, Models: chatModels(opts), KeepModel: !opts.ModelNamed, KeepMode: !opts.ModeNamed})
 	if err != nil {
 		return err
 	}
@@ -213,6 +255,9 @@ func chatLines(ctx context.Context, opts *ChatOptions) error {
 	}
 	for _, n := range ctl.Notices() {
 		fmt.Fprintln(opts.IO.ErrOut, "godwit:", n)
+	}
+	if r := ctl.Resumed(); r != "" {
+		fmt.Fprintln(opts.IO.ErrOut, "godwit:", r)
 	}
 	arrived := make(chan store.Mail, 64)
 	go cm.watch(ctx, ctl.SessionID, func(m store.Mail) {
@@ -263,7 +308,24 @@ func chatLines(ctx context.Context, opts *ChatOptions) error {
 			}
 			continue
 		}
-		_, err := ctl.Run(ctx, tui.Unescape(line))
+		if cmd, ok := strings.CutPrefix(line, "!"); ok && !strings.HasPrefix(cmd, "!") && strings.TrimSpace(cmd) != "" {
+			r, err := ctl.Shell(ctx, strings.TrimSpace(cmd))
+			if err != nil {
+				fmt.Fprintln(errOut, "godwit:", err)
+				continue
+			}
+			fmt.Fprintln(out, strings.TrimRight(r.Output, "\n"))
+			continue
+		}
+		prompt := tui.Unescape(line)
+		atts, problems := ctl.Attach(ctx, prompt)
+		for _, a := range atts {
+			fmt.Fprintln(errOut, "⊕", a.Label)
+		}
+		for _, p := range problems {
+			fmt.Fprintln(errOut, "godwit:", p)
+		}
+		_, err := ctl.Run(ctx, prompt, atts...)
 		switch {
 		case ctx.Err() != nil:
 			return nil
@@ -274,16 +336,18 @@ func chatLines(ctx context.Context, opts *ChatOptions) error {
 }
 
 // chatBuilder builds engines for the chat; every one sends its own events
-// (mcp.status) to sink, where the controller sends the turns', asks p what the policy wants a person to decide, and reads the
-// approval mode from mode at every call (/mode switches it).
-func chatBuilder(opts *ChatOptions, p policy.Prompter, sink agent.Sink, mode *tui.ModeSwitch) tui.Builder {
+// (mcp.status) to sink, where the controller sends the turns', asks p what
+// the policy wants a person to decide, and reads the approval mode from
+// mode at every call (/mode switches it). offer puts a call read-only
+// mode refuses to p (a person who can switch the mode is there).
+func chatBuilder(opts *ChatOptions, p policy.Prompter, sink agent.Sink, mode *tui.ModeSwitch, offer bool) tui.Builder {
 	return func(ctx context.Context, model string) (*tui.Engine, error) {
 		if model == "" {
 			model = opts.Model
 		}
 		env, err := wiring.Build(ctx, wiring.Options{
 			Home: opts.Home, Workspace: opts.Workdir, UserHome: userHome(opts.Getenv), Model: model, Provider: opts.Provider,
-			LiveMode: mode.Get, Prompter: p, EngineEvents: sink, Getenv: opts.Getenv, ProjectKey: opts.ProjectKey, Logger: opts.Logger,
+			Approval: wiring.Approval{Live: mode.Get, Prompter: p, Offer: offer}, EngineEvents: sink, Getenv: opts.Getenv, ProjectKey: opts.ProjectKey, Logger: opts.Logger,
 			ContextWindow: opts.ContextWindow, WorkingSet: opts.WorkingSet, Version: opts.Version,
 		})
 		if err != nil {
@@ -292,8 +356,55 @@ func chatBuilder(opts *ChatOptions, p policy.Prompter, sink agent.Sink, mode *tu
 		return &tui.Engine{
 			Runtime: env.Runtime, Store: env.Store, Model: env.Model, Workspace: env.Workspace,
 			ContextWindow: env.Window.Budget().Window, Plan: env.Plan.Steps, SetPlan: env.Plan.Set, Close: env.Close,
-			Notices: env.Notices,
+			Notices: env.Notices, Exec: userExec(env), Skills: func(ctx context.Context) []tui.Choice {
+				var out []tui.Choice
+				for _, s := range env.Memory.Load(ctx).Skills {
+					out = append(out, tui.Choice{Name: s.Name, Detail: s.Description})
+				}
+				return out
+			},
 		}, nil
+	}
+}
+
+// userExec runs a call the user makes in the chat (!CMD, @path) through
+// the session's guard (wiring.Env.RunUserCall).
+func userExec(env *wiring.Env) func(context.Context, llm.ToolCall, agent.Sink) (tui.ToolRun, error) {
+	return func(ctx context.Context, call llm.ToolCall, sink agent.Sink) (tui.ToolRun, error) {
+		o, err := env.RunUserCall(ctx, call, sink)
+		r := o.Result
+		return tui.ToolRun{Output: r.Content, IsError: r.IsError, Code: r.Code, ExitCode: r.ExitCode}, err
+	}
+}
+
+// chatModels lists the models of the catalog whose provider's key is set
+// (or needs none), for /model to offer.
+func chatModels(opts *ChatOptions) func() []tui.Choice {
+	return func() []tui.Choice {
+		cfg, err := config.Load(opts.Home, opts.Getenv)
+		if err != nil {
+			return nil
+		}
+		cat, err := cfg.Catalog()
+		if err != nil {
+			return nil
+		}
+		var out []tui.Choice
+		for _, m := range cat.Models() {
+			p, _ := cat.Provider(m.Provider)
+			if m.ID == "" || (keyState(p, opts.Getenv) != "set" && !p.NoKey) {
+				continue
+			}
+			detail := ""
+			if m.ContextWindow > 0 {
+				detail = "window " + fmtTokens(m.ContextWindow)
+			}
+			if m.Price.Input > 0 {
+				detail += fmt.Sprintf(" · $%g/$%g per M tokens in/out", m.Price.Input, m.Price.Output)
+			}
+			out = append(out, tui.Choice{Name: m.Provider + "/" + m.ID, Detail: strings.TrimPrefix(detail, " · ")})
+		}
+		return out
 	}
 }
 

@@ -35,6 +35,10 @@ type linePrompter struct {
 	// counts, as in the full-screen chat: an answer sooner was typed
 	// before the person could read what it approves.
 	quiet time.Duration
+	// toAsk, set in the chat on a terminal, switches the chat to ask
+	// mode: "s" answers a call read-only mode refuses (Question.ReadOnly)
+	// with it, and allows the call.
+	toAsk func()
 }
 
 // line is one input line and when it was read.
@@ -82,12 +86,23 @@ func (p *linePrompter) Ask(ctx context.Context, q policy.Question) (policy.Answe
 				continue
 			}
 			a, ok := parseAnswer(l.text, len(q.Always) > 0)
+			switchAsk := false
+			if w := strings.ToLower(strings.TrimSpace(l.text)); q.ReadOnly && p.toAsk != nil && (w == "s" || w == "switch") {
+				a, ok, switchAsk = policy.Answer{Choice: policy.Yes}, true, true
+			}
 			if ok && a.Choice != policy.No && p.quiet > 0 && l.at.Sub(asked) < p.quiet {
 				fmt.Fprint(p.out, "That came as the question did: read it, then answer y, n or a: ")
 				continue
 			}
 			if ok {
+				if switchAsk {
+					p.toAsk()
+				}
 				return a, nil
+			}
+			if q.ReadOnly {
+				fmt.Fprint(p.out, "Answer y (once), s (switch to ask mode) or n (no; a note may follow): ")
+				continue
 			}
 			fmt.Fprint(p.out, "Answer y (yes), n (no; a note may follow) or a (always): ")
 		}
@@ -109,10 +124,13 @@ func formatQuestion(q policy.Question) string {
 	for _, r := range q.Reasons {
 		fmt.Fprintf(&b, "  · %s\n", termsafe.ExactLine(r))
 	}
-	if len(q.Always) > 0 {
+	switch {
+	case q.ReadOnly:
+		b.WriteString("Read-only mode: allow it once? [y]es / [s]witch to ask mode and allow / [n]o: ")
+	case len(q.Always) > 0:
 		fmt.Fprintf(&b, "  [a]lways allows for this session: %s\n", termsafe.ExactLine(strings.Join(q.Always, "; ")))
 		b.WriteString("Allow? [y]es / [n]o / [a]lways: ")
-	} else {
+	default:
 		b.WriteString("Allow? [y]es / [n]o: ")
 	}
 	return b.String()

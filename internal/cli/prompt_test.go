@@ -153,3 +153,32 @@ func TestAnswerTiming(t *testing.T) {
 		})
 	}
 }
+
+// TestReadOnlyOfferInLines: the line-mode chat on a terminal asks about a
+// call read-only mode refuses: s switches to ask mode and allows it, y
+// allows it once, a (no always is offered) asks again.
+func TestReadOnlyOfferInLines(t *testing.T) {
+	q := policy.Question{Tool: "file_write", Summary: "write notes.md", ReadOnly: true, Reasons: []string{"read-only mode: this call writes notes.md"}}
+	for _, tt := range []struct {
+		lines    []string
+		switched bool
+	}{
+		{[]string{"a", "s"}, true},
+		{[]string{"y"}, false},
+	} {
+		lines := make(chan line, len(tt.lines))
+		w := &askedWriter{asked: make(chan struct{}, 1)}
+		switched := false
+		lp := &linePrompter{lines: func() <-chan line { return lines }, out: w, toAsk: func() { switched = true }}
+		for _, l := range tt.lines {
+			lines <- line{l, time.Now().Add(time.Hour)}
+		}
+		a, err := lp.Ask(context.Background(), q)
+		if err != nil || a.Choice != policy.Yes || switched != tt.switched {
+			t.Errorf("%q: %+v %v, switched %v", tt.lines, a, err, switched)
+		}
+		if out := w.String(); !strings.Contains(out, "Read-only mode: allow it once? [y]es / [s]witch to ask mode and allow / [n]o") {
+			t.Errorf("the question is:\n%s", out)
+		}
+	}
+}

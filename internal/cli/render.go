@@ -286,8 +286,8 @@ type progressMark struct {
 // to print: a new message, or another tenth of the total done. A server
 // may send hundreds; stderr gets a line per step worth reading.
 func (s *plainSink) progressed(e agent.Event) bool {
-	if e.Tool == nil || e.Progress == nil {
-		return false
+	if e.Tool == nil || e.Progress == nil || e.Progress.Output != "" {
+		return false // a command's live lines: its output shows once it ends
 	}
 	p := e.Progress
 	mark := progressMark{tenth: -1, msg: p.Message}

@@ -109,6 +109,11 @@ func (c Config) validate(doc *yaml.Node) []Problem {
 	if c.Retry.MaxDelaySeconds < 0 {
 		bad("retry.max_delay_seconds", "must be 1 or more (or left out for the default)")
 	}
+	for key, v := range map[string]int{"shell.max_processes": c.Shell.MaxProcesses, "shell.max_file_mb": c.Shell.MaxFileMB, "shell.job_log_mb": c.Shell.JobLogMB} {
+		if v < 0 {
+			bad(key, "must be 1 or more (or left out for the default)")
+		}
+	}
 	switch c.Tools.Deferred {
 	case "", "off", "auto", "on":
 	default:

@@ -42,8 +42,8 @@ type Config struct {
 	SummaryModel string `yaml:"summary_model,omitempty"`
 	// ContextWindow overrides the model's window (tests, local models).
 	ContextWindow int `yaml:"context_window,omitempty"`
-	// WorkingSet is how much tool output the model has answered from
-	// stays whole in view, in tokens (nil: window.DefaultWorkingSet).
+	// WorkingSet is how much tool output of earlier turns stays whole in
+	// view, in tokens (nil: window.DefaultWorkingSet).
 	WorkingSet *int `yaml:"working_set,omitempty"`
 	// MaxSteps bounds model calls per turn.
 	MaxSteps int `yaml:"max_steps,omitempty"`
@@ -55,6 +55,41 @@ type Config struct {
 	Tools ToolsConfig `yaml:"tools,omitempty"`
 	// Mail says whom the send_message tool may message.
 	Mail MailConfig `yaml:"mail,omitempty"`
+	// Shell bounds what shell commands may use.
+	Shell ShellConfig `yaml:"shell,omitempty"`
+}
+
+// ShellConfig bounds what shell commands may use; zero takes the
+// default.
+type ShellConfig struct {
+	// MaxProcesses bounds each command's processes and threads
+	// (RLIMIT_NPROC, Linux: only where the command has a user namespace,
+	// so not for root).
+	MaxProcesses int `yaml:"max_processes,omitempty"`
+	// MaxFileMB bounds, in MiB, any file a command writes (RLIMIT_FSIZE).
+	MaxFileMB int `yaml:"max_file_mb,omitempty"`
+	// JobLogMB is how many MiB of its output a background job's log
+	// keeps (the end).
+	JobLogMB int `yaml:"job_log_mb,omitempty"`
+}
+
+// The shell's defaults.
+const (
+	DefaultMaxProcesses = 8192
+	DefaultMaxFileMB    = 4096
+	DefaultJobLogMB     = 16
+)
+
+// Limits are the bounds in force: processes, and file and job log
+// sizes in bytes.
+func (s ShellConfig) Limits() (processes int, fileSize, jobLog int64) {
+	or := func(v, def int) int {
+		if v > 0 {
+			return v
+		}
+		return def
+	}
+	return or(s.MaxProcesses, DefaultMaxProcesses), int64(or(s.MaxFileMB, DefaultMaxFileMB)) << 20, int64(or(s.JobLogMB, DefaultJobLogMB)) << 20
 }
 
 // MailConfig says whom the send_message tool may message besides the

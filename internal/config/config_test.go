@@ -83,7 +83,7 @@ func TestParseNamesEachProblemWithItsLine(t *testing.T) {
 		{"mcp server key", "mcp:\n  servers:\n    fs:\n      comand: npx\n",
 			[]string{"config.yaml:4: unknown key mcp.servers.fs.comand: did you mean command?"}},
 		{"no near key lists the valid ones", "verbose: true\n",
-			[]string{"config.yaml:1: unknown key verbose; the keys here are context_window, fallback, mail, max_steps, mcp, memory, model, models, providers, retry, summary_model, tools"}},
+			[]string{"config.yaml:1: unknown key verbose; the keys here are context_window, fallback, mail, max_steps, mcp, memory, model, models, providers, retry, shell, summary_model, tools"}},
 		{"every problem at once", "retyr: {}\nmax_stesp: 3\n",
 			[]string{"config.yaml:1: unknown key retyr: did you mean retry?", "config.yaml:2: unknown key max_stesp: did you mean max_steps?"}},
 		{"wrong type", "max_steps: many\n",
@@ -92,6 +92,7 @@ func TestParseNamesEachProblemWithItsLine(t *testing.T) {
 			[]string{"config.yaml:1: context_window: 10 tokens is too small: godwit needs at least 8192"}},
 		{"negative steps", "max_steps: -1\n", []string{"config.yaml:1: max_steps: -1: give 1 or more model calls, or leave it out for the default"}},
 		{"no steps", "max_steps: 0\n", []string{"config.yaml:1: max_steps: 0: give 1 or more model calls"}},
+		{"negative shell limit", "shell:\n  job_log_mb: -1\n", []string{"config.yaml:2: shell.job_log_mb: must be 1 or more"}},
 		{"bad deferred", "tools:\n  deferred: sometimes\n", []string{`config.yaml:2: tools.deferred: "sometimes": use off, auto or on`}},
 		{"syntax", "model: [unclosed\n", []string{"config.yaml:1: did not find expected"}},
 		{"not a mapping", "- a\n- b\n", []string{"config.yaml:1: the file must map keys to values"}},
@@ -144,6 +145,7 @@ mcp:
     web: {url: http://x/mcp, headers: {A: b}}
   project: ["*"]
 tools: {deferred: auto}
+shell: {max_processes: 4096, max_file_mb: 1024, job_log_mb: 8}
 `
 	if _, err := Parse([]byte(full), "config.yaml"); err != nil {
 		t.Fatal(err)

@@ -40,7 +40,7 @@
 // (for core.hooksPath) but never written. Changes made while no command
 // of godwit's runs are the user's and are taken as the new state.
 //
-// gitguard imports tool from godwit (Tool wraps shell_exec), and
-// internal/atomicfile for the restores; it must not import the agent, the
-// store or anything else under internal/.
+// gitguard imports tool from godwit (Tool wraps shell_exec),
+// internal/atomicfile for the restores and internal/gitconfig; it must
+// not import the agent, the store or anything else under internal/.
 package gitguard

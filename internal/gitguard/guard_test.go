@@ -163,19 +163,24 @@ func TestAcceptTakesTheUsersChanges(t *testing.T) {
 }
 
 func TestCoreHooksPathFolderIsGuarded(t *testing.T) {
-	s := newSandbox(t)
-	s.sh(s.repo, "git init -q . && mkdir .githooks && echo ok > .githooks/pre-commit && git config core.hooksPath .githooks")
-	g := s.guard(s.repo)
-	s.sh(s.repo, `echo evil > .githooks/pre-commit && echo evil > .githooks/pre-push && mkdir .githooks/lib && echo x > .githooks/lib/y`)
-	cs := g.Check()
-	sum := Summary(cs)
-	for _, want := range []string{".githooks/pre-commit (changed)", ".githooks/pre-push (added)"} {
-		if !strings.Contains(sum, want) {
-			t.Errorf("summary %q lacks %q", sum, want)
+	for _, set := range []string{
+		"git config core.hooksPath .githooks",
+		"printf '[core] hooksPath = .githooks' >> .git/config", // as git reads it: a key may follow the header
+	} {
+		s := newSandbox(t)
+		s.sh(s.repo, "git init -q . && mkdir .githooks && echo ok > .githooks/pre-commit && "+set)
+		g := s.guard(s.repo)
+		s.sh(s.repo, `echo evil > .githooks/pre-commit && echo evil > .githooks/pre-push && mkdir .githooks/lib && echo x > .githooks/lib/y`)
+		cs := g.Check()
+		sum := Summary(cs)
+		for _, want := range []string{".githooks/pre-commit (changed)", ".githooks/pre-push (added)"} {
+			if !strings.Contains(sum, want) {
+				t.Errorf("%s: summary %q lacks %q", set, sum, want)
+			}
 		}
-	}
-	if got := string(read(t, filepath.Join(s.repo, ".githooks", "pre-commit"))); got != "ok\n" {
-		t.Errorf("pre-commit = %q", got)
+		if got := string(read(t, filepath.Join(s.repo, ".githooks", "pre-commit"))); got != "ok\n" {
+			t.Errorf("%s: pre-commit = %q", set, got)
+		}
 	}
 }
 
@@ -187,10 +192,10 @@ func TestHookManagersAreGuarded(t *testing.T) {
 		echo 'repos: []' > .pre-commit-config.yaml && git config core.hooksPath .husky/_`)
 	g := s.guard(s.repo)
 	s.sh(s.repo, `echo evil > .husky/pre-commit && echo evil > .husky/pre-push && echo evil >> .pre-commit-config.yaml &&
-		echo 'pre-commit: {jobs: [{run: evil}]}' > lefthook.yml && mkdir -p .config && echo x > .config/lefthook-local.toml`)
+		echo 'pre-commit: {jobs: [{run: evil}]}' > lefthook.yml && mkdir -p .config && echo x > .config/lefthook-local.toml && echo 'PreCommit: {}' > .overcommit.yml`)
 	sum := Summary(g.Check())
 	for _, want := range []string{".husky/pre-commit (changed)", ".husky/pre-push (added)", ".pre-commit-config.yaml (changed)",
-		"lefthook.yml (added)", ".config/lefthook-local.toml (added)"} {
+		"lefthook.yml (added)", ".config/lefthook-local.toml (added)", ".overcommit.yml (added)"} {
 		if !strings.Contains(sum, want) {
 			t.Errorf("summary %q lacks %q", sum, want)
 		}
@@ -244,7 +249,9 @@ func TestGlobalConfig(t *testing.T) {
 	g := s.guard(s.repo)
 	s.sh(s.repo, `git config --global core.hooksPath /tmp/evil && mkdir -p ~/.config/git && echo '[alias] x = !evil' > ~/.config/git/config`)
 	sum := Summary(g.Check())
-	for _, want := range []string{"~/.gitconfig (core.hooksPath changed)", "~/.config/git/config (added)"} {
+	// `[alias] x = ...` on one line is read as git reads it (go-git's
+	// decoder refused it, and only said "added").
+	for _, want := range []string{"~/.gitconfig (core.hooksPath changed)", "~/.config/git/config (added, setting alias.x)"} {
 		if !strings.Contains(sum, want) {
 			t.Errorf("summary %q lacks %q", sum, want)
 		}

@@ -225,8 +225,8 @@
 // (secrets, outside the workspace, ask and deny rules) are routed
 // through Approve.
 //
-// This package imports tool from godwit, internal/termsafe, and
+// This package imports tool from godwit, internal/termsafe,
 // internal/tool/workspace (the workspace's rules file is read through its
-// root); it must not import agent, store, the tools it judges, or
-// anything else under internal/.
+// root) and internal/gitconfig; it must not import agent, store, the
+// tools it judges, or anything else under internal/.
 package policy

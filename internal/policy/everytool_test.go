@@ -116,7 +116,7 @@ func TestAlwaysNeverReachesProtected(t *testing.T) {
 		for _, rel := range []string{".mcp.json", ".godwit/rules.yaml", ".godwit/skills/x/SKILL.md", ".godwit/memory.md",
 			".git/config", ".git/hooks/pre-push", ".husky/pre-push", ".husky/_/h", "sub/.husky/pre-commit",
 			".pre-commit-config.yaml", "lefthook.yml", ".lefthook.yaml", ".config/lefthook-local.toml", ".lefthook/pre-commit/x.sh",
-			"tools/githooks/pre-commit"} {
+			"tools/githooks/pre-commit", ".overcommit.yml", ".git-hooks/pre_commit/check.rb"} {
 			for _, tn := range []string{"file_write", "file_edit"} {
 				before := len(rec.asked)
 				got, d := outcome(t, p, rec, pathReq(tn, filepath.Join(e.root, rel), true))
@@ -138,25 +138,26 @@ func TestAlwaysNeverReachesProtected(t *testing.T) {
 	}
 }
 
-// policy reads git's config files with one reader: remotes, hooksPath
-// and aliases in [section "sub"], the old [section.sub], and includes.
-func TestGitConfigEach(t *testing.T) {
-	dir := t.TempDir()
-	f := filepath.Join(dir, "config")
-	mustDo(t, os.WriteFile(f, []byte("[core]\n\thooksPath = \"a b\" ; comment\n[remote \"origin\"]\n\turl = x\n[remote.up]\n[remote \"empty\"]\n[alias]\n\tst = status\n"), 0o644))
-	if got := gitConfigValues(f, "core")["hookspath"]; got != "a b" {
-		t.Errorf("hooksPath = %q", got)
-	}
-	if got := gitConfigValues(f, "alias")["st"]; got != "status" {
-		t.Errorf("alias st = %q", got)
-	}
-	var subs []string
-	gitConfigEach(f, "remote", true, func(sub, k, _ string) {
-		if k == "" {
-			subs = append(subs, sub)
-		}
+// TestGitConfigAsGitReadsIt: policy reads git's config files with
+// internal/gitconfig, as git does (a continuation line joins the next,
+// the old [section.sub] names a remote); a file git would refuse is not
+// "no settings": its aliases, remotes and hooks folders are unknown, so
+// what they decide asks.
+func TestGitConfigAsGitReadsIt(t *testing.T) {
+	e := newEnv(t)
+	gitRepo(t, e.root, "src/a.go")
+	writeFiles(t, e.root, map[string]string{".git/config": "[alias]\n\ttidy = !r\\\nm victim.txt\n[remote.up]\n\turl = ../up\n"})
+	runVerdicts(t, e, "deny:\n  - command: \"rm *\"\n", []verdictCase{
+		{"git tidy", "DDD"},
+		{"git push -u up main", "DQa"},
+		{"git remote -v", "AAA"},
+		{"touch src/b.go", "DQa"},
 	})
-	if len(subs) != 3 || subs[0] != "origin" || subs[1] != "up" || subs[2] != "empty" {
-		t.Errorf("remotes = %q", subs)
-	}
+	writeFiles(t, e.root, map[string]string{".git/config": "[alias]\n\ttidy = \"!rm victim.txt\n"})
+	runVerdicts(t, e, "deny:\n  - command: \"rm *\"\n", []verdictCase{
+		{"git tidy", "DQQ"},
+		{"git push -u up main", "DQQ"},
+		{"git remote -v", "QQQ"}, // any git command: an alias is not known
+		{"touch src/b.go", "DQQ"},
+	})
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/godwit/godwit/internal/gitconfig"
 )
 
 // Git's read-only subcommands. Their options are too many to list, so
@@ -190,7 +192,7 @@ func gitRO(c SimpleCommand) roResult {
 			return r
 		}
 		if (len(rest) == 1 && (first == "-v" || first == "--verbose")) || (len(rest) == 2 && first == "get-url") {
-			if gitConfigHolds(dir, gitCredentials()) {
+			if gitConfigHasCredentials(dir) {
 				r.asks = append(r.asks, "prints the remotes' URLs, and one holds a user name or token")
 			}
 			return r
@@ -254,23 +256,25 @@ var gitSecretKey = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)(url|token|password|secret|extraheader|credential|cookie|proxy|key)`)
 })
 
-var gitCredentials = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)(://[^\s/@]+@|extraheader|^\s*\[credential)`)
-})
+// userInfo finds a URL with a user name or token in it.
+var userInfo = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`://[^\s/@]+@`) })
 
-// gitConfigHolds reports whether the repository's config (around dir)
-// matches re, or cannot be read (so nothing can be ruled out).
-func gitConfigHolds(dir string, re *regexp.Regexp) bool {
+// gitConfigHasCredentials reports whether the repository's config
+// (around dir) may hold a credential: a URL with a user name or token
+// (a remote's, an insteadOf's), an extraHeader, a [credential] section;
+// or it cannot be read, so nothing can be ruled out.
+func gitConfigHasCredentials(dir string) bool {
 	gd := gitDirOf(dir)
 	if gd == "" {
 		return dir == ""
 	}
-	b, err := os.ReadFile(filepath.Join(gd, "config"))
+	settings, err := gitconfig.ReadFile(filepath.Join(gd, "config"))
 	if err != nil {
-		return !os.IsNotExist(err)
+		return true
 	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if re.MatchString(l) {
+	for _, s := range settings {
+		if strings.EqualFold(s.Section, "credential") || strings.EqualFold(s.Key, "extraheader") ||
+			userInfo().MatchString(s.Subsection) || userInfo().MatchString(s.Value) {
 			return true
 		}
 	}

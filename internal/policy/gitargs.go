@@ -1,11 +1,13 @@
 package policy
 
 import (
-	"bufio"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/godwit/godwit/internal/gitconfig"
 )
 
 // Git's own options come before its subcommand (git -C dir -c k=v
@@ -99,7 +101,10 @@ func (u *unwrapper) gitRuns(c SimpleCommand, args []Word, depth int) unwrapped {
 	}
 	val, fromLine := aliases[strings.ToLower(sub.Value)]
 	if !fromLine {
-		val, _ = gitAlias(dir, u.p.home, sub.Value)
+		var err error
+		if val, err = gitAlias(dir, u.p.home, sub.Value); err != nil {
+			out.hide("git's config cannot be read for its aliases (" + oneLine(err.Error(), 80) + ")")
+		}
 	}
 	switch {
 	case val == "":
@@ -181,42 +186,50 @@ func gitSub(args []Word) (sub Word, rest []Word, globals []used) {
 	return Word{}, nil, globals
 }
 
-// gitAlias looks an alias up in the repository's config and the user's
-// (~/.gitconfig, ~/.config/git/config), and in the files they include
-// (include.path, and includeIf.*.path whatever its condition).
-func gitAlias(dir, home, name string) (string, bool) {
-	for _, f := range gitConfigFiles(dir, home, false) {
-		if v, ok := gitConfigValues(f, "alias")[strings.ToLower(name)]; ok {
-			return v, true
+// gitAlias looks an alias up in the config files a git command in dir
+// reads (the last value wins, as in git); an error when one of them does
+// not parse, so what the name stands for is not known.
+func gitAlias(dir, home, name string) (string, error) {
+	settings, err := gitSettings(dir, home, false)
+	v := ""
+	for _, s := range settings {
+		if s.Subsection == "" && s.Is("alias", name) {
+			v = s.Value
 		}
 	}
-	return "", false
+	return v, err
 }
 
-// gitConfigFiles are the git config files a git command in dir reads,
-// the repository's first (and its worktrees' common one), then the
-// user's, each followed by what it includes; with system, /etc/gitconfig
-// last.
-func gitConfigFiles(dir, home string, system bool) []string {
+// gitSettings are the settings of the git config files a git command in
+// dir reads, in git's order (a later value wins): /etc/gitconfig with
+// system, the user's, the repository's (its worktrees' common one
+// first), each file's includes where they stand (include.path, and
+// includeIf.*.path whatever its condition). An error when a file does
+// not parse: git refuses it too, and what it sets is not known.
+func gitSettings(dir, home string, system bool) ([]gitconfig.Setting, error) {
 	var files []string
-	if gd := gitDirOf(dir); gd != "" {
-		files = append(files, filepath.Join(gd, "config"))
-		if b, err := os.ReadFile(filepath.Join(gd, "commondir")); err == nil {
-			files = append(files, filepath.Join(absIn(gd, strings.TrimSpace(string(b))), "config"))
-		}
-	}
-	if home != "" {
-		files = append(files, filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git", "config"))
-	}
 	if system {
 		files = append(files, "/etc/gitconfig")
 	}
-	seen := map[string]bool{}
-	var all []string
-	for _, f := range files {
-		all = append(all, gitIncluded(f, home, seen, 0)...)
+	if home != "" {
+		files = append(files, filepath.Join(home, ".config", "git", "config"), filepath.Join(home, ".gitconfig"))
 	}
-	return all
+	if gd := gitDirOf(dir); gd != "" {
+		if b, err := os.ReadFile(filepath.Join(gd, "commondir")); err == nil {
+			files = append(files, filepath.Join(absIn(gd, strings.TrimSpace(string(b))), "config"))
+		}
+		files = append(files, filepath.Join(gd, "config"))
+	}
+	var out []gitconfig.Setting
+	read := 0
+	for _, f := range files {
+		s, err := gitIncluded(f, home, 0, &read)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s...)
+	}
+	return out, nil
 }
 
 func absIn(base, p string) string {
@@ -227,126 +240,33 @@ func absIn(base, p string) string {
 }
 
 // maxIncludes bounds how deep git config includes are followed (git's
-// own limit is 10).
-const maxIncludes = 10
+// own limit, beyond which it refuses the file), and maxConfigFiles how
+// many files are read in all.
+const (
+	maxIncludes    = 10
+	maxConfigFiles = 100
+)
 
-// gitIncluded is file followed by the files it includes, depth first.
-// Git reads an included file where the include stands; for finding an
-// alias, where a later value wins, the order only matters between
-// files that both define it, and the including file is searched first.
-func gitIncluded(file, home string, seen map[string]bool, depth int) []string {
-	if seen[file] || depth > maxIncludes {
-		return nil
+// gitIncluded is file's settings with those of the files it includes in
+// their place.
+func gitIncluded(file, home string, depth int, read *int) ([]gitconfig.Setting, error) {
+	if *read++; depth > maxIncludes || *read > maxConfigFiles {
+		return nil, fmt.Errorf("%s: includes nest deeper than %d or name over %d files", file, maxIncludes, maxConfigFiles)
 	}
-	seen[file] = true
-	out := []string{file}
-	for _, sec := range []string{"include", "includeif"} {
-		for _, v := range gitConfigAll(file, sec, "path") {
-			switch {
-			case v == "":
-				continue
-			case v == "~" || strings.HasPrefix(v, "~/"):
-				if home == "" {
-					continue
-				}
-				v = filepath.Join(home, v[1:])
-			case !filepath.IsAbs(v):
-				v = filepath.Join(filepath.Dir(file), v)
-			}
-			out = append(out, gitIncluded(v, home, seen, depth+1)...)
-		}
-	}
-	return out
-}
-
-// gitConfigAll is every value of key in the sections of file named
-// section, subsections included ([includeIf "gitdir:..."]).
-func gitConfigAll(file, section, key string) []string {
-	var out []string
-	gitConfigEach(file, section, true, func(_, k, v string) {
-		if strings.EqualFold(k, key) {
-			out = append(out, v)
-		}
-	})
-	return out
-}
-
-// gitConfigValues reads the keys of one section of a git config file
-// (names lowercased; the last value wins), not its subsections.
-func gitConfigValues(file, section string) map[string]string {
-	out := map[string]string{}
-	gitConfigEach(file, section, false, func(_, k, v string) { out[strings.ToLower(k)] = v })
-	return out
-}
-
-// maxConfigRead bounds how much of a git config file is read.
-const maxConfigRead = 1 << 20
-
-// gitConfigEach calls fn with the subsection, each key and unquoted
-// value of file's sections named section (and their subsections when
-// sub: [section "sub"], or the old [section.sub]). It reads the file
-// format well enough for aliases, includes, hooksPath and remotes:
-// headers, key = value, quotes, escapes and comments; a header's
-// subsection is reported even when no key follows it (key ""). A file
-// it cannot open has no keys. This is policy's one reader of git's
-// config files.
-func gitConfigEach(file, section string, sub bool, fn func(subsection, key, val string)) {
-	f, err := os.Open(file)
+	settings, err := gitconfig.ReadFile(file)
 	if err != nil {
-		return
+		return nil, err
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), maxConfigRead)
-	in, cur := false, ""
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if strings.HasPrefix(line, "[") {
-			head, _, _ := strings.Cut(strings.TrimPrefix(line, "["), "]")
-			name, rest := strings.TrimSpace(head), ""
-			if i := strings.IndexAny(name, " \t\""); i >= 0 {
-				name, rest = name[:i], strings.Trim(strings.TrimSpace(name[i:]), `"`)
-			} else if n, r, ok := strings.Cut(name, "."); ok {
-				name, rest = n, r
+	var out []gitconfig.Setting
+	for _, s := range settings {
+		out = append(out, s)
+		for _, inc := range gitconfig.Includes([]gitconfig.Setting{s}, file, home) {
+			more, err := gitIncluded(inc, home, depth+1, read)
+			if err != nil {
+				return nil, err
 			}
-			in, cur = strings.EqualFold(name, section) && (sub || rest == ""), rest
-			if in && cur != "" {
-				fn(cur, "", "")
-			}
-			continue
-		}
-		if !in || line == "" || line[0] == '#' || line[0] == ';' {
-			continue
-		}
-		k, val, _ := strings.Cut(line, "=")
-		fn(cur, strings.TrimSpace(k), gitConfigUnquote(strings.TrimSpace(val)))
-	}
-}
-
-// gitConfigUnquote applies git config's quoting: "..." groups, \" \\ \n
-// \t escapes, and # or ; outside quotes starts a comment.
-func gitConfigUnquote(v string) string {
-	var b strings.Builder
-	quoted := false
-	for i := 0; i < len(v); i++ {
-		switch c := v[i]; {
-		case c == '"':
-			quoted = !quoted
-		case c == '\\' && i+1 < len(v):
-			i++
-			switch v[i] {
-			case 'n':
-				b.WriteByte('\n')
-			case 't':
-				b.WriteByte('\t')
-			default:
-				b.WriteByte(v[i])
-			}
-		case (c == '#' || c == ';') && !quoted:
-			return strings.TrimSpace(b.String())
-		default:
-			b.WriteByte(c)
+			out = append(out, more...)
 		}
 	}
-	return b.String()
+	return out, nil
 }

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -68,7 +69,7 @@ func (p *Policy) historyItems(toolName string, c SimpleCommand, ro roResult) []i
 				what: what + ", which prints " + h.path + " from git's history, and " + h.unknown + ", so its former names cannot be checked for secrets"})
 			continue
 		}
-		names, err := p.formerNamesOf(h.root, h.tips, h.path)
+		names, err := p.history.formerNames(h.root, h.tips, h.path)
 		if err != nil {
 			out = append(out, item{kind: kindPath, level: levelSensitive,
 				what: what + ", which prints " + h.path + " from git's history, whose former names could not be checked for secrets (" + err.Error() + ")"})
@@ -90,23 +91,33 @@ func (p *Policy) historyItems(toolName string, c SimpleCommand, ro roResult) []i
 	return out
 }
 
-// formerNamesOf are the names path had in the history of the
-// repository at root, cached per state of its refs (HEAD, the branches,
-// packed refs), tips and path.
-func (p *Policy) formerNamesOf(root string, tips []string, path string) ([]string, error) {
+// History is what godwit knows of the names files had in git's
+// history: each answer git gives, remembered per state of the
+// repository's refs (HEAD, the branches, packed refs), tips and path,
+// so the commands of a turn ask git once. A Policy made without one
+// (Options.History) has its own; policies of one workspace may share
+// one. The zero History is ready.
+type History struct {
+	mu    sync.Mutex
+	cache map[string]renameScan
+}
+
+// formerNames are the names path had in the history of the repository
+// at root, walking from tips besides the refs.
+func (h *History) formerNames(root string, tips []string, path string) ([]string, error) {
 	key := refsStamp(gitDirOf(root)) + "\x00" + root + "\x00" + strings.Join(tips, "\x00") + "\x00" + path
-	p.histMu.Lock()
-	defer p.histMu.Unlock()
-	if s, ok := p.histCache[key]; ok {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if s, ok := h.cache[key]; ok {
 		return s.names, s.err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), gitNamesTimeout)
 	defer cancel()
 	names, err := scanFormerNames(ctx, root, tips, path)
-	if p.histCache == nil {
-		p.histCache = map[string]renameScan{}
+	if h.cache == nil {
+		h.cache = map[string]renameScan{}
 	}
-	p.histCache[key] = renameScan{names, err}
+	h.cache[key] = renameScan{names, err}
 	return names, err
 }
 

@@ -316,7 +316,7 @@ func TestGitHooksAndConfigAlwaysAsk(t *testing.T) {
 		{"git -c color.ui=never log", "DQa"},
 		{"git config --get core.hooksPath", "AAA"},
 		{"git config --get user.name", "AAA"},
-		{"cat .git/config", "AAA"},
+		{"cat .git/config", "QQA"}, // a secrets file: remotes and extraheader hold tokens
 		{"ls .git/hooks", "AAA"},
 		{"rm -rf build/*", "DQa"},
 		{"rm *", "DQa"}, // * passes over .git

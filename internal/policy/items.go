@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -78,7 +79,7 @@ type item struct {
 func (p *Policy) items(toolName string, acc tool.Access) []item {
 	var out []item
 	for _, pa := range acc.Paths {
-		out = append(out, p.pathItem(toolName, pa.Path, pa.Write))
+		out = append(out, p.fileItem(toolName, pa))
 	}
 	if acc.Command != "" {
 		out = append(out, p.commandItems(toolName, acc.Command)...)
@@ -97,12 +98,23 @@ func (p *Policy) items(toolName string, acc tool.Access) []item {
 		}
 		out = append(out, it)
 	}
+	if p.hookDirsErr != nil && slices.ContainsFunc(out, func(it item) bool { return it.level >= levelWrite }) {
+		out = append(out, item{kind: kindTool, level: levelEscape, pinned: true, what: "writes while git's config cannot be read (" +
+			oneLine(p.hookDirsErr.Error(), 80) + "), so any folder may be one git runs hooks from"})
+	}
 	return out
 }
 
 // pathItem classifies a file read or written; abs is absolute with
 // symlinks resolved, or "" when computed at run time.
 func (p *Policy) pathItem(toolName, abs string, write bool) item {
+	return p.fileItem(toolName, tool.PathAccess{Path: abs, Write: write})
+}
+
+// fileItem is pathItem for a path a tool's Access names, which may say
+// the file had another hard link when the tool looked.
+func (p *Policy) fileItem(toolName string, pa tool.PathAccess) item {
+	abs, write := pa.Path, pa.Write
 	it := item{kind: kindPath, abs: abs}
 	pl := p.where(abs)
 	show := filepath.ToSlash(abs)
@@ -127,7 +139,7 @@ func (p *Policy) pathItem(toolName, abs string, write bool) item {
 		it.level, it.what = levelSensitive, "reads "+show+", a secrets file"
 	case !write && (pl == placeOutside || pl == placeUnknown):
 		it.level, it.what = levelSensitive, "reads "+show+", outside the workspace"
-	case !write && pl == placeInside && hardLinked(abs):
+	case !write && pl == placeInside && (pa.Linked || hardLinked(abs)):
 		it.level, it.what = levelSensitive, "reads "+show+", a hard link whose other names may be outside the workspace (a secret there, by another name)"
 		// Its other names may also be ones a path rule names.
 		it.unlisted = "it has more than one name, and another may be one a path rule names"
@@ -293,7 +305,11 @@ func (p *Policy) commandItem(toolName string, c SimpleCommand, uw unwrapped) []i
 	}
 	for _, w := range c.Words[1:] {
 		if w.Known && !strings.HasPrefix(w.Value, "-") {
-			it.args = append(it.args, p.argPaths(w, c.Dir)...)
+			paths, complete := p.argPaths(w, c.Dir)
+			it.args = append(it.args, paths...)
+			if !complete {
+				it.unlisted = "its glob " + w.Value + " matches too many files to check"
+			}
 		}
 	}
 	if ro.why != "" {
@@ -401,9 +417,9 @@ func readsDir(c SimpleCommand) bool {
 	return false
 }
 
-// maxGlobMatches and maxGlobDirs bound how many files a glob argument
-// is expanded to for checking, and how many folders are read to do it;
-// beyond them the read asks.
+// Default bounds of a glob argument's expansion (Policy.globMatches,
+// Policy.globDirs): how many files it is expanded to for checking, and
+// how many folders are read to do it; beyond them the command asks.
 const (
 	maxGlobMatches = 2000
 	maxGlobDirs    = 2000
@@ -424,6 +440,26 @@ func (b budgetFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	return fs.ReadDir(b.FS, name)
 }
 
+// globWalk calls fn with each path the absolute pattern matches; with
+// bashDots, as bash expands it (a * passes over dot files unless the
+// pattern names one). False when it stopped at p.globMatches matches or
+// p.globDirs folders read: what it did not list may be anything.
+func (p *Policy) globWalk(pattern string, bashDots bool, fn func(abs string)) bool {
+	base, pat := doublestar.SplitPattern(filepath.ToSlash(pattern))
+	n, dirs := 0, p.globDirs
+	dots := !bashDots || strings.Contains("/"+pat, "/.")
+	err := doublestar.GlobWalk(budgetFS{FS: os.DirFS(filepath.FromSlash(base)), left: &dirs}, pat, func(m string, _ fs.DirEntry) error {
+		if n++; n > p.globMatches {
+			return errTooMany
+		}
+		if dots || !strings.Contains("/"+m, "/.") {
+			fn(kernelPath(filepath.Join(filepath.FromSlash(base), filepath.FromSlash(m))))
+		}
+		return nil
+	})
+	return !errors.Is(err, errTooMany) && dirs >= 0
+}
+
 // readItems checks one file argument of a read-only command.
 func (p *Policy) readItems(toolName string, w Word, dir string) []item {
 	switch {
@@ -441,22 +477,14 @@ func (p *Policy) readItems(toolName string, w Word, dir string) []item {
 		}
 		pattern = filepath.Join(dir, pattern)
 	}
-	base, pat := doublestar.SplitPattern(filepath.ToSlash(pattern))
 	var out []item
-	n, dirs := 0, maxGlobDirs
-	fsys := budgetFS{FS: os.DirFS(filepath.FromSlash(base)), left: &dirs}
-	err := doublestar.GlobWalk(fsys, pat, func(m string, _ fs.DirEntry) error {
-		if n++; n > maxGlobMatches {
-			return errTooMany
-		}
-		abs := kernelPath(filepath.Join(filepath.FromSlash(base), filepath.FromSlash(m)))
+	complete := p.globWalk(pattern, false, func(abs string) {
 		if it := p.pathItem(toolName, abs, false); it.level != levelRead || p.pathRuled(toolName, abs) {
 			out = append(out, it) // a match that is a secret, outside, or that a path rule names
 		}
-		return nil
 	})
-	if errors.Is(err, errTooMany) || dirs < 0 {
-		return []item{{kind: kindPath, level: levelSensitive, what: "reads more than " + strconv.Itoa(maxGlobMatches) + " files matching " + w.Value,
+	if !complete {
+		return []item{{kind: kindPath, level: levelSensitive, what: "reads more than " + strconv.Itoa(p.globMatches) + " files matching " + w.Value,
 			unlisted: "its glob matches too many files to check"}}
 	}
 	return out

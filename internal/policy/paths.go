@@ -97,12 +97,13 @@ func isSecret(p string) bool { return tool.IsSecret(p) }
 // user (a .git file or folder replaced whole points git at other ones),
 // and the files hook managers run from git's hooks: husky's folder,
 // pre-commit's config, lefthook's under each name it reads and its
-// script folders. Writing them asks in every mode, after any Always.
+// script folders, overcommit's config and its repository hooks. Writing them asks in every mode, after any Always.
 var protected = []string{".godwit/**", ".mcp.json", "**/.git", "**/.git/config", "**/.git/config.worktree",
 	"**/.git/commondir", "**/.git/hooks", "**/.git/hooks/**", "**/.git/modules/**/config", "**/.git/modules/**/hooks/**",
 	"**/.git/worktrees/*/config.worktree",
 	"**/.husky/**", "**/.pre-commit-config.{yaml,yml}",
-	"**/{,.config/}{,.}lefthook{,-local}.{yml,yaml,toml,json,jsonc}", "**/.lefthook{,-local}/**"}
+	"**/{,.config/}{,.}lefthook{,-local}.{yml,yaml,toml,json,jsonc}", "**/.lefthook{,-local}/**",
+	"**/.overcommit.yml", "**/.git-hooks/**"}
 
 func (p *Policy) isProtected(abs string) bool {
 	for _, gd := range p.gitDirs {
@@ -132,8 +133,9 @@ func (p *Policy) isProtected(abs string) bool {
 // repository's, the user's, the system's, and what they include),
 // resolved as git does against the top of the work tree; and where the
 // folder is husky's wrappers (.husky/_, which run .husky/HOOK), the
-// folder above it.
-func hookDirs(root, home string) []string {
+// folder above it. An error when a config file does not parse: the
+// folders are not known.
+func hookDirs(root, home string) ([]string, error) {
 	top := root
 	for d := root; ; d = filepath.Dir(d) {
 		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
@@ -141,14 +143,15 @@ func hookDirs(root, home string) []string {
 			break
 		}
 		if filepath.Dir(d) == d {
-			return nil
+			return nil, nil
 		}
 	}
+	settings, err := gitSettings(root, home, true)
 	var out []string
-	for _, f := range gitConfigFiles(root, home, true) {
-		v := gitConfigValues(f, "core")["hookspath"]
+	for _, s := range settings {
+		v := s.Value
 		switch {
-		case v == "":
+		case !s.Is("core", "hookspath") || s.Subsection != "" || v == "":
 			continue
 		case v == "~" || strings.HasPrefix(v, "~/"):
 			if home == "" {
@@ -165,7 +168,7 @@ func hookDirs(root, home string) []string {
 			out = append(out, filepath.Dir(d))
 		}
 	}
-	return out
+	return out, err
 }
 
 // linkedGitDirs are the git folders a .git file at root points to, and

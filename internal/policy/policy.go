@@ -69,8 +69,17 @@ type Options struct {
 	// Shell is the interpreter of shell_exec: "bash" and "sh" commands are
 	// analysed as bash; "powershell" commands are not analysed at all
 	// (no read-only list, no allow rules: each one asks).
-	Shell  string
-	Logger *slog.Logger
+	Shell string
+	// Offer, in read-only mode, puts a call refused only because it
+	// writes or runs something to the Prompter (Question.ReadOnly):
+	// allowed once, it runs as ask mode would run it. The chat sets it,
+	// where the user can switch the mode on the spot; a refusal then
+	// says so rather than how to restart godwit.
+	Offer bool
+	// History answers which names a file had in git's history; nil
+	// means a History of the Policy's own.
+	History *History
+	Logger  *slog.Logger
 }
 
 // Policy decides tool calls. It implements tool.Approver and is safe for
@@ -84,21 +93,27 @@ type Policy struct {
 	home     string
 	vars     map[string]string
 	shell    string
+	offer    bool
 	log      *slog.Logger
 	// gitDirs are the workspace repository's git folders when .git is a
 	// file pointing elsewhere (a worktree, a submodule, --separate-git-
 	// dir): their hooks and config are protected as .git's are.
 	gitDirs []string
-	// hookDirs are the other folders git runs hooks from (hookDirs).
-	hookDirs []string
+	// hookDirs are the other folders git runs hooks from (hookDirs);
+	// hookDirsErr says why they are not known, and then every write
+	// asks in every mode.
+	hookDirs    []string
+	hookDirsErr error
 
 	askMu sync.Mutex // one question at a time
 
 	mu     sync.Mutex // guards always
 	always []Rule     // scopes a person approved for the session
 
-	histMu    sync.Mutex            // guards histCache
-	histCache map[string]renameScan // rename graphs by refs state and tips
+	history *History
+	// globMatches and globDirs bound a glob argument's expansion
+	// (maxGlobMatches, maxGlobDirs; tests set small ones).
+	globMatches, globDirs int
 }
 
 // New returns a Policy.
@@ -110,9 +125,13 @@ func New(opts Options) (*Policy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("policy: workspace: %w", err)
 	}
-	p := &Policy{mode: opts.Mode, root: root, prompter: opts.Prompter, home: opts.Home, shell: opts.Shell, log: opts.Logger}
+	p := &Policy{mode: opts.Mode, root: root, prompter: opts.Prompter, home: opts.Home, shell: opts.Shell, offer: opts.Offer, history: opts.History, log: opts.Logger,
+		globMatches: maxGlobMatches, globDirs: maxGlobDirs}
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
+	}
+	if p.history == nil {
+		p.history = &History{}
 	}
 	if p.home == "" {
 		p.home, _ = os.UserHomeDir()
@@ -126,7 +145,9 @@ func New(opts Options) (*Policy, error) {
 		}
 	}
 	p.gitDirs = linkedGitDirs(root)
-	p.hookDirs = hookDirs(root, p.home)
+	if p.hookDirs, p.hookDirsErr = hookDirs(root, p.home); p.hookDirsErr != nil {
+		p.log.Warn("policy: git's config cannot be read for core.hooksPath; writes in the workspace ask", "err", p.hookDirsErr)
+	}
 	p.vars = map[string]string{}
 	for k, v := range opts.Vars {
 		p.vars[k] = v
@@ -207,8 +228,15 @@ func (p *Policy) Approve(ctx context.Context, req tool.ApprovalRequest) (tool.De
 		}
 	}
 	if len(readOnly) > 0 {
-		denied = append(denied, "read-only mode: this call "+strings.Join(dedupe(readOnly), ", ")+
-			". The user can restart godwit with --allow-write to approve writes and commands one by one, or with --yes to approve them all")
+		what := "read-only mode: this call " + strings.Join(dedupe(readOnly), ", ")
+		if len(denied) == 0 && p.offer && p.prompter != nil {
+			return p.offerOnce(ctx, req, what, dedupe(asked))
+		}
+		advice := RestartAdvice
+		if p.offer {
+			advice = SwitchAdvice
+		}
+		denied = append(denied, what+". "+advice)
 	}
 	switch {
 	case len(denied) > 0:
@@ -224,6 +252,45 @@ func (p *Policy) Approve(ctx context.Context, req tool.ApprovalRequest) (tool.De
 		allowed = "nothing in it needs approval"
 	}
 	return tool.Decision{Allow: true, Reason: allowed, Confine: confine}, nil
+}
+
+// How a refusal by read-only mode tells the model what the user can do:
+// restart godwit with a flag (run), or switch the mode where the front
+// end can (Options.Offer: the chat; an editor over ACP rewords the first
+// into its own).
+const (
+	RestartAdvice = "The user can restart godwit with --allow-write to approve writes and commands one by one, or with --yes to approve them all"
+	SwitchAdvice  = "The user can switch the chat to ask mode (Shift-Tab) to approve writes and commands one by one"
+)
+
+// offerOnce asks the person about a call read-only mode refuses: the
+// question names the call and why it needs the mode, and a yes allows it
+// once, in ask mode's sandbox (tool.ConfineWrite). reasons are the other items' reasons to
+// ask (a secret read). Always is not offered: read-only mode remembers
+// nothing.
+func (p *Policy) offerOnce(ctx context.Context, req tool.ApprovalRequest, what string, reasons []string) (tool.Decision, error) {
+	q := Question{Tool: req.Tool, Summary: req.Access.Summary, Preview: req.Access.Preview, ReadOnly: true,
+		Reasons: lookalikes(req.Access, append([]string{what}, reasons...))}
+	if q.Summary == "" {
+		q.Summary = "run " + req.Tool
+	}
+	if q.Preview == "" && req.Access.Command != "" && req.Access.Command != strings.TrimPrefix(q.Summary, "run: ") {
+		q.Preview = req.Access.Command
+	}
+	p.askMu.Lock()
+	defer p.askMu.Unlock()
+	a, err := p.prompter.Ask(ctx, q)
+	if err != nil {
+		return tool.Decision{}, fmt.Errorf("policy: asking about %s: %w", req.Tool, err)
+	}
+	if a.Choice == No {
+		reason := what + "; the user was asked and said no"
+		if a.Note != "" {
+			reason += ": " + a.Note
+		}
+		return tool.Decision{Reason: reason}, nil
+	}
+	return tool.Decision{Allow: true, Manual: true, Reason: "approved by the user in read-only mode", Confine: tool.ConfineWrite}, nil
 }
 
 // NeedsApproval reports whether a call that does not mutate (a read)

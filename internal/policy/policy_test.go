@@ -15,9 +15,11 @@ import (
 )
 
 // env is a workspace with a few files, a home and a scratch folder
-// outside it, and a link leaving the workspace.
+// outside it, and a link leaving the workspace. Its policies share one
+// History, so a table judged in three modes asks git once per question.
 type env struct {
 	root, home, scratch, outside string
+	history                      *History
 }
 
 func newEnv(t *testing.T) env {
@@ -31,6 +33,7 @@ func newEnv(t *testing.T) env {
 		home:    filepath.Join(base, "home"),
 		scratch: filepath.Join(base, "tmp"),
 		outside: filepath.Join(base, "outside"),
+		history: &History{},
 	}
 	for _, d := range []string{e.root, e.home, e.scratch, e.outside, filepath.Join(e.root, "src"), filepath.Join(e.root, ".git", "hooks")} {
 		mustDo(t, os.MkdirAll(d, 0o755))
@@ -83,7 +86,7 @@ func (e env) policy(t *testing.T, mode Mode, rules string, pr Prompter) *Policy 
 		}
 	}
 	p, err := New(Options{Mode: mode, Workspace: e.root, Rules: rs, Prompter: pr, Scratch: []string{e.scratch},
-		Home: e.home, Vars: map[string]string{"TMPDIR": e.scratch}, Shell: "bash"})
+		Home: e.home, Vars: map[string]string{"TMPDIR": e.scratch}, Shell: "bash", History: e.history})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,6 +288,70 @@ func TestReadOnlyReasonSaysHowToAllow(t *testing.T) {
 	if strings.Count(d.Reason, "--allow-write") != 1 {
 		t.Errorf("reason repeats itself: %q", d.Reason)
 	}
+}
+
+// TestReadOnlyOffer: where the front end can switch the mode (the chat),
+// a call read-only mode refuses is put to the person, named with what it
+// does; a yes allows it once in ask mode's sandbox, a no refuses it in
+// the chat's terms. What a deny rule refuses, or read-only commands, are
+// never offered.
+func TestReadOnlyOffer(t *testing.T) {
+	e := newEnv(t)
+	const rules = "deny:\n  - command: rm *\n"
+	tests := []struct {
+		name   string
+		req    tool.ApprovalRequest
+		answer Choice
+		want   string // A, Q or D as in outcome
+		allow  bool
+		reason []string // parts of the decision's reason
+	}{
+		{"yes", shellReq("echo x > out.txt"), Yes, "Q", true, []string{"approved by the user in read-only mode"}},
+		{"no", shellReq("echo x > out.txt"), No, "Q", false, []string{"read-only mode: this call writes out.txt", "the user was asked and said no"}},
+		{"a write", pathReq("file_write", filepath.Join(e.root, "n.md"), true), Yes, "Q", true, nil},
+		{"a deny rule", shellReq("rm -rf build && echo x > out.txt"), Yes, "D", false, []string{"denied by rule", "Shift-Tab"}},
+		{"a reader", shellReq("ls src"), Yes, "A", true, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := &recorder{answer: Answer{Choice: tt.answer}}
+			p, err := New(Options{Mode: ReadOnly, Workspace: e.root, Prompter: rec, Offer: true, Home: e.home, Shell: "bash",
+				Rules: mustRules(t, rules)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			o, d := outcome(t, p, rec, tt.req)
+			if o != tt.want || d.Allow != tt.allow {
+				t.Fatalf("outcome %s allow %v (%+v), want %s allow %v", o, d.Allow, d, tt.want, tt.allow)
+			}
+			for _, w := range tt.reason {
+				if !strings.Contains(d.Reason, w) {
+					t.Errorf("reason %q lacks %q", d.Reason, w)
+				}
+			}
+			if strings.Contains(d.Reason, "restart") {
+				t.Errorf("the chat's refusal tells the model to restart godwit: %q", d.Reason)
+			}
+			if o == "Q" {
+				q := rec.asked[0]
+				if !q.ReadOnly || len(q.Always) > 0 || q.Summary != tt.req.Access.Summary || !strings.Contains(strings.Join(q.Reasons, "\n"), "read-only mode") {
+					t.Errorf("question %+v: want the call named, marked read-only, no always", q)
+				}
+			}
+			if d.Allow && o == "Q" && d.Confine != tool.ConfineWrite {
+				t.Errorf("allowed once with confinement %s, want write (ask mode's sandbox)", d.Confine)
+			}
+		})
+	}
+}
+
+func mustRules(t *testing.T, text string) *Rules {
+	t.Helper()
+	rs, err := ParseRules([]byte(text), "test.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rs
 }
 
 func TestRules(t *testing.T) {
@@ -675,16 +742,28 @@ sandbox:
 
 func TestGlobIsBounded(t *testing.T) {
 	e := newEnv(t)
-	for i := range maxGlobDirs + 10 {
+	for i := range 30 {
 		mustDo(t, os.MkdirAll(filepath.Join(e.root, "many", fmt.Sprint(i)), 0o755))
+		mustDo(t, os.MkdirAll(filepath.Join(e.root, ".cache", fmt.Sprint(i)), 0o755))
 	}
-	rec := &recorder{}
-	// A pattern that matches nothing but must read every folder to say so.
-	if got, d := outcome(t, e.policy(t, ReadOnly, "", rec), rec, shellReq("cat many/**/nothing")); got != "Q" {
-		t.Errorf("got %s (%s), want Q", got, d.Reason)
-	}
-	if got, d := outcome(t, e.policy(t, ReadOnly, "", rec), rec, shellReq("cat many/1*/nothing")); got != "A" {
-		t.Errorf("got %s (%s), want A", got, d.Reason)
+	for _, tt := range []struct {
+		mode      Mode
+		cmd, want string
+	}{
+		// A pattern that matches nothing but must read every folder to say so.
+		{ReadOnly, "cat many/**/nothing", "Q"},
+		{ReadOnly, "cat many/1*/nothing", "A"},
+		// What a glob names past the bound may be git's hooks (.git sorts
+		// after .cache): the command asks in every mode.
+		{Auto, "rm -rf .*/*", "Q"},
+		{Auto, "rm -rf many/1*", "A"},
+	} {
+		rec := &recorder{}
+		p := e.policy(t, tt.mode, "", rec)
+		p.globMatches, p.globDirs = 20, 20
+		if got, d := outcome(t, p, rec, shellReq(tt.cmd)); got != tt.want {
+			t.Errorf("%s %q: got %s (%s), want %s", tt.mode, tt.cmd, got, d.Reason, tt.want)
+		}
 	}
 }
 

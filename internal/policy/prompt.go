@@ -20,6 +20,10 @@ type Question struct {
 	// session ("shell_exec command rm *"); empty when Always is not
 	// offered.
 	Always []string
+	// ReadOnly marks a call read-only mode refuses, offered to the person
+	// (Options.Offer): Yes allows it once; a front end may also switch
+	// the session to ask mode and answer Yes. Always is not offered.
+	ReadOnly bool
 }
 
 // Choice is a person's answer.

@@ -1,14 +1,14 @@
 package policy
 
 import (
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
-	"github.com/bmatcuk/doublestar/v4"
+	"github.com/godwit/godwit/internal/gitconfig"
 )
 
 // Git hooks and git's configuration run programs later, as the user and
@@ -80,7 +80,11 @@ func (p *Policy) protectedItems(toolName string, c SimpleCommand) []item {
 	}
 	seen := map[string]bool{}
 	for _, w := range c.Words[1:] {
-		for _, abs := range p.argPaths(w, c.Dir) {
+		paths, complete := p.argPaths(w, c.Dir)
+		if !complete {
+			add("names more than " + strconv.Itoa(p.globMatches) + " files matching " + w.Value + ", which may be git's hooks or configuration")
+		}
+		for _, abs := range paths {
 			if !seen[abs] && p.touchesProtected(abs) {
 				seen[abs] = true
 				add("names " + p.rel(abs) + ", which can run programs later (git hooks and configuration ask in every mode)")
@@ -152,16 +156,18 @@ func unknownTarget(c SimpleCommand) string {
 }
 
 // argPaths are the paths a word may name: the word itself, the value of
-// --opt=VALUE or key=VALUE (dd of=), and what a glob matches.
-func (p *Policy) argPaths(w Word, dir string) []string {
+// --opt=VALUE or key=VALUE (dd of=), and what a glob matches; false when
+// a glob matches more than can be listed.
+func (p *Policy) argPaths(w Word, dir string) ([]string, bool) {
 	if !w.Known {
-		return nil
+		return nil, true
 	}
 	vals := []string{w.Value}
 	if _, v, ok := strings.Cut(w.Value, "="); ok && v != "" {
 		vals = append(vals, v)
 	}
 	var out []string
+	complete := true
 	for _, v := range vals {
 		if !w.Glob {
 			if abs := resolveIn(dir, v); abs != "" {
@@ -176,22 +182,9 @@ func (p *Policy) argPaths(w Word, dir string) []string {
 			}
 			pattern = filepath.Join(dir, pattern)
 		}
-		base, pat := doublestar.SplitPattern(filepath.ToSlash(pattern))
-		n, dirs := 0, maxGlobDirs
-		fsys := budgetFS{FS: os.DirFS(filepath.FromSlash(base)), left: &dirs}
-		dots := strings.Contains("/"+pat, "/.")
-		_ = doublestar.GlobWalk(fsys, pat, func(m string, _ os.DirEntry) error {
-			if n++; n > maxGlobMatches {
-				return errTooMany
-			}
-			if !dots && strings.Contains("/"+m, "/.") {
-				return nil // bash's globs pass over dot files
-			}
-			out = append(out, kernelPath(filepath.Join(filepath.FromSlash(base), filepath.FromSlash(m))))
-			return nil
-		})
+		complete = p.globWalk(pattern, true, func(abs string) { out = append(out, abs) }) && complete
 	}
-	return out
+	return out, complete
 }
 
 // touchesProtected reports whether a command naming abs may change a
@@ -332,12 +325,13 @@ func gitRemotes(dir string) []string {
 	if gd == "" {
 		return nil
 	}
+	settings, _ := gitconfig.ReadFile(filepath.Join(gd, "config")) // none when it does not parse: the remote asks
 	var out []string
-	gitConfigEach(filepath.Join(gd, "config"), "remote", true, func(name, _, _ string) {
-		if name != "" && !slices.Contains(out, name) {
-			out = append(out, name)
+	for _, s := range settings {
+		if strings.EqualFold(s.Section, "remote") && s.Subsection != "" && !slices.Contains(out, s.Subsection) {
+			out = append(out, s.Subsection)
 		}
-	})
+	}
 	return out
 }
 

@@ -41,10 +41,21 @@
 // strongest subset is applied (best effort); network restriction needs
 // ABI 4 (Linux 6.7).
 //
-// Landlock cannot deny reads below a folder it allows, so secrets in the
-// workspace stay readable by commands; the approval policy asks before
-// commands that read them by name.
+// Landlock cannot deny reads below a folder it allows, so on Linux each
+// command also gets namespaces of its own (Config.View: mount and PID,
+// and a user namespace where godwit is not root, asked for by clone
+// flags on the command, so the supervisor is the first process of the
+// PID namespace; the sandbox child mounts before Landlock): the
+// workspace's secrets files appear empty, the user's credential folders
+// and GODWIT_HOME (but for its caches and skills) are not there, git's
+// config files are seen without credentials and, with the hooks, cannot
+// change, the .git folder cannot be swapped, and /proc shows only the
+// command's own processes. Whether the namespaces can be made is probed
+// once per View (godwit re-executed as `__godwit_sandbox_probe`); where
+// they cannot, commands run under Landlock alone and View.Refused is
+// told why, once. Config.Limits are rlimits set in the child.
 //
 // This package imports nothing from godwit but internal/atomicfile (the
-// caches' whole-file writes).
+// caches' whole-file writes): which files are secrets is the caller's
+// list (View.Secrets).
 package sandbox

@@ -29,6 +29,11 @@ type Config struct {
 	// Caches). Only where Landlock applies: without it a command could
 	// write the user's caches anyway.
 	Caches *Caches
+	// View, when set, gives each command (Linux) namespaces of its own
+	// that hide secrets from it; one View serves a session's Wraps.
+	View *View
+	// Limits are the commands' rlimits.
+	Limits Limits
 	// Logger receives the one warning about missing support; nil
 	// discards.
 	Logger *slog.Logger
@@ -45,6 +50,11 @@ type payload struct {
 	Writable []string `json:"writable,omitempty"`
 	ReadOnly bool     `json:"read_only,omitempty"`
 	Network  bool     `json:"network,omitempty"`
+	// View is set when the child runs in namespaces of its own; UserNS
+	// when a user namespace is one of them.
+	View   *viewPayload `json:"view,omitempty"`
+	UserNS bool         `json:"user_ns,omitempty"`
+	Limits Limits       `json:"limits"`
 }
 
 // ErrUnsupported is reported by Status where no sandbox can be applied.

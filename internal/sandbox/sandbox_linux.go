@@ -11,6 +11,7 @@ import (
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
 )
 
 // devices may be written even in read-only mode.
@@ -45,7 +46,7 @@ func Wrap(cfg Config) func(*exec.Cmd) error {
 		log.Warn("sandbox: cannot find godwit's own executable, so shell commands run without a sandbox", "err", err)
 		return noSandbox
 	}
-	p := payload{Writable: cfg.Writable, ReadOnly: cfg.ReadOnly, Network: cfg.Network}
+	p := payload{Writable: cfg.Writable, ReadOnly: cfg.ReadOnly, Network: cfg.Network, Limits: cfg.Limits}
 	caches := cfg.Caches
 	if p.ReadOnly {
 		p.Writable, caches = nil, nil
@@ -57,6 +58,18 @@ func Wrap(cfg Config) func(*exec.Cmd) error {
 		var extra []string
 		if caches != nil {
 			extra = caches.Env() // also makes the folder, which Landlock needs to exist
+		}
+		p := p
+		if ns := cfg.View.namespaces(exe); ns != nil {
+			vp, err := cfg.View.payload(cfg.TempDir, p.Writable)
+			if err != nil {
+				return err
+			}
+			p.View, p.UserNS = vp, ns.user
+			if cmd.SysProcAttr == nil {
+				cmd.SysProcAttr = &syscall.SysProcAttr{}
+			}
+			ns.apply(cmd.SysProcAttr)
 		}
 		return rewrite(cmd, exe, p, cfg.TempDir, extra)
 	}
@@ -76,6 +89,8 @@ func MaybeRunChild() {
 		os.Exit(runChild(os.Args[2:]))
 	case goCacheArg:
 		os.Exit(runGoCache(os.Args[2:]))
+	case probeArg:
+		os.Exit(runProbe())
 	}
 }
 
@@ -92,6 +107,16 @@ func runChild(args []string) int {
 		fmt.Fprintf(os.Stderr, "godwit sandbox: bad %s: %v\n", envVar, err)
 		return 126
 	}
+	if p.View != nil {
+		if err := enterView(p.View); err != nil {
+			fmt.Fprintf(os.Stderr, "godwit sandbox: %v; the command did not run\n", err)
+			return 126
+		}
+	}
+	if err := limit(p.Limits, p.UserNS); err != nil {
+		fmt.Fprintf(os.Stderr, "godwit sandbox: %v; the command did not run\n", err)
+		return 126
+	}
 	if err := restrict(p); err != nil {
 		fmt.Fprintf(os.Stderr, "godwit sandbox: %v; the command did not run\n", err)
 		return 126
@@ -99,6 +124,33 @@ func runChild(args []string) int {
 	err := syscall.Exec(args[0], args[1:], childEnv())
 	fmt.Fprintf(os.Stderr, "godwit sandbox: exec %s: %v\n", args[0], err)
 	return 127
+}
+
+// limit sets the rlimits of l on this process (the command inherits
+// them), soft and hard, never above the hard limit in force. The
+// process count only binds in a user namespace of the command's own:
+// elsewhere the kernel counts every process of the user, and none of
+// root's.
+func limit(l Limits, userNS bool) error {
+	set := func(what int, v uint64) error {
+		var cur unix.Rlimit
+		if err := unix.Getrlimit(what, &cur); err != nil {
+			return err
+		}
+		v = min(v, cur.Max)
+		return unix.Setrlimit(what, &unix.Rlimit{Cur: v, Max: v})
+	}
+	if l.FileSize > 0 {
+		if err := set(unix.RLIMIT_FSIZE, uint64(l.FileSize)); err != nil {
+			return fmt.Errorf("limiting file size: %w", err)
+		}
+	}
+	if l.Processes > 0 && userNS && os.Getuid() != 0 {
+		if err := set(unix.RLIMIT_NPROC, uint64(l.Processes)); err != nil {
+			return fmt.Errorf("limiting processes: %w", err)
+		}
+	}
+	return nil
 }
 
 // restrict applies the ruleset to this process.

@@ -37,7 +37,7 @@ func needLandlock(t *testing.T) int {
 
 type dirs struct{ ws, tmp string }
 
-func newDirs(t *testing.T) dirs {
+func newDirs(t testing.TB) dirs {
 	t.Helper()
 	base, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -146,50 +147,110 @@ func TestApprovalShowsWhatRuns(t *testing.T) {
 	}
 }
 
-// TestAnswerKeysWaitForTheQuestion: a y typed just as a question
-// appears (typing ahead, or a y pressed twice for two questions) answers
-// nothing; after answerDelay it does. n refuses at once.
+// TestAnswerKeysWaitForTheQuestion: a key answers a question only when
+// it was typed after the terminal drew it, which the terminal's reports to
+// the chat's probes tell (drawnGuard), whatever the pace: keys typed
+// before (in flight as the question came) go to the input, and a y
+// pressed twice answers one question. A y also waits answerDelay after
+// the question is drawn and after the last key. A terminal that answers
+// no probes keeps that rule of time alone.
 func TestAnswerKeysWaitForTheQuestion(t *testing.T) {
-	c := newClock()
-	ctl, err := NewController(context.Background(), Options{Build: func(context.Context, string) (*Engine, error) {
-		return &Engine{Model: "local/m", ContextWindow: 128_000}, nil
-	}})
-	if err != nil {
-		t.Fatal(err)
+	newModel := func(c *clock) *Model {
+		ctl, err := NewController(context.Background(), Options{Build: func(context.Context, string) (*Engine, error) {
+			return &Engine{Model: "local/m", ContextWindow: 128_000}, nil
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return NewModel(context.Background(), ctl, ModelOptions{Theme: PlainTheme(), Now: c.Now, Width: 80, Height: 30})
 	}
-	m := NewModel(context.Background(), ctl, ModelOptions{Theme: PlainTheme(), Now: c.Now, Width: 80, Height: 30})
-	r1, r2 := make(chan policy.Answer, 1), make(chan policy.Answer, 1)
-	m.typeKeys("wh") // typing the next message while the turn runs
-	m.handleBridge(approvalRequestMsg{id: 1, q: policy.Question{Tool: "shell_exec", Summary: "run: rm -rf build"}, reply: r1})
-	m.handleBridge(approvalRequestMsg{id: 2, q: policy.Question{Tool: "shell_exec", Summary: "run: git push"}, reply: r2})
-	m.typeKeys("y")
-	if len(r1) != 0 || len(m.questions) != 2 || !strings.Contains(m.hint, "read the question") {
-		t.Fatalf("a y typed as the question appeared answered it (hint %q)", m.hint)
+	ask := func(m *Model) (r1, r2 chan policy.Answer) {
+		r1, r2 = make(chan policy.Answer, 1), make(chan policy.Answer, 1)
+		m.handleBridge(approvalRequestMsg{id: 1, q: policy.Question{Tool: "shell_exec", Summary: "run: rm -rf build"}, reply: r1})
+		m.handleBridge(approvalRequestMsg{id: 2, q: policy.Question{Tool: "shell_exec", Summary: "run: git push"}, reply: r2})
+		return r1, r2
 	}
-	// Typing on past the delay, a key at a time, answers nothing either.
-	for i := 0; i < 5; i++ {
-		c.Advance(answerDelay / 2)
+	report := func(m *Model) { m.Update(tea.CursorPositionMsg{}) }
+
+	t.Run("a terminal that answers probes", func(t *testing.T) {
+		c := newClock()
+		m := newModel(c)
+		m.Init()
+		report(m)        // the terminal answers the first probe: it will answer all
+		m.typeKeys("wh") // typing the next message while the turn runs
+		r1, r2 := ask(m)
+		m.typeKeys("y")      // in flight as the question came
+		c.Advance(time.Hour) // however slowly
 		m.typeKeys("y")
-	}
-	if len(r1) != 0 {
-		t.Fatal("a run of keys typed on answered the question")
-	}
-	c.Advance(answerDelay)
-	m.typeKeys("y")
-	if a := <-r1; a.Choice != policy.Yes {
-		t.Fatalf("answer %v", a)
-	}
-	m.typeKeys("y") // the second press of a double y
-	if len(r2) != 0 {
-		t.Fatal("one y pressed twice answered the next question too")
-	}
-	m.typeKeys("n")
-	if a := <-r2; a.Choice != policy.No {
-		t.Fatalf("n did not refuse at once: %v", a)
-	}
-	if v := m.input.Value(); v != "wh" {
-		t.Errorf("the input is %q; the keys meant for it or for the questions went astray", v)
-	}
+		report(m) // the question may still follow this report on the screen
+		m.typeKeys("y")
+		if len(r1) != 0 || len(m.questions) != 2 || strings.Contains(plainScreen(m), "Allow?") {
+			t.Fatalf("a y typed before the question was drawn answered it, or its keys show:\n%s", plainScreen(m))
+		}
+		report(m) // now it is on the screen
+		if !strings.Contains(plainScreen(m), "Allow? y yes") {
+			t.Fatalf("the question's keys do not show once it is drawn:\n%s", plainScreen(m))
+		}
+		m.typeKeys("y")
+		if len(r1) != 0 || !strings.Contains(m.hint, "read the question") {
+			t.Fatalf("a y the moment the question was drawn answered it (hint %q)", m.hint)
+		}
+		c.Advance(answerDelay)
+		m.typeKeys("y")
+		if a := <-r1; a.Choice != policy.Yes {
+			t.Fatalf("answer %v", a)
+		}
+		m.typeKeys("y") // the second press of a double y
+		report(m)
+		if len(r2) != 0 {
+			t.Fatal("one y pressed twice answered the next question too")
+		}
+		report(m)
+		m.typeKeys("n") // at once
+		if a := <-r2; a.Choice != policy.No {
+			t.Fatalf("n did not refuse: %v", a)
+		}
+		if v := m.input.Value(); v != "whyyyy" {
+			t.Errorf("the input is %q; the keys typed ahead went astray", v)
+		}
+	})
+
+	t.Run("a terminal that answers none", func(t *testing.T) {
+		c := newClock()
+		m := newModel(c)
+		m.Init()
+		c.Advance(probeLost) // no report came
+		m.typeKeys("wh")
+		r1, r2 := ask(m)
+		m.typeKeys("y")
+		if len(r1) != 0 || len(m.questions) != 2 || !strings.Contains(m.hint, "read the question") {
+			t.Fatalf("a y typed as the question appeared answered it (hint %q)", m.hint)
+		}
+		// Typing on past the delay, a key at a time, answers nothing either.
+		for i := 0; i < 5; i++ {
+			c.Advance(answerDelay / 2)
+			m.typeKeys("y")
+		}
+		if len(r1) != 0 {
+			t.Fatal("a run of keys typed on answered the question")
+		}
+		c.Advance(answerDelay)
+		m.typeKeys("y")
+		if a := <-r1; a.Choice != policy.Yes {
+			t.Fatalf("answer %v", a)
+		}
+		m.typeKeys("y") // the second press of a double y
+		if len(r2) != 0 {
+			t.Fatal("one y pressed twice answered the next question too")
+		}
+		m.typeKeys("n")
+		if a := <-r2; a.Choice != policy.No {
+			t.Fatalf("n did not refuse at once: %v", a)
+		}
+		if v := m.input.Value(); v != "wh" {
+			t.Errorf("the input is %q; the keys meant for it or for the questions went astray", v)
+		}
+	})
 }
 
 func (m *Model) typeKeys(s string) {

@@ -19,8 +19,14 @@ type Reply struct {
 	Text string
 	// Quit ends the chat.
 	Quit bool
-	// Reload redraws the transcript from the store (:resume).
+	// Reload redraws the transcript from the store (:resume, /clear).
 	Reload bool
+	// Pick offers these models to choose from (/model alone).
+	Pick []Choice
+	// Send is a message to send to the model now (/init, a skill).
+	Send string
+	// Export names the file to write the transcript to (/export).
+	Export string
 }
 
 // Input lines: a command starts with / (as in Claude Code, Codex and
@@ -52,9 +58,9 @@ func IsCommand(line string) bool {
 }
 
 // Unescape turns an input line that is not a command into the prompt to
-// send: "//x" sends "/x", "::x" sends ":x".
+// send: "//x" sends "/x", "::x" sends ":x", "!!x" sends "!x".
 func Unescape(line string) string {
-	if s := strings.TrimLeft(line, " \t"); strings.HasPrefix(s, "//") || strings.HasPrefix(s, "::") {
+	if s := strings.TrimLeft(line, " \t"); strings.HasPrefix(s, "//") || strings.HasPrefix(s, "::") || strings.HasPrefix(s, "!!") {
 		return s[1:]
 	}
 	return line
@@ -69,8 +75,9 @@ var commands = []struct {
 	{"help", "", "this list", false},
 	{"context", "", "what the context holds: bytes and tokens per part of the last request", false},
 	{"reset", "", "start the next turn in a new segment, with a handoff", false},
+	{"clear", "", "start a new session (this one stays, for /resume)", true},
 	{"undo", "", "restore the files the last file-changing turn wrote", true},
-	{"model", "NAME", "use provider/model NAME from the next turn on (same session)", true},
+	{"model", "[NAME]", "use provider/model NAME from the next turn on (same session); alone, pick one", false},
 	{"mode", "[MODE]", "approvals from the next call on: read-only, ask or auto (Shift-Tab cycles)", false},
 	{"cost", "", "the session's cost and tokens per model", false},
 	{"sessions", "", "recorded sessions, latest first", false},
@@ -79,14 +86,39 @@ var commands = []struct {
 	{"rules", "", "what the session keeps as your rules, what was superseded, the newest requests", false},
 	{"pin", "Dn", "keep message Dn as a rule", false},
 	{"unpin", "Dn", "make Dn a request, not a rule", false},
+	{"export", "[FILE]", "write the transcript to FILE (default: godwit-SESSION.txt here)", false},
+	{"init", "", "have the model write AGENTS.md from the repository, or improve it", true},
 	{"quit", "", "leave (also Ctrl-C twice, or Ctrl-D on an empty input)", false},
 }
 
 // aliases are the short names people type from habit.
 // Peers' names map to godwit's where they mean the same: Claude Code's
-// /compact and /todos, Codex's /approvals.
+// /compact, /todos and /rewind, Codex's /approvals and /new.
 var aliases = map[string]string{"q": "quit", "exit": "quit", "h": "help", "?": "help",
-	"compact": "reset", "usage": "cost", "approvals": "mode", "permissions": "mode", "todos": "plan"}
+	"compact": "reset", "usage": "cost", "approvals": "mode", "permissions": "mode", "todos": "plan",
+	"new": "clear", "rewind": "undo", "models": "model"}
+
+// peers are other agents' commands with no godwit command of their own:
+// each says what godwit has instead. Not sent to the model.
+var peers = map[string]string{
+	"diff":       "godwit has no /diff: !git diff shows it (and the model reads it with your next message)",
+	"status":     "the status line shows the model, the mode, the context, the cost and the cache hits; /context and /cost give the detail",
+	"login":      "godwit reads API keys from the environment or $GODWIT_HOME/.env (`godwit init` sets one up); /model picks among the models whose key is set",
+	"logout":     "godwit keeps no login: API keys are in the environment or $GODWIT_HOME/.env",
+	"config":     "`godwit config` (outside the chat) shows and sets the configuration; /model and /mode change this chat",
+	"settings":   "`godwit config` (outside the chat) shows and sets the configuration; /model and /mode change this chat",
+	"memory":     "the project's rules are AGENTS.md (or CLAUDE.md), read at each segment: /init writes AGENTS.md, edit it as any file",
+	"mcp":        "MCP servers come from config.yaml and the repository's .mcp.json; the banner says which did not start",
+	"review":     "ask for a review in words (\"review the changes on this branch\"): !git diff puts the diff with your next message",
+	"copy":       "the chat does not hold the mouse: select text to copy it; /export writes the whole transcript to a file",
+	"transcript": "/export writes the transcript to a file; the chat also prints it to the terminal when you leave",
+	"add-dir":    "godwit works in one folder, its workspace: start it in another with godwit -C DIR",
+	"agents":     "godwit's sub-agent is a tool the model calls on its own",
+	"history":    "Up and Down recall earlier input (kept across chats); /sessions lists the sessions",
+}
+
+// initPrompt is what /init asks the model (pinned in a test: it is sent).
+const initPrompt = "Write AGENTS.md at the root of this repository, for coding agents: how to build, test and lint it, how the code is laid out, and the conventions to keep, as you find them by reading the repository (README, build and CI files, a few source files). If AGENTS.md exists, improve it in place: keep what is right, fix what is wrong, add what is missing. Be brief: under 60 lines, commands exact."
 
 // Exec runs a command line ("/cost", ":model x/y").
 func (c *Controller) Exec(ctx context.Context, line string) (Reply, error) {
@@ -102,6 +134,9 @@ func (c *Controller) Exec(ctx context.Context, line string) (Reply, error) {
 	name, args := strings.ToLower(fields[0]), fields[1:]
 	if a, ok := aliases[name]; ok {
 		name = a
+	}
+	if text, ok := peers[name]; ok {
+		return Reply{Text: text}, nil
 	}
 	var known bool
 	for _, cmd := range commands {
@@ -122,6 +157,14 @@ func (c *Controller) Exec(ctx context.Context, line string) (Reply, error) {
 		}
 	}
 	if !known {
+		if sk, ok := c.skill(ctx, name); ok {
+			// A skill by its name, as Claude Code runs them: the model is
+			// told which to load; the line goes as written.
+			c.mu.Lock()
+			c.notes = append(c.notes, fmt.Sprintf("the user asks you to use the skill %s (%s): load it with the skill tool and follow it", sk.Name, sk.Detail))
+			c.mu.Unlock()
+			return Reply{Send: s}, nil
+		}
 		return Reply{}, unknownCommand(prefix, fields[0])
 	}
 	switch name {
@@ -148,8 +191,27 @@ func (c *Controller) Exec(ctx context.Context, line string) (Reply, error) {
 		s, err := c.rulesCommand(ctx, name, args)
 		return Reply{Text: s}, err
 	case "model":
+		if len(args) == 0 {
+			return c.modelList(), nil
+		}
+		if c.Running() {
+			return Reply{}, ErrBusy
+		}
 		s, err := c.switchModel(ctx, args[0])
+		if err == nil {
+			c.record(ctx)
+		}
 		return Reply{Text: s}, err
+	case "clear":
+		return Reply{Text: c.clear(), Reload: true}, nil
+	case "export":
+		name := ""
+		if len(args) > 0 {
+			name = args[0]
+		}
+		return Reply{Export: c.exportPath(name)}, nil
+	case "init":
+		return Reply{Send: initPrompt}, nil
 	case "resume":
 		s, err := c.resume(ctx, args[0])
 		return Reply{Text: s, Reload: err == nil}, err
@@ -264,10 +326,12 @@ Commands start with / or : (/help and :help are the same). An unknown one is not
 //text sends "/text"; a first word that is a path (/etc/hosts explain) is sent as written.
 Enter sends; Alt-Enter or Ctrl-J adds a line; Up/Down recall earlier input (kept across chats).
 A long paste shows as [pasted text #N: lines, bytes] and is sent whole.
-PgUp/PgDn or the wheel scroll; Esc goes back to the end.
+A message sent while a turn runs is queued (⧗) and sent when it ends.
+PgUp/PgDn scroll; Esc goes back to the end.
 Alt-Up/Alt-Down select a tool call or thinking block; Ctrl-O opens or closes it.
-Shift-Tab cycles the mode (read-only, ask, auto). Ctrl-C cancels the running turn; twice when idle leaves.
-Hold Shift to select text with the mouse.`)
+Shift-Tab cycles the mode (read-only, ask, auto). Esc or Ctrl-C cancels the running turn;
+Esc twice clears the input; Ctrl-C twice when idle leaves.
+"(est.)" in the status line: tokens estimated at 4 bytes each until the tokenizer has loaded.`)
 	return b.String()
 }
 
@@ -446,7 +510,14 @@ func (c *Controller) planText() string {
 
 func (c *Controller) switchModel(ctx context.Context, name string) (string, error) {
 	if !strings.Contains(name, "/") {
-		return "", fmt.Errorf("tui: :model wants provider/model (e.g. anthropic/claude-sonnet-4-5), not %q", name)
+		if c.models != nil {
+			for _, m := range c.models() {
+				if _, id, _ := strings.Cut(m.Name, "/"); id == name {
+					return "", fmt.Errorf("tui: a model is named provider/model: did you mean /model %s?", m.Name)
+				}
+			}
+		}
+		return "", fmt.Errorf("tui: /model wants provider/model (e.g. anthropic/claude-sonnet-4-5), not %q; /model alone lists the models you can use", name)
 	}
 	eng, err := c.build(ctx, name)
 	if err != nil {
@@ -493,6 +564,9 @@ func (c *Controller) resume(ctx context.Context, ref string) (string, error) {
 	if err := c.load(ctx, sess.ID); err != nil {
 		return "", err
 	}
+	c.mu.Lock()
+	c.resumed = ""
+	c.mu.Unlock()
 	return fmt.Sprintf("resumed session %s: %s", sess.ID, oneLine(sess.Title, 60)), nil
 }
 
@@ -626,4 +700,77 @@ func (c *Controller) CycleMode() (string, error) {
 		return "", err
 	}
 	return c.modeText(cur, next), nil
+}
+
+// skills lists the engine's skills (none without).
+func (c *Controller) skills(ctx context.Context) []Choice {
+	eng, _, err := c.engine()
+	if err != nil || eng.Skills == nil {
+		return []Choice{}
+	}
+	return eng.Skills(ctx)
+}
+
+// skill finds the skill named name, if the engine has skills.
+func (c *Controller) skill(ctx context.Context, name string) (Choice, bool) {
+	for _, sk := range c.skills(ctx) {
+		if strings.EqualFold(sk.Name, name) {
+			return sk, true
+		}
+	}
+	return Choice{}, false
+}
+
+// modelList lists the models whose key is set, the current one marked,
+// for the chat to pick from.
+func (c *Controller) modelList() Reply {
+	cur := c.Status().Model
+	var list []Choice
+	if c.models != nil {
+		list = c.models()
+	}
+	if len(list) == 0 {
+		return Reply{Text: "model: " + cur + "\n/model provider/model switches (`godwit models` lists the catalog; set a provider's key to use its models)"}
+	}
+	var rows [][]string
+	for _, m := range list {
+		mark := " "
+		if m.Name == cur {
+			mark = "*"
+		}
+		rows = append(rows, []string{mark, m.Name, m.Detail})
+	}
+	return Reply{Text: table(rows, "lll") + "the models whose key is set; * is this chat's. Pick one (Enter), or /model provider/model", Pick: list}
+}
+
+// clear starts a new session at the next message; the current one stays
+// in the store.
+func (c *Controller) clear() string {
+	eng, old, _ := c.engine()
+	c.mu.Lock()
+	c.sessionID, c.stats, c.resetNext, c.notes, c.resumed = "", stats{}, false, nil, ""
+	c.mu.Unlock()
+	if eng != nil && eng.SetPlan != nil {
+		_ = eng.SetPlan(nil)
+	}
+	if old == "" {
+		return "a new session starts with your next message"
+	}
+	return fmt.Sprintf("a new session (at your next message); /resume %s goes back", old)
+}
+
+// exportPath is where /export writes: name (relative to the workspace),
+// or godwit-SESSION.txt there.
+func (c *Controller) exportPath(name string) string {
+	if name == "" {
+		id := c.SessionID()
+		if id == "" {
+			id = "new"
+		}
+		name = "godwit-" + id + ".txt"
+	}
+	if !filepath.IsAbs(name) {
+		name = filepath.Join(c.Workspace(), name)
+	}
+	return name
 }

@@ -44,7 +44,17 @@ type Engine struct {
 	// Notices are what the user must hear once (wiring.Env.Notices);
 	// the chat shows the first engine's under its banner.
 	Notices []string
+	// Exec runs one call for the user, not the model (!CMD, @path),
+	// through the session's runner (the same policy, sandbox and locks),
+	// its events to sink; nil when the chat cannot.
+	Exec func(ctx context.Context, call llm.ToolCall, sink agent.Sink) (ToolRun, error)
+	// Skills lists the skills a /name asks the model to use; nil for none.
+	Skills func(ctx context.Context) []Choice
 }
+
+// Choice is a name the chat offers (a model, a skill, a command) and
+// what it is.
+type Choice struct{ Name, Detail string }
 
 // Builder builds the engine for a model ("provider/model"; "" for the
 // configured default). It is called at start and by :model. The turns'
@@ -68,11 +78,17 @@ type Options struct {
 	Now func() time.Time
 	// Mode is the session's approval mode, which /mode and Shift-Tab
 	// switch; the builder hands Mode.Get to the engine (wiring's
-	// LiveMode), so a switch holds from the next call on. nil: the mode
+	// Approval.Live), so a switch holds from the next call on. nil: the mode
 	// is fixed (shown as unknown, and /mode says it cannot switch).
 	Mode *ModeSwitch
 	// Mail, when set, hands the chat its session's mail (tui/mail.go).
 	Mail MailSource
+	// Models lists the models /model offers: those whose key is set.
+	Models func() []Choice
+	// KeepModel and KeepMode: the chat was started without naming a
+	// model, a mode; a resumed session then continues on the model and
+	// mode it last had (auto mode excepted: the chat says it instead).
+	KeepModel, KeepMode bool
 }
 
 // ModeSwitch is the approval mode of a chat: the user switches it, the
@@ -97,14 +113,19 @@ func (s *ModeSwitch) Set(m policy.Mode) { s.v.Store(int32(m)) }
 // concurrent use: the UI calls it from its goroutine, turns run in
 // another, and Observe is called from the agent's.
 type Controller struct {
-	build Builder
-	sink  agent.Sink
-	now   func() time.Time
-	mode  *ModeSwitch
-	mail  MailSource
-	turns sync.WaitGroup // running turns; Close waits for them
+	build  Builder
+	sink   agent.Sink
+	now    func() time.Time
+	mode   *ModeSwitch
+	mail   MailSource
+	models func() []Choice
+	turns  sync.WaitGroup // running turns; Close waits for them
+	// userCalls numbers the calls the user runs (!CMD, @path), for
+	// their events.
+	userCalls atomic.Int64
 
 	notices []string // the first engine's, shown once
+	resumed string   // Resumed
 
 	mu        sync.Mutex
 	eng       *Engine
@@ -112,6 +133,7 @@ type Controller struct {
 	resetNext bool
 	running   bool
 	stats     stats
+	notes     []string // for the next message: the user's !commands
 }
 
 // stats are the figures of the status line and :context.
@@ -131,7 +153,7 @@ func NewController(ctx context.Context, opts Options) (*Controller, error) {
 	if opts.Build == nil {
 		return nil, errors.New("tui: Options.Build is required")
 	}
-	c := &Controller{build: opts.Build, sink: opts.Sink, now: opts.Now, mode: opts.Mode, mail: opts.Mail}
+	c := &Controller{build: opts.Build, sink: opts.Sink, now: opts.Now, mode: opts.Mode, mail: opts.Mail, models: opts.Models}
 	if c.now == nil {
 		c.now = time.Now
 	}
@@ -153,8 +175,17 @@ func NewController(ctx context.Context, opts Options) (*Controller, error) {
 			_ = c.Close()
 			return nil, err
 		}
+		c.resumed = c.resumeSettings(ctx, opts.KeepModel, opts.KeepMode)
 	}
 	return c, nil
+}
+
+// Resumed says, for a chat that resumed a session, with which model and
+// mode, and how they differ from the session's last; "" otherwise.
+func (c *Controller) Resumed() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.resumed
 }
 
 // Close waits for a running turn to end (cancel it first), then releases
@@ -223,15 +254,16 @@ func (c *Controller) Running() bool {
 }
 
 // Run takes one prompt through a turn of the current session (starting
-// one at the first prompt), with the session's waiting mail. Cancel ctx
-// to cancel the turn.
-func (c *Controller) Run(ctx context.Context, prompt string) (agent.Result, error) {
-	return c.run(ctx, prompt)
+// one at the first prompt), with the files it attaches (Attach), the
+// output of the user's !commands since the last turn, and the session's
+// waiting mail. Cancel ctx to cancel the turn.
+func (c *Controller) Run(ctx context.Context, prompt string, atts ...Attachment) (agent.Result, error) {
+	return c.run(ctx, prompt, atts...)
 }
 
 // run runs a turn of prompt and the waiting mail; with no prompt and no
 // mail it runs none.
-func (c *Controller) run(ctx context.Context, prompt string) (agent.Result, error) {
+func (c *Controller) run(ctx context.Context, prompt string, atts ...Attachment) (agent.Result, error) {
 	c.mu.Lock()
 	if c.running {
 		c.mu.Unlock()
@@ -242,6 +274,12 @@ func (c *Controller) run(ctx context.Context, prompt string) (agent.Result, erro
 		return agent.Result{}, errors.New("tui: the chat is closed")
 	}
 	in := agent.RunInput{SessionID: c.sessionID, Prompt: prompt, Reset: c.resetNext, Sink: c.sink}
+	if prompt != "" {
+		in.Notes = c.notes
+		for _, a := range atts {
+			in.Attach = append(in.Attach, a.Part)
+		}
+	}
 	eng := c.eng
 	c.resetNext = false
 	c.running = true
@@ -268,6 +306,9 @@ func (c *Controller) run(ctx context.Context, prompt string) (agent.Result, erro
 	}
 	if res.Turn == 0 && in.Reset {
 		c.resetNext = true // the turn never started: keep the request
+	}
+	if res.Turn > 0 && len(in.Notes) > 0 {
+		c.notes = c.notes[len(in.Notes):] // sent; a !command since stays
 	}
 	return res, err
 }
@@ -356,12 +397,14 @@ func (c *Controller) Mode() (policy.Mode, bool) {
 	return c.mode.Get(), true
 }
 
-// SetMode switches the approval mode from the next call on.
+// SetMode switches the approval mode from the next call on, and keeps
+// it with the session for a resumed chat.
 func (c *Controller) SetMode(m policy.Mode) error {
 	if c.mode == nil {
 		return errors.New("tui: this chat's mode is fixed: start it with --allow-write (ask) or --yes (auto)")
 	}
 	c.mode.Set(m)
+	c.record(context.Background())
 	return nil
 }
 

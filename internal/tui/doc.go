@@ -1,9 +1,12 @@
 // Package tui is godwit's chat: a terminal UI (bubbletea v2, lipgloss v2)
 // over the agent's event stream, and the chat commands
-// (/help, /context, /reset, /undo, /model, /mode, /cost, /sessions,
-// /resume, /plan, /quit; ":" works as "/" does) that the line-oriented
-// chat shares. An unknown command is never sent to the model; "//x"
-// sends "/x", and a line whose first word is a path is a prompt.
+// (/help, /context, /reset, /clear, /undo, /model, /mode, /cost,
+// /sessions, /resume, /plan, /export, /init, /quit, a skill by its name;
+// ":" works as "/" does) that the line-oriented chat shares. An unknown
+// command is never sent to the model; "//x" sends "/x", and a line whose
+// first word is a path is a prompt. What the user runs without the model
+// (!CMD, the files a message names with @path) goes through the engine's
+// runner (user.go).
 //
 // # Pieces
 //
@@ -22,7 +25,9 @@
 // The Model is the bubbletea model: a transcript of items (user
 // messages, streamed markdown, folded thinking, one line per tool call
 // with expandable output and diff, inline approval prompts, notices), a
-// status line and a multi-line input with history. It renders only what
+// status line and a multi-line input with history, completion (the menu
+// of complete.go) and a queue of what is sent during a turn. A key
+// answers a question only once the terminal has drawn it (guard.go). It renders only what
 // is visible and caches each item's lines per width, so a 2,000-message
 // session or a 50,000-line tool output costs no more per frame than a
 // screenful.

@@ -115,7 +115,8 @@ func (f *feed) apply(e agent.Event, live bool) {
 	case agent.EventToolProgress:
 		if e.Tool != nil && e.Progress != nil {
 			en := f.tool(e.Tool.CallID, e.Tool.Name)
-			en.it.(*toolItem).setProgress(e.Progress.Progress, e.Progress.Total, e.Progress.Message)
+			p := e.Progress
+			en.it.(*toolItem).setProgress(p.Progress, p.Total, p.Message, p.Output)
 			en.touch()
 		}
 	case agent.EventToolFinished:

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	tea "charm.land/bubbletea/v2"
 	"context"
 	"strings"
 	"testing"
@@ -102,6 +103,8 @@ func TestGoldenApproval(t *testing.T) {
 		Reasons: []string{"writes a file"},
 		Always:  []string{"file_write in ./*"},
 	}}})
+	m.Update(tea.CursorPositionMsg{}) // the terminal reports twice: the question is drawn
+	m.Update(tea.CursorPositionMsg{})
 	golden(t, "approval", plainScreen(m))
 }
 

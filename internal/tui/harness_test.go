@@ -14,6 +14,7 @@ import (
 	"github.com/godwit/godwit/internal/goldentest"
 	"github.com/godwit/godwit/internal/policy"
 	"github.com/godwit/godwit/internal/wiring"
+	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/llm/fake"
 )
 
@@ -52,6 +53,8 @@ type harness struct {
 	prov  *fake.Provider
 	mode  *ModeSwitch
 	quit  bool
+	// skills are what the engine says it has.
+	skills []Choice
 }
 
 // newHarness builds a real engine (wiring, store, tools, policy in ask
@@ -65,12 +68,18 @@ func newHarness(t *testing.T, steps ...fake.Step) *harness {
 			model = "fake/m"
 		}
 		env, err := wiring.Build(ctx, wiring.Options{Home: h.home, Workspace: h.ws, Model: model, Provider: h.prov,
-			LiveMode: h.mode.Get, Prompter: h.b, EngineEvents: h.b, ContextWindow: 128_000})
+			Approval: wiring.Approval{Live: h.mode.Get, Prompter: h.b}, EngineEvents: h.b, ContextWindow: 128_000})
 		if err != nil {
 			return nil, err
 		}
 		return &Engine{Runtime: env.Runtime, Store: env.Store, Model: env.Model, Workspace: env.Workspace, ContextWindow: 128_000,
-			Plan: env.Plan.Steps, SetPlan: env.Plan.Set, Close: env.Close}, nil
+			Plan: env.Plan.Steps, SetPlan: env.Plan.Set, Close: env.Close,
+			Exec: func(ctx context.Context, call llm.ToolCall, sink agent.Sink) (ToolRun, error) {
+				o, err := env.RunUserCall(ctx, call, sink)
+				return ToolRun{Output: o.Result.Content, IsError: o.Result.IsError, Code: o.Result.Code, ExitCode: o.Result.ExitCode}, err
+			},
+			Skills: func(context.Context) []Choice { return h.skills },
+		}, nil
 	}
 	ctl, err := NewController(context.Background(), Options{Build: build, Sink: h.b, Now: h.clock.Now, Mode: h.mode})
 	if err != nil {
@@ -104,6 +113,11 @@ func (h *harness) spawn(cmd tea.Cmd) {
 
 // handle processes a message a command returned.
 func (h *harness) handle(msg tea.Msg) {
+	if msg == tea.RequestCursorPosition() {
+		// The terminal answers the probes of drawnGuard.
+		h.update(tea.CursorPositionMsg{})
+		return
+	}
 	switch msg := msg.(type) {
 	case tea.BatchMsg:
 		for _, c := range msg {
@@ -173,6 +187,7 @@ var keys = map[string]tea.KeyPressMsg{
 	"ctrl+o":    {Code: 'o', Mod: tea.ModCtrl},
 	"shift+tab": {Code: tea.KeyTab, Mod: tea.ModShift},
 	"alt+enter": {Code: tea.KeyEnter, Mod: tea.ModAlt},
+	"tab":       {Code: tea.KeyTab},
 }
 
 func (h *harness) press(name string) {
@@ -238,10 +253,11 @@ func feedEvents(m *Model, evs ...agent.Event) {
 
 func teaSize(w, h int) tea.WindowSizeMsg { return tea.WindowSizeMsg{Width: w, Height: h} }
 
-// answer answers the open question with key once it has been shown long
-// enough to be read (answerDelay), as a person would.
+// answer answers the open question with key once the terminal has
+// drawn it (drawnGuard) and it has stood answerDelay, as a person would.
 func (h *harness) answer(key string) {
 	h.t.Helper()
+	h.until("the question on the screen", h.m.asking)
 	h.clock.Advance(answerDelay)
 	h.typ(key)
 }

@@ -314,6 +314,7 @@ type approvalItem struct {
 	answered bool
 	answer   policy.Choice
 	gone     bool // the turn was cancelled before an answer
+	armed    bool // keys answer it (drawnGuard): its keys are shown
 	expanded bool
 	rows     int // the preview's rows at the last width drawn
 }
@@ -391,13 +392,22 @@ func (a *approvalItem) render(rc *renderCtx, width int) []string {
 		}
 	}
 	ask := "  Allow? y yes · n no"
-	if len(a.q.Always) > 0 {
+	switch {
+	case a.q.ReadOnly:
+		ask = "  Read-only mode: y allow once · s switch to ask mode and allow · n no"
+	case len(a.q.Always) > 0:
 		for _, l := range wrap("a always allows, for this session: "+always, width-4) {
 			lines = append(lines, rc.th.Dim.Render("  "+l))
 		}
 		ask += " · a always"
 	}
-	return append(lines, rc.th.Approval.Render(ask))
+	if !a.armed {
+		return lines // the keys show once they answer
+	}
+	for i, l := range wrap(strings.TrimSpace(ask), width-gutter) {
+		lines = append(lines, rc.th.Approval.Render(strings.Repeat(" ", gutter*min(i, 1)+gutter)+l))
+	}
+	return lines
 }
 
 // looksLikeDiff: a unified diff starts with its file names or a hunk.

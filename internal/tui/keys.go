@@ -12,9 +12,10 @@ import (
 // doubleCtrlC is how soon a second Ctrl-C must follow the first to leave.
 const doubleCtrlC = 2 * time.Second
 
-// answerDelay is how long a question must have been shown, and the keys
-// quiet, before y or a answers it (policy.AnswerDelay): a key typed in a
-// run of keys was meant for the input too.
+// answerDelay is how long a question must have been on the screen, and
+// the keys quiet, before y or a answers it (policy.AnswerDelay): a key
+// typed in a run of keys was meant for the input. drawnGuard says when
+// the question is on the screen.
 const answerDelay = policy.AnswerDelay
 
 // cancellingHint shows while a cancelled turn winds down; turnDone
@@ -28,6 +29,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	now := m.now()
 	quiet := now.Sub(m.askedAt) >= answerDelay && now.Sub(m.lastKey) >= answerDelay
 	m.lastKey = now
+	if s != "esc" {
+		m.escs = 0
+	}
 
 	if s == "ctrl+c" {
 		return m.ctrlC(prevHint)
@@ -36,6 +40,11 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		m.hint = prevHint // until the turn has ended
 	}
 	m.lastCtrlC = time.Time{}
+	if m.menu != nil && !m.asking() {
+		if cmd, ok := m.menuKey(s); ok {
+			return cmd
+		}
+	}
 
 	// Keys that work whatever the state: scrolling and the selection.
 	th := m.transcriptHeight()
@@ -72,33 +81,21 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 
+	if len(m.questions) > 0 && (m.asking() || s == "esc") {
+		return m.answerKey(s, quiet)
+	}
+	var probe tea.Cmd
 	if len(m.questions) > 0 {
-		switch strings.ToLower(s) {
-		case "y", "a":
-			if !quiet {
-				m.hint = "read the question, then answer: y or a counts after half a second without keys; n refuses at once"
-				return nil
-			}
-			if s == "y" || s == "Y" {
-				m.answer(policy.Yes)
-			} else {
-				m.answer(policy.Always)
-			}
-		case "n", "esc":
-			m.answer(policy.No)
-		default:
-			m.hint = "answer the question first: y yes, n no, a always"
-		}
-		return nil
+		// The question is not on the screen yet for the terminal: the
+		// key was typed before it, for the input.
+		probe = m.guard.retry(now)
 	}
 
 	switch s {
 	case "enter":
 		return m.submit()
 	case "esc":
-		m.t.selected = -1
-		m.t.toEnd()
-		return nil
+		return m.esc()
 	case "ctrl+d":
 		if m.input.Value() == "" && !m.running {
 			return m.quit()
@@ -114,7 +111,65 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	}
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(k)
-	return cmd
+	m.refreshMenu()
+	return tea.Batch(probe, cmd)
+}
+
+// answerKey answers the question on the screen: a yes counts once the
+// question has been drawn for answerDelay and the keys have been quiet as
+// long (a y in a run of keys was typed for the input).
+func (m *Model) answerKey(s string, quiet bool) tea.Cmd {
+	q := m.questions[0].it.(*approvalItem).q
+	switch s = strings.ToLower(s); {
+	case s == "n" || s == "esc":
+		m.answer(policy.No)
+	case s != "y" && s != "a" && (s != "s" || !q.ReadOnly):
+		m.hint = "answer the question first: y yes, n no, a always"
+		if q.ReadOnly {
+			m.hint = "answer the question first: y allow once, s switch to ask mode, n no"
+		}
+	case !quiet:
+		m.hint = "read the question, then answer: y counts after half a second without keys; n refuses at once"
+	case s == "y":
+		m.answer(policy.Yes)
+	case s == "a":
+		m.answer(policy.Always)
+	default: // s, on a question read-only mode refused
+		m.switchMode(policy.Ask)
+		m.answer(policy.Yes)
+	}
+	return nil
+}
+
+// switchMode switches the approval mode and says so in the transcript.
+func (m *Model) switchMode(to policy.Mode) {
+	from, _ := m.ctl.Mode()
+	if err := m.ctl.SetMode(to); err != nil {
+		m.hint = strings.TrimPrefix(err.Error(), "tui: ")
+		return
+	}
+	m.feed.close()
+	m.t.add(&noticeItem{text: m.ctl.modeText(from, to), style: m.rc.th.Accent})
+}
+
+// esc cancels the running turn, as Ctrl-C does; a second Esc in a row
+// clears the input. Either way the view goes back to the end.
+func (m *Model) esc() tea.Cmd {
+	m.escs++
+	m.t.selected = -1
+	m.t.toEnd()
+	switch {
+	case m.running && !m.cancelling:
+		m.cancelling = true
+		m.cancel()
+		m.hint = cancellingHint
+	case m.escs >= 2:
+		m.input.Reset()
+		m.histIdx, m.escs = len(m.history), 0
+	case m.input.Value() != "":
+		m.hint = "Esc again clears the input"
+	}
+	return nil
 }
 
 // ctrlC cancels the running turn; when idle, a first press clears the

@@ -11,9 +11,12 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/godwit/godwit/internal/agent"
+	"github.com/godwit/godwit/internal/atomicfile"
 	"github.com/godwit/godwit/internal/policy"
+	"github.com/godwit/godwit/internal/store"
 	"github.com/godwit/godwit/internal/termsafe"
 )
 
@@ -45,8 +48,9 @@ type Model struct {
 
 	questions  []*entry // approval questions not yet answered, oldest first
 	byQuestion map[int]*entry
-	askedAt    time.Time // when questions[0] became the one y and a answer
-	lastKey    time.Time // the last key pressed (answerDelay)
+	guard      drawnGuard // whether keys may answer questions[0]
+	askedAt    time.Time  // when questions[0] became the one y and a answer
+	lastKey    time.Time  // the last key pressed (answerDelay)
 
 	history []string // submitted input, oldest first
 	saved   *History // where history outlives the run
@@ -58,7 +62,11 @@ type Model struct {
 	pastes []string
 
 	lastCtrlC time.Time
-	hint      string // shown under the status line until the next key
+	escs      int      // Esc presses in a row: the second clears the input
+	queued    []string // prompts sent during a turn, for when it ends
+	menu      *menu    // completions or the model picker, over the input
+	skills    []Choice // for completing /names: read at the first one
+	hint      string   // shown under the status line until the next key
 	quitting  bool
 
 	version    string
@@ -141,8 +149,9 @@ func newInput() textarea.Model {
 // Messages of the model's own commands.
 type (
 	turnDoneMsg struct {
-		res agent.Result
-		err error
+		res  agent.Result
+		err  error
+		note string // said after it (a !command's)
 	}
 	commandDoneMsg struct {
 		line  string
@@ -153,6 +162,12 @@ type (
 		events []agent.Event
 		err    error
 	}
+	attachedMsg struct {
+		ctx      context.Context // the turn's
+		prompt   string
+		atts     []Attachment
+		problems []string
+	}
 	fullOutputMsg struct {
 		callID string
 		out    string
@@ -161,21 +176,46 @@ type (
 	tickMsg struct{}
 )
 
-// Init draws a resumed session.
+// Init draws a resumed session, and probes the terminal once: whether it
+// answers decides how questions are guarded (drawnGuard).
 func (m *Model) Init() tea.Cmd {
+	probe := m.guard.probe(m.now())
 	if m.ctl.SessionID() != "" {
-		return m.loadHistory()
+		return tea.Batch(probe, m.loadHistory())
 	}
-	return nil
+	return probe
 }
 
 // Update implements tea.Model.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.update(msg)
+	// A question that became current this update is drawn when Update
+	// returns: the probes that arm it go out after that.
+	var cur *entry
+	if len(m.questions) > 0 {
+		cur = m.questions[0]
+	}
+	probe := m.guard.question(cur, m.now())
+	if cur != nil {
+		if a, armed := cur.it.(*approvalItem), m.guard.armed(m.now()); a.armed != armed {
+			a.armed = armed
+			if armed {
+				m.askedAt = m.now() // on the screen from now
+			}
+			cur.touch()
+		}
+	}
+	return m, tea.Batch(cmd, probe)
+}
+
+func (m *Model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
+	case tea.CursorPositionMsg:
+		return m.guard.reply(m.now())
 	case tea.WindowSizeMsg:
 		m.width, m.height = max(msg.Width, 20), max(msg.Height, 6)
 		m.input.SetWidth(m.width)
-		return m, nil
+		return nil
 	case eventsMsg:
 		var cmds []tea.Cmd
 		for _, x := range msg {
@@ -185,36 +225,30 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			}
 			m.handleBridge(x)
 		}
-		return m, tea.Batch(cmds...)
+		return tea.Batch(cmds...)
 	case turnDoneMsg:
-		return m, m.turnDone(msg)
+		return m.turnDone(msg)
+	case attachedMsg:
+		return m.attached(msg)
 	case commandDoneMsg:
-		return m, m.commandDone(msg)
+		return m.commandDone(msg)
 	case historyMsg:
 		m.showHistory(msg)
-		return m, nil
+		return nil
 	case fullOutputMsg:
 		if en, ok := m.feed.tools[msg.callID]; ok {
 			en.it.(*toolItem).setFull(msg.out, msg.err)
 			en.touch()
 		}
-		return m, nil
+		return nil
 	case tickMsg:
 		if m.running {
-			return m, tick()
+			return tick()
 		}
-		return m, nil
-	case tea.MouseWheelMsg:
-		switch msg.Button {
-		case tea.MouseWheelUp:
-			m.t.scroll(-3, m.width, m.transcriptHeight())
-		case tea.MouseWheelDown:
-			m.t.scroll(3, m.width, m.transcriptHeight())
-		}
-		return m, nil
+		return nil
 	case tea.PasteMsg:
-		if len(m.questions) > 0 {
-			return m, nil
+		if m.asking() {
+			return nil
 		}
 		// Terminals send a pasted line break as CR.
 		long := strings.ReplaceAll(strings.ReplaceAll(msg.Content, "\r\n", "\n"), "\r", "\n")
@@ -223,18 +257,18 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			// transcript cleans it when it draws it.
 			m.pastes = append(m.pastes, long)
 			m.input.InsertString(pasteMarker(len(m.pastes), long))
-			return m, nil
+			return nil
 		}
 		// Pasted text is drawn in the input: what a terminal would obey
 		// goes, as it does from the model's text.
 		msg.Content = termsafe.Text(long)
 		var cmd tea.Cmd
 		m.input, cmd = m.input.Update(msg)
-		return m, cmd
+		return cmd
 	case tea.KeyPressMsg:
-		return m, m.key(msg)
+		return m.key(msg)
 	}
-	return m, nil
+	return nil
 }
 
 // handleBridge applies one message from the engine's side.
@@ -246,7 +280,7 @@ func (m *Model) handleBridge(x tea.Msg) {
 		m.feed.apply(e, true)
 	case approvalRequestMsg:
 		m.feed.close()
-		en := m.t.add(&approvalItem{id: x.id, q: x.q, reply: x.reply})
+		en := m.t.add(&approvalItem{id: x.id, q: x.q, reply: x.reply, armed: m.guard.mute(m.now())})
 		m.questions = append(m.questions, en)
 		if len(m.questions) == 1 {
 			m.askedAt = m.now()
@@ -264,6 +298,10 @@ func (m *Model) handleBridge(x tea.Msg) {
 		}
 	}
 }
+
+// asking reports whether a question waits for its answer and keys may
+// give it (drawnGuard); before that, keys go to the input.
+func (m *Model) asking() bool { return len(m.questions) > 0 && m.guard.armed(m.now()) }
 
 // answer replies to the oldest open question.
 func (m *Model) answer(c policy.Choice) {
@@ -301,6 +339,15 @@ func (m *Model) submit() tea.Cmd {
 	if text == "" {
 		return nil
 	}
+	if line, ok := strings.CutPrefix(text, "!"); ok && !strings.HasPrefix(line, "!") && strings.TrimSpace(line) != "" {
+		if m.running || m.commanding {
+			m.hint = "!commands run when the chat is idle: wait for the turn, or Esc to cancel it"
+			return nil
+		}
+		m.remember(text)
+		m.input.Reset()
+		return m.startShell(strings.TrimSpace(line))
+	}
 	if IsCommand(text) {
 		if m.commanding {
 			m.hint = "a command is still running"
@@ -315,14 +362,20 @@ func (m *Model) submit() tea.Cmd {
 			return commandDoneMsg{line: text, reply: r, err: err}
 		}
 	}
-	if m.running {
-		m.hint = "a turn is running: wait for it, or Ctrl-C to cancel it"
-		return nil
-	}
 	full := m.expandPastes(text)
 	m.rememberAs(text, full)
 	m.input.Reset()
 	prompt := Unescape(full)
+	if m.running {
+		// Queued, as Claude Code and Codex do: sent when the turn ends.
+		m.queued = append(m.queued, prompt)
+		return nil
+	}
+	return m.startTurn(prompt)
+}
+
+// startTurn shows prompt and runs a turn of it.
+func (m *Model) startTurn(prompt string) tea.Cmd {
 	m.t.add(&userItem{text: prompt})
 	m.t.toEnd()
 	m.t.selected = -1
@@ -330,10 +383,49 @@ func (m *Model) submit() tea.Cmd {
 	m.running, m.cancel, m.turnStart, m.cancelling = true, cancel, m.now(), false
 	ctl := m.ctl
 	run := func() tea.Msg {
-		res, err := ctl.Run(ctx, prompt)
-		return turnDoneMsg{res: res, err: err}
+		if !strings.Contains(prompt, "@") {
+			res, err := ctl.Run(ctx, prompt)
+			return turnDoneMsg{res: res, err: err}
+		}
+		atts, problems := ctl.Attach(ctx, prompt)
+		return attachedMsg{ctx: ctx, prompt: prompt, atts: atts, problems: problems}
 	}
 	return tea.Batch(run, tick())
+}
+
+// startShell runs a !command as a turn runs: Esc cancels it, messages
+// sent meanwhile wait for it.
+func (m *Model) startShell(line string) tea.Cmd {
+	m.t.add(&userItem{text: "!" + line})
+	m.t.toEnd()
+	ctx, cancel := context.WithCancel(m.ctx)
+	m.running, m.cancel, m.turnStart, m.cancelling = true, cancel, m.now(), false
+	ctl := m.ctl
+	run := func() tea.Msg {
+		r, err := ctl.Shell(ctx, line)
+		note := "↳ the model reads this with your next message"
+		if err != nil || r.Code == "DENIED" {
+			note = ""
+		}
+		return turnDoneMsg{err: err, note: note}
+	}
+	return tea.Batch(run, tick())
+}
+
+// attached shows what a message attaches, then sends it.
+func (m *Model) attached(msg attachedMsg) tea.Cmd {
+	m.feed.close()
+	for _, a := range msg.atts {
+		m.t.add(&noticeItem{text: "⊕ " + a.Label, style: m.rc.th.Dim})
+	}
+	for _, p := range msg.problems {
+		m.t.add(&noticeItem{text: "⚠ " + p, style: m.rc.th.Warn})
+	}
+	ctl := m.ctl
+	return func() tea.Msg {
+		res, err := ctl.Run(msg.ctx, msg.prompt, msg.atts...)
+		return turnDoneMsg{res: res, err: err}
+	}
 }
 
 func (m *Model) turnDone(msg turnDoneMsg) tea.Cmd {
@@ -348,10 +440,25 @@ func (m *Model) turnDone(msg turnDoneMsg) tea.Cmd {
 	// one that never started did not, so say why here.
 	if msg.err != nil && msg.res.Turn == 0 {
 		m.feed.close()
-		m.t.add(&noticeItem{text: "✗ " + msg.err.Error(), style: m.rc.th.Error})
+		m.t.add(&noticeItem{text: "✗ " + strings.TrimPrefix(msg.err.Error(), "tui: "), style: m.rc.th.Error})
+	}
+	if msg.note != "" {
+		m.feed.close()
+		m.t.add(&noticeItem{text: msg.note, style: m.rc.th.Dim})
 	}
 	if m.quitting {
 		return tea.Quit
+	}
+	if len(m.queued) > 0 {
+		q := strings.Join(m.queued, "\n\n")
+		m.queued = nil
+		if msg.res.Status == store.TurnCancelled || (msg.err != nil && msg.res.Turn == 0) {
+			// Stopped: what was queued is the person's to send again.
+			m.input.SetValue(strings.TrimSpace(q + "\n" + m.input.Value()))
+			m.hint = "the turn ended early: your queued message is back in the input"
+			return nil
+		}
+		return m.startTurn(q)
 	}
 	if m.mailWaiting && !m.busy() {
 		return m.startMailTurn()
@@ -366,17 +473,39 @@ func (m *Model) commandDone(msg commandDoneMsg) tea.Cmd {
 	if msg.err != nil {
 		text, style = strings.TrimPrefix(msg.err.Error(), "tui: "), m.rc.th.Error
 	}
-	m.t.add(&noticeItem{text: msg.line + "\n" + text, style: style, table: msg.err == nil})
+	if msg.reply.Send == "" || text != "" { // a message sent shows as one
+		m.t.add(&noticeItem{text: msg.line + "\n" + text, style: style, table: msg.err == nil})
+	}
 	m.t.toEnd()
-	switch {
-	case msg.reply.Quit:
+	switch r := msg.reply; {
+	case r.Quit:
 		return m.quit()
-	case msg.reply.Reload:
+	case r.Reload:
 		return m.loadHistory()
+	case len(r.Pick) > 0:
+		m.openPicker(r.Pick)
+	case r.Send != "":
+		return m.startTurn(r.Send)
+	case r.Export != "":
+		m.export(r.Export)
 	case m.mailWaiting && !m.busy():
 		return m.startMailTurn()
 	}
 	return nil
+}
+
+// export writes the transcript, as shown, to path.
+func (m *Model) export(path string) {
+	text := ansi.Strip(strings.Join(m.t.printed(100), "\n")) + "\n"
+	note := &noticeItem{text: "wrote the transcript to " + homeRel(path), style: m.rc.th.Dim}
+	err := os.MkdirAll(filepath.Dir(path), 0o755)
+	if err == nil {
+		err = atomicfile.WriteFile(path, []byte(text), 0o644)
+	}
+	if err != nil {
+		note = &noticeItem{text: "✗ " + err.Error(), style: m.rc.th.Error}
+	}
+	m.t.add(note)
 }
 
 // quit leaves the chat, cancelling a running turn first.
@@ -438,6 +567,9 @@ func (m *Model) banner() *noticeItem {
 func (m *Model) addNotices() {
 	for _, n := range m.ctl.Notices() {
 		m.t.add(&noticeItem{text: "⚠ " + n, style: m.rc.th.Warn})
+	}
+	if r := m.ctl.Resumed(); r != "" {
+		m.t.add(&noticeItem{text: "↺ " + r, style: m.rc.th.Accent})
 	}
 	m.heading = len(m.t.entries)
 }

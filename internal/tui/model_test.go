@@ -79,7 +79,7 @@ func writeStep(path, content string) fake.Step {
 func TestApprovalYesWritesTheFile(t *testing.T) {
 	h := newHarness(t, writeStep("notes.md", "milk\n"), fake.Step{Text: "written", Usage: usage(120, 100, 5)})
 	h.send("write notes.md")
-	h.until("the approval question", func() bool { return len(h.m.questions) == 1 })
+	h.until("the approval question", h.m.asking)
 
 	screen := h.screen()
 	for _, want := range []string{"? file_write wants to", "Allow? y yes · n no", "waiting for your answer above"} {
@@ -115,7 +115,7 @@ func TestApprovalNoDenies(t *testing.T) {
 	h := newHarness(t, writeStep("x.txt", "x"), fake.Step{Text: "ok, not written", Usage: usage(120, 0, 5)})
 	h.send("write x.txt")
 	h.until("the approval question", func() bool { return len(h.m.questions) == 1 })
-	h.typ("n")
+	h.answer("n")
 	h.idle()
 	if _, err := os.Stat(filepath.Join(h.ws, "x.txt")); err == nil {
 		t.Fatal("a refused write happened")
@@ -232,22 +232,6 @@ func lastUserText(r llm.Request) string {
 	return ""
 }
 
-func TestSecondPromptWaitsForTheTurn(t *testing.T) {
-	h := newHarness(t, writeStep("x.txt", "x"), fake.Step{Text: "done"})
-	h.send("write")
-	h.until("the question", func() bool { return len(h.m.questions) == 1 })
-	h.answer("a")
-	h.until("the turn to be past the question", func() bool { return len(h.m.questions) == 0 })
-	if h.m.running {
-		h.typ("more")
-		h.press("enter")
-		if !strings.Contains(h.m.hint, "a turn is running") || h.m.input.Value() != "more" {
-			t.Errorf("a prompt during a turn: hint %q, input %q", h.m.hint, h.m.input.Value())
-		}
-	}
-	h.idle()
-}
-
 func TestCommandsInTheChat(t *testing.T) {
 	h := newHarness(t,
 		fake.Step{ToolCalls: []llm.ToolCall{fake.Call("p1", "plan", map[string]any{"steps": []plan.Step{{Text: "read", Status: plan.Done}, {Text: "fix", Status: plan.InProgress}}})}, Usage: usage(500, 0, 10)},
@@ -271,15 +255,15 @@ func TestCommandsInTheChat(t *testing.T) {
 		{":sessions", []string{"*  " + h.ctl.SessionID(), "make a plan"}},
 		{":reset", []string{"next turn starts a new segment"}},
 		{":nope", []string{"unknown command :nope"}},
-		{":model", []string{"usage: :model NAME"}},
+		{":model", []string{"model: fake/m"}},
 		{":model gpt", []string{"wants provider/model"}},
 		{":h", []string{"/resume ID", "Ctrl-C cancels"}},
 		{"/plan", []string{"[x] read", "1 of 2 done"}},
 		{"/hlep", []string{"unknown command /hlep (not sent to the model): did you mean /help?", "//hlep sends the line as a message"}},
 		{"/mdoel x/y", []string{"did you mean /model?"}},
 		{"/usage", []string{"fake/m", "cache hits"}},
-		{"/", []string{"commands are /name [args]"}},
-		{"/model", []string{"usage: /model NAME"}},
+		{"/", []string{"this list"}}, // the menu's first command
+		{"/model", []string{"model: fake/m"}},
 	}
 	for _, tc := range tests {
 		h.send(tc.cmd)
@@ -613,7 +597,7 @@ func TestResumeReplaysTheLiveTranscript(t *testing.T) {
 	h.until("the first question", func() bool { return len(h.m.questions) == 1 })
 	h.answer("y")
 	h.until("the second question", func() bool { return len(h.m.questions) == 1 && !items[*approvalItem](h.m)[1].answered })
-	h.typ("n")
+	h.answer("n")
 	h.idle()
 	live := transcriptLines(h.m)
 
@@ -636,8 +620,8 @@ func TestResumeReplaysTheLiveTranscript(t *testing.T) {
 func transcriptLines(m *Model) []string {
 	var out []string
 	for i := range m.t.entries {
-		if i == 0 {
-			continue // the banner
+		if i < m.heading {
+			continue // the banner, and what a resumed chat says under it
 		}
 		for _, l := range m.t.window(i, 80, 0, m.t.height(i, 80)) {
 			l = strings.TrimRight(ansi.Strip(l), " ")

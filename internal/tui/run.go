@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/godwit/godwit/internal/termsafe"
 )
 
 // RunOptions are the terminal the chat runs on.
@@ -47,6 +50,13 @@ func Run(ctx context.Context, ctl *Controller, b *Bridge, opts RunOptions) error
 	}
 	if err != nil && ctx.Err() == nil {
 		return fmt.Errorf("tui: %w", err)
+	}
+	// The full screen is gone: the conversation stays in the terminal's
+	// own screen and scrollback, to read and copy, as Claude Code and
+	// Codex leave theirs.
+	if opts.Out != nil {
+		lines := m.t.printed(m.width)
+		_, _ = io.WriteString(opts.Out, termsafe.Styled(strings.Join(lines, "\n"))+"\n")
 	}
 	return nil
 }

@@ -59,6 +59,9 @@ type toolItem struct {
 	progress, progressTotal float64
 	progressMsg             string
 	hasProgress             bool
+	// live is a running command's newest lines (tool.Progress.Output),
+	// drawn under its line until it ends.
+	live []string
 
 	// steps is what a successful plan call set: the item is then drawn
 	// as a checklist card, not as a call with JSON arguments.
@@ -125,10 +128,26 @@ func (t *toolItem) finished(info *agent.ToolInfo) {
 	t.recount()
 }
 
-// setProgress records a running call's progress.
-func (t *toolItem) setProgress(progress, total float64, msg string) {
+// setProgress records a running call's progress: a count, or a
+// command's newest lines.
+func (t *toolItem) setProgress(progress, total float64, msg, output string) {
+	if t.state > toolRunning {
+		return // a report that came after the end
+	}
+	if output != "" {
+		t.live = strings.Split(clean(output), "\n")
+		return
+	}
 	t.progress, t.progressTotal, t.progressMsg, t.hasProgress = progress, total, msg, true
 	t.headWidth = 0
+}
+
+// liveRows is how many rows the live lines take under the call's line.
+func (t *toolItem) liveRows() int {
+	if t.state != toolRunning {
+		return 0
+	}
+	return len(t.live)
 }
 
 // progressText is "3/5 copying", "40% copying" or "3 copying".
@@ -345,10 +364,10 @@ func (t *toolItem) height(width int) int {
 		return n
 	}
 	if !t.expanded {
-		return 1
+		return 1 + t.liveRows()
 	}
 	t.buildBody()
-	return 1 + len(t.body)
+	return 1 + t.liveRows() + len(t.body)
 }
 
 func (t *toolItem) window(rc *renderCtx, width, from, to int) []string {
@@ -359,12 +378,17 @@ func (t *toolItem) window(rc *renderCtx, width, from, to int) []string {
 	if t.expanded {
 		t.buildBody()
 	}
+	live := t.liveRows()
 	for i := from; i < to; i++ {
 		if i == 0 {
 			out = append(out, t.header(rc, width))
 			continue
 		}
-		l := t.body[i-1]
+		if i <= live {
+			out = append(out, rc.ink.gutter+rc.ink.dim.paint(cut(t.live[i-1], width-4)))
+			continue
+		}
+		l := t.body[i-1-live]
 		k := rc.ink.dim
 		switch {
 		case t.diffFrom >= 0 && i-1 >= t.diffFrom:

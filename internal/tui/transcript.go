@@ -251,3 +251,38 @@ func (t *transcript) toggleSelected() *entry {
 func stripForSelect(s string) string {
 	return strings.TrimRight(ansi.Strip(s), " ")
 }
+
+// printed renders the whole transcript as it is shown, for the
+// terminal's normal screen once the chat has left (and /export): the
+// answers, one line per tool call, the questions' lines, the notices; not
+// thinking or handoffs being written.
+func (t *transcript) printed(width int) []string {
+	var out []string
+	prevCompact := false
+	for _, e := range t.entries {
+		var lines []string
+		switch it := e.it.(type) {
+		case *foldItem:
+			continue
+		case *toolItem:
+			if it.isPlan {
+				lines = it.planCard(t.rc, width)
+			} else {
+				// Without the marker that says it opens: it no longer does.
+				_, rest, _ := strings.Cut(it.header(t.rc, width), " ")
+				lines = []string{"  " + rest}
+			}
+		default:
+			lines = t.lines(e, width)
+		}
+		if len(out) > 0 && !(prevCompact && e.it.compact()) {
+			out = append(out, "")
+		}
+		prevCompact = e.it.compact()
+		out = append(out, lines...)
+	}
+	for i, l := range out {
+		out[i] = strings.TrimRight(l, " ")
+	}
+	return out
+}

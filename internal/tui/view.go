@@ -17,9 +17,10 @@ func (m *Model) View() tea.View {
 	// them: only the frame's own styling (SGR) reaches the terminal.
 	v := tea.NewView(termsafe.Styled(content))
 	v.AltScreen = true
-	v.MouseMode = tea.MouseModeCellMotion
+	// No mouse capture: the terminal selects text as it does anywhere,
+	// without Shift. PgUp and PgDn scroll.
 	v.WindowTitle = "godwit"
-	if c := m.input.Cursor(); c != nil && len(m.questions) == 0 {
+	if c := m.input.Cursor(); c != nil && !m.asking() {
 		c.Y += inputRow
 		v.Cursor = c
 	}
@@ -30,6 +31,8 @@ func (m *Model) View() tea.View {
 // returns the text and the row the input starts at.
 func (m *Model) render() (string, int) {
 	lines := m.t.render(m.width, m.transcriptHeight())
+	lines = append(lines, m.menuLines()...)
+	lines = append(lines, m.queuedLines()...)
 	lines = append(lines, m.statusLine())
 	if h := m.hintLine(); h != "" {
 		lines = append(lines, h)
@@ -41,7 +44,7 @@ func (m *Model) render() (string, int) {
 
 // transcriptHeight is what is left for the transcript.
 func (m *Model) transcriptHeight() int {
-	h := m.height - 1 - m.inputHeight()
+	h := m.height - 1 - m.inputHeight() - len(m.queuedLines()) - len(m.menuLines())
 	if m.hintLine() != "" {
 		h--
 	}
@@ -49,7 +52,7 @@ func (m *Model) transcriptHeight() int {
 }
 
 func (m *Model) inputHeight() int {
-	if len(m.questions) > 0 {
+	if m.asking() {
 		return 1
 	}
 	m.fitInput()
@@ -69,8 +72,12 @@ func (m *Model) fitInput() {
 }
 
 func (m *Model) inputView() string {
-	if len(m.questions) > 0 {
-		return m.rc.th.Approval.Render("  waiting for your answer above: y yes · n no · a always")
+	if m.asking() {
+		keys := "y yes · n no · a always"
+		if m.questions[0].it.(*approvalItem).q.ReadOnly {
+			keys = "y allow once · s switch to ask mode · n no"
+		}
+		return m.rc.th.Approval.Render("  waiting for your answer above: " + keys)
 	}
 	m.fitInput()
 	// The textarea's view costs more than the rest of the frame; it
@@ -85,6 +92,24 @@ func (m *Model) inputView() string {
 type inputKey struct {
 	value                             string
 	line, col, width, height, scrollY int
+}
+
+// queuedLines show the messages sent during the turn, waiting for its
+// end (at most three, then a count).
+func (m *Model) queuedLines() []string {
+	var out []string
+	for i, q := range m.queued {
+		if i == 3 {
+			out = append(out, m.rc.th.Dim.Render(fmt.Sprintf("  ⧗ and %d more", len(m.queued)-3)))
+			break
+		}
+		out = append(out, m.rc.th.Dim.Render(ansi.Truncate("  ⧗ queued: "+termsafe.ExactLine(oneLine(q, 200)), m.width, "…")))
+	}
+	if len(out) > 0 {
+		out[len(out)-1] += m.rc.th.Dim.Render(" · sent when the turn ends")
+		out[len(out)-1] = ansi.Truncate(out[len(out)-1], m.width, "…")
+	}
+	return out
 }
 
 func (m *Model) hintLine() string {
@@ -120,7 +145,7 @@ func (m *Model) activity() string {
 	case m.cancelling:
 		right = "cancelling… "
 	case m.running:
-		right = fmt.Sprintf("working %s · Ctrl-C cancels ", elapsed(m.now().Sub(m.turnStart)))
+		right = fmt.Sprintf("working %s · Esc cancels ", elapsed(m.now().Sub(m.turnStart)))
 	case m.commanding:
 		right = "running the command… "
 	default:
@@ -148,7 +173,7 @@ func (m *Model) drawStatus(s Status, right string) string {
 		}
 	}
 	if s.Estimated {
-		ctx += "~"
+		ctx += " (est.)" // 4 bytes a token, until the tokenizer has loaded
 	}
 	parts = append(parts, ctx)
 	if s.Segment > 0 {

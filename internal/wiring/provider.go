@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -75,6 +76,9 @@ type built struct {
 func buildOne(cat *catalog.Catalog, ref string, getenv func(string) string, log *slog.Logger) (built, error) {
 	provName, modelID, err := catalog.ParseModelRef(ref)
 	if err != nil {
+		if refs := providersOf(cat, strings.TrimSpace(ref)); len(refs) > 0 {
+			err = fmt.Errorf("%w; did you mean %s?", err, strings.Join(refs, " or "))
+		}
 		return built{}, inputError(err)
 	}
 	prov, ok := cat.Provider(provName)
@@ -119,6 +123,26 @@ func buildOne(cat *catalog.Catalog, ref string, getenv func(string) string, log 
 	}
 	p = withHints(p, prov, key, getenv)
 	return built{entry: retry.Named{Label: provName + "/" + modelID, Provider: p, Model: modelID}, model: model, warning: warning}, nil
+}
+
+// providersOf names the models of the catalog that id, given without a
+// provider (--model gpt-5), may mean: provider/id for each provider that
+// lists it, by its ID, an alias or as the last part of its ID
+// (openrouter/openai/gpt-5).
+func providersOf(cat *catalog.Catalog, id string) []string {
+	if id == "" || strings.Contains(id, "/") {
+		return nil
+	}
+	var refs []string
+	for _, m := range cat.Models() {
+		if m.ID == "" {
+			continue
+		}
+		if m.ID == id || slices.Contains(m.Aliases, id) || strings.HasSuffix(m.ID, "/"+id) {
+			refs = append(refs, m.Provider+"/"+m.ID)
+		}
+	}
+	return refs
 }
 
 // chosenModel is the provider a session talks to and the names its

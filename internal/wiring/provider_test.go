@@ -73,6 +73,7 @@ func TestBadModelsAreInputErrors(t *testing.T) {
 	}{
 		{"unknown provider", "antropic/claude-sonnet-4-5", config.Config{}, `unknown provider "antropic" in antropic/claude-sonnet-4-5: did you mean anthropic/claude-sonnet-4-5?`},
 		{"no provider", "gpt5", config.Config{}, `model "gpt5" names no provider`},
+		{"no provider, a known model", "gpt-5", config.Config{}, `did you mean openai/gpt-5 or openrouter/openai/gpt-5?`},
 		{"fallback with an unknown provider", "anthropic/claude-sonnet-4-5",
 			config.Config{Fallback: map[string][]string{"anthropic/claude-sonnet-4-5": {"nope/m"}}}, "config.yaml: fallback nope/m for anthropic/claude-sonnet-4-5"},
 	}

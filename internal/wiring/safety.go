@@ -2,15 +2,19 @@ package wiring
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/godwit/godwit/internal/config"
 	"github.com/godwit/godwit/internal/gitguard"
 	"github.com/godwit/godwit/internal/policy"
 	"github.com/godwit/godwit/internal/sandbox"
@@ -31,16 +35,27 @@ type guard struct {
 	// because it reads (tool.ConfineReadOnly), and of a sub-agent's
 	// shell: no writes, no network, whatever the session's mode.
 	readOnlyWrap func(*exec.Cmd) error
-	tmp          string
+	// writeWrap is the sandbox of ask mode, for a command a person
+	// allowed on the spot in read-only mode (tool.ConfineWrite); nil
+	// when no mode that writes was built.
+	writeWrap func(*exec.Cmd) error
+	tmp       string
 	// hidden are the paths grep and file_list pass over when they walk a
 	// folder: what the rules' deny and ask path rules name.
 	hidden   func(toolName, abs string) bool
 	recorder *snapshot.Recorder
 	watcher  *snapshot.Watcher
 	// git keeps the repository's hooks and config as the user left them
-	// across shell commands (Landlock cannot forbid .git inside the
-	// writable workspace).
+	// across shell commands where the sandbox's view cannot (another
+	// OS, a kernel without namespaces) and what a command starts that
+	// outlives its view (a job's processes are in it; a hook run later is
+	// not).
 	git *gitguard.Guard
+	// refused holds, until a shell result carries it to the user, why
+	// commands run without the sandbox's view.
+	refused notice
+	// logLimit bounds a background job's log (config shell.job_log_mb).
+	logLimit int64
 }
 
 // CacheDir is the folder under GODWIT_HOME of the private caches that
@@ -56,9 +71,9 @@ const CacheDir = "cache"
 // temp folder and (ask and auto) the private caches of CacheDir, none at
 // all in read-only mode; reads anywhere; network off in read-only mode
 // unless a rule says otherwise. With
-// Options.LiveMode there is a policy and a sandbox for each mode, and
+// Approval.Live there is a policy and a sandbox for each mode, and
 // every approval and every command takes the one of the mode in force.
-func newGuard(opts Options, ws *workspace.Workspace, st *store.Store, closers *[]func() error) (*guard, error) {
+func newGuard(opts Options, ws *workspace.Workspace, st *store.Store, shcfg config.ShellConfig, closers *[]func() error) (*guard, error) {
 	root := ws.Root()
 	rules, err := policy.LoadRules(filepath.Join(opts.Home, policy.RulesFile), filepath.Join(root, ".godwit", policy.RulesFile))
 	if err != nil {
@@ -77,10 +92,15 @@ func newGuard(opts Options, ws *workspace.Workspace, st *store.Store, closers *[
 	if runtime.GOOS == "windows" {
 		kind = "powershell"
 	}
-	modes := []policy.Mode{opts.Mode}
-	if opts.LiveMode != nil {
+	ap := opts.Approval
+	modes := []policy.Mode{ap.Mode}
+	if ap.Live != nil {
 		modes = []policy.Mode{policy.ReadOnly, policy.Ask, policy.Auto}
 	}
+	g := &guard{}
+	procs, fileSize, logLimit := shcfg.Limits()
+	limits := sandbox.Limits{Processes: procs, FileSize: fileSize}
+	view := newView(opts, root, &g.refused)
 	sw := switched{wraps: map[bool]func(*exec.Cmd) error{}}
 	// The sandbox is wrapped up to three times, and its warnings about
 	// the machine (no Landlock, an old ABI) are the same each time.
@@ -89,7 +109,7 @@ func newGuard(opts Options, ws *workspace.Workspace, st *store.Store, closers *[
 		wrapLog = slog.New(onceHandler{opts.Logger.Handler(), &sync.Map{}})
 	}
 	for _, m := range modes {
-		pol, err := policy.New(policy.Options{Mode: m, Workspace: root, Rules: rules, Prompter: opts.Prompter,
+		pol, err := policy.New(policy.Options{Mode: m, Workspace: root, Rules: rules, Prompter: ap.Prompter, Offer: ap.Offer,
 			Scratch: []string{tmp}, Vars: map[string]string{"TMPDIR": tmp}, Shell: kind, Logger: opts.Logger})
 		if err != nil {
 			return nil, fmt.Errorf("wiring: %w", err)
@@ -108,33 +128,26 @@ func newGuard(opts Options, ws *workspace.Workspace, st *store.Store, closers *[
 					Writable: writable, Logger: opts.Logger})
 			}
 			sw.wraps[readOnly] = sandbox.Wrap(sandbox.Config{Writable: writable, ReadOnly: readOnly,
-				Network: network, TempDir: tmp, Caches: caches, Logger: wrapLog})
+				Network: network, TempDir: tmp, Caches: caches, View: view, Limits: limits, Logger: wrapLog})
 		}
 	}
-	sw.mode = func() policy.Mode { return opts.Mode }
-	if opts.LiveMode != nil {
-		sw.mode = opts.LiveMode
+	sw.mode = ap.mode
+	g.approver, g.rules, g.tmp, g.wrap, g.logLimit = sw.approver(), rules, tmp, sw.wrap, logLimit
+	g.writeWrap = sw.wraps[false]
+	g.readOnlyWrap = sandbox.Wrap(sandbox.Config{ReadOnly: true, TempDir: tmp, View: view, Limits: limits, Logger: wrapLog})
+	g.hidden = func(toolName, abs string) bool { return sw.current().Hidden(toolName, abs) }
+	g.recorder = snapshot.NewRecorder(st, snapshot.Options{Workspace: ws, Logger: opts.Logger})
+	// Landlock judges a write by its path: a file here hard-linked to one
+	// outside would let a command write outside, so such files get a copy
+	// of their own before commands that may write.
+	g.watcher = snapshot.NewWatcher(root, snapshot.WatchOptions{Logger: opts.Logger,
+		DetachShared: (ap.Mode != policy.ReadOnly || ap.Live != nil) && sandboxed()})
+	g.git = gitguard.New(gitguard.Options{Workspace: root, Getenv: opts.Getenv, Logger: opts.Logger})
+	if ap.Gate != nil {
+		g.approver = gated(ap.Gate, g.approver)
 	}
-	g := &guard{
-		approver:     sw.approver(),
-		rules:        rules,
-		tmp:          tmp,
-		wrap:         sw.wrap,
-		readOnlyWrap: sandbox.Wrap(sandbox.Config{ReadOnly: true, TempDir: tmp, Logger: wrapLog}),
-		hidden:       func(toolName, abs string) bool { return sw.current().Hidden(toolName, abs) },
-		recorder:     snapshot.NewRecorder(st, snapshot.Options{Workspace: ws, Logger: opts.Logger}),
-		// Landlock judges a write by its path: a file here hard-linked to
-		// one outside would let a command write outside, so such files get
-		// a copy of their own before commands that may write.
-		watcher: snapshot.NewWatcher(root, snapshot.WatchOptions{Logger: opts.Logger,
-			DetachShared: (opts.Mode != policy.ReadOnly || opts.LiveMode != nil) && sandboxed()}),
-		git: gitguard.New(gitguard.Options{Workspace: root, Getenv: opts.Getenv, Logger: opts.Logger}),
-	}
-	if opts.Gate != nil {
-		g.approver = gated(opts.Gate, g.approver)
-	}
-	if opts.Approver != nil { // the demo, tests
-		g.approver = opts.Approver
+	if ap.Approver != nil { // the demo, tests
+		g.approver = ap.Approver
 	}
 	return g, nil
 }
@@ -247,6 +260,148 @@ func (g *guard) guardShell(t tool.Tool, sh *shell.Shell) (tool.Tool, func() erro
 
 // pollEvery is how often the git guard looks while background jobs run.
 const pollEvery = 2 * time.Second
+
+// newView is what commands see (sandbox.View, Linux): the workspace's
+// secrets files empty, the user's credential folders and GODWIT_HOME
+// (but for its caches and skills) not there, git's config without
+// credentials. Why it cannot be made goes to refused.
+func newView(opts Options, root string, refused *notice) *sandbox.View {
+	home := opts.UserHome
+	if home == "" && opts.Getenv != nil {
+		home = opts.Getenv("HOME")
+	}
+	secrets := &secretFiles{root: root}
+	return &sandbox.View{
+		Workspace:  root,
+		Secrets:    secrets.list,
+		Hidden:     append(sandbox.HomeSecrets(home), opts.Home),
+		Keep:       []string{filepath.Join(opts.Home, CacheDir), filepath.Join(opts.Home, "skills")},
+		GitConfigs: sandbox.GitConfigs(home),
+		Refused: func(err error) {
+			refused.set("Commands run without the sandbox's view of secrets (" + err.Error() +
+				"): only the approval screen keeps secrets files, ~/.ssh and the like, .git/config's credentials and other processes' environments from them.")
+		},
+	}
+}
+
+// secretFiles lists the workspace's secrets files (tool.IsSecret, the
+// policy's list) for the view. The first command waits for a walk; each
+// later one takes the last walk's list and, when it is older than
+// secretsFresh, starts another in the background. So a secrets file
+// made during the session is hidden a few seconds later (the session's
+// own commands made it, or the user).
+type secretFiles struct {
+	root  string
+	mu    sync.Mutex
+	found []string
+	when  time.Time // of the last walk; zero before the first
+	busy  bool      // a walk runs
+}
+
+// secretsFresh is how old a walk may be before the next command starts
+// another; maxSecretWalk bounds the entries one walk looks at.
+const (
+	secretsFresh  = 5 * time.Second
+	maxSecretWalk = 200000
+)
+
+func (s *secretFiles) list() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.when.IsZero() {
+		s.found, s.when = walkSecrets(s.root), time.Now()
+		return s.found
+	}
+	if !s.busy && time.Since(s.when) > secretsFresh {
+		s.busy = true
+		go func() {
+			found := walkSecrets(s.root)
+			s.mu.Lock()
+			s.found, s.when, s.busy = found, time.Now(), false
+			s.mu.Unlock()
+		}()
+	}
+	return s.found
+}
+
+// walkSecrets finds the secrets files under root, passing over .git and
+// node_modules (no link is followed).
+func walkSecrets(root string) []string {
+	var out []string
+	n := 0
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if n++; n > maxSecretWalk {
+			return filepath.SkipAll
+		}
+		if d.IsDir() {
+			if name := d.Name(); p != root && (name == ".git" || name == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if rel, err := filepath.Rel(root, p); err == nil && tool.IsSecret(rel) {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
+}
+
+// notice is a message for the user that the next shell result carries
+// (Result.Notice), once.
+type notice struct {
+	mu  sync.Mutex
+	msg string
+}
+
+func (n *notice) set(msg string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.msg = msg
+}
+
+func (n *notice) take() string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	msg := n.msg
+	n.msg = ""
+	return msg
+}
+
+// withNotice passes n's message, when there is one, to the user with
+// t's next result.
+func withNotice(t tool.Tool, n *notice) tool.Tool {
+	nt := &noticed{Tool: t, n: n}
+	if a, ok := t.(tool.Accessor); ok {
+		return &noticedAccessor{noticed: nt, acc: a}
+	}
+	return nt
+}
+
+type noticed struct {
+	tool.Tool
+	n *notice
+}
+
+func (t *noticed) Run(ctx context.Context, args json.RawMessage) (tool.Result, error) {
+	res, err := t.Tool.Run(ctx, args)
+	if msg := t.n.take(); msg != "" {
+		res.Notice = strings.TrimPrefix(res.Notice+"\n"+msg, "\n")
+	}
+	return res, err
+}
+
+type noticedAccessor struct {
+	*noticed
+	acc tool.Accessor
+}
+
+func (t *noticedAccessor) Access(args json.RawMessage) (tool.Access, error) {
+	return t.acc.Access(args)
+}
 
 // sandboxed reports whether Landlock confines commands here.
 func sandboxed() bool {

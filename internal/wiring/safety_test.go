@@ -2,6 +2,7 @@ package wiring
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -10,10 +11,12 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/godwit/godwit/internal/config"
 	"github.com/godwit/godwit/internal/policy"
 	"github.com/godwit/godwit/internal/sandbox"
 	"github.com/godwit/godwit/internal/store/storetest"
 	"github.com/godwit/godwit/internal/tool/workspace"
+	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/tool"
 )
 
@@ -36,7 +39,7 @@ func liveGuard(t *testing.T, opts Options) (*guard, string) {
 		t.Fatal(err)
 	}
 	closers = append(closers, w.Close)
-	g, err := newGuard(opts, w, st, &closers)
+	g, err := newGuard(opts, w, st, config.ShellConfig{}, &closers)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +55,7 @@ func TestLiveModeFollowsTheMode(t *testing.T) {
 	always := policy.PrompterFunc(func(context.Context, policy.Question) (policy.Answer, error) {
 		return policy.Answer{Choice: policy.Yes}, nil
 	})
-	g, ws := liveGuard(t, Options{LiveMode: func() policy.Mode { return policy.Mode(mode.Load()) }, Prompter: always})
+	g, ws := liveGuard(t, Options{Approval: Approval{Live: func() policy.Mode { return policy.Mode(mode.Load()) }, Prompter: always}})
 	write := tool.ApprovalRequest{Tool: "file_write", Access: tool.Access{Mutates: true,
 		Paths: []tool.PathAccess{{Path: filepath.Join(ws, "a.txt"), Write: true}}}}
 	secret := tool.Access{Paths: []tool.PathAccess{{Path: filepath.Join(ws, ".env")}}}
@@ -104,6 +107,17 @@ func TestLiveModeFollowsTheMode(t *testing.T) {
 		if wrote := runErr == nil && statErr == nil; wrote != tt.shellWrite {
 			t.Errorf("%d %s: a command wrote the workspace = %v (%v), want %v", i, tt.mode, wrote, runErr, tt.shellWrite)
 		}
+		// A command a person allowed on the spot (tool.ConfineWrite) gets
+		// ask mode's sandbox in every mode.
+		os.Remove(out)
+		cmd = exec.Command("/bin/sh", "-c", "echo x > out.txt")
+		cmd.Dir = ws
+		if err := g.writeWrap(cmd); err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Run(); err != nil {
+			t.Errorf("%d %s: a command allowed to write could not: %v", i, tt.mode, err)
+		}
 	}
 }
 
@@ -126,7 +140,7 @@ func TestGateSitsOnThePolicy(t *testing.T) {
 	t.Parallel()
 	calls := 0
 	gate := func(next tool.Approver) tool.Approver { return passGate{next, &calls} }
-	g, _ := liveGuard(t, Options{Mode: policy.Ask, Gate: gate})
+	g, _ := liveGuard(t, Options{Approval: Approval{Mode: policy.Ask, Gate: gate}})
 	d, err := g.approver.Approve(context.Background(), tool.ApprovalRequest{Tool: "shell_exec",
 		Access: tool.Access{Mutates: true, Command: "rm -rf build"}})
 	if err != nil || d.Allow || !strings.Contains(d.Reason, "no one can be asked") || calls != 1 {
@@ -140,8 +154,50 @@ func TestGateSitsOnThePolicy(t *testing.T) {
 	denyAll := tool.ApproverFunc(func(context.Context, tool.ApprovalRequest) (tool.Decision, error) {
 		return tool.Decision{}, errors.New("replaced")
 	})
-	g, _ = liveGuard(t, Options{Mode: policy.Auto, Gate: gate, Approver: denyAll})
+	g, _ = liveGuard(t, Options{Approval: Approval{Mode: policy.Auto, Gate: gate, Approver: denyAll}})
 	if _, err := g.approver.Approve(context.Background(), tool.ApprovalRequest{Tool: "x"}); err == nil || err.Error() != "replaced" {
 		t.Errorf("Approver did not replace the policy: %v", err)
 	}
+}
+
+// TestSecretFilesForTheView: the view hides the workspace's secrets
+// files, as the screen names them, passing over .git and node_modules.
+func TestSecretFilesForTheView(t *testing.T) {
+	ws := t.TempDir()
+	for _, p := range []string{".env", "deploy/id_rsa", "src/app.go", ".env.example", ".git/config", "node_modules/x/.env"} {
+		if err := os.MkdirAll(filepath.Join(ws, filepath.Dir(p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(ws, p), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := (&secretFiles{root: ws}).list()
+	want := []string{filepath.Join(ws, ".env"), filepath.Join(ws, "deploy", "id_rsa")}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("secrets = %q, want %q", got, want)
+	}
+}
+
+// TestNoticeOnce: why the view is missing reaches the user with the next
+// shell result, once.
+func TestNoticeOnce(t *testing.T) {
+	var n notice
+	sh := withNotice(toolFunc(func() tool.Result { return tool.Result{Content: "ok"} }), &n)
+	n.set("no view here")
+	for i, want := range []string{"no view here", ""} {
+		res, err := sh.Run(context.Background(), nil)
+		if err != nil || res.Notice != want {
+			t.Errorf("run %d: notice %q, %v; want %q", i, res.Notice, err, want)
+		}
+	}
+}
+
+// toolFunc is a tool that returns what f gives.
+type toolFunc func() tool.Result
+
+func (toolFunc) Name() string       { return "shell_exec" }
+func (toolFunc) Spec() llm.ToolSpec { return llm.ToolSpec{Name: "shell_exec"} }
+func (f toolFunc) Run(context.Context, json.RawMessage) (tool.Result, error) {
+	return f(), nil
 }

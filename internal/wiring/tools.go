@@ -33,14 +33,14 @@ type shells struct {
 // folder. Each one's closer runs the git guard's last check before the
 // shell stops (closers run in reverse).
 func newShells(opts Options, root string, g *guard, secrets []string, track func(context.Context, shell.Started) func(string), closers *[]func() error) shells {
-	sh := shell.New(shell.Options{Workdir: root, Logger: opts.Logger, Terminal: opts.Terminal,
-		Env: []string{"TMPDIR=" + g.tmp}, Secrets: secrets, Wrap: g.wrap, ReadOnlyWrap: g.readOnlyWrap, Track: track})
+	sh := shell.New(shell.Options{Workdir: root, Logger: opts.Logger, Terminal: opts.Terminal, LogLimit: g.logLimit,
+		Env: []string{"TMPDIR=" + g.tmp}, Secrets: secrets, Wrap: g.wrap, ReadOnlyWrap: g.readOnlyWrap, WriteWrap: g.writeWrap, Track: track})
 	shellTool, lastCheck := g.guardShell(snapshot.WatchTool(sh, g.watcher), sh)
 	subShell := shell.New(shell.Options{Workdir: root, Logger: opts.Logger, NoJobs: true,
 		Env: []string{"TMPDIR=" + g.tmp}, Secrets: secrets, Wrap: g.readOnlyWrap, Track: track})
 	subTool, subCheck := g.guardShell(subShell, subShell)
 	*closers = append(*closers, lastCheck, sh.Close, subCheck, subShell.Close)
-	return shells{main: sh, tool: shellTool, sub: subTool}
+	return shells{main: sh, tool: withNotice(shellTool, &g.refused), sub: withNotice(subTool, &g.refused)}
 }
 
 // memoryParts are long-term memory's pieces: where skills live, the

@@ -23,11 +23,18 @@
 // safety layer can record it and a later godwit end what a dead one left
 // (EndOrphan).
 //
+// A background job's output goes to a pipe that godwit copies into the
+// job's log (.godwit/run/jN.log, opened inside the workspace's root and
+// read back through the same descriptor), keeping at most
+// Options.LogLimit bytes: its end, behind a note of what was dropped.
+//
 // Foreground output is stdout and stderr merged in the order written (the
 // interleaving of an error with the output around it is what the model
 // needs, and two streams would cost a second cap), capped to head and
 // tail, and always ends with a trailer line giving the exit status and
-// duration. A non-zero exit is a normal result, not a tool error.
+// duration. A non-zero exit is a normal result, not a tool error. While
+// it runs, its newest lines are reported as the call's progress
+// (tool.Progress.Output) to whoever hears it: the chat shows them live.
 //
 // An editor that offers terminals (ACP) can run foreground commands
 // instead, through Options.Terminal: the command (after Wrap) runs there,

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/godwit/godwit/tool"
 )
@@ -25,9 +27,31 @@ const (
 type job struct {
 	id      string
 	command string
-	logPath string // absolute
 	logRel  string // as shown to the model: workspace-relative when inside
 	proc    *proc
+	log     *jobLog
+	out     *os.File      // the read end of the job's output pipe
+	copied  chan struct{} // closed once the output is all in the log
+}
+
+// settle waits, when the job has ended with nothing left running, until
+// its output is all in the log, so that status and logs show it whole.
+func (j *job) settle() {
+	if j.proc.mainExited() && !j.proc.leftovers() && j.proc.waitGone(drainWait) {
+		j.drain()
+	}
+}
+
+// drain waits (at most drainWait) until the job's output is all in its
+// log; past that, a process that escaped the tree holds the pipe, and
+// the copy ends here.
+func (j *job) drain() {
+	select {
+	case <-j.copied:
+	case <-time.After(drainWait):
+		j.out.Close()
+		<-j.copied
+	}
 }
 
 // startJob starts line in the background with its output going to a log
@@ -59,15 +83,26 @@ func (s *Shell) startJob(ctx context.Context, line string) (tool.Result, error) 
 	if err != nil {
 		return tool.Result{}, err
 	}
-	defer f.Close() // the child has its own descriptor
-	cmd := s.command(line)
-	cmd.Stdout, cmd.Stderr = f, f
-	p, err := s.startLocked(ctx, cmd, line, id)
+	r, w, err := os.Pipe()
 	if err != nil {
+		f.Close()
+		return tool.Result{}, fmt.Errorf("shell: job output pipe: %w", err)
+	}
+	cmd := s.command(line)
+	cmd.Stdout, cmd.Stderr = w, w
+	p, err := s.startLocked(ctx, cmd, line, id)
+	w.Close() // the child holds its own copy
+	if err != nil {
+		r.Close()
+		f.Close()
 		return tool.Result{}, err
 	}
-	logPath := filepath.Join(s.opts.JobsDir, id+".log")
-	j := &job{id: id, command: line, logPath: logPath, logRel: s.rel(logPath), proc: p}
+	j := &job{id: id, command: line, logRel: s.rel(filepath.Join(s.opts.JobsDir, id+".log")), proc: p,
+		log: &jobLog{f: f, limit: s.opts.LogLimit}, out: r, copied: make(chan struct{})}
+	go func() {
+		defer close(j.copied)
+		_, _ = io.CopyBuffer(j.log, r, make([]byte, 64<<10))
+	}()
 	s.jobs[id] = j
 	s.order = append(s.order, id)
 	s.log.Debug("shell: job started", "id", id, "pid", p.pid, "command", line)
@@ -122,7 +157,7 @@ func (s *Shell) openLogLocked(root *os.Root, rel string) (string, *os.File, erro
 	for range 10000 {
 		s.nextJob++
 		id := "j" + strconv.Itoa(s.nextJob)
-		f, err := root.OpenFile(filepath.Join(rel, id+".log"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		f, err := root.OpenFile(filepath.Join(rel, id+".log"), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
@@ -230,7 +265,8 @@ func (s *Shell) tail(j *job, lines *int, def int) (string, error) {
 		n = maxLogLines
 		notes = append(notes, fmt.Sprintf("lines is capped at %d", maxLogLines))
 	}
-	text, got, more, err := lastLines(j.logPath, n, s.opts.OutputLimit)
+	j.settle()
+	text, got, more, err := j.log.lastLines(n, s.opts.OutputLimit)
 	if err != nil {
 		return "", fmt.Errorf("shell: reading %s: %w", j.logRel, err)
 	}
@@ -254,6 +290,7 @@ func (s *Shell) stopJob(id string) (tool.Result, error) {
 	wasRunning := !j.proc.mainExited()
 	hadChildren := j.proc.leftovers()
 	j.proc.stop(s.opts.KillGrace, s.log)
+	j.drain()
 	var msg string
 	switch {
 	case wasRunning:

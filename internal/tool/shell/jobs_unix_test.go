@@ -5,11 +5,13 @@ package shell
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/godwit/godwit/tool"
 )
@@ -219,5 +221,88 @@ func TestJobLogsStayInWorkspace(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(out); len(entries) > 0 {
 		t.Errorf("godwit wrote outside the workspace: %v", entries)
+	}
+}
+
+// TestJobLogIsTheFileGodwitMade: a job replaces its log's name with a
+// link out of the workspace, or a FIFO; status and logs still read the
+// file godwit created (a link would have godwit, outside the sandbox,
+// read what it points to; a FIFO's open would wait forever).
+func TestJobLogIsTheFileGodwitMade(t *testing.T) {
+	outside := filepath.Join(t.TempDir(), "key")
+	if err := os.WriteFile(outside, []byte("OUTSIDE-SECRET\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, plant := range []string{"ln -s " + outside + " .godwit/run/j1.log", "mkfifo .godwit/run/j1.log"} {
+		t.Run(strings.Fields(plant)[0], func(t *testing.T) {
+			s := newShell(t)
+			mustCall(t, s, m{"command": "echo mine; rm .godwit/run/j1.log; " + plant, "background": true})
+			waitJob(t, s, "j1")
+			for _, action := range []string{"logs", "status"} {
+				raw := []byte(`{"action": "` + action + `", "job_id": "j1"}`)
+				done := make(chan string, 1)
+				go func() {
+					res, err := s.Run(context.Background(), raw)
+					done <- fmt.Sprint(res.Content, err)
+				}()
+				select {
+				case got := <-done:
+					if !strings.Contains(got, "mine") || strings.Contains(got, "OUTSIDE") {
+						t.Errorf("%s: %q", action, got)
+					}
+				case <-time.After(time.Minute): // a hang guard
+					t.Fatalf("%s did not return", action)
+				}
+			}
+		})
+	}
+}
+
+// TestJobLogBounded: a job that writes without end (break 9: `seq` to
+// 10^11 wrote 3.2 GB in 6 s) leaves a log no larger than LogLimit, whose
+// end is the latest output; and a command that swaps the log's name for
+// a link changes nothing godwit reads or writes.
+func TestJobLogBounded(t *testing.T) {
+	const limit = 64 << 10
+	s := newShell(t, func(o *Options) { o.LogLimit = limit })
+	secret := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(secret, []byte("SECRETLOGMARK\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	mustCall(t, s, m{"command": "seq 1 100000000000", "background": true})
+	log := filepath.Join(s.opts.JobsDir, "j1.log")
+	for {
+		if fi, err := os.Stat(log); err == nil && fi.Size() > limit/2 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond) // many limits' worth of output
+	if err := os.Rename(log, log+".old"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, log); err != nil {
+		t.Fatal(err)
+	}
+	res := mustCall(t, s, m{"action": "stop", "job_id": "j1"})
+	if !strings.Contains(res.Content, "stopped") {
+		t.Fatalf("stop: %q", res.Content)
+	}
+	logs := mustCall(t, s, m{"action": "logs", "job_id": "j1", "lines": 3})
+	if strings.Contains(logs.Content, "SECRETLOGMARK") || !regexp.MustCompile(`\n\d+\n\d+\n\d*$`).MatchString(logs.Content) {
+		t.Errorf("logs after the swap: %q", logs.Content)
+	}
+	b, err := os.ReadFile(log + ".old")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) > limit {
+		t.Errorf("the log grew to %d bytes, past its limit %d", len(b), limit)
+	}
+	if !regexp.MustCompile(`^\[godwit: \d+ bytes of earlier output dropped; a job's log keeps its last 64 KiB\]\n\d+\n`).Match(b) {
+		t.Errorf("the log does not start with the note: %q", b[:min(len(b), 200)])
+	}
+	if got, _ := os.ReadFile(secret); string(got) != "SECRETLOGMARK\n" {
+		t.Errorf("the link's target changed: %q", got)
 	}
 }

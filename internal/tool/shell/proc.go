@@ -134,6 +134,14 @@ func (p *proc) leftovers() bool {
 	return groupAlive(p.pid)
 }
 
+// exiting reports whether a supervised command's shell has exited
+// leaving nothing behind: its supervisor then exits on its own, which
+// can take a while (the kernel tearing down the command's namespaces)
+// that no caller need wait for.
+func (p *proc) exiting() bool {
+	return p.supervised && p.mainExited() && !p.left
+}
+
 func (p *proc) wasKilled() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -159,13 +167,7 @@ const supervisorSlack = 5 * time.Second
 // returns when the command is gone, or after a bounded wait that is
 // logged. Safe to call concurrently and repeatedly.
 func (p *proc) stop(grace time.Duration, log *slog.Logger) {
-	if p.supervised && p.mainExited() && !p.left {
-		// The command left nothing behind: its supervisor is exiting.
-		if p.waitGone(drainWait) {
-			return
-		}
-	}
-	if !p.running() {
+	if p.exiting() || !p.running() {
 		return
 	}
 	p.mu.Lock()

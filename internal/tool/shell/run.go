@@ -45,11 +45,13 @@ func (s *Shell) runForeground(ctx context.Context, line string, timeout time.Dur
 	}()
 
 	out := newCapture(s.opts.OutputLimit)
+	live := &liveTail{}
 	copied := make(chan struct{})
 	go func() {
-		_, _ = io.Copy(out, r)
+		_, _ = io.Copy(io.MultiWriter(out, live), r)
 		close(copied)
 	}()
+	go reportLive(ctx, live, copied)
 
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
@@ -74,11 +76,13 @@ func (s *Shell) runForeground(ctx context.Context, line string, timeout time.Dur
 	}
 	r.Close()
 	<-copied
-	select {
-	case <-p.done:
-	case <-time.After(drainWait):
-		// stop gave up on a leader it could not kill; say so rather than hang.
-		return tool.Result{}, fmt.Errorf("shell: pid %d did not die after SIGKILL", p.pid)
+	if !p.exiting() {
+		select {
+		case <-p.done:
+		case <-time.After(drainWait):
+			// stop gave up on a leader it could not kill; say so rather than hang.
+			return tool.Result{}, fmt.Errorf("shell: pid %d did not die after SIGKILL", p.pid)
+		}
 	}
 
 	text := out.String()

@@ -6,12 +6,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/tool"
@@ -260,4 +262,41 @@ func deref(p *int) any {
 		return nil
 	}
 	return *p
+}
+
+// TestLiveOutput: a running command's newest lines reach whoever hears
+// the call's progress before it ends (a progress bar's carriage returns
+// keep what was drawn last), and the result still holds the whole output.
+func TestLiveOutput(t *testing.T) {
+	s := newShell(t)
+	gate := filepath.Join(s.opts.Workdir, "go")
+	reports := make(chan tool.Progress, 100)
+	ctx := tool.WithProgress(context.Background(), func(p tool.Progress) {
+		select {
+		case reports <- p:
+		default:
+		}
+	})
+	done := make(chan tool.Result, 1)
+	go func() {
+		res, err := call(ctx, t, s, m{"command": "printf 'one\\ntwo\\n10%%\\r50%%\\n'; while [ ! -e go ]; do sleep 0.05; done; echo three", "timeout_s": 60})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- res
+	}()
+	for seen := false; !seen; {
+		select {
+		case p := <-reports:
+			seen = p.Output == "one\ntwo\n50%"
+		case <-time.After(time.Minute): // a hang guard
+			t.Fatal("the running command's lines were never reported")
+		}
+	}
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if res := <-done; !strings.HasPrefix(res.Content, "one\ntwo\n10%\r50%\nthree\n[exit 0") {
+		t.Errorf("the result is %q", res.Content)
+	}
 }

@@ -28,6 +28,7 @@ const (
 	DefaultMaxTimeout  = 10 * time.Minute
 	DefaultOutputLimit = 30 << 10
 	DefaultKillGrace   = 2 * time.Second
+	DefaultLogLimit    = 16 << 20
 )
 
 // Options configure a Shell.
@@ -53,6 +54,9 @@ type Options struct {
 	KillGrace time.Duration
 	// JobsDir holds background job logs; default <Workdir>/.godwit/run.
 	JobsDir string
+	// LogLimit is the most bytes a job's log keeps (its end, behind a
+	// note of what was dropped); default DefaultLogLimit.
+	LogLimit int64
 	// Logger receives kills and anomalies; nil discards.
 	Logger *slog.Logger
 	// Wrap, when set, is called on every command just before it starts,
@@ -68,6 +72,10 @@ type Options struct {
 	// writes and no network, so a mistake in the read-only list cannot
 	// change anything. Nil keeps Wrap for every command.
 	ReadOnlyWrap func(cmd *exec.Cmd) error
+	// WriteWrap, when set, replaces Wrap for a command a person allowed
+	// to write though the session is read-only (tool.ConfineWrite): the
+	// sandbox of ask mode. Nil keeps Wrap.
+	WriteWrap func(cmd *exec.Cmd) error
 	// Terminal, when set, runs foreground commands instead of a local
 	// process group (an editor's terminal, over ACP); background jobs
 	// still run locally. Nil runs everything locally.
@@ -141,6 +149,9 @@ func New(opts Options) *Shell {
 	}
 	if opts.KillGrace <= 0 {
 		opts.KillGrace = DefaultKillGrace
+	}
+	if opts.LogLimit <= 0 {
+		opts.LogLimit = DefaultLogLimit
 	}
 	if opts.JobsDir == "" && opts.Workdir != "" {
 		opts.JobsDir = filepath.Join(opts.Workdir, ".godwit", "run")
@@ -385,6 +396,19 @@ func (s *Shell) Close() error {
 		wg.Go(func() { p.stop(s.opts.KillGrace, s.log) })
 	}
 	wg.Wait()
+	s.mu.Lock()
+	jobs := make([]*job, 0, len(s.order))
+	for _, id := range s.order {
+		jobs = append(jobs, s.jobs[id])
+	}
+	s.mu.Unlock()
+	for _, j := range jobs {
+		wg.Go(func() {
+			j.drain()
+			j.log.f.Close()
+		})
+	}
+	wg.Wait()
 	tracked := make(chan struct{})
 	go func() { s.tracking.Wait(); close(tracked) }()
 	select {
@@ -437,10 +461,14 @@ func inherited(environ, secrets []string) []string {
 }
 
 // wrapFor picks the sandbox for the call in ctx: ReadOnlyWrap when the
-// approver confined it to reading, else Wrap.
+// approver confined it to reading, WriteWrap when a person allowed it to
+// write in read-only mode, else Wrap.
 func (s *Shell) wrapFor(ctx context.Context) func(*exec.Cmd) error {
-	if tool.ConfinementFrom(ctx) == tool.ConfineReadOnly && s.opts.ReadOnlyWrap != nil {
+	switch c := tool.ConfinementFrom(ctx); {
+	case c == tool.ConfineReadOnly && s.opts.ReadOnlyWrap != nil:
 		return s.opts.ReadOnlyWrap
+	case c == tool.ConfineWrite && s.opts.WriteWrap != nil:
+		return s.opts.WriteWrap
 	}
 	return s.opts.Wrap
 }

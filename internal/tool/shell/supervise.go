@@ -32,12 +32,12 @@ import (
 // editor, not godwit, as its parent, so it gets no lifeline from godwit,
 // and the editor may end its terminal with SIGKILL. There the editor
 // starts a supervisor (terminalCmd) that starts a second one under
-// itself and holds that one's lifeline; the second watches godwit's own
+// itself and holds that one's lifeline; the first watches godwit's own
 // process (a pidfd on Linux 5.3+, its start time checked; a poll
-// elsewhere) and ends the tree when godwit exits, when the first
-// supervisor ends in any way (the terminal killed or released), or once
-// the command has exited (what it left running goes, as with a command
-// run here).
+// elsewhere), and the second ends the tree when godwit exits, when the
+// first supervisor ends in any way (the terminal killed or released),
+// or once the command has exited (what it left running goes, as with a
+// command run here).
 //
 // PR_SET_PDEATHSIG is not used: it fires when the parent *thread* exits,
 // and a Go program's fork may come from any of its threads; the lifeline
@@ -50,6 +50,13 @@ import (
 // does, so the supervisor runs outside Landlock and the command inside
 // it: with Landlock ABI 6 (Linux 6.12) or later the command can neither
 // signal nor ptrace its supervisor.
+//
+// Where the sandbox gives commands namespaces of their own (Linux: it
+// sets clone flags on the command), the supervisor is the process
+// created in them: the first process of the new PID namespace, so every
+// orphan re-parents to it anyway, and when it exits the kernel kills
+// whatever is left in the namespace. Its tree walk reads the /proc of
+// that namespace, which the sandbox child mounts.
 
 // supervisorArg marks godwit re-executed as a supervisor.
 const supervisorArg = "__godwit_supervise"

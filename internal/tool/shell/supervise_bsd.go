@@ -26,3 +26,10 @@ func treeLeft(mainPid int) bool { return hasChildren(mainPid) }
 // watchExit returns a channel closed once the process id names has
 // exited; there is no pidfd here, so it polls.
 func watchExit(id Identity) <-chan struct{} { return pollExit(id) }
+
+// nsSpec is Linux's namespaces: none here.
+type nsSpec struct{}
+
+func nsOf(*syscall.SysProcAttr) *nsSpec { return nil }
+
+func (*nsSpec) apply(*syscall.SysProcAttr) {}

@@ -119,3 +119,31 @@ func watchExit(id Identity) <-chan struct{} {
 	}()
 	return gone
 }
+
+// nsSpec is the namespaces Options.Wrap asked for on a command (clone
+// flags and ambient capabilities; a user namespace maps the
+// supervisor's own ids), carried to a supervisor an editor's terminal
+// starts.
+type nsSpec struct {
+	Flags   uintptr   `json:"flags"`
+	Ambient []uintptr `json:"ambient,omitempty"`
+}
+
+func nsOf(sys *syscall.SysProcAttr) *nsSpec {
+	if sys == nil || sys.Cloneflags == 0 {
+		return nil
+	}
+	return &nsSpec{Flags: sys.Cloneflags, Ambient: sys.AmbientCaps}
+}
+
+func (n *nsSpec) apply(sys *syscall.SysProcAttr) {
+	if n == nil {
+		return
+	}
+	sys.Cloneflags |= n.Flags
+	sys.AmbientCaps = n.Ambient
+	if n.Flags&syscall.CLONE_NEWUSER != 0 {
+		sys.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
+		sys.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
+	}
+}

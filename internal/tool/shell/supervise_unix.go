@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // MaybeSupervise is the supervisor side of shell_exec: when the process
@@ -38,9 +40,17 @@ type supervisorPayload struct {
 	// supervisor's parent (an editor's terminal started it): the tree
 	// ends when that process does.
 	Watch *Identity `json:"watch,omitempty"`
+	// NS are the namespaces the sandbox asked for (Options.Wrap set
+	// them on the command, see nsOf), which an editor cannot give: the
+	// terminal's supervisor starts the second one in them.
+	NS *nsSpec `json:"ns,omitempty"`
 	// Terminal marks the supervisor an editor's terminal runs: it runs
 	// a second one under itself (see superviseTerminal).
 	Terminal bool `json:"terminal,omitempty"`
+	// HoldOutput keeps the command's output open in the supervisor
+	// until its tree is gone: an editor's terminal reads it to its end
+	// as the sign that the command is over.
+	HoldOutput bool `json:"hold_output,omitempty"`
 	// Keep names the variables godwit gave the command. An editor's
 	// terminal adds them to the editor's own environment, which may hold
 	// what godwit keeps from commands (provider keys): the terminal's
@@ -108,7 +118,7 @@ func terminalCmd(cmd *exec.Cmd, exe string, self Identity, grace time.Duration) 
 			keep = append(keep, name)
 		}
 	}
-	b, _ := json.Marshal(supervisorPayload{GraceMS: grace.Milliseconds(), Watch: &self, Terminal: true, Keep: keep})
+	b, _ := json.Marshal(supervisorPayload{GraceMS: grace.Milliseconds(), Watch: &self, Terminal: true, Keep: keep, NS: nsOf(cmd.SysProcAttr)})
 	cmd.Env = append(env[:len(env):len(env)], supervisorEnv+"="+string(b))
 	cmd.Args = append([]string{exe, supervisorArg, cmd.Path}, cmd.Args...)
 	cmd.Path = exe
@@ -153,6 +163,13 @@ func supervise(args []string) int {
 		fmt.Fprintf(os.Stderr, "godwit supervisor: cannot start %s: %v\n", args[0], err)
 		fmt.Fprintln(status, exitInfo{code: 127})
 		return 127
+	}
+	// The command's output ends with its tree, not with this process,
+	// whose exit may wait on the kernel (namespaces torn down).
+	if null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0); err == nil && !p.HoldOutput {
+		_ = unix.Dup2(int(null.Fd()), 1)
+		_ = unix.Dup2(int(null.Fd()), 2)
+		null.Close()
 	}
 
 	mainExit := make(chan syscall.WaitStatus, 1)
@@ -307,12 +324,12 @@ func exitCode(e *exitInfo) int {
 // SIGKILL, which nothing can catch. So it runs a second supervisor under
 // itself, as godwit runs one, and holds that one's lifeline: whichever
 // way this process ends, SIGKILL included, the lifeline closes and the
-// second supervisor ends the tree. That one also watches godwit's own
-// process (Watch: a pidfd on Linux), and this one tells it to end the
-// tree on SIGTERM, SIGINT or SIGHUP (the terminal killed or released)
-// and once the command has exited, so no process it left behind
-// outlives the call, as with a command run here. It exits with the
-// command's status.
+// second supervisor ends the tree. This one watches godwit's own
+// process (Watch: a pidfd on Linux) and tells the second to end the
+// tree when godwit exits, on SIGTERM, SIGINT or SIGHUP (the terminal
+// killed or released) and once the command has exited, so no process it
+// left behind outlives the call, as with a command run here. It exits
+// with the command's status.
 func superviseTerminal(args []string, p supervisorPayload) int {
 	exe, err := os.Executable()
 	if err != nil {
@@ -330,7 +347,9 @@ func superviseTerminal(args []string, p supervisorPayload) int {
 		return 126
 	}
 	inner := p
-	inner.Terminal, inner.Keep = false, nil
+	// This supervisor watches godwit: the second may sit in a PID
+	// namespace where godwit's pid means nothing.
+	inner.Terminal, inner.Keep, inner.Watch, inner.NS, inner.HoldOutput = false, nil, nil, nil, true
 	b, _ := json.Marshal(inner)
 	env := os.Environ()
 	if p.Keep != nil {
@@ -339,12 +358,14 @@ func superviseTerminal(args []string, p supervisorPayload) int {
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	// Its own group: an editor that kills this process's group must not
+	// take the second supervisor with it.
+	sys := &syscall.SysProcAttr{Setpgid: true}
+	p.NS.apply(sys)
 	pid, err := syscall.ForkExec(exe, append([]string{exe, supervisorArg}, args...), &syscall.ProcAttr{
 		Env:   append(env, supervisorEnv+"="+string(b)),
 		Files: []uintptr{0, 1, 2, lifeR.Fd(), statusW.Fd()},
-		// Its own group: an editor that kills this process's group must
-		// not take the second supervisor with it.
-		Sys: &syscall.SysProcAttr{Setpgid: true},
+		Sys:   sys,
 	})
 	lifeR.Close()
 	statusW.Close()
@@ -362,6 +383,10 @@ func superviseTerminal(args []string, p supervisorPayload) int {
 			lines <- sc.Text()
 		}
 	}()
+	var godwitGone <-chan struct{}
+	if p.Watch != nil {
+		godwitGone = watchExit(*p.Watch)
+	}
 	exited := make(chan syscall.WaitStatus, 1)
 	go func() {
 		var ws syscall.WaitStatus
@@ -386,6 +411,9 @@ func superviseTerminal(args []string, p supervisorPayload) int {
 				_ = syscall.Kill(pid, syscall.SIGTERM)
 			}
 		case <-sigs:
+			_ = syscall.Kill(pid, syscall.SIGTERM)
+		case <-godwitGone:
+			godwitGone = nil
 			_ = syscall.Kill(pid, syscall.SIGTERM)
 		case ws := <-exited:
 			if main == nil && lines != nil {

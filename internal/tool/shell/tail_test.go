@@ -1,8 +1,10 @@
 package shell
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -29,7 +31,12 @@ func TestLastLines(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tc.content), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			text, got, more, err := lastLines(path, tc.n, tc.max)
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			text, got, more, err := lastLinesOf(f, tc.n, tc.max)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -38,7 +45,56 @@ func TestLastLines(t *testing.T) {
 			}
 		})
 	}
-	if _, _, _, err := lastLines(filepath.Join(t.TempDir(), "missing"), 1, 10); !os.IsNotExist(err) {
-		t.Errorf("missing file: %v", err)
+}
+
+// TestJobLogKeepsItsTail: past its limit a log keeps its last half,
+// from a line's start, behind a note of all that was dropped, however
+// the output comes (small writes, one write larger than the limit).
+func TestJobLogKeepsItsTail(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		writes []string
+	}{
+		{"lines", slices.Repeat([]string{"0123456789abcdef\n"}, 1000)},
+		{"one huge write", []string{strings.Repeat("x", 5000) + "\nlast line\n"}},
+		{"no newlines", []string{strings.Repeat("y", 700), strings.Repeat("z", 700), strings.Repeat("w", 700)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := os.OpenFile(filepath.Join(t.TempDir(), "j1.log"), os.O_RDWR|os.O_CREATE, 0o644)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			const limit = 1024
+			l := &jobLog{f: f, limit: limit}
+			total := 0
+			var all strings.Builder
+			for _, w := range tc.writes {
+				if n, err := l.Write([]byte(w)); err != nil || n != len(w) {
+					t.Fatalf("Write = %d, %v", n, err)
+				}
+				total += len(w)
+				all.WriteString(w)
+			}
+			b, err := os.ReadFile(f.Name())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(b) > limit {
+				t.Errorf("the log holds %d bytes, over its limit %d", len(b), limit)
+			}
+			note, body, _ := strings.Cut(string(b), "\n")
+			var dropped int
+			if _, err := fmt.Sscanf(note, "[godwit: %d bytes of earlier output dropped;", &dropped); err != nil {
+				t.Fatalf("no note first: %q (%v)", note, err)
+			}
+			if dropped+len(body) != total || !strings.HasSuffix(all.String(), body) {
+				t.Errorf("dropped %d + kept %d != written %d, or the kept part is not the end of the output", dropped, len(body), total)
+			}
+			text, _, _, err := l.lastLines(2, 100)
+			if err != nil || !strings.HasSuffix(all.String(), text) {
+				t.Errorf("lastLines = %q, %v", text, err)
+			}
+		})
 	}
 }
