@@ -7,12 +7,12 @@
 // reasoning items (Responses, which asks reasoning models for summaries),
 // reasoning_content (DeepSeek and the like), and OpenRouter's
 // reasoning_details, merged from its stream fragments (details.go) and
-// echoed on the assistant message as received. A Chat Completions
-// request's messages are written by chat_body.go, byte for byte as the
-// SDK encodes them and at a fraction of its cost; the rest of the body
-// is the SDK's.
+// echoed on the assistant message as received.
 //
-// It owns everything OpenAI-shaped: the openai-go SDK is imported here and
-// nowhere else. It imports llm and the SDK, never another godwit package;
-// retries live in llm/retry, so the SDK's own retries are switched off.
+// It speaks both APIs over net/http with the few request and event types
+// their references name; llm/internal/sse reads the streams. The request
+// bodies are the bytes the openai-go SDK sent when the adapter used it
+// (testdata/wire, recorded from it), so sessions recorded then replay
+// the same bytes. It imports llm and its internal packages, never another
+// godwit package; retries live in llm/retry.
 package openai
