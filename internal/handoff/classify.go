@@ -717,13 +717,14 @@ func unlabel(s string) string {
 var (
 	trailingCodeRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("(?:\\s*`[^`]*`[.:]?)+$") })
 	// artifactRe: a word that names one thing: code in backticks, a
-	// quoted title, a path, a file, a flag, a version, an issue.
+	// quoted title, a path, a file (@path too: the chat's attachment), a
+	// flag, a version, an issue.
 	artifactRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile("^[(\"'«„“]*(?:`[^` ]+`|\"[^\"]*\"?|[\\w.-]*/[\\w./-]*|[\\w-]+\\.[a-z]{1,5}|--?[a-z][\\w-]*|\\d+\\.\\d+(?:\\.\\d+)*|#\\d+)[.,:;!)'\"»“”]*$")
+		return regexp.MustCompile("^[(\"'«„“@]*(?:`[^` ]+`|\"[^\"]*\"?|[\\w.-]*/[\\w./-]*|[\\w-]+\\.[a-z]{1,5}|--?[a-z][\\w-]*|\\d+\\.\\d+(?:\\.\\d+)*|#\\d+)[.,:;!)'\"»“”]*$")
 	})
 	// pathRe2: a path or a file name, not a flag or a command.
 	pathRe2 = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile("^[(\"'`]*(?:[\\w.-]*/[\\w./-]*|[\\w-]+\\.[a-z]{1,5})[`\"')]*[.,:;!]?$")
+		return regexp.MustCompile("^[(\"'`@]*(?:[\\w.-]*/[\\w./-]*|[\\w-]+\\.[a-z]{1,5})[`\"')]*[.,:;!]?$")
 	})
 	// identRe2: an identifier as written: camelCase, snake_case.
 	identRe2 = sync.OnceValue(func() *regexp.Regexp {

@@ -15,6 +15,8 @@ import (
 var ownRequests = map[string][]string{
 	"en": {
 		"Ignore this warning.",
+		"explain @calc.go",
+		"what does @internal/auth/token.go do?",
 		"Can we get a loading spinner on the checkout button?",
 		"Pagination is off by one on the last page",
 		"Why does `go test ./...` take four minutes?",
