@@ -475,8 +475,10 @@ func oneTask(s *sentence, level int, title bool) bool {
 		// logger in this file".
 		return w.Deictic.in(w.StandingVerb.cut(bare(s.low, lang), lang), lang) && !strings.HasSuffix(low, ":")
 	}
-	if level < markGeneric && (w.FollowUp.in(low, lang) || w.FollowUp.in(head(s.low), lang) || w.Same.in(low, lang)) || w.Softener.in(low, lang) || level == markNone && w.Again.in(low, lang) {
-		// Not "comments in English as well": a rule added to the rules.
+	if level < markGeneric && !strongChange(s.low) && (w.FollowUp.in(low, lang) || w.FollowUp.in(head(s.low), lang) || w.Same.in(low, lang)) || w.Softener.in(low, lang) || level == markNone && w.Again.in(low, lang) {
+		// Not "comments in English as well": a rule added to the rules;
+		// not "теперь можно менять vendor/" ("you may now..."): a rule
+		// changed, which must stand to retire the one it changes.
 		return true
 	}
 	if level < markGeneric && (w.Polite.in(low, lang) || w.Ask.in(low, lang)) {

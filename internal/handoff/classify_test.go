@@ -592,6 +592,7 @@ var ownRequests = map[string][]string{
 var ownRules = map[string][]string{
 	"en": {
 		"Comments in English as well.",
+		"Now you may edit vendor/.",
 		"You can ignore the legacy/ folder.",
 		"Feel free to commit directly, no need to ask.",
 		"Never ignore a test that times out.",
@@ -1223,6 +1224,7 @@ var ownRules = map[string][]string{
 		"Sem emojis nas mensagens de commit.",
 	},
 	"ru": {
+		"Теперь можно менять файлы в vendor/.", // a rule changed: it must stand to retire D1
 		"Комментарии тоже на английском.",
 		"Никогда не игнорируй падающие тесты.",
 		"Правило: никаких `console.log` в продакшене.",
