@@ -18,6 +18,8 @@
 // Events are agent.Event values, the same stream `godwit run --json`
 // prints; the Event* constants name the common types.
 //
-// The package imports internal/wiring, so it lives in godwit's module;
-// it re-exports the types a caller needs from agent, llm and tool.
+// It is a thin layer over internal/wiring, and names the types a caller
+// needs from agent, llm and tool. Of godwit's packages it imports only
+// internal/agent, internal/wiring, llm, internal/mail, internal/policy,
+// internal/store and tool.
 package godwit

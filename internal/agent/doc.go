@@ -5,8 +5,8 @@
 // proceed at once without routing. The store, the TUI, `run --json` and
 // ACP all consume the same events.
 //
-// agent imports the core (llm, tool, store) and defines the seams later
-// layers fill: Assembler (the window package builds requests), Sink.
-// It must not import internal/*, tui, cli, eval or acp, and never writes to
-// stdout or stderr.
+// It defines the seams later layers fill: Assembler (the window package
+// builds requests) and Sink. Of godwit's packages it imports only
+// internal/handoff, llm, internal/store, tool, internal/untrusted and
+// internal/window. It never writes to stdout or stderr.
 package agent

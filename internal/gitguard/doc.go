@@ -30,17 +30,14 @@
 // keeps only its *.sample hooks and its config loses the keys that name
 // programs.
 //
-// Cost: the check is stat-based. Each file's identity (device, inode,
-// size, modification and change times, mode) is compared first; only a
-// file whose stat changed is read. A repository with the usual fifteen
-// sample hooks costs about twenty lstat calls per check.
+// The check is stat-based: only a file whose identity (device, inode,
+// size, modification and change times, mode) changed is read.
 //
 // Limits: a repository nested in the workspace that is not a submodule
 // (a plain clone under vendor/) is not guarded; /etc/gitconfig is read
 // (for core.hooksPath) but never written. Changes made while no command
 // of godwit's runs are the user's and are taken as the new state.
 //
-// gitguard imports tool from godwit (Tool wraps shell_exec),
-// internal/atomicfile for the restores and internal/gitconfig; it must
-// not import the agent, the store or anything else under internal/.
+// Tool wraps shell_exec. Of godwit's packages it imports only tool,
+// internal/atomicfile and internal/gitconfig.
 package gitguard
