@@ -147,7 +147,7 @@ type turnRun struct {
 // runTurn runs one turn process and waits for it, killing it after wall.
 // register receives the function that kills it early (the endpoint calls
 // it when the process passes the request cap).
-func runTurn(ctx context.Context, bin, home, ws, model string, window int, sessionID, prompt string, reset bool, wall time.Duration, register func(stop func())) turnRun {
+func runTurn(ctx context.Context, bin, home, ws, model string, window int, sessionID, prompt string, reset, yes bool, wall time.Duration, register func(stop func())) turnRun {
 	ctx, cancel := context.WithTimeout(ctx, wall)
 	defer cancel()
 	killedBy := make(chan string, 1)
@@ -165,9 +165,14 @@ func runTurn(ctx context.Context, bin, home, ws, model string, window int, sessi
 	if reset {
 		args = append(args, "--reset")
 	}
+	if yes {
+		args = append(args, "--yes")
+	}
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = ws
-	cmd.Env = append(cleanEnv(), "GODWIT_HOME="+home, keyEnv+"=dummy")
+	// A loaded machine starts an MCP server (python) in more than the
+	// default 5 s wait; the sessions measure the window, not the start.
+	cmd.Env = append(cleanEnv(), "GODWIT_HOME="+home, keyEnv+"=dummy", "GODWIT_MCP_WAIT=60s")
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	start := time.Now()

@@ -135,9 +135,11 @@ type figures struct {
 	OverWindow   int            `json:"requests_over_window"`
 	Resets       int            `json:"resets"`
 	// Shown is the tool output the model saw, each output counted once
-	// as first shown; Recalls the recall calls it made.
+	// as first shown; Recalls the recall calls it made, Rereads its
+	// reads of a file it had read before.
 	Shown   int `json:"outputs_shown_tokens"`
 	Recalls int `json:"recalls"`
+	Rereads int `json:"rereads"`
 	// HandoffMax is the largest handoff message, godwit's own count.
 	HandoffMax      int   `json:"handoff_max_tokens"`
 	FirstAfterReset []int `json:"first_after_reset"`
@@ -212,15 +214,25 @@ func measure(s spec, format string, reqs []captured, turns []turnRun) figures {
 			}
 		}
 	}
-	recalls := map[string]bool{}
+	seen, read := map[string]bool{}, map[string]bool{}
 	for _, c := range reqs {
 		for _, e := range c.req.entries {
-			if e.isCall() && e.name == "recall" {
-				recalls[e.callID] = true
+			if !e.isCall() || seen[e.callID] {
+				continue
+			}
+			seen[e.callID] = true
+			switch e.name {
+			case "recall":
+				f.Recalls++
+			case "file_read":
+				if p := argPath(e.args); read[p] {
+					f.Rereads++
+				} else {
+					read[p] = true
+				}
 			}
 		}
 	}
-	f.Recalls = len(recalls)
 	var last request
 	if len(reqs) > 0 {
 		last = reqs[len(reqs)-1].req
@@ -263,10 +275,14 @@ func superseded(r request) bool {
 	return false
 }
 
-// sessionChecks are the checks of sessions (d), (e) and the day.
+// sessionChecks are the checks of sessions (d), (e), the day and the
+// re-use day.
 func sessionChecks(s spec, reqs []captured, last request) map[string]any {
 	if s.day {
 		return map[string]any{"rules_as_left": rulesAsLeft(last)}
+	}
+	if s.reuse {
+		return reuseChecks(reqs)
 	}
 	switch s.Name {
 	case "d":
@@ -364,6 +380,12 @@ func targets(s spec, f figures) []target {
 		add("no break at a turn boundary", fmt.Sprintf("%d", f.BreakCauses[causeTurn]), f.BreakCauses[causeTurn] == 0)
 		ok := f.Checks["rules_as_left"].(bool)
 		add("both rules verbatim, as the user left them, in the last request", yes(ok), ok)
+	case s.reuse:
+		add("no request over the window", fmt.Sprintf("%d over", f.OverWindow), f.OverWindow == 0)
+		add("no break at a turn boundary", fmt.Sprintf("%d", f.BreakCauses[causeTurn]), f.BreakCauses[causeTurn] == 0)
+		failed, passed, want := f.Checks["edits_failed"].(int), f.Checks["tests_passed"].(int), reuseFixTurns(f.Turns)
+		add("every edit applied", fmt.Sprintf("%d failed", failed), failed == 0)
+		add("every fix turn ends with its tests passing", fmt.Sprintf("%d of %d", passed, want), passed == want)
 	}
 	switch s.Name {
 	case "a":

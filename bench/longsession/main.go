@@ -7,12 +7,14 @@
 // model saw and the recalls it made.
 //
 //	go run ./bench/longsession [-godwit BIN] [-format chat,responses,anthropic]
-//	    [-session a,b,c,d,e,day,day1m] [-turns N] [-json] [-keep] [-v]
+//	    [-session a,b,c,d,e,day,day1m,reuse,reuse1m] [-turns N] [-json] [-keep] [-v]
 //	    [-turn-timeout 2m] [-max-requests 200] [-read-on] [-working-set N]
 //
 // Sessions a-e are issue 14's; day and day1m are issue 25's realistic
-// day of 100 turns at 200k and 1M (workday.go), not run by default (they
-// take minutes): -session day,day1m.
+// day of 100 turns at 200k and 1M (workday.go), and reuse and reuse1m the
+// re-use day, whose model edits files, runs tests and comes back to
+// earlier outputs (reuse.go); they are not run by default (they take
+// minutes): -session day,day1m,reuse,reuse1m.
 //
 // It talks to godwit only through its command line, its --json events and
 // the HTTP wire formats, so it measures any build: the current one (built
@@ -255,6 +257,9 @@ func runSession(ctx context.Context, o options, bin, dir string, ep *endpoint, c
 			return figures{}, err
 		}
 	}
+	if s.reuse {
+		s = s.withReuseDay(corp)
+	}
 	if err := writeWorkspace(ctx, ws, s.files(corp)); err != nil {
 		return figures{}, err
 	}
@@ -269,7 +274,7 @@ func runSession(ctx context.Context, o options, bin, dir string, ep *endpoint, c
 			return figures{}, err
 		}
 		proc := turn - 1
-		tr := runTurn(ctx, bin, home, ws, model, s.Window, sessionID, s.prompt(corp, turn), slices.Contains(s.ResetAt, turn), o.wall,
+		tr := runTurn(ctx, bin, home, ws, model, s.Window, sessionID, s.prompt(corp, turn), slices.Contains(s.ResetAt, turn), s.yes, o.wall,
 			func(stop func()) { ep.process(turn, proc, stop) })
 		tr.Turn = turn
 		turns = append(turns, tr)

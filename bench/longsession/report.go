@@ -11,7 +11,7 @@ import (
 // by cause and anything that went wrong.
 func report(w io.Writer, all []figures, verbose bool) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "session\tformat\twindow\tturns\trequests\tcalls/turn\tbilled\tdiscounted\tprefix\tbreaks\tturn/reset/compact/handoff/other\tlargest\t>window\tresets\thandoff max\tfirst-after-reset max\tshown\trecalls\trule kept\t")
+	fmt.Fprintln(tw, "session\tformat\twindow\tturns\trequests\tcalls/turn\tbilled\tdiscounted\tprefix\tbreaks\tturn/reset/compact/handoff/other\tlargest\t>window\tresets\thandoff max\tfirst-after-reset max\tshown\trecalls\trereads\trule kept\t")
 	for _, f := range all {
 		var byCause []string
 		for _, c := range causes {
@@ -25,9 +25,9 @@ func report(w io.Writer, all []figures, verbose bool) {
 		if f.Resets > 0 {
 			handoff = fmt.Sprint(f.HandoffMax)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%.1f\t%d\t%d\t%.0f%%\t%d\t%s\t%d\t%d\t%d\t%s\t%s\t%d\t%d\t%v\t\n",
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%.1f\t%d\t%d\t%.0f%%\t%d\t%s\t%d\t%d\t%d\t%s\t%s\t%d\t%d\t%d\t%v\t\n",
 			f.Session, f.Format, f.Window, f.Turns, f.Requests, f.CallsPerTurn, f.Billed, f.Discounted,
-			100*f.PrefixShare, len(f.Breaks), strings.Join(byCause, "/"), f.Largest, f.OverWindow, f.Resets, handoff, first, f.Shown, f.Recalls, f.RuleKept)
+			100*f.PrefixShare, len(f.Breaks), strings.Join(byCause, "/"), f.Largest, f.OverWindow, f.Resets, handoff, first, f.Shown, f.Recalls, f.Rereads, f.RuleKept)
 	}
 	tw.Flush()
 	fmt.Fprintln(w)

@@ -60,6 +60,9 @@ type spec struct {
 	// logs scaled by scale (0: 1).
 	day   bool
 	scale float64
+	// reuse: the session is the re-use day (reuse.go); its model edits
+	// and runs tests, so the turns run with --yes.
+	reuse, yes bool
 
 	fileTokens int  // size of each file, o200k
 	dense      bool // numbers-heavy files, to fit file_read's byte cap
@@ -77,6 +80,8 @@ func specs() []spec {
 			Handoff: handoffSwayed, swayFrom: 4, fileTokens: 10_000, ResetAt: []int{5, 8, 11}},
 		daySpec("day", 200_000),
 		daySpec("day1m", 1_000_000),
+		reuseSpec("reuse", 200_000),
+		reuseSpec("reuse1m", 1_000_000),
 	}
 }
 

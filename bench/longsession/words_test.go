@@ -39,7 +39,10 @@ func TestUsersWordsKept(t *testing.T) {
 		{Name: "words200k", About: "the same at 200k, --reset every 10 turns", Window: 200_000, Turns: 50, prompts: prompts, brain: ok,
 			ResetAt: []int{10, 20, 30, 40, 50}},
 	}
-	all := wordsRun(t, ss)
+	// One wire: the ledger and the handoffs are the same text on each
+	// (TestNoLanguageRetiresTheRule and the short sessions run all three),
+	// and 300 turn processes would be a fifth of the suite's time.
+	all := wordsRun(t, []string{fmtChat}, ss)
 	for _, f := range all {
 		t.Run(f.Session+"/"+f.Format, func(t *testing.T) {
 			turnsOK(t, f)
@@ -97,9 +100,9 @@ func e2eCorpus(t *testing.T) (rules, logs []string) {
 }
 
 // wordsRun runs the sessions on every wire format with the binary built
-// once; fifty turns of two sessions on three formats is 300 processes,
-// so its hang guard is longer than attack's.
-func wordsRun(t *testing.T, ss []spec) []figures {
+// once; fifty turns of two sessions is 100 processes a format, so its
+// hang guard is longer than attack's.
+func wordsRun(t *testing.T, formats []string, ss []spec) []figures {
 	t.Helper()
 	binOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "longsession-bin-")
@@ -170,7 +173,7 @@ func TestNoLanguageRetiresTheRule(t *testing.T) {
 			}
 			return reply{text: swayed[lang]}, true
 		}}
-	for _, f := range wordsRun(t, []spec{s}) {
+	for _, f := range wordsRun(t, formats, []spec{s}) {
 		t.Run(f.Format, func(t *testing.T) {
 			turnsOK(t, f)
 			if sup, _ := events(f, "decision.superseded"); len(sup) > 0 {

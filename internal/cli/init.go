@@ -195,11 +195,12 @@ const configText = `# godwit configuration. Edit it by hand, or with
 # the --context-window flag overrides this.
 # context_window: 128000
 
-# How much tool output the model has answered from stays whole in view,
-# in tokens, whatever the window; past it, such outputs are paged (one
-# recall away) at the next cheap break. The default, 0, pages each as
-# soon as that is cheap, which cost least on a long day; the
-# --working-set flag overrides this.
+# How much tool output of earlier turns stays whole in view, in tokens,
+# whatever the window; past it, such outputs are paged (one recall away)
+# at the next cheap break. The turn in progress keeps what it works with
+# either way. The default, 0, pages them at the next turn's second
+# request, which cost least on a long day; the --working-set flag
+# overrides this.
 # working_set: 0
 
 # The most model calls one turn may make (default 60).

@@ -161,7 +161,7 @@ func (o *RunOptions) checkFlags(changed func(string) bool, cont, positional bool
 // value asked for after parsing: nil when the flag was not given (config,
 // then the default).
 func workingSetFlag(fl *pflag.FlagSet) func() (*int, error) {
-	n := fl.Int("working-set", 0, "how much tool output the model has answered from stays whole in view, in tokens, whatever the window (default: config, then 0: each is paged once that is cheap)")
+	n := fl.Int("working-set", 0, "how much tool output of earlier turns stays whole in view, in tokens, whatever the window (default: config, then 0: paged at the next turn's second request)")
 	return func() (*int, error) {
 		switch {
 		case !fl.Changed("working-set"):

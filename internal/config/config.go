@@ -42,8 +42,8 @@ type Config struct {
 	SummaryModel string `yaml:"summary_model,omitempty"`
 	// ContextWindow overrides the model's window (tests, local models).
 	ContextWindow int `yaml:"context_window,omitempty"`
-	// WorkingSet is how much tool output the model has answered from
-	// stays whole in view, in tokens (nil: window.DefaultWorkingSet).
+	// WorkingSet is how much tool output of earlier turns stays whole in
+	// view, in tokens (nil: window.DefaultWorkingSet).
 	WorkingSet *int `yaml:"working_set,omitempty"`
 	// MaxSteps bounds model calls per turn.
 	MaxSteps int `yaml:"max_steps,omitempty"`

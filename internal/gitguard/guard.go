@@ -455,10 +455,10 @@ func (g *Guard) scan(prev map[string]entry) map[string]entry {
 }
 
 // managerFiles are the files hook managers read when a hook runs, at the
-// top of the work tree: pre-commit's config and lefthook's, under every
-// name lefthook looks for (and in .config/).
+// top of the work tree: pre-commit's config, overcommit's, and
+// lefthook's under every name lefthook looks for (and in .config/).
 var managerFiles = sync.OnceValue(func() []string {
-	out := []string{".pre-commit-config.yaml", ".pre-commit-config.yml"}
+	out := []string{".pre-commit-config.yaml", ".pre-commit-config.yml", ".overcommit.yml"}
 	for _, dir := range []string{"", ".config"} {
 		for _, dot := range []string{"", "."} {
 			for _, local := range []string{"", "-local"} {

@@ -192,10 +192,10 @@ func TestHookManagersAreGuarded(t *testing.T) {
 		echo 'repos: []' > .pre-commit-config.yaml && git config core.hooksPath .husky/_`)
 	g := s.guard(s.repo)
 	s.sh(s.repo, `echo evil > .husky/pre-commit && echo evil > .husky/pre-push && echo evil >> .pre-commit-config.yaml &&
-		echo 'pre-commit: {jobs: [{run: evil}]}' > lefthook.yml && mkdir -p .config && echo x > .config/lefthook-local.toml`)
+		echo 'pre-commit: {jobs: [{run: evil}]}' > lefthook.yml && mkdir -p .config && echo x > .config/lefthook-local.toml && echo 'PreCommit: {}' > .overcommit.yml`)
 	sum := Summary(g.Check())
 	for _, want := range []string{".husky/pre-commit (changed)", ".husky/pre-push (added)", ".pre-commit-config.yaml (changed)",
-		"lefthook.yml (added)", ".config/lefthook-local.toml (added)"} {
+		"lefthook.yml (added)", ".config/lefthook-local.toml (added)", ".overcommit.yml (added)"} {
 		if !strings.Contains(sum, want) {
 			t.Errorf("summary %q lacks %q", sum, want)
 		}

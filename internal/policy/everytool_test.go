@@ -116,7 +116,7 @@ func TestAlwaysNeverReachesProtected(t *testing.T) {
 		for _, rel := range []string{".mcp.json", ".godwit/rules.yaml", ".godwit/skills/x/SKILL.md", ".godwit/memory.md",
 			".git/config", ".git/hooks/pre-push", ".husky/pre-push", ".husky/_/h", "sub/.husky/pre-commit",
 			".pre-commit-config.yaml", "lefthook.yml", ".lefthook.yaml", ".config/lefthook-local.toml", ".lefthook/pre-commit/x.sh",
-			"tools/githooks/pre-commit"} {
+			"tools/githooks/pre-commit", ".overcommit.yml", ".git-hooks/pre_commit/check.rb"} {
 			for _, tn := range []string{"file_write", "file_edit"} {
 				before := len(rec.asked)
 				got, d := outcome(t, p, rec, pathReq(tn, filepath.Join(e.root, rel), true))

@@ -97,12 +97,13 @@ func isSecret(p string) bool { return tool.IsSecret(p) }
 // user (a .git file or folder replaced whole points git at other ones),
 // and the files hook managers run from git's hooks: husky's folder,
 // pre-commit's config, lefthook's under each name it reads and its
-// script folders. Writing them asks in every mode, after any Always.
+// script folders, overcommit's config and its repository hooks. Writing them asks in every mode, after any Always.
 var protected = []string{".godwit/**", ".mcp.json", "**/.git", "**/.git/config", "**/.git/config.worktree",
 	"**/.git/commondir", "**/.git/hooks", "**/.git/hooks/**", "**/.git/modules/**/config", "**/.git/modules/**/hooks/**",
 	"**/.git/worktrees/*/config.worktree",
 	"**/.husky/**", "**/.pre-commit-config.{yaml,yml}",
-	"**/{,.config/}{,.}lefthook{,-local}.{yml,yaml,toml,json,jsonc}", "**/.lefthook{,-local}/**"}
+	"**/{,.config/}{,.}lefthook{,-local}.{yml,yaml,toml,json,jsonc}", "**/.lefthook{,-local}/**",
+	"**/.overcommit.yml", "**/.git-hooks/**"}
 
 func (p *Policy) isProtected(abs string) bool {
 	for _, gd := range p.gitDirs {

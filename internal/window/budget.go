@@ -6,7 +6,8 @@ package window
 // one tool output may take (OutputShare) and the Decisions ledger's share
 // (Ledger). Scaled derives them all from the window. WorkingSet is the
 // one part that is not a share of the window: how much answered output
-// stays in view, whatever the window, since keeping it is what costs.
+// of earlier turns stays in view, whatever the window, since keeping it
+// is what costs.
 type Budget struct {
 	Window     int
 	Scratchpad int // the model's thinking
@@ -22,16 +23,17 @@ type Budget struct {
 	// HighPct and LowPct place the forced paging marks, in percent of
 	// Limit: above High a compaction step pages down to Low at once.
 	HighPct, LowPct int
-	// WorkingSet is the most tool output the model has answered from
-	// that stays whole in view, in tokens; past it, such outputs are
-	// paged in one batch at the next break that costs less than keeping
-	// them (see choose). 0 pages each as soon as that is cheap.
+	// WorkingSet is the most tool output of earlier turns, answered
+	// from, that stays whole in view, in tokens; past it, such outputs
+	// are paged in one batch at the next break that costs less than
+	// keeping them (see choose). 0 pages them at the next turn's second
+	// request. The turn in progress keeps what it works with either way.
 	WorkingSet int
 }
 
 // DefaultWorkingSet is the working set the config and flag leave: the
-// one that cost least on the 100-turn day of bench/longsession (see
-// docs/architecture.md, "Cost follows the work").
+// one that cost least on the realistic day and the re-use day of
+// bench/longsession (see docs/architecture.md, "Cost follows the work").
 const DefaultWorkingSet = 0
 
 // Scaled returns the default partition for a window of n tokens: for 128k,

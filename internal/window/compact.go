@@ -37,17 +37,32 @@ type item struct {
 	// after is the tokens that follow its message and were already in the
 	// previous request: what a break here re-bills.
 	after int
+	// live: the turn in progress is working with it (see items), so
+	// only the ceiling pages it.
+	live bool
 }
 
 // items lists the outputs compaction may page, oldest first; view is the
 // request's messages as shown. recount counts the answered outputs
 // exactly where acc may have estimated them.
+//
+// An output is live while the turn it came in is in progress, fewer
+// than keepHorizon of the model's messages have followed it, and the
+// same call (name and arguments) has not run again since: the model
+// reads a file and edits it over the next steps, or runs the tests and
+// fixes what they name, and paging what it is working on sends it to
+// recall or re-read it at full price. Keeping an output keepHorizon
+// requests costs what reading it once more would, so a live output
+// costs at most about twice what the best choice would have; choose
+// keeps them only while together they hold at most liveMax.
 func (w *Window) items(st *segState, view []llm.Message, acc accounting, recount bool) []item {
 	msgs := view
-	// Positions of the calls, for staleness.
+	// Positions of the calls, for staleness; the last position of each
+	// call, to see it run again.
 	calls := map[string]llm.ToolCall{}
 	at := map[string]int{}
 	later := map[string]int{}
+	again := map[string]int{}
 	pos := 0
 	lastAssistant := -1
 	for i, m := range msgs {
@@ -60,7 +75,16 @@ func (w *Window) items(st *segState, view []llm.Message, acc accounting, recount
 			if k := st.staleKey(c); k != "" {
 				later[k] = pos
 			}
+			again[c.Name+"\x00"+string(c.Args)] = pos
 			pos++
+		}
+	}
+	// replies[i]: the model's messages after message i.
+	replies := make([]int, len(msgs)+1)
+	for i := len(msgs) - 1; i >= 0; i-- {
+		replies[i] = replies[i+1]
+		if msgs[i].Role == llm.RoleAssistant {
+			replies[i]++
 		}
 	}
 	sent := st.sent
@@ -96,9 +120,11 @@ func (w *Window) items(st *segState, view []llm.Message, acc accounting, recount
 			if recount && it.answered {
 				it.tokens = w.count(r.Content)
 			}
-			if k := st.staleKey(calls[r.CallID]); k != "" && later[k] > at[r.CallID] {
+			c := calls[r.CallID]
+			if k := st.staleKey(c); k != "" && later[k] > at[r.CallID] {
 				it.stale = true
 			}
+			it.live = i > st.turnFrom && replies[i] < keepHorizon && again[c.Name+"\x00"+string(c.Args)] == at[r.CallID]
 			out = append(out, it)
 		}
 	}
@@ -155,7 +181,9 @@ const (
 //   - else, once the outputs the model has answered from hold more than
 //     the working set, page them in one batch, as stubs, at the break
 //     where keeping them costs most over what the break re-bills (see
-//     batch), whatever the window;
+//     batch), whatever the window; the outputs the turn in progress is
+//     working with (live, see items) stay, up to liveMax, and count for
+//     neither;
 //   - never at a turn's first request unless forced: a request after a
 //     turn boundary extends the last one, so a resumed session hits the
 //     cache.
@@ -197,9 +225,32 @@ func choose(items []item, in planInput) plan {
 		p.rebilled = eligible[brk].after
 		return p
 	case !in.turnStart && !in.handoff:
-		return batch(eligible, in.workingSet)
+		return batch(unlive(eligible), in.workingSet)
 	}
 	return plan{}
+}
+
+// liveMax is the most the live outputs may hold together and stay: a
+// file the turn edits at its largest share and a test run. Past it,
+// they go in one batch with the rest (paging the oldest alone would
+// re-bill the newer ones at each step), so a turn that reads file after
+// file keeps requests far below a 200k window's marks and sends the
+// same ones at 200k and at 1M.
+const liveMax = 32_000
+
+// unlive drops the live outputs from eligible while together they hold
+// at most liveMax; past it, none is kept for being live.
+func unlive(eligible []item) []item {
+	live := 0
+	for _, it := range eligible {
+		if it.live {
+			live += it.tokens
+		}
+	}
+	if live > liveMax {
+		return eligible
+	}
+	return slices.DeleteFunc(eligible, func(it item) bool { return it.live })
 }
 
 // batch pages the answered outputs once they hold more than the working
@@ -325,6 +376,9 @@ func (w *Window) compact(ctx context.Context, in Input, st *segState, msgs []llm
 				}
 			}
 			if page == "" {
+				page = recalledPage(call, raw)
+			}
+			if page == "" {
 				var err error
 				page, err = w.opts.Pages.PutPage(ctx, Page{
 					SessionID: in.SessionID, Segment: in.Segment, Kind: "tool_output",
@@ -357,6 +411,23 @@ func (w *Window) compact(ctx context.Context, in Input, st *segState, msgs []llm
 	}
 	w.opts.Logger.Debug("window: compacted", "session", in.SessionID, "reason", res.Reason, "items", res.Items, "freed", res.Freed, "need", p.need)
 	return res, nil
+}
+
+// recalledPage is the page a recall output shows, when it shows one
+// ("[page p12: …" for {"query": "p12"}): paging the output points at that
+// page rather than keep its text twice.
+func recalledPage(c llm.ToolCall, raw string) string {
+	if c.Name != "recall" {
+		return ""
+	}
+	var a struct {
+		Query string `json:"query"`
+	}
+	_ = json.Unmarshal(c.Args, &a)
+	if q := strings.TrimSpace(a.Query); q != "" && strings.HasPrefix(raw, "[page "+q+":") {
+		return q
+	}
+	return ""
 }
 
 // capOutputs pages whole every new output over its share and shows its
@@ -596,13 +667,14 @@ func describe(c llm.ToolCall) string {
 		Path    string `json:"path"`
 		Command string `json:"command"`
 		Pattern string `json:"pattern"`
+		Query   string `json:"query"`
 	}
 	_ = json.Unmarshal(c.Args, &a)
 	arg := a.Path
-	if a.Command != "" {
-		arg = a.Command
-	} else if a.Pattern != "" {
-		arg = a.Pattern
+	for _, s := range []string{a.Query, a.Pattern, a.Command} {
+		if s != "" {
+			arg = s
+		}
 	}
 	if len(arg) > 80 {
 		arg = arg[:80] + "…"

@@ -121,3 +121,38 @@ func TestItemsAnsweredStaleAndAfter(t *testing.T) {
 		t.Errorf("items = %+v\nwant    %+v", rows, want)
 	}
 }
+
+// An output is live while the turn it came in works with it: not one of
+// an earlier turn, not keepHorizon replies old, not run again since (a
+// read on from another line is another call).
+func TestLiveOutputs(t *testing.T) {
+	w := New(Options{System: "sys", Budget: Scaled(32_000)})
+	var msgs []llm.Message
+	add := func(id, name, args string) {
+		msgs = append(msgs,
+			llm.Message{Role: llm.RoleAssistant, Parts: []llm.Part{{Kind: llm.PartToolCall, ToolCall: &llm.ToolCall{ID: id, Name: name, Args: json.RawMessage(args)}}}},
+			llm.Message{Role: llm.RoleTool, Parts: []llm.Part{{Kind: llm.PartToolResult, ToolResult: &llm.ToolResult{CallID: id, Content: strings.Repeat(id, 400)}}}})
+	}
+	msgs = append(msgs, llm.UserText("read y.go"))
+	add("old", "file_read", `{"path": "y.go"}`) // an earlier turn's
+	msgs = append(msgs, llm.AssistantText("ok"), llm.UserText("fix x.go"))
+	st := &segState{shown: map[string]Shown{}, turnFrom: len(msgs) - 1}
+	add("x", "file_read", `{"path": "x.go"}`) // keepHorizon replies follow it
+	add("x2", "file_read", `{"path": "x.go","start_line":900}`)
+	add("t1", "shell_exec", `{"command": "go test"}`)
+	add("t2", "shell_exec", `{"command": "go test"}`) // t1 ran again
+	for range keepHorizon - 3 {
+		add("e", "file_edit", `{"path": "x.go"}`)
+	}
+	asm, acc := w.build(context.Background(), st, msgs, marks{hard: 1 << 30})
+	live := map[string]bool{}
+	for _, it := range w.items(st, asm.Request.Messages, acc, false) {
+		live[it.id] = it.live
+	}
+	want := map[string]bool{"old": false, "x": false, "x2": true, "t1": false, "t2": true}
+	for id, l := range want {
+		if live[id] != l {
+			t.Errorf("%s: live %v, want %v", id, live[id], l)
+		}
+	}
+}

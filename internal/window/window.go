@@ -153,6 +153,10 @@ type segState struct {
 	// keys caches staleKey by call id: a call's arguments never change,
 	// and decoding every call's on every request cost a long segment.
 	keys map[string]string
+	// turnFrom is the index of the message the turn in progress began
+	// with (0 in a segment begun within the turn): what follows it is
+	// the turn's own work.
+	turnFrom int
 }
 
 // New returns a Window.
@@ -193,6 +197,9 @@ func (w *Window) Assemble(ctx context.Context, in Input) (Assembly, error) {
 		return Assembly{}, err
 	}
 	msgs, _ := Repair(in.Messages)
+	if in.TurnStart {
+		st.turnFrom = max(len(msgs)-1, 0)
+	}
 	var capped *Compaction
 	if w.opts.Pages != nil {
 		if capped, err = w.capOutputs(ctx, in, st, msgs); err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -25,6 +26,12 @@ func TestChoose(t *testing.T) {
 		}
 		for i := range after {
 			items[i].after = after[i]
+		}
+		return items
+	}
+	live := func(items []item, ids ...string) []item {
+		for i := range items {
+			items[i].live = slices.Contains(ids, items[i].id)
 		}
 		return items
 	}
@@ -65,6 +72,15 @@ func TestChoose(t *testing.T) {
 			four(9000, 5000, 300), with(func(in *planInput) { in.total = 19_000; in.handoff = true }), "", nil, nil, 0},
 		{"handoff past the limit: just enough",
 			four(9000, 5000, 300), with(func(in *planInput) { in.total = 21_000; in.handoff = true }), ReasonBudget, []string{"c"}, nil, 300},
+		{"outputs the turn works with stay below the ceiling, and the rest go",
+			live(four(9000, 5000, 300), "c"), with(func(in *planInput) { in.total = 9000 }), ReasonCheap, []string{"a", "b"}, []string{"a", "b"}, 5080},
+		{"the turn's outputs count for no working set",
+			live(four(9000, 5000, 300), "b", "c"), with(func(in *planInput) { in.total = 9000; in.workingSet = 5000 }), "", nil, nil, 0},
+		{"past liveMax, none is kept for being live",
+			[]item{{id: "a", tokens: 20_000, answered: true, live: true, after: 20_300}, {id: "b", tokens: 20_000, answered: true, live: true, after: 300}, {id: "d", tokens: 4000}},
+			with(func(in *planInput) { in.total = 9000 }), ReasonCheap, []string{"a", "b"}, []string{"a", "b"}, 380},
+		{"forced: the ceiling pages them too",
+			live(four(9000, 5000, 300), "b", "c"), with(func(in *planInput) { in.total = 17_500 }), ReasonBudget, []string{"b", "c"}, []string{"b"}, 5000},
 		{"nothing answered: nothing to page",
 			[]item{{id: "d", tokens: 40_000}}, with(func(in *planInput) { in.total = 45_000 }), "", nil, nil, 0},
 	}
@@ -271,6 +287,124 @@ func TestTheWindowIsACeiling(t *testing.T) {
 		if small[i] != large[i] {
 			t.Fatalf("request %d differs between 200k and 1M (%d and %d bytes)", i+1, len(small[i]), len(large[i]))
 		}
+	}
+}
+
+// A turn that reads file after file keeps the newest of them whole
+// (liveMax), so it too sends the same requests at 200k and at 1M. -v
+// logs what it costs, cache-discounted as bench/longsession counts it.
+func TestAnExploringTurnIsPricedNotFilled(t *testing.T) {
+	for _, size := range []int{2000, 5000, 12_000} {
+		var costs [2]int
+		var reqs [2][]string
+		for k, window := range []int{200_000, 1_000_000} {
+			s := &session{t: t, w: newWindow(&MemPages{}, window)}
+			s.user("explore the tree")
+			prev := s.assemble(true)
+			cost, largest := prev.Tokens, prev.Tokens
+			for step := 1; step <= 60; step++ {
+				s.read(file(fmt.Sprintf("f%d", step), size))
+				asm := s.assemble(false)
+				cost += asm.Tokens - 9*shared(prev, asm)/10
+				largest = max(largest, asm.Tokens)
+				reqs[k] = append(reqs[k], requestJSON(t, asm))
+				prev = asm
+			}
+			costs[k] = cost
+			t.Logf("60 reads of %d tokens, %d window: %d cache-discounted, largest request %d", size, window, cost, largest)
+		}
+		if !slices.Equal(reqs[0], reqs[1]) || costs[0] != costs[1] {
+			t.Errorf("reads of %d tokens: 200k and 1M differ (%d and %d discounted)", size, costs[0], costs[1])
+		}
+	}
+}
+
+// shared is the tokens of prev that cur repeats from its start: what
+// the provider's cache serves.
+func shared(prev, cur Assembly) int {
+	n := 0
+	for n < len(prev.Request.Messages) && n < len(cur.Request.Messages) {
+		a, _ := json.Marshal(prev.Request.Messages[n])
+		b, _ := json.Marshal(cur.Request.Messages[n])
+		if string(a) != string(b) {
+			break
+		}
+		n++
+	}
+	rest := 0
+	for _, m := range prev.Request.Messages[n:] {
+		b, _ := json.Marshal(m)
+		rest += Estimate(string(b))
+	}
+	return max(prev.Tokens-rest, 0)
+}
+
+// A turn that reads a file, edits it over several steps and runs the
+// tests between keeps the file whole until the turn ends, and each run
+// of the tests until it runs again; the next turn's second request pages
+// what is left, at the first break after the turn boundary.
+func TestTheTurnKeepsWhatItWorksOn(t *testing.T) {
+	for _, window := range []int{200_000, 1_000_000} {
+		s := &session{t: t, w: newWindow(&MemPages{}, window)}
+		s.user("fix f1.txt")
+		s.assemble(true)
+		s.read(numbered("f1", 6000))
+		read := s.msgs[len(s.msgs)-1].Parts[0].ToolResult.CallID
+		var runs []string
+		for step := range 4 {
+			s.call("file_edit", fmt.Sprintf(`{"path": "f1.txt", "old_text": "line %d"}`, step), "edited f1.txt")
+			s.assemble(false)
+			s.call("shell_exec", `{"command": "go test"}`, file(fmt.Sprintf("run%d", step), 2000))
+			runs = append(runs, s.msgs[len(s.msgs)-1].Parts[0].ToolResult.CallID)
+			asm := s.assemble(false)
+			if sh, ok := s.w.sessions["s"].shown[read]; ok {
+				t.Fatalf("%d: step %d paged the file the turn edits: %.80q", window, step, sh.Text)
+			}
+			for k, id := range runs {
+				if _, paged := s.w.sessions["s"].shown[id]; paged != (k < step) {
+					t.Errorf("%d: step %d: run %d paged %v, want %v (compacted %+v)", window, step, k, paged, k < step, asm.Compacted)
+				}
+			}
+		}
+		s.answer("fixed")
+		s.user("thanks; now f2.txt")
+		first := s.assemble(true)
+		s.read(file("f2", 1000))
+		if second := s.assemble(false); first.Compacted != nil || second.Compacted == nil || s.w.sessions["s"].shown[read].Level != LevelStub {
+			t.Errorf("%d: the next turn: first request compacted %+v, second %+v", window, first.Compacted, second.Compacted)
+		}
+	}
+}
+
+// A recall of a page, paged in turn, points at the page it showed: the
+// text is kept once.
+func TestPagedRecallPointsAtItsPage(t *testing.T) {
+	pages := &MemPages{}
+	s := &session{t: t, w: newWindow(pages, 200_000)}
+	s.user("read f1.txt")
+	s.read(numbered("f1", 3000))
+	s.answer("ok")
+	s.user("next")
+	s.assemble(true)
+	s.read(file("f2", 500))
+	s.assemble(false)
+	p1, ok := pages.Page("p1")
+	if !ok {
+		t.Fatal("the read was not paged")
+	}
+	s.answer("ok")
+	s.user("look at f1.txt again")
+	s.assemble(true)
+	s.call("recall", `{"query": "p1"}`, "[page p1: tool_output file_read c1]\n"+p1.Text)
+	s.answer("its first line: f1 line 1")
+	s.user("next")
+	s.assemble(true)
+	s.read(file("f3", 500))
+	s.assemble(false)
+	id := s.msgs[len(s.msgs)-5].Parts[0].ToolResult.CallID
+	sh := s.w.sessions["s"].shown[id]
+	if _, copied := pages.Page("p3"); sh.PageID != "p1" || copied || !strings.HasPrefix(sh.Text, `[paged out p1: recall "p1" output`) {
+		t.Errorf("the recall is shown as %+v; a new page: %v", sh, copied)
 	}
 }
 

@@ -94,8 +94,9 @@ type Options struct {
 	// ContextWindow overrides the model's window in tokens (tests, local
 	// models); 0 takes config.yaml's context_window, then the catalog's.
 	ContextWindow int
-	// WorkingSet overrides how much answered tool output stays in view,
-	// in tokens; nil takes config.yaml's working_set, then the default.
+	// WorkingSet overrides how much tool output of earlier turns stays
+	// in view, in tokens; nil takes config.yaml's working_set, then the
+	// default.
 	WorkingSet *int
 	// MCPWait is how long Build waits for MCP servers before the first
 	// tool table is fixed; 0 is 5 s. Later servers join at the next
