@@ -15,11 +15,12 @@
 // tool/shell.MaybeSupervise and sandbox.MaybeRunChild, as godwit's does:
 // both re-run the program's own executable.
 //
-// Events are agent.Event values, the same stream `godwit run --json`
-// prints; the Event* constants name the common types.
+// An Event marshals to the JSON `godwit run --json` prints; the Event*
+// constants name the common types.
 //
-// It is a thin layer over internal/wiring, and names the types a caller
-// needs from agent, llm and tool. Of godwit's packages it imports only
-// internal/agent, internal/wiring, llm, internal/mail, internal/policy,
-// internal/store and tool.
+// Its types are its own or the public packages' (llm, tool), converted
+// from the engine's at the boundary, so a caller can name every field. It
+// is a thin layer over internal/wiring. Of godwit's packages it imports
+// only internal/agent, internal/wiring, llm, internal/mail,
+// internal/policy, internal/store and tool.
 package godwit

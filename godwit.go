@@ -8,59 +8,106 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/godwit/godwit/internal/agent"
 	"github.com/godwit/godwit/internal/policy"
 	"github.com/godwit/godwit/internal/wiring"
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/tool"
 )
 
-// Re-exported types.
+// The types of the public packages llm and tool that the SDK takes.
 type (
-	// Event is one step of a turn.
-	Event = agent.Event
-	// Result is a finished turn.
-	Result = agent.Result
+	// Provider answers model requests; set Options.Provider to use your
+	// own (or llm/fake's scripted one in tests).
+	Provider = llm.Provider
 	// Approver decides whether a write or command may run.
 	Approver = tool.Approver
 	// ApprovalRequest is what an Approver is asked.
 	ApprovalRequest = tool.ApprovalRequest
 	// Decision is an Approver's answer.
 	Decision = tool.Decision
-	// Provider answers model requests; set Options.Provider to use your
-	// own (or llm/fake's scripted one in tests).
-	Provider = llm.Provider
-	// Mode is how much the agent may do without asking.
-	Mode = policy.Mode
-	// Prompter asks a person about a write or command (Ask mode).
-	Prompter = policy.Prompter
-	// Question is what a Prompter is asked; Answer its reply.
-	Question = policy.Question
-	Answer   = policy.Answer
 )
+
+// Mode is how much the agent may do without asking.
+type Mode int
 
 // Modes.
 const (
 	// ReadOnly (the default) refuses writes and commands that are not
 	// read-only.
-	ReadOnly = policy.ReadOnly
+	ReadOnly Mode = iota
 	// Ask asks the Prompter before each write or command.
-	Ask = policy.Ask
+	Ask
 	// Auto approves writes and commands, as `godwit run --yes` does.
-	Auto = policy.Auto
+	Auto
 )
 
-// Common event types; agent lists them all.
+// String is read-only, ask or auto.
+func (m Mode) String() string { return m.policy().String() }
+
+func (m Mode) policy() policy.Mode {
+	switch m {
+	case Ask:
+		return policy.Ask
+	case Auto:
+		return policy.Auto
+	}
+	return policy.ReadOnly
+}
+
+// Prompter asks a person about a write or command (Ask mode, a read of
+// a secret). Ask may block until the person answers and must honour ctx;
+// it is asked one question at a time.
+type Prompter interface {
+	Ask(ctx context.Context, q Question) (Answer, error)
+}
+
+// Question is what a Prompter is asked.
+type Question struct {
+	Tool string
+	// Summary is the call in one line ("write main.go", "run: go test").
+	Summary string
+	// Preview is the detail to show: the diff of an edit, the start of a
+	// written file, the full command.
+	Preview string
+	// Reasons say why approval is needed, one line each.
+	Reasons []string
+	// Always describes what AllowAlways allows for the rest of the
+	// session; empty when it is not offered.
+	Always []string
+}
+
+// Answer is a person's reply.
+type Answer struct {
+	Choice Choice
+	Note   string
+}
+
+// Choice is what a person chose.
+type Choice int
+
+// Choices.
 const (
-	EventSessionStarted = agent.EventSessionStarted
-	EventTurnStarted    = agent.EventTurnStarted
-	EventTextDelta      = agent.EventTextDelta
-	EventToolStarted    = agent.EventToolStarted
-	EventToolFinished   = agent.EventToolFinished
-	EventApproval       = agent.EventApproval
-	EventError          = agent.EventError
-	EventTurnFinished   = agent.EventTurnFinished
+	Deny        Choice = iota // deny this call
+	Allow                     // allow this call
+	AllowAlways               // allow this call and Question.Always for the session
 )
+
+// asker puts a Prompter where the policy asks.
+type asker struct{ p Prompter }
+
+func (a asker) Ask(ctx context.Context, q policy.Question) (policy.Answer, error) {
+	// The SDK offers no refused call to allow once (policy.Options.Offer),
+	// so q.ReadOnly is never set.
+	ans, err := a.p.Ask(ctx, Question{Tool: q.Tool, Summary: q.Summary, Preview: q.Preview, Reasons: q.Reasons, Always: q.Always})
+	c := policy.No
+	switch ans.Choice {
+	case Allow:
+		c = policy.Yes
+	case AllowAlways:
+		c = policy.Always
+	}
+	return policy.Answer{Choice: c, Note: ans.Note}, err
+}
 
 // Options configure an Agent.
 type Options struct {
@@ -115,10 +162,13 @@ func Open(ctx context.Context, opts Options) (*Agent, error) {
 		}
 		opts.Home = h
 	}
+	approval := wiring.Approval{Mode: opts.Mode.policy(), Approver: opts.Approver}
+	if opts.Prompter != nil {
+		approval.Prompter = asker{opts.Prompter}
+	}
 	env, err := wiring.Build(ctx, wiring.Options{
-		Home: opts.Home, Workspace: opts.Workspace, Model: opts.Model, Provider: opts.Provider,
-		Mode: opts.Mode, Prompter: opts.Prompter, Approver: opts.Approver, Getenv: opts.Getenv, MaxSteps: opts.MaxSteps, Logger: opts.Logger,
-		Mail: opts.Mail,
+		Home: opts.Home, Workspace: opts.Workspace, Model: opts.Model, Provider: opts.Provider, Approval: approval,
+		Getenv: opts.Getenv, MaxSteps: opts.MaxSteps, Logger: opts.Logger, Mail: opts.Mail,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("godwit: %w", err)

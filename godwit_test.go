@@ -3,6 +3,7 @@ package godwit_test
 import (
 	"context"
 	"fmt"
+	"iter"
 	"os"
 	"path/filepath"
 	"strings"
@@ -202,7 +203,7 @@ func TestBreakingOutOfStreamCancelsTheTurn(t *testing.T) {
 	block := fake.NewFunc(func(llm.Request) fake.Step {
 		return fake.Step{ToolCalls: []llm.ToolCall{fake.Call("c", "file_list", nil)}}
 	})
-	a := open(t, block)
+	a := open(t, stall{block})
 	s := a.NewSession()
 	for ev := range s.Stream(context.Background(), "list forever") {
 		if ev.Type == godwit.EventToolFinished {
@@ -210,10 +211,21 @@ func TestBreakingOutOfStreamCancelsTheTurn(t *testing.T) {
 		}
 	}
 	// Stream returns once the turn has ended; had it not been
-	// cancelled, the model would have been asked 60 times.
+	// cancelled, the second request would never have been answered.
 	if n := len(block.Requests()); n > 2 {
 		t.Errorf("the model was asked %d times after the loop broke", n)
 	}
+}
+
+// stall holds each request after the first until the turn is cancelled,
+// so the turn cannot outrun the loop that breaks out of it.
+type stall struct{ *fake.Provider }
+
+func (s stall) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Event, error] {
+	if len(s.Requests()) > 0 {
+		<-ctx.Done()
+	}
+	return s.Provider.Stream(ctx, req)
 }
 
 func TestOpenNeedsAWorkspace(t *testing.T) {

@@ -15,21 +15,58 @@ import (
 // process that opens the same Home can send to a session, and the
 // session's resident (`godwit serve`, a chat, an editor, Session.Serve)
 // answers in its own turn.
-type (
-	// Message is a message to a session, as the database keeps it.
-	Message = store.Mail
-	// Receipt is one state change of a Message.
-	Receipt = store.Receipt
-)
+
+// Message is a message to a session, as the database keeps it.
+type Message struct {
+	ID int64
+	// To is the target session's id.
+	To string
+	// FromKind is "session", "user" or "program"; From is the sending
+	// session's id, "user", or the program's name.
+	FromKind  string
+	From      string
+	Body      string
+	CreatedAt time.Time
+	State     MailState
+	// ClaimedBy names the process that claimed it for a turn.
+	ClaimedBy string
+	// Turn is the target session's turn that took it; 0 before.
+	Turn      int
+	Answer    string
+	Error     string
+	UpdatedAt time.Time
+	// AckedAt is when a failure was acknowledged; zero when not.
+	AckedAt time.Time
+}
+
+// Receipt is one state change of a Message.
+type Receipt struct {
+	ID     int64
+	MailID int64
+	// State is a MailState, "requeued" or "acknowledged".
+	State string
+	At    time.Time
+	Turn  int
+	Note  string
+}
+
+// MailState is where a Message is.
+type MailState string
 
 // Message states.
 const (
-	MailQueued    = store.MailQueued
-	MailDelivered = store.MailDelivered
-	MailAnswered  = store.MailAnswered
-	MailFailed    = store.MailFailed
-	MailExpired   = store.MailExpired
+	MailQueued    MailState = "queued"
+	MailDelivered MailState = "delivered"
+	MailAnswered  MailState = "answered"
+	MailFailed    MailState = "failed"
+	MailExpired   MailState = "expired"
 )
+
+func message(m store.Mail) Message {
+	return Message{ID: m.ID, To: m.To, FromKind: string(m.FromKind), From: m.From, Body: m.Body, CreatedAt: m.CreatedAt,
+		State: MailState(m.State), ClaimedBy: m.ClaimedBy, Turn: m.Turn, Answer: m.Answer, Error: m.Error,
+		UpdatedAt: m.UpdatedAt, AckedAt: m.AckedAt}
+}
 
 // SendOptions configure Agent.Send.
 type SendOptions struct {
@@ -58,13 +95,13 @@ func (a *Agent) Send(ctx context.Context, to, text string, opts SendOptions) (Me
 		return Message{}, fmt.Errorf("godwit: %w", err)
 	}
 	if !opts.Wait {
-		return p.Mail, nil
+		return message(p.Mail), nil
 	}
 	m, err := mail.Await(ctx, st, p.Mail.ID, mail.AwaitOptions{Timeout: opts.Timeout, Expire: true})
 	if err != nil {
-		return m, fmt.Errorf("godwit: %w", err)
+		return message(m), fmt.Errorf("godwit: %w", err)
 	}
-	return m, nil
+	return message(m), nil
 }
 
 // Receipts yields message id's receipts as they are written, until the
@@ -72,7 +109,18 @@ func (a *Agent) Send(ctx context.Context, to, text string, opts SendOptions) (Me
 // pair carries ctx's error). A claim whose process died is recovered
 // meanwhile, so the follower hears of it.
 func (a *Agent) Receipts(ctx context.Context, id int64) iter.Seq2[Receipt, error] {
-	return mail.Follow(ctx, a.env.Store, id, mail.FollowOptions{})
+	return receipts(mail.Follow(ctx, a.env.Store, id, mail.FollowOptions{}))
+}
+
+// receipts converts the store's receipts as they come.
+func receipts(follow iter.Seq2[store.Receipt, error]) iter.Seq2[Receipt, error] {
+	return func(yield func(Receipt, error) bool) {
+		for r, err := range follow {
+			if !yield(Receipt{ID: r.ID, MailID: r.MailID, State: r.State, At: r.At, Turn: r.Turn, Note: r.Note}, err) {
+				return
+			}
+		}
+	}
 }
 
 // Acknowledge releases the messages held behind the failure of message
@@ -80,9 +128,9 @@ func (a *Agent) Receipts(ctx context.Context, id int64) iter.Seq2[Receipt, error
 func (a *Agent) Acknowledge(ctx context.Context, id int64) (Message, error) {
 	m, err := mail.Ack(ctx, a.env.Store, id, "user")
 	if err != nil {
-		return m, fmt.Errorf("godwit: %w", err)
+		return message(m), fmt.Errorf("godwit: %w", err)
 	}
-	return m, nil
+	return message(m), nil
 }
 
 // Serve makes the session resident in this process until ctx ends: it
@@ -106,7 +154,7 @@ func (s *Session) Serve(ctx context.Context, onEvent func(Event)) error {
 		return fmt.Errorf("godwit: %w", err)
 	}
 	defer box.Close()
-	run := func(ctx context.Context, ms []store.Mail) (Result, error) {
+	run := func(ctx context.Context, ms []store.Mail) (agent.Result, error) {
 		s.turn.Lock()
 		defer s.turn.Unlock()
 		return s.a.env.Runtime.Run(ctx, agent.RunInput{SessionID: id, Mail: ms, Sink: s.sink(onEvent)})

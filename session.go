@@ -45,21 +45,21 @@ func (s *Session) Send(ctx context.Context, text string, onEvent func(Event)) (R
 	defer s.turn.Unlock()
 	res, err := s.a.env.Runtime.Run(ctx, agent.RunInput{SessionID: s.ID(), Prompt: text, Sink: s.sink(onEvent)})
 	s.setID(res.SessionID)
-	return res, err
+	return result(res), err
 }
 
 // sink is a turn's: it learns a new session's id from session.started
 // before onEvent sees it, and hands onEvent one event at a time.
 func (s *Session) sink(onEvent func(Event)) agent.Sink {
 	var mu sync.Mutex
-	return agent.SinkFunc(func(e Event) {
+	return agent.SinkFunc(func(e agent.Event) {
 		if e.Type == agent.EventSessionStarted {
 			s.setID(e.SessionID)
 		}
 		if onEvent != nil {
 			mu.Lock()
 			defer mu.Unlock()
-			onEvent(e)
+			onEvent(event(e))
 		}
 	})
 }

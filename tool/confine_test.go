@@ -55,3 +55,33 @@ func TestConfinementTravelsWithTheCall(t *testing.T) {
 		t.Error("no confinement in ctx must mean the session's")
 	}
 }
+
+// TestAccessTravelsWithTheCall: the Access the approver judged reaches
+// the tool's Run, whose paths a command may have changed since.
+func TestAccessTravelsWithTheCall(t *testing.T) {
+	got := make(chan tool.Access, 1)
+	tl := &tool.Func{
+		ToolSpec: llm.ToolSpec{Name: "reader"},
+		AccessFn: func(json.RawMessage) (tool.Access, error) {
+			return tool.Access{Paths: []tool.PathAccess{{Path: "/ws/judged"}}}, nil
+		},
+		Fn: func(ctx context.Context, _ json.RawMessage) (tool.Result, error) {
+			a, _ := tool.AccessFrom(ctx)
+			got <- a
+			return tool.Result{}, nil
+		},
+	}
+	reg, err := tool.NewRegistry(tl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tool.NewRunner(reg, tool.RunnerOptions{}).Run(context.Background(), []llm.ToolCall{{ID: "1", Name: "reader"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if a := <-got; len(a.Paths) != 1 || a.Paths[0].Path != "/ws/judged" {
+		t.Errorf("Run saw %+v", a)
+	}
+	if _, ok := tool.AccessFrom(context.Background()); ok {
+		t.Error("a bare context carries an Access")
+	}
+}

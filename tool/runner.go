@@ -261,6 +261,8 @@ func (r *Runner) execute(ctx context.Context, o *Outcome, p pending, obs Observe
 		// processes sandboxes them as the approver said.
 		ctx = WithConfinement(ctx, o.Decision.Confine)
 	}
+	// So does what was judged: a file tool opens the paths judged.
+	ctx = WithAccess(ctx, p.access)
 	if po, ok := obs.(ProgressObserver); ok {
 		call := o.Call
 		ctx = WithProgress(ctx, func(pr Progress) { po.Progress(call, pr) })

@@ -58,10 +58,33 @@ type Access struct {
 	Preview string
 }
 
+type accessKey struct{}
+
+// WithAccess returns ctx carrying a, the Access the runner judged for
+// the call it runs.
+func WithAccess(ctx context.Context, a Access) context.Context {
+	return context.WithValue(ctx, accessKey{}, a)
+}
+
+// AccessFrom returns the Access the runner judged for this call, if it
+// put one in ctx. A tool that resolves paths runs on the ones judged,
+// not on its arguments resolved again: a command may have swapped a
+// link in since, so the path it names now is not the one the approver
+// allowed.
+func AccessFrom(ctx context.Context) (Access, bool) {
+	a, ok := ctx.Value(accessKey{}).(Access)
+	return a, ok
+}
+
 // PathAccess is one path a call reads or writes.
 type PathAccess struct {
 	Path  string
 	Write bool
+	// Linked marks a file that had another hard link when Access looked:
+	// the policy judges it as such, and a tool that finds another link
+	// on the file it opens, where Access saw none, refuses it (a command
+	// linked a file the rules name to this path since).
+	Linked bool
 }
 
 // Result is a tool's answer.

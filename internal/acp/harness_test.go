@@ -38,7 +38,7 @@ func script(steps ...fake.Step) *fake.Provider {
 func builder(home string, provider llm.Provider) func(context.Context, acp.EngineRequest) (*acp.Engine, error) {
 	return func(ctx context.Context, req acp.EngineRequest) (*acp.Engine, error) {
 		env, err := wiring.Build(ctx, wiring.Options{Home: home, Workspace: req.Workspace, Model: "fake/m", Provider: provider,
-			LiveMode: req.Mode, Prompter: req.Prompter, Gate: req.Gate, Files: req.Files, Terminal: req.Terminal,
+			Approval: wiring.Approval{Live: req.Mode, Prompter: req.Prompter, Gate: req.Gate}, Files: req.Files, Terminal: req.Terminal,
 			Getenv: func(string) string { return "" }})
 		if err != nil {
 			return nil, err

@@ -21,8 +21,11 @@ import (
 // engine runs a session over a scripted brain with a read tool whose
 // files the test sets, in a window of n tokens.
 type engine struct {
-	t     *testing.T
-	st    *store.Store
+	t  *testing.T
+	st *store.Store
+	// pages are the window's records, which outlive a runtime as the
+	// store's do.
+	pages *window.MemPages
 	rt    *agent.Runtime
 	rec   *agent.Recorder
 	p     *fake.Provider
@@ -33,7 +36,7 @@ type engine struct {
 func newEngine(t *testing.T, window_ int, brain func(llm.Request) fake.Step) *engine {
 	t.Helper()
 	st := storetest.Open(t)
-	e := &engine{t: t, st: st, rec: &agent.Recorder{}, p: fake.NewFunc(brain), files: map[string]string{}}
+	e := &engine{t: t, st: st, pages: &window.MemPages{}, rec: &agent.Recorder{}, p: fake.NewFunc(brain), files: map[string]string{}}
 	read := &tool.Func{ToolSpec: llm.ToolSpec{Name: "file_read", Description: "read", Schema: json.RawMessage(`{"type":"object"}`)},
 		Fn: func(_ context.Context, raw json.RawMessage) (tool.Result, error) {
 			var a struct{ Path string }
@@ -41,7 +44,7 @@ func newEngine(t *testing.T, window_ int, brain func(llm.Request) fake.Step) *en
 			return tool.Result{Content: e.files[a.Path]}, nil
 		}}
 	reg, _ := tool.NewRegistry(read)
-	win := window.New(window.Options{System: "sys", Tools: reg.Specs(), Budget: window.Scaled(window_), Counter: window.NewCounter(nil), Pages: agent.StorePages(st)})
+	win := window.New(window.Options{System: "sys", Tools: reg.Specs(), Budget: window.Scaled(window_), Counter: window.NewCounter(nil), Pages: e.pages})
 	var err error
 	e.rt, err = agent.New(agent.Config{Provider: e.p, Model: "m", Assembler: win, Runner: tool.NewRunner(reg, tool.RunnerOptions{}), Store: st})
 	if err != nil {
@@ -270,7 +273,7 @@ func TestResetLoopStops(t *testing.T) {
 
 func rebuild(t *testing.T, e *engine) *agent.Runtime {
 	reg, _ := tool.NewRegistry()
-	win := window.New(window.Options{System: "sys", Budget: window.Scaled(32_000), Pages: agent.StorePages(e.st)})
+	win := window.New(window.Options{System: "sys", Budget: window.Scaled(32_000), Pages: e.pages})
 	rt, err := agent.New(agent.Config{Provider: e.p, Model: "m", Assembler: win, Runner: tool.NewRunner(reg, tool.RunnerOptions{}), Store: e.st})
 	if err != nil {
 		t.Fatal(err)

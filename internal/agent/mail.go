@@ -52,7 +52,7 @@ func MailInfoOf(m store.Mail) *MailInfo {
 // timeline and, when a session sent m, to the sender's. It is for state
 // changes made outside a turn (sent, expired, acknowledged, recovered);
 // a turn records its own.
-func RecordMail(ctx context.Context, st *store.Store, typ string, m store.Mail, at time.Time) error {
+func RecordMail(ctx context.Context, st EventLog, typ string, m store.Mail, at time.Time) error {
 	e := Event{Type: typ, SessionID: m.To, Time: at, Mail: MailInfoOf(m)}
 	if err := appendEvent(ctx, st, e, m.TurnID); err != nil {
 		return err
@@ -64,7 +64,7 @@ func RecordMail(ctx context.Context, st *store.Store, typ string, m store.Mail, 
 	return nil
 }
 
-func appendEvent(ctx context.Context, st *store.Store, e Event, turnID int64) error {
+func appendEvent(ctx context.Context, st EventLog, e Event, turnID int64) error {
 	data, err := json.Marshal(e)
 	if err != nil {
 		return fmt.Errorf("agent: encoding a mail event: %w", err)

@@ -19,6 +19,12 @@ import (
 // extend each other byte for byte so that provider caches hit.
 type Assembler interface {
 	Assemble(ctx context.Context, in window.Input) (window.Assembly, error)
+	// Budget is the partition requests are built to; the agent caps tool
+	// outputs and the ledger by it.
+	Budget() window.Budget
+	// Counter counts tokens as requests are counted (the agent
+	// calibrates it and measures handoffs with it); nil estimates.
+	Counter() *window.Counter
 }
 
 // Config holds a Runtime's dependencies.
@@ -34,7 +40,7 @@ type Config struct {
 	// Runner runs tool calls. Required.
 	Runner *tool.Runner
 	// Store records everything. Required.
-	Store *store.Store
+	Store Store
 	// Workspace is the absolute path the session works in.
 	Workspace string
 	// MaxSteps bounds model calls per turn; 0 means DefaultMaxSteps.
@@ -87,24 +93,16 @@ const (
 // (RunInput.Sink), so concurrent runs need no routing.
 type Runtime struct {
 	cfg Config
-	// counter is the assembler's token counter, when it has one (the
-	// window's): used to warm it, calibrate it and measure handoffs.
+	// counter is the assembler's token counter; nil estimates.
 	counter *window.Counter
-	// budgetOf is the assembler's budget, when it has one.
-	budgetOf func() window.Budget
 
 	mu        sync.Mutex
 	kept      map[string]*kept // by session id
 	keptOrder []string         // oldest first
 }
 
-// budget is the window's partition: the assembler's, or the default.
-func (r *Runtime) budget() window.Budget {
-	if r.budgetOf != nil {
-		return r.budgetOf()
-	}
-	return window.Scaled(0)
-}
+// budget is the window's partition.
+func (r *Runtime) budget() window.Budget { return r.cfg.Assembler.Budget() }
 
 // New checks cfg and returns a Runtime.
 func New(cfg Config) (*Runtime, error) {
@@ -133,14 +131,7 @@ func New(cfg Config) (*Runtime, error) {
 	if cfg.ProviderName == "" {
 		cfg.ProviderName = cfg.Provider.Name()
 	}
-	r := &Runtime{cfg: cfg}
-	if c, ok := cfg.Assembler.(interface{ Counter() *window.Counter }); ok {
-		r.counter = c.Counter()
-	}
-	if b, ok := cfg.Assembler.(interface{ Budget() window.Budget }); ok {
-		r.budgetOf = b.Budget
-	}
-	return r, nil
+	return &Runtime{cfg: cfg, counter: cfg.Assembler.Counter()}, nil
 }
 
 // RunInput is one user message.

@@ -65,7 +65,7 @@ func (s *session) ledger(ctx context.Context, prompt string) error {
 
 // retire supersedes the earlier standing instructions that the user's
 // instruction seq changes (handoff.Supersedes), reporting each.
-func retire(ctx context.Context, st *store.Store, sessionID string, seq int, emit func(Event)) ([]int, error) {
+func retire(ctx context.Context, st Ledger, sessionID string, seq int, emit func(Event)) ([]int, error) {
 	ds, err := st.Decisions(ctx, sessionID)
 	if err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
@@ -90,7 +90,7 @@ func retire(ctx context.Context, st *store.Store, sessionID string, seq int, emi
 }
 
 // supersede retires entry old in favour of by and reports it.
-func supersede(ctx context.Context, st *store.Store, sessionID string, led []handoff.Entry, old, by int, proposedBy string, emit func(Event)) error {
+func supersede(ctx context.Context, st Ledger, sessionID string, led []handoff.Entry, old, by int, proposedBy string, emit func(Event)) error {
 	if err := st.SupersedeDecision(ctx, sessionID, old, by); err != nil {
 		return fmt.Errorf("agent: %w", err)
 	}
@@ -112,7 +112,7 @@ func supersede(ctx context.Context, st *store.Store, sessionID string, led []han
 // the earlier rules it changes as if it had been kept as one, or not a
 // rule, which restores those it had retired. It returns a short line for
 // the user. The session's next handoff shows the change.
-func Pin(ctx context.Context, st *store.Store, sessionID, ref string, pin bool) (string, error) {
+func Pin(ctx context.Context, st Ledger, sessionID, ref string, pin bool) (string, error) {
 	seq, err := strconv.Atoi(strings.TrimLeft(strings.TrimSpace(ref), "Dd"))
 	if err != nil || seq <= 0 {
 		return "", fmt.Errorf("%w %q: ids are D1, D2, ... as /rules shows them", ErrBadRef, ref)
@@ -151,7 +151,7 @@ func Pin(ctx context.Context, st *store.Store, sessionID, ref string, pin bool) 
 
 // Rules lists a session's ledger for the user (handoff.RulesText): what
 // stands, what was superseded and by what, the newest requests.
-func Rules(ctx context.Context, st *store.Store, sessionID string) (string, error) {
+func Rules(ctx context.Context, st Ledger, sessionID string) (string, error) {
 	ds, err := st.Decisions(ctx, sessionID)
 	if err != nil {
 		return "", fmt.Errorf("agent: %w", err)

@@ -300,6 +300,10 @@ func hashOne(out map[string]string, p string, d fs.DirEntry) {
 		out[p] = "link:" + target
 		return
 	}
+	if !info.Mode().IsRegular() {
+		out[p] = info.Mode().String() // a FIFO's read would wait for a writer
+		return
+	}
 	b, err := os.ReadFile(p)
 	if err != nil {
 		out[p] = "unreadable"

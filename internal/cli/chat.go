@@ -347,7 +347,7 @@ func chatBuilder(opts *ChatOptions, p policy.Prompter, sink agent.Sink, mode *tu
 		}
 		env, err := wiring.Build(ctx, wiring.Options{
 			Home: opts.Home, Workspace: opts.Workdir, UserHome: userHome(opts.Getenv), Model: model, Provider: opts.Provider,
-			LiveMode: mode.Get, Prompter: p, OfferWrites: offer, EngineEvents: sink, Getenv: opts.Getenv, ProjectKey: opts.ProjectKey, Logger: opts.Logger,
+			Approval: wiring.Approval{Live: mode.Get, Prompter: p, Offer: offer}, EngineEvents: sink, Getenv: opts.Getenv, ProjectKey: opts.ProjectKey, Logger: opts.Logger,
 			ContextWindow: opts.ContextWindow, WorkingSet: opts.WorkingSet, Version: opts.Version,
 		})
 		if err != nil {

@@ -90,8 +90,7 @@ func runDemo(ctx context.Context, opts *DemoOptions) (err error) {
 		Provider:  demo.Provider(),
 		// The sample lives in its own temporary folder: nothing else can
 		// be touched, so the demo approves its own writes.
-		Approver: tool.AllowAll{},
-		Mode:     policy.Auto,
+		Approval: wiring.Approval{Mode: policy.Auto, Approver: tool.AllowAll{}},
 	})
 	if err != nil {
 		return err

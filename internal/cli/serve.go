@@ -105,7 +105,7 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 	sink := agent.Sinks(outputSink(opts.IO, opts.JSON), &mailLog{w: safeWriter{opts.IO.ErrOut}})
 	env, err := wiring.Build(ctx, wiring.Options{
 		Home: opts.Home, Workspace: opts.Workdir, Model: model, Provider: opts.Provider, Mail: true,
-		Mode: policy.ModeFromFlags(opts.AllowWrite, opts.Yes), EngineEvents: sink, Getenv: opts.Getenv, ProjectKey: opts.ProjectKey, Logger: opts.Logger,
+		Approval: wiring.Approval{Mode: policy.ModeFromFlags(opts.AllowWrite, opts.Yes)}, EngineEvents: sink, Getenv: opts.Getenv, ProjectKey: opts.ProjectKey, Logger: opts.Logger,
 		ContextWindow: opts.ContextWindow, Version: opts.Version,
 	})
 	if err != nil {

@@ -17,9 +17,10 @@ import (
 func TestRunRealModel(t *testing.T) {
 	t.Parallel()
 	srv := llmtest.NewTestServer(t,
-		llmtest.ChatReply(llmtest.ChatToolCall("c1", "file_write", `{"path":"note.txt","content":"hello\n"}`), llmtest.ChatFinish("tool_calls"), llmtest.ChatUsage(1000, 20)),
+		llmtest.ChatReply(llmtest.ChatToolCall("c1", "file_write", `{"path":"note.go","content":"hello\n"}`), llmtest.ChatFinish("tool_calls"), llmtest.ChatUsage(1000, 20)),
 		llmtest.ChatTextReply("Written.", 1200, 10),
-		// The engine's end-of-turn check asks about the unchecked write.
+		// The engine's end-of-turn check asks about the unchecked write
+		// (of code: prose files need none).
 		llmtest.ChatTextReply("A note needs no tests.", 1300, 5),
 	)
 	home := t.TempDir()
@@ -28,7 +29,7 @@ func TestRunRealModel(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	y := "id: note\nversion: 1\nturns: [write the note]\nchecks: {files: [{path: note.txt, contains: [hello]}]}\n" +
+	y := "id: note\nversion: 1\nturns: [write the note]\nchecks: {files: [{path: note.go, contains: [hello]}]}\n" +
 		"model: {rules: [{say: 'the script must not answer'}]}\n"
 	task, err := LoadTask(writeTask(t, t.TempDir(), "s", "note", y, nil))
 	if err != nil {

@@ -70,7 +70,7 @@ func runOne(ctx context.Context, root string, t *Task, run int, opts Options, re
 		Home: home, Workspace: ws, Model: model, Provider: rec,
 		// As `run --yes`: the real policy and sandbox, writes and commands
 		// approved; deny rules still hold.
-		Mode: policy.Auto, Getenv: opts.Getenv,
+		Approval: wiring.Approval{Mode: policy.Auto}, Getenv: opts.Getenv,
 		MaxSteps: t.Limits.Steps, ContextWindow: window, Logger: opts.Logger,
 	})
 	if err != nil {

@@ -2,6 +2,7 @@ package gitguard
 
 import (
 	"bytes"
+	"io"
 	"io/fs"
 	"os"
 	"time"
@@ -68,9 +69,7 @@ func stat(p string, cfg bool, prev entry, maxBytes int64) entry {
 		if prev.kind == kindFile && prev.sig == e.sig && prev.data != nil {
 			e.data = prev.data
 		} else if fi.Size() <= maxBytes {
-			if b, err := os.ReadFile(p); err == nil {
-				e.data = b
-			}
+			e.data = readSame(p, fi)
 		}
 	case fi.IsDir():
 		e.kind = kindDir
@@ -81,4 +80,24 @@ func stat(p string, cfg bool, prev entry, maxBytes int64) entry {
 		e.kind = kindOther
 	}
 	return e
+}
+
+// readSame reads p if it is still the regular file fi describes: a
+// command may have swapped a link or a FIFO in since the Lstat, and
+// godwit must neither read through the one nor wait on the other. Nil
+// when it is not.
+func readSame(p string, fi fs.FileInfo) []byte {
+	f, err := os.OpenFile(p, os.O_RDONLY|readFlags, 0)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	if now, err := f.Stat(); err != nil || !now.Mode().IsRegular() || !os.SameFile(fi, now) {
+		return nil
+	}
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return nil
+	}
+	return b
 }

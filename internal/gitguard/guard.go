@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -109,32 +110,52 @@ func (g *Guard) setBase(base map[string]entry) {
 	}
 }
 
-// writable says why godwit may not write or delete p now, or nil.
-func (g *Guard) writable(p string) error {
-	d := filepath.Dir(p)
-	got, err := filepath.EvalSymlinks(d)
-	if err != nil {
-		return fmt.Errorf("its folder cannot be resolved: %w", err)
-	}
-	if want, ok := g.dirs[d]; ok && want != "" {
-		if got != want {
-			return fmt.Errorf("its folder now leads to %s, not %s", got, want)
-		}
-		return nil
-	}
-	if got != filepath.Clean(d) {
-		return fmt.Errorf("its folder leads through a link to %s", got)
-	}
-	return nil
-}
-
-// put restores e at p, or deletes p when e is missing, if p's folder is
-// still where it was.
+// put restores e at p, or deletes p when e is missing, inside p's
+// folder as the user's state had it (openDir): a command that swaps the
+// folder for a link while godwit writes cannot carry the write, the
+// delete or the temporary file elsewhere.
 func (g *Guard) put(p string, e entry) error {
-	if err := g.writable(p); err != nil {
+	dir, err := g.openDir(filepath.Dir(p))
+	if err != nil {
 		return err
 	}
-	return writeEntry(p, e)
+	defer dir.Close()
+	return writeEntry(dir, filepath.Base(p), e)
+}
+
+// openDir opens the folder d where the user's state had it resolve (a
+// folder it did not name must not lead through a link), checked, once
+// open, to be that folder (dirName), so a link swapped in on the way
+// fails. A missing folder is made in its own checked parent.
+func (g *Guard) openDir(d string) (*os.Root, error) {
+	want, ok := g.dirs[d]
+	if !ok || want == "" {
+		want = filepath.Clean(d)
+	}
+	r, err := os.OpenRoot(want)
+	if errors.Is(err, fs.ErrNotExist) && filepath.Dir(d) != d {
+		parent, perr := g.openDir(filepath.Dir(d))
+		if perr != nil {
+			return nil, perr
+		}
+		err = parent.Mkdir(filepath.Base(d), 0o755)
+		if err == nil {
+			r, err = parent.OpenRoot(filepath.Base(d))
+		}
+		parent.Close()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("its folder cannot be opened: %w", err)
+	}
+	got, err := dirName(r, d)
+	if err == nil && got != want {
+		err = fmt.Errorf("its folder now leads to %s, not %s", got, want)
+	}
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
 }
 
 // Accept takes the current state as the user's: call it when nothing
@@ -190,6 +211,7 @@ func (g *Guard) checkLocked() []Change {
 	// run in the second pass, shallowest first.
 	slices.SortFunc(paths, func(a, b string) int { return strings.Compare(b, a) })
 	var restore []string
+	acted := map[string]bool{} // new paths deleted or cleaned: not the user's
 	for _, p := range paths {
 		b, inBase := g.base[p]
 		c, inCur := cur[p]
@@ -202,11 +224,13 @@ func (g *Guard) checkLocked() []Change {
 		switch {
 		case !inBase && g.underRoot(p):
 			// Added inside a guarded folder (a new hook): delete it.
+			acted[p] = true
 			out = append(out, g.change(p, "added", g.put(p, entry{})))
 		case !inBase:
 			// A new git dir (git init, git submodule add): it keeps its
 			// sample hooks and the safe part of its config.
 			if ch, ok := g.sanitizeNew(p, c); ok {
+				acted[p] = true
 				out = append(out, ch)
 			}
 		case b.cfg && (b.kind == kindFile && b.data != nil || b.kind == kindMissing) && c.kind == kindFile && c.data != nil:
@@ -239,8 +263,11 @@ func (g *Guard) checkLocked() []Change {
 		c := stat(p, b.cfg, b, g.opts.MaxBytes)
 		out = append(out, g.change(p, describe(b, c), g.put(p, b)))
 	}
-	// Take the new files (a new repository's) into the state; keep the
-	// user's for everything restored.
+	// Take the new files this check judged and left (a new repository's)
+	// into the state, if they did not change since; keep the user's for
+	// everything restored. A path deleted or cleaned here, or new since
+	// the scan (a job writing a hook again as soon as it is deleted), is
+	// judged again at the next check, not taken as the user's.
 	// What is the same as the user's state takes its new stat (a restored
 	// file's, a folder whose entries came and went), so the next check's
 	// fast path holds.
@@ -250,8 +277,10 @@ func (g *Guard) checkLocked() []Change {
 		b, ok := g.base[p]
 		switch {
 		case !ok:
-			g.base[p] = e
-			added = true
+			if c, judged := cur[p]; judged && !acted[p] && c.same(e) {
+				g.base[p] = e
+				added = true
+			}
 		case b.same(e):
 			g.base[p] = e
 		}
@@ -536,47 +565,61 @@ func (g *Guard) addTree(out, prev map[string]entry, root string, inGit bool) {
 // maxTreeEntries bounds the entries of one hooks folder.
 const maxTreeEntries = 2000
 
-// writeEntry puts e back at p: a file's content and mode (through a
-// temporary file renamed over p), a folder, a symbolic link, or nothing.
-func writeEntry(p string, e entry) error {
-	cur, err := os.Lstat(p)
+// dirName is the path of the folder r holds: the kernel's name for it
+// (/proc/self/fd, on Linux), else d as it resolves now, which leaves a
+// swap between this check and the write to the root (an os.Root still
+// keeps it from following a link out of the folder it opened).
+func dirName(r *os.Root, d string) (string, error) {
+	f, err := r.Open(".")
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	if got, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(int(f.Fd()))); err == nil {
+		return got, nil
+	}
+	return filepath.EvalSymlinks(d)
+}
+
+// writeEntry puts e back at name in dir: a file's content and mode
+// (through a temporary file renamed over it), a folder, a symbolic
+// link, or nothing. A link at name is replaced, never followed.
+func writeEntry(dir *os.Root, name string, e entry) error {
+	cur, err := dir.Lstat(name)
 	exists := err == nil
 	switch e.kind {
 	case kindMissing:
-		return os.RemoveAll(p)
+		return dir.RemoveAll(name)
 	case kindDir:
 		if exists && !cur.IsDir() {
-			if err := os.Remove(p); err != nil {
+			if err := dir.Remove(name); err != nil {
 				return err
 			}
 			exists = false
 		}
 		if !exists {
-			if err := os.MkdirAll(p, e.mode.Perm()); err != nil {
+			if err := dir.Mkdir(name, e.mode.Perm()); err != nil {
 				return err
 			}
 		}
-		return os.Chmod(p, e.mode)
+		return dir.Chmod(name, e.mode)
 	case kindSymlink:
 		if exists {
-			if err := os.RemoveAll(p); err != nil {
+			if err := dir.RemoveAll(name); err != nil {
 				return err
 			}
 		}
-		return os.Symlink(e.link, p)
+		return dir.Symlink(e.link, name)
 	case kindFile:
 		if e.data == nil {
 			return fmt.Errorf("larger than the %d bytes kept to restore from", DefaultMaxBytes)
 		}
 		if exists && cur.IsDir() {
-			if err := os.RemoveAll(p); err != nil {
+			if err := dir.RemoveAll(name); err != nil {
 				return err
 			}
 		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		return atomicfile.WriteFile(p, e.data, e.mode)
+		return atomicfile.WriteFile(name, e.data, e.mode, atomicfile.InRoot(dir))
 	}
 	return fmt.Errorf("cannot restore a %s", e.kind)
 }

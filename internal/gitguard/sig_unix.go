@@ -15,3 +15,7 @@ func sigOf(fi fs.FileInfo) sig {
 	}
 	return s
 }
+
+// readFlags open a file read by stat: no link followed in its last
+// element, no wait on a FIFO.
+const readFlags = syscall.O_NOFOLLOW | syscall.O_NONBLOCK

@@ -467,3 +467,29 @@ func TestToolRefusesAWaitThatWouldDeadlock(t *testing.T) {
 		t.Errorf("the question was not queued: %+v", q)
 	}
 }
+
+// A prefix or "last" resolves across every workspace; what it finds in
+// another, and the ids an ambiguous prefix lists, stay out of the
+// model's view: the answer is the same as for no session at all.
+func TestToolKeepsOtherWorkspacesIDs(t *testing.T) {
+	st := openStore(t)
+	sup := session(t, st, "/w")
+	var others []string
+	for range 3 {
+		others = append(others, session(t, st, "/other"))
+	}
+	tl := mail.NewTool(mail.ToolOptions{Store: st, Workspace: "/w"})
+	for _, to := range []string{"last", others[2][:len(others[2])-1], others[0][:1]} {
+		res, err := call(t, tl, sup, map[string]any{"to": to, "text": "x"})
+		te := tool.AsToolError(err)
+		if te == nil || te.Code != tool.CodeNotFound {
+			t.Errorf("to %q: %q, %v; want NOT_FOUND", to, res.Content, err)
+			continue
+		}
+		for _, id := range others {
+			if strings.Contains(te.Message+te.Remedy, id) {
+				t.Errorf("to %q shows another workspace's session %s: %s", to, id, te.Message)
+			}
+		}
+	}
+}

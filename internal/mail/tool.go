@@ -145,13 +145,17 @@ func (t *Tool) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error
 		}
 		return t.wait(ctx, m.ID, a.TimeoutS)
 	}
+	// Resolve looks in every workspace: what "last" or a prefix finds in
+	// another, and the ids an ambiguous prefix lists, are not the model's
+	// to learn; an id it typed whole it knows already.
 	target, err := Resolve(ctx, st, a.To)
-	if err != nil {
-		return tool.Result{}, tool.Errorf(tool.CodeNotFound, "Ask the user for the session id (`godwit sessions` lists them).", "%s", strings.TrimPrefix(err.Error(), "mail: "))
-	}
-	if !t.allowed(target) {
+	if err == nil && !t.allowed(target) && target.ID == strings.TrimSpace(a.To) {
 		return tool.Result{}, tool.Errorf(tool.CodeDenied, "Message sessions of this workspace only; the user can allow others with mail.allow in config.yaml.",
 			"session %s works in another workspace", target.ID) // whose path is not the model's to learn
+	}
+	if err != nil || !t.allowed(target) {
+		return tool.Result{}, tool.Errorf(tool.CodeNotFound, "Ask the user for the session's whole id (`godwit sessions` lists them).",
+			"no session %q that this session may message", a.To)
 	}
 	p, err := Post(ctx, st, FromSession(sess.ID), target.ID, a.Text)
 	if err != nil {

@@ -79,7 +79,7 @@ type item struct {
 func (p *Policy) items(toolName string, acc tool.Access) []item {
 	var out []item
 	for _, pa := range acc.Paths {
-		out = append(out, p.pathItem(toolName, pa.Path, pa.Write))
+		out = append(out, p.fileItem(toolName, pa))
 	}
 	if acc.Command != "" {
 		out = append(out, p.commandItems(toolName, acc.Command)...)
@@ -108,6 +108,13 @@ func (p *Policy) items(toolName string, acc tool.Access) []item {
 // pathItem classifies a file read or written; abs is absolute with
 // symlinks resolved, or "" when computed at run time.
 func (p *Policy) pathItem(toolName, abs string, write bool) item {
+	return p.fileItem(toolName, tool.PathAccess{Path: abs, Write: write})
+}
+
+// fileItem is pathItem for a path a tool's Access names, which may say
+// the file had another hard link when the tool looked.
+func (p *Policy) fileItem(toolName string, pa tool.PathAccess) item {
+	abs, write := pa.Path, pa.Write
 	it := item{kind: kindPath, abs: abs}
 	pl := p.where(abs)
 	show := filepath.ToSlash(abs)
@@ -132,7 +139,7 @@ func (p *Policy) pathItem(toolName, abs string, write bool) item {
 		it.level, it.what = levelSensitive, "reads "+show+", a secrets file"
 	case !write && (pl == placeOutside || pl == placeUnknown):
 		it.level, it.what = levelSensitive, "reads "+show+", outside the workspace"
-	case !write && pl == placeInside && hardLinked(abs):
+	case !write && pl == placeInside && (pa.Linked || hardLinked(abs)):
 		it.level, it.what = levelSensitive, "reads "+show+", a hard link whose other names may be outside the workspace (a secret there, by another name)"
 		// Its other names may also be ones a path rule names.
 		it.unlisted = "it has more than one name, and another may be one a path rule names"

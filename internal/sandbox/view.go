@@ -3,6 +3,7 @@ package sandbox
 import (
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -48,14 +49,23 @@ type View struct {
 type nsAttr struct{ user bool }
 
 // HomeSecrets are the credential folders and files under the user's home
-// that commands must not see.
+// that commands must not see: tools' own (a file alone where its folder
+// holds caches or programs), and the shell's rc files and histories,
+// where API keys are exported and typed.
 func HomeSecrets(home string) []string {
 	if home == "" {
 		return nil
 	}
 	var out []string
 	for _, p := range []string{".ssh", ".aws", ".netrc", ".config/gh", ".docker", ".git-credentials",
-		".config/git/credentials", ".gnupg", ".kube", ".npmrc", ".pypirc", ".pgpass", ".vault-token"} {
+		".config/git/credentials", ".gnupg", ".kube", ".npmrc", ".pypirc", ".pgpass", ".vault-token",
+		".config/gcloud", ".azure", ".cargo/credentials.toml", ".cargo/credentials", ".terraform.d/credentials.tfrc.json",
+		".gem/credentials", ".config/hub", ".m2/settings.xml", ".gradle/gradle.properties", ".config/rclone",
+		".config/composer/auth.json", ".composer/auth.json", ".config/pip/pip.conf", ".pip/pip.conf", ".yarnrc.yml", ".yarnrc",
+		".config/containers/auth.json", ".password-store", ".local/share/keyrings", ".config/op",
+		".cache/huggingface/token", ".huggingface/token",
+		".bashrc", ".bash_profile", ".profile", ".zshrc", ".zprofile",
+		".bash_history", ".zsh_history", ".python_history", ".psql_history", ".mysql_history", ".node_repl_history"} {
 		out = append(out, filepath.Join(home, filepath.FromSlash(p)))
 	}
 	return out
@@ -97,9 +107,39 @@ type Limits struct {
 	FileSize int64 `json:"file_size,omitempty"`
 }
 
-// maxSecrets bounds the files made to appear empty per command (each is
-// a mount); past it the approval screen alone keeps the rest.
+// maxSecrets bounds the mounts that make secrets files appear empty per
+// command (their paths travel in the child's environment); past it,
+// folders of them appear empty instead (cover).
 const maxSecrets = 256
+
+// cover returns at most limit paths under root that cover every one of
+// secrets (absolute, clean, none under another): while there are more,
+// the deepest give way to their folders. A repository that pads the list
+// with files named like keys loses its own folders from commands' view;
+// the user's .env never loses its place (in auto mode nothing else keeps
+// it from cat).
+func cover(secrets []string, root string, limit int) []string {
+	set := slices.Clone(secrets)
+	depth := func(p string) int { return strings.Count(p, string(filepath.Separator)) }
+	for len(set) > limit {
+		deepest := 0
+		for _, s := range set {
+			deepest = max(deepest, depth(s))
+		}
+		climbed := false
+		for i, s := range set {
+			if d := filepath.Dir(s); depth(s) == deepest && s != root && d != s {
+				set[i], climbed = d, true
+			}
+		}
+		if !climbed {
+			break
+		}
+		slices.Sort(set)
+		set = slices.Compact(set)
+	}
+	return set
+}
 
 var (
 	// httpUserinfo is the user part of an http(s) or ftp(s) URL, where a

@@ -96,10 +96,7 @@ func (v *View) payload(tmp string, writable []string) (*viewPayload, error) {
 		p.GitDir = filepath.Join(v.Workspace, ".git")
 	}
 	if v.Secrets != nil {
-		p.Secrets = v.Secrets()
-		if len(p.Secrets) > maxSecrets {
-			p.Secrets = p.Secrets[:maxSecrets]
-		}
+		p.Secrets = cover(v.Secrets(), v.Workspace, maxSecrets)
 	}
 	return p, nil
 }
@@ -203,11 +200,21 @@ func enterView(v *viewPayload) error {
 			return err
 		}
 	}
-	for _, s := range v.Secrets {
-		if real, err := filepath.EvalSymlinks(s); err == nil && regular(real) {
-			if err := bind(empty, real, false); err != nil {
-				return err
-			}
+	for _, s := range v.Secrets { // files, or folders of them (cover)
+		real, err := filepath.EvalSymlinks(s)
+		if err != nil {
+			continue
+		}
+		fi, err := os.Stat(real)
+		switch {
+		case err != nil:
+		case fi.IsDir():
+			err = bind(emptyDir, real, false)
+		case fi.Mode().IsRegular():
+			err = bind(empty, real, false)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	var withKeeps []string
@@ -304,11 +311,6 @@ func holdsAny(dir string, keeps map[string]int) bool {
 
 func within(dir, p string) bool {
 	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
-}
-
-func regular(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular()
 }
 
 // gitView is what the view changes of a repository: the folder (or

@@ -70,7 +70,7 @@ type Options struct {
 	// under a read-only approver, say).
 	Extra []tool.Tool
 	// Store records the child sessions. Required.
-	Store *store.Store
+	Store Sessions
 	// New builds the child runtime. Required.
 	New NewRuntime
 	// Workspace and Model label the child sessions.
@@ -81,6 +81,13 @@ type Options struct {
 	// System is the sub-agent's system prompt; "" means System().
 	System string
 	Logger *slog.Logger
+}
+
+// Sessions is where child sessions are recorded before they run (a
+// *store.Store; the child's runtime records the rest).
+type Sessions interface {
+	CreateSession(ctx context.Context, sess store.Session) error
+	StartSegment(ctx context.Context, sessionID string, seq int, reason string) error
 }
 
 // Tool is the subagent tool. It is safe for concurrent use: parallel

@@ -38,13 +38,28 @@ type Event struct {
 	Raw json.RawMessage
 }
 
+// Record is what trace reads of a session's record, and all it may:
+// trace never writes (*store.Store implements it).
+type Record interface {
+	Session(ctx context.Context, id string) (store.Session, error)
+	// SessionStamp changes whenever a table Load reads does.
+	SessionStamp(ctx context.Context, id string) (string, error)
+	Segments(ctx context.Context, sessionID string) ([]store.Segment, error)
+	Turns(ctx context.Context, sessionID string) ([]store.Turn, error)
+	ModelCalls(ctx context.Context, sessionID string) ([]store.ModelCall, error)
+	ToolCalls(ctx context.Context, sessionID string) ([]store.ToolCall, error)
+	VerifyRuns(ctx context.Context, sessionID string) ([]store.VerifyRun, error)
+	Events(ctx context.Context, sessionID string) ([]store.Event, error)
+	Messages(ctx context.Context, sessionID string, segment int) ([]store.StoredMessage, error)
+}
+
 // Load reads session sessionID (an id or a unique prefix of one) from
 // st, with the tool calls of each step in the order the model asked for
 // them (which takes reading the messages). The session's tables are read
 // in parallel on the store's read pool; while a turn runs they may be a
 // write or two apart, which the analysis and the views tolerate (a tool
 // call without its event, say).
-func Load(ctx context.Context, st *store.Store, sessionID string) (*Trace, error) {
+func Load(ctx context.Context, st Record, sessionID string) (*Trace, error) {
 	return load(ctx, st, sessionID, true)
 }
 
@@ -52,13 +67,13 @@ func Load(ctx context.Context, st *store.Store, sessionID string) (*Trace, error
 // come in the order they finished. That is all Analyze needs (none of its
 // figures depends on the order within a step), and it is the larger part
 // of Load's time on a long session.
-func LoadUnordered(ctx context.Context, st *store.Store, sessionID string) (*Trace, error) {
+func LoadUnordered(ctx context.Context, st Record, sessionID string) (*Trace, error) {
 	return load(ctx, st, sessionID, false)
 }
 
 // A table read here must move store.SessionStamp when it changes, or the
 // web page will not see the change.
-func load(ctx context.Context, st *store.Store, sessionID string, ordered bool) (*Trace, error) {
+func load(ctx context.Context, st Record, sessionID string, ordered bool) (*Trace, error) {
 	sess, err := st.Session(ctx, sessionID)
 	if err != nil {
 		return nil, fmt.Errorf("trace: %w", err)

@@ -43,7 +43,7 @@ var webFS embed.FS
 // whose Host is a name other than localhost are refused, which defeats
 // DNS rebinding: an IP address or localhost is what a user types.
 // Nothing is ever written.
-func Handler(st *store.Store, sessionID string) (h http.Handler, path string) {
+func Handler(st Record, sessionID string) (h http.Handler, path string) {
 	var nonce [4]byte
 	var token [24]byte
 	rand.Read(nonce[:]) // never fails (crypto/rand documents it)
@@ -61,7 +61,7 @@ func Handler(st *store.Store, sessionID string) (h http.Handler, path string) {
 }
 
 type handler struct {
-	st    *store.Store
+	st    Record
 	id    string
 	nonce string // names this handler in its ETags
 }

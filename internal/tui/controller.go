@@ -78,7 +78,7 @@ type Options struct {
 	Now func() time.Time
 	// Mode is the session's approval mode, which /mode and Shift-Tab
 	// switch; the builder hands Mode.Get to the engine (wiring's
-	// LiveMode), so a switch holds from the next call on. nil: the mode
+	// Approval.Live), so a switch holds from the next call on. nil: the mode
 	// is fixed (shown as unknown, and /mode says it cannot switch).
 	Mode *ModeSwitch
 	// Mail, when set, hands the chat its session's mail (tui/mail.go).

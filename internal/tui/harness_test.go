@@ -68,7 +68,7 @@ func newHarness(t *testing.T, steps ...fake.Step) *harness {
 			model = "fake/m"
 		}
 		env, err := wiring.Build(ctx, wiring.Options{Home: h.home, Workspace: h.ws, Model: model, Provider: h.prov,
-			LiveMode: h.mode.Get, Prompter: h.b, EngineEvents: h.b, ContextWindow: 128_000})
+			Approval: wiring.Approval{Live: h.mode.Get, Prompter: h.b}, EngineEvents: h.b, ContextWindow: 128_000})
 		if err != nil {
 			return nil, err
 		}

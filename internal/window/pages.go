@@ -11,7 +11,7 @@ import (
 // Pages keeps what the window decides, so that a resumed session, in
 // another process, builds the same requests byte for byte: the prefix a
 // segment was first sent with, the pages outputs went to, and how each
-// output is shown. The agent adapts the store to it; MemPages is the
+// output is shown. Wiring adapts the store to it; MemPages is the
 // in-memory fake.
 type Pages interface {
 	// PutPage keeps an output whole and returns its id ("p42").

@@ -230,7 +230,7 @@ func newSubagent(reg *tool.Registry, d subagentDeps) (*subagent.Tool, error) {
 		New: func(_ context.Context, c subagent.Child) (*agent.Runtime, error) {
 			return agent.New(agent.Config{Provider: d.model.provider, ProviderName: d.model.providerName, Model: d.model.id, Store: d.store,
 				Workspace: d.root, MaxSteps: c.MaxSteps, Cost: d.model.info.Price.Cost, Logger: d.opts.Logger,
-				Assembler: window.New(window.Options{System: c.System, Tools: c.Tools.Specs(), Budget: d.size.budget, Counter: d.size.counter, Pages: agent.StorePages(d.store), Logger: d.opts.Logger}),
+				Assembler: window.New(window.Options{System: c.System, Tools: c.Tools.Specs(), Budget: d.size.budget, Counter: d.size.counter, Pages: storePages{d.store}, Logger: d.opts.Logger}),
 				Runner:    tool.NewRunner(c.Tools, tool.RunnerOptions{Approver: childPol, Logger: d.opts.Logger})})
 		}})
 	if err != nil {

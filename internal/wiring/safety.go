@@ -71,7 +71,7 @@ const CacheDir = "cache"
 // temp folder and (ask and auto) the private caches of CacheDir, none at
 // all in read-only mode; reads anywhere; network off in read-only mode
 // unless a rule says otherwise. With
-// Options.LiveMode there is a policy and a sandbox for each mode, and
+// Approval.Live there is a policy and a sandbox for each mode, and
 // every approval and every command takes the one of the mode in force.
 func newGuard(opts Options, ws *workspace.Workspace, st *store.Store, shcfg config.ShellConfig, closers *[]func() error) (*guard, error) {
 	root := ws.Root()
@@ -92,8 +92,9 @@ func newGuard(opts Options, ws *workspace.Workspace, st *store.Store, shcfg conf
 	if runtime.GOOS == "windows" {
 		kind = "powershell"
 	}
-	modes := []policy.Mode{opts.Mode}
-	if opts.LiveMode != nil {
+	ap := opts.Approval
+	modes := []policy.Mode{ap.Mode}
+	if ap.Live != nil {
 		modes = []policy.Mode{policy.ReadOnly, policy.Ask, policy.Auto}
 	}
 	g := &guard{}
@@ -108,7 +109,7 @@ func newGuard(opts Options, ws *workspace.Workspace, st *store.Store, shcfg conf
 		wrapLog = slog.New(onceHandler{opts.Logger.Handler(), &sync.Map{}})
 	}
 	for _, m := range modes {
-		pol, err := policy.New(policy.Options{Mode: m, Workspace: root, Rules: rules, Prompter: opts.Prompter, Offer: opts.OfferWrites,
+		pol, err := policy.New(policy.Options{Mode: m, Workspace: root, Rules: rules, Prompter: ap.Prompter, Offer: ap.Offer,
 			Scratch: []string{tmp}, Vars: map[string]string{"TMPDIR": tmp}, Shell: kind, Logger: opts.Logger})
 		if err != nil {
 			return nil, fmt.Errorf("wiring: %w", err)
@@ -130,10 +131,7 @@ func newGuard(opts Options, ws *workspace.Workspace, st *store.Store, shcfg conf
 				Network: network, TempDir: tmp, Caches: caches, View: view, Limits: limits, Logger: wrapLog})
 		}
 	}
-	sw.mode = func() policy.Mode { return opts.Mode }
-	if opts.LiveMode != nil {
-		sw.mode = opts.LiveMode
-	}
+	sw.mode = ap.mode
 	g.approver, g.rules, g.tmp, g.wrap, g.logLimit = sw.approver(), rules, tmp, sw.wrap, logLimit
 	g.writeWrap = sw.wraps[false]
 	g.readOnlyWrap = sandbox.Wrap(sandbox.Config{ReadOnly: true, TempDir: tmp, View: view, Limits: limits, Logger: wrapLog})
@@ -143,13 +141,13 @@ func newGuard(opts Options, ws *workspace.Workspace, st *store.Store, shcfg conf
 	// outside would let a command write outside, so such files get a copy
 	// of their own before commands that may write.
 	g.watcher = snapshot.NewWatcher(root, snapshot.WatchOptions{Logger: opts.Logger,
-		DetachShared: (opts.Mode != policy.ReadOnly || opts.LiveMode != nil) && sandboxed()})
+		DetachShared: (ap.Mode != policy.ReadOnly || ap.Live != nil) && sandboxed()})
 	g.git = gitguard.New(gitguard.Options{Workspace: root, Getenv: opts.Getenv, Logger: opts.Logger})
-	if opts.Gate != nil {
-		g.approver = gated(opts.Gate, g.approver)
+	if ap.Gate != nil {
+		g.approver = gated(ap.Gate, g.approver)
 	}
-	if opts.Approver != nil { // the demo, tests
-		g.approver = opts.Approver
+	if ap.Approver != nil { // the demo, tests
+		g.approver = ap.Approver
 	}
 	return g, nil
 }

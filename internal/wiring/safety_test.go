@@ -55,7 +55,7 @@ func TestLiveModeFollowsTheMode(t *testing.T) {
 	always := policy.PrompterFunc(func(context.Context, policy.Question) (policy.Answer, error) {
 		return policy.Answer{Choice: policy.Yes}, nil
 	})
-	g, ws := liveGuard(t, Options{LiveMode: func() policy.Mode { return policy.Mode(mode.Load()) }, Prompter: always})
+	g, ws := liveGuard(t, Options{Approval: Approval{Live: func() policy.Mode { return policy.Mode(mode.Load()) }, Prompter: always}})
 	write := tool.ApprovalRequest{Tool: "file_write", Access: tool.Access{Mutates: true,
 		Paths: []tool.PathAccess{{Path: filepath.Join(ws, "a.txt"), Write: true}}}}
 	secret := tool.Access{Paths: []tool.PathAccess{{Path: filepath.Join(ws, ".env")}}}
@@ -140,7 +140,7 @@ func TestGateSitsOnThePolicy(t *testing.T) {
 	t.Parallel()
 	calls := 0
 	gate := func(next tool.Approver) tool.Approver { return passGate{next, &calls} }
-	g, _ := liveGuard(t, Options{Mode: policy.Ask, Gate: gate})
+	g, _ := liveGuard(t, Options{Approval: Approval{Mode: policy.Ask, Gate: gate}})
 	d, err := g.approver.Approve(context.Background(), tool.ApprovalRequest{Tool: "shell_exec",
 		Access: tool.Access{Mutates: true, Command: "rm -rf build"}})
 	if err != nil || d.Allow || !strings.Contains(d.Reason, "no one can be asked") || calls != 1 {
@@ -154,7 +154,7 @@ func TestGateSitsOnThePolicy(t *testing.T) {
 	denyAll := tool.ApproverFunc(func(context.Context, tool.ApprovalRequest) (tool.Decision, error) {
 		return tool.Decision{}, errors.New("replaced")
 	})
-	g, _ = liveGuard(t, Options{Mode: policy.Auto, Gate: gate, Approver: denyAll})
+	g, _ = liveGuard(t, Options{Approval: Approval{Mode: policy.Auto, Gate: gate, Approver: denyAll}})
 	if _, err := g.approver.Approve(context.Background(), tool.ApprovalRequest{Tool: "x"}); err == nil || err.Error() != "replaced" {
 		t.Errorf("Approver did not replace the policy: %v", err)
 	}

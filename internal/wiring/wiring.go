@@ -48,29 +48,9 @@ type Options struct {
 	// in use in the workspace yet; without it the tool joins once a
 	// session there has mail or is served (godwit serve sets it).
 	Mail bool
-	// Mode is the approval mode: read-only (the default), ask
-	// (--allow-write) or auto (--yes).
-	Mode policy.Mode
-	// LiveMode, when set, replaces Mode: it is read at every approval and
-	// whenever a command starts, so the policy and the sandbox follow a
-	// mode the user switches mid-session (an editor's session/set_mode).
-	LiveMode func() policy.Mode
-	// Prompter asks a person about a call (ask mode, secret reads); nil
-	// means nobody can be asked, and what needs asking is denied.
-	Prompter policy.Prompter
-	// OfferWrites puts a call read-only mode refuses to the Prompter, to
-	// allow once (policy.Options.Offer): the chat, where the user can
-	// also switch the mode on the spot.
-	OfferWrites bool
-	// Gate, when set, is put in front of the policy: the runner asks
-	// Gate(policy), which must pass every call on to the policy (an
-	// editor shows each call before the policy judges it). Unlike
-	// Approver it cannot take the policy's place, and the policy's
-	// secrets screen stays even if the gate does not pass it on.
-	Gate func(policy tool.Approver) tool.Approver
-	// Approver, when set, replaces the policy (the demo's own sandboxed
-	// repository, tests).
-	Approver tool.Approver
+	// Approval says who approves writes and commands; the zero value is
+	// read-only, asking nobody.
+	Approval Approval
 	// EngineEvents receives the events that belong to no run: mcp.status
 	// when an MCP server changes state after Build. They come from the
 	// MCP servers' goroutines, between runs or during one. nil discards
@@ -105,6 +85,41 @@ type Options struct {
 	// Version is godwit's, for session.started and MCP servers.
 	Version string
 	Logger  *slog.Logger
+}
+
+// Approval says who approves the model's writes and commands.
+type Approval struct {
+	// Mode is the approval mode: read-only (the default), ask
+	// (--allow-write) or auto (--yes).
+	Mode policy.Mode
+	// Live, when set, replaces Mode: it is read at every approval and
+	// whenever a command starts, so the policy and the sandbox follow a
+	// mode the user switches mid-session (an editor's session/set_mode).
+	Live func() policy.Mode
+	// Prompter asks a person about a call (ask mode, secret reads); nil
+	// means nobody can be asked, and what needs asking is denied.
+	Prompter policy.Prompter
+	// Offer puts a call read-only mode refuses to the Prompter, to allow
+	// once (policy.Options.Offer): the chat, where the user can also
+	// switch the mode on the spot.
+	Offer bool
+	// Gate, when set, is put in front of the policy: the runner asks
+	// Gate(policy), which must pass every call on to the policy (an
+	// editor shows each call before the policy judges it). Unlike
+	// Approver it cannot take the policy's place, and the policy's
+	// secrets screen stays even if the gate does not pass it on.
+	Gate func(policy tool.Approver) tool.Approver
+	// Approver, when set, replaces the policy (the demo's own sandboxed
+	// repository, tests).
+	Approver tool.Approver
+}
+
+// mode is the mode in force.
+func (a Approval) mode() policy.Mode {
+	if a.Live != nil {
+		return a.Live()
+	}
+	return a.Mode
 }
 
 // Env is a built engine. Close it to stop background jobs and close the
@@ -206,7 +221,8 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 	}
 	env.Notices = ext.notices
 	system := prompt.System(prompt.Env{OS: runtime.GOOS, Shell: shells.main.Kind(), Workspace: root})
-	if env.Window, err = newWindow(opts, cfg.SummaryModel, cat, env.Store, env.reg, ext.segment, system, size, mem.source); err != nil {
+	if env.Window, err = newWindow(windowDeps{opts: opts, summaryModel: cfg.SummaryModel, env: env, segment: ext.segment,
+		system: system, size: size}); err != nil {
 		return nil, err
 	}
 	env.Runner = tool.NewRunner(env.reg, tool.RunnerOptions{Approver: g.approver, Logger: opts.Logger})
@@ -302,27 +318,38 @@ type windowSize struct {
 	counter *window.Counter
 }
 
+// windowDeps is what the session's window is built from: the store,
+// tools, catalog and memory the steps before put in env, and the rest.
+type windowDeps struct {
+	opts         Options
+	summaryModel string
+	env          *Env
+	// segment is each segment's tool table and listing.
+	segment func(context.Context, string) ([]llm.ToolSpec, string)
+	system  string
+	size    windowSize
+}
+
 // newWindow builds the request assembler: the system prompt, the tool
 // table of each segment, the memory prefix, and the summariser of paged
 // outputs that summaryModel names.
-func newWindow(opts Options, summaryModel string, cat *catalog.Catalog, st *store.Store, reg *tool.Registry,
-	segment func(context.Context, string) ([]llm.ToolSpec, string), system string, size windowSize, mem *memory.Source) (*window.Window, error) {
-	summarize, err := summarizer(summaryModel, cat, opts)
+func newWindow(d windowDeps) (*window.Window, error) {
+	summarize, err := summarizer(d.summaryModel, d.env.Catalog, d.opts)
 	if err != nil {
 		return nil, err
 	}
 	return window.New(window.Options{
 		Summarize: summarize,
-		Segment:   segment,
-		System:    system,
-		Tools:     reg.Specs(),
-		Budget:    size.budget,
-		Counter:   size.counter,
-		Pages:     agent.StorePages(st),
-		Logger:    opts.Logger,
+		Segment:   d.segment,
+		System:    d.system,
+		Tools:     d.env.reg.Specs(),
+		Budget:    d.size.budget,
+		Counter:   d.size.counter,
+		Pages:     storePages{d.env.Store},
+		Logger:    d.opts.Logger,
 		Prefix: func(ctx context.Context) []window.Text {
 			var out []window.Text
-			for _, t := range mem.Texts(ctx) {
+			for _, t := range d.env.Memory.Texts(ctx) {
 				out = append(out, window.Text{Part: t.Part, Body: t.Body})
 			}
 			return out
@@ -333,11 +360,7 @@ func newWindow(opts Options, summaryModel string, cat *catalog.Catalog, st *stor
 // about describes, at each session's start, what it runs with.
 func about(opts Options, places memory.SkillPlaces, reg *tool.Registry, mgr *mcp.Manager) func() agent.SessionInfo {
 	return func() agent.SessionInfo {
-		mode := opts.Mode
-		if opts.LiveMode != nil {
-			mode = opts.LiveMode()
-		}
-		info := agent.SessionInfo{Version: opts.Version, Mode: mode.String(), Tools: reg.Names()}
+		info := agent.SessionInfo{Version: opts.Version, Mode: opts.Approval.mode().String(), Tools: reg.Names()}
 		if mgr != nil {
 			for _, s := range mgr.Statuses() {
 				info.MCPServers = append(info.MCPServers, mcpInfo(s))

@@ -112,7 +112,7 @@ func (t *Edit) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error
 	if err != nil {
 		return tool.Result{}, err
 	}
-	abs, rel, err := t.resolve(*a.Path)
+	abs, rel, err := t.judged(ctx, *a.Path)
 	if err != nil {
 		return tool.Result{}, err
 	}

@@ -73,10 +73,10 @@ type walking struct {
 // hides reports whether a walk passes over abs (Options.Hidden).
 func (w *walking) hides(abs string) bool { return w.hidden != nil && w.hidden(w.Name(), abs) }
 
-// stat resolves the path a walk starts from and stats it, naming it as
-// the model does in an error.
-func (w *walking) stat(p string) (abs, rel string, fi iofs.FileInfo, err error) {
-	if abs, rel, err = w.resolve(p); err != nil {
+// stat resolves the path a walk starts from (judged: see judged) and
+// stats it, naming it as the model does in an error.
+func (w *walking) stat(ctx context.Context, p string) (abs, rel string, fi iofs.FileInfo, err error) {
+	if abs, rel, err = w.judged(ctx, p); err != nil {
 		return "", "", nil, err
 	}
 	if fi, err = w.ws.Lstat(abs); err != nil {
@@ -93,6 +93,18 @@ func newSpec(name, desc, schema string) llm.ToolSpec {
 		panic(fmt.Sprintf("fs: schema of %s: %v", name, err)) // a bug caught by every test
 	}
 	return llm.ToolSpec{Name: name, Description: strings.TrimSpace(desc), Schema: buf.Bytes()}
+}
+
+// judged is the path Run works on: the one the approver judged for this
+// call (tool.AccessFrom), never p resolved again, which a command may
+// have changed into another file since; p resolved for a call no runner
+// judged.
+func (b *base) judged(ctx context.Context, p string) (abs, rel string, err error) {
+	if a, ok := tool.AccessFrom(ctx); ok && len(a.Paths) > 0 {
+		abs = a.Paths[0].Path
+		return abs, b.ws.Rel(abs), nil
+	}
+	return b.resolve(p)
 }
 
 // resolve maps a model path to an absolute path and the relative form

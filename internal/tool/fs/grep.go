@@ -105,7 +105,7 @@ func (t *Grep) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error
 	if err != nil {
 		return tool.Result{}, err
 	}
-	abs, rel, fi, err := t.stat(a.Path)
+	abs, rel, fi, err := t.stat(ctx, a.Path)
 	if err != nil {
 		return tool.Result{}, err
 	}
@@ -121,6 +121,9 @@ func (t *Grep) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error
 		}
 		if r.binary {
 			return tool.Result{Content: rel + " is a binary file; not searched"}, nil
+		}
+		if r.linked {
+			return tool.Result{Content: rel + " has another name (a hard link), which may be a secret; not searched. file_read it to ask the user"}, nil
 		}
 		return tool.Result{Content: q.render([]fileResult{r}, stats{files: 1, more: r.matches >= q.limit})}, nil
 	}

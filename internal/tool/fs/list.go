@@ -93,7 +93,7 @@ func (t *List) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error
 	if err != nil {
 		return tool.Result{}, err
 	}
-	abs, rel, fi, err := t.stat(a.Path)
+	abs, rel, fi, err := t.stat(ctx, a.Path)
 	if err != nil {
 		return tool.Result{}, err
 	}

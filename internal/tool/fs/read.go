@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	iofs "io/fs"
+	"os"
 	"strconv"
 	"strings"
 	"syscall"
@@ -95,7 +96,9 @@ func (t *Read) Access(raw json.RawMessage) (tool.Access, error) {
 	if err != nil {
 		return tool.Access{}, err
 	}
-	return tool.Access{Paths: []tool.PathAccess{{Path: abs}}, Summary: "read " + t.ws.Rel(abs)}, nil
+	fi, err := t.ws.Lstat(abs)
+	linked := err == nil && fi.Mode().IsRegular() && workspace.Links(fi) > 1
+	return tool.Access{Paths: []tool.PathAccess{{Path: abs, Linked: linked}}, Summary: "read " + t.ws.Rel(abs)}, nil
 }
 
 // Run streams the requested lines: memory is proportional to the output,
@@ -105,7 +108,7 @@ func (t *Read) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error
 	if err != nil {
 		return tool.Result{}, err
 	}
-	abs, rel, err := t.resolve(*a.Path)
+	abs, rel, err := t.judged(ctx, *a.Path)
 	if err != nil {
 		return tool.Result{}, err
 	}
@@ -129,6 +132,9 @@ func (t *Read) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error
 		return tool.Result{}, relErr(err, rel)
 	}
 	defer f.Close()
+	if err := asJudged(ctx, f, rel); err != nil {
+		return tool.Result{}, err
+	}
 	br := bufio.NewReaderSize(f, 64<<10)
 	head, err := br.Peek(sniffLen)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
@@ -157,6 +163,22 @@ func (t *Read) readFiles(ctx context.Context, abs, rel string, start, end int) (
 		return tool.Result{Content: "[empty file]"}, nil
 	}
 	return readLines(ctx, bufio.NewReaderSize(bytes.NewReader(data), 64<<10), int64(len(data)), start, end)
+}
+
+// asJudged refuses a file with another hard link where the Access the
+// runner judged saw none: a command linked another file (a secret, a
+// path a rule names) to this name since, and the judgement was not of
+// that file.
+func asJudged(ctx context.Context, f *os.File, rel string) error {
+	a, ok := tool.AccessFrom(ctx)
+	if !ok || len(a.Paths) == 0 || a.Paths[0].Linked {
+		return nil
+	}
+	if fi, err := f.Stat(); err == nil && workspace.Links(fi) > 1 {
+		return tool.Errorf(tool.CodeDenied, "Read it again, so that it is judged as it is now.",
+			"%s changed after it was judged: it is now a hard link, whose other name may be a secret or a path the user's rules name", rel)
+	}
+	return nil
 }
 
 func checkRegular(fi iofs.FileInfo, rel string) error {

@@ -33,6 +33,7 @@ type fileResult struct {
 	matches int
 	binary  bool
 	large   bool
+	linked  bool // another hard link: passed over as a secret is
 	err     error
 }
 
@@ -41,6 +42,7 @@ type stats struct {
 	binary  int      // binary files skipped
 	large   []string // files over maxGrepFile
 	secrets []string // secret files (.env, keys) a folder walk passed over
+	linked  []string // files with another hard link, passed over likewise
 	ruled   []string // files and folders the user's rules deny or ask about, passed over
 	more    bool     // the limit was reached: more matches may exist
 }
@@ -119,6 +121,9 @@ func (q *query) walk(ctx context.Context, abs, rel, top string) ([]fileResult, s
 			case r.large:
 				st.large = append(st.large, r.rel)
 				continue
+			case r.linked:
+				st.linked = append(st.linked, r.rel)
+				continue
 			}
 			st.files++
 			if r.matches > 0 {
@@ -133,7 +138,7 @@ func (q *query) walk(ctx context.Context, abs, rel, top string) ([]fileResult, s
 		}
 	}
 	<-walked
-	st.secrets, st.ruled = w.secrets, w.ruled
+	st.secrets, st.ruled = append(w.secrets, st.linked...), w.ruled
 	if err := context.Cause(ctx); err != nil && !done {
 		return nil, st, err
 	}
@@ -226,6 +231,11 @@ func (q *query) searchFile(abs, rel string, buf *[]byte) (r fileResult) {
 	switch {
 	case errors.Is(err, workspace.ErrTooLarge):
 		r.large = true
+		return r
+	case errors.Is(err, workspace.ErrLinked):
+		// Its other name may be a secret or a path a rule names: the
+		// walk judged only this one.
+		r.linked = true
 		return r
 	case err != nil:
 		r.err = err

@@ -85,7 +85,7 @@ func (t *Write) Run(ctx context.Context, raw json.RawMessage) (tool.Result, erro
 	if err != nil {
 		return tool.Result{}, err
 	}
-	abs, rel, err := t.resolve(*a.Path)
+	abs, rel, err := t.judged(ctx, *a.Path)
 	if err != nil {
 		return tool.Result{}, err
 	}

@@ -5,6 +5,7 @@ package shell
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -220,6 +221,40 @@ func TestJobLogsStayInWorkspace(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(out); len(entries) > 0 {
 		t.Errorf("godwit wrote outside the workspace: %v", entries)
+	}
+}
+
+// TestJobLogIsTheFileGodwitMade: a job replaces its log's name with a
+// link out of the workspace, or a FIFO; status and logs still read the
+// file godwit created (a link would have godwit, outside the sandbox,
+// read what it points to; a FIFO's open would wait forever).
+func TestJobLogIsTheFileGodwitMade(t *testing.T) {
+	outside := filepath.Join(t.TempDir(), "key")
+	if err := os.WriteFile(outside, []byte("OUTSIDE-SECRET\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, plant := range []string{"ln -s " + outside + " .godwit/run/j1.log", "mkfifo .godwit/run/j1.log"} {
+		t.Run(strings.Fields(plant)[0], func(t *testing.T) {
+			s := newShell(t)
+			mustCall(t, s, m{"command": "echo mine; rm .godwit/run/j1.log; " + plant, "background": true})
+			waitJob(t, s, "j1")
+			for _, action := range []string{"logs", "status"} {
+				raw := []byte(`{"action": "` + action + `", "job_id": "j1"}`)
+				done := make(chan string, 1)
+				go func() {
+					res, err := s.Run(context.Background(), raw)
+					done <- fmt.Sprint(res.Content, err)
+				}()
+				select {
+				case got := <-done:
+					if !strings.Contains(got, "mine") || strings.Contains(got, "OUTSIDE") {
+						t.Errorf("%s: %q", action, got)
+					}
+				case <-time.After(time.Minute): // a hang guard
+					t.Fatalf("%s did not return", action)
+				}
+			}
+		})
 	}
 }
 

@@ -44,8 +44,9 @@ func (w *Workspace) openBeneath(rel string, flags int) (fd int, ok bool, err err
 
 // readInto reads the file at rel whole into b (reused) with plain system
 // calls, for grep's thousands of files: os.File registers each with the
-// poller and sets a finalizer, which costs more than the read.
-func (w *Workspace) readInto(rel string, b []byte, limit int64) ([]byte, bool, error) {
+// poller and sets a finalizer, which costs more than the read. With
+// single, a file with another hard link is ErrLinked.
+func (w *Workspace) readInto(rel string, b []byte, limit int64, single bool) ([]byte, bool, error) {
 	fd, ok, err := w.openBeneath(rel, unix.O_RDONLY)
 	if !ok || err != nil {
 		return b, ok, err
@@ -54,6 +55,9 @@ func (w *Workspace) readInto(rel string, b []byte, limit int64) ([]byte, bool, e
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
 		return b, true, &fs.PathError{Op: "stat", Path: rel, Err: err}
+	}
+	if single && st.Nlink > 1 {
+		return b, true, ErrLinked
 	}
 	if st.Size > limit {
 		return b, true, ErrTooLarge
@@ -109,8 +113,8 @@ func opened(f *os.File, abs string) error {
 	return nil
 }
 
-// links is a file's count of hard links.
-func links(fi fs.FileInfo) uint64 {
+// Links is a file's count of hard links (1 where it cannot be told).
+func Links(fi fs.FileInfo) uint64 {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 		return uint64(st.Nlink)
 	}

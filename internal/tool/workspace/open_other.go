@@ -15,11 +15,13 @@ const noFollow = 0
 func (w *Workspace) openBeneath(string, int) (int, bool, error) { return -1, false, nil }
 
 // readInto: see openBeneath.
-func (w *Workspace) readInto(_ string, b []byte, _ int64) ([]byte, bool, error) { return b, false, nil }
+func (w *Workspace) readInto(_ string, b []byte, _ int64, _ bool) ([]byte, bool, error) {
+	return b, false, nil
+}
 
 // opened cannot ask the kernel for the name of a descriptor here; the
 // root's guarantee (nothing outside) stands alone.
 func opened(*os.File, string) error { return nil }
 
-// links: the count of hard links is Linux's alone here.
-func links(fs.FileInfo) uint64 { return 1 }
+// Links: the count of hard links is Linux's alone here.
+func Links(fs.FileInfo) uint64 { return 1 }

@@ -31,6 +31,11 @@ var ErrMoved = errors.New("workspace: the path changed while in use")
 // ErrTooLarge is ReadInto's error for a file over its limit.
 var ErrTooLarge = errors.New("workspace: file too large")
 
+// ErrLinked is ReadInto's error for a file with another hard link: the
+// same file under a name the walk did not judge (a secret, a path a rule
+// names, a file outside).
+var ErrLinked = errors.New("workspace: the file has another name (a hard link)")
+
 // local is abs relative to the root, in the OS's form ("." for the root).
 func (w *Workspace) local(abs string) (string, error) {
 	if !w.Inside(abs) {
@@ -67,17 +72,23 @@ func (w *Workspace) Open(abs string) (*os.File, error) {
 
 // ReadFile reads abs whole.
 func (w *Workspace) ReadFile(abs string) ([]byte, error) {
-	return w.ReadInto(abs, nil, math.MaxInt64)
+	return w.read(abs, nil, math.MaxInt64, false)
 }
 
 // ReadInto reads abs whole into b (reused, for a walk over many files);
-// past limit bytes it returns ErrTooLarge.
+// past limit bytes it returns ErrTooLarge, and for a file with another
+// hard link ErrLinked: a walk judges names, and that file has one it did
+// not judge.
 func (w *Workspace) ReadInto(abs string, b []byte, limit int64) ([]byte, error) {
+	return w.read(abs, b, limit, true)
+}
+
+func (w *Workspace) read(abs string, b []byte, limit int64, single bool) ([]byte, error) {
 	rel, err := w.local(abs)
 	if err != nil {
 		return b, err
 	}
-	if b, ok, err := w.readInto(rel, b, limit); ok {
+	if b, ok, err := w.readInto(rel, b, limit, single); ok {
 		return b, err
 	}
 	f, err := w.Open(abs)
@@ -85,6 +96,9 @@ func (w *Workspace) ReadInto(abs string, b []byte, limit int64) ([]byte, error) 
 		return b, err
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); single && err == nil && Links(fi) > 1 {
+		return b, ErrLinked
+	}
 	b = b[:0]
 	for {
 		if len(b) == cap(b) {

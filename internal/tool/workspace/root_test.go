@@ -129,6 +129,9 @@ func TestLoad(t *testing.T) {
 	must(t, os.Symlink("../outside/secret.txt", filepath.Join(root, "relative.md")))
 	must(t, os.Symlink("/proc/self/environ", filepath.Join(root, "environ.md")))
 	must(t, os.Link(filepath.Join(outside, "secret.txt"), filepath.Join(root, "hard.md")))
+	must(t, os.MkdirAll(filepath.Join(root, ".git"), 0o755))
+	must(t, os.WriteFile(filepath.Join(root, ".git", "config"), []byte("[remote]"), 0o644))
+	must(t, os.Symlink(".git/config", filepath.Join(root, "git-config.md")))
 	tests := []struct {
 		rel, want string
 		err       error
@@ -143,6 +146,8 @@ func TestLoad(t *testing.T) {
 		{"environ.md", "", workspace.ErrOutside},
 		{"out/secret.txt", "", workspace.ErrOutside},
 		{"hard.md", "", workspace.ErrOutside},
+		{"git-config.md", "", workspace.ErrSecret}, // git's config may hold the user's tokens
+		{".git/config", "", workspace.ErrSecret},
 	}
 	for _, tt := range tests {
 		got, _, err := w.Load(tt.rel, 1<<20)
