@@ -1,6 +1,6 @@
 // Command floor is the lower bound bench/startup.sh compares godwit with:
-// a program that links only godwit's required heavy dependencies (the
-// OpenAI SDK, modernc SQLite, cobra) and does the least a
+// a program that links only godwit's required heavy dependencies
+// (modernc SQLite, cobra) and does the least a
 // one-shot run must: open a godwit database, make 14 small writes, one
 // transaction each (a run records its session, segment, turn, messages,
 // ledger, model call and events), send one streamed request and read the
@@ -18,7 +18,6 @@ import (
 	"os"
 	"strings"
 
-	_ "github.com/openai/openai-go/v3" // linked for its init, as godwit links it
 	_ "github.com/spf13/cobra"
 	_ "modernc.org/sqlite"
 )

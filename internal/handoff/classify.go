@@ -27,14 +27,26 @@ const (
 // curly quotes as punctuation, markdown taken off.
 //
 // A sentence with a standing marker in any of nine languages (always,
-// never, every, must, from now on, 必须, 不要, しないこと, 항상, immer,
-// toujours, siempre, sempre, всегда, ...) makes an instruction, unless
-// the message limits itself to this once ("this time", "今回"). A
-// request takes evidence: all questions, a report of a failure, a pasted
-// log, a request verb on a thing at hand ("fix the test in a.go",
-// "refactor this function"), a request's label. Anything else is an
-// instruction: keeping a request costs tokens, losing a rule costs the
-// user's trust. The request-verb list never decides alone.
+// never, every, must, before each commit, from now on, 必须, 不要,
+// しないこと, 항상, immer, toujours, siempre, sempre, всегда, ...) makes an
+// instruction, unless the message limits itself to the task at hand
+// ("this time", "for now", "今回"). Otherwise what marks a one-off task
+// decides, in three steps:
+//   - first what only a task has: all questions, a report of a failure,
+//     an issue's title ("Add dark mode", "Login button unresponsive on
+//     Safari"), a follow-up ("now do the same for orders"), an ask that
+//     is no rule ("can you look at why the build is slow"), an act on a
+//     thing pointed at ("refactor this function", "commit it");
+//   - then the marks of things in general ("all", "any", "no X", "new X",
+//     "our", "in English") and hints ("only", "if", "instead"), which
+//     make an instruction, except that an act on a named file, name or
+//     line outweighs a hint ("remove the prints in app.js, only those");
+//   - last an act on one thing ("fix the login bug", "schreib eine
+//     Migration", "исправь тест", "README を更新してください") or a pasted
+//     log.
+//
+// Anything else is an instruction: keeping a request costs tokens,
+// losing a rule costs the user's trust.
 func Classify(text string) string {
 	k, _ := classify(text)
 	return k
@@ -44,27 +56,25 @@ func Classify(text string) string {
 // for an instruction, or a request's sign. An instruction it only
 // defaulted to shrinks before the marked ones.
 func classify(text string) (kind string, sure bool) {
-	if fillerRe().MatchString(strings.TrimSpace(text)) {
+	w := lex()
+	if w.Filler.in(strings.TrimSpace(text), "") {
 		return KindRequest, true // "hi", "thanks!", "go on"
 	}
 	ss := sentencesOf(text)
-	asks, strong, weak, once := 0, false, false, false
+	level, once := markNone, false
 	var first *sentence
 	for i, s := range ss {
-		low := idiomRe().ReplaceAllString(s.low, " ")
-		if temporal(low) {
+		if w.Temporal.in(s.low, s.lang) {
 			// "from now on", "désormais", "从现在起": standing even in a
 			// question ("from now on answer briefly, ok?").
 			return KindInstruction, true
 		}
-		once = once || oneOff(low)
+		once = once || w.OneOff.in(s.low, s.lang)
 		if s.question {
-			asks++
 			continue
 		}
-		st, w := standing(low)
-		strong, weak = strong || st, weak || w
-		if first == nil {
+		level = max(level, marks(s.low, s.lang))
+		if first == nil && !w.Filler.in(s.text, "") {
 			first = &ss[i]
 		}
 	}
@@ -72,67 +82,216 @@ func classify(text string) (kind string, sure bool) {
 	case once:
 		// "Don't touch the tests this time, just fix the bug."
 		return KindRequest, true
-	case strong:
+	case level == markStrong:
 		return KindInstruction, true
+	case level == markNegative:
+		// "Don't change the API, just fix the race in the pool" asks for
+		// one act; "Don't add dependencies" is a rule.
+		return cond(justTask(ss), KindRequest, KindInstruction), true
 	case first == nil:
 		// Only questions, or no prose at all.
 		return KindRequest, true
-	case labelled(first.low), reported(first.low):
-		// "Feature request: ...", "500 error after upgrade", "crashes
-		// when the config is missing".
+	case labelled(first), reported(first), oneTask(first, level, titleShaped(text)):
 		return KindRequest, true
-	case weak, listed(text):
+	case level == markHint && atHand(first, false),
+		level == markGeneric && marks(w.Quantifier.cut(first.low, first.lang), first.lang) < markGeneric && atHand(first, true) && !standingVerb(first):
+		// "remove the prints from app.js, only those", "remove all the
+		// console.log calls from app.js", not "put new utils in src/lib/".
+		return KindRequest, true
+	case level > markNone, listed(text):
 		// "Use pnpm, not npm", "Write all comments in English", the
 		// items of a rules file.
 		return KindInstruction, false
 	case ss[len(ss)-1].question, pastedLog(text), asksNow(first):
-		// "Export to CSV. How?", "Here is the log: ...", "fix the test
-		// in a.go", "refactor this function".
+		// "Export to CSV. How?", "Here is the log: ...", "fix the login
+		// bug", "README を更新してください".
 		return KindRequest, true
 	}
 	return KindInstruction, false
 }
 
-// sentence is one sentence of a message's prose.
+// Levels of what marks a statement as standing.
+const (
+	markNone     = iota
+	markHint     // "only", "if", "instead", "keep": often a rule's, often not
+	markGeneric  // things in general: "all", "any", "no X", "our", "in English"
+	markNegative // a negative imperative: "don't", "ne ... pas", "не"
+	markStrong   // "always", "never", "must", "every", "before you commit"
+)
+
+// sentence is one sentence of a message's prose; low is lowercased,
+// with the idioms whose words would read as markers taken out ("never
+// mind", "always getting"); lang is the message's language, "" when
+// unsure.
 type sentence struct {
-	text, low string
-	question  bool
+	text, low, lang string
+	question        bool
 }
 
 // sentencesOf returns the sentences of a message's prose lines, in any
 // script: a line ends one, and so do . ! ? ; followed by a space and
 // their full-width forms anywhere. Markdown (headings, bullets, quotes,
 // emphasis) is taken off, and a question that only asks for assent
-// ("use tabs, ok?") is a statement.
+// ("use tabs, ok?") or asks for a rule politely ("could you keep answers
+// short?") is a statement.
 func sentencesOf(text string) []sentence {
+	w := lex()
+	lines := prose(text)
+	lang := langOf(lines)
 	var out []sentence
-	for _, line := range prose(text) {
+	for _, line := range lines {
 		line = bulletRe().ReplaceAllString(strings.TrimSpace(line), "")
-		for _, s := range splitSentences(emphasis.Replace(line)) {
-			s = strings.TrimSpace(s)
-			if s == "" || !hasLetter(s) {
+		for _, t := range splitSentences(emphasis.Replace(line)) {
+			t = strings.TrimSpace(t)
+			if t == "" || !hasLetter(t) {
 				continue
 			}
-			bare := strings.TrimSpace(trailingCodeRe().ReplaceAllString(s, "")) // "what does this do? `^a+$`"
+			bare := strings.TrimSpace(trailingCodeRe().ReplaceAllString(t, "")) // "what does this do? `^a+$`"
 			if bare == "" {
 				continue // code alone, after its question
 			}
-			low := strings.ToLower(s)
-			q := strings.HasSuffix(bare, "?") || strings.HasSuffix(bare, "？") || strings.HasSuffix(bare, "?)") || whRe().MatchString(low)
-			if q {
-				if t := tagRe().ReplaceAllString(s, ""); t != s {
-					s, low, q = t, strings.ToLower(t), false
-				} else if (standingRe().MatchString(low) || containsAny(low, standingCJK)) && politeRe().MatchString(low) {
-					q = false // "Could you always answer in French?"
+			s := sentence{text: t, low: lower(t), lang: lang}
+			s.question = strings.HasSuffix(bare, "?") || strings.HasSuffix(bare, "？") || strings.HasSuffix(bare, "?)") || w.Wh.in(head(s.low), lang)
+			if s.question {
+				if w.Tag.in(t, lang) {
+					s.text = strings.TrimSpace(w.Tag.cut(t, lang))
+					s.low, s.question = lower(s.text), false
+				} else if w.Polite.in(opening(s.low, lang), lang) && (marks(s.low, lang) >= markNegative || standingVerb(&s) || w.Manner.in(s.low, lang)) {
+					// "Could you always answer in French?", "Kannst du
+					// die Antworten kurz halten?"
+					s.question = false
 				}
 			}
-			if q && len(out) > 0 && !out[len(out)-1].question && confirmRe().MatchString(s) {
+			if s.question && len(out) > 0 && !out[len(out)-1].question && w.Confirm.in(t, lang) {
 				continue // "Use tabs. Got it?"
 			}
-			out = append(out, sentence{text: s, low: low, question: q})
+			out = append(out, s)
 		}
 	}
 	return out
+}
+
+// langOf guesses the language of a message's prose lines: by script for
+// Chinese, Japanese, Korean and Russian, by function words and letters
+// for the five Latin ones; "" when unsure, and the classifier reads every
+// language's words. Read alone, the nine languages' lists collide:
+// Spanish "todos" in "TODOs", Portuguese "no" (in the) read as English.
+func langOf(lines []string) string {
+	var han, kana, hangul, cyr, latin int
+	score := map[string]int{}
+	for _, l := range lines {
+		l = inlineCodeRe().ReplaceAllString(l, " ")
+		for _, r := range l {
+			switch {
+			case unicode.Is(unicode.Hangul, r):
+				hangul++
+			case unicode.In(r, unicode.Hiragana, unicode.Katakana):
+				kana++
+			case unicode.Is(unicode.Han, r):
+				han++
+			case unicode.Is(unicode.Cyrillic, r):
+				cyr++
+			case unicode.Is(unicode.Latin, r):
+				latin++
+			}
+			if lang, ok := letterLang[r]; ok {
+				score[lang] += 2
+			}
+		}
+		for _, f := range strings.FieldsFunc(strings.ToLower(l), func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' }) {
+			for _, lang := range functionWords[f] {
+				score[lang]++
+			}
+		}
+	}
+	switch {
+	case hangul > 0 && hangul >= kana:
+		return "ko"
+	case kana > 0:
+		return "ja"
+	case han > 0:
+		return "zh"
+	case cyr > latin:
+		return "ru"
+	}
+	if len(lines) > 0 {
+		// The verb a message opens with: "adiciona" is Portuguese.
+		low := bare(lower(bulletRe().ReplaceAllString(strings.TrimSpace(lines[0]), "")), "")
+		for _, l := range []*wordList{&lex().ActEn, &lex().Act, &lex().StandingVerb} {
+			for _, lang := range []string{"en", "de", "fr", "es", "pt"} {
+				if m := l.find(low, lang); m != nil && m[0] == 0 {
+					score[lang]++
+				}
+			}
+		}
+	}
+	best, tie := "", false
+	for _, lang := range corpusOrder {
+		switch n := score[lang]; {
+		case n == 0:
+		case best == "" || n > score[best]:
+			best, tie = lang, false
+		case n == score[best]:
+			tie = true
+		}
+	}
+	if tie {
+		return ""
+	}
+	return best
+}
+
+// functionWords are the words that say which Latin language a message
+// is in; a word of several languages counts for each.
+var functionWords = func() map[string][]string {
+	m := map[string][]string{}
+	for lang, ws := range map[string]string{
+		"en": "the a an and to of is it in for this that with on you my be are not no don't can what why how when from by please i we our your should must every each all always never new only",
+		"de": "der die das und ist nicht mit den dem des ein eine einen zu auf für im in ins um an bitte du ich wir es kein keine von aus nach wenn auch noch sich oder dir mir mein meine meinen mal doch vom zum zur beim bei über",
+		"fr": "le la les des du et est un une pour dans au ne pas tu je nous ce cette avec sur que qui en de il s'il moi mon ma mes",
+		"es": "el la los las del y es un una por para con que en al lo tu mi no este esta se de porfa aquí también más está hay qué cómo",
+		"pt": "o a os as do da dos das e é um uma para com que em no na não você meu minha isso esse essa se de por pra pro tá aqui também mais está",
+	} {
+		for _, w := range strings.Fields(ws) {
+			m[w] = append(m[w], lang)
+		}
+	}
+	return m
+}()
+
+// letterLang are letters only one of the Latin five writes.
+var letterLang = map[rune]string{'ñ': "es", '¿': "es", '¡': "es", 'ã': "pt", 'õ': "pt", 'ß': "de", 'ä': "de", 'ö': "de", 'ü': "de", 'è': "fr", 'ù': "fr", 'œ': "fr", 'ë': "fr"}
+
+// lower is a sentence lowercased, its idioms taken out.
+func lower(s string) string { return lex().Idiom.cut(strings.ToLower(s), "") }
+
+// head is a lowercased sentence from its first letter or digit: without
+// the quotes, emoji and marks before it ("🚫 no console.log").
+func head(low string) string {
+	return strings.TrimLeftFunc(low, func(r rune) bool {
+		return unicode.IsSpace(r) || unicode.IsPunct(r) && r != '`' && r != '.' && r != '/' || unicode.IsSymbol(r)
+	})
+}
+
+// opening is a sentence from its first word that matters: its label
+// and openers ("please", "ok", "пожалуйста") taken off.
+func opening(low, lang string) string {
+	return strings.TrimSpace(lex().Lead.cut(head(unlabel(head(low))), lang))
+}
+
+// bare is a sentence's opening less the words that go on from the last
+// ("now", "next", "dann") and a polite ask's frame ("can you", "не мог
+// бы ты"): from the verb that says what to do.
+func bare(low, lang string) string {
+	w := lex()
+	low = opening(low, lang)
+	for range 3 {
+		low = strings.TrimSpace(w.Lead.cut(w.FollowUp.cut(low, lang), lang))
+		if m := w.Polite.find(low, lang); m != nil && m[0] == 0 {
+			low = strings.TrimSpace(low[m[1]:])
+		}
+	}
+	return low
 }
 
 // emphasis is markdown's, which would hide a marker ("do **not**").
@@ -186,63 +345,84 @@ func sentences(text string) []string {
 
 // temporal reports whether a lowercased sentence says it holds from now
 // on, in any of the nine languages.
-func temporal(low string) bool { return temporalRe().MatchString(low) || containsAny(low, temporalCJK) }
+func temporal(low string) bool { return lex().Temporal.in(low, "") }
 
-// oneOff reports whether a lowercased sentence limits itself to the
-// task at hand ("this time", "今回", "cette fois").
-func oneOff(low string) bool { return oneOffRe().MatchString(low) || containsAny(low, oneOffCJK) }
-
-// standing reports whether a lowercased sentence has a standing marker
-// (strong), or only a weak one ("all", "only", "instead", "if you").
+// marks says how a lowercased statement marks itself as standing.
 // Negations alone are no marker: failures are reported with them ("the
-// service does not start"); "X, not Y" is one.
-func standing(low string) (strong, weak bool) {
-	if standingRe().MatchString(low) || containsAny(low, standingCJK) || startRe().MatchString(strings.TrimSpace(unlabel(low))) && !failed(low) {
-		return true, true
+// service does not start"); "X, not Y" is one. A failure reported of
+// "every request" or "all tests" gives no rule.
+func marks(low, lang string) int {
+	w := lex()
+	if failed(low, lang) && !w.Negative.in(bare(low, lang), lang) {
+		// "every request times out", not "never ignore a test that
+		// times out"
+		low = w.Quantifier.cut(low, lang)
 	}
-	return false, weakRe().MatchString(low) || containsAny(low, weakCJK) || contrastRe().MatchString(low)
+	switch {
+	case w.Standing.in(low, "") || w.Trigger.in(low, ""):
+		return markStrong
+	case w.Negative.in(bare(low, lang), lang) && !failed(low, lang):
+		return markNegative
+	case w.Generic.in(low, lang) || w.Manner.in(low, lang) && !w.Translate.in(low, lang):
+		// "in English", "auf Deutsch", "用中文", not what to translate.
+		return markGeneric
+	case w.Hint.in(low, lang) || w.Contrast.in(low, lang):
+		return markHint
+	}
+	return markNone
 }
 
-func containsAny(s string, words []string) bool {
-	for _, w := range words {
-		if strings.Contains(s, w) {
-			return true
+// failed reports whether a lowercased statement reports a failure: "500
+// error after upgrade", "crashes on start", "не работает".
+func failed(low, lang string) bool { return lex().Failure.in(low, lang) }
+
+// reported reports whether a statement reports a failure or what the
+// user did, and gives no rule: no marker but a condition after the
+// failure ("crashes if the config is missing"); a condition first is a
+// rule's trigger ("if a test fails, fix it first").
+func reported(s *sentence) bool {
+	w, low, lang := lex(), s.low, s.lang
+	if w.Report.in(low, lang) {
+		return true // "I ran make and ...", "ich habe ... ausgeführt"
+	}
+	f := w.Failure.find(low, lang)
+	if f == nil {
+		return false
+	}
+	if c := w.Condition.find(low, lang); c != nil && (c[0] < f[0] || lang == "ja" || lang == "ko") {
+		// Japanese and Korean put the condition after the failure:
+		// "에러가 나면 로그를 남겨 주세요" is a rule's trigger.
+		return false
+	}
+	rest := w.Quantifier.cut(w.Condition.cut(w.Failure.cut(low, lang), lang), lang)
+	return marks(rest, lang) < markGeneric
+}
+
+// justTask reports whether a sentence has a clause that asks for just
+// one act on one thing ("just fix the race in the worker pool", "ワーカー
+// プールの競合だけ直して").
+func justTask(ss []sentence) bool {
+	for _, s := range ss {
+		if s.question {
+			continue
+		}
+		for _, c := range strings.FieldsFunc(s.low, func(r rune) bool { return strings.ContainsRune(",，、;；", r) }) {
+			if lex().Just.in(c, s.lang) {
+				c = strings.TrimSpace(lex().Just.cut(c, s.lang))
+				if asksNow(&sentence{text: c, low: c, lang: s.lang}) {
+					return true
+				}
+			}
 		}
 	}
 	return false
 }
 
-// failed reports whether a lowercased statement reports a failure: "500
-// error after upgrade", "crashes on start", "не работает".
-func failed(low string) bool {
-	low = idiomRe().ReplaceAllString(low, " ")
-	return failureRe().MatchString(low) || containsAny(low, failureCJK)
-}
-
-// reported reports whether a statement reports a failure and gives no
-// rule: no marker but a condition after the failure ("crashes when the
-// config is missing"); a condition first is a rule's trigger ("if a
-// test fails, fix it first").
-func reported(low string) bool {
-	if !failed(low) {
-		return false
+func cond[T any](c bool, a, b T) T {
+	if c {
+		return a
 	}
-	low = idiomRe().ReplaceAllString(low, " ")
-	f := failureRe().FindStringIndex(low)
-	for _, w := range failureCJK {
-		if i := strings.Index(low, w); i >= 0 && (f == nil || i < f[0]) {
-			f = []int{i, i + len(w)}
-		}
-	}
-	if c := conditionRe().FindStringIndex(low); c != nil && c[0] < f[0] {
-		return false
-	}
-	rest := conditionRe().ReplaceAllString(failureRe().ReplaceAllString(low, " "), " ")
-	for _, w := range failureCJK {
-		rest = strings.ReplaceAll(rest, w, " ")
-	}
-	_, weak := standing(rest)
-	return !weak
+	return b
 }
 
 // pastedLog reports whether a message holds a pasted log, stack trace or
@@ -261,84 +441,250 @@ func pastedLog(text string) bool {
 	return false
 }
 
-// asksNow reports whether a statement opens with a request verb on a
-// thing at hand: "add a --verbose flag", "commit it", "update the
-// README", "refactorise cette fonction", "帮我...". An imperative on
-// things in general ("write migrations so ...", "écris les commentaires
-// en anglais", "añade `--json` a los comandos") is how rules are
-// written.
-func asksNow(s *sentence) bool {
-	low := strings.TrimSpace(unlabel(s.low))
-	if startsWithAny(low, requestCJK) || endsWithAny(strings.TrimRight(low, "。.!！ "), requestEndCJK) {
+// titleShaped reports whether a message is one line written as an
+// issue's title: no bullet, no heading, no full stop.
+func titleShaped(text string) bool {
+	t := strings.TrimSpace(text)
+	if strings.Contains(t, "\n") || bulletRe().MatchString(t) || len(strings.Fields(t)) > 12 || utf8.RuneCountInString(t) > 80 {
+		return false
+	}
+	r, _ := utf8.DecodeLastRuneInString(t)
+	return !strings.ContainsRune(".。!！:：;；", r)
+}
+
+// oneTask reports whether a statement has what only a one-off task has:
+// an issue's title ("Add dark mode", "Login button unresponsive on
+// Safari", "CSV 내보내기 기능 추가"), a follow-up ("now do the same for
+// orders", "次は..."), a softener ("좀", "一下"), an ask that is no rule
+// ("can you look at why the build is slow"), or an act on a thing pointed
+// at ("refactor this function", "teile diese Funktion auf", "commit it",
+// "check why it fails"). level is the message's marks: a generic one
+// turns an ask into a rule ("kannst du Kommentare auf Englisch
+// schreiben").
+func oneTask(s *sentence, level int, title bool) bool {
+	w, lang := lex(), s.lang
+	low := opening(s.low, lang)
+	if title && titled(low, lang) {
 		return true
 	}
-	if startsWithAny(low, []string{"把", "给"}) && strings.ContainsAny(low, "`/") {
-		return true // "把 `utils.js` 里...删掉"
+	if m := w.Infinitive.find(low, lang); title && level == markNone && m != nil && m[0] == 0 && (unspaced(lang) || w.Singular.in(strings.TrimSpace(low[m[1]:]), lang)) {
+		return true
 	}
-	if containsAny(low, deicticCJK) && endsWithAny(strings.TrimRight(low, "。.!！ "), []string{"して", "て", "줘", "주세요", "一下", "吧"}) {
-		return true // "この関数、リファクタリングして"
+	if standingVerb(s) {
+		// "now use pnpm", "please keep answers short", but "use the new
+		// logger in this file".
+		return w.Deictic.in(w.StandingVerb.cut(bare(s.low, lang), lang), lang) && !strings.HasSuffix(low, ":")
 	}
-	m := requestVerbRe().FindStringSubmatchIndex(strings.TrimSpace(s.low))
-	if m != nil {
-		low = strings.TrimSpace(s.low)
-	} else if m = requestVerbRe().FindStringSubmatchIndex(low); m == nil {
-		return false
+	if level < markGeneric && (w.FollowUp.in(low, lang) || w.FollowUp.in(head(s.low), lang) || w.Same.in(low, lang)) || w.Softener.in(low, lang) || level == markNone && w.Again.in(low, lang) {
+		// Not "comments in English as well": a rule added to the rules.
+		return true
 	}
-	if deictic(low) {
-		return true // "refactor this function", "explica esta regex"
+	if level < markGeneric && (w.Polite.in(low, lang) || w.Ask.in(low, lang)) {
+		return true // "Kannst du mal schauen, warum ...", "请帮我..."
 	}
-	object := strings.Fields(low[m[1]:])
-	if len(object) == 0 {
-		return true // "continue", "commit"
-	}
-	if m[2] >= 0 {
-		// English: its article says whether the object is one thing.
-		switch {
-		case thisRe().MatchString(object[0]), artifact(object[0], s.text):
+	if d := w.Deictic.find(bare(s.low, lang), lang); d != nil {
+		// An act on it: "この関数、リファクタリングして", "把这个函数改成
+		// 异步的", and in the spaced scripts its verb first, whichever
+		// it is ("teile diese Funktion auf").
+		b := bare(s.low, lang)
+		if cjkAct(b) || w.ActZh.in(b, lang) || !unspaced(lang) && d[0] > 0 && len(strings.Fields(b[:d[0]])) == 1 {
 			return true
-		case object[0] == "the":
-			for _, w := range object[1:min(len(object), 5)] {
-				if artifact(w, s.text) {
-					return true // "fix the failing test in a_test.go"
-				}
-			}
 		}
+	}
+	v, ok := act(s.low, lang)
+	if !ok {
 		return false
 	}
-	// Other languages: a path or a file right after the verb ("lee
-	// vendor/README.md y resúmelo").
-	for _, w := range object[:min(len(object), 2)] {
-		if pathRe2().MatchString(w) {
+	o := strings.Fields(v.rest)
+	return len(o) == 0 || w.Deictic.in(v.rest, lang) || w.Pronoun.in(v.rest, lang) || w.Object.in(v.rest, lang)
+}
+
+// titled reports whether a title-shaped statement is an issue's title:
+// a change asked for ("Add dark mode", "Dark Mode hinzufügen",
+// "Поддержка путей Windows", "ダークモード対応") or a symptom ("Slow
+// startup with large repositories").
+func titled(low, lang string) bool {
+	w := lex()
+	t := strings.TrimRight(low, " )!")
+	return w.Title.in(low, lang) || w.TitleEnd.in(strings.SplitN(t, ",", 2)[0], lang) || w.Symptom.in(low, lang)
+}
+
+// atHand reports whether a statement asks for an act on a named thing:
+// a file, a name in code case or backticks, a line, a version, an
+// issue ("remove all the prints from app.js", "bump Go to 1.23"); with
+// file set, only a file or a path counts (a rule names a command or a
+// name to use: "run `go vet` on all packages").
+func atHand(s *sentence, file bool) bool {
+	low := opening(s.low, s.lang)
+	if !cjkAct(low) && !lex().ActZh.in(low, s.lang) {
+		if _, ok := act(s.low, s.lang); !ok {
+			return false
+		}
+	}
+	for _, w := range strings.Fields(s.text) {
+		if strings.HasSuffix(strings.Trim(w, "`'\".,:;!?()"), "/") {
+			continue // a folder is where things go: "coloque os testes em tests/"
+		}
+		if file && pathRe2().MatchString(w) || !file && artifact(strings.ToLower(w), w) {
 			return true
+		}
+	}
+	return lex().Line.in(low, s.lang)
+}
+
+// asksNow reports whether a statement asks for one act now: a verb on one
+// thing ("fix the login bug", "write a migration", "schreib eine
+// Migration", "corrige le test"), a Russian perfective ("исправь тест"),
+// a polite ask ("please add retries"), a Japanese or Korean ask with no
+// topic ("README を更新してください", "버그 좀 고쳐 주세요"), a Chinese act
+// ("给用户列表加上分页"). An imperative on things in general ("write
+// migrations so ...", "écris les commentaires en anglais", "주석은 영어로
+// 작성해 주세요") is how rules are written.
+func asksNow(s *sentence) bool {
+	w, lang := lex(), s.lang
+	low := opening(s.low, lang)
+	if standingVerb(s) {
+		return false
+	}
+	if cjkAct(low) || w.ActZh.in(low, lang) {
+		return true
+	}
+	if w.AskEnd.in(tail(low), lang) && (strings.ContainsFunc(low, isKana) && !topicJa(low) || strings.ContainsFunc(low, isHangul) && !topicKo(low)) {
+		return true
+	}
+	v, ok := act(s.low, lang)
+	if !ok {
+		return false
+	}
+	if v.lang == "ru" || w.Please.in(s.low, lang) || atHand(s, false) {
+		return true
+	}
+	o := strings.Fields(v.rest)
+	if len(o) == 0 {
+		return true
+	}
+	// An act that ends ("remove", "súbelo") is on things at hand.
+	finish := w.Finish.in(bare(s.low, lang), lang)
+	switch {
+	case w.Plural.in(v.rest, lang):
+		// "les fonctions publiques" are things in general; "los prints
+		// del handler" and "die unbenutzten Imports" to remove are not.
+		return finish || w.Singular.in(strings.Join(o[1:], " "), lang) || w.Anchor.in(v.rest, lang)
+	case w.Singular.in(v.rest, lang):
+		return true // "the login bug", "eine Migration", "le test"
+	case v.lang == "en":
+		// "tests for the new parser", not "type hints to public
+		// functions"; a name as written ("upgrade React"), not one
+		// that only says which ("Docker images").
+		return w.Anchor.in(v.rest, lang) || properNoun(o[0], s.text) && (len(o) == 1 || !strings.HasSuffix(o[1], "s"))
+	}
+	return finish
+}
+
+func isKana(r rune) bool   { return unicode.In(r, unicode.Hiragana, unicode.Katakana) }
+func isHangul(r rune) bool { return unicode.Is(unicode.Hangul, r) }
+
+// verb is a one-off verb's place in a statement: the language of its
+// list ("en", "ru", or "" for the others), and what follows it.
+type verb struct{ lang, rest string }
+
+// act finds the one-off verb a lowercased statement opens with, after
+// its openers ("please", "ok, now", "can you", "пожалуйста"). An English
+// one followed by a noun and a verb is a noun ("Commit messages follow
+// ...").
+func act(low, lang string) (verb, bool) {
+	w := lex()
+	low = bare(low, lang)
+	for i, l := range []*wordList{&w.ActEn, &w.ActRu, &w.Act} {
+		m := l.find(low, lang)
+		if m == nil || m[0] != 0 {
+			continue
+		}
+		v := verb{lang: []string{"en", "ru", ""}[i]}
+		v.rest = strings.TrimSpace(w.Lead.cut(strings.TrimLeft(low[m[1]:], ",- "), lang))
+		if o := strings.Fields(v.rest); v.lang == "en" && len(o) > 1 && !w.Singular.in(v.rest, lang) && w.Finite.in(strings.Join(o[1:], " "), lang) {
+			return verb{}, false
+		}
+		return v, true
+	}
+	return verb{}, false
+}
+
+// cjkAct reports whether a statement in a script without spaces asks for
+// an act: an ask ("帮我", "麻烦"), a Japanese or Korean ending of a verb
+// that does one thing ("直して", "고쳐 줘").
+func cjkAct(low string) bool {
+	return lex().Ask.in(low, "") || lex().ActEnd.in(tail(low), "")
+}
+
+// topicJa and topicKo report whether a Japanese or Korean statement has
+// a topic particle after a noun ("コメントは英語で", "주석은 영어로"): its
+// subject is a kind of thing, as rules are written, not one thing to
+// change ("README を更新して").
+func topicJa(low string) bool {
+	for i := strings.Index(low, "は"); i > 0; {
+		r, _ := utf8.DecodeLastRuneInString(low[:i])
+		if !unicode.Is(unicode.Hiragana, r) || strings.ContainsRune("にでとてら", r) {
+			return true
+		}
+		j := strings.Index(low[i+len("は"):], "は")
+		if j < 0 {
+			break
+		}
+		i += len("は") + j
+	}
+	return false
+}
+
+func topicKo(low string) bool {
+	for _, w := range strings.Fields(low) {
+		for _, p := range []string{"은", "는"} {
+			if stem, ok := strings.CutSuffix(w, p); ok && stem != "" && !lex().Adnominal.in(w, "") {
+				return true
+			}
 		}
 	}
 	return false
 }
 
-// artifact reports whether an English word names one thing at hand: a
-// path, a file, a name or flag in backticks (a command in backticks is
-// how a rule says what to run), an identifier, a version.
+// tail is a lowercased sentence less the code and punctuation at its
+// end, where the Japanese and Korean asks end.
+func tail(low string) string {
+	return strings.TrimRight(trailingCodeRe().ReplaceAllString(low, ""), " 。.!！:：")
+}
+
+// standingVerb reports whether a statement opens with a verb of how to
+// behave ("use", "keep", "prefer", "answer", "используй", "使用"), after
+// its openers.
+func standingVerb(s *sentence) bool { return lex().StandingVerb.in(bare(s.low, s.lang), s.lang) }
+
+// artifact reports whether a word names one thing at hand: a file, a
+// name or flag in backticks, an identifier, a version, an issue.
 func artifact(low, text string) bool {
 	if artifactRe().MatchString(low) {
 		return true
 	}
-	// Case is gone from low: find the word in the text as written.
-	if i := strings.Index(strings.ToLower(text), low); i >= 0 && i+len(low) <= len(text) {
-		return identRe2().MatchString(strings.Trim(text[i:i+len(low)], ".,:;!?()"))
+	return identRe2().MatchString(strings.Trim(text, ".,:;!?()'\"`"))
+}
+
+// properNoun reports whether a lowercased word is written with a capital
+// in the text, not first: a tool or product ("upgrade React").
+func properNoun(low, text string) bool {
+	for i, w := range strings.Fields(text) {
+		if i > 0 && strings.ToLower(w) == low {
+			r, _ := utf8.DecodeRuneInString(w)
+			return unicode.IsUpper(r)
+		}
 	}
 	return false
 }
 
-// deictic reports whether a lowercased statement points at a thing at
-// hand: "this function", "esta función", "эту функцию", "この関数".
-func deictic(low string) bool { return deicticRe().MatchString(low) || containsAny(low, deicticCJK) }
-
 // labelled reports whether a statement is labelled as a request: "Feature
 // request: ...", "fix: ...", "修复：...".
-func labelled(low string) bool {
+func labelled(s *sentence) bool {
 	for _, c := range []string{":", "："} {
-		if i := strings.Index(low, c); i > 0 {
-			return requestLabelRe().MatchString(strings.TrimSpace(low[:i]))
+		if i := strings.Index(s.low, c); i > 0 {
+			return lex().Label.in(strings.TrimSpace(head(s.low[:i])), s.lang)
 		}
 	}
 	return false
@@ -356,198 +702,32 @@ func listed(text string) bool {
 	return n >= 2
 }
 
-// unlabel drops a short label before a colon: "Topic A: ...", "Task 3: ...".
+// unlabel drops a short label before a colon: "Topic A: ...", "Task 3:
+// ...", not words before what they are about ("explain this regex:
+// `^a+$`").
 func unlabel(s string) string {
 	for _, c := range []string{":", "："} {
-		if i := strings.Index(s, c); i > 0 && len(strings.Fields(s[:i])) <= 3 {
+		if i := strings.Index(s, c); i > 0 && len(strings.Fields(s[:i])) <= 3 && hasLetter(inlineCodeRe().ReplaceAllString(s[i+len(c):], "")) {
 			return s[i+len(c):]
 		}
 	}
 	return s
 }
 
-func endsWithAny(s string, ws []string) bool {
-	for _, w := range ws {
-		if strings.HasSuffix(s, w) {
-			return true
-		}
-	}
-	return false
-}
-
-func startsWithAny(s string, ws []string) bool {
-	for _, w := range ws {
-		if strings.HasPrefix(s, w) {
-			return true
-		}
-	}
-	return false
-}
-
-// wordsRe builds a case-insensitive pattern that matches one of the
-// alternatives as whole words of any script (Go's \b knows only ASCII);
-// a hyphen continues a word ("always-on-top").
-func wordsRe(alts string) *regexp.Regexp {
-	return regexp.MustCompile(`(?i)(?:^|[^\pL\pN_])(?:` + alts + `)(?:$|[^\pL\pN_-])`)
-}
-
 var (
-	temporalRe = sync.OnceValue(func() *regexp.Regexp {
-		return wordsRe(`from now on|going forward|henceforth|from here on|from today on|in (?:the )?future|` +
-			`ab (?:jetzt|sofort|heute)|künftig|zukünftig|von nun an|in zukunft|désormais|dorénavant|à partir de maintenant|à l'avenir|` +
-			`a partir de (?:ahora|agora|hoy|hoje)|de (?:ahora|agora) en adelante|de agora em diante|daqui (?:pra|para|em) (?:frente|diante)|en adelante|` +
-			`с этого момента|впредь|отныне|в дальнейшем|с сегодняшнего дня`)
-	})
-	temporalCJK = []string{"从现在起", "从现在开始", "以后", "今后", "今後", "これから", "以後", "앞으로", "이제부터", "지금부터"}
-	oneOffRe    = sync.OnceValue(func() *regexp.Regexp {
-		return wordsRe(`this time|just this once|diesmal|dieses mal|cette fois|esta vez|desta vez|на этот раз`)
-	})
-	oneOffCJK = []string{"这次", "这一次", "今回", "이번에", "이번만"}
-	// idiomRe: phrases whose words would read as markers.
-	idiomRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`never ?mind|not (?:just|only) this time|(?:always|never|every) \pL+ing\b|(?:can|could|may|might|will|would|that|which|to) (?:\pL+ )?fail\pL*`)
-	})
-	// fillerRe: a message that is only a greeting, thanks or assent.
-	fillerRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)^(?:hi|hello|hey|thanks|thank you|thx|ok|okay|yes|yep|yeah|no|nope|sure|go on|go ahead|continue|proceed|done|great|nice|cool|lgtm|👍|` +
-			`merci|danke|gracias|obrigad[oa]|спасибо|谢谢|好的|ありがとう|はい|감사합니다|네|bonjour|salut|hallo|hola|olá|oi|привет|你好|こんにちは|안녕|weiter|continue|sigue|continua|продолжай|继续|続けて|계속)[\s.!。！]*$`)
-	})
-	// tagRe: a question tag that asks for assent: "use tabs, ok?".
-	tagRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)[,，、]\s*(?:ok(?:ay)?|right|got it|alright|understood|yes|please|pls|d'accord|compris|vale|¿vale|sí|blz|beleza|certo|tá|ja|verstanden|okay|хорошо|ладно|понял|好吗|可以吗|行吗|好不好|いい|いいですか|ね|알겠지|알았지|알겠죠)\s*[?？]\s*$`)
-	})
 	trailingCodeRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("(?:\\s*`[^`]*`[.:]?)+$") })
-	// whRe: a question without its mark ("what does this mean").
-	whRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^(?:(?:what|why|how|where|which|who)(?:'s| is| are| does| do| did| can| should| would)|warum|wieso|weshalb|pourquoi|por qué|почему|зачем|为什么|怎么|なぜ|どうして|왜|어떻게)(?:$|[^\pL])`)
-	})
-	// politeRe: a question that asks for a rule politely.
-	politeRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^(?:please,? )?(?:can|could|would|will) you|^(?:kannst|könntest|würdest) du|^(?:peux|pourrais)-tu|^(?:pouvez|pourriez)-vous|^¿?(?:puedes|podrías|podría)|` +
-			`^(?:você )?(?:pode|poderia)|^(?:можешь|можете|не мог(?:ла)? бы)|^(?:能不能|可以|能否|请你)|てくれ|てもらえ|ていただけ|줄래|주시겠|줄 수`)
-	})
-	confirmRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)^(?:ok(?:ay)?|right|got it|clear|understood|capisce|d'accord|compris|¿?vale|¿?entendido|entendeu|verstanden|alles klar|понятно|ясно|好吗|明白吗|懂吗|わかった|分かりましたか|알겠지|알겠어)\s*[?？]$`)
-	})
-	// startRe: a negative imperative, at the start of a sentence.
-	startRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^(?:keep|no|não|nunca|ne|n'\pL+|не|ни|nicht|kein\pL*|don'?t|do not)\s`)
-	})
-	// conditionRe: a condition, which a rule's trigger and a report's
-	// circumstance both use.
-	conditionRe = sync.OnceValue(func() *regexp.Regexp {
-		return wordsRe(`if|when|whenever|before|after|wenn|falls|vor|nach|si|quand|lorsque|avant|après|cuando|antes|después|quando|depois|если|когда|перед|после`)
-	})
-	// contrastRe: "X, not Y", a preference in any language.
-	contrastRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)[,;—–]\s*(?:and |but |y |e |et |und |а |но )?(?:not|never|nicht|pas|no|não|не|ni|jamais|nunca)\s`)
-	})
-	// standingRe: words that make a sentence hold beyond the request it
-	// came with, in the languages of spaced scripts.
-	standingRe = sync.OnceValue(func() *regexp.Regexp {
-		return wordsRe(strings.Join([]string{
-			// English
-			`always|never|by default|at all times|rules?\s*:|(?:new|house|hard|golden|one|my|our) rules?|the rules? (?:is|are)|must(?:n'?t| not)?|should(?:n'?t| not)?|shall`,
-			`do(?:n'?t| not)|avoid|prefer(?:ably|red)?|forbidden|prohibited|not allowed|no longer|any ?more|stick to|remember|make sure|every|each|whenever`,
-			// German
-			`immer|niemals|nie|stets|grundsätzlich|ausschließlich|muss|müssen|musst|müsst|darf nicht|dürfen nicht|soll(?:st|en|te|ten)?|jede[nmrs]?|vermeide[nt]?|bevorzuge[nt]?|verboten`,
-			// French
-			`toujours|jamais|doi[st]|doivent|devez|devons|il faut|interdit(?:e|s)?|chaque|évite[rz]?|privilégie[rz]?|préfère[rz]?`,
-			// Spanish and Portuguese
-			`siempre|nunca|jamás|jamais|sempre|debe[ns]?|debemos|hay que|tienes? que|tem que|têm que|deve[ms]?|devemos|prohibid[oa]s?|proibid[oa]s?|cada|evit[ae][ns]?|prefier[ae]n?|prefir[ae]m?`,
-			// Russian
-			`всегда|никогда|нельзя|должен|должна|должно|должны|обязательно|запрещено|запрещается|кажд\pL*|избега\pL*|предпочит\pL*|следует`,
-		}, "|"))
-	})
-	// weakRe: words that often mark a rule and often do not ("all",
-	// "only", "if you"): a statement with one is an instruction, unless
-	// it limits itself to this once.
-	weakRe = sync.OnceValue(func() *regexp.Regexp {
-		return wordsRe(strings.Join([]string{
-			`ever|no matter|need(?:s)? to|have to|has to|required|mandatory|banned|disallowed|allowed|permitted|may(?: not| only)?|only|just use|instead|rather than|ensure|keep`,
-			`all|any|anything|anyone|wherever|everything|everywhere|none|nothing|no\s+\S+|unless|except|without|otherwise|if|when|first|usually|in general|generally`,
-			`before|after|we use|we don'?t|our|this (?:project|repo(?:sitory)?|codebase|team)|like (?:this|so)|as follows|for example|e\.g\.|such as`,
-			`comme (?:ceci|ça)|par exemple|así|por ejemplo|wie folgt|zum beispiel|z\. ?b\.|assim|por exemplo|вот так|например`,
-			`nur|kein(?:e[nmrs]?)?|nichts|darf|dürfen|darfst|alle[nmrs]?|verwende[nt]?|benutze[nt]?|nutze[nt]?|erlaubt|stattdessen|achte|halte|wenn|falls|bevor|vor dem|nach dem|wir`,
-			`aucun(?:e)?|rien|faut|autorisé(?:e|s)?|permis|tou(?:s|tes?|t)|utilise[rz]?|uniquement|seulement|sauf|au lieu|ne|n'\pL+|si|quand|lorsque|avant|après|nous`,
-			`nada|ningún|ninguna|nenhum(?:a)?|precisa[ms]?|permitid[oa]s?|tod[oa]s?|utiliz[ae]n?|solo|sólo|só|únicamente|unicamente|apenas|somente|en (?:vez|lugar) de|em vez de|excepto|exceto|salvo|cuando|quando|antes|después|depois`,
-			`разрешено|только|теперь|все|всё|всех|любо\pL*|используй(?:те)?|использовать|применя\pL*|нужно|необходимо|надо|вместо|кроме|если|когда|перед|после|мы`,
-		}, "|"))
-	})
-	// standingCJK and weakCJK: the same in scripts without spaces,
-	// matched anywhere.
-	standingCJK = []string{
-		"必须", "务必", "一定要", "不要", "不得", "不准", "不许", "禁止", "严禁", "切勿", "请勿", "始终", "总是", "一律", "永远", "从不", "绝不", "每次", "必須", "總是", "不應", "應該", "应该", "应当", "规则", "規則",
-		"必ず", "常に", "いつも", "絶対", "しないこと", "しないで", "ないこと", "ないように", "てはいけ", "ではいけ", "てはならない", "ではならない", "すること", "べき", "毎回", "ルール",
-		"항상", "반드시", "절대", "하지 마", "마세요", "마십시오", "말 것", "않도록", "금지", "매번", "언제나", "규칙", "할 것",
-	}
-	weakCJK = []string{
-		"不能", "不可", "勿", "别", "所有", "一切", "任何", "全部", "只能", "只用", "仅", "应", "需要", "尽量", "避免", "优先", "默认", "约定", "规范", "统一", "保持", "记住", "注意",
-		"使用", "采用", "遵循", "遵守", "请用", "一直", "之前", "如果", "的时候", "每个", "每一", "規範", "如下", "例如", "比如",
-		"してください", "ください", "前に", "場合", "とき", "以下のように", "例えば", "のように", "規約", "全て", "すべて", "避け", "優先", "原則", "のみ", "だけ", "常時", "守っ", "使用", "使う", "使って", "統一", "こと。", "ましょう", "ように",
-		"모든", "모두", "전에", "경우", "다음과 같이", "예를 들어", "꼭", "해야", "하세요", "하십시오", "주세요", "사용", "지양", "피하", "피해", "우선", "만 사용", "한다", "합니다", "유지", "말아",
-	}
-	// failureRe: a report of something broken. Words a rule uses of
-	// failures in general ("errors", "exceptions") are not in it.
-	failureRe = sync.OnceValue(func() *regexp.Regexp {
-		return wordsRe(`\d{3}[- ]?error|error \d{3}|(?:get|got|getting|see|seeing|throws?|threw|raises?|hit|hitting) (?:an?|the|this|that|same) (?:error|exception|crash|panic)|` +
-			`crash(?:es|ed)?(?: on| at| in| when| after| if| with| ao| au| à| al| beim| bei| при|$)|fails|failed|(?:is|are|keeps|started) failing|` +
-			`broken|breaks|broke|panics|panicked|hangs|hung|leaks|leaking|memory leak|typo in|not working|doesn'?t work|does not work|stopped working|` +
-			`won'?t (?:start|build|compile|run|load)|after (?:the )?upgrad\pL*|doesn'?t (?:persist|save|load|show|start|build|compile)|` +
-			`\d{3}-fehler|fehler \d{3}|absturz|stürzt|abgestürzt|funktioniert nicht|geht nicht|kaputt|fehlschlag\pL*|schlägt fehl|` +
-			`erreur \d{3}|plante|planté|échoue|n'est pas conservé|ne marche pas|ne fonctionne pas|ne se lance pas|` +
-			`error \d{3}|se cae|falla|no funciona|roto|se rompe|erro \d{3}|falha|não funciona|não sobe|quebrou|` +
-			`ошибка \d{3}|падает|упал|сломал\pL*|не работает|не запускается|не стартует|сбрасывается`)
-	})
-	failureCJK = []string{"报错", "崩溃", "不工作", "无法启动", "打不开", "落ちる", "クラッシュ", "保持されない", "動かない", "起動しない", "크래시", "에러가", "오류가", "안 떠", "안 돼"}
-	// requestVerbRe: a statement that opens with one may ask for
-	// something done now ("fix the test", "arregla el test", "исправь
-	// тест"). The first group is English's, whose article then says more.
-	requestVerbRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)^(?:please,? |pls,? |now,? |then,? |ok,? |okay,? |hmm,? |also,? |looks good,? |lgtm,? |great,? |nice,? |perfect,? |thanks,? |bitte,? |por favor,? |s'il (?:te|vous) plaît,? |пожалуйста,? )?(?:(` +
-			`read|summari[sz]e|fix|add|run|show|tell|explain|write|create|count|list|find|look|check|update|remove|delete|implement|refactor|rename|move|make|build|test|open|review|help|` +
-			`go|try|print|grep|search|debug|investigate|diagnose|compare|install|upgrade|bump|tidy|clean|set up|setup|revert|undo|continue|retry|finish|start|stop|` +
-			`format|lint|commit|push|merge|rebase|describe|draft|generate|port|convert|split|extract|inline|document|translate|` +
-			`paste|see|give|send|deploy|release|measure|profile|benchmark|rewrite|replace|change|edit|modify|set|get|fetch|load|parse|call|analy[sz]e|answer|export|import|support` +
-			`)|can you|could you|would you|will you|` +
-			`behebe|füge|erkläre?|schreibe?|erstelle|zeige?|prüfe|lies|ändere|entferne|lösche|aktualisiere|schau|mach|baue|teste|starte|führe|implementiere|übersetze|suche|finde|öffne|exportiere|` +
-			`corrige[sz]?|ajoute[sz]?|explique[sz]?|écris|écrivez|crée[sz]?|montre[sz]?|lis|lisez|vérifie[sz]?|supprime[sz]?|refactorise[sz]?|mets à jour|regarde[sz]?|lance[sz]?|exécute[sz]?|implémente[sz]?|exporte[sz]?|traduis|cherche[sz]?|trouve[sz]?|ouvre[sz]?|` +
-			`arregla|corrige|añade|agrega|explica|escribe|crea|muestra|lee|revisa|elimina|borra|refactoriza|actualiza|mira|ejecuta|implementa|exporta|traduce|busca|encuentra|abre|` +
-			`corrija|conserte|adicione|adiciona|explique|escreva|crie|mostre|leia|verifique|remova|apague|refatora|refatore|atualiza|atualize|olha|olhe|roda|rode|executa|traduz|procura|` +
-			`исправь|почини|добавь|объясни|напиши|создай|покажи|прочитай|проверь|удали|сделай|запусти|отрефактори|обнови|посмотри|реализуй|экспортируй|переведи|найди|открой` +
-			`)(?:$|[^\pL\pN_])`)
-	})
-	// thisRe: an English object that is one thing: "the", "a", "it".
-	thisRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^(?:this|that|these|those|it|its|them|my|a|an|again|up|back|me|us)[,.;:!]?$`)
-	})
 	// artifactRe: a word that names one thing: code in backticks, a
-	// path, a file, a flag, a version.
+	// quoted title, a path, a file (@path too: the chat's attachment), a
+	// flag, a version, an issue.
 	artifactRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile("^[(\"']*(?:`[^` ]+`|\"[^\"]*\"?|[\\w.-]*/[\\w./-]*|[\\w-]+\\.[a-z]{1,5}|--?[a-z][\\w-]*|\\d+\\.\\d+(?:\\.\\d+)+)[.,:;!)'\"]*$")
+		return regexp.MustCompile("^[(\"'«„“@]*(?:`[^` ]+`|\"[^\"]*\"?|[\\w.-]*/[\\w./-]*|[\\w-]+\\.[a-z]{1,5}|--?[a-z][\\w-]*|\\d+\\.\\d+(?:\\.\\d+)*|#\\d+)[.,:;!)'\"»“”]*$")
 	})
 	// pathRe2: a path or a file name, not a flag or a command.
 	pathRe2 = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile("^[(\"'`]*(?:[\\w.-]*/[\\w./-]*|[\\w-]+\\.[a-z]{1,5})[`\"')]*[.,:;!]?$")
+		return regexp.MustCompile("^[(\"'`@]*(?:[\\w.-]*/[\\w./-]*|[\\w-]+\\.[a-z]{1,5})[`\"')]*[.,:;!]?$")
 	})
 	// identRe2: an identifier as written: camelCase, snake_case.
 	identRe2 = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`^(?:[a-z]+[A-Z]\w*|\w+_\w+|[A-Z][a-z]+[A-Z]\w*|README|LICENSE|CHANGELOG|CONTRIBUTING|Makefile|Dockerfile)$`)
-	})
-	deicticRe = sync.OnceValue(func() *regexp.Regexp {
-		return wordsRe(`(?:this|that|these|those|este|esta|estos|estas|ese|esa|esse|essa|nesse|nessa|neste|nesta|ce|cet|cette|ces|dies\pL*|diese\pL*|эт\pL*)\s+(?:\pL+\s+)?` +
-			`(?:func\pL*|fonc\pL*|funk\pL*|função|функц\pL*|file|fich\pL*|datei|arquivo|archivo|файл\pL*|tests?|testes?|тест\pL*|bugs?|баг\pL*|error|erreur|fehler|erro|ошибк\pL*|` +
-			`logs?|лог\pL*|regex\pL*|regul\pL*|регуляр\pL*|ausdruck|code|código|код\pL*|component\pL*|компонент\pL*|commit|коммит\pL*|diff|pr|query|requête|consulta|запрос\pL*|script|скрипт\pL*|page|página|seite|страниц\pL*|method|méthode|methode|método|метод\pL*|class|classe|klasse|clase|класс\pL*)`)
-	})
-	deicticCJK = []string{"这个函数", "这个文件", "这个测试", "这个错误", "这段代码", "这个正则", "这个bug", "这个 bug", "この関数", "このファイル", "このテスト", "このエラー", "このコード", "この正規表現",
-		"이 함수", "이 파일", "이 테스트", "이 에러", "이 오류", "이 로그", "이 코드", "이 정규식"}
-	// requestCJK: openings that ask for something for the user now, and
-	// endings of the common Japanese and Korean asks.
-	requestCJK    = []string{"帮我", "请帮", "帮忙", "给我", "麻烦"}
-	requestEndCJK = []string{"追加して", "削除して", "修正して", "直して", "作って", "書いて", "変更して", "見て", "봐 줘", "봐줘", "고쳐 줘", "고쳐줘", "추가해 줘", "추가해줘"}
-	// requestLabelRe: labels of a request ("Feature request:", "fix:").
-	requestLabelRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^(?:feature request|bug(?: report)?|question|fix|feat|chore|` +
-			`fehler|frage|demande|pregunta|petición|pedido|pergunta|баг|вопрос|修复|问题|需求|修正|不具合|要望|수정|버그|요청)(?:\(.*\))?$`)
 	})
 )

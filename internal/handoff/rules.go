@@ -119,49 +119,16 @@ func Changes(text string) bool {
 
 // strongChange reports whether a lowercased sentence says an earlier
 // instruction no longer holds as it was.
-func strongChange(low string) bool {
-	return strongChangeRe().MatchString(low) || containsAny(low, strongChangeCJK)
-}
+func strongChange(low string) bool { return lex().StrongChange.in(low, "") }
 
 // weakChange reports whether a lowercased sentence starts a standing
 // instruction, which may change an earlier one or add to it: only a turn
 // of polarity (never -> may) makes it a change.
-func weakChange(low string) bool { return weakChangeRe().MatchString(low) || temporal(low) }
+func weakChange(low string) bool { return lex().WeakChange.in(low, "") || temporal(low) }
 
-func additive(low string) bool { return additiveRe().MatchString(low) || containsAny(low, additiveCJK) }
+func additive(low string) bool { return lex().Additive.in(low, "") }
 
-var (
-	strongChangeRe = sync.OnceValue(func() *regexp.Regexp {
-		return wordsRe(strings.Join([]string{
-			`rule change|change of plan|changed my mind|new rule|instead|no longer|any ?more|no more|replaces?|replacing|scratch (?:that|this|the)|forget|cancel(?:s|led|ed|l?ing)?|overrid(?:e|es|ing)|actually|on second thought|correction|revert|revok(?:e|ed|es)|lift(?:ed|s)?|void|rescind(?:ed|s)?|waiv(?:e|ed|es)|suspend(?:ed|s)?|drop (?:the|that|this) rule|may now|can now|now (?:allowed|fine|ok|okay|permitted)|(?:is|are) (?:fine|ok|okay|allowed|permitted) now|(?:is|are) yours|feel free|(?:does not|doesn'?t) apply|you may (?:now )?(?:edit|change|modify|touch|use|write)`,
-			`changement de règle|nouvelle règle|changement de plan|j'ai changé d'avis|au lieu de|à la place|n'\pL+ plus|ne \pL+ plus|plus besoin|oublie[zr]?|annul\pL*|révoqu\pL*|levée?|peu[tx] maintenant|peuvent maintenant|pouvez maintenant|maintenant autorisée?s?|désormais autorisée?s?|remplace|en fait|finalement`,
-			`regeländerung|neue regel|planänderung|stattdessen|nicht mehr|kein\pL* mehr|vergiss|aufgehoben|gilt nicht mehr|darfst (?:jetzt|nun)|dürfen (?:jetzt|nun)|darf (?:jetzt|nun)|(?:jetzt|nun) erlaubt|ersetzt|doch`,
-			`cambio de regla|nueva regla|cambio de planes|en lugar de|en vez de|ya no|olvida|olvídate|cancela\pL*|anula\pL*|revoca\pL*|ya puedes|puedes ya|ahora puedes|puedes ahora|ahora (?:está|están) permitid\pL*|reemplaza|en realidad`,
-			`mudança de regra|nova regra|em vez de|ao invés de|não \pL+ mais|não mais|esquece|esqueça|cancela\pL*|anula\pL*|revoga\pL*|agora (?:você )?pode[ms]?|pode[ms]? agora|agora (?:está|estão) (?:liberad|permitid)\pL*|substitui|na verdade`,
-			`изменение правила|новое правило|вместо|больше не|уже не|забудь|отмен\pL*|теперь можно|можно теперь|теперь (?:разрешено|можешь)|разрешаю|заменяет|на самом деле|не действует`,
-		}, "|"))
-	})
-	strongChangeCJK = []string{"规则变更", "规则改为", "新规则", "改为", "改成", "不再", "取消", "作废", "废除", "忘掉", "现在可以", "可以了", "代替", "其实",
-		"ルール変更", "新しいルール", "代わりに", "もう", "しなくてよい", "しなくていい", "取り消", "廃止", "撤回", "忘れて", "てもよい", "てもいい", "解除", "実は",
-		"규칙 변경", "새 규칙", "대신", "더 이상", "취소", "폐지", "잊어", "해도 됩", "해도 돼", "해제", "사실은"}
-	weakChangeRe = sync.OnceValue(func() *regexp.Regexp {
-		return wordsRe(`(?:is|are) (?:now )?(?:allowed|permitted|fine|ok|okay)|may be (?:edited|changed|modified|touched|used|written)|` +
-			`peut être modifiée?s?|est autorisée?|darf geändert werden|ist erlaubt|está permitid[oa]|puede modificarse|é permitid[oa]|pode ser alterad[oa]|разрешено`)
-	})
-	additiveRe = sync.OnceValue(func() *regexp.Regexp {
-		return wordsRe(`also|too|either|as well|in addition|additionally|on top of|aussi|également|non plus|de plus|auch|zusätzlich|ebenfalls|también|además|tampoco|também|além disso|также|тоже|ещё|еще`)
-	})
-	additiveCJK = []string{"也", "另外", "此外", "还要", "も変更", "も読", "もし", "또한", "추가로", "도 수정", "도 읽"}
-	prohibitRe  = sync.OnceValue(func() *regexp.Regexp {
-		return wordsRe(`never|don'?t|do not|must not|mustn'?t|not allowed|forbidden|avoid|no one|nobody|jamais|ne|n'\pL+|interdit\pL*|niemals|nie|nicht|verboten|kein\pL*|nunca|no|prohibid\pL*|jamás|não|proibid\pL*|никогда|не|нельзя|запрещ\pL*`)
-	})
-	prohibitCJK = []string{"不要", "禁止", "不得", "不准", "别", "勿", "不能", "しない", "ないで", "ないこと", "마세요", "금지", "하지 마", "말 것"}
-	permitRe    = sync.OnceValue(func() *regexp.Regexp {
-		return wordsRe(`may|can|allowed|permitted|fine|ok|okay|free to|yours|peu[tx]|peuvent|pouvez|autorisé\pL*|permis|libre|darf(?:st)?|dürfen|erlaubt|kannst|puede[sn]?|permitid\pL*|pode[ms]?|liberad\pL*|можно|можешь|разрешен\pL*|разрешаю`)
-	})
-	permitCJK = []string{"可以", "允许", "てもよい", "てもいい", "てよい", "許可", "해도", "허용", "가능"}
-	refRe     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bD(\d+)\b`) })
-)
+var refRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bD(\d+)\b`) })
 
 // spaceCJK puts spaces around the runs of scripts that use none, so that
 // a path written against them ("修改vendor/目录") is a word.
@@ -227,8 +194,7 @@ func actionsOf(low string) map[string]bool {
 // polarity is -1 for a sentence that forbids, +1 for one that permits, 0
 // for neither or both.
 func polarity(low string) int {
-	no := prohibitRe().MatchString(low) || containsAny(low, prohibitCJK)
-	yes := permitRe().MatchString(low) || containsAny(low, permitCJK)
+	no, yes := lex().Prohibit.in(low, ""), lex().Permit.in(low, "")
 	switch {
 	case no && !yes:
 		return -1
@@ -248,13 +214,9 @@ const (
 	refStrong
 )
 
-var ruleNounRe = sync.OnceValue(func() *regexp.Regexp {
-	return wordsRe(`rules?|restrictions?|constraints?|bans?|polic(?:y|ies)|instructions?|règle\pL*|regel\pL*|regla\pL*|regra\pL*|правил\pL*|restricci\pL*|einschränkung\pL*|ограничени\pL*|verbot|interdiction`)
-})
-
 // ruleNoun reports whether a lowercased sentence names a rule.
 func ruleNoun(low string) bool {
-	return ruleNounRe().MatchString(low) || containsAny(low, []string{"规则", "规定", "限制", "禁止", "ルール", "規則", "禁止", "制限", "규칙", "금지", "제한"})
+	return lex().Rule.in(low, "")
 }
 
 // reference says how strongly sentence s points at the earlier entry
@@ -390,7 +352,7 @@ func changesEntry(text string, old Entry, model bool) bool {
 // "instead of" ("instead of editing vendor/, wrap it"): it keeps to a
 // rule that forbids, and changes nothing.
 func avoids(low string, old Entry) bool {
-	m := insteadRe().FindStringIndex(low)
+	m := lex().Instead.find(low, "")
 	if m == nil {
 		return false
 	}
@@ -401,10 +363,6 @@ func avoids(low string, old Entry) bool {
 	shared, _ := sharedKey(subjectOf(after), subjectOf(old.Text))
 	return shared
 }
-
-var insteadRe = sync.OnceValue(func() *regexp.Regexp {
-	return wordsRe(`instead of|rather than|au lieu de|plutôt que de|statt|anstatt|en lugar de|en vez de|em vez de|ao invés de|вместо( того чтобы)?`)
-})
 
 // Supersedes returns the entries the user's new entry e retires: the
 // earlier standing instructions, the user's, still in force, that e
@@ -630,7 +588,7 @@ func Sanitize(d *Draft, ledger []Entry) int {
 // can only differ from the user's words.
 func restates(ledger []Entry, line string) bool {
 	for _, s := range sentencesOf(line) {
-		if strong, _ := standing(s.low); !s.question && strong && aboutInstruction(ledger, s.text) {
+		if !s.question && marks(s.low, s.lang) >= markNegative && aboutInstruction(ledger, s.text) {
 			return true
 		}
 	}

@@ -20,7 +20,7 @@ var allowed = map[string]rule{
 	"llm":                     {nil, "the shared vocabulary: depends on nothing"},
 	"llm/fake":                {[]string{"llm"}, "a scripted provider speaks only llm"},
 	"llm/llmtest":             {nil, "the wire harness speaks the vendors' wire, so it depends on no adapter it tests, nor on llm"},
-	"llm/openai":              {[]string{"llm", "llm/internal/retryafter"}, "adapters translate llm to one vendor's wire"},
+	"llm/openai":              {[]string{"llm", "llm/internal/retryafter", "llm/internal/sse"}, "adapters translate llm to one vendor's wire"},
 	"llm/anthropic":           {[]string{"llm", "llm/internal/retryafter", "llm/internal/sse"}, "adapters translate llm to one vendor's wire"},
 	"llm/internal/retryafter": {nil, "the adapters' reading of the wait a provider asks for"},
 	"llm/internal/sse":        {nil, "the adapters' reading of server-sent events"},

@@ -1,16 +1,17 @@
 package memory
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"net/url"
 	"strings"
-
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
+	"time"
 )
 
 // Embedder turns texts into vectors, one per text, in order.
@@ -32,10 +33,13 @@ type EmbedderOptions struct {
 	HTTPClient *http.Client
 }
 
-// openAIEmbedder calls POST {BaseURL}/embeddings.
+// openAIEmbedder calls POST {BaseURL}/embeddings over net/http: one
+// small JSON request and answer, not worth a vendor SDK.
 type openAIEmbedder struct {
-	model string
-	svc   openai.EmbeddingService
+	model  string
+	url    string
+	apiKey string
+	client *http.Client
 }
 
 // NewEmbedder returns an Embedder for an OpenAI-compatible endpoint.
@@ -47,16 +51,13 @@ func NewEmbedder(o EmbedderOptions) (Embedder, error) {
 	if strings.TrimSpace(o.Model) == "" {
 		return nil, errors.New("memory: embeddings model is empty: set memory.embeddings.model, e.g. text-embedding-3-small")
 	}
-	// The service is built without the SDK's environment defaults, so an
-	// OPENAI_API_KEY meant for OpenAI never reaches another server.
-	opts := []option.RequestOption{option.WithBaseURL(strings.TrimRight(o.BaseURL, "/") + "/"), option.WithMaxRetries(1)}
-	if o.APIKey != "" {
-		opts = append(opts, option.WithAPIKey(o.APIKey))
+	// The environment is never read, so an OPENAI_API_KEY meant for
+	// OpenAI never reaches another server.
+	e := &openAIEmbedder{model: o.Model, url: strings.TrimRight(o.BaseURL, "/") + "/embeddings", apiKey: o.APIKey, client: o.HTTPClient}
+	if e.client == nil {
+		e.client = http.DefaultClient
 	}
-	if o.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(o.HTTPClient))
-	}
-	return &openAIEmbedder{model: o.Model, svc: openai.NewEmbeddingService(opts...)}, nil
+	return e, nil
 }
 
 func (e *openAIEmbedder) Model() string { return e.model }
@@ -67,16 +68,39 @@ func (e *openAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 	if len(texts) == 0 {
 		return nil, nil
 	}
-	resp, err := e.svc.New(ctx, openai.EmbeddingNewParams{
-		Model: e.model,
-		Input: openai.EmbeddingNewParamsInputUnion{OfArrayOfStrings: texts},
-	})
+	body, err := json.Marshal(struct {
+		Input []string `json:"input"`
+		Model string   `json:"model"`
+	}{texts, e.model})
 	if err != nil {
 		return nil, fmt.Errorf("memory: embeddings (%s): %w", e.model, err)
 	}
+	var resp struct {
+		Data []struct {
+			Index     int       `json:"index"`
+			Embedding []float64 `json:"embedding"`
+		} `json:"data"`
+	}
+	// One retry of a failure worth retrying (a busy or restarting
+	// server), as the SDK this replaced did; search falls back to
+	// keywords when embeddings fail.
+	for attempt := 0; ; attempt++ {
+		retry, err := e.post(ctx, body, &resp)
+		if err == nil {
+			break
+		}
+		if !retry || attempt > 0 {
+			return nil, fmt.Errorf("memory: embeddings (%s): %w", e.model, err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("memory: embeddings (%s): %w", e.model, ctx.Err())
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
 	out := make([][]float32, len(texts))
 	for _, d := range resp.Data {
-		if d.Index < 0 || int(d.Index) >= len(texts) {
+		if d.Index < 0 || d.Index >= len(texts) {
 			return nil, fmt.Errorf("memory: embeddings (%s): the server returned index %d for %d inputs", e.model, d.Index, len(texts))
 		}
 		out[d.Index] = normalize64(d.Embedding)
@@ -87,6 +111,35 @@ func (e *openAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 		}
 	}
 	return out, nil
+}
+
+// post sends one request and decodes its answer into out; retry reports
+// whether the failure is worth one more try.
+func (e *openAIEmbedder) post(ctx context.Context, body []byte, out any) (retry bool, err error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.url, bytes.NewReader(body))
+	if err != nil {
+		return false, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	if e.apiKey != "" {
+		req.Header.Set("Authorization", "Bearer "+e.apiKey)
+	}
+	res, err := e.client.Do(req)
+	if err != nil {
+		return ctx.Err() == nil, err
+	}
+	defer res.Body.Close()
+	if res.StatusCode >= 300 {
+		msg, _ := io.ReadAll(io.LimitReader(res.Body, 2<<10))
+		s := res.StatusCode
+		retry := s == http.StatusRequestTimeout || s == http.StatusConflict || s == http.StatusTooManyRequests || s >= 500
+		return retry, fmt.Errorf("POST %s: %s: %s", e.url, res.Status, bytes.TrimSpace(msg))
+	}
+	if err := json.NewDecoder(res.Body).Decode(out); err != nil {
+		return false, fmt.Errorf("POST %s: the answer is not an embeddings list: %w", e.url, err)
+	}
+	return false, nil
 }
 
 func normalize64(v []float64) []float32 {

@@ -103,25 +103,15 @@ func benchLongRequest() llm.Request {
 	return req
 }
 
-// BenchmarkChatBody is the request encoding of a long request, godwit's
-// against the SDK's: go test ./llm/openai -run '^$' -bench ChatBody -benchmem
+// BenchmarkChatBody is the request encoding of a long request:
+// go test ./llm/openai -run '^$' -bench ChatBody -benchmem
 func BenchmarkChatBody(b *testing.B) {
 	p := newChat(Options{}, nil)
 	req := benchLongRequest()
-	b.Run("godwit", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := p.body(req); err != nil {
-				b.Fatal(err)
-			}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := p.body(req); err != nil {
+			b.Fatal(err)
 		}
-	})
-	b.Run("sdk", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := sdkBody(p, req); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+	}
 }

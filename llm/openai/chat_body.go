@@ -1,44 +1,46 @@
 package openai
 
 import (
-	"bytes"
+	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/godwit/godwit/llm"
-	"github.com/openai/openai-go/v3"
 )
 
-// body encodes req byte for byte as the SDK would (params, then
-// MarshalJSON; TestChatBodyMatchesSDK), writing the messages itself and
-// leaving the rest, and an assistant message with fields the SDK has no
-// name for, to the SDK. It is kept because the SDK's encoder costs a
-// resumed turn of bench/turncost's session 42% more instructions at turn
-// 301 (20% at turn 151).
+// body encodes req as the Chat Completions request. Its bytes are the
+// ones the openai-go SDK wrote when the adapter used it (testdata/wire
+// pins them): key order, string escapes and all, so a session recorded
+// then sends the same bytes now and the provider's prompt cache still
+// hits. System, tools and messages keep the caller's order, and the same
+// llm.Request always gives the same bytes, so the cache sees an
+// append-only prefix.
 func (p *chatProvider) body(req llm.Request) ([]byte, error) {
-	top, err := p.params(llm.Request{
-		Model: req.Model, MaxOutputTokens: req.MaxOutputTokens, Temperature: req.Temperature,
-		Reasoning: req.Reasoning, CacheKey: req.CacheKey, Tools: req.Tools,
-	})
-	if err != nil {
-		return nil, err
+	if req.Model == "" {
+		return nil, fmt.Errorf("openai: request has no model: set the model name in the provider config")
 	}
-	top.Messages = []openai.ChatCompletionMessageParamUnion{}
-	rest, err := top.MarshalJSON()
-	if err != nil {
-		return nil, fmt.Errorf("openai: encoding the request: %w", err)
-	}
-	const empty = `{"messages":[]`
-	if !bytes.HasPrefix(rest, []byte(empty)) {
-		// Not the layout this encoder knows (another SDK version):
-		// the SDK encodes the whole request.
-		params, err := p.params(req)
+	var tools []byte
+	for i, t := range req.Tools {
+		schema, err := toolSchema(t)
 		if err != nil {
 			return nil, err
 		}
-		return params.MarshalJSON()
+		if i > 0 {
+			tools = append(tools, ',')
+		}
+		tools = append(tools, `{"function":{"name":`...)
+		tools = appendString(tools, t.Name)
+		if t.Description != "" {
+			tools = append(tools, `,"description":`...)
+			tools = appendString(tools, t.Description)
+		}
+		tools = append(tools, `,"parameters":`...)
+		tools = append(tools, schema...)
+		tools = append(tools, `},"type":"function"}`...)
 	}
-	size := len(rest) + len(req.System) + 64
+	size := len(tools) + len(req.System) + 256
 	for _, m := range req.Messages {
 		for _, part := range m.Parts {
 			size += 64 + len(part.Text)
@@ -60,6 +62,7 @@ func (p *chatProvider) body(req llm.Request) ([]byte, error) {
 	dropped := 0
 	for i, m := range req.Messages {
 		var d int
+		var err error
 		if b, n, d, err = appendChatMessage(b, n, m); err != nil {
 			return nil, fmt.Errorf("openai: message %d: %w", i, err)
 		}
@@ -69,19 +72,58 @@ func (p *chatProvider) body(req llm.Request) ([]byte, error) {
 		p.log.Debug("openai: dropped thinking blocks from another wire format", "provider", p.name, "count", dropped)
 	}
 	if n == 0 {
-		// No messages: the SDK leaves the field out.
-		top.Messages = nil
-		return top.MarshalJSON()
+		b = append(b[:0], '{') // no messages: the field is left out
+	} else {
+		b = append(b, "],"...)
 	}
-	b = append(b, ']')
-	return append(b, rest[len(empty):]...), nil
+	b = append(b, `"model":`...)
+	b = appendString(b, req.Model)
+	if req.MaxOutputTokens > 0 {
+		// OpenAI's reasoning models refuse max_tokens; everything else,
+		// compatible servers included, knows max_tokens best.
+		if p.isOpenAI || reasoningModel(req.Model) {
+			b = append(b, `,"max_completion_tokens":`...)
+		} else {
+			b = append(b, `,"max_tokens":`...)
+		}
+		b = strconv.AppendInt(b, int64(req.MaxOutputTokens), 10)
+	}
+	if req.CacheKey != "" && p.sendCacheKey {
+		b = append(b, `,"prompt_cache_key":`...)
+		b = appendString(b, req.CacheKey)
+	}
+	if req.Temperature != nil {
+		b = append(b, `,"temperature":`...)
+		b = appendFloat(b, *req.Temperature)
+	}
+	if req.Reasoning != "" && !p.openRouter {
+		b = append(b, `,"reasoning_effort":`...)
+		b = appendString(b, req.Reasoning)
+	}
+	b = append(b, `,"stream_options":{"include_usage":true}`...)
+	if len(tools) > 0 {
+		b = append(b, `,"tools":[`...)
+		b = append(b, tools...)
+		b = append(b, ']')
+	}
+	if req.Reasoning != "" && p.openRouter {
+		// OpenRouter's unified parameter, which it maps to each
+		// upstream's own (Anthropic's thinking budget, Gemini's
+		// thinking level, OpenAI's effort).
+		b = append(b, `,"reasoning":{"effort":`...)
+		b = appendString(b, req.Reasoning)
+		b = append(b, '}')
+	}
+	return append(b, `,"stream":true}`...), nil
 }
 
 // appendChatMessage appends m's Chat Completions messages (n written so
-// far) as chatMessages maps them.
+// far): a user message, an assistant message with its tool calls, and
+// then each tool result as a message of its own. dropped counts thinking
+// parts that came from another wire format and cannot be sent here.
 func appendChatMessage(b []byte, n int, m llm.Message) (_ []byte, _ int, dropped int, err error) {
 	var texts, calls, results int
-	extra := false
+	var thinking, details []string
 	for _, part := range m.Parts {
 		switch part.Kind {
 		case llm.PartText:
@@ -91,7 +133,11 @@ func appendChatMessage(b []byte, n int, m llm.Message) (_ []byte, _ int, dropped
 				dropped++
 				continue
 			}
-			extra = true // reasoning_details, or reasoning_content with calls
+			if d := part.Thinking.Details; d != "" {
+				details = append(details, d)
+				continue
+			}
+			thinking = append(thinking, part.Thinking.Text)
 		case llm.PartToolCall:
 			if part.ToolCall != nil {
 				calls++
@@ -146,22 +192,6 @@ func appendChatMessage(b []byte, n int, m llm.Message) (_ []byte, _ int, dropped
 		if texts == 0 && calls == 0 {
 			break // thinking alone (a cut answer) has nothing to send
 		}
-		if extra {
-			// Fields the SDK has no name for: its own encoding.
-			msgs, _, err := chatMessages(llm.Message{Role: m.Role, Parts: withoutResults(m.Parts)})
-			if err != nil {
-				return b, n, 0, err
-			}
-			for _, msg := range msgs {
-				enc, err := msg.MarshalJSON()
-				if err != nil {
-					return b, n, 0, err
-				}
-				sep()
-				b = append(b, enc...)
-			}
-			break
-		}
 		sep()
 		b = append(b, '{')
 		if texts > 0 {
@@ -198,7 +228,28 @@ func appendChatMessage(b []byte, n int, m llm.Message) (_ []byte, _ int, dropped
 			}
 			b = append(b, ']')
 		}
-		b = append(b, `,"role":"assistant"}`...)
+		b = append(b, `,"role":"assistant"`...)
+		if calls > 0 && len(thinking) > 0 {
+			// DeepSeek answers 400 when a tool-calling turn loses its
+			// reasoning; GLM and Kimi use it too.
+			b = append(b, `,"reasoning_content":`...)
+			b = appendExtraString(b, strings.Join(thinking, ""))
+		}
+		if len(details) > 0 {
+			// OpenRouter: the blocks go back as received, so Anthropic's
+			// signatures and Gemini's thought signatures survive the
+			// turn (it refuses a Gemini tool call without them).
+			d, err := joinDetails(details)
+			if err == nil {
+				d, err = json.Marshal(d) // compact, as a raw value is sent
+			}
+			if err != nil {
+				return b, n, 0, err
+			}
+			b = append(b, `,"reasoning_details":`...)
+			b = append(b, d...)
+		}
+		b = append(b, '}')
 	case llm.RoleTool:
 		if texts > 0 || calls > 0 {
 			return b, n, 0, fmt.Errorf("a tool message may hold only tool results")
@@ -224,14 +275,49 @@ func appendChatMessage(b []byte, n int, m llm.Message) (_ []byte, _ int, dropped
 	return b, n, dropped, nil
 }
 
-func withoutResults(parts []llm.Part) []llm.Part {
-	out := make([]llm.Part, 0, len(parts))
-	for _, p := range parts {
-		if p.Kind != llm.PartToolResult {
-			out = append(out, p)
+// emptySchema is sent for a tool without parameters.
+const emptySchema = `{"type":"object","properties":{}}`
+
+// toolSchema checks a tool's schema and returns it compact, as it is
+// sent (encoding/json's form of a raw value: HTML characters escaped);
+// its keys keep the caller's order.
+func toolSchema(t llm.ToolSpec) ([]byte, error) {
+	if t.Name == "" {
+		return nil, fmt.Errorf("openai: a tool has no name")
+	}
+	s := strings.TrimSpace(string(t.Schema))
+	if s == "" || s == "null" {
+		return []byte(emptySchema), nil
+	}
+	if !json.Valid(t.Schema) || s[0] != '{' {
+		return nil, fmt.Errorf("openai: tool %q: schema is not a JSON object", t.Name)
+	}
+	return json.Marshal(json.RawMessage(t.Schema))
+}
+
+// appendExtraString appends s as the SDK wrote the fields it had no name
+// for (reasoning_content): as is when every byte is printable ASCII
+// other than quote and backslash, else as encoding/json writes it, HTML
+// escapes included.
+func appendExtraString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7f || c == '"' || c == '\\' {
+			enc, _ := json.Marshal(s) // a string always encodes
+			return append(b, enc...)
 		}
 	}
-	return out
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+// appendFloat appends f as encoding/json writes a float64.
+func appendFloat(b []byte, f float64) []byte {
+	enc, err := json.Marshal(f)
+	if err != nil { // NaN or an infinity: no JSON for it
+		return append(b, '0')
+	}
+	return append(b, enc...)
 }
 
 // appendContent appends {"content":s,"role":role}.

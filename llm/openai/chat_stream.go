@@ -7,13 +7,71 @@ import (
 	"strings"
 
 	"github.com/godwit/godwit/llm"
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/packages/respjson"
 )
 
 // ProviderChat is Thinking.Provider for reasoning read from Chat
 // Completions (reasoning_content / reasoning).
 const ProviderChat = "openai-chat"
+
+// chatChunk is a chat.completion.chunk, the fields of it that are read.
+type chatChunk struct {
+	Choices []struct {
+		Index        num       `json:"index"`
+		Delta        chatDelta `json:"delta"`
+		FinishReason string    `json:"finish_reason"`
+	} `json:"choices"`
+	Usage *chatUsage `json:"usage"`
+}
+
+type chatDelta struct {
+	Content string `json:"content"`
+	Refusal string `json:"refusal"`
+	// Reasoning comes as reasoning_content (DeepSeek, GLM, Kimi, vLLM,
+	// llama.cpp) or reasoning (OpenRouter, Ollama, newer vLLM).
+	ReasoningContent json.RawMessage `json:"reasoning_content"`
+	Reasoning        json.RawMessage `json:"reasoning"`
+	ReasoningDetails json.RawMessage `json:"reasoning_details"`
+	ToolCalls        []chatToolDelta `json:"tool_calls"`
+}
+
+// chatToolDelta is a piece of a tool call, named by its index.
+type chatToolDelta struct {
+	Index    num    `json:"index"`
+	ID       string `json:"id"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+// chatUsage is the usage object; prompt_tokens already includes cached
+// tokens on every server we know, matching llm.Usage.InputTokens.
+type chatUsage struct {
+	PromptTokens        num `json:"prompt_tokens"`
+	CompletionTokens    num `json:"completion_tokens"`
+	PromptTokensDetails struct {
+		CachedTokens     num `json:"cached_tokens"`
+		CacheWriteTokens num `json:"cache_write_tokens"`
+	} `json:"prompt_tokens_details"`
+	CompletionTokensDetails struct {
+		ReasoningTokens num `json:"reasoning_tokens"`
+	} `json:"completion_tokens_details"`
+	PromptCacheHitTokens num `json:"prompt_cache_hit_tokens"` // DeepSeek
+}
+
+func (u *chatUsage) llm() *llm.Usage {
+	out := &llm.Usage{
+		InputTokens:      int64(u.PromptTokens),
+		OutputTokens:     int64(u.CompletionTokens),
+		ReasoningTokens:  int64(u.CompletionTokensDetails.ReasoningTokens),
+		CacheReadTokens:  int64(u.PromptTokensDetails.CachedTokens),
+		CacheWriteTokens: int64(u.PromptTokensDetails.CacheWriteTokens),
+	}
+	if out.CacheReadTokens == 0 {
+		out.CacheReadTokens = int64(u.PromptCacheHitTokens)
+	}
+	return out
+}
 
 // chatStream turns chat.completion.chunk objects into llm events. It is
 // used by one Stream call and is not safe for concurrent use.
@@ -28,8 +86,8 @@ type chatStream struct {
 	sawDetails   bool
 	detailsDone  bool
 	detailsError error
-	calls        []*chatCall         // in order of first appearance
-	byIndex      map[int64]*chatCall // the current call for a wire index
+	calls        []*chatCall       // in order of first appearance
+	byIndex      map[num]*chatCall // the current call for a wire index
 	callsEnded   bool
 	finish       string
 	refusal      bool
@@ -43,9 +101,6 @@ type chatCall struct {
 	args strings.Builder
 }
 
-// emit hands one event to the consumer; false means it stopped listening.
-type emit func(llm.Event) bool
-
 // failure implements decoder: Chat Completions reports errors out of
 // band only.
 func (*chatStream) failure() error { return nil }
@@ -58,10 +113,14 @@ func (s *chatStream) done(log *slog.Logger, provider, model string) {
 	log.Debug("openai: chat stream done", "provider", provider, "model", model, "finish", s.finish, "tool_calls", len(s.calls))
 }
 
-func (s *chatStream) add(c *openai.ChatCompletionChunk, out emit) bool {
-	if c.JSON.Usage.Valid() {
-		u := chatUsage(&c.Usage)
-		s.usage = &u
+// add implements decoder.
+func (s *chatStream) add(data []byte, out emit) (bool, error) {
+	var c chatChunk
+	if err := unmarshal(data, &c); err != nil {
+		return false, err
+	}
+	if c.Usage != nil {
+		s.usage = c.Usage.llm()
 	}
 	for i := range c.Choices {
 		ch := &c.Choices[i]
@@ -69,28 +128,26 @@ func (s *chatStream) add(c *openai.ChatCompletionChunk, out emit) bool {
 			continue
 		}
 		if !s.delta(&ch.Delta, out) {
-			return false
+			return false, nil
 		}
 		if ch.FinishReason != "" && s.finish == "" {
 			s.finish = ch.FinishReason
 			if !s.endCalls(out) {
-				return false
+				return false, nil
 			}
 		}
 	}
-	return true
+	return true, nil
 }
 
-func (s *chatStream) delta(d *openai.ChatCompletionChunkChoiceDelta, out emit) bool {
-	if f, ok := d.JSON.ExtraFields["reasoning_details"]; ok {
-		if raw := f.Raw(); raw != "" && raw != "null" && raw != "[]" {
-			if err := s.details.add(raw); err != nil && s.detailsError == nil {
-				s.detailsError = err
-			}
-			s.sawDetails = true
+func (s *chatStream) delta(d *chatDelta, out emit) bool {
+	if raw := string(d.ReasoningDetails); raw != "" && raw != "null" && raw != "[]" {
+		if err := s.details.add(raw); err != nil && s.detailsError == nil {
+			s.detailsError = err
 		}
+		s.sawDetails = true
 	}
-	if r := reasoningDelta(d.JSON.ExtraFields); r != "" {
+	if r := reasoningDelta(d.ReasoningContent, d.Reasoning); r != "" {
 		s.thinkingOpen = true
 		s.thinking.WriteString(r)
 		if !out(llm.Event{Type: llm.EventThinkingDelta, Text: r}) {
@@ -122,11 +179,11 @@ func (s *chatStream) text(t string, out emit) bool {
 // delta of an index; some servers send a whole call in one delta, some
 // repeat the id on every delta. A different id on a known index is a new
 // call (servers that number every call 0).
-func (s *chatStream) toolCall(tc *openai.ChatCompletionChunkChoiceDeltaToolCall, out emit) bool {
+func (s *chatStream) toolCall(tc *chatToolDelta, out emit) bool {
 	c := s.byIndex[tc.Index]
 	if c == nil || (tc.ID != "" && c.id != tc.ID) {
 		if s.byIndex == nil {
-			s.byIndex = map[int64]*chatCall{}
+			s.byIndex = map[num]*chatCall{}
 		}
 		c = &chatCall{ord: len(s.calls), id: tc.ID, name: tc.Function.Name}
 		if c.id == "" {
@@ -227,42 +284,14 @@ func (s *chatStream) stopReason() llm.StopReason {
 	return llm.StopOther
 }
 
-// reasoningDelta reads reasoning text from a delta's unknown fields:
-// reasoning_content (DeepSeek, GLM, Kimi, vLLM, llama.cpp) or reasoning
-// (OpenRouter, Ollama, newer vLLM). Servers that send both send the same
-// text, so the first non-empty one wins.
-func reasoningDelta(extra map[string]respjson.Field) string {
-	for _, k := range []string{"reasoning_content", "reasoning"} {
-		f, ok := extra[k]
-		if !ok {
-			continue
-		}
-		raw := f.Raw()
-		if raw == "" || raw == "null" {
-			continue
-		}
+// reasoningDelta is the delta's reasoning text. Servers that send both
+// fields send the same text, so the first non-empty one wins.
+func reasoningDelta(fields ...json.RawMessage) string {
+	for _, raw := range fields {
 		var s string
-		if json.Unmarshal([]byte(raw), &s) == nil && s != "" {
+		if len(raw) > 0 && json.Unmarshal(raw, &s) == nil && s != "" {
 			return s
 		}
 	}
 	return ""
-}
-
-// chatUsage maps usage. prompt_tokens already includes cached tokens on
-// every server we know, matching llm.Usage.InputTokens.
-func chatUsage(u *openai.CompletionUsage) llm.Usage {
-	out := llm.Usage{
-		InputTokens:      u.PromptTokens,
-		OutputTokens:     u.CompletionTokens,
-		ReasoningTokens:  u.CompletionTokensDetails.ReasoningTokens,
-		CacheReadTokens:  u.PromptTokensDetails.CachedTokens,
-		CacheWriteTokens: u.PromptTokensDetails.CacheWriteTokens,
-	}
-	if out.CacheReadTokens == 0 { // DeepSeek
-		if f, ok := u.JSON.ExtraFields["prompt_cache_hit_tokens"]; ok {
-			out.CacheReadTokens, _ = strconv.ParseInt(f.Raw(), 10, 64)
-		}
-	}
-	return out
 }

@@ -7,12 +7,14 @@
 // reasoning items (Responses, which asks reasoning models for summaries),
 // reasoning_content (DeepSeek and the like), and OpenRouter's
 // reasoning_details, merged from its stream fragments (details.go) and
-// echoed on the assistant message as received. A Chat Completions
-// request's messages are written by chat_body.go, byte for byte as the
-// SDK encodes them (the rest of the body is the SDK's), kept because the
-// SDK's encoder costs a resumed turn 42% more instructions at turn 301
-// of bench/turncost's session.
+// echoed on the assistant message as received.
 //
-// Of godwit's packages it imports only llm and llm/internal/retryafter.
-// Retries live in llm/retry, so the SDK's own retries are switched off.
+// It speaks both APIs over net/http with the few request and event types
+// their references name; llm/internal/sse reads the streams. The request
+// bodies are the bytes the openai-go SDK sent when the adapter used it
+// (testdata/wire, recorded from it), so sessions recorded then replay
+// the same bytes. Retries live in llm/retry.
+//
+// Of godwit's packages it imports only llm, llm/internal/retryafter and
+// llm/internal/sse.
 package openai

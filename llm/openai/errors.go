@@ -16,8 +16,6 @@ import (
 
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/llm/internal/retryafter"
-	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/ssestream"
 )
 
 // maxErrorBody caps how much of an error body is read.
@@ -157,42 +155,37 @@ func errorText(v vendorError, body []byte, status int) string {
 	return msg
 }
 
-// checkResponse is SDK middleware that turns every failed HTTP answer into
-// a classified *llm.Error while the headers and body are at hand, so the
-// SDK's own error type never has to be unpicked.
-func checkResponse(provider string, now func() time.Time) option.Middleware {
-	return func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-		res, err := next(req)
-		if err != nil || res == nil {
-			return res, err
-		}
-		if res.StatusCode >= 300 {
-			body, _ := io.ReadAll(io.LimitReader(res.Body, maxErrorBody))
-			_ = res.Body.Close()
-			return nil, httpError(provider, res.StatusCode, res.Header, body, now())
-		}
-		mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type"))
-		if mt == "application/json" {
-			// A server that ignores stream:true answers with one JSON
-			// object; some also report errors this way with status 200.
-			// A stream mislabelled as JSON is still read as a stream.
-			br := bufio.NewReader(res.Body)
-			head, _ := br.Peek(8)
-			head = bytes.TrimLeft(head, " \t\r\n")
-			if bytes.HasPrefix(head, []byte("data:")) || bytes.HasPrefix(head, []byte("event:")) || bytes.HasPrefix(head, []byte(":")) {
-				res.Body = readCloser{br, res.Body}
-				return res, nil
-			}
-			body, _ := io.ReadAll(io.LimitReader(br, maxErrorBody))
-			_ = res.Body.Close()
-			if v := parseVendorError(body); v.Message != "" {
-				return nil, streamError(provider, v)
-			}
-			return nil, &llm.Error{Kind: llm.KindMalformed, Provider: provider, StatusCode: res.StatusCode,
-				Message: "the server answered with one JSON object instead of an event stream; check that the base URL points at an endpoint that supports stream:true"}
-		}
-		return res, nil
+// checkResponse turns a failed HTTP answer into a classified *llm.Error
+// while the headers and body are at hand, and returns the body of one
+// that streams.
+func checkResponse(provider string, res *http.Response, now time.Time) (io.ReadCloser, error) {
+	if res.StatusCode >= 300 {
+		body, _ := io.ReadAll(io.LimitReader(res.Body, maxErrorBody))
+		_ = res.Body.Close()
+		return nil, httpError(provider, res.StatusCode, res.Header, body, now)
 	}
+	mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type"))
+	if mt == "application/json" {
+		// A server that ignores stream:true answers with one JSON
+		// object; some also report errors this way with status 200.
+		// A stream mislabelled as JSON is still read as a stream.
+		br := bufio.NewReader(res.Body)
+		head, _ := br.Peek(8)
+		head = bytes.TrimLeft(head, " \t\r\n")
+		if bytes.HasPrefix(head, []byte("data:")) || bytes.HasPrefix(head, []byte("event:")) || bytes.HasPrefix(head, []byte(":")) {
+			return readCloser{br, res.Body}, nil
+		}
+		body, _ := io.ReadAll(io.LimitReader(br, maxErrorBody))
+		_ = res.Body.Close()
+		if v := parseVendorError(body); v.Message != "" {
+			return nil, streamError(provider, v)
+		}
+		return nil, &llm.Error{Kind: llm.KindMalformed, Provider: provider, StatusCode: res.StatusCode,
+			Message: "the server answered with one JSON object instead of an event stream; check that the base URL points at an endpoint that supports stream:true"}
+	}
+	// Anything else (text/plain, none, even HTML) is read as a stream:
+	// what is not one ends without its final event (errCut).
+	return res.Body, nil
 }
 
 // errCut is why a stream that ends without its final event is retryable:
@@ -200,7 +193,7 @@ func checkResponse(provider string, now func() time.Time) option.Middleware {
 // a dropped socket), and the same request will most likely succeed.
 const errCut = "the stream ended before the model finished (no final event); the connection was probably cut, retrying usually helps"
 
-// classify turns whatever the SDK returned into the error Stream yields.
+// classify turns a failure to send or read into the error Stream yields.
 func classify(ctx context.Context, provider string, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
@@ -209,13 +202,8 @@ func classify(ctx context.Context, provider string, err error) error {
 	if errors.As(err, &le) {
 		return le
 	}
-	var se *ssestream.StreamError
-	if errors.As(err, &se) {
-		return streamError(provider, parseVendorError(se.Event.Data))
-	}
 	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	if errors.As(err, &syn) || errors.As(err, &typ) || errors.Is(err, bufio.ErrTooLong) {
+	if errors.As(err, &syn) || errors.Is(err, bufio.ErrTooLong) {
 		return &llm.Error{Kind: llm.KindMalformed, Provider: provider,
 			Message: "an event in the stream is not valid JSON; the server does not speak this wire format, check the base URL and the adapter kind", Err: err}
 	}

@@ -122,3 +122,8 @@ func (b bodyTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	h.Set("Content-Type", b.contentType)
 	return &http.Response{StatusCode: 200, Header: h, Body: io.NopCloser(bytes.NewReader(b.body)), Request: r}, nil
 }
+
+func mustJSON(s string) []byte {
+	b, _ := json.Marshal(s)
+	return b
+}

@@ -1,15 +1,15 @@
 package openai
 
 import (
+	"bytes"
+	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
-
-	"github.com/openai/openai-go/v3/option"
 )
 
 // DefaultBaseURL is used when Options.BaseURL is empty.
@@ -96,30 +96,50 @@ func (o Options) isOpenRouter() bool {
 	return h == "openrouter.ai" || strings.HasSuffix(h, ".openrouter.ai")
 }
 
-// sdkOptions builds the SDK client options. The SDK's constructors that
-// read OPENAI_API_KEY and OPENAI_BASE_URL are avoided on purpose: a key
-// meant for OpenAI must never reach a local server configured without one.
-func sdkOptions(o Options, now func() time.Time) []option.RequestOption {
-	opts := []option.RequestOption{
-		option.WithBaseURL(o.baseURL()),
-		option.WithMaxRetries(0), // llm/retry owns retries
-		option.WithMiddleware(checkResponse(o.name(), now)),
+// client posts requests to one server: the base URL, the key and the
+// headers of Options. The environment (OPENAI_API_KEY, OPENAI_BASE_URL)
+// is never read: a key meant for OpenAI must never reach a local server
+// configured without one.
+type client struct {
+	name    string
+	base    string
+	apiKey  string
+	headers map[string]string
+	http    *http.Client
+	now     func() time.Time
+}
+
+func newClient(o Options, now func() time.Time) client {
+	c := client{name: o.name(), base: strings.TrimRight(o.baseURL(), "/"), apiKey: o.APIKey, headers: o.Headers, http: o.HTTPClient, now: now}
+	if c.http == nil {
+		c.http = http.DefaultClient
 	}
-	if o.APIKey != "" {
-		opts = append(opts, option.WithAPIKey(o.APIKey))
+	if c.now == nil {
+		c.now = time.Now
 	}
-	if o.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(o.HTTPClient))
+	return c
+}
+
+// post sends body to {base}{path} and returns the event stream, or the
+// failed answer as a classified *llm.Error (see checkResponse).
+func (c client) post(ctx context.Context, path string, body []byte) (io.ReadCloser, error) {
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+path, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
 	}
-	keys := make([]string, 0, len(o.Headers))
-	for k := range o.Headers {
-		keys = append(keys, k)
+	hr.Header.Set("Content-Type", "application/json")
+	hr.Header.Set("Accept", "text/event-stream")
+	if c.apiKey != "" {
+		hr.Header.Set("Authorization", "Bearer "+c.apiKey)
 	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		opts = append(opts, option.WithHeader(k, o.Headers[k]))
+	for k, v := range c.headers {
+		hr.Header.Set(k, v)
 	}
-	return opts
+	res, err := c.http.Do(hr)
+	if err != nil {
+		return nil, err
+	}
+	return checkResponse(c.name, res, c.now())
 }
 
 // reasoningModel reports whether model names one of OpenAI's reasoning

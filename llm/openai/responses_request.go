@@ -2,99 +2,151 @@ package openai
 
 import (
 	"fmt"
-	"strings"
+	"strconv"
 
 	"github.com/godwit/godwit/llm"
-	"github.com/openai/openai-go/v3/packages/param"
-	"github.com/openai/openai-go/v3/responses"
-	"github.com/openai/openai-go/v3/shared"
 )
 
-// params builds the request body. Nothing is stored on the server
-// (store:false), so the whole history goes in every request, reasoning
-// items included as encrypted content; the items keep the caller's order
-// so the prompt cache sees an append-only prefix.
-func (p *responsesProvider) params(req llm.Request) (responses.ResponseNewParams, error) {
-	var out responses.ResponseNewParams
+// body encodes req as the Responses request, in the bytes the openai-go
+// SDK wrote (testdata/wire), like the chat body. Nothing is stored on the
+// server (store:false), so the whole history goes in every request,
+// reasoning items included as encrypted content; the items keep the
+// caller's order so the prompt cache sees an append-only prefix.
+func (p *responsesProvider) body(req llm.Request) ([]byte, error) {
 	if req.Model == "" {
-		return out, fmt.Errorf("openai: request has no model: set the model name in the provider config")
+		return nil, fmt.Errorf("openai: request has no model: set the model name in the provider config")
 	}
-	out.Model = shared.ResponsesModel(req.Model)
-	out.Store = param.NewOpt(false)
-	var items responses.ResponseInputParam
+	var items []byte
+	n := 0
 	if req.System != "" {
-		items = append(items, responses.ResponseInputItemParamOfMessage(req.System, responses.EasyInputMessageRoleSystem))
+		items = appendContent(items, req.System, "system")
+		n++
 	}
 	dropped := 0
 	for i, m := range req.Messages {
-		its, d, err := responsesItems(m)
-		if err != nil {
-			return out, fmt.Errorf("openai: message %d: %w", i, err)
+		var d int
+		var err error
+		if items, n, d, err = appendItems(items, n, m); err != nil {
+			return nil, fmt.Errorf("openai: message %d: %w", i, err)
 		}
 		dropped += d
-		items = append(items, its...)
 	}
 	if dropped > 0 {
 		p.log.Debug("openai: dropped thinking blocks that cannot be sent back", "provider", p.name, "count", dropped)
 	}
-	out.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: items}
-	for _, t := range req.Tools {
+	var tools []byte
+	for i, t := range req.Tools {
 		schema, err := toolSchema(t)
 		if err != nil {
-			return out, err
+			return nil, err
 		}
-		fn := &responses.FunctionToolParam{Name: t.Name, Strict: param.NewOpt(false)}
+		if i > 0 {
+			tools = append(tools, ',')
+		}
+		tools = append(tools, `{"strict":false,"name":`...)
+		tools = appendString(tools, t.Name)
 		if t.Description != "" {
-			fn.Description = param.NewOpt(t.Description)
+			tools = append(tools, `,"description":`...)
+			tools = appendString(tools, t.Description)
 		}
-		fn.SetExtraFields(map[string]any{"parameters": schema})
-		out.Tools = append(out.Tools, responses.ToolUnionParam{OfFunction: fn})
+		tools = append(tools, `,"type":"function","parameters":`...)
+		tools = append(tools, schema...)
+		tools = append(tools, '}')
 	}
-	if req.Reasoning != "" || reasoningModel(req.Model) {
-		// Non-reasoning models refuse these; reasoning models need the
-		// encrypted content to carry their reasoning across the tool
-		// calls of a turn, and say what they reason only when asked for
-		// summaries (as Codex asks, model_reasoning_summary = "auto").
-		out.Include = []responses.ResponseIncludable{responses.ResponseIncludableReasoningEncryptedContent}
-		out.Reasoning = shared.ReasoningParam{Summary: shared.ReasoningSummaryAuto}
-		if req.Reasoning != "" {
-			out.Reasoning.Effort = shared.ReasoningEffort(req.Reasoning)
-		}
-	}
+	b := make([]byte, 0, len(items)+len(tools)+256)
+	b = append(b, '{')
 	if req.MaxOutputTokens > 0 {
-		out.MaxOutputTokens = param.NewOpt(int64(req.MaxOutputTokens))
-	}
-	if req.Temperature != nil {
-		out.Temperature = param.NewOpt(*req.Temperature)
+		b = append(b, `"max_output_tokens":`...)
+		b = strconv.AppendInt(b, int64(req.MaxOutputTokens), 10)
+		b = append(b, ',')
 	}
 	if req.CacheKey != "" {
-		out.PromptCacheKey = param.NewOpt(req.CacheKey)
+		b = append(b, `"prompt_cache_key":`...)
+		b = appendString(b, req.CacheKey)
+		b = append(b, ',')
 	}
-	return out, nil
+	b = append(b, `"store":false`...)
+	if req.Temperature != nil {
+		b = append(b, `,"temperature":`...)
+		b = appendFloat(b, *req.Temperature)
+	}
+	// Non-reasoning models refuse include and reasoning; reasoning models
+	// need the encrypted content to carry their reasoning across the tool
+	// calls of a turn, and say what they reason only when asked for
+	// summaries (as Codex asks, model_reasoning_summary = "auto").
+	reasoning := req.Reasoning != "" || reasoningModel(req.Model)
+	if reasoning {
+		b = append(b, `,"include":["reasoning.encrypted_content"]`...)
+	}
+	if n > 0 {
+		b = append(b, `,"input":[`...)
+		b = append(b, items...)
+		b = append(b, ']')
+	}
+	b = append(b, `,"model":`...)
+	b = appendString(b, req.Model)
+	if reasoning {
+		b = append(b, `,"reasoning":{`...)
+		if req.Reasoning != "" {
+			b = append(b, `"effort":`...)
+			b = appendString(b, req.Reasoning)
+			b = append(b, ',')
+		}
+		b = append(b, `"summary":"auto"}`...)
+	}
+	if len(tools) > 0 {
+		b = append(b, `,"tools":[`...)
+		b = append(b, tools...)
+		b = append(b, ']')
+	}
+	return append(b, `,"stream":true}`...), nil
 }
 
-// responsesItems maps one message to input items in part order, so a
-// reasoning item stays right before the function calls it led to.
-// dropped counts thinking parts that cannot be sent: another wire
-// format's, or ours without encrypted content (with store:false the
-// server cannot look an id up).
-func responsesItems(m llm.Message) (items []responses.ResponseInputItemUnionParam, dropped int, err error) {
-	var texts []string
-	flush := func() {
-		if len(texts) == 0 {
-			return
-		}
-		if m.Role == llm.RoleUser {
-			items = append(items, userItem(texts))
-		} else {
-			items = append(items, responses.ResponseInputItemParamOfMessage(strings.Join(texts, ""), responses.EasyInputMessageRoleAssistant))
-		}
-		texts = nil
-	}
+// appendItems appends m's input items (n written so far) in part order,
+// so a reasoning item stays right before the function calls it led to;
+// consecutive texts make one message. dropped counts thinking parts that
+// cannot be sent: another wire format's, or ours without encrypted
+// content (with store:false the server cannot look an id up).
+func appendItems(b []byte, n int, m llm.Message) (_ []byte, _ int, dropped int, err error) {
 	switch m.Role {
 	case llm.RoleUser, llm.RoleAssistant, llm.RoleTool:
 	default:
-		return nil, 0, fmt.Errorf("unknown role %q", m.Role)
+		return b, n, 0, fmt.Errorf("unknown role %q", m.Role)
+	}
+	sep := func() {
+		if n > 0 {
+			b = append(b, ',')
+		}
+		n++
+	}
+	var texts []string
+	flush := func() {
+		switch {
+		case len(texts) == 0:
+			return
+		case m.Role == llm.RoleUser && len(texts) > 1:
+			sep()
+			b = append(b, `{"content":[`...)
+			for i, t := range texts {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = append(b, `{"text":`...)
+				b = appendString(b, t)
+				b = append(b, `,"type":"input_text"}`...)
+			}
+			b = append(b, `],"role":"user"}`...)
+		default:
+			sep()
+			b = append(b, `{"content":"`...)
+			for _, t := range texts {
+				b = appendStringBody(b, t)
+			}
+			b = append(b, `","role":"`...)
+			b = append(b, m.Role...)
+			b = append(b, `"}`...)
+		}
+		texts = texts[:0]
 	}
 	for _, part := range m.Parts {
 		if part.Kind != llm.PartText {
@@ -103,7 +155,7 @@ func responsesItems(m llm.Message) (items []responses.ResponseInputItemUnionPara
 		switch part.Kind {
 		case llm.PartText:
 			if m.Role == llm.RoleTool {
-				return nil, 0, fmt.Errorf("a tool message may hold only tool results")
+				return b, n, 0, fmt.Errorf("a tool message may hold only tool results")
 			}
 			texts = append(texts, part.Text)
 		case llm.PartThinking:
@@ -112,42 +164,52 @@ func responsesItems(m llm.Message) (items []responses.ResponseInputItemUnionPara
 				dropped++
 				continue
 			}
-			summary := make([]responses.ResponseReasoningItemSummaryParam, len(t.Summary))
+			sep()
+			b = append(b, `{"id":`...)
+			b = appendString(b, t.ID)
+			b = append(b, `,"summary":[`...)
 			for i, s := range t.Summary {
-				summary[i] = responses.ResponseReasoningItemSummaryParam{Text: s}
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = append(b, `{"text":`...)
+				b = appendString(b, s)
+				b = append(b, `,"type":"summary_text"}`...)
 			}
-			r := responses.ResponseReasoningItemParam{ID: t.ID, Summary: summary, EncryptedContent: param.NewOpt(t.Signature)}
-			items = append(items, responses.ResponseInputItemUnionParam{OfReasoning: &r})
+			b = append(b, `],"encrypted_content":`...)
+			b = appendString(b, t.Signature)
+			b = append(b, `,"type":"reasoning"}`...)
 		case llm.PartToolCall:
-			if c := part.ToolCall; c != nil {
-				items = append(items, responses.ResponseInputItemParamOfFunctionCall(string(llm.ArgsOrEmpty(c.Args)), c.ID, c.Name))
+			c := part.ToolCall
+			if c == nil {
+				continue
 			}
+			sep()
+			b = append(b, `{"arguments":`...)
+			b = appendString(b, string(llm.ArgsOrEmpty(c.Args)))
+			b = append(b, `,"call_id":`...)
+			b = appendString(b, c.ID)
+			b = append(b, `,"name":`...)
+			b = appendString(b, c.Name)
+			b = append(b, `,"type":"function_call"}`...)
 		case llm.PartToolResult:
 			r := part.ToolResult
 			if r == nil {
 				continue
 			}
 			if r.CallID == "" {
-				return nil, 0, fmt.Errorf("tool result for %q has no call id", r.Name)
+				return b, n, 0, fmt.Errorf("tool result for %q has no call id", r.Name)
 			}
-			it := responses.ResponseInputItemParamOfFunctionCallOutput(r.Content)
-			it.OfFunctionCallOutput.CallID = param.NewOpt(r.CallID)
-			items = append(items, it)
+			sep()
+			b = append(b, `{"output":`...)
+			b = appendString(b, r.Content)
+			b = append(b, `,"call_id":`...)
+			b = appendString(b, r.CallID)
+			b = append(b, `,"type":"function_call_output"}`...)
 		default:
-			return nil, 0, fmt.Errorf("unknown part kind %q", part.Kind)
+			return b, n, 0, fmt.Errorf("unknown part kind %q", part.Kind)
 		}
 	}
 	flush()
-	return items, dropped, nil
-}
-
-func userItem(texts []string) responses.ResponseInputItemUnionParam {
-	if len(texts) == 1 {
-		return responses.ResponseInputItemParamOfMessage(texts[0], responses.EasyInputMessageRoleUser)
-	}
-	parts := make(responses.ResponseInputMessageContentListParam, len(texts))
-	for i, t := range texts {
-		parts[i] = responses.ResponseInputContentParamOfInputText(t)
-	}
-	return responses.ResponseInputItemParamOfMessage(parts, responses.EasyInputMessageRoleUser)
+	return b, n, dropped, nil
 }

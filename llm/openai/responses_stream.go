@@ -7,12 +7,67 @@ import (
 	"strings"
 
 	"github.com/godwit/godwit/llm"
-	"github.com/openai/openai-go/v3/responses"
 )
 
 // ProviderResponses is Thinking.Provider for reasoning items read from the
 // Responses API; only these are sent back, as reasoning input items.
 const ProviderResponses = "openai-responses"
+
+// respEvent is a Responses streaming event, the fields of it that are
+// read; which are set depends on Type.
+type respEvent struct {
+	Type         string   `json:"type"`
+	ItemID       string   `json:"item_id"`
+	OutputIndex  num      `json:"output_index"`
+	SummaryIndex num      `json:"summary_index"`
+	Delta        string   `json:"delta"`
+	Arguments    string   `json:"arguments"`
+	Item         respItem `json:"item"`
+	Response     struct {
+		Usage *struct {
+			InputTokens        num `json:"input_tokens"`
+			OutputTokens       num `json:"output_tokens"`
+			InputTokensDetails struct {
+				CachedTokens     num `json:"cached_tokens"`
+				CacheWriteTokens num `json:"cache_write_tokens"`
+			} `json:"input_tokens_details"`
+			OutputTokensDetails struct {
+				ReasoningTokens num `json:"reasoning_tokens"`
+			} `json:"output_tokens_details"`
+		} `json:"usage"`
+		IncompleteDetails struct {
+			Reason string `json:"reason"`
+		} `json:"incomplete_details"`
+		Error json.RawMessage `json:"error"`
+	} `json:"response"`
+}
+
+// respItem is an output item: a function call, a reasoning item or a
+// message.
+type respItem struct {
+	Type   string `json:"type"`
+	ID     string `json:"id"`
+	CallID string `json:"call_id"`
+	Name   string `json:"name"`
+	// Arguments is a JSON string; a server that sends something else
+	// sends no arguments.
+	Arguments        json.RawMessage `json:"arguments"`
+	EncryptedContent string          `json:"encrypted_content"`
+	Summary          []struct {
+		Text string `json:"text"`
+	} `json:"summary"`
+	Content []struct {
+		Type    string `json:"type"`
+		Text    string `json:"text"`
+		Refusal string `json:"refusal"`
+	} `json:"content"`
+}
+
+func (it *respItem) arguments() string {
+	var s string
+	_ = json.Unmarshal(it.Arguments, &s)
+	return s
+}
 
 // respStream turns Responses streaming events into llm events. Items are
 // keyed by item id (by output index when a server leaves the id out). It
@@ -39,14 +94,14 @@ type respCall struct {
 
 type respReasoning struct {
 	text    strings.Builder
-	summary int64 // index of the summary part being streamed
+	summary num // index of the summary part being streamed
 }
 
-func itemKey(itemID string, outputIndex int64) string {
+func itemKey(itemID string, outputIndex num) string {
 	if itemID != "" {
 		return itemID
 	}
-	return "#" + strconv.FormatInt(outputIndex, 10)
+	return "#" + strconv.FormatInt(int64(outputIndex), 10)
 }
 
 // failure implements decoder.
@@ -57,7 +112,16 @@ func (s *respStream) done(log *slog.Logger, provider, model string) {
 	log.Debug("openai: responses stream done", "provider", provider, "model", model, "stop", s.stop, "tool_calls", len(s.order))
 }
 
-func (s *respStream) add(ev *responses.ResponseStreamEventUnion, out emit) bool {
+// add implements decoder.
+func (s *respStream) add(data []byte, out emit) (bool, error) {
+	var ev respEvent
+	if err := unmarshal(data, &ev); err != nil {
+		return false, err
+	}
+	return s.event(&ev, data, out), nil
+}
+
+func (s *respStream) event(ev *respEvent, data []byte, out emit) bool {
 	switch ev.Type {
 	case "response.output_item.added":
 		return s.itemAdded(ev, out)
@@ -88,26 +152,25 @@ func (s *respStream) add(ev *responses.ResponseStreamEventUnion, out emit) bool 
 		}
 		return ok
 	case "response.completed", "response.incomplete":
-		if ev.Response.JSON.Usage.Valid() {
-			u := ev.Response.Usage
+		if u := ev.Response.Usage; u != nil {
 			s.usage = &llm.Usage{
-				InputTokens:      u.InputTokens,
-				OutputTokens:     u.OutputTokens,
-				ReasoningTokens:  u.OutputTokensDetails.ReasoningTokens,
-				CacheReadTokens:  u.InputTokensDetails.CachedTokens,
-				CacheWriteTokens: u.InputTokensDetails.CacheWriteTokens,
+				InputTokens:      int64(u.InputTokens),
+				OutputTokens:     int64(u.OutputTokens),
+				ReasoningTokens:  int64(u.OutputTokensDetails.ReasoningTokens),
+				CacheReadTokens:  int64(u.InputTokensDetails.CachedTokens),
+				CacheWriteTokens: int64(u.InputTokensDetails.CacheWriteTokens),
 			}
 		}
 		s.stop = s.stopReason(ev)
 	case "response.failed":
-		s.failed = eventError(s.provider, []byte(ev.Response.JSON.Error.Raw()))
+		s.failed = eventError(s.provider, ev.Response.Error)
 	case "error":
-		s.failed = eventError(s.provider, []byte(ev.RawJSON()))
+		s.failed = eventError(s.provider, data)
 	}
 	return true
 }
 
-func (s *respStream) stopReason(ev *responses.ResponseStreamEventUnion) llm.StopReason {
+func (s *respStream) stopReason(ev *respEvent) llm.StopReason {
 	if ev.Type == "response.incomplete" {
 		switch ev.Response.IncompleteDetails.Reason {
 		case "max_output_tokens":
@@ -126,7 +189,7 @@ func (s *respStream) stopReason(ev *responses.ResponseStreamEventUnion) llm.Stop
 	return llm.StopEndTurn
 }
 
-func (s *respStream) itemAdded(ev *responses.ResponseStreamEventUnion, out emit) bool {
+func (s *respStream) itemAdded(ev *respEvent, out emit) bool {
 	it := &ev.Item
 	key := itemKey(it.ID, ev.OutputIndex)
 	switch it.Type {
@@ -135,7 +198,7 @@ func (s *respStream) itemAdded(ev *responses.ResponseStreamEventUnion, out emit)
 		if !ok {
 			return false
 		}
-		if a := it.Arguments.OfString; a != "" { // some servers send it whole
+		if a := it.arguments(); a != "" { // some servers send it whole
 			c.args.WriteString(a)
 			return out(llm.Event{Type: llm.EventToolCallDelta, Index: c.ord, Text: a})
 		}
@@ -145,7 +208,7 @@ func (s *respStream) itemAdded(ev *responses.ResponseStreamEventUnion, out emit)
 	return true
 }
 
-func (s *respStream) itemDone(ev *responses.ResponseStreamEventUnion, out emit) bool {
+func (s *respStream) itemDone(ev *respEvent, out emit) bool {
 	it := &ev.Item
 	key := itemKey(it.ID, ev.OutputIndex)
 	switch it.Type {
@@ -154,7 +217,7 @@ func (s *respStream) itemDone(ev *responses.ResponseStreamEventUnion, out emit) 
 		if !ok {
 			return false
 		}
-		if a := it.Arguments.OfString; a != "" {
+		if a := it.arguments(); a != "" {
 			c.final = a
 		}
 		return s.endCall(c, out)
@@ -205,7 +268,7 @@ func (s *respStream) thought(key string) *respReasoning {
 
 // thinkingDelta streams summary text; a new summary part is separated by
 // a blank line so that the deltas add up to Thinking.Text.
-func (s *respStream) thinkingDelta(ev *responses.ResponseStreamEventUnion, out emit) bool {
+func (s *respStream) thinkingDelta(ev *respEvent, out emit) bool {
 	r := s.thought(itemKey(ev.ItemID, ev.OutputIndex))
 	text := ev.Delta
 	if ev.Type == "response.reasoning_summary_text.delta" && ev.SummaryIndex != r.summary {

@@ -1,19 +1,24 @@
 package openai
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
+	"io"
 	"iter"
 	"log/slog"
 
 	"github.com/godwit/godwit/llm"
-	"github.com/openai/openai-go/v3/packages/ssestream"
+	"github.com/godwit/godwit/llm/internal/sse"
 )
 
-// decoder turns one API's stream chunks into llm events: chatStream for
+// decoder turns one API's stream events into llm events: chatStream for
 // Chat Completions, respStream for Responses.
-type decoder[T any] interface {
-	// add handles one chunk; false means the consumer stopped listening.
-	add(chunk *T, out emit) bool
+type decoder interface {
+	// add handles one event's data; false means the consumer stopped
+	// listening. An error is an event that is not JSON.
+	add(data []byte, out emit) (bool, error)
 	// failure is an error the stream reported in band (Responses'
 	// "error" and "response.failed"), nil while there is none.
 	failure() error
@@ -24,39 +29,64 @@ type decoder[T any] interface {
 	done(log *slog.Logger, provider, model string)
 }
 
+// emit hands one event to the consumer; false means it stopped listening.
+type emit func(llm.Event) bool
+
 // stream is the skeleton both APIs share: the provider's configuration
-// error (setup), the request built and sent by open when the sequence
-// is ranged over, each chunk through a decoder of its own (newDec),
-// then the stream's error, the caller's, or a cut stream (retryable).
-// name labels errors and logs.
-func stream[T any](ctx context.Context, name string, setup error, log *slog.Logger, model string,
-	open func() (*ssestream.Stream[T], error), newDec func() decoder[T]) iter.Seq2[llm.Event, error] {
+// error (setup), the request built (build) and posted to path when the
+// sequence is ranged over, each event through a decoder of its own, then
+// the stream's error, the caller's, or a cut stream (retryable).
+func stream(ctx context.Context, c client, setup error, log *slog.Logger, model, path string,
+	build func() ([]byte, error), dec decoder) iter.Seq2[llm.Event, error] {
+	name := c.name
 	return func(yield func(llm.Event, error) bool) {
 		if setup != nil {
 			yield(llm.Event{}, setup)
 			return
 		}
-		st, err := open()
+		req, err := build()
 		if err != nil {
 			yield(llm.Event{}, err)
 			return
 		}
-		defer st.Close()
-		dec := newDec()
+		body, err := c.post(ctx, path, req)
+		if err != nil {
+			yield(llm.Event{}, classify(ctx, name, err))
+			return
+		}
+		defer body.Close()
 		out := func(ev llm.Event) bool { return yield(ev, nil) }
-		for st.Next() {
-			chunk := st.Current()
-			if !dec.add(&chunk, out) {
+		events := sse.NewReader(body)
+		for {
+			ev, err := events.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				yield(llm.Event{}, classify(ctx, name, err))
+				return
+			}
+			if bytes.HasPrefix(ev.Data, []byte("[DONE]")) {
+				break // Chat Completions' end; nothing after it counts
+			}
+			if v, ok := inBandError(ev.Data); ok {
+				// Compatible servers (OpenRouter, vLLM) report a failure
+				// mid-stream as an event holding "error".
+				yield(llm.Event{}, streamError(name, v))
+				return
+			}
+			more, err := dec.add(ev.Data, out)
+			if err != nil {
+				yield(llm.Event{}, classify(ctx, name, err))
+				return
+			}
+			if !more {
 				return
 			}
 			if err := dec.failure(); err != nil {
 				yield(llm.Event{}, err)
 				return
 			}
-		}
-		if err := st.Err(); err != nil {
-			yield(llm.Event{}, classify(ctx, name, err))
-			return
 		}
 		if ctx.Err() != nil {
 			yield(llm.Event{}, ctx.Err())
@@ -68,4 +98,43 @@ func stream[T any](ctx context.Context, name string, setup error, log *slog.Logg
 		}
 		dec.done(log, name, model)
 	}
+}
+
+// inBandError reports an event whose object has an "error" key (even
+// null), with the error it holds.
+func inBandError(data []byte) (vendorError, bool) {
+	if !bytes.Contains(data, []byte(`"error"`)) {
+		return vendorError{}, false
+	}
+	var o struct {
+		Error json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(data, &o) != nil || o.Error == nil {
+		return vendorError{}, false
+	}
+	return parseVendorError(data), true
+}
+
+// unmarshal decodes an event leniently, as the vendors' own SDKs do: a
+// field of an unexpected type is left zero rather than failing the
+// stream; only data that is not JSON is an error.
+func unmarshal(data []byte, v any) error {
+	err := json.Unmarshal(data, v)
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &typ) {
+		return nil
+	}
+	return err
+}
+
+// num is a count or an index as servers write it: a number, a float
+// ("12.0"), or a string holding one; anything else reads as 0.
+type num int64
+
+func (n *num) UnmarshalJSON(b []byte) error {
+	var f float64
+	if json.Unmarshal(bytes.Trim(b, `"`), &f) == nil {
+		*n = num(f)
+	}
+	return nil
 }

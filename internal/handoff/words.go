@@ -1,0 +1,198 @@
+package handoff
+
+import (
+	_ "embed"
+	"fmt"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// wordsTxt holds the word lists the classifier and supersession read, by
+// list and language; its header says how a list matches.
+//
+//go:embed words.txt
+var wordsTxt string
+
+// wordList is one list of words.txt, compiled: a pattern per language,
+// and for all of them one for the languages that space their words and
+// one for those that do not (zh, ja, ko, whose words match anywhere).
+type wordList struct {
+	pats map[string][]*regexp.Regexp // by language; "" for all
+}
+
+// in reports whether s holds one of the list's words in language lang
+// (see langOf), or in any language when lang is "".
+func (w *wordList) in(s, lang string) bool { return w.find(s, lang) != nil }
+
+// find returns the place of the leftmost word of the list in s, or nil.
+func (w *wordList) find(s, lang string) []int {
+	var best []int
+	for _, re := range w.patterns(lang) {
+		if m := re.FindStringIndex(s); m != nil && (best == nil || m[0] < best[0]) {
+			best = m
+		}
+	}
+	return best
+}
+
+// cut replaces the list's words in s with a space.
+func (w *wordList) cut(s, lang string) string {
+	for _, re := range w.patterns(lang) {
+		s = re.ReplaceAllString(s, " ")
+	}
+	return s
+}
+
+// patterns are the list's patterns for a language: its own, and
+// English's in the scripts that write English words between their own
+// ("README を更新して", "не юзай any"); all of them for "".
+func (w *wordList) patterns(lang string) []*regexp.Regexp { return w.pats[lang] }
+
+// corpusOrder is the languages words.txt may name.
+var corpusOrder = []string{"en", "zh", "ja", "ko", "de", "fr", "es", "pt", "ru"}
+
+// unspaced reports whether a language's words are matched anywhere.
+func unspaced(lang string) bool { return lang == "zh" || lang == "ja" || lang == "ko" }
+
+// Templates of a list's header: the pattern its words go into, for the
+// spaced languages and the others. A header may also give its own, with
+// %s for the words.
+var modes = map[string][2]string{
+	"word":  {`(?:^|[^\pL\pN_])(?:%s)(?:$|[^\pL\pN_-])`, `(?:%s)`},
+	"start": {`^(?:%s)(?:$|[^\pL\pN_-])`, `^(?:%s)`},
+	"end":   {`(?:^|[^\pL\pN_])(?:%s)$`, `(?:%s)$`},
+	"whole": {`^(?:%s)[\s.!?。！？]*$`, `^(?:%s)[\s.!?。！？]*$`},
+	"raw":   {`(?:%s)`, `(?:%s)`},
+}
+
+// lexicon is words.txt: a field for each list, named as its header.
+type lexicon struct {
+	Filler, Idiom, Temporal, OneOff, Wh, Tag, Confirm, Polite, Lead          wordList
+	Standing, Trigger, Negative, Generic, Manner, Translate, Hint            wordList
+	Contrast, Quantifier, Failure, Condition, Report, Label                  wordList
+	Title, TitleEnd, Symptom, Infinitive, FollowUp, Same, Again, Softener    wordList
+	Ask, AskEnd                                                              wordList
+	Finish, Act, ActEn, ActRu, ActZh, ActEnd, StandingVerb, Finite, Pronoun  wordList
+	Object, Line, Just, Please, Singular, Plural, Anchor, Deictic, Adnominal wordList
+	StrongChange, WeakChange, Additive, Prohibit, Permit, Instead, Rule      wordList
+}
+
+var lex = sync.OnceValue(func() *lexicon {
+	l, err := parseLexicon(wordsTxt)
+	if err != nil {
+		panic(err) // words.txt is part of the program; its test fails first
+	}
+	return l
+})
+
+// parseLexicon reads words.txt: "== name mode" opens a list, "lang:
+// pattern" lines give its words (several lines of a language are joined
+// with |; "all" is every language's), and # starts a comment line.
+// Patterns are RE2, matched case-insensitively.
+func parseLexicon(text string) (*lexicon, error) {
+	l := &lexicon{}
+	v := reflect.ValueOf(l).Elem()
+	type list struct {
+		mode  string
+		words map[string][]string
+	}
+	var names []string
+	lists := map[string]*list{}
+	var cur *list
+	for i, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case line == "" || strings.HasPrefix(line, "#"):
+		case strings.HasPrefix(line, "== "):
+			name, mode, _ := strings.Cut(strings.TrimSpace(line[3:]), " ")
+			mode = strings.TrimSpace(mode)
+			if _, ok := modes[mode]; !ok && !strings.Contains(mode, "%s") {
+				return nil, fmt.Errorf("words.txt:%d: list %s: no mode %q", i+1, name, mode)
+			}
+			if lists[name] != nil {
+				return nil, fmt.Errorf("words.txt:%d: list %s twice", i+1, name)
+			}
+			cur = &list{mode: mode, words: map[string][]string{}}
+			lists[name] = cur
+			names = append(names, name)
+		default:
+			lang, words, ok := strings.Cut(line, ":")
+			if !ok || cur == nil || !slices.Contains(corpusOrder, lang) && lang != "all" {
+				return nil, fmt.Errorf("words.txt:%d: want \"lang: words\" in a list: %q", i+1, line)
+			}
+			if w := strings.TrimSpace(words); w != "" {
+				cur.words[lang] = append(cur.words[lang], w)
+			}
+		}
+	}
+	for _, name := range names {
+		f := v.FieldByName(strings.ToUpper(name[:1]) + name[1:])
+		if !f.IsValid() {
+			return nil, fmt.Errorf("words.txt: list %s is not in the lexicon", name)
+		}
+		w, err := compileList(lists[name].mode, lists[name].words)
+		if err != nil {
+			return nil, fmt.Errorf("words.txt: list %s: %w", name, err)
+		}
+		f.Set(reflect.ValueOf(w))
+	}
+	for i := range v.NumField() {
+		if name := v.Type().Field(i).Name; lists[strings.ToLower(name[:1])+name[1:]] == nil {
+			return nil, fmt.Errorf("words.txt: no list %s", name)
+		}
+	}
+	return l, nil
+}
+
+func compileList(mode string, words map[string][]string) (wordList, error) {
+	tmpl, ok := modes[mode]
+	if !ok {
+		tmpl = [2]string{mode, mode}
+	}
+	compile := func(t string, alts []string) (*regexp.Regexp, error) {
+		if len(alts) == 0 {
+			return nil, nil
+		}
+		return regexp.Compile(`(?i)` + fmt.Sprintf(t, strings.Join(alts, "|")))
+	}
+	byLang := map[string]*regexp.Regexp{}
+	var spaced, cjk []string
+	for _, lang := range corpusOrder {
+		alts := append(slices.Clone(words[lang]), words["all"]...)
+		t := tmpl[0]
+		if unspaced(lang) {
+			t, cjk = tmpl[1], append(cjk, alts...)
+		} else {
+			spaced = append(spaced, alts...)
+		}
+		re, err := compile(t, alts)
+		if err != nil {
+			return wordList{}, fmt.Errorf("%s: %w", lang, err)
+		}
+		byLang[lang] = re
+	}
+	w := wordList{pats: map[string][]*regexp.Regexp{}}
+	add := func(lang string, res ...*regexp.Regexp) {
+		for _, re := range res {
+			if re != nil {
+				w.pats[lang] = append(w.pats[lang], re)
+			}
+		}
+	}
+	for _, lang := range corpusOrder {
+		add(lang, byLang[lang])
+		if unspaced(lang) || lang == "ru" {
+			add(lang, byLang["en"])
+		}
+	}
+	sp, err := compile(tmpl[0], spaced)
+	if err != nil {
+		return wordList{}, err
+	}
+	cj, err := compile(tmpl[1], cjk)
+	add("", sp, cj)
+	return w, err
+}
