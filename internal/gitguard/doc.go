@@ -12,8 +12,9 @@
 // its mode and content), each submodule's config and hooks under
 // .git/modules, the folder core.hooksPath points at (and, for husky's
 // .husky/_, the folder above, whose files its wrappers run), hook
-// managers' files at the top of the work tree (.husky, pre-commit's and
-// lefthook's config under each of its names), and the user's
+// managers' files at the top of the work tree (.husky, pre-commit's,
+// overcommit's and lefthook's config under each of its names), and the
+// user's
 // global config (~/.gitconfig, $XDG_CONFIG_HOME/git/config), which a
 // command can reach when there is no sandbox or the workspace holds
 // home. After the command it compares, and restores byte for byte what
