@@ -14,9 +14,8 @@
 // .husky/_, the folder above, whose files its wrappers run), hook
 // managers' files at the top of the work tree (.husky, pre-commit's,
 // overcommit's and lefthook's config under each of its names), and the
-// user's
-// global config (~/.gitconfig, $XDG_CONFIG_HOME/git/config), which a
-// command can reach when there is no sandbox or the workspace holds
+// user's global config (~/.gitconfig, $XDG_CONFIG_HOME/git/config), which
+// a command can reach when there is no sandbox or the workspace holds
 // home. After the command it compares, and restores byte for byte what
 // changed (deleting hooks that were added, putting back modes and
 // symbolic links), and reports each restore so that the user and the
