@@ -3,7 +3,7 @@
 // tools offered to the model, the Approver gate, and the Runner that
 // executes the tool calls of one model response in parallel under locks.
 //
-// Built-in tools live in subpackages (tool/fs, tool/shell, ...). This
-// package imports only llm from godwit; it must not import agent, store,
-// window or anything under internal/.
+// Built-in tools live in internal/tool/fs, internal/tool/shell and the
+// other packages under internal/tool. Of godwit's packages it imports only
+// llm.
 package tool

@@ -137,7 +137,7 @@ func TestSessionsBelongToTheirWorkspace(t *testing.T) {
 	}
 }
 
-// Item 2: the README's fallback example with only the main model's key:
+// Item 2: docs/configuration.md's fallback example with only the main model's key:
 // the fallback is skipped with one warning, the main model answers.
 func TestFallbackWithoutItsKeyIsSkipped(t *testing.T) {
 	srv := llmtest.NewTestServer(t, llmtest.ChatTextReply("answered by the main model", 10, 1))

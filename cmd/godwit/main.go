@@ -25,13 +25,9 @@ func main() {
 	shell.MaybeSupervise()
 	sandbox.MaybeRunChild()
 	// The collector runs at twice Go's default heap growth unless the
-	// user sets GOGC. A turn's garbage is mostly the request's bytes and
-	// the history it decoded, live until the turn ends: at GOGC=100 a
-	// resumed turn at 300 spent a fifth of its instructions marking the
-	// same live heap again and again (215M instructions, 175M at 200,
-	// 168M at 400); the cost is ~3 MiB of peak RSS in a turn process
-	// and, in a resident one, a heap peak of 3x the live heap, not 2x
-	// (~5 MiB; docs/architecture.md, "Cost per turn").
+	// user sets GOGC: a turn's garbage is mostly live until the turn
+	// ends, and at 100 a late turn spends a fifth of its instructions
+	// marking it again (docs/architecture.md, "Cost per turn").
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(200)
 	}

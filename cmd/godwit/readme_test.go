@@ -17,23 +17,31 @@ import (
 	"github.com/godwit/godwit/llm/llmtest"
 )
 
-// TestREADMEExamples runs the README's shell examples with the real
-// binary, so the README cannot drift from what godwit does: every line of
-// every ```sh block, with README's own config.yaml (its ```yaml block),
-// its ANTHROPIC_API_KEY and a fake Anthropic endpoint that answers "ok".
-// Each must exit 0. Lines that build or test godwit itself are left out
-// (this test runs the binary TestMain built).
+// readmePages are the user's docs whose examples TestREADMEExamples runs.
+var readmePages = []string{"README.md", "docs/configuration.md", "docs/sessions.md", "docs/safety.md", "docs/editors.md", "docs/evals.md"}
+
+// TestREADMEExamples runs the user docs' shell examples with the real
+// binary, so the README and its pages cannot drift from what godwit does:
+// every line of every ```sh block, with the docs' config.yaml (the one
+// ```yaml block, in docs/configuration.md), README's ANTHROPIC_API_KEY
+// and a fake Anthropic endpoint that answers "ok". Each must exit 0.
+// Lines that build or test godwit itself are left out (this test runs
+// the binary TestMain built).
 func TestREADMEExamples(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the demo and a dozen commands")
 	}
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
+	var shell, yamls []string
+	for _, page := range readmePages {
+		b, err := os.ReadFile(filepath.Join("../..", page))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, y := codeBlocks(string(b))
+		shell, yamls = append(shell, s...), append(yamls, y...)
 	}
-	shell, yamls := codeBlocks(string(readme))
 	if len(shell) < 10 || len(yamls) != 1 {
-		t.Fatalf("README has %d shell lines and %d yaml blocks; this test expects the examples and one config", len(shell), len(yamls))
+		t.Fatalf("the docs have %d shell lines and %d yaml blocks; this test expects the examples and one config", len(shell), len(yamls))
 	}
 
 	var calls atomic.Int64
@@ -64,7 +72,7 @@ func TestREADMEExamples(t *testing.T) {
 	env = append(env, "GOCACHE="+goEnv(t, "GOCACHE"), "GOMODCACHE="+goEnv(t, "GOMODCACHE"))
 
 	// A resident session (serve) runs in the background, as in a second
-	// terminal, until the test ends; the README's placeholder ids (01jxa,
+	// terminal, until the test ends; the docs' placeholder ids (01jxa,
 	// named in a serve line's comment) become the ids the sessions print.
 	ids := map[string]string{}
 	var residents []*exec.Cmd
@@ -118,7 +126,7 @@ func TestREADMEExamples(t *testing.T) {
 	}
 }
 
-// placeholderID is how the README writes a session id it cannot know.
+// placeholderID is how the docs write a session id they cannot know.
 var placeholderID = regexp.MustCompile(`\b01jx[a-z]\b`)
 
 // startResident starts a serve command and returns the session id it
@@ -176,7 +184,7 @@ func (w *readyWriter) text() string {
 	return string(w.buf)
 }
 
-// codeBlocks returns the lines of README's sh blocks and the bodies of
+// codeBlocks returns the lines of a page's sh blocks and the bodies of
 // its yaml blocks.
 func codeBlocks(md string) (shell []string, yamls []string) {
 	fence := regexp.MustCompile("(?ms)^```(sh|yaml)\n(.*?)^```")
@@ -196,7 +204,7 @@ func codeBlocks(md string) (shell []string, yamls []string) {
 	return shell, yamls
 }
 
-// readmeCommand turns a README line into the command to run: without its
+// readmeCommand turns a docs line into the command to run: without its
 // comment, with godwit from PATH. skip says why a line is not run.
 func readmeCommand(line string) (cmd, skip string) {
 	if i := strings.Index(line, "  #"); i >= 0 {
@@ -212,4 +220,23 @@ func readmeCommand(line string) (cmd, skip string) {
 	line = strings.Replace(line, "go run ./cmd/godwit", "godwit", 1)
 	line = strings.ReplaceAll(line, "./godwit", "godwit")
 	return line, ""
+}
+
+// TestDocsLinks checks that every relative link of the README and its
+// pages names a file that exists, so a page moved or renamed cannot leave
+// the front door pointing nowhere.
+func TestDocsLinks(t *testing.T) {
+	link := regexp.MustCompile(`\]\(([^)#:]+)(?:#[^)]*)?\)`)
+	for _, page := range append(readmePages, "docs/json-events.md", "docs/architecture.md") {
+		b, err := os.ReadFile(filepath.Join("../..", page))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range link.FindAllStringSubmatch(string(b), -1) {
+			target := filepath.Join("../..", filepath.Dir(page), m[1])
+			if _, err := os.Stat(target); err != nil {
+				t.Errorf("%s links to %s, which does not exist", page, m[1])
+			}
+		}
+	}
 }

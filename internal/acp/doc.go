@@ -36,9 +36,11 @@
 // (agent.RunInput.Sink), so sessions' turns run at once; the engine stays
 // per session because it is built around the session: its cwd, mode,
 // prompter and gate, the editor's files and terminal for its id, and its
-// plan. This package imports only the core: agent, llm, policy, store,
-// tool and the tool/fs, tool/plan and tool/shell hooks, and
-// internal/atomicfile for what it writes to disk itself. It writes
-// nothing but protocol messages to its output; diagnostics go to
+// plan.
+//
+// Of godwit's packages it imports only internal/agent, llm,
+// internal/policy, internal/store, tool, internal/tool/fs,
+// internal/tool/plan, internal/tool/shell and internal/atomicfile. It
+// writes nothing but protocol messages to its output; diagnostics go to
 // Options.Logger.
 package acp

@@ -5,10 +5,9 @@
 // proceed at once without routing. The store, the TUI, `run --json` and
 // ACP all consume the same events.
 //
-// agent declares what it uses and wiring fills it: Store, its view of
-// the record (*store.Store implements it), Assembler (the window builds
-// requests and says its budget and counter), Sink. It imports llm, tool,
-// store's types, window, handoff and untrusted; never the layers above
-// it (mail, wiring, cli, tui, acp, eval), and it never writes to stdout
-// or stderr.
+// agent declares what it uses and wiring fills it: Store, its view of the
+// record (*store.Store implements it), Assembler (the window builds
+// requests and says its budget and counter), Sink. It never writes to
+// stdout or stderr. Of godwit's packages it imports only internal/handoff,
+// llm, internal/store, tool, internal/untrusted and internal/window.
 package agent

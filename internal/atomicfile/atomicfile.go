@@ -11,7 +11,7 @@
 // caches). Each caller's own check before the rename (a hash, the file
 // still being the one read) goes between Create and Commit.
 //
-// It imports nothing of godwit's.
+// It imports none of godwit's packages.
 package atomicfile
 
 import (

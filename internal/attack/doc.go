@@ -26,6 +26,6 @@
 //	ATTACK_GODWIT=/path/to/godwit go test    # skip building the binary
 //	go test -v -run 'TestAttacks/3-diff-rn'  # what the tools returned
 //
-// All of it lives in test files; this package has no code and imports
-// nothing of godwit outside its tests.
+// All of it lives in test files; the package itself has no code. It
+// imports none of godwit's packages.
 package attack

@@ -4,5 +4,10 @@
 // tests can check how flags become options and run the real function
 // against fake IO streams (the GitHub CLI's pattern, with ctx added).
 //
-// cli may import everything below it; nothing imports cli but cmd/godwit.
+// Only cmd/godwit uses cli. Of godwit's packages it imports only
+// internal/agent, internal/demo, internal/wiring, internal/config,
+// internal/suggest, llm, llm/catalog, internal/store, tool,
+// internal/tool/workspace, internal/trace, internal/acp, internal/policy,
+// internal/snapshot, internal/tui, internal/eval, internal/mail,
+// internal/termsafe and internal/atomicfile.
 package cli

@@ -2,8 +2,8 @@
 // then the environment, then built-in defaults, in that order of
 // precedence from last to first (the environment wins over the file).
 //
-// config imports llm/catalog (for the provider and model overrides it
-// carries); it must not import the engine.
+// Of godwit's packages it imports only internal/suggest, llm/catalog and
+// internal/mcp.
 package config
 
 import (

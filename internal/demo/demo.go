@@ -2,7 +2,7 @@
 // a scripted model that fixes it through the real tools, store and turn
 // loop, so a new user sees a whole session without an API key.
 //
-// demo imports the core and llm/fake; it must not import internal/cli.
+// Of godwit's packages it imports only llm and llm/fake.
 package demo
 
 import (

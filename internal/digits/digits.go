@@ -2,7 +2,7 @@
 // The chat, the trace views and the eval reports share it, so a count
 // reads the same in all three.
 //
-// digits imports nothing of godwit's.
+// It imports none of godwit's packages.
 package digits
 
 import "strconv"

@@ -16,12 +16,12 @@
 //     hurt, no observed effect or confounded, gated by bars such as
 //     "calls<=+5%", with a Verdict for the ledger (store and JSONL).
 //
-// eval imports the core (agent, handoff, llm, llm/fake, store, window),
-// policy (runs approve as `run --yes` does), and internal/wiring and
-// internal/config to build engines, and internal/atomicfile for the
-// results file. It must not import internal/cli, tui
-// or acp. It writes only to the io.Writers and files its callers name,
-// never to stdout.
+// Of godwit's packages it imports only internal/agent, internal/digits,
+// internal/handoff, internal/config, internal/wiring, llm, llm/fake,
+// internal/policy, internal/store, internal/untrusted and
+// internal/atomicfile. It builds engines with internal/wiring, and its
+// runs approve as `run --yes` does. It writes only to the io.Writers and
+// files its callers name, never to stdout.
 //
 // Tests that run tasks need TestMain to call shell.MaybeSupervise and
 // sandbox.MaybeRunChild: the engine's shell re-runs the current

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/godwit/godwit/internal/peertest"
 )
 
 // The long-session suite must pass, all of it, with its scripted models
@@ -58,11 +60,7 @@ func TestBasicSuite(t *testing.T) {
 	}
 	for _, cmd := range []string{"go", "python3", "node"} {
 		if _, err := exec.LookPath(cmd); err != nil {
-			// .ci/run installs them and sets CI: there, absent is a failure.
-			if os.Getenv("CI") != "" {
-				t.Fatalf("%s is not on PATH; the basic suite needs go, python3 and node (.ci/run installs them)", cmd)
-			}
-			t.Skipf("%s is not on PATH: the basic suite runs go, python3 and node; install them to run it (.ci/run does)", cmd)
+			peertest.Missing(t, "%s is not on PATH: the basic suite runs go, python3 and node; install them to run it (.ci/run does)", cmd)
 		}
 	}
 	tasks, err := LoadTasks("../../evals/basic")

@@ -7,8 +7,9 @@
 //
 // Guarantee: what git would refuse (a bad config line, an unknown
 // escape, an unclosed quote) is an error, never "no settings", so a
-// caller judging safety can treat the file as unknown. It imports
-// nothing of godwit's.
+// caller judging safety can treat the file as unknown.
+//
+// It imports none of godwit's packages.
 package gitconfig
 
 import (

@@ -12,10 +12,10 @@
 // its mode and content), each submodule's config and hooks under
 // .git/modules, the folder core.hooksPath points at (and, for husky's
 // .husky/_, the folder above, whose files its wrappers run), hook
-// managers' files at the top of the work tree (.husky, pre-commit's and
-// lefthook's config under each of its names), and the user's
-// global config (~/.gitconfig, $XDG_CONFIG_HOME/git/config), which a
-// command can reach when there is no sandbox or the workspace holds
+// managers' files at the top of the work tree (.husky, pre-commit's,
+// overcommit's and lefthook's config under each of its names), and the
+// user's global config (~/.gitconfig, $XDG_CONFIG_HOME/git/config), which
+// a command can reach when there is no sandbox or the workspace holds
 // home. After the command it compares, and restores byte for byte what
 // changed (deleting hooks that were added, putting back modes and
 // symbolic links), and reports each restore so that the user and the
@@ -30,17 +30,14 @@
 // keeps only its *.sample hooks and its config loses the keys that name
 // programs.
 //
-// Cost: the check is stat-based. Each file's identity (device, inode,
-// size, modification and change times, mode) is compared first; only a
-// file whose stat changed is read. A repository with the usual fifteen
-// sample hooks costs about twenty lstat calls per check.
+// The check is stat-based: only a file whose identity (device, inode,
+// size, modification and change times, mode) changed is read.
 //
 // Limits: a repository nested in the workspace that is not a submodule
 // (a plain clone under vendor/) is not guarded; /etc/gitconfig is read
 // (for core.hooksPath) but never written. Changes made while no command
 // of godwit's runs are the user's and are taken as the new state.
 //
-// gitguard imports tool from godwit (Tool wraps shell_exec),
-// internal/atomicfile for the restores and internal/gitconfig; it must
-// not import the agent, the store or anything else under internal/.
+// Tool wraps shell_exec. Of godwit's packages it imports only tool,
+// internal/atomicfile and internal/gitconfig.
 package gitguard

@@ -2,8 +2,9 @@
 // tests: Check compares a test's output with a file in the package's
 // testdata, and `go test ./pkg -run TestX -update` rewrites the file from
 // the output instead, for review in the diff. A failure shows the lines
-// that differ and that command. It is imported by tests only, and imports
-// nothing of godwit.
+// that differ and that command. Only tests use it.
+//
+// It imports none of godwit's packages.
 package goldentest
 
 import (

@@ -10,5 +10,7 @@
 // still there, verbatim, after any number of resets.
 //
 // Everything here is a pure function over strings and small structs,
-// tested without a provider. handoff imports only llm.
+// tested without a provider.
+//
+// Of godwit's packages it imports only llm and internal/untrusted.
 package handoff

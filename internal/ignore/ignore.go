@@ -4,7 +4,7 @@
 // (negation, anchoring, "**", dir-only, the domain of a nested file) are
 // go-git's; reading a file (comments, blank lines, CRLF) is git's.
 //
-// ignore imports nothing of godwit's.
+// It imports none of godwit's packages.
 package ignore
 
 import (

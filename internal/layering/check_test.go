@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -70,6 +71,7 @@ var excused = excuses{
 // facts is what the checks need from one package's non-test files.
 type facts struct {
 	name    string              // the package clause
+	doc     string              // the package doc comment, every file's
 	imports map[string][]string // every import path -> where, "file:line"
 	writes  map[string][]string // a writeBans key -> where
 }
@@ -100,7 +102,7 @@ func scan(root string) (map[string]*facts, error) {
 		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
 			return nil
 		}
-		f, err := parser.ParseFile(fset, p, nil, 0) // with object resolution: it tells locals from packages
+		f, err := parser.ParseFile(fset, p, nil, parser.ParseComments) // with object resolution: it tells locals from packages
 		if err != nil {
 			return err
 		}
@@ -145,6 +147,9 @@ func scan(root string) (map[string]*facts, error) {
 		if fa == nil {
 			fa = &facts{name: f.ast.Name.Name, imports: map[string][]string{}, writes: map[string][]string{}}
 			pkgs[f.pkg] = fa
+		}
+		if f.ast.Doc != nil {
+			fa.doc += f.ast.Doc.Text()
 		}
 		at := func(n ast.Node) string { return fmt.Sprintf("%s:%d", f.path, fset.Position(n.Pos()).Line) }
 		local := map[string]string{} // the name fmt and os have in this file
@@ -274,6 +279,57 @@ func check(root string, pkgs map[string]*facts, table map[string]rule, excused e
 			out = append(out, fmt.Sprintf("%s is excused from core rules but is no core package here", pkg))
 		} else if _, front := fronts[pkg]; front {
 			out = append(out, fmt.Sprintf("%s is excused from core rules but is a front end", pkg))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// importClaim is the one sentence a package doc says its godwit imports
+// in: "Of godwit's packages it imports only llm and tool." or "It imports
+// none of godwit's packages." docClaims checks it against the table.
+var importClaim = regexp.MustCompile(`Of godwit's packages it imports only ([^.]+)\.|It imports none of godwit's packages\.`)
+
+// importWord finds any other word about imports in a doc's prose.
+var importWord = regexp.MustCompile(`(?i)\bimport(s|ed|ing)?\b`)
+
+// docClaims returns every package doc (but programs') that does not say
+// its godwit imports in importClaim's sentence exactly once, says a list
+// other than the table's row, or talks of imports anywhere else, where
+// no test would check it.
+func docClaims(pkgs map[string]*facts, table map[string]rule) []string {
+	var out []string
+	for pkg, fa := range pkgs {
+		row, ok := table[pkg]
+		if !ok || fa.name == "main" {
+			continue
+		}
+		var prose []string // the doc without its indented code lines
+		for _, l := range strings.Split(fa.doc, "\n") {
+			if !strings.HasPrefix(l, "\t") && !strings.HasPrefix(l, " ") {
+				prose = append(prose, l)
+			}
+		}
+		doc := strings.Join(strings.Fields(strings.Join(prose, " ")), " ")
+		claims := importClaim.FindAllStringSubmatch(doc, -1)
+		if len(claims) != 1 {
+			out = append(out, fmt.Sprintf("%s: the package doc says its godwit imports %d times; say it once: %q or %q", pkg, len(claims), "Of godwit's packages it imports only A, B and C.", "It imports none of godwit's packages."))
+			continue
+		}
+		var says []string
+		if list := claims[0][1]; list != "" {
+			for _, f := range strings.Split(strings.ReplaceAll(list, " and ", ", "), ",") {
+				says = append(says, strings.TrimSpace(f))
+			}
+		}
+		want := slices.Clone(row.imports)
+		slices.Sort(says)
+		slices.Sort(want)
+		if !slices.Equal(says, want) {
+			out = append(out, fmt.Sprintf("%s: the package doc says it imports %v of godwit's packages; the layering table allows %v", pkg, says, want))
+		}
+		if rest := importClaim.ReplaceAllString(doc, ""); importWord.MatchString(rest) {
+			out = append(out, fmt.Sprintf("%s: the package doc talks of imports outside its checked sentence (%q): no test checks that; say it in the table's reason or drop it", pkg, importWord.FindString(rest)))
 		}
 	}
 	sort.Strings(out)

@@ -95,6 +95,18 @@ func TestLayering(t *testing.T) {
 	}
 }
 
+// TestPackageDocsSayTheirImports checks the import claim of every package
+// doc against the table: one sentence, the table's list.
+func TestPackageDocsSayTheirImports(t *testing.T) {
+	pkgs, err := scan("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range docClaims(pkgs, allowed) {
+		t.Error(p)
+	}
+}
+
 // TestArchitectureDocIsTrue checks what docs/architecture.md says that a
 // test can: every package its table names exists and is in the layering
 // table, with the same imports ("may import" is the table's allowance,

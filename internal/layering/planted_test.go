@@ -201,3 +201,35 @@ var _ = os.Getenv
 		})
 	}
 }
+
+// TestPlantedDocClaimsFail checks that docClaims bites: a package doc
+// whose import sentence is missing, doubled, wrong, or joined by an
+// unchecked claim about imports fails; the true sentence passes.
+func TestPlantedDocClaimsFail(t *testing.T) {
+	t.Parallel()
+	table := map[string]rule{"a": {[]string{"llm", "tool"}, ""}, "b": {nil, ""}}
+	for _, tc := range []struct {
+		name, doc string
+		pkg       string
+		want      string // a substring of the one problem; "" for none
+	}{
+		{"true", "Package a runs.\n\nOf godwit's packages it imports only tool and llm.\n", "a", ""},
+		{"none", "Package b is a leaf.\nIt imports none of godwit's\npackages.\n", "b", ""},
+		{"code lines are not prose", "Package b is a leaf.\n\n\timport \"b\"\n\nIt imports none of godwit's packages.\n", "b", ""},
+		{"missing", "Package a runs.\n", "a", "0 times"},
+		{"twice", "Of godwit's packages it imports only llm and tool. Of godwit's packages it imports only llm and tool.", "a", "2 times"},
+		{"wrong list", "Of godwit's packages it imports only llm.", "a", "says it imports [llm]"},
+		{"none, but it does", "It imports none of godwit's packages.", "a", "says it imports []"},
+		{"an unchecked claim", "Of godwit's packages it imports only llm and tool. It must not import window.", "a", "outside its checked sentence"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := docClaims(map[string]*facts{tc.pkg: {name: tc.pkg, doc: tc.doc}}, table)
+			switch {
+			case tc.want == "" && len(got) != 0:
+				t.Errorf("want no problem, got %q", got)
+			case tc.want != "" && (len(got) != 1 || !strings.Contains(got[0], tc.want)):
+				t.Errorf("want one problem holding %q, got %q", tc.want, got)
+			}
+		})
+	}
+}

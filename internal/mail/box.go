@@ -13,10 +13,9 @@ import (
 	"github.com/godwit/godwit/internal/store"
 )
 
-// A waiter asks whether the database changed every DefaultPoll after a
-// change, backing off to every MaxPoll while nothing does: each ask is
-// one PRAGMA (12 µs), but each wake-up of an idle process costs far more
-// than that (docs/architecture.md has the measured figures).
+// A waiter asks whether the database changed (one PRAGMA) every
+// DefaultPoll after a change, backing off to every MaxPoll while nothing
+// does, so an idle process wakes up seldom.
 const (
 	DefaultPoll = 50 * time.Millisecond
 	MaxPoll     = time.Second

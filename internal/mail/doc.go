@@ -19,6 +19,6 @@
 // pinned connection (store.Watch) every Poll, and reads the mail table
 // only when another connection has committed since.
 //
-// mail imports agent, llm, store and tool; it must not import
-// internal/*, and writes nothing to stdout or stderr.
+// Of godwit's packages it imports only internal/agent, llm, internal/store
+// and tool. It writes nothing to stdout or stderr.
 package mail

@@ -35,7 +35,7 @@
 // resources become a one-line note, and long results are cut at
 // MaxResult bytes.
 //
-// mcp imports llm and tool from godwit, and internal/tool/workspace
-// (.mcp.json comes with the repository and is read through its root); it
-// must not import agent, store, window or anything else under internal/.
+// Of godwit's packages it imports only llm, tool and
+// internal/tool/workspace. A .mcp.json comes with the repository, so it is
+// read through the workspace's root.
 package mcp

@@ -26,6 +26,6 @@
 // sees it; the model gets nothing of the file). The user's own files are
 // read as they are.
 //
-// memory imports llm, store, tool and internal/tool/workspace; it must
-// not import window, agent, the rest of internal/ or any provider adapter.
+// Of godwit's packages it imports only llm, internal/store, tool and
+// internal/tool/workspace.
 package memory

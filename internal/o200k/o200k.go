@@ -1,15 +1,14 @@
 // Package o200k counts tokens as OpenAI's o200k_base encoding does (the
-// tokenizer of GPT-4o and later; godwit measures every request with it),
-// without the cost of the usual Go implementation's start: that one
-// builds a 200,000-entry map from a literal (~40 ms of CPU and 6 MiB in
-// every process that counts anything), and splits text with a
-// backtracking regexp engine (~2 MB/s). Here the ranked vocabulary is
-// embedded (vocab.bin, generated from tiktoken-go's with -update), the
-// lookup table is built on first use (a few milliseconds), and the
-// pre-tokenizer is written out by hand from the encoding's pattern.
-// TestMatchesTiktoken checks the counts against tiktoken-go's.
+// tokenizer of GPT-4o and later; godwit measures every request with it).
+// The ranked vocabulary is embedded (vocab.bin, generated from
+// tiktoken-go's with -update) and read in place, and the pre-tokenizer is
+// written out by hand from the encoding's pattern, kept because
+// tiktoken-go builds a 200,000-entry map at start (~40 ms of CPU and
+// 6 MiB in every process that counts) and splits text with a
+// backtracking regexp (~2 MB/s). TestMatchesTiktoken checks the counts
+// against tiktoken-go's.
 //
-// It imports nothing of godwit.
+// It imports none of godwit's packages.
 package o200k
 
 import (

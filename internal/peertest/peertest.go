@@ -3,7 +3,7 @@
 // on a developer's machine it skips, naming the install step; under CI
 // (CI set, as .ci/run is run), whose script installs every peer, it
 // fails, so a broken install step cannot pass as a row of skipped tests.
-// It is imported by tests only, and imports nothing of godwit.
+// Only tests use it. It imports none of godwit's packages.
 package peertest
 
 import (

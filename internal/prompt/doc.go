@@ -4,5 +4,5 @@
 // and nothing in it may vary within a session (no dates, no random ids):
 // it is the start of the cached prefix.
 //
-// prompt imports nothing of godwit's.
+// It imports none of godwit's packages.
 package prompt

@@ -55,7 +55,7 @@
 // they cannot, commands run under Landlock alone and View.Refused is
 // told why, once. Config.Limits are rlimits set in the child.
 //
-// This package imports nothing from godwit but internal/atomicfile (the
-// caches' whole-file writes): which files are secrets is the caller's
-// list (View.Secrets).
+// Of godwit's packages it imports only internal/atomicfile and
+// internal/gitconfig. Which files are secrets is the caller's list
+// (View.Secrets).
 package sandbox

@@ -23,7 +23,6 @@
 // folder became a link after the snapshot, and nothing it does reaches
 // outside the workspace.
 //
-// This package imports store and tool from godwit, and internal/ignore
-// and internal/tool/workspace; it must not import agent, the tools it
-// wraps, or anything else under internal/.
+// Of godwit's packages it imports only internal/store, tool,
+// internal/ignore and internal/tool/workspace.
 package snapshot

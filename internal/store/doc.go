@@ -15,17 +15,12 @@
 // but the migrations' Go steps, the PRAGMAs and two built at run time
 // (TestStatementsLiveInQueriesGo).
 //
-// It imports only llm from godwit. It must not import agent, tool, window,
-// or anything under internal/: the store is the bottom of the stack.
+// Of godwit's packages it imports only llm. The store is the bottom of the
+// stack.
 //
-// The eval tables (eval_results, eval_verdicts: eval.go) stay here,
-// though only internal/eval writes them: they are rows of plain values
-// (suite, task, model, numbers, the run as JSON) that know nothing of
-// eval's types, in the same file as the sessions they may name. Moving
-// them to internal/eval would mean SQL and migrations outside this
-// package (a raw handle on the file, two schema versions to keep in
-// step) or a second database file with a migration out of this one;
-// either costs more than the two small methods and queries here.
+// The eval tables (eval_results, eval_verdicts: eval.go) live here though
+// only internal/eval writes them: rows of plain values in the same file,
+// under the same migrations, as the sessions they may name.
 //
 // # Concurrency
 //

@@ -13,6 +13,6 @@
 // The caller (wiring) builds the child's agent.Runtime through
 // Options.New, so this package needs no provider or window of its own.
 //
-// subagent imports agent, llm, store and tool; it must not import window
-// or anything under internal/.
+// Of godwit's packages it imports only internal/agent, llm, internal/store
+// and tool.
 package subagent

@@ -2,7 +2,7 @@
 // a set of known words by edit distance, for "did you mean" in errors
 // about config keys, flags and commands.
 //
-// It imports nothing from godwit.
+// It imports none of godwit's packages.
 package suggest
 
 import "strings"

@@ -18,9 +18,9 @@
 // character that will run. NonASCII names the letters that may stand in
 // for ASCII look-alikes.
 //
-// The package imports only the standard library; every place that prints
-// such text to a terminal (the chat, the line-mode prompter, `godwit
-// run`'s plain output) goes through it.
+// Every place that prints such text to a terminal (the chat, the line-mode
+// prompter, `godwit run`'s plain output) goes through it. It imports none
+// of godwit's packages.
 package termsafe
 
 import (

@@ -11,8 +11,8 @@ import (
 	"github.com/godwit/godwit/internal/store"
 )
 
-// The model-facing tool names the analysis understands (DESIGN.md fixes
-// them). The trace does not import the tools themselves.
+// The model-facing tool names the analysis understands. The trace does
+// not depend on the tools themselves.
 const (
 	toolRead  = "file_read"
 	toolWrite = "file_write"

@@ -13,6 +13,6 @@
 // Nothing here writes to the store, prints to stdout or reaches the
 // network: Handler only answers the requests it is given.
 //
-// It imports agent (for the event payloads), llm and store. It must not
-// import internal/*, tool or any provider adapter.
+// Of godwit's packages it imports only internal/agent, internal/digits,
+// llm and internal/store. agent gives it the event payloads.
 package trace

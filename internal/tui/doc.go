@@ -32,19 +32,16 @@
 // session or a 50,000-line tool output costs no more per frame than a
 // screenful.
 //
-// Answers are markdown, drawn by the package's own renderer
-// (markdown.go, with a small highlighter for code blocks in
-// highlight.go) rather than glamour: glamour's dependencies (chroma,
-// goldmark, bluemonday) cost ~30 ms of package init on every command,
-// chat or not. The renderer does no work at init (no package-level
-// regexps or tables): keep it so.
+// Answers are markdown, drawn by the package's own renderer (markdown.go,
+// highlight.go), kept because glamour's dependencies cost ~30 ms of
+// package init on every command, chat or not; it does no work at init (no
+// package-level regexps or tables).
 //
 // Text that godwit did not write goes through internal/termsafe on its
 // way to the screen (docs/architecture.md, "The terminal").
 //
-// This package imports agent, digits, llm, policy, snapshot, store,
-// termsafe, tool/plan and atomicfile from godwit. It must not import
-// internal/cli or
-// internal/wiring: the CLI builds the engine and hands it over as an
-// Engine.
+// Of godwit's packages it imports only internal/agent, internal/digits,
+// llm, internal/policy, internal/snapshot, internal/store,
+// internal/termsafe, internal/tool/plan and internal/atomicfile. The CLI
+// builds the engine and hands it over as an Engine.
 package tui

@@ -8,8 +8,9 @@
 // when it enters a session; the verdict is stored with the output. It is
 // a set of patterns, not a model: it is measured on the phrasings in
 // testdata (TestCorpus), and a phrasing unlike them may pass unmarked,
-// so the note is a warning to the model, never the only defence. It
-// imports only the standard library.
+// so the note is a warning to the model, never the only defence.
+//
+// It imports none of godwit's packages.
 package untrusted
 
 import (

@@ -13,13 +13,10 @@ import (
 // Tokenizer names the counts a Counter makes, for CountStore.
 const Tokenizer = "o200k_base"
 
-// Counter counts o200k tokens (internal/o200k). Building its lookup
-// table takes a few milliseconds and ~3 MiB, so nothing builds it until
-// Warm (in the background) or a count that needs it asks; until then a
-// request no decision depends on the exact size of is measured with
-// known counts and an estimate for the rest (see Window.account), so a
-// one-shot question, or a resumed session's new prompt, never pays for
-// it.
+// Counter counts o200k tokens (internal/o200k). Until Warm (in the
+// background) or a count that needs it asks, a request no decision
+// depends on the exact size of is measured with known counts and an
+// estimate for the rest (see Window.account).
 //
 // Counts are cached by content hash: a history is counted once, piece by
 // piece, not per request. With a CountStore they are kept across

@@ -15,7 +15,6 @@
 // MemPages is the in-memory fake. Token counts are kept the same way
 // (CountStore), so a resumed session counts only its new text, and new
 // text is estimated while no decision depends on its exact count.
-// window imports llm, untrusted and internal/o200k only: not the store
-// (no SQLite), the agent, tool runners, other internal packages or any
-// adapter.
+// Of godwit's packages it imports only internal/o200k, llm and
+// internal/untrusted.
 package window

@@ -8,6 +8,11 @@
 // shells, memory and tools (tools.go), MCP and deferred tools
 // (extensions.go), then the window and the runtime (wiring.go).
 //
-// wiring may import the core and internal/config; it must not import
-// internal/cli, tui, acp or eval.
+// Of godwit's packages it imports only internal/agent, llm, llm/anthropic,
+// llm/catalog, llm/openai, llm/retry, internal/prompt, internal/store,
+// tool, internal/tool/fs, internal/tool/plan, internal/tool/recall,
+// internal/tool/shell, internal/tool/workspace, internal/window,
+// internal/config, internal/suggest, internal/memory, internal/policy,
+// internal/sandbox, internal/snapshot, internal/gitguard, internal/mcp,
+// internal/subagent, internal/tool/deferred and internal/mail.
 package wiring

@@ -10,6 +10,6 @@
 // *llm.Error. It retries nothing: retrying is the caller's decision, made
 // from the error's Kind.
 //
-// It imports llm and its internal packages only; never another adapter,
-// nor any godwit package above llm.
+// Of godwit's packages it imports only llm, llm/internal/retryafter and
+// llm/internal/sse.
 package anthropic

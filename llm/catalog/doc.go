@@ -12,7 +12,6 @@
 // tiers are not modelled. Treat them as estimates, and override them in the
 // config when they matter.
 //
-// The package imports llm and the standard library only; it must never
-// import an adapter, internal/config or os (the environment is passed in as
-// a getenv function).
+// Of godwit's packages it imports only llm. The environment is passed in
+// as a getenv function.
 package catalog

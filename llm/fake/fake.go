@@ -2,7 +2,7 @@
 // answers each request with the next scripted Step, streaming it as real
 // adapters do, and records every Request it received.
 //
-// It imports only llm.
+// Of godwit's packages it imports only llm.
 package fake
 
 import (

@@ -4,6 +4,6 @@
 // cassettes the adapters keep in their testdata, SSE builders for each wire format,
 // and invariant checks on the captured requests.
 //
-// It is imported only by tests and by test binaries; it imports llm and the
-// standard library, never an adapter.
+// Only tests and test binaries use it. It imports none of godwit's
+// packages.
 package llmtest

@@ -13,6 +13,8 @@
 // their references name; llm/internal/sse reads the streams. The request
 // bodies are the bytes the openai-go SDK sent when the adapter used it
 // (testdata/wire, recorded from it), so sessions recorded then replay
-// the same bytes. It imports llm and its internal packages, never another
-// godwit package; retries live in llm/retry.
+// the same bytes. Retries live in llm/retry.
+//
+// Of godwit's packages it imports only llm, llm/internal/retryafter and
+// llm/internal/sse.
 package openai

@@ -14,6 +14,5 @@
 //
 // Time is injected (Options.Sleep, Options.Jitter), so tests never sleep.
 //
-// The package imports llm and the standard library only; it must never
-// import a vendor adapter, llm/catalog or internal/*.
+// Of godwit's packages it imports only llm.
 package retry

@@ -1,7 +1,8 @@
 // Package storetest opens stores for tests, as net/http/httptest serves
 // them: a database that fails the test if it cannot be opened and is
-// closed when the test ends. It is imported by tests only; it imports
-// store and testing, nothing else of godwit.
+// closed when the test ends. Only tests use it.
+//
+// Of godwit's packages it imports only internal/store.
 package storetest
 
 import (

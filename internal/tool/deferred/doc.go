@@ -14,6 +14,5 @@
 // defers every deferrable tool; auto defers them only when that saves at
 // least AutoMin tokens per request.
 //
-// deferred imports llm and tool; it must not import agent, window or
-// anything under internal/.
+// Of godwit's packages it imports only llm and tool.
 package deferred

@@ -9,7 +9,6 @@
 // Failures the model can fix are *tool.ToolError values with a remedy, or
 // OS errors wrapped so that tool.AsToolError maps their errno.
 //
-// It imports llm, tool and tool/workspace from godwit, and internal/ignore
-// and internal/atomicfile; it must not import agent, store, window, other
-// tools or anything else under internal/.
+// Of godwit's packages it imports only llm, tool, internal/tool/workspace
+// and internal/ignore.
 package fs

@@ -23,8 +23,7 @@ const maxLiterals = 16
 // vectorized) and tries only the lines holding one; a pattern without
 // such a literal ([A-Z]{4}[0-9]{4}) tries every line. A line is tried by
 // a lazy DFA (lineDFA), which gives the regexp's answer at a table lookup
-// a byte: Go's regexp, run on every line, was 6-9 times slower than
-// ripgrep. The regexp stays for the rare pattern whose DFA gives up.
+// a byte. The regexp stays for the rare pattern whose DFA gives up.
 type matcher struct {
 	re *regexp.Regexp
 	// dfas holds *lineDFA, one per concurrent search (each caches the

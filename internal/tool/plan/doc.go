@@ -3,6 +3,5 @@
 // the whole list. The session holds the *Plan, so the list survives the
 // turns of a session; an OnChange hook lets the agent emit an event.
 //
-// This package imports only tool and llm from godwit; it must not import
-// agent, store, window or anything under internal/.
+// Of godwit's packages it imports only llm and tool.
 package plan

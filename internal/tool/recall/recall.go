@@ -4,7 +4,7 @@
 // reads through a store.Scope, so no id reaches another workspace's
 // sessions.
 //
-// recall imports llm, tool and store; nothing of the engine.
+// Of godwit's packages it imports only llm, internal/store and tool.
 package recall
 
 import (

@@ -44,8 +44,7 @@
 // lifeline and ends the tree with godwit, with the terminal, or once the
 // command exits.
 //
-// This package imports only tool and llm from godwit; it must not import
-// agent, store, window or anything under internal/. Detecting which files
+// Of godwit's packages it imports only llm and tool. Detecting which files
 // a command changed and sandboxing it belong to the safety layer, which
 // plugs in through Options.Wrap, and Options.ReadOnlyWrap for a command
 // the approver allowed only because it reads (tool.ConfineReadOnly in

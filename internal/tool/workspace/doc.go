@@ -9,7 +9,6 @@
 // instead of carrying it outside. Load reads a file godwit puts into a
 // request (rules, skills, .mcp.json) the same way and screens secrets.
 //
-// It imports tool (for ToolError and the secrets list) and
-// internal/atomicfile from godwit; it must not import the tools that use
-// it, agent, store or anything else under internal/.
+// Of godwit's packages it imports only tool and internal/atomicfile. tool
+// gives it ToolError and the secrets list.
 package workspace

@@ -1,9 +1,9 @@
 // Package retryafter reads the wait a provider asks for before the next
 // attempt, from the headers the vendors send: retry-after-ms (OpenAI,
-// Anthropic), else Retry-After in seconds or as an HTTP date. The
-// adapters under llm share it; nothing outside llm can import it.
+// Anthropic), else Retry-After in seconds or as an HTTP date, for the
+// adapters under llm.
 //
-// retryafter imports nothing of godwit's.
+// It imports none of godwit's packages.
 package retryafter
 
 import (

@@ -1,8 +1,6 @@
 // Package sse reads a server-sent event stream, the framing every model
 // API streams in: "event:" and "data:" lines, an event per blank line.
-// The adapters under llm share it; nothing outside llm can import it.
-//
-// sse imports nothing of godwit's.
+// The adapters under llm share it. It imports none of godwit's packages.
 package sse
 
 import (
