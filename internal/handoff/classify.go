@@ -199,7 +199,7 @@ func langOf(lines []string) string {
 			}
 		}
 		for _, f := range strings.FieldsFunc(strings.ToLower(l), func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' }) {
-			for _, lang := range functionWords[f] {
+			for _, lang := range functionWords()[f] {
 				score[lang]++
 			}
 		}
@@ -242,8 +242,9 @@ func langOf(lines []string) string {
 }
 
 // functionWords are the words that say which Latin language a message
-// is in; a word of several languages counts for each.
-var functionWords = func() map[string][]string {
+// is in; a word of several languages counts for each. Built on first
+// use: godwit's start-up pays for no package's tables (TestInitStaysSmall).
+var functionWords = sync.OnceValue(func() map[string][]string {
 	m := map[string][]string{}
 	for lang, ws := range map[string]string{
 		"en": "the a an and to of is it in for this that with on you my be are not no don't can what why how when from by please i we our your should must every each all always never new only",
@@ -257,7 +258,7 @@ var functionWords = func() map[string][]string {
 		}
 	}
 	return m
-}()
+})
 
 // letterLang are letters only one of the Latin five writes.
 var letterLang = map[rune]string{'ñ': "es", '¿': "es", '¡': "es", 'ã': "pt", 'õ': "pt", 'ß': "de", 'ä': "de", 'ö': "de", 'ü': "de", 'è': "fr", 'ù': "fr", 'œ': "fr", 'ë': "fr"}
