@@ -17,10 +17,6 @@ func StorePages(st *store.Store) window.Pages { return storePages{st} }
 
 type storePages struct{ st *store.Store }
 
-// StoreCounts adapts the store to window.CountStore: token counts kept
-// across processes, so a resumed session counts only what is new.
-func StoreCounts(st *store.Store) window.CountStore { return st }
-
 func (p storePages) PutPage(ctx context.Context, pg window.Page) (string, error) {
 	return p.st.PutPage(ctx, store.Page{SessionID: pg.SessionID, Segment: pg.Segment, Kind: pg.Kind, Tags: pg.Tags,
 		Tokens: pg.Tokens, Summary: pg.Summary, Text: pg.Text})

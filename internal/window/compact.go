@@ -40,9 +40,8 @@ type item struct {
 }
 
 // items lists the outputs compaction may page, oldest first; view is the
-// request's messages as shown. recount counts the answered outputs
-// exactly where acc may have estimated them.
-func (w *Window) items(st *segState, view []llm.Message, acc accounting, recount bool) []item {
+// request's messages as shown.
+func (w *Window) items(st *segState, view []llm.Message, acc accounting) []item {
 	msgs := view
 	// Positions of the calls, for staleness.
 	calls := map[string]llm.ToolCall{}
@@ -93,9 +92,6 @@ func (w *Window) items(st *segState, view []llm.Message, acc accounting, recount
 				continue
 			}
 			it.tokens = acc.outputs[r.CallID]
-			if recount && it.answered {
-				it.tokens = w.count(r.Content)
-			}
 			if k := st.staleKey(calls[r.CallID]); k != "" && later[k] > at[r.CallID] {
 				it.stale = true
 			}
