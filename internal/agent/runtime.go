@@ -88,7 +88,7 @@ const (
 type Runtime struct {
 	cfg Config
 	// counter is the assembler's token counter, when it has one (the
-	// window's): used to warm it, calibrate it and measure handoffs.
+	// window's): used to calibrate it and measure handoffs.
 	counter *window.Counter
 	// budgetOf is the assembler's budget, when it has one.
 	budgetOf func() window.Budget
