@@ -11,8 +11,8 @@ import (
 // process, the count of each text it has counted, so a resident process
 // counts each piece of its history once rather than once a request.
 // Nothing is kept across processes: a resumed session counts its history
-// again, ~2% of a per-turn process at turn 300 (docs/architecture.md,
-// Cost per turn).
+// again, under 1% of a per-turn process's instructions at turn 301
+// (docs/architecture.md, Context).
 //
 // It also keeps the calibration ratio between what the provider reported
 // and what o200k counted (vendors' tokenizers differ by 10-20%), used to
