@@ -44,7 +44,7 @@ func newEngine(t *testing.T, window_ int, brain func(llm.Request) fake.Step) *en
 			return tool.Result{Content: e.files[a.Path]}, nil
 		}}
 	reg, _ := tool.NewRegistry(read)
-	win := window.New(window.Options{System: "sys", Tools: reg.Specs(), Budget: window.Scaled(window_), Counter: window.NewCounter(nil), Pages: e.pages})
+	win := window.New(window.Options{System: "sys", Tools: reg.Specs(), Budget: window.Scaled(window_), Counter: window.NewCounter(), Pages: e.pages})
 	var err error
 	e.rt, err = agent.New(agent.Config{Provider: e.p, Model: "m", Assembler: win, Runner: tool.NewRunner(reg, tool.RunnerOptions{}), Store: st})
 	if err != nil {

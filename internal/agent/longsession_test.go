@@ -195,7 +195,7 @@ func runScenario(t *testing.T, sc scenario) {
 		},
 	}
 	reg, _ := tool.NewRegistry(big)
-	counter := window.NewCounter(nil)
+	counter := window.NewCounter()
 	if sc.window == 0 {
 		sc.window = 16_000
 	}

@@ -145,7 +145,7 @@ func TestMailTextIsSmall(t *testing.T) {
 	}
 	user := h.fake.Requests()[0].Messages[0]
 	header := user.Parts[0].Text
-	if n := window.NewCounter(nil).Count(header); n != 41 {
+	if n := window.NewCounter().Count(header); n != 41 {
 		t.Errorf("the mail header is %d o200k tokens, pinned at 41: update the pin if the change is meant\n%s", n, header)
 	}
 }

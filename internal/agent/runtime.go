@@ -220,12 +220,6 @@ func (r *Runtime) Run(ctx context.Context, in RunInput) (Result, error) {
 	}
 	res, err := s.turn(ctx, in)
 	r.keep(s)
-	if r.counter != nil {
-		// What this turn counted, for the session's next process.
-		if err := r.counter.Flush(context.WithoutCancel(ctx)); err != nil {
-			r.cfg.Logger.Warn("agent: keeping token counts", "err", err)
-		}
-	}
 	return res, err
 }
 

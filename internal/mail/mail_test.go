@@ -433,7 +433,7 @@ func TestToolSpecSize(t *testing.T) {
 		t.Fatalf("schema is not JSON: %s", spec.Schema)
 	}
 	whole, _ := json.Marshal(spec)
-	got := fmt.Sprintf("%s description=%d schema=%d tokens=%d\n", spec.Name, len(spec.Description), len(spec.Schema), window.NewCounter(nil).Count(string(whole)))
+	got := fmt.Sprintf("%s description=%d schema=%d tokens=%d\n", spec.Name, len(spec.Description), len(spec.Schema), window.NewCounter().Count(string(whole)))
 	goldentest.Check(t, "spec_size.golden", []byte(got))
 }
 

@@ -7,10 +7,8 @@
 // indexes over pages, messages, handoffs and tool outputs. Each tool
 // output is stored once per session (outputs, deflated when long): the
 // tool call, the tool message, the page and the tool.finished event
-// refer to it, and every reader gets the text back where it was. Token
-// counts are kept by text hash (token_counts), for every session. The
-// schema lives in migrations/*.sql (embedded,
-// numbered, applied in order, each in one transaction, tracked by
+// refer to it, and every reader gets the text back where it was. The
+// schema lives in migrations/*.sql (embedded, numbered, applied in order, each in one transaction, tracked by
 // PRAGMA user_version); every statement is a constant in queries.go,
 // but the migrations' Go steps, the PRAGMAs and two built at run time
 // (TestStatementsLiveInQueriesGo).

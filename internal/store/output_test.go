@@ -186,9 +186,9 @@ func TestPreview(t *testing.T) {
 	}
 }
 
-// oldStore opens a database at the schema just before outputs, as the
-// previous godwit left it.
-func oldStore(t *testing.T, path string) *Store {
+// oldStore opens a database at the schema just before the migration
+// named before, as the previous godwit left it.
+func oldStore(t *testing.T, path, before string) *Store {
 	t.Helper()
 	ctx := context.Background()
 	w, err := sql.Open("sqlite", path+"?_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_txlock=immediate")
@@ -203,7 +203,7 @@ func oldStore(t *testing.T, path string) *Store {
 		t.Fatal(err)
 	}
 	for _, m := range ms {
-		if m.step() == "outputs" {
+		if m.step() == before {
 			break
 		}
 		if _, err := s.apply(ctx, m, len(ms)); err != nil {
@@ -237,7 +237,7 @@ func TestMigrateOutputs(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "godwit.db")
-	old := oldStore(t, path)
+	old := oldStore(t, path, "outputs")
 	exec := func(q string, args ...any) {
 		t.Helper()
 		if _, err := old.w.Exec(q, args...); err != nil {
@@ -391,24 +391,33 @@ func TestMigrateOutputs(t *testing.T) {
 	}
 }
 
-func TestTokenCounts(t *testing.T) {
+// TestDropTokenCounts: a database that kept token counts loses the
+// table and keeps everything else.
+func TestDropTokenCounts(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s := openTest(t)
-	counts := map[uint64]int{1: 10, 1<<63 + 5: 20, 42: 0}
-	if err := s.PutTokenCounts(ctx, "o200k_base", counts); err != nil {
+	path := filepath.Join(t.TempDir(), "godwit.db")
+	s := oldStore(t, path, "drop_token_counts")
+	if _, err := s.w.ExecContext(ctx, `INSERT INTO token_counts VALUES ('o200k_base', 1, 10)`); err != nil {
 		t.Fatal(err)
 	}
-	// Kept once: a second put of the same hash changes nothing.
-	if err := s.PutTokenCounts(ctx, "o200k_base", map[uint64]int{1: 99}); err != nil {
+	if err := s.CreateSession(ctx, Session{ID: "keep"}); err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.TokenCounts(ctx, "o200k_base", []uint64{1, 1<<63 + 5, 42, 7})
-	if err != nil || len(got) != 3 || got[1] != 10 || got[1<<63+5] != 20 || got[42] != 0 {
-		t.Errorf("TokenCounts = %v, %v", got, err)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
 	}
-	if got, _ := s.TokenCounts(ctx, "other", []uint64{1}); len(got) != 0 {
-		t.Errorf("another tokenizer's counts: %v", got)
+	s2, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	var n int
+	if err := s2.w.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE name = 'token_counts'`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("token_counts still there (%d, %v)", n, err)
+	}
+	if _, err := s2.Session(ctx, "keep"); err != nil {
+		t.Errorf("session lost: %v", err)
 	}
 }
 

@@ -202,13 +202,6 @@ WHERE m.session_id = ?1 AND m.outputs IS NOT NULL AND j.value = ?2 ORDER BY m.id
 	qHitHandoff = `SELECT session_id, seq, handoff FROM segments WHERE id = ?`
 )
 
-// Token counts.
-const (
-	qTokenCounts = `SELECT group_concat(hash || ' ' || tokens, ' ') FROM token_counts WHERE tokenizer = ?1 AND hash IN (SELECT value FROM json_each(?2))`
-
-	qPutTokenCount = `INSERT INTO token_counts (tokenizer, hash, tokens) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`
-)
-
 // Verify runs and file snapshots.
 const (
 	qRecordVerifyRun = `INSERT INTO verify_runs (session_id, turn_id, round, command, exit_code, started_at, duration_us, output_tail)

@@ -1,7 +1,6 @@
 package window
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -15,7 +14,7 @@ import (
 //
 //	go test -run '^$' -bench AccountGrowing -benchtime 200x ./internal/window
 func BenchmarkAccountGrowingHistory(b *testing.B) {
-	w := New(Options{System: "sys", Counter: NewCounter(nil)})
+	w := New(Options{System: "sys", Counter: NewCounter()})
 	w.opts.Counter.Count("warm up")
 	st := &segState{toolsJSON: "[]"}
 	out := strings.Repeat("a line of tool output that is fairly typical\n", 100)
@@ -26,12 +25,12 @@ func BenchmarkAccountGrowingHistory(b *testing.B) {
 	var msgs []llm.Message
 	for i := range 60 {
 		msgs = step(msgs, i)
-		w.account(context.Background(), st, msgs, marks{hard: 1 << 30})
+		w.account(st, msgs)
 	}
 	b.ResetTimer()
 	for i := range b.N {
 		msgs = step(msgs, 60+i)
-		w.account(context.Background(), st, msgs, marks{hard: 1 << 30})
+		w.account(st, msgs)
 	}
 }
 
@@ -43,7 +42,7 @@ func TestAccountSumsPieces(t *testing.T) {
 		llm.UserText("hello"),
 		{Role: llm.RoleTool, Parts: []llm.Part{{Kind: llm.PartToolResult, ToolResult: &llm.ToolResult{Content: "12345678"}}}},
 	}
-	stats, total, est, acc := w.account(context.Background(), st, msgs, marks{hard: 1 << 30})
+	stats, total, est, acc := w.account(st, msgs)
 	if acc.prefix+acc.msgs[0]+acc.msgs[1]+acc.msgs[2] != total {
 		t.Errorf("accounting %+v does not sum to %d", acc, total)
 	}

@@ -43,8 +43,7 @@ type item struct {
 }
 
 // items lists the outputs compaction may page, oldest first; view is the
-// request's messages as shown. recount counts the answered outputs
-// exactly where acc may have estimated them.
+// request's messages as shown.
 //
 // An output is live while the turn it came in is in progress, fewer
 // than keepHorizon of the model's messages have followed it, and the
@@ -55,7 +54,7 @@ type item struct {
 // requests costs what reading it once more would, so a live output
 // costs at most about twice what the best choice would have; choose
 // keeps them only while together they hold at most liveMax.
-func (w *Window) items(st *segState, view []llm.Message, acc accounting, recount bool) []item {
+func (w *Window) items(st *segState, view []llm.Message, acc accounting) []item {
 	msgs := view
 	// Positions of the calls, for staleness; the last position of each
 	// call, to see it run again.
@@ -117,9 +116,6 @@ func (w *Window) items(st *segState, view []llm.Message, acc accounting, recount
 				continue
 			}
 			it.tokens = acc.outputs[r.CallID]
-			if recount && it.answered {
-				it.tokens = w.count(r.Content)
-			}
 			c := calls[r.CallID]
 			if k := st.staleKey(c); k != "" && later[k] > at[r.CallID] {
 				it.stale = true

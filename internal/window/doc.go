@@ -12,9 +12,7 @@
 // What it decides (each segment's prefix, the pages, how each output is
 // shown) it keeps through the Pages interface, so a later process builds
 // the same requests byte for byte; wiring adapts the store to it and
-// MemPages is the in-memory fake. Token counts are kept the same way
-// (CountStore), so a resumed session counts only its new text, and new
-// text is estimated while no decision depends on its exact count.
+// MemPages is the in-memory fake.
 // Of godwit's packages it imports only internal/o200k, llm and
 // internal/untrusted.
 package window

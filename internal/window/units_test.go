@@ -1,7 +1,6 @@
 package window
 
 import (
-	"context"
 	"encoding/json"
 	"reflect"
 	"strings"
@@ -11,15 +10,12 @@ import (
 )
 
 func TestCounter(t *testing.T) {
-	c := NewCounter(nil)
-	if c.Ready() {
-		t.Error("ready before anything asked for it")
-	}
-	if n := c.Count("hello, world"); n < 2 || n > 5 {
+	c := NewCounter()
+	if n := c.Count("hello, world"); n < 2 || n > 5 || c.Count("hello, world") != n {
 		t.Errorf("Count = %d", n)
 	}
-	if !c.Ready() || c.Count("") != 0 {
-		t.Error("not ready after Count, or counts the empty string")
+	if c.Count("") != 0 {
+		t.Error("counts the empty string")
 	}
 	// The ratio moves toward what the provider reports and ignores
 	// reports that cannot be a count of the same request.
@@ -98,8 +94,8 @@ func TestItemsAnsweredStaleAndAfter(t *testing.T) {
 	add("c", "file_read", `{"path": "x.go"}`, strings.Repeat("c", 400)) // x.go again: a is stale
 	add("d", "grep", `{"pattern": "q"}`, strings.Repeat("d", 400))      // not answered yet
 	st := &segState{shown: map[string]Shown{"b": {CallID: "b", Level: LevelSummary, Text: "sum"}}, sent: 7}
-	asm, acc := w.build(context.Background(), st, msgs, marks{hard: 1 << 30})
-	got := w.items(st, asm.Request.Messages, acc, false)
+	asm, acc := w.build(st, msgs)
+	got := w.items(st, asm.Request.Messages, acc)
 	type row struct {
 		id              string
 		answered, stale bool
@@ -144,9 +140,9 @@ func TestLiveOutputs(t *testing.T) {
 	for range keepHorizon - 3 {
 		add("e", "file_edit", `{"path": "x.go"}`)
 	}
-	asm, acc := w.build(context.Background(), st, msgs, marks{hard: 1 << 30})
+	asm, acc := w.build(st, msgs)
 	live := map[string]bool{}
-	for _, it := range w.items(st, asm.Request.Messages, acc, false) {
+	for _, it := range w.items(st, asm.Request.Messages, acc) {
 		live[it.id] = it.live
 	}
 	want := map[string]bool{"old": false, "x": false, "x2": true, "t1": false, "t2": true}

@@ -32,8 +32,8 @@ type Input struct {
 type Assembly struct {
 	Request llm.Request
 	Parts   []llm.PartStat
-	// Tokens is the request's o200k count (Estimated when the tokenizer
-	// was not loaded yet and the request was far from the budget).
+	// Tokens is the request's o200k count (Estimated, 4 bytes a token,
+	// without a Counter).
 	Tokens    int
 	Estimated bool
 	// Compacted is set when building this request paged outputs out.
@@ -211,19 +211,10 @@ func (w *Window) Assemble(ctx context.Context, in Input) (Assembly, error) {
 	if in.Handoff {
 		limit = b.Input()
 	}
-	// The mark past which this request's size decides anything (see
-	// account).
-	m := marks{hard: b.High()}
-	if in.Handoff {
-		m.hard = limit
-	}
-	asm, acc := w.build(ctx, st, msgs, m)
+	asm, acc := w.build(st, msgs)
 	asm.Capped = capped
 	if w.opts.Pages != nil {
-		// The working set weighs the answered outputs exactly: an
-		// estimate could page one a count would keep.
-		recount := asm.Estimated && !in.TurnStart && !in.Handoff
-		plan := choose(w.items(st, asm.Request.Messages, acc, recount), planInput{
+		plan := choose(w.items(st, asm.Request.Messages, acc), planInput{
 			total: w.scaled(asm.Tokens), high: b.High(), low: b.Low(), limit: limit,
 			workingSet: b.WorkingSet, turnStart: in.TurnStart, handoff: in.Handoff,
 		})
@@ -235,7 +226,7 @@ func (w *Window) Assemble(ctx context.Context, in Input) (Assembly, error) {
 				return asm, err
 			}
 			if c.Items > 0 {
-				asm, _ = w.build(ctx, st, msgs, m)
+				asm, _ = w.build(st, msgs)
 				asm.Capped, asm.Compacted, asm.Summaries = capped, &c, sums
 			}
 		}
@@ -370,7 +361,7 @@ type accounting struct {
 
 // build applies the segment's compactions and untrusted marks to msgs and
 // measures the request.
-func (w *Window) build(ctx context.Context, st *segState, msgs []llm.Message, m marks) (Assembly, accounting) {
+func (w *Window) build(st *segState, msgs []llm.Message) (Assembly, accounting) {
 	view := make([]llm.Message, len(msgs))
 	for i, m := range msgs {
 		view[i] = m
@@ -396,33 +387,15 @@ func (w *Window) build(ctx context.Context, st *segState, msgs []llm.Message, m 
 		view[i].Parts = parts
 	}
 	req := llm.Request{System: st.prefix.System, Tools: st.prefix.Tools, Messages: view}
-	parts, total, estimated, acc := w.account(ctx, st, view, m)
+	parts, total, estimated, acc := w.account(st, view)
 	return Assembly{Request: req, Parts: parts, Tokens: total, Estimated: estimated}, acc
 }
 
-// marks are what a request's size is compared with: above hard a
-// compaction step is forced (High; Input for a handoff call, which must
-// fit whole) and past the budget the request fails.
-type marks struct{ hard int }
-
-// decided reports whether every decision the marks make is the same for
-// any size from known to known+fresh: then the fresh pieces need no exact
-// count. Only a forced step depends on the request's size; the working
-// set weighs the outputs the model has answered from, which items counts
-// exactly.
-func (m marks) decided(known, fresh int) bool { return known+fresh <= m.hard }
-
 // account measures each part of a request. Each piece (a message's
 // text, a tool call, an output) is counted on its own and summed: the
-// counter caches by content (and keeps its counts in the store), so a
-// request costs only its new pieces rather than re-tokenizing the whole
-// history. Until the tokenizer has loaded, new pieces are estimated
-// rather than waited for when the request's size decides nothing: when
-// marks.decided holds for the known counts and the new pieces' bytes (a
-// token is at least a byte). So a resumed session's new prompt, and a new
-// output, load no tokenizer until an output the model answered from is
-// weighed against the working set.
-func (w *Window) account(ctx context.Context, st *segState, msgs []llm.Message, m marks) ([]llm.PartStat, int, bool, accounting) {
+// counter remembers counts by content, so a request costs only its new
+// pieces rather than re-tokenizing the whole history.
+func (w *Window) account(st *segState, msgs []llm.Message) ([]llm.PartStat, int, bool, accounting) {
 	order := []string{PartSystem, PartRules, PartMemory, PartSkills, PartDeferred, PartTools, PartHandoff, PartMessages, PartToolOutputs}
 	type piece struct {
 		part, text string
@@ -451,45 +424,11 @@ func (w *Window) account(ctx context.Context, st *segState, msgs []llm.Message, 
 			pieces = append(pieces, pc)
 		}
 	}
-	c := w.opts.Counter
-	counts := make([]int, len(pieces))
-	estimate := c == nil
-	if c != nil {
-		texts := make([]string, len(pieces))
-		for i, p := range pieces {
-			texts[i] = p.text
-		}
-		var keys []uint64
-		counts, keys = c.known(ctx, texts)
-		known, fresh := 0, 0
-		for i, n := range counts {
-			if n >= 0 {
-				known += n
-			} else {
-				fresh += len(texts[i])
-			}
-		}
-		estimate = fresh > 0 && !c.Ready() && m.decided(w.scaled(known), w.scaled(known+fresh)-w.scaled(known))
-		for i, n := range counts {
-			if n >= 0 {
-				continue
-			}
-			if estimate {
-				counts[i] = Estimate(texts[i])
-			} else {
-				counts[i] = c.count(texts[i], keys[i])
-			}
-		}
-	} else {
-		for i, p := range pieces {
-			counts[i] = Estimate(p.text)
-		}
-	}
 	acc := accounting{msgs: make([]int, len(msgs)), outputs: map[string]int{}}
 	sums := map[string]*llm.PartStat{}
 	total := 0
-	for i, p := range pieces {
-		n := counts[i]
+	for _, p := range pieces {
+		n := w.count(p.text)
 		s := sums[p.part]
 		if s == nil {
 			s = &llm.PartStat{Name: p.part}
@@ -515,7 +454,7 @@ func (w *Window) account(ctx context.Context, st *segState, msgs []llm.Message, 
 			stats = append(stats, llm.PartStat{Name: n})
 		}
 	}
-	return stats, total, estimate, acc
+	return stats, total, w.opts.Counter == nil, acc
 }
 
 // count is the counter's exact count, or the estimate without one.

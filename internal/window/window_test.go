@@ -523,3 +523,26 @@ func TestOneStepsOutputsShareTheirRoom(t *testing.T) {
 		t.Errorf("capped %+v; the step's outputs take %d, StepShare %d; request %d, limit %d", asm.Capped, total, b.StepShare(), asm.Tokens, b.Limit())
 	}
 }
+
+// TestCompactReadsElidedOutputsFromTheirPages: a resumed history holds a
+// paged output without its text; stubbing it further reads the page.
+func TestCompactReadsElidedOutputsFromTheirPages(t *testing.T) {
+	ctx := context.Background()
+	pages := &MemPages{}
+	w := New(Options{System: "s", Budget: Scaled(32_000), Pages: pages})
+	raw := strings.Repeat("line of output\n", 40) + "error: it broke\n"
+	call := llm.ToolCall{ID: "c1", Name: "shell_exec", Args: []byte(`{"command":"make"}`)}
+	id, _ := pages.PutPage(ctx, Page{SessionID: "s", Segment: 1, Text: raw})
+	st := &segState{segment: 1, shown: map[string]Shown{"c1": {CallID: "c1", Level: LevelSummary, PageID: id, Text: Summary(call, raw, id)}}}
+	msgs := []llm.Message{
+		{Role: llm.RoleAssistant, Parts: []llm.Part{{Kind: llm.PartToolCall, ToolCall: &call}}},
+		{Role: llm.RoleTool, Parts: []llm.Part{{Kind: llm.PartToolResult, ToolResult: &llm.ToolResult{CallID: "c1"}}}}, // elided
+	}
+	res, err := w.compact(ctx, Input{SessionID: "s", Segment: 1}, st, msgs, plan{reason: ReasonBudget, ids: []string{"c1"}, need: 1 << 20, stub: map[string]bool{}}, &[]SummaryCall{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := st.shown["c1"].Text, Stub(call, raw, id, w.count(raw)); res.Items != 1 || got != want {
+		t.Errorf("stub = %q (%d items), want %q", got, res.Items, want)
+	}
+}

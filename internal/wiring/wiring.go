@@ -206,7 +206,7 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 	env.Memory, env.Plan = mem.source, plan.New(plan.Options{})
 	size := windowSize{
 		budget:  window.Scaled(contextWindow(opts.ContextWindow, cfg.ContextWindow, m.info.ContextWindow)),
-		counter: window.NewStoredCounter(opts.Logger, agent.StoreCounts(env.Store)),
+		counter: window.NewCounter(),
 	}
 	if opts.WorkingSet != nil {
 		size.budget.WorkingSet = *opts.WorkingSet

@@ -43,7 +43,7 @@ func TestPrefixBudget(t *testing.T) {
 			}
 			req := p.Requests()[0]
 			tools, _ := json.Marshal(req.Tools)
-			counter := window.NewCounter(nil)
+			counter := window.NewCounter()
 			sys, tbl := counter.Count(req.System), counter.Count(string(tools))
 			t.Logf("system prompt %d tokens, tool table %d tokens (%d tools), total %d of %d", sys, tbl, len(req.Tools), sys+tbl, prefixBudget)
 			if sys+tbl > prefixBudget {

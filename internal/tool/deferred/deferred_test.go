@@ -244,7 +244,7 @@ func TestProxySpecSize(t *testing.T) {
 	t.Parallel()
 	table, _ := deferred.New(deferred.Options{})
 	whole, _ := json.Marshal(table.Proxy().Spec())
-	if n := window.NewCounter(nil).Count(string(whole)); n != 60 {
+	if n := window.NewCounter().Count(string(whole)); n != 60 {
 		t.Errorf("tool_call's spec is %d o200k tokens, pinned at 60: update the pin if the growth is meant", n)
 	}
 }

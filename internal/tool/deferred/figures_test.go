@@ -89,7 +89,7 @@ func prefixTokens(c *window.Counter, seg deferred.Segment) (table, listing int) 
 // to see the figures recorded in docs.
 func TestDeferralFigures(t *testing.T) {
 	t.Parallel()
-	counter := window.NewCounter(nil)
+	counter := window.NewCounter()
 	for _, tc := range []struct {
 		name    string
 		servers int

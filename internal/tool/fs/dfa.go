@@ -10,12 +10,13 @@ import (
 
 // lineDFA answers "does this line hold a match of the regexp?", the one
 // question grep asks, with the same answer as (*regexp.Regexp).Match on
-// the line: a lazy DFA over the same compiled program (regexp/syntax),
-// built state by state as the input needs them, then one table lookup
-// per ASCII byte, as RE2's and ripgrep's engines do. It is kept because
-// with Go's regexp alone grep cost 5.5-8.8 times ripgrep's CPU on
-// patterns with no literal, 1.1-1.8 times with the DFA (bash
-// bench/grep.sh).
+// the line. Go's regexp runs a backtracker or an NFA over every line
+// (about 10 ns a byte on GOROOT/src); this is a lazy DFA over the same
+// compiled program (regexp/syntax), built state by state as the input
+// needs them and then one table lookup per ASCII byte (under 2 ns), as
+// RE2's and ripgrep's engines do. Kept because, where no literal narrows
+// the lines, the regexp alone takes a grep over GOROOT/src 1.2-3.4x the
+// CPU (2.42 s against 0.83 for [A-Z]{4}[0-9]{4}, fsgrep, issue 27).
 //
 // A state is the set of program counters the NFA would hold between two
 // runes, before following the empty-width instructions (^ $ \A \z \b \B),
