@@ -123,3 +123,24 @@ func TestRunRefusesAnImageItCannotSend(t *testing.T) {
 		t.Errorf("%d requests were sent", n)
 	}
 }
+
+// In the chat, @path of a picture attaches the picture: the transcript
+// says so and the request carries it as an image, not as text.
+func TestChatAttachesAnImage(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewTestServer(t, llmtest.ChatTextReply("a grey square", 900, 4))
+	home, ws, b64 := imageWorkspace(t, "openai-chat", srv.URL(), true)
+	s := newTmux(t, home)
+	s.chat(ws, "--model", "local/m")
+	s.waitFor("new session")
+	s.typeLine("what is @shot.png?")
+	sc := s.waitFor("a grey square")
+	if !strings.Contains(sc, "⊕ attached image shot.png") {
+		t.Errorf("the transcript does not say what was attached:\n%s", sc)
+	}
+	reqs := srv.Requests()
+	want := `{"image_url":{"url":"data:image/png;base64,` + b64 + `"},"type":"image_url"}`
+	if len(reqs) != 1 || !bytes.Contains(reqs[0].Body, []byte(want)) {
+		t.Errorf("the request lacks the image:\n%s", reqs)
+	}
+}
