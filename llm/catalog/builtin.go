@@ -84,6 +84,7 @@ func builtinModels() []Model {
 			ContextWindow: 200_000, MaxOutput: 64_000, Price: sonnet},
 		{Provider: "anthropic", ID: "claude-haiku-4-5", Images: true, ContextWindow: 200_000, MaxOutput: 64_000,
 			Price: Price{Input: 1, Output: 5, CacheRead: 0.10, CacheWrite: 1.25}},
+		// Claude 3.5 Haiku takes no images.
 		{Provider: "anthropic", ID: "claude-3-5-haiku-latest", Aliases: []string{"claude-3-5-haiku"},
 			ContextWindow: 200_000, MaxOutput: 8_192,
 			Price: Price{Input: 0.80, Output: 4, CacheRead: 0.08, CacheWrite: 1}},
