@@ -38,6 +38,7 @@ type Part struct {
 	Thinking   *Thinking   `json:"thinking,omitempty"`
 	ToolCall   *ToolCall   `json:"tool_call,omitempty"`
 	ToolResult *ToolResult `json:"tool_result,omitempty"`
+	Image      *Image      `json:"image,omitempty"`
 }
 
 // Thinking is a model's reasoning. Everything but Text is opaque vendor

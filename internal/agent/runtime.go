@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -49,6 +50,9 @@ type Config struct {
 	MaxOutputTokens int
 	// Reasoning is the effort hint passed to the provider.
 	Reasoning string
+	// Images says the model takes image input (the catalog's word);
+	// without it a turn with an image fails before anything is sent.
+	Images bool
 	// Cost prices a call's usage; nil means free (unknown prices).
 	Cost func(llm.Usage) float64
 	// RepeatCap ends the turn when one call (same tool and arguments)
@@ -159,8 +163,9 @@ type RunInput struct {
 	// the prompt, notes are not entered in the Decisions ledger.
 	Notes []string
 	// Attach are parts the user attached to the prompt (a file named with
-	// @path in the chat): after it, in the same message; like notes, they
-	// are not entered in the Decisions ledger.
+	// @path in the chat, an image given with --image): after it, in the
+	// same message; like notes, they are not entered in the Decisions
+	// ledger. An image fails the turn at once unless Config.Images.
 	Attach []llm.Part
 	// Mail are messages to the session claimed for this turn (package
 	// mail claims them). Each reaches the model after the prompt, marked
@@ -209,6 +214,11 @@ func (r *Runtime) Run(ctx context.Context, in RunInput) (Result, error) {
 	if in.Prompt == "" && len(in.Mail) == 0 {
 		return Result{}, errors.New("agent: empty prompt")
 	}
+	for _, p := range in.Attach {
+		if p.Kind == llm.PartImage && !r.cfg.Images {
+			return Result{}, &NoImagesError{Model: r.cfg.ProviderName + "/" + r.cfg.Model}
+		}
+	}
 	if in.Verify != "" && r.cfg.Verify == nil {
 		return Result{}, errors.New("agent: a verify command was given but no Verifier is configured")
 	}
@@ -221,6 +231,13 @@ func (r *Runtime) Run(ctx context.Context, in RunInput) (Result, error) {
 	res, err := s.turn(ctx, in)
 	r.keep(s)
 	return res, err
+}
+
+// NoImagesError refuses an image attached for a model that takes none.
+type NoImagesError struct{ Model string }
+
+func (e *NoImagesError) Error() string {
+	return fmt.Sprintf("%s does not take images: pick a model that does (e.g. anthropic/claude-sonnet-4-5 or openai/gpt-5) with --model or /model, or if it does, set images: true for it under models: in config.yaml", e.Model)
 }
 
 // errorText renders err for a record: short, without Go's wrapping noise

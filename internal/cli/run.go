@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -42,6 +43,8 @@ type RunOptions struct {
 	// WorkingSet overrides config's working_set (nil: not given).
 	WorkingSet *int
 	Verify     string
+	// Images are image files to attach to the prompt (--image).
+	Images []string
 	// VerifyRounds is how often a failing verify sends the model back.
 	VerifyRounds  int
 	VerifyTimeout time.Duration
@@ -84,6 +87,7 @@ Exit status: 0 done, 1 the run failed, 2 bad usage.`,
 		Example: `  godwit run "why does TestParse fail?"
   godwit run --allow-write -p "fix TestParse"
   godwit run -c "now add a test for it"
+  godwit run -i screenshot.png "why is this button grey?"
   echo "$LOG" | godwit run -p "what went wrong?"`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -131,6 +135,7 @@ Exit status: 0 done, 1 the run failed, 2 bad usage.`,
 	fl.BoolVarP(&opts.Yes, "yes", "y", false, "approve every write and command without asking (CI, evals)")
 	fl.BoolVar(&opts.JSON, "json", false, "print every event as a JSON line on stdout (docs/json-events.md)")
 	fl.IntVar(&opts.MaxSteps, "max-steps", 0, "most model calls in the turn, 1 or more (default 60)")
+	fl.StringArrayVarP(&opts.Images, "image", "i", nil, "attach an image to the prompt: PNG, JPEG, GIF or WebP (repeatable)")
 	fl.StringVar(&opts.Verify, "verify", "", "a command that proves the work (e.g. 'go test ./...'); on failure its output goes back to the model")
 	fl.IntVar(&opts.VerifyRounds, "verify-rounds", agent.DefaultVerifyRounds, "how many times a failing --verify sends the model back, 1 or more")
 	fl.DurationVar(&opts.VerifyTimeout, "verify-timeout", agent.DefaultVerifyTimeout, "time limit of one --verify run")
@@ -255,6 +260,17 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 			}
 		}()
 	}
+	var images []llm.Part
+	for _, path := range opts.Images {
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(opts.Workdir, path)
+		}
+		p, err := llm.ReadImage(path)
+		if err != nil {
+			return &UsageError{Err: fmt.Errorf("--image: %w", err)}
+		}
+		images = append(images, p)
+	}
 	model := opts.Model
 	if model == "" && opts.Provider == nil {
 		if model, err = defaultModel(opts.Home, opts.Getenv); err != nil {
@@ -295,6 +311,7 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 	in := agent.RunInput{
 		SessionID: opts.SessionID, Prompt: opts.Prompt, Reset: opts.Reset, Sink: sink,
 		Verify: opts.Verify, VerifyRounds: opts.VerifyRounds, VerifyTimeout: opts.VerifyTimeout,
+		Attach: images,
 	}
 	var box *mail.Box
 	if opts.SessionID != "" {

@@ -144,6 +144,8 @@ type ModelConfig struct {
 	// Reasoning is the effort asked of a reasoning model: low, medium or
 	// high (through OpenRouter, its reasoning: {effort}).
 	Reasoning string `yaml:"reasoning,omitempty"`
+	// Images says the model takes image input.
+	Images bool `yaml:"images,omitempty"`
 }
 
 // PriceConfig is a model's price per million tokens.
@@ -215,7 +217,7 @@ func (c Config) Catalog() (*catalog.Catalog, error) {
 
 func (m ModelConfig) model() catalog.Model {
 	return catalog.Model{
-		Provider: m.Provider, ID: m.ID, ContextWindow: m.ContextWindow, MaxOutput: m.MaxOutput, Reasoning: m.Reasoning,
+		Provider: m.Provider, ID: m.ID, ContextWindow: m.ContextWindow, MaxOutput: m.MaxOutput, Reasoning: m.Reasoning, Images: m.Images,
 		Price: catalog.Price{Input: m.Price.Input, Output: m.Price.Output, CacheRead: m.Price.CacheRead, CacheWrite: m.Price.CacheWrite},
 	}
 }

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"strings"
 	"unicode"
@@ -305,10 +306,34 @@ func (d *bodyReader) part() (llm.Part, bool) {
 			p.ToolCall, ok = d.toolCall()
 		case "tool_result":
 			p.ToolResult, ok = d.toolResult()
+		case "image":
+			p.Image, ok = d.image()
 		}
 		return ok
 	})
 	return p, ok
+}
+
+func (d *bodyReader) image() (*llm.Image, bool) {
+	im := &llm.Image{}
+	ok := d.object(func(key string) bool {
+		switch key {
+		case "media_type":
+			var ok bool
+			im.MediaType, ok = d.str()
+			return ok
+		case "data":
+			s, ok := d.str()
+			if !ok {
+				return false
+			}
+			b, err := base64.StdEncoding.DecodeString(s) // as encoding/json reads []byte
+			im.Data = b
+			return err == nil
+		}
+		return false
+	})
+	return im, ok
 }
 
 func (d *bodyReader) thinking() (*llm.Thinking, bool) {

@@ -48,6 +48,10 @@ func TestDecodeMessageMatchesJSON(t *testing.T) {
 		"result":        `{"role":"tool","parts":[{"kind":"tool_result","tool_result":{"call_id":"c1","name":"file_read","content":"","is_error":true,"untrusted":false}}]}`,
 		"thinking":      `{"role":"assistant","parts":[{"kind":"thinking","thinking":{"text":"t","signature":"s","redacted":true,"id":"r1","summary":["a","b"],"details":"[1]","provider":"anthropic"}}]}`,
 		"thinking null": `{"role":"assistant","parts":[{"kind":"thinking","thinking":null}]}`,
+		"image":         `{"role":"user","parts":[{"kind":"text","text":"see"},{"kind":"image","image":{"media_type":"image/png","data":"iVBORw0KGgp4eA=="}}]}`,
+		"image empty":   `{"role":"user","parts":[{"kind":"image","image":{"media_type":"image/gif","data":""}}]}`,
+		"image bad b64": `{"role":"user","parts":[{"kind":"image","image":{"media_type":"image/png","data":"iVBO!"}}]}`,
+		"image null":    `{"role":"user","parts":[{"kind":"image","image":{"media_type":"image/png","data":null}}]}`,
 		"truncated":     `{"role":"user","parts":[{"kind":"text","text":"hi"}`,
 		"trailing":      `{"role":"user","parts":[]} x`,
 		"not object":    `[1]`,
@@ -57,7 +61,7 @@ func TestDecodeMessageMatchesJSON(t *testing.T) {
 		checkDecode(t, name, body)
 	}
 	// What the store writes is read without encoding/json.
-	for _, name := range []string{"plain", "spaces", "escapes", "utf8", "args", "args null", "args text", "result"} {
+	for _, name := range []string{"plain", "spaces", "escapes", "utf8", "args", "args null", "args text", "result", "image"} {
 		if !fast(bodies[name]) {
 			t.Errorf("%s: read by encoding/json, not directly", name)
 		}

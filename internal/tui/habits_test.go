@@ -366,3 +366,26 @@ func TestAttachedInjectionIsMarked(t *testing.T) {
 		t.Errorf("the attachments are %q", attached)
 	}
 }
+
+// TestAtAttachesAnImage: @path of a picture attaches the picture itself,
+// not its text; a model that takes no images refuses the message, saying
+// what to do, and nothing reaches it.
+func TestAtAttachesAnImage(t *testing.T) {
+	h := newHarness(t, fake.Step{Text: "A cat."})
+	png := "\x89PNG\r\n\x1a\nrest"
+	if err := os.WriteFile(filepath.Join(h.ws, "shot.png"), []byte(png), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	atts, problems := h.ctl.Attach(context.Background(), "what is @shot.png?")
+	if len(problems) > 0 || len(atts) != 1 || atts[0].Part.Kind != llm.PartImage || string(atts[0].Part.Image.Data) != png || atts[0].Label != "attached image shot.png" {
+		t.Fatalf("attached %+v, problems %q", atts, problems)
+	}
+	h.send("what is @shot.png?")
+	h.idle()
+	if n := len(h.prov.Requests()); n != 0 {
+		t.Fatalf("%d requests reached a model that takes no images", n)
+	}
+	if sc := strings.Join(strings.Fields(h.screen()), " "); !strings.Contains(sc, "fake/m does not take images") || !strings.Contains(sc, "set images: true for it") {
+		t.Errorf("the refusal does not show:\n%s", sc)
+	}
+}

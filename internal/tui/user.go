@@ -95,10 +95,22 @@ func (c *Controller) Attach(ctx context.Context, prompt string) (atts []Attachme
 	return atts, problems
 }
 
-// attach reads one file for a message: its text, or its first part
-// within the model's share for one output, as file_read cuts it (with
-// where to read on). Every kind of file is attached here.
+// attach reads one file for a message: an image (by its extension) as
+// itself, for the model to see; any other file as its text, or its first
+// part within the model's share for one output, as file_read cuts it
+// (with where to read on).
 func (c *Controller) attach(ctx context.Context, path string) (Attachment, error) {
+	if llm.IsImagePath(path) {
+		abs := path
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(c.Workspace(), abs)
+		}
+		p, err := llm.ReadImage(abs)
+		if err != nil {
+			return Attachment{}, errors.New(strings.TrimPrefix(err.Error(), abs+": "))
+		}
+		return Attachment{Path: path, Part: p, Label: "attached image " + path}, nil
+	}
 	r, err := c.exec(ctx, "file_read", map[string]string{"path": path})
 	if err != nil {
 		return Attachment{}, err

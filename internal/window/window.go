@@ -401,10 +401,11 @@ func (w *Window) account(st *segState, msgs []llm.Message) ([]llm.PartStat, int,
 		part, text string
 		msg        int    // -1 for the prefix
 		call       string // the call id of a tool output
+		fixed      int    // tokens of an image, which has no text
 	}
-	pieces := []piece{{PartSystem, st.prefix.Base, -1, ""}, {PartTools, st.toolsJSON, -1, ""}}
+	pieces := []piece{{part: PartSystem, text: st.prefix.Base, msg: -1}, {part: PartTools, text: st.toolsJSON, msg: -1}}
 	for _, t := range st.prefix.Parts {
-		pieces = append(pieces, piece{t.Part, t.Body, -1, ""})
+		pieces = append(pieces, piece{part: t.Part, text: t.Body, msg: -1})
 	}
 	for i, m := range msgs {
 		for _, p := range m.Parts {
@@ -416,6 +417,8 @@ func (w *Window) account(st *segState, msgs []llm.Message) ([]llm.PartStat, int,
 				pc.text = p.ToolCall.Name + string(p.ToolCall.Args)
 			case llm.PartThinking:
 				pc.text = p.Thinking.Text
+			case llm.PartImage:
+				pc.fixed = ImageTokens(p.Image)
 			default:
 				if i == 0 && m.Role == llm.RoleUser && strings.HasPrefix(p.Text, HandoffPrefix) {
 					pc.part = PartHandoff
@@ -428,7 +431,7 @@ func (w *Window) account(st *segState, msgs []llm.Message) ([]llm.PartStat, int,
 	sums := map[string]*llm.PartStat{}
 	total := 0
 	for _, p := range pieces {
-		n := w.count(p.text)
+		n := w.count(p.text) + p.fixed
 		s := sums[p.part]
 		if s == nil {
 			s = &llm.PartStat{Name: p.part}

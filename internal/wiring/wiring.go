@@ -246,6 +246,7 @@ func newRuntime(opts Options, m chosenModel, env *Env, verify tool.Tool, mem mem
 		Workspace:    env.Workspace,
 		MaxSteps:     opts.MaxSteps,
 		Reasoning:    m.info.Reasoning,
+		Images:       m.info.Images,
 		Verify:       shellVerifier(verify, opts.Logger),
 		OpenPlan:     openPlan(env.Plan),
 		SegmentNotes: func(context.Context) []string { return mem.source.Notes() },

@@ -55,7 +55,7 @@ func placeCacheBreakpoints(p *request) {
 func markLastBlock(m message, cc *cacheControl) bool {
 	for i := len(m.Content) - 1; i >= 0; i-- {
 		switch m.Content[i].Type {
-		case "text", "tool_use", "tool_result":
+		case "text", "image", "tool_use", "tool_result":
 			m.Content[i].CacheControl = cc
 			return true
 		}

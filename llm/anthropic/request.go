@@ -192,6 +192,14 @@ func convertPart(role llm.Role, p llm.Part) (block, bool, error) {
 			return none, false, errors.New("tool_call part has no ToolCall")
 		}
 		return block{Type: "tool_use", ID: p.ToolCall.ID, Name: p.ToolCall.Name, Input: toolInput(p.ToolCall.Args)}, true, nil
+	case llm.PartImage:
+		if role != llm.RoleUser {
+			return wrongRole()
+		}
+		if p.Image == nil {
+			return none, false, errors.New("image part has no Image")
+		}
+		return block{Type: "image", Source: &imageSource{Type: "base64", MediaType: p.Image.MediaType, Data: p.Image.Data}}, true, nil
 	case llm.PartToolResult:
 		if role == llm.RoleAssistant {
 			return wrongRole()
@@ -304,11 +312,12 @@ type message struct {
 	Content []block `json:"content"`
 }
 
-// block is a content block of any type: text, tool_use, tool_result,
-// thinking, redacted_thinking. Thinking is a pointer because a thinking
+// block is a content block of any type: text, image, tool_use,
+// tool_result, thinking, redacted_thinking. Thinking is a pointer because a thinking
 // block must carry the field even when its text is empty.
 type block struct {
 	Type         string          `json:"type"`
+	Source       *imageSource    `json:"source,omitempty"`
 	Text         string          `json:"text,omitempty"`
 	ID           string          `json:"id,omitempty"`
 	Name         string          `json:"name,omitempty"`
@@ -320,6 +329,14 @@ type block struct {
 	Signature    string          `json:"signature,omitempty"`
 	Data         string          `json:"data,omitempty"`
 	CacheControl *cacheControl   `json:"cache_control,omitempty"`
+}
+
+// imageSource is an image block's picture, sent inline; Data marshals as
+// base64.
+type imageSource struct {
+	Type      string `json:"type"`
+	MediaType string `json:"media_type"`
+	Data      []byte `json:"data"`
 }
 
 // cacheControl marks a prompt-cache breakpoint.

@@ -205,7 +205,7 @@ func TestRequestErrors(t *testing.T) {
 		{"call in a user message", llm.Request{Model: "m", Messages: []llm.Message{msg(llm.RoleUser, call("c", "f", "{}"))}}, "message 0 (user): part 0: a tool_call part cannot appear in a message with role user"},
 		{"result in an assistant message", llm.Request{Model: "m", Messages: []llm.Message{msg(llm.RoleAssistant, result("c", "x", false))}}, "tool_result part cannot appear in a message with role assistant"},
 		{"nil call", llm.Request{Model: "m", Messages: []llm.Message{msg(llm.RoleAssistant, llm.Part{Kind: llm.PartToolCall})}}, "has no ToolCall"},
-		{"unknown part", llm.Request{Model: "m", Messages: []llm.Message{msg(llm.RoleUser, llm.Part{Kind: "image"})}}, `unknown part kind "image"`},
+		{"unknown part", llm.Request{Model: "m", Messages: []llm.Message{msg(llm.RoleUser, llm.Part{Kind: "video"})}}, `unknown part kind "video"`},
 		{"nameless tool", llm.Request{Model: "m", Messages: ok, Tools: []llm.ToolSpec{{}}}, "tool 0 has no name"},
 		{"schema not an object", llm.Request{Model: "m", Messages: ok, Tools: []llm.ToolSpec{{Name: "f", Schema: json.RawMessage(`[1]`)}}}, `tool "f": schema is not a JSON object`},
 	}
@@ -216,5 +216,27 @@ func TestRequestErrors(t *testing.T) {
 				t.Errorf("error %v; want one containing %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// An image goes as the Messages API documents it: a base64 source block
+// in the user's turn, after the text, in the order attached.
+func TestImageBlock(t *testing.T) {
+	img := llm.Part{Kind: llm.PartImage, Image: &llm.Image{MediaType: "image/png", Data: []byte("\x89PNG\r\n\x1a\nxx")}}
+	params, _, err := buildParams(llm.Request{Model: "m", Messages: []llm.Message{msg(llm.RoleUser, llm.TextPart("what is this?"), img)}}, DefaultMaxTokens)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := json.Marshal(params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The cache marker goes on the image, the message's last block.
+	want := `"content":[{"type":"text","text":"what is this?"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgp4eA=="},"cache_control":{"type":"ephemeral"}}]`
+	if !strings.Contains(string(body), want) {
+		t.Errorf("body lacks %s:\n%s", want, body)
+	}
+	if _, _, err := buildParams(llm.Request{Model: "m", Messages: []llm.Message{msg(llm.RoleAssistant, img)}}, DefaultMaxTokens); err == nil {
+		t.Error("an image in an assistant message was accepted")
 	}
 }

@@ -102,6 +102,9 @@ type Model struct {
 	// reasoning.effort, OpenRouter as reasoning: {effort}, Anthropic as a
 	// thinking budget.
 	Reasoning string
+	// Images says the model takes image input: godwit refuses to attach
+	// an image for one that does not, before sending anything.
+	Images bool
 }
 
 // Efforts are the values Model.Reasoning takes.
@@ -236,6 +239,7 @@ func (c *Catalog) mergeModel(o Model) error {
 	if o.Reasoning != "" {
 		m.Reasoning = o.Reasoning
 	}
+	m.Images = m.Images || o.Images
 	if o.Aliases != nil {
 		for _, a := range m.Aliases {
 			delete(c.aliases, key{m.Provider, a})

@@ -170,3 +170,21 @@ func TestCatalogCopiesOut(t *testing.T) {
 		t.Errorf("aliases changed through a returned copy: %v", m.Aliases)
 	}
 }
+
+// The catalog says which models take images; an override can say so of
+// one it does not list.
+func TestImages(t *testing.T) {
+	c, err := New(Overrides{Models: []Model{{Provider: "ollama", ID: "llava", Images: true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ref, want := range map[string]bool{
+		"openai/gpt-5": true, "anthropic/claude-sonnet-4-5-20250929": true, "openrouter/google/gemini-2.5-pro": true,
+		"deepseek/deepseek-chat": false, "ollama/llama3": false, "ollama/llava": true,
+	} {
+		p, id, _ := ParseModelRef(ref)
+		if m, _ := c.Resolve(p, id); m.Images != want {
+			t.Errorf("%s: Images = %v, want %v", ref, m.Images, want)
+		}
+	}
+}

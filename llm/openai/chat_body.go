@@ -44,6 +44,9 @@ func (p *chatProvider) body(req llm.Request) ([]byte, error) {
 	for _, m := range req.Messages {
 		for _, part := range m.Parts {
 			size += 64 + len(part.Text)
+			if part.Image != nil {
+				size += len(part.Image.Data) * 4 / 3
+			}
 			if part.ToolResult != nil {
 				size += len(part.ToolResult.Content) + len(part.ToolResult.CallID)
 			}
@@ -122,12 +125,17 @@ func (p *chatProvider) body(req llm.Request) ([]byte, error) {
 // then each tool result as a message of its own. dropped counts thinking
 // parts that came from another wire format and cannot be sent here.
 func appendChatMessage(b []byte, n int, m llm.Message) (_ []byte, _ int, dropped int, err error) {
-	var texts, calls, results int
+	var texts, images, calls, results int
 	var thinking, details []string
 	for _, part := range m.Parts {
 		switch part.Kind {
 		case llm.PartText:
 			texts++
+		case llm.PartImage:
+			if m.Role != llm.RoleUser || part.Image == nil {
+				return b, n, 0, fmt.Errorf("an image may go only in a user message")
+			}
+			images++
 		case llm.PartThinking:
 			if part.Thinking == nil || part.Thinking.Provider != ProviderChat {
 				dropped++
@@ -163,25 +171,31 @@ func appendChatMessage(b []byte, n int, m llm.Message) (_ []byte, _ int, dropped
 	switch m.Role {
 	case llm.RoleUser:
 		switch {
-		case texts == 1:
+		case texts == 1 && images == 0:
 			sep()
 			for _, part := range m.Parts {
 				if part.Kind == llm.PartText {
 					b = appendContent(b, part.Text, "user")
 				}
 			}
-		case texts > 1:
+		case texts > 1 || images > 0:
 			sep()
 			b = append(b, `{"content":[`...)
 			k := 0
 			for _, part := range m.Parts {
-				if part.Kind != llm.PartText {
+				if part.Kind != llm.PartText && part.Kind != llm.PartImage {
 					continue
 				}
 				if k > 0 {
 					b = append(b, ',')
 				}
 				k++
+				if part.Kind == llm.PartImage {
+					b = append(b, `{"image_url":{"url":`...)
+					b = appendString(b, part.Image.DataURL())
+					b = append(b, `},"type":"image_url"}`...)
+					continue
+				}
 				b = append(b, `{"text":`...)
 				b = appendString(b, part.Text)
 				b = append(b, `,"type":"text"}`...)

@@ -119,20 +119,29 @@ func appendItems(b []byte, n int, m llm.Message) (_ []byte, _ int, dropped int, 
 		}
 		n++
 	}
-	var texts []string
+	// A user message's texts and images go together, as one message;
+	// the assistant's texts as one message of their own.
+	var texts []llm.Part
+	images := false
 	flush := func() {
 		switch {
 		case len(texts) == 0:
 			return
-		case m.Role == llm.RoleUser && len(texts) > 1:
+		case m.Role == llm.RoleUser && (len(texts) > 1 || images):
 			sep()
 			b = append(b, `{"content":[`...)
 			for i, t := range texts {
 				if i > 0 {
 					b = append(b, ',')
 				}
+				if t.Kind == llm.PartImage {
+					b = append(b, `{"detail":"auto","image_url":`...)
+					b = appendString(b, t.Image.DataURL())
+					b = append(b, `,"type":"input_image"}`...)
+					continue
+				}
 				b = append(b, `{"text":`...)
-				b = appendString(b, t)
+				b = appendString(b, t.Text)
 				b = append(b, `,"type":"input_text"}`...)
 			}
 			b = append(b, `],"role":"user"}`...)
@@ -140,16 +149,16 @@ func appendItems(b []byte, n int, m llm.Message) (_ []byte, _ int, dropped int, 
 			sep()
 			b = append(b, `{"content":"`...)
 			for _, t := range texts {
-				b = appendStringBody(b, t)
+				b = appendStringBody(b, t.Text)
 			}
 			b = append(b, `","role":"`...)
 			b = append(b, m.Role...)
 			b = append(b, `"}`...)
 		}
-		texts = texts[:0]
+		texts, images = texts[:0], false
 	}
 	for _, part := range m.Parts {
-		if part.Kind != llm.PartText {
+		if part.Kind != llm.PartText && part.Kind != llm.PartImage {
 			flush()
 		}
 		switch part.Kind {
@@ -157,7 +166,12 @@ func appendItems(b []byte, n int, m llm.Message) (_ []byte, _ int, dropped int, 
 			if m.Role == llm.RoleTool {
 				return b, n, 0, fmt.Errorf("a tool message may hold only tool results")
 			}
-			texts = append(texts, part.Text)
+			texts = append(texts, part)
+		case llm.PartImage:
+			if m.Role != llm.RoleUser || part.Image == nil {
+				return b, n, 0, fmt.Errorf("an image may go only in a user message")
+			}
+			texts, images = append(texts, part), true
 		case llm.PartThinking:
 			t := part.Thinking
 			if t == nil || t.Provider != ProviderResponses || t.Signature == "" || t.ID == "" {

@@ -145,7 +145,7 @@ func wireRequests() map[string]llm.Request {
 		"result without id": {Model: "m", Messages: []llm.Message{toolResults(llm.ToolResult{Content: "x"})}},
 		"text in tool":      {Model: "m", Messages: []llm.Message{{Role: llm.RoleTool, Parts: []llm.Part{llm.TextPart("x")}}}},
 		"bad role":          {Model: "m", Messages: []llm.Message{{Role: "robot", Parts: []llm.Part{llm.TextPart("x")}}}},
-		"bad kind":          {Model: "m", Messages: []llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{{Kind: "image"}}}}},
+		"bad kind":          {Model: "m", Messages: []llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{{Kind: "video"}}}}},
 		"bad schema":        {Model: "m", Tools: []llm.ToolSpec{{Name: "t", Schema: json.RawMessage(`[1]`)}}},
 		"unnamed tool":      {Model: "m", Tools: []llm.ToolSpec{{Description: "x"}}},
 	}
