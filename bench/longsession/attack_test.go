@@ -33,6 +33,25 @@ func attack(t *testing.T, formats []string, ss ...spec) []figures {
 	if testing.Short() {
 		t.Skip("builds and runs godwit")
 	}
+	all := measured(t, options{formats: formats, wall: time.Minute, maxRequests: 80, fileScale: 1}, 4*time.Minute, ss)
+	for _, f := range all {
+		for _, p := range f.Problems {
+			if f.Session == "mcp" && strings.Contains(p, "model.request events") {
+				continue // the sub-agent's requests come from the same process
+			}
+			t.Errorf("%s/%s: measuring: %s", f.Session, f.Format, p)
+		}
+		if f.OverWindow > 0 {
+			t.Errorf("%s/%s: %d requests over the %d window (largest %d)", f.Session, f.Format, f.OverWindow, f.Window, f.Largest)
+		}
+	}
+	return all
+}
+
+// measured runs the sessions with o through the binary, built once per
+// test process, within guard; a run that cannot be measured ends the test.
+func measured(t *testing.T, o options, guard time.Duration, ss []spec) []figures {
+	t.Helper()
 	binOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "longsession-bin-")
 		if err != nil {
@@ -50,24 +69,12 @@ func attack(t *testing.T, formats []string, ss ...spec) []figures {
 			t.Fatal(err)
 		}
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), guard)
 	defer cancel()
-	o := options{formats: formats, wall: time.Minute, maxRequests: 80, fileScale: 1}
 	var log bytes.Buffer
 	all, err := measureSpecs(ctx, o, binPath, t.TempDir(), tok, ss, &log)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
-	}
-	for _, f := range all {
-		for _, p := range f.Problems {
-			if f.Session == "mcp" && strings.Contains(p, "model.request events") {
-				continue // the sub-agent's requests come from the same process
-			}
-			t.Errorf("%s/%s: measuring: %s", f.Session, f.Format, p)
-		}
-		if f.OverWindow > 0 {
-			t.Errorf("%s/%s: %d requests over the %d window (largest %d)", f.Session, f.Format, f.OverWindow, f.Window, f.Largest)
-		}
 	}
 	return all
 }

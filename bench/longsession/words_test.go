@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"strings"
@@ -104,31 +102,7 @@ func e2eCorpus(t *testing.T) (rules, logs []string) {
 // hang guard is longer than attack's.
 func wordsRun(t *testing.T, formats []string, ss []spec) []figures {
 	t.Helper()
-	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "longsession-bin-")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binPath, binErr = buildGodwit(context.Background(), dir)
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
-	}
-	tokOnce.Do(func() {
-		var err error
-		if tok, err = newCounter(); err != nil {
-			t.Fatal(err)
-		}
-	})
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
-	defer cancel()
-	o := options{formats: formats, wall: time.Minute, maxRequests: 20, fileScale: 1}
-	var log bytes.Buffer
-	all, err := measureSpecs(ctx, o, binPath, t.TempDir(), tok, ss, &log)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, log.String())
-	}
+	all := measured(t, options{formats: formats, wall: time.Minute, maxRequests: 20, fileScale: 1}, 20*time.Minute, ss)
 	for _, f := range all {
 		for _, p := range f.Problems {
 			t.Errorf("%s/%s: measuring: %s", f.Session, f.Format, p)
