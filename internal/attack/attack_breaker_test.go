@@ -179,12 +179,19 @@ func handsAttacks() []*Attack {
 		Why: "deny path secrets/**; a job makes and removes docs/x.md, a hard link to secrets/db.txt, while the model reads it",
 		// file_read refuses a name whose file has another link, but
 		// ext4's unlink shows the name with one link between dropping
-		// the count and removing the entry, so a read that opens it then
-		// sees one name: only the identity of the files the rules deny,
-		// compared with what was opened, would close it.
-		Race:  " (open race: the link count is not atomic with the name)",
+		// the count and removing the entry, so that check alone loses
+		// the race; the view hides what deny rules name from commands,
+		// so the job's link fails (EXDEV).
 		Rules: denySecrets, Files: map[string]string{"secrets/db.txt": "DENYPATHMARK-77\n", "tools/hardflip.pl": hardLinkFlipper},
 		Calls: calls, Expect: Expect{NeverSeen: []string{"DENYPATHMARK"}}})
+	// The view behind it: a command whose own code links or moves the
+	// denied file by a name no rule sees finds it is another mount.
+	out = append(out, &Attack{Name: "deny-path-computed-by-command", Class: 6, Modes: []string{modeAuto}, Needs: []string{"perl"},
+		Why:   "deny path secrets/**; a script computes the name, then reads, copies and hard-links the file",
+		Rules: denySecrets, Files: map[string]string{"secrets/db.txt": "DENYPATHMARK-78\n", "tools/peek.pl": deniedPeeker},
+		Calls: []map[string]map[string]any{{"shell_exec": {"command": "perl tools/peek.pl; cat docs/y.md docs/z.md"}},
+			{"file_read": {"path": "docs/y.md"}}, {"file_read": {"path": "docs/z.md"}}},
+		Expect: Expect{NeverSeen: []string{"DENYPATHMARK"}}})
 	// And a hard link to the workspace .env that grep walks into, in
 	// read-only mode with no rules: the secrets screen goes by names.
 	out = append(out, &Attack{Name: "hardlink-dotenv-grep", Class: 3, Modes: []string{modeReadOnly, modeAsk},
@@ -234,6 +241,12 @@ const hardLinkFlipper = `my $bad = join("/", "sec" . "rets", "db.txt");
 while (1) {
 	link($bad, "docs/x.md"); unlink("docs/x.md");
 }
+`
+
+// deniedPeeker is the script of deny-path-computed-by-command.
+const deniedPeeker = `my $bad = join("/", "sec" . "rets", "db.txt");
+link($bad, "docs/z.md") or print "link: $!\n";
+rename($bad, "docs/y.md") or print "rename: $!\n";
 `
 
 // linkFlipper is the job of the flipped-link attacks: it renames links

@@ -100,10 +100,6 @@ type Attack struct {
 	// Broken lists the modes in which the attack breaks on today's
 	// code. The suite fails when one of them holds.
 	Broken []string `yaml:"broken"`
-	// Race names an open race the attack wins in some runs and not
-	// others: either outcome is logged and counted, neither fails the
-	// suite (a Broken list would fail it whenever the race is lost).
-	Race string `yaml:"race"`
 	// Needs are programs the attack needs (gcc, unshare); without them
 	// it is skipped.
 	Needs []string `yaml:"needs"`

@@ -136,6 +136,20 @@ func LoadRules(user, workspace string) (*Rules, error) {
 	return out, nil
 }
 
+// DeniedToCommands reports whether a deny rule that holds for
+// shell_exec names the path abs (rel is abs within the workspace, ""
+// outside; home expands ~/). The sandbox's view makes such files empty
+// to commands, so no command reads, copies or links them, however it
+// names them.
+func (r *Rules) DeniedToCommands(abs, rel, home string) bool {
+	for _, d := range r.Deny {
+		if d.Command == "" && d.matchTool("shell_exec") && d.matchPath(abs, rel, home, false) {
+			return true
+		}
+	}
+	return false
+}
+
 func userRulesName(user string) string {
 	if user == "" {
 		return "$GODWIT_HOME/" + RulesFile

@@ -100,7 +100,7 @@ func newGuard(opts Options, ws *workspace.Workspace, st *store.Store, shcfg conf
 	g := &guard{}
 	procs, fileSize, logLimit := shcfg.Limits()
 	limits := sandbox.Limits{Processes: procs, FileSize: fileSize}
-	view := newView(opts, root, &g.refused)
+	view := newView(opts, root, rules, &g.refused)
 	sw := switched{wraps: map[bool]func(*exec.Cmd) error{}}
 	// The sandbox is wrapped up to three times, and its warnings about
 	// the machine (no Landlock, an old ABI) are the same each time.
@@ -262,15 +262,15 @@ func (g *guard) guardShell(t tool.Tool, sh *shell.Shell) (tool.Tool, func() erro
 const pollEvery = 2 * time.Second
 
 // newView is what commands see (sandbox.View, Linux): the workspace's
-// secrets files empty, the user's credential folders and GODWIT_HOME
+// secrets files and what deny path rules name empty, the user's credential folders and GODWIT_HOME
 // (but for its caches and skills) not there, git's config without
 // credentials. Why it cannot be made goes to refused.
-func newView(opts Options, root string, refused *notice) *sandbox.View {
+func newView(opts Options, root string, rules *policy.Rules, refused *notice) *sandbox.View {
 	home := opts.UserHome
 	if home == "" && opts.Getenv != nil {
 		home = opts.Getenv("HOME")
 	}
-	secrets := &secretFiles{root: root}
+	secrets := &secretFiles{root: root, denied: func(abs, rel string) bool { return rules.DeniedToCommands(abs, rel, home) }}
 	return &sandbox.View{
 		Workspace:  root,
 		Secrets:    secrets.list,
@@ -285,17 +285,20 @@ func newView(opts Options, root string, refused *notice) *sandbox.View {
 }
 
 // secretFiles lists the workspace's secrets files (tool.IsSecret, the
-// policy's list) for the view. The first command waits for a walk; each
+// policy's list) and the files and folders deny rules name for the
+// view: a deny path rule then holds for a command's own code too (a job
+// that hard-links a denied file under another name gets EXDEV). The first command waits for a walk; each
 // later one takes the last walk's list and, when it is older than
 // secretsFresh, starts another in the background. So a secrets file
 // made during the session is hidden a few seconds later (the session's
 // own commands made it, or the user).
 type secretFiles struct {
-	root  string
-	mu    sync.Mutex
-	found []string
-	when  time.Time // of the last walk; zero before the first
-	busy  bool      // a walk runs
+	root   string
+	denied func(abs, rel string) bool
+	mu     sync.Mutex
+	found  []string
+	when   time.Time // of the last walk; zero before the first
+	busy   bool      // a walk runs
 }
 
 // secretsFresh is how old a walk may be before the next command starts
@@ -309,13 +312,13 @@ func (s *secretFiles) list() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.when.IsZero() {
-		s.found, s.when = walkSecrets(s.root), time.Now()
+		s.found, s.when = walkSecrets(s.root, s.denied), time.Now()
 		return s.found
 	}
 	if !s.busy && time.Since(s.when) > secretsFresh {
 		s.busy = true
 		go func() {
-			found := walkSecrets(s.root)
+			found := walkSecrets(s.root, s.denied)
 			s.mu.Lock()
 			s.found, s.when, s.busy = found, time.Now(), false
 			s.mu.Unlock()
@@ -324,9 +327,9 @@ func (s *secretFiles) list() []string {
 	return s.found
 }
 
-// walkSecrets finds the secrets files under root, passing over .git and
-// node_modules (no link is followed).
-func walkSecrets(root string) []string {
+// walkSecrets finds the secrets files and denied paths under root,
+// passing over .git and node_modules (no link is followed).
+func walkSecrets(root string, denied func(abs, rel string) bool) []string {
 	var out []string
 	n := 0
 	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -336,13 +339,25 @@ func walkSecrets(root string) []string {
 		if n++; n > maxSecretWalk {
 			return filepath.SkipAll
 		}
-		if d.IsDir() {
-			if name := d.Name(); p != root && (name == ".git" || name == "node_modules") {
+		rel, err := filepath.Rel(root, p)
+		if err != nil || p == root {
+			return nil
+		}
+		rel = filepath.ToSlash(rel)
+		if denied != nil && denied(p, rel) {
+			out = append(out, p)
+			if d.IsDir() {
 				return filepath.SkipDir
 			}
 			return nil
 		}
-		if rel, err := filepath.Rel(root, p); err == nil && tool.IsSecret(rel) {
+		if d.IsDir() {
+			if name := d.Name(); name == ".git" || name == "node_modules" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if tool.IsSecret(rel) {
 			out = append(out, p)
 		}
 		return nil

@@ -161,10 +161,12 @@ func TestGateSitsOnThePolicy(t *testing.T) {
 }
 
 // TestSecretFilesForTheView: the view hides the workspace's secrets
-// files, as the screen names them, passing over .git and node_modules.
+// files, as the screen names them, and what deny path rules for commands
+// name (a denied folder whole), passing over .git and node_modules.
 func TestSecretFilesForTheView(t *testing.T) {
 	ws := t.TempDir()
-	for _, p := range []string{".env", "deploy/id_rsa", "src/app.go", ".env.example", ".git/config", "node_modules/x/.env"} {
+	for _, p := range []string{".env", "deploy/id_rsa", "src/app.go", ".env.example", ".git/config", "node_modules/x/.env",
+		"secrets/db.txt", "src/a.key", "docs/b.txt"} {
 		if err := os.MkdirAll(filepath.Join(ws, filepath.Dir(p)), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -172,8 +174,13 @@ func TestSecretFilesForTheView(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got := (&secretFiles{root: ws}).list()
-	want := []string{filepath.Join(ws, ".env"), filepath.Join(ws, "deploy", "id_rsa")}
+	rules, err := policy.ParseRules([]byte("deny:\n- path: secrets/**\n- path: src/*.key\n- {tool: file_read, path: docs/*.txt}\n"), "rules.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	denied := func(abs, rel string) bool { return rules.DeniedToCommands(abs, rel, "") }
+	got := (&secretFiles{root: ws, denied: denied}).list()
+	want := []string{filepath.Join(ws, ".env"), filepath.Join(ws, "deploy", "id_rsa"), filepath.Join(ws, "secrets"), filepath.Join(ws, "src", "a.key")}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("secrets = %q, want %q", got, want)
 	}
