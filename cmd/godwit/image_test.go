@@ -144,3 +144,27 @@ func TestChatAttachesAnImage(t *testing.T) {
 		t.Errorf("the request lacks the image:\n%s", reqs)
 	}
 }
+
+// A session whose model is switched to one that takes no images sends
+// its history's image as a line saying it was left out: the vendor would
+// refuse the whole request.
+func TestSwitchedModelLeavesTheImageOut(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewTestServer(t, llmtest.ChatTextReply("a grey square", 900, 4), llmtest.ChatTextReply("noted", 950, 3))
+	home, ws, b64 := imageWorkspace(t, "openai-chat", srv.URL(), true)
+	first := godwit(t, home, ws, nil, "run", "--json", "--model", "local/m", "--image", "shot.png", "what is this?")
+	if first.code != 0 {
+		t.Fatalf("turn 1: exit %d\n%s", first.code, first.stderr)
+	}
+	second := godwit(t, home, ws, nil, "run", "--model", "local/text-only", "--session", sessionID(t, first.stdout), "and now?")
+	if second.code != 0 {
+		t.Fatalf("turn 2: exit %d\n%s", second.code, second.stderr)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	if body := reqs[1].Body; bytes.Contains(body, []byte(b64)) || !bytes.Contains(body, []byte("[image left out: this model takes no images]")) {
+		t.Errorf("the second model's request:\n%s", body)
+	}
+}

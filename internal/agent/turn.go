@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -283,6 +284,9 @@ func (s *session) call(ctx context.Context, step int) (llm.Response, error) {
 		}
 		req := asm.Request
 		req.Model = cfg.Model
+		if !cfg.Images {
+			req.Messages = withoutImages(req.Messages)
+		}
 		req.CacheKey = s.id
 		if req.MaxOutputTokens == 0 {
 			req.MaxOutputTokens = cfg.MaxOutputTokens
@@ -542,4 +546,31 @@ func thinkingText(m llm.Message) string {
 		}
 	}
 	return strings.Join(parts, "\n\n")
+}
+
+// imageLeftOut stands for an image in the history of a session whose
+// model now takes none (it was switched): the vendor would refuse the
+// whole request.
+const imageLeftOut = "[image left out: this model takes no images]"
+
+// withoutImages is msgs with each image part replaced by imageLeftOut;
+// msgs itself when it holds none.
+func withoutImages(msgs []llm.Message) []llm.Message {
+	out, cloned := msgs, false
+	isImage := func(p llm.Part) bool { return p.Kind == llm.PartImage }
+	for i, m := range msgs {
+		if !slices.ContainsFunc(m.Parts, isImage) {
+			continue
+		}
+		if !cloned {
+			out, cloned = slices.Clone(msgs), true
+		}
+		out[i].Parts = slices.Clone(m.Parts)
+		for j, p := range out[i].Parts {
+			if isImage(p) {
+				out[i].Parts[j] = llm.Part{Kind: llm.PartText, Text: imageLeftOut}
+			}
+		}
+	}
+	return out
 }

@@ -31,6 +31,8 @@ func NewCmdModels(f *Factory, runF func(context.Context, *ModelsOptions) error) 
 		Long: `List the models of the catalog (built in, and config.yaml's providers and
 models): context window and most output tokens, list prices in USD per
 million tokens (input, output, cache read, cache write), and whether the
+model takes images (IMAGES: yes, or - where its vendor documents none;
+images: true under models: in config.yaml says so), and whether the
 provider's API key is in the environment (KEY: set, missing with the
 variable to set, or not needed). provider/* is the default for a provider's
 models not listed.`,
@@ -60,7 +62,7 @@ func runModels(_ context.Context, opts *ModelsOptions) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(opts.IO.Out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "MODEL\tWINDOW\tMAX OUT\tINPUT\tOUTPUT\tCACHE READ\tCACHE WRITE\tKEY")
+	fmt.Fprintln(tw, "MODEL\tWINDOW\tMAX OUT\tINPUT\tOUTPUT\tCACHE READ\tCACHE WRITE\tIMAGES\tKEY")
 	n := 0
 	for _, m := range cat.Models() {
 		ref := m.Provider + "/" + m.ID
@@ -71,8 +73,12 @@ func runModels(_ context.Context, opts *ModelsOptions) error {
 			continue
 		}
 		p, _ := cat.Provider(m.Provider)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", ref, fmtTokens(m.ContextWindow), fmtTokens(m.MaxOutput),
-			fmtPrice(m.Price.Input), fmtPrice(m.Price.Output), fmtPrice(m.Price.CacheRead), fmtPrice(m.Price.CacheWrite), keyState(p, opts.Getenv))
+		images := "-"
+		if m.Images {
+			images = "yes"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", ref, fmtTokens(m.ContextWindow), fmtTokens(m.MaxOutput),
+			fmtPrice(m.Price.Input), fmtPrice(m.Price.Output), fmtPrice(m.Price.CacheRead), fmtPrice(m.Price.CacheWrite), images, keyState(p, opts.Getenv))
 		n++
 	}
 	if n == 0 {

@@ -36,12 +36,12 @@ models:
 		rows[cols[0]] = strings.Join(cols[1:], "|")
 	}
 	want := map[string]string{
-		"MODEL":                          "WINDOW|MAX OUT|INPUT|OUTPUT|CACHE READ|CACHE WRITE|KEY",
-		"anthropic/claude-sonnet-4-5":    "200k|64k|$3|$15|$0.3|$3.75|set",
-		"anthropic/claude-haiku-4-5":     "200k|64k|$2|$5|$0.1|$1.25|set", // the override's price
-		"openai/gpt-4.1":                 "1.05M|32.8k|$2|$8|$0.5|$2|missing OPENAI_API_KEY",
-		"ollama/*":                       "32.8k|8.2k|-|-|-|-|not needed",
-		"local/qwen3":                    "32.8k|8.2k|-|-|-|-|not needed",
+		"MODEL":                          "WINDOW|MAX OUT|INPUT|OUTPUT|CACHE READ|CACHE WRITE|IMAGES|KEY",
+		"anthropic/claude-sonnet-4-5":    "200k|64k|$3|$15|$0.3|$3.75|yes|set",
+		"anthropic/claude-haiku-4-5":     "200k|64k|$2|$5|$0.1|$1.25|yes|set", // the override's price
+		"openai/gpt-4.1":                 "1.05M|32.8k|$2|$8|$0.5|$2|yes|missing OPENAI_API_KEY",
+		"ollama/*":                       "32.8k|8.2k|-|-|-|-|-|not needed",
+		"local/qwen3":                    "32.8k|8.2k|-|-|-|-|-|not needed",
 		"prices: USD per million tokens": "",
 		"default: local/qwen3":           "",
 	}
