@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -270,7 +269,11 @@ func newView(opts Options, root string, rules *policy.Rules, refused *notice) *s
 	if home == "" && opts.Getenv != nil {
 		home = opts.Getenv("HOME")
 	}
-	secrets := &secretFiles{root: root, denied: func(abs, rel string) bool { return rules.DeniedToCommands(abs, rel, home) }}
+	secrets := &secretFiles{root: root, limit: maxSecretWalk,
+		denied: func(abs, rel string) bool { return rules.DeniedToCommands(abs, rel, home) },
+		cut: func() {
+			refused.set(fmt.Sprintf("The workspace has over %d entries: the sandbox's view hides the secrets files and denied paths among the first %[1]d, nearest the root first, and not deeper ones.", maxSecretWalk))
+		}}
 	return &sandbox.View{
 		Workspace:  root,
 		Secrets:    secrets.list,
@@ -295,6 +298,9 @@ func newView(opts Options, root string, rules *policy.Rules, refused *notice) *s
 type secretFiles struct {
 	root   string
 	denied func(abs, rel string) bool
+	limit  int    // entries one walk looks at
+	cut    func() // told once when a walk stops at limit
+	cutOne sync.Once
 	mu     sync.Mutex
 	found  []string
 	when   time.Time // of the last walk; zero before the first
@@ -302,7 +308,8 @@ type secretFiles struct {
 }
 
 // secretsFresh is how old a walk may be before the next command starts
-// another; maxSecretWalk bounds the entries one walk looks at.
+// another; maxSecretWalk bounds the entries one walk looks at (200k cost
+// 0.8 s of CPU, most of it tool.IsSecret).
 const (
 	secretsFresh  = 5 * time.Second
 	maxSecretWalk = 200000
@@ -312,13 +319,13 @@ func (s *secretFiles) list() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.when.IsZero() {
-		s.found, s.when = walkSecrets(s.root, s.denied), time.Now()
+		s.found, s.when = s.walk(), time.Now()
 		return s.found
 	}
 	if !s.busy && time.Since(s.when) > secretsFresh {
 		s.busy = true
 		go func() {
-			found := walkSecrets(s.root, s.denied)
+			found := s.walk()
 			s.mu.Lock()
 			s.found, s.when, s.busy = found, time.Now(), false
 			s.mu.Unlock()
@@ -327,41 +334,43 @@ func (s *secretFiles) list() []string {
 	return s.found
 }
 
-// walkSecrets finds the secrets files and denied paths under root,
-// passing over .git and node_modules (no link is followed).
-func walkSecrets(root string, denied func(abs, rel string) bool) []string {
+// walk finds the secrets files and denied paths under the root, folder
+// by folder nearest the root first, so that a repository padded with
+// files cannot push the root's .env past the limit; it passes over .git
+// and node_modules and follows no link.
+func (s *secretFiles) walk() []string {
 	var out []string
 	n := 0
-	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	for queue := []string{s.root}; len(queue) > 0; queue = queue[1:] {
+		entries, err := os.ReadDir(queue[0])
 		if err != nil {
-			return nil
+			continue
 		}
-		if n++; n > maxSecretWalk {
-			return filepath.SkipAll
-		}
-		rel, err := filepath.Rel(root, p)
-		if err != nil || p == root {
-			return nil
-		}
-		rel = filepath.ToSlash(rel)
-		if denied != nil && denied(p, rel) {
-			out = append(out, p)
-			if d.IsDir() {
-				return filepath.SkipDir
+		for _, e := range entries {
+			if n++; n > s.limit {
+				if s.cut != nil {
+					s.cutOne.Do(s.cut)
+				}
+				return out
 			}
-			return nil
-		}
-		if d.IsDir() {
-			if name := d.Name(); name == ".git" || name == "node_modules" {
-				return filepath.SkipDir
+			p := filepath.Join(queue[0], e.Name())
+			rel, err := filepath.Rel(s.root, p)
+			if err != nil {
+				continue
 			}
-			return nil
+			rel = filepath.ToSlash(rel)
+			switch {
+			case s.denied != nil && s.denied(p, rel):
+				out = append(out, p)
+			case e.IsDir():
+				if e.Name() != ".git" && e.Name() != "node_modules" {
+					queue = append(queue, p)
+				}
+			case tool.IsSecret(rel):
+				out = append(out, p)
+			}
 		}
-		if tool.IsSecret(rel) {
-			out = append(out, p)
-		}
-		return nil
-	})
+	}
 	return out
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -179,10 +180,35 @@ func TestSecretFilesForTheView(t *testing.T) {
 		t.Fatal(err)
 	}
 	denied := func(abs, rel string) bool { return rules.DeniedToCommands(abs, rel, "") }
-	got := (&secretFiles{root: ws, denied: denied}).list()
-	want := []string{filepath.Join(ws, ".env"), filepath.Join(ws, "deploy", "id_rsa"), filepath.Join(ws, "secrets"), filepath.Join(ws, "src", "a.key")}
+	got := (&secretFiles{root: ws, denied: denied, limit: maxSecretWalk}).list()
+	want := []string{filepath.Join(ws, ".env"), filepath.Join(ws, "secrets"), filepath.Join(ws, "deploy", "id_rsa"), filepath.Join(ws, "src", "a.key")}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("secrets = %q, want %q", got, want)
+	}
+}
+
+// TestSecretFilesPadded: a repository that pads a folder with more
+// entries than one walk looks at cannot push the root's .env off the
+// list, and the user is told that deeper files may go unhidden.
+func TestSecretFilesPadded(t *testing.T) {
+	ws := t.TempDir()
+	for _, p := range []string{".a/1", ".a/2", ".a/3", ".a/4", ".a/5", ".a/6", ".a/b/.env", ".env"} {
+		if err := os.MkdirAll(filepath.Join(ws, filepath.Dir(p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(ws, p), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cuts := 0
+	s := &secretFiles{root: ws, limit: 5, cut: func() { cuts++ }}
+	for range 2 {
+		if got := s.walk(); !slices.Equal(got, []string{filepath.Join(ws, ".env")}) {
+			t.Errorf("secrets = %q", got)
+		}
+	}
+	if cuts != 1 {
+		t.Errorf("told of the cut %d times, want once", cuts)
 	}
 }
 
