@@ -39,6 +39,9 @@ type Access struct {
 	// Tool, when set, names the tool the call really runs (tool_call runs
 	// a deferred tool); approval rules and "always" answers match on it.
 	Tool string
+	// Via names the tool the model called to run Tool (tool_call): rules
+	// naming it hold for the call too.
+	Via string
 	// Paths are absolute, cleaned paths with their mode.
 	Paths []PathAccess
 	// Exclusive takes the global lock exclusively: the call overlaps no

@@ -49,7 +49,8 @@ func TestRulesCoverToolsWithoutPaths(t *testing.T) {
 }
 
 // The runner asks the policy about a read with no path when a rule
-// names its tool, and tool_call's calls are judged as the tool they run.
+// names its tool, and tool_call's calls are judged as the tool they run
+// and as tool_call.
 func TestRunnerDeniesRuledToolsThroughTheProxy(t *testing.T) {
 	e := newEnv(t)
 	ran := 0
@@ -82,6 +83,21 @@ func TestRunnerDeniesRuledToolsThroughTheProxy(t *testing.T) {
 	}
 	if ran != 0 {
 		t.Errorf("recall ran %d times under a deny rule", ran)
+	}
+
+	// A rule naming tool_call itself holds for every call through it,
+	// and not for the tool called directly.
+	p = e.policy(t, Auto, "deny:\n  - tool: tool_call\n", nil)
+	r = tool.NewRunner(reg, tool.RunnerOptions{Approver: p})
+	out, err = r.Run(context.Background(), []llm.ToolCall{
+		{ID: "3", Name: "recall", Args: json.RawMessage(`{"query":"p1"}`)},
+		{ID: "4", Name: "tool_call", Args: json.RawMessage(`{"name":"recall","args":{"query":"p1"}}`)},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out[0].Result.IsError || !out[1].Result.IsError || out[1].Result.Code != tool.CodeDenied || ran != 1 {
+		t.Errorf("deny tool_call: direct %+v, through tool_call %+v; recall ran %d times, want 1", out[0].Result, out[1].Result, ran)
 	}
 }
 

@@ -73,6 +73,9 @@ type item struct {
 	// pinned items (writes to protected files) ask in every mode, after
 	// any Always.
 	pinned bool
+	// via is the tool the model called to run this one (tool_call):
+	// deny and ask rules naming it hold too.
+	via string
 }
 
 // items breaks a call down.
@@ -101,6 +104,9 @@ func (p *Policy) items(toolName string, acc tool.Access) []item {
 	if p.hookDirsErr != nil && slices.ContainsFunc(out, func(it item) bool { return it.level >= levelWrite }) {
 		out = append(out, item{kind: kindTool, level: levelEscape, pinned: true, what: "writes while git's config cannot be read (" +
 			oneLine(p.hookDirsErr.Error(), 80) + "), so any folder may be one git runs hooks from"})
+	}
+	for i := range out {
+		out[i].via = acc.Via
 	}
 	return out
 }

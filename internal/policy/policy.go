@@ -447,7 +447,7 @@ func (p *Policy) match(rules []Rule, toolName string, it item, pessimistic bool)
 
 // matches reports whether r covers it.
 func (r Rule) matches(toolName string, it item, root, home string, pessimistic bool) bool {
-	if !r.matchTool(toolName) {
+	if !r.matchTool(toolName) && (!pessimistic || it.via == "" || r.Tool == "" || !r.matchTool(it.via)) {
 		return false
 	}
 	switch {

@@ -96,7 +96,7 @@ func (p *Proxy) Access(raw json.RawMessage) (tool.Access, error) {
 	if acc.Summary == "" {
 		acc.Summary = t.Name()
 	}
-	acc.Tool = t.Name() // rules and "always" answers match the real tool
+	acc.Tool, acc.Via = t.Name(), ProxyName // rules and "always" answers match the real tool; rules naming tool_call hold too
 	return acc, nil
 }
 
