@@ -360,12 +360,13 @@ func (s *secretFiles) walk() []string {
 			}
 			rel = filepath.ToSlash(rel)
 			switch {
+			case e.IsDir() && (e.Name() == ".git" || e.Name() == "node_modules"):
+				// git and package managers need them whole; the git
+				// guard and the protected files cover .git.
 			case s.denied != nil && s.denied(p, rel):
 				out = append(out, p)
 			case e.IsDir():
-				if e.Name() != ".git" && e.Name() != "node_modules" {
-					queue = append(queue, p)
-				}
+				queue = append(queue, p)
 			case tool.IsSecret(rel):
 				out = append(out, p)
 			}

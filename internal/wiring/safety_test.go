@@ -175,7 +175,7 @@ func TestSecretFilesForTheView(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rules, err := policy.ParseRules([]byte("deny:\n- path: secrets/**\n- path: src/*.key\n- {tool: file_read, path: docs/*.txt}\n"), "rules.yaml")
+	rules, err := policy.ParseRules([]byte("deny:\n- path: secrets/**\n- path: src/*.key\n- path: .git/**\n- path: node_modules\n- {tool: file_read, path: docs/*.txt}\n"), "rules.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
