@@ -28,8 +28,8 @@ func TestChatFlags(t *testing.T) {
 	}{
 		{"defaults", nil, ChatOptions{}, ""},
 		{"all", []string{"--model", "local/m", "--session", "last", "--allow-write", "--context-window", "32000"},
-			ChatOptions{Model: "local/m", Session: "last", AllowWrite: true, ContextWindow: 32000}, ""},
-		{"yes", []string{"-y", "-m", "a/b"}, ChatOptions{Yes: true, Model: "a/b"}, ""},
+			ChatOptions{engineOptions: engineOptions{Model: "local/m", AllowWrite: true, ContextWindow: 32000}, Session: "last"}, ""},
+		{"yes", []string{"-y", "-m", "a/b"}, ChatOptions{engineOptions: engineOptions{Yes: true, Model: "a/b"}}, ""},
 		{"negative window", []string{"--context-window", "-1"}, ChatOptions{}, "--context-window -1: godwit needs at least 8192 tokens"},
 		{"tiny window", []string{"--context-window", "10"}, ChatOptions{}, "--context-window 10: godwit needs at least 8192 tokens"},
 		{"continue", []string{"-c"}, ChatOptions{Session: "last"}, ""},
@@ -69,8 +69,8 @@ func chatLinesRun(t *testing.T, input string, allowWrite bool, steps ...fake.Ste
 	ios, in, out, errOut := TestStreams()
 	in.WriteString(input)
 	f := chatFactory(t, ios, t.TempDir())
-	opts = &ChatOptions{IO: ios, Getenv: f.Getenv, Logger: f.Logger, Home: t.TempDir(), Workdir: f.Workdir,
-		Model: "fake/m", AllowWrite: allowWrite, Provider: fake.New(steps...)}
+	opts = &ChatOptions{engineOptions: engineOptions{IO: ios, Getenv: f.Getenv, Logger: f.Logger, Home: t.TempDir(), Workdir: f.Workdir,
+		Model: "fake/m", AllowWrite: allowWrite, Provider: fake.New(steps...)}}
 	if err := runChat(context.Background(), opts); err != nil {
 		t.Fatalf("chat: %v\n%s", err, errOut)
 	}
@@ -119,7 +119,7 @@ func TestChatLinesApproves(t *testing.T) {
 
 func TestChatNeedsAModel(t *testing.T) {
 	ios, _, _, _ := TestStreams()
-	opts := &ChatOptions{IO: ios, Getenv: func(string) string { return "" }, Home: t.TempDir(), Workdir: t.TempDir()}
+	opts := &ChatOptions{engineOptions: engineOptions{IO: ios, Getenv: func(string) string { return "" }, Home: t.TempDir(), Workdir: t.TempDir()}}
 	var ue *UsageError
 	if err := runChat(context.Background(), opts); !errors.As(err, &ue) || !strings.Contains(err.Error(), "--model") {
 		t.Errorf("err = %v, want a usage error naming --model", err)
