@@ -107,17 +107,7 @@ func initModel(cat *catalog.Catalog, flag string, getenv func(string) string) (s
 		}
 		return strings.TrimSpace(flag), nil
 	}
-	for _, c := range []struct{ env, model string }{
-		{"ANTHROPIC_API_KEY", "anthropic/claude-sonnet-4-5"},
-		{"OPENAI_API_KEY", "openai/gpt-5"},
-		{"DEEPSEEK_API_KEY", "deepseek/deepseek-chat"},
-		{"OPENROUTER_API_KEY", "openrouter/anthropic/claude-sonnet-4.5"},
-	} {
-		if strings.TrimSpace(getenv(c.env)) != "" {
-			return c.model, nil
-		}
-	}
-	return "", nil
+	return keyModel(getenv), nil
 }
 
 // writeNew writes path unless it exists and force is off; with force an

@@ -370,15 +370,23 @@ func defaultModel(home string, getenv func(string) string) (string, error) {
 	if c.Model != "" {
 		return c.Model, nil
 	}
+	if m := keyModel(getenv); m != "" {
+		return m, nil
+	}
+	return "", errors.New("no model configured: set ANTHROPIC_API_KEY, OPENAI_API_KEY, DEEPSEEK_API_KEY or OPENROUTER_API_KEY, or name one with --model provider/model (GODWIT_MODEL or model: in config.yaml sets the default; `godwit demo` needs no key)")
+}
+
+// keyModel is the model for the first provider key set; "" when none is.
+func keyModel(getenv func(string) string) string {
 	for _, c := range []struct{ env, model string }{
 		{"ANTHROPIC_API_KEY", "anthropic/claude-sonnet-4-5"},
 		{"OPENAI_API_KEY", "openai/gpt-5"},
 		{"DEEPSEEK_API_KEY", "deepseek/deepseek-chat"},
 		{"OPENROUTER_API_KEY", "openrouter/anthropic/claude-sonnet-4.5"},
 	} {
-		if getenv(c.env) != "" {
-			return c.model, nil
+		if strings.TrimSpace(getenv(c.env)) != "" {
+			return c.model
 		}
 	}
-	return "", errors.New("no model configured: set ANTHROPIC_API_KEY, OPENAI_API_KEY, DEEPSEEK_API_KEY or OPENROUTER_API_KEY, or name one with --model provider/model (GODWIT_MODEL or model: in config.yaml sets the default; `godwit demo` needs no key)")
+	return ""
 }

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -96,7 +95,7 @@ Exit status: 0 sent (or answered), 1 failed, expired or timed out, 2 bad usage.`
 }
 
 func runSend(ctx context.Context, opts *SendOptions) error {
-	st, err := openMailStore(ctx, opts.Home)
+	st, err := openStore(ctx, opts.Home, "start one with `godwit serve --new`")
 	if err != nil {
 		return err
 	}
@@ -107,7 +106,7 @@ func runSend(ctx context.Context, opts *SendOptions) error {
 	}
 	p, err := mail.Post(ctx, st, from, opts.Session, opts.Text)
 	if err != nil {
-		return errors.New(strings.TrimPrefix(err.Error(), "mail: "))
+		return err
 	}
 	id := mail.ID(p.Mail.ID)
 	switch {
@@ -138,7 +137,7 @@ func runSend(ctx context.Context, opts *SendOptions) error {
 			return jerr
 		}
 		if err != nil {
-			fmt.Fprintln(opts.IO.ErrOut, "godwit:", strings.TrimPrefix(err.Error(), "mail: "))
+			fmt.Fprintln(opts.IO.ErrOut, "godwit:", userMessage(err))
 			return errSilent
 		}
 		return nil
@@ -151,22 +150,22 @@ func runSend(ctx context.Context, opts *SendOptions) error {
 		fmt.Fprintf(opts.IO.ErrOut, "stopped waiting; %s is %s: `godwit mail %s` shows its answer when it comes\n", id, m.State, id)
 		return errSilent
 	}
-	return errors.New(strings.TrimPrefix(err.Error(), "mail: "))
+	return err
 }
 
 func runAck(ctx context.Context, opts *SendOptions) error {
 	id, err := mail.ParseID(opts.Ack)
 	if err != nil {
-		return &UsageError{Err: errors.New(strings.TrimPrefix(err.Error(), "mail: "))}
+		return &UsageError{Err: err}
 	}
-	st, err := openMailStore(ctx, opts.Home)
+	st, err := openStore(ctx, opts.Home, "start one with `godwit serve --new`")
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 	m, err := mail.Ack(ctx, st, id, "user")
 	if err != nil {
-		return errors.New(strings.TrimPrefix(err.Error(), "mail: "))
+		return err
 	}
 	if opts.JSON {
 		return writeMailJSON(ctx, opts.IO.Out, st, m)

@@ -2,12 +2,10 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -168,7 +166,7 @@ func serveSession(ctx context.Context, opts *ServeOptions, env *wiring.Env) (str
 	}
 	sess, err := mail.Resolve(ctx, st, opts.Session)
 	if err != nil {
-		return "", errors.New(strings.TrimPrefix(err.Error(), "mail: "))
+		return "", err
 	}
 	if sess.Workspace != "" && filepath.Clean(sess.Workspace) != filepath.Clean(env.Workspace) {
 		return "", fmt.Errorf("session %s works in %s, not here (%s): run godwit serve there", sess.ID, sess.Workspace, env.Workspace)

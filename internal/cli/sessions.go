@@ -116,15 +116,11 @@ func runSessions(ctx context.Context, opts *SessionsOptions) error {
 		return err
 	}
 	if len(list) == 0 {
-		if ws == "" {
-			fmt.Fprintln(opts.IO.ErrOut, "no sessions yet; try `godwit demo`")
-			return nil
+		msg := "no sessions yet; try `godwit demo`"
+		if all, err := st.ListSessionsIn(ctx, "", 0); ws != "" && err == nil && len(all) > 0 {
+			msg = fmt.Sprintf("no sessions in this workspace (%s) yet; `godwit sessions --all` lists %d of other workspaces", ws, len(all))
 		}
-		if all, err := st.ListSessionsIn(ctx, "", 0); err == nil && len(all) > 0 {
-			fmt.Fprintf(opts.IO.ErrOut, "no sessions in this workspace (%s) yet; `godwit sessions --all` lists %d of other workspaces\n", ws, len(all))
-			return nil
-		}
-		fmt.Fprintln(opts.IO.ErrOut, "no sessions yet; try `godwit demo`")
+		fmt.Fprintln(opts.IO.ErrOut, msg)
 		return nil
 	}
 	home, _ := os.UserHomeDir()
