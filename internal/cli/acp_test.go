@@ -27,7 +27,7 @@ func TestACPFlags(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
-			ios, _, _, _ := TestStreams()
+			ios, _, _, _ := fakeStreams()
 			f := &Factory{IO: ios, Getenv: func(k string) string { return map[string]string{"GODWIT_HOME": "/h"}[k] }}
 			var got *ACPOptions
 			cmd := NewCmdACP(f, func(_ context.Context, o *ACPOptions) error { got = o; return nil })
@@ -52,7 +52,7 @@ func TestACPFlags(t *testing.T) {
 }
 
 func TestACPBadMode(t *testing.T) {
-	ios, _, _, _ := TestStreams()
+	ios, _, _, _ := fakeStreams()
 	f := &Factory{IO: ios, Getenv: func(string) string { return "" }, Logger: slog.New(slog.DiscardHandler)}
 	err := runACP(context.Background(), &ACPOptions{engineOptions: engineOptions{IO: ios, Getenv: f.Getenv, Logger: f.Logger, Provider: fake.New()}, Mode: "yolo"})
 	var ue *UsageError

@@ -38,7 +38,7 @@ func TestChatFlags(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ios, _, _, _ := TestStreams()
+			ios, _, _, _ := fakeStreams()
 			home := t.TempDir()
 			var got *ChatOptions
 			cmd := NewCmdChat(chatFactory(t, ios, home), func(_ context.Context, o *ChatOptions) error { got = o; return nil })
@@ -66,7 +66,7 @@ func TestChatFlags(t *testing.T) {
 // chatLinesRun runs the line-mode chat over a scripted model.
 func chatLinesRun(t *testing.T, input string, allowWrite bool, steps ...fake.Step) (opts *ChatOptions, stdout, stderr string) {
 	t.Helper()
-	ios, in, out, errOut := TestStreams()
+	ios, in, out, errOut := fakeStreams()
 	in.WriteString(input)
 	f := chatFactory(t, ios, t.TempDir())
 	opts = &ChatOptions{engineOptions: engineOptions{IO: ios, Getenv: f.Getenv, Logger: f.Logger, Home: t.TempDir(), Workdir: f.Workdir,
@@ -118,7 +118,7 @@ func TestChatLinesApproves(t *testing.T) {
 }
 
 func TestChatNeedsAModel(t *testing.T) {
-	ios, _, _, _ := TestStreams()
+	ios, _, _, _ := fakeStreams()
 	opts := &ChatOptions{engineOptions: engineOptions{IO: ios, Getenv: func(string) string { return "" }, Home: t.TempDir(), Workdir: t.TempDir()}}
 	var ue *UsageError
 	if err := runChat(context.Background(), opts); !errors.As(err, &ue) || !strings.Contains(err.Error(), "--model") {
