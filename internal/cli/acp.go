@@ -34,13 +34,7 @@ Sessions are stored like any other and can be loaded again.
 stdout carries only protocol messages; diagnostics go to stderr.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := f.setHome(&opts.Home); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runACP(cmd.Context(), opts)
+			return runWith(cmd, f, &opts.Home, opts, runF, runACP)
 		},
 	}
 	fl := cmd.Flags()

@@ -63,15 +63,7 @@ command, and answers are printed as plain text.`,
 			opts.Workdir = f.Workdir
 			fl := cmd.Flags()
 			opts.ModelNamed, opts.ModeNamed = fl.Changed("model"), fl.Changed("allow-write") || fl.Changed("yes")
-			home, err := f.Home()
-			if err != nil {
-				return err
-			}
-			opts.Home = home
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runChat(cmd.Context(), opts)
+			return runWith(cmd, f, &opts.Home, opts, runF, runChat)
 		},
 	}
 	engineFlags = opts.addFlags(cmd.Flags(), &opts.Session)

@@ -44,19 +44,13 @@ holds a dot: fallback."openai/gpt-4.1". Comments in the file are kept.`,
 				return usageErrorf("config %s: %s", op, cmd.Use)
 			}
 			opts := &ConfigOptions{IO: f.IO, Op: op}
-			if err := f.setHome(&opts.Home); err != nil {
-				return err
-			}
 			if len(args) > 0 {
 				opts.Key = args[0]
 			}
 			if len(args) > 1 {
 				opts.Value = args[1]
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runConfig(cmd.Context(), opts)
+			return runWith(cmd, f, &opts.Home, opts, runF, runConfig)
 		}
 	}
 	cmd.AddCommand(

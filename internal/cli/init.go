@@ -37,13 +37,7 @@ func NewCmdInit(f *Factory, runF func(context.Context, *InitOptions) error) *cob
 comment. Existing files are kept unless --force (which keeps a .bak copy).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := f.setHome(&opts.Home); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runInit(cmd.Context(), opts)
+			return runWith(cmd, f, &opts.Home, opts, runF, runInit)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Model, "model", "", "default model, as provider/model (see `godwit models`)")

@@ -62,14 +62,8 @@ With no flag, the timeline. --json prints every recorded event, one per line;
 			if err := opts.check(cmd.Flags().Changed("addr")); err != nil {
 				return err
 			}
-			if err := f.setHome(&opts.Home); err != nil {
-				return err
-			}
 			opts.Session, opts.Workdir = args[0], f.Workdir
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runInspectTrace(cmd.Context(), opts)
+			return runWith(cmd, f, &opts.Home, opts, runF, runInspectTrace)
 		},
 	}
 	fl := traceCmd.Flags()

@@ -37,13 +37,10 @@ last), or every session's. Given a message id (m12), show that message whole:
 its text, its answer or error, and every receipt.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := f.setHome(&opts.Home); err != nil {
-				return err
-			}
 			if len(args) == 1 {
 				opts.Ref = args[0]
 			}
-			return runMail(cmd.Context(), opts)
+			return runWith(cmd, f, &opts.Home, opts, nil, runMail)
 		},
 	}
 	cmd.Flags().IntVarP(&opts.Limit, "limit", "n", 30, "how many messages")

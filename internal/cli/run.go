@@ -139,15 +139,7 @@ Exit status: 0 done, 1 the run failed, 2 bad usage.`,
 			if strings.TrimSpace(opts.Prompt) == "" {
 				return usageErrorf("no prompt: give it after run (godwit run \"fix the test\"), with -p TEXT, or pipe it in")
 			}
-			home, err := f.Home()
-			if err != nil {
-				return err
-			}
-			opts.Home = home
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runRun(cmd.Context(), opts)
+			return runWith(cmd, f, &opts.Home, opts, runF, runRun)
 		},
 	}
 	fl := cmd.Flags()

@@ -53,14 +53,11 @@ wait until the failure is acknowledged: godwit send --ack ID.
 Exit status: 0 sent (or answered), 1 failed, expired or timed out, 2 bad usage.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := f.setHome(&opts.Home); err != nil {
-				return err
-			}
 			if opts.Ack != "" {
 				if len(args) > 0 || opts.Wait || opts.From != "" {
 					return usageErrorf("--ack ID takes no session, text, --wait or --from: godwit send --ack m12")
 				}
-				return runAck(cmd.Context(), opts)
+				return runWith(cmd, f, &opts.Home, opts, nil, runAck)
 			}
 			if len(args) < 2 {
 				return usageErrorf("usage: godwit send SESSION TEXT (or - to read the text from stdin); `godwit sessions` lists the sessions")
@@ -82,7 +79,7 @@ Exit status: 0 sent (or answered), 1 failed, expired or timed out, 2 bad usage.`
 			if strings.TrimSpace(opts.Text) == "" {
 				return usageErrorf("empty message: say what the session should do")
 			}
-			return runSend(cmd.Context(), opts)
+			return runWith(cmd, f, &opts.Home, opts, nil, runSend)
 		},
 	}
 	fl := cmd.Flags()

@@ -58,11 +58,8 @@ answer or its error.`,
 			if len(args) == 1 {
 				opts.Session = args[0]
 			}
-			if err := f.setHome(&opts.Home); err != nil {
-				return err
-			}
 			opts.Workdir = f.Workdir // after -C
-			return runServe(cmd.Context(), opts)
+			return runWith(cmd, f, &opts.Home, opts, nil, runServe)
 		},
 	}
 	fl := cmd.Flags()

@@ -81,14 +81,11 @@ does. Continue one with godwit run --session ID (or -c for the last), in its
 own workspace.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := f.setHome(&opts.Home); err != nil {
-				return err
-			}
 			if opts.Limit < 0 {
 				return usageErrorf("--limit must be 0 (every session) or more")
 			}
 			opts.Workdir = f.Workdir
-			return runSessions(cmd.Context(), opts)
+			return runWith(cmd, f, &opts.Home, opts, nil, runSessions)
 		},
 	}
 	cmd.Flags().IntVarP(&opts.Limit, "limit", "n", 20, "how many sessions (0: all)")
