@@ -40,7 +40,7 @@ type Event struct {
 	Nudge    *NudgeInfo     `json:"nudge,omitempty"`
 	// Compacted reports a compaction step (context.compacted) or outputs
 	// capped as they entered (context.capped).
-	Compacted  *Compaction     `json:"compacted,omitempty"`
+	Compacted  *CompactionInfo `json:"compacted,omitempty"`
 	Kept       *KeptInfo       `json:"kept,omitempty"`
 	Superseded *SupersededInfo `json:"superseded,omitempty"`
 	Ledger     *LedgerInfo     `json:"ledger,omitempty"`
@@ -189,9 +189,9 @@ type NudgeInfo struct {
 	Message string `json:"message"`
 }
 
-// Compaction is context.compacted's and context.capped's: outputs paged
+// CompactionInfo is context.compacted's and context.capped's: outputs paged
 // out of the context.
-type Compaction struct {
+type CompactionInfo struct {
 	Items int      `json:"items"`
 	Freed int      `json:"freed_tokens"`
 	Pages []string `json:"pages"`

@@ -80,6 +80,7 @@ type (
 	SupersededInfo = event.SupersededInfo
 	LedgerInfo     = event.LedgerInfo
 	MailInfo       = event.MailInfo
+	CompactionInfo = event.CompactionInfo
 )
 
 // Purposes of model calls that are not steps of the turn.
