@@ -27,8 +27,6 @@ type SendOptions struct {
 	JSON    bool
 	// Ack acknowledges the failure of this message instead of sending.
 	Ack string
-	// Poll is the wake-up interval of --wait (tests); 0 is the default.
-	Poll time.Duration
 }
 
 // NewCmdSend builds `godwit send`.
@@ -123,12 +121,11 @@ func runSend(ctx context.Context, opts *SendOptions) error {
 	if !opts.JSON {
 		fmt.Fprintf(opts.IO.ErrOut, "%s queued for %s; waiting for the answer (Ctrl-C stops waiting; the message stays)\n", id, p.Mail.To)
 	}
-	m, err := mail.Await(ctx, st, p.Mail.ID, mail.AwaitOptions{FollowOptions: mail.FollowOptions{Poll: opts.Poll},
-		Timeout: opts.Timeout, Expire: true, OnReceipt: func(r store.Receipt) {
-			if !opts.JSON && r.State != string(store.MailQueued) && !store.MailState(r.State).Final() {
-				fmt.Fprintf(opts.IO.ErrOut, "%s %s%s%s\n", id, r.State, turnOf(r.Turn), noteOf(r.Note))
-			}
-		}})
+	m, err := mail.Await(ctx, st, p.Mail.ID, mail.AwaitOptions{Timeout: opts.Timeout, Expire: true, OnReceipt: func(r store.Receipt) {
+		if !opts.JSON && r.State != string(store.MailQueued) && !store.MailState(r.State).Final() {
+			fmt.Fprintf(opts.IO.ErrOut, "%s %s%s%s\n", id, r.State, turnOf(r.Turn), noteOf(r.Note))
+		}
+	}})
 	if opts.JSON {
 		if jerr := writeMailJSON(context.WithoutCancel(ctx), opts.IO.Out, st, m); jerr != nil {
 			return jerr

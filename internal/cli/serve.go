@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"sync"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -25,8 +24,6 @@ type ServeOptions struct {
 	Session string
 	New     bool
 	JSON    bool
-	// Poll is the wake-up interval (tests); 0 is the default.
-	Poll time.Duration
 }
 
 // NewCmdServe builds `godwit serve`.
@@ -90,7 +87,7 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 	if err != nil {
 		return err
 	}
-	box, err := mail.Open(ctx, st, id, mail.Options{Command: "serve", Poll: opts.Poll, Logger: opts.Logger})
+	box, err := mail.Open(ctx, st, id, mail.Options{Command: "serve", Logger: opts.Logger})
 	if err != nil {
 		return err
 	}
