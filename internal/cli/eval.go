@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"path/filepath"
 	"slices"
@@ -262,13 +261,9 @@ func runEvalMerge(opts *EvalMergeOptions) error {
 	if err := eval.WriteResults(opts.Out, res); err != nil {
 		return err
 	}
-	return writeMerged(opts.IO.Out, res, len(parts), opts.Out)
-}
-
-func writeMerged(w io.Writer, res *eval.Results, parts int, out string) error {
-	if err := eval.WriteSummary(w, res); err != nil {
+	if err := eval.WriteSummary(opts.IO.Out, res); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "merged %d files into %s\n", parts, out)
+	_, err = fmt.Fprintf(opts.IO.Out, "merged %d files into %s\n", len(parts), opts.Out)
 	return err
 }
