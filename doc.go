@@ -18,9 +18,9 @@
 // An Event marshals to the JSON `godwit run --json` prints; the Event*
 // constants name the common types.
 //
-// Its types are its own or the public packages' (llm, tool), converted
-// from the engine's at the boundary, so a caller can name every field. It
-// is a thin layer over internal/wiring. Of godwit's packages it imports
-// only internal/agent, internal/wiring, llm, internal/mail,
-// internal/policy, internal/store and tool.
+// Its types are its own, converted from the engine's at the boundary, or
+// the public packages' (event, llm, tool), so a caller can name every
+// field. It is a thin layer over internal/wiring. Of godwit's packages it
+// imports only event, internal/agent, internal/wiring, llm,
+// internal/mail, internal/policy, internal/store and tool.
 package godwit

@@ -59,7 +59,7 @@ func (s *Session) sink(onEvent func(Event)) agent.Sink {
 		if onEvent != nil {
 			mu.Lock()
 			defer mu.Unlock()
-			onEvent(event(e))
+			onEvent(e)
 		}
 	})
 }

@@ -28,22 +28,6 @@ type VerifyOutcome struct {
 	Err      error // the command could not run at all
 }
 
-// VerifyInfo is the payload of a verify event.
-type VerifyInfo struct {
-	Round      int    `json:"round"`
-	Command    string `json:"command"`
-	ExitCode   int    `json:"exit_code"`
-	DurationMS int64  `json:"duration_ms"`
-	Error      string `json:"error,omitempty"`
-}
-
-// NudgeInfo is the payload of a nudge event: an end-of-turn check that
-// sent the model back to work.
-type NudgeInfo struct {
-	Check   string `json:"check"`
-	Message string `json:"message"`
-}
-
 // End-of-turn checks. Each fires at most once a turn.
 const (
 	CheckUnverifiedWrite = "unverified_write"

@@ -8,6 +8,6 @@
 // agent declares what it uses and wiring fills it: Store, its view of the
 // record (*store.Store implements it), Assembler (the window builds
 // requests and says its budget and counter), Sink. It never writes to
-// stdout or stderr. Of godwit's packages it imports only internal/handoff,
+// stdout or stderr. Of godwit's packages it imports only event, internal/handoff,
 // llm, internal/store, tool, internal/untrusted and internal/window.
 package agent

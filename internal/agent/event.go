@@ -2,11 +2,8 @@ package agent
 
 import (
 	"sync"
-	"time"
 
-	"github.com/godwit/godwit/internal/window"
-	"github.com/godwit/godwit/llm"
-	"github.com/godwit/godwit/tool"
+	"github.com/godwit/godwit/event"
 )
 
 // Event types. They are part of godwit's public surface (`run --json`,
@@ -66,121 +63,25 @@ var EventTypes = []string{
 	EventNotice, EventMCPStatus, EventError, EventTurnFinished,
 }
 
-// Event is one step of a session. Type says which payload field is set.
-type Event struct {
-	Type      string    `json:"type"`
-	SessionID string    `json:"session_id"`
-	Turn      int       `json:"turn,omitempty"`
-	Step      int       `json:"step,omitempty"`
-	Time      time.Time `json:"time"`
-	// Text is the delta for text.delta and thinking.delta, and the message
-	// for error.
-	Text string `json:"text,omitempty"`
-
-	Session  *SessionInfo  `json:"session,omitempty"`
-	Prompt   string        `json:"prompt,omitempty"`
-	Request  *RequestInfo  `json:"request,omitempty"`
-	Response *ResponseInfo `json:"response,omitempty"`
-	Retry    *llm.Retry    `json:"retry,omitempty"`
-	Fallback *llm.Fallback `json:"fallback,omitempty"`
-	Tool     *ToolInfo     `json:"tool,omitempty"`
-	// Progress is a running call's progress (tool.progress, with Tool
-	// naming the call).
-	Progress *tool.Progress `json:"progress,omitempty"`
-	Approval *ApprovalInfo  `json:"approval,omitempty"`
-	Finished *TurnInfo      `json:"finished,omitempty"`
-	Reset    *ResetInfo     `json:"reset,omitempty"`
-	Verify   *VerifyInfo    `json:"verify,omitempty"`
-	Nudge    *NudgeInfo     `json:"nudge,omitempty"`
-	// Compacted reports a compaction step (context.compacted) or outputs
-	// capped as they entered (context.capped).
-	Compacted *window.Compaction `json:"compacted,omitempty"`
-	// Kept names the entry a message was kept as (decision.kept).
-	Kept *KeptInfo `json:"kept,omitempty"`
-	// Superseded reports a ledger entry retired (decision.superseded).
-	Superseded *SupersededInfo `json:"superseded,omitempty"`
-	// Ledger reports the ledger's size against its budget
-	// (ledger.over_budget).
-	Ledger *LedgerInfo `json:"ledger,omitempty"`
-	// MCP reports a server's new state (mcp.status).
-	MCP *MCPServerInfo `json:"mcp,omitempty"`
-	// Mail describes a message at the mail.* events (agent/mail.go).
-	Mail *MailInfo `json:"mail,omitempty"`
-}
-
-// SupersededInfo says which ledger entry no longer holds and what
-// replaced it.
-type SupersededInfo struct {
-	Old     int    `json:"old"`
-	By      int    `json:"by"`
-	OldText string `json:"old_text"`
-	ByText  string `json:"by_text"`
-	// ProposedBy is "godwit" when the engine saw the user's change
-	// itself, "model" when a handoff pointed at it and the engine agreed.
-	ProposedBy string `json:"proposed_by"`
-}
-
-// KeptInfo names the ledger entry a message of the user's was kept as.
-type KeptInfo struct {
-	Seq int `json:"seq"`
-}
-
-// LedgerInfo is the ledger against its budget.
-type LedgerInfo struct {
-	Tokens int `json:"tokens"`
-	Budget int `json:"budget"`
-	// Instructions is how many standing instructions it holds.
-	Instructions int `json:"instructions"`
-	// Shortened is how many of them were shown as one line to fit.
-	Shortened int `json:"shortened,omitempty"`
-}
-
-// SessionInfo describes the session at session.started: where it works
-// and, for a consumer of `run --json`, what it runs with.
-type SessionInfo struct {
-	Workspace string `json:"workspace"`
-	Model     string `json:"model"`
-	Resumed   bool   `json:"resumed,omitempty"`
-	Segment   int    `json:"segment"`
-	// Version is godwit's.
-	Version string `json:"version,omitempty"`
-	// Mode is the approval mode: read-only, ask or auto.
-	Mode string `json:"mode,omitempty"`
-	// Tools names the tools the model may call.
-	Tools []string `json:"tools,omitempty"`
-	// MCPServers is each configured MCP server's state.
-	MCPServers []MCPServerInfo `json:"mcp_servers,omitempty"`
-	// Skills names the skills the model may load.
-	Skills []string `json:"skills,omitempty"`
-}
-
-// MCPServerInfo is an MCP server's state.
-type MCPServerInfo struct {
-	Name string `json:"name"`
-	// Source is config.yaml or .mcp.json.
-	Source string `json:"source"`
-	// State is starting, ready, failed, skipped or stopped.
-	State string `json:"state"`
-	// Tools counts the server's tools while it is ready.
-	Tools int    `json:"tools"`
-	Error string `json:"error,omitempty"`
-}
-
-// RequestInfo describes a request about to be sent.
-type RequestInfo struct {
-	Provider string `json:"provider"`
-	Model    string `json:"model"`
-	Segment  int    `json:"segment"`
-	Messages int    `json:"messages"`
-	Bytes    int    `json:"bytes"`
-	Tokens   int    `json:"tokens"`
-	// Estimated is true when Tokens were estimated (4 bytes a token)
-	// because the tokenizer had not loaded yet.
-	Estimated bool           `json:"estimated,omitempty"`
-	Parts     []llm.PartStat `json:"parts"`
-	// Purpose is "" for a step of the turn, "handoff" for a handoff call.
-	Purpose string `json:"purpose,omitempty"`
-}
+// The events' types are the public package event's.
+type (
+	Event          = event.Event
+	SessionInfo    = event.SessionInfo
+	MCPServerInfo  = event.MCPServerInfo
+	RequestInfo    = event.RequestInfo
+	ResponseInfo   = event.ResponseInfo
+	ToolInfo       = event.ToolInfo
+	ApprovalInfo   = event.ApprovalInfo
+	TurnInfo       = event.TurnInfo
+	ResetInfo      = event.ResetInfo
+	VerifyInfo     = event.VerifyInfo
+	NudgeInfo      = event.NudgeInfo
+	KeptInfo       = event.KeptInfo
+	SupersededInfo = event.SupersededInfo
+	LedgerInfo     = event.LedgerInfo
+	MailInfo       = event.MailInfo
+	CompactionInfo = event.CompactionInfo
+)
 
 // Purposes of model calls that are not steps of the turn.
 const (
@@ -190,64 +91,6 @@ const (
 	// summary_model), which compaction makes to summarise a tool output.
 	PurposeSummary = "summary"
 )
-
-// ResponseInfo describes a finished model call.
-type ResponseInfo struct {
-	Provider   string    `json:"provider"`
-	Model      string    `json:"model"`
-	Usage      llm.Usage `json:"usage"`
-	Cost       float64   `json:"cost"`
-	LatencyMS  int64     `json:"latency_ms"`
-	TTFTMS     int64     `json:"ttft_ms"`
-	StopReason string    `json:"stop_reason,omitempty"`
-	ToolCalls  int       `json:"tool_calls"`
-	Text       string    `json:"text,omitempty"`
-	// Thinking is the reasoning text the model showed, whole (summaries
-	// for OpenAI's reasoning models; the thinking.delta events carry it as
-	// it streams), so a resumed chat can show it folded as the live one
-	// did; empty when it showed none.
-	Thinking string `json:"thinking,omitempty"`
-	Error    string `json:"error,omitempty"`
-	Purpose  string `json:"purpose,omitempty"`
-}
-
-// ToolInfo describes a tool call at tool.started and tool.finished.
-type ToolInfo struct {
-	CallID     string   `json:"call_id"`
-	Name       string   `json:"name"`
-	Args       string   `json:"args,omitempty"`
-	Summary    string   `json:"summary,omitempty"`
-	IsError    bool     `json:"is_error,omitempty"`
-	Code       string   `json:"code,omitempty"`
-	ExitCode   *int     `json:"exit_code,omitempty"`
-	DurationMS int64    `json:"duration_ms,omitempty"`
-	Output     string   `json:"output,omitempty"`
-	Diff       string   `json:"diff,omitempty"`
-	Changed    []string `json:"changed,omitempty"`
-}
-
-// ApprovalInfo records an approval decision.
-type ApprovalInfo struct {
-	CallID  string `json:"call_id"`
-	Tool    string `json:"tool"`
-	Summary string `json:"summary"`
-	Allow   bool   `json:"allow"`
-	Manual  bool   `json:"manual,omitempty"`
-	Reason  string `json:"reason,omitempty"`
-}
-
-// TurnInfo summarises a finished turn.
-type TurnInfo struct {
-	Status string `json:"status"`
-	// Text is the answer (Result.Text).
-	Text  string    `json:"text,omitempty"`
-	Steps int       `json:"steps"`
-	Usage llm.Usage `json:"usage"`
-	Cost  float64   `json:"cost"`
-	// DurationMS is the turn's wall time.
-	DurationMS int64  `json:"duration_ms"`
-	Error      string `json:"error,omitempty"`
-}
 
 // Sink receives events. A run's Sink (RunInput.Sink) gets that run's
 // events and no others: from session.started to turn.finished, all

@@ -24,21 +24,6 @@ const (
 	EventMailAcked     = "mail.acknowledged"
 )
 
-// MailInfo describes a message at a mail.* event.
-type MailInfo struct {
-	ID       int64  `json:"id"`
-	FromKind string `json:"from_kind"`
-	From     string `json:"from"`
-	To       string `json:"to"`
-	State    string `json:"state"`
-	// Turn is the target session's turn that took the message.
-	Turn int `json:"turn,omitempty"`
-	// Text, Answer and Error are previews (the store keeps them whole).
-	Text   string `json:"text,omitempty"`
-	Answer string `json:"answer,omitempty"`
-	Error  string `json:"error,omitempty"`
-}
-
 // mailPreview bounds the text a mail event carries.
 const mailPreview = 400
 

@@ -13,29 +13,6 @@ import (
 	"github.com/godwit/godwit/llm"
 )
 
-// ResetInfo describes a segment reset.
-type ResetInfo struct {
-	From   int    `json:"from"`
-	To     int    `json:"to"`
-	Reason string `json:"reason"`
-	// ByModel is false when the model's handoff was missing or empty and
-	// godwit built it from the session's record.
-	ByModel bool `json:"by_model"`
-	Bytes   int  `json:"bytes"`
-	Tokens  int  `json:"tokens"`
-	// DecisionsTokens is the Decisions section's share of Tokens.
-	DecisionsTokens int `json:"decisions_tokens"`
-	// Shrunk counts the ledger entries shown shorter than whole to fit
-	// its budget (each says so, and recall shows it whole).
-	Shrunk     int `json:"shrunk,omitempty"`
-	Proposals  int `json:"proposals,omitempty"`
-	Superseded int `json:"superseded,omitempty"`
-	Rejected   int `json:"rejected,omitempty"`
-	// Dropped counts lines of the model's handoff that read like an
-	// injection or loosened the user's instructions.
-	Dropped int `json:"dropped,omitempty"`
-}
-
 // Reset reasons.
 const (
 	ResetBudget     = "budget"

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/godwit/godwit/event"
 	"github.com/godwit/godwit/internal/store"
 	"github.com/godwit/godwit/internal/untrusted"
 	"github.com/godwit/godwit/internal/window"
@@ -268,10 +269,10 @@ func (s *session) call(ctx context.Context, step int) (llm.Response, error) {
 		asm, err := cfg.Assembler.Assemble(ctx, window.Input{SessionID: s.id, Segment: s.segment, Messages: s.history, TurnStart: step == 1})
 		s.recordSummaries(ctx, step, asm.Summaries)
 		if asm.Capped != nil {
-			s.emit(Event{Type: EventCapped, Step: step, Compacted: asm.Capped})
+			s.emit(Event{Type: EventCapped, Step: step, Compacted: (*event.CompactionInfo)(asm.Capped)})
 		}
 		if asm.Compacted != nil {
-			s.emit(Event{Type: EventCompacted, Step: step, Compacted: asm.Compacted})
+			s.emit(Event{Type: EventCompacted, Step: step, Compacted: (*event.CompactionInfo)(asm.Compacted)})
 		}
 		if errors.Is(err, window.ErrOverBudget) {
 			if err := s.resetOrStop(ctx, step, ResetBudget, err); err != nil {

@@ -9,26 +9,18 @@ import (
 
 	"github.com/godwit/godwit/internal/acp"
 	"github.com/godwit/godwit/internal/wiring"
-	"github.com/godwit/godwit/llm"
 )
 
-// ACPOptions are the inputs of `godwit acp`.
+// ACPOptions are the inputs of `godwit acp`; each session's workspace
+// and mode are the editor's.
 type ACPOptions struct {
-	IO     *IOStreams
-	Getenv func(string) string
-	// ProjectKey reads a provider key of the workspace's .env (Factory).
-	ProjectKey func(string) (string, bool)
-	Home       string
-	Model      string
-	Mode       string
-	Version    string
-	// Provider replaces the configured one (tests).
-	Provider llm.Provider
+	engineOptions
+	Mode string
 }
 
 // NewCmdACP builds `godwit acp`. runF replaces the real server in tests.
 func NewCmdACP(f *Factory, runF func(context.Context, *ACPOptions) error) *cobra.Command {
-	opts := &ACPOptions{IO: f.IO, Getenv: f.Getenv, ProjectKey: f.ProjectKey, Version: f.Version}
+	opts := &ACPOptions{engineOptions: newEngineOptions(f)}
 	cmd := &cobra.Command{
 		Use:   "acp [--model M]",
 		Short: "Serve editors over the Agent Client Protocol on stdio",
@@ -42,22 +34,16 @@ Sessions are stored like any other and can be loaded again.
 stdout carries only protocol messages; diagnostics go to stderr.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := f.setHome(&opts.Home); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runACP(cmd.Context(), opts, f)
+			return runWith(cmd, f, &opts.Home, opts, runF, runACP)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&opts.Model, "model", "m", "", "provider/model (default: $GODWIT_MODEL, then config.yaml's model, then one for the API keys set)")
+	fl.StringVarP(&opts.Model, "model", "m", "", modelHelp)
 	fl.StringVar(&opts.Mode, "mode", string(acp.ModeAsk), "the mode sessions start in: read-only, ask or auto")
 	return cmd
 }
 
-func runACP(ctx context.Context, opts *ACPOptions, f *Factory) error {
+func runACP(ctx context.Context, opts *ACPOptions) error {
 	model := opts.Model
 	if model == "" && opts.Provider == nil {
 		// No model is not fatal here: config.yaml may name one, and
@@ -78,24 +64,14 @@ func runACP(ctx context.Context, opts *ACPOptions, f *Factory) error {
 		defer func() { os.Stdout = real }()
 	}
 	build := func(ctx context.Context, req acp.EngineRequest) (*acp.Engine, error) {
-		env, err := wiring.Build(ctx, wiring.Options{
-			Home:       opts.Home,
-			Workspace:  req.Workspace,
-			UserHome:   userHome(opts.Getenv),
-			Model:      model,
-			Provider:   opts.Provider,
-			Approval:   wiring.Approval{Live: req.Mode, Prompter: req.Prompter, Gate: req.Gate},
-			Getenv:     opts.Getenv,
-			ProjectKey: opts.ProjectKey,
-			Logger:     f.Logger,
-			Files:      req.Files,
-			Terminal:   req.Terminal,
-		})
+		w := opts.wiring(model, wiring.Approval{Live: req.Mode, Prompter: req.Prompter, Gate: req.Gate}, nil)
+		w.Workspace, w.Files, w.Terminal = req.Workspace, req.Files, req.Terminal
+		env, err := wiring.Build(ctx, w)
 		if err != nil {
 			return nil, userError{err} // the editor shows it as it is
 		}
 		for _, n := range env.Notices {
-			f.Logger.Warn(n) // the editor's log: ACP has no notice to show it by
+			opts.Logger.Warn(n) // the editor's log: ACP has no notice to show it by
 		}
 		return &acp.Engine{
 			Runtime: env.Runtime, Store: env.Store, Workspace: env.Workspace, Model: env.Model,
@@ -106,7 +82,7 @@ func runACP(ctx context.Context, opts *ACPOptions, f *Factory) error {
 		Build:    build,
 		Version:  opts.Version,
 		Mode:     mode,
-		Logger:   f.Logger,
+		Logger:   opts.Logger,
 		OpenMail: openACPMail,
 		Explain:  userMessage,
 	})

@@ -27,7 +27,7 @@ func TestACPFlags(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
-			ios, _, _, _ := TestStreams()
+			ios, _, _, _ := fakeStreams()
 			f := &Factory{IO: ios, Getenv: func(k string) string { return map[string]string{"GODWIT_HOME": "/h"}[k] }}
 			var got *ACPOptions
 			cmd := NewCmdACP(f, func(_ context.Context, o *ACPOptions) error { got = o; return nil })
@@ -52,9 +52,9 @@ func TestACPFlags(t *testing.T) {
 }
 
 func TestACPBadMode(t *testing.T) {
-	ios, _, _, _ := TestStreams()
+	ios, _, _, _ := fakeStreams()
 	f := &Factory{IO: ios, Getenv: func(string) string { return "" }, Logger: slog.New(slog.DiscardHandler)}
-	err := runACP(context.Background(), &ACPOptions{IO: ios, Getenv: f.Getenv, Mode: "yolo", Provider: fake.New()}, f)
+	err := runACP(context.Background(), &ACPOptions{engineOptions: engineOptions{IO: ios, Getenv: f.Getenv, Logger: f.Logger, Provider: fake.New()}, Mode: "yolo"})
 	var ue *UsageError
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "read-only, ask or auto") {
 		t.Errorf("err = %v, want a usage error naming the modes", err)
@@ -69,9 +69,9 @@ func TestACPServes(t *testing.T) {
 	ios := &IOStreams{In: toServer, Out: toClient, ErrOut: io.Discard}
 	home, ws := t.TempDir(), t.TempDir()
 	f := &Factory{IO: ios, Getenv: func(string) string { return "" }, Logger: slog.New(slog.DiscardHandler), Version: "t"}
-	opts := &ACPOptions{IO: ios, Getenv: f.Getenv, Home: home, Mode: "ask", Provider: fake.New(fake.Step{Text: "hello from godwit"})}
+	opts := &ACPOptions{engineOptions: engineOptions{IO: ios, Getenv: f.Getenv, Logger: f.Logger, Home: home, Provider: fake.New(fake.Step{Text: "hello from godwit"})}, Mode: "ask"}
 	done := make(chan error, 1)
-	go func() { done <- runACP(context.Background(), opts, f) }()
+	go func() { done <- runACP(context.Background(), opts) }()
 
 	ed := &chunks{}
 	c := sdk.NewClientSideConnection(ed, fromClient, fromServer)

@@ -28,26 +28,9 @@ import (
 
 // ChatOptions are the inputs of `godwit chat`.
 type ChatOptions struct {
-	IO     *IOStreams
-	Getenv func(string) string
-	// ProjectKey reads a provider key of the workspace's .env (Factory).
-	ProjectKey func(string) (string, bool)
-	Logger     *slog.Logger
-	Home       string
-	Workdir    string
-	Model      string
+	engineOptions
 	// Session continues a stored session: id, unique prefix, or last.
-	Session    string
-	AllowWrite bool
-	Yes        bool
-	// ContextWindow overrides the model's window in tokens.
-	ContextWindow int
-	// WorkingSet overrides config's working_set (nil: not given).
-	WorkingSet *int
-	// Provider replaces the configured one (tests).
-	Provider llm.Provider
-	// Version is godwit's, for session.started and the banner.
-	Version string
+	Session string
 	// ModelNamed and ModeNamed: --model, --allow-write or --yes was
 	// given; else a resumed session keeps its own model and mode.
 	ModelNamed, ModeNamed bool
@@ -55,9 +38,8 @@ type ChatOptions struct {
 
 // NewCmdChat builds `godwit chat`. runF replaces the real chat in tests.
 func NewCmdChat(f *Factory, runF func(context.Context, *ChatOptions) error) *cobra.Command {
-	opts := &ChatOptions{IO: f.IO, Getenv: f.Getenv, ProjectKey: f.ProjectKey, Logger: f.Logger, Version: f.Version}
-	var cont bool
-	var workingSet func() (*int, error)
+	opts := &ChatOptions{engineOptions: newEngineOptions(f)}
+	var engineFlags func() error
 	cmd := &cobra.Command{
 		Use:   "chat [flags]",
 		Short: "Work with godwit in the terminal",
@@ -75,41 +57,16 @@ When stdin or stdout is not a terminal, each input line is a message or a
 command, and answers are printed as plain text.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkContextWindow(cmd.Flags().Changed("context-window"), opts.ContextWindow); err != nil {
+			if err := engineFlags(); err != nil {
 				return err
-			}
-			var err error
-			if opts.WorkingSet, err = workingSet(); err != nil {
-				return err
-			}
-			if cont {
-				if cmd.Flags().Changed("session") {
-					return usageErrorf("give --session ID or -c (the last session), not both")
-				}
-				opts.Session = "last"
 			}
 			opts.Workdir = f.Workdir
 			fl := cmd.Flags()
 			opts.ModelNamed, opts.ModeNamed = fl.Changed("model"), fl.Changed("allow-write") || fl.Changed("yes")
-			home, err := f.Home()
-			if err != nil {
-				return err
-			}
-			opts.Home = home
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runChat(cmd.Context(), opts)
+			return runWith(cmd, f, &opts.Home, opts, runF, runChat)
 		},
 	}
-	fl := cmd.Flags()
-	fl.StringVarP(&opts.Model, "model", "m", "", "provider/model (default: $GODWIT_MODEL, then config.yaml's model, then one for the API keys set)")
-	fl.StringVar(&opts.Session, "session", "", "continue a stored session of this workspace (id, unique prefix, or last)")
-	fl.BoolVarP(&cont, "continue", "c", false, "continue the last session of this workspace (--session last)")
-	fl.BoolVar(&opts.AllowWrite, "allow-write", false, "allow writes and commands, asking before each")
-	fl.BoolVarP(&opts.Yes, "yes", "y", false, "approve every write and command without asking")
-	fl.IntVar(&opts.ContextWindow, "context-window", 0, fmt.Sprintf("the model's context window in tokens, %d or more (default: config, then the model catalog)", config.MinContextWindow))
-	workingSet = workingSetFlag(fl)
+	engineFlags = opts.addFlags(cmd.Flags(), &opts.Session)
 	return cmd
 }
 
@@ -345,11 +302,7 @@ func chatBuilder(opts *ChatOptions, p policy.Prompter, sink agent.Sink, mode *tu
 		if model == "" {
 			model = opts.Model
 		}
-		env, err := wiring.Build(ctx, wiring.Options{
-			Home: opts.Home, Workspace: opts.Workdir, UserHome: userHome(opts.Getenv), Model: model, Provider: opts.Provider,
-			Approval: wiring.Approval{Live: mode.Get, Prompter: p, Offer: offer}, EngineEvents: sink, Getenv: opts.Getenv, ProjectKey: opts.ProjectKey, Logger: opts.Logger,
-			ContextWindow: opts.ContextWindow, WorkingSet: opts.WorkingSet, Version: opts.Version,
-		})
+		env, err := wiring.Build(ctx, opts.wiring(model, wiring.Approval{Live: mode.Get, Prompter: p, Offer: offer}, sink))
 		if err != nil {
 			return nil, err
 		}

@@ -28,8 +28,8 @@ func TestChatFlags(t *testing.T) {
 	}{
 		{"defaults", nil, ChatOptions{}, ""},
 		{"all", []string{"--model", "local/m", "--session", "last", "--allow-write", "--context-window", "32000"},
-			ChatOptions{Model: "local/m", Session: "last", AllowWrite: true, ContextWindow: 32000}, ""},
-		{"yes", []string{"-y", "-m", "a/b"}, ChatOptions{Yes: true, Model: "a/b"}, ""},
+			ChatOptions{engineOptions: engineOptions{Model: "local/m", AllowWrite: true, ContextWindow: 32000}, Session: "last"}, ""},
+		{"yes", []string{"-y", "-m", "a/b"}, ChatOptions{engineOptions: engineOptions{Yes: true, Model: "a/b"}}, ""},
 		{"negative window", []string{"--context-window", "-1"}, ChatOptions{}, "--context-window -1: godwit needs at least 8192 tokens"},
 		{"tiny window", []string{"--context-window", "10"}, ChatOptions{}, "--context-window 10: godwit needs at least 8192 tokens"},
 		{"continue", []string{"-c"}, ChatOptions{Session: "last"}, ""},
@@ -38,7 +38,7 @@ func TestChatFlags(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ios, _, _, _ := TestStreams()
+			ios, _, _, _ := fakeStreams()
 			home := t.TempDir()
 			var got *ChatOptions
 			cmd := NewCmdChat(chatFactory(t, ios, home), func(_ context.Context, o *ChatOptions) error { got = o; return nil })
@@ -66,11 +66,11 @@ func TestChatFlags(t *testing.T) {
 // chatLinesRun runs the line-mode chat over a scripted model.
 func chatLinesRun(t *testing.T, input string, allowWrite bool, steps ...fake.Step) (opts *ChatOptions, stdout, stderr string) {
 	t.Helper()
-	ios, in, out, errOut := TestStreams()
+	ios, in, out, errOut := fakeStreams()
 	in.WriteString(input)
 	f := chatFactory(t, ios, t.TempDir())
-	opts = &ChatOptions{IO: ios, Getenv: f.Getenv, Logger: f.Logger, Home: t.TempDir(), Workdir: f.Workdir,
-		Model: "fake/m", AllowWrite: allowWrite, Provider: fake.New(steps...)}
+	opts = &ChatOptions{engineOptions: engineOptions{IO: ios, Getenv: f.Getenv, Logger: f.Logger, Home: t.TempDir(), Workdir: f.Workdir,
+		Model: "fake/m", AllowWrite: allowWrite, Provider: fake.New(steps...)}}
 	if err := runChat(context.Background(), opts); err != nil {
 		t.Fatalf("chat: %v\n%s", err, errOut)
 	}
@@ -118,8 +118,8 @@ func TestChatLinesApproves(t *testing.T) {
 }
 
 func TestChatNeedsAModel(t *testing.T) {
-	ios, _, _, _ := TestStreams()
-	opts := &ChatOptions{IO: ios, Getenv: func(string) string { return "" }, Home: t.TempDir(), Workdir: t.TempDir()}
+	ios, _, _, _ := fakeStreams()
+	opts := &ChatOptions{engineOptions: engineOptions{IO: ios, Getenv: func(string) string { return "" }, Home: t.TempDir(), Workdir: t.TempDir()}}
 	var ue *UsageError
 	if err := runChat(context.Background(), opts); !errors.As(err, &ue) || !strings.Contains(err.Error(), "--model") {
 		t.Errorf("err = %v, want a usage error naming --model", err)

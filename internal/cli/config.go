@@ -44,19 +44,13 @@ holds a dot: fallback."openai/gpt-4.1". Comments in the file are kept.`,
 				return usageErrorf("config %s: %s", op, cmd.Use)
 			}
 			opts := &ConfigOptions{IO: f.IO, Op: op}
-			if err := f.setHome(&opts.Home); err != nil {
-				return err
-			}
 			if len(args) > 0 {
 				opts.Key = args[0]
 			}
 			if len(args) > 1 {
 				opts.Value = args[1]
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runConfig(cmd.Context(), opts)
+			return runWith(cmd, f, &opts.Home, opts, runF, runConfig)
 		}
 	}
 	cmd.AddCommand(
@@ -245,62 +239,54 @@ func yamlChild(n *yaml.Node, k string) *yaml.Node {
 }
 
 // yamlSet sets keys to v, making mappings (or lists, under an index) on
-// the way. A sequence takes an
-// existing index, or its length to append. The comments on a replaced
-// value stay.
+// the way. A list takes an index it has, or its length to append. The
+// comments on a replaced value stay.
 func yamlSet(n *yaml.Node, keys []string, v *yaml.Node) error {
 	for i, k := range keys {
-		last := i == len(keys)-1
-		switch n.Kind {
-		case yaml.MappingNode:
-			found := false
-			for j := 0; j+1 < len(n.Content); j += 2 {
-				if n.Content[j].Value != k {
-					continue
-				}
-				found = true
-				if last {
-					old := n.Content[j+1]
-					v.LineComment, v.HeadComment, v.FootComment = old.LineComment, old.HeadComment, old.FootComment
-					n.Content[j+1] = v
-					return nil
-				}
-				n = n.Content[j+1]
-				break
-			}
-			if found {
-				continue
-			}
-			next := v
-			if !last {
-				next = yamlContainer(keys[i+1])
-			}
-			n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: k}, next)
-			n = next
-		case yaml.SequenceNode:
-			idx, err := strconv.Atoi(k)
-			if err != nil || idx < 0 || idx > len(n.Content) {
-				return fmt.Errorf("%s is a list of %d: use an index from 0 to %d (%d appends)", strings.Join(keys[:i], "."), len(n.Content), len(n.Content), len(n.Content))
-			}
-			if idx == len(n.Content) {
-				next := v
-				if !last {
-					next = yamlContainer(keys[i+1])
-				}
-				n.Content = append(n.Content, next)
-				n = next
-				continue
-			}
-			if last {
-				n.Content[idx] = v
-				return nil
-			}
-			n = n.Content[idx]
-		default:
+		slot := yamlSlot(n, k)
+		switch {
+		case slot == nil && n.Kind == yaml.SequenceNode:
+			l := len(n.Content)
+			return fmt.Errorf("%s is a list of %d: use an index from 0 to %d (%d appends)", strings.Join(keys[:i], "."), l, l, l)
+		case slot == nil:
 			return fmt.Errorf("%s holds a single value, not keys; unset it first", strings.Join(keys[:i], "."))
+		case i == len(keys)-1:
+			if old := *slot; old != nil {
+				v.LineComment, v.HeadComment, v.FootComment = old.LineComment, old.HeadComment, old.FootComment
+			}
+			*slot = v
+		case *slot == nil:
+			*slot = yamlContainer(keys[i+1])
 		}
+		n = *slot
 	}
 	return nil
+}
+
+// yamlSlot is where n holds k, a new empty one when it has none; nil
+// when n cannot hold k.
+func yamlSlot(n *yaml.Node, k string) **yaml.Node {
+	switch n.Kind {
+	case yaml.MappingNode:
+		for j := 0; j+1 < len(n.Content); j += 2 {
+			if n.Content[j].Value == k {
+				return &n.Content[j+1]
+			}
+		}
+		n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: k}, nil)
+	case yaml.SequenceNode:
+		i, err := strconv.Atoi(k)
+		if err != nil || i < 0 || i > len(n.Content) {
+			return nil
+		}
+		if i < len(n.Content) {
+			return &n.Content[i]
+		}
+		n.Content = append(n.Content, nil)
+	default:
+		return nil
+	}
+	return &n.Content[len(n.Content)-1]
 }
 
 // yamlContainer makes the node a new key is set under: a list when the key

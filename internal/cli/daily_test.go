@@ -145,7 +145,7 @@ func TestRunFlags(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ios, in, _, _ := TestStreams()
+			ios, in, _, _ := fakeStreams()
 			if tc.stdin != "" || strings.Contains(tc.name, "pipe") {
 				ios.InPiped = true
 				in.WriteString(tc.stdin)
@@ -201,7 +201,7 @@ func TestRootFlagsAndSuggestions(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			ios, _, out, errOut := TestStreams()
+			ios, _, out, errOut := fakeStreams()
 			f := &Factory{IO: ios, Getenv: func(k string) string { return map[string]string{"GODWIT_HOME": t.TempDir()}[k] }, Version: "test", Workdir: t.TempDir()}
 			if code := Main(context.Background(), f, tc.args); code != tc.code {
 				t.Errorf("exit %d, want %d; stderr %s", code, tc.code, errOut)
@@ -215,7 +215,7 @@ func TestRootFlagsAndSuggestions(t *testing.T) {
 
 func TestCdMovesTheWorkspace(t *testing.T) {
 	dir := t.TempDir()
-	ios, _, _, _ := TestStreams()
+	ios, _, _, _ := fakeStreams()
 	var moved string
 	f := &Factory{IO: ios, Getenv: func(string) string { return "" }, Workdir: t.TempDir(), Chdir: func(d string) error { moved = d; return nil }}
 	root := NewRootCmd(f)

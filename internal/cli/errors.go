@@ -12,15 +12,10 @@ import (
 	"github.com/godwit/godwit/internal/wiring"
 )
 
-// How errors reach the user. Inside the code an error names its package
-// first (Go's convention: "agent: ...", "wiring: ..."), which helps who
-// reads a log but means nothing to who runs a command. The CLI renders
-// every error in one place (userMessage): typed errors the CLI branches on
-// get words of their own (a session of another workspace says how to
-// continue it there), and every other message loses its package prefixes.
-// Exit codes come from the types too (exitCode): 2 for what the user must
-// fix in the command, the config or the model name; 1 for a run that
-// failed.
+// Errors reach the user through userMessage: typed errors get words of
+// their own, every other message loses godwit's package prefixes, which
+// mean nothing to who runs a command. exitCode maps the types: 2 for what
+// the user must fix (command, config, model name), 1 for a failed run.
 
 // internalPrefix matches a godwit package's name at the start of an
 // error message or of a wrapped part of one. MCP and ACP are left: users

@@ -3,10 +3,10 @@ package cli
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -70,13 +70,7 @@ Exit status: 0 every run passed, 1 some run failed, 2 bad usage.`,
 			if _, err := eval.ParseShard(opts.Shard); err != nil {
 				return &UsageError{Err: err}
 			}
-			if err := f.setHome(&opts.Home); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runEvalRun(cmd.Context(), opts)
+			return runWith(cmd, f, &opts.Home, opts, runF, runEvalRun)
 		},
 	}
 	fl := cmd.Flags()
@@ -143,11 +137,12 @@ type EvalCompareOptions struct {
 	Expect []string
 	Noise  float64
 	Ledger string
+	Now    func() time.Time
 }
 
 // NewCmdEvalCompare builds `godwit eval compare`.
 func NewCmdEvalCompare(f *Factory, runF func(context.Context, *EvalCompareOptions) error) *cobra.Command {
-	opts := &EvalCompareOptions{IO: f.IO, Logger: f.Logger}
+	opts := &EvalCompareOptions{IO: f.IO, Logger: f.Logger, Now: f.Now}
 	cmd := &cobra.Command{
 		Use:   "compare A B [flags]",
 		Short: "Compare two result sets task by task and record the verdict",
@@ -174,16 +169,14 @@ Exit status: 0 the bars pass, 1 they do not, 2 bad usage.`,
 					return usageErrorf("--expect %q: name what the change under test alters: model, prompt or tools", e)
 				}
 			}
-			if err := f.setHome(&opts.Home); err != nil {
-				return err
-			}
 			if opts.Ledger == "" {
-				opts.Ledger = filepath.Join(opts.Home, "eval-ledger.jsonl")
+				home, err := f.Home()
+				if err != nil {
+					return err
+				}
+				opts.Ledger = filepath.Join(home, "eval-ledger.jsonl")
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runEvalCompare(cmd.Context(), opts, f)
+			return runWith(cmd, f, &opts.Home, opts, runF, runEvalCompare)
 		},
 	}
 	fl := cmd.Flags()
@@ -195,7 +188,7 @@ Exit status: 0 the bars pass, 1 they do not, 2 bad usage.`,
 	return cmd
 }
 
-func runEvalCompare(ctx context.Context, opts *EvalCompareOptions, f *Factory) error {
+func runEvalCompare(ctx context.Context, opts *EvalCompareOptions) error {
 	a, err := eval.ReadResults(opts.A)
 	if err != nil {
 		return err
@@ -206,7 +199,7 @@ func runEvalCompare(ctx context.Context, opts *EvalCompareOptions, f *Factory) e
 	}
 	bars, _ := eval.ParseBars(opts.Bars) // checked in RunE
 	v := eval.Compare(a, b, eval.CompareOptions{NameA: opts.A, NameB: opts.B, Why: opts.Why, Expect: opts.Expect,
-		Noise: opts.Noise, Bars: bars}, f.Now())
+		Noise: opts.Noise, Bars: bars}, opts.Now())
 	if err := eval.WriteComparison(opts.IO.Out, v); err != nil {
 		return err
 	}
@@ -268,13 +261,9 @@ func runEvalMerge(opts *EvalMergeOptions) error {
 	if err := eval.WriteResults(opts.Out, res); err != nil {
 		return err
 	}
-	return writeMerged(opts.IO.Out, res, len(parts), opts.Out)
-}
-
-func writeMerged(w io.Writer, res *eval.Results, parts int, out string) error {
-	if err := eval.WriteSummary(w, res); err != nil {
+	if err := eval.WriteSummary(opts.IO.Out, res); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "merged %d files into %s\n", parts, out)
+	_, err = fmt.Fprintf(opts.IO.Out, "merged %d files into %s\n", len(parts), opts.Out)
 	return err
 }

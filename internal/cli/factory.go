@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/spf13/cobra"
 )
 
 // Factory carries what every command depends on. Tests build their own.
@@ -68,9 +71,16 @@ func (f *Factory) Home() (string, error) {
 	return filepath.Join(dir, ".godwit"), nil
 }
 
-// setHome puts Home in *dst, as each command's RunE begins.
-func (f *Factory) setHome(dst *string) error {
-	home, err := f.Home()
-	*dst = home
-	return err
+// runWith ends a command's RunE: it puts Home in *home, then runs opts
+// with runF (tests) when given, else with run.
+func runWith[O any](cmd *cobra.Command, f *Factory, home *string, opts O, runF, run func(context.Context, O) error) error {
+	h, err := f.Home()
+	if err != nil {
+		return err
+	}
+	*home = h
+	if runF != nil {
+		run = runF
+	}
+	return run(cmd.Context(), opts)
 }

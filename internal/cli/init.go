@@ -37,13 +37,7 @@ func NewCmdInit(f *Factory, runF func(context.Context, *InitOptions) error) *cob
 comment. Existing files are kept unless --force (which keeps a .bak copy).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := f.setHome(&opts.Home); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runInit(cmd.Context(), opts)
+			return runWith(cmd, f, &opts.Home, opts, runF, runInit)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Model, "model", "", "default model, as provider/model (see `godwit models`)")
@@ -107,17 +101,7 @@ func initModel(cat *catalog.Catalog, flag string, getenv func(string) string) (s
 		}
 		return strings.TrimSpace(flag), nil
 	}
-	for _, c := range []struct{ env, model string }{
-		{"ANTHROPIC_API_KEY", "anthropic/claude-sonnet-4-5"},
-		{"OPENAI_API_KEY", "openai/gpt-5"},
-		{"DEEPSEEK_API_KEY", "deepseek/deepseek-chat"},
-		{"OPENROUTER_API_KEY", "openrouter/anthropic/claude-sonnet-4.5"},
-	} {
-		if strings.TrimSpace(getenv(c.env)) != "" {
-			return c.model, nil
-		}
-	}
-	return "", nil
+	return keyModel(getenv), nil
 }
 
 // writeNew writes path unless it exists and force is off; with force an

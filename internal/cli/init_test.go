@@ -16,7 +16,7 @@ import (
 
 // envFactory is a factory over a fake environment; GODWIT_HOME is home.
 func envFactory(home string, env map[string]string) (*Factory, *bytes.Buffer, *bytes.Buffer) {
-	ios, _, out, errOut := TestStreams()
+	ios, _, out, errOut := fakeStreams()
 	return &Factory{IO: ios, Getenv: func(k string) string {
 		if k == "GODWIT_HOME" {
 			return home

@@ -62,14 +62,8 @@ With no flag, the timeline. --json prints every recorded event, one per line;
 			if err := opts.check(cmd.Flags().Changed("addr")); err != nil {
 				return err
 			}
-			if err := f.setHome(&opts.Home); err != nil {
-				return err
-			}
 			opts.Session, opts.Workdir = args[0], f.Workdir
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runInspectTrace(cmd.Context(), opts)
+			return runWith(cmd, f, &opts.Home, opts, runF, runInspectTrace)
 		},
 	}
 	fl := traceCmd.Flags()
@@ -101,14 +95,19 @@ func (o *InspectOptions) check(addrSet bool) error {
 	return nil
 }
 
+// openStore opens the store under home, creating nothing where there was
+// no database yet: the error then says so, and hint.
+func openStore(ctx context.Context, home, hint string) (*store.Store, error) {
+	if _, err := os.Stat(wiring.DBPath(home)); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("no sessions recorded in %s yet (set GODWIT_HOME to look elsewhere); %s", home, hint)
+	}
+	return store.Open(ctx, wiring.DBPath(home))
+}
+
 // openSession opens the store and finds a session by id, prefix or
 // "last", the last of workspace (see resolveSession).
 func openSession(ctx context.Context, home, id, workspace string) (*store.Store, store.Session, error) {
-	// Looking must not create a database where there was none.
-	if _, err := os.Stat(wiring.DBPath(home)); errors.Is(err, fs.ErrNotExist) {
-		return nil, store.Session{}, fmt.Errorf("no sessions recorded in %s yet (set GODWIT_HOME to look elsewhere); try `godwit demo`", home)
-	}
-	st, err := store.Open(ctx, wiring.DBPath(home))
+	st, err := openStore(ctx, home, "try `godwit demo`")
 	if err != nil {
 		return nil, store.Session{}, err
 	}

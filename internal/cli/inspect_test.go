@@ -58,7 +58,7 @@ func recordSession(t *testing.T, home string) string {
 }
 
 func testFactory(home string) (*Factory, *bytes.Buffer, *bytes.Buffer) {
-	ios, _, out, errOut := TestStreams()
+	ios, _, out, errOut := fakeStreams()
 	return &Factory{IO: ios, Getenv: func(k string) string {
 		if k == "GODWIT_HOME" {
 			return home

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"io"
 	"os"
 
@@ -68,10 +67,4 @@ func shown(w io.Writer, tty bool) io.Writer {
 		return safeWriter{w}
 	}
 	return w
-}
-
-// TestStreams returns streams backed by buffers, none a terminal.
-func TestStreams() (ios *IOStreams, in, out, errOut *bytes.Buffer) {
-	in, out, errOut = new(bytes.Buffer), new(bytes.Buffer), new(bytes.Buffer)
-	return &IOStreams{In: in, Out: out, ErrOut: errOut}, in, out, errOut
 }

@@ -2,11 +2,8 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -17,7 +14,6 @@ import (
 	"github.com/godwit/godwit/internal/agent"
 	"github.com/godwit/godwit/internal/mail"
 	"github.com/godwit/godwit/internal/store"
-	"github.com/godwit/godwit/internal/wiring"
 )
 
 // MailOptions are the inputs of `godwit mail`.
@@ -41,13 +37,10 @@ last), or every session's. Given a message id (m12), show that message whole:
 its text, its answer or error, and every receipt.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := f.setHome(&opts.Home); err != nil {
-				return err
-			}
 			if len(args) == 1 {
 				opts.Ref = args[0]
 			}
-			return runMail(cmd.Context(), opts)
+			return runWith(cmd, f, &opts.Home, opts, nil, runMail)
 		},
 	}
 	cmd.Flags().IntVarP(&opts.Limit, "limit", "n", 30, "how many messages")
@@ -70,7 +63,7 @@ func isMessageRef(s string) bool {
 }
 
 func runMail(ctx context.Context, opts *MailOptions) error {
-	st, err := openMailStore(ctx, opts.Home)
+	st, err := openStore(ctx, opts.Home, "start one with `godwit serve --new`")
 	if err != nil {
 		return err
 	}
@@ -90,7 +83,7 @@ func runMail(ctx context.Context, opts *MailOptions) error {
 	if opts.Ref != "" {
 		s, err := mail.Resolve(ctx, st, opts.Ref)
 		if err != nil {
-			return errors.New(strings.TrimPrefix(err.Error(), "mail: "))
+			return err
 		}
 		session = s.ID
 	}
@@ -154,15 +147,6 @@ func writeMessage(ctx context.Context, w io.Writer, st *store.Store, m store.Mai
 		fmt.Fprintf(w, "  %s  %s%s%s\n", r.At.Local().Format("2006-01-02 15:04:05.000"), r.State, turnOf(r.Turn), noteOf(r.Note))
 	}
 	return nil
-}
-
-// openMailStore opens the store for a mail command; it creates nothing
-// where there was no database yet.
-func openMailStore(ctx context.Context, home string) (*store.Store, error) {
-	if _, err := os.Stat(wiring.DBPath(home)); errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("no sessions recorded in %s yet (set GODWIT_HOME to look elsewhere); start one with `godwit serve --new`", home)
-	}
-	return store.Open(ctx, wiring.DBPath(home))
 }
 
 // residentAlive reports whether a live process keeps the session open.

@@ -38,16 +38,10 @@ variable to set, or not needed). provider/* is the default for a provider's
 models not listed.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := f.setHome(&opts.Home); err != nil {
-				return err
-			}
 			if len(args) == 1 {
 				opts.Filter = args[0]
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runModels(cmd.Context(), opts)
+			return runWith(cmd, f, &opts.Home, opts, runF, runModels)
 		},
 	}
 }

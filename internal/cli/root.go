@@ -30,24 +30,8 @@ func usageErrorf(format string, a ...any) error {
 // more printed).
 var errSilent = errors.New("silent")
 
-// NewRootCmd builds the command tree (godwit alone starts the chat on a
-// terminal; rootflags.go):
-//
-//	godwit run      one turn, non-interactive
-//	godwit chat     the interactive chat (a terminal UI; plain lines when piped)
-//	godwit demo     a real session on a sample repository, no key needed
-//	godwit inspect  look into recorded sessions
-//	godwit sessions list recorded sessions
-//	godwit config   init (a commented config.yaml and .env), get, set or unset a key
-//	godwit models   list the model catalog
-//	godwit acp      serve editors over the Agent Client Protocol on stdio
-//	godwit undo     revert a session's file changes, turn by turn
-//	godwit rules    a session's standing instructions; pin or unpin one
-//	godwit eval     run eval suites, compare result sets, merge shards
-//	godwit send     send a message to a session (--wait for its answer)
-//	godwit mail     list messages between sessions and their receipts
-//	godwit serve    keep a session open, answering its mail
-//	godwit version  print the version
+// NewRootCmd builds the command tree; godwit alone starts the chat on a
+// terminal (rootflags.go).
 func NewRootCmd(f *Factory) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "godwit",

@@ -33,12 +33,8 @@ as a rule, --unpin D7 makes one a request again (what it replaced stands
 again). SESSION is an id, a prefix of one, or "last".`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			home, err := f.Home()
-			if err != nil {
-				return err
-			}
-			opts.Home, opts.Session, opts.Workdir = home, args[0], f.Workdir
-			return runRules(cmd.Context(), opts)
+			opts.Session, opts.Workdir = args[0], f.Workdir
+			return runWith(cmd, f, &opts.Home, opts, nil, runRules)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Pin, "pin", "", "keep entry Dn as a rule")

@@ -21,8 +21,9 @@ import (
 	"github.com/godwit/godwit/llm"
 )
 
-// RunOptions are the inputs of `godwit run`.
-type RunOptions struct {
+// engineOptions are the inputs every command that builds an engine
+// shares (run, chat, serve).
+type engineOptions struct {
 	IO     *IOStreams
 	Getenv func(string) string
 	// ProjectKey reads a provider key of the workspace's .env (Factory).
@@ -30,28 +31,60 @@ type RunOptions struct {
 	Logger     *slog.Logger
 	Home       string
 	Workdir    string
-	Prompt     string
 	Model      string
-	SessionID  string
 	AllowWrite bool
 	Yes        bool
-	JSON       bool
-	MaxSteps   int
-	Reset      bool
 	// ContextWindow overrides the model's window in tokens.
 	ContextWindow int
 	// WorkingSet overrides config's working_set (nil: not given).
 	WorkingSet *int
-	Verify     string
+	// Provider replaces the configured one (tests).
+	Provider llm.Provider
+	// Version is godwit's, for session.started.
+	Version string
+}
+
+func newEngineOptions(f *Factory) engineOptions {
+	return engineOptions{IO: f.IO, Getenv: f.Getenv, ProjectKey: f.ProjectKey, Logger: f.Logger, Version: f.Version}
+}
+
+// model is --model, else the default (defaultModel); "" when a Provider
+// replaces the configured one.
+func (o *engineOptions) model() (string, error) {
+	if o.Model != "" || o.Provider != nil {
+		return o.Model, nil
+	}
+	m, err := defaultModel(o.Home, o.Getenv)
+	if err != nil {
+		return "", &UsageError{Err: err}
+	}
+	return m, nil
+}
+
+// wiring is what builds the engine: model, approved by a, its own events
+// to sink.
+func (o *engineOptions) wiring(model string, a wiring.Approval, sink agent.Sink) wiring.Options {
+	return wiring.Options{
+		Home: o.Home, Workspace: o.Workdir, UserHome: userHome(o.Getenv), Model: model, Provider: o.Provider,
+		Approval: a, EngineEvents: sink, Getenv: o.Getenv, ProjectKey: o.ProjectKey, Logger: o.Logger,
+		ContextWindow: o.ContextWindow, WorkingSet: o.WorkingSet, Version: o.Version,
+	}
+}
+
+// RunOptions are the inputs of `godwit run`.
+type RunOptions struct {
+	engineOptions
+	Prompt    string
+	SessionID string
+	JSON      bool
+	MaxSteps  int
+	Reset     bool
+	Verify    string
 	// Images are image files to attach to the prompt (--image).
 	Images []string
 	// VerifyRounds is how often a failing verify sends the model back.
 	VerifyRounds  int
 	VerifyTimeout time.Duration
-	// Version is godwit's, for session.started.
-	Version string
-	// Provider replaces the configured one (tests).
-	Provider llm.Provider
 	// Now is the clock of the events the command writes itself; nil is
 	// time.Now.
 	Now func() time.Time
@@ -63,9 +96,8 @@ const stdinNotice = 2 * time.Second
 
 // NewCmdRun builds `godwit run`. runF replaces the real run in tests.
 func NewCmdRun(f *Factory, runF func(context.Context, *RunOptions) error) *cobra.Command {
-	opts := &RunOptions{IO: f.IO, Getenv: f.Getenv, ProjectKey: f.ProjectKey, Logger: f.Logger, Version: f.Version, Now: f.Now}
-	var cont bool
-	var workingSet func() (*int, error)
+	opts := &RunOptions{engineOptions: newEngineOptions(f), Now: f.Now}
+	var engineFlags func() error
 	cmd := &cobra.Command{
 		Use:   "run [PROMPT] [flags]",
 		Short: "Run one turn and exit",
@@ -91,18 +123,13 @@ Exit status: 0 done, 1 the run failed, 2 bad usage.`,
   echo "$LOG" | godwit run -p "what went wrong?"`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			fl := cmd.Flags()
-			if err := opts.checkFlags(fl.Changed, cont, len(args) > 0); err != nil {
+			if err := engineFlags(); err != nil {
 				return err
 			}
-			var err error
-			if opts.WorkingSet, err = workingSet(); err != nil {
+			if err := opts.checkFlags(cmd.Flags().Changed, len(args) > 0); err != nil {
 				return err
 			}
 			opts.Workdir = f.Workdir
-			if cont {
-				opts.SessionID = "last"
-			}
 			if opts.Prompt == "" && len(args) > 0 {
 				opts.Prompt = strings.Join(args, " ")
 			}
@@ -112,27 +139,13 @@ Exit status: 0 done, 1 the run failed, 2 bad usage.`,
 			if strings.TrimSpace(opts.Prompt) == "" {
 				return usageErrorf("no prompt: give it after run (godwit run \"fix the test\"), with -p TEXT, or pipe it in")
 			}
-			home, err := f.Home()
-			if err != nil {
-				return err
-			}
-			opts.Home = home
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runRun(cmd.Context(), opts)
+			return runWith(cmd, f, &opts.Home, opts, runF, runRun)
 		},
 	}
 	fl := cmd.Flags()
 	fl.StringVarP(&opts.Prompt, "prompt", "p", "", "the user message (or give it after run); - reads it from stdin")
-	fl.StringVarP(&opts.Model, "model", "m", "", "provider/model (default: $GODWIT_MODEL, then config.yaml's model, then one for the API keys set)")
-	fl.StringVar(&opts.SessionID, "session", "", "continue a stored session of this workspace (id, unique prefix, or last)")
-	fl.BoolVarP(&cont, "continue", "c", false, "continue the last session of this workspace (--session last)")
+	engineFlags = opts.addFlags(fl, &opts.SessionID)
 	fl.BoolVar(&opts.Reset, "reset", false, "start the turn in a new context segment, with a handoff")
-	fl.IntVar(&opts.ContextWindow, "context-window", 0, fmt.Sprintf("the model's context window in tokens, %d or more (default: config, then the model catalog)", config.MinContextWindow))
-	workingSet = workingSetFlag(fl)
-	fl.BoolVar(&opts.AllowWrite, "allow-write", false, "allow writes and commands, asking before each")
-	fl.BoolVarP(&opts.Yes, "yes", "y", false, "approve every write and command without asking (CI, evals)")
 	fl.BoolVar(&opts.JSON, "json", false, "print every event as a JSON line on stdout (docs/json-events.md)")
 	fl.IntVar(&opts.MaxSteps, "max-steps", 0, "most model calls in the turn, 1 or more (default 60)")
 	fl.StringArrayVarP(&opts.Images, "image", "i", nil, "attach an image to the prompt: PNG, JPEG, GIF or WebP (repeatable)")
@@ -144,10 +157,8 @@ Exit status: 0 done, 1 the run failed, 2 bad usage.`,
 
 // checkFlags refuses values that cannot mean what was asked, before
 // anything runs. changed says whether a flag was given.
-func (o *RunOptions) checkFlags(changed func(string) bool, cont, positional bool) error {
+func (o *RunOptions) checkFlags(changed func(string) bool, positional bool) error {
 	switch {
-	case cont && changed("session"):
-		return usageErrorf("give --session ID or -c (the last session), not both")
 	case positional && changed("prompt"):
 		return usageErrorf("give the prompt once: after run, or with -p, not both")
 	case changed("max-steps") && config.MaxStepsProblem(o.MaxSteps) != "":
@@ -159,31 +170,40 @@ func (o *RunOptions) checkFlags(changed func(string) bool, cont, positional bool
 	case o.VerifyTimeout <= 0:
 		return usageErrorf("--verify-timeout %s: give a positive duration, e.g. 5m", o.VerifyTimeout)
 	}
-	return checkContextWindow(changed("context-window"), o.ContextWindow)
-}
-
-// workingSetFlag adds --working-set to fl. What it returns gives the
-// value asked for after parsing: nil when the flag was not given (config,
-// then the default).
-func workingSetFlag(fl *pflag.FlagSet) func() (*int, error) {
-	n := fl.Int("working-set", 0, "how much tool output of earlier turns stays whole in view, in tokens, whatever the window (default: config, then 0: paged at the next turn's second request)")
-	return func() (*int, error) {
-		switch {
-		case !fl.Changed("working-set"):
-			return nil, nil
-		case *n < 0:
-			return nil, usageErrorf("--working-set %d: give 0 or more tokens", *n)
-		}
-		return n, nil
-	}
-}
-
-// checkContextWindow refuses a window godwit cannot work in.
-func checkContextWindow(given bool, n int) error {
-	if given && n < config.MinContextWindow {
-		return usageErrorf("--context-window %d: godwit needs at least %d tokens (its system prompt and tools take about 2k); give the model's real window", n, config.MinContextWindow)
-	}
 	return nil
+}
+
+// modelHelp is --model's help.
+const modelHelp = "provider/model (default: $GODWIT_MODEL, then config.yaml's model, then one for the API keys set)"
+
+// addFlags adds the flags run and chat share to fl, -c and --session
+// into *session. What it returns checks them once they are parsed.
+func (o *engineOptions) addFlags(fl *pflag.FlagSet, session *string) func() error {
+	var cont bool
+	fl.StringVarP(&o.Model, "model", "m", "", modelHelp)
+	fl.StringVar(session, "session", "", "continue a stored session of this workspace (id, unique prefix, or last)")
+	fl.BoolVarP(&cont, "continue", "c", false, "continue the last session of this workspace (--session last)")
+	fl.BoolVar(&o.AllowWrite, "allow-write", false, "allow writes and commands, asking before each")
+	fl.BoolVarP(&o.Yes, "yes", "y", false, "approve every write and command without asking")
+	fl.IntVar(&o.ContextWindow, "context-window", 0, fmt.Sprintf("the model's context window in tokens, %d or more (default: config, then the model catalog)", config.MinContextWindow))
+	ws := fl.Int("working-set", 0, "how much tool output of earlier turns stays whole in view, in tokens, whatever the window (default: config, then 0: paged at the next turn's second request)")
+	return func() error {
+		switch {
+		case cont && fl.Changed("session"):
+			return usageErrorf("give --session ID or -c (the last session), not both")
+		case fl.Changed("context-window") && o.ContextWindow < config.MinContextWindow:
+			return usageErrorf("--context-window %d: godwit needs at least %d tokens (its system prompt and tools take about 2k); give the model's real window", o.ContextWindow, config.MinContextWindow)
+		case fl.Changed("working-set") && *ws < 0:
+			return usageErrorf("--working-set %d: give 0 or more tokens", *ws)
+		}
+		if fl.Changed("working-set") {
+			o.WorkingSet = ws
+		}
+		if cont {
+			*session = "last"
+		}
+		return nil
+	}
 }
 
 // readStdin takes the prompt from stdin (-p -), or adds piped input to
@@ -271,29 +291,13 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 		}
 		images = append(images, p)
 	}
-	model := opts.Model
-	if model == "" && opts.Provider == nil {
-		if model, err = defaultModel(opts.Home, opts.Getenv); err != nil {
-			return &UsageError{Err: err}
-		}
+	model, err := opts.model()
+	if err != nil {
+		return err
 	}
-	env, err := wiring.Build(ctx, wiring.Options{
-		Home:         opts.Home,
-		Workspace:    opts.Workdir,
-		UserHome:     userHome(opts.Getenv),
-		Model:        model,
-		Provider:     opts.Provider,
-		Approval:     wiring.Approval{Mode: policy.ModeFromFlags(opts.AllowWrite, opts.Yes), Prompter: runPrompter(opts.IO)},
-		EngineEvents: sink,
-		Getenv:       opts.Getenv,
-		ProjectKey:   opts.ProjectKey,
-		MaxSteps:     opts.MaxSteps,
-		Version:      opts.Version,
-		Logger:       opts.Logger,
-
-		ContextWindow: opts.ContextWindow,
-		WorkingSet:    opts.WorkingSet,
-	})
+	w := opts.wiring(model, wiring.Approval{Mode: policy.ModeFromFlags(opts.AllowWrite, opts.Yes), Prompter: runPrompter(opts.IO)}, sink)
+	w.MaxSteps = opts.MaxSteps
+	env, err := wiring.Build(ctx, w)
 	if err != nil {
 		return err
 	}
@@ -358,15 +362,23 @@ func defaultModel(home string, getenv func(string) string) (string, error) {
 	if c.Model != "" {
 		return c.Model, nil
 	}
+	if m := keyModel(getenv); m != "" {
+		return m, nil
+	}
+	return "", errors.New("no model configured: set ANTHROPIC_API_KEY, OPENAI_API_KEY, DEEPSEEK_API_KEY or OPENROUTER_API_KEY, or name one with --model provider/model (GODWIT_MODEL or model: in config.yaml sets the default; `godwit demo` needs no key)")
+}
+
+// keyModel is the model for the first provider key set; "" when none is.
+func keyModel(getenv func(string) string) string {
 	for _, c := range []struct{ env, model string }{
 		{"ANTHROPIC_API_KEY", "anthropic/claude-sonnet-4-5"},
 		{"OPENAI_API_KEY", "openai/gpt-5"},
 		{"DEEPSEEK_API_KEY", "deepseek/deepseek-chat"},
 		{"OPENROUTER_API_KEY", "openrouter/anthropic/claude-sonnet-4.5"},
 	} {
-		if getenv(c.env) != "" {
-			return c.model, nil
+		if strings.TrimSpace(getenv(c.env)) != "" {
+			return c.model
 		}
 	}
-	return "", errors.New("no model configured: set ANTHROPIC_API_KEY, OPENAI_API_KEY, DEEPSEEK_API_KEY or OPENROUTER_API_KEY, or name one with --model provider/model (GODWIT_MODEL or model: in config.yaml sets the default; `godwit demo` needs no key)")
+	return ""
 }

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -28,8 +27,6 @@ type SendOptions struct {
 	JSON    bool
 	// Ack acknowledges the failure of this message instead of sending.
 	Ack string
-	// Poll is the wake-up interval of --wait (tests); 0 is the default.
-	Poll time.Duration
 }
 
 // NewCmdSend builds `godwit send`.
@@ -54,14 +51,11 @@ wait until the failure is acknowledged: godwit send --ack ID.
 Exit status: 0 sent (or answered), 1 failed, expired or timed out, 2 bad usage.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := f.setHome(&opts.Home); err != nil {
-				return err
-			}
 			if opts.Ack != "" {
 				if len(args) > 0 || opts.Wait || opts.From != "" {
 					return usageErrorf("--ack ID takes no session, text, --wait or --from: godwit send --ack m12")
 				}
-				return runAck(cmd.Context(), opts)
+				return runWith(cmd, f, &opts.Home, opts, nil, runAck)
 			}
 			if len(args) < 2 {
 				return usageErrorf("usage: godwit send SESSION TEXT (or - to read the text from stdin); `godwit sessions` lists the sessions")
@@ -83,7 +77,7 @@ Exit status: 0 sent (or answered), 1 failed, expired or timed out, 2 bad usage.`
 			if strings.TrimSpace(opts.Text) == "" {
 				return usageErrorf("empty message: say what the session should do")
 			}
-			return runSend(cmd.Context(), opts)
+			return runWith(cmd, f, &opts.Home, opts, nil, runSend)
 		},
 	}
 	fl := cmd.Flags()
@@ -96,7 +90,7 @@ Exit status: 0 sent (or answered), 1 failed, expired or timed out, 2 bad usage.`
 }
 
 func runSend(ctx context.Context, opts *SendOptions) error {
-	st, err := openMailStore(ctx, opts.Home)
+	st, err := openStore(ctx, opts.Home, "start one with `godwit serve --new`")
 	if err != nil {
 		return err
 	}
@@ -107,7 +101,7 @@ func runSend(ctx context.Context, opts *SendOptions) error {
 	}
 	p, err := mail.Post(ctx, st, from, opts.Session, opts.Text)
 	if err != nil {
-		return errors.New(strings.TrimPrefix(err.Error(), "mail: "))
+		return err
 	}
 	id := mail.ID(p.Mail.ID)
 	switch {
@@ -127,18 +121,17 @@ func runSend(ctx context.Context, opts *SendOptions) error {
 	if !opts.JSON {
 		fmt.Fprintf(opts.IO.ErrOut, "%s queued for %s; waiting for the answer (Ctrl-C stops waiting; the message stays)\n", id, p.Mail.To)
 	}
-	m, err := mail.Await(ctx, st, p.Mail.ID, mail.AwaitOptions{FollowOptions: mail.FollowOptions{Poll: opts.Poll},
-		Timeout: opts.Timeout, Expire: true, OnReceipt: func(r store.Receipt) {
-			if !opts.JSON && r.State != string(store.MailQueued) && !store.MailState(r.State).Final() {
-				fmt.Fprintf(opts.IO.ErrOut, "%s %s%s%s\n", id, r.State, turnOf(r.Turn), noteOf(r.Note))
-			}
-		}})
+	m, err := mail.Await(ctx, st, p.Mail.ID, mail.AwaitOptions{Timeout: opts.Timeout, Expire: true, OnReceipt: func(r store.Receipt) {
+		if !opts.JSON && r.State != string(store.MailQueued) && !store.MailState(r.State).Final() {
+			fmt.Fprintf(opts.IO.ErrOut, "%s %s%s%s\n", id, r.State, turnOf(r.Turn), noteOf(r.Note))
+		}
+	}})
 	if opts.JSON {
 		if jerr := writeMailJSON(context.WithoutCancel(ctx), opts.IO.Out, st, m); jerr != nil {
 			return jerr
 		}
 		if err != nil {
-			fmt.Fprintln(opts.IO.ErrOut, "godwit:", strings.TrimPrefix(err.Error(), "mail: "))
+			fmt.Fprintln(opts.IO.ErrOut, "godwit:", userMessage(err))
 			return errSilent
 		}
 		return nil
@@ -151,22 +144,22 @@ func runSend(ctx context.Context, opts *SendOptions) error {
 		fmt.Fprintf(opts.IO.ErrOut, "stopped waiting; %s is %s: `godwit mail %s` shows its answer when it comes\n", id, m.State, id)
 		return errSilent
 	}
-	return errors.New(strings.TrimPrefix(err.Error(), "mail: "))
+	return err
 }
 
 func runAck(ctx context.Context, opts *SendOptions) error {
 	id, err := mail.ParseID(opts.Ack)
 	if err != nil {
-		return &UsageError{Err: errors.New(strings.TrimPrefix(err.Error(), "mail: "))}
+		return &UsageError{Err: err}
 	}
-	st, err := openMailStore(ctx, opts.Home)
+	st, err := openStore(ctx, opts.Home, "start one with `godwit serve --new`")
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 	m, err := mail.Ack(ctx, st, id, "user")
 	if err != nil {
-		return errors.New(strings.TrimPrefix(err.Error(), "mail: "))
+		return err
 	}
 	if opts.JSON {
 		return writeMailJSON(ctx, opts.IO.Out, st, m)

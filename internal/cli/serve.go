@@ -2,16 +2,12 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"sync"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -20,37 +16,19 @@ import (
 	"github.com/godwit/godwit/internal/policy"
 	"github.com/godwit/godwit/internal/store"
 	"github.com/godwit/godwit/internal/wiring"
-	"github.com/godwit/godwit/llm"
 )
 
 // ServeOptions are the inputs of `godwit serve`.
 type ServeOptions struct {
-	IO     *IOStreams
-	Getenv func(string) string
-	// ProjectKey reads a provider key of the workspace's .env (Factory).
-	ProjectKey func(string) (string, bool)
-	Logger     *slog.Logger
-	Home       string
-	Workdir    string
-	Session    string
-	New        bool
-	Model      string
-	AllowWrite bool
-	Yes        bool
-	JSON       bool
-	// ContextWindow overrides the model's window in tokens.
-	ContextWindow int
-	// Poll is the wake-up interval (tests); 0 is the default.
-	Poll time.Duration
-	// Provider replaces the configured one (tests).
-	Provider llm.Provider
-	// Version is godwit's, for session.started.
-	Version string
+	engineOptions
+	Session string
+	New     bool
+	JSON    bool
 }
 
 // NewCmdServe builds `godwit serve`.
 func NewCmdServe(f *Factory) *cobra.Command {
-	opts := &ServeOptions{IO: f.IO, Getenv: f.Getenv, ProjectKey: f.ProjectKey, Logger: f.Logger}
+	opts := &ServeOptions{engineOptions: newEngineOptions(f)}
 	cmd := &cobra.Command{
 		Use:   "serve SESSION|--new [--model M] [--allow-write|--yes]",
 		Short: "Keep a session open without a terminal, answering its mail",
@@ -77,16 +55,13 @@ answer or its error.`,
 			if len(args) == 1 {
 				opts.Session = args[0]
 			}
-			if err := f.setHome(&opts.Home); err != nil {
-				return err
-			}
-			opts.Workdir, opts.Version = f.Workdir, f.Version // after -C
-			return runServe(cmd.Context(), opts)
+			opts.Workdir = f.Workdir // after -C
+			return runWith(cmd, f, &opts.Home, opts, nil, runServe)
 		},
 	}
 	fl := cmd.Flags()
 	fl.BoolVar(&opts.New, "new", false, "start a new session and serve it")
-	fl.StringVarP(&opts.Model, "model", "m", "", "provider/model (default: $GODWIT_MODEL, then config.yaml's model, then one for the API keys set)")
+	fl.StringVarP(&opts.Model, "model", "m", "", modelHelp)
 	fl.BoolVar(&opts.AllowWrite, "allow-write", false, "allow the writes and commands your rules allow; refuse what would need asking")
 	fl.BoolVarP(&opts.Yes, "yes", "y", false, "approve every write and command")
 	fl.BoolVar(&opts.JSON, "json", false, "print events as JSON lines on stdout")
@@ -95,19 +70,14 @@ answer or its error.`,
 }
 
 func runServe(ctx context.Context, opts *ServeOptions) error {
-	model := opts.Model
-	if model == "" && opts.Provider == nil {
-		var err error
-		if model, err = defaultModel(opts.Home, opts.Getenv); err != nil {
-			return &UsageError{Err: err}
-		}
+	model, err := opts.model()
+	if err != nil {
+		return err
 	}
 	sink := agent.Sinks(outputSink(opts.IO, opts.JSON), &mailLog{w: safeWriter{opts.IO.ErrOut}})
-	env, err := wiring.Build(ctx, wiring.Options{
-		Home: opts.Home, Workspace: opts.Workdir, Model: model, Provider: opts.Provider, Mail: true,
-		Approval: wiring.Approval{Mode: policy.ModeFromFlags(opts.AllowWrite, opts.Yes)}, EngineEvents: sink, Getenv: opts.Getenv, ProjectKey: opts.ProjectKey, Logger: opts.Logger,
-		ContextWindow: opts.ContextWindow, Version: opts.Version,
-	})
+	w := opts.wiring(model, wiring.Approval{Mode: policy.ModeFromFlags(opts.AllowWrite, opts.Yes)}, sink)
+	w.Mail = true
+	env, err := wiring.Build(ctx, w)
 	if err != nil {
 		return err
 	}
@@ -117,7 +87,7 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 	if err != nil {
 		return err
 	}
-	box, err := mail.Open(ctx, st, id, mail.Options{Command: "serve", Poll: opts.Poll, Logger: opts.Logger})
+	box, err := mail.Open(ctx, st, id, mail.Options{Command: "serve", Logger: opts.Logger})
 	if err != nil {
 		return err
 	}
@@ -190,7 +160,7 @@ func serveSession(ctx context.Context, opts *ServeOptions, env *wiring.Env) (str
 	}
 	sess, err := mail.Resolve(ctx, st, opts.Session)
 	if err != nil {
-		return "", errors.New(strings.TrimPrefix(err.Error(), "mail: "))
+		return "", err
 	}
 	if sess.Workspace != "" && filepath.Clean(sess.Workspace) != filepath.Clean(env.Workspace) {
 		return "", fmt.Errorf("session %s works in %s, not here (%s): run godwit serve there", sess.ID, sess.Workspace, env.Workspace)

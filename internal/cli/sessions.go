@@ -81,14 +81,11 @@ does. Continue one with godwit run --session ID (or -c for the last), in its
 own workspace.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := f.setHome(&opts.Home); err != nil {
-				return err
-			}
 			if opts.Limit < 0 {
 				return usageErrorf("--limit must be 0 (every session) or more")
 			}
 			opts.Workdir = f.Workdir
-			return runSessions(cmd.Context(), opts)
+			return runWith(cmd, f, &opts.Home, opts, nil, runSessions)
 		},
 	}
 	cmd.Flags().IntVarP(&opts.Limit, "limit", "n", 20, "how many sessions (0: all)")
@@ -116,15 +113,11 @@ func runSessions(ctx context.Context, opts *SessionsOptions) error {
 		return err
 	}
 	if len(list) == 0 {
-		if ws == "" {
-			fmt.Fprintln(opts.IO.ErrOut, "no sessions yet; try `godwit demo`")
-			return nil
+		msg := "no sessions yet; try `godwit demo`"
+		if all, err := st.ListSessionsIn(ctx, "", 0); ws != "" && err == nil && len(all) > 0 {
+			msg = fmt.Sprintf("no sessions in this workspace (%s) yet; `godwit sessions --all` lists %d of other workspaces", ws, len(all))
 		}
-		if all, err := st.ListSessionsIn(ctx, "", 0); err == nil && len(all) > 0 {
-			fmt.Fprintf(opts.IO.ErrOut, "no sessions in this workspace (%s) yet; `godwit sessions --all` lists %d of other workspaces\n", ws, len(all))
-			return nil
-		}
-		fmt.Fprintln(opts.IO.ErrOut, "no sessions yet; try `godwit demo`")
+		fmt.Fprintln(opts.IO.ErrOut, msg)
 		return nil
 	}
 	home, _ := os.UserHomeDir()

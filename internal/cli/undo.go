@@ -38,14 +38,11 @@ last session of this workspace); the files restored are in the session's
 own workspace, which undo names.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := f.setHome(&opts.Home); err != nil {
-				return err
-			}
 			opts.Session, opts.Workdir = args[0], f.Workdir
 			if opts.Turn < 0 {
 				return usageErrorf("--turn must be a turn number, 1 or more")
 			}
-			return runUndo(cmd.Context(), opts)
+			return runWith(cmd, f, &opts.Home, opts, nil, runUndo)
 		},
 	}
 	cmd.Flags().IntVar(&opts.Turn, "turn", 0, "undo this turn and every later one (default: the last turn that changed files)")

@@ -62,7 +62,7 @@ func TestUndoCommand(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ios, _, out, errOut := TestStreams()
+	ios, _, out, errOut := fakeStreams()
 
 	// Without --turn: the last turn that changed files, the shell's.
 	if err := runUndo(context.Background(), &UndoOptions{IO: ios, Home: home, Workdir: ws, Session: "last"}); err != nil {

@@ -1,7 +1,6 @@
 package eval
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -33,24 +32,6 @@ func AppendLedger(path string, v *Verdict) error {
 		return fmt.Errorf("eval: ledger: %w", err)
 	}
 	return nil
-}
-
-// ReadLedger reads every verdict of a ledger file, oldest first.
-func ReadLedger(path string) ([]Verdict, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("eval: ledger: %w", err)
-	}
-	var out []Verdict
-	dec := json.NewDecoder(bytes.NewReader(data))
-	for dec.More() {
-		var v Verdict
-		if err := dec.Decode(&v); err != nil {
-			return nil, fmt.Errorf("eval: ledger %s: line %d: %w", path, len(out)+1, err)
-		}
-		out = append(out, v)
-	}
-	return out, nil
 }
 
 // RecordVerdict stores v in the store's verdict table.

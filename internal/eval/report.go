@@ -14,11 +14,7 @@ import (
 func NewProgress(w io.Writer, tty bool) func(Progress) {
 	return func(p Progress) {
 		if p.Done == 0 && p.Finished == nil && len(p.Running) == 0 {
-			runs := fmt.Sprintf("%d runs", p.Total)
-			if p.Total == 1 {
-				runs = "1 run"
-			}
-			fmt.Fprintf(w, "eval: %s, %d at once\n", runs, max(p.Jobs, 1))
+			fmt.Fprintf(w, "eval: %d %s, %d at once\n", p.Total, plural(p.Total, "run", "runs"), max(p.Jobs, 1))
 			return
 		}
 		if tty {

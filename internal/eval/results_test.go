@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -191,4 +192,22 @@ func TestWriteSummaryAndProgress(t *testing.T) {
 	if s := tty.String(); !strings.HasPrefix(s, "eval: 2 runs, 2 at once\n") || !strings.Contains(s, "\r\033[K[............") || !strings.Contains(s, "FAIL s/t#1") || strings.Contains(s, "ok   s/u#1") || !strings.HasSuffix(s, "2/2\n") {
 		t.Errorf("tty progress: %q", s)
 	}
+}
+
+// ReadLedger reads every verdict of a ledger file, oldest first.
+func ReadLedger(path string) ([]Verdict, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("eval: ledger: %w", err)
+	}
+	var out []Verdict
+	dec := json.NewDecoder(bytes.NewReader(data))
+	for dec.More() {
+		var v Verdict
+		if err := dec.Decode(&v); err != nil {
+			return nil, fmt.Errorf("eval: ledger %s: line %d: %w", path, len(out)+1, err)
+		}
+		out = append(out, v)
+	}
+	return out, nil
 }

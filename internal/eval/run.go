@@ -41,7 +41,6 @@ type Options struct {
 	// a time.
 	Progress func(Progress)
 	Logger   *slog.Logger
-	Now      func() time.Time
 }
 
 // Progress reports the runner's state. The first report comes before any
@@ -108,9 +107,6 @@ func Run(ctx context.Context, tasks []*Task, opts Options) (*Results, error) {
 	if opts.Jobs <= 0 {
 		opts.Jobs = 1
 	}
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -148,7 +144,7 @@ func Run(ctx context.Context, tasks []*Task, opts Options) (*Results, error) {
 		}
 	}
 	res := &Results{Format: FormatVersion, Godwit: opts.Version, Scripted: real == nil, RunsPerTask: opts.Runs,
-		Shard: opts.Shard.String(), Started: opts.Now()}
+		Shard: opts.Shard.String(), Started: time.Now()}
 	res.Model = "fake/scripted"
 	if real != nil {
 		res.Model = real.label
@@ -212,7 +208,7 @@ func Run(ctx context.Context, tasks []*Task, opts Options) (*Results, error) {
 		return nil, fmt.Errorf("eval: %w", err)
 	}
 	res.Runs = out
-	res.WallMS = opts.Now().Sub(res.Started).Milliseconds()
+	res.WallMS = time.Since(res.Started).Milliseconds()
 	res.SystemHash, res.ToolsHash = fingerprints(out)
 	return res, nil
 }

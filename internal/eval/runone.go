@@ -77,11 +77,6 @@ func runOne(ctx context.Context, root string, t *Task, run int, opts Options, re
 		return broke("building the engine: %v", err)
 	}
 	rr.Model = env.Model
-	if c := env.Window.Counter(); c != nil {
-		// Wait for the tokenizer: until it loads the engine estimates
-		// sizes, and a run's numbers would depend on the machine's speed.
-		c.Count("ready")
-	}
 	if real != nil {
 		rr.Model = real.label
 	}

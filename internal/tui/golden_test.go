@@ -11,7 +11,6 @@ import (
 
 	"github.com/godwit/godwit/internal/agent"
 	"github.com/godwit/godwit/internal/policy"
-	"github.com/godwit/godwit/internal/window"
 	"github.com/godwit/godwit/llm"
 )
 
@@ -112,7 +111,7 @@ func TestGoldenNotices(t *testing.T) {
 	m := staticModel(t, 80, 16)
 	feedEvents(m,
 		agent.Event{Type: agent.EventModelRetry, Retry: &llm.Retry{Attempt: 2, Wait: 1500 * time.Millisecond, Reason: "429 rate limited"}},
-		agent.Event{Type: agent.EventCompacted, Compacted: &window.Compaction{Items: 3, Freed: 41_000, Pages: []string{"p7", "p8"}}},
+		agent.Event{Type: agent.EventCompacted, Compacted: &agent.CompactionInfo{Items: 3, Freed: 41_000, Pages: []string{"p7", "p8"}}},
 		agent.Event{Type: agent.EventSegmentReset, Reset: &agent.ResetInfo{From: 1, To: 2, Reason: "budget", ByModel: true, Tokens: 2100, DecisionsTokens: 340}},
 		agent.Event{Type: agent.EventVerify, Verify: &agent.VerifyInfo{Round: 1, Command: "go test ./...", ExitCode: 1, DurationMS: 2300}},
 		agent.Event{Type: agent.EventNudge, Nudge: &agent.NudgeInfo{Check: "open_plan", Message: "Your plan has 2 open steps."}},
