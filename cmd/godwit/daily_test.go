@@ -284,7 +284,7 @@ func TestMarksRetriesAndKeys(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	if !regexp.MustCompile(`(?m)^  ✗ shell_exec exit 3 \(\d+ms\)$`).MatchString(r.stderr) || strings.Contains(r.stderr, "✓ shell_exec") {
+	if !regexp.MustCompile(`(?m)^  ✗ shell_exec exit 3 \((\d+ms|\d+\.\d+s)\)$`).MatchString(r.stderr) || strings.Contains(r.stderr, "✓ shell_exec") {
 		t.Errorf("the failing command is not marked failed:\n%s", r.stderr)
 	}
 	if n := strings.Count(r.stderr, "retry 2"); n != 1 {
