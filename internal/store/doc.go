@@ -10,7 +10,7 @@
 // refer to it, and every reader gets the text back where it was. The
 // schema lives in migrations/*.sql (embedded, numbered, applied in order, each in one transaction, tracked by
 // PRAGMA user_version); every statement is a constant in queries.go,
-// but the migrations' Go steps, the PRAGMAs and two built at run time
+// but the PRAGMAs and two built at run time
 // (TestStatementsLiveInQueriesGo).
 //
 // Of godwit's packages it imports only llm. The store is the bottom of the
