@@ -36,16 +36,11 @@ func (s *Store) RecordApproval(ctx context.Context, a Approval) (int64, error) {
 
 // Approvals returns a session's approval decisions in order.
 func (s *Store) Approvals(ctx context.Context, sessionID string) ([]Approval, error) {
-	rows, err := s.r.QueryContext(ctx, qApprovals, sessionID)
-	if err != nil {
-		return nil, wrap("approvals", err)
-	}
-	as, err := collect(rows, func(r scanner) (Approval, error) {
+	return list(ctx, s.r, "approvals", func(r scanner) (Approval, error) {
 		var a Approval
 		var at int64
 		err := r.Scan(&a.ID, &a.SessionID, &a.TurnID, &a.CallID, &a.Tool, &a.Subject, &a.Decision, &a.Source, &a.Rule, &at)
 		a.At = fromMS(at)
 		return a, err
-	})
-	return as, wrap("approvals", err)
+	}, qApprovals, sessionID)
 }

@@ -57,11 +57,7 @@ func (s *Store) EvalResults(ctx context.Context, suite string, limit int) ([]Eva
 	if limit <= 0 {
 		limit = -1
 	}
-	rows, err := s.r.QueryContext(ctx, qEvalResults, suite, suite, limit)
-	if err != nil {
-		return nil, wrap("eval results", err)
-	}
-	out, err := collect(rows, func(r scanner) (EvalResult, error) {
+	return list(ctx, s.r, "eval results", func(r scanner) (EvalResult, error) {
 		var e EvalResult
 		var passed int
 		var dur, started int64
@@ -71,8 +67,7 @@ func (s *Store) EvalResults(ctx context.Context, suite string, limit int) ([]Eva
 		e.Duration = time.Duration(dur) * time.Microsecond
 		e.StartedAt = fromMS(started)
 		return e, err
-	})
-	return out, wrap("eval results", err)
+	}, qEvalResults, suite, suite, limit)
 }
 
 // RecordEvalVerdict stores v (CreatedAt now when zero) and returns its id.
@@ -90,11 +85,7 @@ func (s *Store) EvalVerdicts(ctx context.Context, limit int) ([]EvalVerdict, err
 	if limit <= 0 {
 		limit = -1
 	}
-	rows, err := s.r.QueryContext(ctx, qEvalVerdicts, limit)
-	if err != nil {
-		return nil, wrap("eval verdicts", err)
-	}
-	out, err := collect(rows, func(r scanner) (EvalVerdict, error) {
+	return list(ctx, s.r, "eval verdicts", func(r scanner) (EvalVerdict, error) {
 		var v EvalVerdict
 		var passed int
 		var created int64
@@ -102,8 +93,7 @@ func (s *Store) EvalVerdicts(ctx context.Context, limit int) ([]EvalVerdict, err
 		v.Passed = passed != 0
 		v.CreatedAt = fromMS(created)
 		return v, err
-	})
-	return out, wrap("eval verdicts", err)
+	}, qEvalVerdicts, limit)
 }
 
 // nullText stores an empty string as NULL.

@@ -37,25 +37,14 @@ type MemoryEntry struct {
 	CreatedAt time.Time
 }
 
-// MemoryEntries returns the entries of one scope, workspace and kind, in
-// the order they were given.
-func (s *Store) MemoryEntries(ctx context.Context, scope, workspace, kind string) ([]MemoryEntry, error) {
-	return memoryEntries(ctx, s.r, scope, workspace, kind)
-}
-
 func memoryEntries(ctx context.Context, db execer, scope, workspace, kind string) ([]MemoryEntry, error) {
-	rows, err := db.QueryContext(ctx, qMemoryEntries, scope, workspace, kind)
-	if err != nil {
-		return nil, wrap("memory entries", err)
-	}
-	out, err := collect(rows, func(r scanner) (MemoryEntry, error) {
+	return list(ctx, db, "memory entries", func(r scanner) (MemoryEntry, error) {
 		var e MemoryEntry
 		var at int64
 		err := r.Scan(&e.ID, &e.Scope, &e.Workspace, &e.Kind, &e.Text, &e.SessionID, &at)
 		e.CreatedAt = fromMS(at)
 		return e, err
-	})
-	return out, wrap("memory entries", err)
+	}, qMemoryEntries, scope, workspace, kind)
 }
 
 // ReplaceMemoryEntries makes texts, in order, the entries of one scope,
@@ -146,21 +135,9 @@ func (sc Scope) memorySearch(ctx context.Context, op, query, match string, terms
 	if limit <= 0 {
 		limit = defaultHits
 	}
-	type found struct {
-		kind, id int64
-		rank     float64
-	}
-	rows, err := sc.s.r.QueryContext(ctx, query, match, limit, sc.workspace)
+	fs, err := list(ctx, sc.s.r, op, scanFound, query, match, limit, sc.workspace)
 	if err != nil {
-		return nil, wrap(op, err)
-	}
-	fs, err := collect(rows, func(r scanner) (found, error) {
-		var f found
-		err := r.Scan(&f.kind, &f.id, &f.rank)
-		return f, err
-	})
-	if err != nil {
-		return nil, wrap(op, err)
+		return nil, err
 	}
 	hits := make([]MemoryHit, 0, len(fs))
 	for _, f := range fs {
@@ -213,13 +190,10 @@ func (sc Scope) MemoryCorpus(ctx context.Context, n int) ([]MemoryHit, error) {
 		kind  string
 		limit int
 	}{{MemoryEntryKind, 10_000}, {MemoryDecision, n}, {MemoryHandoff, n}} {
-		rows, err := sc.s.r.QueryContext(ctx, docQuery(q.kind)+docScope(q.kind)+qNewest, MaxDocText, q.limit, sc.workspace)
+		hs, err := list(ctx, sc.s.r, "memory corpus", func(r scanner) (MemoryHit, error) { return docRow(q.kind, r) },
+			docQuery(q.kind)+docScope(q.kind)+qNewest, MaxDocText, q.limit, sc.workspace)
 		if err != nil {
-			return nil, wrap("memory corpus", err)
-		}
-		hs, err := collect(rows, func(r scanner) (MemoryHit, error) { return docRow(q.kind, r) })
-		if err != nil {
-			return nil, wrap("memory corpus", err)
+			return nil, err
 		}
 		out = append(out, hs...)
 	}

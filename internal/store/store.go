@@ -238,16 +238,6 @@ func (s *Store) apply(ctx context.Context, m migration, latest int) error {
 	return nil
 }
 
-// SchemaVersion reports the database's schema version (the number of
-// migrations applied).
-func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
-	var v int
-	if err := s.r.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
-		return 0, fmt.Errorf("store: schema version: %w", err)
-	}
-	return v, nil
-}
-
 // wrap prefixes err with the operation and explains constraint failures
 // in terms of what the caller did wrong.
 func wrap(op string, err error) error {

@@ -80,12 +80,7 @@ func (s *Store) MarkInterrupted(ctx context.Context, sessionID string) (int, err
 
 // Turns returns the session's turns in order.
 func (s *Store) Turns(ctx context.Context, sessionID string) ([]Turn, error) {
-	rows, err := s.r.QueryContext(ctx, qTurns, sessionID)
-	if err != nil {
-		return nil, wrap("turns", err)
-	}
-	ts, err := collect(rows, scanTurn)
-	return ts, wrap("turns", err)
+	return list(ctx, s.r, "turns", scanTurn, qTurns, sessionID)
 }
 
 func scanTurn(r scanner) (Turn, error) {
@@ -131,16 +126,11 @@ func (s *Store) EndSegment(ctx context.Context, sessionID string, seq int, hando
 
 // Segments returns the session's segments in order.
 func (s *Store) Segments(ctx context.Context, sessionID string) ([]Segment, error) {
-	rows, err := s.r.QueryContext(ctx, qSegments, sessionID)
-	if err != nil {
-		return nil, wrap("segments", err)
-	}
-	segs, err := collect(rows, func(r scanner) (Segment, error) {
+	return list(ctx, s.r, "segments", func(r scanner) (Segment, error) {
 		var g Segment
 		var started, ended int64
 		err := r.Scan(&g.SessionID, &g.Seq, &started, &ended, &g.Reason, &g.Handoff, &g.Tokens)
 		g.StartedAt, g.EndedAt = fromMS(started), fromMS(ended)
 		return g, err
-	})
-	return segs, wrap("segments", err)
+	}, qSegments, sessionID)
 }
