@@ -23,7 +23,7 @@ WHERE lower(substr(id, 1, length(?1))) = lower(?1) ORDER BY id LIMIT 6`
 ORDER BY updated_at DESC, id DESC LIMIT 1`
 	qSubSessions = `SELECT ` + qSessionCols + ` FROM sessions WHERE parent_id = ? ORDER BY created_at, id`
 
-	qSetTitle      = `UPDATE sessions SET title = ?, updated_at = max(updated_at, ?) WHERE id = ?`
+	qSetTitle = `UPDATE sessions SET title = ?, updated_at = max(updated_at, ?) WHERE id = ?`
 
 	// Usage and cost sum the model calls, so interrupted turns and
 	// handoff calls count too.
