@@ -30,7 +30,7 @@ func (s *Store) RecordApproval(ctx context.Context, a Approval) (int64, error) {
 	if a.Decision != "allow" && a.Decision != "deny" {
 		return 0, fmt.Errorf("store: record approval: decision %q; use \"allow\" or \"deny\"", a.Decision)
 	}
-	return s.insert(ctx, "record approval", qRecordApproval, a.SessionID, nullID(a.TurnID), a.CallID, a.Tool,
+	return s.insert(ctx, "record approval", qRecordApproval, a.SessionID, null(a.TurnID), a.CallID, a.Tool,
 		a.Subject, a.Decision, a.Source, a.Rule, s.stamp(a.At).UnixMilli())
 }
 

@@ -443,7 +443,7 @@ func queryMail(ctx context.Context, tx *txn, query string, args ...any) ([]Mail,
 
 func addReceipts(ctx context.Context, tx *txn, ms []Mail, state string, at time.Time, note string) error {
 	for _, m := range ms {
-		if _, err := tx.ExecContext(ctx, qAddReceipt, m.ID, state, at.UnixMilli(), nullID(m.TurnID), note); err != nil {
+		if _, err := tx.ExecContext(ctx, qAddReceipt, m.ID, state, at.UnixMilli(), null(m.TurnID), note); err != nil {
 			return err
 		}
 	}

@@ -89,7 +89,7 @@ func (s *Store) AppendMessage(ctx context.Context, sessionID string, turnID int6
 			}
 			outs = idList(ids)
 		}
-		if err := tx.QueryRowContext(ctx, qAppendMessage, sessionID, nullID(turnID), segment, string(m.Role),
+		if err := tx.QueryRowContext(ctx, qAppendMessage, sessionID, null(turnID), segment, string(m.Role),
 			string(b), now, outs).Scan(&id); err != nil {
 			return err
 		}

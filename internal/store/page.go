@@ -55,7 +55,7 @@ func (s *Store) PutPage(ctx context.Context, p Page) (string, error) {
 			text = ""
 		}
 		return tx.QueryRowContext(ctx, qPutPage, p.SessionID, p.Segment, p.Kind, string(tj), p.Tokens,
-			ms(p.From), ms(p.To), p.Summary, text, s.now().UnixMilli(), nullID(out)).Scan(&id)
+			ms(p.From), ms(p.To), p.Summary, text, s.now().UnixMilli(), null(out)).Scan(&id)
 	})
 	if err != nil {
 		return "", err

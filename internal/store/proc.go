@@ -48,7 +48,7 @@ func (s *Store) RecordProc(ctx context.Context, p Proc) (int64, error) {
 	if p.PID <= 0 || p.OwnerPID <= 0 {
 		return 0, fmt.Errorf("store: record proc: PID and OwnerPID are required (got %d, %d)", p.PID, p.OwnerPID)
 	}
-	return s.insert(ctx, "record proc", qRecordProc, nullText(p.SessionID), nullID(p.TurnID), p.CallID, p.Job, p.Command,
+	return s.insert(ctx, "record proc", qRecordProc, null(p.SessionID), null(p.TurnID), p.CallID, p.Job, p.Command,
 		p.PID, int64(p.PIDStart), p.Boot, p.Supervised, p.OwnerPID, int64(p.OwnerStart), s.stamp(p.StartedAt).UnixMilli())
 }
 

@@ -47,7 +47,7 @@ func (s *Store) RecordModelCall(ctx context.Context, mc ModelCall) (int64, error
 	}
 	u := mc.Usage
 	return s.insert(ctx, "record model call", qRecordModelCall,
-		mc.SessionID, nullID(mc.TurnID), mc.Segment, mc.Step, mc.Provider, mc.Model,
+		mc.SessionID, null(mc.TurnID), mc.Segment, mc.Step, mc.Provider, mc.Model,
 		s.stamp(mc.StartedAt).UnixMilli(), mc.Latency.Microseconds(), mc.TTFT.Microseconds(),
 		u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens,
 		mc.Cost, mc.StopReason, parts, mc.RequestBytes, mc.Retries, mc.Fallback, mc.Error)
@@ -133,9 +133,9 @@ func (s *Store) RecordToolCall(ctx context.Context, tc ToolCall) (int64, error) 
 			return err
 		}
 		return tx.QueryRowContext(ctx, qRecordToolCall,
-			tc.SessionID, nullID(tc.TurnID), tc.Step, tc.CallID, tc.Name, args,
+			tc.SessionID, null(tc.TurnID), tc.Step, tc.CallID, tc.Name, args,
 			tc.IsError, tc.Code, exit, s.stamp(tc.StartedAt).UnixMilli(), tc.Duration.Microseconds(),
-			tc.Approval, changed, nullID(out)).Scan(&id)
+			tc.Approval, changed, null(out)).Scan(&id)
 	})
 	return id, err
 }
@@ -217,7 +217,7 @@ func (s *Store) AppendEvent(ctx context.Context, e Event) (int64, error) {
 			data = string(d)
 		}
 		return s.insert(ctx, "append event "+e.Type, qAppendEvent,
-			e.SessionID, nullID(e.TurnID), e.Type, at, data, nil, 0)
+			e.SessionID, null(e.TurnID), e.Type, at, data, nil, 0)
 	}
 	var id int64
 	err := s.inTx(ctx, "append event "+e.Type, func(tx *txn) error {
@@ -225,7 +225,7 @@ func (s *Store) AppendEvent(ctx context.Context, e Event) (int64, error) {
 		if err != nil {
 			return err
 		}
-		return tx.QueryRowContext(ctx, qAppendEvent, e.SessionID, nullID(e.TurnID), e.Type, at, data, nullID(out), e.OutputMax).Scan(&id)
+		return tx.QueryRowContext(ctx, qAppendEvent, e.SessionID, null(e.TurnID), e.Type, at, data, null(out), e.OutputMax).Scan(&id)
 	})
 	return id, err
 }

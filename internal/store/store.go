@@ -307,12 +307,13 @@ func (s *Store) stamp(t time.Time) time.Time {
 	return t
 }
 
-// nullID stores a zero id as NULL (no turn).
-func nullID(id int64) any {
-	if id == 0 {
+// null stores a zero value as NULL (no turn, no text).
+func null[T comparable](v T) any {
+	var zero T
+	if v == zero {
 		return nil
 	}
-	return id
+	return v
 }
 
 // insert runs one INSERT ... RETURNING id and returns the id.

@@ -27,7 +27,7 @@ func (s *Store) RecordVerifyRun(ctx context.Context, v VerifyRun) (int64, error)
 	if v.Command == "" {
 		return 0, errors.New("store: record verify run: empty Command; set the command that ran")
 	}
-	return s.insert(ctx, "record verify run", qRecordVerifyRun, v.SessionID, nullID(v.TurnID), v.Round,
+	return s.insert(ctx, "record verify run", qRecordVerifyRun, v.SessionID, null(v.TurnID), v.Round,
 		v.Command, v.ExitCode, s.stamp(v.StartedAt).UnixMilli(), v.Duration.Microseconds(), v.OutputTail)
 }
 
