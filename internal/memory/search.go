@@ -3,8 +3,6 @@ package memory
 import (
 	"cmp"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"log/slog"
 	"slices"
@@ -172,7 +170,7 @@ func (s *Searcher) dense(ctx context.Context, query string, hits []store.MemoryH
 	if err != nil {
 		return nil, err
 	}
-	q, ok := vecs[contentHash(query)]
+	q, ok := vecs[hash([]byte(query))]
 	if !ok {
 		return nil, errors.New("memory: the query was not embedded")
 	}
@@ -182,7 +180,7 @@ func (s *Searcher) dense(ctx context.Context, query string, hits []store.MemoryH
 	}
 	var ranked []scored
 	for _, d := range docs {
-		if v, ok := vecs[contentHash(d.Text)]; ok {
+		if v, ok := vecs[hash([]byte(d.Text))]; ok {
 			if c := dot(q, v); c > 0 {
 				ranked = append(ranked, scored{d, c})
 			}
@@ -203,7 +201,7 @@ func (s *Searcher) vectors(ctx context.Context, texts []string) (map[string][]fl
 	e, st := s.opts.Embedder, s.opts.Store
 	hashes := make([]string, len(texts))
 	for i, t := range texts {
-		hashes[i] = contentHash(t)
+		hashes[i] = hash([]byte(t))
 	}
 	have, err := st.Vectors(ctx, e.Model(), hashes)
 	if err != nil {
@@ -236,12 +234,6 @@ func (s *Searcher) vectors(ctx context.Context, texts []string) (map[string][]fl
 		}
 	}
 	return have, nil
-}
-
-// contentHash keys the vector cache: the SHA-256 of the text embedded.
-func contentHash(s string) string {
-	h := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(h[:])
 }
 
 // lead is the start of text, whitespace folded, cut near n bytes.
