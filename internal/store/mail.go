@@ -382,7 +382,8 @@ func (s *Store) MailInUse(ctx context.Context, workspace string) (bool, error) {
 	return in, nil
 }
 
-// NewWatch starts a watch; Close it when done.
+// NewWatch starts a watch. It holds nothing of its own: the connection
+// it reads on is the store's.
 func (s *Store) NewWatch(ctx context.Context) (*Watch, error) {
 	w := &Watch{s: s}
 	if _, err := w.Changed(ctx); err != nil {
@@ -402,9 +403,6 @@ func (w *Watch) Changed(ctx context.Context) (bool, error) {
 	w.last = v
 	return changed, nil
 }
-
-// Close ends the watch (the connection stays with the store).
-func (w *Watch) Close() error { return nil }
 
 // dataVersion reads data_version on the watch connection, opening it on
 // first use. The value only grows, so each Watch compares it with its own
