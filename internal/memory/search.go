@@ -16,9 +16,11 @@ import (
 // (Cormack et al., 2009) and of most systems since.
 const rrfK = 60
 
-// Embedding work per search: new texts embedded at most (the rest wait
-// for later searches), and per request.
+// Embedding work per search: the newest decisions and handoffs ranked by
+// embeddings besides the keyword hits, new texts embedded at most (the
+// rest wait for later searches), and per request.
 const (
+	corpus           = 300
 	maxNewEmbeddings = 256
 	embedBatch       = 64
 )
@@ -32,10 +34,7 @@ type SearchOptions struct {
 	// Embedder, when set, adds a ranking by embeddings; nil searches by
 	// keywords only.
 	Embedder Embedder
-	// Corpus is how many of the newest decisions and handoffs are ranked
-	// by embeddings besides the keyword hits; 0 means 300.
-	Corpus int
-	Logger *slog.Logger
+	Logger   *slog.Logger
 }
 
 // Searcher searches long-term memory: memory files, and the Decisions
@@ -50,9 +49,6 @@ type Searcher struct {
 func NewSearcher(o SearchOptions) (*Searcher, error) {
 	if o.Store == nil {
 		return nil, errors.New("memory: a Searcher needs a store")
-	}
-	if o.Corpus <= 0 {
-		o.Corpus = 300
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -148,7 +144,7 @@ func fuse(lists []ranking, limit int) []Result {
 // to the query, best first, at most n; orthogonal or opposite ones are
 // left out.
 func (s *Searcher) dense(ctx context.Context, query string, hits []store.MemoryHit, n int) ([]store.MemoryHit, error) {
-	corpus, err := s.in.MemoryCorpus(ctx, s.opts.Corpus)
+	corpus, err := s.in.MemoryCorpus(ctx, corpus)
 	if err != nil {
 		return nil, err
 	}

@@ -86,15 +86,8 @@ func (s *Store) PinDecision(ctx context.Context, sessionID string, seq, pin int)
 		if err != nil {
 			return err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var n int
-			if err := rows.Scan(&n); err != nil {
-				return err
-			}
-			restored = append(restored, n)
-		}
-		return rows.Err()
+		restored, err = collect(rows, scanOne[int])
+		return err
 	})
 	return restored, err
 }
@@ -150,20 +143,12 @@ func (s *Store) Compactions(ctx context.Context, sessionID string, segment int) 
 // leaves out of the history it loads. Compactions with their texts,
 // sorted, cost a turn at 300 twice as much.
 func (s *Store) PagedCalls(ctx context.Context, sessionID string, segment int) (map[string]bool, error) {
-	rows, err := s.w.QueryContext(ctx, qPagedCalls, sessionID, segment)
-	if err != nil {
-		return nil, wrap("paged calls", err)
-	}
-	defer rows.Close()
-	out := map[string]bool{}
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, wrap("paged calls", err)
-		}
+	ids, err := list(ctx, s.w, "paged calls", scanOne[string], qPagedCalls, sessionID, segment)
+	out := make(map[string]bool, len(ids))
+	for _, id := range ids {
 		out[id] = true
 	}
-	return out, wrap("paged calls", rows.Err())
+	return out, err
 }
 
 // SetSegmentPrefix keeps the prefix (JSON) a segment was first sent with.

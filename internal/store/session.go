@@ -206,6 +206,13 @@ func list[T any](ctx context.Context, q execer, op string, scan func(scanner) (T
 	return out, wrap(op, err)
 }
 
+// scanOne scans a row of one column.
+func scanOne[T any](r scanner) (T, error) {
+	var v T
+	err := r.Scan(&v)
+	return v, err
+}
+
 // collect scans every row with scan and closes rows.
 func collect[T any](rows *sql.Rows, scan func(scanner) (T, error)) ([]T, error) {
 	defer rows.Close()
