@@ -10,8 +10,7 @@
 // every reader gets the text back where it was. The schema lives in
 // migrations/*.sql (embedded, numbered, applied in order, each in one
 // transaction, tracked by PRAGMA user_version); every statement is a
-// constant in queries.go but the PRAGMAs and two built at run time
-// (TestStatementsLiveInQueriesGo).
+// constant in queries.go but the PRAGMAs (TestStatementsLiveInQueriesGo).
 //
 // Of godwit's packages it imports only llm. The store is the bottom of the
 // stack.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -211,7 +212,7 @@ func docQuery(kind string) string {
 	case MemoryPage:
 		return qDocPage
 	case MemoryHandoff:
-		return `SELECT * FROM (` + qDocHandoff + ` WHERE handoff <> '')`
+		return qDocHandoffKept
 	}
 	return ""
 }
@@ -255,33 +256,26 @@ func docRow(kind string, r scanner) (MemoryHit, error) {
 // Vectors returns the cached embedding vectors of model for the given
 // content hashes; hashes not cached are absent from the map.
 func (s *Store) Vectors(ctx context.Context, model string, hashes []string) (map[string][]float32, error) {
-	out := make(map[string][]float32, len(hashes))
-	// SQLite binds at most 32766 variables; chunks keep far below.
-	for chunk := range slices.Chunk(hashes, 500) {
-		q := "SELECT hash, vec FROM embeddings WHERE model = ? AND hash IN (?" + strings.Repeat(",?", len(chunk)-1) + ")"
-		args := make([]any, 0, len(chunk)+1)
-		args = append(args, model)
-		for _, h := range chunk {
-			args = append(args, h)
-		}
-		rows, err := s.r.QueryContext(ctx, q, args...)
-		if err != nil {
-			return nil, wrap("vectors", err)
-		}
-		for rows.Next() {
-			var h string
-			var b []byte
-			if err := rows.Scan(&h, &b); err != nil {
-				rows.Close()
-				return nil, wrap("vectors", err)
-			}
-			out[h] = decodeVector(b)
-		}
-		if err := rows.Close(); err != nil {
-			return nil, wrap("vectors", err)
-		}
+	type vec struct {
+		hash string
+		v    []float32
 	}
-	return out, nil
+	hs, err := json.Marshal(hashes)
+	if err != nil {
+		return nil, fmt.Errorf("store: vectors: %w", err)
+	}
+	vs, err := list(ctx, s.r, "vectors", func(r scanner) (vec, error) {
+		var x vec
+		var b []byte
+		err := r.Scan(&x.hash, &b)
+		x.v = decodeVector(b)
+		return x, err
+	}, qVectors, model, string(hs))
+	out := make(map[string][]float32, len(vs))
+	for _, x := range vs {
+		out[x.hash] = x.v
+	}
+	return out, err
 }
 
 // PutVectors caches embedding vectors of model by content hash, in one
