@@ -20,14 +20,6 @@ const (
 	TurnInterrupted TurnStatus = "interrupted"
 )
 
-func (st TurnStatus) valid() bool {
-	switch st {
-	case TurnRunning, TurnDone, TurnFailed, TurnCancelled, TurnInterrupted:
-		return true
-	}
-	return false
-}
-
 // Turn is one user prompt and everything done to answer it.
 type Turn struct {
 	ID        int64
@@ -55,7 +47,9 @@ func (s *Store) StartTurn(ctx context.Context, sessionID, prompt string, segment
 // FinishTurn records how turn t.ID ended: Status, EndedAt (now when zero),
 // Usage, Cost and Error. Other fields are ignored.
 func (s *Store) FinishTurn(ctx context.Context, t Turn) error {
-	if !t.Status.valid() || t.Status == TurnRunning {
+	switch t.Status {
+	case TurnDone, TurnFailed, TurnCancelled, TurnInterrupted:
+	default:
 		return fmt.Errorf("store: finish turn %d: unknown status %q (want done, failed, cancelled or interrupted)", t.ID, t.Status)
 	}
 	u := t.Usage
