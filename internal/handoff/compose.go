@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -72,7 +73,6 @@ var exitRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\
 func FactsFrom(history []llm.Message) Facts {
 	var f Facts
 	calls := map[string]llm.ToolCall{}
-	files := map[string]int{} // path -> index in f.Files
 	for _, m := range history {
 		for _, p := range m.Parts {
 			switch p.Kind {
@@ -88,15 +88,7 @@ func FactsFrom(history []llm.Message) Facts {
 					if action == "" {
 						continue
 					}
-					if i, ok := files[path]; ok {
-						f.Files = append(f.Files[:i], f.Files[i+1:]...)
-						for k, v := range files {
-							if v > i {
-								files[k] = v - 1
-							}
-						}
-					}
-					files[path] = len(f.Files)
+					f.Files = slices.DeleteFunc(f.Files, func(x FileFact) bool { return x.Path == path })
 					f.Files = append(f.Files, FileFact{Path: path, Action: action})
 				}
 				if c.Name == "shell_exec" {

@@ -3,6 +3,7 @@ package handoff
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -545,10 +546,10 @@ func Sanitize(d *Draft, ledger []Entry) int {
 			dropped++
 		}
 	}
-	clean := func(s string) string {
+	drop := func(s string, bad func(string) bool) string {
 		var keep []string
 		for _, line := range strings.Split(s, "\n") {
-			if strings.TrimSpace(line) != "" && (untrusted.Suspicious(line) || Weakens(ledger, line) || restates(ledger, line)) {
+			if strings.TrimSpace(line) != "" && bad(line) {
 				dropped++
 				continue
 			}
@@ -560,26 +561,16 @@ func Sanitize(d *Draft, ledger []Entry) int {
 		// The engine's own draft quotes the user (the task) and the
 		// record; only its lines from tool outputs (the last line of
 		// each check) can carry an injection.
-		var keep []string
-		for _, line := range strings.Split(d.Verification, "\n") {
-			if untrusted.Suspicious(line) {
-				dropped++
-				continue
-			}
-			keep = append(keep, line)
-		}
-		d.Verification = strings.Join(keep, "\n")
+		d.Verification = drop(d.Verification, untrusted.Suspicious)
 		return dropped
 	}
-	d.Task, d.Verification, d.Progress, d.Next = clean(d.Task), clean(d.Verification), clean(d.Progress), clean(d.Next)
-	var coords []Coordinate
-	for _, c := range d.Coordinates {
-		if clean(c.String()) == "" {
-			continue
-		}
-		coords = append(coords, c)
+	clean := func(s string) string {
+		return drop(s, func(line string) bool {
+			return untrusted.Suspicious(line) || Weakens(ledger, line) || restates(ledger, line)
+		})
 	}
-	d.Coordinates = coords
+	d.Task, d.Verification, d.Progress, d.Next = clean(d.Task), clean(d.Verification), clean(d.Progress), clean(d.Next)
+	d.Coordinates = slices.DeleteFunc(d.Coordinates, func(c Coordinate) bool { return clean(c.String()) == "" })
 	return dropped
 }
 

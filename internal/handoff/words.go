@@ -20,7 +20,10 @@ var wordsTxt string
 // and for all of them one for the languages that space their words and
 // one for those that do not (zh, ja, ko, whose words match anywhere).
 type wordList struct {
-	pats map[string][]*regexp.Regexp // by language; "" for all
+	// pats are a language's patterns: its own, and English's in the
+	// scripts that write English words between their own ("README を更新
+	// して", "не юзай any"); "" has all of them.
+	pats map[string][]*regexp.Regexp
 }
 
 // in reports whether s holds one of the list's words in language lang
@@ -30,7 +33,7 @@ func (w *wordList) in(s, lang string) bool { return w.find(s, lang) != nil }
 // find returns the place of the leftmost word of the list in s, or nil.
 func (w *wordList) find(s, lang string) []int {
 	var best []int
-	for _, re := range w.patterns(lang) {
+	for _, re := range w.pats[lang] {
 		if m := re.FindStringIndex(s); m != nil && (best == nil || m[0] < best[0]) {
 			best = m
 		}
@@ -40,16 +43,11 @@ func (w *wordList) find(s, lang string) []int {
 
 // cut replaces the list's words in s with a space.
 func (w *wordList) cut(s, lang string) string {
-	for _, re := range w.patterns(lang) {
+	for _, re := range w.pats[lang] {
 		s = re.ReplaceAllString(s, " ")
 	}
 	return s
 }
-
-// patterns are the list's patterns for a language: its own, and
-// English's in the scripts that write English words between their own
-// ("README を更新して", "не юзай any"); all of them for "".
-func (w *wordList) patterns(lang string) []*regexp.Regexp { return w.pats[lang] }
 
 // corpusOrder is the languages words.txt may name.
 var corpusOrder = []string{"en", "zh", "ja", "ko", "de", "fr", "es", "pt", "ru"}

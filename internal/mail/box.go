@@ -41,9 +41,7 @@ type Box struct {
 	poll    time.Duration
 	log     *slog.Logger
 
-	// mu guards watch: Close may come from another goroutine while Wait
-	// runs (a resident stopping), which then ends with an error.
-	mu    sync.Mutex
+	mu    sync.Mutex // guards watch, made on the first Wait
 	watch *store.Watch
 }
 
@@ -124,17 +122,9 @@ func (b *Box) Wait(ctx context.Context) error {
 	return waitFor(ctx, w, b.poll, func() (bool, error) { return b.st.Claimable(ctx, b.session) })
 }
 
-// Close gives up the session and the pinned connection.
+// Close gives up the session.
 func (b *Box) Close() error {
-	var errs []error
-	b.mu.Lock()
-	if b.watch != nil {
-		errs = append(errs, b.watch.Close())
-		b.watch = nil
-	}
-	b.mu.Unlock()
-	errs = append(errs, b.st.ReleaseResident(context.Background(), b.session, b.owner))
-	return errors.Join(errs...)
+	return b.st.ReleaseResident(context.Background(), b.session, b.owner)
 }
 
 // waitFor checks ready at once, then after every change of the database,
@@ -266,7 +256,6 @@ func Arrivals(ctx context.Context, st *store.Store, session func() string, poll 
 	if err != nil {
 		return fmt.Errorf("mail: %w", err)
 	}
-	defer w.Close()
 	seen := map[string]int64{} // session -> the newest message announced
 	b := newBackoff(poll)
 	defer b.stop()

@@ -33,7 +33,6 @@ func Follow(ctx context.Context, st *store.Store, id int64, opts FollowOptions) 
 			yield(store.Receipt{}, fmt.Errorf("mail: %w", err))
 			return
 		}
-		defer w.Close()
 		last := opts.Since
 		b := newBackoff(opts.Poll)
 		defer b.stop()

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -230,20 +231,17 @@ func RepoRoot(dir string) string {
 // pathDown lists the folders from root down to dir, both included; root
 // must be dir or one of its ancestors.
 func pathDown(root, dir string) []string {
-	var up []string
-	for d := dir; ; d = filepath.Dir(d) {
-		up = append(up, d)
-		if d == root || filepath.Dir(d) == d {
-			break
-		}
+	out := []string{dir}
+	for d := dir; d != root && filepath.Dir(d) != d; {
+		d = filepath.Dir(d)
+		out = append(out, d)
 	}
-	out := make([]string, len(up))
-	for i, d := range up {
-		out[len(up)-1-i] = d
-	}
+	slices.Reverse(out)
 	return out
 }
 
+// hash is the SHA-256 of b, hex: a file's change key and the vector
+// cache's key of a text.
 func hash(b []byte) string {
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])

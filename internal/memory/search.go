@@ -3,8 +3,6 @@ package memory
 import (
 	"cmp"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"log/slog"
 	"slices"
@@ -18,9 +16,11 @@ import (
 // (Cormack et al., 2009) and of most systems since.
 const rrfK = 60
 
-// Embedding work per search: new texts embedded at most (the rest wait
-// for later searches), and per request.
+// Embedding work per search: the newest decisions and handoffs ranked by
+// embeddings besides the keyword hits, new texts embedded at most (the
+// rest wait for later searches), and per request.
 const (
+	corpus           = 300
 	maxNewEmbeddings = 256
 	embedBatch       = 64
 )
@@ -34,10 +34,7 @@ type SearchOptions struct {
 	// Embedder, when set, adds a ranking by embeddings; nil searches by
 	// keywords only.
 	Embedder Embedder
-	// Corpus is how many of the newest decisions and handoffs are ranked
-	// by embeddings besides the keyword hits; 0 means 300.
-	Corpus int
-	Logger *slog.Logger
+	Logger   *slog.Logger
 }
 
 // Searcher searches long-term memory: memory files, and the Decisions
@@ -52,9 +49,6 @@ type Searcher struct {
 func NewSearcher(o SearchOptions) (*Searcher, error) {
 	if o.Store == nil {
 		return nil, errors.New("memory: a Searcher needs a store")
-	}
-	if o.Corpus <= 0 {
-		o.Corpus = 300
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -150,7 +144,7 @@ func fuse(lists []ranking, limit int) []Result {
 // to the query, best first, at most n; orthogonal or opposite ones are
 // left out.
 func (s *Searcher) dense(ctx context.Context, query string, hits []store.MemoryHit, n int) ([]store.MemoryHit, error) {
-	corpus, err := s.in.MemoryCorpus(ctx, s.opts.Corpus)
+	corpus, err := s.in.MemoryCorpus(ctx, corpus)
 	if err != nil {
 		return nil, err
 	}
@@ -172,7 +166,7 @@ func (s *Searcher) dense(ctx context.Context, query string, hits []store.MemoryH
 	if err != nil {
 		return nil, err
 	}
-	q, ok := vecs[contentHash(query)]
+	q, ok := vecs[hash([]byte(query))]
 	if !ok {
 		return nil, errors.New("memory: the query was not embedded")
 	}
@@ -182,7 +176,7 @@ func (s *Searcher) dense(ctx context.Context, query string, hits []store.MemoryH
 	}
 	var ranked []scored
 	for _, d := range docs {
-		if v, ok := vecs[contentHash(d.Text)]; ok {
+		if v, ok := vecs[hash([]byte(d.Text))]; ok {
 			if c := dot(q, v); c > 0 {
 				ranked = append(ranked, scored{d, c})
 			}
@@ -203,7 +197,7 @@ func (s *Searcher) vectors(ctx context.Context, texts []string) (map[string][]fl
 	e, st := s.opts.Embedder, s.opts.Store
 	hashes := make([]string, len(texts))
 	for i, t := range texts {
-		hashes[i] = contentHash(t)
+		hashes[i] = hash([]byte(t))
 	}
 	have, err := st.Vectors(ctx, e.Model(), hashes)
 	if err != nil {
@@ -236,12 +230,6 @@ func (s *Searcher) vectors(ctx context.Context, texts []string) (map[string][]fl
 		}
 	}
 	return have, nil
-}
-
-// contentHash keys the vector cache: the SHA-256 of the text embedded.
-func contentHash(s string) string {
-	h := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(h[:])
 }
 
 // lead is the start of text, whitespace folded, cut near n bytes.

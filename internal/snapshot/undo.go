@@ -241,21 +241,12 @@ func writeBack(ws *workspace.Workspace, path string, content []byte) error {
 // shellChanges lists what shell commands changed since fromTurnSeq that
 // no snapshot covered, and the background jobs started since.
 func shellChanges(ctx context.Context, st *store.Store, sess store.Session, fromTurnSeq int, covered map[string]bool, rep *Report) error {
-	sessionID := sess.ID
-	turns, err := st.Turns(ctx, sessionID)
-	if err != nil {
-		return fmt.Errorf("snapshot: undo: %w", err)
-	}
-	seqOf := map[int64]int{}
-	for _, t := range turns {
-		seqOf[t.ID] = t.Seq
-	}
-	calls, err := st.ToolCalls(ctx, sessionID)
+	calls, seqOf, err := shellCalls(ctx, st, sess.ID)
 	if err != nil {
 		return fmt.Errorf("snapshot: undo: %w", err)
 	}
 	for _, c := range calls {
-		if c.Name != ShellTool || seqOf[c.TurnID] < fromTurnSeq {
+		if seqOf[c.TurnID] < fromTurnSeq {
 			continue
 		}
 		var a struct {
@@ -291,22 +282,29 @@ func LatestChange(ctx context.Context, st *store.Store, sessionID string) (int, 
 	for _, s := range snaps {
 		latest = max(latest, s.TurnSeq)
 	}
-	turns, err := st.Turns(ctx, sessionID)
+	calls, seqOf, err := shellCalls(ctx, st, sessionID)
 	if err != nil {
 		return 0, fmt.Errorf("snapshot: %w", err)
+	}
+	for _, c := range calls {
+		if len(c.Changed) > 0 {
+			latest = max(latest, seqOf[c.TurnID])
+		}
+	}
+	return latest, nil
+}
+
+// shellCalls returns the session's shell_exec calls and the number of
+// each turn by its id.
+func shellCalls(ctx context.Context, st *store.Store, sessionID string) ([]store.ToolCall, map[int64]int, error) {
+	turns, err := st.Turns(ctx, sessionID)
+	if err != nil {
+		return nil, nil, err
 	}
 	seqOf := map[int64]int{}
 	for _, t := range turns {
 		seqOf[t.ID] = t.Seq
 	}
 	calls, err := st.ToolCalls(ctx, sessionID)
-	if err != nil {
-		return 0, fmt.Errorf("snapshot: %w", err)
-	}
-	for _, c := range calls {
-		if c.Name == ShellTool && len(c.Changed) > 0 {
-			latest = max(latest, seqOf[c.TurnID])
-		}
-	}
-	return latest, nil
+	return slices.DeleteFunc(calls, func(c store.ToolCall) bool { return c.Name != ShellTool }), seqOf, err
 }

@@ -30,22 +30,17 @@ func (s *Store) RecordApproval(ctx context.Context, a Approval) (int64, error) {
 	if a.Decision != "allow" && a.Decision != "deny" {
 		return 0, fmt.Errorf("store: record approval: decision %q; use \"allow\" or \"deny\"", a.Decision)
 	}
-	return s.insert(ctx, "record approval", qRecordApproval, a.SessionID, nullID(a.TurnID), a.CallID, a.Tool,
+	return s.insert(ctx, "record approval", qRecordApproval, a.SessionID, null(a.TurnID), a.CallID, a.Tool,
 		a.Subject, a.Decision, a.Source, a.Rule, s.stamp(a.At).UnixMilli())
 }
 
 // Approvals returns a session's approval decisions in order.
 func (s *Store) Approvals(ctx context.Context, sessionID string) ([]Approval, error) {
-	rows, err := s.r.QueryContext(ctx, qApprovals, sessionID)
-	if err != nil {
-		return nil, wrap("approvals", err)
-	}
-	as, err := collect(rows, func(r scanner) (Approval, error) {
+	return list(ctx, s.r, "approvals", func(r scanner) (Approval, error) {
 		var a Approval
 		var at int64
 		err := r.Scan(&a.ID, &a.SessionID, &a.TurnID, &a.CallID, &a.Tool, &a.Subject, &a.Decision, &a.Source, &a.Rule, &at)
 		a.At = fromMS(at)
 		return a, err
-	})
-	return as, wrap("approvals", err)
+	}, qApprovals, sessionID)
 }

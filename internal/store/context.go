@@ -86,15 +86,8 @@ func (s *Store) PinDecision(ctx context.Context, sessionID string, seq, pin int)
 		if err != nil {
 			return err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var n int
-			if err := rows.Scan(&n); err != nil {
-				return err
-			}
-			restored = append(restored, n)
-		}
-		return rows.Err()
+		restored, err = collect(rows, scanOne[int])
+		return err
 	})
 	return restored, err
 }
@@ -108,22 +101,13 @@ func (s *Store) SetDecisionTopic(ctx context.Context, sessionID string, seq int,
 // writer (see the package doc): the engine reads the ledger between its
 // own writes to it.
 func (s *Store) Decisions(ctx context.Context, sessionID string) ([]Decision, error) {
-	rows, err := s.w.QueryContext(ctx, qDecisions, sessionID)
-	if err != nil {
-		return nil, wrap("decisions", err)
-	}
-	defer rows.Close()
-	var out []Decision
-	for rows.Next() {
+	return list(ctx, s.w, "decisions", func(r scanner) (Decision, error) {
 		d := Decision{SessionID: sessionID}
 		var at int64
-		if err := rows.Scan(&d.Seq, &d.Source, &d.Turn, &d.Topic, &d.Text, &d.SupersededBy, &at, &d.Kind, &d.Pinned); err != nil {
-			return nil, wrap("decisions", err)
-		}
+		err := r.Scan(&d.Seq, &d.Source, &d.Turn, &d.Topic, &d.Text, &d.SupersededBy, &at, &d.Kind, &d.Pinned)
 		d.CreatedAt = fromMS(at)
-		out = append(out, d)
-	}
-	return out, wrap("decisions", rows.Err())
+		return d, err
+	}, qDecisions, sessionID)
 }
 
 // Compaction records how a tool output is shown in a segment's window.
@@ -147,20 +131,11 @@ func (s *Store) RecordCompaction(ctx context.Context, c Compaction) error {
 // Compactions returns a segment's compactions. It reads on the writer,
 // as Decisions does.
 func (s *Store) Compactions(ctx context.Context, sessionID string, segment int) ([]Compaction, error) {
-	rows, err := s.w.QueryContext(ctx, qCompactions, sessionID, segment)
-	if err != nil {
-		return nil, wrap("compactions", err)
-	}
-	defer rows.Close()
-	var out []Compaction
-	for rows.Next() {
+	return list(ctx, s.w, "compactions", func(r scanner) (Compaction, error) {
 		c := Compaction{SessionID: sessionID, Segment: segment}
-		if err := rows.Scan(&c.CallID, &c.Level, &c.PageID, &c.Text); err != nil {
-			return nil, wrap("compactions", err)
-		}
-		out = append(out, c)
-	}
-	return out, wrap("compactions", rows.Err())
+		err := r.Scan(&c.CallID, &c.Level, &c.PageID, &c.Text)
+		return c, err
+	}, qCompactions, sessionID, segment)
 }
 
 // PagedCalls returns the call ids of the outputs a segment shows paged
@@ -168,20 +143,12 @@ func (s *Store) Compactions(ctx context.Context, sessionID string, segment int) 
 // leaves out of the history it loads. Compactions with their texts,
 // sorted, cost a turn at 300 twice as much.
 func (s *Store) PagedCalls(ctx context.Context, sessionID string, segment int) (map[string]bool, error) {
-	rows, err := s.w.QueryContext(ctx, qPagedCalls, sessionID, segment)
-	if err != nil {
-		return nil, wrap("paged calls", err)
-	}
-	defer rows.Close()
-	out := map[string]bool{}
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, wrap("paged calls", err)
-		}
+	ids, err := list(ctx, s.w, "paged calls", scanOne[string], qPagedCalls, sessionID, segment)
+	out := make(map[string]bool, len(ids))
+	for _, id := range ids {
 		out[id] = true
 	}
-	return out, wrap("paged calls", rows.Err())
+	return out, err
 }
 
 // SetSegmentPrefix keeps the prefix (JSON) a segment was first sent with.

@@ -46,8 +46,8 @@ func (s *Store) RecordEvalResult(ctx context.Context, r EvalResult) (int64, erro
 	if r.Suite == "" || r.Name == "" {
 		return 0, errors.New("store: record eval result: Suite and Name are required; set the task's suite and id")
 	}
-	return s.insert(ctx, "record eval result", qRecordEvalResult, r.Suite, r.Name, r.Model, nullText(r.SessionID),
-		boolInt(r.Passed), r.Score, r.InputTokens, r.OutputTokens, r.Cost, r.Duration.Microseconds(), nullText(r.Details),
+	return s.insert(ctx, "record eval result", qRecordEvalResult, r.Suite, r.Name, r.Model, null(r.SessionID),
+		r.Passed, r.Score, r.InputTokens, r.OutputTokens, r.Cost, r.Duration.Microseconds(), null(r.Details),
 		s.stamp(r.StartedAt).UnixMilli())
 }
 
@@ -57,22 +57,15 @@ func (s *Store) EvalResults(ctx context.Context, suite string, limit int) ([]Eva
 	if limit <= 0 {
 		limit = -1
 	}
-	rows, err := s.r.QueryContext(ctx, qEvalResults, suite, suite, limit)
-	if err != nil {
-		return nil, wrap("eval results", err)
-	}
-	out, err := collect(rows, func(r scanner) (EvalResult, error) {
+	return list(ctx, s.r, "eval results", func(r scanner) (EvalResult, error) {
 		var e EvalResult
-		var passed int
 		var dur, started int64
-		err := r.Scan(&e.ID, &e.Suite, &e.Name, &e.Model, &e.SessionID, &passed, &e.Score, &e.InputTokens, &e.OutputTokens,
+		err := r.Scan(&e.ID, &e.Suite, &e.Name, &e.Model, &e.SessionID, &e.Passed, &e.Score, &e.InputTokens, &e.OutputTokens,
 			&e.Cost, &dur, &e.Details, &started)
-		e.Passed = passed != 0
 		e.Duration = time.Duration(dur) * time.Microsecond
 		e.StartedAt = fromMS(started)
 		return e, err
-	})
-	return out, wrap("eval results", err)
+	}, qEvalResults, suite, suite, limit)
 }
 
 // RecordEvalVerdict stores v (CreatedAt now when zero) and returns its id.
@@ -80,8 +73,8 @@ func (s *Store) RecordEvalVerdict(ctx context.Context, v EvalVerdict) (int64, er
 	if v.A == "" || v.B == "" {
 		return 0, errors.New("store: record eval verdict: A and B are required; say what was compared")
 	}
-	return s.insert(ctx, "record eval verdict", qRecordEvalVerdict, v.A, v.B, v.Why, boolInt(v.Passed), v.Summary,
-		nullText(v.Details), s.stamp(v.CreatedAt).UnixMilli())
+	return s.insert(ctx, "record eval verdict", qRecordEvalVerdict, v.A, v.B, v.Why, v.Passed, v.Summary,
+		null(v.Details), s.stamp(v.CreatedAt).UnixMilli())
 }
 
 // EvalVerdicts returns the newest verdicts first, at most limit (all when
@@ -90,33 +83,11 @@ func (s *Store) EvalVerdicts(ctx context.Context, limit int) ([]EvalVerdict, err
 	if limit <= 0 {
 		limit = -1
 	}
-	rows, err := s.r.QueryContext(ctx, qEvalVerdicts, limit)
-	if err != nil {
-		return nil, wrap("eval verdicts", err)
-	}
-	out, err := collect(rows, func(r scanner) (EvalVerdict, error) {
+	return list(ctx, s.r, "eval verdicts", func(r scanner) (EvalVerdict, error) {
 		var v EvalVerdict
-		var passed int
 		var created int64
-		err := r.Scan(&v.ID, &v.A, &v.B, &v.Why, &passed, &v.Summary, &v.Details, &created)
-		v.Passed = passed != 0
+		err := r.Scan(&v.ID, &v.A, &v.B, &v.Why, &v.Passed, &v.Summary, &v.Details, &created)
 		v.CreatedAt = fromMS(created)
 		return v, err
-	})
-	return out, wrap("eval verdicts", err)
-}
-
-// nullText stores an empty string as NULL.
-func nullText(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
+	}, qEvalVerdicts, limit)
 }

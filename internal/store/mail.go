@@ -138,16 +138,9 @@ func (s *Store) ClaimMail(ctx context.Context, target, owner string, limit int) 
 	if limit <= 0 {
 		limit = 1 << 20
 	}
-	rows, err := s.w.QueryContext(ctx, qClaimMail, target, owner, s.now().UnixMilli(), limit)
-	if err != nil {
-		return nil, wrap("claim mail of "+target, err)
-	}
-	ms, err := collect(rows, scanMail)
-	if err != nil {
-		return nil, wrap("claim mail of "+target, err)
-	}
-	sortMail(ms)
-	return ms, nil
+	ms, err := list(ctx, s.w, "claim mail of "+target, scanMail, qClaimMail, target, owner, s.now().UnixMilli(), limit)
+	slices.SortFunc(ms, func(a, b Mail) int { return cmp.Compare(a.ID, b.ID) })
+	return ms, err
 }
 
 // Claimable reports whether target has mail ClaimMail would take. It
@@ -286,33 +279,18 @@ func (s *Store) MailByID(ctx context.Context, id int64) (Mail, error) {
 // Claims returns target's delivered messages, oldest first: those
 // claimed for a turn that has not ended.
 func (s *Store) Claims(ctx context.Context, target string) ([]Mail, error) {
-	rows, err := s.w.QueryContext(ctx, qClaims, target)
-	if err != nil {
-		return nil, wrap("claims of "+target, err)
-	}
-	ms, err := collect(rows, scanMail)
-	return ms, wrap("claims of "+target, err)
+	return list(ctx, s.w, "claims of "+target, scanMail, qClaims, target)
 }
 
 // QueuedAfter returns up to limit messages queued for target with ids
 // above after, oldest first.
 func (s *Store) QueuedAfter(ctx context.Context, target string, after int64, limit int) ([]Mail, error) {
-	rows, err := s.r.QueryContext(ctx, qQueuedAfter, target, after, limit)
-	if err != nil {
-		return nil, wrap("queued mail of "+target, err)
-	}
-	ms, err := collect(rows, scanMail)
-	return ms, wrap("queued mail of "+target, err)
+	return list(ctx, s.r, "queued mail of "+target, scanMail, qQueuedAfter, target, after, limit)
 }
 
 // MailOfTurn returns the messages turn turnID took.
 func (s *Store) MailOfTurn(ctx context.Context, turnID int64) ([]Mail, error) {
-	rows, err := s.r.QueryContext(ctx, qMailOfTurn, turnID)
-	if err != nil {
-		return nil, wrap("mail of a turn", err)
-	}
-	ms, err := collect(rows, scanMail)
-	return ms, wrap("mail of a turn", err)
+	return list(ctx, s.r, "mail of a turn", scanMail, qMailOfTurn, turnID)
 }
 
 // Mailbox returns up to limit messages to or from session (every
@@ -321,28 +299,18 @@ func (s *Store) Mailbox(ctx context.Context, session string, limit int) ([]Mail,
 	if limit <= 0 {
 		limit = -1
 	}
-	rows, err := s.r.QueryContext(ctx, qMailbox, session, limit)
-	if err != nil {
-		return nil, wrap("mailbox", err)
-	}
-	ms, err := collect(rows, scanMail)
-	return ms, wrap("mailbox", err)
+	return list(ctx, s.r, "mailbox", scanMail, qMailbox, session, limit)
 }
 
 // Receipts returns message id's receipts, oldest first.
 func (s *Store) Receipts(ctx context.Context, id int64) ([]Receipt, error) {
-	rows, err := s.r.QueryContext(ctx, qReceipts, id)
-	if err != nil {
-		return nil, wrap("receipts", err)
-	}
-	rs, err := collect(rows, func(r scanner) (Receipt, error) {
+	return list(ctx, s.r, "receipts", func(r scanner) (Receipt, error) {
 		var rc Receipt
 		var at int64
 		err := r.Scan(&rc.ID, &rc.MailID, &rc.State, &at, &rc.TurnID, &rc.Turn, &rc.Note)
 		rc.At = fromMS(at)
 		return rc, err
-	})
-	return rs, wrap("receipts", err)
+	}, qReceipts, id)
 }
 
 // AcquireResident makes r the session's resident, unless another process
@@ -414,7 +382,8 @@ func (s *Store) MailInUse(ctx context.Context, workspace string) (bool, error) {
 	return in, nil
 }
 
-// NewWatch starts a watch; Close it when done.
+// NewWatch starts a watch. It holds nothing of its own: the connection
+// it reads on is the store's.
 func (s *Store) NewWatch(ctx context.Context) (*Watch, error) {
 	w := &Watch{s: s}
 	if _, err := w.Changed(ctx); err != nil {
@@ -434,9 +403,6 @@ func (w *Watch) Changed(ctx context.Context) (bool, error) {
 	w.last = v
 	return changed, nil
 }
-
-// Close ends the watch (the connection stays with the store).
-func (w *Watch) Close() error { return nil }
 
 // dataVersion reads data_version on the watch connection, opening it on
 // first use. The value only grows, so each Watch compares it with its own
@@ -475,7 +441,7 @@ func queryMail(ctx context.Context, tx *txn, query string, args ...any) ([]Mail,
 
 func addReceipts(ctx context.Context, tx *txn, ms []Mail, state string, at time.Time, note string) error {
 	for _, m := range ms {
-		if _, err := tx.ExecContext(ctx, qAddReceipt, m.ID, state, at.UnixMilli(), nullID(m.TurnID), note); err != nil {
+		if _, err := tx.ExecContext(ctx, qAddReceipt, m.ID, state, at.UnixMilli(), null(m.TurnID), note); err != nil {
 			return err
 		}
 	}
@@ -499,8 +465,4 @@ func scanResident(r scanner) (Resident, error) {
 	err := r.Scan(&res.SessionID, &res.Owner, &res.PID, &res.Command, &since)
 	res.Since = fromMS(since)
 	return res, err
-}
-
-func sortMail(ms []Mail) {
-	slices.SortFunc(ms, func(a, b Mail) int { return cmp.Compare(a.ID, b.ID) })
 }

@@ -329,7 +329,6 @@ func TestWatchSeesOtherConnections(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer w.Close()
 	if ch, _ := w.Changed(ctx); ch {
 		t.Error("changed before any write")
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -37,25 +38,14 @@ type MemoryEntry struct {
 	CreatedAt time.Time
 }
 
-// MemoryEntries returns the entries of one scope, workspace and kind, in
-// the order they were given.
-func (s *Store) MemoryEntries(ctx context.Context, scope, workspace, kind string) ([]MemoryEntry, error) {
-	return memoryEntries(ctx, s.r, scope, workspace, kind)
-}
-
 func memoryEntries(ctx context.Context, db execer, scope, workspace, kind string) ([]MemoryEntry, error) {
-	rows, err := db.QueryContext(ctx, qMemoryEntries, scope, workspace, kind)
-	if err != nil {
-		return nil, wrap("memory entries", err)
-	}
-	out, err := collect(rows, func(r scanner) (MemoryEntry, error) {
+	return list(ctx, db, "memory entries", func(r scanner) (MemoryEntry, error) {
 		var e MemoryEntry
 		var at int64
 		err := r.Scan(&e.ID, &e.Scope, &e.Workspace, &e.Kind, &e.Text, &e.SessionID, &at)
 		e.CreatedAt = fromMS(at)
 		return e, err
-	})
-	return out, wrap("memory entries", err)
+	}, qMemoryEntries, scope, workspace, kind)
 }
 
 // ReplaceMemoryEntries makes texts, in order, the entries of one scope,
@@ -146,21 +136,9 @@ func (sc Scope) memorySearch(ctx context.Context, op, query, match string, terms
 	if limit <= 0 {
 		limit = defaultHits
 	}
-	type found struct {
-		kind, id int64
-		rank     float64
-	}
-	rows, err := sc.s.r.QueryContext(ctx, query, match, limit, sc.workspace)
+	fs, err := list(ctx, sc.s.r, op, scanFound, query, match, limit, sc.workspace)
 	if err != nil {
-		return nil, wrap(op, err)
-	}
-	fs, err := collect(rows, func(r scanner) (found, error) {
-		var f found
-		err := r.Scan(&f.kind, &f.id, &f.rank)
-		return f, err
-	})
-	if err != nil {
-		return nil, wrap(op, err)
+		return nil, err
 	}
 	hits := make([]MemoryHit, 0, len(fs))
 	for _, f := range fs {
@@ -213,13 +191,10 @@ func (sc Scope) MemoryCorpus(ctx context.Context, n int) ([]MemoryHit, error) {
 		kind  string
 		limit int
 	}{{MemoryEntryKind, 10_000}, {MemoryDecision, n}, {MemoryHandoff, n}} {
-		rows, err := sc.s.r.QueryContext(ctx, docQuery(q.kind)+docScope(q.kind)+qNewest, MaxDocText, q.limit, sc.workspace)
+		hs, err := list(ctx, sc.s.r, "memory corpus", func(r scanner) (MemoryHit, error) { return docRow(q.kind, r) },
+			docQuery(q.kind)+docScope(q.kind)+qNewest, MaxDocText, q.limit, sc.workspace)
 		if err != nil {
-			return nil, wrap("memory corpus", err)
-		}
-		hs, err := collect(rows, func(r scanner) (MemoryHit, error) { return docRow(q.kind, r) })
-		if err != nil {
-			return nil, wrap("memory corpus", err)
+			return nil, err
 		}
 		out = append(out, hs...)
 	}
@@ -237,7 +212,7 @@ func docQuery(kind string) string {
 	case MemoryPage:
 		return qDocPage
 	case MemoryHandoff:
-		return `SELECT * FROM (` + qDocHandoff + ` WHERE handoff <> '')`
+		return qDocHandoffKept
 	}
 	return ""
 }
@@ -281,33 +256,26 @@ func docRow(kind string, r scanner) (MemoryHit, error) {
 // Vectors returns the cached embedding vectors of model for the given
 // content hashes; hashes not cached are absent from the map.
 func (s *Store) Vectors(ctx context.Context, model string, hashes []string) (map[string][]float32, error) {
-	out := make(map[string][]float32, len(hashes))
-	// SQLite binds at most 32766 variables; chunks keep far below.
-	for chunk := range slices.Chunk(hashes, 500) {
-		q := "SELECT hash, vec FROM embeddings WHERE model = ? AND hash IN (?" + strings.Repeat(",?", len(chunk)-1) + ")"
-		args := make([]any, 0, len(chunk)+1)
-		args = append(args, model)
-		for _, h := range chunk {
-			args = append(args, h)
-		}
-		rows, err := s.r.QueryContext(ctx, q, args...)
-		if err != nil {
-			return nil, wrap("vectors", err)
-		}
-		for rows.Next() {
-			var h string
-			var b []byte
-			if err := rows.Scan(&h, &b); err != nil {
-				rows.Close()
-				return nil, wrap("vectors", err)
-			}
-			out[h] = decodeVector(b)
-		}
-		if err := rows.Close(); err != nil {
-			return nil, wrap("vectors", err)
-		}
+	type vec struct {
+		hash string
+		v    []float32
 	}
-	return out, nil
+	hs, err := json.Marshal(hashes)
+	if err != nil {
+		return nil, fmt.Errorf("store: vectors: %w", err)
+	}
+	vs, err := list(ctx, s.r, "vectors", func(r scanner) (vec, error) {
+		var x vec
+		var b []byte
+		err := r.Scan(&x.hash, &b)
+		x.v = decodeVector(b)
+		return x, err
+	}, qVectors, model, string(hs))
+	out := make(map[string][]float32, len(vs))
+	for _, x := range vs {
+		out[x.hash] = x.v
+	}
+	return out, err
 }
 
 // PutVectors caches embedding vectors of model by content hash, in one

@@ -89,7 +89,7 @@ func (s *Store) AppendMessage(ctx context.Context, sessionID string, turnID int6
 			}
 			outs = idList(ids)
 		}
-		if err := tx.QueryRowContext(ctx, qAppendMessage, sessionID, nullID(turnID), segment, string(m.Role),
+		if err := tx.QueryRowContext(ctx, qAppendMessage, sessionID, null(turnID), segment, string(m.Role),
 			string(b), now, outs).Scan(&id); err != nil {
 			return err
 		}
@@ -203,14 +203,13 @@ func (s *Store) messages(ctx context.Context, q execer, sessionID string, segmen
 		return nil, wrap("messages", err)
 	}
 	for i := range ms {
-		fill(&ms[i], texts, false)
+		fill(&ms[i], texts)
 	}
 	return ms, nil
 }
 
-// fill puts output texts back into m's tool results: those not elided,
-// or only the elided ones.
-func fill(m *StoredMessage, texts map[int64]string, elided bool) {
+// fill puts output texts back into m's tool results but the elided ones.
+func fill(m *StoredMessage, texts map[int64]string) {
 	k := 0
 	for i, p := range m.Message.Parts {
 		if p.ToolResult == nil || k >= len(m.OutputIDs) {
@@ -218,44 +217,13 @@ func fill(m *StoredMessage, texts map[int64]string, elided bool) {
 		}
 		id := m.OutputIDs[k]
 		k++
-		if id == 0 || slices.Contains(m.Elided, i) != elided {
+		if id == 0 || slices.Contains(m.Elided, i) {
 			continue
 		}
 		r := *p.ToolResult
 		r.Content = texts[id]
 		m.Message.Parts[i].ToolResult = &r
 	}
-	if elided {
-		m.Elided = nil
-	}
-}
-
-// Hydrate puts back the texts MessagesEliding left out of ms.
-func (s *Store) Hydrate(ctx context.Context, ms []StoredMessage) error {
-	var ids []int64
-	for _, m := range ms {
-		k := 0
-		for i, p := range m.Message.Parts {
-			if p.ToolResult == nil || k >= len(m.OutputIDs) {
-				continue
-			}
-			if slices.Contains(m.Elided, i) {
-				ids = append(ids, m.OutputIDs[k])
-			}
-			k++
-		}
-	}
-	if len(ids) == 0 {
-		return nil
-	}
-	texts, err := outputTexts(ctx, s.w, ids)
-	if err != nil {
-		return wrap("hydrate messages", err)
-	}
-	for i := range ms {
-		fill(&ms[i], texts, true)
-	}
-	return nil
 }
 
 func segmentOutputs(ctx context.Context, q execer, sessionID string, segment int) (map[int64]string, error) {

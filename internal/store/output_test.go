@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -203,10 +204,10 @@ func oldStore(t *testing.T, path, before string) *Store {
 		t.Fatal(err)
 	}
 	for _, m := range ms {
-		if m.step() == before {
+		if strings.HasSuffix(m.name, "_"+before+".sql") {
 			break
 		}
-		if _, err := s.apply(ctx, m, len(ms)); err != nil {
+		if err := s.apply(ctx, m, len(ms)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -230,10 +231,11 @@ func oldMessageText(m llm.Message) string {
 	return strings.Join(parts, "\n")
 }
 
-// TestMigrateOutputs builds a database the way the previous schema and
-// code wrote it (every output four times) and checks that migrating it
-// keeps each output once and every reader's answer the same.
-func TestMigrateOutputs(t *testing.T) {
+// TestOpensOldOutputs builds a database the way the schema before
+// outputs and its code wrote it (every output four times) and checks
+// that, migrated, every reader's answer is the same: the old rows stay
+// as they were, and the readers take the text from where it is.
+func TestOpensOldOutputs(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "godwit.db")
@@ -280,10 +282,6 @@ func TestMigrateOutputs(t *testing.T) {
 		}
 		exec(`INSERT INTO pages (session_id, segment, kind, tags, summary, text, created_at) VALUES (?, 1, 'tool_output', '["shell_exec","c1"]', 'summary of c1', ?, 8)`, sess, outs["c1"])
 		exec(`INSERT INTO pages (session_id, segment, kind, tags, summary, text, created_at) VALUES (?, 1, 'notes', '[]', 'a page of its own', 'not an output: quokka', 8)`, sess)
-	}
-	var sizeBefore int
-	if err := old.w.QueryRow(`SELECT sum(length(output)) FROM tool_calls`).Scan(&sizeBefore); err != nil {
-		t.Fatal(err)
 	}
 	old.w.Close()
 
@@ -354,40 +352,17 @@ func TestMigrateOutputs(t *testing.T) {
 			t.Errorf("page p%d: %v, text equal %v", i+1, err, p.Text == want)
 		}
 	}
-	// Search finds each output once now (before: its page and its message).
+	// Search finds what it found before: a page and the message that
+	// hold the output.
 	want := map[string][]string{
-		"s1 zanzibar": {"page"}, "s1 TestAdd": {"message"}, "s1 quokka": {"page"}, "s1 running": {"message", "message", "message"},
+		"s1 zanzibar": {"message", "page"}, "s1 TestAdd": {"message"}, "s1 quokka": {"page"}, "s1 running": {"message", "message", "message"},
 	}
 	for k, w := range want {
-		if got := hits[k]; fmt.Sprint(got) != fmt.Sprint(w) {
+		got := hits[k]
+		sort.Strings(got)
+		if fmt.Sprint(got) != fmt.Sprint(w) {
 			t.Errorf("Search %s = %v, want %v", k, got, w)
 		}
-	}
-	// Each output once per session: no tool call, page or message keeps
-	// a copy, and the events refer to theirs (except c3's, cut inside a
-	// character by the old code).
-	if n := count(t, s, `SELECT count(*) FROM outputs`); n != 6 {
-		t.Errorf("%d outputs, want 3 per session", n)
-	}
-	for _, q := range []string{
-		`SELECT count(*) FROM tool_calls WHERE output <> '' OR output_id IS NULL`,
-		`SELECT count(*) FROM pages WHERE kind = 'tool_output' AND (text <> '' OR output_id IS NULL)`,
-		`SELECT count(*) FROM messages WHERE role = 'tool' AND (outputs IS NULL OR instr(body, 'FAIL') > 0)`,
-	} {
-		if n := count(t, s, q); n != 0 {
-			t.Errorf("%s: %d", q, n)
-		}
-	}
-	if n := count(t, s, `SELECT count(*) FROM events WHERE output_id IS NOT NULL`); n != 4 {
-		t.Errorf("%d events refer to their output, want 4 (c1 and c2 of each session)", n)
-	}
-	var stored int
-	if err := s.w.QueryRow(`SELECT sum(coalesce(length(packed), length(CAST(text AS BLOB)))) FROM outputs`).Scan(&stored); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("tool call outputs %d bytes before; outputs table %d bytes after (each once, long ones deflated)", sizeBefore, stored)
-	if stored >= sizeBefore {
-		t.Errorf("outputs hold %d bytes for %d of tool call outputs", stored, sizeBefore)
 	}
 }
 

@@ -55,7 +55,7 @@ func (s *Store) PutPage(ctx context.Context, p Page) (string, error) {
 			text = ""
 		}
 		return tx.QueryRowContext(ctx, qPutPage, p.SessionID, p.Segment, p.Kind, string(tj), p.Tokens,
-			ms(p.From), ms(p.To), p.Summary, text, s.now().UnixMilli(), nullID(out)).Scan(&id)
+			ms(p.From), ms(p.To), p.Summary, text, s.now().UnixMilli(), null(out)).Scan(&id)
 	})
 	if err != nil {
 		return "", err
@@ -129,6 +129,19 @@ const defaultHits = 10
 // maxTerms bounds how much work one query can ask for.
 const maxTerms = 32
 
+// found is an index hit: the kind of row (the rowid's low bits), its id
+// and its rank.
+type found struct {
+	kind, id int64
+	rank     float64
+}
+
+func scanFound(r scanner) (found, error) {
+	var f found
+	err := r.Scan(&f.kind, &f.id, &f.rank)
+	return f, err
+}
+
 // Search ranks the pages, messages and segment handoffs of one session
 // of the workspace ("" for each of its sessions) against query with
 // FTS5's BM25, best first, at most limit hits (10 when limit <= 0). The query is free text from a user
@@ -151,21 +164,9 @@ func (sc Scope) Search(ctx context.Context, sessionID, query string, limit int) 
 		// session exactly either way.
 		match = "session : " + phrase(sessionID) + " AND " + match
 	}
-	type found struct {
-		kind, id int64
-		rank     float64
-	}
-	rows, err := s.r.QueryContext(ctx, qSearch, match, sessionID, limit, sc.workspace)
+	fs, err := list(ctx, s.r, "search", scanFound, qSearch, match, sessionID, limit, sc.workspace)
 	if err != nil {
-		return nil, wrap("search", err)
-	}
-	fs, err := collect(rows, func(r scanner) (found, error) {
-		var f found
-		err := r.Scan(&f.kind, &f.id, &f.rank)
-		return f, err
-	})
-	if err != nil {
-		return nil, wrap("search", err)
+		return nil, err
 	}
 	hits := make([]Hit, 0, len(fs))
 	seen := map[string]bool{}

@@ -7,9 +7,8 @@ import (
 	"sync"
 )
 
-// maxPrepared bounds the statements a pool keeps prepared: more distinct
-// texts than the store has constants means some are built at run time
-// (Vectors' IN lists), and those run unprepared rather than pile up.
+// maxPrepared bounds the statements a pool keeps prepared; past it they
+// run unprepared rather than pile up.
 const maxPrepared = 200
 
 // db is a pool whose statements are prepared on their second use and

@@ -48,7 +48,7 @@ func (s *Store) RecordProc(ctx context.Context, p Proc) (int64, error) {
 	if p.PID <= 0 || p.OwnerPID <= 0 {
 		return 0, fmt.Errorf("store: record proc: PID and OwnerPID are required (got %d, %d)", p.PID, p.OwnerPID)
 	}
-	return s.insert(ctx, "record proc", qRecordProc, nullText(p.SessionID), nullID(p.TurnID), p.CallID, p.Job, p.Command,
+	return s.insert(ctx, "record proc", qRecordProc, null(p.SessionID), null(p.TurnID), p.CallID, p.Job, p.Command,
 		p.PID, int64(p.PIDStart), p.Boot, p.Supervised, p.OwnerPID, int64(p.OwnerStart), s.stamp(p.StartedAt).UnixMilli())
 }
 
@@ -79,11 +79,7 @@ func (s *Store) Procs(ctx context.Context, sessionID string) ([]Proc, error) {
 
 func (s *Store) procs(ctx context.Context, op, query string, args ...any) ([]Proc, error) {
 	// The writer: these are read between the engine's own writes.
-	rows, err := s.w.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, wrap(op, err)
-	}
-	ps, err := collect(rows, func(r scanner) (Proc, error) {
+	return list(ctx, s.w, op, func(r scanner) (Proc, error) {
 		var p Proc
 		var pidStart, ownerStart, started, ended int64
 		var status string
@@ -92,6 +88,5 @@ func (s *Store) procs(ctx context.Context, op, query string, args ...any) ([]Pro
 		p.PIDStart, p.OwnerStart, p.Status = uint64(pidStart), uint64(ownerStart), ProcStatus(status)
 		p.StartedAt, p.EndedAt = fromMS(started), fromMS(ended)
 		return p, err
-	})
-	return ps, wrap(op, err)
+	}, query, args...)
 }

@@ -23,8 +23,7 @@ WHERE lower(substr(id, 1, length(?1))) = lower(?1) ORDER BY id LIMIT 6`
 ORDER BY updated_at DESC, id DESC LIMIT 1`
 	qSubSessions = `SELECT ` + qSessionCols + ` FROM sessions WHERE parent_id = ? ORDER BY created_at, id`
 
-	qUpdateSession = `UPDATE sessions SET title = ?, model = ?, updated_at = max(updated_at, ?) WHERE id = ?`
-	qSetTitle      = `UPDATE sessions SET title = ?, updated_at = max(updated_at, ?) WHERE id = ?`
+	qSetTitle = `UPDATE sessions SET title = ?, updated_at = max(updated_at, ?) WHERE id = ?`
 
 	// Usage and cost sum the model calls, so interrupted turns and
 	// handoff calls count too.
@@ -394,6 +393,8 @@ ORDER BY rank, rowid LIMIT ?2`
 	qDocEntry    = `SELECT id, '', 0, 0, scope, workspace, kind, created_at, substr(text, 1, ?1) FROM memory_entries`
 	qDocPage     = `SELECT id, session_id, segment, 0, '', '', kind, created_at, substr(summary || char(10) || text, 1, ?1) FROM pages`
 	qDocHandoff  = `SELECT id, session_id, seq, 0, '', '', '', coalesce(ended_at, started_at), substr(handoff, 1, ?1) FROM segments`
+	// Handoffs only of segments that have one.
+	qDocHandoffKept = `SELECT * FROM (` + qDocHandoff + ` WHERE handoff <> '')`
 
 	// Each document query is limited to one workspace (?3), then to one
 	// document by id, or to the newest of a kind for the corpus ranked by
@@ -403,6 +404,7 @@ ORDER BY rank, rowid LIMIT ?2`
 	qAndID             = ` AND id = ?2`
 	qNewest            = ` ORDER BY id DESC LIMIT ?2`
 
+	qVectors   = `SELECT hash, vec FROM embeddings WHERE model = ? AND hash IN (SELECT value FROM json_each(?))`
 	qPutVector = `INSERT INTO embeddings (model, hash, dim, vec, created_at) VALUES (?, ?, ?, ?, ?)
 ON CONFLICT (model, hash) DO NOTHING`
 )

@@ -13,23 +13,16 @@ import (
 
 // TestStatementsLiveInQueriesGo keeps docs/architecture.md's claim true:
 // every SQL statement the store runs is a constant in queries.go, except
-// the one-off statements of the migrations' Go steps (migrate.go), the
-// connection's PRAGMAs and the schema steps (store.go), and the few
-// built at run time, listed here with where they live.
+// the connection's PRAGMAs and the schema steps (store.go).
 func TestStatementsLiveInQueriesGo(t *testing.T) {
 	t.Parallel()
-	elsewhere := map[string]bool{"queries.go": true, "migrate.go": true}
-	builtAtRunTime := map[string]string{
-		"memory.go:SELECT * FROM (":                  "a handoff view over qDocHandoff",
-		"memory.go:SELECT hash, vec FROM embeddings": "an IN list as long as the batch",
-	}
+	elsewhere := map[string]bool{"queries.go": true}
 	sql := regexp.MustCompile(`^\s*(SELECT|INSERT|UPDATE|DELETE|REPLACE|WITH|CREATE|DROP|ALTER)\b`)
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
 	}
 	fset := token.NewFileSet()
-	used := map[string]bool{}
 	for _, name := range files {
 		if strings.HasSuffix(name, "_test.go") || elsewhere[name] {
 			continue
@@ -47,20 +40,8 @@ func TestStatementsLiveInQueriesGo(t *testing.T) {
 			if err != nil || !sql.MatchString(s) {
 				return true
 			}
-			for key := range builtAtRunTime {
-				file, prefix, _ := strings.Cut(key, ":")
-				if file == name && strings.HasPrefix(s, prefix) {
-					used[key] = true
-					return true
-				}
-			}
 			t.Errorf("%s: an SQL statement outside queries.go: %.60q; make it a constant there", fset.Position(lit.Pos()), s)
 			return true
 		})
-	}
-	for key, why := range builtAtRunTime {
-		if !used[key] {
-			t.Errorf("the exception %q (%s) is gone: drop it", key, why)
-		}
 	}
 }

@@ -47,7 +47,7 @@ func (s *Store) RecordModelCall(ctx context.Context, mc ModelCall) (int64, error
 	}
 	u := mc.Usage
 	return s.insert(ctx, "record model call", qRecordModelCall,
-		mc.SessionID, nullID(mc.TurnID), mc.Segment, mc.Step, mc.Provider, mc.Model,
+		mc.SessionID, null(mc.TurnID), mc.Segment, mc.Step, mc.Provider, mc.Model,
 		s.stamp(mc.StartedAt).UnixMilli(), mc.Latency.Microseconds(), mc.TTFT.Microseconds(),
 		u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens,
 		mc.Cost, mc.StopReason, parts, mc.RequestBytes, mc.Retries, mc.Fallback, mc.Error)
@@ -55,11 +55,7 @@ func (s *Store) RecordModelCall(ctx context.Context, mc ModelCall) (int64, error
 
 // ModelCalls returns the session's model calls in the order recorded.
 func (s *Store) ModelCalls(ctx context.Context, sessionID string) ([]ModelCall, error) {
-	rows, err := s.r.QueryContext(ctx, qModelCalls, sessionID)
-	if err != nil {
-		return nil, wrap("model calls", err)
-	}
-	mcs, err := collect(rows, func(r scanner) (ModelCall, error) {
+	return list(ctx, s.r, "model calls", func(r scanner) (ModelCall, error) {
 		var mc ModelCall
 		var started, latency, ttft int64
 		var parts string
@@ -78,8 +74,7 @@ func (s *Store) ModelCalls(ctx context.Context, sessionID string) ([]ModelCall, 
 			}
 		}
 		return mc, nil
-	})
-	return mcs, wrap("model calls", err)
+	}, qModelCalls, sessionID)
 }
 
 // ToolCall is one run of a tool.
@@ -138,20 +133,16 @@ func (s *Store) RecordToolCall(ctx context.Context, tc ToolCall) (int64, error) 
 			return err
 		}
 		return tx.QueryRowContext(ctx, qRecordToolCall,
-			tc.SessionID, nullID(tc.TurnID), tc.Step, tc.CallID, tc.Name, args,
+			tc.SessionID, null(tc.TurnID), tc.Step, tc.CallID, tc.Name, args,
 			tc.IsError, tc.Code, exit, s.stamp(tc.StartedAt).UnixMilli(), tc.Duration.Microseconds(),
-			tc.Approval, changed, nullID(out)).Scan(&id)
+			tc.Approval, changed, null(out)).Scan(&id)
 	})
 	return id, err
 }
 
 // ToolCalls returns the session's tool calls in the order recorded.
 func (s *Store) ToolCalls(ctx context.Context, sessionID string) ([]ToolCall, error) {
-	rows, err := s.r.QueryContext(ctx, qToolCalls, sessionID)
-	if err != nil {
-		return nil, wrap("tool calls", err)
-	}
-	tcs, err := collect(rows, func(r scanner) (ToolCall, error) {
+	return list(ctx, s.r, "tool calls", func(r scanner) (ToolCall, error) {
 		var tc ToolCall
 		var args sql.NullString
 		var exit sql.NullInt64
@@ -186,8 +177,7 @@ func (s *Store) ToolCalls(ctx context.Context, sessionID string) ([]ToolCall, er
 			}
 		}
 		return tc, nil
-	})
-	return tcs, wrap("tool calls", err)
+	}, qToolCalls, sessionID)
 }
 
 // Event is one entry of the event stream, as the sinks saw it.
@@ -227,7 +217,7 @@ func (s *Store) AppendEvent(ctx context.Context, e Event) (int64, error) {
 			data = string(d)
 		}
 		return s.insert(ctx, "append event "+e.Type, qAppendEvent,
-			e.SessionID, nullID(e.TurnID), e.Type, at, data, nil, 0)
+			e.SessionID, null(e.TurnID), e.Type, at, data, nil, 0)
 	}
 	var id int64
 	err := s.inTx(ctx, "append event "+e.Type, func(tx *txn) error {
@@ -235,7 +225,7 @@ func (s *Store) AppendEvent(ctx context.Context, e Event) (int64, error) {
 		if err != nil {
 			return err
 		}
-		return tx.QueryRowContext(ctx, qAppendEvent, e.SessionID, nullID(e.TurnID), e.Type, at, data, nullID(out), e.OutputMax).Scan(&id)
+		return tx.QueryRowContext(ctx, qAppendEvent, e.SessionID, null(e.TurnID), e.Type, at, data, null(out), e.OutputMax).Scan(&id)
 	})
 	return id, err
 }
@@ -247,54 +237,43 @@ const EventUndo = "undo"
 
 // Events returns the session's events in the order appended.
 func (s *Store) Events(ctx context.Context, sessionID string) ([]Event, error) {
-	rows, err := s.r.QueryContext(ctx, qEvents, sessionID)
-	if err != nil {
-		return nil, wrap("events", err)
-	}
-	return scanEvents(rows)
+	return list(ctx, s.r, "events", scanEvent, qEvents, sessionID)
 }
 
 // EventsSince returns the session's events of type typ appended after its
 // newest event of type since (all of them when there is none). It reads
 // on the writer: the engine asks at the start of each turn.
 func (s *Store) EventsSince(ctx context.Context, sessionID, typ, since string) ([]Event, error) {
-	rows, err := s.w.QueryContext(ctx, qEventsSince, sessionID, typ, since)
-	if err != nil {
-		return nil, wrap("events since", err)
-	}
-	return scanEvents(rows)
+	return list(ctx, s.w, "events since", scanEvent, qEventsSince, sessionID, typ, since)
 }
 
-func scanEvents(rows *sql.Rows) ([]Event, error) {
-	evs, err := collect(rows, func(r scanner) (Event, error) {
-		var e Event
-		var at int64
-		var data, text sql.NullString
-		var outMax, size int
-		var packed []byte
-		if err := r.Scan(&e.ID, &e.SessionID, &e.TurnID, &e.Type, &at, &data, &outMax, &size, &text, &packed); err != nil {
-			return e, err
-		}
-		e.Time = fromMS(at)
-		if data.Valid {
-			e.Data = json.RawMessage(data.String)
-		}
-		if outMax > 0 && data.Valid {
-			// An empty output has no row: its preview is "".
-			p := ""
-			if text.Valid || packed != nil {
-				var err error
-				if p, err = previewOf(text, packed, size, outMax); err != nil {
-					return e, fmt.Errorf("event %d: %w", e.ID, err)
-				}
-			}
-			d, err := splice(e.Data, p)
-			if err != nil {
+func scanEvent(r scanner) (Event, error) {
+	var e Event
+	var at int64
+	var data, text sql.NullString
+	var outMax, size int
+	var packed []byte
+	if err := r.Scan(&e.ID, &e.SessionID, &e.TurnID, &e.Type, &at, &data, &outMax, &size, &text, &packed); err != nil {
+		return e, err
+	}
+	e.Time = fromMS(at)
+	if data.Valid {
+		e.Data = json.RawMessage(data.String)
+	}
+	if outMax > 0 && data.Valid {
+		// An empty output has no row: its preview is "".
+		p := ""
+		if text.Valid || packed != nil {
+			var err error
+			if p, err = previewOf(text, packed, size, outMax); err != nil {
 				return e, fmt.Errorf("event %d: %w", e.ID, err)
 			}
-			e.Data = d
 		}
-		return e, nil
-	})
-	return evs, wrap("events", err)
+		d, err := splice(e.Data, p)
+		if err != nil {
+			return e, fmt.Errorf("event %d: %w", e.ID, err)
+		}
+		e.Data = d
+	}
+	return e, nil
 }

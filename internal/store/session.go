@@ -102,13 +102,9 @@ func (s *Store) Session(ctx context.Context, id string) (Session, error) {
 	if !errors.Is(err, sql.ErrNoRows) {
 		return Session{}, wrap("session "+id, err)
 	}
-	rows, err := s.r.QueryContext(ctx, qSessionsByPrefix, id)
+	found, err := list(ctx, s.r, "session "+id, scanSession, qSessionsByPrefix, id)
 	if err != nil {
-		return Session{}, wrap("session "+id, err)
-	}
-	found, err := collect(rows, scanSession)
-	if err != nil {
-		return Session{}, wrap("session "+id, err)
+		return Session{}, err
 	}
 	switch len(found) {
 	case 0:
@@ -153,20 +149,7 @@ func (s *Store) LastSessionIn(ctx context.Context, workspace string) (Session, e
 // SubSessions returns the sessions started from parentID (sub-agents'),
 // oldest first.
 func (s *Store) SubSessions(ctx context.Context, parentID string) ([]Session, error) {
-	rows, err := s.r.QueryContext(ctx, qSubSessions, parentID)
-	if err != nil {
-		return nil, wrap("sub-sessions of "+parentID, err)
-	}
-	out, err := collect(rows, scanSession)
-	return out, wrap("sub-sessions of "+parentID, err)
-}
-
-// UpdateSession sets the title and model of session sess.ID and moves its
-// UpdatedAt forward to sess.UpdatedAt (now, when zero). Other fields are
-// ignored.
-func (s *Store) UpdateSession(ctx context.Context, sess Session) error {
-	return s.update(ctx, "update session", fmt.Sprintf("no session %q", sess.ID), qUpdateSession,
-		sess.Title, sess.Model, s.stamp(sess.UpdatedAt).UnixMilli(), sess.ID)
+	return list(ctx, s.r, "sub-sessions of "+parentID, scanSession, qSubSessions, parentID)
 }
 
 // SetTitle sets the session's title, in one statement on the writer: a
@@ -188,11 +171,7 @@ func (s *Store) ListSessionsIn(ctx context.Context, workspace string, limit int)
 	if limit <= 0 {
 		limit = -1
 	}
-	rows, err := s.r.QueryContext(ctx, qListSessions, workspace, limit)
-	if err != nil {
-		return nil, wrap("list sessions", err)
-	}
-	list, err := collect(rows, func(r scanner) (SessionSummary, error) {
+	return list(ctx, s.r, "list sessions", func(r scanner) (SessionSummary, error) {
 		var ss SessionSummary
 		var created, updated int64
 		u := &ss.Usage
@@ -202,11 +181,7 @@ func (s *Store) ListSessionsIn(ctx context.Context, workspace string, limit int)
 		ss.CreatedAt, ss.UpdatedAt = fromMS(created), fromMS(updated)
 		ss.LastActivity = ss.UpdatedAt
 		return ss, err
-	})
-	if err != nil {
-		return nil, wrap("list sessions", err)
-	}
-	return list, nil
+	}, qListSessions, workspace, limit)
 }
 
 // scanner is what *sql.Row and *sql.Rows have in common.
@@ -218,6 +193,24 @@ func scanSession(r scanner) (Session, error) {
 	err := r.Scan(&sess.ID, &sess.ParentID, &sess.Title, &sess.Workspace, &sess.Model, &created, &updated)
 	sess.CreatedAt, sess.UpdatedAt = fromMS(created), fromMS(updated)
 	return sess, err
+}
+
+// list runs query on q and scans every row with scan; op names the read
+// in errors.
+func list[T any](ctx context.Context, q execer, op string, scan func(scanner) (T, error), query string, args ...any) ([]T, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, wrap(op, err)
+	}
+	out, err := collect(rows, scan)
+	return out, wrap(op, err)
+}
+
+// scanOne scans a row of one column.
+func scanOne[T any](r scanner) (T, error) {
+	var v T
+	err := r.Scan(&v)
+	return v, err
 }
 
 // collect scans every row with scan and closes rows.

@@ -155,13 +155,6 @@ type migration struct {
 	sql     string
 }
 
-// step is the name goSteps knows the migration by: "outputs" for
-// 0008_outputs.sql.
-func (m migration) step() string {
-	_, rest, _ := strings.Cut(m.name, "_")
-	return strings.TrimSuffix(rest, ".sql")
-}
-
 // migrations lists the embedded files: NNNN_name.sql, numbered from 1
 // without gaps.
 func migrations() ([]migration, error) {
@@ -206,72 +199,43 @@ func (s *Store) migrate(ctx context.Context) error {
 	if v == len(ms) {
 		return nil
 	}
-	vacuum := false
 	for _, m := range ms {
-		vac, err := s.apply(ctx, m, len(ms))
-		if err != nil {
+		if err := s.apply(ctx, m, len(ms)); err != nil {
 			return err
-		}
-		vacuum = vacuum || vac
-	}
-	if vacuum {
-		// Outside any transaction; the file is whole without it, so a
-		// failure (another process reading) is only logged.
-		start := time.Now()
-		if _, err := s.w.ExecContext(ctx, "VACUUM"); err != nil {
-			s.log.Warn("store: compacting the file after a migration", "err", err)
-		} else {
-			s.log.Debug("store: compacted the file after a migration", "took", time.Since(start))
 		}
 	}
 	return nil
 }
 
-// apply applies m unless the database has it; vacuum: its Go step asks
-// for a VACUUM.
-func (s *Store) apply(ctx context.Context, m migration, latest int) (vacuum bool, err error) {
+// apply applies m unless the database has it.
+func (s *Store) apply(ctx context.Context, m migration, latest int) error {
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
-		return false, fmt.Errorf("migrate: %w", err)
+		return fmt.Errorf("migrate: %w", err)
 	}
 	defer tx.Rollback()
 	var v int
 	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
-		return false, fmt.Errorf("migrate: read schema version: %w", err)
+		return fmt.Errorf("migrate: read schema version: %w", err)
 	}
 	if v > latest {
-		return false, fmt.Errorf("database schema version %d is newer than this godwit knows (%d); upgrade godwit", v, latest)
+		return fmt.Errorf("database schema version %d is newer than this godwit knows (%d); upgrade godwit", v, latest)
 	}
 	if v >= m.version {
-		return false, nil
+		return nil
 	}
 	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
-		return false, fmt.Errorf("migrate %s: %w", m.name, err)
-	}
-	if step := goSteps[m.step()]; step != nil {
-		if vacuum, err = step(ctx, tx); err != nil {
-			return false, fmt.Errorf("migrate %s: %w", m.name, err)
-		}
+		return fmt.Errorf("migrate %s: %w", m.name, err)
 	}
 	// PRAGMA takes no parameters; the version is our own integer.
 	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.version)); err != nil {
-		return false, fmt.Errorf("migrate %s: set version: %w", m.name, err)
+		return fmt.Errorf("migrate %s: set version: %w", m.name, err)
 	}
 	if err := tx.Commit(); err != nil {
-		return false, fmt.Errorf("migrate %s: commit: %w", m.name, err)
+		return fmt.Errorf("migrate %s: commit: %w", m.name, err)
 	}
 	s.log.Debug("store: migrated", "migration", m.name)
-	return vacuum, nil
-}
-
-// SchemaVersion reports the database's schema version (the number of
-// migrations applied).
-func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
-	var v int
-	if err := s.r.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
-		return 0, fmt.Errorf("store: schema version: %w", err)
-	}
-	return v, nil
+	return nil
 }
 
 // wrap prefixes err with the operation and explains constraint failures
@@ -343,12 +307,13 @@ func (s *Store) stamp(t time.Time) time.Time {
 	return t
 }
 
-// nullID stores a zero id as NULL (no turn).
-func nullID(id int64) any {
-	if id == 0 {
+// null stores a zero value as NULL (no turn, no text).
+func null[T comparable](v T) any {
+	var zero T
+	if v == zero {
 		return nil
 	}
-	return id
+	return v
 }
 
 // insert runs one INSERT ... RETURNING id and returns the id.

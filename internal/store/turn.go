@@ -20,14 +20,6 @@ const (
 	TurnInterrupted TurnStatus = "interrupted"
 )
 
-func (st TurnStatus) valid() bool {
-	switch st {
-	case TurnRunning, TurnDone, TurnFailed, TurnCancelled, TurnInterrupted:
-		return true
-	}
-	return false
-}
-
 // Turn is one user prompt and everything done to answer it.
 type Turn struct {
 	ID        int64
@@ -55,7 +47,9 @@ func (s *Store) StartTurn(ctx context.Context, sessionID, prompt string, segment
 // FinishTurn records how turn t.ID ended: Status, EndedAt (now when zero),
 // Usage, Cost and Error. Other fields are ignored.
 func (s *Store) FinishTurn(ctx context.Context, t Turn) error {
-	if !t.Status.valid() || t.Status == TurnRunning {
+	switch t.Status {
+	case TurnDone, TurnFailed, TurnCancelled, TurnInterrupted:
+	default:
 		return fmt.Errorf("store: finish turn %d: unknown status %q (want done, failed, cancelled or interrupted)", t.ID, t.Status)
 	}
 	u := t.Usage
@@ -80,12 +74,7 @@ func (s *Store) MarkInterrupted(ctx context.Context, sessionID string) (int, err
 
 // Turns returns the session's turns in order.
 func (s *Store) Turns(ctx context.Context, sessionID string) ([]Turn, error) {
-	rows, err := s.r.QueryContext(ctx, qTurns, sessionID)
-	if err != nil {
-		return nil, wrap("turns", err)
-	}
-	ts, err := collect(rows, scanTurn)
-	return ts, wrap("turns", err)
+	return list(ctx, s.r, "turns", scanTurn, qTurns, sessionID)
 }
 
 func scanTurn(r scanner) (Turn, error) {
@@ -131,16 +120,11 @@ func (s *Store) EndSegment(ctx context.Context, sessionID string, seq int, hando
 
 // Segments returns the session's segments in order.
 func (s *Store) Segments(ctx context.Context, sessionID string) ([]Segment, error) {
-	rows, err := s.r.QueryContext(ctx, qSegments, sessionID)
-	if err != nil {
-		return nil, wrap("segments", err)
-	}
-	segs, err := collect(rows, func(r scanner) (Segment, error) {
+	return list(ctx, s.r, "segments", func(r scanner) (Segment, error) {
 		var g Segment
 		var started, ended int64
 		err := r.Scan(&g.SessionID, &g.Seq, &started, &ended, &g.Reason, &g.Handoff, &g.Tokens)
 		g.StartedAt, g.EndedAt = fromMS(started), fromMS(ended)
 		return g, err
-	})
-	return segs, wrap("segments", err)
+	}, qSegments, sessionID)
 }

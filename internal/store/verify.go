@@ -27,25 +27,20 @@ func (s *Store) RecordVerifyRun(ctx context.Context, v VerifyRun) (int64, error)
 	if v.Command == "" {
 		return 0, errors.New("store: record verify run: empty Command; set the command that ran")
 	}
-	return s.insert(ctx, "record verify run", qRecordVerifyRun, v.SessionID, nullID(v.TurnID), v.Round,
+	return s.insert(ctx, "record verify run", qRecordVerifyRun, v.SessionID, null(v.TurnID), v.Round,
 		v.Command, v.ExitCode, s.stamp(v.StartedAt).UnixMilli(), v.Duration.Microseconds(), v.OutputTail)
 }
 
 // VerifyRuns returns the session's verify runs in the order recorded.
 func (s *Store) VerifyRuns(ctx context.Context, sessionID string) ([]VerifyRun, error) {
-	rows, err := s.r.QueryContext(ctx, qVerifyRuns, sessionID)
-	if err != nil {
-		return nil, wrap("verify runs", err)
-	}
-	vs, err := collect(rows, func(r scanner) (VerifyRun, error) {
+	return list(ctx, s.r, "verify runs", func(r scanner) (VerifyRun, error) {
 		var v VerifyRun
 		var started, dur int64
 		err := r.Scan(&v.ID, &v.SessionID, &v.TurnID, &v.Round, &v.Command, &v.ExitCode, &started, &dur, &v.OutputTail)
 		v.StartedAt = fromMS(started)
 		v.Duration = time.Duration(dur) * time.Microsecond
 		return v, err
-	})
-	return vs, wrap("verify runs", err)
+	}, qVerifyRuns, sessionID)
 }
 
 // FileSnapshot is a file as it was before a turn first wrote it.
@@ -91,16 +86,11 @@ func (s *Store) RecordSnapshot(ctx context.Context, f FileSnapshot) (int64, erro
 // fromTurnSeq or later, in the order recorded (so the first snapshot of
 // a path is its state before those turns).
 func (s *Store) Snapshots(ctx context.Context, sessionID string, fromTurnSeq int) ([]FileSnapshot, error) {
-	rows, err := s.r.QueryContext(ctx, qSnapshots, sessionID, fromTurnSeq)
-	if err != nil {
-		return nil, wrap("snapshots", err)
-	}
-	fs, err := collect(rows, func(r scanner) (FileSnapshot, error) {
+	return list(ctx, s.r, "snapshots", func(r scanner) (FileSnapshot, error) {
 		var f FileSnapshot
 		var created int64
 		err := r.Scan(&f.ID, &f.SessionID, &f.TurnID, &f.TurnSeq, &f.Path, &f.Existed, &f.Content, &f.Hash, &created)
 		f.CreatedAt = fromMS(created)
 		return f, err
-	})
-	return fs, wrap("snapshots", err)
+	}, qSnapshots, sessionID, fromTurnSeq)
 }

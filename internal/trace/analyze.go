@@ -99,11 +99,7 @@ func (a *analysis) modelCalls(r *Report) {
 		if mc.Provider != "" {
 			label = mc.Provider + "/" + mc.Model
 		}
-		m := byModel[label]
-		if m == nil {
-			m = &ModelCost{Model: label}
-			byModel[label] = m
-		}
+		m := entry(byModel, label, func() *ModelCost { return &ModelCost{Model: label} })
 		m.Calls++
 		m.Cost += mc.Cost
 		addUsage(&m.Tokens, mc)
@@ -137,14 +133,6 @@ func (a *analysis) toolCalls(r *Report) {
 	a.firstWrite, a.green = -1, -1
 	tools := map[string]*ToolCount{}
 	files := map[string]*fileState{}
-	file := func(p string) *fileState {
-		f := files[p]
-		if f == nil {
-			f = &fileState{}
-			files[p] = f
-		}
-		return f
-	}
 	type cmdStat struct {
 		first        StepRef
 		runs, failed int
@@ -155,11 +143,7 @@ func (a *analysis) toolCalls(r *Report) {
 	for i, c := range a.t.ToolCalls {
 		at := a.ref(c.TurnID, c.Step)
 		r.ToolCalls++
-		tc := tools[c.Name]
-		if tc == nil {
-			tc = &ToolCount{Name: c.Name}
-			tools[c.Name] = tc
-		}
+		tc := entry(tools, c.Name, func() *ToolCount { return &ToolCount{Name: c.Name} })
 		tc.Calls++
 		switch {
 		case c.IsError && c.Code == codeDenied:
@@ -186,7 +170,7 @@ func (a *analysis) toolCalls(r *Report) {
 		}
 
 		if rd, ok := readOf(c, ws); ok {
-			f := file(rd.path)
+			f := entry(files, rd.path, func() *fileState { return &fileState{} })
 			for j, prev := range f.reads {
 				if prev.overlaps(rd) {
 					r.ReReads = append(r.ReReads, FileRef{Path: rd.path, At: at, Since: f.readAt[j]})
@@ -201,7 +185,7 @@ func (a *analysis) toolCalls(r *Report) {
 			f.readAt = append(f.readAt, at)
 		}
 		for _, p := range writesOf(c, ws) {
-			f := file(p)
+			f := entry(files, p, func() *fileState { return &fileState{} })
 			w := at
 			f.reads, f.readAt, f.written = nil, nil, &w
 			if a.firstWrite < 0 {
@@ -224,11 +208,7 @@ func (a *analysis) toolCalls(r *Report) {
 		r.Shell.Runs++
 		exit := exitCode(c)
 		failed := exit != 0 || c.IsError
-		cs := cmds[cmd]
-		if cs == nil {
-			cs = &cmdStat{first: at}
-			cmds[cmd] = cs
-		}
+		cs := entry(cmds, cmd, func() *cmdStat { return &cmdStat{first: at} })
 		cs.runs++
 		if failed {
 			r.Shell.Failed++
@@ -295,26 +275,22 @@ func (a *analysis) toolCalls(r *Report) {
 // phases assigns each model call to a phase by its place relative to the
 // calls that asked for the first write and for green.
 func (a *analysis) phases(r *Report) {
-	type key struct {
-		turn int64
-		step int
-	}
-	less := func(x, y key) int { return cmp.Or(cmp.Compare(x.turn, y.turn), cmp.Compare(x.step, y.step)) }
-	var write, green *key
+	less := func(x, y stepKey) int { return cmp.Or(cmp.Compare(x.turn, y.turn), cmp.Compare(x.step, y.step)) }
+	var write, green *stepKey
 	if a.firstWrite >= 0 {
 		c := a.t.ToolCalls[a.firstWrite]
-		write = &key{c.TurnID, c.Step}
+		write = &stepKey{c.TurnID, c.Step}
 		ref := a.ref(c.TurnID, c.Step)
 		r.Phases.FirstWrite = &ref
 	}
 	if a.green >= 0 {
 		c := a.t.ToolCalls[a.green]
-		green = &key{c.TurnID, c.Step}
+		green = &stepKey{c.TurnID, c.Step}
 		ref := a.ref(c.TurnID, c.Step)
 		r.Phases.Green = &ref
 	}
 	for _, mc := range a.t.ModelCalls {
-		k := key{mc.TurnID, mc.Step}
+		k := stepKey{mc.TurnID, mc.Step}
 		p := &r.Phases.Explore
 		switch {
 		case write == nil || less(k, *write) < 0:
@@ -328,6 +304,16 @@ func (a *analysis) phases(r *Report) {
 		p.Output += mc.Usage.OutputTokens
 		p.Cost += mc.Cost
 	}
+}
+
+// entry returns m[k], made by mk when missing.
+func entry[K comparable, V any](m map[K]*V, k K, mk func() *V) *V {
+	v := m[k]
+	if v == nil {
+		v = mk()
+		m[k] = v
+	}
+	return v
 }
 
 // clip shortens s to n bytes (on a rune boundary), marking the cut.

@@ -50,20 +50,23 @@ func (r Report) WriteText(w io.Writer) error {
 	}
 
 	p("\nre-reads %d · reads after own write %d\n", len(r.ReReads), len(r.ReadsAfterWrite))
-	for i, f := range r.ReReads {
-		if i == listMax {
-			p("  …\n")
-			break
+	// each lists the first listMax items of a finding.
+	each := func(n int, line func(i int)) {
+		for i := range min(n, listMax) {
+			line(i)
 		}
+		if n > listMax {
+			p("  …\n")
+		}
+	}
+	each(len(r.ReReads), func(i int) {
+		f := r.ReReads[i]
 		p("  re-read %s at %s (read at %s)\n", f.Path, f.At, f.Since)
-	}
-	for i, f := range r.ReadsAfterWrite {
-		if i == listMax {
-			p("  …\n")
-			break
-		}
+	})
+	each(len(r.ReadsAfterWrite), func(i int) {
+		f := r.ReadsAfterWrite[i]
 		p("  read back %s at %s (written at %s)\n", f.Path, f.At, f.Since)
-	}
+	})
 
 	s := r.Shell
 	p("shell runs %d · failed %d · exit 0 with stderr output %d", s.Runs, s.Failed, len(s.StderrOK))
@@ -74,24 +77,14 @@ func (r Report) WriteText(w io.Writer) error {
 		p(" · cancelled %d", s.Cancelled)
 	}
 	p("\n")
-	for i, run := range s.StderrOK {
-		if i == listMax {
-			p("  …\n")
-			break
-		}
+	each(len(s.StderrOK), func(i int) {
+		run := s.StderrOK[i]
 		p("  %s %s: %s\n", run.At, run.Command, run.Line)
-	}
-	for i, rep := range s.Repeated {
-		if i == listMax {
-			p("  …\n")
-			break
-		}
-		p("  repeated ×%d", rep.Runs)
-		if rep.Failed > 0 {
-			p(" (%d failed)", rep.Failed)
-		}
-		p(": %s\n", rep.Command)
-	}
+	})
+	each(len(s.Repeated), func(i int) {
+		rep := s.Repeated[i]
+		p("  repeated ×%d%s: %s\n", rep.Runs, counts(tally{rep.Failed, "failed"}), rep.Command)
+	})
 
 	ts := r.Tests
 	p("test runs %d · failed %d", ts.Runs, ts.Failed)

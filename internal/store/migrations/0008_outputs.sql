@@ -4,9 +4,8 @@
 -- tool_calls.output, in the tool message's body, in its page when it was
 -- paged out, and in the tool.finished event's preview (plus twice in the
 -- search index). Now the text lives in outputs, once per session, and
--- the rest refer to it by id. The Go step of this migration (outputs in
--- store/migrate.go) moves the existing rows; the store puts the text back
--- wherever it is read, so what callers see does not change.
+-- the rest refer to it by id. Rows written before stay as they are: the
+-- store reads the text from wherever it is, so callers see no change.
 
 -- One text per session and content: hash is its SHA-256, so the same
 -- output reaching the tool call, the message and the page is one row.

@@ -1,0 +1,59 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"slices"
+)
+
+// What only the tests read or write.
+
+const qUpdateSession = `UPDATE sessions SET title = ?, model = ?, updated_at = max(updated_at, ?) WHERE id = ?`
+
+// UpdateSession sets the title and model of session sess.ID and moves its
+// UpdatedAt forward to sess.UpdatedAt (now, when zero).
+func (s *Store) UpdateSession(ctx context.Context, sess Session) error {
+	return s.update(ctx, "update session", fmt.Sprintf("no session %q", sess.ID), qUpdateSession,
+		sess.Title, sess.Model, s.stamp(sess.UpdatedAt).UnixMilli(), sess.ID)
+}
+
+// SchemaVersion reports the number of migrations applied.
+func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
+	var v int
+	err := s.r.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v)
+	return v, err
+}
+
+// MemoryEntries returns the entries of one scope, workspace and kind, in
+// the order they were given.
+func (s *Store) MemoryEntries(ctx context.Context, scope, workspace, kind string) ([]MemoryEntry, error) {
+	return memoryEntries(ctx, s.r, scope, workspace, kind)
+}
+
+// Hydrate puts back the texts MessagesEliding left out of ms, as the
+// engine does with Outputs.
+func (s *Store) Hydrate(ctx context.Context, ms []StoredMessage) error {
+	for j := range ms {
+		m := &ms[j]
+		k := 0
+		for i, p := range m.Message.Parts {
+			if p.ToolResult == nil || k >= len(m.OutputIDs) {
+				continue
+			}
+			id := m.OutputIDs[k]
+			k++
+			if !slices.Contains(m.Elided, i) {
+				continue
+			}
+			texts, err := s.Outputs(ctx, []int64{id})
+			if err != nil {
+				return err
+			}
+			r := *p.ToolResult
+			r.Content = texts[id]
+			m.Message.Parts[i].ToolResult = &r
+		}
+		m.Elided = nil
+	}
+	return nil
+}
