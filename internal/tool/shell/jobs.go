@@ -71,8 +71,7 @@ func (s *Shell) startJob(ctx context.Context, line string) (tool.Result, error) 
 		if err := root.MkdirAll(rel, 0o755); err != nil {
 			return tool.Result{}, fmt.Errorf("shell: jobs dir: %w", err)
 		}
-		// Job logs are godwit's scratch, never the user's change: keep
-		// them out of `git status`.
+		// Keep job logs out of `git status`.
 		ignore := filepath.Join(rel, ".gitignore")
 		if _, err := root.Stat(ignore); errors.Is(err, fs.ErrNotExist) {
 			_ = root.WriteFile(ignore, []byte("*\n"), 0o644)
@@ -110,8 +109,7 @@ func (s *Shell) startJob(ctx context.Context, line string) (tool.Result, error) 
 }
 
 // JobsRunning reports whether a background job (or a process one
-// started) still runs: the safety layer then cannot take a change it
-// finds as the user's own.
+// started) still runs.
 func (s *Shell) JobsRunning() bool {
 	s.mu.Lock()
 	jobs := make([]*job, 0, len(s.order))
@@ -127,13 +125,9 @@ func (s *Shell) JobsRunning() bool {
 	return false
 }
 
-// openLogLocked picks the next job id whose log file does not exist yet
-// (another session in the same workspace may own j1.log) and creates it.
-// jobsRoot opens the folder godwit writes job logs in as an os.Root, and
-// the jobs folder relative to it. godwit writes them outside the
-// sandbox, and the workspace is the repository's: a .godwit/run it
-// ships as a link to ~/.ssh must not carry those writes out, so under
-// the workspace every step resolves inside it.
+// jobsRoot opens the folder job logs go in as an os.Root, and the jobs
+// folder relative to it: under the workspace, every step resolves inside
+// it, so a .godwit/run shipped as a link to ~/.ssh carries no write out.
 func (s *Shell) jobsRoot() (*os.Root, string, error) {
 	dir, rel := s.opts.JobsDir, "."
 	if w := s.opts.Workdir; w != "" {
@@ -153,6 +147,8 @@ func (s *Shell) jobsRoot() (*os.Root, string, error) {
 	return root, rel, nil
 }
 
+// openLogLocked creates the next job id's log that does not exist yet
+// (another session in the workspace may own j1.log).
 func (s *Shell) openLogLocked(root *os.Root, rel string) (string, *os.File, error) {
 	for range 10000 {
 		s.nextJob++

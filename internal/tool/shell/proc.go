@@ -135,9 +135,8 @@ func (p *proc) leftovers() bool {
 }
 
 // exiting reports whether a supervised command's shell has exited
-// leaving nothing behind: its supervisor then exits on its own, which
-// can take a while (the kernel tearing down the command's namespaces)
-// that no caller need wait for.
+// leaving nothing behind: its supervisor then exits on its own, maybe
+// slowly (namespaces torn down), and nobody need wait for it.
 func (p *proc) exiting() bool {
 	return p.supervised && p.mainExited() && !p.left
 }
@@ -148,8 +147,8 @@ func (p *proc) wasKilled() bool {
 	return p.killed
 }
 
-// stop looks whether the group has died every poll at first, backing off
-// to maxPoll: on Linux a look can mean a scan of /proc.
+// stop polls for the group's death every poll, backing off to maxPoll
+// (a look can scan /proc).
 const (
 	poll    = 10 * time.Millisecond
 	maxPoll = 100 * time.Millisecond
@@ -159,13 +158,10 @@ const (
 // its tree before godwit kills the supervisor itself.
 const supervisorSlack = 5 * time.Second
 
-// stop kills the whole command. Unsupervised: SIGTERM to the group, then
-// SIGKILL once grace has passed with any process of the group still
-// alive (a child that ignores SIGTERM must still die). Supervised:
-// SIGTERM to the supervisor, which does the same to every descendant,
-// wherever it went; only if it fails is the supervisor itself killed. It
-// returns when the command is gone, or after a bounded wait that is
-// logged. Safe to call concurrently and repeatedly.
+// stop kills the whole command: SIGTERM to the group (or the supervisor,
+// which ends the tree), SIGKILL after grace. It returns when the command
+// is gone, or after a bounded wait that is logged. Safe to call
+// concurrently and repeatedly.
 func (p *proc) stop(grace time.Duration, log *slog.Logger) {
 	if p.exiting() || !p.running() {
 		return
