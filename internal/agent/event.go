@@ -22,39 +22,32 @@ const (
 	EventModelResponse  = "model.response"
 	EventToolStarted    = "tool.started"
 	EventToolFinished   = "tool.finished"
-	// EventToolProgress: a running call says how far it has come (an MCP
-	// server's progress notification). Like the deltas it is not stored.
+	// EventToolProgress: a running call's progress; not stored.
 	EventToolProgress = "tool.progress"
 	EventApproval     = "approval"
 	EventTurnFinished = "turn.finished"
 	EventError        = "error"
 	EventSegmentReset = "segment.reset"
 	EventCompacted    = "context.compacted"
-	// EventCapped: outputs over the window's share were paged whole as
-	// they entered and are shown as head and tail (no cache break).
+	// EventCapped: outputs over the window's share were paged as they
+	// entered and are shown as head and tail.
 	EventCapped = "context.capped"
 	// EventKept: the user's message was kept as a standing instruction
-	// (entry D<Kept.Seq>): the ledger shrinks it last. The user always
-	// sees it, and can unpin it.
+	// (entry D<Kept.Seq>). The user always sees it.
 	EventKept = "decision.kept"
-	// EventSuperseded: a ledger entry no longer holds; the user's later
-	// instruction replaced it. The user always sees it.
+	// EventSuperseded: a later instruction replaced a ledger entry. The
+	// user always sees it.
 	EventSuperseded = "decision.superseded"
 	// EventLedgerOver: the ledger passes its budget with only standing
-	// instructions left to shrink: those without a standing marker were
-	// shortened to one line, the others kept whole; the user is told.
+	// instructions left to shrink; the user is told.
 	EventLedgerOver = "ledger.over_budget"
 	EventVerify     = "verify"
 	EventNudge      = "nudge"
-	// EventMCPStatus: an MCP server changed state after the session
-	// started (it failed, stopped, or became ready late); its state at
-	// the start is in session.started.
+	// EventMCPStatus: an MCP server changed state after session.started.
 	EventMCPStatus = "mcp.status"
 	// EventNotice is something the user must hear that no other event
-	// says, in Text: a safety layer acted around a tool call (it restored
-	// a git hook a command changed), or the front end's own before the
-	// session starts (a repository's .mcp.json servers that were not
-	// started; it then has no session id). The user always sees it.
+	// says, in Text (a safety layer restored a git hook, say). The user
+	// always sees it.
 	EventNotice = "notice"
 )
 
@@ -174,8 +167,7 @@ type RequestInfo struct {
 	Messages int    `json:"messages"`
 	Bytes    int    `json:"bytes"`
 	Tokens   int    `json:"tokens"`
-	// Estimated is true when Tokens were estimated (4 bytes a token)
-	// because the tokenizer had not loaded yet.
+	// Estimated is true when Tokens were estimated (4 bytes a token).
 	Estimated bool           `json:"estimated,omitempty"`
 	Parts     []llm.PartStat `json:"parts"`
 	// Purpose is "" for a step of the turn, "handoff" for a handoff call.
@@ -202,10 +194,8 @@ type ResponseInfo struct {
 	StopReason string    `json:"stop_reason,omitempty"`
 	ToolCalls  int       `json:"tool_calls"`
 	Text       string    `json:"text,omitempty"`
-	// Thinking is the reasoning text the model showed, whole (summaries
-	// for OpenAI's reasoning models; the thinking.delta events carry it as
-	// it streams), so a resumed chat can show it folded as the live one
-	// did; empty when it showed none.
+	// Thinking is the reasoning text the model showed, whole, so a
+	// resumed chat can show it as the live one did.
 	Thinking string `json:"thinking,omitempty"`
 	Error    string `json:"error,omitempty"`
 	Purpose  string `json:"purpose,omitempty"`
@@ -250,26 +240,17 @@ type TurnInfo struct {
 }
 
 // Sink receives events. A run's Sink (RunInput.Sink) gets that run's
-// events and no others: from session.started to turn.finished, all
-// stamped with the run's session id, and none once Run has returned (a
-// tool goroutine that reports after its call is dropped). So concurrent
-// runs, of new sessions too, each give their own sink and need no
-// routing by session id.
+// events and no others, from session.started to turn.finished, and none
+// once Run has returned, so concurrent runs need no routing.
 //
-// Emit is called from the turn loop and from tool goroutines, possibly
-// concurrently; it must be safe for that and must not block for long (a
-// slow sink slows the turn). It must not start a run of the same session.
-//
-// Events that belong to no run (an MCP server's mcp.status, emitted by
-// the layer that builds the engine) go to a Sink that layer is given for
-// the engine; the Runtime itself emits only during runs.
+// Emit may be called concurrently (tool goroutines); it must not block
+// for long, nor start a run of the same session.
 type Sink interface {
 	Emit(Event)
 }
 
-// runSink is a run's Sink while the run lasts: Run ends it before it
-// returns, and what is emitted later is dropped, so a caller that has
-// moved on (closed a channel, started the next turn) hears nothing more.
+// runSink is a run's Sink while the run lasts: what is emitted after
+// Run ends it is dropped.
 type runSink struct {
 	mu   sync.RWMutex // read-held by each Emit; end waits for them
 	sink Sink         // nil: discard, or ended
