@@ -96,7 +96,7 @@ func (s *Shell) startJob(ctx context.Context, line string) (tool.Result, error) 
 		f.Close()
 		return tool.Result{}, err
 	}
-	j := &job{id: id, command: line, logRel: s.rel(filepath.Join(s.opts.JobsDir, id+".log")), proc: p,
+	j := &job{id: id, command: line, logRel: s.rel(filepath.Join(s.jobsDir, id+".log")), proc: p,
 		log: &jobLog{f: f, limit: s.opts.LogLimit}, out: r, copied: make(chan struct{})}
 	go func() {
 		defer close(j.copied)
@@ -129,9 +129,9 @@ func (s *Shell) JobsRunning() bool {
 // folder relative to it: under the workspace, every step resolves inside
 // it, so a .godwit/run shipped as a link to ~/.ssh carries no write out.
 func (s *Shell) jobsRoot() (*os.Root, string, error) {
-	dir, rel := s.opts.JobsDir, "."
+	dir, rel := s.jobsDir, "."
 	if w := s.opts.Workdir; w != "" {
-		if r, err := filepath.Rel(w, s.opts.JobsDir); err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		if r, err := filepath.Rel(w, s.jobsDir); err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
 			dir, rel = w, r
 		}
 	}
@@ -162,7 +162,7 @@ func (s *Shell) openLogLocked(root *os.Root, rel string) (string, *os.File, erro
 		}
 		return id, f, nil
 	}
-	return "", nil, fmt.Errorf("shell: no free job log name in %s; clear old logs there", s.opts.JobsDir)
+	return "", nil, fmt.Errorf("shell: no free job log name in %s; clear old logs there", s.jobsDir)
 }
 
 // rel shows path relative to the workspace when it lies inside it.
@@ -198,7 +198,7 @@ func (s *Shell) state(j *job) string {
 }
 
 func (s *Shell) age(j *job) string {
-	end := s.opts.Now()
+	end := time.Now()
 	if j.proc.mainExited() {
 		end = j.proc.ended
 	}

@@ -30,7 +30,6 @@ type proc struct {
 	main  exitInfo
 	left  bool      // supervised: processes the shell started were still running when it exited
 	ended time.Time // when the shell exited; set with main
-	now   func() time.Time
 
 	mu     sync.Mutex // guards killed
 	killed bool       // we signalled the shell while it still ran
@@ -39,7 +38,7 @@ type proc struct {
 // startProc starts cmd. status, when set, is the read end of a
 // supervisor's status pipe; statusW, its write end, is closed here once
 // the supervisor holds its copy.
-func startProc(cmd *exec.Cmd, now func() time.Time, status, statusW *os.File) (*proc, error) {
+func startProc(cmd *exec.Cmd, status, statusW *os.File) (*proc, error) {
 	err := cmd.Start()
 	if statusW != nil {
 		statusW.Close()
@@ -50,7 +49,7 @@ func startProc(cmd *exec.Cmd, now func() time.Time, status, statusW *os.File) (*
 		}
 		return nil, err
 	}
-	p := &proc{cmd: cmd, pid: cmd.Process.Pid, supervised: status != nil, started: now(), now: now,
+	p := &proc{cmd: cmd, pid: cmd.Process.Pid, supervised: status != nil, started: time.Now(),
 		done: make(chan struct{}), mainDone: make(chan struct{})}
 	var lines chan struct{}
 	if status != nil {
@@ -80,7 +79,7 @@ func startProc(cmd *exec.Cmd, now func() time.Time, status, statusW *os.File) (*
 // finishMain records how the shell ended, once.
 func (p *proc) finishMain(e exitInfo, left bool) {
 	p.mainOnce.Do(func() {
-		p.main, p.left, p.ended = e, left, p.now()
+		p.main, p.left, p.ended = e, left, time.Now()
 		close(p.mainDone)
 	})
 }

@@ -112,7 +112,7 @@ func (s *Shell) timedOut(timeout time.Duration, killed, text string) error {
 	}
 	return tool.Errorf(tool.CodeTimeout,
 		fmt.Sprintf("For servers, watchers and long jobs use background:true; otherwise raise timeout_s (max %s).",
-			seconds(s.opts.MaxTimeout)), "%s", msg)
+			seconds(DefaultMaxTimeout)), "%s", msg)
 }
 
 // trailed is a foreground command's output with its trailer line:

@@ -22,7 +22,9 @@ import (
 // Name is the model-facing tool name.
 const Name = "shell_exec"
 
-// Defaults for Options left zero.
+// DefaultTimeout bounds a foreground command without timeout_s, which may
+// be at most DefaultMaxTimeout; the others are defaults for Options left
+// zero.
 const (
 	DefaultTimeout     = 120 * time.Second
 	DefaultMaxTimeout  = 10 * time.Minute
@@ -41,17 +43,11 @@ type Options struct {
 	// Secrets names variables commands must not see besides every
 	// *_API_KEY (a provider's api_key_env).
 	Secrets []string
-	// DefaultTimeout bounds a foreground command without timeout_s.
-	DefaultTimeout time.Duration
-	// MaxTimeout is the largest timeout_s the model may ask for.
-	MaxTimeout time.Duration
 	// OutputLimit is the most output bytes one call returns; beyond it
 	// the middle is cut, with a note.
 	OutputLimit int
 	// KillGrace is the time between SIGTERM and SIGKILL.
 	KillGrace time.Duration
-	// JobsDir holds background job logs; default <Workdir>/.godwit/run.
-	JobsDir string
 	// LogLimit is the most bytes a job's log keeps (its end).
 	LogLimit int64
 	// Logger receives kills and anomalies; nil discards.
@@ -70,9 +66,6 @@ type Options struct {
 	// Terminal, when set, runs foreground commands (an editor's terminal);
 	// background jobs always run locally.
 	Terminal Terminal
-	// Now returns the current time for ages and durations; nil means
-	// time.Now.
-	Now func() time.Time
 	// NoJobs leaves background jobs out (a sub-agent's shell must leave
 	// nothing running).
 	NoJobs bool
@@ -97,6 +90,7 @@ type Started struct {
 // concurrent use.
 type Shell struct {
 	opts      Options
+	jobsDir   string // the job logs' folder, <Workdir>/.godwit/run
 	shellPath string // resolved interpreter
 	shellName string // "bash", "sh" or "powershell"
 	log       *slog.Logger
@@ -120,15 +114,6 @@ var description string
 
 // New returns a Shell. Zero options take the package defaults.
 func New(opts Options) *Shell {
-	if opts.DefaultTimeout <= 0 {
-		opts.DefaultTimeout = DefaultTimeout
-	}
-	if opts.MaxTimeout <= 0 {
-		opts.MaxTimeout = DefaultMaxTimeout
-	}
-	if opts.DefaultTimeout > opts.MaxTimeout {
-		opts.DefaultTimeout = opts.MaxTimeout
-	}
 	if opts.OutputLimit <= 0 {
 		opts.OutputLimit = DefaultOutputLimit
 	}
@@ -137,12 +122,6 @@ func New(opts Options) *Shell {
 	}
 	if opts.LogLimit <= 0 {
 		opts.LogLimit = DefaultLogLimit
-	}
-	if opts.JobsDir == "" && opts.Workdir != "" {
-		opts.JobsDir = filepath.Join(opts.Workdir, ".godwit", "run")
-	}
-	if opts.Now == nil {
-		opts.Now = time.Now
 	}
 	log := opts.Logger
 	if log == nil {
@@ -160,6 +139,7 @@ func New(opts Options) *Shell {
 	s := &Shell{
 		exe:       exe,
 		opts:      opts,
+		jobsDir:   filepath.Join(opts.Workdir, ".godwit", "run"),
 		shellPath: path,
 		shellName: name,
 		log:       log,
@@ -167,10 +147,10 @@ func New(opts Options) *Shell {
 		fgProcs:   make(map[*proc]struct{}),
 	}
 	desc := strings.TrimSpace(strings.ReplaceAll(description, "{shell}", name))
-	sch := schema(opts.DefaultTimeout, opts.MaxTimeout)
+	sch := schema(DefaultTimeout, DefaultMaxTimeout)
 	if opts.NoJobs {
 		desc, _, _ = strings.Cut(desc, " Use background:true")
-		sch = foregroundSchema(opts.DefaultTimeout, opts.MaxTimeout)
+		sch = foregroundSchema(DefaultTimeout, DefaultMaxTimeout)
 	}
 	s.spec = llm.ToolSpec{Name: Name, Description: desc, Schema: sch}
 	return s
@@ -268,9 +248,9 @@ func (s *Shell) parse(raw json.RawMessage) (args, error) {
 					"timeout_s does not apply to background jobs")
 			}
 			t := *a.TimeoutS
-			if t <= 0 || t > s.opts.MaxTimeout.Seconds() {
+			if t <= 0 || t > DefaultMaxTimeout.Seconds() {
 				return a, badArgs(fmt.Sprintf("Use 0 < timeout_s <= %s; for longer work use background:true.",
-					seconds(s.opts.MaxTimeout)), "timeout_s %v is out of range", t)
+					seconds(DefaultMaxTimeout)), "timeout_s %v is out of range", t)
 			}
 		}
 	case actList, actStatus, actLogs, actStop:
@@ -344,7 +324,7 @@ func (s *Shell) Run(ctx context.Context, raw json.RawMessage) (tool.Result, erro
 		if err := ctx.Err(); err != nil {
 			return tool.Result{}, err // do not start what would be killed at once
 		}
-		timeout := s.opts.DefaultTimeout
+		timeout := DefaultTimeout
 		if a.TimeoutS != nil {
 			timeout = time.Duration(*a.TimeoutS * float64(time.Second))
 		}
@@ -481,7 +461,7 @@ func (s *Shell) startLocked(ctx context.Context, cmd *exec.Cmd, line, job string
 			return nil, err
 		}
 	}
-	p, err := startProc(cmd, s.opts.Now, status, statusW)
+	p, err := startProc(cmd, status, statusW)
 	if err != nil {
 		return nil, tool.Errorf(tool.CodeFailed, "Tell the user: the shell itself could not start.",
 			"could not start %s: %v", s.shellName, err)

@@ -53,9 +53,9 @@ func (s *Shell) runInTerminal(ctx context.Context, line string, timeout time.Dur
 	}
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	start := s.opts.Now()
+	start := time.Now()
 	res, err := s.opts.Terminal.Run(tctx, cmd, s.opts.OutputLimit)
-	took := s.opts.Now().Sub(start)
+	took := time.Since(start)
 	text := res.Output
 	if res.Truncated {
 		text = "[… earlier output cut]\n" + text
