@@ -44,8 +44,6 @@ type Config struct {
 	Workspace string
 	// MaxSteps bounds model calls per turn; 0 means DefaultMaxSteps.
 	MaxSteps int
-	// MaxOutputTokens caps each answer; 0 leaves the adapter's default.
-	MaxOutputTokens int
 	// Reasoning is the effort hint passed to the provider.
 	Reasoning string
 	// Images says the model takes image input (the catalog's word);
@@ -53,9 +51,6 @@ type Config struct {
 	Images bool
 	// Cost prices a call's usage; nil means free (unknown prices).
 	Cost func(llm.Usage) float64
-	// RepeatCap ends the turn when one call (same tool and arguments)
-	// has failed this many times in a row; 0 means DefaultRepeatCap.
-	RepeatCap int
 	// Verify runs --verify commands; required when a RunInput names one.
 	Verify Verifier
 	// OpenPlan lists the plan's open steps for the end-of-turn check; nil
@@ -79,8 +74,8 @@ const (
 	// MaxTurnResets is how often one turn may reset for lack of room
 	// before it stops: the model keeps filling fresh segments.
 	MaxTurnResets = 3
-	// DefaultRepeatCap: the third identical failure gets a warning in its
-	// result; the fifth ends the turn.
+	// DefaultRepeatCap: the third identical failure (same tool and
+	// arguments) gets a warning in its result; the fifth ends the turn.
 	DefaultRepeatCap = 5
 	repeatWarnAt     = 3
 )
@@ -114,9 +109,6 @@ func New(cfg Config) (*Runtime, error) {
 	}
 	if cfg.MaxSteps <= 0 {
 		cfg.MaxSteps = DefaultMaxSteps
-	}
-	if cfg.RepeatCap <= 0 {
-		cfg.RepeatCap = DefaultRepeatCap
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now

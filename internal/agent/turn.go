@@ -208,7 +208,7 @@ func (s *session) checkRepeats(outcomes []tool.Outcome, failures map[string]int)
 		}
 		failures[sig]++
 		n := failures[sig]
-		if n >= s.r.cfg.RepeatCap {
+		if n >= DefaultRepeatCap {
 			return fmt.Errorf("%w: %s failed %d times in a row with the same arguments (%s)", ErrRepeated, o.Call.Name, n, o.Result.Code)
 		}
 		if n >= repeatWarnAt {
@@ -279,9 +279,6 @@ func (s *session) call(ctx context.Context, step int) (llm.Response, error) {
 		req := asm.Request
 		req.Model = cfg.Model
 		req.CacheKey = s.id
-		if req.MaxOutputTokens == 0 {
-			req.MaxOutputTokens = cfg.MaxOutputTokens
-		}
 		if req.Reasoning == "" {
 			req.Reasoning = cfg.Reasoning
 		}
