@@ -66,39 +66,29 @@ type Event struct {
 	Turn      int       `json:"turn,omitempty"`
 	Step      int       `json:"step,omitempty"`
 	Time      time.Time `json:"time"`
-	// Text is the delta for text.delta and thinking.delta, and the message
-	// for error.
+	// Text is a delta's text, or an error's or a notice's message.
 	Text string `json:"text,omitempty"`
 
-	Session  *SessionInfo  `json:"session,omitempty"`
-	Prompt   string        `json:"prompt,omitempty"`
-	Request  *RequestInfo  `json:"request,omitempty"`
-	Response *ResponseInfo `json:"response,omitempty"`
-	Retry    *llm.Retry    `json:"retry,omitempty"`
-	Fallback *llm.Fallback `json:"fallback,omitempty"`
-	Tool     *ToolInfo     `json:"tool,omitempty"`
-	// Progress is a running call's progress (tool.progress, with Tool
-	// naming the call).
+	Session  *SessionInfo   `json:"session,omitempty"`
+	Prompt   string         `json:"prompt,omitempty"`
+	Request  *RequestInfo   `json:"request,omitempty"`
+	Response *ResponseInfo  `json:"response,omitempty"`
+	Retry    *llm.Retry     `json:"retry,omitempty"`
+	Fallback *llm.Fallback  `json:"fallback,omitempty"`
+	Tool     *ToolInfo      `json:"tool,omitempty"`
 	Progress *tool.Progress `json:"progress,omitempty"`
 	Approval *ApprovalInfo  `json:"approval,omitempty"`
 	Finished *TurnInfo      `json:"finished,omitempty"`
 	Reset    *ResetInfo     `json:"reset,omitempty"`
 	Verify   *VerifyInfo    `json:"verify,omitempty"`
 	Nudge    *NudgeInfo     `json:"nudge,omitempty"`
-	// Compacted reports a compaction step (context.compacted) or outputs
-	// capped as they entered (context.capped).
-	Compacted *window.Compaction `json:"compacted,omitempty"`
-	// Kept names the entry a message was kept as (decision.kept).
-	Kept *KeptInfo `json:"kept,omitempty"`
-	// Superseded reports a ledger entry retired (decision.superseded).
-	Superseded *SupersededInfo `json:"superseded,omitempty"`
-	// Ledger reports the ledger's size against its budget
-	// (ledger.over_budget).
-	Ledger *LedgerInfo `json:"ledger,omitempty"`
-	// MCP reports a server's new state (mcp.status).
-	MCP *MCPServerInfo `json:"mcp,omitempty"`
-	// Mail describes a message at the mail.* events (agent/mail.go).
-	Mail *MailInfo `json:"mail,omitempty"`
+	// Compacted is set at context.compacted and context.capped.
+	Compacted  *window.Compaction `json:"compacted,omitempty"`
+	Kept       *KeptInfo          `json:"kept,omitempty"`
+	Superseded *SupersededInfo    `json:"superseded,omitempty"`
+	Ledger     *LedgerInfo        `json:"ledger,omitempty"`
+	MCP        *MCPServerInfo     `json:"mcp,omitempty"`
+	Mail       *MailInfo          `json:"mail,omitempty"`
 }
 
 // SupersededInfo says which ledger entry no longer holds and what
@@ -120,10 +110,9 @@ type KeptInfo struct {
 
 // LedgerInfo is the ledger against its budget.
 type LedgerInfo struct {
-	Tokens int `json:"tokens"`
-	Budget int `json:"budget"`
-	// Instructions is how many standing instructions it holds.
-	Instructions int `json:"instructions"`
+	Tokens       int `json:"tokens"`
+	Budget       int `json:"budget"`
+	Instructions int `json:"instructions"` // standing instructions held
 	// Shortened is how many of them were shown as one line to fit.
 	Shortened int `json:"shortened,omitempty"`
 }
@@ -135,27 +124,21 @@ type SessionInfo struct {
 	Model     string `json:"model"`
 	Resumed   bool   `json:"resumed,omitempty"`
 	Segment   int    `json:"segment"`
-	// Version is godwit's.
-	Version string `json:"version,omitempty"`
+	Version   string `json:"version,omitempty"` // godwit's
 	// Mode is the approval mode: read-only, ask or auto.
-	Mode string `json:"mode,omitempty"`
-	// Tools names the tools the model may call.
-	Tools []string `json:"tools,omitempty"`
-	// MCPServers is each configured MCP server's state.
+	Mode       string          `json:"mode,omitempty"`
+	Tools      []string        `json:"tools,omitempty"`
 	MCPServers []MCPServerInfo `json:"mcp_servers,omitempty"`
-	// Skills names the skills the model may load.
-	Skills []string `json:"skills,omitempty"`
+	Skills     []string        `json:"skills,omitempty"`
 }
 
 // MCPServerInfo is an MCP server's state.
 type MCPServerInfo struct {
-	Name string `json:"name"`
-	// Source is config.yaml or .mcp.json.
-	Source string `json:"source"`
+	Name   string `json:"name"`
+	Source string `json:"source"` // config.yaml or .mcp.json
 	// State is starting, ready, failed, skipped or stopped.
 	State string `json:"state"`
-	// Tools counts the server's tools while it is ready.
-	Tools int    `json:"tools"`
+	Tools int    `json:"tools"` // while it is ready
 	Error string `json:"error,omitempty"`
 }
 
@@ -228,15 +211,13 @@ type ApprovalInfo struct {
 
 // TurnInfo summarises a finished turn.
 type TurnInfo struct {
-	Status string `json:"status"`
-	// Text is the answer (Result.Text).
-	Text  string    `json:"text,omitempty"`
-	Steps int       `json:"steps"`
-	Usage llm.Usage `json:"usage"`
-	Cost  float64   `json:"cost"`
-	// DurationMS is the turn's wall time.
-	DurationMS int64  `json:"duration_ms"`
-	Error      string `json:"error,omitempty"`
+	Status     string    `json:"status"`
+	Text       string    `json:"text,omitempty"` // Result.Text
+	Steps      int       `json:"steps"`
+	Usage      llm.Usage `json:"usage"`
+	Cost       float64   `json:"cost"`
+	DurationMS int64     `json:"duration_ms"` // wall time
+	Error      string    `json:"error,omitempty"`
 }
 
 // Sink receives events. A run's Sink (RunInput.Sink) gets that run's

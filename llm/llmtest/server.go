@@ -75,8 +75,7 @@ func (s *Server) Add(replies ...Reply) {
 	s.replies = append(s.replies, replies...)
 }
 
-// URL returns the base URL (no trailing slash), e.g. for OPENAI_BASE_URL
-// use URL()+"/v1".
+// URL returns the base URL, without a trailing slash.
 func (s *Server) URL() string { return s.Server.URL }
 
 // Requests returns a copy of the captured requests in arrival order.
