@@ -28,20 +28,16 @@ type Assembler interface {
 
 // Config holds a Runtime's dependencies.
 type Config struct {
-	// Provider answers requests. Required.
+	// Provider, Assembler, Runner and Store are required.
 	Provider llm.Provider
 	// ProviderName and Model label records and events ("anthropic",
 	// "claude-sonnet-4-5"); Model is also sent in each request.
 	ProviderName string
 	Model        string
-	// Assembler builds requests. Required.
-	Assembler Assembler
-	// Runner runs tool calls. Required.
-	Runner *tool.Runner
-	// Store records everything. Required.
-	Store Store
-	// Workspace is the absolute path the session works in.
-	Workspace string
+	Assembler    Assembler
+	Runner       *tool.Runner
+	Store        Store
+	Workspace    string // absolute
 	// MaxSteps bounds model calls per turn; 0 means DefaultMaxSteps.
 	MaxSteps int
 	// Reasoning is the effort hint passed to the provider.
