@@ -108,15 +108,21 @@ func (s *Shell) startJob(ctx context.Context, line string) (tool.Result, error) 
 	return tool.Result{Content: fmt.Sprintf("started job %s (pid %d); log: %s", id, p.pid, j.logRel)}, nil
 }
 
-// JobsRunning reports whether a background job (or a process one
-// started) still runs.
-func (s *Shell) JobsRunning() bool {
+// jobList returns the jobs in start order.
+func (s *Shell) jobList() []*job {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	jobs := make([]*job, 0, len(s.order))
 	for _, id := range s.order {
 		jobs = append(jobs, s.jobs[id])
 	}
-	s.mu.Unlock()
+	return jobs
+}
+
+// JobsRunning reports whether a background job (or a process one
+// started) still runs.
+func (s *Shell) JobsRunning() bool {
+	jobs := s.jobList()
 	for _, j := range jobs {
 		if j.proc.running() {
 			return true
@@ -206,12 +212,7 @@ func (s *Shell) age(j *job) string {
 }
 
 func (s *Shell) listJobs() tool.Result {
-	s.mu.Lock()
-	jobs := make([]*job, 0, len(s.order))
-	for _, id := range s.order {
-		jobs = append(jobs, s.jobs[id])
-	}
-	s.mu.Unlock()
+	jobs := s.jobList()
 	if len(jobs) == 0 {
 		return tool.Result{Content: "no background jobs"}
 	}

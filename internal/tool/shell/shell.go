@@ -351,21 +351,16 @@ func (s *Shell) Close() error {
 	for p := range s.fgProcs {
 		procs = append(procs, p)
 	}
-	for _, id := range s.order {
-		procs = append(procs, s.jobs[id].proc)
-	}
 	s.mu.Unlock()
+	jobs := s.jobList() // no job starts once closed
+	for _, j := range jobs {
+		procs = append(procs, j.proc)
+	}
 	var wg sync.WaitGroup
 	for _, p := range procs {
 		wg.Go(func() { p.stop(s.opts.KillGrace, s.log) })
 	}
 	wg.Wait()
-	s.mu.Lock()
-	jobs := make([]*job, 0, len(s.order))
-	for _, id := range s.order {
-		jobs = append(jobs, s.jobs[id])
-	}
-	s.mu.Unlock()
 	for _, j := range jobs {
 		wg.Go(func() {
 			j.drain()
