@@ -11,8 +11,7 @@ import (
 // The scripted model behaves like a plain, honest model that only reads:
 // it works on the request in progress, reads the file it names unless it
 // already has, answers briefly, and writes the handoffs its session
-// scripts. It is a pure function of the request it receives and the turn
-// the bench is in.
+// scripts, as a pure function of the request and the turn.
 
 // Markers of godwit's own user-role messages, as the current engine
 // writes them.
@@ -136,10 +135,9 @@ func resumeAt(req, file string) int {
 }
 
 // coverage is what a model that reads a whole file knows of its reading
-// since the request at: the numbered lines in the outputs it can still
-// see, and the ranges its own notes say it read (outputs may have been
-// paged out since). It returns the first line not yet read (0: all
-// read), the lines read, as ranges, and the file's length.
+// since the request at (numbered lines in view, and the ranges its own
+// notes say it read): the first line not yet read (0: all), the lines
+// read as ranges, and the file's length.
 func coverage(entries []entry, at int, file string) (next int, seen string, total int) {
 	calls := map[string]bool{}
 	have := map[int]bool{}

@@ -93,23 +93,16 @@ func writeWorkspace(ctx context.Context, dir string, files map[string]string) er
 type event struct {
 	Type      string `json:"type"`
 	SessionID string `json:"session_id"`
-	Step      int    `json:"step"`
-	Text      string `json:"text"`
-	Session   *struct {
-		Segment int `json:"segment"`
-	} `json:"session"`
-	Request *struct {
+	Request   *struct {
 		Segment   int    `json:"segment"`
 		Tokens    int    `json:"tokens"`
 		Estimated bool   `json:"estimated"`
 		Purpose   string `json:"purpose"`
 	} `json:"request"`
 	Reset *struct {
-		From    int    `json:"from"`
-		To      int    `json:"to"`
-		Reason  string `json:"reason"`
-		ByModel bool   `json:"by_model"`
-		Tokens  int    `json:"tokens"`
+		To      int  `json:"to"`
+		ByModel bool `json:"by_model"`
+		Tokens  int  `json:"tokens"`
 		// Decisions is the ledger's share of Tokens.
 		Decisions int `json:"decisions_tokens"`
 		Rejected  int `json:"rejected"`
@@ -121,9 +114,7 @@ type event struct {
 		ProposedBy string `json:"proposed_by"`
 	} `json:"superseded"`
 	Compacted *struct {
-		Items  int      `json:"items"`
-		Pages  []string `json:"pages"`
-		Reason string   `json:"reason"`
+		Items int `json:"items"`
 	} `json:"compacted"`
 	Finished *struct {
 		Status string `json:"status"`

@@ -1,34 +1,26 @@
 // Command longsession measures what a long session costs godwit across
-// processes: it drives the real binary, one `godwit run` process per user
-// turn, against a local fake endpoint speaking the three wire formats,
-// and reports billed and cache-discounted input tokens, where and why the
-// cached prefix broke, the largest request, resets, and whether the
-// user's rules survived (issue 14, "Measure"), with the tool output the
-// model saw and the recalls it made.
+// processes: it drives the real binary (the current build, or -godwit
+// PATH), one `godwit run` process per user turn, against a local fake
+// endpoint speaking the three wire formats, and reports billed and
+// cache-discounted input tokens, where and why the cached prefix broke,
+// the largest request, resets, whether the user's rules survived, the
+// tool output the model saw and the recalls it made (issue 14).
 //
 //	go run ./bench/longsession [-godwit BIN] [-format chat,responses,anthropic]
 //	    [-session a,b,c,d,e,day,day1m,reuse,reuse1m] [-turns N] [-json] [-keep] [-v]
 //	    [-turn-timeout 2m] [-max-requests 200] [-read-on] [-working-set N]
 //
-// Sessions a-e are issue 14's; day and day1m are issue 25's realistic
-// day of 100 turns at 200k and 1M (workday.go), and reuse and reuse1m the
-// re-use day, whose model edits files, runs tests and comes back to
-// earlier outputs (reuse.go); they are not run by default (they take
-// minutes): -session day,day1m,reuse,reuse1m.
-//
-// It talks to godwit only through its command line, its --json events and
-// the HTTP wire formats, so it measures any build: the current one (built
-// from this module) or another (-godwit PATH).
+// Sessions a-e are issue 14's; day and day1m issue 25's realistic day
+// (workday.go), reuse and reuse1m the re-use day (reuse.go), each at 200k
+// and 1M; these take minutes and run only when named.
 //
 // How it counts. A request's tokens are the o200k count of the text it
-// carries (JSON strings decoded, a few tokens of framing per item). Its
-// items are taken in the provider's cache order (tools, then system or
-// instructions, then messages or input items) with their bytes as godwit
-// sent them (Anthropic's cache_control markers aside); the cached prefix
-// of a request is its leading items equal to the previous request's, and
-// the cache-discounted figure is the sum over requests of tokens less 90%
-// of that prefix. A request that does not extend the previous one is a
-// break, attributed with godwit's events.
+// carries plus a few tokens of framing per item. Its items are taken in
+// the provider's cache order with their bytes as godwit sent them
+// (Anthropic's cache_control markers aside); the cached prefix is its
+// leading items equal to the previous request's, and the cache-discounted
+// figure sums tokens less 90% of that prefix. A request that does not
+// extend the previous one is a break, attributed with godwit's events.
 package main
 
 import (

@@ -11,26 +11,21 @@ import (
 	"strings"
 )
 
-// The re-use day, as data: work that needs earlier outputs again, the
-// way real models use them. The day (workday.go) reads each file once
-// and never looks back, so it cannot show what paging an output too soon
-// costs; here, in cycles of six turns over four files:
+// The re-use day, as data: work that needs earlier outputs again, which
+// the day (workday.go) never does, in cycles of six turns over four files:
 //
 //   - edit: read a file, then edit it in 2-4 steps, each naming the
-//     exact line it changes (so each needs the text it read);
+//     exact line it changes;
 //   - read: read a file and answer;
 //   - fix (twice a cycle): run the file's tests, read the failing test
-//     and the file (in either order), fix the failing function, run
-//     again, fix the next failure, run until they pass;
+//     and the file, fix, and run again until they pass;
 //   - back (three turns after edit): two more edits in the edited file;
 //   - ask (three turns after read): a question the read file answers.
 //
-// The model works from the outputs in view, and says what it found in a
-// test's output before it acts on it (so it can fix from its own note).
-// When a line it must quote is paged out it does what the stub says,
-// recall the page (reading on with offset), unless it has edited the
-// file since that page was read: then the page is stale and it reads the
-// file again, as real models do. Both are counted (recalls, re-reads).
+// The model works from the outputs in view and notes what a test's output
+// says before acting on it. When a line it needs is paged out it recalls
+// the page, unless it has edited the file since (the page is stale): then
+// it reads the file again. Both are counted (recalls, re-reads).
 const (
 	reuseCycles = 6
 	// checkCmd runs a file's tests: the first failing one, or PASS.

@@ -95,10 +95,9 @@ func dayPrompt(c *corpus, s spec, turn int) string {
 	return p
 }
 
-// dayCode is a Go file of about tokens tokens. Each function is counted
-// once and the counts summed (a block ends at a line end, so the sum is
-// the file's count within a few tokens): counting the growing file anew
-// at each function, as codeFile does, took minutes for the day.
+// dayCode is a Go file of about tokens tokens, counted function by
+// function (the sum is within a few tokens of the whole; counting the
+// growing file anew took minutes for the day).
 func dayCode(count func(string) int, seed uint64, tokens int) string {
 	r := rand.New(rand.NewPCG(seed, 0xda7))
 	var b strings.Builder

@@ -318,33 +318,14 @@ func peakRSS(pid int) string {
 	return "unknown"
 }
 
-// client is an ACP client that answers nothing but session updates.
-type client struct{}
+// client is an ACP client that answers session updates and permission
+// requests only: it advertises no file or terminal capability, so godwit
+// calls none of the methods the nil embedded Client would panic on.
+type client struct{ sdk.Client }
 
 func (client) SessionUpdate(context.Context, sdk.SessionNotification) error { return nil }
 func (client) RequestPermission(context.Context, sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
 	return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeSelected("allow_once")}, nil
-}
-func (client) ReadTextFile(context.Context, sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
-	return sdk.ReadTextFileResponse{}, errors.New("no editor files")
-}
-func (client) WriteTextFile(context.Context, sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
-	return sdk.WriteTextFileResponse{}, errors.New("no editor files")
-}
-func (client) CreateTerminal(context.Context, sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
-	return sdk.CreateTerminalResponse{}, errors.New("no terminals")
-}
-func (client) TerminalOutput(context.Context, sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
-	return sdk.TerminalOutputResponse{}, errors.New("no terminals")
-}
-func (client) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
-	return sdk.WaitForTerminalExitResponse{}, errors.New("no terminals")
-}
-func (client) KillTerminal(context.Context, sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
-	return sdk.KillTerminalResponse{}, errors.New("no terminals")
-}
-func (client) ReleaseTerminal(context.Context, sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
-	return sdk.ReleaseTerminalResponse{}, errors.New("no terminals")
 }
 
 // warmup prompts are left out of the resident figure: they fill the

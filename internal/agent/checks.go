@@ -110,11 +110,9 @@ func (s *session) endOfTurnCheck(answer string, turnStart int, fired map[string]
 }
 
 // checkable reports whether a command could check the file a write call
-// named: code, build files, configuration, test data. Prose (Markdown,
-// plain text, reStructuredText, AsciiDoc, Org, and the extensionless
-// LICENSE, AUTHORS and the like) is for people, and no build or test reads
-// it unless it is test data, so a turn that only wrote prose needs no
-// paid check. A call whose path cannot be read counts.
+// named: anything but prose (Markdown, plain text and the like, README and
+// LICENSE) outside testdata, which no build or test reads. A call whose
+// path cannot be read counts.
 func checkable(args json.RawMessage) bool {
 	var a struct {
 		Path string `json:"path"`

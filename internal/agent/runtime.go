@@ -15,39 +15,31 @@ import (
 	"github.com/godwit/godwit/tool"
 )
 
-// Assembler builds each model request from the segment's history. The
-// window package implements it; within a segment successive requests must
-// extend each other byte for byte so that provider caches hit.
+// Assembler builds each model request from the segment's history (the
+// window package). Within a segment successive requests must extend each
+// other byte for byte so that provider caches hit.
 type Assembler interface {
 	Assemble(ctx context.Context, in window.Input) (window.Assembly, error)
-	// Budget is the partition requests are built to; the agent caps tool
-	// outputs and the ledger by it.
+	// Budget is the partition requests are built to.
 	Budget() window.Budget
-	// Counter counts tokens as requests are counted (the agent
-	// calibrates it and measures handoffs with it); nil estimates.
+	// Counter counts tokens as requests are counted; nil estimates.
 	Counter() *window.Counter
 }
 
 // Config holds a Runtime's dependencies.
 type Config struct {
-	// Provider answers requests. Required.
+	// Provider, Assembler, Runner and Store are required.
 	Provider llm.Provider
 	// ProviderName and Model label records and events ("anthropic",
 	// "claude-sonnet-4-5"); Model is also sent in each request.
 	ProviderName string
 	Model        string
-	// Assembler builds requests. Required.
-	Assembler Assembler
-	// Runner runs tool calls. Required.
-	Runner *tool.Runner
-	// Store records everything. Required.
-	Store Store
-	// Workspace is the absolute path the session works in.
-	Workspace string
+	Assembler    Assembler
+	Runner       *tool.Runner
+	Store        Store
+	Workspace    string // absolute
 	// MaxSteps bounds model calls per turn; 0 means DefaultMaxSteps.
 	MaxSteps int
-	// MaxOutputTokens caps each answer; 0 leaves the adapter's default.
-	MaxOutputTokens int
 	// Reasoning is the effort hint passed to the provider.
 	Reasoning string
 	// Images says the model takes image input (the catalog's word);
@@ -55,9 +47,6 @@ type Config struct {
 	Images bool
 	// Cost prices a call's usage; nil means free (unknown prices).
 	Cost func(llm.Usage) float64
-	// RepeatCap ends the turn when one call (same tool and arguments)
-	// has failed this many times in a row; 0 means DefaultRepeatCap.
-	RepeatCap int
 	// Verify runs --verify commands; required when a RunInput names one.
 	Verify Verifier
 	// OpenPlan lists the plan's open steps for the end-of-turn check; nil
@@ -66,10 +55,8 @@ type Config struct {
 	// SegmentNotes returns short notices for the next handoff (memory or
 	// rules files that changed during the segment).
 	SegmentNotes func(ctx context.Context) []string
-	// About describes what sessions run with (version, approval mode,
-	// tools, MCP servers, skills) for session.started; its Workspace,
-	// Model, Resumed and Segment are the runtime's own. Nil leaves them
-	// out.
+	// About describes what sessions run with (version, mode, tools...)
+	// for session.started; nil leaves it out.
 	About func() SessionInfo
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
@@ -80,21 +67,17 @@ type Config struct {
 // Defaults.
 const (
 	DefaultMaxSteps = 60
-	// MaxTurnResets is how often one turn may reset the context for lack
-	// of room before it stops: more means the model keeps taking steps
-	// that fill a fresh segment.
+	// MaxTurnResets is how often one turn may reset for lack of room
+	// before it stops: the model keeps filling fresh segments.
 	MaxTurnResets = 3
-	// DefaultRepeatCap: the third identical failure gets a warning in its
-	// result; the fifth ends the turn.
+	// DefaultRepeatCap: the third identical failure (same tool and
+	// arguments) gets a warning in its result; the fifth ends the turn.
 	DefaultRepeatCap = 5
 	repeatWarnAt     = 3
 )
 
 // Runtime runs turns. One Runtime serves one workspace and may run turns
-// of several sessions at once, one at a time per session (the caller
-// serialises turns of a session; Run is not meant to be called twice
-// concurrently for the same session). Each run reports to its own Sink
-// (RunInput.Sink), so concurrent runs need no routing.
+// of several sessions at once; the caller serialises turns of a session.
 type Runtime struct {
 	cfg Config
 	// counter is the assembler's token counter; nil estimates.
@@ -123,9 +106,6 @@ func New(cfg Config) (*Runtime, error) {
 	if cfg.MaxSteps <= 0 {
 		cfg.MaxSteps = DefaultMaxSteps
 	}
-	if cfg.RepeatCap <= 0 {
-		cfg.RepeatCap = DefaultRepeatCap
-	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -146,8 +126,7 @@ type RunInput struct {
 	// Sink receives this run's events, and only those (see Sink); nil
 	// discards them. The store records them either way.
 	Sink Sink
-	// Reset starts the turn in a new segment, with a handoff (`--reset`,
-	// `:reset`).
+	// Reset starts the turn in a new segment, with a handoff (`--reset`).
 	Reset bool
 	// Verify is a command that proves the turn's work (`--verify`): run
 	// in the workspace after the model answers; on failure its output
@@ -158,20 +137,15 @@ type RunInput struct {
 	// NoChecks turns the end-of-turn checks off.
 	NoChecks bool
 	// Notes tell the model what changed outside the conversation since
-	// its last turn (the user undid its file changes, say). Each goes
-	// before the prompt in the same message, marked as godwit's; unlike
-	// the prompt, notes are not entered in the Decisions ledger.
+	// its last turn; they go before the prompt, marked as godwit's.
+	// Neither notes, Attach nor Mail enter the Decisions ledger.
 	Notes []string
-	// Attach are parts the user attached to the prompt (a file named with
-	// @path in the chat, an image given with --image): after it, in the
-	// same message; like notes, they are not entered in the Decisions
-	// ledger. An image fails the turn at once unless Config.Images.
+	// Attach are parts the user attached to the prompt (@path, --image),
+	// sent after it. An image fails the turn unless Config.Images.
 	Attach []llm.Part
-	// Mail are messages to the session claimed for this turn (package
-	// mail claims them). Each reaches the model after the prompt, marked
-	// with its id and sender as not the user's words; none enters the
-	// Decisions ledger; each gets the turn's answer, or its error. Prompt
-	// may be empty when Mail is not.
+	// Mail are messages claimed for this turn, sent after the prompt
+	// marked with id and sender; each gets the turn's answer or error.
+	// Prompt may be empty when Mail is not.
 	Mail []store.Mail
 }
 
@@ -180,9 +154,8 @@ type Result struct {
 	SessionID string
 	Turn      int
 	Status    store.TurnStatus
-	// Text is the model's final answer. A reply to an end-of-turn check
-	// made without any further work ("ok", "done") does not replace the
-	// answer the check followed: it answers godwit, not the user.
+	// Text is the model's final answer; a bare reply to an end-of-turn
+	// check ("ok") does not replace the answer the check followed.
 	Text  string
 	Steps int
 	Usage llm.Usage
@@ -201,9 +174,8 @@ var (
 	// ErrVerifyFailed: the model answered, but the verify command still
 	// failed after the last round.
 	ErrVerifyFailed = errors.New("agent: the verify command still fails")
-	// ErrTooBig: the request cannot fit the window even in a fresh
-	// segment, or the context reset twice without the model completing a
-	// step. The message names what is too big.
+	// ErrTooBig: the request cannot fit even a fresh segment, or the
+	// context reset twice without a completed step.
 	ErrTooBig = errors.New("agent: the context cannot hold this turn")
 )
 
@@ -240,16 +212,11 @@ func (e *NoImagesError) Error() string {
 	return fmt.Sprintf("%s does not take images: pick a model that does (e.g. anthropic/claude-sonnet-4-5 or openai/gpt-5) with --model or /model, or if it does, set images: true for it under models: in config.yaml", e.Model)
 }
 
-// errorText renders err for a record: short, without Go's wrapping noise
-// where a typed error says it better.
-// A hint that the error chain carries (what to change in the
-// configuration, from wiring) stays: the record, the error event and the
-// chat show this text, and each must say what to do.
+// errorText renders err for a record, keeping a hint the chain carries
+// (what to change in the configuration): the chat shows this text.
 func errorText(err error) string {
 	var le *llm.Error
 	if errors.As(err, &le) {
-		// The vendor's name leads ("anthropic: HTTP 401: ..."), not the
-		// library's package.
 		text := strings.TrimPrefix(le.Error(), "llm: ")
 		var h interface{ Hint() string }
 		if errors.As(err, &h) && h.Hint() != "" {

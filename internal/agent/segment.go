@@ -20,11 +20,9 @@ const (
 	ResetContextErr = "context_too_long"
 )
 
-// ledger records the user's message as said, as an entry of the
-// Decisions ledger, with its kind (a standing instruction or a request),
-// tells the user when it was kept as a rule, and retires the earlier
-// instructions it changes: the engine sees the change in the user's own
-// words, and tells the user.
+// ledger records the user's message verbatim in the Decisions ledger
+// with its kind, tells the user when it was kept as a rule, and retires
+// the earlier instructions it changes.
 func (s *session) ledger(ctx context.Context, prompt string) error {
 	st := s.r.cfg.Store
 	kind := handoff.Classify(prompt)
@@ -84,11 +82,9 @@ func supersede(ctx context.Context, st Ledger, sessionID string, led []handoff.E
 	return nil
 }
 
-// Pin records the user's word on what ledger entry ref ("D12") of a
-// session is, over the classifier's: a rule (pin true), which retires
-// the earlier rules it changes as if it had been kept as one, or not a
-// rule, which restores those it had retired. It returns a short line for
-// the user. The session's next handoff shows the change.
+// Pin records the user's word, over the classifier's, on whether ledger
+// entry ref ("D12") is a rule: a rule retires the earlier rules it
+// changes; not a rule restores those. It returns a line for the user.
 func Pin(ctx context.Context, st Ledger, sessionID, ref string, pin bool) (string, error) {
 	seq, err := strconv.Atoi(strings.TrimLeft(strings.TrimSpace(ref), "Dd"))
 	if err != nil || seq <= 0 {
@@ -175,9 +171,8 @@ func (s *session) canReset() bool {
 	return n > 1
 }
 
-// renderLedger renders the ledger within the window's budget for it, and
-// tells the user once a segment when only standing instructions were left
-// to shrink: which were shortened, and that the others are kept whole.
+// renderLedger renders the ledger within its budget, and tells the user
+// once a segment when only standing instructions were left to shrink.
 func (s *session) renderLedger(led []handoff.Entry, warn bool) handoff.Ledger {
 	budget := s.r.budget().Ledger
 	l := handoff.RenderLedger(led, handoff.LedgerOptions{Budget: budget, Count: s.count})
@@ -362,14 +357,11 @@ func (s *session) count(text string) int {
 	return window.Estimate(text)
 }
 
-// handoffCall asks the model for the handoff. The request is the
-// segment's history plus the instruction, so it extends the cached prefix;
-// it must fit the window like any request: the window pages what it must,
-// then the newest messages go (the cached prefix stays; the request in
-// progress is in the ledger anyway), and only then the older half. It has
-// no output limit (reasoning models spend output on thinking), and any
-// tool call in the answer is ignored. On failure it returns "" and the
-// engine's own handoff stands in.
+// handoffCall asks the model for the handoff: the segment's history plus
+// the instruction, so it extends the cached prefix. Made to fit, it drops
+// the newest messages first (see shorten). Tool calls in the answer are
+// ignored; on failure it returns "" and the engine's own handoff stands
+// in.
 func (s *session) handoffCall(ctx context.Context, step int, ledger string) string {
 	cfg := s.r.cfg
 	instr := llm.UserText(handoff.Instruction(ledger))
@@ -399,9 +391,9 @@ func (s *session) handoffCall(ctx context.Context, step int, ledger string) stri
 	return ""
 }
 
-// shorten drops the newest message of a history too long for the
-// handoff call (a user message with what answers it), which keeps the
-// cached prefix; from the fourth try on it drops the older half.
+// shorten drops the newest message (and what answers it) of a history
+// too long for the handoff call, keeping the cached prefix; from the
+// fourth try on it drops the older half.
 func shorten(hist []llm.Message, attempt int) []llm.Message {
 	if attempt >= 3 || len(hist) <= 2 {
 		half := hist[len(hist)/2:]

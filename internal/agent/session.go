@@ -26,26 +26,21 @@ type session struct {
 	// prompt is the turn's request, for the engine's handoff.
 	prompt string
 	// resets counts resets since the model last completed a step: a
-	// second one means the work cannot fit, and the turn stops.
+	// second one means the work cannot fit.
 	resets int
-	// turnResets counts the turn's resets for lack of room: a model that
-	// repeats, after each reset, the step that filled the window
-	// completes steps and would loop.
+	// turnResets counts the turn's resets for lack of room.
 	turnResets int
 	// mail is the turn's mail as the model reads it (agent/mail.go).
 	mail []llm.Part
 	// lastMsg is the store's id of the newest message of history.
 	lastMsg int64
-	// elided are the tool results of history loaded without their text,
-	// by call id (the output's id in the store): the segment shows them
-	// paged, so no request needs it; the handoff does, and hydrate loads
-	// it.
+	// elided are the tool results loaded without their text (shown
+	// paged), call id to output id; hydrate loads them for the handoff.
 	elided map[string]int64
 }
 
 // kept is what a Runtime keeps of a session between its turns in one
-// process (an editor's, the SDK's), so a turn need not read and decode
-// the whole segment again.
+// process, so a turn need not decode the whole segment again.
 type kept struct {
 	segment int
 	history []llm.Message
@@ -134,12 +129,10 @@ func (r *Runtime) open(ctx context.Context, id string, sink *runSink) (*session,
 	return s, nil
 }
 
-// lostPrompt says, on resume, that the session's last turn ended before
-// its prompt entered the conversation: the process was killed during a
-// forced reset's handoff, or the disk filled as the prompt was recorded.
-// The turns table keeps the prompt, but the model never saw it; it is not
-// sent on behind the user's back (the user may have moved on), so the
-// user is shown it and told to send it again. "" when nothing was lost.
+// lostPrompt says, on resume, that the last turn ended before its prompt
+// reached the conversation (killed during a handoff, a full disk). It is
+// not sent behind the user's back: the user is shown it and told to send
+// it again. "" when nothing was lost.
 func (s *session) lostPrompt(ctx context.Context) string {
 	st := s.r.cfg.Store
 	turns, err := st.Turns(ctx, s.id)
@@ -160,10 +153,9 @@ func (s *session) lostPrompt(ctx context.Context) string {
 	return fmt.Sprintf("turn %d ended (%s) before your message reached the model, so it is not in the conversation; send it again to have it answered:\n%s", t.Seq, t.Status, prompt)
 }
 
-// load reads the segment's history: what this process kept from the
-// session's last turn when no other process has added to the segment
-// since, else the store's, without the outputs the segment shows paged
-// (capped, summarised or as stubs).
+// load reads the segment's history: what this process kept when no other
+// process has added to the segment since, else the store's, without the
+// outputs the segment shows paged.
 func (s *session) load(ctx context.Context, k *kept) error {
 	st := s.r.cfg.Store
 	last, err := st.LastMessageID(ctx, s.id, s.segment)
@@ -174,9 +166,6 @@ func (s *session) load(ctx context.Context, k *kept) error {
 		s.history, s.lastMsg, s.elided = k.history, k.lastMsg, k.elided
 		return nil
 	}
-	// Every output the segment shows otherwise than whole is paged:
-	// requests send what the compaction says, and compaction reads the
-	// page when it shrinks one further.
 	shown, err := st.PagedCalls(ctx, s.id, s.segment)
 	if err != nil {
 		return fmt.Errorf("agent: %w", err)
@@ -247,10 +236,8 @@ func (r *Runtime) about(workspace, model string, resumed bool, segment int) *Ses
 	return &info
 }
 
-// WorkspaceError refuses to continue a session here: it was recorded in
-// another workspace. Its history speaks of files there, its undo restores
-// them there and its trace says it works there, so continuing it in this
-// workspace's tools would edit one tree while the record names another.
+// WorkspaceError refuses to continue a session recorded in another
+// workspace: its history, undo and trace name files there.
 type WorkspaceError struct {
 	SessionID string
 	// SessionWorkspace is where the session works; Workspace is this
@@ -286,8 +273,6 @@ func (s *session) append(ctx context.Context, m llm.Message) error {
 	// Records outlive a cancelled turn: the history must stay whole.
 	id, err := s.r.cfg.Store.AppendMessage(context.WithoutCancel(ctx), s.id, s.turnID, s.segment, m)
 	if err != nil {
-		// Kept out of the history a later turn may reuse: it is not in
-		// the store.
 		s.history = s.history[:len(s.history)-1]
 		return fmt.Errorf("agent: recording message: %w", err)
 	}
@@ -300,8 +285,7 @@ func (s *session) append(ctx context.Context, m llm.Message) error {
 func (s *session) emit(e Event) { s.emitOutput(e, "") }
 
 // emitOutput is emit for an event whose Tool.Output previews output: the
-// stored event refers to the output the tool call stored rather than
-// holding its preview a second time.
+// stored event refers to the stored output instead of a second copy.
 func (s *session) emitOutput(e Event, output string) {
 	e.SessionID = s.id
 	e.Turn = s.turnSeq
@@ -355,11 +339,9 @@ func stringArg(args json.RawMessage, key string) string {
 // itself ended (in the tool_calls record).
 const codeKilled = "KILLED"
 
-// explainKilled tells the truth about calls Repair answered as
-// cancelled whose command was recorded as killed (godwit ended while it
-// ran: see store.Proc): their result says so, and the call is recorded.
-// A result is a pointer shared by fixed and added, so one change serves
-// both.
+// explainKilled rewrites the results Repair gave calls whose command was
+// recorded as killed (godwit ended while it ran) to say so, and records
+// them. Results are pointers shared by fixed and added.
 func (s *session) explainKilled(ctx context.Context, fixed, added []llm.Message) {
 	procs, err := s.r.cfg.Store.Procs(ctx, s.id)
 	if err != nil {

@@ -86,9 +86,8 @@ func (s *session) loop(ctx context.Context, in RunInput, res *Result) error {
 			return fmt.Errorf("%w: your message is %d tokens, and this model's window (%d) leaves room for about %d in one message; shorten it, or save it to a file and ask for it to be read in parts", ErrTooBig, n, b.Window, b.Limit()/2)
 		}
 	}
-	// A forced reset comes before the prompt enters the ledger: the
-	// prompt follows the handoff as the turn's message, so it is not
-	// entered twice.
+	// A forced reset comes before the prompt enters the ledger, so it is
+	// not entered twice.
 	if in.Reset && s.canReset() {
 		request := s.prompt
 		s.prompt = ""
@@ -211,7 +210,7 @@ func (s *session) checkRepeats(outcomes []tool.Outcome, failures map[string]int)
 		}
 		failures[sig]++
 		n := failures[sig]
-		if n >= s.r.cfg.RepeatCap {
+		if n >= DefaultRepeatCap {
 			return fmt.Errorf("%w: %s failed %d times in a row with the same arguments (%s)", ErrRepeated, o.Call.Name, n, o.Result.Code)
 		}
 		if n >= repeatWarnAt {
@@ -256,13 +255,9 @@ func signature(c llm.ToolCall) string {
 	return c.Name + "\x00" + buf.String()
 }
 
-// call makes one model request and records it. Before it, the window may
-// cap new outputs and page old ones; when even that cannot make the
-// request fit, the segment resets with a handoff; a provider's
-// context-too-long answer resets it too. Nothing is sent past the window:
-// a request that cannot fit a fresh segment, or a second reset before the
-// model completes a step, ends the turn with ErrTooBig naming what is too
-// big.
+// call makes one model request and records it. A request the window
+// cannot fit, or a provider's context-too-long answer, resets the segment
+// with a handoff; when that cannot help the turn ends with ErrTooBig.
 func (s *session) call(ctx context.Context, step int) (llm.Response, error) {
 	cfg := s.r.cfg
 	for {
@@ -289,9 +284,6 @@ func (s *session) call(ctx context.Context, step int) (llm.Response, error) {
 			req.Messages = withoutImages(req.Messages)
 		}
 		req.CacheKey = s.id
-		if req.MaxOutputTokens == 0 {
-			req.MaxOutputTokens = cfg.MaxOutputTokens
-		}
 		if req.Reasoning == "" {
 			req.Reasoning = cfg.Reasoning
 		}
@@ -307,9 +299,8 @@ func (s *session) call(ctx context.Context, step int) (llm.Response, error) {
 }
 
 // resetOrStop resets the segment because the request did not fit (why),
-// unless that cannot help: a segment that is only its handoff and one
-// message would start the same, and a second reset without a completed
-// model step means the work itself does not fit.
+// unless that cannot help: a fresh segment would start the same, or a
+// second reset without a completed step means the work does not fit.
 func (s *session) resetOrStop(ctx context.Context, step int, reason string, why error) error {
 	switch {
 	case s.resets >= 1:
@@ -414,14 +405,9 @@ func (s *session) stream(ctx context.Context, step int, req llm.Request, asm win
 	return resp, nil
 }
 
-// answerNotice says what the user must know about a final answer that
-// did not end the usual way: a refusal, an answer cut at the output
-// limit, or no answer at all. The turn is still done (the vendor
-// answered, and whatever the model did before stands), but the user is
-// told what happened and what to do, rather than left with a blank or a
-// half sentence.
-// worked says earlier steps of the turn ran: then an empty answer ends
-// work that stands, and sending the message again would redo it.
+// answerNotice tells the user what to do about a final answer that did
+// not end the usual way: a refusal, one cut at the output limit, or none.
+// worked says earlier steps ran, so resending would redo their work.
 func answerNotice(resp llm.Response, worked bool) string {
 	empty := strings.TrimSpace(resp.Message.Text()) == ""
 	switch {
@@ -506,10 +492,9 @@ func (s *session) undoNotes(ctx context.Context) []string {
 	return notes
 }
 
-// recordSummaries stores the summary model's calls with the turn's model
-// calls (so the session's usage and cost count them, as they count
-// handoff calls) and reports each as a model.response with purpose
-// "summary".
+// recordSummaries records the summary model's calls as the turn's (so
+// usage and cost count them) and reports each as a model.response with
+// purpose "summary".
 func (s *session) recordSummaries(ctx context.Context, step int, calls []window.SummaryCall) {
 	for _, c := range calls {
 		rec := store.ModelCall{

@@ -3,23 +3,16 @@ package anthropic
 // maxBreakpoints is the API's limit on cache_control markers per request.
 const maxBreakpoints = 4
 
-// placeCacheBreakpoints marks where Anthropic's prompt cache should store
-// and look up prefixes. The API hashes the prompt in the order tools,
-// system, messages, and a marker caches everything before and including its
-// block. Within a godwit segment requests only grow by appending (the
-// window package guarantees it), so each request's prefix is the previous
-// request plus new messages. The markers, at most four:
+// placeCacheBreakpoints marks where Anthropic's prompt cache stores and
+// looks up prefixes (tools, system, messages; a marker caches everything
+// up to its block). Within a segment requests only grow, so the markers,
+// at most four, are:
 //
-//  1. The last tool: the tool table is the same in every segment, so it
-//     stays cached when a new segment changes the system prompt (which
-//     holds the handoff).
-//  2. The last system block: tools plus system, fixed for the segment.
-//  3. The newest message's last block: writes the conversation so far;
-//     the next request, which extends it, reads it back.
-//  4. The last block of the message the previous request ended with (the
-//     one before the newest assistant turn): reads what request 3 wrote
-//     last time, even when one round of parallel tool calls added more
-//     blocks than the API's 20-block lookback from marker 3 reaches.
+//  1. The last tool: the tool table outlives a segment's system prompt.
+//  2. The last system block: fixed for the segment.
+//  3. The newest message's last block: written now, read next request.
+//  4. The last block of the message the previous request ended with:
+//     reads what marker 3 wrote even past the API's 20-block lookback.
 //
 // Thinking blocks cannot carry a marker; the nearest earlier block does.
 func placeCacheBreakpoints(p *request) {

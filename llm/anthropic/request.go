@@ -32,13 +32,10 @@ func thinkingBudget(effort string) (int64, error) {
 	return 0, fmt.Errorf("unknown reasoning effort %q; use low, medium or high (or leave it empty for no thinking)", effort)
 }
 
-// buildParams translates req into a Messages request. It returns the
-// thinking budget it chose (0 for none).
-//
-// max_tokens is req.MaxOutputTokens, else defaultMax. Thinking tokens count
-// against max_tokens and the API requires budget < max_tokens, so when the
-// cap does not exceed the budget the budget is added on top of it: the
-// answer keeps the room the caller asked for.
+// buildParams translates req into a Messages request and returns the
+// thinking budget it chose (0 for none). max_tokens is req.MaxOutputTokens,
+// else defaultMax; the API wants budget < max_tokens, so a cap not above
+// the budget gets the budget added on top.
 func buildParams(req llm.Request, defaultMax int64) (request, int64, error) {
 	var params request
 	if req.Model == "" {
@@ -108,15 +105,10 @@ type turn struct {
 	blocks []block
 }
 
-// buildMessages maps the history to Messages API turns.
-//
-// RoleTool messages become user messages of tool_result blocks. The API
-// wants user and assistant turns to alternate, so consecutive messages
-// that land on the same side (a tool message followed by the user's next
-// text, two assistant messages) are merged into one turn, in order, with
-// the tool_result blocks of a user turn moved first, as the API requires.
-// Messages left with no blocks (an assistant message holding only another
-// vendor's reasoning) are skipped before merging.
+// buildMessages maps the history to Messages API turns. Tool messages
+// become user turns of tool_result blocks; consecutive messages on the
+// same side are merged, in order, with a user turn's tool_result blocks
+// first, as the API requires. Messages left with no blocks are skipped.
 func buildMessages(msgs []llm.Message) ([]message, error) {
 	var turns []turn
 	for i, m := range msgs {

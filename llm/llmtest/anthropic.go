@@ -3,14 +3,14 @@ package llmtest
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
 )
 
-// Anthropic Messages stream builders, in the style of Codex's ev_* helpers.
-// A stream is a list of parts: content blocks, numbered in order, plus
-// optional usage and stop reason:
+// Anthropic Messages stream builders: content blocks, numbered in order,
+// plus optional usage and stop reason:
 //
 //	llmtest.AnthropicReply(
 //		llmtest.AnthropicThinking("Read the file first.", "sig-1"),
@@ -18,9 +18,8 @@ import (
 //		llmtest.AnthropicUsage(120, 30, 100, 0),
 //	)
 //
-// The stream is message_start, each block's start/delta/stop events,
-// message_delta (stop reason: tool_use when a tool_use block is present,
-// else end_turn, unless AnthropicStop says otherwise) and message_stop.
+// The stop reason is tool_use when a tool_use block is present, else
+// end_turn, unless AnthropicStop says otherwise.
 
 // AnthropicPart is one piece of a scripted Messages stream.
 type AnthropicPart struct {
@@ -80,7 +79,7 @@ func AnthropicEvents(parts ...AnthropicPart) []string {
 			}
 		}
 	}
-	ev := []string{anthEvent("message_start", map[string]any{"message": map[string]any{
+	ev := []string{sseEvent("message_start", map[string]any{"message": map[string]any{
 		"id": "msg_llmtest", "type": "message", "role": "assistant", "model": "claude-llmtest", "content": []any{},
 		"stop_reason": nil, "stop_sequence": nil, "usage": map[string]any{
 			"input_tokens": usage.in, "output_tokens": 1, "cache_read_input_tokens": usage.cacheR, "cache_creation_input_tokens": usage.cacheW,
@@ -90,14 +89,14 @@ func AnthropicEvents(parts ...AnthropicPart) []string {
 		ev = append(ev, blockEvents(i, b)...)
 	}
 	return append(ev,
-		anthEvent("message_delta", map[string]any{"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
+		sseEvent("message_delta", map[string]any{"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
 			"usage": map[string]any{"output_tokens": usage.out}}),
-		anthEvent("message_stop", map[string]any{}))
+		sseEvent("message_stop", map[string]any{}))
 }
 
 func blockEvents(i int, b AnthropicPart) []string {
 	delta := func(d map[string]any) string {
-		return anthEvent("content_block_delta", map[string]any{"index": i, "delta": d})
+		return sseEvent("content_block_delta", map[string]any{"index": i, "delta": d})
 	}
 	var start map[string]any
 	var deltas []string
@@ -129,9 +128,9 @@ func blockEvents(i int, b AnthropicPart) []string {
 	default:
 		panic("llmtest: unknown Anthropic block kind " + b.kind)
 	}
-	out := []string{anthEvent("content_block_start", map[string]any{"index": i, "content_block": start})}
+	out := []string{sseEvent("content_block_start", map[string]any{"index": i, "content_block": start})}
 	out = append(out, deltas...)
-	return append(out, anthEvent("content_block_stop", map[string]any{"index": i}))
+	return append(out, sseEvent("content_block_stop", map[string]any{"index": i}))
 }
 
 // AnthropicSSE renders the stream as one body.
@@ -147,12 +146,12 @@ func AnthropicReply(parts ...AnthropicPart) Reply {
 // AnthropicStreamError is the error event the API sends mid-stream, e.g.
 // AnthropicStreamError("overloaded_error", "Overloaded").
 func AnthropicStreamError(typ, message string) string {
-	return anthEvent("error", map[string]any{"error": map[string]any{"type": typ, "message": message}})
+	return sseEvent("error", map[string]any{"error": map[string]any{"type": typ, "message": message}})
 }
 
 // AnthropicError is an HTTP error reply with the API's error body.
 func AnthropicError(status int, typ, message string) Reply {
-	body := anthJSON(map[string]any{"type": "error", "error": map[string]any{"type": typ, "message": message}})
+	body := mustJSON(map[string]any{"type": "error", "error": map[string]any{"type": typ, "message": message}})
 	return JSON(status, body)
 }
 
@@ -191,19 +190,6 @@ func AnthropicFromMessage(body string) (string, error) {
 		}
 	}
 	return AnthropicSSE(parts...), nil
-}
-
-func anthEvent(typ string, fields map[string]any) string {
-	fields["type"] = typ
-	return "event: " + typ + "\ndata: " + anthJSON(fields) + "\n\n"
-}
-
-func anthJSON(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic("llmtest: " + err.Error())
-	}
-	return string(b)
 }
 
 // AnthropicRequest is a Messages request body, parsed for checks and for
@@ -349,7 +335,7 @@ func CheckAnthropic(t testing.TB, reqs []Captured, served ...Reply) {
 				default:
 					continue
 				}
-				if len(served) > 0 && !anthContains(streamed, sig) {
+				if len(served) > 0 && !slices.Contains(streamed, sig) {
 					t.Errorf("llmtest: %s block %d: %s %q is not one the model sent", where, k, b.Type, sig)
 				}
 			}
@@ -407,11 +393,7 @@ func orEmpty(s string) string {
 func anthSignatures(body string) []string {
 	var out []string
 	sigs := map[int]string{}
-	for _, line := range strings.Split(body, "\n") {
-		data, ok := strings.CutPrefix(line, "data:")
-		if !ok {
-			continue
-		}
+	for _, data := range sseData(body) {
 		var ev struct {
 			Type         string
 			Index        int
@@ -432,13 +414,4 @@ func anthSignatures(body string) []string {
 		}
 	}
 	return out
-}
-
-func anthContains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -52,19 +52,6 @@ func (c *Cassette) Replies() []Reply {
 	return out
 }
 
-// LoadCassette reads a cassette file.
-func LoadCassette(path string) (*Cassette, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("llmtest: %w", err)
-	}
-	var c Cassette
-	if err := yaml.Unmarshal(data, &c); err != nil {
-		return nil, fmt.Errorf("llmtest: parsing %s: %w", path, err)
-	}
-	return &c, nil
-}
-
 // Cassettes loads every *.yaml under dir (a package's testdata), keyed by
 // path relative to dir. The cassettes are the package's own files, so a
 // missing or empty folder fails t: it never skips.
@@ -75,12 +62,16 @@ func Cassettes(t testing.TB, dir string) map[string]*Cassette {
 		if err != nil || d.IsDir() || filepath.Ext(p) != ".yaml" {
 			return err
 		}
-		c, err := LoadCassette(p)
+		data, err := os.ReadFile(p)
 		if err != nil {
 			return err
 		}
+		var c Cassette
+		if err := yaml.Unmarshal(data, &c); err != nil {
+			return fmt.Errorf("parsing %s: %w", p, err)
+		}
 		rel, _ := filepath.Rel(dir, p)
-		out[filepath.ToSlash(rel)] = c
+		out[filepath.ToSlash(rel)] = &c
 		return nil
 	})
 	if err != nil {

@@ -6,8 +6,8 @@ import (
 	"strings"
 )
 
-// Chat Completions stream builders. Each returns one or more complete SSE
-// events ("data: {...}\n\n"), so a stream is their concatenation:
+// Chat Completions stream builders. Each returns complete SSE events, so
+// a stream is their concatenation:
 //
 //	llmtest.ChatReply(
 //		llmtest.ChatText("Hello"),
@@ -15,11 +15,9 @@ import (
 //		llmtest.ChatFinish("tool_calls"),
 //		llmtest.ChatUsage(120, 30),
 //	)
-//
-// The chunks look like OpenAI's (id, object, model, choices[0].delta).
 
 // chatChunk renders one chat.completion.chunk with choices[0] = choice
-// (nil for the usage chunk's empty choices) and optional usage.
+// (nil: empty choices) and optional usage.
 func chatChunk(choice map[string]any, usage map[string]any) string {
 	c := map[string]any{
 		"id":      "chatcmpl-llmtest",

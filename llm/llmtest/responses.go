@@ -6,9 +6,8 @@ import (
 	"strings"
 )
 
-// Responses API stream builders, in the style of Codex's ev_* helpers.
-// Each returns complete SSE events ("event: x\ndata: {...}\n\n"); a stream
-// is ResponsesReply of them, ended by ResponsesCompleted:
+// Responses API stream builders. Each returns complete SSE events; a
+// stream is ResponsesReply of them, ended by ResponsesCompleted:
 //
 //	llmtest.ResponsesReply(
 //		llmtest.ResponsesReasoning("rs_1", "enc-1", "Checking the file"),
@@ -19,7 +18,8 @@ import (
 // Every event says output_index 0; items are told apart by item_id, as
 // adapters should key them.
 
-func respEvent(typ string, fields map[string]any) string {
+// sseEvent is one named SSE event whose data is fields with its type.
+func sseEvent(typ string, fields map[string]any) string {
 	fields["type"] = typ
 	return "event: " + typ + "\ndata: " + mustJSON(fields) + "\n\n"
 }
@@ -37,7 +37,7 @@ func shortID(prefix string, parts ...string) string {
 
 // ResponsesCreated is the response.created event every stream starts with.
 func ResponsesCreated() string {
-	return respEvent("response.created", map[string]any{
+	return sseEvent("response.created", map[string]any{
 		"response": map[string]any{"id": "resp_llmtest", "object": "response", "status": "in_progress", "output": []any{}},
 	})
 }
@@ -48,15 +48,15 @@ func ResponsesText(pieces ...string) string {
 	full := strings.Join(pieces, "")
 	id := shortID("msg", full)
 	var b strings.Builder
-	b.WriteString(respEvent("response.output_item.added", map[string]any{
+	b.WriteString(sseEvent("response.output_item.added", map[string]any{
 		"output_index": 0, "item": map[string]any{"id": id, "type": "message", "role": "assistant", "status": "in_progress", "content": []any{}},
 	}))
 	for _, p := range pieces {
-		b.WriteString(respEvent("response.output_text.delta", map[string]any{
+		b.WriteString(sseEvent("response.output_text.delta", map[string]any{
 			"item_id": id, "output_index": 0, "content_index": 0, "delta": p,
 		}))
 	}
-	b.WriteString(respEvent("response.output_item.done", map[string]any{
+	b.WriteString(sseEvent("response.output_item.done", map[string]any{
 		"output_index": 0, "item": map[string]any{"id": id, "type": "message", "role": "assistant", "status": "completed",
 			"content": []any{map[string]any{"type": "output_text", "text": full, "annotations": []any{}}}},
 	}))
@@ -71,15 +71,15 @@ func ResponsesFunctionCall(callID, name, args string) string {
 		return map[string]any{"id": id, "type": "function_call", "status": status, "call_id": callID, "name": name, "arguments": a}
 	}
 	var b strings.Builder
-	b.WriteString(respEvent("response.output_item.added", map[string]any{"output_index": 0, "item": item("in_progress", "")}))
+	b.WriteString(sseEvent("response.output_item.added", map[string]any{"output_index": 0, "item": item("in_progress", "")}))
 	half := len(args) / 2
 	for _, piece := range []string{args[:half], args[half:]} {
 		if piece != "" {
-			b.WriteString(respEvent("response.function_call_arguments.delta", map[string]any{"item_id": id, "output_index": 0, "delta": piece}))
+			b.WriteString(sseEvent("response.function_call_arguments.delta", map[string]any{"item_id": id, "output_index": 0, "delta": piece}))
 		}
 	}
-	b.WriteString(respEvent("response.function_call_arguments.done", map[string]any{"item_id": id, "output_index": 0, "arguments": args}))
-	b.WriteString(respEvent("response.output_item.done", map[string]any{"output_index": 0, "item": item("completed", args)}))
+	b.WriteString(sseEvent("response.function_call_arguments.done", map[string]any{"item_id": id, "output_index": 0, "arguments": args}))
+	b.WriteString(sseEvent("response.output_item.done", map[string]any{"output_index": 0, "item": item("completed", args)}))
 	return b.String()
 }
 
@@ -87,17 +87,17 @@ func ResponsesFunctionCall(callID, name, args string) string {
 // summary part per summary string, streamed as summary deltas.
 func ResponsesReasoning(id, encrypted string, summary ...string) string {
 	var b strings.Builder
-	b.WriteString(respEvent("response.output_item.added", map[string]any{
+	b.WriteString(sseEvent("response.output_item.added", map[string]any{
 		"output_index": 0, "item": map[string]any{"id": id, "type": "reasoning", "summary": []any{}, "encrypted_content": encrypted},
 	}))
 	parts := make([]any, len(summary))
 	for i, s := range summary {
-		b.WriteString(respEvent("response.reasoning_summary_text.delta", map[string]any{
+		b.WriteString(sseEvent("response.reasoning_summary_text.delta", map[string]any{
 			"item_id": id, "output_index": 0, "summary_index": i, "delta": s,
 		}))
 		parts[i] = map[string]any{"type": "summary_text", "text": s}
 	}
-	b.WriteString(respEvent("response.output_item.done", map[string]any{
+	b.WriteString(sseEvent("response.output_item.done", map[string]any{
 		"output_index": 0, "item": map[string]any{"id": id, "type": "reasoning", "summary": parts, "encrypted_content": encrypted},
 	}))
 	return b.String()
@@ -111,7 +111,7 @@ func ResponsesCompleted(in, out int64) string {
 // ResponsesCompletedCached is ResponsesCompleted with cached input and
 // reasoning output tokens.
 func ResponsesCompletedCached(in, out, cached, reasoning int64) string {
-	return respEvent("response.completed", map[string]any{
+	return sseEvent("response.completed", map[string]any{
 		"response": map[string]any{"id": "resp_llmtest", "object": "response", "status": "completed", "output": []any{},
 			"usage": map[string]any{
 				"input_tokens": in, "output_tokens": out, "total_tokens": in + out,
@@ -124,7 +124,7 @@ func ResponsesCompletedCached(in, out, cached, reasoning int64) string {
 // ResponsesFailed is a response.failed event carrying error code and
 // message.
 func ResponsesFailed(code, message string) string {
-	return respEvent("response.failed", map[string]any{
+	return sseEvent("response.failed", map[string]any{
 		"response": map[string]any{"id": "resp_llmtest", "object": "response", "status": "failed",
 			"error": map[string]any{"code": code, "message": message}},
 	})

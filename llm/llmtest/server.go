@@ -29,11 +29,10 @@ type Reply struct {
 
 // Captured is one request the server received.
 type Captured struct {
-	Method  string
-	Path    string
-	Header  http.Header
-	Body    []byte
-	Started time.Time
+	Method string
+	Path   string
+	Header http.Header
+	Body   []byte
 }
 
 // Server serves Replies in order, one per request, to any path, and
@@ -75,8 +74,7 @@ func (s *Server) Add(replies ...Reply) {
 	s.replies = append(s.replies, replies...)
 }
 
-// URL returns the base URL (no trailing slash), e.g. for OPENAI_BASE_URL
-// use URL()+"/v1".
+// URL returns the base URL, without a trailing slash.
 func (s *Server) URL() string { return s.Server.URL }
 
 // Requests returns a copy of the captured requests in arrival order.
@@ -103,7 +101,7 @@ func (s *Server) Verify(t testing.TB) {
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	s.mu.Lock()
-	s.requests = append(s.requests, Captured{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body, Started: time.Now()})
+	s.requests = append(s.requests, Captured{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
 	if s.next >= len(s.replies) {
 		s.extra++
 		s.mu.Unlock()

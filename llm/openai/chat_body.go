@@ -10,13 +10,11 @@ import (
 	"github.com/godwit/godwit/llm"
 )
 
-// body encodes req as the Chat Completions request. Its bytes are the
-// ones the openai-go SDK wrote when the adapter used it (testdata/wire
-// pins them): key order, string escapes and all, so a session recorded
-// then sends the same bytes now and the provider's prompt cache still
-// hits. System, tools and messages keep the caller's order, and the same
-// llm.Request always gives the same bytes, so the cache sees an
-// append-only prefix.
+// body encodes req as the Chat Completions request, in the bytes the
+// openai-go SDK wrote (testdata/wire pins them: key order, escapes and
+// all), so recorded sessions send the same bytes and the provider's
+// prompt cache still hits. The same llm.Request always gives the same
+// bytes, in the caller's order.
 func (p *chatProvider) body(req llm.Request) ([]byte, error) {
 	if req.Model == "" {
 		return nil, fmt.Errorf("openai: request has no model: set the model name in the provider config")

@@ -72,11 +72,7 @@ func jsonScalar(raw json.RawMessage) string {
 	return ""
 }
 
-// contextPhrases are how servers say the prompt does not fit: OpenAI,
-// DeepSeek, vLLM and OpenRouter ("maximum context length"), Groq
-// ("reduce the length"), llama.cpp (exceed_context_size_error, "context
-// size"), Ollama and Kimi ("context length", "token limit"), GLM ("exceeds
-// max length"), Anthropic-style gateways ("prompt is too long").
+// contextPhrases are how the servers we know say the prompt does not fit.
 var contextPhrases = []string{
 	"context_length_exceeded", "exceed_context_size", "maximum context length",
 	"context length", "context size", "context window", "prompt is too long",
@@ -166,9 +162,8 @@ func checkResponse(provider string, res *http.Response, now time.Time) (io.ReadC
 	}
 	mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type"))
 	if mt == "application/json" {
-		// A server that ignores stream:true answers with one JSON
-		// object; some also report errors this way with status 200.
-		// A stream mislabelled as JSON is still read as a stream.
+		// A server that ignores stream:true answers one JSON object, some
+		// errors too with status 200; a mislabelled stream is read as one.
 		br := bufio.NewReader(res.Body)
 		head, _ := br.Peek(8)
 		head = bytes.TrimLeft(head, " \t\r\n")
@@ -207,8 +202,7 @@ func classify(ctx context.Context, provider string, err error) error {
 		return &llm.Error{Kind: llm.KindMalformed, Provider: provider,
 			Message: "an event in the stream is not valid JSON; the server does not speak this wire format, check the base URL and the adapter kind", Err: err}
 	}
-	// Everything else is the network. Before an answer (refused, DNS,
-	// TLS) the client wraps it in *url.Error; after, the body broke off.
+	// The network: *url.Error before an answer; after, the body broke off.
 	msg := fmt.Sprintf("the stream broke off: %v; retrying usually helps", err)
 	var ue *url.Error
 	if errors.As(err, &ue) {

@@ -33,14 +33,12 @@ type Options struct {
 	// long answer streams for minutes; cancel the context instead.
 	HTTPClient *http.Client
 	// SendCacheKey sends Request.CacheKey as prompt_cache_key on Chat
-	// Completions to a server other than api.openai.com (which always gets
-	// it). Leave it off for servers that reject unknown fields. The
-	// Responses adapter always sends it.
+	// Completions to a server other than api.openai.com (which always
+	// gets it); servers that reject unknown fields need it off.
 	SendCacheKey bool
-	// OpenRouter selects OpenRouter's dialect of Chat Completions: the
-	// reasoning effort goes as reasoning: {effort}, and reasoning_details
-	// go back on assistant messages as received. It is implied by an
-	// openrouter.ai base URL.
+	// OpenRouter selects OpenRouter's dialect of Chat Completions
+	// (reasoning: {effort}, reasoning_details sent back); an openrouter.ai
+	// base URL implies it.
 	OpenRouter bool
 	// Logger receives debug records; nil discards them.
 	Logger *slog.Logger
@@ -96,10 +94,9 @@ func (o Options) isOpenRouter() bool {
 	return h == "openrouter.ai" || strings.HasSuffix(h, ".openrouter.ai")
 }
 
-// client posts requests to one server: the base URL, the key and the
-// headers of Options. The environment (OPENAI_API_KEY, OPENAI_BASE_URL)
-// is never read: a key meant for OpenAI must never reach a local server
-// configured without one.
+// client posts requests to one server. The environment (OPENAI_API_KEY,
+// OPENAI_BASE_URL) is never read: a key meant for OpenAI must never reach
+// a local server configured without one.
 type client struct {
 	name    string
 	base    string
@@ -143,9 +140,8 @@ func (c client) post(ctx context.Context, path string, body []byte) (io.ReadClos
 }
 
 // reasoningModel reports whether model names one of OpenAI's reasoning
-// families, which take max_completion_tokens instead of max_tokens and
-// can return encrypted reasoning. The test is by name because the API
-// offers no way to ask; an unknown model is treated as not reasoning.
+// families (max_completion_tokens, encrypted reasoning), by name: the API
+// offers no way to ask.
 func reasoningModel(model string) bool {
 	m := strings.ToLower(model)
 	if i := strings.LastIndexByte(m, '/'); i >= 0 { // "openai/gpt-5" on routers

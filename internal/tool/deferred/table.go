@@ -37,15 +37,9 @@ func (t *Table) Add(tools ...tool.Tool) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, tl := range tools {
-		name := tl.Name()
-		if name == "" || name == ProxyName {
-			return fmt.Errorf("deferred: cannot add a tool named %q", name)
+		if !t.addLocked(tl) {
+			return fmt.Errorf("deferred: cannot add a tool named %q (empty, the proxy's, or a duplicate)", tl.Name())
 		}
-		if _, dup := t.index[name]; dup {
-			return fmt.Errorf("deferred: duplicate tool %q", name)
-		}
-		t.index[name] = len(t.tools)
-		t.tools = append(t.tools, tl)
 	}
 	return nil
 }
@@ -57,15 +51,22 @@ func (t *Table) Offer(tools ...tool.Tool) int {
 	defer t.mu.Unlock()
 	n := 0
 	for _, tl := range tools {
-		name := tl.Name()
-		if _, dup := t.index[name]; dup || name == "" || name == ProxyName {
-			continue
+		if t.addLocked(tl) {
+			n++
 		}
-		t.index[name] = len(t.tools)
-		t.tools = append(t.tools, tl)
-		n++
 	}
 	return n
+}
+
+// addLocked adds tl unless its name is empty, the proxy's or taken.
+func (t *Table) addLocked(tl tool.Tool) bool {
+	name := tl.Name()
+	if _, dup := t.index[name]; dup || name == "" || name == ProxyName {
+		return false
+	}
+	t.index[name] = len(t.tools)
+	t.tools = append(t.tools, tl)
+	return true
 }
 
 // Get returns the named tool.
@@ -131,13 +132,6 @@ func (t *Table) markUsed(session, name string) {
 		t.used[session] = map[string]bool{}
 	}
 	t.used[session][name] = true
-}
-
-// Forget drops what the table remembers of a session.
-func (t *Table) Forget(session string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	delete(t.used, session)
 }
 
 // deferredNames lists the tools that are deferrable in this mode, for

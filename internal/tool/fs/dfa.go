@@ -8,15 +8,12 @@ import (
 	"unicode/utf8"
 )
 
-// lineDFA answers "does this line hold a match of the regexp?", the one
-// question grep asks, with the same answer as (*regexp.Regexp).Match on
-// the line. Go's regexp runs a backtracker or an NFA over every line
-// (about 10 ns a byte on GOROOT/src); this is a lazy DFA over the same
-// compiled program (regexp/syntax), built state by state as the input
-// needs them and then one table lookup per ASCII byte (under 2 ns), as
-// RE2's and ripgrep's engines do. Kept because, where no literal narrows
-// the lines, the regexp alone takes a grep over GOROOT/src 1.2-3.4x the
-// CPU (2.42 s against 0.83 for [A-Z]{4}[0-9]{4}, fsgrep, issue 27).
+// lineDFA answers "does this line hold a match of the regexp?" as
+// (*regexp.Regexp).Match on the line would: a lazy DFA over the same
+// compiled program, one table lookup per ASCII byte. Kept because, where
+// no literal narrows the lines, the regexp alone takes a grep over
+// GOROOT/src 1.2-3.4x the CPU (2.42 s against 0.83 for
+// [A-Z]{4}[0-9]{4}, bench/fsgrep, issue 27).
 //
 // A state is the set of program counters the NFA would hold between two
 // runes, before following the empty-width instructions (^ $ \A \z \b \B),

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	iofs "io/fs"
-	"path/filepath"
 	"syscall"
 
 	"github.com/godwit/godwit/internal/tool/workspace"
@@ -175,15 +174,9 @@ func (t *Edit) create(ctx context.Context, abs, rel string, fi iofs.FileInfo, st
 	case !errors.Is(statErr, iofs.ErrNotExist):
 		return tool.Result{}, relErr(statErr, rel)
 	}
-	if err := beforeWrite(ctx, t.opts, abs, rel); err != nil {
-		return tool.Result{}, err
-	}
-	if err := t.ws.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-		return tool.Result{}, relErr(err, filepath.Dir(rel))
-	}
 	data := []byte(text)
-	if err := writeWhole(ctx, t.ws, t.opts.Files, abs, mode, data); err != nil {
-		return tool.Result{}, relErr(err, rel)
+	if err := writeNew(ctx, t.ws, t.opts, abs, rel, mode, data); err != nil {
+		return tool.Result{}, err
 	}
 	diff, added, _ := editDiff(nil, plan{spans: []span{{0, 0}}, repl: data})
 	return tool.Result{

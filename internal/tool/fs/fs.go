@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	iofs "io/fs"
+	"path/filepath"
 	"strings"
 
 	"github.com/godwit/godwit/internal/tool/workspace"
@@ -19,28 +20,22 @@ import (
 // Options configure the file tools.
 type Options struct {
 	// BeforeWrite, when set, is called with the absolute path of a file
-	// about to be created or changed, before anything is written; an error
-	// aborts the write and is reported to the model. The safety layer uses
-	// it to snapshot the previous content (or its absence).
+	// before it is created or changed (the safety layer's snapshot); an
+	// error aborts the write.
 	BeforeWrite func(ctx context.Context, abs string) error
 	// Files, when set, reads and writes the content of files for
-	// file_read, file_write and file_edit instead of the OS, so that an
-	// editor can serve its unsaved buffers (ACP fs/read_text_file and
-	// fs/write_text_file). Metadata (does the path exist, is it a
-	// directory, its mode), file_list and grep still use the OS. Nil
-	// reads and writes through the OS, atomically.
+	// file_read, file_write and file_edit instead of the OS (an editor's
+	// unsaved buffers); metadata, file_list and grep still use the OS.
 	Files Files
-	// Hidden, when set, reports the paths grep and file_list pass over
-	// in a folder they walk (the approval policy's deny and ask path
-	// rules: a walk cannot ask about each file); they say what they
-	// left out. It is given the tool's name and an absolute path.
+	// Hidden, when set, reports the paths (absolute) grep and file_list
+	// pass over in a walk, and say they left out: the policy's deny and
+	// ask rules, since a walk cannot ask about each file.
 	Hidden func(toolName, abs string) bool
 }
 
 // Files reads and writes whole files by absolute path. Errors should
-// keep an errno where one applies (an *fs.PathError wrapping
-// syscall.ENOENT for a missing file), so that the model gets ENOENT and
-// its remedy rather than a bare failure.
+// keep an errno where one applies (an *fs.PathError wrapping ENOENT), so
+// the model gets its remedy.
 type Files interface {
 	ReadFile(ctx context.Context, abs string) ([]byte, error)
 	WriteFile(ctx context.Context, abs string, data []byte) error
@@ -95,10 +90,9 @@ func newSpec(name, desc, schema string) llm.ToolSpec {
 	return llm.ToolSpec{Name: name, Description: strings.TrimSpace(desc), Schema: buf.Bytes()}
 }
 
-// judged is the path Run works on: the one the approver judged for this
-// call (tool.AccessFrom), never p resolved again, which a command may
-// have changed into another file since; p resolved for a call no runner
-// judged.
+// judged is the path Run works on: the one the approver judged
+// (tool.AccessFrom), never p resolved again, which a command may have
+// changed since; p resolved for a call no runner judged.
 func (b *base) judged(ctx context.Context, p string) (abs, rel string, err error) {
 	if a, ok := tool.AccessFrom(ctx); ok && len(a.Paths) > 0 {
 		abs = a.Paths[0].Path
@@ -193,6 +187,18 @@ func writeWhole(ctx context.Context, ws *workspace.Workspace, files Files, abs s
 // keptMode is the part of an existing file's mode a rewrite keeps.
 func keptMode(fi iofs.FileInfo) iofs.FileMode {
 	return fi.Mode() & (iofs.ModePerm | iofs.ModeSetuid | iofs.ModeSetgid | iofs.ModeSticky)
+}
+
+// writeNew writes data to abs, a new file or one replaced whole: the
+// snapshot hook first, then the missing folders.
+func writeNew(ctx context.Context, ws *workspace.Workspace, opts Options, abs, rel string, mode iofs.FileMode, data []byte) error {
+	if err := beforeWrite(ctx, opts, abs, rel); err != nil {
+		return err
+	}
+	if err := ws.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		return relErr(err, filepath.Dir(rel))
+	}
+	return relErr(writeWhole(ctx, ws, opts.Files, abs, mode, data), rel)
 }
 
 // beforeWrite runs the snapshot hook.

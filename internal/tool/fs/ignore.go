@@ -14,10 +14,8 @@ var skippedDirs = map[string]bool{"node_modules": true, "vendor": true}
 
 // ignoreRules are the gitignore patterns in force in one folder: the
 // repository's .git/info/exclude, then every .gitignore from the
-// repository root down, in increasing priority, as git reads them. Pattern
-// semantics (negation, anchoring, "**", dir-only, domains of nested
-// files) are go-git's, through internal/ignore. A value is immutable once built; a child folder
-// gets a new value only when it has its own .gitignore.
+// repository root down, as git reads them (internal/ignore). A value is
+// immutable once built.
 type ignoreRules struct {
 	base     string   // folder the patterns' domains are relative to
 	dir      []string // the folder these rules are for, relative to base
@@ -26,13 +24,9 @@ type ignoreRules struct {
 }
 
 // loadIgnore returns the rules in force in dir (absolute, inside top, the
-// workspace root): it finds the enclosing repository (dir or a parent up
-// to top holding .git) or else uses top, and reads .git/info/exclude and
-// the .gitignore files from there down to dir.
-//
-// It does not look above the workspace: a home folder kept in git with a
-// .gitignore of "*" (a common way to version dotfiles) would otherwise
-// hide every file of a project below it.
+// workspace root), from the enclosing repository or else top down. It
+// does not look above the workspace: a home folder kept in git with a
+// .gitignore of "*" would hide every file of a project below it.
 func loadIgnore(top, dir string, off bool) *ignoreRules {
 	r := &ignoreRules{base: top, off: off}
 	if off {

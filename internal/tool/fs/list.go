@@ -33,9 +33,6 @@ const (
 // List is the file_list tool.
 type List struct{ walking }
 
-// NewList returns the file_list tool.
-func NewList(ws *workspace.Workspace) *List { return newList(ws, nil) }
-
 func newList(ws *workspace.Workspace, hidden func(string, string) bool) *List {
 	return &List{walking{base{ws: ws, spec: newSpec("file_list", listDesc, listSchema)}, hidden}}
 }
@@ -157,19 +154,17 @@ func (t *List) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error
 	if truncated {
 		fmt.Fprintf(&out, "[truncated at %d entries; list a subfolder or use a smaller depth]\n", maxListEntries)
 	}
-	if ignored > 0 {
-		word := "entries"
-		if ignored == 1 {
-			word = "entry"
+	entries := func(n int) string {
+		if n == 1 {
+			return "entry"
 		}
-		fmt.Fprintf(&out, "[%d gitignored %s not shown]\n", ignored, word)
+		return "entries"
+	}
+	if ignored > 0 {
+		fmt.Fprintf(&out, "[%d gitignored %s not shown]\n", ignored, entries(ignored))
 	}
 	if ruled > 0 {
-		word := "entries"
-		if ruled == 1 {
-			word = "entry"
-		}
-		fmt.Fprintf(&out, "[%d %s not shown: the user's rules deny or ask about them]\n", ruled, word)
+		fmt.Fprintf(&out, "[%d %s not shown: the user's rules deny or ask about them]\n", ruled, entries(ruled))
 	}
 	return tool.Result{Content: out.String()}, nil
 }

@@ -49,10 +49,6 @@ type Read struct {
 	files Files // nil reads through the OS
 }
 
-// NewRead returns the file_read tool reading through the OS; Tools
-// passes Options.Files on.
-func NewRead(ws *workspace.Workspace) *Read { return newRead(ws, nil) }
-
 func newRead(ws *workspace.Workspace, files Files) *Read {
 	return &Read{base: base{ws: ws, spec: newSpec("file_read", readDesc, readSchema)}, files: files}
 }

@@ -52,12 +52,11 @@ type job struct {
 	abs, rel string
 }
 
-// walk searches the tree under abs. One goroutine walks folders in sorted
-// order and numbers the files; a bounded pool of workers (twice the cores:
-// reading files is mostly system calls, which overlap) reads and searches
-// them; the collector keeps results in walk order and stops the
-// walk once the files before the frontier hold limit matches. So the
-// output is the first limit matches in path order, whatever the timing.
+// walk searches the tree under abs: one goroutine walks folders in sorted
+// order and numbers the files, twice the cores of workers search them, and
+// the collector keeps results in walk order, stopping once the files
+// before the frontier hold limit matches. So the output is the first
+// limit matches in path order, whatever the timing.
 func (q *query) walk(ctx context.Context, abs, rel, top string) ([]fileResult, stats, error) {
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -112,8 +111,7 @@ func (q *query) walk(ctx context.Context, abs, rel, top string) ([]fileResult, s
 			next++
 			switch {
 			case r.err != nil:
-				// A file that vanished or cannot be read is not worth failing
-				// the search; the cancelled ones are accounted below.
+				// A file that vanished or cannot be read is skipped.
 				continue
 			case r.binary:
 				st.binary++
@@ -186,9 +184,8 @@ func (w *walker) dir(abs, rel string, rules *ignoreRules, top bool) error {
 			if rules.ignored(name, false) || !globMatch(w.q.glob, childRel) || w.ruledOut(filepath.Join(abs, name), childRel) {
 				continue
 			}
-			// A secret file's content would go to the model provider: a
-			// folder search passes it over and says so; reading it by name
-			// goes through the approval policy, which asks.
+			// A secret file is passed over, and named; reading it by name
+			// goes through the approval policy.
 			if tool.IsSecret(childRel) {
 				w.secrets = append(w.secrets, childRel)
 				continue
@@ -200,9 +197,7 @@ func (w *walker) dir(abs, rel string, rules *ignoreRules, top bool) error {
 				return w.ctx.Err()
 			}
 		}
-		// Symlinks and special files are not followed: a link may leave
-		// the workspace, a FIFO would block. A folder swapped for a link
-		// after it was listed fails to open (Workspace.Open).
+		// Symlinks and special files are not followed.
 	}
 	return nil
 }
@@ -233,8 +228,6 @@ func (q *query) searchFile(abs, rel string, buf *[]byte) (r fileResult) {
 		r.large = true
 		return r
 	case errors.Is(err, workspace.ErrLinked):
-		// Its other name may be a secret or a path a rule names: the
-		// walk judged only this one.
 		r.linked = true
 		return r
 	case err != nil:

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	iofs "io/fs"
-	"path/filepath"
 	"syscall"
 
 	"github.com/godwit/godwit/internal/tool/workspace"
@@ -103,15 +102,9 @@ func (t *Write) Run(ctx context.Context, raw json.RawMessage) (tool.Result, erro
 	if err := ctx.Err(); err != nil {
 		return tool.Result{}, err
 	}
-	if err := beforeWrite(ctx, t.opts, abs, rel); err != nil {
-		return tool.Result{}, err
-	}
 	data := []byte(*a.Content)
-	if err := t.ws.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-		return tool.Result{}, relErr(err, filepath.Dir(rel))
-	}
-	if err := writeWhole(ctx, t.ws, t.opts.Files, abs, mode, data); err != nil {
-		return tool.Result{}, relErr(err, rel)
+	if err := writeNew(ctx, t.ws, t.opts, abs, rel, mode, data); err != nil {
+		return tool.Result{}, err
 	}
 	verb := "overwrote"
 	if created {

@@ -7,50 +7,63 @@ import (
 )
 
 // groupAlive reports whether any live process is in group pgid. It reads
-// /proc rather than kill(-pgid, 0), because that also succeeds for
+// /proc rather than trusting kill(-pgid, 0), which also succeeds for
 // zombies, and orphaned zombies stay forever where PID 1 does not reap
 // them (containers, microVMs).
 func groupAlive(pgid int) bool {
-	// Cheap answers first: no process at all, or a live leader.
 	if err := syscall.Kill(-pgid, 0); err == syscall.ESRCH {
 		return false
 	}
-	var buf [512]byte
-	if stat, err := readStat("/proc/"+strconv.Itoa(pgid)+"/stat", buf[:]); err == nil {
-		if state, pg, ok := parseStat(stat); ok && pg == pgid && state != 'Z' && state != 'X' {
-			return true
-		}
+	if si, ok := statOf(strconv.Itoa(pgid)); ok && si.pgrp == pgid && live(si.state) {
+		return true
 	}
 	return scanGroup(pgid)
 }
 
 // scanGroup looks through /proc for a live member of group pgid.
 func scanGroup(pgid int) bool {
-	dir, err := os.Open("/proc")
-	if err != nil { // no /proc mounted: zombies will count as alive
+	found := false
+	if !eachProc(func(_ int, si statInfo) bool { found = si.pgrp == pgid; return !found }) {
+		// No /proc mounted: zombies count as alive.
 		err := syscall.Kill(-pgid, 0)
 		return err == nil || err == syscall.EPERM
 	}
-	defer dir.Close()
-	names, err := dir.Readdirnames(-1)
+	return found
+}
+
+// eachProc calls f with every live process until f returns false; it
+// reports false when /proc cannot be opened.
+func eachProc(f func(pid int, si statInfo) bool) bool {
+	dir, err := os.Open("/proc")
 	if err != nil {
 		return false
 	}
-	var buf [512]byte
+	defer dir.Close()
+	names, _ := dir.Readdirnames(-1)
 	for _, name := range names {
 		if name[0] < '0' || name[0] > '9' {
 			continue
 		}
-		stat, err := readStat("/proc/"+name+"/stat", buf[:])
+		pid, err := strconv.Atoi(name)
 		if err != nil {
-			continue // exited meanwhile
+			continue
 		}
-		state, pg, ok := parseStat(stat)
-		if ok && pg == pgid && state != 'Z' && state != 'X' {
-			return true
+		// An error means it exited meanwhile.
+		if si, ok := statOf(name); ok && live(si.state) && !f(pid, si) {
+			break
 		}
 	}
-	return false
+	return true
+}
+
+// statOf reads and parses /proc/PID/stat.
+func statOf(pid string) (statInfo, bool) {
+	var buf [512]byte
+	stat, err := readStat("/proc/"+pid+"/stat", buf[:])
+	if err != nil {
+		return statInfo{}, false
+	}
+	return parseStatInfo(stat)
 }
 
 // readStat reads a small /proc file into buf with raw system calls: five

@@ -26,12 +26,7 @@ func Lookup(pid int) (Identity, bool) {
 	if pid <= 0 {
 		return Identity{}, false
 	}
-	var buf [512]byte
-	stat, err := readStat("/proc/"+strconv.Itoa(pid)+"/stat", buf[:])
-	if err != nil {
-		return Identity{}, false
-	}
-	si, ok := parseStatInfo(stat)
+	si, ok := statOf(strconv.Itoa(pid))
 	if !ok || !live(si.state) {
 		return Identity{}, false
 	}

@@ -71,8 +71,7 @@ func (s *Shell) startJob(ctx context.Context, line string) (tool.Result, error) 
 		if err := root.MkdirAll(rel, 0o755); err != nil {
 			return tool.Result{}, fmt.Errorf("shell: jobs dir: %w", err)
 		}
-		// Job logs are godwit's scratch, never the user's change: keep
-		// them out of `git status`.
+		// Keep job logs out of `git status`.
 		ignore := filepath.Join(rel, ".gitignore")
 		if _, err := root.Stat(ignore); errors.Is(err, fs.ErrNotExist) {
 			_ = root.WriteFile(ignore, []byte("*\n"), 0o644)
@@ -97,7 +96,7 @@ func (s *Shell) startJob(ctx context.Context, line string) (tool.Result, error) 
 		f.Close()
 		return tool.Result{}, err
 	}
-	j := &job{id: id, command: line, logRel: s.rel(filepath.Join(s.opts.JobsDir, id+".log")), proc: p,
+	j := &job{id: id, command: line, logRel: s.rel(filepath.Join(s.jobsDir, id+".log")), proc: p,
 		log: &jobLog{f: f, limit: s.opts.LogLimit}, out: r, copied: make(chan struct{})}
 	go func() {
 		defer close(j.copied)
@@ -109,16 +108,21 @@ func (s *Shell) startJob(ctx context.Context, line string) (tool.Result, error) 
 	return tool.Result{Content: fmt.Sprintf("started job %s (pid %d); log: %s", id, p.pid, j.logRel)}, nil
 }
 
-// JobsRunning reports whether a background job (or a process one
-// started) still runs: the safety layer then cannot take a change it
-// finds as the user's own.
-func (s *Shell) JobsRunning() bool {
+// jobList returns the jobs in start order.
+func (s *Shell) jobList() []*job {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	jobs := make([]*job, 0, len(s.order))
 	for _, id := range s.order {
 		jobs = append(jobs, s.jobs[id])
 	}
-	s.mu.Unlock()
+	return jobs
+}
+
+// JobsRunning reports whether a background job (or a process one
+// started) still runs.
+func (s *Shell) JobsRunning() bool {
+	jobs := s.jobList()
 	for _, j := range jobs {
 		if j.proc.running() {
 			return true
@@ -127,17 +131,13 @@ func (s *Shell) JobsRunning() bool {
 	return false
 }
 
-// openLogLocked picks the next job id whose log file does not exist yet
-// (another session in the same workspace may own j1.log) and creates it.
-// jobsRoot opens the folder godwit writes job logs in as an os.Root, and
-// the jobs folder relative to it. godwit writes them outside the
-// sandbox, and the workspace is the repository's: a .godwit/run it
-// ships as a link to ~/.ssh must not carry those writes out, so under
-// the workspace every step resolves inside it.
+// jobsRoot opens the folder job logs go in as an os.Root, and the jobs
+// folder relative to it: under the workspace, every step resolves inside
+// it, so a .godwit/run shipped as a link to ~/.ssh carries no write out.
 func (s *Shell) jobsRoot() (*os.Root, string, error) {
-	dir, rel := s.opts.JobsDir, "."
+	dir, rel := s.jobsDir, "."
 	if w := s.opts.Workdir; w != "" {
-		if r, err := filepath.Rel(w, s.opts.JobsDir); err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		if r, err := filepath.Rel(w, s.jobsDir); err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
 			dir, rel = w, r
 		}
 	}
@@ -153,6 +153,8 @@ func (s *Shell) jobsRoot() (*os.Root, string, error) {
 	return root, rel, nil
 }
 
+// openLogLocked creates the next job id's log that does not exist yet
+// (another session in the workspace may own j1.log).
 func (s *Shell) openLogLocked(root *os.Root, rel string) (string, *os.File, error) {
 	for range 10000 {
 		s.nextJob++
@@ -166,7 +168,7 @@ func (s *Shell) openLogLocked(root *os.Root, rel string) (string, *os.File, erro
 		}
 		return id, f, nil
 	}
-	return "", nil, fmt.Errorf("shell: no free job log name in %s; clear old logs there", s.opts.JobsDir)
+	return "", nil, fmt.Errorf("shell: no free job log name in %s; clear old logs there", s.jobsDir)
 }
 
 // rel shows path relative to the workspace when it lies inside it.
@@ -202,7 +204,7 @@ func (s *Shell) state(j *job) string {
 }
 
 func (s *Shell) age(j *job) string {
-	end := s.opts.Now()
+	end := time.Now()
 	if j.proc.mainExited() {
 		end = j.proc.ended
 	}
@@ -210,12 +212,7 @@ func (s *Shell) age(j *job) string {
 }
 
 func (s *Shell) listJobs() tool.Result {
-	s.mu.Lock()
-	jobs := make([]*job, 0, len(s.order))
-	for _, id := range s.order {
-		jobs = append(jobs, s.jobs[id])
-	}
-	s.mu.Unlock()
+	jobs := s.jobList()
 	if len(jobs) == 0 {
 		return tool.Result{Content: "no background jobs"}
 	}

@@ -179,10 +179,10 @@ func TestListAndLogNames(t *testing.T) {
 		t.Errorf("empty list: %q", res.Content)
 	}
 	// Another session's log already holds j1.log: it must not be clobbered.
-	if err := os.MkdirAll(s.opts.JobsDir, 0o755); err != nil {
+	if err := os.MkdirAll(s.jobsDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	other := filepath.Join(s.opts.JobsDir, "j1.log")
+	other := filepath.Join(s.jobsDir, "j1.log")
 	if err := os.WriteFile(other, []byte("theirs\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -270,7 +270,7 @@ func TestJobLogBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustCall(t, s, m{"command": "seq 1 100000000000", "background": true})
-	log := filepath.Join(s.opts.JobsDir, "j1.log")
+	log := filepath.Join(s.jobsDir, "j1.log")
 	for {
 		if fi, err := os.Stat(log); err == nil && fi.Size() > limit/2 {
 			break

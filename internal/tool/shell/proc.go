@@ -30,7 +30,6 @@ type proc struct {
 	main  exitInfo
 	left  bool      // supervised: processes the shell started were still running when it exited
 	ended time.Time // when the shell exited; set with main
-	now   func() time.Time
 
 	mu     sync.Mutex // guards killed
 	killed bool       // we signalled the shell while it still ran
@@ -39,7 +38,7 @@ type proc struct {
 // startProc starts cmd. status, when set, is the read end of a
 // supervisor's status pipe; statusW, its write end, is closed here once
 // the supervisor holds its copy.
-func startProc(cmd *exec.Cmd, now func() time.Time, status, statusW *os.File) (*proc, error) {
+func startProc(cmd *exec.Cmd, status, statusW *os.File) (*proc, error) {
 	err := cmd.Start()
 	if statusW != nil {
 		statusW.Close()
@@ -50,7 +49,7 @@ func startProc(cmd *exec.Cmd, now func() time.Time, status, statusW *os.File) (*
 		}
 		return nil, err
 	}
-	p := &proc{cmd: cmd, pid: cmd.Process.Pid, supervised: status != nil, started: now(), now: now,
+	p := &proc{cmd: cmd, pid: cmd.Process.Pid, supervised: status != nil, started: time.Now(),
 		done: make(chan struct{}), mainDone: make(chan struct{})}
 	var lines chan struct{}
 	if status != nil {
@@ -80,7 +79,7 @@ func startProc(cmd *exec.Cmd, now func() time.Time, status, statusW *os.File) (*
 // finishMain records how the shell ended, once.
 func (p *proc) finishMain(e exitInfo, left bool) {
 	p.mainOnce.Do(func() {
-		p.main, p.left, p.ended = e, left, p.now()
+		p.main, p.left, p.ended = e, left, time.Now()
 		close(p.mainDone)
 	})
 }
@@ -135,9 +134,8 @@ func (p *proc) leftovers() bool {
 }
 
 // exiting reports whether a supervised command's shell has exited
-// leaving nothing behind: its supervisor then exits on its own, which
-// can take a while (the kernel tearing down the command's namespaces)
-// that no caller need wait for.
+// leaving nothing behind: its supervisor then exits on its own, maybe
+// slowly (namespaces torn down), and nobody need wait for it.
 func (p *proc) exiting() bool {
 	return p.supervised && p.mainExited() && !p.left
 }
@@ -148,8 +146,8 @@ func (p *proc) wasKilled() bool {
 	return p.killed
 }
 
-// stop looks whether the group has died every poll at first, backing off
-// to maxPoll: on Linux a look can mean a scan of /proc.
+// stop polls for the group's death every poll, backing off to maxPoll
+// (a look can scan /proc).
 const (
 	poll    = 10 * time.Millisecond
 	maxPoll = 100 * time.Millisecond
@@ -159,13 +157,10 @@ const (
 // its tree before godwit kills the supervisor itself.
 const supervisorSlack = 5 * time.Second
 
-// stop kills the whole command. Unsupervised: SIGTERM to the group, then
-// SIGKILL once grace has passed with any process of the group still
-// alive (a child that ignores SIGTERM must still die). Supervised:
-// SIGTERM to the supervisor, which does the same to every descendant,
-// wherever it went; only if it fails is the supervisor itself killed. It
-// returns when the command is gone, or after a bounded wait that is
-// logged. Safe to call concurrently and repeatedly.
+// stop kills the whole command: SIGTERM to the group (or the supervisor,
+// which ends the tree), SIGKILL after grace. It returns when the command
+// is gone, or after a bounded wait that is logged. Safe to call
+// concurrently and repeatedly.
 func (p *proc) stop(grace time.Duration, log *slog.Logger) {
 	if p.exiting() || !p.running() {
 		return

@@ -129,3 +129,10 @@ func script(t *testing.T, dir, body string) string {
 	}
 	return path
 }
+
+// parseStat returns the state and process group of a /proc/<pid>/stat
+// line.
+func parseStat(stat []byte) (state byte, pgrp int, ok bool) {
+	si, ok := parseStatInfo(stat)
+	return si.state, si.pgrp, ok
+}

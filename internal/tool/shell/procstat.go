@@ -13,16 +13,9 @@ type statInfo struct {
 	start uint64 // clock ticks after boot: with the pid, who the process is
 }
 
-// parseStat returns the state and process group of a /proc/<pid>/stat
-// line: "pid (comm) state ppid pgrp ...". comm may hold spaces and
-// parentheses, so fields are counted from the last ')'.
-func parseStat(stat []byte) (state byte, pgrp int, ok bool) {
-	si, ok := parseStatInfo(stat)
-	return si.state, si.pgrp, ok
-}
-
-// parseStatInfo parses a /proc/<pid>/stat line; start is 0 when the line
-// is cut short.
+// parseStatInfo parses a /proc/<pid>/stat line: "pid (comm) state ppid
+// pgrp ...". comm may hold spaces and parentheses, so fields are counted
+// from the last ')'; start is 0 when the line is cut short.
 func parseStatInfo(stat []byte) (statInfo, bool) {
 	i := bytes.LastIndexByte(stat, ')')
 	if i < 0 {

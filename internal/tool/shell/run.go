@@ -95,29 +95,40 @@ func (s *Shell) runForeground(ctx context.Context, line string, timeout time.Dur
 		return tool.Result{}, &tool.ToolError{Code: tool.CodeCancelled,
 			Message: why + "; the command and its processes were killed", Err: ctx.Err()}
 	case timedOut:
-		msg := fmt.Sprintf("timed out after %ss; the command and its processes were killed.", seconds(timeout))
-		if text != "" {
-			msg += " Output so far:\n" + strings.TrimRight(text, "\n")
-		}
-		return tool.Result{}, tool.Errorf(tool.CodeTimeout,
-			fmt.Sprintf("For servers, watchers and long jobs use background:true; otherwise raise timeout_s (max %s).",
-				seconds(s.opts.MaxTimeout)), "%s", msg)
+		return tool.Result{}, s.timedOut(timeout, "the command and its processes were", text)
 	}
+	extra := ""
+	if leftovers {
+		extra = " · killed the processes it left running; use background:true for servers"
+	}
+	return tool.Result{Content: trailed(text, p.describe(), p.ended.Sub(p.started), extra), ExitCode: p.exitCode()}, nil
+}
 
+// timedOut is the error of a foreground command killed at its timeout.
+func (s *Shell) timedOut(timeout time.Duration, killed, text string) error {
+	msg := fmt.Sprintf("timed out after %ss; %s killed.", seconds(timeout), killed)
+	if text != "" {
+		msg += " Output so far:\n" + strings.TrimRight(text, "\n")
+	}
+	return tool.Errorf(tool.CodeTimeout,
+		fmt.Sprintf("For servers, watchers and long jobs use background:true; otherwise raise timeout_s (max %s).",
+			seconds(DefaultMaxTimeout)), "%s", msg)
+}
+
+// trailed is a foreground command's output with its trailer line:
+// "[exit 0 · 0.42s]", "· no output" when there was none, then extra.
+func trailed(text, status string, took time.Duration, extra string) string {
 	var b strings.Builder
 	b.WriteString(text)
 	if text != "" && !strings.HasSuffix(text, "\n") {
 		b.WriteByte('\n')
 	}
-	b.WriteString("[" + p.describe() + " · " + elapsed(p.ended.Sub(p.started)))
+	b.WriteString("[" + status + " · " + elapsed(took))
 	if text == "" {
 		b.WriteString(" · no output")
 	}
-	if leftovers {
-		b.WriteString(" · killed the processes it left running; use background:true for servers")
-	}
-	b.WriteString("]")
-	return tool.Result{Content: b.String(), ExitCode: p.exitCode()}, nil
+	b.WriteString(extra + "]")
+	return b.String()
 }
 
 // seconds renders d as a plain number of seconds: "120", "0.5".

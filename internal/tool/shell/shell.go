@@ -22,7 +22,9 @@ import (
 // Name is the model-facing tool name.
 const Name = "shell_exec"
 
-// Defaults for Options left zero.
+// DefaultTimeout bounds a foreground command without timeout_s, which may
+// be at most DefaultMaxTimeout; the others are defaults for Options left
+// zero.
 const (
 	DefaultTimeout     = 120 * time.Second
 	DefaultMaxTimeout  = 10 * time.Minute
@@ -38,60 +40,39 @@ type Options struct {
 	// Env is added to the process environment (later entries win), for
 	// example TMPDIR pointing at a private temp folder.
 	Env []string
-	// Secrets names more variables commands must not see, besides every
-	// *_API_KEY: provider keys kept under other names (a provider's
-	// api_key_env in config.yaml).
+	// Secrets names variables commands must not see besides every
+	// *_API_KEY (a provider's api_key_env).
 	Secrets []string
-	// DefaultTimeout bounds a foreground command without timeout_s.
-	DefaultTimeout time.Duration
-	// MaxTimeout is the largest timeout_s the model may ask for.
-	MaxTimeout time.Duration
-	// OutputLimit is how many bytes of output the model gets back from
-	// one call; beyond it the middle is cut and a note says how much.
+	// OutputLimit is the most output bytes one call returns; beyond it
+	// the middle is cut, with a note.
 	OutputLimit int
-	// KillGrace is how long a process group gets between SIGTERM and
-	// SIGKILL.
+	// KillGrace is the time between SIGTERM and SIGKILL.
 	KillGrace time.Duration
-	// JobsDir holds background job logs; default <Workdir>/.godwit/run.
-	JobsDir string
-	// LogLimit is the most bytes a job's log keeps (its end, behind a
-	// note of what was dropped); default DefaultLogLimit.
+	// LogLimit is the most bytes a job's log keeps (its end).
 	LogLimit int64
 	// Logger receives kills and anomalies; nil discards.
 	Logger *slog.Logger
 	// Wrap, when set, is called on every command just before it starts,
-	// after its directory, environment, stdio and process-group
-	// attributes are set. The safety layer uses it to run the command in
-	// a sandbox (for example by rewriting Path and Args to a helper that
-	// applies Landlock and then execs the original). It must keep
-	// SysProcAttr's process-group settings. An error refuses the command.
+	// with everything else set; the safety layer sandboxes it there. It
+	// must keep SysProcAttr's process-group settings. An error refuses
+	// the command.
 	Wrap func(cmd *exec.Cmd) error
-	// ReadOnlyWrap, when set, replaces Wrap for a command the approver
-	// allowed only because it reads (tool.ConfinementFrom(ctx) is
-	// tool.ConfineReadOnly): the safety layer passes a sandbox with no
-	// writes and no network, so a mistake in the read-only list cannot
-	// change anything. Nil keeps Wrap for every command.
+	// ReadOnlyWrap replaces Wrap for a command the approver allowed only
+	// because it reads (tool.ConfineReadOnly): no writes, no network.
 	ReadOnlyWrap func(cmd *exec.Cmd) error
-	// WriteWrap, when set, replaces Wrap for a command a person allowed
-	// to write though the session is read-only (tool.ConfineWrite): the
-	// sandbox of ask mode. Nil keeps Wrap.
+	// WriteWrap replaces Wrap for a command a person allowed to write in
+	// a read-only session (tool.ConfineWrite).
 	WriteWrap func(cmd *exec.Cmd) error
-	// Terminal, when set, runs foreground commands instead of a local
-	// process group (an editor's terminal, over ACP); background jobs
-	// still run locally. Nil runs everything locally.
+	// Terminal, when set, runs foreground commands (an editor's terminal);
+	// background jobs always run locally.
 	Terminal Terminal
-	// Now returns the current time; nil means time.Now. Only ages and
-	// durations shown to the model use it.
-	Now func() time.Time
-	// NoJobs leaves background jobs out (a sub-agent's shell, which must
-	// leave nothing running): the tool takes command and timeout_s only.
+	// NoJobs leaves background jobs out (a sub-agent's shell must leave
+	// nothing running).
 	NoJobs bool
-	// Track, when set, is told of every command started here (foreground
-	// or job) with the call's context, so that the safety layer can
-	// record its process group and end it should godwit die first. The
-	// function it returns is called once the command and every process it
-	// started have ended, with how the command ended ("exit 0", "killed",
-	// "signal: killed"); Close waits for those calls.
+	// Track, when set, is told of every command started, so the safety
+	// layer can record its process group. The function it returns is
+	// called once the command and all it started have ended, with how it
+	// ended ("exit 0", "killed"); Close waits for those calls.
 	Track func(ctx context.Context, c Started) (ended func(how string))
 }
 
@@ -105,26 +86,24 @@ type Started struct {
 	Supervised bool   // the leader holds the whole tree (see MaybeSupervise)
 }
 
-// Shell is the shell_exec tool. It is safe for concurrent use. Its job
-// table lives as long as the Shell: one Shell per session, closed when
-// the session ends.
+// Shell is the shell_exec tool, one per session. It is safe for
+// concurrent use.
 type Shell struct {
 	opts      Options
+	jobsDir   string // the job logs' folder, <Workdir>/.godwit/run
 	shellPath string // resolved interpreter
 	shellName string // "bash", "sh" or "powershell"
 	log       *slog.Logger
 	spec      llm.ToolSpec
 
-	mu       sync.Mutex         // guards the fields below
-	closed   bool               // Close was called; nothing new may start
-	jobs     map[string]*job    // background jobs by id
-	order    []string           // job ids in start order
-	nextJob  int                // number of the next job id
-	fgProcs  map[*proc]struct{} // foreground commands running now
-	madeDirs bool               // JobsDir exists
-	// lifeline is the pipe every supervisor reads (see supervise.go):
-	// only this process holds the write end. Made at the first command.
-	lifeR, lifeW *os.File
+	mu           sync.Mutex         // guards the fields below
+	closed       bool               // Close was called; nothing new may start
+	jobs         map[string]*job    // background jobs by id
+	order        []string           // job ids in start order
+	nextJob      int                // number of the next job id
+	fgProcs      map[*proc]struct{} // foreground commands running now
+	madeDirs     bool               // JobsDir exists
+	lifeR, lifeW *os.File           // the supervisors' lifeline (supervise.go)
 
 	exe      string         // this executable, when commands are supervised
 	tracking sync.WaitGroup // Options.Track end calls still to come
@@ -135,15 +114,6 @@ var description string
 
 // New returns a Shell. Zero options take the package defaults.
 func New(opts Options) *Shell {
-	if opts.DefaultTimeout <= 0 {
-		opts.DefaultTimeout = DefaultTimeout
-	}
-	if opts.MaxTimeout <= 0 {
-		opts.MaxTimeout = DefaultMaxTimeout
-	}
-	if opts.DefaultTimeout > opts.MaxTimeout {
-		opts.DefaultTimeout = opts.MaxTimeout
-	}
 	if opts.OutputLimit <= 0 {
 		opts.OutputLimit = DefaultOutputLimit
 	}
@@ -152,12 +122,6 @@ func New(opts Options) *Shell {
 	}
 	if opts.LogLimit <= 0 {
 		opts.LogLimit = DefaultLogLimit
-	}
-	if opts.JobsDir == "" && opts.Workdir != "" {
-		opts.JobsDir = filepath.Join(opts.Workdir, ".godwit", "run")
-	}
-	if opts.Now == nil {
-		opts.Now = time.Now
 	}
 	log := opts.Logger
 	if log == nil {
@@ -175,6 +139,7 @@ func New(opts Options) *Shell {
 	s := &Shell{
 		exe:       exe,
 		opts:      opts,
+		jobsDir:   filepath.Join(opts.Workdir, ".godwit", "run"),
 		shellPath: path,
 		shellName: name,
 		log:       log,
@@ -182,10 +147,10 @@ func New(opts Options) *Shell {
 		fgProcs:   make(map[*proc]struct{}),
 	}
 	desc := strings.TrimSpace(strings.ReplaceAll(description, "{shell}", name))
-	sch := schema(opts.DefaultTimeout, opts.MaxTimeout)
+	sch := schema(DefaultTimeout, DefaultMaxTimeout)
 	if opts.NoJobs {
 		desc, _, _ = strings.Cut(desc, " Use background:true")
-		sch = foregroundSchema(opts.DefaultTimeout, opts.MaxTimeout)
+		sch = foregroundSchema(DefaultTimeout, DefaultMaxTimeout)
 	}
 	s.spec = llm.ToolSpec{Name: Name, Description: desc, Schema: sch}
 	return s
@@ -283,9 +248,9 @@ func (s *Shell) parse(raw json.RawMessage) (args, error) {
 					"timeout_s does not apply to background jobs")
 			}
 			t := *a.TimeoutS
-			if t <= 0 || t > s.opts.MaxTimeout.Seconds() {
+			if t <= 0 || t > DefaultMaxTimeout.Seconds() {
 				return a, badArgs(fmt.Sprintf("Use 0 < timeout_s <= %s; for longer work use background:true.",
-					seconds(s.opts.MaxTimeout)), "timeout_s %v is out of range", t)
+					seconds(DefaultMaxTimeout)), "timeout_s %v is out of range", t)
 			}
 		}
 	case actList, actStatus, actLogs, actStop:
@@ -314,8 +279,7 @@ func (s *Shell) parse(raw json.RawMessage) (args, error) {
 }
 
 // Access implements tool.Accessor. A command can touch anything, so run
-// is exclusive and mutating; the job actions only read the job table, and
-// stop ends a process this session started.
+// is exclusive and mutating.
 func (s *Shell) Access(raw json.RawMessage) (tool.Access, error) {
 	a, err := s.parse(raw)
 	if err != nil {
@@ -360,7 +324,7 @@ func (s *Shell) Run(ctx context.Context, raw json.RawMessage) (tool.Result, erro
 		if err := ctx.Err(); err != nil {
 			return tool.Result{}, err // do not start what would be killed at once
 		}
-		timeout := s.opts.DefaultTimeout
+		timeout := DefaultTimeout
 		if a.TimeoutS != nil {
 			timeout = time.Duration(*a.TimeoutS * float64(time.Second))
 		}
@@ -387,21 +351,16 @@ func (s *Shell) Close() error {
 	for p := range s.fgProcs {
 		procs = append(procs, p)
 	}
-	for _, id := range s.order {
-		procs = append(procs, s.jobs[id].proc)
-	}
 	s.mu.Unlock()
+	jobs := s.jobList() // no job starts once closed
+	for _, j := range jobs {
+		procs = append(procs, j.proc)
+	}
 	var wg sync.WaitGroup
 	for _, p := range procs {
 		wg.Go(func() { p.stop(s.opts.KillGrace, s.log) })
 	}
 	wg.Wait()
-	s.mu.Lock()
-	jobs := make([]*job, 0, len(s.order))
-	for _, id := range s.order {
-		jobs = append(jobs, s.jobs[id])
-	}
-	s.mu.Unlock()
 	for _, j := range jobs {
 		wg.Go(func() {
 			j.drain()
@@ -431,23 +390,16 @@ func (s *Shell) Close() error {
 func (s *Shell) command(line string) *exec.Cmd {
 	cmd := exec.Command(s.shellPath, shellArgs(line)...)
 	cmd.Dir = s.opts.Workdir
-	// Quiet, non-interactive defaults: no colour codes spent as tokens, no
-	// pager, no credential prompt waiting forever. Options.Env wins.
+	// No colour codes spent as tokens, no pager, no credential prompt.
 	env := append(inherited(os.Environ(), s.opts.Secrets), "NO_COLOR=1", "TERM=dumb", "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
 	cmd.Env = append(env, s.opts.Env...)
 	setGroup(cmd)
 	return cmd // Stdin nil: os/exec connects /dev/null
 }
 
-// inherited is the environment a command starts with: godwit's own,
-// which is the user's real environment plus what the user's
-// $GODWIT_HOME/.env sets (a workspace's .env gives only provider keys,
-// see internal/cli's LoadEnvFiles), without the model providers' keys:
-// `env` or a script printing it would otherwise put the user's keys in
-// front of the model and into the session record. Anything named
-// *_API_KEY is dropped, and the names in secrets; a command that needs
-// such a key gets it through Options.Env. So BASH_ENV, PATH, LD_*, GIT_*
-// and the like reach commands only from the user's own environment.
+// inherited is godwit's environment without the providers' keys (any
+// *_API_KEY, and secrets): `env` would otherwise show them to the model
+// and the session record.
 func inherited(environ, secrets []string) []string {
 	out := environ[:0:0]
 	for _, kv := range environ {
@@ -460,28 +412,32 @@ func inherited(environ, secrets []string) []string {
 	return out
 }
 
-// wrapFor picks the sandbox for the call in ctx: ReadOnlyWrap when the
+// wrap applies the sandbox for the call in ctx: ReadOnlyWrap when the
 // approver confined it to reading, WriteWrap when a person allowed it to
 // write in read-only mode, else Wrap.
-func (s *Shell) wrapFor(ctx context.Context) func(*exec.Cmd) error {
+func (s *Shell) wrap(ctx context.Context, cmd *exec.Cmd) error {
+	wrap := s.opts.Wrap
 	switch c := tool.ConfinementFrom(ctx); {
 	case c == tool.ConfineReadOnly && s.opts.ReadOnlyWrap != nil:
-		return s.opts.ReadOnlyWrap
+		wrap = s.opts.ReadOnlyWrap
 	case c == tool.ConfineWrite && s.opts.WriteWrap != nil:
-		return s.opts.WriteWrap
+		wrap = s.opts.WriteWrap
 	}
-	return s.opts.Wrap
+	if wrap == nil {
+		return nil
+	}
+	if err := wrap(cmd); err != nil {
+		return tool.Errorf(tool.CodeDenied, "Do not retry; tell the user the sandbox refused the command.",
+			"the command could not be sandboxed: %v", err)
+	}
+	return nil
 }
 
 // startLocked wraps, supervises and starts cmd; s.mu must be held, so
-// that Close cannot miss a process. job is the job id, "" for a
-// foreground command, which is registered as one.
+// that Close cannot miss a process. job is "" for a foreground command.
 func (s *Shell) startLocked(ctx context.Context, cmd *exec.Cmd, line, job string) (*proc, error) {
-	if wrap := s.wrapFor(ctx); wrap != nil {
-		if err := wrap(cmd); err != nil {
-			return nil, tool.Errorf(tool.CodeDenied, "Do not retry; tell the user the sandbox refused the command.",
-				"the command could not be sandboxed: %v", err)
-		}
+	if err := s.wrap(ctx, cmd); err != nil {
+		return nil, err
 	}
 	if s.closed {
 		return nil, ErrClosed
@@ -500,7 +456,7 @@ func (s *Shell) startLocked(ctx context.Context, cmd *exec.Cmd, line, job string
 			return nil, err
 		}
 	}
-	p, err := startProc(cmd, s.opts.Now, status, statusW)
+	p, err := startProc(cmd, status, statusW)
 	if err != nil {
 		return nil, tool.Errorf(tool.CodeFailed, "Tell the user: the shell itself could not start.",
 			"could not start %s: %v", s.shellName, err)

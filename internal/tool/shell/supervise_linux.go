@@ -3,7 +3,6 @@ package shell
 import (
 	"errors"
 	"os"
-	"strconv"
 	"syscall"
 	"unsafe"
 
@@ -42,36 +41,13 @@ func signalTree(mainPid int, sig syscall.Signal) {
 }
 
 // descendants lists the live descendants of root, by one scan of /proc
-// (/proc/PID/task/TID/children needs CONFIG_PROC_CHILDREN, which not
-// every kernel has).
+// (/proc/PID/task/TID/children needs CONFIG_PROC_CHILDREN).
 func descendants(root int) []int {
-	dir, err := os.Open("/proc")
-	if err != nil {
-		return nil
-	}
-	defer dir.Close()
-	names, err := dir.Readdirnames(-1)
-	if err != nil {
-		return nil
-	}
 	children := map[int][]int{}
-	var buf [512]byte
-	for _, name := range names {
-		if name[0] < '0' || name[0] > '9' {
-			continue
-		}
-		pid, err := strconv.Atoi(name)
-		if err != nil {
-			continue
-		}
-		stat, err := readStat("/proc/"+name+"/stat", buf[:])
-		if err != nil {
-			continue // exited meanwhile
-		}
-		if si, ok := parseStatInfo(stat); ok && live(si.state) {
-			children[si.ppid] = append(children[si.ppid], pid)
-		}
-	}
+	eachProc(func(pid int, si statInfo) bool {
+		children[si.ppid] = append(children[si.ppid], pid)
+		return true
+	})
 	var out []int
 	queue := []int{root}
 	for len(queue) > 0 {

@@ -18,13 +18,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// MaybeSupervise is the supervisor side of shell_exec: when the process
-// was started as a command's supervisor it runs the command, holds its
-// process tree, and exits with the command's status, never returning.
-// Otherwise it records that this executable can supervise and returns at
-// once. Call it first thing in main (and in TestMain of tests whose
-// shells should supervise their commands); a program that does not call
-// it runs commands unsupervised.
+// MaybeSupervise, called first thing in main (or TestMain), runs the
+// command and exits when the process was started as a supervisor;
+// otherwise it records that this executable can supervise and returns.
 func MaybeSupervise() {
 	if len(os.Args) < 2 || os.Args[1] != supervisorArg {
 		supervisorReady.Store(true)
@@ -36,25 +32,21 @@ func MaybeSupervise() {
 // supervisorPayload is the supervisor's settings.
 type supervisorPayload struct {
 	GraceMS int64 `json:"grace_ms"`
-	// Watch is godwit's own identity when godwit is not the
-	// supervisor's parent (an editor's terminal started it): the tree
-	// ends when that process does.
+	// Watch is godwit's identity when it is not the parent (an editor's
+	// terminal): the tree ends when that process does.
 	Watch *Identity `json:"watch,omitempty"`
-	// NS are the namespaces the sandbox asked for (Options.Wrap set
-	// them on the command, see nsOf), which an editor cannot give: the
-	// terminal's supervisor starts the second one in them.
+	// NS are the namespaces the sandbox set on the command, which an
+	// editor cannot give: the terminal's supervisor starts the second
+	// one in them.
 	NS *nsSpec `json:"ns,omitempty"`
-	// Terminal marks the supervisor an editor's terminal runs: it runs
-	// a second one under itself (see superviseTerminal).
+	// Terminal marks the supervisor an editor's terminal runs.
 	Terminal bool `json:"terminal,omitempty"`
-	// HoldOutput keeps the command's output open in the supervisor
-	// until its tree is gone: an editor's terminal reads it to its end
-	// as the sign that the command is over.
+	// HoldOutput keeps the output open until the tree is gone: an
+	// editor's terminal reads its end as the command's end.
 	HoldOutput bool `json:"hold_output,omitempty"`
-	// Keep names the variables godwit gave the command. An editor's
-	// terminal adds them to the editor's own environment, which may hold
-	// what godwit keeps from commands (provider keys): the terminal's
-	// supervisor keeps only these.
+	// Keep names the variables godwit gave the command: the terminal's
+	// supervisor drops the rest of the editor's environment (which may
+	// hold provider keys).
 	Keep []string `json:"keep,omitempty"`
 }
 
@@ -318,18 +310,12 @@ func exitCode(e *exitInfo) int {
 	}
 }
 
-// superviseTerminal is the supervisor an editor's terminal starts
-// (terminal/create). The editor, not godwit, is its parent, so there is
-// no lifeline from godwit, and an editor may kill its terminal with
-// SIGKILL, which nothing can catch. So it runs a second supervisor under
-// itself, as godwit runs one, and holds that one's lifeline: whichever
-// way this process ends, SIGKILL included, the lifeline closes and the
-// second supervisor ends the tree. This one watches godwit's own
-// process (Watch: a pidfd on Linux) and tells the second to end the
-// tree when godwit exits, on SIGTERM, SIGINT or SIGHUP (the terminal
-// killed or released) and once the command has exited, so no process it
-// left behind outlives the call, as with a command run here. It exits
-// with the command's status.
+// superviseTerminal is the supervisor an editor's terminal starts. The
+// editor may SIGKILL it, so it runs a second supervisor under itself and
+// holds that one's lifeline, which closes however this process ends. It
+// tells the second to end the tree when godwit exits (Watch), on SIGTERM,
+// SIGINT or SIGHUP, and once the command has exited. It exits with the
+// command's status.
 func superviseTerminal(args []string, p supervisorPayload) int {
 	exe, err := os.Executable()
 	if err != nil {

@@ -8,15 +8,11 @@ import (
 	"sync"
 )
 
-// jobLog is a job's log file: godwit copies the job's output into it
-// (the job writes to a pipe, never to the file) and keeps at most limit
-// bytes. A write that would pass the limit first cuts the log to the
-// last half of limit, from a line's start, behind a first line saying
-// how many bytes were dropped in all; a flood (`yes`, `seq` to 10^11)
-// then costs a bounded file and one copy of half the limit per half
-// limit written. It is read through the same descriptor it was
-// created with, so a command that swaps the file's name for a link
-// (~/.ssh/id_ed25519) changes nothing godwit reads or writes.
+// jobLog is a job's log file: godwit copies the job's output (a pipe)
+// into it and keeps at most limit bytes; a write past the limit first
+// cuts the log to the last half of limit, from a line's start, behind a
+// note of how much was dropped. It is used only through the descriptor
+// it was created with, so a link swapped in for its name changes nothing.
 type jobLog struct {
 	mu      sync.Mutex // guards the fields below and the file's bytes
 	f       *os.File

@@ -3,29 +3,22 @@ package shell
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os/exec"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/godwit/godwit/tool"
 )
 
-// Terminal runs foreground commands somewhere other than a local process
-// group: an editor that offers terminals (ACP terminal/*) shows the
-// output live and owns the process. Background jobs always run locally,
-// since they must outlive the call and answer status, logs and stop.
+// Terminal runs foreground commands in an editor's terminal (ACP
+// terminal/*), which shows the output live and owns the process.
 type Terminal interface {
-	// Run starts cmd (Path, Args, Dir and Env are set, and Options.Wrap
-	// has been applied, so a sandbox still holds; where commands are
-	// supervised, cmd starts a supervisor that ends the command's whole
-	// tree when godwit exits, when the terminal is killed or released,
-	// and when the command exits), waits until it exits
-	// or ctx ends, and returns its output, stdout and stderr merged,
-	// keeping at most limit bytes (the end). When ctx ends first, Run
-	// must kill the command and still return the output it has. An error
-	// means the terminal itself failed, not the command.
+	// Run starts cmd (already wrapped, and under a supervisor where
+	// commands are supervised), waits until it exits or ctx ends, and
+	// returns its output, stdout and stderr merged, keeping at most limit
+	// bytes (the end). When ctx ends first, Run must kill the command and
+	// still return the output it has. An error means the terminal itself
+	// failed, not the command.
 	Run(ctx context.Context, cmd *exec.Cmd, limit int) (TerminalResult, error)
 }
 
@@ -45,15 +38,11 @@ type TerminalResult struct {
 // timeout, cancellation and trailer, the output as the terminal kept it.
 func (s *Shell) runInTerminal(ctx context.Context, line string, timeout time.Duration) (tool.Result, error) {
 	cmd := s.command(line)
-	if wrap := s.wrapFor(ctx); wrap != nil {
-		if err := wrap(cmd); err != nil {
-			return tool.Result{}, tool.Errorf(tool.CodeDenied, "Do not retry; tell the user the sandbox refused the command.",
-				"the command could not be sandboxed: %v", err)
-		}
+	if err := s.wrap(ctx, cmd); err != nil {
+		return tool.Result{}, err
 	}
 	if s.exe != "" {
-		// The editor starts the command; the supervisor it starts holds
-		// the command's tree and ends it with godwit.
+		// The editor starts the command, and with it the supervisor.
 		terminalCmd(cmd, s.exe, Self(), s.opts.KillGrace)
 	}
 	s.mu.Lock()
@@ -64,9 +53,9 @@ func (s *Shell) runInTerminal(ctx context.Context, line string, timeout time.Dur
 	}
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	start := s.opts.Now()
+	start := time.Now()
 	res, err := s.opts.Terminal.Run(tctx, cmd, s.opts.OutputLimit)
-	took := s.opts.Now().Sub(start)
+	took := time.Since(start)
 	text := res.Output
 	if res.Truncated {
 		text = "[… earlier output cut]\n" + text
@@ -76,21 +65,10 @@ func (s *Shell) runInTerminal(ctx context.Context, line string, timeout time.Dur
 		return tool.Result{}, &tool.ToolError{Code: tool.CodeCancelled,
 			Message: "cancelled; the command was killed", Err: ctx.Err()}
 	case errors.Is(tctx.Err(), context.DeadlineExceeded):
-		msg := fmt.Sprintf("timed out after %ss; the command was killed.", seconds(timeout))
-		if text != "" {
-			msg += " Output so far:\n" + strings.TrimRight(text, "\n")
-		}
-		return tool.Result{}, tool.Errorf(tool.CodeTimeout,
-			fmt.Sprintf("For servers, watchers and long jobs use background:true; otherwise raise timeout_s (max %s).",
-				seconds(s.opts.MaxTimeout)), "%s", msg)
+		return tool.Result{}, s.timedOut(timeout, "the command was", text)
 	case err != nil:
 		return tool.Result{}, tool.Errorf(tool.CodeFailed, "Tell the user: the editor's terminal failed.",
 			"the command could not run in the editor's terminal: %v", err)
-	}
-	var b strings.Builder
-	b.WriteString(text)
-	if text != "" && !strings.HasSuffix(text, "\n") {
-		b.WriteByte('\n')
 	}
 	status := "killed"
 	switch {
@@ -99,10 +77,5 @@ func (s *Shell) runInTerminal(ctx context.Context, line string, timeout time.Dur
 	case res.Signal != "":
 		status = "killed by " + res.Signal
 	}
-	b.WriteString("[" + status + " · " + elapsed(took))
-	if text == "" {
-		b.WriteString(" · no output")
-	}
-	b.WriteString("]")
-	return tool.Result{Content: b.String(), ExitCode: res.ExitCode}, nil
+	return tool.Result{Content: trailed(text, status, took, ""), ExitCode: res.ExitCode}, nil
 }

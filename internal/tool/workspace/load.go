@@ -17,15 +17,12 @@ import (
 var ErrSecret = errors.New("workspace: a secrets file")
 
 // Load reads, for a request to the model, the file rel under dir (a
-// repository's AGENTS.md, a skill, .mcp.json): at most limit bytes, and
-// the file's size. The repository chose what is there, so the file is
-// read as the file tools read: after Resolve, through an os.Root of dir.
-// A link out of dir fails with an error wrapping ErrOutside, a secrets
-// file (by its name or the name of what a link inside points to) or a
-// file in a .git folder with one wrapping ErrSecret; a file with another
-// hard link, which may be outside, also wraps ErrOutside. The caller
-// leaves the file out and tells the user why. A missing file's error
-// wraps fs.ErrNotExist, a folder's syscall.EISDIR.
+// repository's AGENTS.md, a skill, .mcp.json), at most limit bytes, and
+// its size, as the file tools read: after Resolve, through an os.Root of
+// dir. A link out of dir or a file with another hard link fails wrapping
+// ErrOutside; a secrets file (by its name or its link's target's) or a
+// file in .git wrapping ErrSecret. A missing file's error wraps
+// fs.ErrNotExist, a folder's syscall.EISDIR.
 func Load(dir, rel string, limit int64) ([]byte, int64, error) {
 	w, err := New(dir)
 	if err != nil {

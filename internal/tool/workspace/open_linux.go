@@ -14,12 +14,10 @@ import (
 // element.
 const noFollow = unix.O_NOFOLLOW
 
-// openBeneath opens rel under the root in one call the kernel checks
-// (openat2): no link is followed anywhere in the path and nothing
-// outside the root is reached, so a path that changed into a link since
-// Resolve fails with ErrMoved. ok is false where the kernel has no
-// openat2 (before 5.6, or a seccomp filter hides it); the caller then
-// goes through the os.Root.
+// openBeneath opens rel under the root with openat2, which follows no
+// link and reaches nothing outside, so a path that changed into a link
+// since Resolve fails with ErrMoved. ok is false without openat2 (before
+// 5.6, or seccomp); the caller then goes through the os.Root.
 func (w *Workspace) openBeneath(rel string, flags int) (fd int, ok bool, err error) {
 	how := unix.OpenHow{
 		Flags:   uint64(flags | unix.O_CLOEXEC | unix.O_NOFOLLOW),
@@ -43,9 +41,8 @@ func (w *Workspace) openBeneath(rel string, flags int) (fd int, ok bool, err err
 }
 
 // readInto reads the file at rel whole into b (reused) with plain system
-// calls, for grep's thousands of files: os.File registers each with the
-// poller and sets a finalizer, which costs more than the read. With
-// single, a file with another hard link is ErrLinked.
+// calls: for grep's thousands of files os.File's poller registration
+// costs more than the read. With single, a linked file is ErrLinked.
 func (w *Workspace) readInto(rel string, b []byte, limit int64, single bool) ([]byte, bool, error) {
 	fd, ok, err := w.openBeneath(rel, unix.O_RDONLY)
 	if !ok || err != nil {
@@ -76,8 +73,7 @@ func (w *Workspace) readInto(rel string, b []byte, limit int64, single bool) ([]
 			return b, true, &fs.PathError{Op: "read", Path: rel, Err: err}
 		}
 		b = b[:len(b)+n]
-		// Reading stops at the size fstat gave, saving the read that would
-		// return 0; a file reporting size 0 (/proc) is read to its end.
+		// A file reporting size 0 (/proc) is read to its end.
 		if n == 0 || size > 0 && len(b) >= size {
 			return b, true, nil
 		}
@@ -90,11 +86,9 @@ func (w *Workspace) readInto(rel string, b []byte, limit int64, single bool) ([]
 	}
 }
 
-// opened checks, after the fallback's open, that f is the file at abs:
-// the kernel's name for the descriptor (/proc/self/fd) is the path the
-// policy judged, so a link inside the workspace swapped into the path
-// since Resolve did not lead the open elsewhere. Without /proc the
-// root's guarantee (nothing outside) stands alone.
+// opened checks, after the fallback's open, that the kernel's name for
+// f (/proc/self/fd) is abs, so a link swapped in since Resolve did not
+// lead the open elsewhere. Without /proc the root's guarantee stands.
 func opened(f *os.File, abs string) error {
 	c, err := f.SyscallConn()
 	if err != nil {

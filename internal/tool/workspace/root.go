@@ -16,13 +16,10 @@ import (
 	"github.com/godwit/godwit/tool"
 )
 
-// The file operations below take an absolute path inside the root, as
-// Resolve returns it (symlinks already resolved), and carry it out
-// through the workspace's os.Root: a link that appeared in the path
-// since Resolve (a command swapped a folder for a link to $HOME) is
-// never followed out of the root, and the open ones check that what
-// they opened is the path Resolve named, so a link to another place
-// inside fails too rather than reach a path the policy did not judge.
+// The file operations below take an absolute path as Resolve returns it
+// and go through the workspace's os.Root: a link that appeared in the
+// path since (a folder swapped for a link to $HOME) is never followed out
+// of the root, and opens check that they opened the path Resolve named.
 
 // ErrMoved is wrapped by the error of an operation whose path changed
 // into a link after it was resolved.
@@ -31,9 +28,8 @@ var ErrMoved = errors.New("workspace: the path changed while in use")
 // ErrTooLarge is ReadInto's error for a file over its limit.
 var ErrTooLarge = errors.New("workspace: file too large")
 
-// ErrLinked is ReadInto's error for a file with another hard link: the
-// same file under a name the walk did not judge (a secret, a path a rule
-// names, a file outside).
+// ErrLinked is ReadInto's error for a file with another hard link: a
+// name the walk did not judge.
 var ErrLinked = errors.New("workspace: the file has another name (a hard link)")
 
 // local is abs relative to the root, in the OS's form ("." for the root).
@@ -77,8 +73,7 @@ func (w *Workspace) ReadFile(abs string) ([]byte, error) {
 
 // ReadInto reads abs whole into b (reused, for a walk over many files);
 // past limit bytes it returns ErrTooLarge, and for a file with another
-// hard link ErrLinked: a walk judges names, and that file has one it did
-// not judge.
+// hard link ErrLinked.
 func (w *Workspace) ReadInto(abs string, b []byte, limit int64) ([]byte, error) {
 	return w.read(abs, b, limit, true)
 }
@@ -171,11 +166,9 @@ func (w *Workspace) Remove(abs string) error {
 }
 
 // Replace replaces abs whole with what write writes, of mode perm: a
-// temporary file and a rename inside abs's folder as it was resolved
-// (atomicfile), so a reader sees the old file or the new one, a link at
-// abs is replaced rather than written through, and nothing, the
-// temporary file included, lands anywhere else. An error from write
-// leaves abs as it was.
+// temporary file and a rename inside abs's resolved folder, so a reader
+// sees the old file or the new one and a link at abs is replaced, not
+// written through. An error from write leaves abs as it was.
 func (w *Workspace) Replace(abs string, perm fs.FileMode, write func(io.Writer) error) error {
 	dir, err := w.openDir(filepath.Dir(abs))
 	if err != nil {
@@ -215,9 +208,8 @@ func (w *Workspace) openDir(abs string) (*os.Root, error) {
 	return d, nil
 }
 
-// pathErr names abs in a failure of the root, and says plainly when the
-// root refused to follow a link out of it (os.Root's own error is "path
-// escapes from parent").
+// pathErr says plainly when the root refused to follow a link out of it
+// (os.Root's "path escapes from parent").
 func (w *Workspace) pathErr(err error, abs string) error {
 	if err == nil || errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrMoved) {
 		return err

@@ -65,16 +65,13 @@ func (w *Workspace) Close() error { return errors.Join(w.dir.Close(), w.r.Close(
 // Root returns the absolute, symlink-free root.
 func (w *Workspace) Root() string { return w.root }
 
-// Resolve turns p into an absolute, cleaned path with every symlink
-// resolved: the name the policy judges, and the one to pass to the file
-// operations (root.go), which then follow no link at all. A relative p is relative to the root; "" means the root. For
-// a path that does not exist yet, the deepest existing parent is resolved
-// and the rest appended, and a dangling symlink is followed to where it
-// points, so a write through it cannot land outside unnoticed.
-//
-// When the resolved path leaves the root, Resolve returns it together
-// with a *tool.ToolError (code OUTSIDE_WORKSPACE) wrapping ErrOutside; the
-// path is returned so that a caller may ask the user instead of refusing.
+// Resolve turns p (relative to the root; "" is the root) into an
+// absolute, cleaned path with every symlink resolved: the name the policy
+// judges and the file operations take. For a path that does not exist
+// yet the deepest existing parent is resolved and a dangling symlink is
+// followed, so a write through it cannot land outside unnoticed. A path
+// outside the root is returned with a *tool.ToolError wrapping
+// ErrOutside, so a caller may ask the user instead of refusing.
 func (w *Workspace) Resolve(p string) (string, error) {
 	if strings.ContainsRune(p, 0) {
 		return "", tool.Errorf(tool.CodeBadArgs, "Send a plain file path.", "path contains a NUL byte")
