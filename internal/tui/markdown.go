@@ -146,7 +146,7 @@ func tooDeep(s string) bool {
 				}
 				n, i = n+1, i+2
 			case c >= '0' && c <= '9':
-				k := i + runOfDigits(line[i:])
+				k := len(line) - len(strings.TrimLeft(line[i:], "0123456789"))
 				if !strings.HasPrefix(line[k:], ". ") && !strings.HasPrefix(line[k:], ") ") {
 					break lead
 				}
@@ -160,14 +160,6 @@ func tooDeep(s string) bool {
 		}
 	}
 	return false
-}
-
-func runOfDigits(s string) int {
-	n := 0
-	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
-		n++
-	}
-	return n
 }
 
 // sanitize drops what a terminal would obey (termsafe.Text: escape
@@ -479,7 +471,7 @@ func (m *markdown) table(t *east.Table, width int) []string {
 func (m *markdown) inline(n ast.Node, st mdStyle) []span {
 	var out []span
 	m.inlines(n, st, &out)
-	return coalesce(out)
+	return out
 }
 
 func (m *markdown) inlines(parent ast.Node, st mdStyle, out *[]span) {
@@ -653,28 +645,6 @@ func plainText(sp []span) string {
 		b.WriteString(s.text)
 	}
 	return b.String()
-}
-
-// coalesce joins neighbouring spans of one style (not hard breaks).
-func coalesce(sp []span) []span {
-	out := sp[:0]
-	for i := 0; i < len(sp); {
-		j := i + 1
-		for j < len(sp) && sp[j].st == sp[i].st && sp[i].text != "\n" && sp[j].text != "\n" {
-			j++
-		}
-		if j == i+1 {
-			out = append(out, sp[i])
-		} else {
-			var b strings.Builder
-			for _, x := range sp[i:j] {
-				b.WriteString(x.text)
-			}
-			out = append(out, span{b.String(), sp[i].st})
-		}
-		i = j
-	}
-	return out
 }
 
 // fitColumns shrinks column widths to fit avail cells: the widest
