@@ -170,7 +170,7 @@ func highlight(lang string, lines []string) [][]span {
 	return splitSpans(lx.lex(strings.Join(lines, "\n")), len(lines))
 }
 
-// diffStyleOf colours a line of a unified diff, as diffInk does.
+// diffStyleOf colours a line of a unified diff.
 func diffStyleOf(l string) mdStyle {
 	switch {
 	case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
