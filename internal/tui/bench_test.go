@@ -144,13 +144,17 @@ func BenchmarkRender50kLineOutput(b *testing.B) {
 }
 
 // BenchmarkMarkdown renders the rich answer of the markdown goldens
-// (every construct, six code blocks) at 80 columns.
+// (every construct, six code blocks) at 80 columns, and a long reply of
+// 20 of them (1,700 lines, 37 KB).
 func BenchmarkMarkdown(b *testing.B) {
 	src := answer(b)
 	for _, c := range []struct {
 		name string
 		th   Theme
-	}{{"plain", PlainTheme()}, {"dark", DarkTheme()}} {
+	}{{"plain", PlainTheme()}, {"dark", DarkTheme()}, {"dark-long", DarkTheme()}} {
+		if c.name == "dark-long" {
+			src = strings.Repeat(src+"\n", 20)
+		}
 		b.Run(c.name, func(b *testing.B) {
 			md := newMarkdown(c.th)
 			b.ReportAllocs()

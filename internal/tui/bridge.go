@@ -14,23 +14,13 @@ import (
 // Bridge carries the agent's events and approval questions to the UI.
 // It implements agent.Sink and policy.Prompter.
 //
-// Concurrency: Emit and Ask are called from the turn loop and from tool
-// goroutines; the UI drains the queue from its own goroutine. Emit never
-// blocks on the UI: it appends to a queue under a mutex and signals a
-// one-slot channel. What can be merged and what cannot:
-//
-//   - text.delta and thinking.delta are merged into the queued delta just
-//     before them when it is of the same type, turn and step, so a slow
-//     screen sees one delta per frame however fast the model streams. No
-//     text is lost: merged deltas are concatenated.
-//   - Every other event is kept, one by one and in order: tool calls,
-//     approvals, resets and turn.finished all change state the user must
-//     see, and the status line's figures come from them.
-//   - After Close (the UI has gone) everything is dropped, and questions
-//     are answered No.
-//
-// The queue is unbounded, but the UI drains it every frame and the model
-// streams far slower than a frame's worth of work, so it stays short.
+// Emit and Ask are called from the turn loop and tool goroutines; Emit
+// never blocks on the UI, which drains the (unbounded, but drained every
+// frame) queue from its own goroutine. A text or thinking delta is
+// concatenated into the queued delta just before it of the same type,
+// turn and step, so a slow screen sees one delta per frame; every other
+// event is kept, in order. After Close everything is dropped and
+// questions are answered No.
 type Bridge struct {
 	mu     sync.Mutex
 	queue  []tea.Msg

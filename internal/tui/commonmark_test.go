@@ -184,7 +184,7 @@ type fseg struct {
 // specRenderer is the renderer with colour and an ink per style whose
 // escape sequence names it: "\x1b[<100+style bit>m".
 func specRenderer() *markdown {
-	m := &markdown{mixed: map[mdStyle]ink{}}
+	m := newMarkdown(Theme{})
 	for i := range nStyles {
 		m.inks[i] = ink{pre: fmt.Sprintf("\x1b[%dm", 100+i), post: "\x1b[m"}
 	}

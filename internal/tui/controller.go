@@ -256,14 +256,9 @@ func (c *Controller) Running() bool {
 // Run takes one prompt through a turn of the current session (starting
 // one at the first prompt), with the files it attaches (Attach), the
 // output of the user's !commands since the last turn, and the session's
-// waiting mail. Cancel ctx to cancel the turn.
+// waiting mail; with no prompt and no mail it runs none. Cancel ctx to
+// cancel the turn.
 func (c *Controller) Run(ctx context.Context, prompt string, atts ...Attachment) (agent.Result, error) {
-	return c.run(ctx, prompt, atts...)
-}
-
-// run runs a turn of prompt and the waiting mail; with no prompt and no
-// mail it runs none.
-func (c *Controller) run(ctx context.Context, prompt string, atts ...Attachment) (agent.Result, error) {
 	c.mu.Lock()
 	if c.running {
 		c.mu.Unlock()

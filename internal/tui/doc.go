@@ -32,10 +32,8 @@
 // session or a 50,000-line tool output costs no more per frame than a
 // screenful.
 //
-// Answers are markdown, drawn by the package's own renderer (markdown.go,
-// highlight.go), kept because glamour's dependencies cost ~30 ms of
-// package init on every command, chat or not; it does no work at init (no
-// package-level regexps or tables).
+// Answers are markdown: goldmark parses, markdown.go draws the tree and
+// highlight.go colours code blocks.
 //
 // Text that godwit did not write goes through internal/termsafe on its
 // way to the screen (docs/architecture.md, "The terminal").

@@ -24,6 +24,16 @@ func newFeed(t *transcript) *feed {
 	return &feed{t: t, tools: map[string]*entry{}}
 }
 
+// discard ends the answer being streamed, marked discarded if the
+// model call is retried without it.
+func (f *feed) discard(discarded bool) {
+	if discarded && f.text != nil {
+		f.text.it.(*assistantItem).discarded = true
+		f.text.touch()
+	}
+	f.close()
+}
+
 // apply adds e to the transcript. live is false when redrawing a stored
 // session: its events carry no deltas, and its prompts were not typed in
 // this chat.
@@ -78,20 +88,12 @@ func (f *feed) apply(e agent.Event, live bool) {
 		f.close()
 	case agent.EventModelRetry:
 		if r := e.Retry; r != nil {
-			if r.Discarded && f.text != nil {
-				f.text.it.(*assistantItem).discarded = true
-				f.text.touch()
-			}
-			f.close()
+			f.discard(r.Discarded)
 			f.t.add(&noticeItem{text: fmt.Sprintf("↻ %s; retry %d in %s", r.Reason, r.Attempt, duration(r.Wait)), style: th.Warn})
 		}
 	case agent.EventModelFallback:
 		if fb := e.Fallback; fb != nil {
-			if fb.Discarded && f.text != nil {
-				f.text.it.(*assistantItem).discarded = true
-				f.text.touch()
-			}
-			f.close()
+			f.discard(fb.Discarded)
 			f.t.add(&noticeItem{text: fmt.Sprintf("⇢ switching from %s to %s: %s", fb.From, fb.To, fb.Reason), style: th.Warn})
 		}
 	case agent.EventApproval:

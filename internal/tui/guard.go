@@ -7,23 +7,17 @@ import (
 )
 
 // drawnGuard tells a key typed after a question was on the screen from
-// one typed before it, whatever the pace of typing: only the first may
-// answer (and then only out of a run of keys: answerDelay). Time alone
-// could not tell them apart: a y typed while the model worked but read
-// after the question arrived (keys in flight on a loaded machine) looked
-// like an answer.
+// one typed before it (on a loaded machine, a y typed while the model
+// worked may be read after the question arrived): only the first may
+// answer, and only out of a run of keys (answerDelay).
 //
-// The chat asks the terminal for its cursor position (a probe); the
-// terminal writes its report into the input after whatever was typed
-// before it processed the probe, and it processes its output in order.
-// bubbletea writes queued sequences before the frame of the same tick, so
-// one probe sent when the question is drawn may reach the terminal ahead
-// of the question; a second, sent when the first is answered, comes after
-// the frame. Keys read before its report were typed before the question
-// was on the screen: they go to the input, typed ahead.
-//
-// A terminal that has not answered its first probe within probeLost is
-// taken to answer none: there the rule of time alone holds.
+// The chat asks the terminal for its cursor position (a probe), whose
+// report comes after whatever was typed before the terminal processed it.
+// A probe sent with the question's frame may reach the terminal ahead of
+// it, so a second is sent when the first is answered: keys read before
+// its report were typed ahead and go to the input. A terminal that has
+// not answered its first probe within probeLost is taken to answer none:
+// there time alone decides.
 type drawnGuard struct {
 	answers bool      // the terminal has answered a probe
 	out     int       // probes sent and not yet answered

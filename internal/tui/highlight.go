@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"strings"
 	"sync"
 )
@@ -106,35 +107,33 @@ var (
 	}
 )
 
+// lexerNames are the names a fenced block's language goes by.
+var lexerNames = [...]struct {
+	names string
+	lx    *lexer
+}{
+	{"go golang", &goLexer},
+	{"python py python3 py3", &pythonLexer},
+	{"javascript js jsx mjs cjs typescript ts tsx mts", &jsLexer},
+	{"rust rs", &rustLexer},
+	{"c h cpp c++ cc cxx hpp objc objective-c", &cLexer},
+	{"java kotlin kt kts", &javaLexer},
+	{"swift", &swiftLexer},
+	{"cs c# csharp", &csLexer},
+	{"sh bash zsh shell console shell-session ksh fish", &shLexer},
+	{"json jsonc json5", &jsonLexer},
+	{"yaml yml", &yamlLexer},
+	{"toml", &tomlLexer},
+	{"sql postgres postgresql mysql sqlite plsql", &sqlLexer},
+}
+
 // lexerFor returns the lexer for a fenced block's language, or nil.
 func lexerFor(lang string) *lexer {
-	switch strings.ToLower(lang) {
-	case "go", "golang":
-		return &goLexer
-	case "python", "py", "python3", "py3":
-		return &pythonLexer
-	case "javascript", "js", "jsx", "mjs", "cjs", "typescript", "ts", "tsx", "mts":
-		return &jsLexer
-	case "rust", "rs":
-		return &rustLexer
-	case "c", "h", "cpp", "c++", "cc", "cxx", "hpp", "objc", "objective-c":
-		return &cLexer
-	case "java", "kotlin", "kt", "kts":
-		return &javaLexer
-	case "swift":
-		return &swiftLexer
-	case "cs", "c#", "csharp":
-		return &csLexer
-	case "sh", "bash", "zsh", "shell", "console", "shell-session", "ksh", "fish":
-		return &shLexer
-	case "json", "jsonc", "json5":
-		return &jsonLexer
-	case "yaml", "yml":
-		return &yamlLexer
-	case "toml":
-		return &tomlLexer
-	case "sql", "postgres", "postgresql", "mysql", "sqlite", "plsql":
-		return &sqlLexer
+	lang = strings.ToLower(lang)
+	for _, e := range lexerNames {
+		if slices.Contains(strings.Fields(e.names), lang) {
+			return e.lx
+		}
 	}
 	return nil
 }
@@ -170,7 +169,7 @@ func highlight(lang string, lines []string) [][]span {
 	return splitSpans(lx.lex(strings.Join(lines, "\n")), len(lines))
 }
 
-// diffStyleOf colours a line of a unified diff, as diffInk does.
+// diffStyleOf colours a line of a unified diff.
 func diffStyleOf(l string) mdStyle {
 	switch {
 	case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):

@@ -361,11 +361,11 @@ func (a *approvalItem) render(rc *renderCtx, width int) []string {
 	if p := strings.TrimRight(a.q.Preview, "\n"); p != "" {
 		isDiff := looksLikeDiff(p)
 		var rows []string
-		var styles []lipgloss.Style
+		var styles []ink
 		for _, l := range strings.Split(termsafe.Exact(p), "\n") {
-			style := rc.th.Dim
+			style := rc.ink.dim
 			if isDiff {
-				style = diffStyle(rc, l)
+				style = rc.ink.diff(l)
 			}
 			for _, r := range wrap(l, width-4) {
 				rows, styles = append(rows, r), append(styles, style)
@@ -377,7 +377,7 @@ func (a *approvalItem) render(rc *renderCtx, width int) []string {
 			more, rows = len(rows)-previewLines, rows[:previewLines]
 		}
 		for i, r := range rows {
-			lines = append(lines, rc.ink.gutter+styles[i].Render(r))
+			lines = append(lines, rc.ink.gutter+styles[i].paint(r))
 		}
 		if more > 0 {
 			lines = append(lines, rc.th.Warn.Render(fmt.Sprintf("  │ ⚠ %d more lines not shown: Ctrl-O shows them", more)))
@@ -413,19 +413,4 @@ func (a *approvalItem) render(rc *renderCtx, width int) []string {
 // looksLikeDiff: a unified diff starts with its file names or a hunk.
 func looksLikeDiff(s string) bool {
 	return strings.HasPrefix(s, "--- ") || strings.HasPrefix(s, "@@") || strings.Contains(s, "\n@@ ")
-}
-
-// diffStyle colours a line of a unified diff.
-func diffStyle(rc *renderCtx, l string) lipgloss.Style {
-	switch {
-	case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
-		return rc.th.Dim
-	case strings.HasPrefix(l, "+"):
-		return rc.th.Added
-	case strings.HasPrefix(l, "-"):
-		return rc.th.Removed
-	case strings.HasPrefix(l, "@@"):
-		return rc.th.Hunk
-	}
-	return rc.th.Dim
 }

@@ -47,7 +47,7 @@ func (c *Controller) claimMail(ctx context.Context, sessionID string) ([]store.M
 // RunMail runs a turn that answers the session's waiting mail; ran is
 // false when there was none to answer (or no session yet).
 func (c *Controller) RunMail(ctx context.Context) (res agent.Result, ran bool, err error) {
-	res, err = c.run(ctx, "")
+	res, err = c.Run(ctx, "")
 	return res, res.Turn > 0 || err != nil, err
 }
 

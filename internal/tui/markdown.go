@@ -1,24 +1,14 @@
 package tui
 
-// A display-only markdown renderer for the model's answers.
-//
-// It replaces glamour, whose dependencies (chroma, goldmark, bluemonday)
-// cost ~30 ms of package init on every command. Nothing here runs at
-// init: no package-level regexps or map literals; the highlighter's
-// keyword sets are built on first use.
-//
-// It is not a full CommonMark implementation. It covers what models
-// write: ATX and setext headings, paragraphs, fenced and indented code,
-// lists (nested, tasks), quotes, thematic breaks, GFM tables, HTML blocks
-// shown as-is, and the usual inline markup: code spans, emphasis by
-// CommonMark's rules, links (inline and by reference definitions),
-// images, autolinks, escapes and hard breaks. Whatever it does not
-// understand it shows as written: raw inline HTML, entity references,
-// and tabs (four spaces). The CommonMark spec's examples of those
-// sections judge it (commonmark_test.go, testdata/commonmark); where it
-// differs on purpose, testdata/commonmark/known.txt says why.
+// A display-only markdown renderer for the model's answers: goldmark
+// parses (CommonMark with GFM tables, strikethrough and task lists), and
+// this file draws its tree for a terminal. Raw HTML, inline or in
+// blocks, is shown as written; tabs are four spaces. The CommonMark
+// spec's examples judge it (commonmark_test.go, testdata/commonmark);
+// where it differs on purpose, testdata/commonmark/known.txt says why.
 
 import (
+	"bytes"
 	"math/bits"
 	"strconv"
 	"strings"
@@ -26,6 +16,13 @@ import (
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	east "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
 
 	"github.com/godwit/godwit/internal/termsafe"
 )
@@ -73,12 +70,11 @@ type span struct {
 
 // markdown renders answers with a theme's styles.
 type markdown struct {
-	ascii bool
-	inks  [nStyles]ink
-	mixed map[mdStyle]ink // unions met so far
-	// refs are the link reference definitions of the text being
-	// rendered, by normalised label (set for the length of a render).
-	refs map[string]string
+	ascii  bool
+	inks   [nStyles]ink
+	mixed  map[mdStyle]ink // unions met so far
+	parser parser.Parser
+	src    []byte // the text being rendered (set for the length of a render)
 }
 
 func newMarkdown(th Theme) *markdown {
@@ -91,21 +87,34 @@ func newMarkdown(th Theme) *markdown {
 	} {
 		m.inks[i] = inkOf(st)
 	}
+	m.parser = goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough, extension.TaskList)).Parser()
 	return m
 }
 
-// maxNesting bounds quotes and lists in each other: deeper, lines are
-// paragraphs (a pathological answer must not cost a deep recursion).
-const maxNesting = 16
+// An answer with a line that opens more than maxNesting quotes and list
+// items, or is indented past maxIndent columns, is shown as written:
+// goldmark's parse grows with the square of quote depth and the cube of
+// list depth (1,000 nested items take 15 s).
+const (
+	maxNesting = 16
+	maxIndent  = 128
+)
 
 // render turns markdown into lines at most width cells wide (at least
 // 10), styled, with no trailing padding and no blank lines at the ends.
-func (m *markdown) render(text string, width int) []string {
+func (m *markdown) render(s string, width int) []string {
 	width = max(width, 10)
-	blocks, _ := parseBlocks(strings.Split(sanitize(text), "\n"), 0)
-	m.refs = collectRefs(blocks, nil)
-	out := m.blocks(blocks, width, false)
-	m.refs = nil
+	s = sanitize(s)
+	if tooDeep(s) {
+		var out []string
+		for l := range strings.SplitSeq(s, "\n") {
+			out = append(out, m.wrap([]span{{l, 0}}, width)...)
+		}
+		return trimBlank(out)
+	}
+	m.src = []byte(s)
+	out := m.blocks(m.parser.Parse(text.NewReader(m.src)), width, false)
+	m.src = nil
 	for i, l := range out {
 		// Wide graphemes joined across spans, or nesting deeper than the
 		// width, can still overflow: the terminal would wrap the line.
@@ -118,6 +127,39 @@ func (m *markdown) render(text string, width int) []string {
 		}
 	}
 	return trimBlank(out)
+}
+
+// tooDeep says whether a line of s nests past maxNesting or maxIndent.
+func tooDeep(s string) bool {
+	for line := range strings.Lines(s) {
+		n, i := 0, 0
+	lead:
+		for i < len(line) && n <= maxNesting && i <= maxIndent {
+			switch c := line[i]; {
+			case c == ' ':
+				i++
+			case c == '>':
+				n, i = n+1, i+1
+			case c == '-' || c == '*' || c == '+':
+				if !strings.HasPrefix(line[i+1:], " ") {
+					break lead
+				}
+				n, i = n+1, i+2
+			case c >= '0' && c <= '9':
+				k := len(line) - len(strings.TrimLeft(line[i:], "0123456789"))
+				if !strings.HasPrefix(line[k:], ". ") && !strings.HasPrefix(line[k:], ") ") {
+					break lead
+				}
+				n, i = n+1, k+2
+			default:
+				break lead
+			}
+		}
+		if n > maxNesting || i > maxIndent {
+			return true
+		}
+	}
+	return false
 }
 
 // sanitize drops what a terminal would obey (termsafe.Text: escape
@@ -139,702 +181,16 @@ func lineWidth(s string) int {
 
 // --- blocks
 
-type blockKind uint8
-
-const (
-	bPara blockKind = iota
-	bHeading
-	bCode
-	bQuote
-	bList
-	bRule
-	bTable
-	bHTML
-)
-
-type mdBlock struct {
-	kind     blockKind
-	level    int      // a heading's level
-	text     []string // the lines of a paragraph, heading, code or HTML block
-	lang     string   // a fenced block's language
-	children []mdBlock
-	items    []mdItem
-	ordered  bool
-	loose    bool // a list with blank lines between or inside its items
-	table    *mdTable
-	refs     []linkRef // link reference definitions taken off a paragraph's start
-}
-
-// linkRef is a link reference definition: [label]: dest "title".
-type linkRef struct{ label, dest string }
-
-// collectRefs gathers the definitions of a document, wherever they are
-// (a quote, a list item): the first of a label wins.
-func collectRefs(bs []mdBlock, refs map[string]string) map[string]string {
-	for i := range bs {
-		for _, r := range bs[i].refs {
-			if refs == nil {
-				refs = map[string]string{}
-			}
-			if _, ok := refs[normLabel(r.label)]; !ok {
-				refs[normLabel(r.label)] = r.dest
-			}
-		}
-		refs = collectRefs(bs[i].children, refs)
-		for _, it := range bs[i].items {
-			refs = collectRefs(it.blocks, refs)
-		}
-	}
-	return refs
-}
-
-// takeRefs takes the link reference definitions off the start of a
-// paragraph's lines.
-func takeRefs(lines []string) ([]linkRef, []string) {
-	if len(lines) == 0 || !strings.HasPrefix(lines[0], "[") || !strings.Contains(strings.Join(lines, "\n"), "]:") {
-		return nil, lines
-	}
-	s := strings.Join(lines, "\n")
-	var refs []linkRef
-	for {
-		label, dest, n, ok := refDef(s)
-		if !ok {
-			break
-		}
-		refs = append(refs, linkRef{label, dest})
-		s = s[n:]
-	}
-	switch {
-	case len(refs) == 0:
-		return nil, lines
-	case s == "":
-		return refs, nil
-	}
-	return refs, strings.Split(s, "\n")
-}
-
-type mdItem struct {
-	mark   string // "-", or an ordered item's number as written, "3."
-	task   byte   // 0, or ' ' or 'x' for a task item
-	blocks []mdBlock
-}
-
-type mdTable struct {
-	align []byte // 'l', 'r', 'c' or 0 per column
-	head  []string
-	rows  [][]string
-}
-
-func isBlank(l string) bool { return strings.TrimLeft(l, " ") == "" }
-
-func indentOf(l string) int {
-	n := 0
-	for n < len(l) && l[n] == ' ' {
-		n++
-	}
-	return n
-}
-
-// parseBlocks splits lines into blocks; gaps says whether blank lines
-// separate any two of them (what makes a list loose).
-func parseBlocks(lines []string, depth int) (bs []mdBlock, gaps bool) {
-	blank := false
-	for i := 0; i < len(lines); {
-		if isBlank(lines[i]) {
-			blank = true
-			i++
-			continue
-		}
-		if blank && len(bs) > 0 {
-			gaps = true
-		}
-		blank = false
-		var b mdBlock
-		b, i = parseBlock(lines, i, depth)
-		bs = append(bs, b)
-	}
-	return bs, gaps
-}
-
-// parseBlock parses the block starting at lines[i], which is not blank,
-// and returns it with the index of the line after it.
-func parseBlock(lines []string, i, depth int) (mdBlock, int) {
-	l := lines[i]
-	ind := indentOf(l)
-	if ind >= 4 {
-		return parseIndented(lines, i)
-	}
-	t := l[ind:]
-	if ch, n, info, ok := fenceOpen(l); ok {
-		return parseFence(lines, i, ind, ch, n, info)
-	}
-	if lv, text, ok := atxHeading(t); ok {
-		return mdBlock{kind: bHeading, level: lv, text: []string{text}}, i + 1
-	}
-	if isRule(t) {
-		return mdBlock{kind: bRule}, i + 1
-	}
-	if depth < maxNesting {
-		if t[0] == '>' {
-			return parseQuote(lines, i, depth)
-		}
-		if _, ok := listMarkOf(l); ok {
-			return parseList(lines, i, depth)
-		}
-	}
-	if end, ok := htmlStart(t, true); ok {
-		return parseHTML(lines, i, end)
-	}
-	if tableAt(lines, i) {
-		return parseTable(lines, i)
-	}
-	return parsePara(lines, i)
-}
-
-// startsBlock says whether l starts a block that ends a paragraph.
-func startsBlock(l string) bool {
-	ind := indentOf(l)
-	if ind >= 4 || ind == len(l) {
-		return false
-	}
-	t := l[ind:]
-	if _, _, _, ok := fenceOpen(l); ok {
-		return true
-	}
-	if _, _, ok := atxHeading(t); ok {
-		return true
-	}
-	if t[0] == '>' || isRule(t) {
-		return true
-	}
-	if mk, ok := listMarkOf(l); ok && !mk.empty && (!mk.ordered || mk.num == "1") {
-		return true
-	}
-	_, ok := htmlStart(t, false)
-	return ok
-}
-
-func parsePara(lines []string, i int) (mdBlock, int) {
-	text := []string{strings.TrimLeft(lines[i], " ")}
-	j := i + 1
-	for ; j < len(lines); j++ {
-		l := lines[j]
-		if isBlank(l) {
-			break
-		}
-		if lv := setextLevel(l); lv > 0 {
-			refs, rest := takeRefs(text)
-			if len(rest) == 0 {
-				// Only definitions: the underline is a paragraph's text.
-				return mdBlock{kind: bPara, text: []string{strings.TrimLeft(l, " ")}, refs: refs}, j + 1
-			}
-			return mdBlock{kind: bHeading, level: lv, text: rest, refs: refs}, j + 1
-		}
-		if startsBlock(l) || tableAt(lines, j) {
-			break
-		}
-		text = append(text, strings.TrimLeft(l, " "))
-	}
-	refs, rest := takeRefs(text)
-	return mdBlock{kind: bPara, text: rest, refs: refs}, j
-}
-
-// setextLevel is 1 for a "===" underline, 2 for "---", else 0.
-func setextLevel(l string) int {
-	ind := indentOf(l)
-	if ind >= 4 {
-		return 0
-	}
-	t := strings.TrimRight(l[ind:], " ")
-	if t == "" || strings.Trim(t, string(t[0])) != "" {
-		return 0
-	}
-	switch t[0] {
-	case '=':
-		return 1
-	case '-':
-		return 2
-	}
-	return 0
-}
-
-// atxHeading parses "## text ##" (t has no indent).
-func atxHeading(t string) (level int, text string, ok bool) {
-	for level < len(t) && t[level] == '#' {
-		level++
-	}
-	if level == 0 || level > 6 || level < len(t) && t[level] != ' ' {
-		return 0, "", false
-	}
-	text = strings.TrimSpace(t[level:])
-	// A closing run of #s, after a space, is not part of the text.
-	if k := len(strings.TrimRight(text, "#")); k == 0 {
-		text = ""
-	} else if k < len(text) && text[k-1] == ' ' {
-		text = strings.TrimRight(text[:k], " ")
-	}
-	return level, text, true
-}
-
-// isRule: three or more of one of - * _, and spaces (t has no indent).
-func isRule(t string) bool {
-	c := t[0]
-	if c != '-' && c != '*' && c != '_' {
-		return false
-	}
-	n := 0
-	for i := 0; i < len(t); i++ {
-		switch t[i] {
-		case c:
-			n++
-		case ' ':
-		default:
-			return false
-		}
-	}
-	return n >= 3
-}
-
-func fenceOpen(l string) (ch byte, n int, info string, ok bool) {
-	ind := indentOf(l)
-	if ind > 3 || len(l)-ind < 3 {
-		return 0, 0, "", false
-	}
-	t := l[ind:]
-	ch = t[0]
-	if ch != '`' && ch != '~' {
-		return 0, 0, "", false
-	}
-	for n < len(t) && t[n] == ch {
-		n++
-	}
-	info = strings.TrimSpace(t[n:])
-	if n < 3 || ch == '`' && strings.IndexByte(info, '`') >= 0 {
-		return 0, 0, "", false
-	}
-	return ch, n, info, true
-}
-
-func fenceClose(l string, ch byte, n int) bool {
-	ind := indentOf(l)
-	if ind > 3 {
-		return false
-	}
-	t := strings.TrimRight(l[ind:], " ")
-	return len(t) >= n && strings.Trim(t, string(ch)) == ""
-}
-
-func parseFence(lines []string, i, ind int, ch byte, n int, info string) (mdBlock, int) {
-	lang, _, _ := strings.Cut(info, " ")
-	b := mdBlock{kind: bCode, lang: strings.Trim(lang, "{}.")}
-	j := i + 1
-	for ; j < len(lines); j++ {
-		l := lines[j]
-		if fenceClose(l, ch, n) {
-			j++
-			break
-		}
-		// The content loses as much indent as the fence had.
-		b.text = append(b.text, strings.TrimRight(l[min(ind, indentOf(l)):], " "))
-	}
-	return b, j
-}
-
-func parseIndented(lines []string, i int) (mdBlock, int) {
-	b := mdBlock{kind: bCode}
-	j := i
-	for ; j < len(lines); j++ {
-		l := lines[j]
-		switch {
-		case isBlank(l):
-			b.text = append(b.text, "")
-		case indentOf(l) >= 4:
-			b.text = append(b.text, strings.TrimRight(l[4:], " "))
-		default:
-			goto end
-		}
-	}
-end:
-	// Trailing blank lines separate blocks: leave them to the caller.
-	for len(b.text) > 0 && b.text[len(b.text)-1] == "" {
-		b.text = b.text[:len(b.text)-1]
-		j--
-	}
-	return b, j
-}
-
-func parseQuote(lines []string, i, depth int) (mdBlock, int) {
-	var body []string
-	text := false // the last line was text a lazy line may continue
-	j := i
-	for ; j < len(lines); j++ {
-		l := lines[j]
-		ind := indentOf(l)
-		if ind < 4 && ind < len(l) && l[ind] == '>' {
-			r := strings.TrimPrefix(l[ind+1:], " ")
-			body = append(body, r)
-			text = leavesText(r, text)
-			continue
-		}
-		if text && !isBlank(l) && !startsBlock(l) {
-			body = append(body, lazy(l))
-			continue
-		}
-		break
-	}
-	children, _ := parseBlocks(body, depth+1)
-	return mdBlock{kind: bQuote, children: children}, j
-}
-
-// leavesText says whether line l of a container's body leaves a paragraph
-// open, which a lazy line (one without the container's marks) may
-// continue: after text, l continues it unless it starts a block; else l
-// must start a paragraph itself, alone or in a list item or quote, not
-// code, a heading, a rule or HTML.
-func leavesText(l string, text bool) bool {
-	ind := indentOf(l)
-	switch {
-	case ind == len(l):
-		return false
-	case text && !startsBlock(l):
-		return true
-	case ind >= 4:
-		return false
-	}
-	t := l[ind:]
-	if _, _, _, ok := fenceOpen(l); ok {
-		return false
-	}
-	if _, _, ok := atxHeading(t); ok {
-		return false
-	}
-	if _, ok := htmlStart(t, true); ok || isRule(t) {
-		return false
-	}
-	if t[0] == '>' {
-		return leavesText(strings.TrimPrefix(t[1:], " "), false)
-	}
-	if mk, ok := listMarkOf(t); ok {
-		return !mk.empty && leavesText(t[mk.content-mk.indent:], false)
-	}
-	return true
-}
-
-// lazy is a lazy continuation line as its paragraph's text: a "==="
-// there continues the paragraph, never underlines it as a heading.
-func lazy(l string) string {
-	if setextLevel(l) == 1 {
-		return `\` + strings.TrimLeft(l, " ")
-	}
-	return l
-}
-
-// listMark is a list item's marker.
-type listMark struct {
-	indent  int    // columns before the marker
-	content int    // the column the item's content starts at
-	delim   byte   // '-', '*', '+'; '.' or ')' after a number
-	num     string // an ordered item's number
-	ordered bool
-	empty   bool // nothing after the marker
-}
-
-func listMarkOf(l string) (mk listMark, ok bool) {
-	mk.indent = indentOf(l)
-	if mk.indent > 3 || mk.indent == len(l) {
-		return mk, false
-	}
-	t := l[mk.indent:]
-	n := 0
-	switch c := t[0]; {
-	case c == '-' || c == '*' || c == '+':
-		mk.delim, n = c, 1
-	case c >= '0' && c <= '9':
-		for n < len(t) && n < 10 && t[n] >= '0' && t[n] <= '9' {
-			n++
-		}
-		if n > 9 || n == len(t) || t[n] != '.' && t[n] != ')' {
-			return mk, false
-		}
-		mk.ordered, mk.num, mk.delim = true, t[:n], t[n]
-		n++
-	default:
-		return mk, false
-	}
-	if isRule(t) {
-		return mk, false // "- - -" and "* * *" are breaks
-	}
-	rest := t[n:]
-	sp := indentOf(rest)
-	switch {
-	case sp == len(rest):
-		mk.empty, mk.content = true, mk.indent+n+1
-	case sp == 0:
-		return mk, false
-	case sp > 4:
-		mk.content = mk.indent + n + 1 // the content is indented code
-	default:
-		mk.content = mk.indent + n + sp
-	}
-	return mk, true
-}
-
-func parseList(lines []string, i, depth int) (mdBlock, int) {
-	first, _ := listMarkOf(lines[i])
-	b := mdBlock{kind: bList, ordered: first.ordered}
-	// Items are numbered from the first one's number, as CommonMark
-	// numbers them: "1." on every line counts 1, 2, 3.
-	start, _ := strconv.Atoi(first.num)
-	for {
-		mk, _ := listMarkOf(lines[i])
-		var body []string
-		text := false
-		if !mk.empty {
-			body = append(body, lines[i][mk.content:])
-			text = leavesText(body[0], false)
-		}
-		j := i + 1
-		// An item may start with one blank line at most: "-", a blank
-		// line, then text is an empty item and a paragraph.
-		alone := mk.empty && j < len(lines) && isBlank(lines[j])
-	item:
-		for ; !alone && j < len(lines); j++ {
-			l := lines[j]
-			ind := indentOf(l)
-			switch {
-			case ind == len(l):
-				body = append(body, "")
-				text = false
-			case ind >= mk.content:
-				body = append(body, l[mk.content:])
-				text = leavesText(l[mk.content:], text)
-			case ind >= mk.indent+2 && otherList(l[ind:], first):
-				// A list of another kind nested under-indented ("1. a"
-				// then "  - b"): forgiven, as models mean it.
-				body = append(body, l[ind:])
-				text = leavesText(l[ind:], false)
-			case text && !startsBlock(l):
-				if _, ok := listMarkOf(l); ok {
-					break item
-				}
-				body = append(body, lazy(l)) // a lazy continuation line
-			default:
-				break item
-			}
-		}
-		trailing := 0
-		for len(body) > 0 && body[len(body)-1] == "" {
-			body = body[:len(body)-1]
-			trailing++
-		}
-		for alone && j < len(lines) && isBlank(lines[j]) {
-			j++
-			trailing++
-		}
-		it := mdItem{mark: string(mk.delim)}
-		if first.ordered {
-			it.mark = strconv.Itoa(start+len(b.items)) + it.mark
-		}
-		if len(body) > 0 {
-			if t := body[0]; len(t) >= 3 && t[0] == '[' && t[2] == ']' && (len(t) == 3 || t[3] == ' ') {
-				switch t[1] {
-				case ' ':
-					it.task = ' '
-				case 'x', 'X':
-					it.task = 'x'
-				}
-				if it.task != 0 {
-					body[0] = strings.TrimLeft(t[3:], " ")
-				}
-			}
-		}
-		var gaps bool
-		it.blocks, gaps = parseBlocks(body, depth+1)
-		b.loose = b.loose || gaps
-		b.items = append(b.items, it)
-		if j < len(lines) {
-			if next, ok := listMarkOf(lines[j]); ok && next.ordered == first.ordered && next.delim == first.delim {
-				b.loose = b.loose || trailing > 0
-				i = j
-				continue
-			}
-		}
-		// Blank lines after the list are the caller's.
-		return b, j - trailing
-	}
-}
-
-// otherList says whether t starts an item of another kind of list than
-// first's: bullets under numbers, or numbers under bullets.
-func otherList(t string, first listMark) bool {
-	mk, ok := listMarkOf(t)
-	return ok && (mk.ordered != first.ordered || mk.delim != first.delim)
-}
-
-// htmlStart says whether t (no indent) starts an HTML block, and the
-// text that ends it ("" for a blank line). anyTag admits any lone tag,
-// which may not interrupt a paragraph.
-func htmlStart(t string, anyTag bool) (end string, ok bool) {
-	if len(t) < 2 || t[0] != '<' {
-		return "", false
-	}
-	lower := strings.ToLower(t[:min(len(t), 10)])
-	switch {
-	case strings.HasPrefix(lower, "<!--"):
-		return "-->", true
-	case strings.HasPrefix(lower, "<?"):
-		return "?>", true
-	case strings.HasPrefix(lower, "<![cdata["):
-		return "]]>", true
-	case strings.HasPrefix(lower, "<!") && len(t) > 2 && isLetter(t[2]):
-		return ">", true
-	}
-	k := 1
-	if t[1] == '/' {
-		k = 2
-	}
-	n := k
-	for n < len(t) && (isLetter(t[n]) || n > k && t[n] >= '0' && t[n] <= '9' || n > k && t[n] == '-') {
-		n++
-	}
-	if n == k {
-		return "", false
-	}
-	name := strings.ToLower(t[k:n])
-	after := byte(' ')
-	if n < len(t) {
-		after = t[n]
-	}
-	if after != ' ' && after != '>' && after != '/' {
-		return "", false // an autolink, or not a tag
-	}
-	switch name {
-	case "script", "pre", "style", "textarea":
-		if k == 1 {
-			return "</" + name + ">", true
-		}
-	}
-	if blockTag(name) {
-		return "", true
-	}
-	// Any other tag starts a block only alone on its line.
-	if gt := strings.IndexByte(t, '>'); anyTag && gt > 0 && isBlank(t[gt+1:]) {
-		return "", true
-	}
-	return "", false
-}
-
-func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
-
-// blockTag: CommonMark's block-level tag names.
-func blockTag(name string) bool {
-	switch name {
-	case "address", "article", "aside", "base", "basefont", "blockquote", "body", "caption", "center",
-		"col", "colgroup", "dd", "details", "dialog", "dir", "div", "dl", "dt", "fieldset", "figcaption",
-		"figure", "footer", "form", "frame", "frameset", "h1", "h2", "h3", "h4", "h5", "h6", "head",
-		"header", "hr", "html", "iframe", "legend", "li", "link", "main", "menu", "menuitem", "nav",
-		"noframes", "ol", "optgroup", "option", "p", "param", "search", "section", "summary", "table",
-		"tbody", "td", "tfoot", "th", "thead", "title", "tr", "track", "ul":
-		return true
-	}
-	return false
-}
-
-func parseHTML(lines []string, i int, end string) (mdBlock, int) {
-	b := mdBlock{kind: bHTML}
-	j := i
-	for ; j < len(lines); j++ {
-		l := lines[j]
-		if end == "" && isBlank(l) {
-			break
-		}
-		b.text = append(b.text, strings.TrimRight(l, " "))
-		if end != "" && strings.Contains(strings.ToLower(l), end) {
-			j++
-			break
-		}
-	}
-	return b, j
-}
-
-// tableAt says whether a GFM table starts at lines[i]: a row with a pipe,
-// then a delimiter row with as many cells.
-func tableAt(lines []string, i int) bool {
-	if i+1 >= len(lines) || indentOf(lines[i]) >= 4 || strings.IndexByte(lines[i], '|') < 0 {
-		return false
-	}
-	align, ok := delimiterRow(lines[i+1])
-	return ok && len(splitRow(lines[i])) == len(align)
-}
-
-func delimiterRow(l string) ([]byte, bool) {
-	if indentOf(l) >= 4 || strings.IndexByte(l, '|') < 0 {
-		return nil, false
-	}
-	cells := splitRow(l)
-	align := make([]byte, len(cells))
-	for i, c := range cells {
-		left, right := strings.HasPrefix(c, ":"), strings.HasSuffix(c, ":")
-		d := strings.Trim(c, ":")
-		if d == "" || strings.Trim(d, "-") != "" {
-			return nil, false
-		}
-		switch {
-		case left && right && len(c) > 1:
-			align[i] = 'c'
-		case right:
-			align[i] = 'r'
-		case left:
-			align[i] = 'l'
-		}
-	}
-	return align, true
-}
-
-// splitRow splits a table row at its unescaped pipes.
-func splitRow(l string) []string {
-	s := strings.TrimSpace(l)
-	s = strings.TrimPrefix(s, "|")
-	if strings.HasSuffix(s, "|") && !strings.HasSuffix(s, `\|`) {
-		s = s[:len(s)-1]
-	}
-	var cells []string
-	start := 0
-	for k := 0; k < len(s); k++ {
-		switch s[k] {
-		case '\\':
-			k++
-		case '|':
-			cells = append(cells, strings.TrimSpace(s[start:k]))
-			start = k + 1
-		}
-	}
-	return append(cells, strings.TrimSpace(s[start:]))
-}
-
-func parseTable(lines []string, i int) (mdBlock, int) {
-	align, _ := delimiterRow(lines[i+1])
-	t := &mdTable{align: align, head: splitRow(lines[i])}
-	j := i + 2
-	for ; j < len(lines) && !isBlank(lines[j]) && !startsBlock(lines[j]); j++ {
-		row := splitRow(lines[j])
-		for len(row) < len(align) {
-			row = append(row, "")
-		}
-		t.rows = append(t.rows, row[:len(align)])
-	}
-	return mdBlock{kind: bTable, table: t}, j
-}
-
-// --- rendering blocks
-
-// blocks renders blocks one after another, a blank line between them
-// unless tight (the items of a tight list).
-func (m *markdown) blocks(bs []mdBlock, width int, tight bool) []string {
+// blocks renders parent's children one after another, a blank line
+// between them unless tight (the items of a tight list).
+func (m *markdown) blocks(parent ast.Node, width int, tight bool) []string {
 	width = max(width, 1)
 	var out []string
-	for i := range bs {
-		ls := m.block(&bs[i], width)
+	for n := parent.FirstChild(); n != nil; n = n.NextSibling() {
+		if l, ok := n.(*ast.List); ok {
+			m.adopt(l)
+		}
+		ls := m.block(n, width)
 		if len(ls) == 0 {
 			continue
 		}
@@ -846,48 +202,67 @@ func (m *markdown) blocks(bs []mdBlock, width int, tight bool) []string {
 	return out
 }
 
-func (m *markdown) block(b *mdBlock, width int) []string {
-	switch b.kind {
-	case bHeading:
-		return m.heading(b, width)
-	case bCode:
-		return m.code(b, width)
-	case bQuote:
-		return m.quote(b, width)
-	case bList:
-		return m.list(b, width)
-	case bRule:
+func (m *markdown) block(n ast.Node, width int) []string {
+	switch n := n.(type) {
+	case *ast.Heading:
+		return m.heading(n, width)
+	case *ast.FencedCodeBlock:
+		return m.code(strings.Trim(string(n.Language(m.src)), "{}."), m.lines(n), width)
+	case *ast.CodeBlock:
+		return m.code("", m.lines(n), width)
+	case *ast.Blockquote:
+		return m.quote(n, width)
+	case *ast.List:
+		return m.list(n, width)
+	case *ast.ThematicBreak:
 		if m.ascii {
 			return []string{strings.Repeat("-", width)}
 		}
 		return []string{m.paint(strings.Repeat("─", width), stRule)}
-	case bTable:
-		return m.table(b.table, width)
-	case bHTML:
+	case *east.Table:
+		return m.table(n, width)
+	case *ast.HTMLBlock:
+		lines := m.lines(n)
+		if n.HasClosure() {
+			cl := n.ClosureLine
+			lines = append(lines, strings.TrimRight(string(cl.Value(m.src)), " \n"))
+		}
 		var out []string
-		for _, l := range b.text {
+		for _, l := range lines {
 			out = append(out, m.wrap([]span{{l, stHTML}}, width)...)
 		}
 		return out
+	case *ast.Paragraph, *ast.TextBlock:
+		sp := m.inline(n, 0)
+		if len(sp) == 0 {
+			return nil
+		}
+		return m.wrap(sp, width)
 	}
-	if len(b.text) == 0 {
-		return nil // a paragraph of link reference definitions only
-	}
-	return m.wrap(m.inline(strings.Join(b.text, "\n"), 0), width)
+	return nil
 }
 
-func (m *markdown) heading(b *mdBlock, width int) []string {
+// lines are a block's lines of source, without their ends or trailing
+// blanks.
+func (m *markdown) lines(n ast.Node) []string {
+	segs := n.Lines()
+	out := make([]string, segs.Len())
+	for i := range out {
+		seg := segs.At(i)
+		out[i] = strings.TrimRight(string(seg.Value(m.src)), " \n")
+	}
+	return out
+}
+
+func (m *markdown) heading(n *ast.Heading, width int) []string {
 	base := stHeading
-	if b.level == 1 {
+	if n.Level == 1 {
 		base = stTitle
 	}
-	sp := m.inline(strings.Join(b.text, "\n"), 0)
-	for i := range sp {
-		sp[i].st |= base
-	}
+	sp := m.inline(n, base)
 	if m.ascii {
 		// Without colour, the marks are what shows a heading.
-		sp = append([]span{{strings.Repeat("#", b.level) + " ", base}}, sp...)
+		sp = append([]span{{strings.Repeat("#", n.Level) + " ", base}}, sp...)
 	}
 	if len(sp) == 0 {
 		return nil
@@ -897,11 +272,11 @@ func (m *markdown) heading(b *mdBlock, width int) []string {
 
 // code renders a code block indented, highlighted by its language,
 // never wrapped: a long line is cut, so what is copied is the code.
-func (m *markdown) code(b *mdBlock, width int) []string {
-	if len(b.text) == 0 {
+func (m *markdown) code(lang string, src []string, width int) []string {
+	if len(src) == 0 {
 		return nil
 	}
-	lines := highlight(b.lang, b.text)
+	lines := highlight(lang, src)
 	out := make([]string, len(lines))
 	for i, l := range lines {
 		if p := m.paintLine(cutSpans(l, width-2)); p != "" {
@@ -911,12 +286,12 @@ func (m *markdown) code(b *mdBlock, width int) []string {
 	return out
 }
 
-func (m *markdown) quote(b *mdBlock, width int) []string {
+func (m *markdown) quote(n *ast.Blockquote, width int) []string {
 	bar := m.paint("│", stQuote)
 	if m.ascii {
 		bar = ">"
 	}
-	inner := m.blocks(b.children, width-2, false)
+	inner := m.blocks(n, width-2, false)
 	if len(inner) == 0 {
 		return []string{bar}
 	}
@@ -930,34 +305,35 @@ func (m *markdown) quote(b *mdBlock, width int) []string {
 	return inner
 }
 
-func (m *markdown) list(b *mdBlock, width int) []string {
-	marks := make([]string, len(b.items))
+func (m *markdown) list(n *ast.List, width int) []string {
+	var items []ast.Node
+	var marks []string
 	mw := 0
-	for i, it := range b.items {
+	for it := n.FirstChild(); it != nil; it = it.NextSibling() {
+		mark := "•"
 		switch {
-		case it.task == 'x' && m.ascii:
-			marks[i] = "[x]"
-		case it.task == 'x':
-			marks[i] = "[✓]"
-		case it.task == ' ':
-			marks[i] = "[ ]"
-		case b.ordered:
-			marks[i] = it.mark
+		case taskOf(it) != nil && taskOf(it).IsChecked && m.ascii:
+			mark = "[x]"
+		case taskOf(it) != nil && taskOf(it).IsChecked:
+			mark = "[✓]"
+		case taskOf(it) != nil:
+			mark = "[ ]"
+		case n.IsOrdered():
+			mark = strconv.Itoa(n.Start+len(items)) + string(n.Marker)
 		case m.ascii:
-			marks[i] = "-"
-		default:
-			marks[i] = "•"
+			mark = "-"
 		}
-		mw = max(mw, lineWidth(marks[i]))
+		items, marks = append(items, it), append(marks, mark)
+		mw = max(mw, lineWidth(mark))
 	}
 	var out []string
-	for i, it := range b.items {
-		if i > 0 && b.loose {
+	for i, it := range items {
+		if i > 0 && !n.IsTight {
 			out = append(out, "")
 		}
 		// Numbers align on their right: " 9." over "10.".
 		head := strings.Repeat(" ", mw-lineWidth(marks[i])) + m.paint(marks[i], stMarker)
-		body := m.blocks(it.blocks, width-mw-1, !b.loose)
+		body := m.blocks(it, width-mw-1, n.IsTight)
 		if len(body) == 0 {
 			out = append(out, head)
 			continue
@@ -976,27 +352,75 @@ func (m *markdown) list(b *mdBlock, width int) []string {
 	return out
 }
 
+// adopt nests a list of another kind under l's last item when it starts
+// on the next line indented, if by fewer columns than CommonMark wants
+// ("1. a" then "  - b"), as models mean it; the items of l's kind after
+// it rejoin l.
+func (m *markdown) adopt(l *ast.List) {
+	b, ok := l.NextSibling().(*ast.List)
+	if !ok || b.IsOrdered() == l.IsOrdered() {
+		return
+	}
+	start := -1
+	for c := ast.Node(b); c != nil && start < 0; c = c.FirstChild() {
+		if c.Type() == ast.TypeBlock && c.Lines().Len() > 0 {
+			start = c.Lines().At(0).Start
+		}
+	}
+	if start < 0 {
+		return
+	}
+	ls := bytes.LastIndexByte(m.src[:start], '\n') + 1
+	prev := bytes.LastIndexByte(m.src[:max(ls-1, 0)], '\n') + 1
+	if ls == 0 || indentOf(string(m.src[ls:start])) < 2 || isBlank(string(m.src[prev:ls])) {
+		return
+	}
+	l.LastChild().AppendChild(l.LastChild(), b)
+	if next, ok := l.NextSibling().(*ast.List); ok && next.IsOrdered() == l.IsOrdered() && next.Marker == l.Marker {
+		for it := next.FirstChild(); it != nil; it = next.FirstChild() {
+			l.AppendChild(l, it)
+		}
+		l.IsTight = l.IsTight && next.IsTight
+		next.Parent().RemoveChild(next.Parent(), next)
+	}
+}
+
+func isBlank(l string) bool { return strings.TrimLeft(l, " \n") == "" }
+
+// taskOf is a list item's task check box, if it starts with one.
+func taskOf(item ast.Node) *east.TaskCheckBox {
+	if p := item.FirstChild(); p != nil {
+		if c, ok := p.FirstChild().(*east.TaskCheckBox); ok {
+			return c
+		}
+	}
+	return nil
+}
+
 // table renders a GFM table with columns as wide as their widest cell;
 // when that is wider than width, the widest columns shrink and their
 // cells are cut.
-func (m *markdown) table(t *mdTable, width int) []string {
-	n := len(t.align)
-	rows := make([][][]span, 0, 1+len(t.rows))
+func (m *markdown) table(t *east.Table, width int) []string {
+	n := len(t.Alignments)
+	var rows [][][]span
 	nat := make([]int, n)
-	for r, row := range append([][]string{t.head}, t.rows...) {
+	for row := t.FirstChild(); row != nil; row = row.NextSibling() {
+		var base mdStyle
+		if _, ok := row.(*east.TableHeader); ok {
+			base = stTableHead
+		}
 		cells := make([][]span, n)
-		for c, text := range row {
-			sp := m.inline(strings.ReplaceAll(text, `\|`, "|"), 0)
+		c := 0
+		for cell := row.FirstChild(); cell != nil && c < n; cell = cell.NextSibling() {
+			sp := m.inline(cell, base)
 			for k := range sp {
 				if sp[k].text == "\n" {
 					sp[k].text = " "
 				}
-				if r == 0 {
-					sp[k].st |= stTableHead
-				}
 			}
 			cells[c] = sp
 			nat[c] = max(nat[c], spansWidth(sp), 1)
+			c++
 		}
 		rows = append(rows, cells)
 	}
@@ -1017,10 +441,10 @@ func (m *markdown) table(t *mdTable, width int) []string {
 			sp = cutSpans(sp, ws[c])
 			pad := ws[c] - spansWidth(sp)
 			left := 0
-			switch t.align[c] {
-			case 'r':
+			switch t.Alignments[c] {
+			case east.AlignRight:
 				left = pad
-			case 'c':
+			case east.AlignCenter:
 				left = pad / 2
 			}
 			b.WriteString(strings.Repeat(" ", left))
@@ -1037,6 +461,190 @@ func (m *markdown) table(t *mdTable, width int) []string {
 		}
 	}
 	return out
+}
+
+// --- inlines
+
+// inline renders n's inline children as spans, each in st and the
+// styles of the markup around it. Without colour (ascii) the marks of
+// emphasis and code stay visible.
+func (m *markdown) inline(n ast.Node, st mdStyle) []span {
+	var out []span
+	m.inlines(n, st, &out)
+	return out
+}
+
+func (m *markdown) inlines(parent ast.Node, st mdStyle, out *[]span) {
+	emit := func(s string, st mdStyle) {
+		if s != "" {
+			*out = append(*out, span{s, st})
+		}
+	}
+	for n := parent.FirstChild(); n != nil; n = n.NextSibling() {
+		switch n := n.(type) {
+		case *ast.Text:
+			if n.IsRaw() {
+				emit(string(n.Value(m.src)), st)
+			} else {
+				emit(unescape(n.Value(m.src)), st)
+			}
+			switch {
+			case n.HardLineBreak():
+				*out = append(*out, span{"\n", 0})
+			case n.SoftLineBreak():
+				emit(" ", st)
+			}
+		case *ast.String:
+			emit(string(n.Value), st)
+		case *ast.CodeSpan:
+			var b strings.Builder
+			for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+				if t, ok := c.(*ast.Text); ok {
+					b.WriteString(strings.ReplaceAll(string(t.Value(m.src)), "\n", " "))
+				}
+			}
+			code := b.String()
+			if m.ascii {
+				code = codeFence(code)
+			}
+			emit(code, st|stCode)
+		case *ast.Emphasis:
+			s, mark := stEmph, "*"
+			if n.Level == 2 {
+				s, mark = stStrong, "**"
+			}
+			m.marked(n, st|s, mark, out)
+		case *east.Strikethrough:
+			m.marked(n, st|stStrike, "~~", out)
+		case *ast.Link:
+			text := m.inline(n, st|stLink)
+			*out = append(*out, text...)
+			m.dest(n.Destination, plainText(text), st, out)
+		case *ast.Image:
+			var b strings.Builder
+			m.alt(n, &b)
+			label := strings.TrimSuffix(b.String(), " ")
+			emit(label, st|stLink)
+			m.dest(n.Destination, label, st, out)
+		case *ast.AutoLink:
+			emit(string(n.Label(m.src)), st|stLink)
+		case *ast.RawHTML:
+			for i := 0; i < n.Segments.Len(); i++ {
+				s := n.Segments.At(i)
+				emit(strings.ReplaceAll(string(s.Value(m.src)), "\n", " "), st)
+			}
+		case *east.TaskCheckBox:
+			// Drawn as the item's mark (list).
+			if t, ok := n.NextSibling().(*ast.Text); ok {
+				t.Segment = t.Segment.TrimLeftSpace(m.src)
+			}
+		default:
+			m.inlines(n, st, out)
+		}
+	}
+}
+
+// alt writes an image's description as plain text, as HTML's alt.
+func (m *markdown) alt(n ast.Node, b *strings.Builder) {
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		switch c := c.(type) {
+		case *ast.Text:
+			b.WriteString(unescape(c.Value(m.src)))
+			if c.SoftLineBreak() || c.HardLineBreak() {
+				b.WriteByte(' ')
+			}
+		case *ast.String:
+			b.Write(c.Value)
+		case *ast.AutoLink:
+			b.Write(c.Label(m.src))
+		default:
+			m.alt(c, b)
+		}
+	}
+}
+
+// marked renders emphasis: styled, or between its marks without colour.
+func (m *markdown) marked(n ast.Node, st mdStyle, mark string, out *[]span) {
+	if m.ascii {
+		*out = append(*out, span{mark, st})
+	}
+	m.inlines(n, st, out)
+	if m.ascii {
+		*out = append(*out, span{mark, st})
+	}
+}
+
+// dest draws a link's address dim in parentheses after its text, unless
+// the text says the same.
+func (m *markdown) dest(d []byte, label string, st mdStyle, out *[]span) {
+	u := unescape(d)
+	switch {
+	case u == "" || u == label || u == "mailto:"+label:
+	case label == "":
+		*out = append(*out, span{"(" + u + ")", st | stURL})
+	default:
+		*out = append(*out, span{" ", st}, span{"(" + u + ")", st | stURL})
+	}
+}
+
+// codeFence writes a code span as markdown would: in a run of backticks
+// longer than any inside it, padded where it starts or ends with one.
+func codeFence(code string) string {
+	n, run := 1, 0
+	for i := 0; i < len(code); i++ {
+		if code[i] == '`' {
+			run++
+			if run >= n {
+				n = run + 1
+			}
+		} else {
+			run = 0
+		}
+	}
+	fence, pad := strings.Repeat("`", n), ""
+	if strings.HasPrefix(code, "`") || strings.HasSuffix(code, "`") {
+		pad = " "
+	}
+	return fence + pad + code + pad + fence
+}
+
+// unescape resolves backslash escapes and entity references, as the
+// CommonMark spec's HTML shows them.
+func unescape(b []byte) string {
+	if bytes.IndexByte(b, '\\') < 0 && bytes.IndexByte(b, '&') < 0 {
+		return string(b)
+	}
+	var out []byte
+	entities := func(b []byte) []byte { return util.ResolveEntityNames(util.ResolveNumericReferences(b)) }
+	from := 0
+	for i := 0; i+1 < len(b); i++ {
+		if b[i] == '\\' && util.IsPunct(b[i+1]) {
+			out = append(append(out, entities(b[from:i])...), b[i+1])
+			i++
+			from = i + 1
+		}
+	}
+	return string(append(out, entities(b[from:])...))
+}
+
+func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+
+func runOf(s string, i int, c byte) int {
+	n := 0
+	for i+n < len(s) && s[i+n] == c {
+		n++
+	}
+	return n
+}
+
+func indentOf(l string) int { return runOf(l, 0, ' ') }
+
+func plainText(sp []span) string {
+	var b strings.Builder
+	for _, s := range sp {
+		b.WriteString(s.text)
+	}
+	return b.String()
 }
 
 // fitColumns shrinks column widths to fit avail cells: the widest

@@ -120,7 +120,7 @@ func TestInline(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := strings.Join(m.wrap(m.inline(tc.in, 0), 200), "\n")
+			got := strings.Join(m.render(tc.in, 200), "\n")
 			if got != tc.want {
 				t.Errorf("inline(%q)\n got %s\nwant %s", tc.in, got, tc.want)
 			}
@@ -137,7 +137,7 @@ func TestInlinePlainKeepsTheMarks(t *testing.T) {
 		"**a `b` c**":           "**a `b` c**",
 		"[a](u) and <http://x>": "a (u) and http://x",
 	} {
-		if got := strings.Join(m.wrap(m.inline(in, 0), 200), "\n"); got != want {
+		if got := strings.Join(m.render(in, 200), "\n"); got != want {
 			t.Errorf("%q: got %q, want %q", in, got, want)
 		}
 	}
@@ -340,7 +340,7 @@ func TestHighlightKeepsTheText(t *testing.T) {
 			for i := range lines {
 				lines[i] = strings.TrimRight(lines[i], " ")
 			}
-			got := m.code(&mdBlock{kind: bCode, lang: strings.TrimSuffix(lang, "-unclose"), text: lines}, 500)
+			got := m.code(strings.TrimSuffix(lang, "-unclose"), lines, 500)
 			if len(got) != len(lines) {
 				t.Fatalf("%d lines, want %d", len(got), len(lines))
 			}
@@ -369,7 +369,7 @@ func TestHighlightKeepsTheText(t *testing.T) {
 func TestHighlightColours(t *testing.T) {
 	m := tagged()
 	code := func(lang, src string) string {
-		return strings.Join(m.code(&mdBlock{kind: bCode, lang: lang, text: strings.Split(src, "\n")}, 200), "\n")
+		return strings.Join(m.code(lang, strings.Split(src, "\n"), 200), "\n")
 	}
 	tests := []struct{ lang, src, want string }{
 		{"go", `return "s" // c`, `  <pre><kw>return</kw></pre><pre> </pre><pre><str>"s"</str></pre><pre> </pre><pre><com>// c</com></pre>`},

@@ -118,16 +118,14 @@ func newInks(th Theme) inks {
 	}
 }
 
-// diffInk colours a line of a unified diff.
+// diff colours a line of a unified diff (diffStyleOf).
 func (k inks) diff(l string) ink {
-	switch {
-	case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
-		return k.dim
-	case strings.HasPrefix(l, "+"):
+	switch diffStyleOf(l) {
+	case stAdded:
 		return k.added
-	case strings.HasPrefix(l, "-"):
+	case stRemoved:
 		return k.removed
-	case strings.HasPrefix(l, "@@"):
+	case stHunk:
 		return k.hunk
 	}
 	return k.dim
