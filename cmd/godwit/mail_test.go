@@ -609,8 +609,9 @@ func TestChatInTmuxShowsMail(t *testing.T) {
 	if r := godwit(t, home, ws, nil, "send", "--from", "ci", first.SessionID, "the nightly build is red"); r.code != 0 {
 		t.Fatal(r.stderr)
 	}
-	sc := s.waitFor("Build fixed, thanks")
-	for _, want := range []string{"✉ m1 from program ci (not your words):", "the nightly build is red", "↩ the answer went to program ci (m1)"} {
+	// The answer's line comes when the turn has ended, after its text.
+	sc := s.waitFor("↩ the answer went to")
+	for _, want := range []string{"✉ m1 from program ci (not your words):", "the nightly build is red", "Build fixed, thanks", "↩ the answer went to program ci (m1)"} {
 		if !strings.Contains(sc, want) {
 			t.Errorf("the screen lacks %q:\n%s", want, sc)
 		}
