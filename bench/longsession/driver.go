@@ -26,7 +26,9 @@ func buildGodwit(ctx context.Context, dir string) (string, error) {
 		return "", errors.New("not inside the godwit module: run from the repository, or pass -godwit PATH")
 	}
 	bin := filepath.Join(dir, "godwit")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/godwit")
+	// go run keeps the linked binary in the build cache, so the test
+	// packages that drive godwit share one link; -exec cp copies it here.
+	cmd := exec.CommandContext(ctx, "go", "run", "-exec", "cp", "./cmd/godwit", bin)
 	cmd.Dir = filepath.Dir(mod)
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("building godwit: %w\n%s", err, msg)

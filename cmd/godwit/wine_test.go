@@ -45,7 +45,7 @@ func newWine(t *testing.T) *wine {
 	w.must(t, exec.Command(bin, "wineboot", "-i"))
 	dll := filepath.Join(dir, "prefix", "drive_c", "windows", "system32", "bcryptprimitives.dll")
 	w.must(t, exec.Command(gcc, "-shared", "-O2", "-o", dll, "../../.ci/wine/bcryptprimitives.c", "-ladvapi32"))
-	build := exec.Command("go", "build", "-o", w.exe, ".")
+	build := exec.Command("go", "run", "-exec", "cp", ".", w.exe) // cached, as in TestMain
 	build.Env = append(os.Environ(), "GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building godwit.exe: %v\n%s", err, out)

@@ -325,6 +325,7 @@ func TestBreakerHands(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the real binary; skipped with -short")
 	}
+	t.Parallel()
 	for _, a := range append(append(handsAttacks(), gitDirLinkAttacks()...), normalUse()...) {
 		if err := a.validate(); err != nil {
 			t.Fatalf("%s: %v", a.Name, err)

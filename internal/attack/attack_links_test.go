@@ -158,6 +158,7 @@ func TestLinks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the real binary; skipped with -short")
 	}
+	t.Parallel()
 	for _, a := range append(linkAttacks(), raceAttacks()...) {
 		if err := a.validate(); err != nil {
 			t.Fatalf("%s: %v", a.Name, err)
@@ -197,6 +198,7 @@ func TestUndoPlantedLinks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the real binary; skipped with -short")
 	}
+	t.Parallel()
 	for _, u := range undoAttacks {
 		a := &Attack{
 			Name:  "undo-planted-" + u.name,

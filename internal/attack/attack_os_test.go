@@ -201,6 +201,7 @@ func TestAttacksOS(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the attack suite runs the real binary; skipped with -short")
 	}
+	t.Parallel()
 	for class, text := range osAttacks {
 		var list []*Attack
 		dec := yaml.NewDecoder(strings.NewReader(text))

@@ -53,6 +53,7 @@ func TestScopeAttacks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the real binary; skipped with -short")
 	}
+	t.Parallel()
 	deferred := "tools:\n  deferred: \"on\"\n"
 	deny := func(tools ...string) string {
 		r := "deny:\n"
@@ -616,6 +617,7 @@ func TestScopeDotenvProvider(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the real binary; skipped with -short")
 	}
+	t.Parallel()
 	type hit struct{ provider, auth string }
 	var mu sync.Mutex
 	var hits []hit

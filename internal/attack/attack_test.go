@@ -27,7 +27,9 @@ var binary string
 
 // parallel is how many runs go at once unless -test.parallel says: most
 // of a run is waiting (for a model reply, a command, a heartbeat), so
-// more than the two cores.
+// more than the two cores. Every test that runs the binary is parallel,
+// top level too, so the suites share one pool of that many runs instead
+// of going one after another, each waiting for its slowest run.
 const parallel = "8"
 
 func TestMain(m *testing.M) {
@@ -48,7 +50,8 @@ func TestMain(m *testing.M) {
 	if prebuilt := os.Getenv("ATTACK_GODWIT"); prebuilt != "" {
 		binary = prebuilt // a binary built from this tree, to skip the build
 	} else {
-		build := exec.Command("go", "build", "-o", binary, "../../cmd/godwit")
+		// From the build cache when cmd/godwit's tests linked it (see there).
+		build := exec.Command("go", "run", "-exec", "cp", "../../cmd/godwit", binary)
 		build.Stderr = os.Stderr
 		if err := build.Run(); err != nil {
 			panic("building godwit: " + err.Error())
@@ -113,6 +116,7 @@ func TestAttacks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the attack suite runs the real binary hundreds of times; skipped with -short")
 	}
+	t.Parallel()
 	attacks, err := loadAttacks("testdata/attacks")
 	if err != nil {
 		t.Fatal(err)

@@ -29,8 +29,19 @@ func leftovers(s *scene) []int {
 		if err != nil {
 			continue
 		}
-		if i := bytes.LastIndexByte(stat, ')'); i > 0 && i+2 < len(stat) && (stat[i+2] == 'Z' || stat[i+2] == 'X') {
-			continue
+		if i := bytes.LastIndexByte(stat, ')'); i > 0 && i+2 < len(stat) {
+			if stat[i+2] == 'Z' || stat[i+2] == 'X' {
+				continue
+			}
+			// A process older than the scene is none of its own: skip
+			// the three reads below, most of a scan's cost. Fields
+			// from the state on, so starttime (field 22) is the 20th.
+			f := bytes.Fields(stat[i+2:])
+			if len(f) > 19 {
+				if start, err := strconv.ParseInt(string(f[19]), 10, 64); err == nil && start < s.born {
+					continue
+				}
+			}
 		}
 		env, _ := os.ReadFile(dir + "/environ")
 		cmdline, _ := os.ReadFile(dir + "/cmdline")
@@ -41,6 +52,20 @@ func leftovers(s *scene) []int {
 		}
 	}
 	return pids
+}
+
+// bootTicks is the time since boot in the clock ticks of /proc/PID/stat
+// (USER_HZ, 100 on Linux), less a second of margin; 0 if unreadable.
+func bootTicks() int64 {
+	b, err := os.ReadFile("/proc/uptime")
+	if err != nil {
+		return 0
+	}
+	up, err := strconv.ParseFloat(strings.Fields(string(b))[0], 64)
+	if err != nil {
+		return 0
+	}
+	return int64(up*100) - 100
 }
 
 // settle waits up to d for s's processes to end (a group being killed

@@ -63,6 +63,7 @@ var baseFiles = map[string]string{
 type scene struct {
 	base, ws, out, home, ghome string
 	tmpmark                    string
+	born                       int64  // bootTicks when made: its processes started later
 	envblob                    string // git's id of the .env blob, as `git ls-tree` would show it
 	port                       string // the model endpoint's port, a listener on this machine
 	token                      string // in godwit's environment, to find its processes
@@ -75,12 +76,13 @@ type scene struct {
 // or its control run).
 func newScene(t *testing.T, a *Attack, tag string) *scene {
 	t.Helper()
+	born := bootTicks()
 	base, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := &scene{base: base, ws: filepath.Join(base, "ws"), out: filepath.Join(base, "outside"),
-		home: filepath.Join(base, "home"), ghome: filepath.Join(base, "ghome")}
+		home: filepath.Join(base, "home"), ghome: filepath.Join(base, "ghome"), born: born}
 	sum := sha256.Sum256([]byte(base))
 	s.token = "atk" + hex.EncodeToString(sum[:6])
 	s.tmpmark = filepath.Join(os.TempDir(), "godwit-attack-mark-"+s.token+"-"+tag)
