@@ -6,20 +6,11 @@ import (
 	"strings"
 )
 
-// The read-only list is an allow-list of options, not a block-list: a
-// command passes unasked only when every option it uses is one the table
-// of its program knows, parsed the way the program parses it. An option
-// the table does not know, an ambiguous abbreviation, or a word computed
-// at run time that could turn into an option makes the command need
-// approval; so does any option marked as writing, running a program,
-// reading a list of file names, or setting something.
-//
-// The matcher is GNU getopt_long's: long options may be abbreviated to
-// any unique prefix (--outp is --output), take their value as
-// --opt=value or --opt value (optional values only after =), short
-// options cluster (-uo F, -oF), options may follow operands unless the
-// program stops at the first operand, and -- ends the options unless it
-// is an option's value.
+// Option tables are matched as GNU getopt_long matches: unique-prefix
+// long options (--outp is --output), --opt=value and --opt value,
+// clustered short options (-uo F, -oF), options after operands unless
+// the program stops at the first, and -- ends them. An option the table
+// does not know, or a computed word where one could be, is not trusted.
 
 // effect is what an option does, as far as approval cares.
 type effect uint16
@@ -88,6 +79,10 @@ type getopt struct {
 	risky bool
 }
 
+// specMarks are the marks of parseSpec.
+var specMarks = map[string]effect{"!w": effWrites, "!x": effRuns, "!n": effNamesFile, "!s": effSets,
+	"@": effPath, "+r": effRecurse, "+L": effFollow, "+h": effHidden, "+p": effPattern}
+
 // parseSpec builds a table from a compact spec: space-separated tokens,
 // one per option form. A single character is a short option, anything
 // longer a long one. After the name, ":" (short) or "=" (long) means a
@@ -112,34 +107,16 @@ func parseSpec(spec string) getopt {
 			o.arg, tok = argRequired, tok[1:]
 		}
 		for len(tok) > 0 {
-			m := tok[:1]
-			if m == "!" || m == "+" {
-				m, tok = tok[:2], tok[2:]
-			} else {
-				tok = tok[1:]
+			n := 1
+			if tok[0] == '!' || tok[0] == '+' {
+				n = 2
 			}
-			switch m {
-			case "!w":
-				o.eff |= effWrites
-			case "!x":
-				o.eff |= effRuns
-			case "!n":
-				o.eff |= effNamesFile
-			case "!s":
-				o.eff |= effSets
-			case "@":
-				o.eff |= effPath
-			case "+r":
-				o.eff |= effRecurse
-			case "+L":
-				o.eff |= effFollow
-			case "+h":
-				o.eff |= effHidden
-			case "+p":
-				o.eff |= effPattern
-			default:
-				panic("policy: bad option spec mark " + m + " in " + spec)
+			e, ok := specMarks[tok[:min(n, len(tok))]]
+			if !ok {
+				panic("policy: bad option spec mark " + tok + " in " + spec)
 			}
+			o.eff |= e
+			tok = tok[min(n, len(tok)):]
 		}
 		if len(name) == 1 {
 			o.short = name[0]

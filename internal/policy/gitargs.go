@@ -10,14 +10,10 @@ import (
 	"github.com/godwit/godwit/internal/gitconfig"
 )
 
-// Git's own options come before its subcommand (git -C dir -c k=v
-// --no-pager commit). Deny and ask rules are matched against the command
-// with them removed as well, so `deny: git commit *` holds for
-// `git -C . commit`, and against what an alias stands for (git -c
-// alias.ci=commit ci, or an alias in the repository's or the user's git
-// config). Git does not abbreviate its own options and stops at one it
-// does not know; one this table does not know asks where a rule could
-// be dodged, in case git is newer than the table.
+// Deny and ask rules match git without its own options (git -C . commit
+// is git commit) and through its aliases (-c alias.ci=commit, the
+// config files'). Git stops at an option it does not know; one this
+// table does not know asks where a rule could be dodged.
 
 // gitGlobals is git's own option table (git(1), OPTIONS).
 var gitGlobals = sync.OnceValue(func() getopt {

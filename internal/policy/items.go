@@ -5,11 +5,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -207,21 +205,17 @@ func (p *Policy) redirectItem(toolName string, r Redirect) item {
 // dangerousVars change what later commands run or where they work;
 // setting one makes the line need approval. XDG_CONFIG_HOME moves git's
 // configuration; GCONV_PATH and LOCPATH load code into any program.
-var dangerousVars = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(PATH|CDPATH|HOME|IFS|ENV|BASH_ENV|BASHOPTS|SHELLOPTS|PS4|PROMPT_COMMAND|GLOBIGNORE|PAGER|MANPAGER|EDITOR|VISUAL|` +
-		`LESSOPEN|LESSCLOSE|RIPGREP_CONFIG_PATH|GREP_OPTIONS|BASH_XTRACEFD|LD_.*|DYLD_.*|GIT_.*|BASH_FUNC_.*|XDG_.*|GCONV_PATH|` +
-		`LOCPATH|NLSPATH|GLIBC_TUNABLES|POSIXLY_CORRECT|TMPDIR|BASH_LOADABLES_PATH|EXECIGNORE|FIGNORE|HISTFILE|INPUTRC|TERMINFO.*)$`)
-})
+var dangerousVars = lazyRE(`^(PATH|CDPATH|HOME|IFS|ENV|BASH_ENV|BASHOPTS|SHELLOPTS|PS4|PROMPT_COMMAND|GLOBIGNORE|PAGER|MANPAGER|EDITOR|VISUAL|` +
+	`LESSOPEN|LESSCLOSE|RIPGREP_CONFIG_PATH|GREP_OPTIONS|BASH_XTRACEFD|LD_.*|DYLD_.*|GIT_.*|BASH_FUNC_.*|XDG_.*|GCONV_PATH|` +
+	`LOCPATH|NLSPATH|GLIBC_TUNABLES|POSIXLY_CORRECT|TMPDIR|BASH_LOADABLES_PATH|EXECIGNORE|FIGNORE|HISTFILE|INPUTRC|TERMINFO.*)$`)
 
 // commandVars are variables whose value programs run as a command line
 // (git's editor and pager, ssh's command, askpass helpers, a browser):
 // deny and ask rules cannot see into them, so setting one asks where
 // such rules exist.
-var commandVars = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(EDITOR|VISUAL|PAGER|MANPAGER|GIT_EDITOR|GIT_SEQUENCE_EDITOR|GIT_PAGER|GIT_SSH|GIT_SSH_COMMAND|` +
-		`GIT_EXTERNAL_DIFF|GIT_ASKPASS|SSH_ASKPASS|SUDO_ASKPASS|GIT_PROXY_COMMAND|BROWSER|LESSOPEN|LESSCLOSE|CVS_RSH|RSYNC_RSH|` +
-		`SHELL|BASH_ENV|ENV|PROMPT_COMMAND|PS4|TERMINAL|GIT_EXEC_PATH|GIT_CONFIG_.*|SYSTEMD_PAGER|DIFF|MERGE|FCEDIT)$`)
-})
+var commandVars = lazyRE(`^(EDITOR|VISUAL|PAGER|MANPAGER|GIT_EDITOR|GIT_SEQUENCE_EDITOR|GIT_PAGER|GIT_SSH|GIT_SSH_COMMAND|` +
+	`GIT_EXTERNAL_DIFF|GIT_ASKPASS|SSH_ASKPASS|SUDO_ASKPASS|GIT_PROXY_COMMAND|BROWSER|LESSOPEN|LESSCLOSE|CVS_RSH|RSYNC_RSH|` +
+	`SHELL|BASH_ENV|ENV|PROMPT_COMMAND|PS4|TERMINAL|GIT_EXEC_PATH|GIT_CONFIG_.*|SYSTEMD_PAGER|DIFF|MERGE|FCEDIT)$`)
 
 func commandVar(names []string) string {
 	for _, n := range names {
@@ -234,9 +228,7 @@ func commandVar(names []string) string {
 
 // secretVars are variable names that likely hold a secret; expanding
 // one prints it as surely as cat .env does.
-var secretVars = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)(KEY|TOKEN|SECRET|PASSW|PASSPHRASE|CREDENTIAL|COOKIE|SESSION|PRIVATE|AUTH)`)
-})
+var secretVars = lazyRE(`(?i)(KEY|TOKEN|SECRET|PASSW|PASSPHRASE|CREDENTIAL|COOKIE|SESSION|PRIVATE|AUTH)`)
 
 // varItems judge what the line does with variables beyond its simple
 // commands: assignments by ${X:=v}, arithmetic or a for loop, arithmetic
@@ -490,7 +482,7 @@ func (p *Policy) readItems(toolName string, w Word, dir string) []item {
 	return out
 }
 
-var subcommandLike = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]*$`) })
+var subcommandLike = lazyRE(`^[A-Za-z0-9][A-Za-z0-9._:-]*$`)
 
 // commandScope is what Always remembers for a command: its program and,
 // when it looks like a subcommand, its first argument ("go test *",

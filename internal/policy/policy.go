@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 
@@ -269,14 +270,8 @@ const (
 // ask (a secret read). Always is not offered: read-only mode remembers
 // nothing.
 func (p *Policy) offerOnce(ctx context.Context, req tool.ApprovalRequest, what string, reasons []string) (tool.Decision, error) {
-	q := Question{Tool: req.Tool, Summary: req.Access.Summary, Preview: req.Access.Preview, ReadOnly: true,
-		Reasons: lookalikes(req.Access, append([]string{what}, reasons...))}
-	if q.Summary == "" {
-		q.Summary = "run " + req.Tool
-	}
-	if q.Preview == "" && req.Access.Command != "" && req.Access.Command != strings.TrimPrefix(q.Summary, "run: ") {
-		q.Preview = req.Access.Command
-	}
+	q := question(req, append([]string{what}, reasons...))
+	q.ReadOnly = true
 	p.askMu.Lock()
 	defer p.askMu.Unlock()
 	a, err := p.prompter.Ask(ctx, q)
@@ -368,7 +363,7 @@ func (p *Policy) judge(toolName string, it item) judgement {
 
 // commandRules reports whether a deny or ask rule looks at commands.
 func (p *Policy) commandRules() bool {
-	for _, r := range append(p.rules.Deny[:len(p.rules.Deny):len(p.rules.Deny)], p.rules.Ask...) {
+	for _, r := range p.guards() {
 		if (r.Command != "" || r.Path != "" || r.Tool == "") && r.matchTool("shell_exec") {
 			return true
 		}
@@ -378,7 +373,7 @@ func (p *Policy) commandRules() bool {
 
 // pathRules reports whether a deny or ask rule names paths for toolName.
 func (p *Policy) pathRules(toolName string) bool {
-	for _, r := range append(p.rules.Deny[:len(p.rules.Deny):len(p.rules.Deny)], p.rules.Ask...) {
+	for _, r := range p.guards() {
 		if r.Path != "" && r.matchTool(toolName) {
 			return true
 		}
@@ -411,7 +406,7 @@ func (p *Policy) codeRule(toolName string, code []codeText) (Rule, codeText, boo
 		return Rule{}, codeText{}, false
 	}
 	var first *Rule
-	for _, r := range append(p.rules.Deny[:len(p.rules.Deny):len(p.rules.Deny)], p.rules.Ask...) {
+	for _, r := range p.guards() {
 		if r.Command == "" || !r.matchTool(toolName) {
 			continue
 		}
@@ -504,13 +499,7 @@ func (p *Policy) ask(ctx context.Context, req tool.ApprovalRequest, reasons []st
 		return tool.Decision{Reason: "needs the user's approval (" + strings.Join(reasons, "; ") +
 			"), but no one can be asked here. The user can allow it with a rule in $GODWIT_HOME/rules.yaml (~/.godwit/rules.yaml), or run godwit interactively with --allow-write"}, nil
 	}
-	q := Question{Tool: req.Tool, Summary: req.Access.Summary, Preview: req.Access.Preview, Reasons: lookalikes(req.Access, reasons)}
-	if q.Summary == "" {
-		q.Summary = "run " + req.Tool
-	}
-	if q.Preview == "" && req.Access.Command != "" && req.Access.Command != strings.TrimPrefix(q.Summary, "run: ") {
-		q.Preview = req.Access.Command
-	}
+	q := question(req, reasons)
 	// Always is offered only when every item asked about has a scope to
 	// remember (not for a path computed at run time).
 	var remember []Rule
@@ -549,6 +538,23 @@ func (p *Policy) ask(ctx context.Context, req tool.ApprovalRequest, reasons []st
 		reason += ": " + a.Note
 	}
 	return tool.Decision{Reason: reason}, nil
+}
+
+// question is what the person is asked about req.
+func question(req tool.ApprovalRequest, reasons []string) Question {
+	q := Question{Tool: req.Tool, Summary: req.Access.Summary, Preview: req.Access.Preview, Reasons: lookalikes(req.Access, reasons)}
+	if q.Summary == "" {
+		q.Summary = "run " + req.Tool
+	}
+	if q.Preview == "" && req.Access.Command != "" && req.Access.Command != strings.TrimPrefix(q.Summary, "run: ") {
+		q.Preview = req.Access.Command
+	}
+	return q
+}
+
+// guards are the deny and ask rules.
+func (p *Policy) guards() []Rule {
+	return append(p.rules.Deny[:len(p.rules.Deny):len(p.rules.Deny)], p.rules.Ask...)
 }
 
 func dedupe(s []string) []string {
@@ -596,4 +602,9 @@ func lookalikes(acc tool.Access, reasons []string) []string {
 		reasons = append(append([]string(nil), reasons...), "has characters that are not ASCII (a look-alike reads as another letter): "+strings.Join(na, ", "))
 	}
 	return reasons
+}
+
+// lazyRE compiles expr at its first use, not at start-up.
+func lazyRE(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }

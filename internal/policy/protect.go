@@ -2,7 +2,6 @@ package policy
 
 import (
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,20 +10,10 @@ import (
 	"github.com/godwit/godwit/internal/gitconfig"
 )
 
-// Git hooks and git's configuration run programs later, as the user and
-// outside any sandbox (a hook at the next commit, core.fsmonitor at the
-// next git status, an alias). So a shell command that may change them
-// asks in every mode, --yes included, as a file tool's write to them
-// does: a command whose arguments name a protected file or a folder
-// holding one (cp x .git/hooks/, ln -s, install, rsync, mv, tee, dd
-// of=.git/config, a redirect), git config setting a key that is not on
-// a short list of harmless ones (core.hooksPath, core.fsmonitor,
-// core.pager, alias.*, diff.*.textconv, filter.* ...), git -c with such
-// a key, git init or clone with --template, and the variables that point
-// git at another configuration (GIT_CONFIG_*). What the analysis cannot
-// see (a script, tar -x, a program writing on its own) is caught after
-// the fact: the safety layer compares .git/hooks and .git/config after
-// each command and restores them.
+// Git hooks and configuration run programs later, as the user and
+// outside any sandbox, so a command that may change them asks in every
+// mode, --yes included. What the analysis cannot see (a script, tar -x)
+// the safety layer catches after the command (gitguard).
 
 // gitSafeKeys are the git settings that run nothing and point nowhere;
 // setting any other asks in every mode. Section and key are matched
@@ -62,9 +51,7 @@ func gitKeySafe(key string) bool {
 
 // gitEnvVars point git at configuration, programs or templates other
 // than the repository's: setting one is git -c in disguise.
-var gitEnvVars = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^GIT_(CONFIG(_.*)?|EXEC_PATH|TEMPLATE_DIR|DIR|COMMON_DIR|WORK_TREE)$`)
-})
+var gitEnvVars = lazyRE(`^GIT_(CONFIG(_.*)?|EXEC_PATH|TEMPLATE_DIR|DIR|COMMON_DIR|WORK_TREE)$`)
 
 // protectedItems are the changes to git hooks and configuration a
 // command that is not read-only may make: they ask in every mode.

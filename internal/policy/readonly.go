@@ -1,38 +1,18 @@
 package policy
 
 import (
-	"regexp"
 	"strings"
 	"sync"
 )
 
-// The built-in read-only commands run without approval in every mode,
-// read-only included, and always under a sandbox with no writes and no
-// network (tool.ConfineReadOnly): the list says what may run unasked,
-// the sandbox makes sure it only reads. The bar for the list: the
-// program cannot change a file or start another program with the
-// options its table allows. Each program has a table of every option it
-// takes (getopt.go); an option the table does not know makes the
-// command need approval, and options that write, run a program, read a
-// list of file names or set something are marked so. Where a computed
-// argument ($X, a glob matching a file named -x) could turn into such an
-// option, the command needs approval.
-//
-// Left out on purpose:
-//   - go test, go build, go vet, make, npm, cargo, pytest: they run or
-//     compile the project's code, which can do anything.
-//   - sed and awk (sed's w and e commands, awk's system() and print >),
-//     xargs, env CMD, timeout, nice, nohup, command CMD, exec, eval,
-//     source, bash -c: they write or run what their arguments say.
-//   - less and more (they run an editor or shell on request), tee, read
-//     (assigns any variable), hash, alias, xxd (its own option syntax).
-//
-// A computed program name ($CMD), a path to a program (./ls) and a
-// command with a variable set in front of it (GIT_PAGER=x git log) are
-// never read-only. Paths a read-only command reads are still checked:
-// secrets and files outside the workspace ask, and so do environment
-// dumps (env, printenv, set, declare -p) and git commands that print
-// file contents from git's objects, where committed secrets may be.
+// The read-only list: what runs unasked in every mode, always confined
+// (tool.ConfineReadOnly). The bar: with the options its table allows
+// (getopt.go), the program can neither change a file nor start another.
+// Left out on purpose: what compiles or runs the project's code (go
+// test, make, npm), what writes or runs what its arguments say (sed,
+// awk, xargs, env CMD, eval), less and more (they start an editor),
+// read (it assigns any variable). What a read-only command reads is
+// still checked (commandItem).
 
 type operandKind uint8
 
@@ -489,9 +469,7 @@ var jqFlags = map[string]bool{
 
 // jqEnv finds jq's ways to read the environment ($ENV, env) and to load
 // modules from files.
-var jqEnv = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\$ENV\b|\$__prog_args\b|(^|[^A-Za-z0-9_$.])env\b|\b(import|include|input_filename)\b`)
-})
+var jqEnv = lazyRE(`\$ENV\b|\$__prog_args\b|(^|[^A-Za-z0-9_$.])env\b|\b(import|include|input_filename)\b`)
 
 // jqRO: jq reads its files and prints what its filter says; the filter
 // can print the environment ($ENV, env) and load modules.
@@ -591,7 +569,7 @@ var findPreds = sync.OnceValue(func() map[string]findPred {
 	return m
 })
 
-var findNewer = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-newer[aBcm]([aBcmt])$`) })
+var findNewer = lazyRE(`^-newer[aBcm]([aBcmt])$`)
 
 // findRO parses find's command line: options, starting points, then an
 // expression of predicates, each taking a fixed number of words. An

@@ -8,28 +8,17 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 )
 
 // Code that runs from a file is read and judged by the deny and ask
-// rules, as far as godwit can read it: a shell script run as `sh FILE`,
-// `source FILE` or by its path, a package.json script (npm run, yarn,
-// pnpm), a Makefile's recipes (make.go). A program run by its path is
-// also matched as what it is: the target of a symlink (./del -> /bin/rm
-// is rm), and a program a rule names when it is the same file or a copy
-// of it. Programs in other languages (awk's program, python -c, a
-// Python file) are not parsed: a deny or ask rule whose words appear in
-// their code asks.
-//
-// What cannot be read asks where a rule could be dodged: a file the
-// same line may write before it runs (echo ... > t.sh && sh t.sh), one
-// that does not exist yet, one outside the workspace, one too big, a
-// program in a script named by a variable. Code that runs the
-// project's own programs in ways no file shows (go test, go run, cargo,
-// pytest, a compiled binary) is not followed: asking on every test run
-// would make deny rules unusable, and the sandbox bounds what they do.
+// rules: a shell script, a package.json script, a Makefile's recipes
+// (make.go); a program run by its path is matched as what it is (a
+// symlink's target, a copy of a program a rule names). What cannot be
+// read as it will run asks where a rule could be dodged. The project's
+// own programs (go test, a built binary) are left to the sandbox:
+// asking on every test run would make deny rules unusable.
 
 // maxScript bounds the size of a file read to judge the code in it.
 const maxScript = 2 << 20
@@ -274,7 +263,7 @@ func sameProgram(a, b string) bool {
 // rulePrograms are the programs deny and ask command rules name.
 func (p *Policy) rulePrograms() []string {
 	var out []string
-	for _, r := range append(p.rules.Deny[:len(p.rules.Deny):len(p.rules.Deny)], p.rules.Ask...) {
+	for _, r := range p.guards() {
 		f := strings.Fields(r.Command)
 		if len(f) > 0 && !strings.ContainsAny(f[0], "*?[/") && r.matchTool("shell_exec") {
 			out = append(out, f[0])
@@ -285,11 +274,9 @@ func (p *Policy) rulePrograms() []string {
 
 // interpreterName matches the programs that run code in another
 // language given in their arguments or in a file.
-var interpreterName = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(awk|gawk|mawk|nawk|sed|gsed|python[0-9.]*|pypy[0-9.]*|perl[0-9.]*|ruby[0-9.]*|irb|node|nodejs|deno|` +
-		`php[0-9.]*|lua[0-9.]*|luajit|Rscript|R|tclsh[0-9.]*|wish[0-9.]*|expect|osascript|pwsh|powershell|julia|guile|racket|sbcl|` +
-		`clisp|ghci|runghc|runhaskell|groovy|scala|jshell|elixir|iex|erl|escript|swift|vim|nvim|vi|ex|emacs|gdb|lldb)$`)
-})
+var interpreterName = lazyRE(`^(awk|gawk|mawk|nawk|sed|gsed|python[0-9.]*|pypy[0-9.]*|perl[0-9.]*|ruby[0-9.]*|irb|node|nodejs|deno|` +
+	`php[0-9.]*|lua[0-9.]*|luajit|Rscript|R|tclsh[0-9.]*|wish[0-9.]*|expect|osascript|pwsh|powershell|julia|guile|racket|sbcl|` +
+	`clisp|ghci|runghc|runhaskell|groovy|scala|jshell|elixir|iex|erl|escript|swift|vim|nvim|vi|ex|emacs|gdb|lldb)$`)
 
 func isInterpreter(name string) bool { return interpreterName().MatchString(name) }
 
@@ -518,12 +505,10 @@ func (u *unwrapper) pkgRun(c SimpleCommand, name string, scripts []string, depth
 // can be assembled as it runs ("r"+"m"). It raises the bar; it is not a
 // parser of every language, and a program the project builds and runs
 // is bounded by the sandbox, not by rules.
-var spawnAPI = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?:^|[^A-Za-z0-9_$])(system|popen|spawn|spawnSync|execSync|execFile|execFileSync|exec|execv|execvp|execvpe|` +
-		`execve|execl|execlp|execle|subprocess|child_process|Popen|fork|shell_exec|passthru|proc_open|pcntl_exec|Open3|startfile|` +
-		`ProcessBuilder|getRuntime|__import__|importlib|getattr|ctypes|qx|getline|Command|run_command)(?:[^A-Za-z0-9_]|$)` +
-		"|`" + `|\|\s*"|"\s*\|&?|\|&`)
-})
+var spawnAPI = lazyRE(`(?:^|[^A-Za-z0-9_$])(system|popen|spawn|spawnSync|execSync|execFile|execFileSync|exec|execv|execvp|execvpe|` +
+	`execve|execl|execlp|execle|subprocess|child_process|Popen|fork|shell_exec|passthru|proc_open|pcntl_exec|Open3|startfile|` +
+	`ProcessBuilder|getRuntime|__import__|importlib|getattr|ctypes|qx|getline|Command|run_command)(?:[^A-Za-z0-9_]|$)` +
+	"|`" + `|\|\s*"|"\s*\|&?|\|&`)
 
 // codeWordBefore and codeWordAfter are the characters that may not touch
 // a program name for it to count as a word in code: rm in

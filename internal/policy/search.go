@@ -10,30 +10,20 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 )
 
-// A recursive search typed into the shell (grep -r, rg, ag, diff -r)
-// reads every file under its folders, so naming no secrets file it can
-// still print one. Such a search of a folder that holds secrets files,
-// or files a deny or ask path rule names, asks (or is denied by the
-// rule), as reading the file would; the grep tool passes over them
-// instead. The walk that looks for them follows exactly what the
-// program follows: symlinks when it dereferences them (grep -R, rg -L,
-// diff -r), into the folders they lead to, and a link that leaves the
-// workspace counts as a read outside it. Programs that list names only
-// (find, ls -R, tree, du, fd) are checked for that last case when they
-// follow links.
+// A recursive search (grep -r, rg, ag, diff -r) may print a secrets file
+// it does not name: searching a folder holding one, or a file a deny or
+// ask path rule names, asks. The walk follows what the program follows
+// (symlinks where it dereferences them), and a link leaving the
+// workspace is a read outside it. Listers (find, ls -R, tree, du, fd)
+// are checked for that last case only.
 
 // maxSearchEntries bounds the walk that looks for secrets files under a
 // searched folder; a bigger folder asks, as it cannot be cleared.
 const maxSearchEntries = 20000
 
-// searchScope says whether c searches folders recursively, whether it
-// skips hidden files (rg and ag do by default; .env is hidden), and
+// scopeOf says whether a command searches folders recursively, whether
+// it skips hidden files (rg and ag do by default; .env is hidden), and
 // whether it follows symlinks out of them.
-func searchScope(c SimpleCommand) (recursive, skipsHidden, follow bool) {
-	ro := checkReadOnly(c)
-	return scopeOf(ro)
-}
-
 func scopeOf(ro roResult) (recursive, skipsHidden, follow bool) {
 	recursive = ro.search || ro.eff&effRecurse != 0 || ro.lists
 	skipsHidden = ro.search && ro.skipsHidden && ro.eff&effHidden == 0
@@ -180,7 +170,7 @@ func (p *Policy) searchWalk(dir string, o walkOpts) (walkFound, error) {
 // (/abs/** or ~/x/**) may name something under dir: a search of dir
 // reads there.
 func (p *Policy) ruledUnder(toolName, dir string) bool {
-	for _, r := range append(p.rules.Deny[:len(p.rules.Deny):len(p.rules.Deny)], p.rules.Ask...) {
+	for _, r := range p.guards() {
 		if r.Path == "" || !r.matchTool(toolName) {
 			continue
 		}

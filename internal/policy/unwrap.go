@@ -6,16 +6,12 @@ import (
 	"sync"
 )
 
-// Deny and ask rules look through what runs another command: wrappers
-// (sudo, env, timeout, xargs, nice, busybox, ...), whose own options are
-// parsed with a table like the read-only list's, so "sudo -u root rm"
-// is rm; shells given a string (bash -c, su -c, watch) or their input (a
-// here-document, a here-string, `sh -s`); find -exec and the options of
-// other programs that run one (rg --pre, fd -x, git -c core.pager=).
-// Where the command that would run cannot be known (a pipe into sh, a
-// string computed at run time, a wrapper option godwit does not know),
-// the line asks when a deny or ask rule could be dodged that way, and is
-// refused where no one can be asked.
+// Deny and ask rules look through what runs another command: wrappers,
+// parsed by option tables (sudo -u root rm is rm), shells given a string
+// or their input, eval, find -exec, options that run a program (rg
+// --pre). Where what would run cannot be known (a pipe into sh, a
+// wrapper option godwit does not know), the line asks when a rule could
+// be dodged that way.
 
 // wrapper is a program that runs the command in its operands.
 type wrapper struct {
