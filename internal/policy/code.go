@@ -60,11 +60,9 @@ var pyCompile = lazyRE(`(^|[^.\w])compile\s*\(`)
 var pyDunder = lazyRE(`__[A-Za-z0-9_]+__`)
 
 var pyPlainDunders = sync.OnceValue(func() map[string]bool {
-	return map[string]bool{"__name__": true, "__main__": true, "__file__": true, "__doc__": true, "__init__": true,
-		"__all__": true, "__version__": true, "__author__": true, "__future__": true, "__str__": true, "__repr__": true, "__eq__": true,
-		"__ne__": true, "__lt__": true, "__le__": true, "__gt__": true, "__ge__": true, "__hash__": true, "__len__": true,
-		"__iter__": true, "__next__": true, "__enter__": true, "__exit__": true, "__contains__": true, "__post_init__": true,
-		"__slots__": true, "__bool__": true}
+	return nameSet("__name__ __main__ __file__ __doc__ __init__ __all__ __version__ __author__ __future__ __str__ " +
+		"__repr__ __eq__ __ne__ __lt__ __le__ __gt__ __ge__ __hash__ __len__ __iter__ __next__ __enter__ " +
+		"__exit__ __contains__ __post_init__ __slots__ __bool__")
 })
 
 // perlSpawn: Perl's program starters, its string and block evals, its
@@ -89,10 +87,9 @@ var jsSpawn = lazyRE(`\b(child_process|spawn\w*|exec\w*|fork|binding|_linkedBind
 var jsRequire = lazyRE(`\brequire\s*(\(\s*(?:"([a-z:_/]+)"|'([a-z:_/]+)')\s*\))?`)
 
 var jsPlainModules = sync.OnceValue(func() map[string]bool {
-	return map[string]bool{"fs": true, "path": true, "os": true, "util": true, "crypto": true, "url": true,
-		"events": true, "assert": true, "buffer": true, "readline": true, "zlib": true, "stream": true, "string_decoder": true,
-		"querystring": true, "timers": true, "perf_hooks": true, "fs/promises": true, "node:fs": true, "node:path": true,
-		"node:os": true, "node:util": true, "node:crypto": true, "node:fs/promises": true, "node:assert": true}
+	return nameSet("fs path os util crypto url events assert buffer readline zlib stream string_decoder querystring " +
+		"timers perf_hooks fs/promises node:fs node:path node:os node:util node:crypto node:fs/promises " +
+		"node:assert")
 })
 
 // awkSpawn: awk's system(), its pipes (print | cmd, cmd | getline, a

@@ -26,9 +26,8 @@ var gitBadLong = []string{"output", "open-files-in-pager", "ext-diff", "exec", "
 
 // gitTop are the options git itself takes that change nothing: -C DIR
 // moves where it works, which is then checked like any folder read.
-var gitTop = map[string]bool{"--no-pager": true, "-P": true, "--no-optional-locks": true, "--no-replace-objects": true,
-	"--literal-pathspecs": true, "--glob-pathspecs": true, "--noglob-pathspecs": true, "--icase-pathspecs": true,
-	"--no-advice": true, "--version": true}
+var gitTop = nameSet("--no-pager -P --no-optional-locks --no-replace-objects --literal-pathspecs --glob-pathspecs " +
+	"--noglob-pathspecs --icase-pathspecs --no-advice --version")
 
 // gitContent says what a subcommand prints by default: contents
 // (diff, show), or only names and metadata (log, status).
@@ -270,8 +269,7 @@ func gitConfigHasCredentials(dir string) bool {
 }
 
 // gitPatchable are the subcommands that print patches when asked (-p).
-var gitPatchable = map[string]bool{"log": true, "whatchanged": true, "reflog": true, "show": true, "diff": true,
-	"diff-tree": true, "diff-index": true, "diff-files": true}
+var gitPatchable = nameSet("log whatchanged reflog show diff diff-tree diff-index diff-files")
 
 // gitValued are options that always take the next word as their value,
 // so it is neither a revision nor a path (only ones that never take an

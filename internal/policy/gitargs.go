@@ -2,7 +2,6 @@ package policy
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -211,8 +210,8 @@ func gitSettings(dir, home string, system bool) ([]gitconfig.Setting, error) {
 		files = append(files, filepath.Join(home, ".config", "git", "config"), filepath.Join(home, ".gitconfig"))
 	}
 	if gd := gitDirOf(dir); gd != "" {
-		if b, err := os.ReadFile(filepath.Join(gd, "commondir")); err == nil {
-			files = append(files, filepath.Join(absIn(gd, strings.TrimSpace(string(b))), "config"))
+		if c := commonDir(gd); c != "" {
+			files = append(files, filepath.Join(c, "config"))
 		}
 		files = append(files, filepath.Join(gd, "config"))
 	}

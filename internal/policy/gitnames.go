@@ -255,11 +255,7 @@ func refsStamp(gd string) string {
 		return ""
 	}
 	dirs := []string{gd}
-	if b, err := os.ReadFile(filepath.Join(gd, "commondir")); err == nil {
-		c := strings.TrimSpace(string(b))
-		if !filepath.IsAbs(c) {
-			c = filepath.Join(gd, c)
-		}
+	if c := commonDir(gd); c != "" {
 		dirs = append(dirs, c)
 	}
 	var sb strings.Builder

@@ -23,11 +23,7 @@ const (
 
 // devices are the files a command may write without that counting as a
 // write.
-var devices = map[string]bool{
-	"/dev/null": true, "/dev/zero": true, "/dev/full": true,
-	"/dev/stdout": true, "/dev/stderr": true, "/dev/stdin": true, "/dev/tty": true,
-	"/dev/random": true, "/dev/urandom": true,
-}
+var devices = nameSet("/dev/null /dev/zero /dev/full /dev/stdout /dev/stderr /dev/stdin /dev/tty /dev/random /dev/urandom")
 
 // where classifies abs, an absolute path with symlinks resolved ("" is
 // unknown).
@@ -136,15 +132,9 @@ func (p *Policy) isProtected(abs string) bool {
 // folder above it. An error when a config file does not parse: the
 // folders are not known.
 func hookDirs(root, home string) ([]string, error) {
-	top := root
-	for d := root; ; d = filepath.Dir(d) {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			top = d
-			break
-		}
-		if filepath.Dir(d) == d {
-			return nil, nil
-		}
+	top := repoRoot(root)
+	if top == "" {
+		return nil, nil
 	}
 	settings, err := gitSettings(root, home, true)
 	var out []string
@@ -183,14 +173,20 @@ func linkedGitDirs(root string) []string {
 	}
 	gd = kernelPath(gd)
 	out := []string{gd}
-	if b, err := os.ReadFile(filepath.Join(gd, "commondir")); err == nil {
-		c := strings.TrimSpace(string(b))
-		if !filepath.IsAbs(c) {
-			c = filepath.Join(gd, c)
-		}
+	if c := commonDir(gd); c != "" {
 		out = append(out, kernelPath(c))
 	}
 	return out
+}
+
+// commonDir is the folder a linked worktree's git folder gd shares with
+// the main one, "" when gd has none.
+func commonDir(gd string) string {
+	b, err := os.ReadFile(filepath.Join(gd, "commondir"))
+	if err != nil {
+		return ""
+	}
+	return absIn(gd, strings.TrimSpace(string(b)))
 }
 
 // maxLinks bounds symlink hops, as the kernel's ELOOP limit does.

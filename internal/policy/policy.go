@@ -608,3 +608,12 @@ func lookalikes(acc tool.Access, reasons []string) []string {
 func lazyRE(expr string) func() *regexp.Regexp {
 	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }
+
+// nameSet is the set of the space-separated names in s.
+func nameSet(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, n := range strings.Fields(s) {
+		m[n] = true
+	}
+	return m
+}

@@ -92,7 +92,7 @@ func (p *Policy) protectedItems(toolName string, c SimpleCommand) []item {
 // placers are the programs that put a file where an argument says: a
 // target the analysis cannot know could be .git/hooks or .git/config,
 // as a redirect to a computed path could.
-var placers = map[string]bool{"cp": true, "mv": true, "ln": true, "link": true, "install": true, "rsync": true, "tee": true, "dd": true}
+var placers = nameSet("cp mv ln link install rsync tee dd")
 
 // unknownTarget returns the word a placer writes to, or may take as an
 // option, that cannot be known ("" when there is none): cp's last

@@ -460,12 +460,9 @@ var jqArity = map[string][2]int{
 	"--indent": {1, -1}, "-L": {1, -1}, "--library-path": {1, -1},
 }
 
-var jqFlags = map[string]bool{
-	"--null-input": true, "--raw-input": true, "--slurp": true, "--compact-output": true, "--raw-output": true,
-	"--raw-output0": true, "--join-output": true, "--ascii-output": true, "--sort-keys": true, "--color-output": true,
-	"--monochrome-output": true, "--tab": true, "--unbuffered": true, "--stream": true, "--stream-errors": true,
-	"--seq": true, "--exit-status": true, "--help": true, "--version": true, "--build-configuration": true, "--binary": true,
-}
+var jqFlags = nameSet("--null-input --raw-input --slurp --compact-output --raw-output --raw-output0 --join-output " +
+	"--ascii-output --sort-keys --color-output --monochrome-output --tab --unbuffered --stream " +
+	"--stream-errors --seq --exit-status --help --version --build-configuration --binary")
 
 // jqEnv finds jq's ways to read the environment ($ENV, env) and to load
 // modules from files.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -36,11 +37,8 @@ func (u *unwrapper) readRun(dir string, w Word, what string) (text, abs, why str
 	if abs == "" {
 		return "", "", "it runs a " + what + " in a folder computed at run time"
 	}
-	if u.reads == nil {
-		u.reads = new(int)
-	}
-	if *u.reads++; *u.reads > maxReads {
-		return "", abs, "it runs more scripts than godwit reads to check one command"
+	if !u.budget() {
+		return "", abs, tooManyReads
 	}
 	switch pl := u.p.where(abs); {
 	case u.writes.may(abs):
@@ -56,6 +54,17 @@ func (u *unwrapper) readRun(dir string, w Word, what string) (text, abs, why str
 		return "", abs, "it runs " + w.Value + ", a " + what + " that does not exist yet or cannot be read"
 	}
 	return string(b), abs, ""
+}
+
+const tooManyReads = "it runs more scripts than godwit reads to check one command"
+
+// budget counts one more file read for the line; false past maxReads.
+func (u *unwrapper) budget() bool {
+	if u.reads == nil {
+		u.reads = new(int)
+	}
+	*u.reads++
+	return *u.reads <= maxReads
 }
 
 // readBounded reads a regular file of at most maxScript bytes.
@@ -94,13 +103,11 @@ func (u *unwrapper) scriptRuns(c SimpleCommand, w Word, depth int) unwrapped {
 	return out
 }
 
-// scriptText judges shell code from a file (abs, "" for a script held
-// in another file, such as package.json): its commands are matched by
-// the deny and ask rules. A program it names by a variable asks rather
-// than matching every rule (a script is not the model's line, and "$@"
-// and $JAVA are everywhere in them). Bash reads a script as it runs it,
-// so one that may write to itself could run lines that are not there
-// now: it asks.
+// scriptText judges shell code from a file (abs; "" for a script inside
+// another file, such as package.json) by the deny and ask rules. A
+// program named by a variable asks rather than matching every rule ("$@"
+// is everywhere in scripts), and so does a script that may write to
+// itself: bash reads it as it runs.
 func (u *unwrapper) scriptText(c SimpleCommand, text, name, abs string, depth int) unwrapped {
 	var out unwrapped
 	sc, err := Split(text, ShellEnv{Dir: c.Dir, Home: u.p.home, Vars: u.p.vars, DirExists: isDir})
@@ -150,9 +157,9 @@ func rewritesItself(sc Script, abs string) bool {
 	return false
 }
 
-// programPath is what a program run by its path is: the target of a
-// symlink, a program a rule names if it is the same file or a copy, and
-// for a script in the workspace, what the script runs.
+// programPath is what a program run by its path is: a symlink's target,
+// a program a rule names if it is the same file or a copy, and for a
+// script in the workspace, what it runs.
 func (u *unwrapper) programPath(c SimpleCommand, depth int) unwrapped {
 	var out unwrapped
 	w := c.Words[0]
@@ -189,11 +196,8 @@ func (u *unwrapper) programPath(c SimpleCommand, depth int) unwrapped {
 	if !mine {
 		return out // the system's programs are what their names say
 	}
-	if u.reads == nil {
-		u.reads = new(int)
-	}
-	if *u.reads++; *u.reads > maxReads {
-		out.hide("it runs more scripts than godwit reads to check one command")
+	if !u.budget() {
+		out.hide(tooManyReads)
 		return out
 	}
 	b, err := readBounded(abs)
@@ -281,10 +285,8 @@ var interpreterName = lazyRE(`^(awk|gawk|mawk|nawk|sed|gsed|python[0-9.]*|pypy[0
 func isInterpreter(name string) bool { return interpreterName().MatchString(name) }
 
 // scriptExt are the file endings of programs interpreters run.
-var scriptExt = map[string]bool{".py": true, ".pyw": true, ".pl": true, ".pm": true, ".rb": true, ".js": true, ".mjs": true,
-	".cjs": true, ".ts": true, ".mts": true, ".php": true, ".lua": true, ".r": true, ".tcl": true, ".awk": true, ".sed": true,
-	".jl": true, ".exp": true, ".ps1": true, ".scpt": true, ".applescript": true, ".groovy": true, ".scala": true, ".ex": true,
-	".exs": true, ".erl": true, ".swift": true, ".vim": true, ".el": true, ".scm": true, ".rkt": true, ".lisp": true, ".hs": true}
+var scriptExt = nameSet(".py .pyw .pl .pm .rb .js .mjs .cjs .ts .mts .php .lua .r .tcl .awk .sed .jl .exp .ps1 .scpt " +
+	".applescript .groovy .scala .ex .exs .erl .swift .vim .el .scm .rkt .lisp .hs")
 
 // interpreted is the code an interpreter runs: its arguments (python -c
 // CODE, awk's program), and the files among them that hold code (the
@@ -374,9 +376,8 @@ func (u *unwrapper) codeFile(dir, abs, what, lang string, depth int) unwrapped {
 }
 
 // packageScripts are what npm, yarn, pnpm and bun run from package.json:
-// the named script with its pre and post scripts, or the install
-// scripts. Other subcommands (npm exec, npx, bun test) run the
-// project's or its dependencies' code and are not followed.
+// the named script with its pre and post scripts, or the lifecycle
+// scripts. npm exec, npx and bun test run code no file shows.
 func (u *unwrapper) packageScripts(c SimpleCommand, name string, args []Word, depth int) unwrapped {
 	var out unwrapped
 	var ops []Word
@@ -398,7 +399,7 @@ func (u *unwrapper) packageScripts(c SimpleCommand, name string, args []Word, de
 	}
 	if len(ops) == 0 {
 		if name == "yarn" {
-			return u.pkgRun(c, name, []string{"preinstall", "install", "postinstall", "prepare"}, depth)
+			return u.pkgRun(c, name, npmLifecycle()["install"], depth)
 		}
 		return out
 	}
@@ -415,12 +416,8 @@ func (u *unwrapper) packageScripts(c SimpleCommand, name string, args []Word, de
 	case sub == "start" || sub == "stop":
 		script = sub
 	case npmLifecycle()[sub] != nil:
-		// Subcommands that run lifecycle scripts of their own (npm
-		// restart with no restart script runs stop and start; npm pack
-		// runs prepack).
+		// npm restart with no restart script runs stop and start.
 		return u.pkgRun(c, name, npmLifecycle()[sub], depth)
-	case sub == "install" || sub == "i" || sub == "ci" || sub == "add":
-		return u.pkgRun(c, name, []string{"preinstall", "install", "postinstall", "prepare"}, depth)
 	case name == "bun":
 		return u.interpreted(c, name, args)
 	case name == "yarn" || name == "pnpm":
@@ -431,31 +428,26 @@ func (u *unwrapper) packageScripts(c SimpleCommand, name string, args []Word, de
 	return u.pkgRun(c, name, []string{"pre" + script, script, "post" + script}, depth)
 }
 
-// npmLifecycle are the scripts npm subcommands run besides run, test,
-// start, stop and install.
+// npmLifecycle are the scripts npm subcommands other than run, test,
+// start and stop run.
 var npmLifecycle = sync.OnceValue(func() map[string][]string {
-	return map[string][]string{
-		"restart":         {"prerestart", "restart", "postrestart", "prestop", "stop", "poststop", "prestart", "start", "poststart"},
-		"pack":            {"prepack", "prepare", "postpack"},
-		"publish":         {"prepublishOnly", "prepack", "prepare", "postpack", "publish", "postpublish"},
-		"version":         {"preversion", "version", "postversion"},
-		"rebuild":         {"preinstall", "install", "postinstall", "prepare"},
-		"link":            {"preinstall", "install", "postinstall", "prepare"},
-		"ln":              {"preinstall", "install", "postinstall", "prepare"},
-		"install-test":    {"preinstall", "install", "postinstall", "prepare", "pretest", "test", "posttest"},
-		"it":              {"preinstall", "install", "postinstall", "prepare", "pretest", "test", "posttest"},
-		"install-ci-test": {"preinstall", "install", "postinstall", "prepare", "pretest", "test", "posttest"},
-		"cit":             {"preinstall", "install", "postinstall", "prepare", "pretest", "test", "posttest"},
-		"dedupe":          {"preinstall", "install", "postinstall", "prepare"},
-		"update":          {"preinstall", "install", "postinstall", "prepare"},
-		"up":              {"preinstall", "install", "postinstall", "prepare"},
-		"uninstall":       {"preinstall", "install", "postinstall", "prepare"},
-		"remove":          {"preinstall", "install", "postinstall", "prepare"},
-		"rm":              {"preinstall", "install", "postinstall", "prepare"},
-		"prune":           {"preinstall", "install", "postinstall", "prepare"},
-		"diff":            {"prepare"},
-		"shrinkwrap":      {"preshrinkwrap", "shrinkwrap", "postshrinkwrap"},
+	install := []string{"preinstall", "install", "postinstall", "prepare"}
+	test := append(slices.Clip(install), "pretest", "test", "posttest")
+	m := map[string][]string{
+		"restart":    {"prerestart", "restart", "postrestart", "prestop", "stop", "poststop", "prestart", "start", "poststart"},
+		"pack":       {"prepack", "prepare", "postpack"},
+		"publish":    {"prepublishOnly", "prepack", "prepare", "postpack", "publish", "postpublish"},
+		"version":    {"preversion", "version", "postversion"},
+		"diff":       {"prepare"},
+		"shrinkwrap": {"preshrinkwrap", "shrinkwrap", "postshrinkwrap"},
 	}
+	for _, k := range strings.Fields("install i ci add rebuild link ln dedupe update up uninstall remove rm prune") {
+		m[k] = install
+	}
+	for _, k := range strings.Fields("install-test it install-ci-test cit") {
+		m[k] = test
+	}
+	return m
 })
 
 // pkgRun judges the scripts of the package.json nearest c.Dir.
@@ -497,14 +489,9 @@ func (u *unwrapper) pkgRun(c SimpleCommand, name string, scripts []string, depth
 	return out
 }
 
-// spawnAPI matches the ways code in other languages starts a program
-// (system, exec, subprocess, child_process, popen, backticks, awk's
-// pipes, and the escape hatches that reach them: __import__, getattr,
-// ctypes). Code that may start programs asks where a deny or ask
-// command rule exists, even naming no program a rule names: the name
-// can be assembled as it runs ("r"+"m"). It raises the bar; it is not a
-// parser of every language, and a program the project builds and runs
-// is bounded by the sandbox, not by rules.
+// spawnAPI matches the ways code in a language without a scanner of its
+// own starts a program, and the escape hatches that reach them
+// (__import__, getattr, ctypes).
 var spawnAPI = lazyRE(`(?:^|[^A-Za-z0-9_$])(system|popen|spawn|spawnSync|execSync|execFile|execFileSync|exec|execv|execvp|execvpe|` +
 	`execve|execl|execlp|execle|subprocess|child_process|Popen|fork|shell_exec|passthru|proc_open|pcntl_exec|Open3|startfile|` +
 	`ProcessBuilder|getRuntime|__import__|importlib|getattr|ctypes|qx|getline|Command|run_command)(?:[^A-Za-z0-9_]|$)` +

@@ -115,7 +115,7 @@ func digits2(w wrapper) wrapper {
 	return w
 }
 
-var shells = map[string]bool{"bash": true, "sh": true, "dash": true, "zsh": true, "ksh": true, "mksh": true, "ash": true, "rbash": true}
+var shells = nameSet("bash sh dash zsh ksh mksh ash rbash")
 
 // bashOpts are the options of bash (and, near enough, sh, dash, zsh):
 // -o NAME and -O NAME take a value; the rest are flags.
@@ -284,12 +284,9 @@ func (u *unwrapper) variants(c SimpleCommand, depth int) unwrapped {
 
 // notRunners are programs, besides the read-only list, known not to run
 // their arguments as commands (git rm, man rm, npm rm, cp rm x).
-var notRunners = map[string]bool{"git": true, "go": true, "gofmt": true, "cargo": true, "rustc": true, "rustup": true,
-	"pip": true, "pip3": true, "uv": true, "poetry": true, "apt": true, "apt-get": true, "dpkg": true, "brew": true,
-	"man": true, "info": true, "whatis": true, "apropos": true, "hash": true, "alias": true, "unalias": true, "complete": true,
-	"help": true, "mkdir": true, "rmdir": true, "touch": true, "cp": true, "mv": true, "ln": true, "chmod": true, "chown": true,
-	"tee": true, "kill": true, "pkill": true, "killall": true, "gcc": true, "cc": true, "clang": true, "tar": true, "zip": true,
-	"unzip": true, "gzip": true, "curl": true, "wget": true, "rm": true, "unlink": true, "truncate": true, "install": true}
+var notRunners = nameSet("git go gofmt cargo rustc rustup pip pip3 uv poetry apt apt-get dpkg brew man info whatis apropos " +
+	"hash alias unalias complete help mkdir rmdir touch cp mv ln chmod chown tee kill pkill killall gcc " +
+	"cc clang tar zip unzip gzip curl wget rm unlink truncate install")
 
 func knownProgram(name string) bool {
 	if notRunners[name] || shells[name] || isInterpreter(name) {
