@@ -89,10 +89,15 @@ var specMarks = map[string]effect{"!w": effWrites, "!x": effRuns, "!n": effNames
 // required value, "::" or "=?" an optional one; then marks: "!w" writes,
 // "!x" runs a program, "!n" reads file names from a file, "!s" sets
 // something, "@" the value is a file read, "+r" recursive, "+L" follows
-// symlinks, "+h" searches hidden files, "+p" gives the pattern.
+// symlinks, "+h" searches hidden files, "+p" gives the pattern. A token
+// "#" makes -NUM an option (head -5).
 func parseSpec(spec string) getopt {
 	var g getopt
 	for _, tok := range strings.Fields(spec) {
+		if tok == "#" {
+			g.digits = true
+			continue
+		}
 		var o option
 		name := tok
 		if i := strings.IndexAny(tok[1:], ":=!@+"); i >= 0 {

@@ -47,14 +47,10 @@ func (p *Policy) where(abs string) place {
 // rel is abs relative to the workspace with forward slashes, or abs
 // itself when it is outside.
 func (p *Policy) rel(abs string) string {
-	if !within(p.root, abs) {
-		return filepath.ToSlash(abs)
+	if r := relTo(p.root, abs); r != "" {
+		return r
 	}
-	r, err := filepath.Rel(p.root, abs)
-	if err != nil {
-		return filepath.ToSlash(abs)
-	}
-	return filepath.ToSlash(r)
+	return filepath.ToSlash(abs)
 }
 
 // relTo is abs relative to root with forward slashes, "" when outside.

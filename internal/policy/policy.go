@@ -71,11 +71,9 @@ type Options struct {
 	// analysed as bash; "powershell" commands are not analysed at all
 	// (no read-only list, no allow rules: each one asks).
 	Shell string
-	// Offer, in read-only mode, puts a call refused only because it
-	// writes or runs something to the Prompter (Question.ReadOnly):
-	// allowed once, it runs as ask mode would run it. The chat sets it,
-	// where the user can switch the mode on the spot; a refusal then
-	// says so rather than how to restart godwit.
+	// Offer, in read-only mode, asks the Prompter about a call refused only
+	// because it writes or runs something (Question.ReadOnly); a yes runs it
+	// once as ask mode would. The chat sets it.
 	Offer bool
 	// History answers which names a file had in git's history; nil
 	// means a History of the Policy's own.
@@ -96,9 +94,8 @@ type Policy struct {
 	shell    string
 	offer    bool
 	log      *slog.Logger
-	// gitDirs are the workspace repository's git folders when .git is a
-	// file pointing elsewhere (a worktree, a submodule, --separate-git-
-	// dir): their hooks and config are protected as .git's are.
+	// gitDirs are the git folders a .git file points to (a worktree, a
+	// submodule): their hooks and config are protected as .git's are.
 	gitDirs []string
 	// hookDirs are the other folders git runs hooks from (hookDirs);
 	// hookDirsErr says why they are not known, and then every write
@@ -162,9 +159,8 @@ func New(opts Options) (*Policy, error) {
 // Mode returns the policy's mode.
 func (p *Policy) Mode() Mode { return p.mode }
 
-// Writable returns the folders outside the workspace that writes may go
-// to (the Scratch option and the rules' sandbox.writable, resolved), for
-// the sandbox.
+// Writable returns the folders outside the workspace writes may go to
+// (Scratch and sandbox.writable, resolved), for the sandbox.
 func (p *Policy) Writable() []string { return append([]string(nil), p.scratch...) }
 
 // expand makes a rules path absolute: ~/ is the home folder, a relative
@@ -206,10 +202,8 @@ func (p *Policy) Approve(ctx context.Context, req tool.ApprovalRequest) (tool.De
 	var denied, readOnly, asked []string
 	var allowed string
 	var scopes []*Rule
-	// A call none of whose items writes or runs more than a reader runs
-	// confined to reading, in every mode: the sandbox enforces what the
-	// analysis concluded, so a mistake in the read-only list cannot
-	// write or reach the network.
+	// A call that only reads runs confined to reading, in every mode, so
+	// a mistake in the read-only list cannot write or reach the network.
 	confine := tool.ConfineReadOnly
 	for _, it := range p.items(req.Tool, req.Access) {
 		if it.level >= levelWrite {
@@ -256,19 +250,16 @@ func (p *Policy) Approve(ctx context.Context, req tool.ApprovalRequest) (tool.De
 }
 
 // How a refusal by read-only mode tells the model what the user can do:
-// restart godwit with a flag (run), or switch the mode where the front
-// end can (Options.Offer: the chat; an editor over ACP rewords the first
-// into its own).
+// restart godwit with a flag, or switch the mode where the front end can
+// (Options.Offer).
 const (
 	RestartAdvice = "The user can restart godwit with --allow-write to approve writes and commands one by one, or with --yes to approve them all"
 	SwitchAdvice  = "The user can switch the chat to ask mode (Shift-Tab) to approve writes and commands one by one"
 )
 
-// offerOnce asks the person about a call read-only mode refuses: the
-// question names the call and why it needs the mode, and a yes allows it
-// once, in ask mode's sandbox (tool.ConfineWrite). reasons are the other items' reasons to
-// ask (a secret read). Always is not offered: read-only mode remembers
-// nothing.
+// offerOnce asks the person about a call read-only mode refuses; a yes
+// allows it once, in ask mode's sandbox (tool.ConfineWrite). reasons are
+// the other items' reasons to ask. Read-only mode remembers no Always.
 func (p *Policy) offerOnce(ctx context.Context, req tool.ApprovalRequest, what string, reasons []string) (tool.Decision, error) {
 	q := question(req, append([]string{what}, reasons...))
 	q.ReadOnly = true
@@ -288,10 +279,9 @@ func (p *Policy) offerOnce(ctx context.Context, req tool.ApprovalRequest, what s
 	return tool.Decision{Allow: true, Manual: true, Reason: "approved by the user in read-only mode", Confine: tool.ConfineWrite}, nil
 }
 
-// NeedsApproval reports whether a call that does not mutate (a read)
-// must still be approved: it reads a secret or outside the workspace, or
-// an ask or deny rule names it. The runner only asks about mutating
-// calls; ScreenReads uses this to route such reads through Approve.
+// NeedsApproval reports whether a read must still be approved (a secret,
+// outside the workspace, an ask or deny rule): it implements
+// tool.ReadScreener.
 func (p *Policy) NeedsApproval(toolName string, acc tool.Access) bool {
 	for _, it := range p.items(toolName, acc) {
 		if p.judge(toolName, it).verdict != allow {

@@ -65,14 +65,14 @@ func (p *Policy) searchWalk(dir string, o walkOpts) (walkFound, error) {
 		if o.namesOnly {
 			return
 		}
-		if (isSecret(show) || isSecret(real)) && len(f.secrets) < 3 {
+		if isSecret(show) || isSecret(real) {
 			if filepath.Base(real) != filepath.Base(show) {
 				show += " (a link to " + p.rel(real) + ")"
 			}
-			f.secrets = append(f.secrets, show)
+			note(&f.secrets, show)
 		}
-		if rules && len(f.ruled) < 3 && p.pathRuled(o.tool, real) {
-			f.ruled = append(f.ruled, real)
+		if rules && p.pathRuled(o.tool, real) {
+			note(&f.ruled, real)
 		}
 	}
 	walk = func(real, show string) error {
@@ -102,8 +102,8 @@ func (p *Policy) searchWalk(dir string, o walkOpts) (walkFound, error) {
 			switch t := e.Type(); {
 			case t&os.ModeSymlink != 0:
 				if !o.follow {
-					if !o.namesOnly && isSecret(rel) && len(f.secrets) < 3 {
-						f.secrets = append(f.secrets, rel) // named as one: checked whatever it leads to
+					if !o.namesOnly && isSecret(rel) {
+						note(&f.secrets, rel) // named as one: checked whatever it leads to
 					}
 					continue
 				}
@@ -113,11 +113,9 @@ func (p *Policy) searchWalk(dir string, o walkOpts) (walkFound, error) {
 					continue
 				case placeInside:
 				default:
-					if len(f.out) < 3 {
-						f.out = append(f.out, rel)
-					}
-					if rules && len(f.ruled) < 3 && p.ruledUnder(o.tool, target) {
-						f.ruled = append(f.ruled, target)
+					note(&f.out, rel)
+					if rules && p.ruledUnder(o.tool, target) {
+						note(&f.ruled, target)
 					}
 					continue
 				}
@@ -136,9 +134,7 @@ func (p *Policy) searchWalk(dir string, o walkOpts) (walkFound, error) {
 					continue
 				}
 				if rules && p.pathRuled(o.tool, abs) {
-					if len(f.ruled) < 3 {
-						f.ruled = append(f.ruled, abs)
-					}
+					note(&f.ruled, abs)
 					continue
 				}
 				if err := walk(abs, rel); err != nil {
@@ -146,12 +142,9 @@ func (p *Policy) searchWalk(dir string, o walkOpts) (walkFound, error) {
 				}
 			default:
 				if !o.namesOnly && t.IsRegular() && hardLinked(abs) {
-					if len(f.out) < 3 {
-						f.out = append(f.out, rel+" (a hard link)")
-					}
-					if rules && len(f.ruled) < 3 {
-						// Another of its names may be one a path rule names.
-						f.ruled = append(f.ruled, abs)
+					note(&f.out, rel+" (a hard link)")
+					if rules { // another of its names may be one a path rule names
+						note(&f.ruled, abs)
 					}
 				}
 				check(abs, rel)
@@ -164,6 +157,13 @@ func (p *Policy) searchWalk(dir string, o walkOpts) (walkFound, error) {
 		err = nil
 	}
 	return f, err
+}
+
+// note adds v to a list of what a walk found, up to 3.
+func note(list *[]string, v string) {
+	if len(*list) < 3 {
+		*list = append(*list, v)
+	}
 }
 
 // ruledUnder reports whether a deny or ask rule naming absolute paths

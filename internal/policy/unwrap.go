@@ -56,7 +56,7 @@ var wrappers = sync.OnceValue(func() map[string]wrapper {
 			"K remove-timestamp k reset-timestamp l list n non-interactive P preserve-groups p: prompt= R: chroot= r: role= S stdin "+
 			"s shell t: type= T: command-timeout= U: other-user= u: user= V version v validate B bell N no-update help", 0),
 		"doas":     wrap("a: C: L n s u:", 0),
-		"nice":     digits2(wrap("n: adjustment="+help, 0)),
+		"nice":     wrap("# n: adjustment="+help, 0),
 		"ionice":   wrap("c: class= n: classdata= p: pid= P: pgid= t ignore u: uid= h help V version", 0),
 		"stdbuf":   wrap("i: input= o: output= e: error="+help, 0),
 		"setsid":   wrap("c ctty f fork w wait h help V version", 0),
@@ -109,11 +109,6 @@ var wrappers = sync.OnceValue(func() map[string]wrapper {
 	set("script", func(x *wrapper) { x.skip = -1 }) // script's operand is its log file, never a command
 	return w
 })
-
-func digits2(w wrapper) wrapper {
-	w.g.digits = true
-	return w
-}
 
 var shells = nameSet("bash sh dash zsh ksh mksh ash rbash")
 
@@ -485,7 +480,7 @@ func (u *unwrapper) execArgs(c SimpleCommand, args []Word, depth int, opts ...st
 			continue
 		}
 		name, val, eq := strings.Cut(a.Value, "=")
-		if !containsStr(opts, name) {
+		if !slices.Contains(opts, name) {
 			continue
 		}
 		var cmd []Word
@@ -508,15 +503,6 @@ func (u *unwrapper) execArgs(c SimpleCommand, args []Word, depth int, opts ...st
 		}
 	}
 	return out
-}
-
-func containsStr(list []string, s string) bool {
-	for _, l := range list {
-		if l == s {
-			return true
-		}
-	}
-	return false
 }
 
 // programOptions are the programs named by options that run one: rg
