@@ -193,39 +193,29 @@ func mayBeOption(w Word, dir string) bool {
 func (g *getopt) parse(args []Word, dir string) parsed {
 	var p parsed
 	fail := func(why string) parsed {
-		if p.why == "" {
-			p.why = why
-		}
+		p.why = why
 		return p
 	}
+	i := 0
+	// value takes the next word as u's value; why it is not to be trusted.
+	value := func(u *used) string {
+		i++
+		u.value, u.has = args[i], true
+		return g.badValue(args[i], u.as, dir)
+	}
 	options := true
-	for i := 0; i < len(args); i++ {
+	for ; i < len(args); i++ {
 		a := args[i]
 		v := a.Value
-		if !options {
-			p.operands = append(p.operands, a)
-			continue
-		}
-		if mayBeOption(a, dir) {
-			if g.risky {
-				return fail("an argument computed at run time (" + a.Value + ") could be an option")
-			}
-			p.operands = append(p.operands, a)
-			if g.stop {
-				options = false
-			}
-			continue
-		}
+		maybe := options && mayBeOption(a, dir)
 		switch {
+		case maybe && g.risky:
+			return fail("an argument computed at run time (" + a.Value + ") could be an option")
+		case !options || maybe || len(v) < 2 || v[0] != '-':
+			p.operands = append(p.operands, a)
+			options = options && !g.stop
 		case v == "--":
 			options = false
-			continue
-		case len(v) < 2 || v[0] != '-':
-			p.operands = append(p.operands, a)
-			if g.stop {
-				options = false
-			}
-			continue
 		case strings.HasPrefix(v, "--"):
 			name, val, eq := strings.Cut(v[2:], "=")
 			o, why := g.long(name)
@@ -238,13 +228,9 @@ func (g *getopt) parse(args []Word, dir string) parsed {
 				return fail("--" + o.long + " takes no value")
 			case eq:
 				u.value, u.has = Word{Value: val, Known: true}, true
-			case o.arg == argRequired:
-				if i+1 < len(args) {
-					i++
-					u.value, u.has = args[i], true
-					if why := g.badValue(args[i], u.as, dir); why != "" {
-						return fail(why)
-					}
+			case o.arg == argRequired && i+1 < len(args):
+				if why := value(&u); why != "" {
+					return fail(why)
 				}
 			}
 			p.use(u)
@@ -265,9 +251,7 @@ func (g *getopt) parse(args []Word, dir string) parsed {
 					case rest != "":
 						u.value, u.has = Word{Value: rest, Known: true}, true
 					case o.arg == argRequired && i+1 < len(args):
-						i++
-						u.value, u.has = args[i], true
-						if why := g.badValue(args[i], u.as, dir); why != "" {
+						if why := value(&u); why != "" {
 							return fail(why)
 						}
 					}

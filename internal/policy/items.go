@@ -11,6 +11,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/godwit/godwit/internal/tool/workspace"
 	"github.com/godwit/godwit/tool"
 )
 
@@ -368,16 +369,16 @@ func (p *Policy) commandItem(toolName string, c SimpleCommand, uw unwrapped) []i
 func (p *Policy) declItems(c SimpleCommand) []item {
 	prints := c.Decl != "" && len(c.Assigns) == 0
 	for _, w := range c.Words { // declaration flags
+		what := "runs `" + c.Decl + " " + render(c.Words) + "`"
 		switch {
-		case !w.Known || !strings.HasPrefix(w.Value, "-") && !strings.HasPrefix(w.Value, "+"):
-			return []item{{kind: kindTool, level: levelWrite, what: "runs `" + c.Decl + " " + render(c.Words) + "`"}}
-		case strings.ContainsRune(w.Value, 'n') && strings.HasPrefix(w.Value, "-"):
-			// -n makes a name reference: any variable, PATH included.
-			return []item{{kind: kindTool, level: levelWrite, what: "runs `" + c.Decl + " " + render(c.Words) + "`"}}
+		// -n makes a reference to any variable, PATH included.
+		case !w.Known || !strings.HasPrefix(w.Value, "-") && !strings.HasPrefix(w.Value, "+"),
+			strings.ContainsRune(w.Value, 'n') && strings.HasPrefix(w.Value, "-"):
+			return []item{{kind: kindTool, level: levelWrite, what: what}}
 		case strings.ContainsRune(w.Value, 'i') && strings.HasPrefix(w.Value, "-"):
-			// -i evaluates what is assigned as arithmetic, which can
+			// What -i's variables are assigned is arithmetic, which can
 			// assign any variable.
-			return []item{{kind: kindTool, level: levelWrite, what: "runs `" + c.Decl + " " + render(c.Words) + "`, whose integer variables evaluate arithmetic"}}
+			return []item{{kind: kindTool, level: levelWrite, what: what + ", whose integer variables evaluate arithmetic"}}
 		case strings.ContainsRune(w.Value, 'p'):
 			prints = true
 		case strings.ContainsAny(w.Value, "fF"):
@@ -529,7 +530,7 @@ func globEscape(s string) string {
 // cannot be seen from here and may be outside the workspace.
 func hardLinked(abs string) bool {
 	fi, err := os.Lstat(abs)
-	return err == nil && fi.Mode().IsRegular() && links(fi) > 1
+	return err == nil && fi.Mode().IsRegular() && workspace.Links(fi) > 1
 }
 
 func isDir(abs string) bool {

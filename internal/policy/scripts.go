@@ -91,18 +91,6 @@ func readBounded(abs string) ([]byte, error) {
 	return b, nil
 }
 
-// scriptRuns is what a shell script file runs.
-func (u *unwrapper) scriptRuns(c SimpleCommand, w Word, depth int) unwrapped {
-	var out unwrapped
-	text, abs, why := u.readRun(c.Dir, w, "script")
-	if why != "" {
-		out.hide(why)
-		return out
-	}
-	out.add(u.scriptText(c, text, w.Value, abs, depth))
-	return out
-}
-
 // scriptText judges shell code from a file (abs; "" for a script inside
 // another file, such as package.json) by the deny and ask rules. A
 // program named by a variable asks rather than matching every rule ("$@"

@@ -231,16 +231,8 @@ func (u *unwrapper) variants(c SimpleCommand, depth int) unwrapped {
 		out.add(u.shellRuns(c, args, depth))
 	case name == "eval":
 		out.add(u.inner(joinWords(args), c, depth))
-	case name == "source" || name == ".":
-		switch {
-		case len(args) == 0:
-		case isStdinPath(args[0]):
-			out.add(u.stdinRuns(c, depth))
-		case !args[0].Known || isProcSubst(args[0]) || strings.HasPrefix(args[0].Value, "/dev/fd/"):
-			out.hide("it runs a script that is computed at run time or another command's output")
-		default:
-			out.add(u.scriptRuns(c, args[0], depth))
-		}
+	case (name == "source" || name == ".") && len(args) > 0:
+		out.add(u.fileRuns(c, args[0], depth))
 	case name == "trap":
 		for _, a := range args {
 			if a.Value == "--" || strings.HasPrefix(a.Value, "-") && a.Known {
@@ -432,12 +424,30 @@ func (u *unwrapper) shellRuns(c SimpleCommand, args []Word, depth int) unwrapped
 			return out
 		}
 		out.add(u.inner(pa.operands[0], c, depth))
-	case stdin || len(pa.operands) == 0 || isStdinPath(pa.operands[0]):
+	case stdin || len(pa.operands) == 0:
 		out.add(u.stdinRuns(c, depth))
-	case !pa.operands[0].Known || isProcSubst(pa.operands[0]) || strings.HasPrefix(pa.operands[0].Value, "/dev/fd/"):
-		out.hide("the shell runs a script that is computed at run time or another command's output")
 	default:
-		out.add(u.scriptRuns(c, pa.operands[0], depth))
+		out.add(u.fileRuns(c, pa.operands[0], depth))
+	}
+	return out
+}
+
+// fileRuns is what a shell runs from its script operand w (sh FILE,
+// source FILE).
+func (u *unwrapper) fileRuns(c SimpleCommand, w Word, depth int) unwrapped {
+	var out unwrapped
+	switch {
+	case isStdinPath(w):
+		out.add(u.stdinRuns(c, depth))
+	case !w.Known || isProcSubst(w) || strings.HasPrefix(w.Value, "/dev/fd/"):
+		out.hide("it runs a script that is computed at run time or another command's output")
+	default:
+		text, abs, why := u.readRun(c.Dir, w, "script")
+		if why != "" {
+			out.hide(why)
+			return out
+		}
+		out.add(u.scriptText(c, text, w.Value, abs, depth))
 	}
 	return out
 }
