@@ -120,11 +120,7 @@ func spawnReason(lang, text string) string {
 		}
 		return ""
 	case langPerl:
-		plain := perlPlainUse().ReplaceAllString(text, "")
-		if m := perlSpawn().FindString(plain); m != "" {
-			return strings.TrimSpace(m)
-		}
-		return ""
+		return strings.TrimSpace(perlSpawn().FindString(perlPlainUse().ReplaceAllString(text, "")))
 	case langJS:
 		for _, m := range jsRequire().FindAllStringSubmatch(text, -1) {
 			name := m[2] + m[3]
@@ -135,15 +131,9 @@ func spawnReason(lang, text string) string {
 				return "require(\"" + name + "\")"
 			}
 		}
-		if m := jsSpawn().FindString(text); m != "" {
-			return strings.TrimSpace(m)
-		}
-		return ""
+		return strings.TrimSpace(jsSpawn().FindString(text))
 	case langAwk:
-		if m := awkSpawn().FindString(text); m != "" {
-			return strings.TrimSpace(m)
-		}
-		return ""
+		return strings.TrimSpace(awkSpawn().FindString(text))
 	}
 	if m := spawnAPI().FindStringSubmatch(text); m != nil {
 		if api := strings.TrimSpace(m[1]); api != "" {
@@ -175,28 +165,17 @@ func readReason(lang, name, text string) string {
 	if r := spawnReason(lang, text); r != "" {
 		return r
 	}
-	var re *regexp.Regexp
-	switch lang {
-	case langPython:
-		re = pyRead()
-	case langPerl:
-		re = perlRead()
-	case langJS:
-		re = jsRead()
-	case langAwk:
-		re = awkRead()
-	default:
-		if n := baseName(name); n == "sed" || n == "gsed" {
-			re = sedRead()
-		} else {
-			// A language without a scanner: any code may read.
-			if strings.TrimSpace(text) != "" {
-				return "code godwit does not parse"
-			}
-			return ""
-		}
+	re := map[string]func() *regexp.Regexp{langPython: pyRead, langPerl: perlRead, langJS: jsRead, langAwk: awkRead}[lang]
+	if n := baseName(name); lang == "" && (n == "sed" || n == "gsed") {
+		re = sedRead
 	}
-	return strings.TrimSpace(re.FindString(text))
+	if re == nil { // a language without a scanner: any code may read
+		if strings.TrimSpace(text) != "" {
+			return "code godwit does not parse"
+		}
+		return ""
+	}
+	return strings.TrimSpace(re().FindString(text))
 }
 
 // takesCode reports whether v is an option by which an interpreter of

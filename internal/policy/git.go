@@ -188,9 +188,7 @@ func gitRO(c SimpleCommand) roResult {
 		}
 	case "stash":
 		if first == "list" || first == "show" {
-			content := first == "show" && slices.ContainsFunc(rest[1:], func(a Word) bool { return gitPatchWord(a.Value) })
-			content = content || (first == "list" && slices.ContainsFunc(rest[1:], func(a Word) bool { return gitPatchWord(a.Value) }))
-			if content {
+			if slices.ContainsFunc(rest[1:], func(a Word) bool { return gitPatchWord(a.Value) }) {
 				r.asks = append(r.asks, "prints file contents from a stash, where secrets may be")
 			}
 			return r

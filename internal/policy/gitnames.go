@@ -84,12 +84,10 @@ func (p *Policy) historyItems(toolName string, c SimpleCommand, ro roResult) []i
 	return out
 }
 
-// History is what godwit knows of the names files had in git's
-// history: each answer git gives, remembered per state of the
-// repository's refs (HEAD, the branches, packed refs), tips and path,
-// so the commands of a turn ask git once. A Policy made without one
-// (Options.History) has its own; policies of one workspace may share
-// one. The zero History is ready.
+// History remembers the names files had in git's history, per state of
+// the repository's refs, tips and path, so a turn's commands ask git
+// once. Policies of one workspace may share one; the zero History is
+// ready.
 type History struct {
 	mu    sync.Mutex
 	cache map[string]renameScan

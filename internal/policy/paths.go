@@ -84,12 +84,10 @@ func within(dir, abs string) bool {
 func isSecret(p string) bool { return tool.IsSecret(p) }
 
 // protected are workspace files whose change would grant the agent more
-// than the user did: godwit's own (rules, memory, skills), the project's
-// MCP servers, git hooks and config, which run programs later as the
-// user (a .git file or folder replaced whole points git at other ones),
-// and the files hook managers run from git's hooks: husky's folder,
-// pre-commit's config, lefthook's under each name it reads and its
-// script folders, overcommit's config and its repository hooks. Writing them asks in every mode, after any Always.
+// than the user did: godwit's own, the project's MCP servers, git hooks
+// and config (which run programs later, as the user), and the files hook
+// managers run from git's hooks (husky, pre-commit, lefthook,
+// overcommit). Writing them asks in every mode, after any Always.
 var protected = []string{".godwit/**", ".mcp.json", "**/.git", "**/.git/config", "**/.git/config.worktree",
 	"**/.git/commondir", "**/.git/hooks", "**/.git/hooks/**", "**/.git/modules/**/config", "**/.git/modules/**/hooks/**",
 	"**/.git/worktrees/*/config.worktree",
@@ -121,12 +119,9 @@ func (p *Policy) isProtected(abs string) bool {
 }
 
 // hookDirs are the folders git runs hooks from besides .git/hooks: each
-// core.hooksPath set in a config file a git command in root reads (the
-// repository's, the user's, the system's, and what they include),
-// resolved as git does against the top of the work tree; and where the
-// folder is husky's wrappers (.husky/_, which run .husky/HOOK), the
-// folder above it. An error when a config file does not parse: the
-// folders are not known.
+// core.hooksPath in a config file git reads in root (includes followed),
+// resolved against the top of the work tree, and for husky's wrappers
+// (.husky/_) the folder above. An error when a config file does not parse.
 func hookDirs(root, home string) ([]string, error) {
 	top := repoRoot(root)
 	if top == "" {

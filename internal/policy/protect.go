@@ -193,15 +193,9 @@ func (p *Policy) touchesProtected(abs string) bool {
 
 // gitConfigChanges finds what a git command line changes in git's
 // configuration that can run programs or point the user's later fetches
-// and pushes elsewhere: git -c KEY=V, git config KEY V, --template,
-// clone -c, git remote add and set-url, push -u to a URL, init
-// --separate-git-dir, git lfs install, git maintenance start. Other
-// subcommands that write .git/config are harmless: git branch -u and
-// checkout --track name a ref of a remote already configured, git
-// submodule add, init and update record where submodules are fetched
-// from (their hooks come from git's template, not the remote), git
-// worktree add writes no setting, and git init in a repository rewrites
-// only its format keys.
+// and pushes elsewhere. Other subcommands that write .git/config are
+// harmless (docs/safety.md says why): branch -u, checkout --track,
+// submodule add, worktree add, init in a repository.
 func gitConfigChanges(args []Word, dir string) []string {
 	var out []string
 	sub, rest, globals := gitSub(args)
