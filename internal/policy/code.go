@@ -9,17 +9,11 @@ import (
 	"unicode"
 )
 
-// Code in other languages is not parsed. Where the user has deny or ask
-// command rules, such code passes unasked only when a scan finds no way
-// for it to start a program: no API that starts one, no module that
-// offers one, and nothing that reaches a name at run time (eval,
-// getattr, a dunder attribute, a computed require), since a name built
-// as the program runs ("sys"+"tem") cannot be matched by any scan. So
-// the scan is an allow-by-absence per language: it knows each
-// language's doors to programs and to run-time names, and anything
-// through them asks (where no one can be asked, it is refused).
-// `python3 -c 'print(1)'` passes; `import os` asks. Languages without
-// a scanner of their own get the generic list (spawnAPI).
+// Code in other languages is not parsed. Where deny or ask command rules
+// exist, it passes unasked only when a scan finds no door to a program
+// or to a name built at run time ("sys"+"tem" defeats any scan for
+// names), so the scan looks for the doors, per language: `python3 -c
+// 'print(1)'` passes, `import os` asks. Other languages get spawnAPI.
 
 // Languages with a scanner of their own.
 const (
@@ -51,71 +45,56 @@ func langOf(interp string) string {
 // under any module (system, spawn*, exec*, popen, fork), and the doors
 // to run-time names (eval, exec, compile, getattr, globals, vars,
 // sys.modules, frames, pkgutil.resolve_name, logging's dictConfig).
-var pySpawn = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\b_*(os|posix|nt|pty|subprocess|_posixsubprocess|multiprocessing|concurrent|asyncio|ctypes|_ctypes|cffi|` +
-		`webbrowser|antigravity|pickle|_pickle|cPickle|marshal|shelve|dill|cloudpickle|joblib|copyreg|runpy|codeop|importlib|imp|` +
-		`zipimport|pkgutil|resolve_name|builtins|__builtin__|modules|site|addsitedir|pydoc|pdb|bdb|timeit|doctest|inspect|gc|` +
-		`attrgetter|methodcaller|dictConfig|fileConfig|InteractiveInterpreter|InteractiveConsole|interact|pexpect|plumbum|` +
-		`eval|exec\w*|execfile|getattr|globals|locals|vars|breakpoint|_getframe|f_globals|f_builtins|f_locals|gi_frame|` +
-		`cr_frame|tb_frame|system|popen\w*|spawn\w*|posix_spawn\w*|fork\w*|startfile)\b`)
-})
+var pySpawn = lazyRE(`\b_*(os|posix|nt|pty|subprocess|_posixsubprocess|multiprocessing|concurrent|asyncio|ctypes|_ctypes|cffi|` +
+	`webbrowser|antigravity|pickle|_pickle|cPickle|marshal|shelve|dill|cloudpickle|joblib|copyreg|runpy|codeop|importlib|imp|` +
+	`zipimport|pkgutil|resolve_name|builtins|__builtin__|modules|site|addsitedir|pydoc|pdb|bdb|timeit|doctest|inspect|gc|` +
+	`attrgetter|methodcaller|dictConfig|fileConfig|InteractiveInterpreter|InteractiveConsole|interact|pexpect|plumbum|` +
+	`eval|exec\w*|execfile|getattr|globals|locals|vars|breakpoint|_getframe|f_globals|f_builtins|f_locals|gi_frame|` +
+	`cr_frame|tb_frame|system|popen\w*|spawn\w*|posix_spawn\w*|fork\w*|startfile)\b`)
 
 // pyCompile is the builtin compile, not a method (re.compile).
-var pyCompile = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(^|[^.\w])compile\s*\(`) })
+var pyCompile = lazyRE(`(^|[^.\w])compile\s*\(`)
 
 // pyDunder finds double-underscore names; pyPlainDunders are those that
 // reach nothing (a script's __name__ check, method definitions).
-var pyDunder = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`__[A-Za-z0-9_]+__`) })
+var pyDunder = lazyRE(`__[A-Za-z0-9_]+__`)
 
 var pyPlainDunders = sync.OnceValue(func() map[string]bool {
-	return map[string]bool{"__name__": true, "__main__": true, "__file__": true, "__doc__": true, "__init__": true,
-		"__all__": true, "__version__": true, "__author__": true, "__future__": true, "__str__": true, "__repr__": true, "__eq__": true,
-		"__ne__": true, "__lt__": true, "__le__": true, "__gt__": true, "__ge__": true, "__hash__": true, "__len__": true,
-		"__iter__": true, "__next__": true, "__enter__": true, "__exit__": true, "__contains__": true, "__post_init__": true,
-		"__slots__": true, "__bool__": true}
+	return nameSet("__name__ __main__ __file__ __doc__ __init__ __all__ __version__ __author__ __future__ __str__ " +
+		"__repr__ __eq__ __ne__ __lt__ __le__ __gt__ __ge__ __hash__ __len__ __iter__ __next__ __enter__ " +
+		"__exit__ __contains__ __post_init__ __slots__ __bool__")
 })
 
 // perlSpawn: Perl's program starters, its string and block evals, its
 // modules (use, require, do FILE load code), symbol-table and
 // method-by-name tricks, and open, whose two-argument form runs a
 // command named in its string.
-var perlSpawn = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\b(system|exec|fork|readpipe|qx|syscall|open|open2|open3|pipe|eval|do|require|use|CORE|` +
-		`DynaLoader|XSLoader|can|AUTOLOAD)\b|` + "`" + `|::\{|\$::|/[a-z]*e[a-z]*e\b|(^|\s)-[A-Za-z]*[mM]`)
-})
+var perlSpawn = lazyRE(`\b(system|exec|fork|readpipe|qx|syscall|open|open2|open3|pipe|eval|do|require|use|CORE|` +
+	`DynaLoader|XSLoader|can|AUTOLOAD)\b|` + "`" + `|::\{|\$::|/[a-z]*e[a-z]*e\b|(^|\s)-[A-Za-z]*[mM]`)
 
 // perlPlainUse are pragmas a one-liner may use.
-var perlPlainUse = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\b(use|no)\s+(strict|warnings|utf8|feature|integer|v?5[0-9.]*)\s*[;'"]`)
-})
+var perlPlainUse = lazyRE(`\b(use|no)\s+(strict|warnings|utf8|feature|integer|v?5[0-9.]*)\s*[;'"]`)
 
 // jsSpawn: Node's doors to programs and to run-time names: modules
 // other than a few that start nothing, computed members of process,
 // module, require and the global object, eval and the Function
 // constructor (reached from any function's constructor), workers, vm.
-var jsSpawn = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\b(child_process|spawn\w*|exec\w*|fork|binding|_linkedBinding|dlopen|mainModule|getBuiltinModule|` +
-		`constructor|eval|Function|globalThis|global|Reflect|Proxy|import|module|vm|worker_threads|Worker|cluster|wasi|inspector|` +
-		`Deno|Bun)\b|\b(process|module|require|globalThis|global|this|self|window)\s*\[`)
-})
+var jsSpawn = lazyRE(`\b(child_process|spawn\w*|exec\w*|fork|binding|_linkedBinding|dlopen|mainModule|getBuiltinModule|` +
+	`constructor|eval|Function|globalThis|global|Reflect|Proxy|import|module|vm|worker_threads|Worker|cluster|wasi|inspector|` +
+	`Deno|Bun)\b|\b(process|module|require|globalThis|global|this|self|window)\s*\[`)
 
 // jsRequire finds require(...) calls; jsPlainModules start nothing.
-var jsRequire = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\brequire\s*(\(\s*(?:"([a-z:_/]+)"|'([a-z:_/]+)')\s*\))?`)
-})
+var jsRequire = lazyRE(`\brequire\s*(\(\s*(?:"([a-z:_/]+)"|'([a-z:_/]+)')\s*\))?`)
 
 var jsPlainModules = sync.OnceValue(func() map[string]bool {
-	return map[string]bool{"fs": true, "path": true, "os": true, "util": true, "crypto": true, "url": true,
-		"events": true, "assert": true, "buffer": true, "readline": true, "zlib": true, "stream": true, "string_decoder": true,
-		"querystring": true, "timers": true, "perf_hooks": true, "fs/promises": true, "node:fs": true, "node:path": true,
-		"node:os": true, "node:util": true, "node:crypto": true, "node:fs/promises": true, "node:assert": true}
+	return nameSet("fs path os util crypto url events assert buffer readline zlib stream string_decoder querystring " +
+		"timers perf_hooks fs/promises node:fs node:path node:os node:util node:crypto node:fs/promises " +
+		"node:assert")
 })
 
 // awkSpawn: awk's system(), its pipes (print | cmd, cmd | getline, a
 // single | outside ||) and gawk's coprocesses and extensions.
-var awkSpawn = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\bsystem\b|(^|[^|])\|($|[^|])|\|&|@load|@include|\bextension\s*\(`)
-})
+var awkSpawn = lazyRE(`\bsystem\b|(^|[^|])\|($|[^|])|\|&|@load|@include|\bextension\s*\(`)
 
 // spawnReason says how code in lang may start a program or reach a name
 // at run time, "" when the scan finds no way.
@@ -141,11 +120,7 @@ func spawnReason(lang, text string) string {
 		}
 		return ""
 	case langPerl:
-		plain := perlPlainUse().ReplaceAllString(text, "")
-		if m := perlSpawn().FindString(plain); m != "" {
-			return strings.TrimSpace(m)
-		}
-		return ""
+		return strings.TrimSpace(perlSpawn().FindString(perlPlainUse().ReplaceAllString(text, "")))
 	case langJS:
 		for _, m := range jsRequire().FindAllStringSubmatch(text, -1) {
 			name := m[2] + m[3]
@@ -156,15 +131,9 @@ func spawnReason(lang, text string) string {
 				return "require(\"" + name + "\")"
 			}
 		}
-		if m := jsSpawn().FindString(text); m != "" {
-			return strings.TrimSpace(m)
-		}
-		return ""
+		return strings.TrimSpace(jsSpawn().FindString(text))
 	case langAwk:
-		if m := awkSpawn().FindString(text); m != "" {
-			return strings.TrimSpace(m)
-		}
-		return ""
+		return strings.TrimSpace(awkSpawn().FindString(text))
 	}
 	if m := spawnAPI().FindStringSubmatch(text); m != nil {
 		if api := strings.TrimSpace(m[1]); api != "" {
@@ -182,20 +151,12 @@ func spawnReason(lang, text string) string {
 // program (which reads too). print(1) and awk '{print $1}' F (whose
 // operand is judged as a path) pass.
 var (
-	pyRead = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`\b(open|io|_io|pathlib|Path|fileinput|linecache|codecs|glob|shutil|tarfile|zipfile|sqlite3|` +
-			`mmap|tokenize|configparser|filecmp|dbm|netrc|mailbox|zipapp|tomllib|plistlib|wave|sndhdr|imghdr|mimetypes|read_text|read_bytes)\b`)
-	})
-	perlRead = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`\b(open|sysopen|readline|opendir|readdir|glob|stat|lstat|File|Path|IO)\b|<[A-Za-z_$*./~{}]+>|<<>>|\s-[erwxofdzsl]\s`)
-	})
-	jsRead = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`\b(fs|readFile\w*|createReadStream|open\w*|readdir\w*|Deno|Bun|fetch)\b`)
-	})
-	awkRead = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bgetline\b|\bARGV\b|\bENVIRON\b`) })
-	sedRead = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(^|[;{}\n0-9$/!,])\s*[rRwWeF](\s|$)|/[gpIiMme0-9]*[wW]\s`)
-	})
+	pyRead = lazyRE(`\b(open|io|_io|pathlib|Path|fileinput|linecache|codecs|glob|shutil|tarfile|zipfile|sqlite3|` +
+		`mmap|tokenize|configparser|filecmp|dbm|netrc|mailbox|zipapp|tomllib|plistlib|wave|sndhdr|imghdr|mimetypes|read_text|read_bytes)\b`)
+	perlRead = lazyRE(`\b(open|sysopen|readline|opendir|readdir|glob|stat|lstat|File|Path|IO)\b|<[A-Za-z_$*./~{}]+>|<<>>|\s-[erwxofdzsl]\s`)
+	jsRead   = lazyRE(`\b(fs|readFile\w*|createReadStream|open\w*|readdir\w*|Deno|Bun|fetch)\b`)
+	awkRead  = lazyRE(`\bgetline\b|\bARGV\b|\bENVIRON\b`)
+	sedRead  = lazyRE(`(^|[;{}\n0-9$/!,])\s*[rRwWeF](\s|$)|/[gpIiMme0-9]*[wW]\s`)
 )
 
 // readReason says how code in lang may read a file on its own, ""
@@ -204,28 +165,17 @@ func readReason(lang, name, text string) string {
 	if r := spawnReason(lang, text); r != "" {
 		return r
 	}
-	var re *regexp.Regexp
-	switch lang {
-	case langPython:
-		re = pyRead()
-	case langPerl:
-		re = perlRead()
-	case langJS:
-		re = jsRead()
-	case langAwk:
-		re = awkRead()
-	default:
-		if n := baseName(name); n == "sed" || n == "gsed" {
-			re = sedRead()
-		} else {
-			// A language without a scanner: any code may read.
-			if strings.TrimSpace(text) != "" {
-				return "code godwit does not parse"
-			}
-			return ""
-		}
+	re := map[string]func() *regexp.Regexp{langPython: pyRead, langPerl: perlRead, langJS: jsRead, langAwk: awkRead}[lang]
+	if n := baseName(name); lang == "" && (n == "sed" || n == "gsed") {
+		re = sedRead
 	}
-	return strings.TrimSpace(re.FindString(text))
+	if re == nil { // a language without a scanner: any code may read
+		if strings.TrimSpace(text) != "" {
+			return "code godwit does not parse"
+		}
+		return ""
+	}
+	return strings.TrimSpace(re().FindString(text))
 }
 
 // takesCode reports whether v is an option by which an interpreter of
@@ -267,9 +217,7 @@ func stdinProgram(lang string, args []Word) bool {
 }
 
 // pyImport finds the top-level names a Python program imports.
-var pyImport = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?:^|[\s;:])(?:from[ \t]+([A-Za-z_][A-Za-z0-9_]*)|import[ \t]+([A-Za-z_][A-Za-z0-9_., \t]*))`)
-})
+var pyImport = lazyRE(`(?:^|[\s;:])(?:from[ \t]+([A-Za-z_][A-Za-z0-9_]*)|import[ \t]+([A-Za-z_][A-Za-z0-9_., \t]*))`)
 
 // pyModuleFile is the file Python loads for module name from dir (the
 // folder it puts first on sys.path: the current one for -c, -m and

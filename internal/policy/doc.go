@@ -14,8 +14,8 @@
 // its own; a line that does not parse asks. A command on the read-only
 // list runs unasked only confined (tool.ConfineReadOnly: no writes, no
 // network). Rules from $GODWIT_HOME/rules.yaml have full power; a
-// workspace's .godwit/rules.yaml can only narrow. ScreenReads routes the
-// reads of read tools that need approval through Approve.
+// workspace's .godwit/rules.yaml can only narrow. NeedsApproval screens
+// reads (tool.ReadScreener).
 //
 // Limits: what the project's own code does (go test, cargo, a built
 // binary) and what a program reads or writes on its own are not followed;

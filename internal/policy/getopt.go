@@ -6,20 +6,11 @@ import (
 	"strings"
 )
 
-// The read-only list is an allow-list of options, not a block-list: a
-// command passes unasked only when every option it uses is one the table
-// of its program knows, parsed the way the program parses it. An option
-// the table does not know, an ambiguous abbreviation, or a word computed
-// at run time that could turn into an option makes the command need
-// approval; so does any option marked as writing, running a program,
-// reading a list of file names, or setting something.
-//
-// The matcher is GNU getopt_long's: long options may be abbreviated to
-// any unique prefix (--outp is --output), take their value as
-// --opt=value or --opt value (optional values only after =), short
-// options cluster (-uo F, -oF), options may follow operands unless the
-// program stops at the first operand, and -- ends the options unless it
-// is an option's value.
+// Option tables are matched as GNU getopt_long matches: unique-prefix
+// long options (--outp is --output), --opt=value and --opt value,
+// clustered short options (-uo F, -oF), options after operands unless
+// the program stops at the first, and -- ends them. An option the table
+// does not know, or a computed word where one could be, is not trusted.
 
 // effect is what an option does, as far as approval cares.
 type effect uint16
@@ -88,16 +79,25 @@ type getopt struct {
 	risky bool
 }
 
+// specMarks are the marks of parseSpec.
+var specMarks = map[string]effect{"!w": effWrites, "!x": effRuns, "!n": effNamesFile, "!s": effSets,
+	"@": effPath, "+r": effRecurse, "+L": effFollow, "+h": effHidden, "+p": effPattern}
+
 // parseSpec builds a table from a compact spec: space-separated tokens,
 // one per option form. A single character is a short option, anything
 // longer a long one. After the name, ":" (short) or "=" (long) means a
 // required value, "::" or "=?" an optional one; then marks: "!w" writes,
 // "!x" runs a program, "!n" reads file names from a file, "!s" sets
 // something, "@" the value is a file read, "+r" recursive, "+L" follows
-// symlinks, "+h" searches hidden files, "+p" gives the pattern.
+// symlinks, "+h" searches hidden files, "+p" gives the pattern. A token
+// "#" makes -NUM an option (head -5).
 func parseSpec(spec string) getopt {
 	var g getopt
 	for _, tok := range strings.Fields(spec) {
+		if tok == "#" {
+			g.digits = true
+			continue
+		}
 		var o option
 		name := tok
 		if i := strings.IndexAny(tok[1:], ":=!@+"); i >= 0 {
@@ -112,34 +112,16 @@ func parseSpec(spec string) getopt {
 			o.arg, tok = argRequired, tok[1:]
 		}
 		for len(tok) > 0 {
-			m := tok[:1]
-			if m == "!" || m == "+" {
-				m, tok = tok[:2], tok[2:]
-			} else {
-				tok = tok[1:]
+			n := 1
+			if tok[0] == '!' || tok[0] == '+' {
+				n = 2
 			}
-			switch m {
-			case "!w":
-				o.eff |= effWrites
-			case "!x":
-				o.eff |= effRuns
-			case "!n":
-				o.eff |= effNamesFile
-			case "!s":
-				o.eff |= effSets
-			case "@":
-				o.eff |= effPath
-			case "+r":
-				o.eff |= effRecurse
-			case "+L":
-				o.eff |= effFollow
-			case "+h":
-				o.eff |= effHidden
-			case "+p":
-				o.eff |= effPattern
-			default:
-				panic("policy: bad option spec mark " + m + " in " + spec)
+			e, ok := specMarks[tok[:min(n, len(tok))]]
+			if !ok {
+				panic("policy: bad option spec mark " + tok + " in " + spec)
 			}
+			o.eff |= e
+			tok = tok[min(n, len(tok)):]
 		}
 		if len(name) == 1 {
 			o.short = name[0]
@@ -211,39 +193,29 @@ func mayBeOption(w Word, dir string) bool {
 func (g *getopt) parse(args []Word, dir string) parsed {
 	var p parsed
 	fail := func(why string) parsed {
-		if p.why == "" {
-			p.why = why
-		}
+		p.why = why
 		return p
 	}
+	i := 0
+	// value takes the next word as u's value; why it is not to be trusted.
+	value := func(u *used) string {
+		i++
+		u.value, u.has = args[i], true
+		return g.badValue(args[i], u.as, dir)
+	}
 	options := true
-	for i := 0; i < len(args); i++ {
+	for ; i < len(args); i++ {
 		a := args[i]
 		v := a.Value
-		if !options {
-			p.operands = append(p.operands, a)
-			continue
-		}
-		if mayBeOption(a, dir) {
-			if g.risky {
-				return fail("an argument computed at run time (" + a.Value + ") could be an option")
-			}
-			p.operands = append(p.operands, a)
-			if g.stop {
-				options = false
-			}
-			continue
-		}
+		maybe := options && mayBeOption(a, dir)
 		switch {
+		case maybe && g.risky:
+			return fail("an argument computed at run time (" + a.Value + ") could be an option")
+		case !options || maybe || len(v) < 2 || v[0] != '-':
+			p.operands = append(p.operands, a)
+			options = options && !g.stop
 		case v == "--":
 			options = false
-			continue
-		case len(v) < 2 || v[0] != '-':
-			p.operands = append(p.operands, a)
-			if g.stop {
-				options = false
-			}
-			continue
 		case strings.HasPrefix(v, "--"):
 			name, val, eq := strings.Cut(v[2:], "=")
 			o, why := g.long(name)
@@ -256,13 +228,9 @@ func (g *getopt) parse(args []Word, dir string) parsed {
 				return fail("--" + o.long + " takes no value")
 			case eq:
 				u.value, u.has = Word{Value: val, Known: true}, true
-			case o.arg == argRequired:
-				if i+1 < len(args) {
-					i++
-					u.value, u.has = args[i], true
-					if why := g.badValue(args[i], u.as, dir); why != "" {
-						return fail(why)
-					}
+			case o.arg == argRequired && i+1 < len(args):
+				if why := value(&u); why != "" {
+					return fail(why)
 				}
 			}
 			p.use(u)
@@ -283,9 +251,7 @@ func (g *getopt) parse(args []Word, dir string) parsed {
 					case rest != "":
 						u.value, u.has = Word{Value: rest, Known: true}, true
 					case o.arg == argRequired && i+1 < len(args):
-						i++
-						u.value, u.has = args[i], true
-						if why := g.badValue(args[i], u.as, dir); why != "" {
+						if why := value(&u); why != "" {
 							return fail(why)
 						}
 					}

@@ -3,30 +3,20 @@ package policy
 import (
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/godwit/godwit/internal/gitconfig"
 )
 
-// Git's read-only subcommands. Their options are too many to list, so
-// for git the check runs the other way, with a bias to asking: every
-// word that starts with "-" (after -- too) is tested against the options
-// that write or run a program, abbreviations included (--outp is
-// --output, --open-files-in is --open-files-in-pager), and a short
-// option cluster against the letters that do (-nO). A word that is not
-// an option is never taken for one, so nothing slips past as a value.
-//
-// What git prints can hold committed secrets: a patch, a blob, a grep
-// of the index or of an old tree. Such a command asks (read-only and
-// ask modes) unless the secret can be ruled out: no file contents are
-// printed (--stat, --name-only, git log without -p), the output is
-// limited to named files that exist and are not secrets, by any name
-// they had (git log -p -- src/a.go, git show HEAD:src/a.go; see
-// gitnames.go), or it reads only the work tree and
-// the index names no secrets file (git diff, git grep).
+// Git's options are too many for a table, so its check runs the other
+// way, with a bias to asking: every word starting with "-" is tested
+// against the options that write or run a program, abbreviations
+// included. What git prints may hold committed secrets, so a read asks
+// unless they can be ruled out: no contents printed (--stat), contents
+// limited to named files with no secret among their names in the
+// history (gitnames.go), or only the work tree and an index that tracks
+// no secrets file (gitindex.go).
 
 // gitBadLong are long options that write a file or run a program, for
 // every subcommand (the diff options --output and --ext-diff reach log,
@@ -36,9 +26,8 @@ var gitBadLong = []string{"output", "open-files-in-pager", "ext-diff", "exec", "
 
 // gitTop are the options git itself takes that change nothing: -C DIR
 // moves where it works, which is then checked like any folder read.
-var gitTop = map[string]bool{"--no-pager": true, "-P": true, "--no-optional-locks": true, "--no-replace-objects": true,
-	"--literal-pathspecs": true, "--glob-pathspecs": true, "--noglob-pathspecs": true, "--icase-pathspecs": true,
-	"--no-advice": true, "--version": true}
+var gitTop = nameSet("--no-pager -P --no-optional-locks --no-replace-objects --literal-pathspecs --glob-pathspecs " +
+	"--noglob-pathspecs --icase-pathspecs --no-advice --version")
 
 // gitContent says what a subcommand prints by default: contents
 // (diff, show), or only names and metadata (log, status).
@@ -199,9 +188,7 @@ func gitRO(c SimpleCommand) roResult {
 		}
 	case "stash":
 		if first == "list" || first == "show" {
-			content := first == "show" && slices.ContainsFunc(rest[1:], func(a Word) bool { return gitPatchWord(a.Value) })
-			content = content || (first == "list" && slices.ContainsFunc(rest[1:], func(a Word) bool { return gitPatchWord(a.Value) }))
-			if content {
+			if slices.ContainsFunc(rest[1:], func(a Word) bool { return gitPatchWord(a.Value) }) {
 				r.asks = append(r.asks, "prints file contents from a stash, where secrets may be")
 			}
 			return r
@@ -252,12 +239,10 @@ func gitConfigRO(dir string, rest []Word, r roResult) roResult {
 	return r
 }
 
-var gitSecretKey = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)(url|token|password|secret|extraheader|credential|cookie|proxy|key)`)
-})
+var gitSecretKey = lazyRE(`(?i)(url|token|password|secret|extraheader|credential|cookie|proxy|key)`)
 
 // userInfo finds a URL with a user name or token in it.
-var userInfo = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`://[^\s/@]+@`) })
+var userInfo = lazyRE(`://[^\s/@]+@`)
 
 // gitConfigHasCredentials reports whether the repository's config
 // (around dir) may hold a credential: a URL with a user name or token
@@ -282,8 +267,7 @@ func gitConfigHasCredentials(dir string) bool {
 }
 
 // gitPatchable are the subcommands that print patches when asked (-p).
-var gitPatchable = map[string]bool{"log": true, "whatchanged": true, "reflog": true, "show": true, "diff": true,
-	"diff-tree": true, "diff-index": true, "diff-files": true}
+var gitPatchable = nameSet("log whatchanged reflog show diff diff-tree diff-index diff-files")
 
 // gitValued are options that always take the next word as their value,
 // so it is neither a revision nor a path (only ones that never take an

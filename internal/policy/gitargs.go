@@ -2,7 +2,6 @@ package policy
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -10,14 +9,10 @@ import (
 	"github.com/godwit/godwit/internal/gitconfig"
 )
 
-// Git's own options come before its subcommand (git -C dir -c k=v
-// --no-pager commit). Deny and ask rules are matched against the command
-// with them removed as well, so `deny: git commit *` holds for
-// `git -C . commit`, and against what an alias stands for (git -c
-// alias.ci=commit ci, or an alias in the repository's or the user's git
-// config). Git does not abbreviate its own options and stops at one it
-// does not know; one this table does not know asks where a rule could
-// be dodged, in case git is newer than the table.
+// Deny and ask rules match git without its own options (git -C . commit
+// is git commit) and through its aliases (-c alias.ci=commit, the
+// config files'). Git stops at an option it does not know; one this
+// table does not know asks where a rule could be dodged.
 
 // gitGlobals is git's own option table (git(1), OPTIONS).
 var gitGlobals = sync.OnceValue(func() getopt {
@@ -215,8 +210,8 @@ func gitSettings(dir, home string, system bool) ([]gitconfig.Setting, error) {
 		files = append(files, filepath.Join(home, ".config", "git", "config"), filepath.Join(home, ".gitconfig"))
 	}
 	if gd := gitDirOf(dir); gd != "" {
-		if b, err := os.ReadFile(filepath.Join(gd, "commondir")); err == nil {
-			files = append(files, filepath.Join(absIn(gd, strings.TrimSpace(string(b))), "config"))
+		if c := commonDir(gd); c != "" {
+			files = append(files, filepath.Join(c, "config"))
 		}
 		files = append(files, filepath.Join(gd, "config"))
 	}

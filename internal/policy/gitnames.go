@@ -13,19 +13,12 @@ import (
 	"time"
 )
 
-// A git read limited to named files (git show HEAD~1:docs/a.txt, git
-// log -p -- docs/a.txt, git blame REV -- docs/a.txt) prints those files
-// as they were in the history, under every name they had: a key
-// committed as id_rsa and later moved to docs/a.txt prints through the
-// innocent name. So the names the files had are screened too: the
-// commits on any branch (and the command's revisions) that add a name,
-// merges against each parent, and git's rename detection over those
-// commits, walked back a rename at a time. Not git log --follow, which
-// follows one name at a time through the whole walk, so in a history of
-// branches it can lose a name another branch had. Renames are as
-// git detects them (50% similar, within git's default rename limit); a
-// copy or a rewrite under a new name is a new file to git and is not
-// followed.
+// A git read limited to named files prints them under every name they
+// had: a key committed as id_rsa and later renamed docs/a.txt prints
+// through the innocent name. So former names are screened too, walked
+// back a rename at a time over the commits on any branch that add a
+// name (not log --follow, which loses names another branch had).
+// Renames are as git detects them; a copy is a new file and not followed.
 
 // histFile is one file a git command prints from the history: path is
 // relative to the repository's top folder.
@@ -91,12 +84,10 @@ func (p *Policy) historyItems(toolName string, c SimpleCommand, ro roResult) []i
 	return out
 }
 
-// History is what godwit knows of the names files had in git's
-// history: each answer git gives, remembered per state of the
-// repository's refs (HEAD, the branches, packed refs), tips and path,
-// so the commands of a turn ask git once. A Policy made without one
-// (Options.History) has its own; policies of one workspace may share
-// one. The zero History is ready.
+// History remembers the names files had in git's history, per state of
+// the repository's refs, tips and path, so a turn's commands ask git
+// once. Policies of one workspace may share one; the zero History is
+// ready.
 type History struct {
 	mu    sync.Mutex
 	cache map[string]renameScan
@@ -262,11 +253,7 @@ func refsStamp(gd string) string {
 		return ""
 	}
 	dirs := []string{gd}
-	if b, err := os.ReadFile(filepath.Join(gd, "commondir")); err == nil {
-		c := strings.TrimSpace(string(b))
-		if !filepath.IsAbs(c) {
-			c = filepath.Join(gd, c)
-		}
+	if c := commonDir(gd); c != "" {
 		dirs = append(dirs, c)
 	}
 	var sb strings.Builder

@@ -5,14 +5,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/godwit/godwit/internal/tool/workspace"
 	"github.com/godwit/godwit/tool"
 )
 
@@ -213,21 +212,17 @@ func (p *Policy) redirectItem(toolName string, r Redirect) item {
 // dangerousVars change what later commands run or where they work;
 // setting one makes the line need approval. XDG_CONFIG_HOME moves git's
 // configuration; GCONV_PATH and LOCPATH load code into any program.
-var dangerousVars = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(PATH|CDPATH|HOME|IFS|ENV|BASH_ENV|BASHOPTS|SHELLOPTS|PS4|PROMPT_COMMAND|GLOBIGNORE|PAGER|MANPAGER|EDITOR|VISUAL|` +
-		`LESSOPEN|LESSCLOSE|RIPGREP_CONFIG_PATH|GREP_OPTIONS|BASH_XTRACEFD|LD_.*|DYLD_.*|GIT_.*|BASH_FUNC_.*|XDG_.*|GCONV_PATH|` +
-		`LOCPATH|NLSPATH|GLIBC_TUNABLES|POSIXLY_CORRECT|TMPDIR|BASH_LOADABLES_PATH|EXECIGNORE|FIGNORE|HISTFILE|INPUTRC|TERMINFO.*)$`)
-})
+var dangerousVars = lazyRE(`^(PATH|CDPATH|HOME|IFS|ENV|BASH_ENV|BASHOPTS|SHELLOPTS|PS4|PROMPT_COMMAND|GLOBIGNORE|PAGER|MANPAGER|EDITOR|VISUAL|` +
+	`LESSOPEN|LESSCLOSE|RIPGREP_CONFIG_PATH|GREP_OPTIONS|BASH_XTRACEFD|LD_.*|DYLD_.*|GIT_.*|BASH_FUNC_.*|XDG_.*|GCONV_PATH|` +
+	`LOCPATH|NLSPATH|GLIBC_TUNABLES|POSIXLY_CORRECT|TMPDIR|BASH_LOADABLES_PATH|EXECIGNORE|FIGNORE|HISTFILE|INPUTRC|TERMINFO.*)$`)
 
 // commandVars are variables whose value programs run as a command line
 // (git's editor and pager, ssh's command, askpass helpers, a browser):
 // deny and ask rules cannot see into them, so setting one asks where
 // such rules exist.
-var commandVars = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(EDITOR|VISUAL|PAGER|MANPAGER|GIT_EDITOR|GIT_SEQUENCE_EDITOR|GIT_PAGER|GIT_SSH|GIT_SSH_COMMAND|` +
-		`GIT_EXTERNAL_DIFF|GIT_ASKPASS|SSH_ASKPASS|SUDO_ASKPASS|GIT_PROXY_COMMAND|BROWSER|LESSOPEN|LESSCLOSE|CVS_RSH|RSYNC_RSH|` +
-		`SHELL|BASH_ENV|ENV|PROMPT_COMMAND|PS4|TERMINAL|GIT_EXEC_PATH|GIT_CONFIG_.*|SYSTEMD_PAGER|DIFF|MERGE|FCEDIT)$`)
-})
+var commandVars = lazyRE(`^(EDITOR|VISUAL|PAGER|MANPAGER|GIT_EDITOR|GIT_SEQUENCE_EDITOR|GIT_PAGER|GIT_SSH|GIT_SSH_COMMAND|` +
+	`GIT_EXTERNAL_DIFF|GIT_ASKPASS|SSH_ASKPASS|SUDO_ASKPASS|GIT_PROXY_COMMAND|BROWSER|LESSOPEN|LESSCLOSE|CVS_RSH|RSYNC_RSH|` +
+	`SHELL|BASH_ENV|ENV|PROMPT_COMMAND|PS4|TERMINAL|GIT_EXEC_PATH|GIT_CONFIG_.*|SYSTEMD_PAGER|DIFF|MERGE|FCEDIT)$`)
 
 func commandVar(names []string) string {
 	for _, n := range names {
@@ -240,9 +235,7 @@ func commandVar(names []string) string {
 
 // secretVars are variable names that likely hold a secret; expanding
 // one prints it as surely as cat .env does.
-var secretVars = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)(KEY|TOKEN|SECRET|PASSW|PASSPHRASE|CREDENTIAL|COOKIE|SESSION|PRIVATE|AUTH)`)
-})
+var secretVars = lazyRE(`(?i)(KEY|TOKEN|SECRET|PASSW|PASSPHRASE|CREDENTIAL|COOKIE|SESSION|PRIVATE|AUTH)`)
 
 // varItems judge what the line does with variables beyond its simple
 // commands: assignments by ${X:=v}, arithmetic or a for loop, arithmetic
@@ -382,16 +375,16 @@ func (p *Policy) commandItem(toolName string, c SimpleCommand, uw unwrapped) []i
 func (p *Policy) declItems(c SimpleCommand) []item {
 	prints := c.Decl != "" && len(c.Assigns) == 0
 	for _, w := range c.Words { // declaration flags
+		what := "runs `" + c.Decl + " " + render(c.Words) + "`"
 		switch {
-		case !w.Known || !strings.HasPrefix(w.Value, "-") && !strings.HasPrefix(w.Value, "+"):
-			return []item{{kind: kindTool, level: levelWrite, what: "runs `" + c.Decl + " " + render(c.Words) + "`"}}
-		case strings.ContainsRune(w.Value, 'n') && strings.HasPrefix(w.Value, "-"):
-			// -n makes a name reference: any variable, PATH included.
-			return []item{{kind: kindTool, level: levelWrite, what: "runs `" + c.Decl + " " + render(c.Words) + "`"}}
+		// -n makes a reference to any variable, PATH included.
+		case !w.Known || !strings.HasPrefix(w.Value, "-") && !strings.HasPrefix(w.Value, "+"),
+			strings.ContainsRune(w.Value, 'n') && strings.HasPrefix(w.Value, "-"):
+			return []item{{kind: kindTool, level: levelWrite, what: what}}
 		case strings.ContainsRune(w.Value, 'i') && strings.HasPrefix(w.Value, "-"):
-			// -i evaluates what is assigned as arithmetic, which can
+			// What -i's variables are assigned is arithmetic, which can
 			// assign any variable.
-			return []item{{kind: kindTool, level: levelWrite, what: "runs `" + c.Decl + " " + render(c.Words) + "`, whose integer variables evaluate arithmetic"}}
+			return []item{{kind: kindTool, level: levelWrite, what: what + ", whose integer variables evaluate arithmetic"}}
 		case strings.ContainsRune(w.Value, 'p'):
 			prints = true
 		case strings.ContainsAny(w.Value, "fF"):
@@ -496,7 +489,7 @@ func (p *Policy) readItems(toolName string, w Word, dir string) []item {
 	return out
 }
 
-var subcommandLike = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]*$`) })
+var subcommandLike = lazyRE(`^[A-Za-z0-9][A-Za-z0-9._:-]*$`)
 
 // commandScope is what Always remembers for a command: its program and,
 // when it looks like a subcommand, its first argument ("go test *",
@@ -543,7 +536,7 @@ func globEscape(s string) string {
 // cannot be seen from here and may be outside the workspace.
 func hardLinked(abs string) bool {
 	fi, err := os.Lstat(abs)
-	return err == nil && fi.Mode().IsRegular() && links(fi) > 1
+	return err == nil && fi.Mode().IsRegular() && workspace.Links(fi) > 1
 }
 
 func isDir(abs string) bool {

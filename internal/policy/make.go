@@ -3,25 +3,18 @@ package policy
 import (
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
 )
 
-// make runs the recipes of the targets it builds. Deny and ask rules are
-// matched against them: the Makefile (and what it includes) is read,
-// the targets named (or the default one) are followed through their
-// prerequisites, and their recipes, the recipes of pattern and suffix
-// rules (any target may use them), and every $(shell ...) and != are
-// judged as shell lines. Make's variables are expanded from the
-// Makefile, the command line and make's own defaults ($(RM) is rm -f);
-// a program named by a variable godwit cannot expand asks rather than
-// matching every rule. This is GNU make read well enough to find
-// commands, not to build: conditionals take both branches, and a
-// Makefile that changes the shell (SHELL, .SHELLFLAGS), uses $(eval),
-// or includes a file that cannot be read asks where a rule could be
-// dodged.
+// make runs the recipes of the targets it builds, so deny and ask rules
+// are matched against them: the Makefile and its includes are read, the
+// targets named (or the default) followed through their prerequisites,
+// with pattern rules, $(shell ...) and != judged too, and make's
+// variables expanded ($(RM) is rm -f). GNU make read well enough to
+// find commands, not to build: conditionals take both branches, and
+// what cannot be read ($(eval), SHELL) asks where a rule could be dodged.
 
 // makeOpts is GNU make's option table.
 var makeOpts = sync.OnceValue(func() getopt {
@@ -175,12 +168,10 @@ func (u *unwrapper) makeRuns(c SimpleCommand, args []Word, depth int) unwrapped 
 	return out
 }
 
-var makeVarName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.-]+$`) })
+var makeVarName = lazyRE(`^[A-Za-z0-9_.-]+$`)
 
 // makeAssign matches a variable assignment.
-var makeAssign = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^((?:override|export|private|unexport)\s+)*([^:#=\s]+)\s*(:::=|::=|:=|\+=|\?=|!=|=)\s*(.*)$`)
-})
+var makeAssign = lazyRE(`^((?:override|export|private|unexport)\s+)*([^:#=\s]+)\s*(:::=|::=|:=|\+=|\?=|!=|=)\s*(.*)$`)
 
 // read reads one Makefile (or included file) relative to make's folder.
 func (m *makefile) read(f Word, depth int) {

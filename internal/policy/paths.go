@@ -23,11 +23,7 @@ const (
 
 // devices are the files a command may write without that counting as a
 // write.
-var devices = map[string]bool{
-	"/dev/null": true, "/dev/zero": true, "/dev/full": true,
-	"/dev/stdout": true, "/dev/stderr": true, "/dev/stdin": true, "/dev/tty": true,
-	"/dev/random": true, "/dev/urandom": true,
-}
+var devices = nameSet("/dev/null /dev/zero /dev/full /dev/stdout /dev/stderr /dev/stdin /dev/tty /dev/random /dev/urandom")
 
 // where classifies abs, an absolute path with symlinks resolved ("" is
 // unknown).
@@ -51,14 +47,10 @@ func (p *Policy) where(abs string) place {
 // rel is abs relative to the workspace with forward slashes, or abs
 // itself when it is outside.
 func (p *Policy) rel(abs string) string {
-	if !within(p.root, abs) {
-		return filepath.ToSlash(abs)
+	if r := relTo(p.root, abs); r != "" {
+		return r
 	}
-	r, err := filepath.Rel(p.root, abs)
-	if err != nil {
-		return filepath.ToSlash(abs)
-	}
-	return filepath.ToSlash(r)
+	return filepath.ToSlash(abs)
 }
 
 // relTo is abs relative to root with forward slashes, "" when outside.
@@ -92,12 +84,10 @@ func within(dir, abs string) bool {
 func isSecret(p string) bool { return tool.IsSecret(p) }
 
 // protected are workspace files whose change would grant the agent more
-// than the user did: godwit's own (rules, memory, skills), the project's
-// MCP servers, git hooks and config, which run programs later as the
-// user (a .git file or folder replaced whole points git at other ones),
-// and the files hook managers run from git's hooks: husky's folder,
-// pre-commit's config, lefthook's under each name it reads and its
-// script folders, overcommit's config and its repository hooks. Writing them asks in every mode, after any Always.
+// than the user did: godwit's own, the project's MCP servers, git hooks
+// and config (which run programs later, as the user), and the files hook
+// managers run from git's hooks (husky, pre-commit, lefthook,
+// overcommit). Writing them asks in every mode, after any Always.
 var protected = []string{".godwit/**", ".mcp.json", "**/.git", "**/.git/config", "**/.git/config.worktree",
 	"**/.git/commondir", "**/.git/hooks", "**/.git/hooks/**", "**/.git/modules/**/config", "**/.git/modules/**/hooks/**",
 	"**/.git/worktrees/*/config.worktree",
@@ -129,22 +119,13 @@ func (p *Policy) isProtected(abs string) bool {
 }
 
 // hookDirs are the folders git runs hooks from besides .git/hooks: each
-// core.hooksPath set in a config file a git command in root reads (the
-// repository's, the user's, the system's, and what they include),
-// resolved as git does against the top of the work tree; and where the
-// folder is husky's wrappers (.husky/_, which run .husky/HOOK), the
-// folder above it. An error when a config file does not parse: the
-// folders are not known.
+// core.hooksPath in a config file git reads in root (includes followed),
+// resolved against the top of the work tree, and for husky's wrappers
+// (.husky/_) the folder above. An error when a config file does not parse.
 func hookDirs(root, home string) ([]string, error) {
-	top := root
-	for d := root; ; d = filepath.Dir(d) {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			top = d
-			break
-		}
-		if filepath.Dir(d) == d {
-			return nil, nil
-		}
+	top := repoRoot(root)
+	if top == "" {
+		return nil, nil
 	}
 	settings, err := gitSettings(root, home, true)
 	var out []string
@@ -183,14 +164,20 @@ func linkedGitDirs(root string) []string {
 	}
 	gd = kernelPath(gd)
 	out := []string{gd}
-	if b, err := os.ReadFile(filepath.Join(gd, "commondir")); err == nil {
-		c := strings.TrimSpace(string(b))
-		if !filepath.IsAbs(c) {
-			c = filepath.Join(gd, c)
-		}
+	if c := commonDir(gd); c != "" {
 		out = append(out, kernelPath(c))
 	}
 	return out
+}
+
+// commonDir is the folder a linked worktree's git folder gd shares with
+// the main one, "" when gd has none.
+func commonDir(gd string) string {
+	b, err := os.ReadFile(filepath.Join(gd, "commondir"))
+	if err != nil {
+		return ""
+	}
+	return absIn(gd, strings.TrimSpace(string(b)))
 }
 
 // maxLinks bounds symlink hops, as the kernel's ELOOP limit does.

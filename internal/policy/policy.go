@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 
@@ -70,11 +71,9 @@ type Options struct {
 	// analysed as bash; "powershell" commands are not analysed at all
 	// (no read-only list, no allow rules: each one asks).
 	Shell string
-	// Offer, in read-only mode, puts a call refused only because it
-	// writes or runs something to the Prompter (Question.ReadOnly):
-	// allowed once, it runs as ask mode would run it. The chat sets it,
-	// where the user can switch the mode on the spot; a refusal then
-	// says so rather than how to restart godwit.
+	// Offer, in read-only mode, asks the Prompter about a call refused only
+	// because it writes or runs something (Question.ReadOnly); a yes runs it
+	// once as ask mode would. The chat sets it.
 	Offer bool
 	// History answers which names a file had in git's history; nil
 	// means a History of the Policy's own.
@@ -95,9 +94,8 @@ type Policy struct {
 	shell    string
 	offer    bool
 	log      *slog.Logger
-	// gitDirs are the workspace repository's git folders when .git is a
-	// file pointing elsewhere (a worktree, a submodule, --separate-git-
-	// dir): their hooks and config are protected as .git's are.
+	// gitDirs are the git folders a .git file points to (a worktree, a
+	// submodule): their hooks and config are protected as .git's are.
 	gitDirs []string
 	// hookDirs are the other folders git runs hooks from (hookDirs);
 	// hookDirsErr says why they are not known, and then every write
@@ -161,9 +159,8 @@ func New(opts Options) (*Policy, error) {
 // Mode returns the policy's mode.
 func (p *Policy) Mode() Mode { return p.mode }
 
-// Writable returns the folders outside the workspace that writes may go
-// to (the Scratch option and the rules' sandbox.writable, resolved), for
-// the sandbox.
+// Writable returns the folders outside the workspace writes may go to
+// (Scratch and sandbox.writable, resolved), for the sandbox.
 func (p *Policy) Writable() []string { return append([]string(nil), p.scratch...) }
 
 // expand makes a rules path absolute: ~/ is the home folder, a relative
@@ -205,10 +202,8 @@ func (p *Policy) Approve(ctx context.Context, req tool.ApprovalRequest) (tool.De
 	var denied, readOnly, asked []string
 	var allowed string
 	var scopes []*Rule
-	// A call none of whose items writes or runs more than a reader runs
-	// confined to reading, in every mode: the sandbox enforces what the
-	// analysis concluded, so a mistake in the read-only list cannot
-	// write or reach the network.
+	// A call that only reads runs confined to reading, in every mode, so
+	// a mistake in the read-only list cannot write or reach the network.
 	confine := tool.ConfineReadOnly
 	for _, it := range p.items(req.Tool, req.Access) {
 		if it.level >= levelWrite {
@@ -255,28 +250,19 @@ func (p *Policy) Approve(ctx context.Context, req tool.ApprovalRequest) (tool.De
 }
 
 // How a refusal by read-only mode tells the model what the user can do:
-// restart godwit with a flag (run), or switch the mode where the front
-// end can (Options.Offer: the chat; an editor over ACP rewords the first
-// into its own).
+// restart godwit with a flag, or switch the mode where the front end can
+// (Options.Offer).
 const (
 	RestartAdvice = "The user can restart godwit with --allow-write to approve writes and commands one by one, or with --yes to approve them all"
 	SwitchAdvice  = "The user can switch the chat to ask mode (Shift-Tab) to approve writes and commands one by one"
 )
 
-// offerOnce asks the person about a call read-only mode refuses: the
-// question names the call and why it needs the mode, and a yes allows it
-// once, in ask mode's sandbox (tool.ConfineWrite). reasons are the other items' reasons to
-// ask (a secret read). Always is not offered: read-only mode remembers
-// nothing.
+// offerOnce asks the person about a call read-only mode refuses; a yes
+// allows it once, in ask mode's sandbox (tool.ConfineWrite). reasons are
+// the other items' reasons to ask. Read-only mode remembers no Always.
 func (p *Policy) offerOnce(ctx context.Context, req tool.ApprovalRequest, what string, reasons []string) (tool.Decision, error) {
-	q := Question{Tool: req.Tool, Summary: req.Access.Summary, Preview: req.Access.Preview, ReadOnly: true,
-		Reasons: lookalikes(req.Access, append([]string{what}, reasons...))}
-	if q.Summary == "" {
-		q.Summary = "run " + req.Tool
-	}
-	if q.Preview == "" && req.Access.Command != "" && req.Access.Command != strings.TrimPrefix(q.Summary, "run: ") {
-		q.Preview = req.Access.Command
-	}
+	q := question(req, append([]string{what}, reasons...))
+	q.ReadOnly = true
 	p.askMu.Lock()
 	defer p.askMu.Unlock()
 	a, err := p.prompter.Ask(ctx, q)
@@ -293,10 +279,9 @@ func (p *Policy) offerOnce(ctx context.Context, req tool.ApprovalRequest, what s
 	return tool.Decision{Allow: true, Manual: true, Reason: "approved by the user in read-only mode", Confine: tool.ConfineWrite}, nil
 }
 
-// NeedsApproval reports whether a call that does not mutate (a read)
-// must still be approved: it reads a secret or outside the workspace, or
-// an ask or deny rule names it. The runner only asks about mutating
-// calls; ScreenReads uses this to route such reads through Approve.
+// NeedsApproval reports whether a read must still be approved (a secret,
+// outside the workspace, an ask or deny rule): it implements
+// tool.ReadScreener.
 func (p *Policy) NeedsApproval(toolName string, acc tool.Access) bool {
 	for _, it := range p.items(toolName, acc) {
 		if p.judge(toolName, it).verdict != allow {
@@ -368,7 +353,7 @@ func (p *Policy) judge(toolName string, it item) judgement {
 
 // commandRules reports whether a deny or ask rule looks at commands.
 func (p *Policy) commandRules() bool {
-	for _, r := range append(p.rules.Deny[:len(p.rules.Deny):len(p.rules.Deny)], p.rules.Ask...) {
+	for _, r := range p.guards() {
 		if (r.Command != "" || r.Path != "" || r.Tool == "") && r.matchTool("shell_exec") {
 			return true
 		}
@@ -378,7 +363,7 @@ func (p *Policy) commandRules() bool {
 
 // pathRules reports whether a deny or ask rule names paths for toolName.
 func (p *Policy) pathRules(toolName string) bool {
-	for _, r := range append(p.rules.Deny[:len(p.rules.Deny):len(p.rules.Deny)], p.rules.Ask...) {
+	for _, r := range p.guards() {
 		if r.Path != "" && r.matchTool(toolName) {
 			return true
 		}
@@ -411,7 +396,7 @@ func (p *Policy) codeRule(toolName string, code []codeText) (Rule, codeText, boo
 		return Rule{}, codeText{}, false
 	}
 	var first *Rule
-	for _, r := range append(p.rules.Deny[:len(p.rules.Deny):len(p.rules.Deny)], p.rules.Ask...) {
+	for _, r := range p.guards() {
 		if r.Command == "" || !r.matchTool(toolName) {
 			continue
 		}
@@ -504,13 +489,7 @@ func (p *Policy) ask(ctx context.Context, req tool.ApprovalRequest, reasons []st
 		return tool.Decision{Reason: "needs the user's approval (" + strings.Join(reasons, "; ") +
 			"), but no one can be asked here. The user can allow it with a rule in $GODWIT_HOME/rules.yaml (~/.godwit/rules.yaml), or run godwit interactively with --allow-write"}, nil
 	}
-	q := Question{Tool: req.Tool, Summary: req.Access.Summary, Preview: req.Access.Preview, Reasons: lookalikes(req.Access, reasons)}
-	if q.Summary == "" {
-		q.Summary = "run " + req.Tool
-	}
-	if q.Preview == "" && req.Access.Command != "" && req.Access.Command != strings.TrimPrefix(q.Summary, "run: ") {
-		q.Preview = req.Access.Command
-	}
+	q := question(req, reasons)
 	// Always is offered only when every item asked about has a scope to
 	// remember (not for a path computed at run time).
 	var remember []Rule
@@ -549,6 +528,23 @@ func (p *Policy) ask(ctx context.Context, req tool.ApprovalRequest, reasons []st
 		reason += ": " + a.Note
 	}
 	return tool.Decision{Reason: reason}, nil
+}
+
+// question is what the person is asked about req.
+func question(req tool.ApprovalRequest, reasons []string) Question {
+	q := Question{Tool: req.Tool, Summary: req.Access.Summary, Preview: req.Access.Preview, Reasons: lookalikes(req.Access, reasons)}
+	if q.Summary == "" {
+		q.Summary = "run " + req.Tool
+	}
+	if q.Preview == "" && req.Access.Command != "" && req.Access.Command != strings.TrimPrefix(q.Summary, "run: ") {
+		q.Preview = req.Access.Command
+	}
+	return q
+}
+
+// guards are the deny and ask rules.
+func (p *Policy) guards() []Rule {
+	return append(p.rules.Deny[:len(p.rules.Deny):len(p.rules.Deny)], p.rules.Ask...)
 }
 
 func dedupe(s []string) []string {
@@ -596,4 +592,18 @@ func lookalikes(acc tool.Access, reasons []string) []string {
 		reasons = append(append([]string(nil), reasons...), "has characters that are not ASCII (a look-alike reads as another letter): "+strings.Join(na, ", "))
 	}
 	return reasons
+}
+
+// lazyRE compiles expr at its first use, not at start-up.
+func lazyRE(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
+
+// nameSet is the set of the space-separated names in s.
+func nameSet(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, n := range strings.Fields(s) {
+		m[n] = true
+	}
+	return m
 }

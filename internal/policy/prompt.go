@@ -50,12 +50,9 @@ type Prompter interface {
 	Ask(ctx context.Context, q Question) (Answer, error)
 }
 
-// AnswerDelay is how long a question must have been shown to a person
-// before a yes (y or a) answers it, in every front end that reads keys
-// or lines: a yes typed a moment after the question appeared was meant
-// for something else (typing ahead while the turn ran, the question
-// before it), not for a call the person has not read. A no counts at
-// once.
+// AnswerDelay is how long a question must have been shown before a yes
+// answers it, in every front end that reads keys or lines: a yes typed
+// sooner was meant for something else. A no counts at once.
 const AnswerDelay = 500 * time.Millisecond
 
 // PrompterFunc adapts a function to Prompter.

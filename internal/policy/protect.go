@@ -2,7 +2,6 @@ package policy
 
 import (
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,20 +10,10 @@ import (
 	"github.com/godwit/godwit/internal/gitconfig"
 )
 
-// Git hooks and git's configuration run programs later, as the user and
-// outside any sandbox (a hook at the next commit, core.fsmonitor at the
-// next git status, an alias). So a shell command that may change them
-// asks in every mode, --yes included, as a file tool's write to them
-// does: a command whose arguments name a protected file or a folder
-// holding one (cp x .git/hooks/, ln -s, install, rsync, mv, tee, dd
-// of=.git/config, a redirect), git config setting a key that is not on
-// a short list of harmless ones (core.hooksPath, core.fsmonitor,
-// core.pager, alias.*, diff.*.textconv, filter.* ...), git -c with such
-// a key, git init or clone with --template, and the variables that point
-// git at another configuration (GIT_CONFIG_*). What the analysis cannot
-// see (a script, tar -x, a program writing on its own) is caught after
-// the fact: the safety layer compares .git/hooks and .git/config after
-// each command and restores them.
+// Git hooks and configuration run programs later, as the user and
+// outside any sandbox, so a command that may change them asks in every
+// mode, --yes included. What the analysis cannot see (a script, tar -x)
+// the safety layer catches after the command (gitguard).
 
 // gitSafeKeys are the git settings that run nothing and point nowhere;
 // setting any other asks in every mode. Section and key are matched
@@ -62,9 +51,7 @@ func gitKeySafe(key string) bool {
 
 // gitEnvVars point git at configuration, programs or templates other
 // than the repository's: setting one is git -c in disguise.
-var gitEnvVars = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^GIT_(CONFIG(_.*)?|EXEC_PATH|TEMPLATE_DIR|DIR|COMMON_DIR|WORK_TREE)$`)
-})
+var gitEnvVars = lazyRE(`^GIT_(CONFIG(_.*)?|EXEC_PATH|TEMPLATE_DIR|DIR|COMMON_DIR|WORK_TREE)$`)
 
 // protectedItems are the changes to git hooks and configuration a
 // command that is not read-only may make: they ask in every mode.
@@ -105,7 +92,7 @@ func (p *Policy) protectedItems(toolName string, c SimpleCommand) []item {
 // placers are the programs that put a file where an argument says: a
 // target the analysis cannot know could be .git/hooks or .git/config,
 // as a redirect to a computed path could.
-var placers = map[string]bool{"cp": true, "mv": true, "ln": true, "link": true, "install": true, "rsync": true, "tee": true, "dd": true}
+var placers = nameSet("cp mv ln link install rsync tee dd")
 
 // unknownTarget returns the word a placer writes to, or may take as an
 // option, that cannot be known ("" when there is none): cp's last
@@ -206,15 +193,9 @@ func (p *Policy) touchesProtected(abs string) bool {
 
 // gitConfigChanges finds what a git command line changes in git's
 // configuration that can run programs or point the user's later fetches
-// and pushes elsewhere: git -c KEY=V, git config KEY V, --template,
-// clone -c, git remote add and set-url, push -u to a URL, init
-// --separate-git-dir, git lfs install, git maintenance start. Other
-// subcommands that write .git/config are harmless: git branch -u and
-// checkout --track name a ref of a remote already configured, git
-// submodule add, init and update record where submodules are fetched
-// from (their hooks come from git's template, not the remote), git
-// worktree add writes no setting, and git init in a repository rewrites
-// only its format keys.
+// and pushes elsewhere. Other subcommands that write .git/config are
+// harmless (docs/safety.md says why): branch -u, checkout --track,
+// submodule add, worktree add, init in a repository.
 func gitConfigChanges(args []Word, dir string) []string {
 	var out []string
 	sub, rest, globals := gitSub(args)

@@ -1,38 +1,18 @@
 package policy
 
 import (
-	"regexp"
 	"strings"
 	"sync"
 )
 
-// The built-in read-only commands run without approval in every mode,
-// read-only included, and always under a sandbox with no writes and no
-// network (tool.ConfineReadOnly): the list says what may run unasked,
-// the sandbox makes sure it only reads. The bar for the list: the
-// program cannot change a file or start another program with the
-// options its table allows. Each program has a table of every option it
-// takes (getopt.go); an option the table does not know makes the
-// command need approval, and options that write, run a program, read a
-// list of file names or set something are marked so. Where a computed
-// argument ($X, a glob matching a file named -x) could turn into such an
-// option, the command needs approval.
-//
-// Left out on purpose:
-//   - go test, go build, go vet, make, npm, cargo, pytest: they run or
-//     compile the project's code, which can do anything.
-//   - sed and awk (sed's w and e commands, awk's system() and print >),
-//     xargs, env CMD, timeout, nice, nohup, command CMD, exec, eval,
-//     source, bash -c: they write or run what their arguments say.
-//   - less and more (they run an editor or shell on request), tee, read
-//     (assigns any variable), hash, alias, xxd (its own option syntax).
-//
-// A computed program name ($CMD), a path to a program (./ls) and a
-// command with a variable set in front of it (GIT_PAGER=x git log) are
-// never read-only. Paths a read-only command reads are still checked:
-// secrets and files outside the workspace ask, and so do environment
-// dumps (env, printenv, set, declare -p) and git commands that print
-// file contents from git's objects, where committed secrets may be.
+// The read-only list: what runs unasked in every mode, always confined
+// (tool.ConfineReadOnly). The bar: with the options its table allows
+// (getopt.go), the program can neither change a file nor start another.
+// Left out on purpose: what compiles or runs the project's code (go
+// test, make, npm), what writes or runs what its arguments say (sed,
+// awk, xargs, env CMD, eval), less and more (they start an editor),
+// read (it assigns any variable). What a read-only command reads is
+// still checked (commandItem).
 
 type operandKind uint8
 
@@ -108,8 +88,8 @@ var programs = sync.OnceValue(func() map[string]program {
 	m := map[string]program{
 		// Readers.
 		"cat":  prog(opsPaths, -1, "A show-all b number-nonblank e E show-ends n number s squeeze-blank t T show-tabs u v show-nonprinting"+help),
-		"head": digits(prog(opsPaths, -1, "c: bytes= n: lines= q quiet silent v verbose z zero-terminated"+help)),
-		"tail": digits(prog(opsPaths, -1, "c: bytes= f follow=? F n: lines= max-unchanged-stats= pid= q quiet silent retry s: sleep-interval= v verbose z zero-terminated"+help)),
+		"head": prog(opsPaths, -1, "# c: bytes= n: lines= q quiet silent v verbose z zero-terminated"+help),
+		"tail": prog(opsPaths, -1, "# c: bytes= f follow=? F n: lines= max-unchanged-stats= pid= q quiet silent retry s: sleep-interval= v verbose z zero-terminated"+help),
 		"wc":   prog(opsPaths, -1, "c bytes m chars l lines files0-from=!n L max-line-length w words total="+help),
 		"ls": prog(opsPaths, -1, "a all A almost-all author b escape block-size= B ignore-backups c C color=? d directory D dired f F classify=? "+
 			"file-type format= full-time g group-directories-first G no-group h human-readable si H dereference-command-line "+
@@ -129,15 +109,15 @@ var programs = sync.OnceValue(func() map[string]program {
 		"nl":       prog(opsPaths, -1, "b: body-numbering= d: section-delimiter= f: footer-numbering= h: header-numbering= i: line-increment= l: join-blank-lines= n: number-format= p no-renumber s: number-separator= v: starting-line-number= w: number-width="+help),
 		"tac":      prog(opsPaths, -1, "b before r regex s: separator="+help),
 		"rev":      prog(opsPaths, -1, "0 zero h help V version"),
-		"fold":     digits(prog(opsPaths, -1, "b bytes s spaces w: width="+help)),
-		"expand":   digits(prog(opsPaths, -1, "i initial t: tabs="+help)),
-		"unexpand": digits(prog(opsPaths, -1, "a all first-only t: tabs="+help)),
+		"fold":     prog(opsPaths, -1, "# b bytes s spaces w: width="+help),
+		"expand":   prog(opsPaths, -1, "# i initial t: tabs="+help),
+		"unexpand": prog(opsPaths, -1, "# a all first-only t: tabs="+help),
 		"paste":    prog(opsPaths, -1, "d: delimiters= s serial z zero-terminated"+help),
 		"join":     prog(opsPaths, -1, "a: e: i ignore-case j: o: t: v: 1: 2: check-order nocheck-order header z zero-terminated"+help),
 		"comm":     prog(opsPaths, -1, "1 2 3 check-order nocheck-order output-delimiter= total z zero-terminated"+help),
-		"strings":  digits(prog(opsPaths, -1, "a all d data f print-file-name n: bytes= t: radix= o e: encoding= T: target= w include-all-whitespace s: output-separator= U: unicode= h help v V version")),
-		"od": digits(prog(opsPaths, -1, "A: address-radix= j: skip-bytes= N: read-bytes= S:: strings=? t: format= v output-duplicates w:: width=? "+
-			"endian= a b c d f i l o s x traditional"+help)),
+		"strings":  prog(opsPaths, -1, "# a all d data f print-file-name n: bytes= t: radix= o e: encoding= T: target= w include-all-whitespace s: output-separator= U: unicode= h help v V version"),
+		"od": prog(opsPaths, -1, "# A: address-radix= j: skip-bytes= N: read-bytes= S:: strings=? t: format= v output-duplicates w:: width=? "+
+			"endian= a b c d f i l o s x traditional"+help),
 		"hexdump": prog(opsPaths, -1, "b c C d e: f:@ L:: n: o s: v x one-byte-octal one-byte-char canonical two-bytes-decimal format= "+
 			"format-file=@ color=? length= two-bytes-octal skip= no-squeezing two-bytes-hex h help V version"),
 		"cut": prog(opsPaths, -1, "b: bytes= c: characters= d: delimiter= f: fields= n complement s only-delimited output-delimiter= z zero-terminated"+help),
@@ -216,7 +196,7 @@ var programs = sync.OnceValue(func() map[string]program {
 		"uptime":   prog(opsNone, 0, "p pretty h help s since V version"),
 		"locale":   prog(opsNone, -1, "a all-locales m charmaps c category-name k keyword-name v verbose help usage V version"),
 		"sleep":    prog(opsNone, -1, help),
-		"seq":      digits(prog(opsNone, -1, "f: format= s: separator= w equal-width"+help)),
+		"seq":      prog(opsNone, -1, "# f: format= s: separator= w equal-width"+help),
 		"which":    prog(opsNone, -1, "a s"),
 		// date with an operand other than +FORMAT, or -s, sets the clock.
 		"date": {g: parseSpec("d: date= debug f:@ file=@ I:: iso-8601=? R rfc-email rfc-3339= r:@ reference=@ s:!s set=!s u utc universal" + help),
@@ -262,11 +242,6 @@ var programs = sync.OnceValue(func() map[string]program {
 	return m
 })
 
-func digits(p program) program {
-	p.g.digits = true
-	return p
-}
-
 // builtin is a shell builtin parsed with bash's internal getopt: options
 // come first, no long options.
 func builtin(spec string) program {
@@ -276,12 +251,12 @@ func builtin(spec string) program {
 }
 
 func grepProg() program {
-	p := digits(prog(opsPatternPaths, -1, "E extended-regexp F fixed-strings G basic-regexp P perl-regexp e:+p regexp=+p f:@+p file=@+p i y ignore-case "+
+	p := prog(opsPatternPaths, -1, "# E extended-regexp F fixed-strings G basic-regexp P perl-regexp e:+p regexp=+p f:@+p file=@+p i y ignore-case "+
 		"no-ignore-case w word-regexp x line-regexp z null-data s no-messages v invert-match V version help m: max-count= b byte-offset "+
 		"n line-number line-buffered H with-filename h no-filename label= o only-matching q quiet silent binary-files= a text I "+
 		"d: directories= D: devices= r+r recursive+r R+r+L dereference-recursive+r+L include= exclude= exclude-from=@ exclude-dir= "+
 		"L files-without-match l files-with-matches c count T initial-tab Z null B: before-context= A: after-context= C: context= "+
-		"group-separator= no-group-separator color=? colour=? U binary u unix-byte-offsets"))
+		"group-separator= no-group-separator color=? colour=? U binary u unix-byte-offsets")
 	p.after = func(pa parsed, r *roResult) {
 		// -d ACTION takes any unique abbreviation of read, skip, recurse.
 		for _, u := range pa.used {
@@ -480,18 +455,13 @@ var jqArity = map[string][2]int{
 	"--indent": {1, -1}, "-L": {1, -1}, "--library-path": {1, -1},
 }
 
-var jqFlags = map[string]bool{
-	"--null-input": true, "--raw-input": true, "--slurp": true, "--compact-output": true, "--raw-output": true,
-	"--raw-output0": true, "--join-output": true, "--ascii-output": true, "--sort-keys": true, "--color-output": true,
-	"--monochrome-output": true, "--tab": true, "--unbuffered": true, "--stream": true, "--stream-errors": true,
-	"--seq": true, "--exit-status": true, "--help": true, "--version": true, "--build-configuration": true, "--binary": true,
-}
+var jqFlags = nameSet("--null-input --raw-input --slurp --compact-output --raw-output --raw-output0 --join-output " +
+	"--ascii-output --sort-keys --color-output --monochrome-output --tab --unbuffered --stream " +
+	"--stream-errors --seq --exit-status --help --version --build-configuration --binary")
 
 // jqEnv finds jq's ways to read the environment ($ENV, env) and to load
 // modules from files.
-var jqEnv = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\$ENV\b|\$__prog_args\b|(^|[^A-Za-z0-9_$.])env\b|\b(import|include|input_filename)\b`)
-})
+var jqEnv = lazyRE(`\$ENV\b|\$__prog_args\b|(^|[^A-Za-z0-9_$.])env\b|\b(import|include|input_filename)\b`)
 
 // jqRO: jq reads its files and prints what its filter says; the filter
 // can print the environment ($ENV, env) and load modules.
@@ -591,7 +561,7 @@ var findPreds = sync.OnceValue(func() map[string]findPred {
 	return m
 })
 
-var findNewer = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-newer[aBcm]([aBcmt])$`) })
+var findNewer = lazyRE(`^-newer[aBcm]([aBcmt])$`)
 
 // findRO parses find's command line: options, starting points, then an
 // expression of predicates, each taking a fixed number of words. An

@@ -8,28 +8,18 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
 
 // Code that runs from a file is read and judged by the deny and ask
-// rules, as far as godwit can read it: a shell script run as `sh FILE`,
-// `source FILE` or by its path, a package.json script (npm run, yarn,
-// pnpm), a Makefile's recipes (make.go). A program run by its path is
-// also matched as what it is: the target of a symlink (./del -> /bin/rm
-// is rm), and a program a rule names when it is the same file or a copy
-// of it. Programs in other languages (awk's program, python -c, a
-// Python file) are not parsed: a deny or ask rule whose words appear in
-// their code asks.
-//
-// What cannot be read asks where a rule could be dodged: a file the
-// same line may write before it runs (echo ... > t.sh && sh t.sh), one
-// that does not exist yet, one outside the workspace, one too big, a
-// program in a script named by a variable. Code that runs the
-// project's own programs in ways no file shows (go test, go run, cargo,
-// pytest, a compiled binary) is not followed: asking on every test run
-// would make deny rules unusable, and the sandbox bounds what they do.
+// rules: a shell script, a package.json script, a Makefile's recipes
+// (make.go); a program run by its path is matched as what it is (a
+// symlink's target, a copy of a program a rule names). What cannot be
+// read as it will run asks where a rule could be dodged. The project's
+// own programs (go test, a built binary) are left to the sandbox:
+// asking on every test run would make deny rules unusable.
 
 // maxScript bounds the size of a file read to judge the code in it.
 const maxScript = 2 << 20
@@ -47,11 +37,8 @@ func (u *unwrapper) readRun(dir string, w Word, what string) (text, abs, why str
 	if abs == "" {
 		return "", "", "it runs a " + what + " in a folder computed at run time"
 	}
-	if u.reads == nil {
-		u.reads = new(int)
-	}
-	if *u.reads++; *u.reads > maxReads {
-		return "", abs, "it runs more scripts than godwit reads to check one command"
+	if !u.budget() {
+		return "", abs, tooManyReads
 	}
 	switch pl := u.p.where(abs); {
 	case u.writes.may(abs):
@@ -67,6 +54,17 @@ func (u *unwrapper) readRun(dir string, w Word, what string) (text, abs, why str
 		return "", abs, "it runs " + w.Value + ", a " + what + " that does not exist yet or cannot be read"
 	}
 	return string(b), abs, ""
+}
+
+const tooManyReads = "it runs more scripts than godwit reads to check one command"
+
+// budget counts one more file read for the line; false past maxReads.
+func (u *unwrapper) budget() bool {
+	if u.reads == nil {
+		u.reads = new(int)
+	}
+	*u.reads++
+	return *u.reads <= maxReads
 }
 
 // readBounded reads a regular file of at most maxScript bytes.
@@ -93,25 +91,11 @@ func readBounded(abs string) ([]byte, error) {
 	return b, nil
 }
 
-// scriptRuns is what a shell script file runs.
-func (u *unwrapper) scriptRuns(c SimpleCommand, w Word, depth int) unwrapped {
-	var out unwrapped
-	text, abs, why := u.readRun(c.Dir, w, "script")
-	if why != "" {
-		out.hide(why)
-		return out
-	}
-	out.add(u.scriptText(c, text, w.Value, abs, depth))
-	return out
-}
-
-// scriptText judges shell code from a file (abs, "" for a script held
-// in another file, such as package.json): its commands are matched by
-// the deny and ask rules. A program it names by a variable asks rather
-// than matching every rule (a script is not the model's line, and "$@"
-// and $JAVA are everywhere in them). Bash reads a script as it runs it,
-// so one that may write to itself could run lines that are not there
-// now: it asks.
+// scriptText judges shell code from a file (abs; "" for a script inside
+// another file, such as package.json) by the deny and ask rules. A
+// program named by a variable asks rather than matching every rule ("$@"
+// is everywhere in scripts), and so does a script that may write to
+// itself: bash reads it as it runs.
 func (u *unwrapper) scriptText(c SimpleCommand, text, name, abs string, depth int) unwrapped {
 	var out unwrapped
 	sc, err := Split(text, ShellEnv{Dir: c.Dir, Home: u.p.home, Vars: u.p.vars, DirExists: isDir})
@@ -161,9 +145,9 @@ func rewritesItself(sc Script, abs string) bool {
 	return false
 }
 
-// programPath is what a program run by its path is: the target of a
-// symlink, a program a rule names if it is the same file or a copy, and
-// for a script in the workspace, what the script runs.
+// programPath is what a program run by its path is: a symlink's target,
+// a program a rule names if it is the same file or a copy, and for a
+// script in the workspace, what it runs.
 func (u *unwrapper) programPath(c SimpleCommand, depth int) unwrapped {
 	var out unwrapped
 	w := c.Words[0]
@@ -200,11 +184,8 @@ func (u *unwrapper) programPath(c SimpleCommand, depth int) unwrapped {
 	if !mine {
 		return out // the system's programs are what their names say
 	}
-	if u.reads == nil {
-		u.reads = new(int)
-	}
-	if *u.reads++; *u.reads > maxReads {
-		out.hide("it runs more scripts than godwit reads to check one command")
+	if !u.budget() {
+		out.hide(tooManyReads)
 		return out
 	}
 	b, err := readBounded(abs)
@@ -274,7 +255,7 @@ func sameProgram(a, b string) bool {
 // rulePrograms are the programs deny and ask command rules name.
 func (p *Policy) rulePrograms() []string {
 	var out []string
-	for _, r := range append(p.rules.Deny[:len(p.rules.Deny):len(p.rules.Deny)], p.rules.Ask...) {
+	for _, r := range p.guards() {
 		f := strings.Fields(r.Command)
 		if len(f) > 0 && !strings.ContainsAny(f[0], "*?[/") && r.matchTool("shell_exec") {
 			out = append(out, f[0])
@@ -285,19 +266,15 @@ func (p *Policy) rulePrograms() []string {
 
 // interpreterName matches the programs that run code in another
 // language given in their arguments or in a file.
-var interpreterName = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(awk|gawk|mawk|nawk|sed|gsed|python[0-9.]*|pypy[0-9.]*|perl[0-9.]*|ruby[0-9.]*|irb|node|nodejs|deno|` +
-		`php[0-9.]*|lua[0-9.]*|luajit|Rscript|R|tclsh[0-9.]*|wish[0-9.]*|expect|osascript|pwsh|powershell|julia|guile|racket|sbcl|` +
-		`clisp|ghci|runghc|runhaskell|groovy|scala|jshell|elixir|iex|erl|escript|swift|vim|nvim|vi|ex|emacs|gdb|lldb)$`)
-})
+var interpreterName = lazyRE(`^(awk|gawk|mawk|nawk|sed|gsed|python[0-9.]*|pypy[0-9.]*|perl[0-9.]*|ruby[0-9.]*|irb|node|nodejs|deno|` +
+	`php[0-9.]*|lua[0-9.]*|luajit|Rscript|R|tclsh[0-9.]*|wish[0-9.]*|expect|osascript|pwsh|powershell|julia|guile|racket|sbcl|` +
+	`clisp|ghci|runghc|runhaskell|groovy|scala|jshell|elixir|iex|erl|escript|swift|vim|nvim|vi|ex|emacs|gdb|lldb)$`)
 
 func isInterpreter(name string) bool { return interpreterName().MatchString(name) }
 
 // scriptExt are the file endings of programs interpreters run.
-var scriptExt = map[string]bool{".py": true, ".pyw": true, ".pl": true, ".pm": true, ".rb": true, ".js": true, ".mjs": true,
-	".cjs": true, ".ts": true, ".mts": true, ".php": true, ".lua": true, ".r": true, ".tcl": true, ".awk": true, ".sed": true,
-	".jl": true, ".exp": true, ".ps1": true, ".scpt": true, ".applescript": true, ".groovy": true, ".scala": true, ".ex": true,
-	".exs": true, ".erl": true, ".swift": true, ".vim": true, ".el": true, ".scm": true, ".rkt": true, ".lisp": true, ".hs": true}
+var scriptExt = nameSet(".py .pyw .pl .pm .rb .js .mjs .cjs .ts .mts .php .lua .r .tcl .awk .sed .jl .exp .ps1 .scpt " +
+	".applescript .groovy .scala .ex .exs .erl .swift .vim .el .scm .rkt .lisp .hs")
 
 // interpreted is the code an interpreter runs: its arguments (python -c
 // CODE, awk's program), and the files among them that hold code (the
@@ -387,9 +364,8 @@ func (u *unwrapper) codeFile(dir, abs, what, lang string, depth int) unwrapped {
 }
 
 // packageScripts are what npm, yarn, pnpm and bun run from package.json:
-// the named script with its pre and post scripts, or the install
-// scripts. Other subcommands (npm exec, npx, bun test) run the
-// project's or its dependencies' code and are not followed.
+// the named script with its pre and post scripts, or the lifecycle
+// scripts. npm exec, npx and bun test run code no file shows.
 func (u *unwrapper) packageScripts(c SimpleCommand, name string, args []Word, depth int) unwrapped {
 	var out unwrapped
 	var ops []Word
@@ -411,7 +387,7 @@ func (u *unwrapper) packageScripts(c SimpleCommand, name string, args []Word, de
 	}
 	if len(ops) == 0 {
 		if name == "yarn" {
-			return u.pkgRun(c, name, []string{"preinstall", "install", "postinstall", "prepare"}, depth)
+			return u.pkgRun(c, name, npmLifecycle()["install"], depth)
 		}
 		return out
 	}
@@ -428,12 +404,8 @@ func (u *unwrapper) packageScripts(c SimpleCommand, name string, args []Word, de
 	case sub == "start" || sub == "stop":
 		script = sub
 	case npmLifecycle()[sub] != nil:
-		// Subcommands that run lifecycle scripts of their own (npm
-		// restart with no restart script runs stop and start; npm pack
-		// runs prepack).
+		// npm restart with no restart script runs stop and start.
 		return u.pkgRun(c, name, npmLifecycle()[sub], depth)
-	case sub == "install" || sub == "i" || sub == "ci" || sub == "add":
-		return u.pkgRun(c, name, []string{"preinstall", "install", "postinstall", "prepare"}, depth)
 	case name == "bun":
 		return u.interpreted(c, name, args)
 	case name == "yarn" || name == "pnpm":
@@ -444,31 +416,26 @@ func (u *unwrapper) packageScripts(c SimpleCommand, name string, args []Word, de
 	return u.pkgRun(c, name, []string{"pre" + script, script, "post" + script}, depth)
 }
 
-// npmLifecycle are the scripts npm subcommands run besides run, test,
-// start, stop and install.
+// npmLifecycle are the scripts npm subcommands other than run, test,
+// start and stop run.
 var npmLifecycle = sync.OnceValue(func() map[string][]string {
-	return map[string][]string{
-		"restart":         {"prerestart", "restart", "postrestart", "prestop", "stop", "poststop", "prestart", "start", "poststart"},
-		"pack":            {"prepack", "prepare", "postpack"},
-		"publish":         {"prepublishOnly", "prepack", "prepare", "postpack", "publish", "postpublish"},
-		"version":         {"preversion", "version", "postversion"},
-		"rebuild":         {"preinstall", "install", "postinstall", "prepare"},
-		"link":            {"preinstall", "install", "postinstall", "prepare"},
-		"ln":              {"preinstall", "install", "postinstall", "prepare"},
-		"install-test":    {"preinstall", "install", "postinstall", "prepare", "pretest", "test", "posttest"},
-		"it":              {"preinstall", "install", "postinstall", "prepare", "pretest", "test", "posttest"},
-		"install-ci-test": {"preinstall", "install", "postinstall", "prepare", "pretest", "test", "posttest"},
-		"cit":             {"preinstall", "install", "postinstall", "prepare", "pretest", "test", "posttest"},
-		"dedupe":          {"preinstall", "install", "postinstall", "prepare"},
-		"update":          {"preinstall", "install", "postinstall", "prepare"},
-		"up":              {"preinstall", "install", "postinstall", "prepare"},
-		"uninstall":       {"preinstall", "install", "postinstall", "prepare"},
-		"remove":          {"preinstall", "install", "postinstall", "prepare"},
-		"rm":              {"preinstall", "install", "postinstall", "prepare"},
-		"prune":           {"preinstall", "install", "postinstall", "prepare"},
-		"diff":            {"prepare"},
-		"shrinkwrap":      {"preshrinkwrap", "shrinkwrap", "postshrinkwrap"},
+	install := []string{"preinstall", "install", "postinstall", "prepare"}
+	test := append(slices.Clip(install), "pretest", "test", "posttest")
+	m := map[string][]string{
+		"restart":    {"prerestart", "restart", "postrestart", "prestop", "stop", "poststop", "prestart", "start", "poststart"},
+		"pack":       {"prepack", "prepare", "postpack"},
+		"publish":    {"prepublishOnly", "prepack", "prepare", "postpack", "publish", "postpublish"},
+		"version":    {"preversion", "version", "postversion"},
+		"diff":       {"prepare"},
+		"shrinkwrap": {"preshrinkwrap", "shrinkwrap", "postshrinkwrap"},
 	}
+	for _, k := range strings.Fields("install i ci add rebuild link ln dedupe update up uninstall remove rm prune") {
+		m[k] = install
+	}
+	for _, k := range strings.Fields("install-test it install-ci-test cit") {
+		m[k] = test
+	}
+	return m
 })
 
 // pkgRun judges the scripts of the package.json nearest c.Dir.
@@ -510,20 +477,13 @@ func (u *unwrapper) pkgRun(c SimpleCommand, name string, scripts []string, depth
 	return out
 }
 
-// spawnAPI matches the ways code in other languages starts a program
-// (system, exec, subprocess, child_process, popen, backticks, awk's
-// pipes, and the escape hatches that reach them: __import__, getattr,
-// ctypes). Code that may start programs asks where a deny or ask
-// command rule exists, even naming no program a rule names: the name
-// can be assembled as it runs ("r"+"m"). It raises the bar; it is not a
-// parser of every language, and a program the project builds and runs
-// is bounded by the sandbox, not by rules.
-var spawnAPI = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?:^|[^A-Za-z0-9_$])(system|popen|spawn|spawnSync|execSync|execFile|execFileSync|exec|execv|execvp|execvpe|` +
-		`execve|execl|execlp|execle|subprocess|child_process|Popen|fork|shell_exec|passthru|proc_open|pcntl_exec|Open3|startfile|` +
-		`ProcessBuilder|getRuntime|__import__|importlib|getattr|ctypes|qx|getline|Command|run_command)(?:[^A-Za-z0-9_]|$)` +
-		"|`" + `|\|\s*"|"\s*\|&?|\|&`)
-})
+// spawnAPI matches the ways code in a language without a scanner of its
+// own starts a program, and the escape hatches that reach them
+// (__import__, getattr, ctypes).
+var spawnAPI = lazyRE(`(?:^|[^A-Za-z0-9_$])(system|popen|spawn|spawnSync|execSync|execFile|execFileSync|exec|execv|execvp|execvpe|` +
+	`execve|execl|execlp|execle|subprocess|child_process|Popen|fork|shell_exec|passthru|proc_open|pcntl_exec|Open3|startfile|` +
+	`ProcessBuilder|getRuntime|__import__|importlib|getattr|ctypes|qx|getline|Command|run_command)(?:[^A-Za-z0-9_]|$)` +
+	"|`" + `|\|\s*"|"\s*\|&?|\|&`)
 
 // codeWordBefore and codeWordAfter are the characters that may not touch
 // a program name for it to count as a word in code: rm in

@@ -10,30 +10,20 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 )
 
-// A recursive search typed into the shell (grep -r, rg, ag, diff -r)
-// reads every file under its folders, so naming no secrets file it can
-// still print one. Such a search of a folder that holds secrets files,
-// or files a deny or ask path rule names, asks (or is denied by the
-// rule), as reading the file would; the grep tool passes over them
-// instead. The walk that looks for them follows exactly what the
-// program follows: symlinks when it dereferences them (grep -R, rg -L,
-// diff -r), into the folders they lead to, and a link that leaves the
-// workspace counts as a read outside it. Programs that list names only
-// (find, ls -R, tree, du, fd) are checked for that last case when they
-// follow links.
+// A recursive search (grep -r, rg, ag, diff -r) may print a secrets file
+// it does not name: searching a folder holding one, or a file a deny or
+// ask path rule names, asks. The walk follows what the program follows
+// (symlinks where it dereferences them), and a link leaving the
+// workspace is a read outside it. Listers (find, ls -R, tree, du, fd)
+// are checked for that last case only.
 
 // maxSearchEntries bounds the walk that looks for secrets files under a
 // searched folder; a bigger folder asks, as it cannot be cleared.
 const maxSearchEntries = 20000
 
-// searchScope says whether c searches folders recursively, whether it
-// skips hidden files (rg and ag do by default; .env is hidden), and
+// scopeOf says whether a command searches folders recursively, whether
+// it skips hidden files (rg and ag do by default; .env is hidden), and
 // whether it follows symlinks out of them.
-func searchScope(c SimpleCommand) (recursive, skipsHidden, follow bool) {
-	ro := checkReadOnly(c)
-	return scopeOf(ro)
-}
-
 func scopeOf(ro roResult) (recursive, skipsHidden, follow bool) {
 	recursive = ro.search || ro.eff&effRecurse != 0 || ro.lists
 	skipsHidden = ro.search && ro.skipsHidden && ro.eff&effHidden == 0
@@ -75,14 +65,14 @@ func (p *Policy) searchWalk(dir string, o walkOpts) (walkFound, error) {
 		if o.namesOnly {
 			return
 		}
-		if (isSecret(show) || isSecret(real)) && len(f.secrets) < 3 {
+		if isSecret(show) || isSecret(real) {
 			if filepath.Base(real) != filepath.Base(show) {
 				show += " (a link to " + p.rel(real) + ")"
 			}
-			f.secrets = append(f.secrets, show)
+			note(&f.secrets, show)
 		}
-		if rules && len(f.ruled) < 3 && p.pathRuled(o.tool, real) {
-			f.ruled = append(f.ruled, real)
+		if rules && p.pathRuled(o.tool, real) {
+			note(&f.ruled, real)
 		}
 	}
 	walk = func(real, show string) error {
@@ -112,8 +102,8 @@ func (p *Policy) searchWalk(dir string, o walkOpts) (walkFound, error) {
 			switch t := e.Type(); {
 			case t&os.ModeSymlink != 0:
 				if !o.follow {
-					if !o.namesOnly && isSecret(rel) && len(f.secrets) < 3 {
-						f.secrets = append(f.secrets, rel) // named as one: checked whatever it leads to
+					if !o.namesOnly && isSecret(rel) {
+						note(&f.secrets, rel) // named as one: checked whatever it leads to
 					}
 					continue
 				}
@@ -123,11 +113,9 @@ func (p *Policy) searchWalk(dir string, o walkOpts) (walkFound, error) {
 					continue
 				case placeInside:
 				default:
-					if len(f.out) < 3 {
-						f.out = append(f.out, rel)
-					}
-					if rules && len(f.ruled) < 3 && p.ruledUnder(o.tool, target) {
-						f.ruled = append(f.ruled, target)
+					note(&f.out, rel)
+					if rules && p.ruledUnder(o.tool, target) {
+						note(&f.ruled, target)
 					}
 					continue
 				}
@@ -146,9 +134,7 @@ func (p *Policy) searchWalk(dir string, o walkOpts) (walkFound, error) {
 					continue
 				}
 				if rules && p.pathRuled(o.tool, abs) {
-					if len(f.ruled) < 3 {
-						f.ruled = append(f.ruled, abs)
-					}
+					note(&f.ruled, abs)
 					continue
 				}
 				if err := walk(abs, rel); err != nil {
@@ -156,12 +142,9 @@ func (p *Policy) searchWalk(dir string, o walkOpts) (walkFound, error) {
 				}
 			default:
 				if !o.namesOnly && t.IsRegular() && hardLinked(abs) {
-					if len(f.out) < 3 {
-						f.out = append(f.out, rel+" (a hard link)")
-					}
-					if rules && len(f.ruled) < 3 {
-						// Another of its names may be one a path rule names.
-						f.ruled = append(f.ruled, abs)
+					note(&f.out, rel+" (a hard link)")
+					if rules { // another of its names may be one a path rule names
+						note(&f.ruled, abs)
 					}
 				}
 				check(abs, rel)
@@ -176,11 +159,18 @@ func (p *Policy) searchWalk(dir string, o walkOpts) (walkFound, error) {
 	return f, err
 }
 
+// note adds v to a list of what a walk found, up to 3.
+func note(list *[]string, v string) {
+	if len(*list) < 3 {
+		*list = append(*list, v)
+	}
+}
+
 // ruledUnder reports whether a deny or ask rule naming absolute paths
 // (/abs/** or ~/x/**) may name something under dir: a search of dir
 // reads there.
 func (p *Policy) ruledUnder(toolName, dir string) bool {
-	for _, r := range append(p.rules.Deny[:len(p.rules.Deny):len(p.rules.Deny)], p.rules.Ask...) {
+	for _, r := range p.guards() {
 		if r.Path == "" || !r.matchTool(toolName) {
 			continue
 		}

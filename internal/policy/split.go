@@ -2,9 +2,7 @@ package policy
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
-	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -512,7 +510,7 @@ func (s *splitter) call(c *syntax.CallExpr, dir *string) {
 }
 
 // assignWord matches a word bash takes for an assignment under set -k.
-var assignWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)(\[[^]]*\])?\+?=`) })
+var assignWord = lazyRE(`^([A-Za-z_][A-Za-z0-9_]*)(\[[^]]*\])?\+?=`)
 
 // keywordOn reports whether a command may turn on bash's keyword option
 // (set -k, set -o keyword, shopt -so keyword, or set with a computed

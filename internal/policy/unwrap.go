@@ -6,16 +6,12 @@ import (
 	"sync"
 )
 
-// Deny and ask rules look through what runs another command: wrappers
-// (sudo, env, timeout, xargs, nice, busybox, ...), whose own options are
-// parsed with a table like the read-only list's, so "sudo -u root rm"
-// is rm; shells given a string (bash -c, su -c, watch) or their input (a
-// here-document, a here-string, `sh -s`); find -exec and the options of
-// other programs that run one (rg --pre, fd -x, git -c core.pager=).
-// Where the command that would run cannot be known (a pipe into sh, a
-// string computed at run time, a wrapper option godwit does not know),
-// the line asks when a deny or ask rule could be dodged that way, and is
-// refused where no one can be asked.
+// Deny and ask rules look through what runs another command: wrappers,
+// parsed by option tables (sudo -u root rm is rm), shells given a string
+// or their input, eval, find -exec, options that run a program (rg
+// --pre). Where what would run cannot be known (a pipe into sh, a
+// wrapper option godwit does not know), the line asks when a rule could
+// be dodged that way.
 
 // wrapper is a program that runs the command in its operands.
 type wrapper struct {
@@ -60,7 +56,7 @@ var wrappers = sync.OnceValue(func() map[string]wrapper {
 			"K remove-timestamp k reset-timestamp l list n non-interactive P preserve-groups p: prompt= R: chroot= r: role= S stdin "+
 			"s shell t: type= T: command-timeout= U: other-user= u: user= V version v validate B bell N no-update help", 0),
 		"doas":     wrap("a: C: L n s u:", 0),
-		"nice":     digits2(wrap("n: adjustment="+help, 0)),
+		"nice":     wrap("# n: adjustment="+help, 0),
 		"ionice":   wrap("c: class= n: classdata= p: pid= P: pgid= t ignore u: uid= h help V version", 0),
 		"stdbuf":   wrap("i: input= o: output= e: error="+help, 0),
 		"setsid":   wrap("c ctty f fork w wait h help V version", 0),
@@ -114,12 +110,7 @@ var wrappers = sync.OnceValue(func() map[string]wrapper {
 	return w
 })
 
-func digits2(w wrapper) wrapper {
-	w.g.digits = true
-	return w
-}
-
-var shells = map[string]bool{"bash": true, "sh": true, "dash": true, "zsh": true, "ksh": true, "mksh": true, "ash": true, "rbash": true}
+var shells = nameSet("bash sh dash zsh ksh mksh ash rbash")
 
 // bashOpts are the options of bash (and, near enough, sh, dash, zsh):
 // -o NAME and -O NAME take a value; the rest are flags.
@@ -240,16 +231,8 @@ func (u *unwrapper) variants(c SimpleCommand, depth int) unwrapped {
 		out.add(u.shellRuns(c, args, depth))
 	case name == "eval":
 		out.add(u.inner(joinWords(args), c, depth))
-	case name == "source" || name == ".":
-		switch {
-		case len(args) == 0:
-		case isStdinPath(args[0]):
-			out.add(u.stdinRuns(c, depth))
-		case !args[0].Known || isProcSubst(args[0]) || strings.HasPrefix(args[0].Value, "/dev/fd/"):
-			out.hide("it runs a script that is computed at run time or another command's output")
-		default:
-			out.add(u.scriptRuns(c, args[0], depth))
-		}
+	case (name == "source" || name == ".") && len(args) > 0:
+		out.add(u.fileRuns(c, args[0], depth))
 	case name == "trap":
 		for _, a := range args {
 			if a.Value == "--" || strings.HasPrefix(a.Value, "-") && a.Known {
@@ -288,12 +271,9 @@ func (u *unwrapper) variants(c SimpleCommand, depth int) unwrapped {
 
 // notRunners are programs, besides the read-only list, known not to run
 // their arguments as commands (git rm, man rm, npm rm, cp rm x).
-var notRunners = map[string]bool{"git": true, "go": true, "gofmt": true, "cargo": true, "rustc": true, "rustup": true,
-	"pip": true, "pip3": true, "uv": true, "poetry": true, "apt": true, "apt-get": true, "dpkg": true, "brew": true,
-	"man": true, "info": true, "whatis": true, "apropos": true, "hash": true, "alias": true, "unalias": true, "complete": true,
-	"help": true, "mkdir": true, "rmdir": true, "touch": true, "cp": true, "mv": true, "ln": true, "chmod": true, "chown": true,
-	"tee": true, "kill": true, "pkill": true, "killall": true, "gcc": true, "cc": true, "clang": true, "tar": true, "zip": true,
-	"unzip": true, "gzip": true, "curl": true, "wget": true, "rm": true, "unlink": true, "truncate": true, "install": true}
+var notRunners = nameSet("git go gofmt cargo rustc rustup pip pip3 uv poetry apt apt-get dpkg brew man info whatis apropos " +
+	"hash alias unalias complete help mkdir rmdir touch cp mv ln chmod chown tee kill pkill killall gcc " +
+	"cc clang tar zip unzip gzip curl wget rm unlink truncate install")
 
 func knownProgram(name string) bool {
 	if notRunners[name] || shells[name] || isInterpreter(name) {
@@ -444,12 +424,30 @@ func (u *unwrapper) shellRuns(c SimpleCommand, args []Word, depth int) unwrapped
 			return out
 		}
 		out.add(u.inner(pa.operands[0], c, depth))
-	case stdin || len(pa.operands) == 0 || isStdinPath(pa.operands[0]):
+	case stdin || len(pa.operands) == 0:
 		out.add(u.stdinRuns(c, depth))
-	case !pa.operands[0].Known || isProcSubst(pa.operands[0]) || strings.HasPrefix(pa.operands[0].Value, "/dev/fd/"):
-		out.hide("the shell runs a script that is computed at run time or another command's output")
 	default:
-		out.add(u.scriptRuns(c, pa.operands[0], depth))
+		out.add(u.fileRuns(c, pa.operands[0], depth))
+	}
+	return out
+}
+
+// fileRuns is what a shell runs from its script operand w (sh FILE,
+// source FILE).
+func (u *unwrapper) fileRuns(c SimpleCommand, w Word, depth int) unwrapped {
+	var out unwrapped
+	switch {
+	case isStdinPath(w):
+		out.add(u.stdinRuns(c, depth))
+	case !w.Known || isProcSubst(w) || strings.HasPrefix(w.Value, "/dev/fd/"):
+		out.hide("it runs a script that is computed at run time or another command's output")
+	default:
+		text, abs, why := u.readRun(c.Dir, w, "script")
+		if why != "" {
+			out.hide(why)
+			return out
+		}
+		out.add(u.scriptText(c, text, w.Value, abs, depth))
 	}
 	return out
 }
@@ -492,7 +490,7 @@ func (u *unwrapper) execArgs(c SimpleCommand, args []Word, depth int, opts ...st
 			continue
 		}
 		name, val, eq := strings.Cut(a.Value, "=")
-		if !containsStr(opts, name) {
+		if !slices.Contains(opts, name) {
 			continue
 		}
 		var cmd []Word
@@ -515,15 +513,6 @@ func (u *unwrapper) execArgs(c SimpleCommand, args []Word, depth int, opts ...st
 		}
 	}
 	return out
-}
-
-func containsStr(list []string, s string) bool {
-	for _, l := range list {
-		if l == s {
-			return true
-		}
-	}
-	return false
 }
 
 // programOptions are the programs named by options that run one: rg

@@ -7,11 +7,11 @@ import (
 	"github.com/godwit/godwit/tool"
 )
 
+// Helpers the tests use (the external tests too) and production code does not.
+
 // ScreenReads wraps the tools that declare their paths so that a read the
-// policy must approve (a secret, a file outside the workspace, one named
-// by an ask or deny rule) is marked as needing approval: the runner asks
-// the Approver only about calls whose Access says Mutates. Tools without
-// an Access method are returned as they are.
+// policy must approve is marked Mutates; the runner's tool.ReadScreener
+// does this in production.
 func ScreenReads(p *Policy, tools ...tool.Tool) []tool.Tool {
 	out := make([]tool.Tool, len(tools))
 	for i, t := range tools {
@@ -45,4 +45,10 @@ func (s *screened) Access(args json.RawMessage) (tool.Access, error) {
 		a.Summary = "read " + strings.Join(ps, ", ")
 	}
 	return a, nil
+}
+
+// searchScope says whether c searches folders recursively, whether it
+// skips hidden files, and whether it follows symlinks.
+func searchScope(c SimpleCommand) (recursive, skipsHidden, follow bool) {
+	return scopeOf(checkReadOnly(c))
 }
