@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"unicode"
 )
 
@@ -59,11 +58,9 @@ var pyCompile = lazyRE(`(^|[^.\w])compile\s*\(`)
 // reach nothing (a script's __name__ check, method definitions).
 var pyDunder = lazyRE(`__[A-Za-z0-9_]+__`)
 
-var pyPlainDunders = sync.OnceValue(func() map[string]bool {
-	return nameSet("__name__ __main__ __file__ __doc__ __init__ __all__ __version__ __author__ __future__ __str__ " +
-		"__repr__ __eq__ __ne__ __lt__ __le__ __gt__ __ge__ __hash__ __len__ __iter__ __next__ __enter__ " +
-		"__exit__ __contains__ __post_init__ __slots__ __bool__")
-})
+var pyPlainDunders = nameSet("__name__ __main__ __file__ __doc__ __init__ __all__ __version__ __author__ __future__ __str__ " +
+	"__repr__ __eq__ __ne__ __lt__ __le__ __gt__ __ge__ __hash__ __len__ __iter__ __next__ __enter__ " +
+	"__exit__ __contains__ __post_init__ __slots__ __bool__")
 
 // perlSpawn: Perl's program starters, its string and block evals, its
 // modules (use, require, do FILE load code), symbol-table and
@@ -86,11 +83,9 @@ var jsSpawn = lazyRE(`\b(child_process|spawn\w*|exec\w*|fork|binding|_linkedBind
 // jsRequire finds require(...) calls; jsPlainModules start nothing.
 var jsRequire = lazyRE(`\brequire\s*(\(\s*(?:"([a-z:_/]+)"|'([a-z:_/]+)')\s*\))?`)
 
-var jsPlainModules = sync.OnceValue(func() map[string]bool {
-	return nameSet("fs path os util crypto url events assert buffer readline zlib stream string_decoder querystring " +
-		"timers perf_hooks fs/promises node:fs node:path node:os node:util node:crypto node:fs/promises " +
-		"node:assert")
-})
+var jsPlainModules = nameSet("fs path os util crypto url events assert buffer readline zlib stream string_decoder querystring " +
+	"timers perf_hooks fs/promises node:fs node:path node:os node:util node:crypto node:fs/promises " +
+	"node:assert")
 
 // awkSpawn: awk's system(), its pipes (print | cmd, cmd | getline, a
 // single | outside ||) and gawk's coprocesses and extensions.
@@ -108,7 +103,7 @@ func spawnReason(lang, text string) string {
 			return "compile" // a code object runs without exec: types.FunctionType(code, {})()
 		}
 		for _, d := range pyDunder().FindAllString(text, -1) {
-			if !pyPlainDunders()[d] {
+			if !pyPlainDunders.has(d) {
 				return d
 			}
 		}
@@ -124,7 +119,7 @@ func spawnReason(lang, text string) string {
 	case langJS:
 		for _, m := range jsRequire().FindAllStringSubmatch(text, -1) {
 			name := m[2] + m[3]
-			if !jsPlainModules()[name] {
+			if !jsPlainModules.has(name) {
 				if name == "" {
 					return "require of a module named at run time"
 				}

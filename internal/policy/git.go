@@ -122,7 +122,7 @@ func gitRO(c SimpleCommand) roResult {
 	for ; i < len(args) && strings.HasPrefix(args[i].Value, "-"); i++ {
 		v := args[i].Value
 		switch {
-		case gitTop[v]:
+		case gitTop.has(v):
 		case v == "-C" && i+1 < len(args):
 			i++
 			dir = resolveIn(dir, args[i].Value)
@@ -325,7 +325,7 @@ func gitRead(c SimpleCommand, dir, sub string, kind gitContent, rest []Word, r r
 			untracked = true
 		case sub == "status" && (v == "-v" || v == "-vv" || v == "--verbose"):
 			patch = true
-		case strings.HasPrefix(v, "-L") && gitPatchable[sub]:
+		case strings.HasPrefix(v, "-L") && gitPatchable.has(sub):
 			// -L start,end:FILE prints the history of FILE only.
 			l := strings.TrimPrefix(strings.TrimPrefix(v, "-L"), "=")
 			if l == "" && k+1 < len(rest) {
@@ -361,7 +361,7 @@ func gitRead(c SimpleCommand, dir, sub string, kind gitContent, rest []Word, r r
 		case eq:
 			r.names = append(r.names, Word{Value: val, Known: true})
 		}
-		if gitPatchable[sub] && gitPatchWord(v) {
+		if gitPatchable.has(sub) && gitPatchWord(v) {
 			patch = true
 		}
 	}

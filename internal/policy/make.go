@@ -130,7 +130,7 @@ func (u *unwrapper) makeRuns(c SimpleCommand, args []Word, depth int) unwrapped 
 	for k, v := range overrides {
 		m.vars[k] = []string{v} // the command line beats the Makefile
 	}
-	if sh := m.value("SHELL"); sh != "" && !shells[baseName(strings.TrimSpace(sh))] {
+	if sh := m.value("SHELL"); sh != "" && !shells.has(baseName(strings.TrimSpace(sh))) {
 		m.hide("the Makefile runs its recipes with SHELL=" + sh)
 	}
 	if len(m.vars[".SHELLFLAGS"]) > 0 {

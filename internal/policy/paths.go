@@ -31,7 +31,7 @@ func (p *Policy) where(abs string) place {
 	switch {
 	case abs == "":
 		return placeUnknown
-	case devices[abs] || strings.HasPrefix(abs, "/dev/fd/") || strings.HasPrefix(abs, "/proc/self/fd/"):
+	case devices.has(abs) || strings.HasPrefix(abs, "/dev/fd/") || strings.HasPrefix(abs, "/proc/self/fd/"):
 		return placeDevice
 	case within(p.root, abs):
 		return placeInside

@@ -599,11 +599,19 @@ func lazyRE(expr string) func() *regexp.Regexp {
 	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }
 
-// nameSet is the set of the space-separated names in s.
-func nameSet(s string) map[string]bool {
-	m := map[string]bool{}
-	for _, n := range strings.Fields(s) {
-		m[n] = true
-	}
-	return m
+// wordSet is a set of words, built at first use: a package-level map is
+// built at every start of every command (TestInitStaysSmall).
+type wordSet struct{ set func() map[string]bool }
+
+// nameSet is the set of s's space-separated words.
+func nameSet(s string) wordSet {
+	return wordSet{sync.OnceValue(func() map[string]bool {
+		m := map[string]bool{}
+		for _, n := range strings.Fields(s) {
+			m[n] = true
+		}
+		return m
+	})}
 }
+
+func (n wordSet) has(w string) bool { return n.set()[w] }

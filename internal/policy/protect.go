@@ -101,7 +101,7 @@ var placers = nameSet("cp mv ln link install rsync tee dd")
 // an option, so it matters only as the target.
 func unknownTarget(c SimpleCommand) string {
 	name := baseName(c.Name())
-	if !placers[name] {
+	if !placers.has(name) {
 		return ""
 	}
 	args := c.Words[1:]

@@ -481,7 +481,7 @@ func jqRO(c SimpleCommand) roResult {
 		case v == "--args" || v == "--jsonargs":
 			asArgs = true
 			continue
-		case jqFlags[v]:
+		case jqFlags.has(v):
 			continue
 		case v == "-f" || v == "--from-file":
 			fromFile = true

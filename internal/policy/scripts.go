@@ -130,7 +130,7 @@ func rewritesItself(sc Script, abs string) bool {
 		}
 	}
 	for _, c := range sc.Commands {
-		if len(c.Words) == 0 || !placers[baseName(c.Name())] {
+		if len(c.Words) == 0 || !placers.has(baseName(c.Name())) {
 			continue
 		}
 		if unknownTarget(c) != "" {
@@ -197,7 +197,7 @@ func (u *unwrapper) programPath(c SimpleCommand, depth int) unwrapped {
 	switch {
 	case interp == "" && bytes.IndexByte(b[:min(len(b), 512)], 0) >= 0:
 		// A compiled program: the project's own code, not followed.
-	case interp == "" || shells[baseName(interp)]:
+	case interp == "" || shells.has(baseName(interp)):
 		// No #! line: the shell runs the file itself (ENOEXEC).
 		out.add(u.scriptText(c, string(b), w.Value, abs, depth))
 	default:
@@ -306,7 +306,7 @@ func (u *unwrapper) interpreted(c SimpleCommand, name string, args []Word) unwra
 		}
 		operand := first
 		first = false
-		if !operand && !scriptExt[strings.ToLower(filepath.Ext(a.Value))] {
+		if !operand && !scriptExt.has(strings.ToLower(filepath.Ext(a.Value))) {
 			continue
 		}
 		abs := resolveIn(c.Dir, a.Value)

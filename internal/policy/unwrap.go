@@ -227,7 +227,7 @@ func (u *unwrapper) variants(c SimpleCommand, depth int) unwrapped {
 		out.add(u.programPath(c, depth))
 	}
 	switch {
-	case shells[name]:
+	case shells.has(name):
 		out.add(u.shellRuns(c, args, depth))
 	case name == "eval":
 		out.add(u.inner(joinWords(args), c, depth))
@@ -276,7 +276,7 @@ var notRunners = nameSet("git go gofmt cargo rustc rustup pip pip3 uv poetry apt
 	"cc clang tar zip unzip gzip curl wget rm unlink truncate install")
 
 func knownProgram(name string) bool {
-	if notRunners[name] || shells[name] || isInterpreter(name) {
+	if notRunners.has(name) || shells.has(name) || isInterpreter(name) {
 		return true
 	}
 	_, ro := programs()[name]
