@@ -432,7 +432,9 @@ func (p *Policy) match(rules []Rule, toolName string, it item, pessimistic bool)
 
 // matches reports whether r covers it.
 func (r Rule) matches(toolName string, it item, root, home string, pessimistic bool) bool {
-	if !r.matchTool(toolName) && (!pessimistic || it.via == "" || r.Tool == "" || !r.matchTool(it.via)) {
+	// A deny or ask rule naming the tool the model called (tool_call)
+	// holds too.
+	if !r.matchTool(toolName) && !(pessimistic && it.via != "" && r.matchTool(it.via)) {
 		return false
 	}
 	switch {
