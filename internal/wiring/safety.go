@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -261,9 +262,9 @@ func (g *guard) guardShell(t tool.Tool, sh *shell.Shell) (tool.Tool, func() erro
 const pollEvery = 2 * time.Second
 
 // newView is what commands see (sandbox.View, Linux): the workspace's
-// secrets files and what deny path rules name empty, the user's credential folders and GODWIT_HOME
-// (but for its caches and skills) not there, git's config without
-// credentials. Why it cannot be made goes to refused.
+// secrets files and what deny path rules name empty, the user's
+// credential folders and GODWIT_HOME (but for its caches and skills) not
+// there, git's config without credentials. Why it cannot be made goes to refused.
 func newView(opts Options, root string, rules *policy.Rules, refused *notice) *sandbox.View {
 	home := opts.UserHome
 	if home == "" && opts.Getenv != nil {
@@ -290,8 +291,8 @@ func newView(opts Options, root string, rules *policy.Rules, refused *notice) *s
 // secretFiles lists the workspace's secrets files (tool.IsSecret, the
 // policy's list) and the files and folders deny rules name for the
 // view: a deny path rule then holds for a command's own code too (a job
-// that hard-links a denied file under another name gets EXDEV). The first command waits for a walk; each
-// later one takes the last walk's list and, when it is older than
+// that hard-links a denied file under another name gets EXDEV). The
+// first command waits for a walk; each later one takes the last walk's list and, when it is older than
 // secretsFresh, starts another in the background. So a secrets file
 // made during the session is hidden a few seconds later (the session's
 // own commands made it, or the user).
@@ -341,8 +342,8 @@ func (s *secretFiles) list() []string {
 func (s *secretFiles) walk() []string {
 	var out []string
 	n := 0
-	for queue := []string{s.root}; len(queue) > 0; queue = queue[1:] {
-		entries, err := os.ReadDir(queue[0])
+	for queue := []string{""}; len(queue) > 0; queue = queue[1:] { // folders relative to the root
+		entries, err := os.ReadDir(filepath.Join(s.root, queue[0]))
 		if err != nil {
 			continue
 		}
@@ -353,12 +354,8 @@ func (s *secretFiles) walk() []string {
 				}
 				return out
 			}
-			p := filepath.Join(queue[0], e.Name())
-			rel, err := filepath.Rel(s.root, p)
-			if err != nil {
-				continue
-			}
-			rel = filepath.ToSlash(rel)
+			rel := path.Join(queue[0], e.Name())
+			p := filepath.Join(s.root, rel)
 			switch {
 			case e.IsDir() && (e.Name() == ".git" || e.Name() == "node_modules"):
 				// git and package managers need them whole; the git
@@ -366,7 +363,7 @@ func (s *secretFiles) walk() []string {
 			case s.denied != nil && s.denied(p, rel):
 				out = append(out, p)
 			case e.IsDir():
-				queue = append(queue, p)
+				queue = append(queue, rel)
 			case tool.IsSecret(rel):
 				out = append(out, p)
 			}
