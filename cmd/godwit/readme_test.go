@@ -240,3 +240,29 @@ func TestDocsLinks(t *testing.T) {
 		}
 	}
 }
+
+// TestCIRunsTheREADMETestCommand checks that .ci/run runs the README's
+// test command as written, so what a user runs is what CI passed.
+func TestCIRunsTheREADMETestCommand(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ci, err := os.ReadFile("../../.ci/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	shell, _ := codeBlocks(string(readme))
+	n := 0
+	for _, l := range shell {
+		if strings.HasPrefix(l, "go test") {
+			n++
+			if !strings.Contains(string(ci), "\n"+l+"\n") {
+				t.Errorf(".ci/run does not run the README's test command %q", l)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("the README has %d go test lines in its sh blocks, want 1", n)
+	}
+}
