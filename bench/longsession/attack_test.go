@@ -447,7 +447,7 @@ func TestAModelThatRereadsAfterEachReset(t *testing.T) {
 				return reply{text: "ok"}, true
 			}
 			at, _ := inProgress(entries)
-			if next, seen, total := coverage(entries, at, "huge.txt"); !readAfter(entries, at, "huge.txt") || next > 0 {
+			if next, seen, total := coverage(entries, at, "huge.txt"); !answered(entries, at, "file_read", "huge.txt") || next > 0 {
 				r := reply{read: "huge.txt", from: next}
 				if total > 0 {
 					r.text = fmt.Sprintf("(read huge.txt lines %s of %d so far)", seen, total)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -91,7 +90,7 @@ func decide(s spec, turn int, entries []entry) reply {
 	if file == "" {
 		return reply{text: answerLog(req)}
 	}
-	if !readAfter(entries, at, file) {
+	if !answered(entries, at, "file_read", file) {
 		if s.readOn {
 			return reply{read: file, from: resumeAt(req, file)}
 		}
@@ -143,7 +142,7 @@ func coverage(entries []entry, at int, file string) (next int, seen string, tota
 	have := map[int]bool{}
 	for _, e := range entries[at:] {
 		switch {
-		case e.isCall() && e.name == "file_read" && argPath(e.args) == file:
+		case e.isCall() && e.name == "file_read" && callArg(e.args) == file:
 			calls[e.callID] = true
 		case e.role == "tool" && calls[e.callID]:
 			for _, m := range numberedRe.FindAllStringSubmatch(e.text, -1) {
@@ -222,29 +221,6 @@ func inProgress(entries []entry) (int, string) {
 		return i, t
 	}
 	return -1, ""
-}
-
-// readAfter reports whether a file_read of file was answered after entry
-// at.
-func readAfter(entries []entry, at int, file string) bool {
-	calls := map[string]bool{}
-	for _, e := range entries[at+1:] {
-		switch {
-		case e.isCall() && e.name == "file_read" && argPath(e.args) == file:
-			calls[e.callID] = true
-		case e.role == "tool" && calls[e.callID]:
-			return true
-		}
-	}
-	return false
-}
-
-func argPath(args string) string {
-	var a struct {
-		Path string `json:"path"`
-	}
-	_ = json.Unmarshal([]byte(args), &a)
-	return a.Path
 }
 
 // answerLog names the failure in a pasted log.

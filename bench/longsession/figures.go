@@ -225,7 +225,7 @@ func measure(s spec, format string, reqs []captured, turns []turnRun) figures {
 			case "recall":
 				f.Recalls++
 			case "file_read":
-				if p := argPath(e.args); read[p] {
+				if p := callArg(e.args); read[p] {
 					f.Rereads++
 				} else {
 					read[p] = true

@@ -390,7 +390,7 @@ func (v outputs) holds(callID string) (string, int) {
 	switch {
 	case !ok:
 	case c.name == "file_read":
-		return "file:" + argPath(c.args), v.callAt[callID]
+		return "file:" + callArg(c.args), v.callAt[callID]
 	case c.name == "shell_exec":
 		return "cmd:" + callArg(c.args), v.callAt[callID]
 	case c.name == "recall":
@@ -415,7 +415,7 @@ func (v outputs) noted(at int, re *regexp.Regexp) string {
 // readSince reports whether the file was read after entry at.
 func (v outputs) readSince(at int, file string) bool {
 	for i := at + 1; i < len(v.entries); i++ {
-		if e := v.entries[i]; e.isCall() && e.name == "file_read" && argPath(e.args) == file {
+		if e := v.entries[i]; e.isCall() && e.name == "file_read" && callArg(e.args) == file {
 			return true
 		}
 	}
@@ -428,7 +428,7 @@ func (v outputs) editedSince(at int, file, text string) bool {
 	for i := at + 1; i < len(v.entries); i++ {
 		e := v.entries[i]
 		c := v.calls[e.callID]
-		if e.role != "tool" || c.name != "file_edit" || argPath(c.args) != file || !strings.HasPrefix(e.text, "edited ") {
+		if e.role != "tool" || c.name != "file_edit" || callArg(c.args) != file || !strings.HasPrefix(e.text, "edited ") {
 			continue
 		}
 		var a struct {
