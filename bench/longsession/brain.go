@@ -65,18 +65,10 @@ func decide(s spec, turn int, entries []entry) reply {
 			return r
 		}
 	}
-	last := -1
-	for i := len(entries) - 1; i >= 0; i-- {
-		if entries[i].role == "user" {
-			last = i
-			break
-		}
-	}
-	if last < 0 {
-		return reply{text: "There is no request to work on."}
-	}
-	lastText := strings.TrimSpace(entries[last].text)
+	last, lastText := lastUser(entries)
 	switch {
+	case last < 0:
+		return reply{text: "There is no request to work on."}
 	case strings.HasPrefix(lastText, handoffAsk):
 		return reply{text: handoffText(s, turn, entries[:last])}
 	case strings.HasPrefix(lastText, "[godwit") && !strings.HasPrefix(lastText, handoffPrefix) && !strings.HasPrefix(lastText, godwitNote):

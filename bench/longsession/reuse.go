@@ -248,7 +248,7 @@ func reuseBrain(d reuseDay) func(int, []entry) (reply, bool) {
 		v := newOutputs(entries)
 		switch t.kind {
 		case "read":
-			if v.readSince(at, t.file) {
+			if answered(v.entries, at, "file_read", t.file) {
 				return reply{text: t.file + ": small methods on cached records."}, true
 			}
 			return reply{read: t.file}, true
@@ -313,7 +313,7 @@ func (v outputs) fix(at int, t reuseTurn) reply {
 	// before or after the file it fixes.
 	note := fmt.Sprintf("Test%s fails: %s(ctx, nil, 0) = <nil>, want %s.", fn, fn, want)
 	test := reply{text: note, read: testFile(t.file)}
-	if t.testFirst && !v.readSince(at, test.read) {
+	if t.testFirst && !answered(v.entries, at, "file_read", test.read) {
 		return test
 	}
 	sig, next := v.find("file:"+t.file, funcLine(fn))
@@ -321,7 +321,7 @@ func (v outputs) fix(at int, t reuseTurn) reply {
 		next.text = note
 		return next
 	}
-	if !v.readSince(at, test.read) {
+	if !answered(v.entries, at, "file_read", test.read) {
 		return test
 	}
 	return editReply(t.file, sig, sig+fixedMark+fn+" returns "+want)
@@ -410,16 +410,6 @@ func (v outputs) noted(at int, re *regexp.Regexp) string {
 		}
 	}
 	return ""
-}
-
-// readSince reports whether the file was read after entry at.
-func (v outputs) readSince(at int, file string) bool {
-	for i := at + 1; i < len(v.entries); i++ {
-		if e := v.entries[i]; e.isCall() && e.name == "file_read" && callArg(e.args) == file {
-			return true
-		}
-	}
-	return false
 }
 
 // editedSince reports whether a successful edit of file after entry at

@@ -145,12 +145,19 @@ func dayBrain(_ int, entries []entry) (reply, bool) {
 
 // handoffAsked reports whether the request is the handoff call.
 func handoffAsked(entries []entry) bool {
+	_, last := lastUser(entries)
+	return strings.HasPrefix(last, handoffAsk)
+}
+
+// lastUser is the index and trimmed text of the newest user-role
+// message (-1 when none).
+func lastUser(entries []entry) (int, string) {
 	for i := len(entries) - 1; i >= 0; i-- {
 		if entries[i].role == "user" {
-			return strings.HasPrefix(strings.TrimSpace(entries[i].text), handoffAsk)
+			return i, strings.TrimSpace(entries[i].text)
 		}
 	}
-	return false
+	return -1, ""
 }
 
 // answered reports whether a call of tool on arg (a path or a command)
