@@ -1,6 +1,7 @@
 package main
 
 import (
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -198,31 +199,15 @@ func wants(funcs []string, k int) string {
 // line `// fixed: Name returns Want` in the function), with what it
 // wants and the line it points at.
 func checkScript(fails []string) string {
-	var b strings.Builder
-	b.WriteString("#!/bin/sh\n# check.sh FILE: the tests of FILE's package.\nf=$1\ncase \"$f\" in\n")
+	var cases strings.Builder
 	for _, f := range fails {
-		fmt.Fprintf(&b, "%s;;\n", strings.Replace(f, ") ", ") tests=\"", 1)+"\"")
+		fmt.Fprintf(&cases, "%s;;\n", strings.Replace(f, ") ", ") tests=\"", 1)+"\"")
 	}
-	b.WriteString(`*) echo "no tests for $f"; exit 1;;
-esac
-n=${f#pkg/}; n=${n%.go}
-cat "logs/$n-test.log"
-for tw in $tests; do
-	t=${tw%%=*}; want=${tw#*=}
-	if ! grep -q "// fixed: $t returns $want\$" "$f"; then
-		line=$(grep -n ") $t(" "$f" | head -1 | cut -d: -f1)
-		echo "--- FAIL: Test$t (0.01s)"
-		echo "    ${n}_test.go:42: $t(ctx, nil, 0) = <nil>, want $want ($f:$line)"
-		echo "FAIL"
-		echo "FAIL	github.com/acme/pkg/$n	0.214s"
-		exit 1
-	fi
-done
-echo "PASS"
-echo "ok  	github.com/acme/pkg/$n	0.198s"
-`)
-	return b.String()
+	return strings.Replace(checkTemplate, "@CASES@\n", cases.String(), 1)
 }
+
+//go:embed check.sh
+var checkTemplate string
 
 var (
 	sigRe     = regexp.MustCompile(`(?m)^(?:\d+\t)?(func \(s \*\w+\) (\w+)\(.*\{)$`)
