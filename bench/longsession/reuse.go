@@ -511,11 +511,8 @@ func reuseChecks(reqs []captured) map[string]any {
 // reuseFixTurns is how many of the first n turns are fix turns (the
 // third and sixth of each cycle).
 func reuseFixTurns(n int) int {
-	k := 0
-	for t := 1; t <= n; t++ {
-		if t%6 == 3 || t%6 == 0 {
-			k++
-		}
+	if n%6 >= 3 {
+		return n/6*2 + 1
 	}
-	return k
+	return n / 6 * 2
 }
