@@ -44,8 +44,8 @@ var providerNames = map[string]string{fmtChat: "lschat", fmtResponses: "lsrespon
 const keyEnv = "LONGSESSION_API_KEY"
 
 // writeHome writes a GODWIT_HOME whose config has one provider per wire
-// format, all pointing at the endpoint.
-func writeHome(home, url string) error {
+// format, all pointing at the endpoint, and then extra.
+func writeHome(home, url, extra string) error {
 	cfg := fmt.Sprintf(`providers:
   lschat:
     type: openai-chat
@@ -63,7 +63,7 @@ func writeHome(home, url string) error {
 	if err := os.MkdirAll(home, 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(home, "config.yaml"), []byte(cfg), 0o600)
+	return os.WriteFile(filepath.Join(home, "config.yaml"), []byte(cfg+extra), 0o600)
 }
 
 // writeWorkspace makes a git repository holding files.
