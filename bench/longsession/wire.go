@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 
 	"github.com/godwit/godwit/llm/llmtest"
 )
@@ -64,7 +63,7 @@ func parseRequest(format string, body []byte) (request, error) {
 		return r, fmt.Errorf("tools: %w", err)
 	}
 	for _, t := range tools {
-		r.items = append(r.items, item{kind: "tool", raw: stripCacheControl(t)})
+		r.items = append(r.items, item{kind: "tool", raw: llmtest.StripCacheControl(t)})
 	}
 	switch format {
 	case fmtChat:
@@ -86,18 +85,6 @@ func rawList(raw json.RawMessage) ([]json.RawMessage, error) {
 	var out []json.RawMessage
 	err := json.Unmarshal(raw, &out)
 	return out, err
-}
-
-// cacheControlRe matches Anthropic's cache markers: they say where to
-// cache, not what, and move from block to block between requests, so the
-// prefix is compared without them.
-var cacheControlRe = regexp.MustCompile(`,"cache_control":\{[^{}]*\}|"cache_control":\{[^{}]*\},?`)
-
-func stripCacheControl(raw []byte) []byte {
-	if !bytes.Contains(raw, []byte(`"cache_control"`)) {
-		return raw
-	}
-	return cacheControlRe.ReplaceAll(raw, nil)
 }
 
 // messages reads Chat Completions messages or Responses input items: the
@@ -169,7 +156,7 @@ func (r *request) anthropic(top map[string]json.RawMessage) error {
 			blocks = []json.RawMessage{raw}
 		}
 		for _, b := range blocks {
-			r.items = append(r.items, item{kind: "system", raw: stripCacheControl(b)})
+			r.items = append(r.items, item{kind: "system", raw: llmtest.StripCacheControl(b)})
 		}
 		r.entries = append(r.entries, entry{role: "system", text: llmtest.ContentText(raw)})
 	}
@@ -192,7 +179,7 @@ func (r *request) anthropic(top map[string]json.RawMessage) error {
 		// The cache sees blocks, not messages: the API joins consecutive
 		// messages of one role, so each block is an item of its own.
 		for _, b := range blocks {
-			r.items = append(r.items, item{kind: "msg", role: m.Role, raw: stripCacheControl(b)})
+			r.items = append(r.items, item{kind: "msg", role: m.Role, raw: llmtest.StripCacheControl(b)})
 			r.entries = append(r.entries, anthropicEntry(m.Role, b))
 		}
 	}
