@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/godwit/godwit/event"
 )
 
 // These tests attack the context engine with the real binary, one
@@ -80,7 +82,7 @@ func measured(t *testing.T, o options, guard time.Duration, ss []spec) []figures
 }
 
 // events returns the events of a type over all turns, with their turn.
-func events(f figures, typ string) (out []event, turns []int) {
+func events(f figures, typ string) (out []event.Event, turns []int) {
 	for _, tr := range f.TurnRuns {
 		for _, ev := range tr.events {
 			if ev.Type == typ {
