@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/godwit/godwit/event"
 )
 
 // These tests attack the context engine with the real binary, one
@@ -80,7 +82,7 @@ func measured(t *testing.T, o options, guard time.Duration, ss []spec) []figures
 }
 
 // events returns the events of a type over all turns, with their turn.
-func events(f figures, typ string) (out []event, turns []int) {
+func events(f figures, typ string) (out []event.Event, turns []int) {
 	for _, tr := range f.TurnRuns {
 		for _, ev := range tr.events {
 			if ev.Type == typ {
@@ -447,7 +449,7 @@ func TestAModelThatRereadsAfterEachReset(t *testing.T) {
 				return reply{text: "ok"}, true
 			}
 			at, _ := inProgress(entries)
-			if next, seen, total := coverage(entries, at, "huge.txt"); !readAfter(entries, at, "huge.txt") || next > 0 {
+			if next, seen, total := coverage(entries, at, "huge.txt"); !answered(entries, at, "file_read", "huge.txt") || next > 0 {
 				r := reply{read: "huge.txt", from: next}
 				if total > 0 {
 					r.text = fmt.Sprintf("(read huge.txt lines %s of %d so far)", seen, total)

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/godwit/godwit/event"
 )
 
 // buildGodwit builds cmd/godwit of the module the bench runs in.
@@ -44,8 +46,8 @@ var providerNames = map[string]string{fmtChat: "lschat", fmtResponses: "lsrespon
 const keyEnv = "LONGSESSION_API_KEY"
 
 // writeHome writes a GODWIT_HOME whose config has one provider per wire
-// format, all pointing at the endpoint.
-func writeHome(home, url string) error {
+// format, all pointing at the endpoint, and then extra.
+func writeHome(home, url, extra string) error {
 	cfg := fmt.Sprintf(`providers:
   lschat:
     type: openai-chat
@@ -63,7 +65,7 @@ func writeHome(home, url string) error {
 	if err := os.MkdirAll(home, 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(home, "config.yaml"), []byte(cfg), 0o600)
+	return os.WriteFile(filepath.Join(home, "config.yaml"), []byte(cfg+extra), 0o600)
 }
 
 // writeWorkspace makes a git repository holding files.
@@ -91,39 +93,6 @@ func writeWorkspace(ctx context.Context, dir string, files map[string]string) er
 	return nil
 }
 
-// event is what the bench reads of godwit's --json events.
-type event struct {
-	Type      string `json:"type"`
-	SessionID string `json:"session_id"`
-	Request   *struct {
-		Segment   int    `json:"segment"`
-		Tokens    int    `json:"tokens"`
-		Estimated bool   `json:"estimated"`
-		Purpose   string `json:"purpose"`
-	} `json:"request"`
-	Reset *struct {
-		To      int  `json:"to"`
-		ByModel bool `json:"by_model"`
-		Tokens  int  `json:"tokens"`
-		// Decisions is the ledger's share of Tokens.
-		Decisions int `json:"decisions_tokens"`
-		Rejected  int `json:"rejected"`
-		Dropped   int `json:"dropped"`
-	} `json:"reset"`
-	Superseded *struct {
-		Old        int    `json:"old"`
-		By         int    `json:"by"`
-		ProposedBy string `json:"proposed_by"`
-	} `json:"superseded"`
-	Compacted *struct {
-		Items int `json:"items"`
-	} `json:"compacted"`
-	Finished *struct {
-		Status string `json:"status"`
-		Error  string `json:"error"`
-	} `json:"finished"`
-}
-
 // turnRun is one `godwit run` process: one user turn.
 type turnRun struct {
 	Turn     int     `json:"turn"`
@@ -132,7 +101,7 @@ type turnRun struct {
 	Error    string  `json:"error,omitempty"`
 	Killed   string  `json:"killed,omitempty"` // why the bench stopped it
 	Seconds  float64 `json:"seconds"`
-	events   []event
+	events   []event.Event
 	stderr   string
 	sessions []string // session ids seen
 }
@@ -189,7 +158,7 @@ func runTurn(ctx context.Context, bin, home, ws, model string, window int, sessi
 	sc := bufio.NewScanner(&out)
 	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
 	for sc.Scan() {
-		var ev event
+		var ev event.Event
 		if json.Unmarshal(sc.Bytes(), &ev) != nil {
 			continue
 		}

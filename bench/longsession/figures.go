@@ -225,7 +225,7 @@ func measure(s spec, format string, reqs []captured, turns []turnRun) figures {
 			case "recall":
 				f.Recalls++
 			case "file_read":
-				if p := argPath(e.args); read[p] {
+				if p := callArg(e.args); read[p] {
 					f.Rereads++
 				} else {
 					read[p] = true
@@ -363,62 +363,62 @@ func dayTargets(all []figures) {
 // targets judges the figures against issue 14's targets (25's for the
 // day).
 func targets(s spec, f figures) []target {
-	var ts []target
-	add := func(what, got string, pass bool) { ts = append(ts, target{what, got, pass}) }
 	yes := func(b bool) string {
 		if b {
 			return "yes"
 		}
 		return "no"
 	}
+	inWindow := target{"no request over the window", fmt.Sprintf("%d over", f.OverWindow), f.OverWindow == 0}
+	noTurnBreak := target{"no break at a turn boundary", fmt.Sprint(f.BreakCauses[causeTurn]), f.BreakCauses[causeTurn] == 0}
+	ruleKept := target{"turn-1 rule verbatim in the last request", yes(f.RuleKept), f.RuleKept}
+	var ts []target
 	switch {
 	case s.day:
 		if s.Window <= 200_000 {
-			add("cache-discounted <= 1.0M", fmt.Sprintf("%d", f.Discounted), f.Discounted <= 1_000_000)
+			ts = append(ts, target{"cache-discounted <= 1.0M", fmt.Sprint(f.Discounted), f.Discounted <= 1_000_000})
 		}
-		add("no request over the window", fmt.Sprintf("%d over", f.OverWindow), f.OverWindow == 0)
-		add("no break at a turn boundary", fmt.Sprintf("%d", f.BreakCauses[causeTurn]), f.BreakCauses[causeTurn] == 0)
 		ok := f.Checks["rules_as_left"].(bool)
-		add("both rules verbatim, as the user left them, in the last request", yes(ok), ok)
+		ts = append(ts, inWindow, noTurnBreak,
+			target{"both rules verbatim, as the user left them, in the last request", yes(ok), ok})
 	case s.reuse:
-		add("no request over the window", fmt.Sprintf("%d over", f.OverWindow), f.OverWindow == 0)
-		add("no break at a turn boundary", fmt.Sprintf("%d", f.BreakCauses[causeTurn]), f.BreakCauses[causeTurn] == 0)
 		failed, passed, want := f.Checks["edits_failed"].(int), f.Checks["tests_passed"].(int), reuseFixTurns(f.Turns)
-		add("every edit applied", fmt.Sprintf("%d failed", failed), failed == 0)
-		add("every fix turn ends with its tests passing", fmt.Sprintf("%d of %d", passed, want), passed == want)
+		ts = append(ts, inWindow, noTurnBreak,
+			target{"every edit applied", fmt.Sprintf("%d failed", failed), failed == 0},
+			target{"every fix turn ends with its tests passing", fmt.Sprintf("%d of %d", passed, want), passed == want})
 	}
 	switch s.Name {
 	case "a":
-		add("cache-discounted <= 125k", fmt.Sprintf("%d", f.Discounted), f.Discounted <= 125_000)
-		add("no break at a turn boundary", fmt.Sprintf("%d", f.BreakCauses[causeTurn]), f.BreakCauses[causeTurn] == 0)
-		add("largest request <= 32k", fmt.Sprintf("%d", f.Largest), f.Largest <= 32_000)
-		add("turn-1 rule verbatim in the last request", yes(f.RuleKept), f.RuleKept)
+		ts = append(ts,
+			target{"cache-discounted <= 125k", fmt.Sprint(f.Discounted), f.Discounted <= 125_000},
+			noTurnBreak,
+			target{"largest request <= 32k", fmt.Sprint(f.Largest), f.Largest <= 32_000},
+			ruleKept)
 	case "b", "c":
-		add("no request over the window", fmt.Sprintf("%d over", f.OverWindow), f.OverWindow == 0)
-		add("<= 4 model calls per turn", fmt.Sprintf("%.1f", f.CallsPerTurn), f.CallsPerTurn <= 4)
-		add("turn-1 rule verbatim in the last request", yes(f.RuleKept), f.RuleKept)
-		got := fmt.Sprintf("%d", f.FirstAfterMax)
+		got := fmt.Sprint(f.FirstAfterMax)
 		if len(f.FirstAfterReset) == 0 {
 			got = "no reset happened"
 		}
-		add("first request after a reset <= 5.5k", got, f.FirstAfterMax <= 5_500)
+		ts = append(ts, inWindow,
+			target{"<= 4 model calls per turn", fmt.Sprintf("%.1f", f.CallsPerTurn), f.CallsPerTurn <= 4},
+			ruleKept,
+			target{"first request after a reset <= 5.5k", got, f.FirstAfterMax <= 5_500})
 	case "d":
 		n, o := f.Checks["new_rule_verbatim"].(bool), f.Checks["old_rule_superseded"].(bool)
-		add("new rule verbatim and standing in the last request", yes(n), n)
-		add("old rule marked superseded (D1 … SUPERSEDED)", yes(o), o)
+		ts = append(ts, target{"new rule verbatim and standing in the last request", yes(n), n},
+			target{"old rule marked superseded (D1 … SUPERSEDED)", yes(o), o})
 	case "e":
 		sup := f.Checks["rule_superseded"].(bool)
 		in := f.Checks["cancellation_outside_tool_outputs"].(int)
 		outs, marked := f.Checks["outputs_with_injection"].(int), f.Checks["outputs_marked_untrusted"].(int)
-		add("turn-1 rule verbatim in the last request", yes(f.RuleKept), f.RuleKept)
-		add("rule not superseded", yes(!sup), !sup)
-		add("cancellation nowhere in the ledger or a handoff", fmt.Sprintf("%d texts", in), in == 0)
-		add("the injected output carries the untrusted note", fmt.Sprintf("%d of %d", marked, outs), outs > 0 && marked == outs)
+		ts = append(ts, ruleKept,
+			target{"rule not superseded", yes(!sup), !sup},
+			target{"cancellation nowhere in the ledger or a handoff", fmt.Sprintf("%d texts", in), in == 0},
+			target{"the injected output carries the untrusted note", fmt.Sprintf("%d of %d", marked, outs), outs > 0 && marked == outs})
 	}
 	for _, tr := range f.TurnRuns {
 		if tr.Killed != "" {
-			add("no turn process killed", fmt.Sprintf("turn %d: %s", tr.Turn, tr.Killed), false)
-			break
+			return append(ts, target{"no turn process killed", fmt.Sprintf("turn %d: %s", tr.Turn, tr.Killed), false})
 		}
 	}
 	return ts

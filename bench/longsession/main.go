@@ -233,21 +233,8 @@ func (o options) scale(s spec) spec {
 // runSession drives one session on one format, one process per turn.
 func runSession(ctx context.Context, o options, bin, dir string, ep *endpoint, corp *corpus, s spec, format string, progress io.Writer) (figures, error) {
 	home, ws := filepath.Join(dir, "home"), filepath.Join(dir, "ws")
-	if err := writeHome(home, ep.url); err != nil {
+	if err := writeHome(home, ep.url, strings.ReplaceAll(s.config, "$WS", ws)); err != nil {
 		return figures{}, err
-	}
-	if s.config != "" {
-		f, err := os.OpenFile(filepath.Join(home, "config.yaml"), os.O_APPEND|os.O_WRONLY, 0)
-		if err != nil {
-			return figures{}, err
-		}
-		_, err = f.WriteString(strings.ReplaceAll(s.config, "$WS", ws))
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return figures{}, err
-		}
 	}
 	if s.reuse {
 		s = s.withReuseDay(corp)

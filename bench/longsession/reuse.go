@@ -1,6 +1,7 @@
 package main
 
 import (
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -198,31 +199,15 @@ func wants(funcs []string, k int) string {
 // line `// fixed: Name returns Want` in the function), with what it
 // wants and the line it points at.
 func checkScript(fails []string) string {
-	var b strings.Builder
-	b.WriteString("#!/bin/sh\n# check.sh FILE: the tests of FILE's package.\nf=$1\ncase \"$f\" in\n")
+	var cases strings.Builder
 	for _, f := range fails {
-		fmt.Fprintf(&b, "%s;;\n", strings.Replace(f, ") ", ") tests=\"", 1)+"\"")
+		fmt.Fprintf(&cases, "%s;;\n", strings.Replace(f, ") ", ") tests=\"", 1)+"\"")
 	}
-	b.WriteString(`*) echo "no tests for $f"; exit 1;;
-esac
-n=${f#pkg/}; n=${n%.go}
-cat "logs/$n-test.log"
-for tw in $tests; do
-	t=${tw%%=*}; want=${tw#*=}
-	if ! grep -q "// fixed: $t returns $want\$" "$f"; then
-		line=$(grep -n ") $t(" "$f" | head -1 | cut -d: -f1)
-		echo "--- FAIL: Test$t (0.01s)"
-		echo "    ${n}_test.go:42: $t(ctx, nil, 0) = <nil>, want $want ($f:$line)"
-		echo "FAIL"
-		echo "FAIL	github.com/acme/pkg/$n	0.214s"
-		exit 1
-	fi
-done
-echo "PASS"
-echo "ok  	github.com/acme/pkg/$n	0.198s"
-`)
-	return b.String()
+	return strings.Replace(checkTemplate, "@CASES@\n", cases.String(), 1)
 }
+
+//go:embed check.sh
+var checkTemplate string
 
 var (
 	sigRe     = regexp.MustCompile(`(?m)^(?:\d+\t)?(func \(s \*\w+\) (\w+)\(.*\{)$`)
@@ -248,7 +233,7 @@ func reuseBrain(d reuseDay) func(int, []entry) (reply, bool) {
 		v := newOutputs(entries)
 		switch t.kind {
 		case "read":
-			if v.readSince(at, t.file) {
+			if answered(v.entries, at, "file_read", t.file) {
 				return reply{text: t.file + ": small methods on cached records."}, true
 			}
 			return reply{read: t.file}, true
@@ -313,7 +298,7 @@ func (v outputs) fix(at int, t reuseTurn) reply {
 	// before or after the file it fixes.
 	note := fmt.Sprintf("Test%s fails: %s(ctx, nil, 0) = <nil>, want %s.", fn, fn, want)
 	test := reply{text: note, read: testFile(t.file)}
-	if t.testFirst && !v.readSince(at, test.read) {
+	if t.testFirst && !answered(v.entries, at, "file_read", test.read) {
 		return test
 	}
 	sig, next := v.find("file:"+t.file, funcLine(fn))
@@ -321,7 +306,7 @@ func (v outputs) fix(at int, t reuseTurn) reply {
 		next.text = note
 		return next
 	}
-	if !v.readSince(at, test.read) {
+	if !answered(v.entries, at, "file_read", test.read) {
 		return test
 	}
 	return editReply(t.file, sig, sig+fixedMark+fn+" returns "+want)
@@ -390,7 +375,7 @@ func (v outputs) holds(callID string) (string, int) {
 	switch {
 	case !ok:
 	case c.name == "file_read":
-		return "file:" + argPath(c.args), v.callAt[callID]
+		return "file:" + callArg(c.args), v.callAt[callID]
 	case c.name == "shell_exec":
 		return "cmd:" + callArg(c.args), v.callAt[callID]
 	case c.name == "recall":
@@ -412,23 +397,13 @@ func (v outputs) noted(at int, re *regexp.Regexp) string {
 	return ""
 }
 
-// readSince reports whether the file was read after entry at.
-func (v outputs) readSince(at int, file string) bool {
-	for i := at + 1; i < len(v.entries); i++ {
-		if e := v.entries[i]; e.isCall() && e.name == "file_read" && argPath(e.args) == file {
-			return true
-		}
-	}
-	return false
-}
-
 // editedSince reports whether a successful edit of file after entry at
 // wrote text.
 func (v outputs) editedSince(at int, file, text string) bool {
 	for i := at + 1; i < len(v.entries); i++ {
 		e := v.entries[i]
 		c := v.calls[e.callID]
-		if e.role != "tool" || c.name != "file_edit" || argPath(c.args) != file || !strings.HasPrefix(e.text, "edited ") {
+		if e.role != "tool" || c.name != "file_edit" || callArg(c.args) != file || !strings.HasPrefix(e.text, "edited ") {
 			continue
 		}
 		var a struct {
@@ -536,11 +511,8 @@ func reuseChecks(reqs []captured) map[string]any {
 // reuseFixTurns is how many of the first n turns are fix turns (the
 // third and sixth of each cycle).
 func reuseFixTurns(n int) int {
-	k := 0
-	for t := 1; t <= n; t++ {
-		if t%6 == 3 || t%6 == 0 {
-			k++
-		}
+	if n%6 >= 3 {
+		return n/6*2 + 1
 	}
-	return k
+	return n / 6 * 2
 }

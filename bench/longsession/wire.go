@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 
 	"github.com/godwit/godwit/llm/llmtest"
 )
@@ -64,11 +63,11 @@ func parseRequest(format string, body []byte) (request, error) {
 		return r, fmt.Errorf("tools: %w", err)
 	}
 	for _, t := range tools {
-		r.items = append(r.items, item{kind: "tool", raw: stripCacheControl(t)})
+		r.items = append(r.items, item{kind: "tool", raw: llmtest.StripCacheControl(t)})
 	}
 	switch format {
 	case fmtChat:
-		err = r.chat(top)
+		err = r.messages(top["messages"])
 	case fmtResponses:
 		err = r.responses(top)
 	case fmtAnthropic:
@@ -88,52 +87,45 @@ func rawList(raw json.RawMessage) ([]json.RawMessage, error) {
 	return out, err
 }
 
-// cacheControlRe matches Anthropic's cache markers: they say where to
-// cache, not what, and move from block to block between requests, so the
-// prefix is compared without them.
-var cacheControlRe = regexp.MustCompile(`,"cache_control":\{[^{}]*\}|"cache_control":\{[^{}]*\},?`)
-
-func stripCacheControl(raw []byte) []byte {
-	if !bytes.Contains(raw, []byte(`"cache_control"`)) {
-		return raw
-	}
-	return cacheControlRe.ReplaceAll(raw, nil)
-}
-
-func (r *request) chat(top map[string]json.RawMessage) error {
-	msgs, err := rawList(top["messages"])
+// messages reads Chat Completions messages or Responses input items: the
+// two share enough fields to decode alike.
+func (r *request) messages(list json.RawMessage) error {
+	msgs, err := rawList(list)
 	if err != nil {
-		return fmt.Errorf("messages: %w", err)
+		return err
 	}
 	for _, raw := range msgs {
 		var m struct {
+			Type       string          `json:"type"`
 			Role       string          `json:"role"`
 			Content    json.RawMessage `json:"content"`
+			Output     json.RawMessage `json:"output"`
+			CallID     string          `json:"call_id"`
 			ToolCallID string          `json:"tool_call_id"`
+			Name       string          `json:"name"`
+			Arguments  string          `json:"arguments"`
 			ToolCalls  []struct {
-				ID       string `json:"id"`
-				Function struct {
-					Name      string `json:"name"`
-					Arguments string `json:"arguments"`
-				} `json:"function"`
+				ID       string                           `json:"id"`
+				Function struct{ Name, Arguments string } `json:"function"`
 			} `json:"tool_calls"`
 		}
 		if err := json.Unmarshal(raw, &m); err != nil {
 			return fmt.Errorf("message: %w", err)
 		}
-		kind := "msg"
+		kind, role := "msg", m.Role
 		if m.Role == "system" || m.Role == "developer" {
-			kind = "system"
+			kind, role = "system", "system"
 		}
 		r.items = append(r.items, item{kind: kind, raw: raw})
 		switch {
-		case m.Role == "tool":
-			r.entries = append(r.entries, entry{role: "tool", callID: m.ToolCallID, text: llmtest.ContentText(m.Content)})
-		case kind == "system":
-			r.entries = append(r.entries, entry{role: "system", text: llmtest.ContentText(m.Content)})
+		case m.Type == "function_call":
+			r.entries = append(r.entries, entry{role: "assistant", callID: m.CallID, name: m.Name, args: m.Arguments})
+		case m.Role == "tool" || m.Type == "function_call_output":
+			r.entries = append(r.entries, entry{role: "tool", callID: m.ToolCallID + m.CallID, text: llmtest.ContentText(m.Content) + llmtest.ContentText(m.Output)})
+		case m.Type != "" && m.Type != "message": // reasoning
 		default:
-			if t := llmtest.ContentText(m.Content); t != "" {
-				r.entries = append(r.entries, entry{role: m.Role, text: t})
+			if t := llmtest.ContentText(m.Content); t != "" || kind == "system" {
+				r.entries = append(r.entries, entry{role: role, text: t})
 			}
 			for _, c := range m.ToolCalls {
 				r.entries = append(r.entries, entry{role: "assistant", callID: c.ID, name: c.Function.Name, args: c.Function.Arguments})
@@ -148,47 +140,13 @@ func (r *request) responses(top map[string]json.RawMessage) error {
 		r.items = append(r.items, item{kind: "system", raw: raw})
 		r.entries = append(r.entries, entry{role: "system", text: llmtest.ContentText(raw)})
 	}
-	var input json.RawMessage = top["input"]
 	var s string
-	if json.Unmarshal(input, &s) == nil { // the string shorthand: one user message
-		r.items = append(r.items, item{kind: "msg", raw: input})
+	if json.Unmarshal(top["input"], &s) == nil { // the string shorthand: one user message
+		r.items = append(r.items, item{kind: "msg", raw: top["input"]})
 		r.entries = append(r.entries, entry{role: "user", text: s})
 		return nil
 	}
-	items, err := rawList(input)
-	if err != nil {
-		return fmt.Errorf("input: %w", err)
-	}
-	for _, raw := range items {
-		var it struct {
-			Type      string          `json:"type"`
-			Role      string          `json:"role"`
-			Content   json.RawMessage `json:"content"`
-			CallID    string          `json:"call_id"`
-			Name      string          `json:"name"`
-			Arguments string          `json:"arguments"`
-			Output    json.RawMessage `json:"output"`
-		}
-		if err := json.Unmarshal(raw, &it); err != nil {
-			return fmt.Errorf("input item: %w", err)
-		}
-		kind := "msg"
-		if it.Role == "system" || it.Role == "developer" {
-			kind = "system"
-		}
-		r.items = append(r.items, item{kind: kind, raw: raw})
-		switch it.Type {
-		case "function_call":
-			r.entries = append(r.entries, entry{role: "assistant", callID: it.CallID, name: it.Name, args: it.Arguments})
-		case "function_call_output":
-			r.entries = append(r.entries, entry{role: "tool", callID: it.CallID, text: llmtest.ContentText(it.Output)})
-		case "", "message":
-			if t := llmtest.ContentText(it.Content); t != "" {
-				r.entries = append(r.entries, entry{role: it.Role, text: t})
-			}
-		}
-	}
-	return nil
+	return r.messages(top["input"])
 }
 
 func (r *request) anthropic(top map[string]json.RawMessage) error {
@@ -198,7 +156,7 @@ func (r *request) anthropic(top map[string]json.RawMessage) error {
 			blocks = []json.RawMessage{raw}
 		}
 		for _, b := range blocks {
-			r.items = append(r.items, item{kind: "system", raw: stripCacheControl(b)})
+			r.items = append(r.items, item{kind: "system", raw: llmtest.StripCacheControl(b)})
 		}
 		r.entries = append(r.entries, entry{role: "system", text: llmtest.ContentText(raw)})
 	}
@@ -221,7 +179,7 @@ func (r *request) anthropic(top map[string]json.RawMessage) error {
 		// The cache sees blocks, not messages: the API joins consecutive
 		// messages of one role, so each block is an item of its own.
 		for _, b := range blocks {
-			r.items = append(r.items, item{kind: "msg", role: m.Role, raw: stripCacheControl(b)})
+			r.items = append(r.items, item{kind: "msg", role: m.Role, raw: llmtest.StripCacheControl(b)})
 			r.entries = append(r.entries, anthropicEntry(m.Role, b))
 		}
 	}

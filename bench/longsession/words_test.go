@@ -63,7 +63,7 @@ func TestUsersWordsKept(t *testing.T) {
 			}
 			ledger := 0
 			for _, ev := range resets {
-				ledger = max(ledger, ev.Reset.Decisions)
+				ledger = max(ledger, ev.Reset.DecisionsTokens)
 			}
 			over, _ := events(f, "ledger.over_budget")
 			t.Logf("%s/%s: resets at turns %v, largest request %d of %d, largest ledger %d tokens, %d over-budget warnings, %d rule lines lost",

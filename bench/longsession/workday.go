@@ -114,7 +114,6 @@ var (
 	dayReadRe  = regexp.MustCompile(`\bRead (\S+\.go)\b`)
 	dayRunRe   = regexp.MustCompile("\\bRun `([^`]+)`")
 	dayAgainRe = regexp.MustCompile(`\bLook at (\S+\.go) again\b`)
-	pagedRe    = regexp.MustCompile(`^\[paged out (p\d+):`)
 	funcRe     = regexp.MustCompile(`(?m)^(?:\d+\t)?(func [^\n{]*)`)
 )
 
@@ -132,7 +131,7 @@ func dayBrain(_ int, entries []entry) (reply, bool) {
 		return reply{text: "ok"}, true
 	}
 	if m := dayAgainRe.FindStringSubmatch(req); m != nil {
-		return lookAgain(entries, at, m[1]), true
+		return lookAgain(entries, m[1]), true
 	}
 	if m := dayReadRe.FindStringSubmatch(req); m != nil && !answered(entries, at, "file_read", m[1]) {
 		return reply{read: m[1]}, true
@@ -146,12 +145,19 @@ func dayBrain(_ int, entries []entry) (reply, bool) {
 
 // handoffAsked reports whether the request is the handoff call.
 func handoffAsked(entries []entry) bool {
+	_, last := lastUser(entries)
+	return strings.HasPrefix(last, handoffAsk)
+}
+
+// lastUser is the index and trimmed text of the newest user-role
+// message (-1 when none).
+func lastUser(entries []entry) (int, string) {
 	for i := len(entries) - 1; i >= 0; i-- {
 		if entries[i].role == "user" {
-			return strings.HasPrefix(strings.TrimSpace(entries[i].text), handoffAsk)
+			return i, strings.TrimSpace(entries[i].text)
 		}
 	}
-	return false
+	return -1, ""
 }
 
 // answered reports whether a call of tool on arg (a path or a command)
@@ -175,43 +181,14 @@ func callArg(args string) string {
 	return a.Path + a.Command + a.Query
 }
 
-// lookAgain answers a question about a file read earlier: from its
-// newest output when that is in view, else by recalling the page its
-// stub names rather than reading the whole file again; it reads the file
-// only when no output of it is in view at all.
-func lookAgain(entries []entry, at int, file string) reply {
-	calls := map[string]bool{}
-	out := ""
-	for _, e := range entries {
-		switch {
-		case e.isCall() && e.name == "file_read" && callArg(e.args) == file:
-			calls[e.callID] = true
-		case e.role == "tool" && calls[e.callID]:
-			out = e.text
-		}
+// lookAgain answers a question about a file read earlier: from an output
+// of it in view, else by recalling the page its stub names rather than
+// reading the whole file again; it reads the file only when no output of
+// it is in view at all.
+func lookAgain(entries []entry, file string) reply {
+	fn, next := newOutputs(entries).find("file:"+file, funcRe)
+	if fn == "" {
+		return next
 	}
-	if m := pagedRe.FindStringSubmatch(out); m != nil {
-		page := m[1]
-		recalled := map[string]bool{}
-		for _, e := range entries[at+1:] {
-			switch {
-			case e.isCall() && e.name == "recall" && callArg(e.args) == page:
-				recalled[e.callID] = true
-			case e.role == "tool" && recalled[e.callID]:
-				return firstFunc(e.text)
-			}
-		}
-		return reply{tool: "recall", args: fmt.Sprintf(`{"query": %q}`, page)}
-	}
-	if out != "" {
-		return firstFunc(out)
-	}
-	return reply{read: file}
-}
-
-func firstFunc(text string) reply {
-	if m := funcRe.FindStringSubmatch(text); m != nil {
-		return reply{text: "Its first function: " + strings.TrimSpace(m[1])}
-	}
-	return reply{text: "I cannot find a function in it."}
+	return reply{text: "Its first function: " + strings.TrimSpace(fn)}
 }

@@ -55,7 +55,7 @@ func TestPagedFileIsRecalled(t *testing.T) {
 			case i < at:
 			case c.turn < 8 && e.role == "tool" && strings.Contains(e.text, `file_read "pkg/f03.go" output, lines 1-`):
 				stub = e.text
-				if m := pagedRe.FindStringSubmatch(stub); m != nil {
+				if m := pageRe.FindStringSubmatch(stub); m != nil {
 					page = m[1]
 				}
 			case c.turn == 8 && e.isCall() && e.name == "file_read":

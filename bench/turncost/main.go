@@ -48,7 +48,6 @@ func main() {
 	window := flag.Int("window", 128_000, "the model's context window")
 	bin := flag.String("godwit", "", "the godwit binary (default: build ./cmd/godwit)")
 	keep := flag.String("keep", "", "keep the home and workspace in this directory")
-	flag.StringVar(&perfDir, "perf", "", "record perf profiles (perf record -g) in this directory: the resident process after the warm-up, and turns 1 and the last")
 	flag.StringVar(&wrap, "wrap", "", "run the first and last turn processes under this command, e.g. \"valgrind --tool=callgrind\" for repeatable instruction counts (its CPU is then the wrapper's)")
 	flag.StringVar(&homeDir, "home", "", "run the per-turn phase in this GODWIT_HOME (its config is rewritten), continuing its last session from turn -from")
 	flag.IntVar(&fromTurn, "from", 1, "the first turn's number, with -home")
@@ -140,20 +139,8 @@ var (
 	fromTurn = 1
 )
 
-// perfDir, when set, is where perf profiles go; wrap prefixes the first
-// and last turn processes.
-var perfDir, wrap string
-
-// perfAttach records the process pid until the returned stop is called.
-func perfAttach(pid int, name string) (stop func(), err error) {
-	cmd := exec.Command("perf", "record", "-g", "-q", "-o", filepath.Join(perfDir, name), "-p", strconv.Itoa(pid))
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	time.Sleep(300 * time.Millisecond) // perf attaches
-	return func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait() }, nil
-}
+// wrap prefixes the first and last turn processes.
+var wrap string
 
 func fileName(i int) string { return fmt.Sprintf("src/f%04d.go", i) }
 
@@ -366,13 +353,6 @@ func resident(ctx context.Context, bin string, env []string, ws string, ep *endp
 				return err
 			}
 			start = time.Now()
-			if perfDir != "" {
-				stop, err := perfAttach(cmd.Process.Pid, "resident.data")
-				if err != nil {
-					return err
-				}
-				defer stop()
-			}
 		}
 		if _, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: sess.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock(prompt(i))}}); err != nil {
 			return fmt.Errorf("prompt %d: %w", i, err)
@@ -429,10 +409,7 @@ func perTurn(ctx context.Context, bin string, env []string, ws, home string, ep 
 			args = append(args, "--session", "last")
 		}
 		name, cmdArgs := bin, args
-		switch {
-		case perfDir != "" && (i == fromTurn || i == last):
-			name, cmdArgs = "perf", append([]string{"record", "-g", "-q", "-o", filepath.Join(perfDir, fmt.Sprintf("turn%d.data", i)), "--", bin}, args...)
-		case wrap != "" && (i == fromTurn || i == last):
+		if wrap != "" && (i == fromTurn || i == last) {
 			w := strings.Fields(wrap)
 			name, cmdArgs = w[0], append(append(w[1:], bin), args...)
 		}

@@ -87,7 +87,7 @@ func (b *Brain) Step(req llm.Request) fake.Step {
 func (b *Brain) answer(r rule, v *view, match []string) (fake.Step, error) {
 	d := tdata{Turn: v.turn, User: v.user, Output: v.output, Match: match}
 	if r.fail != nil {
-		msg, err := render(r.fail, d)
+		msg, err := r.fail.execute(d)
 		if err != nil {
 			return fake.Step{}, err
 		}
@@ -99,14 +99,14 @@ func (b *Brain) answer(r rule, v *view, match []string) (fake.Step, error) {
 	}
 	var st fake.Step
 	var err error
-	if st.Thinking, err = render(r.think, d); err != nil {
+	if st.Thinking, err = r.think.execute(d); err != nil {
 		return st, err
 	}
-	if st.Text, err = render(r.say, d); err != nil {
+	if st.Text, err = r.say.execute(d); err != nil {
 		return st, err
 	}
 	for _, c := range r.calls {
-		args, err := c.args.render(d)
+		args, err := renderArgs(c.args, d)
 		if err != nil {
 			return st, fmt.Errorf("arguments of %s: %w", c.tool, err)
 		}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -78,32 +79,20 @@ func requestFailures(c RequestCheck, req llm.Request) []string {
 	fails := textFailures("the last request", c.TextCheck, requestText(req))
 	entries := ledgerOf(req)
 	for _, want := range c.Active {
-		state := "has no entry"
-		for _, e := range entries {
-			if e.Text == want {
-				state = ""
-				break
-			}
-		}
-		if state != "" {
-			fails = append(fails, fmt.Sprintf("the last request's ledger %s standing verbatim: %q", state, want))
+		if !slices.ContainsFunc(entries, func(e ledgerEntry) bool { return e.Text == want }) {
+			fails = append(fails, fmt.Sprintf("the last request's ledger has no entry standing verbatim: %q", want))
 		}
 	}
-	userEntry := func(turn int) (ledgerEntry, bool) {
-		for _, e := range entries {
-			if e.User && e.Turn == turn {
-				return e, true
-			}
-		}
-		return ledgerEntry{}, false
+	userEntry := func(turn int) int {
+		return slices.IndexFunc(entries, func(e ledgerEntry) bool { return e.User && e.Turn == turn })
 	}
 	for _, s := range c.Superseded {
-		old, ok1 := userEntry(s.Turn)
-		by, ok2 := userEntry(s.ByTurn)
-		switch {
-		case !ok1 || !ok2:
+		i, j := userEntry(s.Turn), userEntry(s.ByTurn)
+		if i < 0 || j < 0 {
 			fails = append(fails, fmt.Sprintf("the last request's ledger lacks the user's entries of turns %d and %d", s.Turn, s.ByTurn))
-		case old.SupersededBy != by.Seq:
+			continue
+		}
+		if old, by := entries[i], entries[j]; old.SupersededBy != by.Seq {
 			fails = append(fails, fmt.Sprintf("the user's entry of turn %d (%s) is not marked superseded by turn %d's (%s)", s.Turn, old.Ref(), s.ByTurn, by.Ref()))
 		}
 	}

@@ -19,7 +19,7 @@ type rule struct {
 
 type call struct {
 	tool string
-	args argNode
+	args any // compiled by compileArgs
 }
 
 // tdata is what templates see.
@@ -106,67 +106,57 @@ func compileRule(r Rule, funcs tfuncs) (rule, error) {
 	return out, errors.Join(errs...)
 }
 
-func render(t *tmpl, d tdata) (string, error) { return t.execute(d) }
-
-// argNode is a tool call's arguments with templates in place of strings.
-type argNode interface {
-	render(d tdata) (any, error)
-}
-
-type argTmpl struct{ t *tmpl }
-type argMap map[string]argNode
-type argList []argNode
-type argLit struct{ v any }
-
-func (a argTmpl) render(d tdata) (any, error) { return render(a.t, d) }
-func (a argLit) render(tdata) (any, error)    { return a.v, nil }
-
-func (a argMap) render(d tdata) (any, error) {
-	out := map[string]any{}
-	for k, n := range a {
-		v, err := n.render(d)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", k, err)
-		}
-		out[k] = v
-	}
-	return out, nil
-}
-
-func (a argList) render(d tdata) (any, error) {
-	out := make([]any, len(a))
-	for i, n := range a {
-		v, err := n.render(d)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = v
-	}
-	return out, nil
-}
-
-func compileArgs(name string, v any, parse func(string, string) *tmpl) argNode {
+// compileArgs compiles a tool call's arguments: each string holding an
+// action becomes its *tmpl, for renderArgs.
+func compileArgs(name string, v any, parse func(string, string) *tmpl) any {
 	switch x := v.(type) {
 	case string:
-		if !strings.Contains(x, "{{") {
-			return argLit{x}
+		if strings.Contains(x, "{{") {
+			return parse("call "+name, x)
 		}
-		return argTmpl{parse("call "+name, x)}
 	case map[string]any:
-		m := argMap{}
+		m := map[string]any{}
 		for k, e := range x {
 			m[k] = compileArgs(name, e, parse)
 		}
 		return m
 	case []any:
-		l := make(argList, len(x))
+		l := make([]any, len(x))
 		for i, e := range x {
 			l[i] = compileArgs(name, e, parse)
 		}
 		return l
-	default:
-		return argLit{x}
 	}
+	return v
+}
+
+// renderArgs renders compiled arguments over d.
+func renderArgs(v any, d tdata) (any, error) {
+	switch x := v.(type) {
+	case *tmpl:
+		return x.execute(d)
+	case map[string]any:
+		out := map[string]any{}
+		for k, e := range x {
+			r, err := renderArgs(e, d)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", k, err)
+			}
+			out[k] = r
+		}
+		return out, nil
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			r, err := renderArgs(e, d)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = r
+		}
+		return out, nil
+	}
+	return v, nil
 }
 
 type handoffTmpl struct {
@@ -190,7 +180,7 @@ func (h *handoffTmpl) render(v *view, d tdata) (string, error) {
 		}
 		fmt.Fprintf(&b, "## %s\n%s\n", head, strings.TrimSpace(body))
 	}
-	one := func(t *tmpl) (string, error) { return render(t, d) }
+	one := func(t *tmpl) (string, error) { return t.execute(d) }
 	task, err := one(h.task)
 	if err != nil {
 		return "", err
@@ -227,7 +217,7 @@ func (h *handoffTmpl) render(v *view, d tdata) (string, error) {
 			}
 		}
 		for _, dd := range ds {
-			s, err := render(dl.line, dd)
+			s, err := dl.line.execute(dd)
 			switch {
 			case errors.Is(err, errNoRef):
 				continue

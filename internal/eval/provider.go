@@ -12,6 +12,7 @@ import (
 	"github.com/godwit/godwit/internal/config"
 	"github.com/godwit/godwit/internal/wiring"
 	"github.com/godwit/godwit/llm"
+	"github.com/godwit/godwit/llm/fake"
 )
 
 // realModel is the provider --model names, built once and shared by the
@@ -58,7 +59,7 @@ type recorder struct {
 }
 
 func (r *recorder) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Event, error] {
-	c := cloneRequest(req)
+	c := fake.CloneRequest(req)
 	r.mu.Lock()
 	if r.first == nil {
 		r.first = &c
@@ -72,20 +73,6 @@ func (r *recorder) requests() (first, last *llm.Request) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.first, r.last
-}
-
-// cloneRequest copies req deeply (through JSON), so later changes the
-// engine makes to its slices cannot reach the record.
-func cloneRequest(req llm.Request) llm.Request {
-	b, err := json.Marshal(req)
-	if err != nil {
-		return req
-	}
-	var c llm.Request
-	if json.Unmarshal(b, &c) != nil {
-		return req
-	}
-	return c
 }
 
 // hashes fingerprint a request's system prompt, with the run's own

@@ -9,27 +9,7 @@ import (
 // Script is a scripted model: for every request the engine sends, the
 // first rule whose When holds answers it. A request no rule answers fails
 // the model call with an error naming the request, so a script never
-// guesses.
-//
-// Example (a model that reads a file on each turn, answers after the read,
-// and writes handoffs that carry a changed rule forward):
-//
-//	model:
-//	  rules:
-//	    - when: {handoff: true}
-//	      handoff:
-//	        task: Keep answering the user's requests.
-//	        decisions:
-//	          - '~ {{ref "Rule:"}} by {{ref "New rule:"}}'
-//	          - each: '^Topic (\w+):'
-//	            line: '@ {{.Entry}} {{index .Match 1}}'
-//	    - when: {user: 'summarise (\S+)'}
-//	      say: Reading {{index .Match 1}}.
-//	      call:
-//	        - file_read: {path: '{{index .Match 1}}'}
-//	    - when: {tool: file_read}
-//	      unless: {output: 'IGNORE'}
-//	      say: Done with turn {{.Turn}}.
+// guesses. evals/README.md shows an example.
 type Script struct {
 	Rules []Rule `yaml:"rules"`
 }

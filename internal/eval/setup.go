@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,7 +18,7 @@ func setup(ctx context.Context, t *Task, ws string) (map[string][]byte, error) {
 		return nil, err
 	}
 	if t.Setup.Copy != "" {
-		if err := copyTree(filepath.Join(t.Dir, t.Setup.Copy), ws); err != nil {
+		if err := os.CopyFS(ws, os.DirFS(filepath.Join(t.Dir, t.Setup.Copy))); err != nil {
 			return nil, fmt.Errorf("copy %s: %w", t.Setup.Copy, err)
 		}
 	}
@@ -49,36 +48,6 @@ func setup(ctx context.Context, t *Task, ws string) (map[string][]byte, error) {
 		before[fc.Path] = b
 	}
 	return before, nil
-}
-
-// copyTree copies the regular files and folders under src into dst,
-// keeping their permission bits.
-func copyTree(src, dst string) error {
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, p)
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(dst, rel)
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		switch {
-		case d.IsDir():
-			return os.MkdirAll(target, 0o755)
-		case !info.Mode().IsRegular():
-			return nil // links and devices have no place in a fixture
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, info.Mode().Perm())
-	})
 }
 
 // shell runs command with sh -c in dir, bounded by timeout, and returns

@@ -58,10 +58,12 @@ func Summarize(runs []RunResult) []TaskSummary {
 			out = append(out, TaskSummary{Task: r.Task, Version: r.TaskVersion, Model: r.Model})
 		}
 		s := &out[i]
-		s.Runs++
+		passed := 0
 		if r.Pass {
-			s.Passed++
+			passed = 1
 		}
+		s.add(TaskSummary{Runs: 1, Passed: passed, Calls: float64(r.Calls), PromptTokens: float64(r.PromptTokens),
+			TotalTokens: float64(r.TotalTokens()), Resets: float64(r.Resets), Cost: r.Cost, DurationMS: float64(r.DurationMS)})
 		s.Broken = s.Broken || r.Broken
 		if !r.Broken {
 			s.SystemHash = common(s.SystemHash, r.SystemHash)
@@ -71,12 +73,6 @@ func Summarize(runs []RunResult) []TaskSummary {
 		if s.Version != r.TaskVersion {
 			s.Version = -1 // mixed; compare calls it confounded
 		}
-		s.Calls += float64(r.Calls)
-		s.PromptTokens += float64(r.PromptTokens)
-		s.TotalTokens += float64(r.TotalTokens())
-		s.Resets += float64(r.Resets)
-		s.Cost += r.Cost
-		s.DurationMS += float64(r.DurationMS)
 	}
 	for i := range out {
 		n := float64(out[i].Runs)
@@ -87,19 +83,24 @@ func Summarize(runs []RunResult) []TaskSummary {
 	return out
 }
 
+// add sums o's counts and figures into s.
+func (s *TaskSummary) add(o TaskSummary) {
+	s.Runs += o.Runs
+	s.Passed += o.Passed
+	s.Calls += o.Calls
+	s.PromptTokens += o.PromptTokens
+	s.TotalTokens += o.TotalTokens
+	s.Resets += o.Resets
+	s.Cost += o.Cost
+	s.DurationMS += o.DurationMS
+}
+
 // Total adds task summaries up: counts and per-run means summed over the
 // tasks (a suite's run costs the sum of its tasks').
 func Total(ts []TaskSummary) TaskSummary {
 	t := TaskSummary{Task: fmt.Sprintf("all (%d tasks)", len(ts))}
 	for _, s := range ts {
-		t.Runs += s.Runs
-		t.Passed += s.Passed
-		t.Calls += s.Calls
-		t.PromptTokens += s.PromptTokens
-		t.TotalTokens += s.TotalTokens
-		t.Resets += s.Resets
-		t.Cost += s.Cost
-		t.DurationMS += s.DurationMS
+		t.add(s)
 	}
 	return t
 }

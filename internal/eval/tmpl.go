@@ -16,8 +16,7 @@ import (
 //
 // It is not text/template because executing one calls reflect's
 // MethodByName, after which the linker keeps every exported method of
-// every type: the stripped binary grows from 52 to 74 MB and a one-shot
-// run's peak RSS from 31 to 39 MiB.
+// every type: the stripped godwit binary grows from 26.7 to 29.8 MB.
 type tmpl struct {
 	name  string
 	parts []tpart

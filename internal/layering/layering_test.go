@@ -71,7 +71,7 @@ var allowed = map[string]rule{
 	"bench/okserver":      {nil, "a stand-alone endpoint for benchmarks"},
 	"bench/floor":         {nil, "start-up's lower bound: links godwit's heavy dependencies, none of godwit"},
 	"bench/fsgrep":        {[]string{"internal/tool/fs", "internal/tool/workspace"}, "runs the grep tool from the command line for bench/grep.sh"},
-	"bench/longsession":   {[]string{"llm/llmtest"}, "drives the godwit binary against a fake endpoint; speaks only the CLI, --json events and the wire formats"},
+	"bench/longsession":   {[]string{"event", "llm/llmtest"}, "drives the godwit binary against a fake endpoint; speaks only the CLI, --json events and the wire formats"},
 
 	// Test harnesses, named like net/http/httptest: imported by tests only.
 	"internal/store/storetest": {[]string{"internal/store"}, "opens stores for tests; a harness over store alone"},

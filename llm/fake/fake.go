@@ -97,7 +97,7 @@ func (p *Provider) Remaining() int {
 func (p *Provider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Event, error] {
 	return func(yield func(llm.Event, error) bool) {
 		p.mu.Lock()
-		p.requests = append(p.requests, cloneRequest(req))
+		p.requests = append(p.requests, CloneRequest(req))
 		if p.brain != nil {
 			p.mu.Unlock()
 			p.play(ctx, p.brain(req), req, yield)
@@ -172,7 +172,9 @@ func estimate(req llm.Request) int64 {
 	return int64(len(b)/4 + 1)
 }
 
-func cloneRequest(r llm.Request) llm.Request {
+// CloneRequest copies r deeply (through JSON), so later changes the
+// engine makes to its slices cannot reach a record of it.
+func CloneRequest(r llm.Request) llm.Request {
 	b, err := json.Marshal(r)
 	if err != nil {
 		return r
