@@ -1,142 +1,76 @@
 package tui
 
 import (
-	"slices"
+	_ "embed"
 	"strings"
 	"sync"
 )
 
 // A small highlighter for code blocks: keywords, strings, comments and
 // numbers, by the block's language. It only colours: the spans it
-// returns hold the source's text exactly. The lexers are plain data
-// (statically initialised); a keyword set is built on its first use.
+// returns hold the source's text exactly. It stays instead of chroma,
+// which adds 4 MB to the binary and 2.3 MB and 110-170 ms to every
+// start-up's package inits (a program that links chroma/v2/lexers).
 
-// lexer describes a language.
+// lexer describes a language (lexers.txt says what each field means).
 type lexer struct {
-	keywords   string // space-separated
-	fold       bool   // keywords ignore case (SQL)
-	line       string // a line comment's start
-	hashWord   bool   // the line comment ("#") starts only at a word's start (shells, YAML)
-	blockOpen  string // a block comment's start and end
-	blockClose string
-	quotes     string // string quotes with backslash escapes
-	multi      bool   // quoted strings may span lines
-	raw        string // quotes without escapes, spanning lines (Go's `, JS templates, shell ')
-	triple     bool   // """ and ''' strings
-	charLit    bool   // ' is a char literal only if it closes at once (Rust lifetimes)
-	keys       byte   // ':' (YAML) or '=' (TOML): a line's leading key is coloured as a keyword
-	identExtra string // characters allowed in identifiers besides letters, digits and _
-
-	once sync.Once
-	kw   map[string]bool
+	kw                                  map[string]bool
+	fold, hashWord, multi, triple, char bool
+	line, blockOpen, blockClose         string
+	quotes, raw, identExtra             string
+	keys                                byte
 }
 
-var (
-	goLexer = lexer{
-		keywords: "break case chan const continue default defer else fallthrough for func go goto if import interface " +
-			"map package range return select struct switch type var true false nil iota",
-		line: "//", blockOpen: "/*", blockClose: "*/", quotes: `"'`, raw: "`",
-	}
-	pythonLexer = lexer{
-		keywords: "False None True and as assert async await break class continue def del elif else except finally for " +
-			"from global if import in is lambda nonlocal not or pass raise return try while with yield match case self",
-		line: "#", quotes: `"'`, triple: true,
-	}
-	jsLexer = lexer{
-		keywords: "async await break case catch class const continue debugger default delete do else export extends " +
-			"finally for from function if import in instanceof let new of return static super switch this throw try " +
-			"typeof var void while with yield true false null undefined interface type enum implements declare " +
-			"namespace readonly public private protected abstract as keyof satisfies",
-		line: "//", blockOpen: "/*", blockClose: "*/", quotes: `"'`, raw: "`", identExtra: "$",
-	}
-	rustLexer = lexer{
-		keywords: "as async await break const continue crate dyn else enum extern false fn for if impl in let loop " +
-			"match mod move mut pub ref return self Self static struct super trait true type unsafe use where while",
-		line: "//", blockOpen: "/*", blockClose: "*/", quotes: `"`, multi: true, charLit: true,
-	}
-	cLexer = lexer{
-		keywords: "auto break case char class const constexpr continue default delete do double else enum explicit " +
-			"extern false float for friend goto if inline int long namespace new noexcept nullptr operator private " +
-			"protected public register return short signed sizeof static struct switch template this throw true try " +
-			"catch typedef typename union unsigned using virtual void volatile while bool NULL override final " +
-			"#include #define #ifdef #ifndef #endif #if #else #elif #pragma #undef",
-		line: "//", blockOpen: "/*", blockClose: "*/", quotes: `"'`, identExtra: "#",
-	}
-	javaLexer = lexer{ // and Kotlin
-		keywords: "abstract assert boolean break byte case catch char class const continue default do double else enum " +
-			"extends final finally float for if implements import instanceof int interface long native new package " +
-			"private protected public return short static super switch synchronized this throw throws try void " +
-			"volatile while var val fun when object data sealed companion is in out override open internal lateinit " +
-			"suspend true false null record yield",
-		line: "//", blockOpen: "/*", blockClose: "*/", quotes: `"'`, triple: true,
-	}
-	swiftLexer = lexer{
-		keywords: "associatedtype async await break case catch class continue default defer deinit do else enum " +
-			"extension fallthrough false fileprivate for func guard if import in init inout internal is let nil " +
-			"open operator private protocol public repeat rethrows return self Self static struct subscript super " +
-			"switch throw throws true try typealias var where while some any",
-		line: "//", blockOpen: "/*", blockClose: "*/", quotes: `"`, triple: true,
-	}
-	csLexer = lexer{
-		keywords: "abstract as async await base bool break byte case catch char checked class const continue decimal " +
-			"default delegate do double else enum event explicit extern false finally fixed float for foreach goto " +
-			"if implicit in int interface internal is lock long namespace new null object operator out override " +
-			"params private protected public readonly record ref return sealed short sizeof static string struct " +
-			"switch this throw true try typeof uint ulong unsafe using var virtual void volatile while yield",
-		line: "//", blockOpen: "/*", blockClose: "*/", quotes: `"'`,
-	}
-	shLexer = lexer{
-		keywords: "if then else elif fi for while until do done case esac in function return local export readonly " +
-			"declare unset shift exit break continue set source alias cd echo sudo",
-		line: "#", hashWord: true, quotes: `"`, multi: true, raw: "'",
-	}
-	jsonLexer = lexer{keywords: "true false null", quotes: `"`, line: "//"}
-	yamlLexer = lexer{
-		keywords: "true false null yes no on off True False Null",
-		line:     "#", hashWord: true, quotes: `"'`, keys: ':',
-	}
-	tomlLexer = lexer{keywords: "true false", line: "#", quotes: `"'`, triple: true, keys: '='}
-	sqlLexer  = lexer{
-		keywords: "select from where and or not insert into values update set delete create table drop alter add " +
-			"column index join left right inner outer full cross on as group by order having limit offset union " +
-			"all distinct null is in like between case when then else end primary key foreign references default " +
-			"unique check constraint begin commit rollback transaction with returning exists if view trigger " +
-			"integer int bigint text varchar char boolean real float date timestamp true false asc desc count sum " +
-			"avg min max coalesce",
-		fold: true, line: "--", blockOpen: "/*", blockClose: "*/", quotes: `'"`,
-	}
-)
+//go:embed lexers.txt
+var lexersText string
 
-// lexerNames are the names a fenced block's language goes by.
-var lexerNames = [...]struct {
-	names string
-	lx    *lexer
-}{
-	{"go golang", &goLexer},
-	{"python py python3 py3", &pythonLexer},
-	{"javascript js jsx mjs cjs typescript ts tsx mts", &jsLexer},
-	{"rust rs", &rustLexer},
-	{"c h cpp c++ cc cxx hpp objc objective-c", &cLexer},
-	{"java kotlin kt kts", &javaLexer},
-	{"swift", &swiftLexer},
-	{"cs c# csharp", &csLexer},
-	{"sh bash zsh shell console shell-session ksh fish", &shLexer},
-	{"json jsonc json5", &jsonLexer},
-	{"yaml yml", &yamlLexer},
-	{"toml", &tomlLexer},
-	{"sql postgres postgresql mysql sqlite plsql", &sqlLexer},
-}
-
-// lexerFor returns the lexer for a fenced block's language, or nil.
-func lexerFor(lang string) *lexer {
-	lang = strings.ToLower(lang)
-	for _, e := range lexerNames {
-		if slices.Contains(strings.Fields(e.names), lang) {
-			return e.lx
+// lexers are the lexers by language name, read at first use.
+var lexers = sync.OnceValue(func() map[string]*lexer {
+	out := map[string]*lexer{}
+	for _, par := range strings.Split(lexersText, "\n\n")[1:] {
+		f := strings.SplitN(par, "\n", 3)
+		lx := &lexer{kw: map[string]bool{}}
+		for _, opt := range strings.Fields(f[1]) {
+			k, v, _ := strings.Cut(opt, "=")
+			switch k {
+			case "line":
+				lx.line = v
+			case "block":
+				lx.blockOpen, lx.blockClose, _ = strings.Cut(v, ",")
+			case "quotes":
+				lx.quotes = v
+			case "raw":
+				lx.raw = v
+			case "ident":
+				lx.identExtra = v
+			case "keys":
+				lx.keys = v[0]
+			case "fold":
+				lx.fold = true
+			case "hashword":
+				lx.hashWord = true
+			case "multi":
+				lx.multi = true
+			case "triple":
+				lx.triple = true
+			case "char":
+				lx.char = true
+			default:
+				panic("tui: lexers.txt: unknown option " + opt)
+			}
+		}
+		for _, w := range strings.Fields(f[2]) {
+			if lx.fold {
+				w = strings.ToLower(w)
+			}
+			lx.kw[w] = true
+		}
+		for _, n := range strings.Fields(f[0]) {
+			out[n] = lx
 		}
 	}
-	return nil
-}
+	return out
+})
 
 func isDiffLang(lang string) bool {
 	switch strings.ToLower(lang) {
@@ -157,7 +91,7 @@ func highlight(lang string, lines []string) [][]span {
 		}
 		return out
 	}
-	lx := lexerFor(lang)
+	lx := lexers()[strings.ToLower(lang)]
 	if lx == nil {
 		for i, l := range lines {
 			if l != "" {
@@ -208,15 +142,6 @@ func splitSpans(sp []span, n int) [][]span {
 }
 
 func (lx *lexer) isKeyword(w string) bool {
-	lx.once.Do(func() {
-		lx.kw = map[string]bool{}
-		for _, k := range strings.Fields(lx.keywords) {
-			if lx.fold {
-				k = strings.ToLower(k)
-			}
-			lx.kw[k] = true
-		}
-	})
 	if lx.fold {
 		w = strings.ToLower(w)
 	}
@@ -280,7 +205,7 @@ func (lx *lexer) lex(src string) []span {
 			}
 			emit(i, end, stString)
 			i = end
-		case lx.charLit && c == '\'':
+		case lx.char && c == '\'':
 			if end := charLiteral(src, i); end > 0 {
 				emit(i, end, stString)
 				i = end
