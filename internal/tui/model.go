@@ -377,39 +377,40 @@ func (m *Model) submit() tea.Cmd {
 // startTurn shows prompt and runs a turn of it.
 func (m *Model) startTurn(prompt string) tea.Cmd {
 	m.t.add(&userItem{text: prompt})
-	m.t.toEnd()
 	m.t.selected = -1
-	ctx, cancel := context.WithCancel(m.ctx)
-	m.running, m.cancel, m.turnStart, m.cancelling = true, cancel, m.now(), false
 	ctl := m.ctl
-	run := func() tea.Msg {
+	return m.begin(func(ctx context.Context) tea.Msg {
 		if !strings.Contains(prompt, "@") {
 			res, err := ctl.Run(ctx, prompt)
 			return turnDoneMsg{res: res, err: err}
 		}
 		atts, problems := ctl.Attach(ctx, prompt)
 		return attachedMsg{ctx: ctx, prompt: prompt, atts: atts, problems: problems}
-	}
-	return tea.Batch(run, tick())
+	})
 }
 
 // startShell runs a !command as a turn runs: Esc cancels it, messages
 // sent meanwhile wait for it.
 func (m *Model) startShell(line string) tea.Cmd {
 	m.t.add(&userItem{text: "!" + line})
-	m.t.toEnd()
-	ctx, cancel := context.WithCancel(m.ctx)
-	m.running, m.cancel, m.turnStart, m.cancelling = true, cancel, m.now(), false
 	ctl := m.ctl
-	run := func() tea.Msg {
+	return m.begin(func(ctx context.Context) tea.Msg {
 		r, err := ctl.Shell(ctx, line)
 		note := "↳ the model reads this with your next message"
 		if err != nil || r.Code == "DENIED" {
 			note = ""
 		}
 		return turnDoneMsg{err: err, note: note}
-	}
-	return tea.Batch(run, tick())
+	})
+}
+
+// begin marks the chat running, cancellable, and runs run in a command
+// with a context of its own; run reports back with turnDoneMsg.
+func (m *Model) begin(run func(ctx context.Context) tea.Msg) tea.Cmd {
+	m.t.toEnd()
+	ctx, cancel := context.WithCancel(m.ctx)
+	m.running, m.cancel, m.turnStart, m.cancelling = true, cancel, m.now(), false
+	return tea.Batch(func() tea.Msg { return run(ctx) }, tick())
 }
 
 // attached shows what a message attaches, then sends it.

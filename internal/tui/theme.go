@@ -7,8 +7,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// Theme is how the chat looks. The zero Theme has no colour; tests use
-// PlainTheme so golden views hold no escape sequences.
+// Theme is how the chat looks. The zero Theme has no colour.
 type Theme struct {
 	User, Dim, Faint, Error, Warn, OK, Accent lipgloss.Style
 	Selected, Status, Approval                lipgloss.Style
@@ -76,11 +75,6 @@ func DarkTheme() Theme {
 			HTML:        st().Foreground(c("245")),
 		},
 	}
-}
-
-// PlainTheme has no colour and renders markdown with ASCII only.
-func PlainTheme() Theme {
-	return Theme{Markdown: MarkdownStyle{ASCII: true}}
 }
 
 // ink is a style reduced to the escape sequences around its text:
