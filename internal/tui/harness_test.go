@@ -81,7 +81,7 @@ func newHarness(t *testing.T, steps ...fake.Step) *harness {
 			Skills: func(context.Context) []Choice { return h.skills },
 		}, nil
 	}
-	ctl, err := NewController(context.Background(), Options{Build: build, Sink: h.b, Now: h.clock.Now, Mode: h.mode})
+	ctl, err := NewController(context.Background(), Options{Build: build, Sink: h.b, Mode: h.mode})
 	if err != nil {
 		t.Fatal(err)
 	}

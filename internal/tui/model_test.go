@@ -292,7 +292,7 @@ func (h *harness) reopen(t *testing.T, session string, steps ...fake.Step) *harn
 	if err := h2.ctl.Close(); err != nil {
 		t.Fatal(err)
 	}
-	ctl, err := NewController(context.Background(), Options{Build: build, Sink: h2.b, Session: session, Now: h2.clock.Now, Mode: h2.mode})
+	ctl, err := NewController(context.Background(), Options{Build: build, Sink: h2.b, Session: session, Mode: h2.mode})
 	if err != nil {
 		t.Fatal(err)
 	}
