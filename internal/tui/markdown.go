@@ -627,17 +627,7 @@ func unescape(b []byte) string {
 	return string(append(out, entities(b[from:])...))
 }
 
-func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
-
-func runOf(s string, i int, c byte) int {
-	n := 0
-	for i+n < len(s) && s[i+n] == c {
-		n++
-	}
-	return n
-}
-
-func indentOf(l string) int { return runOf(l, 0, ' ') }
+func indentOf(l string) int { return len(l) - len(strings.TrimLeft(l, " ")) }
 
 func plainText(sp []span) string {
 	var b strings.Builder
