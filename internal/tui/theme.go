@@ -125,27 +125,6 @@ func (k inks) diff(l string) ink {
 	return k.dim
 }
 
-// cut truncates s to width cells, quickly when s is plain ASCII.
-func cut(s string, width int) string {
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 0x80 || c < 0x20 {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
-		if len(s) <= width {
-			return s
-		}
-		if width < 1 {
-			return ""
-		}
-		return s[:width-1] + "…"
-	}
-	return ansi.Truncate(s, width, "…")
-}
-
 // wrap breaks plain text into lines of at most width cells.
 func wrap(text string, width int) []string {
 	width = max(width, 10)

@@ -385,7 +385,7 @@ func (t *toolItem) window(rc *renderCtx, width, from, to int) []string {
 			continue
 		}
 		if i <= live {
-			out = append(out, rc.ink.gutter+rc.ink.dim.paint(cut(t.live[i-1], width-4)))
+			out = append(out, rc.ink.gutter+rc.ink.dim.paint(ansi.Truncate(t.live[i-1], width-4, "…")))
 			continue
 		}
 		l := t.body[i-1-live]
@@ -396,7 +396,7 @@ func (t *toolItem) window(rc *renderCtx, width, from, to int) []string {
 		case t.state == toolFailed || t.state == toolDenied:
 			k = rc.ink.err
 		}
-		out = append(out, rc.ink.gutter+k.paint(cut(l, width-4)))
+		out = append(out, rc.ink.gutter+k.paint(ansi.Truncate(l, width-4, "…")))
 	}
 	return out
 }
