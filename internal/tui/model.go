@@ -33,10 +33,8 @@ type Model struct {
 	feed  *feed
 	input textarea.Model
 
-	inputKey    inputKey // what inputCache was drawn for
-	inputCache  string
-	statusKey   statusKey
-	statusCache string
+	inputKey   inputKey // what inputCache was drawn for
+	inputCache string
 
 	width, height int
 
