@@ -29,19 +29,10 @@ type Reply struct {
 	Export string
 }
 
-// Input lines: a command starts with / (as in Claude Code, Codex and
-// crush) or : (godwit's first prefix, kept for those used to it). What
-// is sent to the model as written, and what is not:
-//
-//   - "/help", ":help": commands; an unknown one is never sent (it would be
-//     a paid prompt): the chat names the nearest command instead.
-//   - "//text" and "::text" send "/text" and ":text".
-//   - a first word that is a path ("/etc/hosts explain", "/tmp/x.log: why?")
-//     is a prompt: the first word holds another "/" after the first. This
-//     is how Claude Code tells a pasted path from a command.
-//   - ": text" (a colon, then a space) is a prompt.
-
-// IsCommand reports whether an input line is a command ("/help", ":help").
+// IsCommand reports whether an input line is a command ("/help",
+// ":help"). A first word with another "/" is a path, so a prompt
+// ("/etc/hosts explain"), as Claude Code tells them apart; so are
+// "//text", "::text" and ": text".
 func IsCommand(line string) bool {
 	s := strings.TrimLeft(line, " \t")
 	switch {

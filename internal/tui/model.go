@@ -122,10 +122,9 @@ func newInput() textarea.Model {
 	ta.ShowLineNumbers = false
 	ta.DynamicHeight = true
 	ta.MinHeight = 1
-	// The textarea keeps its line-wrap cache as large as MaxHeight: at 8,
-	// a pasted 1,400-line log was wrapped again, line by line, on every
-	// key (0.25 s a key in tmux, 10 s to type a sentence after it). So
-	// MaxHeight is its line limit and fitInput caps the rows shown.
+	// The textarea's line-wrap cache is as large as MaxHeight: a small one
+	// rewraps a long input on every key (BenchmarkKeyAfterBigPaste), so
+	// fitInput caps the rows shown instead.
 	ta.MaxHeight = 10000
 	ta.MaxContentHeight = 10000
 	ta.SetVirtualCursor(false)
@@ -610,10 +609,8 @@ func (m *Model) rememberAs(line, full string) {
 }
 
 // A paste of more lines or bytes than these enters the input as a marker
-// ("[pasted text #1: 1,400 lines, 35,290 bytes]") that is expanded when
-// the prompt is sent, whole and as pasted. The textarea draws every line
-// of its text on each key, so typing after a pasted 1,400-line log took
-// 10 s for a sentence in tmux; Claude Code shows long pastes the same way.
+// ("[pasted text #1: 1,400 lines, 35,290 bytes]"), expanded when the
+// prompt is sent: the textarea draws every line of its text on each key.
 const (
 	pasteInlineLines = 40
 	pasteInlineBytes = 4096
