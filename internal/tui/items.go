@@ -357,7 +357,7 @@ func (a *approvalItem) render(rc *renderCtx, width int) []string {
 		for _, l := range strings.Split(termsafe.Exact(p), "\n") {
 			style := rc.ink.dim
 			if isDiff {
-				style = rc.ink.diff(l)
+				style = rc.diffInk(l)
 			}
 			for _, r := range wrap(l, width-4) {
 				rows, styles = append(rows, r), append(styles, style)

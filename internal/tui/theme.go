@@ -100,29 +100,21 @@ func (k ink) paint(s string) string {
 
 // inks are the theme's styles used for every line of a tool's output.
 type inks struct {
-	gutter                         string // "  │ ", painted
-	dim, err, added, removed, hunk ink
+	gutter   string // "  │ ", painted
+	dim, err ink
 }
 
 func newInks(th Theme) inks {
-	return inks{
-		gutter: th.Dim.Render("  │ "),
-		dim:    inkOf(th.Dim), err: inkOf(th.Error), added: inkOf(th.Added),
-		removed: inkOf(th.Removed), hunk: inkOf(th.Hunk),
-	}
+	return inks{gutter: th.Dim.Render("  │ "), dim: inkOf(th.Dim), err: inkOf(th.Error)}
 }
 
-// diff colours a line of a unified diff (diffStyleOf).
-func (k inks) diff(l string) ink {
-	switch diffStyleOf(l) {
-	case stAdded:
-		return k.added
-	case stRemoved:
-		return k.removed
-	case stHunk:
-		return k.hunk
+// diffInk colours a line of a unified diff (diffStyleOf), dim where it
+// is neither added, removed nor a hunk.
+func (rc *renderCtx) diffInk(l string) ink {
+	if st := diffStyleOf(l); st != stCodeBlock {
+		return rc.md.ink(st)
 	}
-	return k.dim
+	return rc.ink.dim
 }
 
 // wrap breaks plain text into lines of at most width cells.

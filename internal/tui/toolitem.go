@@ -379,7 +379,7 @@ func (t *toolItem) window(rc *renderCtx, width, from, to int) []string {
 		k := rc.ink.dim
 		switch {
 		case t.diffFrom >= 0 && i-1 >= t.diffFrom:
-			k = rc.ink.diff(l)
+			k = rc.diffInk(l)
 		case t.state == toolFailed || t.state == toolDenied:
 			k = rc.ink.err
 		}
