@@ -350,15 +350,6 @@ type Status struct {
 	Mode string
 }
 
-// CacheHit is the share of input tokens read from the provider's cache,
-// 0 to 1.
-func (s Status) CacheHit() float64 {
-	if s.Usage.InputTokens == 0 {
-		return 0
-	}
-	return float64(s.Usage.CacheReadTokens) / float64(s.Usage.InputTokens)
-}
-
 // Status returns the current figures.
 func (c *Controller) Status() Status {
 	c.mu.Lock()

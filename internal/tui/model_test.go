@@ -58,7 +58,7 @@ func TestTurnStreamsAnswerAndUpdatesStatus(t *testing.T) {
 		t.Errorf("turn items: %+v", ts)
 	}
 	st := h.ctl.Status()
-	if st.SessionID == "" || st.Segment != 1 || st.ContextTokens == 0 || st.Usage.InputTokens != 1000 || st.CacheHit() != 0.4 {
+	if st.SessionID == "" || st.Segment != 1 || st.ContextTokens == 0 || st.Usage.InputTokens != 1000 || st.Usage.CacheReadTokens != 400 {
 		t.Errorf("status after the turn: %+v", st)
 	}
 	screen := h.screen()

@@ -170,7 +170,7 @@ func (m *Model) statusLine() string {
 	}
 	parts = append(parts, money(s.Cost))
 	if s.Usage.InputTokens > 0 {
-		parts = append(parts, "cache "+percent(s.CacheHit()))
+		parts = append(parts, "cache "+percent(float64(s.Usage.CacheReadTokens)/float64(s.Usage.InputTokens)))
 	}
 	left := " " + strings.Join(parts, " · ")
 	gap := m.width - ansi.StringWidth(left) - ansi.StringWidth(right)
