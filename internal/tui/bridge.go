@@ -132,8 +132,8 @@ func (b *Bridge) Close() {
 	}
 }
 
-// Drain takes everything queued, without waiting.
-func (b *Bridge) Drain() []tea.Msg {
+// drain takes everything queued, without waiting.
+func (b *Bridge) drain() []tea.Msg {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	q := b.queue
@@ -166,7 +166,7 @@ func (b *Bridge) next(ctx context.Context) ([]tea.Msg, bool) {
 			}
 		}
 		b.last = b.now()
-		if q := b.Drain(); len(q) > 0 {
+		if q := b.drain(); len(q) > 0 {
 			return q, true
 		}
 		// A signal left over from a Drain that already took its

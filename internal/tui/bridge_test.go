@@ -25,7 +25,7 @@ func TestBridgeMergesDeltasAndKeepsOrder(t *testing.T) {
 	b.Emit(agent.Event{Type: agent.EventThinkingDelta, Turn: 1, Step: 2, Text: "t"})
 	b.Emit(agent.Event{Type: agent.EventTextDelta, Turn: 1, Step: 2, Text: "y"})
 
-	q := b.Drain()
+	q := b.drain()
 	var got []string
 	var text strings.Builder
 	for _, m := range q {
@@ -42,7 +42,7 @@ func TestBridgeMergesDeltasAndKeepsOrder(t *testing.T) {
 	if text.String() != want.String() {
 		t.Errorf("merged text has %d bytes, want %d: text was lost", text.Len(), want.Len())
 	}
-	if len(b.Drain()) != 0 {
+	if len(b.drain()) != 0 {
 		t.Error("Drain left something behind")
 	}
 }
@@ -53,7 +53,7 @@ func TestBridgeEmitNeverWaitsForTheUI(t *testing.T) {
 	for range 100_000 {
 		b.Emit(agent.Event{Type: agent.EventToolStarted})
 	}
-	if n := len(b.Drain()); n != 100_000 {
+	if n := len(b.drain()); n != 100_000 {
 		t.Errorf("kept %d events, want every one", n)
 	}
 }
@@ -97,7 +97,7 @@ func TestBridgeAsk(t *testing.T) {
 		t.Errorf("a closed chat answered %v, %v; want No", a, err)
 	}
 	b.Emit(agent.Event{Type: agent.EventToolStarted})
-	if len(b.Drain()) != 0 {
+	if len(b.drain()) != 0 {
 		t.Error("a closed bridge kept an event")
 	}
 }

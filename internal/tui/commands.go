@@ -12,6 +12,7 @@ import (
 	"github.com/godwit/godwit/internal/policy"
 	"github.com/godwit/godwit/internal/snapshot"
 	"github.com/godwit/godwit/internal/tool/plan"
+	"github.com/godwit/godwit/llm"
 )
 
 // Reply is what a command says, and what the screen must do after it.
@@ -29,19 +30,10 @@ type Reply struct {
 	Export string
 }
 
-// Input lines: a command starts with / (as in Claude Code, Codex and
-// crush) or : (godwit's first prefix, kept for those used to it). What
-// is sent to the model as written, and what is not:
-//
-//   - "/help", ":help": commands; an unknown one is never sent (it would be
-//     a paid prompt): the chat names the nearest command instead.
-//   - "//text" and "::text" send "/text" and ":text".
-//   - a first word that is a path ("/etc/hosts explain", "/tmp/x.log: why?")
-//     is a prompt: the first word holds another "/" after the first. This
-//     is how Claude Code tells a pasted path from a command.
-//   - ": text" (a colon, then a space) is a prompt.
-
-// IsCommand reports whether an input line is a command ("/help", ":help").
+// IsCommand reports whether an input line is a command ("/help",
+// ":help"). A first word with another "/" is a path, so a prompt
+// ("/etc/hosts explain"), as Claude Code tells them apart; so are
+// "//text", "::text" and ": text".
 func IsCommand(line string) bool {
 	s := strings.TrimLeft(line, " \t")
 	switch {
@@ -401,9 +393,9 @@ func (c *Controller) costText(ctx context.Context) (string, error) {
 		calls = append(calls, sc...)
 	}
 	type row struct {
-		calls                                  int
-		in, cached, out, reasoning, cacheWrite int64
-		cost                                   float64
+		calls int
+		u     llm.Usage
+		cost  float64
 	}
 	rows := map[string]*row{}
 	var total row
@@ -419,11 +411,7 @@ func (c *Controller) costText(ctx context.Context) (string, error) {
 		}
 		for _, x := range []*row{r, &total} {
 			x.calls++
-			x.in += mc.Usage.InputTokens
-			x.cached += mc.Usage.CacheReadTokens
-			x.cacheWrite += mc.Usage.CacheWriteTokens
-			x.out += mc.Usage.OutputTokens
-			x.reasoning += mc.Usage.ReasoningTokens
+			x.u.Add(mc.Usage)
 			x.cost += mc.Cost
 		}
 	}
@@ -436,7 +424,8 @@ func (c *Controller) costText(ctx context.Context) (string, error) {
 	fmt.Fprintf(&b, "session %s: %s over %d model calls\n", id, money(total.cost), total.calls)
 	tab := [][]string{{"model", "calls", "input", "cache read", "cache write", "output", "reasoning", "cost"}}
 	line := func(name string, r *row) {
-		tab = append(tab, []string{name, strconv.Itoa(r.calls), short(r.in), short(r.cached), short(r.cacheWrite), short(r.out), short(r.reasoning), money(r.cost)})
+		u := r.u
+		tab = append(tab, []string{name, strconv.Itoa(r.calls), short(u.InputTokens), short(u.CacheReadTokens), short(u.CacheWriteTokens), short(u.OutputTokens), short(u.ReasoningTokens), money(r.cost)})
 	}
 	for _, k := range names {
 		line(k, rows[k])
@@ -445,8 +434,8 @@ func (c *Controller) costText(ctx context.Context) (string, error) {
 		line("total", &total)
 	}
 	b.WriteString(table(tab, "lrrrrrrr"))
-	if total.in > 0 {
-		fmt.Fprintf(&b, "cache hits: %s of input tokens", percent(float64(total.cached)/float64(total.in)))
+	if total.u.InputTokens > 0 {
+		fmt.Fprintf(&b, "cache hits: %s of input tokens", percent(float64(total.u.CacheReadTokens)/float64(total.u.InputTokens)))
 	}
 	return strings.TrimRight(b.String(), "\n"), nil
 }

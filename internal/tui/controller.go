@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/godwit/godwit/internal/agent"
 	"github.com/godwit/godwit/internal/policy"
@@ -74,8 +73,6 @@ type Options struct {
 	// Session continues a stored session: an id, a unique prefix of one,
 	// or "last". Empty starts a new session at the first prompt.
 	Session string
-	// Now is the clock; nil means time.Now.
-	Now func() time.Time
 	// Mode is the session's approval mode, which /mode and Shift-Tab
 	// switch; the builder hands Mode.Get to the engine (wiring's
 	// Approval.Live), so a switch holds from the next call on. nil: the mode
@@ -115,7 +112,6 @@ func (s *ModeSwitch) Set(m policy.Mode) { s.v.Store(int32(m)) }
 type Controller struct {
 	build  Builder
 	sink   agent.Sink
-	now    func() time.Time
 	mode   *ModeSwitch
 	mail   MailSource
 	models func() []Choice
@@ -153,10 +149,7 @@ func NewController(ctx context.Context, opts Options) (*Controller, error) {
 	if opts.Build == nil {
 		return nil, errors.New("tui: Options.Build is required")
 	}
-	c := &Controller{build: opts.Build, sink: opts.Sink, now: opts.Now, mode: opts.Mode, mail: opts.Mail, models: opts.Models}
-	if c.now == nil {
-		c.now = time.Now
-	}
+	c := &Controller{build: opts.Build, sink: opts.Sink, mode: opts.Mode, mail: opts.Mail, models: opts.Models}
 	eng, err := opts.Build(ctx, opts.Model)
 	if err != nil {
 		return nil, err
@@ -355,15 +348,6 @@ type Status struct {
 	// Mode is the approval mode ("read-only", "ask", "auto"); "" when the
 	// chat cannot switch it.
 	Mode string
-}
-
-// CacheHit is the share of input tokens read from the provider's cache,
-// 0 to 1.
-func (s Status) CacheHit() float64 {
-	if s.Usage.InputTokens == 0 {
-		return 0
-	}
-	return float64(s.Usage.CacheReadTokens) / float64(s.Usage.InputTokens)
 }
 
 // Status returns the current figures.

@@ -104,7 +104,7 @@ func (f *feed) apply(e agent.Event, live bool) {
 			en := f.tool(a.CallID, a.Tool)
 			ti := en.it.(*toolItem)
 			if ti.summary == "" {
-				ti.summary, ti.headWidth = a.Summary, 0
+				ti.summary = a.Summary
 			}
 			en.touch()
 		}

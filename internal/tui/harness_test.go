@@ -81,7 +81,7 @@ func newHarness(t *testing.T, steps ...fake.Step) *harness {
 			Skills: func(context.Context) []Choice { return h.skills },
 		}, nil
 	}
-	ctl, err := NewController(context.Background(), Options{Build: build, Sink: h.b, Now: h.clock.Now, Mode: h.mode})
+	ctl, err := NewController(context.Background(), Options{Build: build, Sink: h.b, Mode: h.mode})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func (h *harness) until(what string, cond func() bool) {
 		case msg := <-h.msgs:
 			h.handle(msg)
 		case <-time.After(time.Millisecond):
-			if q := h.b.Drain(); len(q) > 0 {
+			if q := h.b.drain(); len(q) > 0 {
 				h.update(eventsMsg(q))
 			}
 		case <-deadline:
@@ -158,7 +158,7 @@ func (h *harness) idle() {
 		if h.m.running || h.m.commanding {
 			return false
 		}
-		q := h.b.Drain()
+		q := h.b.drain()
 		if len(q) > 0 {
 			h.update(eventsMsg(q))
 			return false
@@ -260,4 +260,10 @@ func (h *harness) answer(key string) {
 	h.until("the question on the screen", h.m.asking)
 	h.clock.Advance(answerDelay)
 	h.typ(key)
+}
+
+// PlainTheme has no colour and renders markdown with ASCII only, so
+// golden views hold no escape sequences.
+func PlainTheme() Theme {
+	return Theme{Markdown: MarkdownStyle{ASCII: true}}
 }

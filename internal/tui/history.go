@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -40,11 +39,9 @@ func LoadHistory(path string) (*History, error) {
 	if err != nil {
 		return h, fmt.Errorf("tui: reading the input history: %w", err)
 	}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
+	for line := range bytes.Lines(b) {
 		var s string
-		if json.Unmarshal(sc.Bytes(), &s) == nil && s != "" {
+		if json.Unmarshal(line, &s) == nil && s != "" {
 			h.lines = append(h.lines, s)
 		}
 	}

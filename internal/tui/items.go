@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"time"
@@ -171,7 +172,7 @@ func stableCut(text []byte, from int) int {
 	cut := from
 	var fence string // the open fence's run of ` or ~, as the renderer closes it
 	for pos := from; pos < len(text); {
-		nl := indexByte(text[pos:], '\n')
+		nl := bytes.IndexByte(text[pos:], '\n')
 		if nl < 0 {
 			break // an unfinished line
 		}
@@ -184,21 +185,12 @@ func stableCut(text []byte, from int) int {
 				fence = ""
 			}
 		case strings.HasPrefix(line, "```") || strings.HasPrefix(line, "~~~"):
-			fence = line[:runOf(line, 0, line[0])]
+			fence = line[:len(line)-len(strings.TrimLeft(line, line[:1]))]
 		case line == "":
 			cut = pos
 		}
 	}
 	return cut
-}
-
-func indexByte(b []byte, c byte) int {
-	for i, x := range b {
-		if x == c {
-			return i
-		}
-	}
-	return -1
 }
 
 // --- thinking, and handoffs being written: folded
@@ -365,7 +357,7 @@ func (a *approvalItem) render(rc *renderCtx, width int) []string {
 		for _, l := range strings.Split(termsafe.Exact(p), "\n") {
 			style := rc.ink.dim
 			if isDiff {
-				style = rc.ink.diff(l)
+				style = rc.diffInk(l)
 			}
 			for _, r := range wrap(l, width-4) {
 				rows, styles = append(rows, r), append(styles, style)

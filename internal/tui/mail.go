@@ -70,15 +70,11 @@ func (m *Model) busy() bool { return m.running || m.commanding || len(m.question
 // startMailTurn runs a turn that answers the waiting mail.
 func (m *Model) startMailTurn() tea.Cmd {
 	m.mailWaiting = false
-	ctx, cancel := context.WithCancel(m.ctx)
-	m.running, m.cancel, m.turnStart, m.cancelling = true, cancel, m.now(), false
-	m.t.toEnd()
 	ctl := m.ctl
-	run := func() tea.Msg {
+	return m.begin(func(ctx context.Context) tea.Msg {
 		res, _, err := ctl.RunMail(ctx)
 		return turnDoneMsg{res: res, err: err}
-	}
-	return tea.Batch(run, tick())
+	})
 }
 
 // mailEvent shows a mail event of the current turn (or of a stored

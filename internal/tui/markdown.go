@@ -118,7 +118,7 @@ func (m *markdown) render(s string, width int) []string {
 	for i, l := range out {
 		// Wide graphemes joined across spans, or nesting deeper than the
 		// width, can still overflow: the terminal would wrap the line.
-		if lineWidth(l) > width {
+		if ansi.StringWidth(l) > width {
 			l = ansi.Truncate(l, width, "…")
 			if strings.IndexByte(l, 0x1b) >= 0 {
 				l += "\x1b[m"
@@ -167,16 +167,6 @@ func tooDeep(s string) bool {
 // tabs: an answer must not restyle the screen or move the cursor.
 func sanitize(s string) string {
 	return strings.ReplaceAll(termsafe.Text(s), "\t", "    ")
-}
-
-// lineWidth is ansi.StringWidth, quick for plain ASCII.
-func lineWidth(s string) int {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 0x80 || c < 0x20 {
-			return ansi.StringWidth(s)
-		}
-	}
-	return len(s)
 }
 
 // --- blocks
@@ -324,7 +314,7 @@ func (m *markdown) list(n *ast.List, width int) []string {
 			mark = "-"
 		}
 		items, marks = append(items, it), append(marks, mark)
-		mw = max(mw, lineWidth(mark))
+		mw = max(mw, ansi.StringWidth(mark))
 	}
 	var out []string
 	for i, it := range items {
@@ -332,7 +322,7 @@ func (m *markdown) list(n *ast.List, width int) []string {
 			out = append(out, "")
 		}
 		// Numbers align on their right: " 9." over "10.".
-		head := strings.Repeat(" ", mw-lineWidth(marks[i])) + m.paint(marks[i], stMarker)
+		head := strings.Repeat(" ", mw-ansi.StringWidth(marks[i])) + m.paint(marks[i], stMarker)
 		body := m.blocks(it, width-mw-1, n.IsTight)
 		if len(body) == 0 {
 			out = append(out, head)
@@ -627,17 +617,7 @@ func unescape(b []byte) string {
 	return string(append(out, entities(b[from:])...))
 }
 
-func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
-
-func runOf(s string, i int, c byte) int {
-	n := 0
-	for i+n < len(s) && s[i+n] == c {
-		n++
-	}
-	return n
-}
-
-func indentOf(l string) int { return runOf(l, 0, ' ') }
+func indentOf(l string) int { return len(l) - len(strings.TrimLeft(l, " ")) }
 
 func plainText(sp []span) string {
 	var b strings.Builder
@@ -758,7 +738,7 @@ func (m *markdown) paintLine(sp []span) string {
 func spansWidth(sp []span) int {
 	n := 0
 	for _, s := range sp {
-		n += lineWidth(s.text)
+		n += ansi.StringWidth(s.text)
 	}
 	return n
 }
@@ -772,7 +752,7 @@ func cutSpans(sp []span, limit int) []span {
 	var out []span
 	room := limit - 1
 	for _, s := range sp {
-		w := lineWidth(s.text)
+		w := ansi.StringWidth(s.text)
 		if w <= room {
 			out = append(out, s)
 			room -= w
@@ -847,7 +827,7 @@ func (m *markdown) wrap(sp []span, width int) []string {
 				k = len(t)
 			}
 			word = append(word, span{t[:k], s.st})
-			wordW += lineWidth(t[:k])
+			wordW += ansi.StringWidth(t[:k])
 			t = t[k:]
 		}
 	}

@@ -357,7 +357,7 @@ func TestHighlightKeepsTheText(t *testing.T) {
 	}
 	// Every lexer covers its input exactly, whatever the input.
 	for _, lang := range []string{"go", "py", "js", "rust", "c", "java", "swift", "cs", "sh", "json", "yaml", "toml", "sql"} {
-		lx := lexerFor(lang)
+		lx := lexers()[lang]
 		for _, src := range samples {
 			if got := plainText(lx.lex(src)); got != src {
 				t.Errorf("%s: lexing changed the text:\n%q\n%q", lang, got, src)

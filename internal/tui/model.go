@@ -33,10 +33,8 @@ type Model struct {
 	feed  *feed
 	input textarea.Model
 
-	inputKey    inputKey // what inputCache was drawn for
-	inputCache  string
-	statusKey   statusKey
-	statusCache string
+	inputKey   inputKey // what inputCache was drawn for
+	inputCache string
 
 	width, height int
 
@@ -124,10 +122,9 @@ func newInput() textarea.Model {
 	ta.ShowLineNumbers = false
 	ta.DynamicHeight = true
 	ta.MinHeight = 1
-	// The textarea keeps its line-wrap cache as large as MaxHeight: at 8,
-	// a pasted 1,400-line log was wrapped again, line by line, on every
-	// key (0.25 s a key in tmux, 10 s to type a sentence after it). So
-	// MaxHeight is its line limit and fitInput caps the rows shown.
+	// The textarea's line-wrap cache is as large as MaxHeight: a small one
+	// rewraps a long input on every key (BenchmarkKeyAfterBigPaste), so
+	// fitInput caps the rows shown instead.
 	ta.MaxHeight = 10000
 	ta.MaxContentHeight = 10000
 	ta.SetVirtualCursor(false)
@@ -377,39 +374,40 @@ func (m *Model) submit() tea.Cmd {
 // startTurn shows prompt and runs a turn of it.
 func (m *Model) startTurn(prompt string) tea.Cmd {
 	m.t.add(&userItem{text: prompt})
-	m.t.toEnd()
 	m.t.selected = -1
-	ctx, cancel := context.WithCancel(m.ctx)
-	m.running, m.cancel, m.turnStart, m.cancelling = true, cancel, m.now(), false
 	ctl := m.ctl
-	run := func() tea.Msg {
+	return m.begin(func(ctx context.Context) tea.Msg {
 		if !strings.Contains(prompt, "@") {
 			res, err := ctl.Run(ctx, prompt)
 			return turnDoneMsg{res: res, err: err}
 		}
 		atts, problems := ctl.Attach(ctx, prompt)
 		return attachedMsg{ctx: ctx, prompt: prompt, atts: atts, problems: problems}
-	}
-	return tea.Batch(run, tick())
+	})
 }
 
 // startShell runs a !command as a turn runs: Esc cancels it, messages
 // sent meanwhile wait for it.
 func (m *Model) startShell(line string) tea.Cmd {
 	m.t.add(&userItem{text: "!" + line})
-	m.t.toEnd()
-	ctx, cancel := context.WithCancel(m.ctx)
-	m.running, m.cancel, m.turnStart, m.cancelling = true, cancel, m.now(), false
 	ctl := m.ctl
-	run := func() tea.Msg {
+	return m.begin(func(ctx context.Context) tea.Msg {
 		r, err := ctl.Shell(ctx, line)
 		note := "↳ the model reads this with your next message"
 		if err != nil || r.Code == "DENIED" {
 			note = ""
 		}
 		return turnDoneMsg{err: err, note: note}
-	}
-	return tea.Batch(run, tick())
+	})
+}
+
+// begin marks the chat running, cancellable, and runs run in a command
+// with a context of its own; run reports back with turnDoneMsg.
+func (m *Model) begin(run func(ctx context.Context) tea.Msg) tea.Cmd {
+	m.t.toEnd()
+	ctx, cancel := context.WithCancel(m.ctx)
+	m.running, m.cancel, m.turnStart, m.cancelling = true, cancel, m.now(), false
+	return tea.Batch(func() tea.Msg { return run(ctx) }, tick())
 }
 
 // attached shows what a message attaches, then sends it.
@@ -611,10 +609,8 @@ func (m *Model) rememberAs(line, full string) {
 }
 
 // A paste of more lines or bytes than these enters the input as a marker
-// ("[pasted text #1: 1,400 lines, 35,290 bytes]") that is expanded when
-// the prompt is sent, whole and as pasted. The textarea draws every line
-// of its text on each key, so typing after a pasted 1,400-line log took
-// 10 s for a sentence in tmux; Claude Code shows long pastes the same way.
+// ("[pasted text #1: 1,400 lines, 35,290 bytes]"), expanded when the
+// prompt is sent: the textarea draws every line of its text on each key.
 const (
 	pasteInlineLines = 40
 	pasteInlineBytes = 4096

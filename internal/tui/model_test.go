@@ -58,7 +58,7 @@ func TestTurnStreamsAnswerAndUpdatesStatus(t *testing.T) {
 		t.Errorf("turn items: %+v", ts)
 	}
 	st := h.ctl.Status()
-	if st.SessionID == "" || st.Segment != 1 || st.ContextTokens == 0 || st.Usage.InputTokens != 1000 || st.CacheHit() != 0.4 {
+	if st.SessionID == "" || st.Segment != 1 || st.ContextTokens == 0 || st.Usage.InputTokens != 1000 || st.Usage.CacheReadTokens != 400 {
 		t.Errorf("status after the turn: %+v", st)
 	}
 	screen := h.screen()
@@ -292,7 +292,7 @@ func (h *harness) reopen(t *testing.T, session string, steps ...fake.Step) *harn
 	if err := h2.ctl.Close(); err != nil {
 		t.Fatal(err)
 	}
-	ctl, err := NewController(context.Background(), Options{Build: build, Sink: h2.b, Session: session, Now: h2.clock.Now, Mode: h2.mode})
+	ctl, err := NewController(context.Background(), Options{Build: build, Sink: h2.b, Session: session, Mode: h2.mode})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,8 +15,6 @@ import (
 type RunOptions struct {
 	In  io.Reader
 	Out io.Writer
-	// Theme defaults to DarkTheme.
-	Theme *Theme
 	// History is the input history kept across chats (LoadHistory).
 	History *History
 	// Version is godwit's, for the banner.
@@ -27,11 +25,7 @@ type RunOptions struct {
 // cancelled on the way out; the caller closes the controller after Run
 // returns, which waits for that turn to be recorded.
 func Run(ctx context.Context, ctl *Controller, b *Bridge, opts RunOptions) error {
-	th := DarkTheme()
-	if opts.Theme != nil {
-		th = *opts.Theme
-	}
-	m := NewModel(ctx, ctl, ModelOptions{Theme: th, History: opts.History, Version: opts.Version})
+	m := NewModel(ctx, ctl, ModelOptions{Theme: DarkTheme(), History: opts.History, Version: opts.Version})
 	popts := []tea.ProgramOption{tea.WithContext(ctx)}
 	if opts.In != nil {
 		popts = append(popts, tea.WithInput(opts.In))

@@ -37,16 +37,6 @@ func (c *Controller) record(ctx context.Context) {
 	_, _ = eng.Store.AppendEvent(context.WithoutCancel(ctx), store.Event{SessionID: id, Type: eventSettings, Data: data})
 }
 
-// lastSettings are the model and mode the session last had.
-func (c *Controller) lastSettings(ctx context.Context) settings {
-	eng, id, err := c.engine()
-	if err != nil || id == "" {
-		return settings{}
-	}
-	model, mode := LastSettings(ctx, eng.Store, id)
-	return settings{Model: model, Mode: mode}
-}
-
 // LastSettings are the model and mode session id last had: its last
 // turn's, or a switch recorded after it; "" where nothing says.
 func LastSettings(ctx context.Context, st *store.Store, id string) (model, mode string) {
@@ -74,7 +64,10 @@ func LastSettings(ctx context.Context, st *store.Store, id string) (model, mode 
 // which it runs with and how that differs from the session's. Auto mode
 // is never resumed unasked: it is said instead.
 func (c *Controller) resumeSettings(ctx context.Context, keepModel, keepMode bool) string {
-	last := c.lastSettings(ctx)
+	var last settings
+	if eng, id, err := c.engine(); err == nil && id != "" {
+		last.Model, last.Mode = LastSettings(ctx, eng.Store, id)
+	}
 	var notes []string
 	cur := c.Status()
 	if last.Model != "" && last.Model != cur.Model {

@@ -7,8 +7,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// Theme is how the chat looks. The zero Theme has no colour; tests use
-// PlainTheme so golden views hold no escape sequences.
+// Theme is how the chat looks. The zero Theme has no colour.
 type Theme struct {
 	User, Dim, Faint, Error, Warn, OK, Accent lipgloss.Style
 	Selected, Status, Approval                lipgloss.Style
@@ -78,11 +77,6 @@ func DarkTheme() Theme {
 	}
 }
 
-// PlainTheme has no colour and renders markdown with ASCII only.
-func PlainTheme() Theme {
-	return Theme{Markdown: MarkdownStyle{ASCII: true}}
-}
-
 // ink is a style reduced to the escape sequences around its text:
 // painting a line with it costs a concatenation, not a lipgloss render
 // (the windowed body of a long output is painted every frame).
@@ -106,50 +100,21 @@ func (k ink) paint(s string) string {
 
 // inks are the theme's styles used for every line of a tool's output.
 type inks struct {
-	gutter                         string // "  │ ", painted
-	dim, err, added, removed, hunk ink
+	gutter   string // "  │ ", painted
+	dim, err ink
 }
 
 func newInks(th Theme) inks {
-	return inks{
-		gutter: th.Dim.Render("  │ "),
-		dim:    inkOf(th.Dim), err: inkOf(th.Error), added: inkOf(th.Added),
-		removed: inkOf(th.Removed), hunk: inkOf(th.Hunk),
-	}
+	return inks{gutter: th.Dim.Render("  │ "), dim: inkOf(th.Dim), err: inkOf(th.Error)}
 }
 
-// diff colours a line of a unified diff (diffStyleOf).
-func (k inks) diff(l string) ink {
-	switch diffStyleOf(l) {
-	case stAdded:
-		return k.added
-	case stRemoved:
-		return k.removed
-	case stHunk:
-		return k.hunk
+// diffInk colours a line of a unified diff (diffStyleOf), dim where it
+// is neither added, removed nor a hunk.
+func (rc *renderCtx) diffInk(l string) ink {
+	if st := diffStyleOf(l); st != stCodeBlock {
+		return rc.md.ink(st)
 	}
-	return k.dim
-}
-
-// cut truncates s to width cells, quickly when s is plain ASCII.
-func cut(s string, width int) string {
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 0x80 || c < 0x20 {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
-		if len(s) <= width {
-			return s
-		}
-		if width < 1 {
-			return ""
-		}
-		return s[:width-1] + "…"
-	}
-	return ansi.Truncate(s, width, "…")
+	return rc.ink.dim
 }
 
 // wrap breaks plain text into lines of at most width cells.

@@ -50,10 +50,6 @@ type toolItem struct {
 	body     []string // raw body lines; nil when stale
 	diffFrom int      // index in body where the diff starts (-1: none)
 
-	// The header is drawn every frame the item is on screen: keep it.
-	head      string
-	headWidth int // 0: stale
-
 	// progress is what a running call last said of how far it has come
 	// (an MCP server's progress notifications); total 0 is unknown.
 	progress, progressTotal float64
@@ -91,14 +87,13 @@ func (t *toolItem) compact() bool { return !t.isPlan }
 func (t *toolItem) expandable() bool {
 	return !t.isPlan && (t.output != "" || t.diff != "" || len(t.changed) > 0)
 }
-func (t *toolItem) toggle() { t.expanded = !t.expanded; t.headWidth = 0 }
+func (t *toolItem) toggle() { t.expanded = !t.expanded }
 
 // needsFull reports whether opening the item should load the whole
 // output from the store.
 func (t *toolItem) needsFull() bool { return t.expanded && t.total > 0 && !t.full && !t.loading }
 
 func (t *toolItem) started(info *agent.ToolInfo) {
-	t.headWidth = 0
 	t.fill(info)
 	if t.state < toolRunning {
 		t.state = toolRunning
@@ -139,7 +134,6 @@ func (t *toolItem) setProgress(progress, total float64, msg, output string) {
 		return
 	}
 	t.progress, t.progressTotal, t.progressMsg, t.hasProgress = progress, total, msg, true
-	t.headWidth = 0
 }
 
 // liveRows is how many rows the live lines take under the call's line.
@@ -233,12 +227,12 @@ func (t *toolItem) recount() {
 		t.nlines = 0 // unknown until loaded
 	}
 	t.added, t.removed = diffStat(t.diff)
-	t.body, t.headWidth = nil, 0
+	t.body = nil
 }
 
 // startLoading shows that the whole output is being loaded.
 func (t *toolItem) startLoading() {
-	t.loading, t.body, t.headWidth = true, nil, 0
+	t.loading, t.body = true, nil
 }
 
 // setFull replaces the preview with the whole output.
@@ -265,13 +259,6 @@ func (t *toolItem) fill(info *agent.ToolInfo) {
 }
 
 func (t *toolItem) header(rc *renderCtx, width int) string {
-	if t.headWidth != width {
-		t.head, t.headWidth = t.drawHeader(rc, width), width
-	}
-	return t.head
-}
-
-func (t *toolItem) drawHeader(rc *renderCtx, width int) string {
 	icon, style := "◌", rc.th.Dim
 	switch t.state {
 	case toolRunning:
@@ -385,18 +372,18 @@ func (t *toolItem) window(rc *renderCtx, width, from, to int) []string {
 			continue
 		}
 		if i <= live {
-			out = append(out, rc.ink.gutter+rc.ink.dim.paint(cut(t.live[i-1], width-4)))
+			out = append(out, rc.ink.gutter+rc.ink.dim.paint(ansi.Truncate(t.live[i-1], width-4, "…")))
 			continue
 		}
 		l := t.body[i-1-live]
 		k := rc.ink.dim
 		switch {
 		case t.diffFrom >= 0 && i-1 >= t.diffFrom:
-			k = rc.ink.diff(l)
+			k = rc.diffInk(l)
 		case t.state == toolFailed || t.state == toolDenied:
 			k = rc.ink.err
 		}
-		out = append(out, rc.ink.gutter+k.paint(cut(l, width-4)))
+		out = append(out, rc.ink.gutter+k.paint(ansi.Truncate(l, width-4, "…")))
 	}
 	return out
 }

@@ -119,23 +119,6 @@ func (m *Model) hintLine() string {
 	return m.rc.th.Warn.Render(ansi.Truncate("  "+termsafe.ExactLine(m.hint), m.width, "…"))
 }
 
-// statusLine shows the model, the approval mode, the context used, the
-// segment, the cost, the cache hits and what godwit is doing. It is drawn again only when
-// one of those changes.
-func (m *Model) statusLine() string {
-	k := statusKey{m.ctl.Status(), m.activity(), m.width}
-	if k != m.statusKey || m.statusCache == "" {
-		m.statusKey, m.statusCache = k, m.drawStatus(k.st, k.right)
-	}
-	return m.statusCache
-}
-
-type statusKey struct {
-	st    Status
-	right string
-	width int
-}
-
 // activity is the right end of the status line: what godwit is doing.
 func (m *Model) activity() string {
 	var right string
@@ -157,7 +140,10 @@ func (m *Model) activity() string {
 	return right
 }
 
-func (m *Model) drawStatus(s Status, right string) string {
+// statusLine shows the model, the approval mode, the context used, the
+// segment, the cost, the cache hits and what godwit is doing.
+func (m *Model) statusLine() string {
+	s, right := m.ctl.Status(), m.activity()
 	parts := []string{s.Model}
 	if s.Mode != "" {
 		parts = append(parts, s.Mode)
@@ -184,7 +170,7 @@ func (m *Model) drawStatus(s Status, right string) string {
 	}
 	parts = append(parts, money(s.Cost))
 	if s.Usage.InputTokens > 0 {
-		parts = append(parts, "cache "+percent(s.CacheHit()))
+		parts = append(parts, "cache "+percent(float64(s.Usage.CacheReadTokens)/float64(s.Usage.InputTokens)))
 	}
 	left := " " + strings.Join(parts, " · ")
 	gap := m.width - ansi.StringWidth(left) - ansi.StringWidth(right)
