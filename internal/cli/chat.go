@@ -92,27 +92,15 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 // sessionModel is the model the session being resumed last ran on; ""
 // when it cannot be told.
 func sessionModel(ctx context.Context, opts *ChatOptions) string {
-	st, err := store.Open(ctx, wiring.DBPath(opts.Home))
+	st, sess, err := openSession(ctx, opts.Home, opts.Session, workspaceRoot(opts.Workdir))
 	if err != nil {
 		return ""
 	}
 	defer st.Close()
-	ws, err := filepath.Abs(opts.Workdir)
-	if err != nil {
-		return ""
+	if model, _ := tui.LastSettings(ctx, st, sess.ID); model != "" {
+		return model
 	}
-	if real, err := filepath.EvalSymlinks(ws); err == nil {
-		ws = real
-	}
-	sess, err := tui.ResolveSession(ctx, st, opts.Session, ws)
-	if err != nil {
-		return ""
-	}
-	model, _ := tui.LastSettings(ctx, st, sess.ID)
-	if model == "" {
-		model = sess.Model
-	}
-	return model
+	return sess.Model
 }
 
 // chatTerminal runs the full-screen chat.

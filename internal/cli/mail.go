@@ -48,28 +48,14 @@ its text, its answer or error, and every receipt.`,
 	return cmd
 }
 
-// isMessageRef tells a message id (m12) from a session reference:
-// session ids never start with m (they start with the creation time).
-func isMessageRef(s string) bool {
-	if len(s) < 2 || (s[0] != 'm' && s[0] != 'M') {
-		return false
-	}
-	for _, r := range s[1:] {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
-}
-
 func runMail(ctx context.Context, opts *MailOptions) error {
 	st, err := openStore(ctx, opts.Home, "start one with `godwit serve --new`")
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	if isMessageRef(opts.Ref) {
-		id, _ := mail.ParseID(opts.Ref)
+	// Session ids never start with m (they start with the creation time).
+	if id, err := mail.ParseID(opts.Ref); err == nil && strings.HasPrefix(strings.ToLower(opts.Ref), "m") {
 		m, err := st.MailByID(ctx, id)
 		if err != nil {
 			return err

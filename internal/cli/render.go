@@ -142,50 +142,56 @@ func (s *plainSink) Emit(e agent.Event) {
 		default:
 			fmt.Fprintf(s.log, "  ✓ %s (%s)\n", t.Name, d.Round(time.Millisecond))
 		}
-	case agent.EventApproval:
-		if !e.Approval.Allow {
-			fmt.Fprintf(s.log, "  ⊘ denied %s: %s\n", e.Approval.Summary, e.Approval.Reason)
-		}
-	case agent.EventModelRetry:
+	case agent.EventMCPStatus:
+		// The log line of the server's state change says it already.
+	case agent.EventTurnFinished:
 		s.endLine()
+	default:
+		if line := noticeLine(e); line != "" {
+			s.endLine()
+			if e.Type == agent.EventModelRetry && e.Retry.Discarded && !s.answerOnly {
+				line += "; the partial answer above is discarded"
+			}
+			fmt.Fprintln(s.log, line)
+		}
+	}
+}
+
+// noticeLine is an event that is neither the model's text nor a tool
+// call as run's stderr and the inspect timeline show it; "" for others.
+func noticeLine(e agent.Event) string {
+	switch {
+	case e.Type == agent.EventApproval && e.Approval != nil && !e.Approval.Allow:
+		return fmt.Sprintf("  ⊘ denied %s: %s", e.Approval.Summary, e.Approval.Reason)
+	case e.Type == agent.EventModelRetry && e.Retry != nil:
 		r := e.Retry
-		note := ""
-		if r.Discarded && !s.answerOnly {
-			note = "; the partial answer above is discarded"
-		}
-		fmt.Fprintf(s.log, "↻ %s; retry %d in %s%s\n", r.Reason, r.Attempt, r.Wait.Round(time.Millisecond), note)
-	case agent.EventModelFallback:
-		s.endLine()
-		fmt.Fprintf(s.log, "⇢ switching from %s to %s: %s\n", e.Fallback.From, e.Fallback.To, e.Fallback.Reason)
-	case agent.EventVerify:
-		s.endLine()
+		return fmt.Sprintf("↻ %s; retry %d in %s", r.Reason, r.Attempt, r.Wait.Round(time.Millisecond))
+	case e.Type == agent.EventModelFallback && e.Fallback != nil:
+		return fmt.Sprintf("⇢ switching from %s to %s: %s", e.Fallback.From, e.Fallback.To, e.Fallback.Reason)
+	case e.Type == agent.EventVerify && e.Verify != nil:
 		v := e.Verify
-		fmt.Fprintf(s.log, "verify #%d: %s -> exit %d (%d ms)\n", v.Round, v.Command, v.ExitCode, v.DurationMS)
-	case agent.EventNudge:
-		s.endLine()
-		fmt.Fprintf(s.log, "↩ check: %s\n", e.Nudge.Check)
-	case agent.EventSegmentReset:
-		s.endLine()
+		s := fmt.Sprintf("verify #%d: %s -> exit %d (%d ms)", v.Round, v.Command, v.ExitCode, v.DurationMS)
+		if v.Error != "" {
+			s += ": " + v.Error
+		}
+		return s
+	case e.Type == agent.EventNudge && e.Nudge != nil:
+		return "↩ check: " + e.Nudge.Check
+	case e.Type == agent.EventSegmentReset && e.Reset != nil:
 		r := e.Reset
 		shrunk := ""
 		if r.Shrunk > 0 {
 			shrunk = fmt.Sprintf("; %d ledger entries shortened to fit", r.Shrunk)
 		}
-		fmt.Fprintf(s.log, "⟲ context reset (%s): segment %d, handoff %d tokens%s\n", r.Reason, r.To, r.Tokens, shrunk)
-	case agent.EventKept:
-		s.endLine()
-		fmt.Fprintf(s.log, "godwit: kept as a rule, D%d\n", e.Kept.Seq)
-	case agent.EventSuperseded:
-		s.endLine()
-		fmt.Fprintln(s.log, supersededLine(e.Superseded))
-	case agent.EventLedgerOver, agent.EventNotice:
-		s.endLine()
-		fmt.Fprintf(s.log, "godwit: %s\n", e.Text)
-	case agent.EventMCPStatus:
-		// The log line of the server's state change says it already.
-	case agent.EventTurnFinished:
-		s.endLine()
+		return fmt.Sprintf("⟲ context reset (%s): segment %d, handoff %d tokens%s", r.Reason, r.To, r.Tokens, shrunk)
+	case e.Type == agent.EventKept && e.Kept != nil:
+		return fmt.Sprintf("godwit: kept as a rule, D%d", e.Kept.Seq)
+	case e.Type == agent.EventSuperseded && e.Superseded != nil:
+		return supersededLine(e.Superseded)
+	case e.Type == agent.EventLedgerOver, e.Type == agent.EventNotice:
+		return "godwit: " + e.Text
 	}
+	return ""
 }
 
 // answer handles the model's text in answerOnly mode; true when e needs
