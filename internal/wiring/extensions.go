@@ -68,8 +68,8 @@ func startExtensions(ctx context.Context, opts Options, cfg config.Config, root 
 }
 
 // startMCP starts the configured MCP servers (config.yaml and the
-// allowed entries of .mcp.json), waits up to opts.MCPWait (mcpStartWait
-// when zero) for them, and hands every ready server's tools to late,
+// allowed entries of .mcp.json), waits up to mcpStartWait (or
+// GODWIT_MCP_WAIT) for them, and hands every ready server's tools to late,
 // then and whenever one becomes ready or lists its tools anew. A failing
 // server is logged, never fatal.
 //
@@ -77,15 +77,12 @@ func startExtensions(ctx context.Context, opts Options, cfg config.Config, root 
 // mcp.status event to opts.EngineEvents (the states before are in
 // session.started), so a consumer of `run --json` sees a server fail.
 func startMCP(ctx context.Context, cfg mcp.Config, opts Options, root string, late *lateTools) *mcp.Manager {
-	wait := opts.MCPWait
-	if wait <= 0 {
-		wait = mcpStartWait
-		if v := opts.Getenv(mcpWaitEnv); v != "" {
-			if d, err := time.ParseDuration(v); err == nil && d > 0 {
-				wait = d
-			} else {
-				opts.Logger.Warn("mcp: "+mcpWaitEnv+" is not a duration such as 30s; waiting the default", "value", v, "wait", wait)
-			}
+	wait := mcpStartWait
+	if v := opts.Getenv(mcpWaitEnv); v != "" {
+		if d, err := time.ParseDuration(v); err == nil && d > 0 {
+			wait = d
+		} else {
+			opts.Logger.Warn("mcp: "+mcpWaitEnv+" is not a duration such as 30s; waiting the default", "value", v, "wait", wait)
 		}
 	}
 	mgr := mcp.Start(mcp.Options{Config: cfg, Workspace: root, Getenv: opts.Getenv, Logger: opts.Logger, Version: opts.Version,

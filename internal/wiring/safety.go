@@ -132,7 +132,7 @@ func newGuard(opts Options, ws *workspace.Workspace, st *store.Store, shcfg conf
 		}
 	}
 	sw.mode = ap.mode
-	g.approver, g.rules, g.tmp, g.wrap, g.logLimit = sw.approver(), rules, tmp, sw.wrap, logLimit
+	g.approver, g.rules, g.tmp, g.wrap, g.logLimit = modal{&sw}, rules, tmp, sw.wrap, logLimit
 	g.writeWrap = sw.wraps[false]
 	g.readOnlyWrap = sandbox.Wrap(sandbox.Config{ReadOnly: true, TempDir: tmp, View: view, Limits: limits, Logger: wrapLog})
 	g.hidden = func(toolName, abs string) bool { return sw.current().Hidden(toolName, abs) }
@@ -172,21 +172,6 @@ func (s *switched) current() *policy.Policy {
 		}
 	}
 	return nil
-}
-
-// approver is the one policy when there is one, else the switch.
-func (s *switched) approver() tool.Approver {
-	n := 0
-	var only *policy.Policy
-	for _, p := range s.policies {
-		if p != nil {
-			n, only = n+1, p
-		}
-	}
-	if n == 1 {
-		return only
-	}
-	return modal{s}
 }
 
 // wrap sandboxes a command by the mode in force when it starts.

@@ -78,10 +78,6 @@ type Options struct {
 	// in view, in tokens; nil takes config.yaml's working_set, then the
 	// default.
 	WorkingSet *int
-	// MCPWait is how long Build waits for MCP servers before the first
-	// tool table is fixed; 0 is 5 s. Later servers join at the next
-	// segment.
-	MCPWait time.Duration
 	// Version is godwit's, for session.started and MCP servers.
 	Version string
 	Logger  *slog.Logger
@@ -130,10 +126,6 @@ type Env struct {
 	Workspace string
 	Model     string
 	Plan      *plan.Plan
-	Catalog   *catalog.Catalog
-	// ModelInfo is the catalog's entry for the model (zero for a
-	// scripted provider).
-	ModelInfo catalog.Model
 	// Window assembles requests; its Budget says the partition in force.
 	Window *window.Window
 	// Memory serves project rules, memory files and skills per segment.
@@ -190,7 +182,7 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 	if err != nil {
 		return nil, err
 	}
-	env.Catalog, env.Model, env.ModelInfo = cat, m.ref(), m.info
+	env.Model = m.ref()
 	if env.Store, err = openStore(ctx, opts, &env.closers); err != nil {
 		return nil, err
 	}
@@ -221,7 +213,7 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 	}
 	env.Notices = ext.notices
 	system := prompt.System(prompt.Env{OS: runtime.GOOS, Shell: shells.main.Kind(), Workspace: root})
-	if env.Window, err = newWindow(windowDeps{opts: opts, summaryModel: cfg.SummaryModel, env: env, segment: ext.segment,
+	if env.Window, err = newWindow(windowDeps{opts: opts, summaryModel: cfg.SummaryModel, cat: cat, env: env, segment: ext.segment,
 		system: system, size: size}); err != nil {
 		return nil, err
 	}
@@ -324,6 +316,7 @@ type windowSize struct {
 type windowDeps struct {
 	opts         Options
 	summaryModel string
+	cat          *catalog.Catalog
 	env          *Env
 	// segment is each segment's tool table and listing.
 	segment func(context.Context, string) ([]llm.ToolSpec, string)
@@ -335,7 +328,7 @@ type windowDeps struct {
 // table of each segment, the memory prefix, and the summariser of paged
 // outputs that summaryModel names.
 func newWindow(d windowDeps) (*window.Window, error) {
-	summarize, err := summarizer(d.summaryModel, d.env.Catalog, d.opts)
+	summarize, err := summarizer(d.summaryModel, d.cat, d.opts)
 	if err != nil {
 		return nil, err
 	}
