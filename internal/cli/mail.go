@@ -67,7 +67,7 @@ func runMail(ctx context.Context, opts *MailOptions) error {
 	}
 	session := ""
 	if opts.Ref != "" {
-		s, err := mail.Resolve(ctx, st, opts.Ref)
+		s, err := resolveSession(ctx, st, opts.Ref, "")
 		if err != nil {
 			return err
 		}

@@ -158,7 +158,7 @@ func serveSession(ctx context.Context, opts *ServeOptions, env *wiring.Env) (str
 		fmt.Fprintln(opts.IO.ErrOut, "new session", id)
 		return id, nil
 	}
-	sess, err := mail.Resolve(ctx, st, opts.Session)
+	sess, err := resolveSession(ctx, st, opts.Session, env.Workspace)
 	if err != nil {
 		return "", err
 	}
