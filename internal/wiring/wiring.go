@@ -156,6 +156,18 @@ func (e *Env) Close() error {
 // DBPath is the store's file under home.
 func DBPath(home string) string { return filepath.Join(home, "godwit.db") }
 
+// Home is GODWIT_HOME made absolute, or ~/.godwit.
+func Home(getenv func(string) string) (string, error) {
+	if h := getenv("GODWIT_HOME"); h != "" {
+		return filepath.Abs(h)
+	}
+	dir, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("wiring: finding GODWIT_HOME: %w", err)
+	}
+	return filepath.Join(dir, ".godwit"), nil
+}
+
 // Build assembles an engine, one idea a step: the configuration, the
 // model, the store, the guard, the tools, the extensions, the window and
 // the runtime. What a step opens joins env's closers, so when a step
