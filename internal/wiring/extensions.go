@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/godwit/godwit/internal/agent"
@@ -20,15 +20,13 @@ import (
 )
 
 // mcpStartWait is how long Build waits for MCP servers before the first
-// tool table is fixed. The table is part of the cached prefix and never
-// changes within a segment, so a server that starts later (or lists new
-// tools) joins at the next segment: lateTools.
-// GODWIT_MCP_WAIT (a Go duration, "30s") sets it for servers slow to
-// start, as npx ones are on their first run, or any on a loaded machine.
-const mcpStartWait = 5 * time.Second
-
-// mcpWaitEnv names the variable that overrides mcpStartWait.
-const mcpWaitEnv = "GODWIT_MCP_WAIT"
+// tool table is fixed (the table never changes within a segment, so a
+// later server joins at the next one); mcpWaitEnv, a duration such as
+// 30s, sets it for servers slow to start.
+const (
+	mcpStartWait = 5 * time.Second
+	mcpWaitEnv   = "GODWIT_MCP_WAIT"
+)
 
 // extensions are what MCP servers and deferred tools add to a session.
 type extensions struct {
@@ -87,7 +85,7 @@ func startMCP(ctx context.Context, cfg mcp.Config, opts Options, root string, la
 	}
 	mgr := mcp.Start(mcp.Options{Config: cfg, Workspace: root, Getenv: opts.Getenv, Logger: opts.Logger, Version: opts.Version,
 		OnStatus: func(s mcp.Status) {
-			if late.isStarted() && opts.EngineEvents != nil {
+			if late.ready.Load() && opts.EngineEvents != nil {
 				info := mcpInfo(s)
 				opts.EngineEvents.Emit(agent.Event{Type: agent.EventMCPStatus, Time: time.Now(), MCP: &info})
 			}
@@ -108,7 +106,7 @@ func startMCP(ctx context.Context, cfg mcp.Config, opts Options, root string, la
 		opts.Logger.Warn("mcp: some servers were not ready in time; their tools join at the next segment once they are", "wait", wait)
 	}
 	late.offer(mgr.Tools())
-	late.started()
+	late.ready.Store(true)
 	return mgr
 }
 
@@ -120,34 +118,18 @@ type lateTools struct {
 	reg *tool.Registry
 	log *slog.Logger
 
-	mu    sync.Mutex
-	table *deferred.Table // set once tools.deferred has built it
-	ready bool            // Build has its first table; later tools are news
+	table atomic.Pointer[deferred.Table] // set once tools.deferred has built it
+	ready atomic.Bool                    // Build has its first table; later tools are news
 }
 
 func (l *lateTools) offer(ts []tool.Tool) {
 	added := l.reg.Offer(ts...)
-	l.mu.Lock()
-	table, ready := l.table, l.ready
-	l.mu.Unlock()
-	if table != nil {
+	if table := l.table.Load(); table != nil {
 		table.Offer(ts...)
 	}
-	if ready && len(added) > 0 {
+	if l.ready.Load() && len(added) > 0 {
 		l.log.Info("mcp: new tools join at the next segment", "tools", added)
 	}
-}
-
-func (l *lateTools) started() {
-	l.mu.Lock()
-	l.ready = true
-	l.mu.Unlock()
-}
-
-func (l *lateTools) isStarted() bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.ready
 }
 
 // mcpInfo is a server's status as events show it.
@@ -162,9 +144,7 @@ func mcpInfo(s mcp.Status) agent.MCPServerInfo {
 // setTable hands later tools to the deferred table too, and the tools
 // that arrived while it was being built.
 func (l *lateTools) setTable(t *deferred.Table) {
-	l.mu.Lock()
-	l.table = t
-	l.mu.Unlock()
+	l.table.Store(t)
 	t.Offer(l.reg.Tools()...)
 }
 

@@ -40,7 +40,7 @@ func newShells(opts Options, root string, g *guard, secrets []string, track func
 		Env: []string{"TMPDIR=" + g.tmp}, Secrets: secrets, Wrap: g.readOnlyWrap, Track: track})
 	subTool, subCheck := g.guardShell(subShell, subShell)
 	*closers = append(*closers, lastCheck, sh.Close, subCheck, subShell.Close)
-	return shells{main: sh, tool: withNotice(shellTool, &g.refused), sub: withNotice(subTool, &g.refused)}
+	return shells{main: sh, tool: &noticed{shellTool.(accessTool), &g.refused}, sub: &noticed{subTool.(accessTool), &g.refused}}
 }
 
 // memoryParts are long-term memory's pieces: where skills live, the

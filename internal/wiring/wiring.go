@@ -35,49 +35,37 @@ type Options struct {
 	// Workspace is the directory the agent works in. Required.
 	Workspace string
 	// UserHome is the user's home folder, where other agents keep the
-	// user's skills (~/.agents/skills, ~/.claude/skills, ~/.codex/skills);
-	// empty leaves them out (evals and the SDK stay hermetic). The CLI
-	// sets it.
+	// user's skills; empty leaves them out (evals and the SDK).
 	UserHome string
 	// Model is "provider/model".
 	Model string
 	// Provider, when set, answers instead of the one Model names (the
 	// demo's scripted model, tests).
 	Provider llm.Provider
-	// Mail offers the send_message tool (deferred) whether or not mail is
-	// in use in the workspace yet; without it the tool joins once a
-	// session there has mail or is served (godwit serve sets it).
+	// Mail offers send_message even before the workspace uses mail.
 	Mail bool
 	// Approval says who approves writes and commands; the zero value is
 	// read-only, asking nobody.
 	Approval Approval
-	// EngineEvents receives the events that belong to no run: mcp.status
-	// when an MCP server changes state after Build. They come from the
-	// MCP servers' goroutines, between runs or during one. nil discards
-	// them. A run's events go to its own RunInput.Sink, never here.
+	// EngineEvents receives the events of no run (mcp.status after
+	// Build), from the MCP servers' goroutines; nil discards them.
 	EngineEvents agent.Sink
 	// Getenv reads the environment (API keys); nil means os.Getenv.
 	Getenv func(string) string
-	// ProjectKey reads a provider key of the workspace's .env, which
-	// came with the repository: it never picks the provider or the
-	// account, and is used only as the key of the provider Model names
-	// when Getenv has none, with a warning. Nil has none.
+	// ProjectKey reads a provider key of the workspace's .env: used,
+	// with a warning, only for the provider Model names when Getenv has
+	// no key for it, so a repository never picks the provider.
 	ProjectKey func(name string) (string, bool)
-	// Files, when set, serves file_read, file_write and file_edit from an
-	// editor's buffers (ACP); nil uses the disk.
-	Files fs.Files
-	// Terminal, when set, runs foreground shell commands in an editor's
-	// terminal (ACP); nil runs them here.
+	// Files and Terminal, when set, serve the file tools from an
+	// editor's buffers and run foreground commands in its terminal (ACP).
+	Files    fs.Files
 	Terminal shell.Terminal
 	// MaxSteps bounds model calls per turn; 0 is the default.
 	MaxSteps int
-	// ContextWindow overrides the model's window in tokens (tests, local
-	// models); 0 takes config.yaml's context_window, then the catalog's.
+	// ContextWindow and WorkingSet override config.yaml's (0 and nil
+	// do not).
 	ContextWindow int
-	// WorkingSet overrides how much tool output of earlier turns stays
-	// in view, in tokens; nil takes config.yaml's working_set, then the
-	// default.
-	WorkingSet *int
+	WorkingSet    *int
 	// Version is godwit's, for session.started and MCP servers.
 	Version string
 	Logger  *slog.Logger
@@ -85,25 +73,20 @@ type Options struct {
 
 // Approval says who approves the model's writes and commands.
 type Approval struct {
-	// Mode is the approval mode: read-only (the default), ask
-	// (--allow-write) or auto (--yes).
+	// Mode is read-only (the default), ask or auto.
 	Mode policy.Mode
-	// Live, when set, replaces Mode: it is read at every approval and
-	// whenever a command starts, so the policy and the sandbox follow a
-	// mode the user switches mid-session (an editor's session/set_mode).
+	// Live, when set, replaces Mode: read at every approval and command
+	// start, so policy and sandbox follow a mode switched mid-session.
 	Live func() policy.Mode
 	// Prompter asks a person about a call (ask mode, secret reads); nil
 	// means nobody can be asked, and what needs asking is denied.
 	Prompter policy.Prompter
 	// Offer puts a call read-only mode refuses to the Prompter, to allow
-	// once (policy.Options.Offer): the chat, where the user can also
-	// switch the mode on the spot.
+	// once (policy.Options.Offer).
 	Offer bool
-	// Gate, when set, is put in front of the policy: the runner asks
-	// Gate(policy), which must pass every call on to the policy (an
-	// editor shows each call before the policy judges it). Unlike
-	// Approver it cannot take the policy's place, and the policy's
-	// secrets screen stays even if the gate does not pass it on.
+	// Gate, when set, goes in front of the policy and must pass every
+	// call on to it (an editor shows each call first); the policy's
+	// secrets screen stays even if it does not.
 	Gate func(policy tool.Approver) tool.Approver
 	// Approver, when set, replaces the policy (the demo's own sandboxed
 	// repository, tests).
@@ -130,14 +113,11 @@ type Env struct {
 	Window *window.Window
 	// Memory serves project rules, memory files and skills per segment.
 	Memory *memory.Source
-	// Runner runs the session's tool calls under its guard: the
-	// runtime's, and the chat's for what the user runs (!CMD, @path),
-	// which hold the same path locks.
+	// Runner runs the session's tool calls under its guard, the model's
+	// and the user's (RunUserCall).
 	Runner *tool.Runner
-	// Notices are what the user must hear once, at start, that no event
-	// carries: today, a repository's .mcp.json servers that were not
-	// started. The front end shows them (run: stderr or a notice event;
-	// the chat: a line under the banner).
+	// Notices are for the user once, at start: .mcp.json servers not
+	// started.
 	Notices []string
 
 	closers []func() error
