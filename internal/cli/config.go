@@ -31,7 +31,7 @@ type ConfigOptions struct {
 
 // NewCmdConfig reads and edits config.yaml by dotted keys, keeping its
 // comments.
-func NewCmdConfig(f *Factory, runF func(context.Context, *ConfigOptions) error) *cobra.Command {
+func NewCmdConfig(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "config",
 		Short: "Write, read or change $GODWIT_HOME/config.yaml",
@@ -51,11 +51,11 @@ holds a dot: fallback."openai/gpt-4.1". Comments in the file are kept.`,
 			if len(args) > 1 {
 				opts.Value = args[1]
 			}
-			return runWith(cmd, f, &opts.Home, opts, runF, runConfig)
+			return runWith(cmd, f, &opts.Home, opts, nil, runConfig)
 		}
 	}
 	cmd.AddCommand(
-		NewCmdInit(f, nil),
+		NewCmdInit(f),
 		&cobra.Command{Use: "get [KEY]", Short: "Print a key's value (the whole file without KEY)", RunE: run("get", 0, 1)},
 		&cobra.Command{Use: "set KEY VALUE", Short: "Set a key (VALUE is YAML: 3, true, [a, b], text)", RunE: run("set", 2, 2)},
 		&cobra.Command{Use: "unset KEY", Short: "Remove a key", RunE: run("unset", 1, 1)},

@@ -29,7 +29,7 @@ type InitOptions struct {
 }
 
 // NewCmdInit writes a commented config.yaml and .env under GODWIT_HOME.
-func NewCmdInit(f *Factory, runF func(context.Context, *InitOptions) error) *cobra.Command {
+func NewCmdInit(f *Factory) *cobra.Command {
 	opts := &InitOptions{IO: f.IO, Getenv: f.Getenv}
 	cmd := &cobra.Command{
 		Use:   "init",
@@ -38,7 +38,7 @@ func NewCmdInit(f *Factory, runF func(context.Context, *InitOptions) error) *cob
 comment. Existing files are kept unless --force (which keeps a .bak copy).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runWith(cmd, f, &opts.Home, opts, runF, runInit)
+			return runWith(cmd, f, &opts.Home, opts, nil, runInit)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Model, "model", "", "default model, as provider/model (see `godwit models`)")
