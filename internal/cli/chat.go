@@ -71,18 +71,16 @@ command, and answers are printed as plain text.`,
 }
 
 func runChat(ctx context.Context, opts *ChatOptions) error {
-	if opts.Model == "" && opts.Provider == nil {
-		m, err := defaultModel(opts.Home, opts.Getenv)
-		if err != nil && opts.Session != "" {
-			if sm := sessionModel(ctx, opts); sm != "" {
-				m, err = sm, nil // a resumed session runs on its own model
-			}
+	m, err := opts.model()
+	if err != nil && opts.Session != "" {
+		if sm := sessionModel(ctx, opts); sm != "" {
+			m, err = sm, nil // a resumed session runs on its own model
 		}
-		if err != nil {
-			return &UsageError{Err: err}
-		}
-		opts.Model = m
 	}
+	if err != nil {
+		return err
+	}
+	opts.Model = m
 	if opts.IO.InTTY && opts.IO.OutTTY {
 		return chatTerminal(ctx, opts)
 	}
