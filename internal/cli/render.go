@@ -77,14 +77,11 @@ func (s *jsonSink) fail(err error, now time.Time) {
 	}
 }
 
-// plainSink shows a session's events as text: a compact line per tool
-// call, retry and approval on log (stderr), for people and for pipes
-// alike, and the model's text on out. The chat's line mode streams all
-// the model's text to out as it comes; `run` (answerOnly) keeps out for
-// the answer alone, as `claude -p` and `codex exec` do: what the model
-// says between tool calls, and its reply to an end-of-turn check, go to
-// log once each response is whole, and the turn's answer goes to out at
-// its end.
+// plainSink shows a session's events as text: a line per tool call,
+// retry and approval on log (stderr), and the model's text on out as it
+// comes. `run` (answerOnly) keeps out for the answer alone, as `claude
+// -p` does: the model's words between tool calls go to log once each
+// response is whole, the turn's answer to out at its end.
 type plainSink struct {
 	mu         sync.Mutex
 	out        io.Writer
