@@ -11,7 +11,6 @@ import (
 	"github.com/godwit/godwit/internal/config"
 	"github.com/godwit/godwit/internal/mcp"
 	"github.com/godwit/godwit/internal/policy"
-	"github.com/godwit/godwit/internal/store"
 	"github.com/godwit/godwit/internal/subagent"
 	"github.com/godwit/godwit/internal/tool/deferred"
 	"github.com/godwit/godwit/internal/window"
@@ -181,34 +180,23 @@ func deferTools(mode string, reg *tool.Registry, counter *window.Counter) (func(
 	}, table, nil
 }
 
-// subagentDeps is what a sub-agent's child runtime is built from.
-type subagentDeps struct {
-	model chosenModel
-	store *store.Store
-	root  string
-	size  windowSize
-	rules *policy.Rules
-	opts  Options
-	// shell is the sub-agent's own shell_exec: foreground only, judged
-	// by its read-only policy and run in a read-only sandbox.
-	shell tool.Tool
-}
-
-// newSubagent builds the subagent tool: a read-only child session with
+// subagent builds the subagent tool: a read-only child session with
 // the parent's read-only tools, a shell of its own for read-only
-// commands, its own context, and a read-only policy that asks nobody.
-func newSubagent(reg *tool.Registry, d subagentDeps) (*subagent.Tool, error) {
-	childPol, err := policy.New(policy.Options{Mode: policy.ReadOnly, Workspace: d.root, Rules: d.rules, Logger: d.opts.Logger})
+// commands (foreground only, in a read-only sandbox), its own context,
+// and a read-only policy that asks nobody.
+func (b *build) subagent(reg *tool.Registry) (*subagent.Tool, error) {
+	m, st, root, log := b.model, b.env.Store, b.ws.Root(), b.opts.Logger
+	childPol, err := policy.New(policy.Options{Mode: policy.ReadOnly, Workspace: root, Rules: b.guard.rules, Logger: log})
 	if err != nil {
 		return nil, fmt.Errorf("wiring: subagent policy: %w", err)
 	}
-	sub, err := subagent.New(subagent.Options{Parent: reg, Store: d.store, Workspace: d.root, Model: d.model.ref(),
-		Names: append(subagent.DefaultTools(), "search_memory"), Extra: []tool.Tool{d.shell},
+	sub, err := subagent.New(subagent.Options{Parent: reg, Store: st, Workspace: root, Model: m.ref(),
+		Names: append(subagent.DefaultTools(), "search_memory"), Extra: []tool.Tool{b.shells.sub},
 		New: func(_ context.Context, c subagent.Child) (*agent.Runtime, error) {
-			return agent.New(agent.Config{Provider: d.model.provider, ProviderName: d.model.providerName, Model: d.model.id, Store: d.store,
-				Workspace: d.root, MaxSteps: c.MaxSteps, Cost: d.model.info.Price.Cost, Logger: d.opts.Logger,
-				Assembler: window.New(window.Options{System: c.System, Tools: c.Tools.Specs(), Budget: d.size.budget, Counter: d.size.counter, Pages: storePages{d.store}, Logger: d.opts.Logger}),
-				Runner:    tool.NewRunner(c.Tools, tool.RunnerOptions{Approver: childPol, Logger: d.opts.Logger})})
+			return agent.New(agent.Config{Provider: m.provider, ProviderName: m.providerName, Model: m.id, Store: st,
+				Workspace: root, MaxSteps: c.MaxSteps, Cost: m.info.Price.Cost, Logger: log,
+				Assembler: window.New(window.Options{System: c.System, Tools: c.Tools.Specs(), Budget: b.size.budget, Counter: b.size.counter, Pages: storePages{st}, Logger: log}),
+				Runner:    tool.NewRunner(c.Tools, tool.RunnerOptions{Approver: childPol, Logger: log})})
 		}})
 	if err != nil {
 		return nil, fmt.Errorf("wiring: %w", err)

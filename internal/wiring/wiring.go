@@ -153,73 +153,82 @@ func Home(getenv func(string) string) (string, error) {
 // the runtime. What a step opens joins env's closers, so when a step
 // fails the deferred Close undoes the steps before it.
 func Build(ctx context.Context, opts Options) (_ *Env, err error) {
-	opts = opts.withDefaults()
-	ws, err := workspace.New(opts.Workspace)
-	if err != nil {
+	b := &build{opts: opts.withDefaults()}
+	if b.ws, err = workspace.New(b.opts.Workspace); err != nil {
 		return nil, fmt.Errorf("wiring: workspace: %w", err)
 	}
-	root := ws.Root()
-	env := &Env{Workspace: root, closers: []func() error{ws.Close}}
+	root := b.ws.Root()
+	env := &Env{Workspace: root, closers: []func() error{b.ws.Close}}
+	b.env = env
 	defer func() {
 		if err != nil {
 			_ = env.Close()
 		}
 	}()
-	cfg, cat, err := loadConfig(opts.Home, opts.Getenv)
-	if err != nil {
+	if b.cfg, b.cat, err = loadConfig(b.opts.Home, b.opts.Getenv); err != nil {
 		return nil, err
 	}
-	opts = opts.withConfig(cfg)
-	m, err := chooseModel(opts, cfg, cat)
-	if err != nil {
+	b.opts = b.opts.withConfig(b.cfg)
+	if b.model, err = chooseModel(b.opts, b.cfg, b.cat); err != nil {
 		return nil, err
 	}
-	env.Model = m.ref()
-	if env.Store, err = openStore(ctx, opts, &env.closers); err != nil {
+	env.Model = b.model.ref()
+	if env.Store, err = openStore(ctx, b.opts, &env.closers); err != nil {
 		return nil, err
 	}
-	g, err := newGuard(opts, ws, env.Store, cfg.Shell, &env.closers)
-	if err != nil {
+	if b.guard, err = newGuard(b.opts, b.ws, env.Store, b.cfg.Shell, &env.closers); err != nil {
 		return nil, err
 	}
-	shells := newShells(opts, root, g, keyNames(cat, cfg), trackProcs(env.Store, opts.Logger), &env.closers)
-	mem, err := newMemory(opts, cfg.Memory, root, env.Store)
-	if err != nil {
+	b.shells = newShells(b.opts, root, b.guard, keyNames(b.cat, b.cfg), trackProcs(env.Store, b.opts.Logger), &env.closers)
+	if b.mem, err = newMemory(b.opts, b.cfg.Memory, root, env.Store); err != nil {
 		return nil, err
 	}
-	env.Memory, env.Plan = mem.source, plan.New(plan.Options{})
-	size := windowSize{
-		budget:  window.Scaled(contextWindow(opts.ContextWindow, cfg.ContextWindow, m.info.ContextWindow)),
+	env.Memory, env.Plan = b.mem.source, plan.New(plan.Options{})
+	b.size = windowSize{
+		budget:  window.Scaled(contextWindow(b.opts.ContextWindow, b.cfg.ContextWindow, b.model.info.ContextWindow)),
 		counter: window.NewCounter(),
 	}
-	if opts.WorkingSet != nil {
-		size.budget.WorkingSet = *opts.WorkingSet
+	if b.opts.WorkingSet != nil {
+		b.size.budget.WorkingSet = *b.opts.WorkingSet
 	}
-	if env.reg, err = newTools(ctx, toolDeps{opts: opts, cfg: cfg, ws: ws, store: env.Store, guard: g,
-		shells: shells, plan: env.Plan, mem: mem, model: m, size: size}); err != nil {
+	if env.reg, err = b.tools(ctx); err != nil {
 		return nil, err
 	}
-	ext, err := startExtensions(ctx, opts, cfg, root, env.reg, size.counter, &env.closers)
+	ext, err := startExtensions(ctx, b.opts, b.cfg, root, env.reg, b.size.counter, &env.closers)
 	if err != nil {
 		return nil, err
 	}
 	env.Notices = ext.notices
-	system := prompt.System(prompt.Env{OS: runtime.GOOS, Shell: shells.main.Kind(), Workspace: root})
-	if env.Window, err = newWindow(windowDeps{opts: opts, summaryModel: cfg.SummaryModel, cat: cat, env: env, segment: ext.segment,
-		system: system, size: size}); err != nil {
+	system := prompt.System(prompt.Env{OS: runtime.GOOS, Shell: b.shells.main.Kind(), Workspace: root})
+	if env.Window, err = b.window(ext.segment, system); err != nil {
 		return nil, err
 	}
-	env.Runner = tool.NewRunner(env.reg, tool.RunnerOptions{Approver: g.approver, Logger: opts.Logger})
-	if env.Runtime, err = newRuntime(opts, m, env, shells.tool, mem, ext.mcp); err != nil {
+	env.Runner = tool.NewRunner(env.reg, tool.RunnerOptions{Approver: b.guard.approver, Logger: b.opts.Logger})
+	if env.Runtime, err = b.runtime(ext.mcp); err != nil {
 		return nil, err
 	}
 	return env, nil
 }
 
-// newRuntime builds the agent over what the steps before built into
-// env: the window, the store, the plan and the runner, and which shell
-// runs --verify.
-func newRuntime(opts Options, m chosenModel, env *Env, verify tool.Tool, mem memoryParts, mgr *mcp.Manager) (*agent.Runtime, error) {
+// build is what Build's steps share: each reads what the steps before
+// it set, and env is the engine being built.
+type build struct {
+	opts   Options
+	cfg    config.Config
+	cat    *catalog.Catalog
+	ws     *workspace.Workspace
+	env    *Env
+	model  chosenModel
+	guard  *guard
+	shells shells
+	mem    memoryParts
+	size   windowSize
+}
+
+// runtime builds the agent over what the steps before built: the window,
+// the store, the plan and the runner, and the shell that runs --verify.
+func (b *build) runtime(mgr *mcp.Manager) (*agent.Runtime, error) {
+	m, env := b.model, b.env
 	rt, err := agent.New(agent.Config{
 		Provider:     m.provider,
 		ProviderName: m.providerName,
@@ -228,15 +237,15 @@ func newRuntime(opts Options, m chosenModel, env *Env, verify tool.Tool, mem mem
 		Runner:       env.Runner,
 		Store:        env.Store,
 		Workspace:    env.Workspace,
-		MaxSteps:     opts.MaxSteps,
+		MaxSteps:     b.opts.MaxSteps,
 		Reasoning:    m.info.Reasoning,
 		Images:       m.info.Images,
-		Verify:       shellVerifier(verify, opts.Logger),
+		Verify:       shellVerifier(b.shells.tool, b.opts.Logger),
 		OpenPlan:     openPlan(env.Plan),
-		SegmentNotes: func(context.Context) []string { return mem.source.Notes() },
+		SegmentNotes: func(context.Context) []string { return b.mem.source.Notes() },
 		Cost:         m.info.Price.Cost,
-		About:        about(opts, mem.places, env.reg, mgr),
-		Logger:       opts.Logger,
+		About:        about(b.opts, b.mem.places, env.reg, mgr),
+		Logger:       b.opts.Logger,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("wiring: %w", err)
@@ -303,39 +312,26 @@ type windowSize struct {
 	counter *window.Counter
 }
 
-// windowDeps is what the session's window is built from: the store,
-// tools, catalog and memory the steps before put in env, and the rest.
-type windowDeps struct {
-	opts         Options
-	summaryModel string
-	cat          *catalog.Catalog
-	env          *Env
-	// segment is each segment's tool table and listing.
-	segment func(context.Context, string) ([]llm.ToolSpec, string)
-	system  string
-	size    windowSize
-}
-
-// newWindow builds the request assembler: the system prompt, the tool
-// table of each segment, the memory prefix, and the summariser of paged
-// outputs that summaryModel names.
-func newWindow(d windowDeps) (*window.Window, error) {
-	summarize, err := summarizer(d.summaryModel, d.cat, d.opts)
+// window builds the request assembler: the system prompt, each
+// segment's tool table, the memory prefix, and the summariser of paged
+// outputs that config's summary_model names.
+func (b *build) window(segment func(context.Context, string) ([]llm.ToolSpec, string), system string) (*window.Window, error) {
+	summarize, err := summarizer(b.cfg.SummaryModel, b.cat, b.opts)
 	if err != nil {
 		return nil, err
 	}
 	return window.New(window.Options{
 		Summarize: summarize,
-		Segment:   d.segment,
-		System:    d.system,
-		Tools:     d.env.reg.Specs(),
-		Budget:    d.size.budget,
-		Counter:   d.size.counter,
-		Pages:     storePages{d.env.Store},
-		Logger:    d.opts.Logger,
+		Segment:   segment,
+		System:    system,
+		Tools:     b.env.reg.Specs(),
+		Budget:    b.size.budget,
+		Counter:   b.size.counter,
+		Pages:     storePages{b.env.Store},
+		Logger:    b.opts.Logger,
 		Prefix: func(ctx context.Context) []window.Text {
 			var out []window.Text
-			for _, t := range d.env.Memory.Texts(ctx) {
+			for _, t := range b.env.Memory.Texts(ctx) {
 				out = append(out, window.Text{Part: t.Part, Body: t.Body})
 			}
 			return out
