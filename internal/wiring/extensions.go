@@ -64,15 +64,11 @@ func startExtensions(ctx context.Context, opts Options, cfg config.Config, root 
 	return ext, nil
 }
 
-// startMCP starts the configured MCP servers (config.yaml and the
-// allowed entries of .mcp.json), waits up to mcpStartWait (or
-// GODWIT_MCP_WAIT) for them, and hands every ready server's tools to late,
-// then and whenever one becomes ready or lists its tools anew. A failing
-// server is logged, never fatal.
-//
-// Once Build has its first table, a change of state is also an
-// mcp.status event to opts.EngineEvents (the states before are in
-// session.started), so a consumer of `run --json` sees a server fail.
+// startMCP starts the configured MCP servers, waits for them (up to
+// mcpStartWait), and hands every ready server's tools to late, then and
+// whenever one becomes ready or lists its tools anew. A failing server is
+// logged, never fatal; once Build has its first table, a change of state
+// is also an mcp.status event to opts.EngineEvents.
 func startMCP(ctx context.Context, cfg mcp.Config, opts Options, root string, late *lateTools) *mcp.Manager {
 	wait := mcpStartWait
 	if v := opts.Getenv(mcpWaitEnv); v != "" {
@@ -109,10 +105,8 @@ func startMCP(ctx context.Context, cfg mcp.Config, opts Options, root string, la
 	return mgr
 }
 
-// lateTools takes MCP tools as their servers become ready. The runner can
-// run them at once; the model sees them from the next segment on, when
-// the window reads the tool table again (Options.Segment), or the
-// deferred listing does.
+// lateTools takes MCP tools as their servers become ready: the runner
+// runs them at once, the model sees them from the next segment on.
 type lateTools struct {
 	reg *tool.Registry
 	log *slog.Logger
