@@ -278,11 +278,9 @@ func chatLines(ctx context.Context, opts *ChatOptions) error {
 	}
 }
 
-// chatBuilder builds engines for the chat; every one sends its own events
-// (mcp.status) to sink, where the controller sends the turns', asks p what
-// the policy wants a person to decide, and reads the approval mode from
-// mode at every call (/mode switches it). offer puts a call read-only
-// mode refuses to p (a person who can switch the mode is there).
+// chatBuilder builds the chat's engines: their own events go to sink,
+// p answers the policy's questions (offer: also a call read-only mode
+// refuses), and mode is read at every call (/mode switches it).
 func chatBuilder(opts *ChatOptions, p policy.Prompter, sink agent.Sink, mode *tui.ModeSwitch, offer bool) tui.Builder {
 	return func(ctx context.Context, model string) (*tui.Engine, error) {
 		if model == "" {
@@ -347,11 +345,9 @@ func chatModels(opts *ChatOptions) func() []tui.Choice {
 	}
 }
 
-// readLines reads r line by line into a channel, closed at EOF. One
-// goroutine owns the reader: the prompts and the approval answers share
-// it. It reads ahead of its readers, so each line carries the time it
-// was typed, which tells the prompter a line typed before its question
-// from an answer.
+// readLines reads r line by line into a channel, closed at EOF: the
+// prompts and the approval answers share it. Each line carries when it
+// was read, which tells the prompter a line typed before its question.
 func readLines(ctx context.Context, r io.Reader) <-chan line {
 	ch := make(chan line, 256)
 	go func() {

@@ -141,15 +141,10 @@ func residentAlive(ctx context.Context, st *store.Store, session string) bool {
 	return err == nil && ok && mail.Alive(r.Owner)
 }
 
-// openRunMail holds a resumed session for one `godwit run` and claims
-// the mail waiting for it, which the turn answers with the prompt. It
-// refuses a session another live process keeps open.
+// openRunMail holds a resumed session (its full id) for one `godwit run`
+// and claims the mail waiting for it, which the turn answers with the
+// prompt. It refuses a session another live process keeps open.
 func openRunMail(ctx context.Context, st *store.Store, session string) (*mail.Box, []store.Mail, error) {
-	sess, err := st.Session(ctx, session)
-	if err != nil {
-		return nil, nil, nil // the engine says what is wrong with the id
-	}
-	session = sess.ID
 	box, err := mail.Open(ctx, st, session, mail.Options{Command: "run"})
 	if err != nil {
 		return nil, nil, err
