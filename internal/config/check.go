@@ -104,13 +104,8 @@ func (c Config) validate(doc *yaml.Node) []Problem {
 	if msg := MaxStepsProblem(c.MaxSteps); msg != "" && lineOf(doc, "max_steps") > 0 {
 		bad("max_steps", msg)
 	}
-	if c.Retry.MaxAttempts < 0 {
-		bad("retry.max_attempts", "must be 1 or more (or left out for the default)")
-	}
-	if c.Retry.MaxDelaySeconds < 0 {
-		bad("retry.max_delay_seconds", "must be 1 or more (or left out for the default)")
-	}
-	for key, v := range map[string]int{"shell.max_processes": c.Shell.MaxProcesses, "shell.max_file_mb": c.Shell.MaxFileMB, "shell.job_log_mb": c.Shell.JobLogMB} {
+	for key, v := range map[string]int{"retry.max_attempts": c.Retry.MaxAttempts, "retry.max_delay_seconds": c.Retry.MaxDelaySeconds,
+		"shell.max_processes": c.Shell.MaxProcesses, "shell.max_file_mb": c.Shell.MaxFileMB, "shell.job_log_mb": c.Shell.JobLogMB} {
 		if v < 0 {
 			bad(key, "must be 1 or more (or left out for the default)")
 		}

@@ -188,7 +188,7 @@ func Load(home string, getenv func(string) string) (Config, error) {
 // Overrides turns the provider and model entries into catalog overrides.
 func (c Config) Overrides() catalog.Overrides {
 	var o catalog.Overrides
-	for _, name := range sortedKeys(c.Providers) {
+	for _, name := range slices.Sorted(maps.Keys(c.Providers)) {
 		p := c.Providers[name]
 		o.Providers = append(o.Providers, catalog.Provider{
 			Name: name, Type: p.Type, BaseURL: p.BaseURL, APIKeyEnv: p.APIKeyEnv,
@@ -220,8 +220,4 @@ func (m ModelConfig) model() catalog.Model {
 		Provider: m.Provider, ID: m.ID, ContextWindow: m.ContextWindow, MaxOutput: m.MaxOutput, Reasoning: m.Reasoning, Images: m.Images,
 		Price: catalog.Price{Input: m.Price.Input, Output: m.Price.Output, CacheRead: m.Price.CacheRead, CacheWrite: m.Price.CacheWrite},
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	return slices.Sorted(maps.Keys(m))
 }
