@@ -89,7 +89,6 @@ type plainSink struct {
 	answerOnly bool
 	shown      map[string]progressMark // per call: what its last progress line said
 	midLine    bool                    // out has text without a trailing newline
-	text       bool                    // some answer text was written
 	// answerOnly: the text of the response streaming now, and of the last
 	// response without tool calls (the answer, unless the turn goes on).
 	pending, held string
@@ -115,7 +114,6 @@ func (s *plainSink) Emit(e agent.Event) {
 		}
 		fmt.Fprint(s.out, e.Text)
 		s.midLine = !strings.HasSuffix(e.Text, "\n")
-		s.text = true
 	case agent.EventModelResponse:
 		s.endLine()
 	case agent.EventToolProgress:
