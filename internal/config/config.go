@@ -7,6 +7,7 @@
 package config
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -81,15 +82,9 @@ const (
 )
 
 // Limits are the bounds in force: processes, and file and job log
-// sizes in bytes.
+// sizes in bytes (validate refuses negative values).
 func (s ShellConfig) Limits() (processes int, fileSize, jobLog int64) {
-	or := func(v, def int) int {
-		if v > 0 {
-			return v
-		}
-		return def
-	}
-	return or(s.MaxProcesses, DefaultMaxProcesses), int64(or(s.MaxFileMB, DefaultMaxFileMB)) << 20, int64(or(s.JobLogMB, DefaultJobLogMB)) << 20
+	return cmp.Or(s.MaxProcesses, DefaultMaxProcesses), int64(cmp.Or(s.MaxFileMB, DefaultMaxFileMB)) << 20, int64(cmp.Or(s.JobLogMB, DefaultJobLogMB)) << 20
 }
 
 // MailConfig says whom the send_message tool may message besides the

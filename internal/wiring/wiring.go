@@ -1,6 +1,7 @@
 package wiring
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -267,12 +268,7 @@ func (o Options) withDefaults() Options {
 // withConfig takes config.yaml's model and step bound where the caller
 // named none.
 func (o Options) withConfig(cfg config.Config) Options {
-	if o.Model == "" {
-		o.Model = cfg.Model
-	}
-	if o.MaxSteps == 0 {
-		o.MaxSteps = cfg.MaxSteps
-	}
+	o.Model, o.MaxSteps = cmp.Or(o.Model, cfg.Model), cmp.Or(o.MaxSteps, cfg.MaxSteps)
 	if o.WorkingSet == nil {
 		o.WorkingSet = cfg.WorkingSet
 	}
@@ -414,14 +410,7 @@ func newEmbedder(e config.EmbeddingsConfig, getenv func(string) string) (memory.
 
 // contextWindow picks the window: the flag, then the config, then the
 // catalog, then window.Scaled's default.
-func contextWindow(choices ...int) int {
-	for _, n := range choices {
-		if n > 0 {
-			return n
-		}
-	}
-	return 0
-}
+func contextWindow(choices ...int) int { return cmp.Or(choices...) }
 
 // keyNames lists the variables that hold provider keys (every
 // provider's api_key_env, the embeddings key), for the shell to keep
