@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -283,10 +284,7 @@ func chatLines(ctx context.Context, opts *ChatOptions) error {
 // refuses), and mode is read at every call (/mode switches it).
 func chatBuilder(opts *ChatOptions, p policy.Prompter, sink agent.Sink, mode *tui.ModeSwitch, offer bool) tui.Builder {
 	return func(ctx context.Context, model string) (*tui.Engine, error) {
-		if model == "" {
-			model = opts.Model
-		}
-		env, err := wiring.Build(ctx, opts.wiring(model, wiring.Approval{Live: mode.Get, Prompter: p, Offer: offer}, sink))
+		env, err := wiring.Build(ctx, opts.wiring(cmp.Or(model, opts.Model), wiring.Approval{Live: mode.Get, Prompter: p, Offer: offer}, sink))
 		if err != nil {
 			return nil, err
 		}
