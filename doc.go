@@ -4,23 +4,16 @@
 //
 // Experimental: this API may change in any release until godwit 1.0.
 //
-// The Agent is the same engine the godwit command runs (tools, context
-// segments and handoffs, the SQLite record under Home), built from the
-// same config and the same safety: by default it is read-only (the model
-// reads and searches; writes and commands are refused); Options.Mode and
-// a Prompter allow more, as the command's --allow-write and --yes do.
+// The Agent is the engine the godwit command runs, built from the same
+// config with the same safety: read-only by default; Options.Mode and a
+// Prompter allow more, as the command's --allow-write and --yes do.
+// Commands run sandboxed and supervised only when the program's main
+// first calls tool/shell.MaybeSupervise and sandbox.MaybeRunChild, as
+// godwit's does: both re-run the program's own executable.
 //
-// Commands run sandboxed and supervised (nothing they start outlives the
-// program) only when the program's main first calls
-// tool/shell.MaybeSupervise and sandbox.MaybeRunChild, as godwit's does:
-// both re-run the program's own executable.
-//
-// An Event marshals to the JSON `godwit run --json` prints; the Event*
-// constants name the common types.
-//
-// Its types are its own, converted from the engine's at the boundary, or
-// the public packages' (event, llm, tool), so a caller can name every
-// field. It is a thin layer over internal/wiring. Of godwit's packages it
-// imports only event, internal/agent, internal/wiring, llm,
-// internal/mail, internal/policy, internal/store and tool.
+// Its types are its own or the public packages' (event, llm, tool), so
+// a caller can name every field; an Event marshals to the JSON `godwit
+// run --json` prints. Of godwit's packages it imports only event,
+// internal/agent, internal/wiring, llm, internal/mail, internal/policy,
+// internal/store and tool.
 package godwit

@@ -144,10 +144,6 @@ func TestRecordsAreTheEngines(t *testing.T) {
 	for _, v := range []any{&m, &r, &res, &q} {
 		fill(reflect.ValueOf(v).Elem(), &n)
 	}
-	var gotReceipt Receipt
-	for got := range receipts(func(yield func(store.Receipt, error) bool) { yield(r, nil) }) {
-		gotReceipt = got
-	}
 	var asked Question
 	asker{promptFunc(func(_ context.Context, got Question) (Answer, error) {
 		asked = got
@@ -156,7 +152,7 @@ func TestRecordsAreTheEngines(t *testing.T) {
 	for _, c := range []struct {
 		engine, sdk any
 		left        string
-	}{{m, message(m), "TurnID"}, {r, gotReceipt, "TurnID"}, {res, result(res), "Verified"}, {q, asked, "ReadOnly"}} {
+	}{{m, message(m), "TurnID"}, {r, receipt(r), "TurnID"}, {res, result(res), "Verified"}, {q, asked, "ReadOnly"}} {
 		ev, sv := reflect.ValueOf(c.engine), reflect.ValueOf(c.sdk)
 		for i := range ev.NumField() {
 			name := ev.Type().Field(i).Name

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 
 	"github.com/godwit/godwit/internal/policy"
 	"github.com/godwit/godwit/internal/wiring"
@@ -156,9 +155,9 @@ func Open(ctx context.Context, opts Options) (*Agent, error) {
 		opts.Getenv = os.Getenv
 	}
 	if opts.Home == "" {
-		h, err := defaultHome(opts.Getenv)
+		h, err := wiring.Home(opts.Getenv)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("godwit: set Options.Home: %w", err)
 		}
 		opts.Home = h
 	}
@@ -174,17 +173,6 @@ func Open(ctx context.Context, opts Options) (*Agent, error) {
 		return nil, fmt.Errorf("godwit: %w", err)
 	}
 	return &Agent{env: env}, nil
-}
-
-func defaultHome(getenv func(string) string) (string, error) {
-	if h := getenv("GODWIT_HOME"); h != "" {
-		return filepath.Abs(h)
-	}
-	dir, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("godwit: no home directory; set Options.Home: %w", err)
-	}
-	return filepath.Join(dir, ".godwit"), nil
 }
 
 // Close stops background work and closes the database.

@@ -109,18 +109,17 @@ func (a *Agent) Send(ctx context.Context, to, text string, opts SendOptions) (Me
 // pair carries ctx's error). A claim whose process died is recovered
 // meanwhile, so the follower hears of it.
 func (a *Agent) Receipts(ctx context.Context, id int64) iter.Seq2[Receipt, error] {
-	return receipts(mail.Follow(ctx, a.env.Store, id, mail.FollowOptions{}))
-}
-
-// receipts converts the store's receipts as they come.
-func receipts(follow iter.Seq2[store.Receipt, error]) iter.Seq2[Receipt, error] {
 	return func(yield func(Receipt, error) bool) {
-		for r, err := range follow {
-			if !yield(Receipt{ID: r.ID, MailID: r.MailID, State: r.State, At: r.At, Turn: r.Turn, Note: r.Note}, err) {
+		for r, err := range mail.Follow(ctx, a.env.Store, id, mail.FollowOptions{}) {
+			if !yield(receipt(r), err) {
 				return
 			}
 		}
 	}
+}
+
+func receipt(r store.Receipt) Receipt {
+	return Receipt{ID: r.ID, MailID: r.MailID, State: r.State, At: r.At, Turn: r.Turn, Note: r.Note}
 }
 
 // Acknowledge releases the messages held behind the failure of message

@@ -44,12 +44,9 @@ stdout carries only protocol messages; diagnostics go to stderr.`,
 }
 
 func runACP(ctx context.Context, opts *ACPOptions) error {
-	model := opts.Model
-	if model == "" && opts.Provider == nil {
-		// No model is not fatal here: config.yaml may name one, and
-		// otherwise session/new says what to do, in the editor.
-		model, _ = defaultModel(opts.Home, opts.Getenv)
-	}
+	// No model is not fatal here: session/new says what to do, in the
+	// editor.
+	model, _ := opts.model()
 	mode := acp.Mode(opts.Mode)
 	switch mode {
 	case acp.ModeReadOnly, acp.ModeAsk, acp.ModeAuto:

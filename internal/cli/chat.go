@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -71,18 +72,16 @@ command, and answers are printed as plain text.`,
 }
 
 func runChat(ctx context.Context, opts *ChatOptions) error {
-	if opts.Model == "" && opts.Provider == nil {
-		m, err := defaultModel(opts.Home, opts.Getenv)
-		if err != nil && opts.Session != "" {
-			if sm := sessionModel(ctx, opts); sm != "" {
-				m, err = sm, nil // a resumed session runs on its own model
-			}
+	m, err := opts.model()
+	if err != nil && opts.Session != "" {
+		if sm := sessionModel(ctx, opts); sm != "" {
+			m, err = sm, nil // a resumed session runs on its own model
 		}
-		if err != nil {
-			return &UsageError{Err: err}
-		}
-		opts.Model = m
 	}
+	if err != nil {
+		return err
+	}
+	opts.Model = m
 	if opts.IO.InTTY && opts.IO.OutTTY {
 		return chatTerminal(ctx, opts)
 	}
@@ -92,27 +91,15 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 // sessionModel is the model the session being resumed last ran on; ""
 // when it cannot be told.
 func sessionModel(ctx context.Context, opts *ChatOptions) string {
-	st, err := store.Open(ctx, wiring.DBPath(opts.Home))
+	st, sess, err := openSession(ctx, opts.Home, opts.Session, workspaceRoot(opts.Workdir))
 	if err != nil {
 		return ""
 	}
 	defer st.Close()
-	ws, err := filepath.Abs(opts.Workdir)
-	if err != nil {
-		return ""
+	if model, _ := tui.LastSettings(ctx, st, sess.ID); model != "" {
+		return model
 	}
-	if real, err := filepath.EvalSymlinks(ws); err == nil {
-		ws = real
-	}
-	sess, err := tui.ResolveSession(ctx, st, opts.Session, ws)
-	if err != nil {
-		return ""
-	}
-	model, _ := tui.LastSettings(ctx, st, sess.ID)
-	if model == "" {
-		model = sess.Model
-	}
-	return model
+	return sess.Model
 }
 
 // chatTerminal runs the full-screen chat.
@@ -292,17 +279,12 @@ func chatLines(ctx context.Context, opts *ChatOptions) error {
 	}
 }
 
-// chatBuilder builds engines for the chat; every one sends its own events
-// (mcp.status) to sink, where the controller sends the turns', asks p what
-// the policy wants a person to decide, and reads the approval mode from
-// mode at every call (/mode switches it). offer puts a call read-only
-// mode refuses to p (a person who can switch the mode is there).
+// chatBuilder builds the chat's engines: their own events go to sink,
+// p answers the policy's questions (offer: also a call read-only mode
+// refuses), and mode is read at every call (/mode switches it).
 func chatBuilder(opts *ChatOptions, p policy.Prompter, sink agent.Sink, mode *tui.ModeSwitch, offer bool) tui.Builder {
 	return func(ctx context.Context, model string) (*tui.Engine, error) {
-		if model == "" {
-			model = opts.Model
-		}
-		env, err := wiring.Build(ctx, opts.wiring(model, wiring.Approval{Live: mode.Get, Prompter: p, Offer: offer}, sink))
+		env, err := wiring.Build(ctx, opts.wiring(cmp.Or(model, opts.Model), wiring.Approval{Live: mode.Get, Prompter: p, Offer: offer}, sink))
 		if err != nil {
 			return nil, err
 		}
@@ -361,11 +343,9 @@ func chatModels(opts *ChatOptions) func() []tui.Choice {
 	}
 }
 
-// readLines reads r line by line into a channel, closed at EOF. One
-// goroutine owns the reader: the prompts and the approval answers share
-// it. It reads ahead of its readers, so each line carries the time it
-// was typed, which tells the prompter a line typed before its question
-// from an answer.
+// readLines reads r line by line into a channel, closed at EOF: the
+// prompts and the approval answers share it. Each line carries when it
+// was read, which tells the prompter a line typed before its question.
 func readLines(ctx context.Context, r io.Reader) <-chan line {
 	ch := make(chan line, 256)
 	go func() {

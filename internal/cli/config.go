@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -30,7 +31,7 @@ type ConfigOptions struct {
 
 // NewCmdConfig reads and edits config.yaml by dotted keys, keeping its
 // comments.
-func NewCmdConfig(f *Factory, runF func(context.Context, *ConfigOptions) error) *cobra.Command {
+func NewCmdConfig(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "config",
 		Short: "Write, read or change $GODWIT_HOME/config.yaml",
@@ -50,11 +51,11 @@ holds a dot: fallback."openai/gpt-4.1". Comments in the file are kept.`,
 			if len(args) > 1 {
 				opts.Value = args[1]
 			}
-			return runWith(cmd, f, &opts.Home, opts, runF, runConfig)
+			return runWith(cmd, f, &opts.Home, opts, nil, runConfig)
 		}
 	}
 	cmd.AddCommand(
-		NewCmdInit(f, nil),
+		NewCmdInit(f),
 		&cobra.Command{Use: "get [KEY]", Short: "Print a key's value (the whole file without KEY)", RunE: run("get", 0, 1)},
 		&cobra.Command{Use: "set KEY VALUE", Short: "Set a key (VALUE is YAML: 3, true, [a, b], text)", RunE: run("set", 2, 2)},
 		&cobra.Command{Use: "unset KEY", Short: "Remove a key", RunE: run("unset", 1, 1)},
@@ -209,33 +210,37 @@ func splitKey(key string) ([]string, error) {
 	}
 }
 
-// yamlLookup walks mappings by key and sequences by index.
-func yamlLookup(n *yaml.Node, keys []string) *yaml.Node {
-	for _, k := range keys {
-		n = yamlChild(n, k)
-		if n == nil {
-			return nil
-		}
-	}
-	return n
-}
-
-func yamlChild(n *yaml.Node, k string) *yaml.Node {
+// yamlIndex is where n's Content holds k's value: a mapping's by key, a
+// list's by index; -1 when it holds none.
+func yamlIndex(n *yaml.Node, k string) int {
 	switch n.Kind {
 	case yaml.MappingNode:
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if n.Content[i].Value == k {
-				return n.Content[i+1]
+		for j := 0; j+1 < len(n.Content); j += 2 {
+			if n.Content[j].Value == k {
+				return j + 1
 			}
 		}
 	case yaml.SequenceNode:
 		if i, err := strconv.Atoi(k); err == nil && i >= 0 && i < len(n.Content) {
-			return n.Content[i]
+			return i
 		}
-	case yaml.AliasNode:
-		return yamlChild(n.Alias, k)
 	}
-	return nil
+	return -1
+}
+
+// yamlLookup walks keys down from n, through aliases.
+func yamlLookup(n *yaml.Node, keys []string) *yaml.Node {
+	for _, k := range keys {
+		for n.Kind == yaml.AliasNode {
+			n = n.Alias
+		}
+		i := yamlIndex(n, k)
+		if i < 0 {
+			return nil
+		}
+		n = n.Content[i]
+	}
+	return n
 }
 
 // yamlSet sets keys to v, making mappings (or lists, under an index) on
@@ -256,7 +261,11 @@ func yamlSet(n *yaml.Node, keys []string, v *yaml.Node) error {
 			}
 			*slot = v
 		case *slot == nil:
-			*slot = yamlContainer(keys[i+1])
+			// A list when the key below is an index, else a mapping.
+			*slot = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+			if j, err := strconv.Atoi(keys[i+1]); err == nil && j >= 0 {
+				*slot = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+			}
 		}
 		n = *slot
 	}
@@ -266,36 +275,18 @@ func yamlSet(n *yaml.Node, keys []string, v *yaml.Node) error {
 // yamlSlot is where n holds k, a new empty one when it has none; nil
 // when n cannot hold k.
 func yamlSlot(n *yaml.Node, k string) **yaml.Node {
-	switch n.Kind {
-	case yaml.MappingNode:
-		for j := 0; j+1 < len(n.Content); j += 2 {
-			if n.Content[j].Value == k {
-				return &n.Content[j+1]
-			}
-		}
+	if i := yamlIndex(n, k); i >= 0 {
+		return &n.Content[i]
+	}
+	switch i, err := strconv.Atoi(k); {
+	case n.Kind == yaml.MappingNode:
 		n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: k}, nil)
-	case yaml.SequenceNode:
-		i, err := strconv.Atoi(k)
-		if err != nil || i < 0 || i > len(n.Content) {
-			return nil
-		}
-		if i < len(n.Content) {
-			return &n.Content[i]
-		}
+	case n.Kind == yaml.SequenceNode && err == nil && i == len(n.Content):
 		n.Content = append(n.Content, nil)
 	default:
 		return nil
 	}
 	return &n.Content[len(n.Content)-1]
-}
-
-// yamlContainer makes the node a new key is set under: a list when the key
-// below it is an index, else a mapping.
-func yamlContainer(below string) *yaml.Node {
-	if i, err := strconv.Atoi(below); err == nil && i >= 0 {
-		return &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
-	}
-	return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
 }
 
 // yamlUnset removes keys' entry; false when it was not there.
@@ -304,22 +295,16 @@ func yamlUnset(n *yaml.Node, keys []string) bool {
 	if parent == nil {
 		return false
 	}
-	k := keys[len(keys)-1]
-	switch parent.Kind {
-	case yaml.MappingNode:
-		for j := 0; j+1 < len(parent.Content); j += 2 {
-			if parent.Content[j].Value == k {
-				parent.Content = append(parent.Content[:j], parent.Content[j+2:]...)
-				return true
-			}
-		}
-	case yaml.SequenceNode:
-		if i, err := strconv.Atoi(k); err == nil && i >= 0 && i < len(parent.Content) {
-			parent.Content = append(parent.Content[:i], parent.Content[i+1:]...)
-			return true
-		}
+	i := yamlIndex(parent, keys[len(keys)-1])
+	switch {
+	case i < 0:
+		return false
+	case parent.Kind == yaml.MappingNode:
+		parent.Content = slices.Delete(parent.Content, i-1, i+1)
+	default:
+		parent.Content = slices.Delete(parent.Content, i, i+1)
 	}
-	return false
+	return true
 }
 
 // printNode prints a scalar as its bare value, anything else as YAML.

@@ -29,7 +29,7 @@ type DemoOptions struct {
 }
 
 // NewCmdDemo builds `godwit demo`.
-func NewCmdDemo(f *Factory, runF func(context.Context, *DemoOptions) error) *cobra.Command {
+func NewCmdDemo(f *Factory) *cobra.Command {
 	opts := &DemoOptions{IO: f.IO}
 	cmd := &cobra.Command{
 		Use:   "demo",
@@ -40,12 +40,7 @@ recorded like any other, in a store of the demo's own (nothing is written
 under $GODWIT_HOME), and its timeline is printed at the end. The folder is
 then removed; --keep keeps it, with the command to inspect the session.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runDemo(cmd.Context(), opts)
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runDemo(cmd.Context(), opts) },
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print events as JSON lines on stdout")
 	cmd.Flags().BoolVar(&opts.Keep, "keep", false, "keep the demo's folder (the repository and the session's store) to look into")

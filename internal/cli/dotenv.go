@@ -13,19 +13,18 @@ import (
 )
 
 // LoadEnvFiles loads the user's $GODWIT_HOME/.env into the process
-// environment, never overriding a variable already set (the real
-// environment wins), and keeps the provider keys of ./.env (the
-// directory godwit started in, usually a repository) in f.ProjectKey.
+// environment, never overriding a variable already set, and keeps the
+// provider keys of ./.env (usually a repository's) in f.ProjectKey.
 //
 // A project's .env comes with the repository, so it cannot change how
-// godwit or its commands run, nor where the user's code is sent: only
-// provider keys (*_API_KEY) are read from it, and every other name
-// (BASH_ENV, PATH, LD_PRELOAD, GIT_*, endpoints, GODWIT_*...) is ignored,
-// in one warning that names them. Its keys stay out of the environment,
-// so they never pick the provider or the account; wiring uses one only
-// for a provider the user named and has no key for, and says so.
-// Problems are logged as warnings; the lines that parse still load. Call
-// it once at start, before any command reads the environment.
+// godwit or its commands run: only its provider keys (*_API_KEY) are
+// read, every other name is ignored in one warning, and its keys stay
+// out of the environment (wiring uses one only for a provider the user
+// named). Problems are warnings; the lines that parse still load.
+//
+// It is a parser of our own, not godotenv: godotenv expands $VAR in
+// values (a key or password holding $ would change) and refuses a whole
+// file for one bad line.
 func LoadEnvFiles(f *Factory) {
 	var files []envFile
 	project := filepath.Join(f.Workdir, ".env")

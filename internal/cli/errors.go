@@ -12,11 +12,6 @@ import (
 	"github.com/godwit/godwit/internal/wiring"
 )
 
-// Errors reach the user through userMessage: typed errors get words of
-// their own, every other message loses godwit's package prefixes, which
-// mean nothing to who runs a command. exitCode maps the types: 2 for what
-// the user must fix (command, config, model name), 1 for a failed run.
-
 // internalPrefix matches a godwit package's name at the start of an
 // error message or of a wrapped part of one. MCP and ACP are left: users
 // know them by those names; so are the providers (anthropic, openai),

@@ -2,13 +2,13 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/godwit/godwit/internal/wiring"
 )
 
 // Factory carries what every command depends on. Tests build their own.
@@ -54,22 +54,8 @@ func NewFactory(version string) *Factory {
 	return f
 }
 
-// Home returns GODWIT_HOME, or ~/.godwit; the commands return its
-// error as it is.
-func (f *Factory) Home() (string, error) {
-	if h := f.Getenv("GODWIT_HOME"); h != "" {
-		dir, err := filepath.Abs(h)
-		if err != nil {
-			return "", fmt.Errorf("finding GODWIT_HOME: %w", err)
-		}
-		return dir, nil
-	}
-	dir, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("finding GODWIT_HOME: %w", err)
-	}
-	return filepath.Join(dir, ".godwit"), nil
-}
+// Home returns GODWIT_HOME, or ~/.godwit.
+func (f *Factory) Home() (string, error) { return wiring.Home(f.Getenv) }
 
 // runWith ends a command's RunE: it puts Home in *home, then runs opts
 // with runF (tests) when given, else with run.

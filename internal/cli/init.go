@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -28,7 +29,7 @@ type InitOptions struct {
 }
 
 // NewCmdInit writes a commented config.yaml and .env under GODWIT_HOME.
-func NewCmdInit(f *Factory, runF func(context.Context, *InitOptions) error) *cobra.Command {
+func NewCmdInit(f *Factory) *cobra.Command {
 	opts := &InitOptions{IO: f.IO, Getenv: f.Getenv}
 	cmd := &cobra.Command{
 		Use:   "init",
@@ -37,7 +38,7 @@ func NewCmdInit(f *Factory, runF func(context.Context, *InitOptions) error) *cob
 comment. Existing files are kept unless --force (which keeps a .bak copy).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runWith(cmd, f, &opts.Home, opts, runF, runInit)
+			return runWith(cmd, f, &opts.Home, opts, nil, runInit)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Model, "model", "", "default model, as provider/model (see `godwit models`)")
@@ -130,74 +131,11 @@ func configTemplate(model string) string {
 	return strings.Replace(configText, "{{model}}", modelLine, 1)
 }
 
-// configText is config.yaml as init writes it. Every key is explained;
-// the optional ones are commented out with an example value.
-const configText = `# godwit configuration. Edit it by hand, or with
-#   godwit config set KEY VALUE      (dotted keys: retry.max_attempts)
-# which keeps these comments. The environment wins over this file.
-
-# The default model, as provider/model; GODWIT_MODEL or --model override it.
-# ` + "`godwit models`" + ` lists the models godwit knows, with windows and prices.
-{{model}}
-
-# Models to move to, in order, when a model's provider fails to connect or
-# stays overloaded.
-# fallback:
-#   anthropic/claude-sonnet-4-5: [openai/gpt-5]
-
-# Providers to add, or built-in ones (openai, anthropic, deepseek,
-# openrouter, ollama) to change. type is anthropic, openai-responses or
-# openai-chat; api_key_env names the variable holding the key (set it in
-# .env); no_key marks a local server that needs none.
-# providers:
-#   local:
-#     type: openai-chat
-#     base_url: http://localhost:8080/v1
-#     no_key: true
-#     models:
-#       - id: qwen3-coder
-#         context_window: 65536
-#         max_output: 8192
-
-# Facts and prices (USD per million tokens) of known models to override, or
-# models to add to a provider.
-# models:
-#   - provider: openai
-#     id: gpt-5
-#     context_window: 400000
-#     max_output: 128000
-#     price: {input: 1.25, output: 10, cache_read: 0.125, cache_write: 1.25}
-
-# Retries of transient provider failures (rate limits, overload, dropped
-# connections): attempts per request, the first included, and the longest
-# wait between two. Defaults: 5 and 30.
-# retry:
-#   max_attempts: 5
-#   max_delay_seconds: 30
-
-# Override the model's context window, in tokens (local models, tests);
-# the --context-window flag overrides this.
-# context_window: 128000
-
-# How much tool output of earlier turns stays whole in view, in tokens,
-# whatever the window; past it, such outputs are paged (one recall away)
-# at the next cheap break. The turn in progress keeps what it works with
-# either way. The default, 0, pages them at the next turn's second
-# request, which cost least on a long day; the --working-set flag
-# overrides this.
-# working_set: 0
-
-# The most model calls one turn may make (default 60).
-# max_steps: 60
-
-# Long-term memory. search_memory ranks by keywords; with an
-# OpenAI-compatible embeddings endpoint it also ranks by meaning.
-# memory:
-#   embeddings:
-#     base_url: https://api.openai.com/v1
-#     model: text-embedding-3-small
-#     api_key_env: OPENAI_API_KEY
-`
+// configText is config.yaml as init writes it: every key explained, the
+// optional ones commented out with an example value.
+//
+//go:embed config.yaml.tmpl
+var configText string
 
 // envTemplate is .env as init writes it: one commented line per provider
 // key, so that the user fills in what they use.

@@ -34,7 +34,7 @@ func executeCmd(cmd *cobra.Command, args ...string) error {
 func TestInit(t *testing.T) {
 	home := filepath.Join(t.TempDir(), "home")
 	f, out, errOut := envFactory(home, map[string]string{"OPENAI_API_KEY": "sk-x"})
-	if err := executeCmd(NewCmdInit(f, nil)); err != nil {
+	if err := executeCmd(NewCmdInit(f)); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "wrote "+filepath.Join(home, "config.yaml")) || !strings.Contains(out.String(), "default model: openai/gpt-5") {
@@ -69,14 +69,14 @@ func TestInit(t *testing.T) {
 	// A second run keeps both files.
 	os.WriteFile(filepath.Join(home, "config.yaml"), []byte("model: mine/x\n"), 0o644)
 	out.Reset()
-	if err := executeCmd(NewCmdInit(f, nil), "--model", "anthropic/claude-haiku-4-5"); err != nil {
+	if err := executeCmd(NewCmdInit(f), "--model", "anthropic/claude-haiku-4-5"); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(home, "config.yaml")); string(b) != "model: mine/x\n" || !strings.Contains(errOut.String(), "kept "+filepath.Join(home, "config.yaml")) {
 		t.Errorf("without --force: config = %q, stderr %q", b, errOut)
 	}
 	// --force overwrites, keeping a copy.
-	if err := executeCmd(NewCmdInit(f, nil), "--force", "--model", "anthropic/claude-haiku-4-5"); err != nil {
+	if err := executeCmd(NewCmdInit(f), "--force", "--model", "anthropic/claude-haiku-4-5"); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(home, "config.yaml.bak")); string(b) != "model: mine/x\n" {
@@ -90,7 +90,7 @@ func TestInit(t *testing.T) {
 func TestInitBadModel(t *testing.T) {
 	f, _, _ := envFactory(t.TempDir(), nil)
 	for _, m := range []string{"gpt-5", "nosuch/model"} {
-		err := executeCmd(NewCmdInit(f, nil), "--model", m)
+		err := executeCmd(NewCmdInit(f), "--model", m)
 		var ue *UsageError
 		if !errors.As(err, &ue) {
 			t.Errorf("--model %s: err = %v, want a usage error", m, err)
@@ -101,7 +101,7 @@ func TestInitBadModel(t *testing.T) {
 func TestInitNoKey(t *testing.T) {
 	home := t.TempDir()
 	f, out, _ := envFactory(home, nil)
-	if err := executeCmd(NewCmdInit(f, nil)); err != nil {
+	if err := executeCmd(NewCmdInit(f)); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "next: put an API key in .env") {
@@ -118,7 +118,7 @@ func TestInitNoKey(t *testing.T) {
 func TestConfigRoundTrip(t *testing.T) {
 	home := t.TempDir()
 	f, out, _ := envFactory(home, map[string]string{"ANTHROPIC_API_KEY": "k"})
-	if err := executeCmd(NewCmdInit(f, nil)); err != nil {
+	if err := executeCmd(NewCmdInit(f)); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(home, "config.yaml")
@@ -136,7 +136,7 @@ func TestConfigRoundTrip(t *testing.T) {
 		{"providers.local.models.0.context_window", "32768"},
 	}
 	for _, s := range sets {
-		if err := executeCmd(NewCmdConfig(f, nil), "set", s[0], s[1]); err != nil {
+		if err := executeCmd(NewCmdConfig(f), "set", s[0], s[1]); err != nil {
 			t.Fatalf("set %s: %v", s[0], err)
 		}
 	}
@@ -171,7 +171,7 @@ func TestConfigRoundTrip(t *testing.T) {
 	}
 	for k, want := range gets {
 		out.Reset()
-		if err := executeCmd(NewCmdConfig(f, nil), "get", k); err != nil {
+		if err := executeCmd(NewCmdConfig(f), "get", k); err != nil {
 			t.Errorf("get %s: %v", k, err)
 		} else if out.String() != want {
 			t.Errorf("get %s = %q, want %q", k, out, want)
@@ -193,7 +193,7 @@ func TestConfigRoundTrip(t *testing.T) {
 		{[]string{"unset", "nope"}, "nope is not set"},
 		{[]string{"set", "model"}, "config set"},
 	} {
-		err := executeCmd(NewCmdConfig(f, nil), tc.args...)
+		err := executeCmd(NewCmdConfig(f), tc.args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: err = %v, want %q", tc.args, err, tc.want)
 		}
@@ -202,7 +202,7 @@ func TestConfigRoundTrip(t *testing.T) {
 		t.Error("a refused change altered the file")
 	}
 
-	if err := executeCmd(NewCmdConfig(f, nil), "unset", "context_window"); err != nil {
+	if err := executeCmd(NewCmdConfig(f), "unset", "context_window"); err != nil {
 		t.Fatal(err)
 	}
 	if cfg, _ := config.Load(home, func(string) string { return "" }); cfg.ContextWindow != 0 || cfg.Model != "openai/gpt-5" {
@@ -216,7 +216,7 @@ func TestConfigSetChecksAsTheFlagsDo(t *testing.T) {
 	home := t.TempDir()
 	f, _, _ := envFactory(home, nil)
 	for _, kv := range [][2]string{{"max_steps", "0"}, {"context_window", "0"}} {
-		err := executeCmd(NewCmdConfig(f, nil), "set", kv[0], kv[1])
+		err := executeCmd(NewCmdConfig(f), "set", kv[0], kv[1])
 		if err == nil || !strings.Contains(err.Error(), kv[0]+": ") {
 			t.Errorf("config set %s %s: %v", kv[0], kv[1], err)
 		}
@@ -229,7 +229,7 @@ func TestConfigSetChecksAsTheFlagsDo(t *testing.T) {
 func TestConfigSetWithoutFile(t *testing.T) {
 	home := filepath.Join(t.TempDir(), "new")
 	f, _, _ := envFactory(home, nil)
-	if err := executeCmd(NewCmdConfig(f, nil), "set", "max_steps", "12"); err != nil {
+	if err := executeCmd(NewCmdConfig(f), "set", "max_steps", "12"); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(filepath.Join(home, "config.yaml"))

@@ -223,7 +223,7 @@ func serveTrace(ctx context.Context, opts *InspectOptions, st *store.Store, sess
 // timelineLine renders one event as a line of the human timeline; ""
 // skips it.
 func timelineLine(e agent.Event) string {
-	if line := mailLine(e); line != "" {
+	if line := mailLine(e) + noticeLine(e); line != "" {
 		return "  " + line
 	}
 	switch e.Type {
@@ -267,38 +267,6 @@ func timelineLine(e agent.Event) string {
 			what = strings.Join(strings.Fields(t.Args), " ")
 		}
 		return fmt.Sprintf("    %s %s: %s (%dms)", t.Name, firstLine(what, 80), status, t.DurationMS)
-	case agent.EventModelRetry:
-		if e.Retry != nil {
-			return "  ↻ retry: " + e.Retry.Reason
-		}
-	case agent.EventModelFallback:
-		if e.Fallback != nil {
-			return "  ⇢ fallback to " + e.Fallback.To
-		}
-	case agent.EventApproval:
-		if e.Approval != nil && !e.Approval.Allow {
-			return "    denied: " + e.Approval.Summary
-		}
-	case agent.EventSegmentReset:
-		if r := e.Reset; r != nil {
-			return fmt.Sprintf("  ⟲ segment %d → %d (%s): handoff %d tokens", r.From, r.To, r.Reason, r.Tokens)
-		}
-	case agent.EventCompacted:
-		if c := e.Compacted; c != nil {
-			return fmt.Sprintf("  ⇣ compacted %d items, %d tokens freed", c.Items, c.Freed)
-		}
-	case agent.EventNudge:
-		if n := e.Nudge; n != nil {
-			return "  ↺ check " + n.Check + ": " + firstLine(strings.TrimPrefix(n.Message, "[godwit check] "), 100)
-		}
-	case agent.EventVerify:
-		if v := e.Verify; v != nil {
-			s := fmt.Sprintf("verify #%d: %s -> exit %d (%d ms)", v.Round, v.Command, v.ExitCode, v.DurationMS)
-			if v.Error != "" {
-				s += ": " + v.Error
-			}
-			return s
-		}
 	case agent.EventError:
 		return "  error: " + firstLine(cleanText(e.Text), 160)
 	case store.EventUndo:

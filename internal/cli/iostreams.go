@@ -46,11 +46,10 @@ func isPipeOrFile(f *os.File) bool {
 
 func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 
-// safeWriter passes what is written through termsafe.Text: where the
-// model's and tools' words reach a person, nothing they hold may drive
-// the terminal (set its title, write the clipboard, overprint a line).
-// Each write is sanitised on its own; since every escape and C1 byte
-// goes, a sequence split across writes cannot form either.
+// safeWriter passes what is written through termsafe.Text, so the
+// model's and tools' words cannot drive the terminal. Each write is
+// sanitised on its own: every escape and C1 byte goes, so a sequence
+// split across writes cannot form either.
 type safeWriter struct{ w io.Writer }
 
 func (s safeWriter) Write(p []byte) (int, error) {

@@ -48,28 +48,14 @@ its text, its answer or error, and every receipt.`,
 	return cmd
 }
 
-// isMessageRef tells a message id (m12) from a session reference:
-// session ids never start with m (they start with the creation time).
-func isMessageRef(s string) bool {
-	if len(s) < 2 || (s[0] != 'm' && s[0] != 'M') {
-		return false
-	}
-	for _, r := range s[1:] {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
-}
-
 func runMail(ctx context.Context, opts *MailOptions) error {
 	st, err := openStore(ctx, opts.Home, "start one with `godwit serve --new`")
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	if isMessageRef(opts.Ref) {
-		id, _ := mail.ParseID(opts.Ref)
+	// Session ids never start with m (they start with the creation time).
+	if id, err := mail.ParseID(opts.Ref); err == nil && strings.HasPrefix(strings.ToLower(opts.Ref), "m") {
 		m, err := st.MailByID(ctx, id)
 		if err != nil {
 			return err
@@ -81,7 +67,7 @@ func runMail(ctx context.Context, opts *MailOptions) error {
 	}
 	session := ""
 	if opts.Ref != "" {
-		s, err := mail.Resolve(ctx, st, opts.Ref)
+		s, err := resolveSession(ctx, st, opts.Ref, "")
 		if err != nil {
 			return err
 		}
@@ -155,15 +141,10 @@ func residentAlive(ctx context.Context, st *store.Store, session string) bool {
 	return err == nil && ok && mail.Alive(r.Owner)
 }
 
-// openRunMail holds a resumed session for one `godwit run` and claims
-// the mail waiting for it, which the turn answers with the prompt. It
-// refuses a session another live process keeps open.
+// openRunMail holds a resumed session (its full id) for one `godwit run`
+// and claims the mail waiting for it, which the turn answers with the
+// prompt. It refuses a session another live process keeps open.
 func openRunMail(ctx context.Context, st *store.Store, session string) (*mail.Box, []store.Mail, error) {
-	sess, err := st.Session(ctx, session)
-	if err != nil {
-		return nil, nil, nil // the engine says what is wrong with the id
-	}
-	session = sess.ID
 	box, err := mail.Open(ctx, st, session, mail.Options{Command: "run"})
 	if err != nil {
 		return nil, nil, err

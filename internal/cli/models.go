@@ -23,7 +23,7 @@ type ModelsOptions struct {
 }
 
 // NewCmdModels lists the catalog: built-in models and config overrides.
-func NewCmdModels(f *Factory, runF func(context.Context, *ModelsOptions) error) *cobra.Command {
+func NewCmdModels(f *Factory) *cobra.Command {
 	opts := &ModelsOptions{IO: f.IO, Getenv: f.Getenv}
 	return &cobra.Command{
 		Use:   "models [FILTER]",
@@ -41,7 +41,7 @@ models not listed.`,
 			if len(args) == 1 {
 				opts.Filter = args[0]
 			}
-			return runWith(cmd, f, &opts.Home, opts, runF, runModels)
+			return runWith(cmd, f, &opts.Home, opts, nil, runModels)
 		},
 	}
 }

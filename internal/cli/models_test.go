@@ -25,7 +25,7 @@ models:
     price: {input: 2}
 `), 0o644)
 	f, out, _ := envFactory(home, map[string]string{"ANTHROPIC_API_KEY": "k"})
-	if err := executeCmd(NewCmdModels(f, nil)); err != nil {
+	if err := executeCmd(NewCmdModels(f)); err != nil {
 		t.Fatal(err)
 	}
 	space := regexp.MustCompile(` {2,}`)
@@ -52,13 +52,13 @@ models:
 	}
 
 	out.Reset()
-	if err := executeCmd(NewCmdModels(f, nil), "deepseek"); err != nil {
+	if err := executeCmd(NewCmdModels(f), "deepseek"); err != nil {
 		t.Fatal(err)
 	}
 	if n := strings.Count(out.String(), "\ndeepseek/"); n != 2 || strings.Contains(out.String(), "openai/") {
 		t.Errorf("filtered:\n%s", out)
 	}
-	if err := executeCmd(NewCmdModels(f, nil), "nosuch"); err == nil || !strings.Contains(err.Error(), `no model matches "nosuch"`) {
+	if err := executeCmd(NewCmdModels(f), "nosuch"); err == nil || !strings.Contains(err.Error(), `no model matches "nosuch"`) {
 		t.Errorf("err = %v", err)
 	}
 }
@@ -67,7 +67,7 @@ func TestModelsBadConfig(t *testing.T) {
 	home := t.TempDir()
 	os.WriteFile(filepath.Join(home, "config.yaml"), []byte("models: [{provider: nosuch, id: x}]\n"), 0o644)
 	f, _, _ := envFactory(home, nil)
-	if err := executeCmd(NewCmdModels(f, nil)); err == nil || !strings.Contains(err.Error(), "not configured") {
+	if err := executeCmd(NewCmdModels(f)); err == nil || !strings.Contains(err.Error(), "not configured") {
 		t.Errorf("err = %v", err)
 	}
 }

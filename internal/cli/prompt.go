@@ -12,11 +12,9 @@ import (
 	"github.com/godwit/godwit/internal/termsafe"
 )
 
-// linePrompter asks the policy's questions in line mode: it writes the
-// question to out and takes the answer from the next input line (y, n
-// or a; anything after "n " is the note the model reads). `godwit run`
-// asks on its terminal, the line-mode chat in the stream of its
-// messages.
+// linePrompter asks the policy's questions in line mode: the question on
+// out, the answer from the next input line (y, n or a; anything after
+// "n " is the note the model reads).
 type linePrompter struct {
 	lines func() <-chan line // the input, started at the first question
 	out   io.Writer
@@ -26,10 +24,8 @@ type linePrompter struct {
 	// chat such lines are messages, and the chat loop takes them.
 	answersOnly bool
 	// typedAhead, set in the chat on a terminal, takes back the lines
-	// typed before the question was written: they are what the person
-	// typed while the turn ran ("yes, and then..."), messages for after
-	// the turn, never answers to a question they had not seen. Without
-	// it (a pipe) lines answer in order, as a script wrote them.
+	// typed before the question was written, as messages for after the
+	// turn, never answers. Without it (a pipe) lines answer in order.
 	typedAhead func(string)
 	// quiet is how long a question stands on a terminal before a yes
 	// counts, as in the full-screen chat: an answer sooner was typed

@@ -77,14 +77,11 @@ func (s *jsonSink) fail(err error, now time.Time) {
 	}
 }
 
-// plainSink shows a session's events as text: a compact line per tool
-// call, retry and approval on log (stderr), for people and for pipes
-// alike, and the model's text on out. The chat's line mode streams all
-// the model's text to out as it comes; `run` (answerOnly) keeps out for
-// the answer alone, as `claude -p` and `codex exec` do: what the model
-// says between tool calls, and its reply to an end-of-turn check, go to
-// log once each response is whole, and the turn's answer goes to out at
-// its end.
+// plainSink shows a session's events as text: a line per tool call,
+// retry and approval on log (stderr), and the model's text on out as it
+// comes. `run` (answerOnly) keeps out for the answer alone, as `claude
+// -p` does: the model's words between tool calls go to log once each
+// response is whole, the turn's answer to out at its end.
 type plainSink struct {
 	mu         sync.Mutex
 	out        io.Writer
@@ -92,7 +89,6 @@ type plainSink struct {
 	answerOnly bool
 	shown      map[string]progressMark // per call: what its last progress line said
 	midLine    bool                    // out has text without a trailing newline
-	text       bool                    // some answer text was written
 	// answerOnly: the text of the response streaming now, and of the last
 	// response without tool calls (the answer, unless the turn goes on).
 	pending, held string
@@ -118,7 +114,6 @@ func (s *plainSink) Emit(e agent.Event) {
 		}
 		fmt.Fprint(s.out, e.Text)
 		s.midLine = !strings.HasSuffix(e.Text, "\n")
-		s.text = true
 	case agent.EventModelResponse:
 		s.endLine()
 	case agent.EventToolProgress:
@@ -142,50 +137,56 @@ func (s *plainSink) Emit(e agent.Event) {
 		default:
 			fmt.Fprintf(s.log, "  ✓ %s (%s)\n", t.Name, d.Round(time.Millisecond))
 		}
-	case agent.EventApproval:
-		if !e.Approval.Allow {
-			fmt.Fprintf(s.log, "  ⊘ denied %s: %s\n", e.Approval.Summary, e.Approval.Reason)
-		}
-	case agent.EventModelRetry:
+	case agent.EventMCPStatus:
+		// The log line of the server's state change says it already.
+	case agent.EventTurnFinished:
 		s.endLine()
+	default:
+		if line := noticeLine(e); line != "" {
+			s.endLine()
+			if e.Type == agent.EventModelRetry && e.Retry.Discarded && !s.answerOnly {
+				line += "; the partial answer above is discarded"
+			}
+			fmt.Fprintln(s.log, line)
+		}
+	}
+}
+
+// noticeLine is an event that is neither the model's text nor a tool
+// call as run's stderr and the inspect timeline show it; "" for others.
+func noticeLine(e agent.Event) string {
+	switch {
+	case e.Type == agent.EventApproval && e.Approval != nil && !e.Approval.Allow:
+		return fmt.Sprintf("  ⊘ denied %s: %s", e.Approval.Summary, e.Approval.Reason)
+	case e.Type == agent.EventModelRetry && e.Retry != nil:
 		r := e.Retry
-		note := ""
-		if r.Discarded && !s.answerOnly {
-			note = "; the partial answer above is discarded"
-		}
-		fmt.Fprintf(s.log, "↻ %s; retry %d in %s%s\n", r.Reason, r.Attempt, r.Wait.Round(time.Millisecond), note)
-	case agent.EventModelFallback:
-		s.endLine()
-		fmt.Fprintf(s.log, "⇢ switching from %s to %s: %s\n", e.Fallback.From, e.Fallback.To, e.Fallback.Reason)
-	case agent.EventVerify:
-		s.endLine()
+		return fmt.Sprintf("↻ %s; retry %d in %s", r.Reason, r.Attempt, r.Wait.Round(time.Millisecond))
+	case e.Type == agent.EventModelFallback && e.Fallback != nil:
+		return fmt.Sprintf("⇢ switching from %s to %s: %s", e.Fallback.From, e.Fallback.To, e.Fallback.Reason)
+	case e.Type == agent.EventVerify && e.Verify != nil:
 		v := e.Verify
-		fmt.Fprintf(s.log, "verify #%d: %s -> exit %d (%d ms)\n", v.Round, v.Command, v.ExitCode, v.DurationMS)
-	case agent.EventNudge:
-		s.endLine()
-		fmt.Fprintf(s.log, "↩ check: %s\n", e.Nudge.Check)
-	case agent.EventSegmentReset:
-		s.endLine()
+		s := fmt.Sprintf("verify #%d: %s -> exit %d (%d ms)", v.Round, v.Command, v.ExitCode, v.DurationMS)
+		if v.Error != "" {
+			s += ": " + v.Error
+		}
+		return s
+	case e.Type == agent.EventNudge && e.Nudge != nil:
+		return "↩ check: " + e.Nudge.Check
+	case e.Type == agent.EventSegmentReset && e.Reset != nil:
 		r := e.Reset
 		shrunk := ""
 		if r.Shrunk > 0 {
 			shrunk = fmt.Sprintf("; %d ledger entries shortened to fit", r.Shrunk)
 		}
-		fmt.Fprintf(s.log, "⟲ context reset (%s): segment %d, handoff %d tokens%s\n", r.Reason, r.To, r.Tokens, shrunk)
-	case agent.EventKept:
-		s.endLine()
-		fmt.Fprintf(s.log, "godwit: kept as a rule, D%d\n", e.Kept.Seq)
-	case agent.EventSuperseded:
-		s.endLine()
-		fmt.Fprintln(s.log, supersededLine(e.Superseded))
-	case agent.EventLedgerOver, agent.EventNotice:
-		s.endLine()
-		fmt.Fprintf(s.log, "godwit: %s\n", e.Text)
-	case agent.EventMCPStatus:
-		// The log line of the server's state change says it already.
-	case agent.EventTurnFinished:
-		s.endLine()
+		return fmt.Sprintf("⟲ context reset (%s): segment %d, handoff %d tokens%s", r.Reason, r.To, r.Tokens, shrunk)
+	case e.Type == agent.EventKept && e.Kept != nil:
+		return fmt.Sprintf("godwit: kept as a rule, D%d", e.Kept.Seq)
+	case e.Type == agent.EventSuperseded && e.Superseded != nil:
+		return supersededLine(e.Superseded)
+	case e.Type == agent.EventLedgerOver, e.Type == agent.EventNotice:
+		return "godwit: " + e.Text
 	}
+	return ""
 }
 
 // answer handles the model's text in answerOnly mode; true when e needs

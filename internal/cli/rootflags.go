@@ -15,15 +15,9 @@ import (
 	"github.com/godwit/godwit/internal/suggest"
 )
 
-// What the root command adds to the tree, for the habits users bring from
-// Claude Code and Codex: `godwit` alone starts the chat on a terminal (as
-// `claude` and `codex` do; with stdin or stdout not a terminal it prints
-// this help instead), --version, -C DIR (`codex -C`, `git -C`), and "did
-// you mean" for an unknown command or flag, peers' flags included.
-
-// setupRoot makes root start the chat and take -C and --version, and
-// gives every command with subcommands a "did you mean" for a mistyped
-// one.
+// setupRoot adds the habits users bring from Claude Code and Codex:
+// `godwit` alone starts the chat on a terminal (else prints help),
+// --version, -C DIR, and "did you mean" for a mistyped command or flag.
 func setupRoot(root *cobra.Command, f *Factory) {
 	root.Use = "godwit [flags]"
 	root.Long = `godwit is a coding agent for long working sessions.

@@ -238,33 +238,22 @@ func joinStdin(prompt, in string) string {
 // readNoticed reads r to its end; if nothing has come after wait, it
 // says on log what it is waiting for.
 func readNoticed(r io.Reader, log io.Writer, wait time.Duration) ([]byte, error) {
-	got := make(chan struct{})
-	var first bool
 	t := time.AfterFunc(wait, func() {
-		select {
-		case <-got:
-		default:
-			fmt.Fprintln(log, "godwit: waiting for the input on stdin to end (Ctrl-D on a terminal; run with </dev/null to give none)")
-		}
+		fmt.Fprintln(log, "godwit: waiting for the input on stdin to end (Ctrl-D on a terminal; run with </dev/null to give none)")
 	})
 	defer t.Stop()
-	var buf []byte
-	chunk := make([]byte, 32<<10)
-	for {
-		n, err := r.Read(chunk)
-		if n > 0 && !first {
-			first = true
-			close(got)
+	return io.ReadAll(readerFunc(func(p []byte) (int, error) {
+		n, err := r.Read(p)
+		if n > 0 {
+			t.Stop()
 		}
-		buf = append(buf, chunk[:n]...)
-		if errors.Is(err, io.EOF) {
-			return buf, nil
-		}
-		if err != nil {
-			return buf, err
-		}
-	}
+		return n, err
+	}))
 }
+
+type readerFunc func([]byte) (int, error)
+
+func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
 
 func runRun(ctx context.Context, opts *RunOptions) (err error) {
 	now := opts.Now

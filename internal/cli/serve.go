@@ -6,7 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -98,8 +98,7 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 	// turn goes on; a second one cancels the turn.
 	turnCtx, cancelTurn := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelTurn()
-	var running sync.Mutex
-	busy := false
+	var busy atomic.Bool
 	stopped := make(chan struct{})
 	defer close(stopped)
 	go func() {
@@ -111,11 +110,9 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 		sig := make(chan os.Signal, 1)
 		signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 		defer signal.Stop(sig)
-		running.Lock()
-		if busy {
+		if busy.Load() {
 			fmt.Fprintln(opts.IO.ErrOut, "stopping after the running turn; Ctrl-C again cancels it")
 		}
-		running.Unlock()
 		select {
 		case <-sig:
 			cancelTurn()
@@ -123,14 +120,8 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 		}
 	}()
 	run := func(_ context.Context, ms []store.Mail) (agent.Result, error) {
-		running.Lock()
-		busy = true
-		running.Unlock()
-		defer func() {
-			running.Lock()
-			busy = false
-			running.Unlock()
-		}()
+		busy.Store(true)
+		defer busy.Store(false)
 		return env.Runtime.Run(turnCtx, agent.RunInput{SessionID: id, Mail: ms, Sink: sink})
 	}
 	err = mail.Serve(ctx, box, run, mail.ServeOptions{TurnContext: turnCtx, OnTurn: func(ms []store.Mail, res agent.Result, err error) {
@@ -158,7 +149,7 @@ func serveSession(ctx context.Context, opts *ServeOptions, env *wiring.Env) (str
 		fmt.Fprintln(opts.IO.ErrOut, "new session", id)
 		return id, nil
 	}
-	sess, err := mail.Resolve(ctx, st, opts.Session)
+	sess, err := resolveSession(ctx, st, opts.Session, env.Workspace)
 	if err != nil {
 		return "", err
 	}

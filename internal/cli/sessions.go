@@ -18,11 +18,8 @@ import (
 )
 
 // Sessions belong to a workspace: the folder godwit was started in (or
-// named with -C), symlinks resolved, as Claude Code and Codex key theirs
-// by the working directory rather than the git root. `--session last`,
-// `-c`, `sessions`, `inspect trace last` and `undo last` all mean this
-// workspace's; a session of another workspace is continued only there
-// (agent.WorkspaceError).
+// -C), symlinks resolved, not the git root. "last" means this
+// workspace's; a session of another one is continued only there.
 
 // workspaceRoot is dir as a session records its workspace; dir itself
 // when it cannot be resolved (the command then fails on its own terms).

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"regexp"
 	"slices"
@@ -103,13 +104,8 @@ func (c Config) validate(doc *yaml.Node) []Problem {
 	if msg := MaxStepsProblem(c.MaxSteps); msg != "" && lineOf(doc, "max_steps") > 0 {
 		bad("max_steps", msg)
 	}
-	if c.Retry.MaxAttempts < 0 {
-		bad("retry.max_attempts", "must be 1 or more (or left out for the default)")
-	}
-	if c.Retry.MaxDelaySeconds < 0 {
-		bad("retry.max_delay_seconds", "must be 1 or more (or left out for the default)")
-	}
-	for key, v := range map[string]int{"shell.max_processes": c.Shell.MaxProcesses, "shell.max_file_mb": c.Shell.MaxFileMB, "shell.job_log_mb": c.Shell.JobLogMB} {
+	for key, v := range map[string]int{"retry.max_attempts": c.Retry.MaxAttempts, "retry.max_delay_seconds": c.Retry.MaxDelaySeconds,
+		"shell.max_processes": c.Shell.MaxProcesses, "shell.max_file_mb": c.Shell.MaxFileMB, "shell.job_log_mb": c.Shell.JobLogMB} {
 		if v < 0 {
 			bad(key, "must be 1 or more (or left out for the default)")
 		}
@@ -141,8 +137,6 @@ func lineOf(n *yaml.Node, key string) int {
 	return line
 }
 
-var unmarshaler = reflect.TypeFor[yaml.Unmarshaler]()
-
 // checkKeys reports every mapping key under n that type t does not have,
 // with the nearest one it does. path is the dotted path of n.
 func checkKeys(n *yaml.Node, t reflect.Type, path string, out *[]Problem) {
@@ -152,28 +146,17 @@ func checkKeys(n *yaml.Node, t reflect.Type, path string, out *[]Problem) {
 	if n.Kind == yaml.AliasNode && n.Alias != nil {
 		n = n.Alias
 	}
-	if reflect.PointerTo(t).Implements(unmarshaler) {
-		return // it reads itself
-	}
 	join := func(k string) string {
 		if path == "" {
 			return k
 		}
 		return path + "." + k
 	}
-	switch t.Kind() {
-	case reflect.Struct:
-		if n.Kind != yaml.MappingNode {
-			return // Decode reports the type
-		}
+	// A node of another kind than t is Decode's to report.
+	switch kind := t.Kind(); {
+	case kind == reflect.Struct && n.Kind == yaml.MappingNode:
 		fields := yamlFields(t)
-		names := slices.Sorted(func(yield func(string) bool) {
-			for k := range fields {
-				if !yield(k) {
-					return
-				}
-			}
-		})
+		names := slices.Sorted(maps.Keys(fields))
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			ft, ok := fields[k.Value]
@@ -189,52 +172,29 @@ func checkKeys(n *yaml.Node, t reflect.Type, path string, out *[]Problem) {
 			}
 			checkKeys(v, ft, join(k.Value), out)
 		}
-	case reflect.Map:
-		if n.Kind != yaml.MappingNode {
-			return
-		}
+	case kind == reflect.Map && n.Kind == yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			checkKeys(n.Content[i+1], t.Elem(), join(n.Content[i].Value), out)
 		}
-	case reflect.Slice, reflect.Array:
-		if n.Kind != yaml.SequenceNode {
-			return
-		}
+	case (kind == reflect.Slice || kind == reflect.Array) && n.Kind == yaml.SequenceNode:
 		for i, item := range n.Content {
 			checkKeys(item, t.Elem(), join(strconv.Itoa(i)), out)
 		}
 	}
 }
 
-// yamlFields maps a struct's YAML keys to their types, inline fields
-// included.
+// yamlFields maps a struct's YAML keys to their types (godwit's config
+// types have no inline fields and no UnmarshalYAML).
 func yamlFields(t reflect.Type) map[string]reflect.Type {
 	out := map[string]reflect.Type{}
 	for f := range t.Fields() {
-		if !f.IsExported() {
-			continue
-		}
-		tag := f.Tag.Get("yaml")
-		if tag == "-" {
-			continue
-		}
-		name, opts, _ := strings.Cut(tag, ",")
-		if strings.Contains(","+opts+",", ",inline,") {
-			ft := f.Type
-			for ft.Kind() == reflect.Pointer {
-				ft = ft.Elem()
-			}
-			if ft.Kind() == reflect.Struct {
-				for k, v := range yamlFields(ft) {
-					out[k] = v
-				}
-			}
-			continue
-		}
+		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
 		if name == "" {
 			name = strings.ToLower(f.Name)
 		}
-		out[name] = f.Type
+		if f.IsExported() && name != "-" {
+			out[name] = f.Type
+		}
 	}
 	return out
 }

@@ -7,6 +7,7 @@
 package config
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -81,15 +82,9 @@ const (
 )
 
 // Limits are the bounds in force: processes, and file and job log
-// sizes in bytes.
+// sizes in bytes (validate refuses negative values).
 func (s ShellConfig) Limits() (processes int, fileSize, jobLog int64) {
-	or := func(v, def int) int {
-		if v > 0 {
-			return v
-		}
-		return def
-	}
-	return or(s.MaxProcesses, DefaultMaxProcesses), int64(or(s.MaxFileMB, DefaultMaxFileMB)) << 20, int64(or(s.JobLogMB, DefaultJobLogMB)) << 20
+	return cmp.Or(s.MaxProcesses, DefaultMaxProcesses), int64(cmp.Or(s.MaxFileMB, DefaultMaxFileMB)) << 20, int64(cmp.Or(s.JobLogMB, DefaultJobLogMB)) << 20
 }
 
 // MailConfig says whom the send_message tool may message besides the
@@ -188,7 +183,7 @@ func Load(home string, getenv func(string) string) (Config, error) {
 // Overrides turns the provider and model entries into catalog overrides.
 func (c Config) Overrides() catalog.Overrides {
 	var o catalog.Overrides
-	for _, name := range sortedKeys(c.Providers) {
+	for _, name := range slices.Sorted(maps.Keys(c.Providers)) {
 		p := c.Providers[name]
 		o.Providers = append(o.Providers, catalog.Provider{
 			Name: name, Type: p.Type, BaseURL: p.BaseURL, APIKeyEnv: p.APIKeyEnv,
@@ -220,8 +215,4 @@ func (m ModelConfig) model() catalog.Model {
 		Provider: m.Provider, ID: m.ID, ContextWindow: m.ContextWindow, MaxOutput: m.MaxOutput, Reasoning: m.Reasoning, Images: m.Images,
 		Price: catalog.Price{Input: m.Price.Input, Output: m.Price.Output, CacheRead: m.Price.CacheRead, CacheWrite: m.Price.CacheWrite},
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	return slices.Sorted(maps.Keys(m))
 }

@@ -4,14 +4,13 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/godwit/godwit/internal/agent"
 	"github.com/godwit/godwit/internal/config"
 	"github.com/godwit/godwit/internal/mcp"
 	"github.com/godwit/godwit/internal/policy"
-	"github.com/godwit/godwit/internal/store"
 	"github.com/godwit/godwit/internal/subagent"
 	"github.com/godwit/godwit/internal/tool/deferred"
 	"github.com/godwit/godwit/internal/window"
@@ -20,15 +19,13 @@ import (
 )
 
 // mcpStartWait is how long Build waits for MCP servers before the first
-// tool table is fixed. The table is part of the cached prefix and never
-// changes within a segment, so a server that starts later (or lists new
-// tools) joins at the next segment: lateTools.
-// GODWIT_MCP_WAIT (a Go duration, "30s") sets it for servers slow to
-// start, as npx ones are on their first run, or any on a loaded machine.
-const mcpStartWait = 5 * time.Second
-
-// mcpWaitEnv names the variable that overrides mcpStartWait.
-const mcpWaitEnv = "GODWIT_MCP_WAIT"
+// tool table is fixed (the table never changes within a segment, so a
+// later server joins at the next one); mcpWaitEnv, a duration such as
+// 30s, sets it for servers slow to start.
+const (
+	mcpStartWait = 5 * time.Second
+	mcpWaitEnv   = "GODWIT_MCP_WAIT"
+)
 
 // extensions are what MCP servers and deferred tools add to a session.
 type extensions struct {
@@ -67,30 +64,23 @@ func startExtensions(ctx context.Context, opts Options, cfg config.Config, root 
 	return ext, nil
 }
 
-// startMCP starts the configured MCP servers (config.yaml and the
-// allowed entries of .mcp.json), waits up to opts.MCPWait (mcpStartWait
-// when zero) for them, and hands every ready server's tools to late,
-// then and whenever one becomes ready or lists its tools anew. A failing
-// server is logged, never fatal.
-//
-// Once Build has its first table, a change of state is also an
-// mcp.status event to opts.EngineEvents (the states before are in
-// session.started), so a consumer of `run --json` sees a server fail.
+// startMCP starts the configured MCP servers, waits for them (up to
+// mcpStartWait), and hands every ready server's tools to late, then and
+// whenever one becomes ready or lists its tools anew. A failing server is
+// logged, never fatal; once Build has its first table, a change of state
+// is also an mcp.status event to opts.EngineEvents.
 func startMCP(ctx context.Context, cfg mcp.Config, opts Options, root string, late *lateTools) *mcp.Manager {
-	wait := opts.MCPWait
-	if wait <= 0 {
-		wait = mcpStartWait
-		if v := opts.Getenv(mcpWaitEnv); v != "" {
-			if d, err := time.ParseDuration(v); err == nil && d > 0 {
-				wait = d
-			} else {
-				opts.Logger.Warn("mcp: "+mcpWaitEnv+" is not a duration such as 30s; waiting the default", "value", v, "wait", wait)
-			}
+	wait := mcpStartWait
+	if v := opts.Getenv(mcpWaitEnv); v != "" {
+		if d, err := time.ParseDuration(v); err == nil && d > 0 {
+			wait = d
+		} else {
+			opts.Logger.Warn("mcp: "+mcpWaitEnv+" is not a duration such as 30s; waiting the default", "value", v, "wait", wait)
 		}
 	}
 	mgr := mcp.Start(mcp.Options{Config: cfg, Workspace: root, Getenv: opts.Getenv, Logger: opts.Logger, Version: opts.Version,
 		OnStatus: func(s mcp.Status) {
-			if late.isStarted() && opts.EngineEvents != nil {
+			if late.ready.Load() && opts.EngineEvents != nil {
 				info := mcpInfo(s)
 				opts.EngineEvents.Emit(agent.Event{Type: agent.EventMCPStatus, Time: time.Now(), MCP: &info})
 			}
@@ -111,46 +101,28 @@ func startMCP(ctx context.Context, cfg mcp.Config, opts Options, root string, la
 		opts.Logger.Warn("mcp: some servers were not ready in time; their tools join at the next segment once they are", "wait", wait)
 	}
 	late.offer(mgr.Tools())
-	late.started()
+	late.ready.Store(true)
 	return mgr
 }
 
-// lateTools takes MCP tools as their servers become ready. The runner can
-// run them at once; the model sees them from the next segment on, when
-// the window reads the tool table again (Options.Segment), or the
-// deferred listing does.
+// lateTools takes MCP tools as their servers become ready: the runner
+// runs them at once, the model sees them from the next segment on.
 type lateTools struct {
 	reg *tool.Registry
 	log *slog.Logger
 
-	mu    sync.Mutex
-	table *deferred.Table // set once tools.deferred has built it
-	ready bool            // Build has its first table; later tools are news
+	table atomic.Pointer[deferred.Table] // set once tools.deferred has built it
+	ready atomic.Bool                    // Build has its first table; later tools are news
 }
 
 func (l *lateTools) offer(ts []tool.Tool) {
 	added := l.reg.Offer(ts...)
-	l.mu.Lock()
-	table, ready := l.table, l.ready
-	l.mu.Unlock()
-	if table != nil {
+	if table := l.table.Load(); table != nil {
 		table.Offer(ts...)
 	}
-	if ready && len(added) > 0 {
+	if l.ready.Load() && len(added) > 0 {
 		l.log.Info("mcp: new tools join at the next segment", "tools", added)
 	}
-}
-
-func (l *lateTools) started() {
-	l.mu.Lock()
-	l.ready = true
-	l.mu.Unlock()
-}
-
-func (l *lateTools) isStarted() bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.ready
 }
 
 // mcpInfo is a server's status as events show it.
@@ -165,9 +137,7 @@ func mcpInfo(s mcp.Status) agent.MCPServerInfo {
 // setTable hands later tools to the deferred table too, and the tools
 // that arrived while it was being built.
 func (l *lateTools) setTable(t *deferred.Table) {
-	l.mu.Lock()
-	l.table = t
-	l.mu.Unlock()
+	l.table.Store(t)
 	t.Offer(l.reg.Tools()...)
 }
 
@@ -204,34 +174,23 @@ func deferTools(mode string, reg *tool.Registry, counter *window.Counter) (func(
 	}, table, nil
 }
 
-// subagentDeps is what a sub-agent's child runtime is built from.
-type subagentDeps struct {
-	model chosenModel
-	store *store.Store
-	root  string
-	size  windowSize
-	rules *policy.Rules
-	opts  Options
-	// shell is the sub-agent's own shell_exec: foreground only, judged
-	// by its read-only policy and run in a read-only sandbox.
-	shell tool.Tool
-}
-
-// newSubagent builds the subagent tool: a read-only child session with
+// subagent builds the subagent tool: a read-only child session with
 // the parent's read-only tools, a shell of its own for read-only
-// commands, its own context, and a read-only policy that asks nobody.
-func newSubagent(reg *tool.Registry, d subagentDeps) (*subagent.Tool, error) {
-	childPol, err := policy.New(policy.Options{Mode: policy.ReadOnly, Workspace: d.root, Rules: d.rules, Logger: d.opts.Logger})
+// commands (foreground only, in a read-only sandbox), its own context,
+// and a read-only policy that asks nobody.
+func (b *build) subagent(reg *tool.Registry) (*subagent.Tool, error) {
+	m, st, root, log := b.model, b.env.Store, b.ws.Root(), b.opts.Logger
+	childPol, err := policy.New(policy.Options{Mode: policy.ReadOnly, Workspace: root, Rules: b.guard.rules, Logger: log})
 	if err != nil {
 		return nil, fmt.Errorf("wiring: subagent policy: %w", err)
 	}
-	sub, err := subagent.New(subagent.Options{Parent: reg, Store: d.store, Workspace: d.root, Model: d.model.ref(),
-		Names: append(subagent.DefaultTools(), "search_memory"), Extra: []tool.Tool{d.shell},
+	sub, err := subagent.New(subagent.Options{Parent: reg, Store: st, Workspace: root, Model: m.ref(),
+		Names: append(subagent.DefaultTools(), "search_memory"), Extra: []tool.Tool{b.shells.sub},
 		New: func(_ context.Context, c subagent.Child) (*agent.Runtime, error) {
-			return agent.New(agent.Config{Provider: d.model.provider, ProviderName: d.model.providerName, Model: d.model.id, Store: d.store,
-				Workspace: d.root, MaxSteps: c.MaxSteps, Cost: d.model.info.Price.Cost, Logger: d.opts.Logger,
-				Assembler: window.New(window.Options{System: c.System, Tools: c.Tools.Specs(), Budget: d.size.budget, Counter: d.size.counter, Pages: storePages{d.store}, Logger: d.opts.Logger}),
-				Runner:    tool.NewRunner(c.Tools, tool.RunnerOptions{Approver: childPol, Logger: d.opts.Logger})})
+			return agent.New(agent.Config{Provider: m.provider, ProviderName: m.providerName, Model: m.id, Store: st,
+				Workspace: root, MaxSteps: c.MaxSteps, Cost: m.info.Price.Cost, Logger: log,
+				Assembler: window.New(window.Options{System: c.System, Tools: c.Tools.Specs(), Budget: b.size.budget, Counter: b.size.counter, Pages: storePages{st}, Logger: log}),
+				Runner:    tool.NewRunner(c.Tools, tool.RunnerOptions{Approver: childPol, Logger: log})})
 		}})
 	if err != nil {
 		return nil, fmt.Errorf("wiring: %w", err)

@@ -10,12 +10,9 @@ import (
 	"github.com/godwit/godwit/llm/catalog"
 )
 
-// A provider's error says what the vendor said; only the configuration
-// knows what the user must change to fix it: which variable holds the key,
-// where the base URL comes from. hinted adds that to the failures whose
-// fix is in the configuration (a refused key, an answer in another wire
-// format), under the retries, so every entry of a fallback chain names its
-// own.
+// hinted adds to a refused key or an answer in another wire format what
+// the user must change in the configuration, under the retries, so every
+// entry of a fallback chain names its own.
 
 // hintError is a provider failure with what to do about it. It unwraps to
 // the provider's error, so errors.Is and errors.As see the *llm.Error.

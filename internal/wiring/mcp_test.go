@@ -61,7 +61,7 @@ func TestLateMCPServerJoinsAtTheNextSegment(t *testing.T) {
 				fake.Step{Text: "## Current task\nAnswer.\n## Next step\nAnswer."}, // the handoff
 				fake.Step{Text: "two"},
 			)
-			env, err := Build(context.Background(), Options{Home: home, Workspace: t.TempDir(), Model: "demo/m", Provider: p, MCPWait: 50 * time.Millisecond})
+			env, err := Build(context.Background(), Options{Home: home, Workspace: t.TempDir(), Model: "demo/m", Provider: p, Getenv: shortMCPWait})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -115,7 +115,7 @@ func TestMCPStateReachesTheEvents(t *testing.T) {
 	}
 	rec := &agent.Recorder{}
 	env, err := Build(context.Background(), Options{Home: home, Workspace: t.TempDir(), Model: "demo/m", Provider: fake.New(fake.Step{Text: "one"}),
-		MCPWait: 50 * time.Millisecond, EngineEvents: rec, Version: "v-test"})
+		Getenv: shortMCPWait, EngineEvents: rec, Version: "v-test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,6 +146,14 @@ func TestMCPStateReachesTheEvents(t *testing.T) {
 
 // GODWIT_MCP_WAIT lengthens the wait for the first table: a server ready
 // after the default 5 s is in it.
+// shortMCPWait makes Build wait 50 ms for MCP servers.
+func shortMCPWait(k string) string {
+	if k == mcpWaitEnv {
+		return "50ms"
+	}
+	return os.Getenv(k)
+}
+
 func TestMCPWaitFromTheEnvironment(t *testing.T) {
 	t.Parallel()
 	url, open := gatedMCP(t)

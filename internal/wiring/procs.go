@@ -38,13 +38,9 @@ func trackProcs(st *store.Store, log *slog.Logger) func(context.Context, shell.S
 	}
 }
 
-// sweepOrphans ends what an earlier godwit left running: every process
-// group recorded as running whose godwit is gone. A supervisor ends its
-// own tree when its godwit dies, so usually there is nothing left to
-// kill; either way the row is closed as killed, so that a resumed
-// session tells the model its command was killed rather than that it
-// did not complete. A row whose godwit still runs (another terminal) is
-// left alone, and a pid is signalled only when its start stamp matches.
+// sweepOrphans ends every process group recorded as running whose godwit
+// is gone (a pid is signalled only when its start stamp matches), and
+// closes its row as killed, so a resumed session tells the model so.
 func sweepOrphans(ctx context.Context, st *store.Store, grace time.Duration, log *slog.Logger) {
 	procs, err := st.RunningProcs(ctx)
 	if err != nil {

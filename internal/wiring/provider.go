@@ -31,11 +31,9 @@ type ProviderModel struct {
 }
 
 // NewProvider builds the provider a "provider/model" reference names,
-// wrapped in retries and, when the config lists fallbacks for the model,
-// a fallback chain. A fallback whose API key is not set is left out of
-// the chain with a warning, so that a missing key for a spare model never
-// stops the main one; any other problem with a fallback is the config's,
-// an *InputError like a bad main model.
+// with retries and the config's fallbacks for it. A fallback without its
+// API key is left out with a warning; any other problem with one is an
+// *InputError, like a bad main model.
 func NewProvider(cfg config.Config, cat *catalog.Catalog, ref string, getenv func(string) string, log *slog.Logger) (ProviderModel, error) {
 	primary, err := buildOne(cat, ref, getenv, log)
 	if err != nil {

@@ -45,11 +45,9 @@ type guard struct {
 	hidden   func(toolName, abs string) bool
 	recorder *snapshot.Recorder
 	watcher  *snapshot.Watcher
-	// git keeps the repository's hooks and config as the user left them
-	// across shell commands where the sandbox's view cannot (another
-	// OS, a kernel without namespaces) and what a command starts that
-	// outlives its view (a job's processes are in it; a hook run later is
-	// not).
+	// git restores the repository's hooks and config after commands,
+	// where the sandbox's view cannot keep them (another OS, no
+	// namespaces, a hook run later).
 	git *gitguard.Guard
 	// refused holds, until a shell result carries it to the user, why
 	// commands run without the sandbox's view.
@@ -63,16 +61,12 @@ type guard struct {
 // Go's build and module caches, npm's, pip's, cargo's and the like.
 const CacheDir = "cache"
 
-// newGuard loads the rules ($GODWIT_HOME/rules.yaml, then the
-// workspace's .godwit/rules.yaml, which can only narrow them: what it
-// tries to widen is ignored with a warning), builds the policy for the
-// mode, and
-// the Landlock sandbox: writes only to the workspace, the private
-// temp folder and (ask and auto) the private caches of CacheDir, none at
-// all in read-only mode; reads anywhere; network off in read-only mode
-// unless a rule says otherwise. With
-// Approval.Live there is a policy and a sandbox for each mode, and
-// every approval and every command takes the one of the mode in force.
+// newGuard loads the rules (the workspace's can only narrow the user's),
+// and builds the policy and the Landlock sandbox for the mode: writes
+// only to the workspace, the private temp folder and (ask and auto) the
+// private caches, none in read-only mode, where the network is off too
+// unless a rule says otherwise. With Approval.Live there is a policy and
+// a sandbox per mode, taken at each approval and command.
 func newGuard(opts Options, ws *workspace.Workspace, st *store.Store, shcfg config.ShellConfig, closers *[]func() error) (*guard, error) {
 	root := ws.Root()
 	rules, err := policy.LoadRules(filepath.Join(opts.Home, policy.RulesFile), filepath.Join(root, ".godwit", policy.RulesFile))
@@ -132,7 +126,7 @@ func newGuard(opts Options, ws *workspace.Workspace, st *store.Store, shcfg conf
 		}
 	}
 	sw.mode = ap.mode
-	g.approver, g.rules, g.tmp, g.wrap, g.logLimit = sw.approver(), rules, tmp, sw.wrap, logLimit
+	g.approver, g.rules, g.tmp, g.wrap, g.logLimit = modal{&sw}, rules, tmp, sw.wrap, logLimit
 	g.writeWrap = sw.wraps[false]
 	g.readOnlyWrap = sandbox.Wrap(sandbox.Config{ReadOnly: true, TempDir: tmp, View: view, Limits: limits, Logger: wrapLog})
 	g.hidden = func(toolName, abs string) bool { return sw.current().Hidden(toolName, abs) }
@@ -172,21 +166,6 @@ func (s *switched) current() *policy.Policy {
 		}
 	}
 	return nil
-}
-
-// approver is the one policy when there is one, else the switch.
-func (s *switched) approver() tool.Approver {
-	n := 0
-	var only *policy.Policy
-	for _, p := range s.policies {
-		if p != nil {
-			n, only = n+1, p
-		}
-	}
-	if n == 1 {
-		return only
-	}
-	return modal{s}
 }
 
 // wrap sandboxes a command by the mode in force when it starts.
@@ -288,14 +267,11 @@ func newView(opts Options, root string, rules *policy.Rules, refused *notice) *s
 	}
 }
 
-// secretFiles lists the workspace's secrets files (tool.IsSecret, the
-// policy's list) and the files and folders deny rules name for the
-// view: a deny path rule then holds for a command's own code too (a job
-// that hard-links a denied file under another name gets EXDEV). The
-// first command waits for a walk; each later one takes the last walk's list and, when it is older than
-// secretsFresh, starts another in the background. So a secrets file
-// made during the session is hidden a few seconds later (the session's
-// own commands made it, or the user).
+// secretFiles lists the workspace's secrets files (tool.IsSecret) and
+// what deny rules name, for the view to hide from commands' own code.
+// The first command waits for a walk; a later one takes the last list
+// and, when it is older than secretsFresh, starts another walk, so a
+// secrets file made during the session is hidden seconds later.
 type secretFiles struct {
 	root   string
 	denied func(abs, rel string) bool
@@ -393,36 +369,24 @@ func (n *notice) take() string {
 	return msg
 }
 
-// withNotice passes n's message, when there is one, to the user with
-// t's next result.
-func withNotice(t tool.Tool, n *notice) tool.Tool {
-	nt := &noticed{Tool: t, n: n}
-	if a, ok := t.(tool.Accessor); ok {
-		return &noticedAccessor{noticed: nt, acc: a}
-	}
-	return nt
-}
-
+// noticed passes n's message, when there is one, to the user with a
+// shell_exec's next result.
 type noticed struct {
-	tool.Tool
+	accessTool
 	n *notice
 }
 
+type accessTool interface {
+	tool.Tool
+	tool.Accessor
+}
+
 func (t *noticed) Run(ctx context.Context, args json.RawMessage) (tool.Result, error) {
-	res, err := t.Tool.Run(ctx, args)
+	res, err := t.accessTool.Run(ctx, args)
 	if msg := t.n.take(); msg != "" {
 		res.Notice = strings.TrimPrefix(res.Notice+"\n"+msg, "\n")
 	}
 	return res, err
-}
-
-type noticedAccessor struct {
-	*noticed
-	acc tool.Accessor
-}
-
-func (t *noticedAccessor) Access(args json.RawMessage) (tool.Access, error) {
-	return t.acc.Access(args)
 }
 
 // sandboxed reports whether Landlock confines commands here.

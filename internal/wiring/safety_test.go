@@ -216,7 +216,7 @@ func TestSecretFilesPadded(t *testing.T) {
 // shell result, once.
 func TestNoticeOnce(t *testing.T) {
 	var n notice
-	sh := withNotice(toolFunc(func() tool.Result { return tool.Result{Content: "ok"} }), &n)
+	sh := &noticed{toolFunc(func() tool.Result { return tool.Result{Content: "ok"} }), &n}
 	n.set("no view here")
 	for i, want := range []string{"no view here", ""} {
 		res, err := sh.Run(context.Background(), nil)
@@ -234,3 +234,4 @@ func (toolFunc) Spec() llm.ToolSpec { return llm.ToolSpec{Name: "shell_exec"} }
 func (f toolFunc) Run(context.Context, json.RawMessage) (tool.Result, error) {
 	return f(), nil
 }
+func (toolFunc) Access(json.RawMessage) (tool.Access, error) { return tool.Access{}, nil }

@@ -10,10 +10,8 @@ import (
 	"github.com/godwit/godwit/internal/snapshot"
 	"github.com/godwit/godwit/internal/store"
 	"github.com/godwit/godwit/internal/tool/fs"
-	"github.com/godwit/godwit/internal/tool/plan"
 	"github.com/godwit/godwit/internal/tool/recall"
 	"github.com/godwit/godwit/internal/tool/shell"
-	"github.com/godwit/godwit/internal/tool/workspace"
 	"github.com/godwit/godwit/tool"
 )
 
@@ -40,7 +38,7 @@ func newShells(opts Options, root string, g *guard, secrets []string, track func
 		Env: []string{"TMPDIR=" + g.tmp}, Secrets: secrets, Wrap: g.readOnlyWrap, Track: track})
 	subTool, subCheck := g.guardShell(subShell, subShell)
 	*closers = append(*closers, lastCheck, sh.Close, subCheck, subShell.Close)
-	return shells{main: sh, tool: withNotice(shellTool, &g.refused), sub: withNotice(subTool, &g.refused)}
+	return shells{main: sh, tool: &noticed{shellTool.(accessTool), &g.refused}, sub: &noticed{subTool.(accessTool), &g.refused}}
 }
 
 // memoryParts are long-term memory's pieces: where skills live, the
@@ -71,44 +69,30 @@ func newMemory(opts Options, cfg config.MemoryConfig, root string, st *store.Sto
 	return memoryParts{places: places, source: source, search: memory.NewSearchTool(searcher)}, nil
 }
 
-// toolDeps is what the session's own tools are built from.
-type toolDeps struct {
-	opts   Options
-	cfg    config.Config
-	ws     *workspace.Workspace
-	store  *store.Store
-	guard  *guard
-	shells shells
-	plan   *plan.Plan
-	mem    memoryParts
-	model  chosenModel
-	size   windowSize
-}
-
-// newTools registers the session's own tools, in the order of their
+// tools registers the session's own tools, in the order of their
 // table: the file tools, shell_exec, the plan, recall, search_memory,
 // the skill tool where there are skills, the sub-agent, and send_message
 // where mail is in use. MCP's and the tool_call proxy come later
 // (startExtensions).
-func newTools(ctx context.Context, d toolDeps) (*tool.Registry, error) {
-	tools := append(fs.Tools(d.ws, fs.Options{Files: d.opts.Files, BeforeWrite: d.guard.recorder.BeforeWrite, Hidden: d.guard.hidden}),
-		d.shells.tool, d.plan, recall.New(d.store.In(d.ws.Root())), d.mem.search)
-	if skills, _ := memory.Skills(d.mem.places); len(skills) > 0 {
-		tools = append(tools, memory.NewSkillTool(d.mem.places))
+func (b *build) tools(ctx context.Context) (*tool.Registry, error) {
+	root, st := b.ws.Root(), b.env.Store
+	tools := append(fs.Tools(b.ws, fs.Options{Files: b.opts.Files, BeforeWrite: b.guard.recorder.BeforeWrite, Hidden: b.guard.hidden}),
+		b.shells.tool, b.env.Plan, recall.New(st.In(root)), b.mem.search)
+	if skills, _ := memory.Skills(b.mem.places); len(skills) > 0 {
+		tools = append(tools, memory.NewSkillTool(b.mem.places))
 	}
 	reg, err := tool.NewRegistry(tools...)
 	if err != nil {
 		return nil, fmt.Errorf("wiring: %w", err)
 	}
-	sub, err := newSubagent(reg, subagentDeps{model: d.model, store: d.store, root: d.ws.Root(), size: d.size,
-		rules: d.guard.rules, opts: d.opts, shell: d.shells.sub})
+	sub, err := b.subagent(reg)
 	if err != nil {
 		return nil, err
 	}
 	if err := reg.Add(sub); err != nil {
 		return nil, fmt.Errorf("wiring: %w", err)
 	}
-	if err := addMail(ctx, reg, d.opts.Mail, d.store, d.ws.Root(), d.cfg.Mail.Allow); err != nil {
+	if err := addMail(ctx, reg, b.opts.Mail, st, root, b.cfg.Mail.Allow); err != nil {
 		return nil, err
 	}
 	return reg, nil

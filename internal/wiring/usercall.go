@@ -8,13 +8,10 @@ import (
 	"github.com/godwit/godwit/tool"
 )
 
-// RunUserCall runs a call the user makes, not the model (the chat's
-// !CMD, and file_read for an @path attachment): through the session's
-// runner, so its policy, sandbox and path locks hold, with the share of
-// the window one output may take (file_read cuts a file there). It is
-// not part of the conversation and not recorded; its events go to sink
-// as the agent's do for the model's calls, except a file_read's (the
-// chat says what it attached).
+// RunUserCall runs a call the user makes (the chat's !CMD, file_read for
+// an @path) through the session's runner, so its policy, sandbox and path
+// locks hold. It is not recorded; its events but a file_read's go to
+// sink.
 func (e *Env) RunUserCall(ctx context.Context, call llm.ToolCall, sink agent.Sink) (tool.Outcome, error) {
 	b := e.Window.Budget()
 	// 120 tokens are left for file_read's footer, as the agent leaves them.

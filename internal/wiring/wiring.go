@@ -1,6 +1,7 @@
 package wiring
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -35,53 +36,37 @@ type Options struct {
 	// Workspace is the directory the agent works in. Required.
 	Workspace string
 	// UserHome is the user's home folder, where other agents keep the
-	// user's skills (~/.agents/skills, ~/.claude/skills, ~/.codex/skills);
-	// empty leaves them out (evals and the SDK stay hermetic). The CLI
-	// sets it.
+	// user's skills; empty leaves them out (evals and the SDK).
 	UserHome string
 	// Model is "provider/model".
 	Model string
 	// Provider, when set, answers instead of the one Model names (the
 	// demo's scripted model, tests).
 	Provider llm.Provider
-	// Mail offers the send_message tool (deferred) whether or not mail is
-	// in use in the workspace yet; without it the tool joins once a
-	// session there has mail or is served (godwit serve sets it).
+	// Mail offers send_message even before the workspace uses mail.
 	Mail bool
 	// Approval says who approves writes and commands; the zero value is
 	// read-only, asking nobody.
 	Approval Approval
-	// EngineEvents receives the events that belong to no run: mcp.status
-	// when an MCP server changes state after Build. They come from the
-	// MCP servers' goroutines, between runs or during one. nil discards
-	// them. A run's events go to its own RunInput.Sink, never here.
+	// EngineEvents receives the events of no run (mcp.status after
+	// Build), from the MCP servers' goroutines; nil discards them.
 	EngineEvents agent.Sink
 	// Getenv reads the environment (API keys); nil means os.Getenv.
 	Getenv func(string) string
-	// ProjectKey reads a provider key of the workspace's .env, which
-	// came with the repository: it never picks the provider or the
-	// account, and is used only as the key of the provider Model names
-	// when Getenv has none, with a warning. Nil has none.
+	// ProjectKey reads a provider key of the workspace's .env: used,
+	// with a warning, only for the provider Model names when Getenv has
+	// no key for it, so a repository never picks the provider.
 	ProjectKey func(name string) (string, bool)
-	// Files, when set, serves file_read, file_write and file_edit from an
-	// editor's buffers (ACP); nil uses the disk.
-	Files fs.Files
-	// Terminal, when set, runs foreground shell commands in an editor's
-	// terminal (ACP); nil runs them here.
+	// Files and Terminal, when set, serve the file tools from an
+	// editor's buffers and run foreground commands in its terminal (ACP).
+	Files    fs.Files
 	Terminal shell.Terminal
 	// MaxSteps bounds model calls per turn; 0 is the default.
 	MaxSteps int
-	// ContextWindow overrides the model's window in tokens (tests, local
-	// models); 0 takes config.yaml's context_window, then the catalog's.
+	// ContextWindow and WorkingSet override config.yaml's (0 and nil
+	// do not).
 	ContextWindow int
-	// WorkingSet overrides how much tool output of earlier turns stays
-	// in view, in tokens; nil takes config.yaml's working_set, then the
-	// default.
-	WorkingSet *int
-	// MCPWait is how long Build waits for MCP servers before the first
-	// tool table is fixed; 0 is 5 s. Later servers join at the next
-	// segment.
-	MCPWait time.Duration
+	WorkingSet    *int
 	// Version is godwit's, for session.started and MCP servers.
 	Version string
 	Logger  *slog.Logger
@@ -89,25 +74,20 @@ type Options struct {
 
 // Approval says who approves the model's writes and commands.
 type Approval struct {
-	// Mode is the approval mode: read-only (the default), ask
-	// (--allow-write) or auto (--yes).
+	// Mode is read-only (the default), ask or auto.
 	Mode policy.Mode
-	// Live, when set, replaces Mode: it is read at every approval and
-	// whenever a command starts, so the policy and the sandbox follow a
-	// mode the user switches mid-session (an editor's session/set_mode).
+	// Live, when set, replaces Mode: read at every approval and command
+	// start, so policy and sandbox follow a mode switched mid-session.
 	Live func() policy.Mode
 	// Prompter asks a person about a call (ask mode, secret reads); nil
 	// means nobody can be asked, and what needs asking is denied.
 	Prompter policy.Prompter
 	// Offer puts a call read-only mode refuses to the Prompter, to allow
-	// once (policy.Options.Offer): the chat, where the user can also
-	// switch the mode on the spot.
+	// once (policy.Options.Offer).
 	Offer bool
-	// Gate, when set, is put in front of the policy: the runner asks
-	// Gate(policy), which must pass every call on to the policy (an
-	// editor shows each call before the policy judges it). Unlike
-	// Approver it cannot take the policy's place, and the policy's
-	// secrets screen stays even if the gate does not pass it on.
+	// Gate, when set, goes in front of the policy and must pass every
+	// call on to it (an editor shows each call first); the policy's
+	// secrets screen stays even if it does not.
 	Gate func(policy tool.Approver) tool.Approver
 	// Approver, when set, replaces the policy (the demo's own sandboxed
 	// repository, tests).
@@ -130,22 +110,15 @@ type Env struct {
 	Workspace string
 	Model     string
 	Plan      *plan.Plan
-	Catalog   *catalog.Catalog
-	// ModelInfo is the catalog's entry for the model (zero for a
-	// scripted provider).
-	ModelInfo catalog.Model
 	// Window assembles requests; its Budget says the partition in force.
 	Window *window.Window
 	// Memory serves project rules, memory files and skills per segment.
 	Memory *memory.Source
-	// Runner runs the session's tool calls under its guard: the
-	// runtime's, and the chat's for what the user runs (!CMD, @path),
-	// which hold the same path locks.
+	// Runner runs the session's tool calls under its guard, the model's
+	// and the user's (RunUserCall).
 	Runner *tool.Runner
-	// Notices are what the user must hear once, at start, that no event
-	// carries: today, a repository's .mcp.json servers that were not
-	// started. The front end shows them (run: stderr or a notice event;
-	// the chat: a line under the banner).
+	// Notices are for the user once, at start: .mcp.json servers not
+	// started.
 	Notices []string
 
 	closers []func() error
@@ -164,78 +137,99 @@ func (e *Env) Close() error {
 // DBPath is the store's file under home.
 func DBPath(home string) string { return filepath.Join(home, "godwit.db") }
 
+// Home is GODWIT_HOME made absolute, or ~/.godwit.
+func Home(getenv func(string) string) (string, error) {
+	if h := getenv("GODWIT_HOME"); h != "" {
+		return filepath.Abs(h)
+	}
+	dir, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("wiring: finding GODWIT_HOME: %w", err)
+	}
+	return filepath.Join(dir, ".godwit"), nil
+}
+
 // Build assembles an engine, one idea a step: the configuration, the
 // model, the store, the guard, the tools, the extensions, the window and
 // the runtime. What a step opens joins env's closers, so when a step
 // fails the deferred Close undoes the steps before it.
 func Build(ctx context.Context, opts Options) (_ *Env, err error) {
-	opts = opts.withDefaults()
-	ws, err := workspace.New(opts.Workspace)
-	if err != nil {
+	b := &build{opts: opts.withDefaults()}
+	if b.ws, err = workspace.New(b.opts.Workspace); err != nil {
 		return nil, fmt.Errorf("wiring: workspace: %w", err)
 	}
-	root := ws.Root()
-	env := &Env{Workspace: root, closers: []func() error{ws.Close}}
+	root := b.ws.Root()
+	env := &Env{Workspace: root, closers: []func() error{b.ws.Close}}
+	b.env = env
 	defer func() {
 		if err != nil {
 			_ = env.Close()
 		}
 	}()
-	cfg, cat, err := loadConfig(opts.Home, opts.Getenv)
-	if err != nil {
+	if b.cfg, b.cat, err = loadConfig(b.opts.Home, b.opts.Getenv); err != nil {
 		return nil, err
 	}
-	opts = opts.withConfig(cfg)
-	m, err := chooseModel(opts, cfg, cat)
-	if err != nil {
+	b.opts = b.opts.withConfig(b.cfg)
+	if b.model, err = chooseModel(b.opts, b.cfg, b.cat); err != nil {
 		return nil, err
 	}
-	env.Catalog, env.Model, env.ModelInfo = cat, m.ref(), m.info
-	if env.Store, err = openStore(ctx, opts, &env.closers); err != nil {
+	env.Model = b.model.ref()
+	if env.Store, err = openStore(ctx, b.opts, &env.closers); err != nil {
 		return nil, err
 	}
-	g, err := newGuard(opts, ws, env.Store, cfg.Shell, &env.closers)
-	if err != nil {
+	if b.guard, err = newGuard(b.opts, b.ws, env.Store, b.cfg.Shell, &env.closers); err != nil {
 		return nil, err
 	}
-	shells := newShells(opts, root, g, keyNames(cat, cfg), trackProcs(env.Store, opts.Logger), &env.closers)
-	mem, err := newMemory(opts, cfg.Memory, root, env.Store)
-	if err != nil {
+	b.shells = newShells(b.opts, root, b.guard, keyNames(b.cat, b.cfg), trackProcs(env.Store, b.opts.Logger), &env.closers)
+	if b.mem, err = newMemory(b.opts, b.cfg.Memory, root, env.Store); err != nil {
 		return nil, err
 	}
-	env.Memory, env.Plan = mem.source, plan.New(plan.Options{})
-	size := windowSize{
-		budget:  window.Scaled(contextWindow(opts.ContextWindow, cfg.ContextWindow, m.info.ContextWindow)),
+	env.Memory, env.Plan = b.mem.source, plan.New(plan.Options{})
+	b.size = windowSize{
+		budget:  window.Scaled(contextWindow(b.opts.ContextWindow, b.cfg.ContextWindow, b.model.info.ContextWindow)),
 		counter: window.NewCounter(),
 	}
-	if opts.WorkingSet != nil {
-		size.budget.WorkingSet = *opts.WorkingSet
+	if b.opts.WorkingSet != nil {
+		b.size.budget.WorkingSet = *b.opts.WorkingSet
 	}
-	if env.reg, err = newTools(ctx, toolDeps{opts: opts, cfg: cfg, ws: ws, store: env.Store, guard: g,
-		shells: shells, plan: env.Plan, mem: mem, model: m, size: size}); err != nil {
+	if env.reg, err = b.tools(ctx); err != nil {
 		return nil, err
 	}
-	ext, err := startExtensions(ctx, opts, cfg, root, env.reg, size.counter, &env.closers)
+	ext, err := startExtensions(ctx, b.opts, b.cfg, root, env.reg, b.size.counter, &env.closers)
 	if err != nil {
 		return nil, err
 	}
 	env.Notices = ext.notices
-	system := prompt.System(prompt.Env{OS: runtime.GOOS, Shell: shells.main.Kind(), Workspace: root})
-	if env.Window, err = newWindow(windowDeps{opts: opts, summaryModel: cfg.SummaryModel, env: env, segment: ext.segment,
-		system: system, size: size}); err != nil {
+	system := prompt.System(prompt.Env{OS: runtime.GOOS, Shell: b.shells.main.Kind(), Workspace: root})
+	if env.Window, err = b.window(ext.segment, system); err != nil {
 		return nil, err
 	}
-	env.Runner = tool.NewRunner(env.reg, tool.RunnerOptions{Approver: g.approver, Logger: opts.Logger})
-	if env.Runtime, err = newRuntime(opts, m, env, shells.tool, mem, ext.mcp); err != nil {
+	env.Runner = tool.NewRunner(env.reg, tool.RunnerOptions{Approver: b.guard.approver, Logger: b.opts.Logger})
+	if env.Runtime, err = b.runtime(ext.mcp); err != nil {
 		return nil, err
 	}
 	return env, nil
 }
 
-// newRuntime builds the agent over what the steps before built into
-// env: the window, the store, the plan and the runner, and which shell
-// runs --verify.
-func newRuntime(opts Options, m chosenModel, env *Env, verify tool.Tool, mem memoryParts, mgr *mcp.Manager) (*agent.Runtime, error) {
+// build is what Build's steps share: each reads what the steps before
+// it set, and env is the engine being built.
+type build struct {
+	opts   Options
+	cfg    config.Config
+	cat    *catalog.Catalog
+	ws     *workspace.Workspace
+	env    *Env
+	model  chosenModel
+	guard  *guard
+	shells shells
+	mem    memoryParts
+	size   windowSize
+}
+
+// runtime builds the agent over what the steps before built: the window,
+// the store, the plan and the runner, and the shell that runs --verify.
+func (b *build) runtime(mgr *mcp.Manager) (*agent.Runtime, error) {
+	m, env := b.model, b.env
 	rt, err := agent.New(agent.Config{
 		Provider:     m.provider,
 		ProviderName: m.providerName,
@@ -244,15 +238,15 @@ func newRuntime(opts Options, m chosenModel, env *Env, verify tool.Tool, mem mem
 		Runner:       env.Runner,
 		Store:        env.Store,
 		Workspace:    env.Workspace,
-		MaxSteps:     opts.MaxSteps,
+		MaxSteps:     b.opts.MaxSteps,
 		Reasoning:    m.info.Reasoning,
 		Images:       m.info.Images,
-		Verify:       shellVerifier(verify, opts.Logger),
+		Verify:       shellVerifier(b.shells.tool, b.opts.Logger),
 		OpenPlan:     openPlan(env.Plan),
-		SegmentNotes: func(context.Context) []string { return mem.source.Notes() },
+		SegmentNotes: func(context.Context) []string { return b.mem.source.Notes() },
 		Cost:         m.info.Price.Cost,
-		About:        about(opts, mem.places, env.reg, mgr),
-		Logger:       opts.Logger,
+		About:        about(b.opts, b.mem.places, env.reg, mgr),
+		Logger:       b.opts.Logger,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("wiring: %w", err)
@@ -274,12 +268,7 @@ func (o Options) withDefaults() Options {
 // withConfig takes config.yaml's model and step bound where the caller
 // named none.
 func (o Options) withConfig(cfg config.Config) Options {
-	if o.Model == "" {
-		o.Model = cfg.Model
-	}
-	if o.MaxSteps == 0 {
-		o.MaxSteps = cfg.MaxSteps
-	}
+	o.Model, o.MaxSteps = cmp.Or(o.Model, cfg.Model), cmp.Or(o.MaxSteps, cfg.MaxSteps)
 	if o.WorkingSet == nil {
 		o.WorkingSet = cfg.WorkingSet
 	}
@@ -319,38 +308,26 @@ type windowSize struct {
 	counter *window.Counter
 }
 
-// windowDeps is what the session's window is built from: the store,
-// tools, catalog and memory the steps before put in env, and the rest.
-type windowDeps struct {
-	opts         Options
-	summaryModel string
-	env          *Env
-	// segment is each segment's tool table and listing.
-	segment func(context.Context, string) ([]llm.ToolSpec, string)
-	system  string
-	size    windowSize
-}
-
-// newWindow builds the request assembler: the system prompt, the tool
-// table of each segment, the memory prefix, and the summariser of paged
-// outputs that summaryModel names.
-func newWindow(d windowDeps) (*window.Window, error) {
-	summarize, err := summarizer(d.summaryModel, d.env.Catalog, d.opts)
+// window builds the request assembler: the system prompt, each
+// segment's tool table, the memory prefix, and the summariser of paged
+// outputs that config's summary_model names.
+func (b *build) window(segment func(context.Context, string) ([]llm.ToolSpec, string), system string) (*window.Window, error) {
+	summarize, err := summarizer(b.cfg.SummaryModel, b.cat, b.opts)
 	if err != nil {
 		return nil, err
 	}
 	return window.New(window.Options{
 		Summarize: summarize,
-		Segment:   d.segment,
-		System:    d.system,
-		Tools:     d.env.reg.Specs(),
-		Budget:    d.size.budget,
-		Counter:   d.size.counter,
-		Pages:     storePages{d.env.Store},
-		Logger:    d.opts.Logger,
+		Segment:   segment,
+		System:    system,
+		Tools:     b.env.reg.Specs(),
+		Budget:    b.size.budget,
+		Counter:   b.size.counter,
+		Pages:     storePages{b.env.Store},
+		Logger:    b.opts.Logger,
 		Prefix: func(ctx context.Context) []window.Text {
 			var out []window.Text
-			for _, t := range d.env.Memory.Texts(ctx) {
+			for _, t := range b.env.Memory.Texts(ctx) {
 				out = append(out, window.Text{Part: t.Part, Body: t.Body})
 			}
 			return out
@@ -433,14 +410,7 @@ func newEmbedder(e config.EmbeddingsConfig, getenv func(string) string) (memory.
 
 // contextWindow picks the window: the flag, then the config, then the
 // catalog, then window.Scaled's default.
-func contextWindow(choices ...int) int {
-	for _, n := range choices {
-		if n > 0 {
-			return n
-		}
-	}
-	return 0
-}
+func contextWindow(choices ...int) int { return cmp.Or(choices...) }
 
 // keyNames lists the variables that hold provider keys (every
 // provider's api_key_env, the embeddings key), for the shell to keep
