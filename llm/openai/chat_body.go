@@ -77,7 +77,7 @@ type chatToolCall struct {
 
 // body encodes req as the Chat Completions request. The same llm.Request
 // always gives the same bytes, in the caller's order.
-func (p *chatProvider) body(req llm.Request) ([]byte, error) {
+func (p *provider) chatBody(req llm.Request) ([]byte, error) {
 	if req.Model == "" {
 		return nil, fmt.Errorf("openai: request has no model: set the model name in the provider config")
 	}

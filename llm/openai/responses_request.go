@@ -72,7 +72,7 @@ type inputOutput struct {
 // server (store:false), so the whole history goes in every request,
 // reasoning items included as encrypted content; the items keep the
 // caller's order so the prompt cache sees an append-only prefix.
-func (p *responsesProvider) body(req llm.Request) ([]byte, error) {
+func (p *provider) responsesBody(req llm.Request) ([]byte, error) {
 	if req.Model == "" {
 		return nil, fmt.Errorf("openai: request has no model: set the model name in the provider config")
 	}
