@@ -311,16 +311,6 @@ func (m *Manager) Tools() []tool.Tool {
 	return out
 }
 
-// ToolsOf returns the tools of one server while it is ready.
-func (m *Manager) ToolsOf(server string) []tool.Tool {
-	for _, s := range m.servers {
-		if s.name == server {
-			return s.status().Tools
-		}
-	}
-	return nil
-}
-
 // Wait blocks until every server has started or failed, or ctx ends.
 func (m *Manager) Wait(ctx context.Context) error {
 	done := make(chan struct{})
