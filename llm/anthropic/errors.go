@@ -20,12 +20,9 @@ var errUnparseable = errors.New("unparseable event")
 // already ruled out a cancelled context.
 func classify(provider string, err error, midStream bool) error {
 	var le *llm.Error
-	var ct *contentTypeError
 	switch {
 	case errors.As(err, &le):
 		return le
-	case errors.As(err, &ct):
-		return &llm.Error{Kind: llm.KindMalformed, Provider: provider, Message: ct.Error(), Err: err}
 	case errors.Is(err, errUnparseable), errors.Is(err, bufio.ErrTooLong):
 		return &llm.Error{Kind: llm.KindMalformed, Provider: provider, Message: "stream: " + err.Error(), Err: err}
 	}

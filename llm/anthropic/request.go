@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/godwit/godwit/llm"
 )
@@ -247,31 +248,14 @@ func isJSONObject(b []byte) bool {
 // toolResultsFirst moves tool_result blocks to the front of a user turn,
 // keeping the order within each group.
 func toolResultsFirst(blocks []block) []block {
-	sorted := true
-	seenOther := false
-	for _, b := range blocks {
-		if b.Type != "tool_result" {
-			seenOther = true
-		} else if seenOther {
-			sorted = false
-			break
-		}
-	}
-	if sorted {
-		return blocks
-	}
-	out := make([]block, 0, len(blocks))
-	for _, b := range blocks {
+	other := func(b block) int {
 		if b.Type == "tool_result" {
-			out = append(out, b)
+			return 0
 		}
+		return 1
 	}
-	for _, b := range blocks {
-		if b.Type != "tool_result" {
-			out = append(out, b)
-		}
-	}
-	return out
+	slices.SortStableFunc(blocks, func(a, b block) int { return other(a) - other(b) })
+	return blocks
 }
 
 // request is a Messages API request body, as the API reference names its
