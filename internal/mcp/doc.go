@@ -22,7 +22,6 @@
 // other declares Mutates, so it goes through the same approval rules as
 // a write. Results are mapped to text, cut at MaxResult bytes.
 //
-// Of godwit's packages it imports only llm, tool and
-// internal/tool/workspace (.mcp.json is read through the workspace's
-// root).
+// .mcp.json is read through the workspace's root. Of godwit's packages it
+// imports only llm, tool and internal/tool/workspace.
 package mcp
