@@ -204,19 +204,6 @@ func (p *provider) send(ctx context.Context, params request) (io.ReadCloser, err
 	return res.Body, nil
 }
 
-// failed explains why a stream ended before message_stop; err is nil for
-// a clean end.
-func (p *provider) failed(ctx context.Context, err error, midStream bool) error {
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		return fmt.Errorf("anthropic: %w", ctxErr)
-	}
-	if err == nil {
-		// A clean EOF before message_stop: the connection was closed mid-answer.
-		return &llm.Error{Kind: llm.KindRetryable, Provider: p.name, Message: "stream ended before message_stop (connection closed mid-answer)"}
-	}
-	return classify(p.name, err, midStream)
-}
-
 func normalizeBaseURL(s string) (string, error) {
 	u, err := url.Parse(s)
 	if err != nil || u.Scheme == "" || u.Host == "" {
