@@ -155,7 +155,7 @@ func (s *chatStream) delta(d *chatDelta, out emit) bool {
 		}
 	}
 	for i := range d.ToolCalls {
-		if !s.endThinking(out) || !s.toolCall(&d.ToolCalls[i], out) {
+		if !s.endThinking(out, false) || !s.toolCall(&d.ToolCalls[i], out) {
 			return false
 		}
 	}
@@ -163,7 +163,7 @@ func (s *chatStream) delta(d *chatDelta, out emit) bool {
 }
 
 func (s *chatStream) text(t string, out emit) bool {
-	return s.endThinking(out) && out(llm.Event{Type: llm.EventTextDelta, Text: t})
+	return s.endThinking(out, false) && out(llm.Event{Type: llm.EventTextDelta, Text: t})
 }
 
 // toolCall assembles calls by index. The id and name come with the first
@@ -184,30 +184,26 @@ func (s *chatStream) toolCall(tc *chatToolDelta, out emit) bool {
 	return c.delta(tc.Function.Arguments, out)
 }
 
-func (s *chatStream) endThinking(out emit) bool {
-	if !s.thinkingOpen || s.sawDetails {
-		return true // with details, flushDetails ends the block
+// endThinking ends the open thinking block. A stream that carried
+// reasoning_details ends it only at the finish (final): its text and the
+// merged details, once.
+func (s *chatStream) endThinking(out emit, final bool) bool {
+	if s.sawDetails {
+		if !final || s.detailsDone {
+			return true
+		}
+		s.detailsDone = true
+	} else if !s.thinkingOpen {
+		return true
 	}
 	s.thinkingOpen = false
-	t := &llm.Thinking{Text: s.thinking.String(), Provider: ProviderChat}
+	t := &llm.Thinking{Text: s.thinking.String(), Provider: ProviderChat, Details: s.details.JSON()}
 	s.thinking.Reset()
 	return out(llm.Event{Type: llm.EventThinkingEnd, Thinking: t})
 }
 
 func (s *chatStream) endCalls(out emit) bool {
-	return s.endThinking(out) && s.flushDetails(out) && s.calls.end(out)
-}
-
-// flushDetails ends the thinking block of a stream that carried
-// reasoning_details: its text and the merged details, once.
-func (s *chatStream) flushDetails(out emit) bool {
-	if !s.sawDetails || s.detailsDone {
-		return true
-	}
-	s.detailsDone, s.thinkingOpen = true, false
-	t := &llm.Thinking{Text: s.thinking.String(), Provider: ProviderChat, Details: s.details.JSON()}
-	s.thinking.Reset()
-	return out(llm.Event{Type: llm.EventThinkingEnd, Thinking: t})
+	return s.endThinking(out, true) && s.calls.end(out)
 }
 
 // end finishes a stream that closed cleanly. ok is false when the server
