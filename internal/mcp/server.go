@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -106,7 +107,7 @@ func (m *Manager) transport(s *server) (sdk.Transport, error) {
 	case TypeStdio:
 		cmd := exec.Command(s.cfg.Command, s.cfg.Args...)
 		cmd.Dir = m.opts.Workspace
-		cmd.Env = append([]string(nil), m.opts.Environ...)
+		cmd.Env = os.Environ()
 		for k, v := range s.cfg.Env {
 			cmd.Env = append(cmd.Env, k+"="+v)
 		}
@@ -114,15 +115,9 @@ func (m *Manager) transport(s *server) (sdk.Transport, error) {
 		detach(cmd)
 		return &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil
 	case TypeHTTP, TypeSSE:
-		client := m.opts.HTTPClient
+		client := &http.Client{}
 		if len(s.cfg.Headers) > 0 {
-			base := client.Transport
-			if base == nil {
-				base = http.DefaultTransport
-			}
-			c := *client
-			c.Transport = headerTransport{base: base, headers: s.cfg.Headers}
-			client = &c
+			client.Transport = headerTransport{base: http.DefaultTransport, headers: s.cfg.Headers}
 		}
 		if s.kind == TypeSSE {
 			return &sdk.SSEClientTransport{Endpoint: s.cfg.URL, HTTPClient: client}, nil
