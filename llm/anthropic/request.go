@@ -18,19 +18,11 @@ const thinkingProvider = "anthropic"
 // tokens: "minimal" 1024 (the API's minimum), "low" 2048, "medium" 8192,
 // "high" 24576. Empty means thinking off.
 func thinkingBudget(effort string) (int64, error) {
-	switch effort {
-	case "":
-		return 0, nil
-	case "minimal":
-		return 1024, nil
-	case "low":
-		return 2048, nil
-	case "medium":
-		return 8192, nil
-	case "high":
-		return 24576, nil
+	budget, ok := map[string]int64{"": 0, "minimal": 1024, "low": 2048, "medium": 8192, "high": 24576}[effort]
+	if !ok {
+		return 0, fmt.Errorf("unknown reasoning effort %q; use low, medium or high (or leave it empty for no thinking)", effort)
 	}
-	return 0, fmt.Errorf("unknown reasoning effort %q; use low, medium or high (or leave it empty for no thinking)", effort)
+	return budget, nil
 }
 
 // buildParams translates req into a Messages request and returns the
