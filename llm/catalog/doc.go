@@ -1,5 +1,5 @@
 // Package catalog knows which providers and models godwit can talk to: the
-// built-in provider table (wire type, base URL, which environment variables
+// built-in table (builtin.json: wire type, base URL, which environment variables
 // hold the key and URL), each known model's context window, output limit
 // and list price, and the merge of the user's overrides from the config
 // file on top of them. It also parses "provider/model" references and
