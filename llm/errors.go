@@ -34,20 +34,14 @@ const (
 	KindMalformed
 )
 
+var sentinels = [...]error{KindRetryable: ErrRetryable, KindContextTooLong: ErrContextTooLong,
+	KindAuth: ErrAuth, KindBadRequest: ErrBadRequest, KindMalformed: ErrMalformed}
+
 func (k Kind) sentinel() error {
-	switch k {
-	case KindRetryable:
-		return ErrRetryable
-	case KindContextTooLong:
-		return ErrContextTooLong
-	case KindAuth:
-		return ErrAuth
-	case KindBadRequest:
-		return ErrBadRequest
-	case KindMalformed:
-		return ErrMalformed
+	if k < 0 || int(k) >= len(sentinels) {
+		return nil
 	}
-	return nil
+	return sentinels[k]
 }
 
 // Error is a classified provider failure.

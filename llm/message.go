@@ -89,18 +89,7 @@ func (c ToolCall) MarshalJSON() ([]byte, error) {
 		plain
 		ArgsText string `json:"args_text,omitempty"`
 	}{plain: plain(c)}
-	if len(c.Args) == 0 {
-		w.plain.Args = nil
-	} else {
-		if !json.Valid(c.Args) {
-			// Keep what the model sent; the args field gets the JSON
-			// string of it so the record stays valid JSON.
-			q, _ := json.Marshal(string(c.Args))
-			w.plain.Args, w.ArgsText = q, string(c.Args)
-		} else if !isCompact(c.Args) {
-			w.ArgsText = string(c.Args)
-		}
-	}
+	w.plain.Args, w.ArgsText = exact(c.Args)
 	return json.Marshal(w)
 }
 
@@ -119,6 +108,23 @@ func (c *ToolCall) UnmarshalJSON(b []byte) error {
 		c.Args = json.RawMessage(*w.ArgsText)
 	}
 	return nil
+}
+
+// exact returns raw as the store writes it and, when encoding/json would
+// change its bytes, the exact text to keep beside it. Invalid JSON (what
+// the model sent) is stored as its JSON string, so the record stays valid
+// JSON.
+func exact(raw json.RawMessage) (json.RawMessage, string) {
+	switch {
+	case len(raw) == 0:
+		return nil, ""
+	case !json.Valid(raw):
+		q, _ := json.Marshal(string(raw))
+		return q, string(raw)
+	case !isCompact(raw):
+		return raw, string(raw)
+	}
+	return raw, ""
 }
 
 // isCompact reports whether encoding/json would leave b as it is: it
@@ -199,15 +205,7 @@ func (t ToolSpec) MarshalJSON() ([]byte, error) {
 		plain
 		SchemaText string `json:"schema_text,omitempty"`
 	}{plain: plain(t)}
-	switch {
-	case len(t.Schema) == 0:
-		w.plain.Schema = nil
-	case !json.Valid(t.Schema):
-		q, _ := json.Marshal(string(t.Schema))
-		w.plain.Schema, w.SchemaText = q, string(t.Schema)
-	case !isCompact(t.Schema):
-		w.SchemaText = string(t.Schema)
-	}
+	w.plain.Schema, w.SchemaText = exact(t.Schema)
 	return json.Marshal(w)
 }
 

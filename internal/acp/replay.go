@@ -83,7 +83,7 @@ func (s *session) replayPart(p llm.Part, results map[string]*llm.ToolResult) {
 		if tc == nil {
 			return
 		}
-		c := newCall(s.workspace(), tc.ID, tc.Name, llm.ArgsOrEmpty(tc.Args), "", false)
+		c := newCall(s.eng.Workspace, tc.ID, tc.Name, llm.ArgsOrEmpty(tc.Args), "", false)
 		info := &agent.ToolInfo{CallID: tc.ID, Name: tc.Name, IsError: true, Output: "no result was recorded (the turn was interrupted)"}
 		if r := results[tc.ID]; r != nil {
 			info.IsError, info.Output = r.IsError, cut(r.Content, maxReplayOutput)

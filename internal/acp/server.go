@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"path/filepath"
 	"sync"
-	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -32,8 +31,6 @@ type Options struct {
 	// Logger receives diagnostics (never the protocol output); nil
 	// discards.
 	Logger *slog.Logger
-	// Now is the clock; nil means time.Now.
-	Now func() time.Time
 	// OpenMail, when set, opens a stored session's mail, which the
 	// session then answers between prompts (acp/mail.go).
 	OpenMail func(ctx context.Context, st *store.Store, sessionID string) (Mailbox, error)
@@ -99,9 +96,6 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, opts Options) error {
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
-	}
-	if opts.Now == nil {
-		opts.Now = time.Now
 	}
 	if opts.Explain == nil {
 		opts.Explain = func(err error) string { return err.Error() }

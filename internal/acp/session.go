@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -149,7 +150,7 @@ func (s *session) ensureStored(ctx context.Context) error {
 	if done {
 		return nil
 	}
-	now := s.srv.opts.Now()
+	now := time.Now()
 	st := s.eng.Store
 	err := st.CreateSession(ctx, store.Session{ID: s.id, Workspace: s.eng.Workspace, Model: s.eng.Model, CreatedAt: now, UpdatedAt: now})
 	if err != nil {

@@ -128,7 +128,7 @@ func (s *session) track(id, name string, args json.RawMessage, summary string) (
 	if c := s.calls[id]; c != nil {
 		return c, false
 	}
-	c = newCall(s.workspace(), id, name, args, summary, true)
+	c = newCall(s.eng.Workspace, id, name, args, summary, true)
 	s.calls[id] = c
 	return c, true
 }
@@ -196,10 +196,6 @@ func (s *session) attachTerminal(terminalID string) {
 	}
 	s.srv.notify(s.id, sdk.UpdateToolCall(sdk.ToolCallId(c.id),
 		sdk.WithUpdateContent([]sdk.ToolCallContent{sdk.ToolTerminalRef(terminalID)})))
-}
-
-func (s *session) workspace() string {
-	return s.eng.Workspace
 }
 
 func rawOutput(t *agent.ToolInfo) map[string]any {

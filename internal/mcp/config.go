@@ -98,14 +98,11 @@ func (s ServerConfig) kind() (string, error) {
 	return t, nil
 }
 
-// projectFile is the .mcp.json format.
-type projectFile struct {
-	Servers map[string]ServerConfig `json:"mcpServers"`
-}
-
 // ParseProjectFile parses the .mcp.json format.
 func ParseProjectFile(data []byte) (map[string]ServerConfig, error) {
-	var f projectFile
+	var f struct {
+		Servers map[string]ServerConfig `json:"mcpServers"`
+	}
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, fmt.Errorf(`mcp: %s: %w (expected {"mcpServers": {"name": {"command": ...} | {"url": ...}}})`, ProjectFile, err)
 	}

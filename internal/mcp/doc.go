@@ -4,21 +4,12 @@
 // the background, and offers each server tool as a tool.Tool named
 // mcp__<server>__<tool>.
 //
-// # Servers
-//
-// A server is a command spoken to over stdio (command, args, env) or a
-// streamable HTTP endpoint (url, headers; type "sse" for the older SSE
-// transport). Values may name environment variables as ${VAR} or
-// ${VAR:-default}, so tokens need not be written into files. A
-// workspace's .mcp.json uses the format other agents read:
-//
-//	{"mcpServers": {"name": {"command": "npx", "args": ["-y", "pkg"], "env": {}},
-//	                "web": {"type": "http", "url": "https://...", "headers": {}}}}
-//
-// A .mcp.json comes with the repository and can run any command, so its
-// servers start only when the user names them (or "*") in Trust.
-//
-// # Lifecycle
+// A server is a command spoken to over stdio or an HTTP endpoint
+// (streamable HTTP, or "sse" for the older transport); values may name
+// environment variables as ${VAR} or ${VAR:-default}. A .mcp.json (the
+// format other agents read, {"mcpServers": {...}}) comes with the
+// repository and can run any command, so its servers start only when the
+// user names them (or "*") in Config.Project.
 //
 // Start returns at once; each server connects in its own goroutine. A
 // server that fails to start, or stops later, is reported through
@@ -27,15 +18,10 @@
 // the caller takes them into the tool table at the next segment, since
 // the table must not change within one. Close stops every server.
 //
-// # Tools
-//
 // A tool whose annotations say readOnlyHint runs without approval; any
 // other declares Mutates, so it goes through the same approval rules as
-// a write. Results are mapped to text; images, audio and binary
-// resources become a one-line note, and long results are cut at
-// MaxResult bytes.
+// a write. Results are mapped to text, cut at MaxResult bytes.
 //
-// Of godwit's packages it imports only llm, tool and
-// internal/tool/workspace. A .mcp.json comes with the repository, so it is
-// read through the workspace's root.
+// .mcp.json is read through the workspace's root. Of godwit's packages it
+// imports only llm, tool and internal/tool/workspace.
 package mcp

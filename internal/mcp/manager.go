@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"net/http"
 	"os"
 	"slices"
 	"sync"
@@ -32,9 +31,6 @@ type Options struct {
 	Workspace string
 	// Getenv expands ${VAR} in server entries; nil means os.Getenv.
 	Getenv func(string) string
-	// Environ is the environment stdio servers start with, before their
-	// env entries; nil means os.Environ().
-	Environ []string
 	// OnStatus hears each server become ready, fail, be skipped or stop.
 	// It is called from Start (entries that never start) and from the
 	// Manager's goroutines, one call at a time, and must not block long.
@@ -44,10 +40,7 @@ type Options struct {
 	// StartTimeout bounds one server's start; 0 means
 	// DefaultStartTimeout.
 	StartTimeout time.Duration
-	// HTTPClient carries requests to HTTP servers; nil means a client
-	// over http.DefaultTransport.
-	HTTPClient *http.Client
-	Logger     *slog.Logger
+	Logger       *slog.Logger
 }
 
 // Manager runs the configured servers. Its methods are safe for
@@ -75,17 +68,11 @@ func Start(opts Options) *Manager {
 	if opts.Getenv == nil {
 		opts.Getenv = os.Getenv
 	}
-	if opts.Environ == nil {
-		opts.Environ = os.Environ()
-	}
 	if opts.StartTimeout <= 0 {
 		opts.StartTimeout = DefaultStartTimeout
 	}
 	if opts.Version == "" {
 		opts.Version = "dev"
-	}
-	if opts.HTTPClient == nil {
-		opts.HTTPClient = &http.Client{}
 	}
 	log := opts.Logger
 	if log == nil {
@@ -309,16 +296,6 @@ func (m *Manager) Tools() []tool.Tool {
 		out = append(out, s.status().Tools...)
 	}
 	return out
-}
-
-// ToolsOf returns the tools of one server while it is ready.
-func (m *Manager) ToolsOf(server string) []tool.Tool {
-	for _, s := range m.servers {
-		if s.name == server {
-			return s.status().Tools
-		}
-	}
-	return nil
 }
 
 // Wait blocks until every server has started or failed, or ctx ends.

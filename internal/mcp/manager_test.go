@@ -188,8 +188,8 @@ func TestAFailingServerIsReportedAndTheOthersRun(t *testing.T) {
 	if n := len(m.Tools()); n != 6 {
 		t.Errorf("%d tools, want the 6 of local", n)
 	}
-	if len(m.ToolsOf("local")) != 6 || len(m.ToolsOf("missing")) != 0 {
-		t.Errorf("ToolsOf: local %d, missing %d", len(m.ToolsOf("local")), len(m.ToolsOf("missing")))
+	if len(mcp.ToolsOf(m, "local")) != 6 || len(mcp.ToolsOf(m, "missing")) != 0 {
+		t.Errorf("ToolsOf: local %d, missing %d", len(mcp.ToolsOf(m, "local")), len(mcp.ToolsOf(m, "missing")))
 	}
 }
 

@@ -5,13 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-type sdkWireError = jsonrpc.Error
-
-const codeInvalidParams = jsonrpc.CodeInvalidParams
 
 // resultText renders a call's result as the text the model reads: text
 // parts as they are, a note for each part it cannot read (images, audio,

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -105,7 +107,7 @@ func (m *Manager) transport(s *server) (sdk.Transport, error) {
 	case TypeStdio:
 		cmd := exec.Command(s.cfg.Command, s.cfg.Args...)
 		cmd.Dir = m.opts.Workspace
-		cmd.Env = append([]string(nil), m.opts.Environ...)
+		cmd.Env = os.Environ()
 		for k, v := range s.cfg.Env {
 			cmd.Env = append(cmd.Env, k+"="+v)
 		}
@@ -113,15 +115,9 @@ func (m *Manager) transport(s *server) (sdk.Transport, error) {
 		detach(cmd)
 		return &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil
 	case TypeHTTP, TypeSSE:
-		client := m.opts.HTTPClient
+		client := &http.Client{}
 		if len(s.cfg.Headers) > 0 {
-			base := client.Transport
-			if base == nil {
-				base = http.DefaultTransport
-			}
-			c := *client
-			c.Transport = headerTransport{base: base, headers: s.cfg.Headers}
-			client = &c
+			client.Transport = headerTransport{base: http.DefaultTransport, headers: s.cfg.Headers}
 		}
 		if s.kind == TypeSSE {
 			return &sdk.SSEClientTransport{Endpoint: s.cfg.URL, HTTPClient: client}, nil
@@ -196,26 +192,15 @@ func (t *tail) String() string {
 // progressRoutes maps the progress tokens of calls in flight to where
 // their progress goes. It is safe for concurrent use.
 type progressRoutes struct {
-	mu   sync.Mutex
-	next int
-	m    map[string]func(tool.Progress)
+	next   atomic.Int64
+	routes sync.Map // token -> func(tool.Progress)
 }
 
 // add registers report under a new token; drop forgets it.
 func (r *progressRoutes) add(report func(tool.Progress)) (token string, drop func()) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.next++
-	token = "godwit-" + strconv.Itoa(r.next)
-	if r.m == nil {
-		r.m = map[string]func(tool.Progress){}
-	}
-	r.m[token] = report
-	return token, func() {
-		r.mu.Lock()
-		delete(r.m, token)
-		r.mu.Unlock()
-	}
+	token = "godwit-" + strconv.FormatInt(r.next.Add(1), 10)
+	r.routes.Store(token, report)
+	return token, func() { r.routes.Delete(token) }
 }
 
 // deliver hands a notification to its call; one for a call that has
@@ -224,10 +209,7 @@ func (r *progressRoutes) deliver(p *sdk.ProgressNotificationParams) {
 	if p == nil {
 		return
 	}
-	r.mu.Lock()
-	report := r.m[fmt.Sprint(p.ProgressToken)]
-	r.mu.Unlock()
-	if report != nil {
-		report(tool.Progress{Progress: p.Progress, Total: p.Total, Message: oneLine(p.Message, 200)})
+	if report, ok := r.routes.Load(fmt.Sprint(p.ProgressToken)); ok {
+		report.(func(tool.Progress))(tool.Progress{Progress: p.Progress, Total: p.Total, Message: oneLine(p.Message, 200)})
 	}
 }

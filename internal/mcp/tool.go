@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/godwit/godwit/llm"
@@ -184,9 +185,9 @@ func (t *Tool) Run(ctx context.Context, args json.RawMessage) (tool.Result, erro
 
 // callError turns a failed call into what the model can act on.
 func callError(t *Tool, err error) error {
-	var we *sdkWireError
+	var we *jsonrpc.Error
 	switch {
-	case errors.As(err, &we) && we.Code == codeInvalidParams:
+	case errors.As(err, &we) && we.Code == jsonrpc.CodeInvalidParams:
 		return &tool.ToolError{Code: tool.CodeBadArgs, Message: we.Message,
 			Remedy: "Send arguments that match the tool's schema.", Err: err}
 	case errors.Is(err, context.DeadlineExceeded):

@@ -164,8 +164,7 @@ func (p *provider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Ev
 }
 
 // send posts the request and returns the event stream's body; a failed
-// answer is an *llm.Error, a successful one that is not an event stream
-// a *contentTypeError.
+// answer is an *llm.Error.
 func (p *provider) send(ctx context.Context, params request) (io.ReadCloser, error) {
 	data, err := json.Marshal(params)
 	if err != nil {
@@ -197,22 +196,12 @@ func (p *provider) send(ctx context.Context, params request) (io.ReadCloser, err
 	ct := res.Header.Get("Content-Type")
 	if mt, _, perr := mime.ParseMediaType(ct); ct != "" && (perr != nil || mt != "text/event-stream") {
 		res.Body.Close()
-		return nil, &contentTypeError{contentType: ct, url: p.url}
+		// A misconfigured BaseURL answering JSON or HTML would otherwise
+		// look like an empty stream and be retried forever.
+		return nil, &llm.Error{Kind: llm.KindMalformed, Provider: p.name,
+			Message: fmt.Sprintf("%s answered %q, not an event stream; check that BaseURL points at the Anthropic Messages API", p.url, ct)}
 	}
 	return res.Body, nil
-}
-
-// failed explains why a stream ended before message_stop; err is nil for
-// a clean end.
-func (p *provider) failed(ctx context.Context, err error, midStream bool) error {
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		return fmt.Errorf("anthropic: %w", ctxErr)
-	}
-	if err == nil {
-		// A clean EOF before message_stop: the connection was closed mid-answer.
-		return &llm.Error{Kind: llm.KindRetryable, Provider: p.name, Message: "stream ended before message_stop (connection closed mid-answer)"}
-	}
-	return classify(p.name, err, midStream)
 }
 
 func normalizeBaseURL(s string) (string, error) {
@@ -233,13 +222,4 @@ func defaultHTTPClient() *http.Client {
 	// Bounds the wait for headers only; a long stream is unaffected.
 	t.ResponseHeaderTimeout = 10 * time.Minute
 	return &http.Client{Transport: t}
-}
-
-// contentTypeError is a successful answer that is not an event stream (a
-// misconfigured BaseURL answering JSON or HTML), which would otherwise
-// look like an empty stream and be retried forever.
-type contentTypeError struct{ contentType, url string }
-
-func (e *contentTypeError) Error() string {
-	return fmt.Sprintf("%s answered %q, not an event stream; check that BaseURL points at the Anthropic Messages API", e.url, e.contentType)
 }

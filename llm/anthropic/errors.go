@@ -2,8 +2,10 @@ package anthropic
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -15,19 +17,21 @@ import (
 // errUnparseable marks a stream event that is not the JSON it should be.
 var errUnparseable = errors.New("unparseable event")
 
-// classify turns a failure of the HTTP call or of the stream into an
-// *llm.Error; midStream says whether any event had arrived. The caller has
-// already ruled out a cancelled context.
-func classify(provider string, err error, midStream bool) error {
+// failed turns why a stream ended before message_stop into the error
+// Stream yields: err is nil for a clean end; midStream says whether any
+// event had arrived.
+func (p *provider) failed(ctx context.Context, err error, midStream bool) error {
 	var le *llm.Error
-	var ct *contentTypeError
 	switch {
+	case ctx.Err() != nil:
+		return fmt.Errorf("anthropic: %w", ctx.Err())
+	case err == nil:
+		// A clean EOF before message_stop: the connection was closed mid-answer.
+		return &llm.Error{Kind: llm.KindRetryable, Provider: p.name, Message: "stream ended before message_stop (connection closed mid-answer)"}
 	case errors.As(err, &le):
 		return le
-	case errors.As(err, &ct):
-		return &llm.Error{Kind: llm.KindMalformed, Provider: provider, Message: ct.Error(), Err: err}
 	case errors.Is(err, errUnparseable), errors.Is(err, bufio.ErrTooLong):
-		return &llm.Error{Kind: llm.KindMalformed, Provider: provider, Message: "stream: " + err.Error(), Err: err}
+		return &llm.Error{Kind: llm.KindMalformed, Provider: p.name, Message: "stream: " + err.Error(), Err: err}
 	}
 	// What is left failed below HTTP: a refused or reset connection, a
 	// timeout, a body cut short (unexpected EOF). Trying again may work.
@@ -35,7 +39,7 @@ func classify(provider string, err error, midStream bool) error {
 	if midStream {
 		what = "stream cut mid-way: "
 	}
-	return &llm.Error{Kind: llm.KindRetryable, Provider: provider, Message: what + err.Error(), Err: err}
+	return &llm.Error{Kind: llm.KindRetryable, Provider: p.name, Message: what + err.Error(), Err: err}
 }
 
 // fromAPIError classifies an error response (status and header set) or an

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/godwit/godwit/llm"
 )
@@ -17,19 +18,11 @@ const thinkingProvider = "anthropic"
 // tokens: "minimal" 1024 (the API's minimum), "low" 2048, "medium" 8192,
 // "high" 24576. Empty means thinking off.
 func thinkingBudget(effort string) (int64, error) {
-	switch effort {
-	case "":
-		return 0, nil
-	case "minimal":
-		return 1024, nil
-	case "low":
-		return 2048, nil
-	case "medium":
-		return 8192, nil
-	case "high":
-		return 24576, nil
+	budget, ok := map[string]int64{"": 0, "minimal": 1024, "low": 2048, "medium": 8192, "high": 24576}[effort]
+	if !ok {
+		return 0, fmt.Errorf("unknown reasoning effort %q; use low, medium or high (or leave it empty for no thinking)", effort)
 	}
-	return 0, fmt.Errorf("unknown reasoning effort %q; use low, medium or high (or leave it empty for no thinking)", effort)
+	return budget, nil
 }
 
 // buildParams translates req into a Messages request and returns the
@@ -247,31 +240,14 @@ func isJSONObject(b []byte) bool {
 // toolResultsFirst moves tool_result blocks to the front of a user turn,
 // keeping the order within each group.
 func toolResultsFirst(blocks []block) []block {
-	sorted := true
-	seenOther := false
-	for _, b := range blocks {
-		if b.Type != "tool_result" {
-			seenOther = true
-		} else if seenOther {
-			sorted = false
-			break
-		}
-	}
-	if sorted {
-		return blocks
-	}
-	out := make([]block, 0, len(blocks))
-	for _, b := range blocks {
+	other := func(b block) int {
 		if b.Type == "tool_result" {
-			out = append(out, b)
+			return 0
 		}
+		return 1
 	}
-	for _, b := range blocks {
-		if b.Type != "tool_result" {
-			out = append(out, b)
-		}
-	}
-	return out
+	slices.SortStableFunc(blocks, func(a, b block) int { return other(a) - other(b) })
+	return blocks
 }
 
 // request is a Messages API request body, as the API reference names its

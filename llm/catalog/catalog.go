@@ -141,10 +141,14 @@ func New(layers ...Overrides) (*Catalog, error) {
 		models:    map[key]Model{},
 		aliases:   map[key]string{},
 	}
-	for _, p := range builtinProviders() {
+	providers, models, err := builtin()
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range providers {
 		c.providers[p.Name] = p
 	}
-	for _, m := range builtinModels() {
+	for _, m := range models {
 		c.putModel(m)
 	}
 	var errs []error

@@ -119,7 +119,7 @@ func TestResolve(t *testing.T) {
 		wantWarning []string // substrings; none means no warning
 	}{
 		{"anthropic/claude-haiku-4-5", 200_000, 64_000, nil},
-		{"ollama/qwen3-coder", OllamaContextWindow, 8_192,
+		{"ollama/qwen3-coder", ollamaWindow, 8_192,
 			[]string{"ollama/qwen3-coder is not in the model catalog", "ollama's defaults", "32768-token window"}},
 		{"openai/gpt-6", DefaultContextWindow, DefaultMaxOutput,
 			[]string{"openai/gpt-6 is not in the model catalog", "128000-token window", "8192 output tokens", "$0"}},
@@ -188,3 +188,6 @@ func TestImages(t *testing.T) {
 		}
 	}
 }
+
+// ollamaWindow is builtin.json's window for an Ollama model.
+const ollamaWindow = 32_768

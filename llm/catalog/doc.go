@@ -1,8 +1,8 @@
 // Package catalog knows which providers and models godwit can talk to: the
-// built-in provider table (wire type, base URL, which environment variables
-// hold the key and URL), each known model's context window, output limit
-// and list price, and the merge of the user's overrides from the config
-// file on top of them. It also parses "provider/model" references and
+// built-in table (builtin.json: wire type, base URL, which environment
+// variables hold the key and URL, each known model's context window,
+// output limit and list price), and the merge of the user's overrides
+// from the config file on top of it. It also parses "provider/model" references and
 // prices an llm.Usage.
 //
 // A Catalog is immutable once built and safe for concurrent use.

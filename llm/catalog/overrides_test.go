@@ -47,7 +47,7 @@ func TestOverrides(t *testing.T) {
 					t.Errorf("openai/gpt-6 = %+v, %v", m, ok)
 				}
 				m, ok = c.Lookup("ollama", "qwen3-coder")
-				if !ok || m.ContextWindow != OllamaContextWindow {
+				if !ok || m.ContextWindow != ollamaWindow {
 					t.Errorf("ollama/qwen3-coder = %+v, %v", m, ok)
 				}
 				if _, warn := c.Resolve("ollama", "qwen3-coder"); warn != "" {

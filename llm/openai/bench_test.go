@@ -106,11 +106,11 @@ func benchLongRequest() llm.Request {
 // BenchmarkChatBody is the request encoding of a long request:
 // go test ./llm/openai -run '^$' -bench ChatBody -benchmem
 func BenchmarkChatBody(b *testing.B) {
-	p := newChat(Options{}, nil)
+	p := newProvider(Options{}, nil, false)
 	req := benchLongRequest()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := p.body(req); err != nil {
+		if _, err := p.chatBody(req); err != nil {
 			b.Fatal(err)
 		}
 	}

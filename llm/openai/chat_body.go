@@ -1,251 +1,213 @@
 package openai
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
-	"strconv"
+	"math"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/godwit/godwit/llm"
 )
 
-// body encodes req as the Chat Completions request, in the bytes the
-// openai-go SDK wrote (testdata/wire pins them: key order, escapes and
-// all), so recorded sessions send the same bytes and the provider's
-// prompt cache still hits. The same llm.Request always gives the same
-// bytes, in the caller's order.
-func (p *chatProvider) body(req llm.Request) ([]byte, error) {
+// The request types declare their fields in the order the openai-go SDK
+// wrote them (testdata/wire pins the bytes), so recorded sessions send
+// the same bytes and the provider's prompt cache still hits.
+
+type chatRequest struct {
+	Messages            []chatMessage `json:"messages,omitempty"`
+	Model               string        `json:"model"`
+	MaxCompletionTokens int           `json:"max_completion_tokens,omitempty"`
+	MaxTokens           int           `json:"max_tokens,omitempty"`
+	PromptCacheKey      string        `json:"prompt_cache_key,omitempty"`
+	Temperature         *float64      `json:"temperature,omitempty"`
+	ReasoningEffort     string        `json:"reasoning_effort,omitempty"`
+	StreamOptions       struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+	Tools     []chatTool `json:"tools,omitempty"`
+	Reasoning *effort    `json:"reasoning,omitempty"`
+	Stream    bool       `json:"stream"`
+}
+
+type effort struct {
+	Effort string `json:"effort,omitempty"`
+	// Summary is set on Responses only.
+	Summary string `json:"summary,omitempty"`
+}
+
+type chatTool struct {
+	Function struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description,omitempty"`
+		Parameters  json.RawMessage `json:"parameters"`
+	} `json:"function"`
+	Type string `json:"type"`
+}
+
+// chatMessage is any role's message; Content is a string or a list of
+// chatParts, and absent (nil) on an assistant message without text.
+type chatMessage struct {
+	Content          any             `json:"content,omitempty"`
+	ToolCalls        []chatToolCall  `json:"tool_calls,omitempty"`
+	ToolCallID       string          `json:"tool_call_id,omitempty"`
+	Role             string          `json:"role"`
+	ReasoningContent *extraString    `json:"reasoning_content,omitempty"`
+	ReasoningDetails json.RawMessage `json:"reasoning_details,omitempty"`
+}
+
+type chatPart struct {
+	ImageURL *imageURL `json:"image_url,omitempty"`
+	Text     *string   `json:"text,omitempty"`
+	Type     string    `json:"type"`
+}
+
+type imageURL struct {
+	URL string `json:"url"`
+}
+
+type chatToolCall struct {
+	ID       string `json:"id"`
+	Function struct {
+		Arguments string `json:"arguments"`
+		Name      string `json:"name"`
+	} `json:"function"`
+	Type string `json:"type"`
+}
+
+// body encodes req as the Chat Completions request. The same llm.Request
+// always gives the same bytes, in the caller's order.
+func (p *provider) chatBody(req llm.Request) ([]byte, error) {
 	if req.Model == "" {
 		return nil, fmt.Errorf("openai: request has no model: set the model name in the provider config")
 	}
-	var tools []byte
-	for i, t := range req.Tools {
+	r := chatRequest{Model: req.Model, Temperature: temperature(req.Temperature), Stream: true}
+	r.StreamOptions.IncludeUsage = true
+	for _, t := range req.Tools {
 		schema, err := toolSchema(t)
 		if err != nil {
 			return nil, err
 		}
-		if i > 0 {
-			tools = append(tools, ',')
-		}
-		tools = append(tools, `{"function":{"name":`...)
-		tools = appendString(tools, t.Name)
-		if t.Description != "" {
-			tools = append(tools, `,"description":`...)
-			tools = appendString(tools, t.Description)
-		}
-		tools = append(tools, `,"parameters":`...)
-		tools = append(tools, schema...)
-		tools = append(tools, `},"type":"function"}`...)
+		var ct chatTool
+		ct.Function.Name, ct.Function.Description, ct.Function.Parameters = t.Name, t.Description, schema
+		ct.Type = "function"
+		r.Tools = append(r.Tools, ct)
 	}
-	size := len(tools) + len(req.System) + 256
-	for _, m := range req.Messages {
-		for _, part := range m.Parts {
-			size += 64 + len(part.Text)
-			if part.Image != nil {
-				size += len(part.Image.Data) * 4 / 3
-			}
-			if part.ToolResult != nil {
-				size += len(part.ToolResult.Content) + len(part.ToolResult.CallID)
-			}
-			if part.ToolCall != nil {
-				size += 2*len(part.ToolCall.Args) + len(part.ToolCall.ID) + len(part.ToolCall.Name)
-			}
-		}
-	}
-	b := make([]byte, 0, size+size/8) // room for escapes
-	b = append(b, `{"messages":[`...)
-	n := 0
 	if req.System != "" {
-		b = appendContent(b, req.System, "system")
-		n++
+		r.Messages = append(r.Messages, chatMessage{Content: req.System, Role: "system"})
 	}
 	dropped := 0
 	for i, m := range req.Messages {
-		var d int
-		var err error
-		if b, n, d, err = appendChatMessage(b, n, m); err != nil {
+		msgs, d, err := chatMessages(m)
+		if err != nil {
 			return nil, fmt.Errorf("openai: message %d: %w", i, err)
 		}
+		r.Messages = append(r.Messages, msgs...)
 		dropped += d
 	}
 	if dropped > 0 {
 		p.log.Debug("openai: dropped thinking blocks from another wire format", "provider", p.name, "count", dropped)
 	}
-	if n == 0 {
-		b = append(b[:0], '{') // no messages: the field is left out
-	} else {
-		b = append(b, "],"...)
-	}
-	b = append(b, `"model":`...)
-	b = appendString(b, req.Model)
 	if req.MaxOutputTokens > 0 {
 		// OpenAI's reasoning models refuse max_tokens; everything else,
 		// compatible servers included, knows max_tokens best.
 		if p.isOpenAI || reasoningModel(req.Model) {
-			b = append(b, `,"max_completion_tokens":`...)
+			r.MaxCompletionTokens = req.MaxOutputTokens
 		} else {
-			b = append(b, `,"max_tokens":`...)
+			r.MaxTokens = req.MaxOutputTokens
 		}
-		b = strconv.AppendInt(b, int64(req.MaxOutputTokens), 10)
 	}
-	if req.CacheKey != "" && p.sendCacheKey {
-		b = append(b, `,"prompt_cache_key":`...)
-		b = appendString(b, req.CacheKey)
-	}
-	if req.Temperature != nil {
-		b = append(b, `,"temperature":`...)
-		b = appendFloat(b, *req.Temperature)
-	}
-	if req.Reasoning != "" && !p.openRouter {
-		b = append(b, `,"reasoning_effort":`...)
-		b = appendString(b, req.Reasoning)
-	}
-	b = append(b, `,"stream_options":{"include_usage":true}`...)
-	if len(tools) > 0 {
-		b = append(b, `,"tools":[`...)
-		b = append(b, tools...)
-		b = append(b, ']')
+	if p.sendCacheKey {
+		r.PromptCacheKey = req.CacheKey
 	}
 	if req.Reasoning != "" && p.openRouter {
 		// OpenRouter's unified parameter, which it maps to each
 		// upstream's own (Anthropic's thinking budget, Gemini's
 		// thinking level, OpenAI's effort).
-		b = append(b, `,"reasoning":{"effort":`...)
-		b = appendString(b, req.Reasoning)
-		b = append(b, '}')
+		r.Reasoning = &effort{Effort: req.Reasoning}
+	} else {
+		r.ReasoningEffort = req.Reasoning
 	}
-	return append(b, `,"stream":true}`...), nil
+	return encode(r)
 }
 
-// appendChatMessage appends m's Chat Completions messages (n written so
-// far): a user message, an assistant message with its tool calls, and
-// then each tool result as a message of its own. dropped counts thinking
-// parts that came from another wire format and cannot be sent here.
-func appendChatMessage(b []byte, n int, m llm.Message) (_ []byte, _ int, dropped int, err error) {
-	var texts, images, calls, results int
+// chatMessages maps m to Chat Completions messages: a user message, an
+// assistant message with its tool calls, and then each tool result as a
+// message of its own. dropped counts thinking parts that came from
+// another wire format and cannot be sent here.
+func chatMessages(m llm.Message) (_ []chatMessage, dropped int, err error) {
+	var texts, images []llm.Part
+	var calls []chatToolCall
+	var results []chatMessage
 	var thinking, details []string
 	for _, part := range m.Parts {
 		switch part.Kind {
 		case llm.PartText:
-			texts++
+			texts = append(texts, part)
 		case llm.PartImage:
 			if m.Role != llm.RoleUser || part.Image == nil {
-				return b, n, 0, fmt.Errorf("an image may go only in a user message")
+				return nil, 0, fmt.Errorf("an image may go only in a user message")
 			}
-			images++
+			images = append(images, part)
 		case llm.PartThinking:
-			if part.Thinking == nil || part.Thinking.Provider != ProviderChat {
+			switch {
+			case part.Thinking == nil || part.Thinking.Provider != ProviderChat:
 				dropped++
-				continue
+			case part.Thinking.Details != "":
+				details = append(details, part.Thinking.Details)
+			default:
+				thinking = append(thinking, part.Thinking.Text)
 			}
-			if d := part.Thinking.Details; d != "" {
-				details = append(details, d)
-				continue
-			}
-			thinking = append(thinking, part.Thinking.Text)
 		case llm.PartToolCall:
-			if part.ToolCall != nil {
-				calls++
+			if c := part.ToolCall; c != nil {
+				tc := chatToolCall{ID: c.ID, Type: "function"}
+				tc.Function.Arguments, tc.Function.Name = string(llm.ArgsOrEmpty(c.Args)), c.Name
+				calls = append(calls, tc)
 			}
 		case llm.PartToolResult:
-			if part.ToolResult == nil {
+			r := part.ToolResult
+			if r == nil {
 				continue
 			}
-			if part.ToolResult.CallID == "" {
-				return b, n, 0, fmt.Errorf("tool result for %q has no call id", part.ToolResult.Name)
+			if r.CallID == "" {
+				return nil, 0, fmt.Errorf("tool result for %q has no call id", r.Name)
 			}
-			results++
+			results = append(results, chatMessage{Content: r.Content, ToolCallID: r.CallID, Role: "tool"})
 		default:
-			return b, n, 0, fmt.Errorf("unknown part kind %q", part.Kind)
+			return nil, 0, fmt.Errorf("unknown part kind %q", part.Kind)
 		}
 	}
-	sep := func() {
-		if n > 0 {
-			b = append(b, ',')
-		}
-		n++
-	}
+	var out []chatMessage
 	switch m.Role {
 	case llm.RoleUser:
 		switch {
-		case texts == 1 && images == 0:
-			sep()
+		case len(texts) == 1 && len(images) == 0:
+			out = append(out, chatMessage{Content: texts[0].Text, Role: "user"})
+		case len(texts) > 1 || len(images) > 0:
+			var parts []chatPart
 			for _, part := range m.Parts {
-				if part.Kind == llm.PartText {
-					b = appendContent(b, part.Text, "user")
+				switch part.Kind {
+				case llm.PartImage:
+					parts = append(parts, chatPart{ImageURL: &imageURL{part.Image.DataURL()}, Type: "image_url"})
+				case llm.PartText:
+					parts = append(parts, chatPart{Text: &part.Text, Type: "text"})
 				}
 			}
-		case texts > 1 || images > 0:
-			sep()
-			b = append(b, `{"content":[`...)
-			k := 0
-			for _, part := range m.Parts {
-				if part.Kind != llm.PartText && part.Kind != llm.PartImage {
-					continue
-				}
-				if k > 0 {
-					b = append(b, ',')
-				}
-				k++
-				if part.Kind == llm.PartImage {
-					b = append(b, `{"image_url":{"url":`...)
-					b = appendString(b, part.Image.DataURL())
-					b = append(b, `},"type":"image_url"}`...)
-					continue
-				}
-				b = append(b, `{"text":`...)
-				b = appendString(b, part.Text)
-				b = append(b, `,"type":"text"}`...)
-			}
-			b = append(b, `],"role":"user"}`...)
+			out = append(out, chatMessage{Content: parts, Role: "user"})
 		}
 	case llm.RoleAssistant:
-		if texts == 0 && calls == 0 {
+		if len(texts) == 0 && len(calls) == 0 {
 			break // thinking alone (a cut answer) has nothing to send
 		}
-		sep()
-		b = append(b, '{')
-		if texts > 0 {
-			b = append(b, `"content":"`...)
-			for _, part := range m.Parts {
-				if part.Kind == llm.PartText {
-					b = appendStringBody(b, part.Text)
-				}
-			}
-			b = append(b, '"')
+		msg := chatMessage{ToolCalls: calls, Role: "assistant"}
+		if len(texts) > 0 {
+			msg.Content = llm.Message{Parts: texts}.Text()
 		}
-		if calls > 0 {
-			if texts > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `"tool_calls":[`...)
-			k := 0
-			for _, part := range m.Parts {
-				c := part.ToolCall
-				if part.Kind != llm.PartToolCall || c == nil {
-					continue
-				}
-				if k > 0 {
-					b = append(b, ',')
-				}
-				k++
-				b = append(b, `{"id":`...)
-				b = appendString(b, c.ID)
-				b = append(b, `,"function":{"arguments":`...)
-				b = appendString(b, string(llm.ArgsOrEmpty(c.Args)))
-				b = append(b, `,"name":`...)
-				b = appendString(b, c.Name)
-				b = append(b, `},"type":"function"}`...)
-			}
-			b = append(b, ']')
-		}
-		b = append(b, `,"role":"assistant"`...)
-		if calls > 0 && len(thinking) > 0 {
+		if len(calls) > 0 && len(thinking) > 0 {
 			// DeepSeek answers 400 when a tool-calling turn loses its
 			// reasoning; GLM and Kimi use it too.
-			b = append(b, `,"reasoning_content":`...)
-			b = appendExtraString(b, strings.Join(thinking, ""))
+			rc := extraString(strings.Join(thinking, ""))
+			msg.ReasoningContent = &rc
 		}
 		if len(details) > 0 {
 			// OpenRouter: the blocks go back as received, so Anthropic's
@@ -256,50 +218,31 @@ func appendChatMessage(b []byte, n int, m llm.Message) (_ []byte, _ int, dropped
 				d, err = json.Marshal(d) // compact, as a raw value is sent
 			}
 			if err != nil {
-				return b, n, 0, err
+				return nil, 0, err
 			}
-			b = append(b, `,"reasoning_details":`...)
-			b = append(b, d...)
+			msg.ReasoningDetails = d
 		}
-		b = append(b, '}')
+		out = append(out, msg)
 	case llm.RoleTool:
-		if texts > 0 || calls > 0 {
-			return b, n, 0, fmt.Errorf("a tool message may hold only tool results")
+		if len(texts) > 0 || len(calls) > 0 {
+			return nil, 0, fmt.Errorf("a tool message may hold only tool results")
 		}
 	default:
-		return b, n, 0, fmt.Errorf("unknown role %q", m.Role)
+		return nil, 0, fmt.Errorf("unknown role %q", m.Role)
 	}
-	if results == 0 {
-		return b, n, dropped, nil
-	}
-	for _, part := range m.Parts {
-		r := part.ToolResult
-		if part.Kind != llm.PartToolResult || r == nil {
-			continue
-		}
-		sep()
-		b = append(b, `{"content":`...)
-		b = appendString(b, r.Content)
-		b = append(b, `,"tool_call_id":`...)
-		b = appendString(b, r.CallID)
-		b = append(b, `,"role":"tool"}`...)
-	}
-	return b, n, dropped, nil
+	return append(out, results...), dropped, nil
 }
-
-// emptySchema is sent for a tool without parameters.
-const emptySchema = `{"type":"object","properties":{}}`
 
 // toolSchema checks a tool's schema and returns it compact, as it is
 // sent (encoding/json's form of a raw value: HTML characters escaped);
 // its keys keep the caller's order.
-func toolSchema(t llm.ToolSpec) ([]byte, error) {
+func toolSchema(t llm.ToolSpec) (json.RawMessage, error) {
 	if t.Name == "" {
 		return nil, fmt.Errorf("openai: a tool has no name")
 	}
 	s := strings.TrimSpace(string(t.Schema))
 	if s == "" || s == "null" {
-		return []byte(emptySchema), nil
+		return json.RawMessage(emptySchema), nil
 	}
 	if !json.Valid(t.Schema) || s[0] != '{' {
 		return nil, fmt.Errorf("openai: tool %q: schema is not a JSON object", t.Name)
@@ -307,95 +250,39 @@ func toolSchema(t llm.ToolSpec) ([]byte, error) {
 	return json.Marshal(json.RawMessage(t.Schema))
 }
 
-// appendExtraString appends s as the SDK wrote the fields it had no name
-// for (reasoning_content): as is when every byte is printable ASCII
-// other than quote and backslash, else as encoding/json writes it, HTML
-// escapes included.
-func appendExtraString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7f || c == '"' || c == '\\' {
-			enc, _ := json.Marshal(s) // a string always encodes
-			return append(b, enc...)
-		}
+// emptySchema is sent for a tool without parameters.
+const emptySchema = `{"type":"object","properties":{}}`
+
+// extraString is written as the SDK wrote the fields it had no name for
+// (reasoning_content): as is when every byte is printable ASCII other
+// than quote and backslash, else as json.Marshal writes it, HTML escapes
+// included.
+type extraString string
+
+func (s extraString) MarshalJSON() ([]byte, error) {
+	if strings.IndexFunc(string(s), func(r rune) bool { return r < 0x20 || r > 0x7f || r == '"' || r == '\\' }) >= 0 {
+		return json.Marshal(string(s))
 	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
+	return []byte(`"` + s + `"`), nil
 }
 
-// appendFloat appends f as encoding/json writes a float64.
-func appendFloat(b []byte, f float64) []byte {
-	enc, err := json.Marshal(f)
-	if err != nil { // NaN or an infinity: no JSON for it
-		return append(b, '0')
+// temperature is t as sent: NaN and the infinities have no JSON, and go
+// as 0.
+func temperature(t *float64) *float64 {
+	if t != nil && (math.IsNaN(*t) || math.IsInf(*t, 0)) {
+		return new(float64)
 	}
-	return append(b, enc...)
+	return t
 }
 
-// appendContent appends {"content":s,"role":role}.
-func appendContent(b []byte, s, role string) []byte {
-	b = append(b, `{"content":`...)
-	b = appendString(b, s)
-	b = append(b, `,"role":"`...)
-	b = append(b, role...)
-	return append(b, `"}`...)
-}
-
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	b = appendStringBody(b, s)
-	return append(b, '"')
-}
-
-// appendStringBody appends s escaped as the SDK's encoder escapes a
-// string (encoding/json without HTML escaping): quote, backslash and
-// control bytes; invalid UTF-8 as U+FFFD; U+2028 and U+2029 escaped.
-func appendStringBody(b []byte, s string) []byte {
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
+// encode writes v as the SDK's encoder did: encoding/json without HTML
+// escaping, without the trailing newline.
+func encode(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
 	}
-	return append(b, s[start:]...)
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
-
-const hexDigits = "0123456789abcdef"

@@ -158,8 +158,8 @@ func TestChatRequestOptions(t *testing.T) {
 // max_completion_tokens; checked on the body since no request may leave
 // the test.
 func TestChatOpenAIDefaults(t *testing.T) {
-	p := newChat(Options{}, time.Now)
-	b, err := p.body(llm.Request{Model: "gpt-4.1", MaxOutputTokens: 10, CacheKey: "s1", Messages: []llm.Message{llm.UserText("hi")}})
+	p := newProvider(Options{}, time.Now, false)
+	b, err := p.chatBody(llm.Request{Model: "gpt-4.1", MaxOutputTokens: 10, CacheKey: "s1", Messages: []llm.Message{llm.UserText("hi")}})
 	if err != nil {
 		t.Fatal(err)
 	}

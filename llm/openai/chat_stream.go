@@ -86,19 +86,10 @@ type chatStream struct {
 	sawDetails   bool
 	detailsDone  bool
 	detailsError error
-	calls        []*chatCall       // in order of first appearance
-	byIndex      map[num]*chatCall // the current call for a wire index
-	callsEnded   bool
+	calls        calls // keyed by the wire index
 	finish       string
 	refusal      bool
 	usage        *llm.Usage
-}
-
-type chatCall struct {
-	ord  int
-	id   string
-	name string
-	args strings.Builder
 }
 
 // failure implements decoder: Chat Completions reports errors out of
@@ -110,7 +101,7 @@ func (s *chatStream) done(log *slog.Logger, provider, model string) {
 	if s.detailsError != nil {
 		log.Warn("openai: reasoning_details not understood; the next request may lose the model's reasoning", "provider", provider, "err", s.detailsError)
 	}
-	log.Debug("openai: chat stream done", "provider", provider, "model", model, "finish", s.finish, "tool_calls", len(s.calls))
+	log.Debug("openai: chat stream done", "provider", provider, "model", model, "finish", s.finish, "tool_calls", len(s.calls.order))
 }
 
 // add implements decoder.
@@ -164,7 +155,7 @@ func (s *chatStream) delta(d *chatDelta, out emit) bool {
 		}
 	}
 	for i := range d.ToolCalls {
-		if !s.endThinking(out) || !s.toolCall(&d.ToolCalls[i], out) {
+		if !s.endThinking(out, false) || !s.toolCall(&d.ToolCalls[i], out) {
 			return false
 		}
 	}
@@ -172,7 +163,7 @@ func (s *chatStream) delta(d *chatDelta, out emit) bool {
 }
 
 func (s *chatStream) text(t string, out emit) bool {
-	return s.endThinking(out) && out(llm.Event{Type: llm.EventTextDelta, Text: t})
+	return s.endThinking(out, false) && out(llm.Event{Type: llm.EventTextDelta, Text: t})
 }
 
 // toolCall assembles calls by index. The id and name come with the first
@@ -180,70 +171,39 @@ func (s *chatStream) text(t string, out emit) bool {
 // repeat the id on every delta. A different id on a known index is a new
 // call (servers that number every call 0).
 func (s *chatStream) toolCall(tc *chatToolDelta, out emit) bool {
-	c := s.byIndex[tc.Index]
+	key := strconv.FormatInt(int64(tc.Index), 10)
+	c := s.calls.byKey[key]
 	if c == nil || (tc.ID != "" && c.id != tc.ID) {
-		if s.byIndex == nil {
-			s.byIndex = map[num]*chatCall{}
-		}
-		c = &chatCall{ord: len(s.calls), id: tc.ID, name: tc.Function.Name}
-		if c.id == "" {
-			// No id from the server: it will not check the one we send
-			// back, but the history needs one to pair the result.
-			c.id = "call_" + strconv.Itoa(c.ord)
-		}
-		s.calls = append(s.calls, c)
-		s.byIndex[tc.Index] = c
-		start := llm.Event{Type: llm.EventToolCallStart, Index: c.ord, ToolCall: &llm.ToolCall{ID: c.id, Name: c.name}}
-		if !out(start) {
+		var ok bool
+		if c, ok = s.calls.add(key, tc.ID, tc.Function.Name, out); !ok {
 			return false
 		}
 	} else if c.name == "" {
 		c.name = tc.Function.Name
 	}
-	if a := tc.Function.Arguments; a != "" {
-		c.args.WriteString(a)
-		return out(llm.Event{Type: llm.EventToolCallDelta, Index: c.ord, Text: a})
-	}
-	return true
+	return c.delta(tc.Function.Arguments, out)
 }
 
-func (s *chatStream) endThinking(out emit) bool {
-	if !s.thinkingOpen || s.sawDetails {
-		return true // with details, flushDetails ends the block
+// endThinking ends the open thinking block. A stream that carried
+// reasoning_details ends it only at the finish (final): its text and the
+// merged details, once.
+func (s *chatStream) endThinking(out emit, final bool) bool {
+	if s.sawDetails {
+		if !final || s.detailsDone {
+			return true
+		}
+		s.detailsDone = true
+	} else if !s.thinkingOpen {
+		return true
 	}
 	s.thinkingOpen = false
-	t := &llm.Thinking{Text: s.thinking.String(), Provider: ProviderChat}
+	t := &llm.Thinking{Text: s.thinking.String(), Provider: ProviderChat, Details: s.details.JSON()}
 	s.thinking.Reset()
 	return out(llm.Event{Type: llm.EventThinkingEnd, Thinking: t})
 }
 
 func (s *chatStream) endCalls(out emit) bool {
-	if s.callsEnded {
-		return true
-	}
-	s.callsEnded = true
-	if !s.endThinking(out) || !s.flushDetails(out) {
-		return false
-	}
-	for _, c := range s.calls {
-		call := &llm.ToolCall{ID: c.id, Name: c.name, Args: llm.ArgsOrEmpty(json.RawMessage(c.args.String()))}
-		if !out(llm.Event{Type: llm.EventToolCallEnd, Index: c.ord, ToolCall: call}) {
-			return false
-		}
-	}
-	return true
-}
-
-// flushDetails ends the thinking block of a stream that carried
-// reasoning_details: its text and the merged details, once.
-func (s *chatStream) flushDetails(out emit) bool {
-	if !s.sawDetails || s.detailsDone {
-		return true
-	}
-	s.detailsDone, s.thinkingOpen = true, false
-	t := &llm.Thinking{Text: s.thinking.String(), Provider: ProviderChat, Details: s.details.JSON()}
-	s.thinking.Reset()
-	return out(llm.Event{Type: llm.EventThinkingEnd, Thinking: t})
+	return s.endThinking(out, true) && s.calls.end(out)
 }
 
 // end finishes a stream that closed cleanly. ok is false when the server
@@ -272,7 +232,7 @@ func (s *chatStream) stopReason() llm.StopReason {
 		return llm.StopRefusal
 	}
 	// Some servers (older Ollama and vLLM) say "stop" after tool calls.
-	if len(s.calls) > 0 {
+	if len(s.calls.order) > 0 {
 		return llm.StopToolUse
 	}
 	if s.finish == "stop" {

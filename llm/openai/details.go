@@ -99,11 +99,8 @@ func empty(v json.RawMessage) bool {
 // jsonString encodes s as encoding/json does, without escaping <, > and
 // & (reasoning is prose).
 func jsonString(s string) json.RawMessage {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)
-	return bytes.TrimRight(buf.Bytes(), "\n")
+	b, _ := encode(s) // a string always encodes
+	return b
 }
 
 // JSON returns the merged array, "" when no block came.

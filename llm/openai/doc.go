@@ -7,9 +7,9 @@
 // (Responses), reasoning_content (DeepSeek and the like), and
 // OpenRouter's reasoning_details (details.go).
 //
-// The request bodies are the bytes the openai-go SDK sent when the
-// adapter used it (testdata/wire), so recorded sessions replay the same
-// bytes. Retries live in llm/retry.
+// The request bodies are byte for byte what the openai-go SDK wrote
+// (testdata/wire pins them), so recorded sessions replay the same bytes.
+// Retries live in llm/retry.
 //
 // Of godwit's packages it imports only llm, llm/internal/retryafter and
 // llm/internal/sse.

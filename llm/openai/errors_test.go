@@ -54,9 +54,9 @@ func TestHTTPErrorClassification(t *testing.T) {
 				s := llmtest.NewTestServer(t, tt.reply)
 				o := Options{Name: "test", BaseURL: s.URL() + "/v1"}
 				clock := func() time.Time { return now }
-				var p llm.Provider = newChat(o, clock)
+				var p llm.Provider = newProvider(o, clock, false)
 				if format == "responses" {
-					p = newResponses(o, clock)
+					p = newProvider(o, clock, true)
 				}
 				evs, err := run(t, p, userReq("hi"))
 				if len(evs) != 0 {

@@ -75,23 +75,21 @@ func (o Options) check() error {
 	return nil
 }
 
-// isOpenAI reports whether the base URL is OpenAI's own API.
-func (o Options) isOpenAI() bool {
+// host is the base URL's host name, lower case.
+func (o Options) host() string {
 	u, err := url.Parse(o.baseURL())
-	return err == nil && strings.EqualFold(u.Hostname(), "api.openai.com")
+	if err != nil {
+		return ""
+	}
+	return strings.ToLower(u.Hostname())
 }
+
+func (o Options) isOpenAI() bool { return o.host() == "api.openai.com" }
 
 // isOpenRouter reports whether the adapter speaks OpenRouter's dialect.
 func (o Options) isOpenRouter() bool {
-	if o.OpenRouter {
-		return true
-	}
-	u, err := url.Parse(o.baseURL())
-	if err != nil {
-		return false
-	}
-	h := strings.ToLower(u.Hostname())
-	return h == "openrouter.ai" || strings.HasSuffix(h, ".openrouter.ai")
+	h := o.host()
+	return o.OpenRouter || h == "openrouter.ai" || strings.HasSuffix(h, ".openrouter.ai")
 }
 
 // client posts requests to one server. The environment (OPENAI_API_KEY,

@@ -1,123 +1,128 @@
 package openai
 
 import (
+	"encoding/json"
 	"fmt"
-	"strconv"
 
 	"github.com/godwit/godwit/llm"
 )
 
-// body encodes req as the Responses request, in the bytes the openai-go
-// SDK wrote (testdata/wire), like the chat body. Nothing is stored on the
+// The Responses request, its fields in the SDK's order, like the chat
+// request's.
+type respRequest struct {
+	MaxOutputTokens int        `json:"max_output_tokens,omitempty"`
+	PromptCacheKey  string     `json:"prompt_cache_key,omitempty"`
+	Store           bool       `json:"store"`
+	Temperature     *float64   `json:"temperature,omitempty"`
+	Include         []string   `json:"include,omitempty"`
+	Input           []any      `json:"input,omitempty"`
+	Model           string     `json:"model"`
+	Reasoning       *effort    `json:"reasoning,omitempty"`
+	Tools           []respTool `json:"tools,omitempty"`
+	Stream          bool       `json:"stream"`
+}
+
+type respTool struct {
+	Strict      bool            `json:"strict"`
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Type        string          `json:"type"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// inputMessage's Content is a string or a list of inputParts.
+type inputMessage struct {
+	Content any    `json:"content"`
+	Role    string `json:"role"`
+}
+
+type inputPart struct {
+	Detail   string  `json:"detail,omitempty"`
+	ImageURL string  `json:"image_url,omitempty"`
+	Text     *string `json:"text,omitempty"`
+	Type     string  `json:"type"`
+}
+
+type inputReasoning struct {
+	ID               string         `json:"id"`
+	Summary          []inputSummary `json:"summary"`
+	EncryptedContent string         `json:"encrypted_content"`
+	Type             string         `json:"type"`
+}
+
+type inputSummary struct {
+	Text string `json:"text"`
+	Type string `json:"type"`
+}
+
+type inputCall struct {
+	Arguments string `json:"arguments"`
+	CallID    string `json:"call_id"`
+	Name      string `json:"name"`
+	Type      string `json:"type"`
+}
+
+type inputOutput struct {
+	Output string `json:"output"`
+	CallID string `json:"call_id"`
+	Type   string `json:"type"`
+}
+
+// body encodes req as the Responses request. Nothing is stored on the
 // server (store:false), so the whole history goes in every request,
 // reasoning items included as encrypted content; the items keep the
 // caller's order so the prompt cache sees an append-only prefix.
-func (p *responsesProvider) body(req llm.Request) ([]byte, error) {
+func (p *provider) responsesBody(req llm.Request) ([]byte, error) {
 	if req.Model == "" {
 		return nil, fmt.Errorf("openai: request has no model: set the model name in the provider config")
 	}
-	var items []byte
-	n := 0
+	r := respRequest{Model: req.Model, PromptCacheKey: req.CacheKey, Temperature: temperature(req.Temperature), Stream: true}
 	if req.System != "" {
-		items = appendContent(items, req.System, "system")
-		n++
+		r.Input = append(r.Input, inputMessage{Content: req.System, Role: "system"})
 	}
 	dropped := 0
 	for i, m := range req.Messages {
-		var d int
-		var err error
-		if items, n, d, err = appendItems(items, n, m); err != nil {
+		items, d, err := inputItems(m)
+		if err != nil {
 			return nil, fmt.Errorf("openai: message %d: %w", i, err)
 		}
+		r.Input = append(r.Input, items...)
 		dropped += d
 	}
 	if dropped > 0 {
 		p.log.Debug("openai: dropped thinking blocks that cannot be sent back", "provider", p.name, "count", dropped)
 	}
-	var tools []byte
-	for i, t := range req.Tools {
+	for _, t := range req.Tools {
 		schema, err := toolSchema(t)
 		if err != nil {
 			return nil, err
 		}
-		if i > 0 {
-			tools = append(tools, ',')
-		}
-		tools = append(tools, `{"strict":false,"name":`...)
-		tools = appendString(tools, t.Name)
-		if t.Description != "" {
-			tools = append(tools, `,"description":`...)
-			tools = appendString(tools, t.Description)
-		}
-		tools = append(tools, `,"type":"function","parameters":`...)
-		tools = append(tools, schema...)
-		tools = append(tools, '}')
+		r.Tools = append(r.Tools, respTool{Name: t.Name, Description: t.Description, Type: "function", Parameters: schema})
 	}
-	b := make([]byte, 0, len(items)+len(tools)+256)
-	b = append(b, '{')
 	if req.MaxOutputTokens > 0 {
-		b = append(b, `"max_output_tokens":`...)
-		b = strconv.AppendInt(b, int64(req.MaxOutputTokens), 10)
-		b = append(b, ',')
-	}
-	if req.CacheKey != "" {
-		b = append(b, `"prompt_cache_key":`...)
-		b = appendString(b, req.CacheKey)
-		b = append(b, ',')
-	}
-	b = append(b, `"store":false`...)
-	if req.Temperature != nil {
-		b = append(b, `,"temperature":`...)
-		b = appendFloat(b, *req.Temperature)
+		r.MaxOutputTokens = req.MaxOutputTokens
 	}
 	// Non-reasoning models refuse include and reasoning; reasoning models
 	// need the encrypted content to carry their reasoning across the tool
 	// calls of a turn, and say what they reason only when asked for
 	// summaries (as Codex asks, model_reasoning_summary = "auto").
-	reasoning := req.Reasoning != "" || reasoningModel(req.Model)
-	if reasoning {
-		b = append(b, `,"include":["reasoning.encrypted_content"]`...)
+	if req.Reasoning != "" || reasoningModel(req.Model) {
+		r.Include = []string{"reasoning.encrypted_content"}
+		r.Reasoning = &effort{Effort: req.Reasoning, Summary: "auto"}
 	}
-	if n > 0 {
-		b = append(b, `,"input":[`...)
-		b = append(b, items...)
-		b = append(b, ']')
-	}
-	b = append(b, `,"model":`...)
-	b = appendString(b, req.Model)
-	if reasoning {
-		b = append(b, `,"reasoning":{`...)
-		if req.Reasoning != "" {
-			b = append(b, `"effort":`...)
-			b = appendString(b, req.Reasoning)
-			b = append(b, ',')
-		}
-		b = append(b, `"summary":"auto"}`...)
-	}
-	if len(tools) > 0 {
-		b = append(b, `,"tools":[`...)
-		b = append(b, tools...)
-		b = append(b, ']')
-	}
-	return append(b, `,"stream":true}`...), nil
+	return encode(r)
 }
 
-// appendItems appends m's input items (n written so far) in part order,
-// so a reasoning item stays right before the function calls it led to;
-// consecutive texts make one message. dropped counts thinking parts that
-// cannot be sent: another wire format's, or ours without encrypted
-// content (with store:false the server cannot look an id up).
-func appendItems(b []byte, n int, m llm.Message) (_ []byte, _ int, dropped int, err error) {
+// inputItems maps m to input items in part order, so a reasoning item
+// stays right before the function calls it led to; consecutive texts make
+// one message. dropped counts thinking parts that cannot be sent: another
+// wire format's, or ours without encrypted content (with store:false the
+// server cannot look an id up).
+func inputItems(m llm.Message) (items []any, dropped int, err error) {
 	switch m.Role {
 	case llm.RoleUser, llm.RoleAssistant, llm.RoleTool:
 	default:
-		return b, n, 0, fmt.Errorf("unknown role %q", m.Role)
-	}
-	sep := func() {
-		if n > 0 {
-			b = append(b, ',')
-		}
-		n++
+		return nil, 0, fmt.Errorf("unknown role %q", m.Role)
 	}
 	// A user message's texts and images go together, as one message;
 	// the assistant's texts as one message of their own.
@@ -128,34 +133,19 @@ func appendItems(b []byte, n int, m llm.Message) (_ []byte, _ int, dropped int, 
 		case len(texts) == 0:
 			return
 		case m.Role == llm.RoleUser && (len(texts) > 1 || images):
-			sep()
-			b = append(b, `{"content":[`...)
-			for i, t := range texts {
-				if i > 0 {
-					b = append(b, ',')
-				}
-				if t.Kind == llm.PartImage {
-					b = append(b, `{"detail":"auto","image_url":`...)
-					b = appendString(b, t.Image.DataURL())
-					b = append(b, `,"type":"input_image"}`...)
-					continue
-				}
-				b = append(b, `{"text":`...)
-				b = appendString(b, t.Text)
-				b = append(b, `,"type":"input_text"}`...)
-			}
-			b = append(b, `],"role":"user"}`...)
-		default:
-			sep()
-			b = append(b, `{"content":"`...)
+			var parts []inputPart
 			for _, t := range texts {
-				b = appendStringBody(b, t.Text)
+				if t.Kind == llm.PartImage {
+					parts = append(parts, inputPart{Detail: "auto", ImageURL: t.Image.DataURL(), Type: "input_image"})
+				} else {
+					parts = append(parts, inputPart{Text: &t.Text, Type: "input_text"})
+				}
 			}
-			b = append(b, `","role":"`...)
-			b = append(b, m.Role...)
-			b = append(b, `"}`...)
+			items = append(items, inputMessage{Content: parts, Role: "user"})
+		default:
+			items = append(items, inputMessage{Content: llm.Message{Parts: texts}.Text(), Role: string(m.Role)})
 		}
-		texts, images = texts[:0], false
+		texts, images = nil, false
 	}
 	for _, part := range m.Parts {
 		if part.Kind != llm.PartText && part.Kind != llm.PartImage {
@@ -164,12 +154,12 @@ func appendItems(b []byte, n int, m llm.Message) (_ []byte, _ int, dropped int, 
 		switch part.Kind {
 		case llm.PartText:
 			if m.Role == llm.RoleTool {
-				return b, n, 0, fmt.Errorf("a tool message may hold only tool results")
+				return nil, 0, fmt.Errorf("a tool message may hold only tool results")
 			}
 			texts = append(texts, part)
 		case llm.PartImage:
 			if m.Role != llm.RoleUser || part.Image == nil {
-				return b, n, 0, fmt.Errorf("an image may go only in a user message")
+				return nil, 0, fmt.Errorf("an image may go only in a user message")
 			}
 			texts, images = append(texts, part), true
 		case llm.PartThinking:
@@ -178,52 +168,28 @@ func appendItems(b []byte, n int, m llm.Message) (_ []byte, _ int, dropped int, 
 				dropped++
 				continue
 			}
-			sep()
-			b = append(b, `{"id":`...)
-			b = appendString(b, t.ID)
-			b = append(b, `,"summary":[`...)
-			for i, s := range t.Summary {
-				if i > 0 {
-					b = append(b, ',')
-				}
-				b = append(b, `{"text":`...)
-				b = appendString(b, s)
-				b = append(b, `,"type":"summary_text"}`...)
+			summary := []inputSummary{}
+			for _, s := range t.Summary {
+				summary = append(summary, inputSummary{Text: s, Type: "summary_text"})
 			}
-			b = append(b, `],"encrypted_content":`...)
-			b = appendString(b, t.Signature)
-			b = append(b, `,"type":"reasoning"}`...)
+			items = append(items, inputReasoning{ID: t.ID, Summary: summary, EncryptedContent: t.Signature, Type: "reasoning"})
 		case llm.PartToolCall:
-			c := part.ToolCall
-			if c == nil {
-				continue
+			if c := part.ToolCall; c != nil {
+				items = append(items, inputCall{Arguments: string(llm.ArgsOrEmpty(c.Args)), CallID: c.ID, Name: c.Name, Type: "function_call"})
 			}
-			sep()
-			b = append(b, `{"arguments":`...)
-			b = appendString(b, string(llm.ArgsOrEmpty(c.Args)))
-			b = append(b, `,"call_id":`...)
-			b = appendString(b, c.ID)
-			b = append(b, `,"name":`...)
-			b = appendString(b, c.Name)
-			b = append(b, `,"type":"function_call"}`...)
 		case llm.PartToolResult:
 			r := part.ToolResult
 			if r == nil {
 				continue
 			}
 			if r.CallID == "" {
-				return b, n, 0, fmt.Errorf("tool result for %q has no call id", r.Name)
+				return nil, 0, fmt.Errorf("tool result for %q has no call id", r.Name)
 			}
-			sep()
-			b = append(b, `{"output":`...)
-			b = appendString(b, r.Content)
-			b = append(b, `,"call_id":`...)
-			b = appendString(b, r.CallID)
-			b = append(b, `,"type":"function_call_output"}`...)
+			items = append(items, inputOutput{Output: r.Content, CallID: r.CallID, Type: "function_call_output"})
 		default:
-			return b, n, 0, fmt.Errorf("unknown part kind %q", part.Kind)
+			return nil, 0, fmt.Errorf("unknown part kind %q", part.Kind)
 		}
 	}
 	flush()
-	return b, n, dropped, nil
+	return items, dropped, nil
 }

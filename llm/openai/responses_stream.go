@@ -74,22 +74,13 @@ func (it *respItem) arguments() string {
 // is used by one Stream call and is not safe for concurrent use.
 type respStream struct {
 	provider  string
-	calls     map[string]*respCall
-	order     []*respCall
+	calls     calls // keyed by itemKey
 	reasoning map[string]*respReasoning
 	texted    map[string]bool // message items whose text came as deltas
 	refusal   bool
 	usage     *llm.Usage
 	stop      llm.StopReason // set by the final event
 	failed    error          // an in-band error event
-}
-
-type respCall struct {
-	ord          int
-	callID, name string
-	args         strings.Builder
-	final        string // from function_call_arguments.done
-	ended        bool
 }
 
 type respReasoning struct {
@@ -109,7 +100,7 @@ func (s *respStream) failure() error { return s.failed }
 
 // done implements decoder.
 func (s *respStream) done(log *slog.Logger, provider, model string) {
-	log.Debug("openai: responses stream done", "provider", provider, "model", model, "stop", s.stop, "tool_calls", len(s.order))
+	log.Debug("openai: responses stream done", "provider", provider, "model", model, "stop", s.stop, "tool_calls", len(s.calls.order))
 }
 
 // add implements decoder.
@@ -139,14 +130,10 @@ func (s *respStream) event(ev *respEvent, data []byte, out emit) bool {
 	case "response.reasoning_summary_text.delta", "response.reasoning_text.delta":
 		return s.thinkingDelta(ev, out)
 	case "response.function_call_arguments.delta":
-		c, ok := s.call(itemKey(ev.ItemID, ev.OutputIndex), "", "", out)
-		if !ok {
-			return false
-		}
-		c.args.WriteString(ev.Delta)
-		return ev.Delta == "" || out(llm.Event{Type: llm.EventToolCallDelta, Index: c.ord, Text: ev.Delta})
+		c, ok := s.calls.get(itemKey(ev.ItemID, ev.OutputIndex), "", "", out)
+		return ok && c.delta(ev.Delta, out)
 	case "response.function_call_arguments.done":
-		c, ok := s.call(itemKey(ev.ItemID, ev.OutputIndex), "", "", out)
+		c, ok := s.calls.get(itemKey(ev.ItemID, ev.OutputIndex), "", "", out)
 		if ok {
 			c.final = ev.Arguments
 		}
@@ -181,7 +168,7 @@ func (s *respStream) stopReason(ev *respEvent) llm.StopReason {
 		return llm.StopOther
 	}
 	switch {
-	case len(s.order) > 0:
+	case len(s.calls.order) > 0:
 		return llm.StopToolUse
 	case s.refusal:
 		return llm.StopRefusal
@@ -194,14 +181,8 @@ func (s *respStream) itemAdded(ev *respEvent, out emit) bool {
 	key := itemKey(it.ID, ev.OutputIndex)
 	switch it.Type {
 	case "function_call":
-		c, ok := s.call(key, it.CallID, it.Name, out)
-		if !ok {
-			return false
-		}
-		if a := it.arguments(); a != "" { // some servers send it whole
-			c.args.WriteString(a)
-			return out(llm.Event{Type: llm.EventToolCallDelta, Index: c.ord, Text: a})
-		}
+		c, ok := s.calls.get(key, it.CallID, it.Name, out)
+		return ok && c.delta(it.arguments(), out) // some servers send it whole
 	case "reasoning":
 		s.thought(key)
 	}
@@ -213,14 +194,14 @@ func (s *respStream) itemDone(ev *respEvent, out emit) bool {
 	key := itemKey(it.ID, ev.OutputIndex)
 	switch it.Type {
 	case "function_call":
-		c, ok := s.call(key, it.CallID, it.Name, out)
+		c, ok := s.calls.get(key, it.CallID, it.Name, out)
 		if !ok {
 			return false
 		}
 		if a := it.arguments(); a != "" {
 			c.final = a
 		}
-		return s.endCall(c, out)
+		return c.end(out)
 	case "reasoning":
 		t := &llm.Thinking{ID: it.ID, Signature: it.EncryptedContent, Provider: ProviderResponses}
 		for _, sm := range it.Summary {
@@ -284,54 +265,14 @@ func (s *respStream) thinkingDelta(ev *respEvent, out emit) bool {
 	return out(llm.Event{Type: llm.EventThinkingDelta, Text: text})
 }
 
-// call finds the call for key, creating it (and announcing it) on first
-// sight.
-func (s *respStream) call(key, callID, name string, out emit) (*respCall, bool) {
-	if c := s.calls[key]; c != nil {
-		if c.callID == "" {
-			c.callID = callID
-		}
-		if c.name == "" {
-			c.name = name
-		}
-		return c, true
-	}
-	if s.calls == nil {
-		s.calls = map[string]*respCall{}
-	}
-	c := &respCall{ord: len(s.order), callID: callID, name: name}
-	if c.callID == "" {
-		c.callID = "call_" + strconv.Itoa(c.ord)
-	}
-	s.calls[key] = c
-	s.order = append(s.order, c)
-	start := llm.Event{Type: llm.EventToolCallStart, Index: c.ord, ToolCall: &llm.ToolCall{ID: c.callID, Name: c.name}}
-	return c, out(start)
-}
-
-func (s *respStream) endCall(c *respCall, out emit) bool {
-	if c.ended {
-		return true
-	}
-	c.ended = true
-	args := c.final
-	if args == "" {
-		args = c.args.String()
-	}
-	call := &llm.ToolCall{ID: c.callID, Name: c.name, Args: llm.ArgsOrEmpty(json.RawMessage(args))}
-	return out(llm.Event{Type: llm.EventToolCallEnd, Index: c.ord, ToolCall: call})
-}
-
 // end finishes the stream after its last event: ok is false when no final
 // event came (see errCut).
 func (s *respStream) end(out emit) (ok bool) {
 	if s.stop == "" {
 		return false
 	}
-	for _, c := range s.order {
-		if !s.endCall(c, out) {
-			return true
-		}
+	if !s.calls.end(out) {
+		return true
 	}
 	if s.usage != nil && !out(llm.Event{Type: llm.EventUsage, Usage: s.usage}) {
 		return true

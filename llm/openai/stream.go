@@ -8,6 +8,8 @@ import (
 	"io"
 	"iter"
 	"log/slog"
+	"strconv"
+	"strings"
 
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/llm/internal/sse"
@@ -33,15 +35,14 @@ type decoder interface {
 type emit func(llm.Event) bool
 
 // stream is the skeleton both APIs share: the provider's configuration
-// error (setup), the request built (build) and posted to path when the
-// sequence is ranged over, each event through a decoder of its own, then
-// the stream's error, the caller's, or a cut stream (retryable).
-func stream(ctx context.Context, c client, setup error, log *slog.Logger, model, path string,
-	build func() ([]byte, error), dec decoder) iter.Seq2[llm.Event, error] {
-	name := c.name
+// error, the request built (build) and posted to path when the sequence
+// is ranged over, each event through a decoder of its own, then the
+// stream's error, the caller's, or a cut stream (retryable).
+func (p *provider) stream(ctx context.Context, model, path string, build func() ([]byte, error), dec decoder) iter.Seq2[llm.Event, error] {
+	name := p.name
 	return func(yield func(llm.Event, error) bool) {
-		if setup != nil {
-			yield(llm.Event{}, setup)
+		if p.err != nil {
+			yield(llm.Event{}, p.err)
 			return
 		}
 		req, err := build()
@@ -49,7 +50,7 @@ func stream(ctx context.Context, c client, setup error, log *slog.Logger, model,
 			yield(llm.Event{}, err)
 			return
 		}
-		body, err := c.post(ctx, path, req)
+		body, err := p.client.post(ctx, path, req)
 		if err != nil {
 			yield(llm.Event{}, classify(ctx, name, err))
 			return
@@ -96,7 +97,7 @@ func stream(ctx context.Context, c client, setup error, log *slog.Logger, model,
 			yield(llm.Event{}, &llm.Error{Kind: llm.KindRetryable, Provider: name, Message: errCut})
 			return
 		}
-		dec.done(log, name, model)
+		dec.done(p.log, name, model)
 	}
 }
 
@@ -137,4 +138,75 @@ func (n *num) UnmarshalJSON(b []byte) error {
 		*n = num(f)
 	}
 	return nil
+}
+
+// calls assembles the tool calls of one answer, in order of first sight.
+type calls struct {
+	byKey map[string]*call
+	order []*call
+}
+
+type call struct {
+	ord      int
+	id, name string
+	args     strings.Builder
+	final    string // the whole arguments, when the server also sent them so
+	ended    bool
+}
+
+// get returns the call for key, adding it on first sight.
+func (cs *calls) get(key, id, name string, out emit) (*call, bool) {
+	if c := cs.byKey[key]; c != nil {
+		if c.name == "" {
+			c.name = name
+		}
+		return c, true
+	}
+	return cs.add(key, id, name, out)
+}
+
+// add starts a call under key and announces it. A call the server gave
+// no id gets one: the server will not check the one sent back, but the
+// history needs one to pair the result.
+func (cs *calls) add(key, id, name string, out emit) (*call, bool) {
+	if cs.byKey == nil {
+		cs.byKey = map[string]*call{}
+	}
+	c := &call{ord: len(cs.order), id: id, name: name}
+	if c.id == "" {
+		c.id = "call_" + strconv.Itoa(c.ord)
+	}
+	cs.byKey[key] = c
+	cs.order = append(cs.order, c)
+	return c, out(llm.Event{Type: llm.EventToolCallStart, Index: c.ord, ToolCall: &llm.ToolCall{ID: c.id, Name: c.name}})
+}
+
+func (c *call) delta(args string, out emit) bool {
+	if args == "" {
+		return true
+	}
+	c.args.WriteString(args)
+	return out(llm.Event{Type: llm.EventToolCallDelta, Index: c.ord, Text: args})
+}
+
+func (c *call) end(out emit) bool {
+	if c.ended {
+		return true
+	}
+	c.ended = true
+	args := c.final
+	if args == "" {
+		args = c.args.String()
+	}
+	return out(llm.Event{Type: llm.EventToolCallEnd, Index: c.ord, ToolCall: &llm.ToolCall{ID: c.id, Name: c.name, Args: llm.ArgsOrEmpty(json.RawMessage(args))}})
+}
+
+// end ends every call not yet ended.
+func (cs *calls) end(out emit) bool {
+	for _, c := range cs.order {
+		if !c.end(out) {
+			return false
+		}
+	}
+	return true
 }

@@ -390,9 +390,9 @@ func TestWireAnswers(t *testing.T) {
 			s := llmtest.NewServer(answers[name])
 			o := Options{Name: "test", BaseURL: s.URL() + "/v1"}
 			clock := func() time.Time { return wireNow }
-			var p llm.Provider = newChat(o, clock)
+			var p llm.Provider = newProvider(o, clock, false)
 			if api == "responses" {
-				p = newResponses(o, clock)
+				p = newProvider(o, clock, true)
 			}
 			fmt.Fprintf(&out, "== %s\n", name)
 			evs, err := run(t, p, userReq("hi"))

@@ -195,9 +195,8 @@ func (o Options) backoff(n int) time.Duration {
 	return max(0, min(o.Jitter(ceil), ceil))
 }
 
-// reason is the one-line cause shown with a retry or fallback event.
 // reason is a failure in words for the retry and fallback events, which
-// people read: without the package prefixes of godwit's errors.
+// people read: one line, without the package prefixes of godwit's errors.
 func reason(err error) string {
 	const limit = 200
 	s := err.Error()
