@@ -8,11 +8,9 @@ import (
 	"unicode"
 )
 
-// Code in other languages is not parsed. Where deny or ask command rules
-// exist, it passes unasked only when a scan finds no door to a program
-// or to a name built at run time ("sys"+"tem" defeats any scan for
-// names), so the scan looks for the doors, per language: `python3 -c
-// 'print(1)'` passes, `import os` asks. Other languages get spawnAPI.
+// Code in other languages is not parsed: where deny or ask command rules
+// exist, a scan per language looks for the doors to programs and to
+// names built at run time ("sys"+"tem" defeats any scan for names).
 
 // Languages with a scanner of their own.
 const (

@@ -9,14 +9,9 @@ import (
 	"github.com/godwit/godwit/internal/gitconfig"
 )
 
-// Git's options are too many for a table, so its check runs the other
-// way, with a bias to asking: every word starting with "-" is tested
-// against the options that write or run a program, abbreviations
-// included. What git prints may hold committed secrets, so a read asks
-// unless they can be ruled out: no contents printed (--stat), contents
-// limited to named files with no secret among their names in the
-// history (gitnames.go), or only the work tree and an index that tracks
-// no secrets file (gitindex.go).
+// Git's check (docs/safety.md says why each part): words against the
+// options that write or run a program; a read asks unless committed
+// secrets can be ruled out.
 
 // gitBadLong are long options that write a file or run a program, for
 // every subcommand (the diff options --output and --ext-diff reach log,

@@ -9,10 +9,8 @@ import (
 	"github.com/godwit/godwit/internal/gitconfig"
 )
 
-// Deny and ask rules match git without its own options (git -C . commit
-// is git commit) and through its aliases (-c alias.ci=commit, the
-// config files'). Git stops at an option it does not know; one this
-// table does not know asks where a rule could be dodged.
+// Deny and ask rules match git without its own options and through its
+// aliases; an option the table does not know asks where a rule exists.
 
 // gitGlobals is git's own option table (git(1), OPTIONS).
 var gitGlobals = sync.OnceValue(func() getopt {

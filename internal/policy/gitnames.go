@@ -14,11 +14,8 @@ import (
 )
 
 // A git read limited to named files prints them under every name they
-// had: a key committed as id_rsa and later renamed docs/a.txt prints
-// through the innocent name. So former names are screened too, walked
-// back a rename at a time over the commits on any branch that add a
-// name (not log --follow, which loses names another branch had).
-// Renames are as git detects them; a copy is a new file and not followed.
+// had (id_rsa later renamed docs/a.txt), so former names are screened
+// too, across all branches (log --follow loses names another branch had).
 
 // histFile is one file a git command prints from the history: path is
 // relative to the repository's top folder.

@@ -8,13 +8,9 @@ import (
 	"sync"
 )
 
-// make runs the recipes of the targets it builds, so deny and ask rules
-// are matched against them: the Makefile and its includes are read, the
-// targets named (or the default) followed through their prerequisites,
-// with pattern rules, $(shell ...) and != judged too, and make's
-// variables expanded ($(RM) is rm -f). GNU make read well enough to
-// find commands, not to build: conditionals take both branches, and
-// what cannot be read ($(eval), SHELL) asks where a rule could be dodged.
+// make's recipes are judged by the deny and ask rules. GNU make is read
+// well enough to find commands, not to build: conditionals take both
+// branches; what cannot be read ($(eval), SHELL) asks.
 
 // makeOpts is GNU make's option table.
 var makeOpts = sync.OnceValue(func() getopt {

@@ -10,10 +10,8 @@ import (
 	"github.com/godwit/godwit/internal/gitconfig"
 )
 
-// Git hooks and configuration run programs later, as the user and
-// outside any sandbox, so a command that may change them asks in every
-// mode, --yes included. What the analysis cannot see (a script, tar -x)
-// the safety layer catches after the command (gitguard).
+// Git hooks and configuration run programs later, outside any sandbox:
+// a command that may change them asks in every mode, --yes included.
 
 // gitSafeKeys are the git settings that run nothing and point nowhere;
 // setting any other asks in every mode. Section and key are matched

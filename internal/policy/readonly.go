@@ -7,14 +7,9 @@ import (
 	"sync"
 )
 
-// The read-only list: what runs unasked in every mode, always confined
-// (tool.ConfineReadOnly). The bar: with the options its table allows
-// (getopt.go), the program can neither change a file nor start another.
-// Left out on purpose: what compiles or runs the project's code (go
-// test, make, npm), what writes or runs what its arguments say (sed,
-// awk, xargs, env CMD, eval), less and more (they start an editor),
-// read (it assigns any variable). What a read-only command reads is
-// still checked (commandItem).
+// The read-only list runs unasked in every mode, confined. The bar: with
+// the options its table allows, the program can neither change a file
+// nor start another (so no go test, make, sed, xargs, less, read).
 
 type operandKind uint8
 

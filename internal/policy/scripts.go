@@ -14,12 +14,8 @@ import (
 )
 
 // Code that runs from a file is read and judged by the deny and ask
-// rules: a shell script, a package.json script, a Makefile's recipes
-// (make.go); a program run by its path is matched as what it is (a
-// symlink's target, a copy of a program a rule names). What cannot be
-// read as it will run asks where a rule could be dodged. The project's
-// own programs (go test, a built binary) are left to the sandbox:
-// asking on every test run would make deny rules unusable.
+// rules; what cannot be read as it will run asks. The project's own
+// programs (go test, a built binary) are left to the sandbox.
 
 // maxScript bounds the size of a file read to judge the code in it.
 const maxScript = 2 << 20

@@ -7,12 +7,8 @@ import (
 	"sync"
 )
 
-// Deny and ask rules look through what runs another command: wrappers,
-// parsed by option tables (sudo -u root rm is rm), shells given a string
-// or their input, eval, find -exec, options that run a program (rg
-// --pre). Where what would run cannot be known (a pipe into sh, a
-// wrapper option godwit does not know), the line asks when a rule could
-// be dodged that way.
+// Deny and ask rules look through what runs another command; where what
+// runs cannot be known, the line asks when a rule could be dodged.
 
 // wrapper is a program that runs the command in its operands.
 type wrapper struct {
