@@ -14,29 +14,12 @@ import (
 
 // gitGlobals is git's own option table (git(1), OPTIONS).
 var gitGlobals = sync.OnceValue(func() getopt {
-	g := parseSpec("v version h help C: c: config-env= exec-path=? html-path man-path info-path p paginate P no-pager " +
-		"no-replace-objects no-lazy-fetch no-optional-locks no-advice bare git-dir= work-tree= namespace= super-prefix= " +
-		"literal-pathspecs glob-pathspecs noglob-pathspecs icase-pathspecs list-cmds= attr-source=")
+	g := specOf("git")
 	g.stop, g.exact = true, true
 	return g
 })
 
-// gitSubPrograms are the options of git subcommands whose value is a
-// command git runs.
-var gitSubPrograms = map[string][]string{
-	"rebase":        {"-x", "--exec"},
-	"difftool":      {"-x", "--extcmd"},
-	"grep":          {"-O", "--open-files-in-pager"},
-	"fetch":         {"--upload-pack"},
-	"pull":          {"--upload-pack"},
-	"ls-remote":     {"--upload-pack"},
-	"clone":         {"-u", "--upload-pack"},
-	"push":          {"--receive-pack", "--exec"},
-	"send-pack":     {"--receive-pack", "--exec"},
-	"archive":       {"--exec"},
-	"filter-branch": {"--env-filter", "--tree-filter", "--index-filter", "--parent-filter", "--msg-filter", "--commit-filter", "--tag-name-filter"},
-	"send-email":    {"--to-cmd", "--cc-cmd", "--header-cmd", "--sendmail-cmd"},
-}
+var gitSubPrograms = sync.OnceValue(func() map[string][]string { return tableMap("git-runs") })
 
 // gitRuns are the commands a git command line runs or stands for: git
 // without its own options, an alias's expansion, the program a setting
@@ -137,7 +120,7 @@ func (u *unwrapper) gitRuns(c SimpleCommand, args []Word, depth int) unwrapped {
 			break
 		}
 	}
-	if opts := gitSubPrograms[sub.Value]; opts != nil {
+	if opts := gitSubPrograms()[sub.Value]; opts != nil {
 		out.add(u.programOptions(c, rest, depth, opts...))
 	}
 	return out

@@ -13,13 +13,7 @@ import (
 // branches; what cannot be read ($(eval), SHELL) asks.
 
 // makeOpts is GNU make's option table.
-var makeOpts = sync.OnceValue(func() getopt {
-	return parseSpec("b m B always-make C: directory= d debug=? e environment-overrides E: eval= f: file= makefile= " +
-		"i ignore-errors I: include-dir= j:: jobs=? k keep-going l:: load-average=? max-load=? L check-symlink-times " +
-		"n just-print dry-run recon o: old-file= assume-old= O:: output-sync=? p print-data-base q question " +
-		"r no-builtin-rules R no-builtin-variables s silent quiet no-silent S no-keep-going stop t touch trace v version " +
-		"w print-directory no-print-directory W: what-if= new-file= assume-new= warn-undefined-variables shuffle=? h help")
-})
+var makeOpts = sync.OnceValue(func() getopt { return specOf("make") })
 
 // makeDefaults are make's built-in variables that name programs.
 var makeDefaults = map[string]string{"AR": "ar", "AS": "as", "CC": "cc", "CXX": "g++", "CPP": "$(CC) -E", "FC": "f77",

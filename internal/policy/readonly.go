@@ -92,6 +92,24 @@ func table(name string) []string {
 	return out
 }
 
+// tableMap is section name as a map from each entry's first word
+// (NAME[,NAME...]) to the words after it.
+func tableMap(name string) map[string][]string {
+	m := map[string][]string{}
+	for _, l := range table(name) {
+		f := strings.Fields(l)
+		for _, k := range strings.Split(f[0], ",") {
+			m[k] = append(m[k], f[1:]...)
+		}
+	}
+	return m
+}
+
+// specOf is the option table of name in section getopt.
+func specOf(name string) getopt {
+	return parseSpec(strings.Join(tableMap("getopt")[name], " "))
+}
+
 // envDump is the reason an environment dump asks.
 const envDump = "prints the environment, whose values may hold keys and tokens"
 
@@ -432,25 +450,14 @@ type findPred struct {
 }
 
 var findPreds = sync.OnceValue(func() map[string]findPred {
+	kinds := map[string]findPred{"0": {}, "1": {n: 1}, "path": {n: 1, path: true}, "runs": {eff: effRuns},
+		"writes": {eff: effWrites}, "names-file": {n: 1, eff: effNamesFile}}
 	m := map[string]findPred{}
-	for _, p := range strings.Fields("-daystart -depth -d -follow -ignore_readdir_race -mount -noignore_readdir_race -noleaf -xdev -warn -nowarn " +
-		"-empty -executable -false -true -readable -writable -nogroup -nouser -print -print0 -ls -prune -quit -a -and -o -or -not -help --help -version --version") {
-		m[p] = findPred{}
+	for kind, preds := range tableMap("find") {
+		for _, p := range preds {
+			m[p] = kinds[kind]
+		}
 	}
-	for _, p := range strings.Fields("-maxdepth -mindepth -amin -atime -cmin -ctime -fstype -gid -group -ilname -iname -inum -ipath -iregex " +
-		"-iwholename -links -lname -mmin -mtime -name -path -perm -regex -regextype -size -type -uid -used -user -wholename -xtype -context -printf") {
-		m[p] = findPred{n: 1}
-	}
-	for _, p := range strings.Fields("-anewer -cnewer -newer -samefile") {
-		m[p] = findPred{n: 1, path: true}
-	}
-	for _, p := range strings.Fields("-exec -execdir -ok -okdir") {
-		m[p] = findPred{eff: effRuns}
-	}
-	for _, p := range strings.Fields("-delete -fls -fprint -fprint0 -fprintf") {
-		m[p] = findPred{eff: effWrites}
-	}
-	m["-files0-from"] = findPred{n: 1, eff: effNamesFile}
 	return m
 })
 

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 )
@@ -414,25 +413,7 @@ func (u *unwrapper) packageScripts(c SimpleCommand, name string, args []Word, de
 
 // npmLifecycle are the scripts npm subcommands other than run, test,
 // start and stop run.
-var npmLifecycle = sync.OnceValue(func() map[string][]string {
-	install := []string{"preinstall", "install", "postinstall", "prepare"}
-	test := append(slices.Clip(install), "pretest", "test", "posttest")
-	m := map[string][]string{
-		"restart":    {"prerestart", "restart", "postrestart", "prestop", "stop", "poststop", "prestart", "start", "poststart"},
-		"pack":       {"prepack", "prepare", "postpack"},
-		"publish":    {"prepublishOnly", "prepack", "prepare", "postpack", "publish", "postpublish"},
-		"version":    {"preversion", "version", "postversion"},
-		"diff":       {"prepare"},
-		"shrinkwrap": {"preshrinkwrap", "shrinkwrap", "postshrinkwrap"},
-	}
-	for _, k := range strings.Fields("install i ci add rebuild link ln dedupe update up uninstall remove rm prune") {
-		m[k] = install
-	}
-	for _, k := range strings.Fields("install-test it install-ci-test cit") {
-		m[k] = test
-	}
-	return m
-})
+var npmLifecycle = sync.OnceValue(func() map[string][]string { return tableMap("npm") })
 
 // pkgRun judges the scripts of the package.json nearest c.Dir.
 func (u *unwrapper) pkgRun(c SimpleCommand, name string, scripts []string, depth int) unwrapped {

@@ -69,8 +69,7 @@ var shells = nameSet("bash sh dash zsh ksh mksh ash rbash")
 // bashOpts are the options of bash (and, near enough, sh, dash, zsh):
 // -o NAME and -O NAME take a value; the rest are flags.
 var bashOpts = sync.OnceValue(func() getopt {
-	g := parseSpec("a b c e f h i k l m n p r s t u v x B C E H P T D o: O: norc noprofile posix login rcfile=@ init-file=@ " +
-		"restricted verbose debugger dump-strings dump-po-strings noediting pretty-print wordexp help version")
+	g := specOf("bash")
 	g.stop = true
 	return g
 })
