@@ -208,13 +208,6 @@ func gitSettings(dir, home string, system bool) ([]gitconfig.Setting, error) {
 	return out, nil
 }
 
-func absIn(base, p string) string {
-	if filepath.IsAbs(p) {
-		return filepath.Clean(p)
-	}
-	return filepath.Join(base, p)
-}
-
 // maxIncludes bounds how deep git config includes are followed (git's
 // own limit, beyond which it refuses the file), and maxConfigFiles how
 // many files are read in all.
