@@ -27,15 +27,14 @@ var gitSubPrograms = sync.OnceValue(func() map[string][]string { return tableMap
 // --exec, bisect run, submodule foreach and the like.
 func (u *unwrapper) gitRuns(c SimpleCommand, args []Word, depth int) unwrapped {
 	var out unwrapped
-	g := gitGlobals()
-	pa := g.parse(args, c.Dir)
-	if pa.why != "" {
-		out.hide("git: " + pa.why)
+	sub, rest, globals, why := gitSub(args)
+	if why != "" {
+		out.hide("git: " + why)
 		return out
 	}
 	dir := c.Dir
 	aliases := map[string]string{}
-	for _, o := range pa.used {
+	for _, o := range globals {
 		switch {
 		case o.opt.short == 'C' && o.has:
 			if o.value.Literal() && dir != "" {
@@ -65,12 +64,11 @@ func (u *unwrapper) gitRuns(c SimpleCommand, args []Word, depth int) unwrapped {
 			out.hide("git --config-env sets a setting from the environment")
 		}
 	}
-	if len(pa.operands) == 0 {
+	if sub == (Word{}) {
 		return out
 	}
-	sub, rest := pa.operands[0], pa.operands[1:]
-	if len(pa.used) > 0 {
-		out.variants = append(out.variants, append([]Word{c.Words[0]}, pa.operands...))
+	if len(rest)+1 < len(args) {
+		out.variants = append(out.variants, append([]Word{c.Words[0], sub}, rest...))
 	}
 	if !sub.Literal() {
 		return out
@@ -126,17 +124,17 @@ func (u *unwrapper) gitRuns(c SimpleCommand, args []Word, depth int) unwrapped {
 	return out
 }
 
-// gitSub splits a git command line (the words after git) into its
-// subcommand and the subcommand's arguments; sub is "" when there is
-// none or the options cannot be read.
-func gitSub(args []Word) (sub Word, rest []Word, globals []used) {
+// gitSub splits a git command line (the words after git) into git's own
+// options, its subcommand (the zero Word when there is none) and the
+// subcommand's arguments; why says why git's options cannot be read.
+func gitSub(args []Word) (sub Word, rest []Word, globals []used, why string) {
 	g := gitGlobals()
 	pa := g.parse(args, "")
 	if pa.why == "" {
 		if len(pa.operands) == 0 {
-			return Word{}, nil, pa.used
+			return Word{}, nil, pa.used, ""
 		}
-		return pa.operands[0], pa.operands[1:], pa.used
+		return pa.operands[0], pa.operands[1:], pa.used, ""
 	}
 	// An option the table does not know (a newer git's): take the first
 	// word that is not an option, as git would if the option took no
@@ -146,7 +144,7 @@ func gitSub(args []Word) (sub Word, rest []Word, globals []used) {
 		v := args[i].Value
 		switch {
 		case !args[i].Known:
-			return args[i], args[i+1:], globals
+			return args[i], args[i+1:], globals, pa.why
 		case v == "-c" && i+1 < len(args):
 			i++
 			globals = append(globals, used{opt: g.short('c'), as: "-c", value: args[i], has: true})
@@ -156,10 +154,10 @@ func gitSub(args []Word) (sub Word, rest []Word, globals []used) {
 			i++
 		case strings.HasPrefix(v, "-"):
 		default:
-			return args[i], args[i+1:], globals
+			return args[i], args[i+1:], globals, pa.why
 		}
 	}
-	return Word{}, nil, globals
+	return Word{}, nil, globals, pa.why
 }
 
 // gitAlias looks an alias up in the config files a git command in dir

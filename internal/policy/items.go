@@ -320,7 +320,7 @@ func (p *Policy) commandItem(toolName string, c SimpleCommand, uw unwrapped) []i
 			}
 		}
 		if baseName(c.Name()) == "git" {
-			if sub, _, _ := gitSub(c.Words[1:]); gitHistoryPrinters[sub.Value] {
+			if sub, _, _, _ := gitSub(c.Words[1:]); gitHistoryPrinters[sub.Value] {
 				it.unlisted = "it packs file contents from git's history, where files a path rule names may be"
 			}
 		}

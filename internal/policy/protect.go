@@ -186,7 +186,7 @@ func (p *Policy) touchesProtected(abs string) bool {
 // submodule add, worktree add, init in a repository.
 func gitConfigChanges(args []Word, dir string) []string {
 	var out []string
-	sub, rest, globals := gitSub(args)
+	sub, rest, globals, _ := gitSub(args)
 	for _, g := range globals {
 		switch {
 		case g.opt.short == 'c' && g.has:
