@@ -115,28 +115,26 @@ func gitRO(c SimpleCommand) roResult {
 	}
 	dir := c.Dir
 	var r roResult
-	i := 0
-	for ; i < len(args) && strings.HasPrefix(args[i].Value, "-"); i++ {
-		v := args[i].Value
+	subW, rest, globals, why := gitSub(args)
+	if why != "" {
+		return notRO("git: " + why)
+	}
+	for _, o := range globals {
 		switch {
-		case gitTop.has(v):
-		case v == "-C" && i+1 < len(args):
-			i++
-			dir = resolveIn(dir, args[i].Value)
-			r.paths = append(r.paths, args[i])
-		case v == "--help":
-			if i == len(args)-1 {
-				return r
-			}
+		case gitTop.has(o.as) || (o.as == "--help" && subW == Word{}):
+		case o.as == "-C" && o.has:
+			dir = resolveIn(dir, o.value.Value)
+			r.paths = append(r.paths, o.value)
+		case o.as == "--help":
 			return notRO("git --help COMMAND runs man or a browser")
 		default:
-			return notRO("git " + v + " can change what git runs")
+			return notRO("git " + o.as + " can change what git runs")
 		}
 	}
-	if i == len(args) {
+	if subW == (Word{}) {
 		return r
 	}
-	sub, rest := args[i].Value, args[i+1:]
+	sub := subW.Value
 	for _, a := range rest {
 		if b := gitBadWord(sub, a.Value); b != "" {
 			return notRO("git " + sub + " " + a.Value + " is " + b + ", which writes a file or runs a program")
