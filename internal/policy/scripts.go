@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 )
@@ -462,14 +463,6 @@ var spawnAPI = lazyRE(`(?:^|[^A-Za-z0-9_$])(system|popen|spawn|spawnSync|execSyn
 	`ProcessBuilder|getRuntime|__import__|importlib|getattr|ctypes|qx|getline|Command|run_command)(?:[^A-Za-z0-9_]|$)` +
 	"|`" + `|\|\s*"|"\s*\|&?|\|&`)
 
-// codeWordBefore and codeWordAfter are the characters that may not touch
-// a program name for it to count as a word in code: rm in
-// system("rm x") and /bin/rm, not in rm.txt, format or rm_rf.
-const (
-	codeWordBefore = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-"
-	codeWordAfter  = codeWordBefore + "/"
-)
-
 // mentions reports whether every literal word of a command rule's
 // pattern occurs in text as a word; a pattern whose program is a glob
 // counts as mentioned.
@@ -503,19 +496,9 @@ func (r Rule) literalWords() string {
 	return strings.Join(out, " ")
 }
 
+// hasCodeWord reports whether w occurs in text as a word: rm in
+// system("rm x") and /bin/rm, not in rm.txt, format or rm_rf.
 func hasCodeWord(text, w string) bool {
-	for i := 0; ; {
-		j := strings.Index(text[i:], w)
-		if j < 0 {
-			return false
-		}
-		j += i
-		before := j == 0 || !strings.ContainsRune(codeWordBefore, rune(text[j-1]))
-		end := j + len(w)
-		after := end == len(text) || !strings.ContainsRune(codeWordAfter, rune(text[end]))
-		if before && after {
-			return true
-		}
-		i = j + 1
-	}
+	ok, _ := regexp.MatchString(`(?:^|[^A-Za-z0-9_.-])`+regexp.QuoteMeta(w)+`(?:$|[^A-Za-z0-9_./-])`, text)
+	return ok
 }
