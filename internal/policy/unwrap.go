@@ -407,14 +407,7 @@ func (u *unwrapper) fileRuns(c SimpleCommand, w Word, depth int) unwrapped {
 
 // isStdinPath reports a script operand that is the standard input.
 func isStdinPath(w Word) bool {
-	if !w.Known {
-		return false
-	}
-	switch w.Value {
-	case "-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0":
-		return true
-	}
-	return false
+	return w.Known && slices.Contains([]string{"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"}, w.Value)
 }
 
 // stdinRuns is what a shell reading its standard input runs.
