@@ -8,11 +8,9 @@ import (
 	"unicode"
 )
 
-// Code in other languages is not parsed. Where deny or ask command rules
-// exist, it passes unasked only when a scan finds no door to a program
-// or to a name built at run time ("sys"+"tem" defeats any scan for
-// names), so the scan looks for the doors, per language: `python3 -c
-// 'print(1)'` passes, `import os` asks. Other languages get spawnAPI.
+// Code in other languages is not parsed: where deny or ask command rules
+// exist, a scan per language looks for the doors to programs and to
+// names built at run time ("sys"+"tem" defeats any scan for names).
 
 // Languages with a scanner of their own.
 const (
@@ -38,12 +36,8 @@ func langOf(interp string) string {
 	return ""
 }
 
-// pySpawn are the Python names that start a program or reach one, or a
-// name, at run time: the modules that can (os, subprocess, pty,
-// asyncio, webbrowser, pickle, ctypes, importlib ...), their functions
-// under any module (system, spawn*, exec*, popen, fork), and the doors
-// to run-time names (eval, exec, compile, getattr, globals, vars,
-// sys.modules, frames, pkgutil.resolve_name, logging's dictConfig).
+// pySpawn are the Python names that start a program, or reach one or a
+// name at run time: modules, their functions under any module, and doors.
 var pySpawn = lazyRE(`\b_*(os|posix|nt|pty|subprocess|_posixsubprocess|multiprocessing|concurrent|asyncio|ctypes|_ctypes|cffi|` +
 	`webbrowser|antigravity|pickle|_pickle|cPickle|marshal|shelve|dill|cloudpickle|joblib|copyreg|runpy|codeop|importlib|imp|` +
 	`zipimport|pkgutil|resolve_name|builtins|__builtin__|modules|site|addsitedir|pydoc|pdb|bdb|timeit|doctest|inspect|gc|` +
@@ -62,20 +56,16 @@ var pyPlainDunders = nameSet("__name__ __main__ __file__ __doc__ __init__ __all_
 	"__repr__ __eq__ __ne__ __lt__ __le__ __gt__ __ge__ __hash__ __len__ __iter__ __next__ __enter__ " +
 	"__exit__ __contains__ __post_init__ __slots__ __bool__")
 
-// perlSpawn: Perl's program starters, its string and block evals, its
-// modules (use, require, do FILE load code), symbol-table and
-// method-by-name tricks, and open, whose two-argument form runs a
-// command named in its string.
+// perlSpawn: Perl's program starters, evals, module loads, symbol-table
+// tricks, and open (its two-argument form runs a command).
 var perlSpawn = lazyRE(`\b(system|exec|fork|readpipe|qx|syscall|open|open2|open3|pipe|eval|do|require|use|CORE|` +
 	`DynaLoader|XSLoader|can|AUTOLOAD)\b|` + "`" + `|::\{|\$::|/[a-z]*e[a-z]*e\b|(^|\s)-[A-Za-z]*[mM]`)
 
 // perlPlainUse are pragmas a one-liner may use.
 var perlPlainUse = lazyRE(`\b(use|no)\s+(strict|warnings|utf8|feature|integer|v?5[0-9.]*)\s*[;'"]`)
 
-// jsSpawn: Node's doors to programs and to run-time names: modules
-// other than a few that start nothing, computed members of process,
-// module, require and the global object, eval and the Function
-// constructor (reached from any function's constructor), workers, vm.
+// jsSpawn: Node's doors to programs and to run-time names (computed
+// members, eval, the Function constructor any function reaches).
 var jsSpawn = lazyRE(`\b(child_process|spawn\w*|exec\w*|fork|binding|_linkedBinding|dlopen|mainModule|getBuiltinModule|` +
 	`constructor|eval|Function|globalThis|global|Reflect|Proxy|import|module|vm|worker_threads|Worker|cluster|wasi|inspector|` +
 	`Deno|Bun)\b|\b(process|module|require|globalThis|global|this|self|window)\s*\[`)
@@ -87,8 +77,8 @@ var jsPlainModules = nameSet("fs path os util crypto url events assert buffer re
 	"timers perf_hooks fs/promises node:fs node:path node:os node:util node:crypto node:fs/promises " +
 	"node:assert")
 
-// awkSpawn: awk's system(), its pipes (print | cmd, cmd | getline, a
-// single | outside ||) and gawk's coprocesses and extensions.
+// awkSpawn: awk's system(), its pipes and gawk's coprocesses and
+// extensions.
 var awkSpawn = lazyRE(`\bsystem\b|(^|[^|])\|($|[^|])|\|&|@load|@include|\bextension\s*\(`)
 
 // spawnReason says how code in lang may start a program or reach a name
@@ -139,12 +129,8 @@ func spawnReason(lang, text string) string {
 	return ""
 }
 
-// Reading files on its own. Where a deny or ask path rule exists, code
-// that can read files by itself cannot be checked against it (the
-// sandbox does not enforce path rules), so it asks as a computed path
-// does: open(), fs, pathlib, sed's r command, and whatever can start a
-// program (which reads too). print(1) and awk '{print $1}' F (whose
-// operand is judged as a path) pass.
+// Code that can read files on its own cannot be checked against path
+// rules (the sandbox does not enforce them), so it asks where they exist.
 var (
 	pyRead = lazyRE(`\b(open|io|_io|pathlib|Path|fileinput|linecache|codecs|glob|shutil|tarfile|zipfile|sqlite3|` +
 		`mmap|tokenize|configparser|filecmp|dbm|netrc|mailbox|zipapp|tomllib|plistlib|wave|sndhdr|imghdr|mimetypes|read_text|read_bytes)\b`)

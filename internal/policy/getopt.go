@@ -6,11 +6,9 @@ import (
 	"strings"
 )
 
-// Option tables are matched as GNU getopt_long matches: unique-prefix
-// long options (--outp is --output), --opt=value and --opt value,
-// clustered short options (-uo F, -oF), options after operands unless
-// the program stops at the first, and -- ends them. An option the table
-// does not know, or a computed word where one could be, is not trusted.
+// Option tables are matched as GNU getopt_long matches them; an option
+// the table does not know, or a computed word where one could be, is not
+// trusted.
 
 // effect is what an option does, as far as approval cares.
 type effect uint16

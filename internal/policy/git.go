@@ -5,18 +5,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/godwit/godwit/internal/gitconfig"
 )
 
-// Git's options are too many for a table, so its check runs the other
-// way, with a bias to asking: every word starting with "-" is tested
-// against the options that write or run a program, abbreviations
-// included. What git prints may hold committed secrets, so a read asks
-// unless they can be ruled out: no contents printed (--stat), contents
-// limited to named files with no secret among their names in the
-// history (gitnames.go), or only the work tree and an index that tracks
-// no secrets file (gitindex.go).
+// Git's check (docs/safety.md says why each part): words against the
+// options that write or run a program; a read asks unless committed
+// secrets can be ruled out.
 
 // gitBadLong are long options that write a file or run a program, for
 // every subcommand (the diff options --output and --ext-diff reach log,
@@ -29,26 +25,27 @@ var gitBadLong = []string{"output", "open-files-in-pager", "ext-diff", "exec", "
 var gitTop = nameSet("--no-pager -P --no-optional-locks --no-replace-objects --literal-pathspecs --glob-pathspecs " +
 	"--noglob-pathspecs --icase-pathspecs --no-advice --version")
 
-// gitContent says what a subcommand prints by default: contents
-// (diff, show), or only names and metadata (log, status).
+// gitContent says what a subcommand prints by default (programs.txt's
+// git-readers).
 type gitContent uint8
 
 const (
-	gitMeta     gitContent = iota // names, hashes, messages
-	gitPatch                      // patches unless --stat, --name-only, -s ...
-	gitGrep                       // lines of files: the work tree, or the index or a tree
-	gitObject                     // cat-file: an object
-	gitFileName                   // blame: lines of the file it names
+	gitMeta gitContent = iota
+	gitPatch
+	gitGrep
+	gitObject
+	gitFileName
 )
 
-var gitReaders = map[string]gitContent{
-	"status": gitMeta, "log": gitMeta, "whatchanged": gitMeta, "reflog": gitMeta, "shortlog": gitMeta,
-	"show": gitPatch, "diff": gitPatch, "diff-tree": gitMeta, "diff-index": gitMeta, "diff-files": gitMeta,
-	"blame": gitFileName, "ls-files": gitMeta, "ls-tree": gitMeta, "rev-parse": gitMeta, "rev-list": gitMeta,
-	"describe": gitMeta, "cat-file": gitObject, "merge-base": gitMeta, "name-rev": gitMeta, "grep": gitGrep,
-	"show-ref": gitMeta, "for-each-ref": gitMeta, "count-objects": gitMeta, "check-ignore": gitMeta, "check-attr": gitMeta,
-	"version": gitMeta,
-}
+var gitReaders = sync.OnceValue(func() map[string]gitContent {
+	m := map[string]gitContent{}
+	for i, kind := range []string{"meta", "patch", "grep", "object", "file"} {
+		for _, sub := range tableMap("git-readers")[kind] {
+			m[sub] = gitContent(i)
+		}
+	}
+	return m
+})
 
 // gitNoPatch are options that print no file contents even where a patch
 // is the default.
@@ -118,34 +115,32 @@ func gitRO(c SimpleCommand) roResult {
 	}
 	dir := c.Dir
 	var r roResult
-	i := 0
-	for ; i < len(args) && strings.HasPrefix(args[i].Value, "-"); i++ {
-		v := args[i].Value
+	subW, rest, globals, why := gitSub(args)
+	if why != "" {
+		return notRO("git: " + why)
+	}
+	for _, o := range globals {
 		switch {
-		case gitTop.has(v):
-		case v == "-C" && i+1 < len(args):
-			i++
-			dir = resolveIn(dir, args[i].Value)
-			r.paths = append(r.paths, args[i])
-		case v == "--help":
-			if i == len(args)-1 {
-				return r
-			}
+		case gitTop.has(o.as) || (o.as == "--help" && subW == Word{}):
+		case o.as == "-C" && o.has:
+			dir = resolveIn(dir, o.value.Value)
+			r.paths = append(r.paths, o.value)
+		case o.as == "--help":
 			return notRO("git --help COMMAND runs man or a browser")
 		default:
-			return notRO("git " + v + " can change what git runs")
+			return notRO("git " + o.as + " can change what git runs")
 		}
 	}
-	if i == len(args) {
+	if subW == (Word{}) {
 		return r
 	}
-	sub, rest := args[i].Value, args[i+1:]
+	sub := subW.Value
 	for _, a := range rest {
 		if b := gitBadWord(sub, a.Value); b != "" {
 			return notRO("git " + sub + " " + a.Value + " is " + b + ", which writes a file or runs a program")
 		}
 	}
-	if kind, ok := gitReaders[sub]; ok {
+	if kind, ok := gitReaders()[sub]; ok {
 		return gitRead(c, dir, sub, kind, rest, r)
 	}
 	first := ""
@@ -269,22 +264,9 @@ func gitConfigHasCredentials(dir string) bool {
 // gitPatchable are the subcommands that print patches when asked (-p).
 var gitPatchable = nameSet("log whatchanged reflog show diff diff-tree diff-index diff-files")
 
-// gitValued are options that always take the next word as their value,
-// so it is neither a revision nor a path (only ones that never take an
-// attached-only value: misreading one would hide a revision).
-var gitValued = map[string][]string{
-	"grep":  {"-A", "-B", "-C", "-m", "-e", "--max-depth", "--threads", "--context", "--after-context", "--before-context", "--max-count"},
-	"blame": {"-L", "--ignore-rev"},
-	"*": {"-n", "--max-count", "--skip", "--since", "--after", "--until", "--before", "--author", "--committer", "--grep",
-		"-S", "-G", "--diff-filter", "--word-diff-regex", "--find-object", "--anchored", "-I", "--ignore-matching-lines"},
-}
-
-// gitPathValued are options whose value is a file git reads.
-var gitPathValued = map[string][]string{
-	"grep":  {"-f", "--exclude-from"},
-	"blame": {"--contents", "--ignore-revs-file", "-S"},
-	"*":     {"-O", "--orderfile"},
-}
+// gitValued are the options whose next word is their value
+// (programs.txt's git-valued).
+var gitValued = sync.OnceValue(func() map[string][]string { return tableMap("git-valued") })
 
 // gitRead judges a reading subcommand: what it prints, and whether
 // secrets could be in it.
@@ -295,8 +277,8 @@ func gitRead(c SimpleCommand, dir, sub string, kind gitContent, rest []Word, r r
 	var namedTop, tips []string // named as paths from the repository's top; the revisions of rev:path
 	cached, noIndex, untracked, dashdash, patternGiven := false, false, false, false, false
 	blameRevs := slices.ContainsFunc(rest, func(a Word) bool { return a.Value == "--reverse" }) // blame: revisions beyond the operands
-	in := func(m map[string][]string, v string) bool {
-		return slices.Contains(m[sub], v) || slices.Contains(m["*"], v)
+	in := func(kind, v string) bool {
+		return slices.Contains(gitValued()[kind+sub], v) || slices.Contains(gitValued()[kind+"*"], v)
 	}
 	for k := 0; k < len(rest); k++ {
 		a := rest[k]
@@ -339,7 +321,7 @@ func gitRead(c SimpleCommand, dir, sub string, kind gitContent, rest []Word, r r
 			}
 			patch = true
 			continue
-		case in(gitPathValued, name):
+		case in("path:", name):
 			if eq {
 				r.paths = append(r.paths, Word{Value: val, Known: true})
 			} else if k+1 < len(rest) {
@@ -349,7 +331,7 @@ func gitRead(c SimpleCommand, dir, sub string, kind gitContent, rest []Word, r r
 			patternGiven = patternGiven || name == "-f"
 			blameRevs = blameRevs || (sub == "blame" && name == "-S")
 			continue
-		case in(gitValued, name):
+		case in("", name):
 			patternGiven = patternGiven || name == "-e"
 			if eq {
 				r.names = append(r.names, Word{Value: val, Known: true})

@@ -9,36 +9,17 @@ import (
 	"github.com/godwit/godwit/internal/gitconfig"
 )
 
-// Deny and ask rules match git without its own options (git -C . commit
-// is git commit) and through its aliases (-c alias.ci=commit, the
-// config files'). Git stops at an option it does not know; one this
-// table does not know asks where a rule could be dodged.
+// Deny and ask rules match git without its own options and through its
+// aliases; an option the table does not know asks where a rule exists.
 
 // gitGlobals is git's own option table (git(1), OPTIONS).
 var gitGlobals = sync.OnceValue(func() getopt {
-	g := parseSpec("v version h help C: c: config-env= exec-path=? html-path man-path info-path p paginate P no-pager " +
-		"no-replace-objects no-lazy-fetch no-optional-locks no-advice bare git-dir= work-tree= namespace= super-prefix= " +
-		"literal-pathspecs glob-pathspecs noglob-pathspecs icase-pathspecs list-cmds= attr-source=")
+	g := specOf("git")
 	g.stop, g.exact = true, true
 	return g
 })
 
-// gitSubPrograms are the options of git subcommands whose value is a
-// command git runs.
-var gitSubPrograms = map[string][]string{
-	"rebase":        {"-x", "--exec"},
-	"difftool":      {"-x", "--extcmd"},
-	"grep":          {"-O", "--open-files-in-pager"},
-	"fetch":         {"--upload-pack"},
-	"pull":          {"--upload-pack"},
-	"ls-remote":     {"--upload-pack"},
-	"clone":         {"-u", "--upload-pack"},
-	"push":          {"--receive-pack", "--exec"},
-	"send-pack":     {"--receive-pack", "--exec"},
-	"archive":       {"--exec"},
-	"filter-branch": {"--env-filter", "--tree-filter", "--index-filter", "--parent-filter", "--msg-filter", "--commit-filter", "--tag-name-filter"},
-	"send-email":    {"--to-cmd", "--cc-cmd", "--header-cmd", "--sendmail-cmd"},
-}
+var gitSubPrograms = sync.OnceValue(func() map[string][]string { return tableMap("git-runs") })
 
 // gitRuns are the commands a git command line runs or stands for: git
 // without its own options, an alias's expansion, the program a setting
@@ -46,15 +27,14 @@ var gitSubPrograms = map[string][]string{
 // --exec, bisect run, submodule foreach and the like.
 func (u *unwrapper) gitRuns(c SimpleCommand, args []Word, depth int) unwrapped {
 	var out unwrapped
-	g := gitGlobals()
-	pa := g.parse(args, c.Dir)
-	if pa.why != "" {
-		out.hide("git: " + pa.why)
+	sub, rest, globals, why := gitSub(args)
+	if why != "" {
+		out.hide("git: " + why)
 		return out
 	}
 	dir := c.Dir
 	aliases := map[string]string{}
-	for _, o := range pa.used {
+	for _, o := range globals {
 		switch {
 		case o.opt.short == 'C' && o.has:
 			if o.value.Literal() && dir != "" {
@@ -84,12 +64,11 @@ func (u *unwrapper) gitRuns(c SimpleCommand, args []Word, depth int) unwrapped {
 			out.hide("git --config-env sets a setting from the environment")
 		}
 	}
-	if len(pa.operands) == 0 {
+	if sub == (Word{}) {
 		return out
 	}
-	sub, rest := pa.operands[0], pa.operands[1:]
-	if len(pa.used) > 0 {
-		out.variants = append(out.variants, append([]Word{c.Words[0]}, pa.operands...))
+	if len(rest)+1 < len(args) {
+		out.variants = append(out.variants, append([]Word{c.Words[0], sub}, rest...))
 	}
 	if !sub.Literal() {
 		return out
@@ -139,23 +118,23 @@ func (u *unwrapper) gitRuns(c SimpleCommand, args []Word, depth int) unwrapped {
 			break
 		}
 	}
-	if opts := gitSubPrograms[sub.Value]; opts != nil {
+	if opts := gitSubPrograms()[sub.Value]; opts != nil {
 		out.add(u.programOptions(c, rest, depth, opts...))
 	}
 	return out
 }
 
-// gitSub splits a git command line (the words after git) into its
-// subcommand and the subcommand's arguments; sub is "" when there is
-// none or the options cannot be read.
-func gitSub(args []Word) (sub Word, rest []Word, globals []used) {
+// gitSub splits a git command line (the words after git) into git's own
+// options, its subcommand (the zero Word when there is none) and the
+// subcommand's arguments; why says why git's options cannot be read.
+func gitSub(args []Word) (sub Word, rest []Word, globals []used, why string) {
 	g := gitGlobals()
 	pa := g.parse(args, "")
 	if pa.why == "" {
 		if len(pa.operands) == 0 {
-			return Word{}, nil, pa.used
+			return Word{}, nil, pa.used, ""
 		}
-		return pa.operands[0], pa.operands[1:], pa.used
+		return pa.operands[0], pa.operands[1:], pa.used, ""
 	}
 	// An option the table does not know (a newer git's): take the first
 	// word that is not an option, as git would if the option took no
@@ -165,7 +144,7 @@ func gitSub(args []Word) (sub Word, rest []Word, globals []used) {
 		v := args[i].Value
 		switch {
 		case !args[i].Known:
-			return args[i], args[i+1:], globals
+			return args[i], args[i+1:], globals, pa.why
 		case v == "-c" && i+1 < len(args):
 			i++
 			globals = append(globals, used{opt: g.short('c'), as: "-c", value: args[i], has: true})
@@ -175,10 +154,10 @@ func gitSub(args []Word) (sub Word, rest []Word, globals []used) {
 			i++
 		case strings.HasPrefix(v, "-"):
 		default:
-			return args[i], args[i+1:], globals
+			return args[i], args[i+1:], globals, pa.why
 		}
 	}
-	return Word{}, nil, globals
+	return Word{}, nil, globals, pa.why
 }
 
 // gitAlias looks an alias up in the config files a git command in dir
@@ -225,13 +204,6 @@ func gitSettings(dir, home string, system bool) ([]gitconfig.Setting, error) {
 		out = append(out, s...)
 	}
 	return out, nil
-}
-
-func absIn(base, p string) string {
-	if filepath.IsAbs(p) {
-		return filepath.Clean(p)
-	}
-	return filepath.Join(base, p)
 }
 
 // maxIncludes bounds how deep git config includes are followed (git's

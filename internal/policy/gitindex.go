@@ -16,7 +16,8 @@ import (
 const maxIndexSize = 64 << 20
 
 // indexNames returns the paths git's index at file tracks (formats 2, 3
-// and 4). A split or sparse index cannot be read whole here, so it is an
+// and 4, SHA-1 or SHA-256). go-git's decoder would need a new module,
+// and refuses SHA-256 indexes and those written with index.skipHash. A split or sparse index cannot be read whole here, so it is an
 // error: nothing can be ruled out.
 func indexNames(file string) ([]string, error) {
 	f, err := os.Open(file)

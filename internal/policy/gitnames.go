@@ -14,11 +14,8 @@ import (
 )
 
 // A git read limited to named files prints them under every name they
-// had: a key committed as id_rsa and later renamed docs/a.txt prints
-// through the innocent name. So former names are screened too, walked
-// back a rename at a time over the commits on any branch that add a
-// name (not log --follow, which loses names another branch had).
-// Renames are as git detects them; a copy is a new file and not followed.
+// had (id_rsa later renamed docs/a.txt), so former names are screened
+// too, across all branches (log --follow loses names another branch had).
 
 // histFile is one file a git command prints from the history: path is
 // relative to the repository's top folder.
@@ -47,8 +44,7 @@ type renameScan struct {
 }
 
 // historyItems screens the former names of the files a git history read
-// prints: secrets ask (read-only and ask modes), names a path rule covers
-// are judged by it. Nothing runs in --yes mode without path rules.
+// prints: secrets ask, names a path rule covers are judged by it.
 func (p *Policy) historyItems(toolName string, c SimpleCommand, ro roResult) []item {
 	rules := p.pathRules(toolName)
 	if len(ro.histFiles) == 0 || (p.mode == Auto && !rules) {
@@ -116,10 +112,8 @@ func (h *History) formerNames(root string, tips []string, path string) ([]string
 const gitNamesRounds = 50
 
 // scanFormerNames walks renames back from name, a round per rename: the
-// commits (on every branch, merges against each parent) that add one of
-// the names found so far, limited to those paths, which is cheap; then
-// git's rename detection over those commits only, for the names they
-// were renamed from.
+// commits that add one of the names found so far (cheap, limited to those
+// paths), then git's rename detection over those commits only.
 func scanFormerNames(ctx context.Context, root string, tips []string, name string) ([]string, error) {
 	seen := map[string]bool{name: true}
 	var out []string
@@ -161,11 +155,10 @@ func scanFormerNames(ctx context.Context, root string, tips []string, name strin
 }
 
 // addingCommits are the commits of git log -m --format='%H %P' output
-// that add a name: every commit listed with one parent or none, and the
-// merges that add it against each parent (an evil merge). A merge that
-// adds it against some parents only took it from another, whose own
-// commits are listed where it was added there; renaming detection over
-// such a merge, against a parent far behind, costs most of the scan.
+// that add a name: those with one parent or none, and merges that add it
+// against each parent. A merge adding it against some parents only took
+// it from a branch whose own commits are listed (and costs most of the
+// scan against a parent far behind).
 func addingCommits(out []byte) []string {
 	seen, parents := map[string]int{}, map[string]int{}
 	var order []string
@@ -189,10 +182,8 @@ func addingCommits(out []byte) []string {
 	return hashes
 }
 
-// runGit runs git in root with git's configuration neutralised: no
-// system or global config, no pager, no external diff or textconv, no
-// signature checks, no transport (a partial clone's lazy fetch), no
-// prompts; paths are literal.
+// runGit runs git in root with its configuration neutralised: nothing
+// runs, nothing is fetched, nothing prompts; paths are literal.
 func runGit(ctx context.Context, root, stdin string, args ...string) ([]byte, error) {
 	pre := []string{"--no-pager", "--literal-pathspecs", "-c", "core.fsmonitor=false", "-c", "log.showSignature=false",
 		"-c", "diff.renames=true", "-c", "core.quotePath=false", "-c", "protocol.allow=never",

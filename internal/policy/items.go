@@ -320,7 +320,7 @@ func (p *Policy) commandItem(toolName string, c SimpleCommand, uw unwrapped) []i
 			}
 		}
 		if baseName(c.Name()) == "git" {
-			if sub, _, _ := gitSub(c.Words[1:]); gitHistoryPrinters[sub.Value] {
+			if sub, _, _, _ := gitSub(c.Words[1:]); gitHistoryPrinters[sub.Value] {
 				it.unlisted = "it packs file contents from git's history, where files a path rule names may be"
 			}
 		}
@@ -408,13 +408,9 @@ func (p *Policy) declItems(c SimpleCommand) []item {
 
 // readsDir reports whether c is a reader that, without file operands,
 // reads its working folder.
-func readsDir(c SimpleCommand) bool {
-	switch c.Name() {
-	case "ls", "find", "rg", "ag", "fd", "tree", "du", "git", "grep", "egrep", "fgrep":
-		return true
-	}
-	return false
-}
+func readsDir(c SimpleCommand) bool { return dirReaders.has(c.Name()) }
+
+var dirReaders = nameSet("ls find rg ag fd tree du git grep egrep fgrep")
 
 // Default bounds of a glob argument's expansion (Policy.globMatches,
 // Policy.globDirs): how many files it is expanded to for checking, and

@@ -8,22 +8,12 @@ import (
 	"sync"
 )
 
-// make runs the recipes of the targets it builds, so deny and ask rules
-// are matched against them: the Makefile and its includes are read, the
-// targets named (or the default) followed through their prerequisites,
-// with pattern rules, $(shell ...) and != judged too, and make's
-// variables expanded ($(RM) is rm -f). GNU make read well enough to
-// find commands, not to build: conditionals take both branches, and
-// what cannot be read ($(eval), SHELL) asks where a rule could be dodged.
+// make's recipes are judged by the deny and ask rules. GNU make is read
+// well enough to find commands, not to build: conditionals take both
+// branches; what cannot be read ($(eval), SHELL) asks.
 
 // makeOpts is GNU make's option table.
-var makeOpts = sync.OnceValue(func() getopt {
-	return parseSpec("b m B always-make C: directory= d debug=? e environment-overrides E: eval= f: file= makefile= " +
-		"i ignore-errors I: include-dir= j:: jobs=? k keep-going l:: load-average=? max-load=? L check-symlink-times " +
-		"n just-print dry-run recon o: old-file= assume-old= O:: output-sync=? p print-data-base q question " +
-		"r no-builtin-rules R no-builtin-variables s silent quiet no-silent S no-keep-going stop t touch trace v version " +
-		"w print-directory no-print-directory W: what-if= new-file= assume-new= warn-undefined-variables shuffle=? h help")
-})
+var makeOpts = sync.OnceValue(func() getopt { return specOf("make") })
 
 // makeDefaults are make's built-in variables that name programs.
 var makeDefaults = map[string]string{"AR": "ar", "AS": "as", "CC": "cc", "CXX": "g++", "CPP": "$(CC) -E", "FC": "f77",

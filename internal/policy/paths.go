@@ -140,7 +140,7 @@ func hookDirs(root, home string) ([]string, error) {
 			}
 			v = filepath.Join(home, v[1:])
 		}
-		d := kernelPath(absIn(top, v))
+		d := resolveIn(top, v)
 		if within(d, root) {
 			continue // the workspace or above: it cannot all ask (gitguard skips it too)
 		}
@@ -177,7 +177,7 @@ func commonDir(gd string) string {
 	if err != nil {
 		return ""
 	}
-	return absIn(gd, strings.TrimSpace(string(b)))
+	return resolveIn(gd, strings.TrimSpace(string(b)))
 }
 
 // maxLinks bounds symlink hops, as the kernel's ELOOP limit does.

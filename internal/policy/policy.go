@@ -263,20 +263,32 @@ const (
 func (p *Policy) offerOnce(ctx context.Context, req tool.ApprovalRequest, what string, reasons []string) (tool.Decision, error) {
 	q := question(req, append([]string{what}, reasons...))
 	q.ReadOnly = true
+	switch a, err := p.put(ctx, req, q); {
+	case err != nil:
+		return tool.Decision{}, err
+	case a.Choice == No:
+		return tool.Decision{Reason: said(what+"; the user was asked and said no", a)}, nil
+	}
+	return tool.Decision{Allow: true, Manual: true, Reason: "approved by the user in read-only mode", Confine: tool.ConfineWrite}, nil
+}
+
+// put asks the Prompter q, one question at a time.
+func (p *Policy) put(ctx context.Context, req tool.ApprovalRequest, q Question) (Answer, error) {
 	p.askMu.Lock()
 	defer p.askMu.Unlock()
 	a, err := p.prompter.Ask(ctx, q)
 	if err != nil {
-		return tool.Decision{}, fmt.Errorf("policy: asking about %s: %w", req.Tool, err)
+		return a, fmt.Errorf("policy: asking about %s: %w", req.Tool, err)
 	}
-	if a.Choice == No {
-		reason := what + "; the user was asked and said no"
-		if a.Note != "" {
-			reason += ": " + a.Note
-		}
-		return tool.Decision{Reason: reason}, nil
+	return a, nil
+}
+
+// said is a refusal's reason with the person's note.
+func said(reason string, a Answer) string {
+	if a.Note != "" {
+		reason += ": " + a.Note
 	}
-	return tool.Decision{Allow: true, Manual: true, Reason: "approved by the user in read-only mode", Confine: tool.ConfineWrite}, nil
+	return reason
 }
 
 // NeedsApproval reports whether a read must still be approved (a secret,
@@ -506,11 +518,9 @@ func (p *Policy) ask(ctx context.Context, req tool.ApprovalRequest, reasons []st
 	for _, s := range remember {
 		q.Always = append(q.Always, s.String())
 	}
-	p.askMu.Lock()
-	defer p.askMu.Unlock()
-	a, err := p.prompter.Ask(ctx, q)
+	a, err := p.put(ctx, req, q)
 	if err != nil {
-		return tool.Decision{}, fmt.Errorf("policy: asking about %s: %w", req.Tool, err)
+		return tool.Decision{}, err
 	}
 	switch a.Choice {
 	case Yes:
@@ -525,11 +535,7 @@ func (p *Policy) ask(ctx context.Context, req tool.ApprovalRequest, reasons []st
 		p.log.Info("policy: approved for the session", "tool", req.Tool, "scope", strings.Join(q.Always, "; "))
 		return tool.Decision{Allow: true, Manual: true, Reason: "approved by the user for the session: " + strings.Join(q.Always, "; ")}, nil
 	}
-	reason := "the user said no"
-	if a.Note != "" {
-		reason += ": " + a.Note
-	}
-	return tool.Decision{Reason: reason}, nil
+	return tool.Decision{Reason: said("the user said no", a)}, nil
 }
 
 // question is what the person is asked about req.

@@ -10,28 +10,16 @@ import (
 	"github.com/godwit/godwit/internal/gitconfig"
 )
 
-// Git hooks and configuration run programs later, as the user and
-// outside any sandbox, so a command that may change them asks in every
-// mode, --yes included. What the analysis cannot see (a script, tar -x)
-// the safety layer catches after the command (gitguard).
+// Git hooks and configuration run programs later, outside any sandbox:
+// a command that may change them asks in every mode, --yes included.
 
-// gitSafeKeys are the git settings that run nothing and point nowhere;
-// setting any other asks in every mode. Section and key are matched
-// without case, "*" stands for a subsection.
+// gitSafeKeys are the settings that run nothing (programs.txt).
 var gitSafeKeys = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
-	for _, k := range strings.Fields(`user.name user.email user.signingkey
-		core.autocrlf core.eol core.filemode core.ignorecase core.quotepath core.whitespace core.compression core.abbrev
-		core.safecrlf core.symlinks core.precomposeunicode core.longpaths core.checkstat core.trustctime
-		init.defaultbranch pull.rebase pull.ff push.default push.autosetupremote push.followtags fetch.prune fetch.prunetags
-		merge.ff merge.conflictstyle rebase.autosquash rebase.autostash rebase.updaterefs
-		diff.renames diff.algorithm diff.colormoved diff.noprefix diff.mnemonicprefix diff.context diff.indentheuristic
-		status.short status.branch status.showuntrackedfiles status.relativepaths
-		branch.*.remote branch.*.merge branch.*.rebase branch.autosetupmerge branch.sort
-		remote.*.fetch remote.*.push remote.*.tagopt remote.*.prune
-		log.date log.decorate log.abbrevcommit log.follow rerere.enabled commit.verbose commit.cleanup tag.sort column.ui
-		blame.date grep.linenumber gc.auto pack.threads protocol.version format.pretty pretty.* advice.* color.*`) {
-		m[k] = true
+	for _, l := range table("git-safe-keys") {
+		for _, k := range strings.Fields(l) {
+			m[k] = true
+		}
 	}
 	return m
 })
@@ -198,7 +186,7 @@ func (p *Policy) touchesProtected(abs string) bool {
 // submodule add, worktree add, init in a repository.
 func gitConfigChanges(args []Word, dir string) []string {
 	var out []string
-	sub, rest, globals := gitSub(args)
+	sub, rest, globals, _ := gitSub(args)
 	for _, g := range globals {
 		switch {
 		case g.opt.short == 'c' && g.has:

@@ -10,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/godwit/godwit/internal/tool/workspace"
@@ -324,36 +325,11 @@ func (r Rule) mentioned(line string) bool {
 }
 
 // wildcard matches s against p, where * matches any run of characters
-// (slashes included) and ? one character. It runs in O(len(p)*len(s)).
+// (slashes included) and ? one character: path.Match, with / made an
+// ordinary character (NUL, which no argument holds) and [ and \ literal.
 func wildcard(p, s string) bool {
-	px, sx := 0, 0
-	nextP, nextS := -1, -1
-	for px < len(p) || sx < len(s) {
-		if px < len(p) {
-			switch c := p[px]; c {
-			case '*':
-				nextP, nextS = px, sx+1
-				px++
-				continue
-			case '?':
-				if sx < len(s) {
-					px++
-					sx++
-					continue
-				}
-			default:
-				if sx < len(s) && s[sx] == c {
-					px++
-					sx++
-					continue
-				}
-			}
-		}
-		if nextS > 0 && nextS <= len(s) {
-			px, sx = nextP, nextS
-			continue
-		}
-		return false
-	}
-	return true
+	ok, _ := path.Match(wildcardEscape().Replace(p), strings.ReplaceAll(s, "/", "\x00"))
+	return ok
 }
+
+var wildcardEscape = sync.OnceValue(func() *strings.Replacer { return strings.NewReplacer(`\`, `\\`, "[", `\[`, "/", "\x00") })

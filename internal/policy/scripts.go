@@ -8,18 +8,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
+	"regexp"
 	"strings"
 	"sync"
 )
 
 // Code that runs from a file is read and judged by the deny and ask
-// rules: a shell script, a package.json script, a Makefile's recipes
-// (make.go); a program run by its path is matched as what it is (a
-// symlink's target, a copy of a program a rule names). What cannot be
-// read as it will run asks where a rule could be dodged. The project's
-// own programs (go test, a built binary) are left to the sandbox:
-// asking on every test run would make deny rules unusable.
+// rules; what cannot be read as it will run asks. The project's own
+// programs (go test, a built binary) are left to the sandbox.
 
 // maxScript bounds the size of a file read to judge the code in it.
 const maxScript = 2 << 20
@@ -418,25 +414,7 @@ func (u *unwrapper) packageScripts(c SimpleCommand, name string, args []Word, de
 
 // npmLifecycle are the scripts npm subcommands other than run, test,
 // start and stop run.
-var npmLifecycle = sync.OnceValue(func() map[string][]string {
-	install := []string{"preinstall", "install", "postinstall", "prepare"}
-	test := append(slices.Clip(install), "pretest", "test", "posttest")
-	m := map[string][]string{
-		"restart":    {"prerestart", "restart", "postrestart", "prestop", "stop", "poststop", "prestart", "start", "poststart"},
-		"pack":       {"prepack", "prepare", "postpack"},
-		"publish":    {"prepublishOnly", "prepack", "prepare", "postpack", "publish", "postpublish"},
-		"version":    {"preversion", "version", "postversion"},
-		"diff":       {"prepare"},
-		"shrinkwrap": {"preshrinkwrap", "shrinkwrap", "postshrinkwrap"},
-	}
-	for _, k := range strings.Fields("install i ci add rebuild link ln dedupe update up uninstall remove rm prune") {
-		m[k] = install
-	}
-	for _, k := range strings.Fields("install-test it install-ci-test cit") {
-		m[k] = test
-	}
-	return m
-})
+var npmLifecycle = sync.OnceValue(func() map[string][]string { return tableMap("npm") })
 
 // pkgRun judges the scripts of the package.json nearest c.Dir.
 func (u *unwrapper) pkgRun(c SimpleCommand, name string, scripts []string, depth int) unwrapped {
@@ -485,14 +463,6 @@ var spawnAPI = lazyRE(`(?:^|[^A-Za-z0-9_$])(system|popen|spawn|spawnSync|execSyn
 	`ProcessBuilder|getRuntime|__import__|importlib|getattr|ctypes|qx|getline|Command|run_command)(?:[^A-Za-z0-9_]|$)` +
 	"|`" + `|\|\s*"|"\s*\|&?|\|&`)
 
-// codeWordBefore and codeWordAfter are the characters that may not touch
-// a program name for it to count as a word in code: rm in
-// system("rm x") and /bin/rm, not in rm.txt, format or rm_rf.
-const (
-	codeWordBefore = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-"
-	codeWordAfter  = codeWordBefore + "/"
-)
-
 // mentions reports whether every literal word of a command rule's
 // pattern occurs in text as a word; a pattern whose program is a glob
 // counts as mentioned.
@@ -526,19 +496,9 @@ func (r Rule) literalWords() string {
 	return strings.Join(out, " ")
 }
 
+// hasCodeWord reports whether w occurs in text as a word: rm in
+// system("rm x") and /bin/rm, not in rm.txt, format or rm_rf.
 func hasCodeWord(text, w string) bool {
-	for i := 0; ; {
-		j := strings.Index(text[i:], w)
-		if j < 0 {
-			return false
-		}
-		j += i
-		before := j == 0 || !strings.ContainsRune(codeWordBefore, rune(text[j-1]))
-		end := j + len(w)
-		after := end == len(text) || !strings.ContainsRune(codeWordAfter, rune(text[end]))
-		if before && after {
-			return true
-		}
-		i = j + 1
-	}
+	ok, _ := regexp.MatchString(`(?:^|[^A-Za-z0-9_.-])`+regexp.QuoteMeta(w)+`(?:$|[^A-Za-z0-9_./-])`, text)
+	return ok
 }

@@ -10,12 +10,9 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 )
 
-// A recursive search (grep -r, rg, ag, diff -r) may print a secrets file
-// it does not name: searching a folder holding one, or a file a deny or
-// ask path rule names, asks. The walk follows what the program follows
-// (symlinks where it dereferences them), and a link leaving the
-// workspace is a read outside it. Listers (find, ls -R, tree, du, fd)
-// are checked for that last case only.
+// A recursive search may print a secrets file it does not name, so the
+// folders it searches are walked as it walks them; listers (find, ls -R,
+// tree, du, fd) are checked for links out of the workspace only.
 
 // maxSearchEntries bounds the walk that looks for secrets files under a
 // searched folder; a bigger folder asks, as it cannot be cleared.

@@ -643,7 +643,7 @@ func (s *splitter) redirect(r *syntax.Redirect, dir string) {
 		// >&2, <&0, >&- duplicate or close descriptors; `>& file` is
 		// bash's "both streams to file".
 		w := s.word(r.Word, dir)
-		if w.Literal() && isFD(w.Value) {
+		if w.Literal() && fdWord().MatchString(w.Value) {
 			return
 		}
 		rd.Write = r.Op == syntax.DplOut
@@ -710,7 +710,7 @@ func (s *splitter) vars(f *syntax.File) {
 			case syntax.TsEql, syntax.TsNeq, syntax.TsLss, syntax.TsGtr, syntax.TsLeq, syntax.TsGeq:
 				// [[ a -eq b ]] evaluates both sides as arithmetic.
 				for _, side := range []syntax.TestExpr{x.X, x.Y} {
-					if w, ok := side.(*syntax.Word); ok && !isNumber(w.Lit()) {
+					if w, ok := side.(*syntax.Word); ok && !arithNumber().MatchString(w.Lit()) {
 						s.out.Arith = append(s.out.Arith, source(w))
 					}
 				}
@@ -743,7 +743,7 @@ func (s *splitter) arith(e syntax.ArithmExpr) {
 				}
 			}
 		case *syntax.Word:
-			if l := x.Lit(); l == "" || !isNumber(l) {
+			if l := x.Lit(); l == "" || !arithNumber().MatchString(l) {
 				s.out.Arith = append(s.out.Arith, source(x))
 			}
 			return false
@@ -752,28 +752,8 @@ func (s *splitter) arith(e syntax.ArithmExpr) {
 	})
 }
 
-// isNumber reports an arithmetic constant: 42, 0x2a, 16#2a.
-func isNumber(v string) bool {
-	if v == "" || v[0] < '0' || v[0] > '9' {
-		return false
-	}
-	for _, c := range v {
-		if (c < '0' || c > '9') && !strings.ContainsRune("xXabcdefABCDEF#", c) {
-			return false
-		}
-	}
-	return true
-}
+// arithNumber matches an arithmetic constant: 42, 0x2a, 16#2a.
+var arithNumber = lazyRE(`^[0-9][0-9xXa-fA-F#]*$`)
 
-func isFD(v string) bool {
-	v = strings.TrimSuffix(v, "-")
-	if v == "" {
-		return true // >&- closes
-	}
-	for _, c := range v {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
-}
+// fdWord matches the descriptor of >&N, >&N- (moves) or >&- (closes).
+var fdWord = lazyRE(`^[0-9]*-?$`)

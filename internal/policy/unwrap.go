@@ -2,16 +2,13 @@ package policy
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 )
 
-// Deny and ask rules look through what runs another command: wrappers,
-// parsed by option tables (sudo -u root rm is rm), shells given a string
-// or their input, eval, find -exec, options that run a program (rg
-// --pre). Where what would run cannot be known (a pipe into sh, a
-// wrapper option godwit does not know), the line asks when a rule could
-// be dodged that way.
+// Deny and ask rules look through what runs another command; where what
+// runs cannot be known, the line asks when a rule could be dodged.
 
 // wrapper is a program that runs the command in its operands.
 type wrapper struct {
@@ -39,58 +36,17 @@ type wrapper struct {
 	none []string
 }
 
-func wrap(spec string, skip int) wrapper {
-	g := parseSpec(spec)
-	g.stop = true
-	return wrapper{g: g, skip: skip}
-}
-
+// wrappers are programs.txt's table, with what the options of some do.
 var wrappers = sync.OnceValue(func() map[string]wrapper {
-	w := map[string]wrapper{
-		"command": wrap("p v V", 0),
-		"builtin": wrap("", 0),
-		"exec":    wrap("c l a:", 0),
-		"nohup":   wrap(help, 0),
-		"time":    wrap("p a o: f: v q output= format= append verbose quiet portability"+help, 0),
-		"sudo": wrap("A askpass b background C: close-from= D: chdir= E preserve-env=? e edit g: group= H set-home h host= i login "+
-			"K remove-timestamp k reset-timestamp l list n non-interactive P preserve-groups p: prompt= R: chroot= r: role= S stdin "+
-			"s shell t: type= T: command-timeout= U: other-user= u: user= V version v validate B bell N no-update help", 0),
-		"doas":     wrap("a: C: L n s u:", 0),
-		"nice":     wrap("# n: adjustment="+help, 0),
-		"ionice":   wrap("c: class= n: classdata= p: pid= P: pgid= t ignore u: uid= h help V version", 0),
-		"stdbuf":   wrap("i: input= o: output= e: error="+help, 0),
-		"setsid":   wrap("c ctty f fork w wait h help V version", 0),
-		"unbuffer": wrap("p", 0),
-		"xargs": wrap("0 null a: arg-file= d: delimiter= E: e:: eof=? I: i:: replace=? L: l:: max-lines=? n: max-args= o open-tty "+
-			"P: max-procs= p interactive process-slot-var= r no-run-if-empty s: max-chars= show-limits t verbose x exit"+help, 0),
-		"env": wrap("i ignore-environment 0 null u: unset= C: chdir= S: split-string= block-signal=? default-signal=? ignore-signal=? "+
-			"list-signal-handling v debug"+help, 0),
-		"timeout": wrap("f foreground k: kill-after= p preserve-status s: signal= v verbose"+help, 1),
-		"watch": wrap("b beep c color C no-color d:: differences=? e errexit g chgexit n: interval= p precise t no-title w no-wrap "+
-			"x exec q: equexit= r no-rerun h help v version", 0),
-		"strace": wrap("c C d D f F h i k q r t T v V w x y z Z n a: b: e: E: I: o: O: p: P: s: S: u: U: X: seccomp-bpf", 0),
-		"ltrace": wrap("b c C d D f h i L r S t T V w: a: A: e: l: n: o: p: s: u: x:", 0),
-		"chrt": wrap("a all-tasks b batch d deadline f fifo h help i idle m max o other p pid r rr R reset-on-fork T: sched-runtime= "+
-			"P: sched-period= D: sched-deadline= v verbose V version", 1),
-		"taskset":  wrap("a all-tasks c cpu-list p pid h help V version", 1),
-		"flock":    wrap("s shared x e exclusive u unlock n nb nonblock w: timeout= E: conflict-exit-code= o close c: command= F no-fork h help V version", 1),
-		"chroot":   wrap("userspec= groups= skip-chdir"+help, 1),
-		"fakeroot": wrap("l: lib= faked= s: i: u unknown-is-real b: h help v version", 0),
-		"unshare": wrap("m mount=? u uts=? i ipc=? n net=? p pid=? U user=? C cgroup=? T time=? f fork r map-root-user c map-current-user "+
-			"kill-child=? mount-proc=? propagation= setgroups= R: root= w: wd= S: setuid= G: setgid= keep-caps map-user= map-group= "+
-			"map-users= map-groups= map-auto l load-interp= h help V version", 0),
-		"nsenter": wrap("a all t: target= m:: mount=? u:: uts=? i:: ipc=? n:: net=? p:: pid=? C:: cgroup=? U:: user=? T:: time=? "+
-			"S: setuid= G: setgid= preserve-credentials r:: root=? w:: wd=? W: wdns= e env F no-fork Z follow-context h help V version", 0),
-		"runuser":     wrap("u: user= g: group= G: supp-group= l login c: command= session-command= f fast m p preserve-environment s: shell= w: whitelist-environment= P pty h help V version", 0),
-		"su":          wrap("c: command= session-command= f fast g: group= G: supp-group= l login m p preserve-environment P pty s: shell= w: whitelist-environment= h help V version", 1),
-		"script":      wrap("a append c: command= E: echo= e return f flush B: log-io= I: log-in= O: log-out= T: log-timing= m: logging-format= q quiet t:: timing=? h help V version", 1),
-		"busybox":     wrap("", 0),
-		"toybox":      wrap("", 0),
-		"numactl":     wrap("", 0),
-		"prlimit":     wrap("p: pid= o: output= noheadings raw verbose h help V version", 0),
-		"firejail":    wrap("", 0),
-		"systemd-run": wrap("", 0),
-		"caffeinate":  wrap("d i m s u t: w:", 0),
+	w := map[string]wrapper{}
+	for _, l := range table("wrappers") {
+		f := strings.Fields(l)
+		x := wrapper{g: parseSpec(strings.Join(f[2:], " ")), skip: -1}
+		x.g.stop = true
+		if f[1] != "-" {
+			x.skip, _ = strconv.Atoi(f[1])
+		}
+		w[f[0]] = x
 	}
 	set := func(name string, f func(*wrapper)) {
 		x := w[name]
@@ -105,8 +61,6 @@ var wrappers = sync.OnceValue(func() map[string]wrapper {
 	for _, n := range []string{"flock", "su", "runuser", "script"} {
 		set(n, func(x *wrapper) { x.str = []string{"-c", "--command"} })
 	}
-	set("su", func(x *wrapper) { x.skip = 1 })
-	set("script", func(x *wrapper) { x.skip = -1 }) // script's operand is its log file, never a command
 	return w
 })
 
@@ -115,8 +69,7 @@ var shells = nameSet("bash sh dash zsh ksh mksh ash rbash")
 // bashOpts are the options of bash (and, near enough, sh, dash, zsh):
 // -o NAME and -O NAME take a value; the rest are flags.
 var bashOpts = sync.OnceValue(func() getopt {
-	g := parseSpec("a b c e f h i k l m n p r s t u v x B C E H P T D o: O: norc noprofile posix login rcfile=@ init-file=@ " +
-		"restricted verbose debugger dump-strings dump-po-strings noediting pretty-print wordexp" + help)
+	g := specOf("bash")
 	g.stop = true
 	return g
 })
@@ -454,14 +407,7 @@ func (u *unwrapper) fileRuns(c SimpleCommand, w Word, depth int) unwrapped {
 
 // isStdinPath reports a script operand that is the standard input.
 func isStdinPath(w Word) bool {
-	if !w.Known {
-		return false
-	}
-	switch w.Value {
-	case "-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0":
-		return true
-	}
-	return false
+	return w.Known && slices.Contains([]string{"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"}, w.Value)
 }
 
 // stdinRuns is what a shell reading its standard input runs.

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -137,17 +138,9 @@ func (s *splitter) tilde(v, dir string) (string, bool) {
 }
 
 // hasGlob reports an unescaped *, ? or [ in an unquoted literal.
-func hasGlob(v string) bool {
-	for i := 0; i < len(v); i++ {
-		switch v[i] {
-		case '\\':
-			i++
-		case '*', '?', '[':
-			return true
-		}
-	}
-	return false
-}
+func hasGlob(v string) bool { return globChar().MatchString(v) }
+
+var globChar = lazyRE(`(?s)^(?:[^\\*?\[]|\\.)*[*?\[]`)
 
 // hasBraces reports a brace expansion ({a,b} or {1..3}) in an unquoted
 // literal: bash turns it into several words.
@@ -172,39 +165,20 @@ func hasBraces(v string) bool {
 }
 
 // unescape applies backslash escapes of unquoted text.
-func unescape(v string) string {
-	if !strings.Contains(v, `\`) {
-		return v
-	}
-	var b strings.Builder
-	for i := 0; i < len(v); i++ {
-		if v[i] == '\\' && i+1 < len(v) {
-			i++
-			if v[i] == '\n' {
-				continue
-			}
-		}
-		b.WriteByte(v[i])
-	}
-	return b.String()
-}
+func unescape(v string) string { return unescapeBy(escaped(), v) }
 
 // unescapeDouble applies the escapes bash honours inside double quotes.
-func unescapeDouble(v string) string {
-	if !strings.Contains(v, `\`) {
-		return v
-	}
-	var b strings.Builder
-	for i := 0; i < len(v); i++ {
-		if v[i] == '\\' && i+1 < len(v) && strings.IndexByte("$`\"\\\n", v[i+1]) >= 0 {
-			i++
-			if v[i] == '\n' {
-				continue
-			}
-		}
-		b.WriteByte(v[i])
-	}
-	return b.String()
+func unescapeDouble(v string) string { return unescapeBy(dquoteEscaped(), v) }
+
+var (
+	escaped       = lazyRE(`(?s)\\.`)
+	dquoteEscaped = lazyRE("\\\\[$`\"\\\\\n]")
+)
+
+// unescapeBy drops the backslash of each escape re matches, and an
+// escaped newline whole.
+func unescapeBy(re *regexp.Regexp, v string) string {
+	return re.ReplaceAllStringFunc(v, func(m string) string { return strings.TrimPrefix(m[1:], "\n") })
 }
 
 // isProcSubst reports a word that is a process substitution's pipe.
