@@ -49,28 +49,17 @@ const AlwaysDeferred = "send_message"
 // Options configure Split and Table.
 type Options struct {
 	Mode Mode
-	// Deferrable picks the tools that may be deferred; nil means
-	// Deferrable.
-	Deferrable func(name string) bool
 	// Count counts tokens (window.Counter.Count); nil estimates 4 bytes
 	// a token.
 	Count func(string) int
-	// AutoMin is auto's threshold; 0 means DefaultAutoMin.
-	AutoMin int
 }
 
 func (o Options) withDefaults() Options {
 	if o.Mode == "" {
 		o.Mode = Off
 	}
-	if o.Deferrable == nil {
-		o.Deferrable = Deferrable
-	}
 	if o.Count == nil {
 		o.Count = func(s string) int { return (len(s) + 3) / 4 }
-	}
-	if o.AutoMin <= 0 {
-		o.AutoMin = DefaultAutoMin
 	}
 	return o
 }
@@ -84,7 +73,7 @@ func Split(tools []tool.Tool, opts Options, keep func(name string) bool) (reside
 		return tools, nil
 	}
 	for _, t := range tools {
-		if t.Name() != ProxyName && opts.Deferrable(t.Name()) && (keep == nil || !keep(t.Name())) {
+		if t.Name() != ProxyName && Deferrable(t.Name()) && (keep == nil || !keep(t.Name())) {
 			deferred = append(deferred, t)
 		} else {
 			resident = append(resident, t)
@@ -92,7 +81,7 @@ func Split(tools []tool.Tool, opts Options, keep func(name string) bool) (reside
 	}
 	if opts.Mode == Auto && len(deferred) > 0 {
 		saved := specTokens(deferred, opts.Count) - opts.Count(Listing(deferred)) - opts.Count(specJSON(proxySpec))
-		if saved < opts.AutoMin {
+		if saved < DefaultAutoMin {
 			return tools, nil
 		}
 	}
