@@ -77,9 +77,8 @@ func NewCaches(opts CacheOptions) *Caches {
 func (c *Caches) Dir() string { return c.opts.Dir }
 
 // Env returns the variables commands get, worked out once, at the first
-// command (`go env` takes ~10 ms, which a session that runs no command
-// should not pay). On failure it logs and returns what it could: a
-// command then meets the user's caches read-only, as before.
+// command (`go env` takes ~10 ms). On failure it logs and returns what it
+// could: commands then meet the user's caches read-only.
 func (c *Caches) Env() []string {
 	c.once.Do(func() { c.env = c.compute(context.Background()) })
 	return c.env
@@ -331,14 +330,11 @@ func fileProxy(view string) (string, bool) {
 	return "file://" + p, true
 }
 
-// goEnv runs `go env -json names...` outside the workspace (its go.mod
-// and go.work must not choose a toolchain or settings) with the local
-// toolchain (no download); nil without a go command. Its config folder
-// is one of godwit's, under dir, where Go's telemetry is off, with GOENV
-// naming the user's settings file (`go env -w`) outright: godwit's look
-// at the settings is not the user's use of go, and must write nothing
-// in the user's home (the go command counts its runs there, and starts
-// a process that writes there after it exits).
+// goEnv runs `go env -json names...` outside the workspace (whose go.mod
+// must not choose a toolchain) with the local toolchain; nil without a
+// go command. GOENV names the user's settings file, and the config
+// folder is godwit's, under dir, with telemetry off: godwit's look must
+// write nothing in the user's home.
 func goEnv(ctx context.Context, dir string, names ...string) (map[string]string, error) {
 	bin, err := exec.LookPath("go")
 	if err != nil {
