@@ -79,6 +79,8 @@ func TestSplit(t *testing.T) {
 		{"auto above the threshold defers", deferred.Options{Mode: deferred.Auto}, nil, "file_read", "mcp__srv__echo mcp__srv__deploy mcp__srv__big"},
 		{"auto when nothing is saved keeps all", deferred.Options{Mode: deferred.Auto, Count: one(0)}, nil,
 			"file_read mcp__srv__echo mcp__srv__deploy", ""},
+		{"custom choice", deferred.Options{Mode: deferred.On, Deferrable: func(n string) bool { return n == "file_read" }}, nil,
+			"mcp__srv__echo mcp__srv__deploy", "file_read"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tools := all

@@ -12,7 +12,7 @@
 //
 // Modes (config tools.deferred): off keeps every tool resident; on
 // defers every deferrable tool; auto defers them only when that saves at
-// least DefaultAutoMin tokens per request.
+// least AutoMin tokens per request.
 //
 // Of godwit's packages it imports only llm and tool.
 package deferred

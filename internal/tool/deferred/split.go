@@ -31,9 +31,9 @@ func ParseMode(s string) (Mode, error) {
 	return "", fmt.Errorf("deferred: tools.deferred is %q; use off, auto or on", s)
 }
 
-// DefaultAutoMin is the saving, in tokens per request, at which auto
+// AutoMin is the saving, in tokens per request, at which auto
 // defers: below it the proxy and the listing cost about what they save.
-const DefaultAutoMin = 1000
+const AutoMin = 1000
 
 // Deferrable is the default choice of tools that may be deferred: MCP
 // tools and the rarely used built-ins.
@@ -49,6 +49,9 @@ const AlwaysDeferred = "send_message"
 // Options configure Split and Table.
 type Options struct {
 	Mode Mode
+	// Deferrable picks the tools that may be deferred; nil means
+	// Deferrable.
+	Deferrable func(name string) bool
 	// Count counts tokens (window.Counter.Count); nil estimates 4 bytes
 	// a token.
 	Count func(string) int
@@ -57,6 +60,9 @@ type Options struct {
 func (o Options) withDefaults() Options {
 	if o.Mode == "" {
 		o.Mode = Off
+	}
+	if o.Deferrable == nil {
+		o.Deferrable = Deferrable
 	}
 	if o.Count == nil {
 		o.Count = func(s string) int { return (len(s) + 3) / 4 }
@@ -73,7 +79,7 @@ func Split(tools []tool.Tool, opts Options, keep func(name string) bool) (reside
 		return tools, nil
 	}
 	for _, t := range tools {
-		if t.Name() != ProxyName && Deferrable(t.Name()) && (keep == nil || !keep(t.Name())) {
+		if t.Name() != ProxyName && opts.Deferrable(t.Name()) && (keep == nil || !keep(t.Name())) {
 			deferred = append(deferred, t)
 		} else {
 			resident = append(resident, t)
@@ -81,7 +87,7 @@ func Split(tools []tool.Tool, opts Options, keep func(name string) bool) (reside
 	}
 	if opts.Mode == Auto && len(deferred) > 0 {
 		saved := specTokens(deferred, opts.Count) - opts.Count(Listing(deferred)) - opts.Count(specJSON(proxySpec))
-		if saved < DefaultAutoMin {
+		if saved < AutoMin {
 			return tools, nil
 		}
 	}

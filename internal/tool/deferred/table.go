@@ -141,7 +141,7 @@ func (t *Table) deferredNames() []string {
 	defer t.mu.Unlock()
 	var out []string
 	for _, tl := range t.tools {
-		if Deferrable(tl.Name()) {
+		if t.opts.Deferrable(tl.Name()) {
 			out = append(out, tl.Name())
 		}
 	}
