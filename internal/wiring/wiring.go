@@ -203,7 +203,7 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 	if err != nil {
 		return nil, err
 	}
-	env.Memory, env.Plan = mem.source, plan.New(plan.Options{})
+	env.Memory, env.Plan = mem.source, plan.New()
 	size := windowSize{
 		budget:  window.Scaled(contextWindow(opts.ContextWindow, cfg.ContextWindow, m.info.ContextWindow)),
 		counter: window.NewCounter(),
