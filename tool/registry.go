@@ -21,7 +21,7 @@ type Registry struct {
 // NewRegistry returns a registry holding tools in the given order. It
 // fails on an empty or duplicate name.
 func NewRegistry(tools ...Tool) (*Registry, error) {
-	r := &Registry{index: make(map[string]int)}
+	r := &Registry{}
 	for _, t := range tools {
 		if err := r.Add(t); err != nil {
 			return nil, err
@@ -30,22 +30,14 @@ func NewRegistry(tools ...Tool) (*Registry, error) {
 	return r, nil
 }
 
-// Add appends a tool.
+// Add appends a tool; it fails on an empty or duplicate name.
 func (r *Registry) Add(t Tool) error {
-	name := t.Name()
-	if name == "" {
+	switch {
+	case t.Name() == "":
 		return fmt.Errorf("tool: empty tool name")
+	case len(r.Offer(t)) == 0:
+		return fmt.Errorf("tool: duplicate tool %q", t.Name())
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.index == nil {
-		r.index = make(map[string]int)
-	}
-	if _, dup := r.index[name]; dup {
-		return fmt.Errorf("tool: duplicate tool %q", name)
-	}
-	r.index[name] = len(r.tools)
-	r.tools = append(r.tools, t)
 	return nil
 }
 
@@ -120,7 +112,7 @@ func (r *Registry) Specs() []llm.ToolSpec {
 // Without returns a registry without the named tools (for read-only
 // sub-agents).
 func (r *Registry) Without(names ...string) *Registry {
-	out := &Registry{index: make(map[string]int)}
+	out := &Registry{}
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	for _, t := range r.tools {

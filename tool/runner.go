@@ -19,21 +19,16 @@ const DefaultConcurrency = 5
 
 // Runner executes the tool calls of one model response.
 //
-// Concurrency: calls run in parallel, at most Concurrency at a time (a
-// semaphore: a buffered channel). Each call first takes the global lock,
-// shared for ordinary tools and exclusive for Access.Exclusive calls
-// (shell), then one RWMutex per path it declared, read or write, merged
-// per path (write wins) and taken in sorted order, so that two calls can
-// never deadlock. Locks are taken global-first and released in reverse.
-// Results are written to their own index, so no lock guards them, and are
-// returned in the model's order. One failing call never cancels its
-// siblings: the model corrects itself from the error.
+// Calls run in parallel, at most Concurrency at a time, each under the
+// global lock (exclusive for Access.Exclusive calls) and then one RWMutex
+// per declared path (write wins), taken in sorted order so two calls never
+// deadlock. Outcomes come back in the model's order; a failing call never
+// cancels its siblings.
 //
-// Approvals are asked one call at a time, in the model's order, before any
-// call of the batch runs: a person sees one prompt at a time, and a denied
-// write never races a read that depends on it. The Decision's Confine is
-// put in the context of the call it allowed (ConfinementFrom), so the
-// tool runs it in the sandbox the approver chose.
+// Approvals are asked one call at a time, in the model's order, before
+// any call of the batch runs, so a denied write never races a read that
+// depends on it. The Decision's Confine travels in the allowed call's
+// context (ConfinementFrom).
 //
 // A Runner is safe for concurrent use; the path locks persist across
 // batches.

@@ -111,7 +111,7 @@ func (s *session) replayPlan(args json.RawMessage) {
 	}
 	p := s.eng.Plan
 	if p == nil {
-		p = plan.New(plan.Options{})
+		p = plan.New()
 	}
 	if p.Set(in.Steps) != nil { // the call succeeded, so this only guards
 		return

@@ -7,8 +7,7 @@ import (
 	"github.com/godwit/godwit/internal/gitconfig"
 )
 
-// setting is a config file's setting as git tells settings apart: the
-// section and key in lower case.
+// canonical is s as git tells settings apart: section and key lower case.
 func canonical(s gitconfig.Setting) gitconfig.Setting {
 	s.Section, s.Key = strings.ToLower(s.Section), strings.ToLower(s.Key)
 	return s
@@ -57,14 +56,10 @@ func unsafeChanges(before, after []gitconfig.Setting) []string {
 }
 
 // safeSetting reports whether a setting only records facts git needs
-// (where a branch pushes, a remote's URL, who commits) and never names a
-// program, a file of settings or hooks: what `git remote add`, `git push
-// -u`, `git branch -u`, `git submodule add` and `git init` write. Every
-// other key (core.hooksPath, core.fsmonitor, core.pager, core.editor,
-// core.sshCommand, alias.*, filter.*, diff.*, merge.*.driver,
-// credential.*, include.*, gpg.program, remote.*.uploadpack,
-// submodule.*.update, protocol.*, url.*.insteadOf, ...) may not change
-// without the user.
+// and never names a program, a settings file or hooks: what `git remote
+// add`, `git push -u`, `git submodule add` and `git init` write. Any other
+// key (core.hooksPath, alias.*, filter.*, url.*.insteadOf, ...) may not
+// change without the user.
 func safeSetting(s gitconfig.Setting) bool {
 	s = canonical(s)
 	switch s.Section {

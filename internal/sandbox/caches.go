@@ -18,38 +18,15 @@ import (
 	"github.com/godwit/godwit/internal/atomicfile"
 )
 
-// Caches are the private, persistent caches of commands that may write
-// (the sandbox of ask and auto mode), in place of the user's own.
-//
-// The user's caches stay read-only to commands, because the user's own,
-// unsandboxed builds trust them later: a command that could write the Go
-// build cache or module cache, ~/.npm or ~/.cargo could plant a compiled
-// package or a module's source there, and the next build the user runs
-// outside godwit would run it. So Env points each tool at a folder of
-// godwit's own under Dir, shared by the sessions of one GODWIT_HOME and
-// kept between them, and the sandbox lets commands write there:
-//
-//   - Go: GOCACHE is Dir/go-build, and GOCACHEPROG (Go 1.24+) is godwit
-//     itself, reading through to the user's GOCACHE (see goCacheArg), so
-//     a first build costs what the user's cache lacks. GOPATH and
-//     GOMODCACHE are under Dir/go, and GOPROXY starts with a file proxy
-//     over the user's module cache (Dir/go-proxy: links to the user's
-//     downloaded .info, .mod and .zip files, without the version lists,
-//     so a query for the latest version still asks the user's proxy),
-//     then the user's GOPROXY: a module the user has downloaded needs no
-//     network, and go.sum and GOSUMDB check it as they check any
-//     download. GOFLAGS gains -modcacherw, so the private module cache
-//     can be deleted like any folder.
-//   - XDG_CACHE_HOME, and the caches of npm, pnpm, yarn, pip, uv, cargo,
-//     Gradle, Deno, Bun and Composer, each in a folder under Dir.
-//
-// A setting of the user's (the environment, `go env -w`) that points
-// inside a folder commands may write anyway (the workspace, a
-// sandbox.writable entry of the user's rules) is the user's choice and
-// is kept, the tool's default place included: `sandbox.writable:
-// [~/.cache/go-build]` keeps Go's build cache shared. Any other setting
-// is taken as the user's cache: Go reads through it, the rest is not
-// used by commands.
+// Caches are private, persistent caches (Go's, npm's, cargo's, ...)
+// that commands may write in ask and auto mode, under Dir and shared by
+// one GODWIT_HOME's sessions. The user's own stay read-only: their
+// unsandboxed builds trust them, so a planted compiled package or module
+// source would run there. Go reads through to the user's build cache
+// (GOCACHEPROG, gocache.go) and module downloads (a file GOPROXY of
+// links); docs/architecture.md "Build caches" gives the whole design.
+// A user's setting inside a folder commands may write anyway (the
+// workspace, sandbox.writable) is kept.
 type Caches struct {
 	opts CacheOptions
 	once sync.Once
@@ -100,9 +77,8 @@ func NewCaches(opts CacheOptions) *Caches {
 func (c *Caches) Dir() string { return c.opts.Dir }
 
 // Env returns the variables commands get, worked out once, at the first
-// command (`go env` takes ~10 ms, which a session that runs no command
-// should not pay). On failure it logs and returns what it could: a
-// command then meets the user's caches read-only, as before.
+// command (`go env` takes ~10 ms). On failure it logs and returns what it
+// could: commands then meet the user's caches read-only.
 func (c *Caches) Env() []string {
 	c.once.Do(func() { c.env = c.compute(context.Background()) })
 	return c.env
@@ -354,14 +330,11 @@ func fileProxy(view string) (string, bool) {
 	return "file://" + p, true
 }
 
-// goEnv runs `go env -json names...` outside the workspace (its go.mod
-// and go.work must not choose a toolchain or settings) with the local
-// toolchain (no download); nil without a go command. Its config folder
-// is one of godwit's, under dir, where Go's telemetry is off, with GOENV
-// naming the user's settings file (`go env -w`) outright: godwit's look
-// at the settings is not the user's use of go, and must write nothing
-// in the user's home (the go command counts its runs there, and starts
-// a process that writes there after it exits).
+// goEnv runs `go env -json names...` outside the workspace (whose go.mod
+// must not choose a toolchain) with the local toolchain; nil without a
+// go command. GOENV names the user's settings file, and the config
+// folder is godwit's, under dir, with telemetry off: godwit's look must
+// write nothing in the user's home.
 func goEnv(ctx context.Context, dir string, names ...string) (map[string]string, error) {
 	bin, err := exec.LookPath("go")
 	if err != nil {

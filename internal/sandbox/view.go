@@ -10,17 +10,11 @@ import (
 	"github.com/godwit/godwit/internal/gitconfig"
 )
 
-// View is what a command sees of the machine where the kernel lets each
-// command have mount and PID namespaces of its own (Linux; a user
-// namespace too where godwit is not root): files that hold secrets
-// appear empty, folders of credentials are not there, the repository's
-// git config is seen without credentials and, with its hooks, cannot
-// change, and /proc shows only the command's own processes. Where the
-// namespaces cannot be made, commands run as before (Landlock only) and
-// Refused hears why, once.
-//
-// One View serves every Wrap of a session: it finds out once, at the
-// first command, whether namespaces can be made here.
+// View is what a command sees of the machine in mount and PID namespaces
+// of its own (Linux; a user namespace too where godwit is not root; see
+// the package doc). One View serves every Wrap of a session and probes
+// once, at the first command, whether namespaces can be made; where they
+// cannot, commands run under Landlock only and Refused hears why, once.
 type View struct {
 	// Workspace is the repository whose git config and hooks are shown
 	// read-only, its config without credentials.

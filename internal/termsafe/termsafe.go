@@ -1,26 +1,16 @@
-// Package termsafe makes text that godwit did not write safe to show on a
-// terminal: a model's answers and reasoning, tool calls' arguments and
-// output (a file's content, a command's output), file names, and errors
-// from providers, servers and tools. A terminal obeys what such text may
-// carry: escape sequences that clear the screen, move the cursor, set the
-// window title, write the clipboard (OSC 52), make hyperlinks whose target
-// is not shown (OSC 8), pass data through to an outer terminal (DCS, APC),
-// or ask the terminal to answer as if typed; C1 controls (0x9b is CSI);
-// carriage returns and backspaces that overprint a line; bidirectional
-// overrides and zero-width characters that make text read other than it
-// is.
+// Package termsafe makes text godwit did not write (model output, tool
+// output, file names, errors from elsewhere) safe to show on a terminal,
+// which would obey its escape sequences (OSC 52 clipboard, OSC 8 links,
+// DCS passthrough, queries answered as if typed), C1 controls,
+// overprinting CRs and backspaces, and bidi or zero-width characters.
 //
-// Text is for prose (the transcript, output): whatever a terminal would
-// obey is removed, so nothing the text holds can start a sequence. Exact
-// is for what a person approves (a command, a path): nothing is removed,
-// and every character a terminal would not draw as itself is written as a
-// visible mark (⟨ESC⟩, ⟨CR⟩, ⟨U+202E⟩, ⟨0xFF⟩), so the person reads every
-// character that will run. NonASCII names the letters that may stand in
-// for ASCII look-alikes.
+// Text is for prose: whatever a terminal would obey is removed. Exact is
+// for what a person approves (a command, a path): nothing is removed, and
+// every character not drawn as itself becomes a visible mark (⟨ESC⟩,
+// ⟨U+202E⟩, ⟨0xFF⟩). NonASCII names look-alike letters. Every place that
+// prints such text to a terminal goes through it.
 //
-// Every place that prints such text to a terminal (the chat, the line-mode
-// prompter, `godwit run`'s plain output) goes through it. It imports none
-// of godwit's packages.
+// It imports none of godwit's packages.
 package termsafe
 
 import (

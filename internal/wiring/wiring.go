@@ -184,7 +184,7 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 	if b.mem, err = newMemory(b.opts, b.cfg.Memory, root, env.Store); err != nil {
 		return nil, err
 	}
-	env.Memory, env.Plan = b.mem.source, plan.New(plan.Options{})
+	env.Memory, env.Plan = b.mem.source, plan.New()
 	b.size = windowSize{
 		budget:  window.Scaled(contextWindow(b.opts.ContextWindow, b.cfg.ContextWindow, b.model.info.ContextWindow)),
 		counter: window.NewCounter(),

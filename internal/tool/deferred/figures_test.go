@@ -40,7 +40,7 @@ func builtins(t testing.TB) []tool.Tool {
 	st := storetest.Open(t)
 	sh := shell.New(shell.Options{Workdir: dir})
 	t.Cleanup(func() { sh.Close() })
-	tools := append(fs.Tools(ws, fs.Options{}), sh, plan.New(plan.Options{}), recall.New(st.In(dir)))
+	tools := append(fs.Tools(ws, fs.Options{}), sh, plan.New(), recall.New(st.In(dir)))
 	reg, err := tool.NewRegistry(tools...)
 	if err != nil {
 		t.Fatal(err)

@@ -31,9 +31,9 @@ func ParseMode(s string) (Mode, error) {
 	return "", fmt.Errorf("deferred: tools.deferred is %q; use off, auto or on", s)
 }
 
-// DefaultAutoMin is the saving, in tokens per request, at which auto
+// AutoMin is the saving, in tokens per request, at which auto
 // defers: below it the proxy and the listing cost about what they save.
-const DefaultAutoMin = 1000
+const AutoMin = 1000
 
 // Deferrable is the default choice of tools that may be deferred: MCP
 // tools and the rarely used built-ins.
@@ -55,8 +55,6 @@ type Options struct {
 	// Count counts tokens (window.Counter.Count); nil estimates 4 bytes
 	// a token.
 	Count func(string) int
-	// AutoMin is auto's threshold; 0 means DefaultAutoMin.
-	AutoMin int
 }
 
 func (o Options) withDefaults() Options {
@@ -68,9 +66,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Count == nil {
 		o.Count = func(s string) int { return (len(s) + 3) / 4 }
-	}
-	if o.AutoMin <= 0 {
-		o.AutoMin = DefaultAutoMin
 	}
 	return o
 }
@@ -92,7 +87,7 @@ func Split(tools []tool.Tool, opts Options, keep func(name string) bool) (reside
 	}
 	if opts.Mode == Auto && len(deferred) > 0 {
 		saved := specTokens(deferred, opts.Count) - opts.Count(Listing(deferred)) - opts.Count(specJSON(proxySpec))
-		if saved < opts.AutoMin {
+		if saved < AutoMin {
 			return tools, nil
 		}
 	}

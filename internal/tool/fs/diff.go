@@ -4,13 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+
+	"github.com/aymanbagabas/go-udiff"
 )
 
 const (
 	diffContext = 3
-	// maxDiffCells bounds the line-diff table; past it a changed block is
-	// shown as all removed then all added, which is still a valid diff.
-	maxDiffCells = 1 << 20
 	// maxDiffLines bounds Result.Diff; the model's copy is cut shorter.
 	maxDiffLines = 4000
 )
@@ -49,7 +48,7 @@ func editDiff(old []byte, p plan) (diff string, added, removed int) {
 		prev = r.a
 		ob := old[r.a:r.b]
 		nb := applyIn(old, p.spans[r.first:r.last+1], p.repl, r.a, r.b)
-		ad, rm := writeHunks(&out, diffLines(ob), diffLines(nb), oldLine, oldLine+lineDelta)
+		ad, rm := writeHunks(&out, diffText(ob), diffText(nb), oldLine, oldLine+lineDelta)
 		added += ad
 		removed += rm
 		lineDelta += bytes.Count(nb, []byte{'\n'}) - bytes.Count(ob, []byte{'\n'})
@@ -86,141 +85,43 @@ func lineEnd(b []byte, off int) int {
 	return off + i + 1
 }
 
-func diffLines(b []byte) []string {
+// diffText is b as the diff shows it: CR LF read as LF, a final newline.
+func diffText(b []byte) string {
 	if len(b) == 0 {
-		return nil
+		return ""
 	}
-	s := strings.TrimSuffix(string(b), "\n")
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimSuffix(l, "\r")
+	s := strings.TrimSuffix(strings.ReplaceAll(string(b), "\r\n", "\n"), "\r")
+	if !strings.HasSuffix(s, "\n") {
+		s += "\n"
 	}
-	return lines
+	return s
 }
 
-type op struct {
-	kind byte // ' ', '-', '+'
-	text string
-}
-
-// lineOps returns an edit script from a to b: common prefix and suffix,
-// then a longest-common-subsequence table over the middle when it is
-// small enough.
-func lineOps(a, b []string) []op {
-	p := 0
-	for p < len(a) && p < len(b) && a[p] == b[p] {
-		p++
+// writeHunks writes the line diff of a to b (diffText) as unified hunks
+// with diffContext lines of context; oldStart and newStart number their
+// first lines.
+func writeHunks(out *strings.Builder, a, b string, oldStart, newStart int) (added, removed int) {
+	u, err := udiff.ToUnifiedDiff("", "", a, udiff.Lines(a, b), diffContext)
+	if err != nil {
+		return 0, 0 // not reached: the edits are the library's own
 	}
-	s := 0
-	for s < len(a)-p && s < len(b)-p && a[len(a)-1-s] == b[len(b)-1-s] {
-		s++
-	}
-	var ops []op
-	for _, l := range a[:p] {
-		ops = append(ops, op{' ', l})
-	}
-	ma, mb := a[p:len(a)-s], b[p:len(b)-s]
-	if len(ma)*len(mb) <= maxDiffCells {
-		ops = append(ops, lcsOps(ma, mb)...)
-	} else {
-		for _, l := range ma {
-			ops = append(ops, op{'-', l})
-		}
-		for _, l := range mb {
-			ops = append(ops, op{'+', l})
-		}
-	}
-	for _, l := range a[len(a)-s:] {
-		ops = append(ops, op{' ', l})
-	}
-	return ops
-}
-
-func lcsOps(a, b []string) []op {
-	w := len(b) + 1
-	t := make([]int32, (len(a)+1)*w) // t[i*w+j]: LCS of a[i:], b[j:]
-	for i := len(a) - 1; i >= 0; i-- {
-		for j := len(b) - 1; j >= 0; j-- {
-			if a[i] == b[j] {
-				t[i*w+j] = t[(i+1)*w+j+1] + 1
-			} else {
-				t[i*w+j] = max(t[(i+1)*w+j], t[i*w+j+1])
-			}
-		}
-	}
-	var ops []op
-	i, j := 0, 0
-	for i < len(a) || j < len(b) {
-		switch {
-		case i < len(a) && j < len(b) && a[i] == b[j]:
-			ops = append(ops, op{' ', a[i]})
-			i++
-			j++
-		case i < len(a) && (j == len(b) || t[(i+1)*w+j] >= t[i*w+j+1]):
-			ops = append(ops, op{'-', a[i]})
-			i++
-		default:
-			ops = append(ops, op{'+', b[j]})
-			j++
-		}
-	}
-	return ops
-}
-
-// writeHunks writes the ops of one region as unified hunks with
-// diffContext lines of context; oldStart and newStart number the region's
-// first line.
-func writeHunks(out *strings.Builder, a, b []string, oldStart, newStart int) (added, removed int) {
-	ops := lineOps(a, b)
-	for i := 0; i < len(ops); {
-		// Find the next change and the end of its hunk.
-		for i < len(ops) && ops[i].kind == ' ' {
-			i++
-		}
-		if i == len(ops) {
-			break
-		}
-		from := max(0, i-diffContext)
-		to := i
-		for j := i; j < len(ops); j++ {
-			if ops[j].kind != ' ' {
-				to = j + 1
-			} else if j-to >= 2*diffContext {
-				break
-			}
-		}
-		to = min(len(ops), to+diffContext)
-		ol, nl := oldStart, newStart
-		for _, o := range ops[:from] {
-			if o.kind != '+' {
-				ol++
-			}
-			if o.kind != '-' {
-				nl++
-			}
-		}
+	mark := map[udiff.OpKind]string{udiff.Equal: " ", udiff.Delete: "-", udiff.Insert: "+"}
+	for _, h := range u.Hunks {
 		oc, nc := 0, 0
-		for _, o := range ops[from:to] {
-			if o.kind != '+' {
-				oc++
-			}
-			if o.kind != '-' {
-				nc++
-			}
-		}
-		fmt.Fprintf(out, "@@ -%s +%s @@\n", hunkRange(ol, oc), hunkRange(nl, nc))
-		for _, o := range ops[from:to] {
-			out.WriteByte(o.kind)
-			out.WriteString(o.text)
-			out.WriteByte('\n')
-			switch o.kind {
-			case '+':
-				added++
-			case '-':
-				removed++
+		for _, l := range h.Lines {
+			switch l.Kind {
+			case udiff.Delete:
+				oc, removed = oc+1, removed+1
+			case udiff.Insert:
+				nc, added = nc+1, added+1
+			default:
+				oc, nc = oc+1, nc+1
 			}
 		}
-		i = to
+		fmt.Fprintf(out, "@@ -%s +%s @@\n", hunkRange(oldStart+h.FromLine-1, oc), hunkRange(newStart+h.ToLine-1, nc))
+		for _, l := range h.Lines {
+			out.WriteString(mark[l.Kind] + l.Content)
+		}
 	}
 	return added, removed
 }

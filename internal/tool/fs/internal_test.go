@@ -205,3 +205,12 @@ func TestLineCuts(t *testing.T) {
 		}
 	}
 }
+
+// diffLines is b's lines as the diff shows them.
+func diffLines(b []byte) []string {
+	s := diffText(b)
+	if s == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+}

@@ -18,12 +18,11 @@ const maxGrepCol = 300
 // maxLiterals bounds the alternatives of a prefilter.
 const maxLiterals = 16
 
-// matcher finds the lines of a buffer that match a pattern. It first
-// looks for literals that every match must contain (bytes.Index is
-// vectorized) and tries only the lines holding one; a pattern without
-// such a literal ([A-Z]{4}[0-9]{4}) tries every line. A line is tried by
-// a lazy DFA (lineDFA), which gives the regexp's answer at a table lookup
-// a byte. The regexp stays for the rare pattern whose DFA gives up.
+// matcher finds the lines of a buffer that match a pattern: only lines
+// holding a literal every match must contain, when there is one
+// (bytes.Index is vectorized; without the case-folded literals, an
+// ignore_case grep over GOROOT/src took 27-37% more CPU), each tried by
+// the lazy DFA, or the regexp where the DFA gives up.
 type matcher struct {
 	re *regexp.Regexp
 	// dfas holds *lineDFA, one per concurrent search (each caches the

@@ -35,24 +35,9 @@ type Step struct {
 	Status Status `json:"status"`
 }
 
-// Options configure a Plan.
-type Options struct {
-	// OnChange, when set, is called with a copy of the new steps after each
-	// successful plan call, in the order the calls were applied. It runs
-	// on the caller's goroutine and may call Steps or Open, but not Run or
-	// Set.
-	OnChange func([]Step)
-}
-
 // Plan is the plan tool and the step list it keeps. It is safe for
 // concurrent use.
 type Plan struct {
-	onChange func([]Step)
-
-	// emit serialises replace-and-notify, so OnChange sees the updates in
-	// the order they were applied. Taken before mu.
-	emit sync.Mutex
-
 	mu    sync.Mutex // guards steps
 	steps []Step
 }
@@ -70,9 +55,7 @@ var spec = llm.ToolSpec{
 }
 
 // New returns an empty plan.
-func New(opts Options) *Plan {
-	return &Plan{onChange: opts.OnChange}
-}
+func New() *Plan { return &Plan{} }
 
 // Name implements tool.Tool.
 func (p *Plan) Name() string { return Name }
@@ -80,8 +63,8 @@ func (p *Plan) Name() string { return Name }
 // Spec implements tool.Tool.
 func (p *Plan) Spec() llm.ToolSpec { return spec }
 
-// Run implements tool.Tool: it validates and replaces the list, calls
-// OnChange, and returns the rendered list. Unknown fields are ignored
+// Run implements tool.Tool: it validates and replaces the list and
+// returns the rendered list. Unknown fields are ignored
 // (nothing can go wrong by ignoring them); a bad step is BAD_ARGS.
 func (p *Plan) Run(_ context.Context, args json.RawMessage) (tool.Result, error) {
 	var in struct {
@@ -99,29 +82,22 @@ func (p *Plan) Run(_ context.Context, args json.RawMessage) (tool.Result, error)
 	if err != nil {
 		return tool.Result{}, err
 	}
-	p.emit.Lock()
-	defer p.emit.Unlock()
 	p.mu.Lock()
 	p.steps = steps
 	p.mu.Unlock()
-	if p.onChange != nil {
-		p.onChange(slices.Clone(steps))
-	}
 	if len(steps) == 0 {
 		return tool.Result{Content: "plan cleared"}, nil
 	}
 	return tool.Result{Content: Render(steps)}, nil
 }
 
-// Set replaces the steps without calling OnChange, for restoring a
-// stored plan. It validates like Run.
+// Set replaces the steps, for restoring a stored plan. It validates
+// like Run.
 func (p *Plan) Set(steps []Step) error {
 	steps, err := normalize(steps)
 	if err != nil {
 		return err
 	}
-	p.emit.Lock()
-	defer p.emit.Unlock()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.steps = steps

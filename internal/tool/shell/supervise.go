@@ -7,32 +7,19 @@ import (
 	"syscall"
 )
 
-// A supervisor is godwit's own binary, re-executed between godwit and a
-// command (`godwit __godwit_supervise PATH ARGV...`), that holds the
-// command's whole process tree so that nothing it starts outlives godwit:
-//
-//   - it starts the command in a process group of its own, out of reach
-//     of the command's `kill 0`;
-//   - on Linux it is a child subreaper, so every orphan (setsid, a double
-//     fork) re-parents to it and its descendants are the whole tree;
-//   - it reads a lifeline, a pipe whose write end only godwit holds: when
-//     godwit dies in any way the kernel closes it and the tree is ended;
-//   - SIGTERM, SIGINT or SIGHUP ends the tree: SIGTERM to every
-//     descendant, SIGKILL after the grace, until none is left;
-//   - it reports how the command exited on a status pipe ("exit 3",
-//     "signal 11", " left" when its processes still run), and stays until
-//     the last descendant has exited.
-//
-// In an editor's terminal the editor is the parent and may SIGKILL it, so
-// that supervisor (terminalCmd) starts a second one under itself and holds
-// its lifeline, and watches godwit's process itself (see
-// superviseTerminal).
-//
-// PR_SET_PDEATHSIG fires when the parent *thread* exits, and a Go fork may
-// come from any thread; a cgroup needs a delegation many systems lack. The
-// sandbox wraps the command before the supervisor does, so the supervisor
-// runs outside Landlock. In a sandbox's PID namespace the supervisor is its
-// first process, and the kernel ends what is left when it exits.
+// A supervisor is godwit re-executed between godwit and a command
+// (`godwit __godwit_supervise PATH ARGV...`) to hold the command's whole
+// process tree: it starts the command in a group of its own (out of reach
+// of `kill 0`); on Linux it is a child subreaper, so orphans re-parent to
+// it; it ends the tree (SIGTERM, SIGKILL after the grace, until none is
+// left) on SIGTERM, SIGINT or SIGHUP, or when its lifeline, a pipe only
+// godwit writes, closes because godwit died; it reports the command's
+// exit on a status pipe ("exit 3", "signal 11", "... left" when processes
+// remain) and stays until the last descendant exits. In an editor's
+// terminal, which may SIGKILL it, it runs a second supervisor under
+// itself (superviseTerminal). It runs outside Landlock; in a sandbox's
+// PID namespace it is the first process. Not PR_SET_PDEATHSIG: it follows
+// the parent thread, and Go forks from any thread.
 
 // supervisorArg marks godwit re-executed as a supervisor.
 const supervisorArg = "__godwit_supervise"
