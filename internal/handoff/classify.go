@@ -194,12 +194,12 @@ func langOf(lines []string) string {
 			case unicode.Is(unicode.Latin, r):
 				latin++
 			}
-			if lang, ok := letterLang[r]; ok {
+			for _, lang := range lex().Letter.set()[string(r)] {
 				score[lang] += 2
 			}
 		}
 		for _, f := range strings.FieldsFunc(strings.ToLower(l), func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' }) {
-			for _, lang := range functionWords()[f] {
+			for _, lang := range lex().Function.set()[f] {
 				score[lang]++
 			}
 		}
@@ -240,28 +240,6 @@ func langOf(lines []string) string {
 	}
 	return best
 }
-
-// functionWords are the words that say which Latin language a message
-// is in; a word of several languages counts for each. Built on first
-// use: godwit's start-up pays for no package's tables (TestInitStaysSmall).
-var functionWords = sync.OnceValue(func() map[string][]string {
-	m := map[string][]string{}
-	for lang, ws := range map[string]string{
-		"en": "the a an and to of is it in for this that with on you my be are not no don't can what why how when from by please i we our your should must every each all always never new only",
-		"de": "der die das und ist nicht mit den dem des ein eine einen zu auf für im in ins um an bitte du ich wir es kein keine von aus nach wenn auch noch sich oder dir mir mein meine meinen mal doch vom zum zur beim bei über",
-		"fr": "le la les des du et est un une pour dans au ne pas tu je nous ce cette avec sur que qui en de il s'il moi mon ma mes",
-		"es": "el la los las del y es un una por para con que en al lo tu mi no este esta se de porfa aquí también más está hay qué cómo",
-		"pt": "o a os as do da dos das e é um uma para com que em no na não você meu minha isso esse essa se de por pra pro tá aqui também mais está",
-	} {
-		for _, w := range strings.Fields(ws) {
-			m[w] = append(m[w], lang)
-		}
-	}
-	return m
-})
-
-// letterLang are letters only one of the Latin five writes.
-var letterLang = map[rune]string{'ñ': "es", '¿': "es", '¡': "es", 'ã': "pt", 'õ': "pt", 'ß': "de", 'ä': "de", 'ö': "de", 'ü': "de", 'è': "fr", 'ù': "fr", 'œ': "fr", 'ë': "fr"}
 
 // lower is a sentence lowercased, its idioms taken out.
 func lower(s string) string { return lex().Idiom.cut(strings.ToLower(s), "") }

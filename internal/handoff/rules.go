@@ -13,14 +13,6 @@ import (
 )
 
 var (
-	// weakenRe marks text that loosens a rule: what a model may never
-	// propose about the user's words.
-	weakenRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`\b(?:cancel(?:s|led|ed|l?ing)?|revok(?:e|ed|es)|lift(?:ed|s)?|void(?:ed)?|rescind(?:ed)?|waiv(?:e|ed|es)|suspend(?:ed|s)?|no longer|any ?more|no more|may now|can now|now (?:allowed|permitted|fine|ok)|(?:is|are) (?:now )?(?:allowed|permitted|fine|ok|okay|acceptable|writable|editable)|(?:may|can) be (?:edited|changed|modified|touched|written|patched|removed|deleted|ignored|skipped)|(?:ok|okay|fine|free|safe) to|feel free|ignore[sd]?|disregard(?:ed)?|overrid(?:e|es|den)|except(?:ion)?|unless|only (?:covers|applies|holds|means)|does not apply|doesn'?t apply|not binding|obsolete|outdated|superseded|retired|dropped|relax(?:ed)?|loosen(?:ed)?|exempt(?:ed)?|ended|expired|lapsed|gone|a mistake|not (?:needed|necessary|required)|optional|when(?:ever)? needed|if needed)\b`)
-	})
-	ruleWordRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`\b(?:rules?|instructions?|constraints?|restrictions?|polic(?:y|ies)|bans?|users?'?s?|decisions?|d\d+)\b`)
-	})
 	// pathRe: a path or a file name, between spaces, quotes or
 	// letters of scripts that use no spaces ("vendor/目录").
 	pathRe = sync.OnceValue(func() *regexp.Regexp {
@@ -42,20 +34,6 @@ type subject struct {
 	keys, words map[string]bool
 }
 
-var stopwords = sync.OnceValue(func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`about above after again also always another anymore because been before being below between both
-but change changed changes code could does doing done each edit edited editing edits every file files first from have here
-instead into just keep know later like make more most must never only other over please rule rules same should since some
-still such sure than that their them then there these they thing things this those through touch under until used using very
-want were what when where which while will with without would your yours from-now going forward henceforth allowed anything
-nothing something everything read write written reads writes test tests turn task tasks work working line lines may note now
-okay fine also well good need needs needed time times next last new old again summarise summarize tell show run runs`) {
-		m[w] = true
-	}
-	return m
-})
-
 func subjectOf(text string) subject {
 	s := subject{keys: map[string]bool{}, words: map[string]bool{}}
 	low := strings.ToLower(text)
@@ -75,7 +53,7 @@ func subjectOf(text string) subject {
 	}
 	for _, w := range wordRe().FindAllString(low, -1) {
 		w = strings.Trim(w, "-")
-		if len(w) >= 4 && !stopwords()[w] && !s.keys["path:"+w] {
+		if len(w) >= 4 && lex().Stop.set()[w] == nil && !s.keys["path:"+w] {
 			s.words[strings.TrimSuffix(w, "s")] = true
 		}
 	}
@@ -147,26 +125,14 @@ func spaceCJK(s string) string {
 	return b.String()
 }
 
-// actions groups the verbs an instruction is about, by stem, in the
-// nine languages: "never edit vendor/" and "vendor/ may be changed" are
-// about the same act, "read vendor/README.md first" is not. Stems of
-// spaced scripts match a word's start; the others match anywhere.
+// actions maps the stems of the verbs an instruction is about to their
+// act (words.txt's verb lists).
 var actions = sync.OnceValue(func() map[string]string {
-	m := map[string]string{}
-	for group, stems := range map[string]string{
-		"write": "edit touch modif chang writ wrote patch updat alter delet remov commit push fix refactor renam rewrit intac untouch unverän нетрон " +
-			"édit touche écri suppri corrig " + "änder ander bearbeit schreib lösch anfass " + "cambi toca escrib borr corrij elimin " +
-			"alter mexa escrev apag corrij " + "меня измен редакт прав трога пиш удал " +
-			"修改 改动 编辑 改 删除 写入 変更 編集 修正 触 削除 書き 수정 변경 편집 건드 삭제",
-		"read":  "read open view look summar inspect lis lire résum les lies fass lee leer resum ler leia lê чита прочит переска 读 阅读 看 読 읽",
-		"run":   "run execut build deploy install releas exécut lanc ausführ start ejecut execut rod запуск выполн 运行 执行 実行 실행",
-		"use":   "use using call import depend add prefer utilis verwend benutz nutz utiliz usa uso использ 使用 用 使 사용",
-		"style": "format indent tab spac naming",
-		"talk":  "answer respon reply speak languag english french german spanish répond antwort respond respond отвеча 回答 答え 답",
-		"test":  "test тест 测试 テスト 테스트",
-	} {
-		for _, st := range strings.Fields(stems) {
-			m[st] = group
+	w, m := lex(), map[string]string{}
+	for act, l := range map[string]*wordList{"write": &w.VerbWrite, "read": &w.VerbRead, "run": &w.VerbRun,
+		"use": &w.VerbUse, "style": &w.VerbStyle, "talk": &w.VerbTalk, "test": &w.VerbTest} {
+		for st := range l.set() {
+			m[st] = act
 		}
 	}
 	return m
@@ -464,7 +430,7 @@ func Admit(ledger []Entry, text string, outputs []string) error {
 // user, in English or in a few other languages.
 func aboutRules(text string) bool {
 	low := strings.ToLower(text)
-	if ruleWordRe().MatchString(low) {
+	if lex().AboutRules.in(low, "") {
 		return true
 	}
 	for _, w := range untrusted.ForeignRuleWords {
@@ -492,7 +458,7 @@ func aboutInstruction(ledger []Entry, text string) bool {
 // instructions or the user in general.
 func Weakens(ledger []Entry, text string) bool {
 	low := strings.ToLower(text)
-	weak := weakenRe().MatchString(low)
+	weak := lex().Weaken.in(low, "")
 	for _, w := range untrusted.ForeignCancelWords {
 		weak = weak || strings.Contains(low, w)
 	}
