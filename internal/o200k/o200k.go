@@ -12,6 +12,7 @@
 package o200k
 
 import (
+	"container/heap"
 	_ "embed"
 	"encoding/binary"
 	"sync"
@@ -454,12 +455,12 @@ func (t *table) mergeLong(p string) int {
 	for i := int32(0); i < int32(n)-1; i++ {
 		cur[i] = rankAt(i)
 		if cur[i] >= 0 {
-			h.push(cand{cur[i], i})
+			heap.Push(h, cand{cur[i], i})
 		}
 	}
 	parts := n
-	for h.len() > 0 {
-		c := h.pop()
+	for h.Len() > 0 {
+		c := heap.Pop(h).(cand)
 		if c.pos < 0 || nxt[c.pos] < 0 || cur[c.pos] != c.rank || c.rank < 0 {
 			continue // stale
 		}
@@ -473,12 +474,12 @@ func (t *table) mergeLong(p string) int {
 		parts--
 		cur[c.pos] = rankAt(c.pos)
 		if cur[c.pos] >= 0 {
-			h.push(cand{cur[c.pos], c.pos})
+			heap.Push(h, cand{cur[c.pos], c.pos})
 		}
 		if q := prev[c.pos]; q >= 0 {
 			cur[q] = rankAt(q)
 			if cur[q] >= 0 {
-				h.push(cand{cur[q], q})
+				heap.Push(h, cand{cur[q], q})
 			}
 		}
 	}
@@ -491,43 +492,17 @@ type cand struct {
 }
 
 // mergeHeap is a min-heap of candidates by rank, then position.
-type mergeHeap struct{ c []cand }
+type mergeHeap []cand
 
-func (h *mergeHeap) len() int { return len(h.c) }
-
-func less(a, b cand) bool { return a.rank < b.rank || a.rank == b.rank && a.pos < b.pos }
-
-func (h *mergeHeap) push(x cand) {
-	h.c = append(h.c, x)
-	i := len(h.c) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !less(h.c[i], h.c[p]) {
-			break
-		}
-		h.c[i], h.c[p] = h.c[p], h.c[i]
-		i = p
-	}
+func (h mergeHeap) Len() int { return len(h) }
+func (h mergeHeap) Less(i, j int) bool {
+	return h[i].rank < h[j].rank || h[i].rank == h[j].rank && h[i].pos < h[j].pos
 }
-
-func (h *mergeHeap) pop() cand {
-	top := h.c[0]
-	last := len(h.c) - 1
-	h.c[0] = h.c[last]
-	h.c = h.c[:last]
-	i := 0
-	for {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < len(h.c) && less(h.c[l], h.c[m]) {
-			m = l
-		}
-		if r < len(h.c) && less(h.c[r], h.c[m]) {
-			m = r
-		}
-		if m == i {
-			return top
-		}
-		h.c[i], h.c[m] = h.c[m], h.c[i]
-		i = m
-	}
+func (h mergeHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *mergeHeap) Push(x any)   { *h = append(*h, x.(cand)) }
+func (h *mergeHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
