@@ -22,7 +22,7 @@ const outputPreview = 4 << 10
 func (s *session) runTools(ctx context.Context, step int, calls []llm.ToolCall) ([]tool.Outcome, error) {
 	obs := &observer{s: s, step: step, ctx: context.WithoutCancel(ctx)}
 	ctx = tool.WithSession(ctx, tool.Session{ID: s.id, TurnID: s.turnID, Turn: s.turnSeq, Segment: s.segment,
-		MaxOutputBytes: s.r.budget().OutputBytes(), MaxOutputTokens: s.r.budget().OutputShare - outputSlack, CountTokens: s.count})
+		MaxOutputBytes: s.r.budget().OutputBytes(), MaxOutputTokens: s.r.budget().OutputShare - outputSlack, CountTokens: s.r.counter.Count})
 	return s.r.cfg.Runner.Run(ctx, calls, obs)
 }
 

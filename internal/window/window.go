@@ -262,12 +262,7 @@ func Largest(parts []llm.PartStat) string {
 }
 
 // scaled converts o200k tokens to the provider's, by calibration.
-func (w *Window) scaled(n int) int {
-	if w.opts.Counter == nil {
-		return n
-	}
-	return int(float64(n) * w.opts.Counter.Ratio())
-}
+func (w *Window) scaled(n int) int { return int(float64(n) * w.opts.Counter.Ratio()) }
 
 // state returns the session's segment state, loading it when the segment
 // is new to this window (a new segment, or a resumed session).
@@ -431,7 +426,7 @@ func (w *Window) account(st *segState, msgs []llm.Message) ([]llm.PartStat, int,
 	sums := map[string]*llm.PartStat{}
 	total := 0
 	for _, p := range pieces {
-		n := w.count(p.text) + p.fixed
+		n := w.opts.Counter.Count(p.text) + p.fixed
 		s := sums[p.part]
 		if s == nil {
 			s = &llm.PartStat{Name: p.part}
@@ -458,12 +453,4 @@ func (w *Window) account(st *segState, msgs []llm.Message) ([]llm.PartStat, int,
 		}
 	}
 	return stats, total, w.opts.Counter == nil, acc
-}
-
-// count is the counter's exact count, or the estimate without one.
-func (w *Window) count(s string) int {
-	if w.opts.Counter == nil {
-		return Estimate(s)
-	}
-	return w.opts.Counter.Count(s)
 }
