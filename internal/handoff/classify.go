@@ -87,7 +87,10 @@ func classify(text string) (kind string, sure bool) {
 	case level == markNegative:
 		// "Don't change the API, just fix the race in the pool" asks for
 		// one act; "Don't add dependencies" is a rule.
-		return cond(justTask(ss), KindRequest, KindInstruction), true
+		if justTask(ss) {
+			return KindRequest, true
+		}
+		return KindInstruction, true
 	case first == nil:
 		// Only questions, or no prose at all.
 		return KindRequest, true
@@ -322,17 +325,13 @@ func sentences(text string) []string {
 	return out
 }
 
-// temporal reports whether a lowercased sentence says it holds from now
-// on, in any of the nine languages.
-func temporal(low string) bool { return lex().Temporal.in(low, "") }
-
 // marks says how a lowercased statement marks itself as standing.
 // Negations alone are no marker: failures are reported with them ("the
 // service does not start"); "X, not Y" is one. A failure reported of
 // "every request" or "all tests" gives no rule.
 func marks(low, lang string) int {
 	w := lex()
-	if failed(low, lang) && !w.Negative.in(bare(low, lang), lang) {
+	if w.Failure.in(low, lang) && !w.Negative.in(bare(low, lang), lang) {
 		// "every request times out", not "never ignore a test that
 		// times out"
 		low = w.Quantifier.cut(low, lang)
@@ -340,7 +339,7 @@ func marks(low, lang string) int {
 	switch {
 	case w.Standing.in(low, "") || w.Trigger.in(low, ""):
 		return markStrong
-	case w.Negative.in(bare(low, lang), lang) && !failed(low, lang):
+	case w.Negative.in(bare(low, lang), lang) && !w.Failure.in(low, lang):
 		return markNegative
 	case w.Generic.in(low, lang) || w.Manner.in(low, lang) && !w.Translate.in(low, lang):
 		// "in English", "auf Deutsch", "用中文", not what to translate.
@@ -350,10 +349,6 @@ func marks(low, lang string) int {
 	}
 	return markNone
 }
-
-// failed reports whether a lowercased statement reports a failure: "500
-// error after upgrade", "crashes on start", "не работает".
-func failed(low, lang string) bool { return lex().Failure.in(low, lang) }
 
 // reported reports whether a statement reports a failure or what the
 // user did, and gives no rule: no marker but a condition after the
@@ -395,13 +390,6 @@ func justTask(ss []sentence) bool {
 		}
 	}
 	return false
-}
-
-func cond[T any](c bool, a, b T) T {
-	if c {
-		return a
-	}
-	return b
 }
 
 // pastedLog reports whether a message holds a pasted log, stack trace or

@@ -62,9 +62,7 @@ func subjectOf(text string) subject {
 
 // SameSubject reports whether two texts are about the same thing: a
 // shared path, code or name, or two shared content words.
-func SameSubject(a, b string) bool { return sameSubject(a, b, 2) }
-
-func sameSubject(a, b string, words int) bool {
+func SameSubject(a, b string) bool {
 	sa, sb := subjectOf(a), subjectOf(b)
 	for k := range sa.keys {
 		if sb.keys[k] {
@@ -85,7 +83,7 @@ func sameSubject(a, b string, words int) bool {
 			shared++
 		}
 	}
-	return shared >= words
+	return shared >= 2
 }
 
 // Changes reports whether text uses wording that changes an earlier
@@ -103,9 +101,7 @@ func strongChange(low string) bool { return lex().StrongChange.in(low, "") }
 // weakChange reports whether a lowercased sentence starts a standing
 // instruction, which may change an earlier one or add to it: only a turn
 // of polarity (never -> may) makes it a change.
-func weakChange(low string) bool { return lex().WeakChange.in(low, "") || temporal(low) }
-
-func additive(low string) bool { return lex().Additive.in(low, "") }
+func weakChange(low string) bool { return lex().WeakChange.in(low, "") || lex().Temporal.in(low, "") }
 
 var refRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bD(\d+)\b`) })
 
@@ -181,11 +177,6 @@ const (
 	refStrong
 )
 
-// ruleNoun reports whether a lowercased sentence names a rule.
-func ruleNoun(low string) bool {
-	return lex().Rule.in(low, "")
-}
-
 // reference says how strongly sentence s points at the earlier entry
 // old.
 func reference(s string, old Entry) int {
@@ -212,7 +203,7 @@ func reference(s string, old Entry) int {
 			for g := range mine {
 				shared = shared || theirs[g]
 			}
-			if shared || ruleNoun(low) && (len(mine) == 0 || len(theirs) == 0) {
+			if shared || lex().Rule.in(low, "") && (len(mine) == 0 || len(theirs) == 0) {
 				return refStrong
 			}
 			best = refWeak
@@ -301,7 +292,7 @@ func changesEntry(text string, old Entry, model bool) bool {
 	ss, strong := changeSentences(text)
 	for i, s := range ss {
 		low := strings.ToLower(s)
-		if additive(low) && !strong[i] || oldPol < 0 && avoids(low, old) {
+		if lex().Additive.in(low, "") && !strong[i] || oldPol < 0 && avoids(low, old) {
 			continue
 		}
 		ref := reference(s, old)

@@ -218,15 +218,6 @@ var (
 	})
 )
 
-// signals lists every signal, for the test that their literals are
-// needed.
-func signals() []signal {
-	out := append([]signal(nil), strong()...)
-	out = append(out, ruleChange()...)
-	out = append(out, authorityStrong()...)
-	return append(out, addressed(), authority(), youDirective(), rewrite(), secrecy())
-}
-
 // ForeignRuleWords and ForeignCancelWords are stems, lowercased, of
 // "rule", "user", "instruction" and of "cancelled", "no longer applies",
 // "allowed" in French, Spanish, Portuguese, German, Italian, Russian,
@@ -393,14 +384,6 @@ func windows(low string) [][2]int {
 }
 
 func isWord(c byte) bool { return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_' }
-
-// Mark heads text with Note when it is Suspicious.
-func Mark(text string) string {
-	if Suspicious(text) {
-		return Note + text
-	}
-	return text
-}
 
 // LowerASCII lowercases ASCII letters only, which is all the patterns
 // need, without the cost of Unicode case mapping on large outputs, and
