@@ -1,9 +1,7 @@
 package handoff
 
 import (
-	"regexp"
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -684,19 +682,13 @@ func unlabel(s string) string {
 }
 
 var (
-	trailingCodeRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("(?:\\s*`[^`]*`[.:]?)+$") })
+	trailingCodeRe = lazy("(?:\\s*`[^`]*`[.:]?)+$")
 	// artifactRe: a word that names one thing: code in backticks, a
 	// quoted title, a path, a file (@path too: the chat's attachment), a
 	// flag, a version, an issue.
-	artifactRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile("^[(\"'«„“@]*(?:`[^` ]+`|\"[^\"]*\"?|[\\w.-]*/[\\w./-]*|[\\w-]+\\.[a-z]{1,5}|--?[a-z][\\w-]*|\\d+\\.\\d+(?:\\.\\d+)*|#\\d+)[.,:;!)'\"»“”]*$")
-	})
+	artifactRe = lazy("^[(\"'«„“@]*(?:`[^` ]+`|\"[^\"]*\"?|[\\w.-]*/[\\w./-]*|[\\w-]+\\.[a-z]{1,5}|--?[a-z][\\w-]*|\\d+\\.\\d+(?:\\.\\d+)*|#\\d+)[.,:;!)'\"»“”]*$")
 	// pathRe2: a path or a file name, not a flag or a command.
-	pathRe2 = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile("^[(\"'`@]*(?:[\\w.-]*/[\\w./-]*|[\\w-]+\\.[a-z]{1,5})[`\"')]*[.,:;!]?$")
-	})
+	pathRe2 = lazy("^[(\"'`@]*(?:[\\w.-]*/[\\w./-]*|[\\w-]+\\.[a-z]{1,5})[`\"')]*[.,:;!]?$")
 	// identRe2: an identifier as written: camelCase, snake_case.
-	identRe2 = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^(?:[a-z]+[A-Z]\w*|\w+_\w+|[A-Z][a-z]+[A-Z]\w*|README|LICENSE|CHANGELOG|CONTRIBUTING|Makefile|Dockerfile)$`)
-	})
+	identRe2 = lazy(`^(?:[a-z]+[A-Z]\w*|\w+_\w+|[A-Z][a-z]+[A-Z]\w*|README|LICENSE|CHANGELOG|CONTRIBUTING|Makefile|Dockerfile)$`)
 )

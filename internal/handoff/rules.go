@@ -2,7 +2,6 @@ package handoff
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -15,17 +14,11 @@ import (
 var (
 	// pathRe: a path or a file name, between spaces, quotes or
 	// letters of scripts that use no spaces ("vendor/目录").
-	pathRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile("(?:^|[\\s\"'(\\[`]|[^\\x00-\\x7f])(\\.{0,2}/?[\\w.\\-]+(?:/[\\w.\\-]*)+|[\\w\\-]+\\.[a-z][a-z0-9]{0,4})(?:$|[\\s\"'),;:!?\\]`]|[^\\x00-\\x7f]|\\.(?:\\s|$))")
-	})
-	codeRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b[A-Z][A-Z0-9]{1,}[-_]\w+\b|\b[A-Z]{3,}\d*\b`) })
-	identRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile("`[^`\n]+`|\\b[a-z]+[A-Z]\\w*\\b|\\b\\w+_\\w+\\b|\\b[A-Z][a-z]+[A-Z]\\w*\\b")
-	})
+	pathRe  = lazy("(?:^|[\\s\"'(\\[`]|[^\\x00-\\x7f])(\\.{0,2}/?[\\w.\\-]+(?:/[\\w.\\-]*)+|[\\w\\-]+\\.[a-z][a-z0-9]{0,4})(?:$|[\\s\"'),;:!?\\]`]|[^\\x00-\\x7f]|\\.(?:\\s|$))")
+	codeRe  = lazy(`\b[A-Z][A-Z0-9]{1,}[-_]\w+\b|\b[A-Z]{3,}\d*\b`)
+	identRe = lazy("`[^`\n]+`|\\b[a-z]+[A-Z]\\w*\\b|\\b\\w+_\\w+\\b|\\b[A-Z][a-z]+[A-Z]\\w*\\b")
 	// wordRe: a content word of a spaced script.
-	wordRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`[\p{Latin}\p{Cyrillic}][\p{Latin}\p{Cyrillic}\-]{3,}`)
-	})
+	wordRe = lazy(`[\p{Latin}\p{Cyrillic}][\p{Latin}\p{Cyrillic}\-]{3,}`)
 )
 
 // subject is what a text is about: strong keys (paths, codes, names in
@@ -103,7 +96,7 @@ func strongChange(low string) bool { return lex().StrongChange.in(low, "") }
 // of polarity (never -> may) makes it a change.
 func weakChange(low string) bool { return lex().WeakChange.in(low, "") || lex().Temporal.in(low, "") }
 
-var refRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bD(\d+)\b`) })
+var refRe = lazy(`\bD(\d+)\b`)
 
 // spaceCJK puts spaces around the runs of scripts that use none, so that
 // a path written against them ("修改vendor/目录") is a word.
@@ -543,7 +536,7 @@ func restates(ledger []Entry, line string) bool {
 	return false
 }
 
-var topicRe2 = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[\pL\pN][\pL\pN _./-]{0,31}$`) })
+var topicRe2 = lazy(`^[\pL\pN][\pL\pN _./-]{0,31}$`)
 
 // ValidTopic reports whether a model's topic label may head entries: a
 // short name (at most 32 bytes and four words, letters, digits and

@@ -37,8 +37,12 @@ type lazyRE struct {
 	re  func() *regexp.Regexp
 }
 
-func newLazyRE(src string) *lazyRE {
-	return &lazyRE{src, sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(src) })}
+func newLazyRE(src string) *lazyRE { return &lazyRE{src, lazy(src)} }
+
+// lazy returns src's regexp, compiled at its first use: godwit's start-up
+// pays for no package's tables (TestInitStaysSmall).
+func lazy(src string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(src) })
 }
 
 // in reports whether s holds one of the list's words in language lang
