@@ -57,26 +57,16 @@ func subjectOf(text string) subject {
 // shared path, code or name, or two shared content words.
 func SameSubject(a, b string) bool {
 	sa, sb := subjectOf(a), subjectOf(b)
-	for k := range sa.keys {
-		if sb.keys[k] {
-			return true
-		}
-		// A folder and what is in it: vendor/ and vendor/acme.
-		if p, ok := strings.CutPrefix(k, "path:"); ok {
-			for k2 := range sb.keys {
-				if q, ok := strings.CutPrefix(k2, "path:"); ok && (strings.HasPrefix(q, p+"/") || strings.HasPrefix(p, q+"/")) {
-					return true
-				}
-			}
-		}
+	if shared, _ := sharedKey(sa, sb, false); shared {
+		return true
 	}
-	shared := 0
+	n := 0
 	for w := range sa.words {
 		if sb.words[w] {
-			shared++
+			n++
 		}
 	}
-	return shared >= 2
+	return n >= 2
 }
 
 // Changes reports whether text uses wording that changes an earlier
@@ -183,7 +173,7 @@ func reference(s string, old Entry) int {
 	best := refNone
 	for _, os := range sentences(old.Text) {
 		o := subjectOf(os)
-		key, code := sharedKey(ss, o)
+		key, code := sharedKey(ss, o, true)
 		if code {
 			return refStrong
 		}
@@ -212,9 +202,9 @@ func reference(s string, old Entry) int {
 }
 
 // sharedKey reports whether two subjects share a path (or a folder and
-// what is in it, or a folder named as a bare word), a name or a code,
-// and whether what they share is a code.
-func sharedKey(a, b subject) (shared, code bool) {
+// what is in it, or with bare set a folder named as a bare word), a name
+// or a code, and whether what they share is a code.
+func sharedKey(a, b subject, bare bool) (shared, code bool) {
 	for k := range a.keys {
 		if b.keys[k] {
 			if strings.HasPrefix(k, "code:") {
@@ -226,7 +216,7 @@ func sharedKey(a, b subject) (shared, code bool) {
 		if !ok {
 			continue
 		}
-		if b.words[strings.TrimSuffix(p, "s")] && !strings.Contains(p, "/") {
+		if bare && b.words[strings.TrimSuffix(p, "s")] && !strings.Contains(p, "/") {
 			shared = true
 		}
 		for k2 := range b.keys {
@@ -236,7 +226,7 @@ func sharedKey(a, b subject) (shared, code bool) {
 		}
 	}
 	for k := range b.keys {
-		if p, ok := strings.CutPrefix(k, "path:"); ok && !strings.Contains(p, "/") && a.words[strings.TrimSuffix(p, "s")] {
+		if p, ok := strings.CutPrefix(k, "path:"); ok && bare && !strings.Contains(p, "/") && a.words[strings.TrimSuffix(p, "s")] {
 			shared = true
 		}
 	}
@@ -311,7 +301,7 @@ func avoids(low string, old Entry) bool {
 	if i := strings.IndexAny(after, ",;.，；。"); i >= 0 {
 		after = after[:i]
 	}
-	shared, _ := sharedKey(subjectOf(after), subjectOf(old.Text))
+	shared, _ := sharedKey(subjectOf(after), subjectOf(old.Text), true)
 	return shared
 }
 
