@@ -46,19 +46,15 @@ type item struct {
 // items lists the outputs compaction may page, oldest first; view is the
 // request's messages as shown.
 //
-// An output is live while the turn it came in is in progress, fewer
-// than keepHorizon of the model's messages have followed it, and the
-// same call (name and arguments) has not run again since: the model
-// reads a file and edits it over the next steps, or runs the tests and
-// fixes what they name, and paging what it is working on sends it to
-// recall or re-read it at full price. Keeping an output keepHorizon
-// requests costs what reading it once more would, so a live output
-// costs at most about twice what the best choice would have; choose
-// keeps them only while together they hold at most liveMax.
+// An output is live while its turn is in progress, fewer than
+// keepHorizon of the model's messages have followed it, and the same
+// call has not run again: the model is working with it (a file it
+// edits, a test run it fixes), and paging it would send the model to
+// read it again at full price.
 func (w *Window) items(st *segState, view []llm.Message, acc accounting) []item {
 	msgs := view
-	// Positions of the calls, for staleness; the last position of each
-	// call, to see it run again.
+	// Where each call is, and where a call of the same key or the same
+	// arguments last was.
 	calls := map[string]llm.ToolCall{}
 	at := map[string]int{}
 	later := map[string]int{}
@@ -156,13 +152,10 @@ const stubCost = 80
 // saves too little to be worth a break.
 const minPage = 300
 
-// The prices choose weighs, after the provider caches: a token sent again
-// unchanged costs a tenth of one sent new. Keeping an output costs a tenth
-// of its tokens on each later request, over keepHorizon requests (the
-// requests likely to follow while it matters: about five turns of two);
-// paging re-bills, once at full price, what follows the break and was
-// sent before (nine tenths more than cached), and the model may need the
-// output again (rereadPct in a hundred), which costs it whole once more.
+// The prices choose weighs: a cached token costs a tenth of a new one.
+// Keeping an output costs a tenth of it on each of keepHorizon requests;
+// paging re-bills at full price what follows the break and was sent
+// before, and the model may need the output again (rereadPct in 100).
 const (
 	keepHorizon = 10
 	rereadPct   = 10
@@ -170,20 +163,14 @@ const (
 
 // choose decides one compaction step from the outputs in view:
 //
-//   - above the high-water mark (a ceiling the window sets), page down to
-//     the low-water mark in one step, breaking as late as possible: walk
-//     back from the newest output the model has answered from until
-//     enough is freed, and page everything from there on (it is
+//   - above the high-water mark, page down to the low-water mark in one
+//     step, breaking as late as possible (all after the break is
 //     re-billed anyway);
-//   - else, once the outputs the model has answered from hold more than
-//     the working set, page them in one batch, as stubs, at the break
-//     where keeping them costs most over what the break re-bills (see
-//     batch), whatever the window; the outputs the turn in progress is
-//     working with (live, see items) stay, up to liveMax, and count for
-//     neither;
-//   - never at a turn's first request unless forced: a request after a
-//     turn boundary extends the last one, so a resumed session hits the
-//     cache.
+//   - else, once the answered outputs hold more than the working set,
+//     page them as stubs in one batch at the break that gains most (see
+//     batch); live outputs stay, up to liveMax;
+//   - never at a turn's first request unless forced, so a resumed
+//     session hits the cache.
 //
 // The newest outputs (not yet answered from) are never paged.
 func choose(items []item, in planInput) plan {
@@ -227,12 +214,9 @@ func choose(items []item, in planInput) plan {
 	return plan{}
 }
 
-// liveMax is the most the live outputs may hold together and stay: a
-// file the turn edits at its largest share and a test run. Past it,
-// they go in one batch with the rest (paging the oldest alone would
-// re-bill the newer ones at each step), so a turn that reads file after
-// file keeps requests far below a 200k window's marks and sends the
-// same ones at 200k and at 1M.
+// liveMax is the most the live outputs may hold together and stay (a
+// file at its largest share and a test run); past it they are paged in
+// one batch with the rest, the same at a 200k window and at 1M.
 const liveMax = 32_000
 
 // unlive drops the live outputs from eligible while together they hold
@@ -251,13 +235,9 @@ func unlive(eligible []item) []item {
 }
 
 // batch pages the answered outputs once they hold more than the working
-// set. Every output from the break on is paged (what follows the break is
-// re-billed anyway), so the step picks the break whose gain is largest:
-// what keeping the outputs from it on would cost over keepHorizon
-// requests, less what paging costs (the re-billed tail, the chance of a
-// re-read). Right after the model answers, little follows its outputs and
-// the break is nearly free; an output followed by much already sent
-// stays until a later batch can take it cheaply, or the window forces.
+// set, from the break whose gain is largest: what keeping the outputs
+// after it would cost over keepHorizon requests, less what paging costs
+// (the re-billed tail, the chance of a re-read).
 func batch(eligible []item, workingSet int) plan {
 	var cands []item
 	kept := 0
@@ -428,10 +408,8 @@ func recalledPage(c llm.ToolCall, raw string) string {
 
 // capOutputs pages whole every new output over its share and shows its
 // head and tail instead, before it is first sent. One output's share is
-// OutputShare; the outputs of one step (the calls of the newest
-// assistant message) share StepShare between them, so eight parallel
-// reads that each fit cannot fill the window together: the largest are
-// cut to an equal part of what the smaller leave.
+// OutputShare; the outputs of one step share StepShare, the largest cut
+// to an equal part of what the smaller leave.
 func (w *Window) capOutputs(ctx context.Context, in Input, st *segState, msgs []llm.Message) (*Compaction, error) {
 	b := w.opts.Budget
 	calls := map[string]llm.ToolCall{}
