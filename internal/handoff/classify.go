@@ -21,30 +21,16 @@ const (
 // or an ordinary request. The verdict only orders what the ledger
 // shrinks first past its budget: every message's words are kept while
 // there is room. Only prose counts (pastes are passed over), in any
-// script: letters by Unicode category, full-width punctuation and
-// curly quotes as punctuation, markdown taken off.
+// script, markdown taken off.
 //
-// A sentence with a standing marker in any of nine languages (always,
-// never, every, must, before each commit, from now on, 必须, 不要,
-// しないこと, 항상, immer, toujours, siempre, sempre, всегда, ...) makes an
-// instruction, unless the message limits itself to the task at hand
-// ("this time", "for now", "今回"). Otherwise what marks a one-off task
-// decides, in three steps:
-//   - first what only a task has: all questions, a report of a failure,
-//     an issue's title ("Add dark mode", "Login button unresponsive on
-//     Safari"), a follow-up ("now do the same for orders"), an ask that
-//     is no rule ("can you look at why the build is slow"), an act on a
-//     thing pointed at ("refactor this function", "commit it");
-//   - then the marks of things in general ("all", "any", "no X", "new X",
-//     "our", "in English") and hints ("only", "if", "instead"), which
-//     make an instruction, except that an act on a named file, name or
-//     line outweighs a hint ("remove the prints in app.js, only those");
-//   - last an act on one thing ("fix the login bug", "schreib eine
-//     Migration", "исправь тест", "README を更新してください") or a pasted
-//     log.
-//
-// Anything else is an instruction: keeping a request costs tokens,
-// losing a rule costs the user's trust.
+// A standing marker in any of nine languages ("always", "never", "from
+// now on", 必须, immer, всегда, ...) makes an instruction unless the
+// message limits itself to the task at hand ("this time"). Otherwise
+// the marks of a one-off task (a question, a failure report, an issue's
+// title, an act on one thing) are weighed against those of things in
+// general ("all", "our", "in English"). Anything else is an
+// instruction: keeping a request costs tokens, losing a rule costs the
+// user's trust.
 func Classify(text string) string {
 	k, _ := classify(text)
 	return k
@@ -418,14 +404,11 @@ func titleShaped(text string) bool {
 }
 
 // oneTask reports whether a statement has what only a one-off task has:
-// an issue's title ("Add dark mode", "Login button unresponsive on
-// Safari", "CSV 내보내기 기능 추가"), a follow-up ("now do the same for
-// orders", "次は..."), a softener ("좀", "一下"), an ask that is no rule
-// ("can you look at why the build is slow"), or an act on a thing pointed
-// at ("refactor this function", "teile diese Funktion auf", "commit it",
-// "check why it fails"). level is the message's marks: a generic one
-// turns an ask into a rule ("kannst du Kommentare auf Englisch
-// schreiben").
+// an issue's title ("Add dark mode"), a follow-up ("now do the same for
+// orders"), a softener ("좀"), an ask that is no rule ("can you look at
+// why the build is slow"), or an act on a thing pointed at ("refactor
+// this function"). level is the message's marks: a generic one turns an
+// ask into a rule ("kannst du Kommentare auf Englisch schreiben").
 func oneTask(s *sentence, level int, title bool) bool {
 	w, lang := lex(), s.lang
 	low := opening(s.low, lang)
@@ -500,13 +483,11 @@ func atHand(s *sentence, file bool) bool {
 }
 
 // asksNow reports whether a statement asks for one act now: a verb on one
-// thing ("fix the login bug", "write a migration", "schreib eine
-// Migration", "corrige le test"), a Russian perfective ("исправь тест"),
-// a polite ask ("please add retries"), a Japanese or Korean ask with no
-// topic ("README を更新してください", "버그 좀 고쳐 주세요"), a Chinese act
-// ("给用户列表加上分页"). An imperative on things in general ("write
-// migrations so ...", "écris les commentaires en anglais", "주석은 영어로
-// 작성해 주세요") is how rules are written.
+// thing ("fix the login bug", "schreib eine Migration"), a Russian
+// perfective ("исправь тест"), a polite ask, a Japanese or Korean ask
+// with no topic ("README を更新してください"), a Chinese act. An
+// imperative on things in general ("write migrations so ...") is how
+// rules are written.
 func asksNow(s *sentence) bool {
 	w, lang := lex(), s.lang
 	low := opening(s.low, lang)
