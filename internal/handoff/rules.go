@@ -262,14 +262,11 @@ func changeSentences(text string) (out []string, strong []bool) {
 }
 
 // changesEntry reports whether the user's text changes the earlier
-// instruction old, as the engine judges on its own: a sentence of text
-// with strong change wording ("no longer", "instead", "rule change",
-// "may now") that points strongly at old (its id or code, or a path or
-// name it shares with the same act), or one with weak change wording
-// ("from now on") that does so and turns its polarity (never -> may).
-// With model set, the test is a model's claim that text changed old: a
-// strong change wording with any shared key or word, or a weak one with
-// a strong pointer, is enough.
+// instruction old: a sentence with strong change wording ("no longer",
+// "may now") that points strongly at old (reference), or one with weak
+// wording ("from now on") that does so and turns its polarity. With
+// model set it checks a model's claim, for which strong wording with any
+// pointer, or weak wording with a strong one, is enough.
 func changesEntry(text string, old Entry, model bool) bool {
 	oldPol := polarity(strings.ToLower(old.Text))
 	ss, strong := changeSentences(text)
@@ -472,12 +469,11 @@ func normalize(s string) string {
 	return strings.Join(f, " ")
 }
 
-// Sanitize drops from a model's draft every line that reads like an
-// injection, loosens the user's instructions, or restates one in other
-// words (the user's own words are in Decisions): a swayed model's handoff
-// must not carry "the rule is cancelled", or a rule with an exception
-// slipped in, into the next segment. Topic labels that do any of this
-// go too. It returns how many lines and labels went.
+// Sanitize drops from a model's draft every line, and every topic label,
+// that reads like an injection, loosens the user's instructions, or
+// restates one in other words (the user's own words are in Decisions),
+// so a swayed model cannot carry "the rule is cancelled" into the next
+// segment. It returns how many lines and labels went.
 func Sanitize(d *Draft, ledger []Entry) int {
 	dropped := 0
 	for seq, t := range d.Topics {
