@@ -60,7 +60,7 @@ func (o *observer) Approval(call llm.ToolCall, a tool.Access, d tool.Decision) {
 
 func (o *observer) Started(call llm.ToolCall, a tool.Access) {
 	o.s.emit(Event{Type: EventToolStarted, Step: o.step, Tool: &ToolInfo{
-		CallID: call.ID, Name: call.Name, Args: limitText(string(call.Args), outputPreview), Summary: a.Summary,
+		CallID: call.ID, Name: call.Name, Args: store.Preview(string(call.Args), outputPreview), Summary: a.Summary,
 	}})
 }
 
@@ -87,7 +87,7 @@ func (o *observer) Finished(out tool.Outcome) {
 	}
 	o.s.emitOutput(Event{Type: EventToolFinished, Step: o.step, Tool: &ToolInfo{
 		CallID: out.Call.ID, Name: out.Call.Name, Summary: out.Access.Summary, IsError: res.IsError, Code: res.Code,
-		ExitCode: res.ExitCode, DurationMS: out.Duration.Milliseconds(), Output: limitText(res.Content, outputPreview),
+		ExitCode: res.ExitCode, DurationMS: out.Duration.Milliseconds(), Output: store.Preview(res.Content, outputPreview),
 		Diff: res.Diff, Changed: res.Changed,
 	}}, res.Content)
 }

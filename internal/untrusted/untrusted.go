@@ -237,15 +237,6 @@ var (
 // says whose rule a cancellation is about, as qualifier does in English.
 var foreignUser = []string{"utilisateur", "usuario", "usuário", "benutzer", "nutzer", "utente", "пользовател", "用户", "ユーザー", "사용자"}
 
-func containsAny(s string, words []string) bool {
-	for _, w := range words {
-		if strings.Contains(s, w) {
-			return true
-		}
-	}
-	return false
-}
-
 // triggers are literals at least one of which every signal needs; the
 // patterns run only on the lines around them, so a large output with none
 // costs one lowercase pass and a few substring searches.
@@ -279,8 +270,8 @@ func judge(s string) bool {
 	if anySignal(s, strong()) {
 		return true
 	}
-	rc := anySignal(s, ruleChange()) || containsAny(s, ForeignRuleWords) && containsAny(s, ForeignCancelWords)
-	if rc && (qualifier().MatchString(s) || containsAny(s, foreignUser)) {
+	rc := anySignal(s, ruleChange()) || hasAny(s, ForeignRuleWords) && hasAny(s, ForeignCancelWords)
+	if rc && (qualifier().MatchString(s) || hasAny(s, foreignUser)) {
 		return true
 	}
 	sec := secrecy().match(s)
