@@ -263,14 +263,7 @@ func bare(low, lang string) string {
 // emphasis is markdown's, which would hide a marker ("do **not**").
 var emphasis = strings.NewReplacer("**", "", "__", "", "~~", "", "*", "")
 
-func hasLetter(s string) bool {
-	for _, r := range s {
-		if unicode.IsLetter(r) {
-			return true
-		}
-	}
-	return false
-}
+func hasLetter(s string) bool { return strings.ContainsFunc(s, unicode.IsLetter) }
 
 // splitSentences splits a line after . ! ? ; followed by a space (or
 // the end) and after 。！？； anywhere.
