@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 
@@ -243,14 +244,8 @@ func (w *Window) Assemble(ctx context.Context, in Input) (Assembly, error) {
 // Largest names a request's three largest parts, for errors that must
 // say what does not fit: "tool_outputs 9100, system 2100, messages 800".
 func Largest(parts []llm.PartStat) string {
-	ps := append([]llm.PartStat(nil), parts...)
-	for i := range ps {
-		for j := i + 1; j < len(ps); j++ {
-			if ps[j].Tokens > ps[i].Tokens {
-				ps[i], ps[j] = ps[j], ps[i]
-			}
-		}
-	}
+	ps := slices.Clone(parts)
+	slices.SortStableFunc(ps, func(a, b llm.PartStat) int { return b.Tokens - a.Tokens })
 	var out []string
 	for _, p := range ps {
 		if len(out) == 3 || p.Tokens == 0 {
