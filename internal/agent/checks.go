@@ -114,13 +114,11 @@ func (s *session) endOfTurnCheck(answer string, turnStart int, fired map[string]
 // LICENSE) outside testdata, which no build or test reads. A call whose
 // path cannot be read counts.
 func checkable(args json.RawMessage) bool {
-	var a struct {
-		Path string `json:"path"`
-	}
-	if json.Unmarshal(args, &a) != nil || a.Path == "" {
+	orig := stringArg(args, "path")
+	if orig == "" {
 		return true
 	}
-	p := strings.ToLower(filepath.ToSlash(a.Path))
+	p := strings.ToLower(filepath.ToSlash(orig))
 	if strings.Contains("/"+p, "/testdata/") {
 		return true
 	}
@@ -129,7 +127,7 @@ func checkable(args json.RawMessage) bool {
 	case ".md", ".markdown", ".txt", ".text", ".rst", ".adoc", ".asciidoc", ".org":
 		return false
 	case "":
-		orig := path.Base(filepath.ToSlash(a.Path))
+		orig = path.Base(filepath.ToSlash(orig))
 		return orig != strings.ToUpper(orig) // README, LICENSE, NOTICE: prose
 	}
 	return true

@@ -93,19 +93,12 @@ const (
 )
 
 // Sink receives events. A run's Sink (RunInput.Sink) gets that run's
-// events and no others: from session.started to turn.finished, all
-// stamped with the run's session id, and none once Run has returned (a
-// tool goroutine that reports after its call is dropped). So concurrent
-// runs, of new sessions too, each give their own sink and need no
-// routing by session id.
-//
-// Emit is called from the turn loop and from tool goroutines, possibly
-// concurrently; it must be safe for that and must not block for long (a
-// slow sink slows the turn). It must not start a run of the same session.
-//
-// Events that belong to no run (an MCP server's mcp.status, emitted by
-// the layer that builds the engine) go to a Sink that layer is given for
-// the engine; the Runtime itself emits only during runs.
+// events and no others, from session.started to turn.finished, and none
+// once Run has returned, so concurrent runs need no routing. Emit is
+// called concurrently from the turn loop and tool goroutines; it must be
+// safe for that, must not block for long, and must not start a run of
+// the same session. Events of no run (mcp.status) go to a Sink the
+// layer that builds the engine is given.
 type Sink interface {
 	Emit(Event)
 }
@@ -156,34 +149,4 @@ func (m *multiSink) Emit(e Event) {
 			s.Emit(e)
 		}
 	}
-}
-
-// Recorder collects events in memory (tests, the demo's summary).
-type Recorder struct {
-	mu     sync.Mutex
-	events []Event
-}
-
-func (r *Recorder) Emit(e Event) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.events = append(r.events, e)
-}
-
-// Events returns a copy of what was recorded.
-func (r *Recorder) Events() []Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]Event(nil), r.events...)
-}
-
-// OfType returns the recorded events of one type.
-func (r *Recorder) OfType(typ string) []Event {
-	var out []Event
-	for _, e := range r.Events() {
-		if e.Type == typ {
-			out = append(out, e)
-		}
-	}
-	return out
 }

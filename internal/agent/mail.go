@@ -30,7 +30,7 @@ const mailPreview = 400
 // MailInfoOf describes m for an event.
 func MailInfoOf(m store.Mail) *MailInfo {
 	return &MailInfo{ID: m.ID, FromKind: string(m.FromKind), From: m.From, To: m.To, State: string(m.State), Turn: m.Turn,
-		Text: limitText(m.Body, mailPreview), Answer: limitText(m.Answer, mailPreview), Error: limitText(m.Error, mailPreview)}
+		Text: store.Preview(m.Body, mailPreview), Answer: store.Preview(m.Answer, mailPreview), Error: store.Preview(m.Error, mailPreview)}
 }
 
 // RecordMail appends a mail event of type typ about m to the target's

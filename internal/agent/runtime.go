@@ -233,5 +233,3 @@ func (r *Runtime) cost(u llm.Usage) float64 {
 	}
 	return r.cfg.Cost(u)
 }
-
-func limitText(s string, n int) string { return store.Preview(s, n) }

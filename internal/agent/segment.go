@@ -175,7 +175,7 @@ func (s *session) canReset() bool {
 // once a segment when only standing instructions were left to shrink.
 func (s *session) renderLedger(led []handoff.Entry, warn bool) handoff.Ledger {
 	budget := s.r.budget().Ledger
-	l := handoff.RenderLedger(led, handoff.LedgerOptions{Budget: budget, Count: s.count})
+	l := handoff.RenderLedger(led, handoff.LedgerOptions{Budget: budget, Count: s.r.counter.Count})
 	if (l.Over || l.Rules > 0) && warn {
 		n := 0
 		for _, e := range led {
@@ -190,7 +190,7 @@ func (s *session) renderLedger(led []handoff.Entry, warn bool) handoff.Ledger {
 		if l.Over {
 			text += "; the others are kept whole, so less room is left for the work"
 		}
-		s.emit(Event{Type: EventLedgerOver, Ledger: &LedgerInfo{Tokens: s.count(l.Text), Budget: budget, Instructions: n, Shortened: l.Rules},
+		s.emit(Event{Type: EventLedgerOver, Ledger: &LedgerInfo{Tokens: s.r.counter.Count(l.Text), Budget: budget, Instructions: n, Shortened: l.Rules},
 			Text: text + ". /rules lists them; /unpin Dn lets one shrink."})
 	}
 	return l
@@ -263,8 +263,8 @@ func (s *session) reset(ctx context.Context, step int, reason string) error {
 	}
 	msg := h.Render()
 	info.Bytes = len(msg)
-	info.Tokens = s.count(msg)
-	info.DecisionsTokens, info.Shrunk = s.count(ledger.Text), ledger.Shrunk
+	info.Tokens = s.r.counter.Count(msg)
+	info.DecisionsTokens, info.Shrunk = s.r.counter.Count(ledger.Text), ledger.Shrunk
 	if err := st.EndSegment(ctx, s.id, s.segment, msg, info.Tokens); err != nil {
 		return fmt.Errorf("agent: %w", err)
 	}
@@ -348,13 +348,6 @@ func toolOutputs(history []llm.Message) []string {
 		}
 	}
 	return out
-}
-
-func (s *session) count(text string) int {
-	if s.r.counter != nil {
-		return s.r.counter.Count(text)
-	}
-	return window.Estimate(text)
 }
 
 // handoffCall asks the model for the handoff: the segment's history plus

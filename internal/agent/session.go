@@ -204,7 +204,10 @@ func (s *session) hydrate(ctx context.Context) error {
 	}
 	for i, m := range s.history {
 		for j, p := range m.Parts {
-			id, ok := s.elided[callOf(p)]
+			if p.ToolResult == nil {
+				continue
+			}
+			id, ok := s.elided[p.ToolResult.CallID]
 			if !ok || p.ToolResult.Content != "" {
 				continue
 			}
@@ -217,13 +220,6 @@ func (s *session) hydrate(ctx context.Context) error {
 	}
 	s.elided = nil
 	return nil
-}
-
-func callOf(p llm.Part) string {
-	if p.ToolResult == nil {
-		return ""
-	}
-	return p.ToolResult.CallID
 }
 
 // about is session.started's payload.

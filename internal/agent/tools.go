@@ -22,7 +22,7 @@ const outputPreview = 4 << 10
 func (s *session) runTools(ctx context.Context, step int, calls []llm.ToolCall) ([]tool.Outcome, error) {
 	obs := &observer{s: s, step: step, ctx: context.WithoutCancel(ctx)}
 	ctx = tool.WithSession(ctx, tool.Session{ID: s.id, TurnID: s.turnID, Turn: s.turnSeq, Segment: s.segment,
-		MaxOutputBytes: s.r.budget().OutputBytes(), MaxOutputTokens: s.r.budget().OutputShare - outputSlack, CountTokens: s.count})
+		MaxOutputBytes: s.r.budget().OutputBytes(), MaxOutputTokens: s.r.budget().OutputShare - outputSlack, CountTokens: s.r.counter.Count})
 	return s.r.cfg.Runner.Run(ctx, calls, obs)
 }
 
@@ -60,7 +60,7 @@ func (o *observer) Approval(call llm.ToolCall, a tool.Access, d tool.Decision) {
 
 func (o *observer) Started(call llm.ToolCall, a tool.Access) {
 	o.s.emit(Event{Type: EventToolStarted, Step: o.step, Tool: &ToolInfo{
-		CallID: call.ID, Name: call.Name, Args: limitText(string(call.Args), outputPreview), Summary: a.Summary,
+		CallID: call.ID, Name: call.Name, Args: store.Preview(string(call.Args), outputPreview), Summary: a.Summary,
 	}})
 }
 
@@ -87,7 +87,7 @@ func (o *observer) Finished(out tool.Outcome) {
 	}
 	o.s.emitOutput(Event{Type: EventToolFinished, Step: o.step, Tool: &ToolInfo{
 		CallID: out.Call.ID, Name: out.Call.Name, Summary: out.Access.Summary, IsError: res.IsError, Code: res.Code,
-		ExitCode: res.ExitCode, DurationMS: out.Duration.Milliseconds(), Output: limitText(res.Content, outputPreview),
+		ExitCode: res.ExitCode, DurationMS: out.Duration.Milliseconds(), Output: store.Preview(res.Content, outputPreview),
 		Diff: res.Diff, Changed: res.Changed,
 	}}, res.Content)
 }

@@ -82,7 +82,7 @@ func (s *session) loop(ctx context.Context, in RunInput, res *Result) error {
 	// A message that would fill most of the window leaves no room for
 	// the work: say so rather than reset, page or send it past the window.
 	if b := s.r.budget(); len(in.Prompt)+mailBytes(in.Mail) > b.Limit() { // cheap test first: a token is at least a byte
-		if n := s.count(in.Prompt) + s.count(llm.Message{Parts: s.mail}.Text()); n > b.Limit()/2 {
+		if n := s.r.counter.Count(in.Prompt) + s.r.counter.Count(llm.Message{Parts: s.mail}.Text()); n > b.Limit()/2 {
 			return fmt.Errorf("%w: your message is %d tokens, and this model's window (%d) leaves room for about %d in one message; shorten it, or save it to a file and ask for it to be read in parts", ErrTooBig, n, b.Window, b.Limit()/2)
 		}
 	}
@@ -377,7 +377,7 @@ func (s *session) stream(ctx context.Context, step int, req llm.Request, asm win
 		callErr = fmt.Errorf("%w: %w", ErrCancelled, context.Cause(ctx))
 	}
 	if callErr == nil {
-		if s.r.counter != nil && !asm.Estimated {
+		if !asm.Estimated {
 			s.r.counter.Calibrate(int64(asm.Tokens), resp.Usage.InputTokens)
 		}
 	}

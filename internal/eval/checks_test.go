@@ -18,8 +18,17 @@ import (
 func lastRequest(entries []handoff.Entry, toolOutput string) llm.Request {
 	h := handoff.Handoff{Segment: 3, Task: "go on", Decisions: handoff.RenderLedger(entries, handoff.LedgerOptions{}).Text}
 	msgs := []llm.Message{llm.UserText(h.Render())}
-	msgs = append(msgs, toolTurn("file_read", untrusted.Mark(toolOutput), false)...)
+	msgs = append(msgs, toolTurn("file_read", mark(toolOutput), false)...)
 	return llm.Request{System: "You are godwit.", Messages: msgs}
+}
+
+// mark heads a tool output with untrusted's note when the judge marks it,
+// as the window does.
+func mark(out string) string {
+	if untrusted.Suspicious(out) {
+		return untrusted.Note + out
+	}
+	return out
 }
 
 func TestRequestChecks(t *testing.T) {

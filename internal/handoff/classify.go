@@ -1,9 +1,7 @@
 package handoff
 
 import (
-	"regexp"
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -23,30 +21,16 @@ const (
 // or an ordinary request. The verdict only orders what the ledger
 // shrinks first past its budget: every message's words are kept while
 // there is room. Only prose counts (pastes are passed over), in any
-// script: letters by Unicode category, full-width punctuation and
-// curly quotes as punctuation, markdown taken off.
+// script, markdown taken off.
 //
-// A sentence with a standing marker in any of nine languages (always,
-// never, every, must, before each commit, from now on, 必须, 不要,
-// しないこと, 항상, immer, toujours, siempre, sempre, всегда, ...) makes an
-// instruction, unless the message limits itself to the task at hand
-// ("this time", "for now", "今回"). Otherwise what marks a one-off task
-// decides, in three steps:
-//   - first what only a task has: all questions, a report of a failure,
-//     an issue's title ("Add dark mode", "Login button unresponsive on
-//     Safari"), a follow-up ("now do the same for orders"), an ask that
-//     is no rule ("can you look at why the build is slow"), an act on a
-//     thing pointed at ("refactor this function", "commit it");
-//   - then the marks of things in general ("all", "any", "no X", "new X",
-//     "our", "in English") and hints ("only", "if", "instead"), which
-//     make an instruction, except that an act on a named file, name or
-//     line outweighs a hint ("remove the prints in app.js, only those");
-//   - last an act on one thing ("fix the login bug", "schreib eine
-//     Migration", "исправь тест", "README を更新してください") or a pasted
-//     log.
-//
-// Anything else is an instruction: keeping a request costs tokens,
-// losing a rule costs the user's trust.
+// A standing marker in any of nine languages ("always", "never", "from
+// now on", 必须, immer, всегда, ...) makes an instruction unless the
+// message limits itself to the task at hand ("this time"). Otherwise
+// the marks of a one-off task (a question, a failure report, an issue's
+// title, an act on one thing) are weighed against those of things in
+// general ("all", "our", "in English"). Anything else is an
+// instruction: keeping a request costs tokens, losing a rule costs the
+// user's trust.
 func Classify(text string) string {
 	k, _ := classify(text)
 	return k
@@ -87,7 +71,10 @@ func classify(text string) (kind string, sure bool) {
 	case level == markNegative:
 		// "Don't change the API, just fix the race in the pool" asks for
 		// one act; "Don't add dependencies" is a rule.
-		return cond(justTask(ss), KindRequest, KindInstruction), true
+		if justTask(ss) {
+			return KindRequest, true
+		}
+		return KindInstruction, true
 	case first == nil:
 		// Only questions, or no prose at all.
 		return KindRequest, true
@@ -194,12 +181,12 @@ func langOf(lines []string) string {
 			case unicode.Is(unicode.Latin, r):
 				latin++
 			}
-			if lang, ok := letterLang[r]; ok {
+			for _, lang := range lex().Letter.set()[string(r)] {
 				score[lang] += 2
 			}
 		}
 		for _, f := range strings.FieldsFunc(strings.ToLower(l), func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' }) {
-			for _, lang := range functionWords()[f] {
+			for _, lang := range lex().Function.set()[f] {
 				score[lang]++
 			}
 		}
@@ -241,28 +228,6 @@ func langOf(lines []string) string {
 	return best
 }
 
-// functionWords are the words that say which Latin language a message
-// is in; a word of several languages counts for each. Built on first
-// use: godwit's start-up pays for no package's tables (TestInitStaysSmall).
-var functionWords = sync.OnceValue(func() map[string][]string {
-	m := map[string][]string{}
-	for lang, ws := range map[string]string{
-		"en": "the a an and to of is it in for this that with on you my be are not no don't can what why how when from by please i we our your should must every each all always never new only",
-		"de": "der die das und ist nicht mit den dem des ein eine einen zu auf für im in ins um an bitte du ich wir es kein keine von aus nach wenn auch noch sich oder dir mir mein meine meinen mal doch vom zum zur beim bei über",
-		"fr": "le la les des du et est un une pour dans au ne pas tu je nous ce cette avec sur que qui en de il s'il moi mon ma mes",
-		"es": "el la los las del y es un una por para con que en al lo tu mi no este esta se de porfa aquí también más está hay qué cómo",
-		"pt": "o a os as do da dos das e é um uma para com que em no na não você meu minha isso esse essa se de por pra pro tá aqui também mais está",
-	} {
-		for _, w := range strings.Fields(ws) {
-			m[w] = append(m[w], lang)
-		}
-	}
-	return m
-})
-
-// letterLang are letters only one of the Latin five writes.
-var letterLang = map[rune]string{'ñ': "es", '¿': "es", '¡': "es", 'ã': "pt", 'õ': "pt", 'ß': "de", 'ä': "de", 'ö': "de", 'ü': "de", 'è': "fr", 'ù': "fr", 'œ': "fr", 'ë': "fr"}
-
 // lower is a sentence lowercased, its idioms taken out.
 func lower(s string) string { return lex().Idiom.cut(strings.ToLower(s), "") }
 
@@ -298,14 +263,7 @@ func bare(low, lang string) string {
 // emphasis is markdown's, which would hide a marker ("do **not**").
 var emphasis = strings.NewReplacer("**", "", "__", "", "~~", "", "*", "")
 
-func hasLetter(s string) bool {
-	for _, r := range s {
-		if unicode.IsLetter(r) {
-			return true
-		}
-	}
-	return false
-}
+func hasLetter(s string) bool { return strings.ContainsFunc(s, unicode.IsLetter) }
 
 // splitSentences splits a line after . ! ? ; followed by a space (or
 // the end) and after 。！？； anywhere.
@@ -344,17 +302,13 @@ func sentences(text string) []string {
 	return out
 }
 
-// temporal reports whether a lowercased sentence says it holds from now
-// on, in any of the nine languages.
-func temporal(low string) bool { return lex().Temporal.in(low, "") }
-
 // marks says how a lowercased statement marks itself as standing.
 // Negations alone are no marker: failures are reported with them ("the
 // service does not start"); "X, not Y" is one. A failure reported of
 // "every request" or "all tests" gives no rule.
 func marks(low, lang string) int {
 	w := lex()
-	if failed(low, lang) && !w.Negative.in(bare(low, lang), lang) {
+	if w.Failure.in(low, lang) && !w.Negative.in(bare(low, lang), lang) {
 		// "every request times out", not "never ignore a test that
 		// times out"
 		low = w.Quantifier.cut(low, lang)
@@ -362,7 +316,7 @@ func marks(low, lang string) int {
 	switch {
 	case w.Standing.in(low, "") || w.Trigger.in(low, ""):
 		return markStrong
-	case w.Negative.in(bare(low, lang), lang) && !failed(low, lang):
+	case w.Negative.in(bare(low, lang), lang) && !w.Failure.in(low, lang):
 		return markNegative
 	case w.Generic.in(low, lang) || w.Manner.in(low, lang) && !w.Translate.in(low, lang):
 		// "in English", "auf Deutsch", "用中文", not what to translate.
@@ -372,10 +326,6 @@ func marks(low, lang string) int {
 	}
 	return markNone
 }
-
-// failed reports whether a lowercased statement reports a failure: "500
-// error after upgrade", "crashes on start", "не работает".
-func failed(low, lang string) bool { return lex().Failure.in(low, lang) }
 
 // reported reports whether a statement reports a failure or what the
 // user did, and gives no rule: no marker but a condition after the
@@ -419,13 +369,6 @@ func justTask(ss []sentence) bool {
 	return false
 }
 
-func cond[T any](c bool, a, b T) T {
-	if c {
-		return a
-	}
-	return b
-}
-
 // pastedLog reports whether a message holds a pasted log, stack trace or
 // test output (a code example in a rule is no sign of a request).
 func pastedLog(text string) bool {
@@ -454,14 +397,11 @@ func titleShaped(text string) bool {
 }
 
 // oneTask reports whether a statement has what only a one-off task has:
-// an issue's title ("Add dark mode", "Login button unresponsive on
-// Safari", "CSV 내보내기 기능 추가"), a follow-up ("now do the same for
-// orders", "次は..."), a softener ("좀", "一下"), an ask that is no rule
-// ("can you look at why the build is slow"), or an act on a thing pointed
-// at ("refactor this function", "teile diese Funktion auf", "commit it",
-// "check why it fails"). level is the message's marks: a generic one
-// turns an ask into a rule ("kannst du Kommentare auf Englisch
-// schreiben").
+// an issue's title ("Add dark mode"), a follow-up ("now do the same for
+// orders"), a softener ("좀"), an ask that is no rule ("can you look at
+// why the build is slow"), or an act on a thing pointed at ("refactor
+// this function"). level is the message's marks: a generic one turns an
+// ask into a rule ("kannst du Kommentare auf Englisch schreiben").
 func oneTask(s *sentence, level int, title bool) bool {
 	w, lang := lex(), s.lang
 	low := opening(s.low, lang)
@@ -536,13 +476,11 @@ func atHand(s *sentence, file bool) bool {
 }
 
 // asksNow reports whether a statement asks for one act now: a verb on one
-// thing ("fix the login bug", "write a migration", "schreib eine
-// Migration", "corrige le test"), a Russian perfective ("исправь тест"),
-// a polite ask ("please add retries"), a Japanese or Korean ask with no
-// topic ("README を更新してください", "버그 좀 고쳐 주세요"), a Chinese act
-// ("给用户列表加上分页"). An imperative on things in general ("write
-// migrations so ...", "écris les commentaires en anglais", "주석은 영어로
-// 작성해 주세요") is how rules are written.
+// thing ("fix the login bug", "schreib eine Migration"), a Russian
+// perfective ("исправь тест"), a polite ask, a Japanese or Korean ask
+// with no topic ("README を更新してください"), a Chinese act. An
+// imperative on things in general ("write migrations so ...") is how
+// rules are written.
 func asksNow(s *sentence) bool {
 	w, lang := lex(), s.lang
 	low := opening(s.low, lang)
@@ -718,19 +656,13 @@ func unlabel(s string) string {
 }
 
 var (
-	trailingCodeRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("(?:\\s*`[^`]*`[.:]?)+$") })
+	trailingCodeRe = lazy("(?:\\s*`[^`]*`[.:]?)+$")
 	// artifactRe: a word that names one thing: code in backticks, a
 	// quoted title, a path, a file (@path too: the chat's attachment), a
 	// flag, a version, an issue.
-	artifactRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile("^[(\"'«„“@]*(?:`[^` ]+`|\"[^\"]*\"?|[\\w.-]*/[\\w./-]*|[\\w-]+\\.[a-z]{1,5}|--?[a-z][\\w-]*|\\d+\\.\\d+(?:\\.\\d+)*|#\\d+)[.,:;!)'\"»“”]*$")
-	})
+	artifactRe = lazy("^[(\"'«„“@]*(?:`[^` ]+`|\"[^\"]*\"?|[\\w.-]*/[\\w./-]*|[\\w-]+\\.[a-z]{1,5}|--?[a-z][\\w-]*|\\d+\\.\\d+(?:\\.\\d+)*|#\\d+)[.,:;!)'\"»“”]*$")
 	// pathRe2: a path or a file name, not a flag or a command.
-	pathRe2 = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile("^[(\"'`@]*(?:[\\w.-]*/[\\w./-]*|[\\w-]+\\.[a-z]{1,5})[`\"')]*[.,:;!]?$")
-	})
+	pathRe2 = lazy("^[(\"'`@]*(?:[\\w.-]*/[\\w./-]*|[\\w-]+\\.[a-z]{1,5})[`\"')]*[.,:;!]?$")
 	// identRe2: an identifier as written: camelCase, snake_case.
-	identRe2 = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^(?:[a-z]+[A-Z]\w*|\w+_\w+|[A-Z][a-z]+[A-Z]\w*|README|LICENSE|CHANGELOG|CONTRIBUTING|Makefile|Dockerfile)$`)
-	})
+	identRe2 = lazy(`^(?:[a-z]+[A-Z]\w*|\w+_\w+|[A-Z][a-z]+[A-Z]\w*|README|LICENSE|CHANGELOG|CONTRIBUTING|Makefile|Dockerfile)$`)
 )

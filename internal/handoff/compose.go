@@ -3,11 +3,9 @@ package handoff
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/godwit/godwit/llm"
 )
@@ -66,7 +64,7 @@ type Check struct {
 // PageRef names a page and what it holds.
 type PageRef struct{ ID, What string }
 
-var exitRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[exit (-?\d+)`) })
+var exitRe = lazy(`\[exit (-?\d+)`)
 
 // FactsFrom reads the files touched and the commands run from a
 // segment's history: the tool calls and their results.
@@ -110,9 +108,9 @@ func FactsFrom(history []llm.Message) Facts {
 }
 
 var (
-	numberedRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^(\d+)\t`) })
-	ofRe       = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[(?:truncated: )?lines \d+-\d+ of (\d+)`) })
-	hunkRe     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@`) })
+	numberedRe = lazy(`(?m)^(\d+)\t`)
+	ofRe       = lazy(`\[(?:truncated: )?lines \d+-\d+ of (\d+)`)
+	hunkRe     = lazy(`(?m)^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@`)
 )
 
 // fileAction says what a call did to its file, with the lines it saw or
@@ -256,7 +254,7 @@ func FromModel(text string, facts Facts) (Draft, bool) {
 	return d, true
 }
 
-var digitRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\d`) })
+var digitRe = lazy(`\d`)
 
 // hollow reports whether a draft names nothing the work is about: no
 // path, name, code or number, and none of the request's own words ("I

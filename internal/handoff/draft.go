@@ -1,10 +1,8 @@
 package handoff
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 )
 
 // Draft is what a model wrote for a handoff, parsed.
@@ -61,15 +59,11 @@ Ledger:
 }
 
 var (
-	headingRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^#{1,4}\s*(.+?)\s*#*\s*$`) })
-	proposalRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\+\s*(?:\[([^\]]*)\]\s*)?(.+)$`) })
-	supersedeRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)^~\s*D(\d+)\s+(?:by|superseded by|->|→)\s*D(\d+)`)
-	})
-	topicRe      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^@\s*D(\d+)\s+(.+)$`) })
-	coordinateRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^[-*]\s*([^\s:]+?)(?::(\d+))?(?:\s+([^—–-]+?))?(?:\s*[—–-]+\s*(.+))?\s*$`)
-	})
+	headingRe    = lazy(`(?m)^#{1,4}\s*(.+?)\s*#*\s*$`)
+	proposalRe   = lazy(`^\+\s*(?:\[([^\]]*)\]\s*)?(.+)$`)
+	supersedeRe  = lazy(`(?i)^~\s*D(\d+)\s+(?:by|superseded by|->|→)\s*D(\d+)`)
+	topicRe      = lazy(`(?i)^@\s*D(\d+)\s+(.+)$`)
+	coordinateRe = lazy(`^[-*]\s*([^\s:]+?)(?::(\d+))?(?:\s+([^—–-]+?))?(?:\s*[—–-]+\s*(.+))?\s*$`)
 )
 
 // Degenerate reports whether a model's draft carries too little to

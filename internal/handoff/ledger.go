@@ -65,23 +65,14 @@ const (
 )
 
 // RenderLedger writes the ledger as the Decisions section body within
-// the budget. Entries are grouped by topic in order of first appearance
-// (entries without a topic first), so that a session that moves from
-// topic A to B and back finds A's decisions together.
-//
-// Every message of the user's is shown as said, whatever its kind,
-// while the budget has room: only its long pastes (logs, code, file
-// contents) become markers that name the entry, which recall shows
-// whole. Past the budget, what shrinks goes in this order, oldest first
-// within each step: the short pastes of requests and agreements, then
-// questions and the other requests but the newest to one line, then
-// those folded into range lines, the model's agreements, superseded
-// pointers, the newest request, and last the standing instructions: the
-// short pastes in them, then those the classifier only defaulted to
-// (no standing marker). Instructions with a marker, and those the user
-// pinned, are never cut: past the budget with only those left, Over is
-// set and the user is told, who can unpin one (/unpin). A shrunk entry
-// keeps its id and is one recall away, and says so.
+// the budget, grouped by topic in order of first appearance (untagged
+// entries first). Every message of the user's is shown as said while
+// the budget has room, its long pastes as markers that recall shows
+// whole. Past the budget entries shrink in shrinkSteps' order, requests
+// before instructions; instructions with a standing marker, and pinned
+// ones, are never cut: past the budget with only those left, Over is set
+// and the user is told. A shrunk entry keeps its id and says it is one
+// recall away.
 func RenderLedger(entries []Entry, o LedgerOptions) Ledger {
 	if len(entries) == 0 {
 		return Ledger{Text: "(none yet)"}
@@ -146,7 +137,12 @@ func RenderLedger(entries []Entry, o LedgerOptions) Ledger {
 // step shrinks entry i to mode.
 type step struct{ i, mode int }
 
-// shrinkSteps lists the ledger's shrinking, cheapest loss first.
+// shrinkSteps lists the ledger's shrinking, cheapest loss first, oldest
+// first within a step: the short pastes of requests and agreements;
+// questions, then the other requests but the newest, to one line, then
+// folded; agreements; superseded pointers; the newest request; and last
+// the short pastes of unpinned instructions, then those with no standing
+// marker to one line.
 func shrinkSteps(entries []Entry) []step {
 	var questions, plain, requests, agreements, superseded, unsure, rules []int
 	for i, e := range entries {

@@ -2,9 +2,7 @@ package handoff
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -213,46 +211,38 @@ func proseLine(line string) bool {
 const proseEdge = ".,;:!?'\"()…·、。，；：！？「」『』（）《》〈〉【】〔〕“”‘’«»„‚‹›¡¿"
 
 var (
-	bulletRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^(?:#{1,6}\s+|>\s*|[-*+•・]\s+|\d{1,3}[.)、]\s*|[①-⑳]\s*|\[[ xX]\]\s+)+`)
-	})
+	bulletRe = lazy(`^(?:#{1,6}\s+|>\s*|[-*+•・]\s+|\d{1,3}[.)、]\s*|[①-⑳]\s*|\[[ xX]\]\s+)+`)
 	// logRe matches a line in a real log, stack trace or test output
 	// format: a timestamp first, a level in its place, a stack frame, a
 	// test runner's line. An all-caps word alone is no log ("NEVER ...").
-	logRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^(?:` +
-			// timestamps: 2026-11-30T02:00:01, 2026/11/30 02:00, 02:00:01.123, [12:00:01]
-			`\[?\d{4}[-/.]\d{2}[-/.]\d{2}(?:[T ]\d{2}:\d{2})?|\[?\d{2}:\d{2}:\d{2}|` +
-			// syslog and glog: "Nov 30 02:00:01", "E1130 02:00:01.123"
-			`(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +\d{1,2} \d{2}:\d{2}|[IWEF]\d{4} \d{2}:\d{2}|` +
-			// a level in its place: "[INFO] ...", "ERROR: x.go:3", "level=warn"
-			`\[(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|FATAL|CRITICAL|PANIC|SEVERE)\]|` +
-			`(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL|CRITICAL|PANIC)\s*[:|]\s*\S+[./:]\S|level=|` +
-			// stacks and runtimes
-			`at [\w$.<>]+\(.*\)$|at .+:\d+:\d+\)?$|File ".+", line \d+|Traceback \(most recent call last\)|goroutine \d+ \[|panic: |thread '[^']*' panicked|##\[(?:error|warning|group|endgroup)\]|` +
-			`(?:error|warning)(?:\[\w+\])?: \S+[-_.:/(]|` +
-			`\S+\.(?:go|py|js|ts|java|rs|c|cc|cpp|rb|kt|swift|cs):\d+|[\w.]+(?:Error|Exception)(?::|$)|Caused by: |` +
-			// test runners, shells, builds, diffs
-			`--- (?:FAIL|PASS|SKIP)|=== (?:RUN|PAUSE|CONT)|(?:ok|FAIL|PASS)(?:\s|$)|\$ \S|make(?:\[\d+\])?: |npm (?:ERR|WARN)|` +
-			`[A-Z][\w.]+\s+\d+\.\d+s|` +
-			// access logs, JSON logs, key=value logs, aligned levels
-			`\d{1,3}(?:\.\d{1,3}){3}\s|\{"(?:level|lvl|ts|time|timestamp|msg|severity)":|\w+=\S+(?:\s+\w+=\S+){2,}|` +
-			`(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL)\s+\d|(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL)\s{2,}` +
-			`)`)
-	})
+	logRe = lazy(`^(?:` +
+		// timestamps: 2026-11-30T02:00:01, 2026/11/30 02:00, 02:00:01.123, [12:00:01]
+		`\[?\d{4}[-/.]\d{2}[-/.]\d{2}(?:[T ]\d{2}:\d{2})?|\[?\d{2}:\d{2}:\d{2}|` +
+		// syslog and glog: "Nov 30 02:00:01", "E1130 02:00:01.123"
+		`(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +\d{1,2} \d{2}:\d{2}|[IWEF]\d{4} \d{2}:\d{2}|` +
+		// a level in its place: "[INFO] ...", "ERROR: x.go:3", "level=warn"
+		`\[(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|FATAL|CRITICAL|PANIC|SEVERE)\]|` +
+		`(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL|CRITICAL|PANIC)\s*[:|]\s*\S+[./:]\S|level=|` +
+		// stacks and runtimes
+		`at [\w$.<>]+\(.*\)$|at .+:\d+:\d+\)?$|File ".+", line \d+|Traceback \(most recent call last\)|goroutine \d+ \[|panic: |thread '[^']*' panicked|##\[(?:error|warning|group|endgroup)\]|` +
+		`(?:error|warning)(?:\[\w+\])?: \S+[-_.:/(]|` +
+		`\S+\.(?:go|py|js|ts|java|rs|c|cc|cpp|rb|kt|swift|cs):\d+|[\w.]+(?:Error|Exception)(?::|$)|Caused by: |` +
+		// test runners, shells, builds, diffs
+		`--- (?:FAIL|PASS|SKIP)|=== (?:RUN|PAUSE|CONT)|(?:ok|FAIL|PASS)(?:\s|$)|\$ \S|make(?:\[\d+\])?: |npm (?:ERR|WARN)|` +
+		`[A-Z][\w.]+\s+\d+\.\d+s|` +
+		// access logs, JSON logs, key=value logs, aligned levels
+		`\d{1,3}(?:\.\d{1,3}){3}\s|\{"(?:level|lvl|ts|time|timestamp|msg|severity)":|\w+=\S+(?:\s+\w+=\S+){2,}|` +
+		`(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL)\s+\d|(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL)\s{2,}` +
+		`)`)
 	// codeTokenRe: a token of code or output: a path, a call, a flag, a
 	// number with units or letters ("0x1a4", "3m12s"), an operator.
-	codeTokenRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`[{}\[\]<>=\\|*#$@%^&+~/_]|\pL\.\pL|\d\.\d|^--?\pL|\d\pL|\pL\d|::|\S:\S`)
-	})
-	inlineCodeRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("`[^`]+`") })
+	codeTokenRe  = lazy(`[{}\[\]<>=\\|*#$@%^&+~/_]|\pL\.\pL|\d\.\d|^--?\pL|\d\pL|\pL\d|::|\S:\S`)
+	inlineCodeRe = lazy("`[^`]+`")
 	// ruleRe: a separator row ("=====", "-----"), alone or around a title.
-	ruleRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[=\-_*~#]{5,}`) })
+	ruleRe = lazy(`[=\-_*~#]{5,}`)
 	// codeLineRe matches a line of code, data or a diff that reads
 	// like words: a bracket alone, a JSON member, a diff's header.
-	codeLineRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^(?:[{}\[\]()],?;?$|[{\[]"[\w-]+":|"[\w-]+":\s|@@ -\d|\+\+\+ |--- a/|diff --git)`)
-	})
+	codeLineRe = lazy(`^(?:[{}\[\]()],?;?$|[{\[]"[\w-]+":|"[\w-]+":\s|@@ -\d|\+\+\+ |--- a/|diff --git)`)
 )
 
 // logLine reports whether a trimmed line is a log, stack or test line.

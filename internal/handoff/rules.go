@@ -2,7 +2,6 @@ package handoff
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -13,27 +12,13 @@ import (
 )
 
 var (
-	// weakenRe marks text that loosens a rule: what a model may never
-	// propose about the user's words.
-	weakenRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`\b(?:cancel(?:s|led|ed|l?ing)?|revok(?:e|ed|es)|lift(?:ed|s)?|void(?:ed)?|rescind(?:ed)?|waiv(?:e|ed|es)|suspend(?:ed|s)?|no longer|any ?more|no more|may now|can now|now (?:allowed|permitted|fine|ok)|(?:is|are) (?:now )?(?:allowed|permitted|fine|ok|okay|acceptable|writable|editable)|(?:may|can) be (?:edited|changed|modified|touched|written|patched|removed|deleted|ignored|skipped)|(?:ok|okay|fine|free|safe) to|feel free|ignore[sd]?|disregard(?:ed)?|overrid(?:e|es|den)|except(?:ion)?|unless|only (?:covers|applies|holds|means)|does not apply|doesn'?t apply|not binding|obsolete|outdated|superseded|retired|dropped|relax(?:ed)?|loosen(?:ed)?|exempt(?:ed)?|ended|expired|lapsed|gone|a mistake|not (?:needed|necessary|required)|optional|when(?:ever)? needed|if needed)\b`)
-	})
-	ruleWordRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`\b(?:rules?|instructions?|constraints?|restrictions?|polic(?:y|ies)|bans?|users?'?s?|decisions?|d\d+)\b`)
-	})
 	// pathRe: a path or a file name, between spaces, quotes or
 	// letters of scripts that use no spaces ("vendor/目录").
-	pathRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile("(?:^|[\\s\"'(\\[`]|[^\\x00-\\x7f])(\\.{0,2}/?[\\w.\\-]+(?:/[\\w.\\-]*)+|[\\w\\-]+\\.[a-z][a-z0-9]{0,4})(?:$|[\\s\"'),;:!?\\]`]|[^\\x00-\\x7f]|\\.(?:\\s|$))")
-	})
-	codeRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b[A-Z][A-Z0-9]{1,}[-_]\w+\b|\b[A-Z]{3,}\d*\b`) })
-	identRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile("`[^`\n]+`|\\b[a-z]+[A-Z]\\w*\\b|\\b\\w+_\\w+\\b|\\b[A-Z][a-z]+[A-Z]\\w*\\b")
-	})
+	pathRe  = lazy("(?:^|[\\s\"'(\\[`]|[^\\x00-\\x7f])(\\.{0,2}/?[\\w.\\-]+(?:/[\\w.\\-]*)+|[\\w\\-]+\\.[a-z][a-z0-9]{0,4})(?:$|[\\s\"'),;:!?\\]`]|[^\\x00-\\x7f]|\\.(?:\\s|$))")
+	codeRe  = lazy(`\b[A-Z][A-Z0-9]{1,}[-_]\w+\b|\b[A-Z]{3,}\d*\b`)
+	identRe = lazy("`[^`\n]+`|\\b[a-z]+[A-Z]\\w*\\b|\\b\\w+_\\w+\\b|\\b[A-Z][a-z]+[A-Z]\\w*\\b")
 	// wordRe: a content word of a spaced script.
-	wordRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`[\p{Latin}\p{Cyrillic}][\p{Latin}\p{Cyrillic}\-]{3,}`)
-	})
+	wordRe = lazy(`[\p{Latin}\p{Cyrillic}][\p{Latin}\p{Cyrillic}\-]{3,}`)
 )
 
 // subject is what a text is about: strong keys (paths, codes, names in
@@ -41,20 +26,6 @@ var (
 type subject struct {
 	keys, words map[string]bool
 }
-
-var stopwords = sync.OnceValue(func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`about above after again also always another anymore because been before being below between both
-but change changed changes code could does doing done each edit edited editing edits every file files first from have here
-instead into just keep know later like make more most must never only other over please rule rules same should since some
-still such sure than that their them then there these they thing things this those through touch under until used using very
-want were what when where which while will with without would your yours from-now going forward henceforth allowed anything
-nothing something everything read write written reads writes test tests turn task tasks work working line lines may note now
-okay fine also well good need needs needed time times next last new old again summarise summarize tell show run runs`) {
-		m[w] = true
-	}
-	return m
-})
 
 func subjectOf(text string) subject {
 	s := subject{keys: map[string]bool{}, words: map[string]bool{}}
@@ -75,7 +46,7 @@ func subjectOf(text string) subject {
 	}
 	for _, w := range wordRe().FindAllString(low, -1) {
 		w = strings.Trim(w, "-")
-		if len(w) >= 4 && !stopwords()[w] && !s.keys["path:"+w] {
+		if len(w) >= 4 && lex().Stop.set()[w] == nil && !s.keys["path:"+w] {
 			s.words[strings.TrimSuffix(w, "s")] = true
 		}
 	}
@@ -84,30 +55,18 @@ func subjectOf(text string) subject {
 
 // SameSubject reports whether two texts are about the same thing: a
 // shared path, code or name, or two shared content words.
-func SameSubject(a, b string) bool { return sameSubject(a, b, 2) }
-
-func sameSubject(a, b string, words int) bool {
+func SameSubject(a, b string) bool {
 	sa, sb := subjectOf(a), subjectOf(b)
-	for k := range sa.keys {
-		if sb.keys[k] {
-			return true
-		}
-		// A folder and what is in it: vendor/ and vendor/acme.
-		if p, ok := strings.CutPrefix(k, "path:"); ok {
-			for k2 := range sb.keys {
-				if q, ok := strings.CutPrefix(k2, "path:"); ok && (strings.HasPrefix(q, p+"/") || strings.HasPrefix(p, q+"/")) {
-					return true
-				}
-			}
-		}
+	if shared, _ := sharedKey(sa, sb, false); shared {
+		return true
 	}
-	shared := 0
+	n := 0
 	for w := range sa.words {
 		if sb.words[w] {
-			shared++
+			n++
 		}
 	}
-	return shared >= words
+	return n >= 2
 }
 
 // Changes reports whether text uses wording that changes an earlier
@@ -125,11 +84,9 @@ func strongChange(low string) bool { return lex().StrongChange.in(low, "") }
 // weakChange reports whether a lowercased sentence starts a standing
 // instruction, which may change an earlier one or add to it: only a turn
 // of polarity (never -> may) makes it a change.
-func weakChange(low string) bool { return lex().WeakChange.in(low, "") || temporal(low) }
+func weakChange(low string) bool { return lex().WeakChange.in(low, "") || lex().Temporal.in(low, "") }
 
-func additive(low string) bool { return lex().Additive.in(low, "") }
-
-var refRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bD(\d+)\b`) })
+var refRe = lazy(`\bD(\d+)\b`)
 
 // spaceCJK puts spaces around the runs of scripts that use none, so that
 // a path written against them ("修改vendor/目录") is a word.
@@ -147,26 +104,14 @@ func spaceCJK(s string) string {
 	return b.String()
 }
 
-// actions groups the verbs an instruction is about, by stem, in the
-// nine languages: "never edit vendor/" and "vendor/ may be changed" are
-// about the same act, "read vendor/README.md first" is not. Stems of
-// spaced scripts match a word's start; the others match anywhere.
+// actions maps the stems of the verbs an instruction is about to their
+// act (words.txt's verb lists).
 var actions = sync.OnceValue(func() map[string]string {
-	m := map[string]string{}
-	for group, stems := range map[string]string{
-		"write": "edit touch modif chang writ wrote patch updat alter delet remov commit push fix refactor renam rewrit intac untouch unverän нетрон " +
-			"édit touche écri suppri corrig " + "änder ander bearbeit schreib lösch anfass " + "cambi toca escrib borr corrij elimin " +
-			"alter mexa escrev apag corrij " + "меня измен редакт прав трога пиш удал " +
-			"修改 改动 编辑 改 删除 写入 変更 編集 修正 触 削除 書き 수정 변경 편집 건드 삭제",
-		"read":  "read open view look summar inspect lis lire résum les lies fass lee leer resum ler leia lê чита прочит переска 读 阅读 看 読 읽",
-		"run":   "run execut build deploy install releas exécut lanc ausführ start ejecut execut rod запуск выполн 运行 执行 実行 실행",
-		"use":   "use using call import depend add prefer utilis verwend benutz nutz utiliz usa uso использ 使用 用 使 사용",
-		"style": "format indent tab spac naming",
-		"talk":  "answer respon reply speak languag english french german spanish répond antwort respond respond отвеча 回答 答え 답",
-		"test":  "test тест 测试 テスト 테스트",
-	} {
-		for _, st := range strings.Fields(stems) {
-			m[st] = group
+	w, m := lex(), map[string]string{}
+	for act, l := range map[string]*wordList{"write": &w.VerbWrite, "read": &w.VerbRead, "run": &w.VerbRun,
+		"use": &w.VerbUse, "style": &w.VerbStyle, "talk": &w.VerbTalk, "test": &w.VerbTest} {
+		for st := range l.set() {
+			m[st] = act
 		}
 	}
 	return m
@@ -215,11 +160,6 @@ const (
 	refStrong
 )
 
-// ruleNoun reports whether a lowercased sentence names a rule.
-func ruleNoun(low string) bool {
-	return lex().Rule.in(low, "")
-}
-
 // reference says how strongly sentence s points at the earlier entry
 // old.
 func reference(s string, old Entry) int {
@@ -233,7 +173,7 @@ func reference(s string, old Entry) int {
 	best := refNone
 	for _, os := range sentences(old.Text) {
 		o := subjectOf(os)
-		key, code := sharedKey(ss, o)
+		key, code := sharedKey(ss, o, true)
 		if code {
 			return refStrong
 		}
@@ -246,7 +186,7 @@ func reference(s string, old Entry) int {
 			for g := range mine {
 				shared = shared || theirs[g]
 			}
-			if shared || ruleNoun(low) && (len(mine) == 0 || len(theirs) == 0) {
+			if shared || lex().Rule.in(low, "") && (len(mine) == 0 || len(theirs) == 0) {
 				return refStrong
 			}
 			best = refWeak
@@ -262,9 +202,9 @@ func reference(s string, old Entry) int {
 }
 
 // sharedKey reports whether two subjects share a path (or a folder and
-// what is in it, or a folder named as a bare word), a name or a code,
-// and whether what they share is a code.
-func sharedKey(a, b subject) (shared, code bool) {
+// what is in it, or with bare set a folder named as a bare word), a name
+// or a code, and whether what they share is a code.
+func sharedKey(a, b subject, bare bool) (shared, code bool) {
 	for k := range a.keys {
 		if b.keys[k] {
 			if strings.HasPrefix(k, "code:") {
@@ -276,7 +216,7 @@ func sharedKey(a, b subject) (shared, code bool) {
 		if !ok {
 			continue
 		}
-		if b.words[strings.TrimSuffix(p, "s")] && !strings.Contains(p, "/") {
+		if bare && b.words[strings.TrimSuffix(p, "s")] && !strings.Contains(p, "/") {
 			shared = true
 		}
 		for k2 := range b.keys {
@@ -286,7 +226,7 @@ func sharedKey(a, b subject) (shared, code bool) {
 		}
 	}
 	for k := range b.keys {
-		if p, ok := strings.CutPrefix(k, "path:"); ok && !strings.Contains(p, "/") && a.words[strings.TrimSuffix(p, "s")] {
+		if p, ok := strings.CutPrefix(k, "path:"); ok && bare && !strings.Contains(p, "/") && a.words[strings.TrimSuffix(p, "s")] {
 			shared = true
 		}
 	}
@@ -322,20 +262,17 @@ func changeSentences(text string) (out []string, strong []bool) {
 }
 
 // changesEntry reports whether the user's text changes the earlier
-// instruction old, as the engine judges on its own: a sentence of text
-// with strong change wording ("no longer", "instead", "rule change",
-// "may now") that points strongly at old (its id or code, or a path or
-// name it shares with the same act), or one with weak change wording
-// ("from now on") that does so and turns its polarity (never -> may).
-// With model set, the test is a model's claim that text changed old: a
-// strong change wording with any shared key or word, or a weak one with
-// a strong pointer, is enough.
+// instruction old: a sentence with strong change wording ("no longer",
+// "may now") that points strongly at old (reference), or one with weak
+// wording ("from now on") that does so and turns its polarity. With
+// model set it checks a model's claim, for which strong wording with any
+// pointer, or weak wording with a strong one, is enough.
 func changesEntry(text string, old Entry, model bool) bool {
 	oldPol := polarity(strings.ToLower(old.Text))
 	ss, strong := changeSentences(text)
 	for i, s := range ss {
 		low := strings.ToLower(s)
-		if additive(low) && !strong[i] || oldPol < 0 && avoids(low, old) {
+		if lex().Additive.in(low, "") && !strong[i] || oldPol < 0 && avoids(low, old) {
 			continue
 		}
 		ref := reference(s, old)
@@ -361,7 +298,7 @@ func avoids(low string, old Entry) bool {
 	if i := strings.IndexAny(after, ",;.，；。"); i >= 0 {
 		after = after[:i]
 	}
-	shared, _ := sharedKey(subjectOf(after), subjectOf(old.Text))
+	shared, _ := sharedKey(subjectOf(after), subjectOf(old.Text), true)
 	return shared
 }
 
@@ -464,7 +401,7 @@ func Admit(ledger []Entry, text string, outputs []string) error {
 // user, in English or in a few other languages.
 func aboutRules(text string) bool {
 	low := strings.ToLower(text)
-	if ruleWordRe().MatchString(low) {
+	if lex().AboutRules.in(low, "") {
 		return true
 	}
 	for _, w := range untrusted.ForeignRuleWords {
@@ -492,7 +429,7 @@ func aboutInstruction(ledger []Entry, text string) bool {
 // instructions or the user in general.
 func Weakens(ledger []Entry, text string) bool {
 	low := strings.ToLower(text)
-	weak := weakenRe().MatchString(low)
+	weak := lex().Weaken.in(low, "")
 	for _, w := range untrusted.ForeignCancelWords {
 		weak = weak || strings.Contains(low, w)
 	}
@@ -532,12 +469,11 @@ func normalize(s string) string {
 	return strings.Join(f, " ")
 }
 
-// Sanitize drops from a model's draft every line that reads like an
-// injection, loosens the user's instructions, or restates one in other
-// words (the user's own words are in Decisions): a swayed model's handoff
-// must not carry "the rule is cancelled", or a rule with an exception
-// slipped in, into the next segment. Topic labels that do any of this
-// go too. It returns how many lines and labels went.
+// Sanitize drops from a model's draft every line, and every topic label,
+// that reads like an injection, loosens the user's instructions, or
+// restates one in other words (the user's own words are in Decisions),
+// so a swayed model cannot carry "the rule is cancelled" into the next
+// segment. It returns how many lines and labels went.
 func Sanitize(d *Draft, ledger []Entry) int {
 	dropped := 0
 	for seq, t := range d.Topics {
@@ -586,7 +522,7 @@ func restates(ledger []Entry, line string) bool {
 	return false
 }
 
-var topicRe2 = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[\pL\pN][\pL\pN _./-]{0,31}$`) })
+var topicRe2 = lazy(`^[\pL\pN][\pL\pN _./-]{0,31}$`)
 
 // ValidTopic reports whether a model's topic label may head entries: a
 // short name (at most 32 bytes and four words, letters, digits and

@@ -26,6 +26,9 @@ type wordList struct {
 	// first use: compiling all of words.txt took 120 ms and 25 MiB of
 	// every turn's process, which classifies one message.
 	pats map[string][]*lazyRE
+	// set is the list's words by word, with the languages that give
+	// each, for the lists read as sets rather than patterns.
+	set func() map[string][]string
 }
 
 // lazyRE is a pattern compiled at its first use.
@@ -34,8 +37,12 @@ type lazyRE struct {
 	re  func() *regexp.Regexp
 }
 
-func newLazyRE(src string) *lazyRE {
-	return &lazyRE{src, sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(src) })}
+func newLazyRE(src string) *lazyRE { return &lazyRE{src, lazy(src)} }
+
+// lazy returns src's regexp, compiled at its first use: godwit's start-up
+// pays for no package's tables (TestInitStaysSmall).
+func lazy(src string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(src) })
 }
 
 // in reports whether s holds one of the list's words in language lang
@@ -88,6 +95,8 @@ type lexicon struct {
 	Finish, Act, ActEn, ActRu, ActZh, ActEnd, StandingVerb, Finite, Pronoun  wordList
 	Object, Line, Just, Please, Singular, Plural, Anchor, Deictic, Adnominal wordList
 	StrongChange, WeakChange, Additive, Prohibit, Permit, Instead, Rule      wordList
+	Weaken, AboutRules, Stop, Function, Letter                               wordList
+	VerbWrite, VerbRead, VerbRun, VerbUse, VerbStyle, VerbTalk, VerbTest     wordList
 }
 
 var lex = sync.OnceValue(func() *lexicon {
@@ -170,16 +179,26 @@ func compileList(mode string, words map[string][]string) wordList {
 		alts := append(slices.Clone(words[lang]), words["all"]...)
 		t := tmpl[0]
 		if unspaced(lang) {
-			t, cjk = tmpl[1], append(cjk, alts...)
+			t, cjk = tmpl[1], appendNew(cjk, alts...)
 		} else {
-			spaced = append(spaced, alts...)
+			spaced = appendNew(spaced, alts...)
 		}
 		byLang[lang] = pattern(t, alts)
 	}
-	w := wordList{pats: map[string][]*lazyRE{}}
+	w := wordList{pats: map[string][]*lazyRE{}, set: sync.OnceValue(func() map[string][]string {
+		m := map[string][]string{}
+		for lang, lines := range words {
+			for _, l := range lines {
+				for _, word := range strings.Split(l, "|") {
+					m[word] = append(m[word], lang)
+				}
+			}
+		}
+		return m
+	})}
 	add := func(lang string, res ...*lazyRE) {
 		for _, re := range res {
-			if re != nil {
+			if re != nil && !slices.ContainsFunc(w.pats[lang], func(o *lazyRE) bool { return o.src == re.src }) {
 				w.pats[lang] = append(w.pats[lang], re)
 			}
 		}
@@ -192,4 +211,15 @@ func compileList(mode string, words map[string][]string) wordList {
 	}
 	add("", pattern(tmpl[0], spaced), pattern(tmpl[1], cjk))
 	return w
+}
+
+// appendNew appends the words not in list yet: the "all" words come once
+// per language.
+func appendNew(list []string, words ...string) []string {
+	for _, w := range words {
+		if !slices.Contains(list, w) {
+			list = append(list, w)
+		}
+	}
+	return list
 }

@@ -12,8 +12,8 @@
 package o200k
 
 import (
+	"container/heap"
 	_ "embed"
-	"encoding/binary"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -51,43 +51,6 @@ func loadTable() *table {
 	t.data = b[4*(n+1+m):]
 	return t
 }
-
-// build lays out vocab.bin for tokens ranked in order (the generator's).
-func build(tokens []string) []byte {
-	n := len(tokens)
-	m := 1
-	for m < 2*n {
-		m <<= 1
-	}
-	off := make([]uint32, n+1)
-	for r, tok := range tokens {
-		off[r+1] = off[r] + uint32(len(tok))
-	}
-	slots := make([]uint32, m)
-	for r, tok := range tokens {
-		h := hash(tok) & uint64(m-1)
-		for slots[h] != 0 {
-			h = (h + 1) & uint64(m-1)
-		}
-		slots[h] = uint32(r + 1)
-	}
-	out := []byte(magic)
-	out = binary.LittleEndian.AppendUint32(out, uint32(n))
-	out = binary.LittleEndian.AppendUint32(out, uint32(m))
-	for _, o := range off {
-		out = binary.LittleEndian.AppendUint32(out, o)
-	}
-	for _, sl := range slots {
-		out = binary.LittleEndian.AppendUint32(out, sl)
-	}
-	for _, tok := range tokens {
-		out = append(out, tok...)
-	}
-	return out
-}
-
-// Load finds the table now rather than at the first Count.
-func Load() { load() }
 
 func hash(s string) uint64 {
 	h := uint64(len(s)) * 0x9E3779B97F4A7C15
@@ -454,12 +417,12 @@ func (t *table) mergeLong(p string) int {
 	for i := int32(0); i < int32(n)-1; i++ {
 		cur[i] = rankAt(i)
 		if cur[i] >= 0 {
-			h.push(cand{cur[i], i})
+			heap.Push(h, cand{cur[i], i})
 		}
 	}
 	parts := n
-	for h.len() > 0 {
-		c := h.pop()
+	for h.Len() > 0 {
+		c := heap.Pop(h).(cand)
 		if c.pos < 0 || nxt[c.pos] < 0 || cur[c.pos] != c.rank || c.rank < 0 {
 			continue // stale
 		}
@@ -473,12 +436,12 @@ func (t *table) mergeLong(p string) int {
 		parts--
 		cur[c.pos] = rankAt(c.pos)
 		if cur[c.pos] >= 0 {
-			h.push(cand{cur[c.pos], c.pos})
+			heap.Push(h, cand{cur[c.pos], c.pos})
 		}
 		if q := prev[c.pos]; q >= 0 {
 			cur[q] = rankAt(q)
 			if cur[q] >= 0 {
-				h.push(cand{cur[q], q})
+				heap.Push(h, cand{cur[q], q})
 			}
 		}
 	}
@@ -491,43 +454,17 @@ type cand struct {
 }
 
 // mergeHeap is a min-heap of candidates by rank, then position.
-type mergeHeap struct{ c []cand }
+type mergeHeap []cand
 
-func (h *mergeHeap) len() int { return len(h.c) }
-
-func less(a, b cand) bool { return a.rank < b.rank || a.rank == b.rank && a.pos < b.pos }
-
-func (h *mergeHeap) push(x cand) {
-	h.c = append(h.c, x)
-	i := len(h.c) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !less(h.c[i], h.c[p]) {
-			break
-		}
-		h.c[i], h.c[p] = h.c[p], h.c[i]
-		i = p
-	}
+func (h mergeHeap) Len() int { return len(h) }
+func (h mergeHeap) Less(i, j int) bool {
+	return h[i].rank < h[j].rank || h[i].rank == h[j].rank && h[i].pos < h[j].pos
 }
-
-func (h *mergeHeap) pop() cand {
-	top := h.c[0]
-	last := len(h.c) - 1
-	h.c[0] = h.c[last]
-	h.c = h.c[:last]
-	i := 0
-	for {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < len(h.c) && less(h.c[l], h.c[m]) {
-			m = l
-		}
-		if r < len(h.c) && less(h.c[r], h.c[m]) {
-			m = r
-		}
-		if m == i {
-			return top
-		}
-		h.c[i], h.c[m] = h.c[m], h.c[i]
-		i = m
-	}
+func (h mergeHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *mergeHeap) Push(x any)   { *h = append(*h, x.(cand)) }
+func (h *mergeHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }

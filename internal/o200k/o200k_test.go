@@ -122,7 +122,7 @@ func BenchmarkCount(b *testing.B) {
 		texts = append(texts, string(t))
 		size += len(t)
 	}
-	Load()
+	load()
 	b.SetBytes(int64(size))
 	for b.Loop() {
 		for _, t := range texts {

@@ -155,3 +155,20 @@ func goroot(tb testing.TB) string {
 	}
 	return strings.TrimSpace(string(out))
 }
+
+// signals lists every signal, for the test that their literals are
+// needed.
+func signals() []signal {
+	out := append([]signal(nil), strong()...)
+	out = append(out, ruleChange()...)
+	out = append(out, authorityStrong()...)
+	return append(out, addressed(), authority(), youDirective(), rewrite(), secrecy())
+}
+
+// Mark heads text with Note when it is Suspicious.
+func Mark(text string) string {
+	if Suspicious(text) {
+		return Note + text
+	}
+	return text
+}

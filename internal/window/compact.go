@@ -1,6 +1,7 @@
 package window
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -45,19 +46,15 @@ type item struct {
 // items lists the outputs compaction may page, oldest first; view is the
 // request's messages as shown.
 //
-// An output is live while the turn it came in is in progress, fewer
-// than keepHorizon of the model's messages have followed it, and the
-// same call (name and arguments) has not run again since: the model
-// reads a file and edits it over the next steps, or runs the tests and
-// fixes what they name, and paging what it is working on sends it to
-// recall or re-read it at full price. Keeping an output keepHorizon
-// requests costs what reading it once more would, so a live output
-// costs at most about twice what the best choice would have; choose
-// keeps them only while together they hold at most liveMax.
+// An output is live while its turn is in progress, fewer than
+// keepHorizon of the model's messages have followed it, and the same
+// call has not run again: the model is working with it (a file it
+// edits, a test run it fixes), and paging it would send the model to
+// read it again at full price.
 func (w *Window) items(st *segState, view []llm.Message, acc accounting) []item {
 	msgs := view
-	// Positions of the calls, for staleness; the last position of each
-	// call, to see it run again.
+	// Where each call is, and where a call of the same key or the same
+	// arguments last was.
 	calls := map[string]llm.ToolCall{}
 	at := map[string]int{}
 	later := map[string]int{}
@@ -155,13 +152,10 @@ const stubCost = 80
 // saves too little to be worth a break.
 const minPage = 300
 
-// The prices choose weighs, after the provider caches: a token sent again
-// unchanged costs a tenth of one sent new. Keeping an output costs a tenth
-// of its tokens on each later request, over keepHorizon requests (the
-// requests likely to follow while it matters: about five turns of two);
-// paging re-bills, once at full price, what follows the break and was
-// sent before (nine tenths more than cached), and the model may need the
-// output again (rereadPct in a hundred), which costs it whole once more.
+// The prices choose weighs: a cached token costs a tenth of a new one.
+// Keeping an output costs a tenth of it on each of keepHorizon requests;
+// paging re-bills at full price what follows the break and was sent
+// before, and the model may need the output again (rereadPct in 100).
 const (
 	keepHorizon = 10
 	rereadPct   = 10
@@ -169,20 +163,14 @@ const (
 
 // choose decides one compaction step from the outputs in view:
 //
-//   - above the high-water mark (a ceiling the window sets), page down to
-//     the low-water mark in one step, breaking as late as possible: walk
-//     back from the newest output the model has answered from until
-//     enough is freed, and page everything from there on (it is
+//   - above the high-water mark, page down to the low-water mark in one
+//     step, breaking as late as possible (all after the break is
 //     re-billed anyway);
-//   - else, once the outputs the model has answered from hold more than
-//     the working set, page them in one batch, as stubs, at the break
-//     where keeping them costs most over what the break re-bills (see
-//     batch), whatever the window; the outputs the turn in progress is
-//     working with (live, see items) stay, up to liveMax, and count for
-//     neither;
-//   - never at a turn's first request unless forced: a request after a
-//     turn boundary extends the last one, so a resumed session hits the
-//     cache.
+//   - else, once the answered outputs hold more than the working set,
+//     page them as stubs in one batch at the break that gains most (see
+//     batch); live outputs stay, up to liveMax;
+//   - never at a turn's first request unless forced, so a resumed
+//     session hits the cache.
 //
 // The newest outputs (not yet answered from) are never paged.
 func choose(items []item, in planInput) plan {
@@ -226,12 +214,9 @@ func choose(items []item, in planInput) plan {
 	return plan{}
 }
 
-// liveMax is the most the live outputs may hold together and stay: a
-// file the turn edits at its largest share and a test run. Past it,
-// they go in one batch with the rest (paging the oldest alone would
-// re-bill the newer ones at each step), so a turn that reads file after
-// file keeps requests far below a 200k window's marks and sends the
-// same ones at 200k and at 1M.
+// liveMax is the most the live outputs may hold together and stay (a
+// file at its largest share and a test run); past it they are paged in
+// one batch with the rest, the same at a 200k window and at 1M.
 const liveMax = 32_000
 
 // unlive drops the live outputs from eligible while together they hold
@@ -250,13 +235,9 @@ func unlive(eligible []item) []item {
 }
 
 // batch pages the answered outputs once they hold more than the working
-// set. Every output from the break on is paged (what follows the break is
-// re-billed anyway), so the step picks the break whose gain is largest:
-// what keeping the outputs from it on would cost over keepHorizon
-// requests, less what paging costs (the re-billed tail, the chance of a
-// re-read). Right after the model answers, little follows its outputs and
-// the break is nearly free; an output followed by much already sent
-// stays until a later batch can take it cheaply, or the window forces.
+// set, from the break whose gain is largest: what keeping the outputs
+// after it would cost over keepHorizon requests, less what paging costs
+// (the re-billed tail, the chance of a re-read).
 func batch(eligible []item, workingSet int) plan {
 	var cands []item
 	kept := 0
@@ -312,12 +293,7 @@ func (st *segState) staleKey(c llm.ToolCall) string {
 // staleKey names what a call observes, so a later call with the same key
 // makes its output stale: a file (read, written or edited) or a command.
 func staleKey(c llm.ToolCall) string {
-	var a struct {
-		Path    string `json:"path"`
-		Command string `json:"command"`
-	}
-	_ = json.Unmarshal(c.Args, &a)
-	switch {
+	switch a := argsOf(c); {
 	case strings.HasPrefix(c.Name, "file_") && a.Path != "":
 		return "file:" + a.Path
 	case c.Name == "shell_exec" && a.Command != "":
@@ -348,7 +324,7 @@ func (w *Window) compact(ctx context.Context, in Input, st *segState, msgs []llm
 		if c, ok := st.shown[id]; ok {
 			text = c.Text
 		}
-		return w.count(text)
+		return w.opts.Counter.Count(text)
 	}
 	for pass := 0; pass < 2; pass++ {
 		if pass == 1 && (p.need == 0 || res.Freed >= p.need) {
@@ -376,23 +352,19 @@ func (w *Window) compact(ctx context.Context, in Input, st *segState, msgs []llm
 			}
 			if page == "" {
 				var err error
-				page, err = w.opts.Pages.PutPage(ctx, Page{
-					SessionID: in.SessionID, Segment: in.Segment, Kind: "tool_output",
-					Tags: []string{call.Name, id}, Tokens: w.count(raw), Summary: Stub(call, raw, "p?", w.count(raw)), Text: raw,
-				})
-				if err != nil {
-					return res, fmt.Errorf("window: paging out: %w", err)
+				if page, err = w.putPage(ctx, in, call, id, raw, w.opts.Counter.Count(raw)); err != nil {
+					return res, err
 				}
 				res.Pages = append(res.Pages, page)
 			}
-			level, text := LevelStub, Stub(call, raw, page, w.count(raw))
+			level, text := LevelStub, Stub(call, raw, page, w.opts.Counter.Count(raw))
 			if pass == 0 && !p.stub[id] {
 				if s := w.summary(ctx, call, raw, page, sums); len(s) < len(raw)/2 {
 					level, text = LevelSummary, s
 				}
 			}
 			before := shownTokens(id)
-			freed := before - w.count(text)
+			freed := before - w.opts.Counter.Count(text)
 			if freed <= 0 {
 				continue
 			}
@@ -409,6 +381,18 @@ func (w *Window) compact(ctx context.Context, in Input, st *segState, msgs []llm
 	return res, nil
 }
 
+// putPage pages the output of call id whole.
+func (w *Window) putPage(ctx context.Context, in Input, call llm.ToolCall, id, raw string, tokens int) (string, error) {
+	page, err := w.opts.Pages.PutPage(ctx, Page{
+		SessionID: in.SessionID, Segment: in.Segment, Kind: "tool_output",
+		Tags: []string{call.Name, id}, Tokens: tokens, Summary: Stub(call, raw, "p?", tokens), Text: raw,
+	})
+	if err != nil {
+		return "", fmt.Errorf("window: paging out: %w", err)
+	}
+	return page, nil
+}
+
 // recalledPage is the page a recall output shows, when it shows one
 // ("[page p12: …" for {"query": "p12"}): paging the output points at that
 // page rather than keep its text twice.
@@ -416,11 +400,7 @@ func recalledPage(c llm.ToolCall, raw string) string {
 	if c.Name != "recall" {
 		return ""
 	}
-	var a struct {
-		Query string `json:"query"`
-	}
-	_ = json.Unmarshal(c.Args, &a)
-	if q := strings.TrimSpace(a.Query); q != "" && strings.HasPrefix(raw, "[page "+q+":") {
+	if q := strings.TrimSpace(argsOf(c).Query); q != "" && strings.HasPrefix(raw, "[page "+q+":") {
 		return q
 	}
 	return ""
@@ -428,10 +408,8 @@ func recalledPage(c llm.ToolCall, raw string) string {
 
 // capOutputs pages whole every new output over its share and shows its
 // head and tail instead, before it is first sent. One output's share is
-// OutputShare; the outputs of one step (the calls of the newest
-// assistant message) share StepShare between them, so eight parallel
-// reads that each fit cannot fill the window together: the largest are
-// cut to an equal part of what the smaller leave.
+// OutputShare; the outputs of one step share StepShare, the largest cut
+// to an equal part of what the smaller leave.
 func (w *Window) capOutputs(ctx context.Context, in Input, st *segState, msgs []llm.Message) (*Compaction, error) {
 	b := w.opts.Budget
 	calls := map[string]llm.ToolCall{}
@@ -478,7 +456,7 @@ func (w *Window) capOutputs(ctx context.Context, in Input, st *segState, msgs []
 		outs = slices.DeleteFunc(outs, func(o out) bool { return o.step })
 	}
 	for k := range outs {
-		outs[k].tokens = w.scaled(w.count(outs[k].r.Content))
+		outs[k].tokens = w.scaled(w.opts.Counter.Count(outs[k].r.Content))
 	}
 	// Water-fill the step's share: outputs under an equal part keep
 	// whole, the rest split what they leave.
@@ -504,13 +482,10 @@ func (w *Window) capOutputs(ctx context.Context, in Input, st *segState, msgs []
 		}
 		r, share := o.r, shares[k]
 		call := calls[r.CallID]
-		n := w.count(r.Content)
-		page, err := w.opts.Pages.PutPage(ctx, Page{
-			SessionID: in.SessionID, Segment: in.Segment, Kind: "tool_output",
-			Tags: []string{call.Name, r.CallID}, Tokens: n, Summary: Stub(call, r.Content, "p?", n), Text: r.Content,
-		})
+		n := w.opts.Counter.Count(r.Content)
+		page, err := w.putPage(ctx, in, call, r.CallID, r.Content, n)
 		if err != nil {
-			return nil, fmt.Errorf("window: paging out: %w", err)
+			return nil, err
 		}
 		text := w.capped(call, r.Content, page, n, share)
 		s := Shown{CallID: r.CallID, Level: LevelCapped, PageID: page, Text: text}
@@ -523,7 +498,7 @@ func (w *Window) capOutputs(ctx context.Context, in Input, st *segState, msgs []
 		}
 		res.Items++
 		res.Pages = append(res.Pages, page)
-		res.Freed += n - w.count(text)
+		res.Freed += n - w.opts.Counter.Count(text)
 	}
 	return res, nil
 }
@@ -548,7 +523,7 @@ func (w *Window) capped(call llm.ToolCall, raw, page string, tokens, share int) 
 		head := cutHead(raw, room-len(footer))
 		headLines := strings.Count(head, "\n")
 		readOn := fmt.Sprintf(`recall {"query":%q,"offset":%d}`, page, len(head))
-		if n := lastNumberedLine(head); n > 0 {
+		if _, n := numberedLines(head); n > 0 {
 			readOn = fmt.Sprintf("file_read with start_line=%d, or %s", n+1, readOn)
 		}
 		return fmt.Sprintf("[godwit: this output is %d tokens, more than the %d one output may take here. Shown: its first %d of %d lines. The whole output is page %s; %s reads on.]\n%s[… the rest of the output not shown: page %s …]\n%s",
@@ -561,17 +536,16 @@ func (w *Window) capped(call llm.ToolCall, raw, page string, tokens, share int) 
 		tokens, share, headLines, tailLines, lines, page, readOn, head, max(lines-headLines-tailLines, 0), page, tail)
 }
 
-// lastNumberedLine is the number of the last "N\t" line of a file_read
-// output's head: the file's line the head ends at (0: none).
-func lastNumberedLine(head string) int {
-	lines := strings.Split(strings.TrimRight(head, "\n"), "\n")
-	for i := len(lines) - 1; i >= 0; i-- {
-		num, _, ok := strings.Cut(lines[i], "\t")
+// numberedLines are the numbers of the first and the last "N\t" line of
+// a file_read output (0: none).
+func numberedLines(raw string) (first, last int) {
+	for line := range strings.Lines(raw) {
+		num, _, ok := strings.Cut(line, "\t")
 		if n, err := strconv.Atoi(num); ok && err == nil && n > 0 {
-			return n
+			first, last = cmp.Or(first, n), n
 		}
 	}
-	return 0
+	return first, last
 }
 
 // cutHead returns the start of s, at most n bytes, ending at a line end
@@ -616,40 +590,13 @@ func cutTail(s string, n int) string {
 var errorWords = []string{"error", "fail", "panic", "exception", "undefined", "cannot", "not found", "denied", "traceback", "fatal"}
 
 // errorLines returns the indexes of the lines of raw (split at "\n")
-// that hold an error word, in order, at most max (0: all). One search
-// per word over the lowercased text, rather than a pattern per line:
-// compaction summarises outputs of tens of kilobytes.
+// that hold an error word, in order, at most max (0: all).
 func errorLines(raw string, max int) []int {
-	low := untrusted.LowerASCII(raw)
-	var at []int
-	for _, w := range errorWords {
-		for off := 0; ; {
-			i := strings.Index(low[off:], w)
-			if i < 0 {
-				break
-			}
-			at = append(at, off+i)
-			// The rest of the line is decided: go to the next one.
-			off += i + len(w)
-			if j := strings.IndexByte(low[off:], '\n'); j >= 0 {
-				off += j
-			} else {
-				break
-			}
-		}
-	}
-	if len(at) == 0 {
-		return nil
-	}
-	slices.Sort(at)
 	var lines []int
-	line, pos := 0, 0
-	for _, a := range at {
-		line += strings.Count(low[pos:a], "\n")
-		pos = a
-		if n := len(lines); n == 0 || lines[n-1] != line {
-			lines = append(lines, line)
-			if max > 0 && len(lines) == max {
+	for i, l := range strings.Split(untrusted.LowerASCII(raw), "\n") {
+		if slices.ContainsFunc(errorWords, func(w string) bool { return strings.Contains(l, w) }) {
+			lines = append(lines, i)
+			if len(lines) == max {
 				break
 			}
 		}
@@ -657,15 +604,22 @@ func errorLines(raw string, max int) []int {
 	return lines
 }
 
+// args are what a call's arguments say it observes.
+type args struct {
+	Path    string `json:"path"`
+	Command string `json:"command"`
+	Pattern string `json:"pattern"`
+	Query   string `json:"query"`
+}
+
+func argsOf(c llm.ToolCall) (a args) {
+	_ = json.Unmarshal(c.Args, &a)
+	return a
+}
+
 // describe names an output for stubs: `shell_exec "go test ./..."`.
 func describe(c llm.ToolCall) string {
-	var a struct {
-		Path    string `json:"path"`
-		Command string `json:"command"`
-		Pattern string `json:"pattern"`
-		Query   string `json:"query"`
-	}
-	_ = json.Unmarshal(c.Args, &a)
+	a := argsOf(c)
 	arg := a.Path
 	for _, s := range []string{a.Query, a.Pattern, a.Command} {
 		if s != "" {
@@ -713,7 +667,7 @@ func Stub(c llm.ToolCall, raw, pageID string, tokens int) string {
 	lines := strings.Count(strings.TrimRight(raw, "\n"), "\n") + 1
 	held := nLines(lines)
 	if c.Name == "file_read" {
-		switch first, last := firstNumberedLine(raw), lastNumberedLine(raw); {
+		switch first, last := numberedLines(raw); {
 		case first > 0 && last > first:
 			held = fmt.Sprintf("lines %d-%d", first, last)
 		case first > 0:
@@ -743,18 +697,6 @@ func tokenSize(n int) string {
 		return fmt.Sprintf("%d tokens", n)
 	}
 	return fmt.Sprintf("%.1fk tokens", float64(n)/1000)
-}
-
-// firstNumberedLine is the number of the first "N\t" line of a file_read
-// output (0: none).
-func firstNumberedLine(raw string) int {
-	for line := range strings.Lines(raw) {
-		num, _, ok := strings.Cut(line, "\t")
-		if n, err := strconv.Atoi(num); ok && err == nil && n > 0 {
-			return n
-		}
-	}
-	return 0
 }
 
 func nLines(n int) string {

@@ -33,8 +33,11 @@ func NewCounter() *Counter {
 // Estimate is the stand-in without a counter: 4 bytes a token.
 func Estimate(s string) int { return (len(s) + 3) / 4 }
 
-// Count returns the o200k count of s.
+// Count returns the o200k count of s; a nil Counter estimates.
 func (c *Counter) Count(s string) int {
+	if c == nil {
+		return Estimate(s)
+	}
 	if s == "" {
 		return 0
 	}
@@ -58,7 +61,7 @@ func (c *Counter) Count(s string) int {
 // Calibrate folds one observation into the ratio: the provider reported
 // reported input tokens for a request counted as counted.
 func (c *Counter) Calibrate(counted, reported int64) {
-	if counted <= 0 || reported <= 0 {
+	if c == nil || counted <= 0 || reported <= 0 {
 		return
 	}
 	r := float64(reported) / float64(counted)
@@ -70,8 +73,12 @@ func (c *Counter) Calibrate(counted, reported int64) {
 	c.mu.Unlock()
 }
 
-// Ratio is the calibration ratio (provider tokens per o200k token).
+// Ratio is the calibration ratio (provider tokens per o200k token), 1
+// for a nil Counter.
 func (c *Counter) Ratio() float64 {
+	if c == nil {
+		return 1
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.ratio

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 
@@ -243,14 +244,8 @@ func (w *Window) Assemble(ctx context.Context, in Input) (Assembly, error) {
 // Largest names a request's three largest parts, for errors that must
 // say what does not fit: "tool_outputs 9100, system 2100, messages 800".
 func Largest(parts []llm.PartStat) string {
-	ps := append([]llm.PartStat(nil), parts...)
-	for i := range ps {
-		for j := i + 1; j < len(ps); j++ {
-			if ps[j].Tokens > ps[i].Tokens {
-				ps[i], ps[j] = ps[j], ps[i]
-			}
-		}
-	}
+	ps := slices.Clone(parts)
+	slices.SortStableFunc(ps, func(a, b llm.PartStat) int { return b.Tokens - a.Tokens })
 	var out []string
 	for _, p := range ps {
 		if len(out) == 3 || p.Tokens == 0 {
@@ -262,12 +257,7 @@ func Largest(parts []llm.PartStat) string {
 }
 
 // scaled converts o200k tokens to the provider's, by calibration.
-func (w *Window) scaled(n int) int {
-	if w.opts.Counter == nil {
-		return n
-	}
-	return int(float64(n) * w.opts.Counter.Ratio())
-}
+func (w *Window) scaled(n int) int { return int(float64(n) * w.opts.Counter.Ratio()) }
 
 // state returns the session's segment state, loading it when the segment
 // is new to this window (a new segment, or a resumed session).
@@ -397,56 +387,53 @@ func (w *Window) build(st *segState, msgs []llm.Message) (Assembly, accounting) 
 // pieces rather than re-tokenizing the whole history.
 func (w *Window) account(st *segState, msgs []llm.Message) ([]llm.PartStat, int, bool, accounting) {
 	order := []string{PartSystem, PartRules, PartMemory, PartSkills, PartDeferred, PartTools, PartHandoff, PartMessages, PartToolOutputs}
-	type piece struct {
-		part, text string
-		msg        int    // -1 for the prefix
-		call       string // the call id of a tool output
-		fixed      int    // tokens of an image, which has no text
-	}
-	pieces := []piece{{part: PartSystem, text: st.prefix.Base, msg: -1}, {part: PartTools, text: st.toolsJSON, msg: -1}}
-	for _, t := range st.prefix.Parts {
-		pieces = append(pieces, piece{part: t.Part, text: t.Body, msg: -1})
-	}
-	for i, m := range msgs {
-		for _, p := range m.Parts {
-			pc := piece{part: PartMessages, text: p.Text, msg: i}
-			switch p.Kind {
-			case llm.PartToolResult:
-				pc.part, pc.text, pc.call = PartToolOutputs, p.ToolResult.Content, p.ToolResult.CallID
-			case llm.PartToolCall:
-				pc.text = p.ToolCall.Name + string(p.ToolCall.Args)
-			case llm.PartThinking:
-				pc.text = p.Thinking.Text
-			case llm.PartImage:
-				pc.fixed = ImageTokens(p.Image)
-			default:
-				if i == 0 && m.Role == llm.RoleUser && strings.HasPrefix(p.Text, HandoffPrefix) {
-					pc.part = PartHandoff
-				}
-			}
-			pieces = append(pieces, pc)
-		}
-	}
 	acc := accounting{msgs: make([]int, len(msgs)), outputs: map[string]int{}}
 	sums := map[string]*llm.PartStat{}
 	total := 0
-	for _, p := range pieces {
-		n := w.count(p.text) + p.fixed
-		s := sums[p.part]
+	// add counts one piece of part: of message msg (-1 for the prefix),
+	// the output of call, fixed the tokens of an image (no text).
+	add := func(part, text string, msg int, call string, fixed int) {
+		n := w.opts.Counter.Count(text) + fixed
+		s := sums[part]
 		if s == nil {
-			s = &llm.PartStat{Name: p.part}
-			sums[p.part] = s
+			s = &llm.PartStat{Name: part}
+			sums[part] = s
 		}
-		s.Bytes += len(p.text)
+		s.Bytes += len(text)
 		s.Tokens += n
 		total += n
-		if p.msg < 0 {
+		if msg < 0 {
 			acc.prefix += n
 		} else {
-			acc.msgs[p.msg] += n
+			acc.msgs[msg] += n
 		}
-		if p.call != "" {
-			acc.outputs[p.call] = n
+		if call != "" {
+			acc.outputs[call] = n
+		}
+	}
+	add(PartSystem, st.prefix.Base, -1, "", 0)
+	add(PartTools, st.toolsJSON, -1, "", 0)
+	for _, t := range st.prefix.Parts {
+		add(t.Part, t.Body, -1, "", 0)
+	}
+	for i, m := range msgs {
+		for _, p := range m.Parts {
+			switch p.Kind {
+			case llm.PartToolResult:
+				add(PartToolOutputs, p.ToolResult.Content, i, p.ToolResult.CallID, 0)
+			case llm.PartToolCall:
+				add(PartMessages, p.ToolCall.Name+string(p.ToolCall.Args), i, "", 0)
+			case llm.PartThinking:
+				add(PartMessages, p.Thinking.Text, i, "", 0)
+			case llm.PartImage:
+				add(PartMessages, p.Text, i, "", ImageTokens(p.Image))
+			default:
+				part := PartMessages
+				if i == 0 && m.Role == llm.RoleUser && strings.HasPrefix(p.Text, HandoffPrefix) {
+					part = PartHandoff
+				}
+				add(part, p.Text, i, "", 0)
+			}
 		}
 	}
 	var stats []llm.PartStat
@@ -458,12 +445,4 @@ func (w *Window) account(st *segState, msgs []llm.Message) ([]llm.PartStat, int,
 		}
 	}
 	return stats, total, w.opts.Counter == nil, acc
-}
-
-// count is the counter's exact count, or the estimate without one.
-func (w *Window) count(s string) int {
-	if w.opts.Counter == nil {
-		return Estimate(s)
-	}
-	return w.opts.Counter.Count(s)
 }

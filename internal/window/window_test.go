@@ -542,7 +542,7 @@ func TestCompactReadsElidedOutputsFromTheirPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := st.shown["c1"].Text, Stub(call, raw, id, w.count(raw)); res.Items != 1 || got != want {
+	if got, want := st.shown["c1"].Text, Stub(call, raw, id, w.opts.Counter.Count(raw)); res.Items != 1 || got != want {
 		t.Errorf("stub = %q (%d items), want %q", got, res.Items, want)
 	}
 }

@@ -113,7 +113,7 @@ func TestMCPStateReachesTheEvents(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	rec := &agent.Recorder{}
+	rec := &eventLog{}
 	env, err := Build(context.Background(), Options{Home: home, Workspace: t.TempDir(), Model: "demo/m", Provider: fake.New(fake.Step{Text: "one"}),
 		Getenv: shortMCPWait, EngineEvents: rec, Version: "v-test"})
 	if err != nil {
@@ -182,4 +182,29 @@ func TestMCPWaitFromTheEnvironment(t *testing.T) {
 	if got := toolsSeen(p.Requests()[0]); !slices.Contains(got, "mcp__slow__ping") {
 		t.Errorf("with %s=60s the server ready after %s is not in the first table: %v", mcpWaitEnv, mcpStartWait+time.Second, got)
 	}
+}
+
+// eventLog keeps the events a sink is given.
+type eventLog struct {
+	mu     sync.Mutex
+	events []agent.Event
+}
+
+func (l *eventLog) Emit(e agent.Event) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.events = append(l.events, e)
+}
+
+// OfType returns the events of one type so far.
+func (l *eventLog) OfType(typ string) []agent.Event {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []agent.Event
+	for _, e := range l.events {
+		if e.Type == typ {
+			out = append(out, e)
+		}
+	}
+	return out
 }
