@@ -63,39 +63,14 @@ func putOutput(ctx context.Context, tx execer, sessionID, text string, now int64
 // nothing to a keyword search and were a third of the index of a
 // session that reads files.
 func searchText(text string) string {
-	var b strings.Builder
-	rest, cut := text, false
-	for len(rest) > 0 {
-		line := rest
-		if i := strings.IndexByte(rest, '\n'); i >= 0 {
-			line, rest = rest[:i+1], rest[i+1:]
-		} else {
-			rest = ""
-		}
-		j := 0
-		for j < len(line) && line[j] == ' ' {
-			j++
-		}
-		k := j
-		for k < len(line) && '0' <= line[k] && line[k] <= '9' {
-			k++
-		}
-		if k > j && k < len(line) && line[k] == '\t' {
-			if !cut {
-				b.Grow(len(text))
-				b.WriteString(text[:len(text)-len(rest)-len(line)])
-				cut = true
-			}
-			line = line[k+1:]
-		}
-		if cut {
-			b.WriteString(line)
+	lines := strings.SplitAfter(text, "\n")
+	for i, l := range lines {
+		t := strings.TrimLeft(l, " ")
+		if n := len(t) - len(strings.TrimLeft(t, "0123456789")); n > 0 && n < len(t) && t[n] == '\t' {
+			lines[i] = t[n+1:]
 		}
 	}
-	if !cut {
-		return text
-	}
-	return b.String()
+	return strings.Join(lines, "")
 }
 
 // outputID returns the id of the session's output whose text is text, 0
@@ -207,39 +182,15 @@ func scanOutputs(rows *sql.Rows, out map[int64]string) (map[int64]string, error)
 
 // idList is ids as a JSON array, for json_each.
 func idList(ids []int64) string {
-	b := make([]byte, 0, len(ids)*6+2)
-	b = append(b, '[')
-	for i, id := range ids {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendInt(b, id, 10)
-	}
-	return string(append(b, ']'))
+	b, _ := json.Marshal(ids) // a slice of numbers always encodes
+	return string(b)
 }
 
 // parseIDList is the inverse of idList.
 func parseIDList(s string) ([]int64, error) {
-	if len(s) < 2 || s[0] != '[' || s[len(s)-1] != ']' {
-		return nil, fmt.Errorf("not a list of ids: %.40q", s)
-	}
-	s = s[1 : len(s)-1]
-	if s == "" {
-		return []int64{}, nil
-	}
-	ids := make([]int64, 0, strings.Count(s, ",")+1)
-	for len(s) > 0 {
-		field := s
-		if i := strings.IndexByte(s, ','); i >= 0 {
-			field, s = s[:i], s[i+1:]
-		} else {
-			s = ""
-		}
-		id, err := strconv.ParseInt(strings.TrimSpace(field), 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("not a list of ids: %w", err)
-		}
-		ids = append(ids, id)
+	var ids []int64
+	if err := json.Unmarshal([]byte(s), &ids); err != nil {
+		return nil, fmt.Errorf("not a list of ids: %w", err)
 	}
 	return ids, nil
 }
