@@ -238,23 +238,14 @@ func (s *Store) AckMail(ctx context.Context, id int64, note string) (Mail, bool,
 	return s.changeOne(ctx, "acknowledge mail", ReceiptAcknowledged, note, qAckMail, id, s.now().UnixMilli())
 }
 
-// changeOne runs one conditional update of a message and its receipt in
-// a transaction.
-func (s *Store) changeOne(ctx context.Context, op, receipt, note, query string, args ...any) (Mail, bool, error) {
-	var out []Mail
-	at := s.now()
-	err := s.inTx(ctx, op, func(tx *txn) error {
-		ms, err := queryMail(ctx, tx, query, args...)
-		if err != nil {
-			return err
-		}
-		out = ms
-		return addReceipts(ctx, tx, ms, receipt, at, note)
-	})
-	if err != nil || len(out) == 0 {
+// changeOne runs one conditional update of message id and its receipt
+// in a transaction.
+func (s *Store) changeOne(ctx context.Context, op, receipt, note, query string, id int64, args ...any) (Mail, bool, error) {
+	ms, err := s.changeEach(ctx, op, []int64{id}, receipt, note, s.now(), query, args...)
+	if err != nil || len(ms) == 0 {
 		return Mail{}, false, err
 	}
-	return out[0], true, nil
+	return ms[0], true, nil
 }
 
 // MailByID returns message id.
