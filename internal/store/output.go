@@ -138,12 +138,23 @@ func unpack(packed []byte, size, n int) (string, error) {
 	return b.String(), nil
 }
 
-// outputText is an outputs row's text, whole.
-func outputText(text sql.NullString, packed []byte, size int) (string, error) {
-	if text.Valid {
-		return text.String, nil
+// stored is an outputs row's size, text and packed columns as scanned:
+// all NULL where a LEFT JOIN found no output.
+type stored struct {
+	size   int
+	plain  sql.NullString
+	packed []byte
+}
+
+// textOr is the output's whole text, or orElse when there is none.
+func (o stored) textOr(orElse string) (string, error) {
+	switch {
+	case o.plain.Valid:
+		return o.plain.String, nil
+	case o.packed == nil:
+		return orElse, nil
 	}
-	return unpack(packed, size, -1)
+	return unpack(o.packed, o.size, -1)
 }
 
 // outputTexts returns the texts of the outputs with the given ids.
@@ -165,13 +176,11 @@ func scanOutputs(rows *sql.Rows, out map[int64]string) (map[int64]string, error)
 	defer rows.Close()
 	for rows.Next() {
 		var id int64
-		var size int
-		var text sql.NullString
-		var packed []byte
-		if err := rows.Scan(&id, &size, &text, &packed); err != nil {
+		var o stored
+		if err := rows.Scan(&id, &o.size, &o.plain, &o.packed); err != nil {
 			return nil, err
 		}
-		t, err := outputText(text, packed, size)
+		t, err := o.textOr("")
 		if err != nil {
 			return nil, fmt.Errorf("output %d: %w", id, err)
 		}
@@ -249,19 +258,21 @@ func splice(data []byte, preview string) ([]byte, error) {
 	return append(out, data[i+len(placeholderJSON):]...), nil
 }
 
-// previewOf is the preview of an outputs row, inflating only what it
-// shows.
-func previewOf(text sql.NullString, packed []byte, size, max int) (string, error) {
-	if text.Valid {
-		return Preview(text.String, max), nil
-	}
-	if size <= max {
-		return unpack(packed, size, -1)
+// preview is the output's preview, inflating only what it shows; an
+// empty output has no row, and its preview is "".
+func (o stored) preview(max int) (string, error) {
+	switch {
+	case o.plain.Valid:
+		return Preview(o.plain.String, max), nil
+	case o.packed == nil:
+		return "", nil
+	case o.size <= max:
+		return unpack(o.packed, o.size, -1)
 	}
 	// One byte more than shown, to cut at a rune boundary as Preview does.
-	h, err := unpack(packed, size, max+1)
+	h, err := unpack(o.packed, o.size, max+1)
 	if err != nil {
 		return "", err
 	}
-	return head(h, max) + previewTail(size), nil
+	return head(h, max) + previewTail(o.size), nil
 }
