@@ -50,9 +50,6 @@ type Box struct {
 // keeps the session open, the error matches store.ErrResident and says
 // how to reach that process instead.
 func Open(ctx context.Context, st *store.Store, sessionID string, opts Options) (*Box, error) {
-	if opts.Poll <= 0 {
-		opts.Poll = DefaultPoll
-	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
