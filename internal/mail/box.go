@@ -50,9 +50,6 @@ type Box struct {
 // keeps the session open, the error matches store.ErrResident and says
 // how to reach that process instead.
 func Open(ctx context.Context, st *store.Store, sessionID string, opts Options) (*Box, error) {
-	if opts.Poll <= 0 {
-		opts.Poll = DefaultPoll
-	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -130,67 +127,54 @@ func (b *Box) Close() error {
 // waitFor checks ready at once, then after every change of the database,
 // until it is true or ctx ends.
 func waitFor(ctx context.Context, w *store.Watch, poll time.Duration, ready func() (bool, error)) error {
+	p := newPoller(w, poll)
 	ok, err := ready()
-	if err != nil || ok {
-		return err
-	}
-	b := newBackoff(poll)
-	defer b.stop()
-	for {
-		if err := b.sleep(ctx); err != nil {
-			return err
-		}
-		changed, err := w.Changed(ctx)
-		if err != nil {
-			return err
-		}
-		if !changed {
-			b.idle()
-			continue
-		}
-		b.reset()
-		if ok, err := ready(); err != nil || ok {
-			return err
+	for err == nil && !ok {
+		var changed bool
+		if changed, err = p.next(ctx); err == nil && changed {
+			ok, err = ready()
 		}
 	}
+	return err
 }
 
-// backoff is a poll interval that doubles while nothing changes, from
-// min up to MaxPoll (or min, when min is larger), and drops back on a
-// change.
-type backoff struct {
+// poller looks at the database after a sleep that starts at min and
+// doubles while nothing changes, up to MaxPoll (or min, when min is
+// larger), and drops back on a change.
+type poller struct {
+	w             *store.Watch
 	min, cur, max time.Duration
 	t             *time.Timer
 }
 
-func newBackoff(min time.Duration) *backoff {
+func newPoller(w *store.Watch, min time.Duration) *poller {
 	if min <= 0 {
 		min = DefaultPoll
 	}
-	return &backoff{min: min, cur: min, max: max(min, MaxPoll)}
+	return &poller{w: w, min: min, cur: min, max: max(min, MaxPoll)}
 }
 
-func (b *backoff) sleep(ctx context.Context) error {
-	if b.t == nil {
-		b.t = time.NewTimer(b.cur)
+// next sleeps, then reports whether a commit landed since the last look.
+func (p *poller) next(ctx context.Context) (bool, error) {
+	if p.t == nil {
+		p.t = time.NewTimer(p.cur)
 	} else {
-		b.t.Reset(b.cur)
+		p.t.Reset(p.cur)
 	}
 	select {
 	case <-ctx.Done():
-		return ctx.Err()
-	case <-b.t.C:
-		return nil
+		return false, ctx.Err()
+	case <-p.t.C:
 	}
-}
-
-func (b *backoff) idle()  { b.cur = min(2*b.cur, b.max) }
-func (b *backoff) reset() { b.cur = b.min }
-
-func (b *backoff) stop() {
-	if b.t != nil {
-		b.t.Stop()
+	changed, err := p.w.Changed(ctx)
+	if err != nil {
+		return false, fmt.Errorf("mail: %w", err)
 	}
+	p.cur = min(2*p.cur, p.max)
+	if changed {
+		p.cur = p.min
+	}
+	return changed, nil
 }
 
 // Recover settles the session's claims whose process died: a claim whose
@@ -257,34 +241,27 @@ func Arrivals(ctx context.Context, st *store.Store, session func() string, poll 
 		return fmt.Errorf("mail: %w", err)
 	}
 	seen := map[string]int64{} // session -> the newest message announced
-	b := newBackoff(poll)
-	defer b.stop()
-	checked := ""
+	p := newPoller(w, poll)
+	checked, changed := "", false
 	for {
-		if sid := session(); sid != "" {
-			changed, err := w.Changed(ctx)
+		if sid := session(); sid != "" && (changed || sid != checked) {
+			checked = sid
+			ms, err := st.QueuedAfter(ctx, sid, seen[sid], 50)
 			if err != nil {
-				return err
+				return fmt.Errorf("mail: %w", err)
 			}
-			if changed || sid != checked {
-				checked = sid
-				b.reset()
-				ms, err := st.QueuedAfter(ctx, sid, seen[sid], 50)
-				if err != nil {
-					return fmt.Errorf("mail: %w", err)
+			for _, m := range ms {
+				seen[sid] = m.ID
+				if _, held, err := st.HeldBy(ctx, m); err == nil && !held {
+					arrived(m)
 				}
-				for _, m := range ms {
-					seen[sid] = m.ID
-					if _, held, err := st.HeldBy(ctx, m); err == nil && !held {
-						arrived(m)
-					}
-				}
-			} else {
-				b.idle()
 			}
 		}
-		if err := b.sleep(ctx); err != nil {
-			return nil
+		if changed, err = p.next(ctx); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
 		}
 	}
 }

@@ -25,17 +25,13 @@ type FollowOptions struct {
 // whose process died is recovered, so the follower learns of it.
 func Follow(ctx context.Context, st *store.Store, id int64, opts FollowOptions) iter.Seq2[store.Receipt, error] {
 	return func(yield func(store.Receipt, error) bool) {
-		if opts.Poll <= 0 {
-			opts.Poll = DefaultPoll
-		}
 		w, err := st.NewWatch(ctx)
 		if err != nil {
 			yield(store.Receipt{}, fmt.Errorf("mail: %w", err))
 			return
 		}
 		last := opts.Since
-		b := newBackoff(opts.Poll)
-		defer b.stop()
+		p := newPoller(w, opts.Poll)
 		check := true // read at once, then after each change
 		var cur store.Mail
 		lastAsked := time.Now()
@@ -69,18 +65,9 @@ func Follow(ctx context.Context, st *store.Store, id int64, opts FollowOptions) 
 					}
 				}
 			}
-			if err := b.sleep(ctx); err != nil {
+			if check, err = p.next(ctx); err != nil {
 				yield(store.Receipt{}, err)
 				return
-			}
-			if check, err = w.Changed(ctx); err != nil {
-				yield(store.Receipt{}, fmt.Errorf("mail: %w", err))
-				return
-			}
-			if check {
-				b.reset()
-			} else {
-				b.idle()
 			}
 			// A claimer that dies writes nothing: ask about it every second.
 			if !check && cur.State == store.MailDelivered && time.Since(lastAsked) >= time.Second {

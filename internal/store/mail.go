@@ -170,22 +170,8 @@ func (s *Store) HeldBy(ctx context.Context, m Mail) (Mail, bool, error) {
 // MailInTurn records that the claimed messages ids entered turn turnID,
 // with a delivered receipt each.
 func (s *Store) MailInTurn(ctx context.Context, ids []int64, turnID int64) ([]Mail, error) {
-	var out []Mail
 	at := s.now()
-	err := s.inTx(ctx, "deliver mail", func(tx *txn) error {
-		for _, id := range ids {
-			ms, err := queryMail(ctx, tx, qMailInTurn, id, turnID, at.UnixMilli())
-			if err != nil {
-				return err
-			}
-			if err := addReceipts(ctx, tx, ms, string(MailDelivered), at, ""); err != nil {
-				return err
-			}
-			out = append(out, ms...)
-		}
-		return nil
-	})
-	return out, err
+	return s.changeEach(ctx, "deliver mail", ids, string(MailDelivered), "", at, qMailInTurn, turnID, at.UnixMilli())
 }
 
 // FinishMail ends the delivered messages ids: answered with text as
@@ -199,15 +185,22 @@ func (s *Store) FinishMail(ctx context.Context, ids []int64, state MailState, te
 	if state == MailFailed {
 		answer, errText = "", text
 	}
-	var out []Mail
 	at := s.now()
-	err := s.inTx(ctx, "finish mail", func(tx *txn) error {
+	return s.changeEach(ctx, "finish mail", ids, string(state), errText, at, qFinishMail, string(state), answer, errText, at.UnixMilli())
+}
+
+// changeEach runs query (whose first argument is the message id, then
+// args) for each of ids, with a receipt for each message it changed, in
+// one transaction; the receipts are stamped at.
+func (s *Store) changeEach(ctx context.Context, op string, ids []int64, receipt, note string, at time.Time, query string, args ...any) ([]Mail, error) {
+	var out []Mail
+	err := s.inTx(ctx, op, func(tx *txn) error {
 		for _, id := range ids {
-			ms, err := queryMail(ctx, tx, qFinishMail, id, string(state), answer, errText, at.UnixMilli())
+			ms, err := queryMail(ctx, tx, query, append([]any{id}, args...)...)
 			if err != nil {
 				return err
 			}
-			if err := addReceipts(ctx, tx, ms, string(state), at, errText); err != nil {
+			if err := addReceipts(ctx, tx, ms, receipt, at, note); err != nil {
 				return err
 			}
 			out = append(out, ms...)
@@ -245,23 +238,14 @@ func (s *Store) AckMail(ctx context.Context, id int64, note string) (Mail, bool,
 	return s.changeOne(ctx, "acknowledge mail", ReceiptAcknowledged, note, qAckMail, id, s.now().UnixMilli())
 }
 
-// changeOne runs one conditional update of a message and its receipt in
-// a transaction.
-func (s *Store) changeOne(ctx context.Context, op, receipt, note, query string, args ...any) (Mail, bool, error) {
-	var out []Mail
-	at := s.now()
-	err := s.inTx(ctx, op, func(tx *txn) error {
-		ms, err := queryMail(ctx, tx, query, args...)
-		if err != nil {
-			return err
-		}
-		out = ms
-		return addReceipts(ctx, tx, ms, receipt, at, note)
-	})
-	if err != nil || len(out) == 0 {
+// changeOne runs one conditional update of message id and its receipt
+// in a transaction.
+func (s *Store) changeOne(ctx context.Context, op, receipt, note, query string, id int64, args ...any) (Mail, bool, error) {
+	ms, err := s.changeEach(ctx, op, []int64{id}, receipt, note, s.now(), query, args...)
+	if err != nil || len(ms) == 0 {
 		return Mail{}, false, err
 	}
-	return out[0], true, nil
+	return ms[0], true, nil
 }
 
 // MailByID returns message id.

@@ -63,39 +63,14 @@ func putOutput(ctx context.Context, tx execer, sessionID, text string, now int64
 // nothing to a keyword search and were a third of the index of a
 // session that reads files.
 func searchText(text string) string {
-	var b strings.Builder
-	rest, cut := text, false
-	for len(rest) > 0 {
-		line := rest
-		if i := strings.IndexByte(rest, '\n'); i >= 0 {
-			line, rest = rest[:i+1], rest[i+1:]
-		} else {
-			rest = ""
-		}
-		j := 0
-		for j < len(line) && line[j] == ' ' {
-			j++
-		}
-		k := j
-		for k < len(line) && '0' <= line[k] && line[k] <= '9' {
-			k++
-		}
-		if k > j && k < len(line) && line[k] == '\t' {
-			if !cut {
-				b.Grow(len(text))
-				b.WriteString(text[:len(text)-len(rest)-len(line)])
-				cut = true
-			}
-			line = line[k+1:]
-		}
-		if cut {
-			b.WriteString(line)
+	lines := strings.SplitAfter(text, "\n")
+	for i, l := range lines {
+		t := strings.TrimLeft(l, " ")
+		if n := len(t) - len(strings.TrimLeft(t, "0123456789")); n > 0 && n < len(t) && t[n] == '\t' {
+			lines[i] = t[n+1:]
 		}
 	}
-	if !cut {
-		return text
-	}
-	return b.String()
+	return strings.Join(lines, "")
 }
 
 // outputID returns the id of the session's output whose text is text, 0
@@ -163,12 +138,23 @@ func unpack(packed []byte, size, n int) (string, error) {
 	return b.String(), nil
 }
 
-// outputText is an outputs row's text, whole.
-func outputText(text sql.NullString, packed []byte, size int) (string, error) {
-	if text.Valid {
-		return text.String, nil
+// stored is an outputs row's size, text and packed columns as scanned:
+// all NULL where a LEFT JOIN found no output.
+type stored struct {
+	size   int
+	plain  sql.NullString
+	packed []byte
+}
+
+// textOr is the output's whole text, or orElse when there is none.
+func (o stored) textOr(orElse string) (string, error) {
+	switch {
+	case o.plain.Valid:
+		return o.plain.String, nil
+	case o.packed == nil:
+		return orElse, nil
 	}
-	return unpack(packed, size, -1)
+	return unpack(o.packed, o.size, -1)
 }
 
 // outputTexts returns the texts of the outputs with the given ids.
@@ -190,13 +176,11 @@ func scanOutputs(rows *sql.Rows, out map[int64]string) (map[int64]string, error)
 	defer rows.Close()
 	for rows.Next() {
 		var id int64
-		var size int
-		var text sql.NullString
-		var packed []byte
-		if err := rows.Scan(&id, &size, &text, &packed); err != nil {
+		var o stored
+		if err := rows.Scan(&id, &o.size, &o.plain, &o.packed); err != nil {
 			return nil, err
 		}
-		t, err := outputText(text, packed, size)
+		t, err := o.textOr("")
 		if err != nil {
 			return nil, fmt.Errorf("output %d: %w", id, err)
 		}
@@ -207,39 +191,15 @@ func scanOutputs(rows *sql.Rows, out map[int64]string) (map[int64]string, error)
 
 // idList is ids as a JSON array, for json_each.
 func idList(ids []int64) string {
-	b := make([]byte, 0, len(ids)*6+2)
-	b = append(b, '[')
-	for i, id := range ids {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendInt(b, id, 10)
-	}
-	return string(append(b, ']'))
+	b, _ := json.Marshal(ids) // a slice of numbers always encodes
+	return string(b)
 }
 
 // parseIDList is the inverse of idList.
 func parseIDList(s string) ([]int64, error) {
-	if len(s) < 2 || s[0] != '[' || s[len(s)-1] != ']' {
-		return nil, fmt.Errorf("not a list of ids: %.40q", s)
-	}
-	s = s[1 : len(s)-1]
-	if s == "" {
-		return []int64{}, nil
-	}
-	ids := make([]int64, 0, strings.Count(s, ",")+1)
-	for len(s) > 0 {
-		field := s
-		if i := strings.IndexByte(s, ','); i >= 0 {
-			field, s = s[:i], s[i+1:]
-		} else {
-			s = ""
-		}
-		id, err := strconv.ParseInt(strings.TrimSpace(field), 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("not a list of ids: %w", err)
-		}
-		ids = append(ids, id)
+	var ids []int64
+	if err := json.Unmarshal([]byte(s), &ids); err != nil {
+		return nil, fmt.Errorf("not a list of ids: %w", err)
 	}
 	return ids, nil
 }
@@ -298,19 +258,21 @@ func splice(data []byte, preview string) ([]byte, error) {
 	return append(out, data[i+len(placeholderJSON):]...), nil
 }
 
-// previewOf is the preview of an outputs row, inflating only what it
-// shows.
-func previewOf(text sql.NullString, packed []byte, size, max int) (string, error) {
-	if text.Valid {
-		return Preview(text.String, max), nil
-	}
-	if size <= max {
-		return unpack(packed, size, -1)
+// preview is the output's preview, inflating only what it shows; an
+// empty output has no row, and its preview is "".
+func (o stored) preview(max int) (string, error) {
+	switch {
+	case o.plain.Valid:
+		return Preview(o.plain.String, max), nil
+	case o.packed == nil:
+		return "", nil
+	case o.size <= max:
+		return unpack(o.packed, o.size, -1)
 	}
 	// One byte more than shown, to cut at a rune boundary as Preview does.
-	h, err := unpack(packed, size, max+1)
+	h, err := unpack(o.packed, o.size, max+1)
 	if err != nil {
 		return "", err
 	}
-	return head(h, max) + previewTail(size), nil
+	return head(h, max) + previewTail(o.size), nil
 }

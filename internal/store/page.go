@@ -85,11 +85,9 @@ func (s *Store) page(ctx context.Context, id, query string, args ...any) (Page, 
 	var p Page
 	var pid, from, to int64
 	var tags string
-	var size int
-	var text sql.NullString
-	var packed []byte
+	var o stored
 	err = s.r.QueryRowContext(ctx, query, append([]any{n}, args...)...).Scan(&pid, &p.SessionID, &p.Segment, &p.Kind, &tags, &p.Tokens,
-		&from, &to, &p.Summary, &p.Text, &size, &text, &packed)
+		&from, &to, &p.Summary, &p.Text, &o.size, &o.plain, &o.packed)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Page{}, notFound("no page %s", id)
 	}
@@ -98,10 +96,8 @@ func (s *Store) page(ctx context.Context, id, query string, args ...any) (Page, 
 	}
 	p.ID = "p" + strconv.FormatInt(pid, 10)
 	p.From, p.To = fromMS(from), fromMS(to)
-	if text.Valid || packed != nil {
-		if p.Text, err = outputText(text, packed, size); err != nil {
-			return Page{}, fmt.Errorf("store: page %s: %w", id, err)
-		}
+	if p.Text, err = o.textOr(p.Text); err != nil {
+		return Page{}, fmt.Errorf("store: page %s: %w", id, err)
 	}
 	if err := json.Unmarshal([]byte(tags), &p.Tags); err != nil {
 		return Page{}, fmt.Errorf("store: page %s: decode tags: %w", id, err)
@@ -197,13 +193,11 @@ func (s *Store) hit(ctx context.Context, kind, id int64, terms []string) (Hit, e
 	case 0:
 		// An output is shown as the page that keeps it, else as the
 		// message that carried it.
-		var size int
-		var plain sql.NullString
-		var packed []byte
-		if err = s.r.QueryRowContext(ctx, qHitOutput, id).Scan(&h.SessionID, &size, &plain, &packed); err != nil {
+		var o stored
+		if err = s.r.QueryRowContext(ctx, qHitOutput, id).Scan(&h.SessionID, &o.size, &o.plain, &o.packed); err != nil {
 			return h, err
 		}
-		if text, err = outputText(plain, packed, size); err != nil {
+		if text, err = o.textOr(""); err != nil {
 			return h, fmt.Errorf("output %d: %w", id, err)
 		}
 		var at int64
@@ -219,13 +213,9 @@ func (s *Store) hit(ctx context.Context, kind, id int64, terms []string) (Hit, e
 	case 1:
 		h.Kind, h.ID = "page", "p"+strconv.FormatInt(id, 10)
 		var summary, own string
-		var size int
-		var plain sql.NullString
-		var packed []byte
-		if err = s.r.QueryRowContext(ctx, qHitPage, id).Scan(&h.SessionID, &h.Segment, &summary, &own, &size, &plain, &packed); err == nil {
-			if plain.Valid || packed != nil {
-				own, err = outputText(plain, packed, size)
-			}
+		var o stored
+		if err = s.r.QueryRowContext(ctx, qHitPage, id).Scan(&h.SessionID, &h.Segment, &summary, &own, &o.size, &o.plain, &o.packed); err == nil {
+			own, err = o.textOr(own)
 			text = summary + "\n" + own
 		}
 	case 2:

@@ -12,14 +12,10 @@ import (
 const maxPrepared = 200
 
 // db is a pool whose statements are prepared on their second use and
-// kept: SQLite parses a statement on every unprepared run, which cost a
-// resident process about a tenth of its CPU (issue 17). Not on the
-// first: a one-shot process runs many statements once, and preparing
-// those only adds work (a statement first run in a transaction would be
-// parsed twice; see txn). Its
+// kept: unprepared, SQLite parses each run (a tenth of a resident
+// process's CPU), and a one-shot process runs most statements once. Its
 // ExecContext, QueryContext and QueryRowContext take the place of
-// *sql.DB's; everything else (BeginTx, the PRAGMAs of Close, the
-// migrations) is the plain pool's.
+// *sql.DB's.
 type db struct {
 	*sql.DB
 	mu    sync.Mutex
@@ -37,9 +33,9 @@ func (d *db) lookup(query string) *sql.Stmt {
 }
 
 // prepared returns query's statement, preparing it on its second use,
-// or nil: on the first use, or when the pool keeps maxPrepared already. The lock is not held
-// while preparing: that waits for a connection, and the writer's one
-// may be in a transaction that needs the lock to look its statements up.
+// or nil: on the first use, or when the pool keeps maxPrepared already.
+// The lock is not held while preparing, which waits for a connection
+// the writer's transaction may hold.
 func (d *db) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
 	if st := d.lookup(query); st != nil {
 		return st, nil

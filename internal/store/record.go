@@ -148,19 +148,14 @@ func (s *Store) ToolCalls(ctx context.Context, sessionID string) ([]ToolCall, er
 		var exit sql.NullInt64
 		var started, dur int64
 		var changed string
-		var size int
-		var text sql.NullString
-		var packed []byte
+		var o stored
 		if err := r.Scan(&tc.ID, &tc.SessionID, &tc.TurnID, &tc.Step, &tc.CallID, &tc.Name, &args, &tc.Output,
-			&tc.IsError, &tc.Code, &exit, &started, &dur, &tc.Approval, &changed, &size, &text, &packed); err != nil {
+			&tc.IsError, &tc.Code, &exit, &started, &dur, &tc.Approval, &changed, &o.size, &o.plain, &o.packed); err != nil {
 			return tc, err
 		}
-		if text.Valid || packed != nil {
-			out, err := outputText(text, packed, size)
-			if err != nil {
-				return tc, fmt.Errorf("tool call %d: %w", tc.ID, err)
-			}
-			tc.Output = out
+		var err error
+		if tc.Output, err = o.textOr(tc.Output); err != nil {
+			return tc, fmt.Errorf("tool call %d: %w", tc.ID, err)
 		}
 		if args.Valid {
 			tc.Args = json.RawMessage(args.String)
@@ -250,10 +245,10 @@ func (s *Store) EventsSince(ctx context.Context, sessionID, typ, since string) (
 func scanEvent(r scanner) (Event, error) {
 	var e Event
 	var at int64
-	var data, text sql.NullString
-	var outMax, size int
-	var packed []byte
-	if err := r.Scan(&e.ID, &e.SessionID, &e.TurnID, &e.Type, &at, &data, &outMax, &size, &text, &packed); err != nil {
+	var data sql.NullString
+	var outMax int
+	var o stored
+	if err := r.Scan(&e.ID, &e.SessionID, &e.TurnID, &e.Type, &at, &data, &outMax, &o.size, &o.plain, &o.packed); err != nil {
 		return e, err
 	}
 	e.Time = fromMS(at)
@@ -261,13 +256,9 @@ func scanEvent(r scanner) (Event, error) {
 		e.Data = json.RawMessage(data.String)
 	}
 	if outMax > 0 && data.Valid {
-		// An empty output has no row: its preview is "".
-		p := ""
-		if text.Valid || packed != nil {
-			var err error
-			if p, err = previewOf(text, packed, size, outMax); err != nil {
-				return e, fmt.Errorf("event %d: %w", e.ID, err)
-			}
+		p, err := o.preview(outMax)
+		if err != nil {
+			return e, fmt.Errorf("event %d: %w", e.ID, err)
 		}
 		d, err := splice(e.Data, p)
 		if err != nil {
