@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/godwit/godwit/internal/handoff"
 	"github.com/godwit/godwit/internal/store"
 	"github.com/godwit/godwit/internal/window"
 	"github.com/godwit/godwit/llm"
@@ -70,7 +71,7 @@ func TestLoadElidesStubsAndHydrates(t *testing.T) {
 	if err := s.hydrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got := toolOutputs(s.history); len(got) != 2 || got[0] != big || got[1] != small || s.elided != nil {
+	if got := handoff.FactsFrom(s.history).Outputs; len(got) != 2 || got[0] != big || got[1] != small || s.elided != nil {
 		t.Errorf("hydrated: %d outputs, first whole %v", len(got), len(got) > 0 && got[0] == big)
 	}
 }

@@ -381,24 +381,17 @@ func (s *session) stream(ctx context.Context, step int, req llm.Request, asm win
 			s.r.counter.Calibrate(int64(asm.Tokens), resp.Usage.InputTokens)
 		}
 	}
-	cost := s.r.cost(resp.Usage)
 	rec := store.ModelCall{
 		SessionID: s.id, TurnID: s.turnID, Segment: s.segment, Step: step,
 		Provider: provider, Model: model, StartedAt: start, Latency: latency, TTFT: ttft,
-		Usage: resp.Usage, Cost: cost, StopReason: string(resp.StopReason), Parts: asm.Parts,
+		Usage: resp.Usage, Cost: s.r.cost(resp.Usage), StopReason: string(resp.StopReason), Parts: asm.Parts,
 		RequestBytes: reqInfo.Bytes, Retries: retries, Fallback: fallback,
 	}
-	info := &ResponseInfo{Provider: provider, Model: model, Usage: resp.Usage, Cost: cost,
-		LatencyMS: latency.Milliseconds(), TTFTMS: ttft.Milliseconds(), StopReason: string(resp.StopReason),
-		ToolCalls: len(resp.Message.ToolCalls()), Text: resp.Message.Text(), Thinking: thinkingText(resp.Message), Purpose: purpose}
 	if callErr != nil {
 		rec.Error = errorText(callErr)
-		info.Error = rec.Error
 	}
-	if _, err := cfg.Store.RecordModelCall(context.WithoutCancel(ctx), rec); err != nil {
-		cfg.Logger.Error("agent: recording model call", "err", err)
-	}
-	s.emit(Event{Type: EventModelResponse, Step: step, Response: info})
+	s.record(ctx, step, rec, ResponseInfo{ToolCalls: len(resp.Message.ToolCalls()), Text: resp.Message.Text(),
+		Thinking: thinkingText(resp.Message), Purpose: purpose})
 	if callErr != nil {
 		return resp, modelError(callErr)
 	}
@@ -502,17 +495,22 @@ func (s *session) recordSummaries(ctx context.Context, step int, calls []window.
 			Provider: c.Provider, Model: c.Model, StartedAt: c.Started, Latency: c.Latency,
 			Usage: c.Usage, Cost: c.Cost, StopReason: string(llm.StopEndTurn),
 		}
-		info := &ResponseInfo{Provider: c.Provider, Model: c.Model, Usage: c.Usage, Cost: c.Cost,
-			LatencyMS: c.Latency.Milliseconds(), Text: c.Text, Purpose: PurposeSummary}
 		if c.Err != nil {
-			rec.StopReason, rec.Error, info.Error = "", errorText(c.Err), errorText(c.Err)
+			rec.StopReason, rec.Error = "", errorText(c.Err)
 		}
-		info.StopReason = rec.StopReason
-		if _, err := s.r.cfg.Store.RecordModelCall(context.WithoutCancel(ctx), rec); err != nil {
-			s.r.cfg.Logger.Error("agent: recording a summary model call", "err", err)
-		}
-		s.emit(Event{Type: EventModelResponse, Step: step, Response: info})
+		s.record(ctx, step, rec, ResponseInfo{Text: c.Text, Purpose: PurposeSummary})
 	}
+}
+
+// record stores a model call and reports it as a model.response; info
+// holds what only the event carries.
+func (s *session) record(ctx context.Context, step int, rec store.ModelCall, info ResponseInfo) {
+	info.Provider, info.Model, info.Usage, info.Cost, info.StopReason, info.Error = rec.Provider, rec.Model, rec.Usage, rec.Cost, rec.StopReason, rec.Error
+	info.LatencyMS, info.TTFTMS = rec.Latency.Milliseconds(), rec.TTFT.Milliseconds()
+	if _, err := s.r.cfg.Store.RecordModelCall(context.WithoutCancel(ctx), rec); err != nil {
+		s.r.cfg.Logger.Error("agent: recording a model call", "purpose", info.Purpose, "err", err)
+	}
+	s.emit(Event{Type: EventModelResponse, Step: step, Response: &info})
 }
 
 // thinkingText is the reasoning a message shows: each block's text, or

@@ -44,7 +44,7 @@ type Facts struct {
 	// Pages are outputs paged out in the segment, worth recalling.
 	Pages []PageRef
 	// Outputs are the segment's tool outputs, to tell a draft that only
-	// copies them.
+	// copies them and to keep them out of the ledger.
 	Outputs []string
 }
 
@@ -66,8 +66,8 @@ type PageRef struct{ ID, What string }
 
 var exitRe = lazy(`\[exit (-?\d+)`)
 
-// FactsFrom reads the files touched and the commands run from a
-// segment's history: the tool calls and their results.
+// FactsFrom reads the files touched, the commands run and the outputs
+// from a segment's history: the tool calls and their results.
 func FactsFrom(history []llm.Message) Facts {
 	var f Facts
 	calls := map[string]llm.ToolCall{}
@@ -78,6 +78,7 @@ func FactsFrom(history []llm.Message) Facts {
 				calls[p.ToolCall.ID] = *p.ToolCall
 			case llm.PartToolResult:
 				c := calls[p.ToolResult.CallID]
+				f.Outputs = append(f.Outputs, p.ToolResult.Content)
 				if p.ToolResult.IsError {
 					continue
 				}
