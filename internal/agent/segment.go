@@ -311,30 +311,13 @@ func (s *session) facts(ctx context.Context, led []handoff.Entry) handoff.Facts 
 			}
 		}
 		for _, c := range cs {
-			f.Pages = append(f.Pages, handoff.PageRef{ID: c.PageID, What: describeCall(calls[c.CallID])})
+			f.Pages = append(f.Pages, handoff.PageRef{ID: c.PageID, What: window.Describe(calls[c.CallID], 60, "path", "command", "pattern", "query")})
 		}
 		if n := len(f.Pages); n > 8 {
 			f.Pages = f.Pages[n-8:]
 		}
 	}
 	return f
-}
-
-func describeCall(c llm.ToolCall) string {
-	arg := ""
-	for _, k := range []string{"path", "command", "pattern", "query"} {
-		if a := stringArg(c.Args, k); a != "" {
-			arg = a
-			break
-		}
-	}
-	if len(arg) > 60 {
-		arg = arg[:60] + "…"
-	}
-	if arg == "" {
-		return c.Name
-	}
-	return fmt.Sprintf("%s %q", c.Name, arg)
 }
 
 // handoffCall asks the model for the handoff: the segment's history plus

@@ -291,8 +291,3 @@ func mostlyCopied(text string, outputs []string) bool {
 // Pages are the page references the engine's draft names, for the
 // References section.
 func (d Draft) Pages() []string { return d.pages }
-
-// String is for logs.
-func (d Draft) String() string {
-	return fmt.Sprintf("draft{task %dB, %d coords, %d proposals, %d supersessions}", len(d.Task), len(d.Coordinates), len(d.Proposals), len(d.Supersede))
-}
