@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -112,9 +113,7 @@ func New(cfg Config) (*Runtime, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	if cfg.ProviderName == "" {
-		cfg.ProviderName = cfg.Provider.Name()
-	}
+	cfg.ProviderName = cmp.Or(cfg.ProviderName, cfg.Provider.Name())
 	return &Runtime{cfg: cfg, counter: cfg.Assembler.Counter()}, nil
 }
 

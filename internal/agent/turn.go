@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -283,10 +284,7 @@ func (s *session) call(ctx context.Context, step int) (llm.Response, error) {
 		if !cfg.Images {
 			req.Messages = withoutImages(req.Messages)
 		}
-		req.CacheKey = s.id
-		if req.Reasoning == "" {
-			req.Reasoning = cfg.Reasoning
-		}
+		req.CacheKey, req.Reasoning = s.id, cmp.Or(req.Reasoning, cfg.Reasoning)
 		resp, err := s.stream(ctx, step, req, asm, "")
 		if errors.Is(err, llm.ErrContextTooLong) {
 			if err := s.resetOrStop(ctx, step, ResetContextErr, err); err != nil {
@@ -342,11 +340,11 @@ func (s *session) stream(ctx context.Context, step int, req llm.Request, asm win
 			break
 		}
 		acc.Add(ev)
+		if ttft == 0 && (ev.Type == llm.EventTextDelta || ev.Type == llm.EventThinkingDelta || ev.Type == llm.EventToolCallStart) {
+			ttft = cfg.Now().Sub(start)
+		}
 		switch ev.Type {
 		case llm.EventTextDelta, llm.EventThinkingDelta:
-			if ttft == 0 {
-				ttft = cfg.Now().Sub(start)
-			}
 			if purpose != "" {
 				continue // a handoff is not part of the conversation
 			}
@@ -355,10 +353,6 @@ func (s *session) stream(ctx context.Context, step int, req llm.Request, asm win
 				typ = EventThinkingDelta
 			}
 			s.emit(Event{Type: typ, Step: step, Text: ev.Text})
-		case llm.EventToolCallStart:
-			if ttft == 0 {
-				ttft = cfg.Now().Sub(start)
-			}
 		case llm.EventRetry:
 			retries++
 			ttft = 0
@@ -376,10 +370,8 @@ func (s *session) stream(ctx context.Context, step int, req llm.Request, asm win
 	if callErr != nil && ctx.Err() != nil {
 		callErr = fmt.Errorf("%w: %w", ErrCancelled, context.Cause(ctx))
 	}
-	if callErr == nil {
-		if !asm.Estimated {
-			s.r.counter.Calibrate(int64(asm.Tokens), resp.Usage.InputTokens)
-		}
+	if callErr == nil && !asm.Estimated {
+		s.r.counter.Calibrate(int64(asm.Tokens), resp.Usage.InputTokens)
 	}
 	rec := store.ModelCall{
 		SessionID: s.id, TurnID: s.turnID, Segment: s.segment, Step: step,
@@ -411,16 +403,9 @@ func answerNotice(resp llm.Response, worked bool) string {
 	case empty && worked:
 		return "the model ended the turn without a final answer; what it did above stands; ask it for a summary if you need one"
 	case empty:
-		return fmt.Sprintf("the model sent an empty answer (stop reason: %s); your message is kept in the session: send it again, or try another model with --model provider/model", orNone(string(resp.StopReason)))
+		return fmt.Sprintf("the model sent an empty answer (stop reason: %s); your message is kept in the session: send it again, or try another model with --model provider/model", cmp.Or(string(resp.StopReason), "none"))
 	}
 	return ""
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "none"
-	}
-	return s
 }
 
 // modelError adds what the user should do to a provider failure.
@@ -521,11 +506,7 @@ func thinkingText(m llm.Message) string {
 		if p.Kind != llm.PartThinking || p.Thinking == nil {
 			continue
 		}
-		t := p.Thinking.Text
-		if t == "" {
-			t = strings.Join(p.Thinking.Summary, "\n\n")
-		}
-		if t = strings.TrimSpace(t); t != "" {
+		if t := strings.TrimSpace(cmp.Or(p.Thinking.Text, strings.Join(p.Thinking.Summary, "\n\n"))); t != "" {
 			parts = append(parts, t)
 		}
 	}
