@@ -85,8 +85,8 @@ type Runtime struct {
 	counter *window.Counter
 
 	mu        sync.Mutex
-	kept      map[string]*kept // by session id
-	keptOrder []string         // oldest first
+	kept      map[string]*session // by id, as their last turn left them
+	keptOrder []string            // oldest first
 }
 
 // budget is the window's partition.
