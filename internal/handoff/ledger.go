@@ -200,12 +200,7 @@ func shrinkSteps(entries []Entry) []step {
 // shortPaste reports whether a message has a paste the ledger shows
 // whole while it has room.
 func shortPaste(text string) bool {
-	for _, b := range blocks(text) {
-		if b.paste && b.short() {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(blocks(text), func(b block) bool { return b.paste && b.short() })
 }
 
 // isQuestion reports whether a message's prose is all questions.
