@@ -680,14 +680,7 @@ func Stub(c llm.ToolCall, raw, pageID string, tokens int) string {
 	}
 	key := ""
 	if at := errorLines(raw, 1); len(at) > 0 && c.Name != "file_read" {
-		l := raw
-		for range at[0] {
-			l = l[strings.IndexByte(l, '\n')+1:]
-		}
-		if j := strings.IndexByte(l, '\n'); j >= 0 {
-			l = l[:j]
-		}
-		key = "; first error: " + cut(strings.TrimSpace(l), 120)
+		key = "; first error: " + cut(strings.TrimSpace(strings.Split(raw, "\n")[at[0]]), 120)
 	}
 	return fmt.Sprintf("[paged out %s: %s output, %s%s; recall(%q)]", pageID, describe(c), held, key, pageID)
 }
