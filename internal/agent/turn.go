@@ -490,7 +490,8 @@ func (s *session) recordSummaries(ctx context.Context, step int, calls []window.
 // record stores a model call and reports it as a model.response; info
 // holds what only the event carries.
 func (s *session) record(ctx context.Context, step int, rec store.ModelCall, info ResponseInfo) {
-	info.Provider, info.Model, info.Usage, info.Cost, info.StopReason, info.Error = rec.Provider, rec.Model, rec.Usage, rec.Cost, rec.StopReason, rec.Error
+	info.Provider, info.Model, info.Usage, info.Cost = rec.Provider, rec.Model, rec.Usage, rec.Cost
+	info.StopReason, info.Error = rec.StopReason, rec.Error
 	info.LatencyMS, info.TTFTMS = rec.Latency.Milliseconds(), rec.TTFT.Milliseconds()
 	if _, err := s.r.cfg.Store.RecordModelCall(context.WithoutCancel(ctx), rec); err != nil {
 		s.r.cfg.Logger.Error("agent: recording a model call", "purpose", info.Purpose, "err", err)
