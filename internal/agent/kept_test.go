@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/godwit/godwit/internal/handoff"
 	"github.com/godwit/godwit/internal/store"
 	"github.com/godwit/godwit/internal/window"
 	"github.com/godwit/godwit/llm"
@@ -17,7 +18,7 @@ import (
 func newTestRuntime(t *testing.T, st *store.Store) *Runtime {
 	t.Helper()
 	reg, _ := tool.NewRegistry()
-	win := window.New(window.Options{System: "sys", Budget: window.Scaled(32_000), Pages: &window.MemPages{}})
+	win := window.New(window.Options{System: "sys", Budget: window.Scaled(32_000), Pages: &MemPages{}})
 	rt, err := New(Config{Provider: fake.NewFunc(func(llm.Request) fake.Step { return fake.Step{Text: "ok"} }), Model: "m", Assembler: win, Runner: tool.NewRunner(reg, tool.RunnerOptions{}), Store: st})
 	if err != nil {
 		t.Fatal(err)
@@ -70,7 +71,7 @@ func TestLoadElidesStubsAndHydrates(t *testing.T) {
 	if err := s.hydrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got := toolOutputs(s.history); len(got) != 2 || got[0] != big || got[1] != small || s.elided != nil {
+	if got := handoff.FactsFrom(s.history).Outputs; len(got) != 2 || got[0] != big || got[1] != small || s.elided != nil {
 		t.Errorf("hydrated: %d outputs, first whole %v", len(got), len(got) > 0 && got[0] == big)
 	}
 }

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -84,8 +85,8 @@ type Runtime struct {
 	counter *window.Counter
 
 	mu        sync.Mutex
-	kept      map[string]*kept // by session id
-	keptOrder []string         // oldest first
+	kept      map[string]*session // by id, as their last turn left them
+	keptOrder []string            // oldest first
 }
 
 // budget is the window's partition.
@@ -112,9 +113,7 @@ func New(cfg Config) (*Runtime, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	if cfg.ProviderName == "" {
-		cfg.ProviderName = cfg.Provider.Name()
-	}
+	cfg.ProviderName = cmp.Or(cfg.ProviderName, cfg.Provider.Name())
 	return &Runtime{cfg: cfg, counter: cfg.Assembler.Counter()}, nil
 }
 

@@ -211,13 +211,13 @@ func (s *session) reset(ctx context.Context, step int, reason string) error {
 	}
 	led := entries(ds)
 	text := s.handoffCall(ctx, step, s.renderLedger(led, false).Text)
-	draft, byModel := handoff.FromModel(text, s.facts(ctx, led))
+	facts := s.facts(ctx, led)
+	draft, byModel := handoff.FromModel(text, facts)
 	info := &ResetInfo{From: s.segment, To: s.segment + 1, Reason: reason, ByModel: byModel}
 	info.Dropped = handoff.Sanitize(&draft, led)
 	// The model proposes; the engine decides what enters the ledger.
-	outputs := toolOutputs(s.history)
 	for _, p := range draft.Proposals {
-		if err := handoff.Admit(led, p.Text, outputs); err != nil {
+		if err := handoff.Admit(led, p.Text, facts.Outputs); err != nil {
 			cfg.Logger.Info("agent: proposal rejected", "err", err)
 			info.Rejected++
 			continue
@@ -286,7 +286,6 @@ func (s *session) reset(ctx context.Context, step int, reason string) error {
 func (s *session) facts(ctx context.Context, led []handoff.Entry) handoff.Facts {
 	f := handoff.FactsFrom(s.history)
 	f.Turn = s.turnSeq
-	f.Outputs = toolOutputs(s.history)
 	for i := len(led) - 1; i >= 0; i-- {
 		if e := led[i]; e.Source == "user" && e.Turn == s.turnSeq {
 			f.Request, f.Ref = e.Text, e.Ref()
@@ -312,42 +311,13 @@ func (s *session) facts(ctx context.Context, led []handoff.Entry) handoff.Facts 
 			}
 		}
 		for _, c := range cs {
-			f.Pages = append(f.Pages, handoff.PageRef{ID: c.PageID, What: describeCall(calls[c.CallID])})
+			f.Pages = append(f.Pages, handoff.PageRef{ID: c.PageID, What: window.Describe(calls[c.CallID], 60, "path", "command", "pattern", "query")})
 		}
 		if n := len(f.Pages); n > 8 {
 			f.Pages = f.Pages[n-8:]
 		}
 	}
 	return f
-}
-
-func describeCall(c llm.ToolCall) string {
-	arg := ""
-	for _, k := range []string{"path", "command", "pattern", "query"} {
-		if a := stringArg(c.Args, k); a != "" {
-			arg = a
-			break
-		}
-	}
-	if len(arg) > 60 {
-		arg = arg[:60] + "…"
-	}
-	if arg == "" {
-		return c.Name
-	}
-	return fmt.Sprintf("%s %q", c.Name, arg)
-}
-
-func toolOutputs(history []llm.Message) []string {
-	var out []string
-	for _, m := range history {
-		for _, p := range m.Parts {
-			if p.ToolResult != nil {
-				out = append(out, p.ToolResult.Content)
-			}
-		}
-	}
-	return out
 }
 
 // handoffCall asks the model for the handoff: the segment's history plus

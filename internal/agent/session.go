@@ -39,27 +39,19 @@ type session struct {
 	elided map[string]int64
 }
 
-// kept is what a Runtime keeps of a session between its turns in one
-// process, so a turn need not decode the whole segment again.
-type kept struct {
-	segment int
-	history []llm.Message
-	lastMsg int64
-	elided  map[string]int64
-}
-
 // maxKept bounds the sessions a Runtime keeps between turns.
 const maxKept = 8
 
-// keep remembers s's state after a turn.
+// keep remembers s after a turn, so the session's next turn in this
+// process need not decode the whole segment again.
 func (r *Runtime) keep(s *session) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.kept == nil {
-		r.kept = map[string]*kept{}
+		r.kept = map[string]*session{}
 	}
 	r.keptOrder = append(slices.DeleteFunc(r.keptOrder, func(id string) bool { return id == s.id }), s.id)
-	r.kept[s.id] = &kept{segment: s.segment, history: s.history, lastMsg: s.lastMsg, elided: s.elided}
+	r.kept[s.id] = s
 	for len(r.keptOrder) > maxKept {
 		delete(r.kept, r.keptOrder[0])
 		r.keptOrder = r.keptOrder[1:]
@@ -67,7 +59,7 @@ func (r *Runtime) keep(s *session) {
 }
 
 // take returns and forgets what was kept of a session, nil for none.
-func (r *Runtime) take(id string) *kept {
+func (r *Runtime) take(id string) *session {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	k := r.kept[id]
@@ -156,7 +148,7 @@ func (s *session) lostPrompt(ctx context.Context) string {
 // load reads the segment's history: what this process kept when no other
 // process has added to the segment since, else the store's, without the
 // outputs the segment shows paged.
-func (s *session) load(ctx context.Context, k *kept) error {
+func (s *session) load(ctx context.Context, k *session) error {
 	st := s.r.cfg.Store
 	last, err := st.LastMessageID(ctx, s.id, s.segment)
 	if err != nil {

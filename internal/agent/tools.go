@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 
 	"github.com/godwit/godwit/internal/store"
@@ -39,14 +40,8 @@ func (o *observer) Approval(call llm.ToolCall, a tool.Access, d tool.Decision) {
 	o.s.emit(Event{Type: EventApproval, Step: o.step, Approval: &ApprovalInfo{
 		CallID: call.ID, Tool: call.Name, Summary: a.Summary, Allow: d.Allow, Manual: d.Manual, Reason: d.Reason,
 	}})
-	rec := store.Approval{SessionID: o.s.id, TurnID: o.s.turnID, CallID: call.ID, Tool: call.Name,
-		Subject: a.Summary, Decision: "deny", Source: "policy", Rule: d.Reason}
-	if a.Tool != "" {
-		rec.Tool = a.Tool
-	}
-	if a.Command != "" {
-		rec.Subject = a.Command
-	}
+	rec := store.Approval{SessionID: o.s.id, TurnID: o.s.turnID, CallID: call.ID, Tool: cmp.Or(a.Tool, call.Name),
+		Subject: cmp.Or(a.Command, a.Summary), Decision: "deny", Source: "policy", Rule: d.Reason}
 	if d.Allow {
 		rec.Decision = "allow"
 	}

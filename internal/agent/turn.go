@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -283,10 +284,7 @@ func (s *session) call(ctx context.Context, step int) (llm.Response, error) {
 		if !cfg.Images {
 			req.Messages = withoutImages(req.Messages)
 		}
-		req.CacheKey = s.id
-		if req.Reasoning == "" {
-			req.Reasoning = cfg.Reasoning
-		}
+		req.CacheKey, req.Reasoning = s.id, cmp.Or(req.Reasoning, cfg.Reasoning)
 		resp, err := s.stream(ctx, step, req, asm, "")
 		if errors.Is(err, llm.ErrContextTooLong) {
 			if err := s.resetOrStop(ctx, step, ResetContextErr, err); err != nil {
@@ -342,11 +340,11 @@ func (s *session) stream(ctx context.Context, step int, req llm.Request, asm win
 			break
 		}
 		acc.Add(ev)
+		if ttft == 0 && (ev.Type == llm.EventTextDelta || ev.Type == llm.EventThinkingDelta || ev.Type == llm.EventToolCallStart) {
+			ttft = cfg.Now().Sub(start)
+		}
 		switch ev.Type {
 		case llm.EventTextDelta, llm.EventThinkingDelta:
-			if ttft == 0 {
-				ttft = cfg.Now().Sub(start)
-			}
 			if purpose != "" {
 				continue // a handoff is not part of the conversation
 			}
@@ -355,10 +353,6 @@ func (s *session) stream(ctx context.Context, step int, req llm.Request, asm win
 				typ = EventThinkingDelta
 			}
 			s.emit(Event{Type: typ, Step: step, Text: ev.Text})
-		case llm.EventToolCallStart:
-			if ttft == 0 {
-				ttft = cfg.Now().Sub(start)
-			}
 		case llm.EventRetry:
 			retries++
 			ttft = 0
@@ -376,29 +370,20 @@ func (s *session) stream(ctx context.Context, step int, req llm.Request, asm win
 	if callErr != nil && ctx.Err() != nil {
 		callErr = fmt.Errorf("%w: %w", ErrCancelled, context.Cause(ctx))
 	}
-	if callErr == nil {
-		if !asm.Estimated {
-			s.r.counter.Calibrate(int64(asm.Tokens), resp.Usage.InputTokens)
-		}
+	if callErr == nil && !asm.Estimated {
+		s.r.counter.Calibrate(int64(asm.Tokens), resp.Usage.InputTokens)
 	}
-	cost := s.r.cost(resp.Usage)
 	rec := store.ModelCall{
 		SessionID: s.id, TurnID: s.turnID, Segment: s.segment, Step: step,
 		Provider: provider, Model: model, StartedAt: start, Latency: latency, TTFT: ttft,
-		Usage: resp.Usage, Cost: cost, StopReason: string(resp.StopReason), Parts: asm.Parts,
+		Usage: resp.Usage, Cost: s.r.cost(resp.Usage), StopReason: string(resp.StopReason), Parts: asm.Parts,
 		RequestBytes: reqInfo.Bytes, Retries: retries, Fallback: fallback,
 	}
-	info := &ResponseInfo{Provider: provider, Model: model, Usage: resp.Usage, Cost: cost,
-		LatencyMS: latency.Milliseconds(), TTFTMS: ttft.Milliseconds(), StopReason: string(resp.StopReason),
-		ToolCalls: len(resp.Message.ToolCalls()), Text: resp.Message.Text(), Thinking: thinkingText(resp.Message), Purpose: purpose}
 	if callErr != nil {
 		rec.Error = errorText(callErr)
-		info.Error = rec.Error
 	}
-	if _, err := cfg.Store.RecordModelCall(context.WithoutCancel(ctx), rec); err != nil {
-		cfg.Logger.Error("agent: recording model call", "err", err)
-	}
-	s.emit(Event{Type: EventModelResponse, Step: step, Response: info})
+	s.record(ctx, step, rec, ResponseInfo{ToolCalls: len(resp.Message.ToolCalls()), Text: resp.Message.Text(),
+		Thinking: thinkingText(resp.Message), Purpose: purpose})
 	if callErr != nil {
 		return resp, modelError(callErr)
 	}
@@ -418,16 +403,9 @@ func answerNotice(resp llm.Response, worked bool) string {
 	case empty && worked:
 		return "the model ended the turn without a final answer; what it did above stands; ask it for a summary if you need one"
 	case empty:
-		return fmt.Sprintf("the model sent an empty answer (stop reason: %s); your message is kept in the session: send it again, or try another model with --model provider/model", orNone(string(resp.StopReason)))
+		return fmt.Sprintf("the model sent an empty answer (stop reason: %s); your message is kept in the session: send it again, or try another model with --model provider/model", cmp.Or(string(resp.StopReason), "none"))
 	}
 	return ""
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "none"
-	}
-	return s
 }
 
 // modelError adds what the user should do to a provider failure.
@@ -502,17 +480,23 @@ func (s *session) recordSummaries(ctx context.Context, step int, calls []window.
 			Provider: c.Provider, Model: c.Model, StartedAt: c.Started, Latency: c.Latency,
 			Usage: c.Usage, Cost: c.Cost, StopReason: string(llm.StopEndTurn),
 		}
-		info := &ResponseInfo{Provider: c.Provider, Model: c.Model, Usage: c.Usage, Cost: c.Cost,
-			LatencyMS: c.Latency.Milliseconds(), Text: c.Text, Purpose: PurposeSummary}
 		if c.Err != nil {
-			rec.StopReason, rec.Error, info.Error = "", errorText(c.Err), errorText(c.Err)
+			rec.StopReason, rec.Error = "", errorText(c.Err)
 		}
-		info.StopReason = rec.StopReason
-		if _, err := s.r.cfg.Store.RecordModelCall(context.WithoutCancel(ctx), rec); err != nil {
-			s.r.cfg.Logger.Error("agent: recording a summary model call", "err", err)
-		}
-		s.emit(Event{Type: EventModelResponse, Step: step, Response: info})
+		s.record(ctx, step, rec, ResponseInfo{Text: c.Text, Purpose: PurposeSummary})
 	}
+}
+
+// record stores a model call and reports it as a model.response; info
+// holds what only the event carries.
+func (s *session) record(ctx context.Context, step int, rec store.ModelCall, info ResponseInfo) {
+	info.Provider, info.Model, info.Usage, info.Cost = rec.Provider, rec.Model, rec.Usage, rec.Cost
+	info.StopReason, info.Error = rec.StopReason, rec.Error
+	info.LatencyMS, info.TTFTMS = rec.Latency.Milliseconds(), rec.TTFT.Milliseconds()
+	if _, err := s.r.cfg.Store.RecordModelCall(context.WithoutCancel(ctx), rec); err != nil {
+		s.r.cfg.Logger.Error("agent: recording a model call", "purpose", info.Purpose, "err", err)
+	}
+	s.emit(Event{Type: EventModelResponse, Step: step, Response: &info})
 }
 
 // thinkingText is the reasoning a message shows: each block's text, or
@@ -523,11 +507,7 @@ func thinkingText(m llm.Message) string {
 		if p.Kind != llm.PartThinking || p.Thinking == nil {
 			continue
 		}
-		t := p.Thinking.Text
-		if t == "" {
-			t = strings.Join(p.Thinking.Summary, "\n\n")
-		}
-		if t = strings.TrimSpace(t); t != "" {
+		if t := strings.TrimSpace(cmp.Or(p.Thinking.Text, strings.Join(p.Thinking.Summary, "\n\n"))); t != "" {
 			parts = append(parts, t)
 		}
 	}

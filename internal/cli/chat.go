@@ -293,7 +293,7 @@ func chatBuilder(opts *ChatOptions, p policy.Prompter, sink agent.Sink, mode *tu
 			ContextWindow: env.Window.Budget().Window, Plan: env.Plan.Steps, SetPlan: env.Plan.Set, Close: env.Close,
 			Notices: env.Notices, Exec: userExec(env), Skills: func(ctx context.Context) []tui.Choice {
 				var out []tui.Choice
-				for _, s := range env.Memory.Load(ctx).Skills {
+				for _, s := range env.Memory.Skills() {
 					out = append(out, tui.Choice{Name: s.Name, Detail: s.Description})
 				}
 				return out

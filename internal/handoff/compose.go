@@ -44,7 +44,7 @@ type Facts struct {
 	// Pages are outputs paged out in the segment, worth recalling.
 	Pages []PageRef
 	// Outputs are the segment's tool outputs, to tell a draft that only
-	// copies them.
+	// copies them and to keep them out of the ledger.
 	Outputs []string
 }
 
@@ -66,8 +66,8 @@ type PageRef struct{ ID, What string }
 
 var exitRe = lazy(`\[exit (-?\d+)`)
 
-// FactsFrom reads the files touched and the commands run from a
-// segment's history: the tool calls and their results.
+// FactsFrom reads the files touched, the commands run and the outputs
+// from a segment's history: the tool calls and their results.
 func FactsFrom(history []llm.Message) Facts {
 	var f Facts
 	calls := map[string]llm.ToolCall{}
@@ -78,6 +78,7 @@ func FactsFrom(history []llm.Message) Facts {
 				calls[p.ToolCall.ID] = *p.ToolCall
 			case llm.PartToolResult:
 				c := calls[p.ToolResult.CallID]
+				f.Outputs = append(f.Outputs, p.ToolResult.Content)
 				if p.ToolResult.IsError {
 					continue
 				}
@@ -290,8 +291,3 @@ func mostlyCopied(text string, outputs []string) bool {
 // Pages are the page references the engine's draft names, for the
 // References section.
 func (d Draft) Pages() []string { return d.pages }
-
-// String is for logs.
-func (d Draft) String() string {
-	return fmt.Sprintf("draft{task %dB, %d coords, %d proposals, %d supersessions}", len(d.Task), len(d.Coordinates), len(d.Proposals), len(d.Supersede))
-}

@@ -86,12 +86,9 @@ func RenderLedger(entries []Entry, o LedgerOptions) Ledger {
 	lines := map[[2]int]string{}
 	line := func(i, mode int) string {
 		k := [2]int{i, mode}
-		if l, ok := lines[k]; ok {
-			return l
+		if _, ok := lines[k]; !ok {
+			lines[k] = entryText(entries[i], mode)
 		}
-		var b strings.Builder
-		writeEntry(&b, entries[i], mode)
-		lines[k] = b.String()
 		return lines[k]
 	}
 	text := renderLedger(entries, show, line)
@@ -111,10 +108,9 @@ func RenderLedger(entries []Entry, o LedgerOptions) Ledger {
 			return 0
 		}
 		k := [2]int{i, mode}
-		if n, ok := memo[k]; ok {
-			return n
+		if _, ok := memo[k]; !ok {
+			memo[k] = o.Count(line(i, mode))
 		}
-		memo[k] = o.Count(line(i, mode))
 		return memo[k]
 	}
 	for _, st := range shrinkSteps(entries) {
@@ -204,12 +200,7 @@ func shrinkSteps(entries []Entry) []step {
 // shortPaste reports whether a message has a paste the ledger shows
 // whole while it has room.
 func shortPaste(text string) bool {
-	for _, b := range blocks(text) {
-		if b.paste && b.short() {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(blocks(text), func(b block) bool { return b.paste && b.short() })
 }
 
 // isQuestion reports whether a message's prose is all questions.
@@ -306,38 +297,32 @@ func who(e Entry) string {
 	return "user, turn " + fmt.Sprint(e.Turn)
 }
 
-func writeEntry(b *strings.Builder, e Entry, show int) {
+// entryText is entry e shown as show says, one line or a quote of
+// several, ending in a newline.
+func entryText(e Entry, show int) string {
 	if e.SupersededBy != 0 {
-		fmt.Fprintf(b, "- %s (%s) SUPERSEDED by D%d: %q\n", e.Ref(), who(e), e.SupersededBy, oneLine(withMarkers(e.Text, e.Ref(), true), 60))
-		return
+		return fmt.Sprintf("- %s (%s) SUPERSEDED by D%d: %q\n", e.Ref(), who(e), e.SupersededBy, oneLine(withMarkers(e.Text, e.Ref(), true), 60))
 	}
 	if show == showLine {
-		writeLine(b, e)
-		return
+		return lineText(e)
 	}
 	text := strings.TrimSpace(e.Text)
 	if e.Source == "user" {
 		text = strings.TrimSpace(withMarkers(text, e.Ref(), show == showBare))
 	}
 	if !strings.Contains(text, "\n") {
-		fmt.Fprintf(b, "- %s (%s): %s\n", e.Ref(), who(e), text)
-		return
+		return fmt.Sprintf("- %s (%s): %s\n", e.Ref(), who(e), text)
 	}
 	// Multi-line words stay verbatim, indented as a quote: a line of the
 	// user's must not read as a heading of the handoff.
-	fmt.Fprintf(b, "- %s (%s):\n", e.Ref(), who(e))
-	for _, line := range strings.Split(text, "\n") {
-		b.WriteString("  > ")
-		b.WriteString(line)
-		b.WriteString("\n")
-	}
+	return fmt.Sprintf("- %s (%s):\n  > %s\n", e.Ref(), who(e), strings.ReplaceAll(text, "\n", "\n  > "))
 }
 
-// writeLine shows an entry as one line with its id, for recall: its
+// lineText shows an entry as one line with its id, for recall: its
 // words with the pastes as short markers, the first line and the last
 // when it has several (a user who pastes a log types the question after
 // it, or before).
-func writeLine(b *strings.Builder, e Entry) {
+func lineText(e Entry) string {
 	var lines []string
 	for _, bl := range blocks(e.Text) {
 		if bl.paste {
@@ -346,7 +331,7 @@ func writeLine(b *strings.Builder, e Entry) {
 		}
 		lines = append(lines, strings.Split(bl.text, "\n")...)
 	}
-	fmt.Fprintf(b, "- %s (%s, shortened): %s recall(%q)\n", e.Ref(), who(e), headTail(lines, 80), e.Ref())
+	return fmt.Sprintf("- %s (%s, shortened): %s recall(%q)\n", e.Ref(), who(e), headTail(lines, 80), e.Ref())
 }
 
 // headTail is lines on one line in at most about n runes: whole when

@@ -401,27 +401,16 @@ func Admit(ledger []Entry, text string, outputs []string) error {
 // user, in English or in a few other languages.
 func aboutRules(text string) bool {
 	low := strings.ToLower(text)
-	if lex().AboutRules.in(low, "") {
-		return true
-	}
-	for _, w := range untrusted.ForeignRuleWords {
-		if strings.Contains(low, w) {
-			return true
-		}
-	}
-	return false
+	return lex().AboutRules.in(low, "") || slices.ContainsFunc(untrusted.ForeignRuleWords, func(w string) bool { return strings.Contains(low, w) })
 }
 
 // aboutInstruction reports whether text shares a subject (a path, code
 // or name, or two content words) with one of the user's standing
 // instructions.
 func aboutInstruction(ledger []Entry, text string) bool {
-	for _, e := range ledger {
-		if e.Source == "user" && e.Kind == KindInstruction && e.SupersededBy == 0 && SameSubject(e.Text, text) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(ledger, func(e Entry) bool {
+		return e.Source == "user" && e.Kind == KindInstruction && e.SupersededBy == 0 && SameSubject(e.Text, text)
+	})
 }
 
 // Weakens reports whether text loosens one of the user's standing
@@ -429,14 +418,8 @@ func aboutInstruction(ledger []Entry, text string) bool {
 // instructions or the user in general.
 func Weakens(ledger []Entry, text string) bool {
 	low := strings.ToLower(text)
-	weak := lex().Weaken.in(low, "")
-	for _, w := range untrusted.ForeignCancelWords {
-		weak = weak || strings.Contains(low, w)
-	}
-	if !weak {
-		return false
-	}
-	return aboutRules(text) || aboutInstruction(ledger, text)
+	weak := lex().Weaken.in(low, "") || slices.ContainsFunc(untrusted.ForeignCancelWords, func(w string) bool { return strings.Contains(low, w) })
+	return weak && (aboutRules(text) || aboutInstruction(ledger, text))
 }
 
 // copied reports whether text shares a run of eight words with an output.
@@ -514,12 +497,9 @@ func Sanitize(d *Draft, ledger []Entry) int {
 // instruction on the subject of one of the user's: a paraphrase, which
 // can only differ from the user's words.
 func restates(ledger []Entry, line string) bool {
-	for _, s := range sentencesOf(line) {
-		if !s.question && marks(s.low, s.lang) >= markNegative && aboutInstruction(ledger, s.text) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(sentencesOf(line), func(s sentence) bool {
+		return !s.question && marks(s.low, s.lang) >= markNegative && aboutInstruction(ledger, s.text)
+	})
 }
 
 var topicRe2 = lazy(`^[\pL\pN][\pL\pN _./-]{0,31}$`)

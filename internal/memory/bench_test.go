@@ -34,8 +34,8 @@ func BenchmarkSourceLoad(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		if p := src.Load(ctx); len(p.Texts) != 3 {
-			b.Fatalf("parts = %s", parts(p.Texts))
+		if p := src.Texts(ctx); len(p) != 3 {
+			b.Fatalf("parts = %s", parts(p))
 		}
 	}
 }

@@ -11,7 +11,7 @@
 //
 // A repository's rules, memory file and skills are read through a root of
 // the repository (internal/tool/workspace): one that is a link out of it,
-// or a secrets file, is left out, and Prefix.Problems tells the user why;
+// or a secrets file, is left out, and the log tells the user why;
 // the model gets nothing of it. The user's own files are read as they are.
 //
 // Of godwit's packages it imports only llm, internal/store, tool and

@@ -22,43 +22,33 @@ const (
 // workspace/.godwit/memory.md. Missing or blank files are absent; a file
 // over MaxMemoryBytes is cut with a note. home may be empty.
 func MemoryFiles(workspace, home string) ([]File, error) {
-	type loc struct {
-		scope, dir, name, label string
-		inRepo                  bool
-	}
-	locs := []loc{{"project", filepath.Join(workspace, ".godwit"), "memory.md", ProjectMemory, true}}
-	if home != "" {
-		locs = append([]loc{{"user", home, UserMemory, "$GODWIT_HOME/" + UserMemory, false}}, locs...)
-	}
 	var out []File
 	var errs []error
-	for _, l := range locs {
-		var repo *wsroot.Workspace
-		if l.inRepo {
-			r, err := wsroot.New(workspace)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("memory: %w", err))
-				continue
-			}
-			defer r.Close()
-			repo = r
-		}
-		f, ok, err := firstFile(repo, l.dir, []string{l.name})
-		if err != nil {
+	add := func(f File, ok bool, err error, scope, label string) {
+		switch {
+		case err != nil:
 			errs = append(errs, err)
-			continue
+		case ok:
+			f.Scope, f.Label = scope, label
+			if len(f.Text) > MaxMemoryBytes {
+				note := fmt.Sprintf("\n[godwit: %s cut at %d KiB; keep it shorter]", label, MaxMemoryBytes>>10)
+				f.Text = cutBytes(f.Text, MaxMemoryBytes-len(note)) + note
+				f.Cut = true
+			}
+			out = append(out, f)
 		}
-		if !ok {
-			continue
-		}
-		f.Scope, f.Label = l.scope, l.label
-		if len(f.Text) > MaxMemoryBytes {
-			note := fmt.Sprintf("\n[godwit: %s cut at %d KiB; keep it shorter]", l.label, MaxMemoryBytes>>10)
-			f.Text = cutBytes(f.Text, MaxMemoryBytes-len(note)) + note
-			f.Cut = true
-		}
-		out = append(out, f)
 	}
+	if home != "" {
+		f, ok, err := firstFile(nil, home, []string{UserMemory})
+		add(f, ok, err, "user", "$GODWIT_HOME/"+UserMemory)
+	}
+	repo, err := wsroot.New(workspace)
+	if err != nil {
+		return out, errors.Join(append(errs, fmt.Errorf("memory: %w", err))...)
+	}
+	defer repo.Close()
+	f, ok, err := firstFile(repo, filepath.Join(workspace, ".godwit"), []string{"memory.md"})
+	add(f, ok, err, "project", ProjectMemory)
 	return out, errors.Join(errs...)
 }
 

@@ -77,7 +77,7 @@ func TestDiff(t *testing.T) {
 	}
 }
 
-// A Source announces an edit made during a segment, once: the next Load
+// A Source announces an edit made during a segment, once: the next Texts
 // serves the new text and the change is no longer news.
 func TestSourceChanges(t *testing.T) {
 	t.Parallel()
@@ -89,12 +89,12 @@ func TestSourceChanges(t *testing.T) {
 	})
 	ws, home := filepath.Join(root, "ws"), filepath.Join(root, "home")
 	src := NewSource(SourceOptions{Workspace: ws, Home: home})
-	p := src.Load(ctx)
-	if got := parts(p.Texts); got != "rules,memory" {
+	p := src.Texts(ctx)
+	if got := parts(p); got != "rules,memory" {
 		t.Fatalf("parts = %s", got)
 	}
-	if !strings.Contains(p.Texts[1].Body, "[from $GODWIT_HOME/memory.md]\nuser memory v1\n\n[from .godwit/memory.md]\nproject memory v1") {
-		t.Errorf("memory block = %q", p.Texts[1].Body)
+	if !strings.Contains(p[1].Body, "[from $GODWIT_HOME/memory.md]\nuser memory v1\n\n[from .godwit/memory.md]\nproject memory v1") {
+		t.Errorf("memory block = %q", p[1].Body)
 	}
 	if n := src.Notes(); n != nil {
 		t.Fatalf("notes before any edit: %v", n)
@@ -107,12 +107,12 @@ func TestSourceChanges(t *testing.T) {
 	if len(n) != 1 || !strings.Contains(n[0], ".godwit/memory.md (edited), $GODWIT_HOME/memory.md (removed)") {
 		t.Fatalf("notes = %v", n)
 	}
-	// The segment keeps its text until the next Load.
-	if !strings.Contains(src.Last().Texts[1].Body, "v1") {
-		t.Error("Last changed before the next Load")
+	// The change is news until the next Texts serves it.
+	if again := src.Notes(); len(again) != 1 || again[0] != n[0] {
+		t.Errorf("notes asked again = %v", again)
 	}
-	p = src.Load(ctx)
-	if body := p.Texts[1].Body; body != "[from .godwit/memory.md]\nproject memory v2" {
+	p = src.Texts(ctx)
+	if body := p[1].Body; body != "[from .godwit/memory.md]\nproject memory v2" {
 		t.Errorf("after reload: %q", body)
 	}
 	if n := src.Notes(); n != nil {

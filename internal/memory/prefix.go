@@ -24,23 +24,6 @@ type Text struct {
 	Body string
 }
 
-// Prefix is what a segment starts with: the blocks for the prompt and
-// where they came from.
-type Prefix struct {
-	Texts  []Text
-	Rules  Loaded
-	Memory []File
-	Skills []Skill
-	// Problems joins what could not be loaded (unreadable files, skills
-	// with bad front matter); the rest loaded anyway.
-	Problems error
-}
-
-// Files lists the files whose text is in the prefix: rules, then memory.
-func (p Prefix) Files() []File {
-	return append(append([]File(nil), p.Rules.Files...), p.Memory...)
-}
-
 // SourceOptions configure a Source.
 type SourceOptions struct {
 	Workspace string
@@ -55,14 +38,14 @@ type SourceOptions struct {
 	Logger *slog.Logger
 }
 
-// Source reads the prefix of each segment and remembers what it served,
-// so that a change made during a segment can be announced at the next.
-// It is safe for concurrent use.
+// Source reads the prefix of each segment and remembers the files it
+// served, so that a change made during a segment can be announced at the
+// next. It is safe for concurrent use.
 type Source struct {
 	opts SourceOptions
 
-	mu       sync.Mutex // guards last and problems
-	last     Prefix
+	mu       sync.Mutex // guards served and problems
+	served   []File     // the rules and memory files of the last Texts
 	problems string
 }
 
@@ -77,49 +60,57 @@ func NewSource(opts SourceOptions) *Source {
 	return &Source{opts: opts}
 }
 
-// Load reads rules, memory files and skills now, and records them as what
-// the current segment holds. Problems are logged (once while they last)
-// and returned in Prefix.Problems.
-func (s *Source) Load(ctx context.Context) Prefix {
+// Texts reads rules, memory files and skills now, records them as what
+// the current segment holds, and returns the prefix blocks: the shape of
+// the window's Prefix option. What could not be loaded (unreadable
+// files, skills with bad front matter) is logged, once while it lasts;
+// the rest loads anyway.
+func (s *Source) Texts(ctx context.Context) []Text {
 	ws, home := s.opts.Workspace, s.opts.Home
-	var p Prefix
-	var e1, e2, e3 error
-	p.Rules, e1 = Rules(ws, home)
-	p.Memory, e2 = MemoryFiles(ws, home)
-	p.Skills, e3 = Skills(s.places())
-	p.Problems = errors.Join(e1, e2, e3)
+	rules, e1 := Rules(ws, home)
+	mem, e2 := MemoryFiles(ws, home)
+	skills, e3 := Skills(s.places())
+	problems := errors.Join(e1, e2, e3)
 
-	if p.Rules.Text != "" {
-		p.Texts = append(p.Texts, Text{PartRules, p.Rules.Text})
+	var texts []Text
+	if rules.Text != "" {
+		texts = append(texts, Text{PartRules, rules.Text})
 	}
-	if len(p.Memory) > 0 {
+	if len(mem) > 0 {
 		var b strings.Builder
-		for i, f := range p.Memory {
+		for i, f := range mem {
 			if i > 0 {
 				b.WriteString("\n\n")
 			}
 			b.WriteString("[from " + f.Label + "]\n" + f.Text)
 		}
-		p.Texts = append(p.Texts, Text{PartMemory, b.String()})
+		texts = append(texts, Text{PartMemory, b.String()})
 	}
-	if t := SkillsText(p.Skills); t != "" {
-		p.Texts = append(p.Texts, Text{PartSkills, t})
+	if t := SkillsText(skills); t != "" {
+		texts = append(texts, Text{PartSkills, t})
 	}
-	s.mirror(ctx, p.Memory)
+	s.mirror(ctx, mem)
 
 	s.mu.Lock()
-	s.last = p
-	var problems string
-	if p.Problems != nil {
-		problems = p.Problems.Error()
+	s.served = append(rules.Files, mem...)
+	var text string
+	if problems != nil {
+		text = problems.Error()
 	}
-	report := problems != "" && problems != s.problems
-	s.problems = problems
+	report := text != "" && text != s.problems
+	s.problems = text
 	s.mu.Unlock()
 	if report {
-		s.opts.Logger.Warn("memory: some rules, memory files or skills were not loaded", "err", p.Problems)
+		s.opts.Logger.Warn("memory: some rules, memory files or skills were not loaded", "err", problems)
 	}
-	return p
+	return texts
+}
+
+// Skills finds the skills now (for the chat's completion), recording
+// nothing as served.
+func (s *Source) Skills() []Skill {
+	skills, _ := Skills(s.places())
+	return skills
 }
 
 // places is where the source looks for skills.
@@ -127,31 +118,17 @@ func (s *Source) places() SkillPlaces {
 	return SkillPlaces{Workspace: s.opts.Workspace, Home: s.opts.Home, UserHome: s.opts.UserHome, CodexHome: s.opts.CodexHome}
 }
 
-// Texts loads the prefix and returns its blocks: the shape of the
-// window's Prefix option.
-func (s *Source) Texts(ctx context.Context) []Text { return s.Load(ctx).Texts }
-
-// Last returns what the last Load served (for :context).
-func (s *Source) Last() Prefix {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.last
-}
-
-// Changes reads the rules and memory files again and reports those that
-// differ from what the last Load served.
-func (s *Source) Changes() []Change {
+// Notes returns the notice for the next segment's handoff when a rules or
+// memory file differs from what the last Texts served; nil when none
+// does.
+func (s *Source) Notes() []string {
 	ws, home := s.opts.Workspace, s.opts.Home
 	rules, _ := Rules(ws, home)
 	mem, _ := MemoryFiles(ws, home)
-	now := append(rules.Files, mem...)
-	return Diff(s.Last().Files(), now)
-}
-
-// Notes returns the notice for the next segment's handoff when a rules or
-// memory file changed since the last Load; nil when none did.
-func (s *Source) Notes() []string {
-	if n := Notice(s.Changes()); n != "" {
+	s.mu.Lock()
+	served := s.served
+	s.mu.Unlock()
+	if n := Notice(Diff(served, append(rules.Files, mem...))); n != "" {
 		return []string{n}
 	}
 	return nil

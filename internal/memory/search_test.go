@@ -62,7 +62,7 @@ func newWorld(t *testing.T) *world {
 	_, err = st.AppendMessage(ctx, w.sessB, 0, 1, llm.UserText("should we use postgres or sqlite for billing?"))
 	must(err)
 	write(t, filepath.Join(w.ws, ".godwit/memory.md"), "# Infra\nThe staging database is at db.internal:5432.")
-	NewSource(SourceOptions{Workspace: w.ws, Store: st}).Load(ctx)
+	NewSource(SourceOptions{Workspace: w.ws, Store: st}).Texts(ctx)
 	hits, err := st.In(w.ws).SearchArchive(ctx, "billing", 5)
 	must(err)
 	for _, h := range hits {

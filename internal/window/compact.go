@@ -608,7 +608,6 @@ func errorLines(raw string, max int) []int {
 type args struct {
 	Path    string `json:"path"`
 	Command string `json:"command"`
-	Pattern string `json:"pattern"`
 	Query   string `json:"query"`
 }
 
@@ -618,21 +617,23 @@ func argsOf(c llm.ToolCall) (a args) {
 }
 
 // describe names an output for stubs: `shell_exec "go test ./..."`.
-func describe(c llm.ToolCall) string {
-	a := argsOf(c)
-	arg := a.Path
-	for _, s := range []string{a.Query, a.Pattern, a.Command} {
-		if s != "" {
-			arg = s
+func describe(c llm.ToolCall) string { return Describe(c, 80, "command", "pattern", "query", "path") }
+
+// Describe names a call by the first of its string arguments keys that
+// is set, cut to n bytes: `file_read "parse.go"`; the name alone when
+// none is.
+func Describe(c llm.ToolCall, n int, keys ...string) string {
+	var m map[string]any
+	_ = json.Unmarshal(c.Args, &m)
+	for _, k := range keys {
+		if arg, _ := m[k].(string); arg != "" {
+			if len(arg) > n {
+				arg = arg[:n] + "…"
+			}
+			return fmt.Sprintf("%s %q", c.Name, arg)
 		}
 	}
-	if len(arg) > 80 {
-		arg = arg[:80] + "…"
-	}
-	if arg == "" {
-		return c.Name
-	}
-	return fmt.Sprintf("%s %q", c.Name, arg)
+	return c.Name
 }
 
 // Summary shrinks an output without a model call: its first and last
@@ -679,14 +680,7 @@ func Stub(c llm.ToolCall, raw, pageID string, tokens int) string {
 	}
 	key := ""
 	if at := errorLines(raw, 1); len(at) > 0 && c.Name != "file_read" {
-		l := raw
-		for range at[0] {
-			l = l[strings.IndexByte(l, '\n')+1:]
-		}
-		if j := strings.IndexByte(l, '\n'); j >= 0 {
-			l = l[:j]
-		}
-		key = "; first error: " + cut(strings.TrimSpace(l), 120)
+		key = "; first error: " + cut(strings.TrimSpace(strings.Split(raw, "\n")[at[0]]), 120)
 	}
 	return fmt.Sprintf("[paged out %s: %s output, %s%s; recall(%q)]", pageID, describe(c), held, key, pageID)
 }

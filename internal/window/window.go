@@ -1,6 +1,7 @@
 package window
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -167,12 +168,7 @@ func New(opts Options) *Window {
 		*b = Scaled(0)
 	}
 	def := Scaled(b.Window)
-	if b.OutputShare == 0 {
-		b.OutputShare = def.OutputShare
-	}
-	if b.Ledger == 0 {
-		b.Ledger = def.Ledger
-	}
+	b.OutputShare, b.Ledger = cmp.Or(b.OutputShare, def.OutputShare), cmp.Or(b.Ledger, def.Ledger)
 	if b.HighPct == 0 || b.LowPct == 0 {
 		b.HighPct, b.LowPct = def.HighPct, def.LowPct
 	}
