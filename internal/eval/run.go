@@ -181,28 +181,21 @@ func Run(ctx context.Context, tasks []*Task, opts Options) (*Results, error) {
 		opts.Progress(Progress{Total: len(units), Jobs: opts.Jobs})
 	}
 
-	next := make(chan int)
+	sem := make(chan struct{}, opts.Jobs) // a slot per run under way
 	var wg sync.WaitGroup
-	for w := 0; w < min(opts.Jobs, len(units)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				u := units[i]
-				name := fmt.Sprintf("%s#%d", u.task.Key(), u.run)
-				report(name, nil)
-				out[i] = runOne(ctx, root, u.task, u.run, opts, real)
-				report(name, &out[i])
-			}
-		}()
-	}
-	for i := range units {
+	for i, u := range units {
 		if ctx.Err() != nil {
 			break
 		}
-		next <- i
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			name := fmt.Sprintf("%s#%d", u.task.Key(), u.run)
+			report(name, nil)
+			out[i] = runOne(ctx, root, u.task, u.run, opts, real)
+			report(name, &out[i])
+		})
 	}
-	close(next)
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("eval: %w", err)
