@@ -236,6 +236,9 @@ func runSession(ctx context.Context, o options, bin, dir string, ep *endpoint, c
 	if err := writeHome(home, ep.url, strings.ReplaceAll(s.config, "$WS", ws)); err != nil {
 		return figures{}, err
 	}
+	if s.day {
+		s = s.withDay(corp)
+	}
 	if s.reuse {
 		s = s.withReuseDay(corp)
 	}
