@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -171,11 +173,7 @@ func Run(ctx context.Context, tasks []*Task, opts Options) (*Results, error) {
 			delete(running, name)
 			done++
 		}
-		var names []string
-		for n := range running {
-			names = append(names, n)
-		}
-		opts.Progress(Progress{Done: done, Total: len(units), Jobs: opts.Jobs, Running: names, Finished: fin})
+		opts.Progress(Progress{Done: done, Total: len(units), Jobs: opts.Jobs, Running: slices.Collect(maps.Keys(running)), Finished: fin})
 	}
 	if opts.Progress != nil {
 		opts.Progress(Progress{Total: len(units), Jobs: opts.Jobs})
