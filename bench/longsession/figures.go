@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -282,22 +283,10 @@ func texts(r request, tools bool) []string {
 }
 
 func containsOutsideTools(r request, s string) bool {
-	for _, t := range texts(r, false) {
-		if strings.Contains(t, s) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(texts(r, false), func(t string) bool { return strings.Contains(t, s) })
 }
 
-func superseded(r request) bool {
-	for _, t := range texts(r, true) {
-		if supersededRe.MatchString(t) {
-			return true
-		}
-	}
-	return false
-}
+func superseded(r request) bool { return slices.ContainsFunc(texts(r, true), supersededRe.MatchString) }
 
 // sessionChecks are the checks of sessions (d), (e) and the day.
 func sessionChecks(s spec, reqs []captured, last request) map[string]any {

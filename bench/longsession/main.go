@@ -245,7 +245,7 @@ func runSession(ctx context.Context, o options, bin, dir string, ep *endpoint, c
 	if err := writeWorkspace(ctx, ws, s.files(corp)); err != nil {
 		return figures{}, err
 	}
-	r := &sessionRun{spec: s, format: format}
+	r := &sessionRun{spec: s, format: format, seen: map[string]bool{}}
 	ep.begin(r)
 	defer ep.end()
 	model := providerNames[format] + "/bench-model"
