@@ -235,10 +235,5 @@ func plural(n int, one, many string) string {
 
 // Failed reports whether any run failed.
 func (r *Results) Failed() bool {
-	for _, run := range r.Runs {
-		if !run.Pass {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(r.Runs, func(run RunResult) bool { return !run.Pass })
 }
