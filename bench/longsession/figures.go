@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -214,25 +215,8 @@ func measure(s spec, format string, reqs []captured, turns []turnRun) figures {
 			}
 		}
 	}
-	seen, read := map[string]bool{}, map[string]bool{}
-	for _, c := range reqs {
-		for _, e := range c.req.entries {
-			if !e.isCall() || seen[e.callID] {
-				continue
-			}
-			seen[e.callID] = true
-			switch e.name {
-			case "recall":
-				f.Recalls++
-			case "file_read":
-				if p := callArg(e.args); read[p] {
-					f.Rereads++
-				} else {
-					read[p] = true
-				}
-			}
-		}
-	}
+	var failed, passed int
+	f.Recalls, f.Rereads, failed, passed = toolCounts(reqs)
 	var last request
 	if len(reqs) > 0 {
 		last = reqs[len(reqs)-1].req
@@ -241,8 +225,49 @@ func measure(s spec, format string, reqs []captured, turns []turnRun) figures {
 	// output quoting it would not count.
 	f.RuleKept = containsOutsideTools(last, rule)
 	f.Checks = sessionChecks(s, reqs, last)
+	if s.reuse {
+		f.Checks = map[string]any{"edits_failed": failed, "tests_passed": passed}
+	}
 	f.Targets = targets(s, f)
 	return f
+}
+
+// toolCounts counts, each call once: the recalls, the reads of a file
+// read before, the edits that failed and the test runs that passed.
+func toolCounts(reqs []captured) (recalls, rereads, editsFailed, testsPassed int) {
+	names := map[string]string{}
+	done, read := map[string]bool{}, map[string]bool{}
+	for _, c := range reqs {
+		for _, e := range c.req.entries {
+			switch {
+			case e.isCall():
+				if _, ok := names[e.callID]; ok {
+					continue
+				}
+				names[e.callID] = e.name
+				switch p := callArg(e.args); {
+				case e.name == "recall":
+					recalls++
+				case e.name == "file_read" && read[p]:
+					rereads++
+				case e.name == "file_read":
+					read[p] = true
+				}
+			case e.role != "tool" || done[e.callID]:
+			case names[e.callID] == "file_edit":
+				done[e.callID] = true
+				if !strings.HasPrefix(e.text, "edited ") {
+					editsFailed++
+				}
+			case names[e.callID] == "shell_exec":
+				done[e.callID] = true
+				if strings.Contains(e.text, "\nPASS\n") {
+					testsPassed++
+				}
+			}
+		}
+	}
+	return recalls, rereads, editsFailed, testsPassed
 }
 
 // texts are the decoded texts of a request; tool outputs only with tools.
@@ -258,31 +283,15 @@ func texts(r request, tools bool) []string {
 }
 
 func containsOutsideTools(r request, s string) bool {
-	for _, t := range texts(r, false) {
-		if strings.Contains(t, s) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(texts(r, false), func(t string) bool { return strings.Contains(t, s) })
 }
 
-func superseded(r request) bool {
-	for _, t := range texts(r, true) {
-		if supersededRe.MatchString(t) {
-			return true
-		}
-	}
-	return false
-}
+func superseded(r request) bool { return slices.ContainsFunc(texts(r, true), supersededRe.MatchString) }
 
-// sessionChecks are the checks of sessions (d), (e), the day and the
-// re-use day.
+// sessionChecks are the checks of sessions (d), (e) and the day.
 func sessionChecks(s spec, reqs []captured, last request) map[string]any {
 	if s.day {
 		return map[string]any{"rules_as_left": rulesAsLeft(last)}
-	}
-	if s.reuse {
-		return reuseChecks(reqs)
 	}
 	switch s.Name {
 	case "d":

@@ -236,13 +236,16 @@ func runSession(ctx context.Context, o options, bin, dir string, ep *endpoint, c
 	if err := writeHome(home, ep.url, strings.ReplaceAll(s.config, "$WS", ws)); err != nil {
 		return figures{}, err
 	}
+	if s.day {
+		s = s.withDay(corp)
+	}
 	if s.reuse {
 		s = s.withReuseDay(corp)
 	}
 	if err := writeWorkspace(ctx, ws, s.files(corp)); err != nil {
 		return figures{}, err
 	}
-	r := &sessionRun{spec: s, format: format}
+	r := &sessionRun{spec: s, format: format, seen: map[string]bool{}}
 	ep.begin(r)
 	defer ep.end()
 	model := providerNames[format] + "/bench-model"

@@ -481,33 +481,6 @@ func (s spec) withReuseDay(c *corpus) spec {
 	return s
 }
 
-// reuseChecks count the edits that failed and the test runs that passed.
-func reuseChecks(reqs []captured) map[string]any {
-	calls := map[string]string{}
-	seen := map[string]bool{}
-	failed, passed := 0, 0
-	for _, c := range reqs {
-		for _, e := range c.req.entries {
-			switch {
-			case e.isCall():
-				calls[e.callID] = e.name
-			case e.role != "tool" || seen[e.callID]:
-			case calls[e.callID] == "file_edit":
-				seen[e.callID] = true
-				if !strings.HasPrefix(e.text, "edited ") {
-					failed++
-				}
-			case calls[e.callID] == "shell_exec":
-				seen[e.callID] = true
-				if strings.Contains(e.text, "\nPASS\n") {
-					passed++
-				}
-			}
-		}
-	}
-	return map[string]any{"edits_failed": failed, "tests_passed": passed}
-}
-
 // reuseFixTurns is how many of the first n turns are fix turns (the
 // third and sixth of each cycle).
 func reuseFixTurns(n int) int {

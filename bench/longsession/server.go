@@ -113,9 +113,6 @@ func (e *endpoint) serve(w http.ResponseWriter, r *http.Request, format string) 
 	if n := len(cur.reqs); n > 0 {
 		c.cached = e.sharedTokens(cur.reqs[n-1].req, c.req)
 	}
-	if cur.seen == nil {
-		cur.seen = map[string]bool{}
-	}
 	for _, en := range c.req.entries {
 		if en.role == "tool" && !cur.seen[en.callID] {
 			cur.seen[en.callID] = true

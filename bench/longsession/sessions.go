@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"strings"
 	"sync"
@@ -98,9 +99,6 @@ func (s spec) prompt(c *corpus, turn int) string {
 	if p, ok := s.prompts[turn]; ok {
 		return p
 	}
-	if s.day {
-		return dayPrompt(c, s, turn)
-	}
 	var b strings.Builder
 	if turn == 1 {
 		b.WriteString(rule + " ")
@@ -125,14 +123,7 @@ func (s spec) files(c *corpus) map[string]string {
 		"vendor/README.md": "Third-party code, copied in. Do not edit without a reason.\n",
 		"docs/index.md":    "# Docs\n\nStart here.\n",
 	}
-	for k, v := range s.extra {
-		out[k] = v
-	}
-	if s.day {
-		for k, v := range dayFiles(c, s.scale) {
-			out[k] = v
-		}
-	}
+	maps.Copy(out, s.extra)
 	if s.fileTokens == 0 {
 		return out
 	}

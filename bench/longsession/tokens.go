@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"strings"
 	"sync"
 
@@ -16,7 +15,7 @@ import (
 type counter struct {
 	enc   tokenizer.Codec
 	mu    sync.Mutex
-	cache map[uint64]int
+	cache map[string]int
 }
 
 func newCounter() (*counter, error) {
@@ -24,7 +23,7 @@ func newCounter() (*counter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("loading the o200k tokenizer: %w", err)
 	}
-	return &counter{enc: enc, cache: map[uint64]int{}}, nil
+	return &counter{enc: enc, cache: map[string]int{}}, nil
 }
 
 // count is the o200k count of s.
@@ -32,11 +31,8 @@ func (c *counter) count(s string) int {
 	if s == "" {
 		return 0
 	}
-	h := fnv.New64a()
-	h.Write([]byte(s))
-	key := h.Sum64() ^ uint64(len(s))
 	c.mu.Lock()
-	n, ok := c.cache[key]
+	n, ok := c.cache[s]
 	c.mu.Unlock()
 	if ok {
 		return n
@@ -46,7 +42,7 @@ func (c *counter) count(s string) int {
 		n = (len(s) + 3) / 4
 	}
 	c.mu.Lock()
-	c.cache[key] = n
+	c.cache[s] = n
 	c.mu.Unlock()
 	return n
 }

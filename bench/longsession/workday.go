@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"regexp"
 	"strings"
@@ -67,32 +68,35 @@ func workday(scale float64) []dayTurn {
 	return turns
 }
 
-// dayFiles are the day's workspace files, generated from seeds.
-func dayFiles(c *corpus, scale float64) map[string]string {
-	out := map[string]string{}
+// withDay gives s the day's prompts and files, generated from seeds (the
+// spec's own prompts and files win, for tests).
+func (s spec) withDay(c *corpus) spec {
+	scale := s.scale
+	if scale <= 0 {
+		scale = 1
+	}
+	prompts, files := map[int]string{}, map[string]string{}
 	for t, d := range workday(scale) {
 		switch {
 		case d.file != "":
-			out[d.file] = c.get(fmt.Sprintf("day/%s/%d", d.file, d.tokens), func() string { return dayCode(c.count, uint64(t), d.tokens) })
+			files[d.file] = c.get(fmt.Sprintf("day/%s/%d", d.file, d.tokens), func() string { return dayCode(c.count, uint64(t), d.tokens) })
 		case d.log != "":
-			out[d.log] = c.get(fmt.Sprintf("day/%s/%d", d.log, d.tokens), func() string { return ciLog(c.count, uint64(1000+t), d.tokens) })
+			files[d.log] = c.get(fmt.Sprintf("day/%s/%d", d.log, d.tokens), func() string { return ciLog(c.count, uint64(1000+t), d.tokens) })
+		}
+		if t < 1 || t > s.Turns {
+			continue
+		}
+		prompts[t] = d.prompt
+		if strings.Contains(d.prompt, "$LOG") {
+			n := int(400 * scale)
+			log := c.get(fmt.Sprintf("daylog/%d/%d", t, n), func() string { return ciLog(c.count, uint64(2000+t), n) })
+			prompts[t] = strings.Replace(d.prompt, "$LOG", log, 1)
 		}
 	}
-	return out
-}
-
-// dayPrompt is what the user types at turn of the day.
-func dayPrompt(c *corpus, s spec, turn int) string {
-	p := workday(s.scale)[turn].prompt
-	if strings.Contains(p, "$LOG") {
-		n := 400
-		if s.scale > 0 {
-			n = int(400 * s.scale)
-		}
-		log := c.get(fmt.Sprintf("daylog/%d/%d", turn, n), func() string { return ciLog(c.count, uint64(2000+turn), n) })
-		p = strings.Replace(p, "$LOG", log, 1)
-	}
-	return p
+	maps.Copy(prompts, s.prompts)
+	maps.Copy(files, s.extra)
+	s.prompts, s.extra = prompts, files
+	return s
 }
 
 // dayCode is a Go file of about tokens tokens, counted function by

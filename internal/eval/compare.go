@@ -2,6 +2,7 @@ package eval
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -106,16 +107,9 @@ func Compare(a, b *Results, opts CompareOptions, now time.Time) *Verdict {
 	v := &Verdict{Time: now, A: side(opts.NameA, a), B: side(opts.NameB, b), Why: opts.Why, Expect: opts.Expect,
 		Noise: opts.Noise, Counts: map[string]int{}}
 	sa, sb := index(Summarize(a.Runs)), index(Summarize(b.Runs))
-	var keys []string
-	for k := range sa {
-		keys = append(keys, k)
-	}
-	for k := range sb {
-		if _, ok := sa[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
+	keys := slices.AppendSeq(slices.Collect(maps.Keys(sa)), maps.Keys(sb))
 	slices.Sort(keys)
+	keys = slices.Compact(keys)
 	var compA, compB []TaskSummary
 	for _, k := range keys {
 		tc := judge(k, sa[k], sb[k], opts)

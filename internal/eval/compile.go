@@ -19,7 +19,7 @@ type rule struct {
 
 type call struct {
 	tool string
-	args any // compiled by compileArgs
+	args any // strings holding actions compiled to *tmpl
 }
 
 // tdata is what templates see.
@@ -62,7 +62,13 @@ func compileRule(r Rule, funcs tfuncs) (rule, error) {
 			errs = append(errs, errors.New("call: empty tool name"))
 			continue
 		}
-		out.calls = append(out.calls, call{tool: c.Tool, args: compileArgs(c.Tool, c.Args, parse)})
+		args, _ := mapArgs(c.Args, func(x any) (any, error) {
+			if s, ok := x.(string); ok && strings.Contains(s, "{{") {
+				return parse("call "+c.Tool, s), nil
+			}
+			return x, nil
+		})
+		out.calls = append(out.calls, call{tool: c.Tool, args: args})
 	}
 	if h := r.Handoff; h != nil {
 		ht := &handoffTmpl{
@@ -106,39 +112,15 @@ func compileRule(r Rule, funcs tfuncs) (rule, error) {
 	return out, errors.Join(errs...)
 }
 
-// compileArgs compiles a tool call's arguments: each string holding an
-// action becomes its *tmpl, for renderArgs.
-func compileArgs(name string, v any, parse func(string, string) *tmpl) any {
+// mapArgs rebuilds a tool call's arguments with leaf applied to every
+// value that is not a map or a list: at compile time it turns each string
+// holding an action into its *tmpl, at run time renders those.
+func mapArgs(v any, leaf func(any) (any, error)) (any, error) {
 	switch x := v.(type) {
-	case string:
-		if strings.Contains(x, "{{") {
-			return parse("call "+name, x)
-		}
-	case map[string]any:
-		m := map[string]any{}
-		for k, e := range x {
-			m[k] = compileArgs(name, e, parse)
-		}
-		return m
-	case []any:
-		l := make([]any, len(x))
-		for i, e := range x {
-			l[i] = compileArgs(name, e, parse)
-		}
-		return l
-	}
-	return v
-}
-
-// renderArgs renders compiled arguments over d.
-func renderArgs(v any, d tdata) (any, error) {
-	switch x := v.(type) {
-	case *tmpl:
-		return x.execute(d)
 	case map[string]any:
 		out := map[string]any{}
 		for k, e := range x {
-			r, err := renderArgs(e, d)
+			r, err := mapArgs(e, leaf)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", k, err)
 			}
@@ -148,7 +130,7 @@ func renderArgs(v any, d tdata) (any, error) {
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			r, err := renderArgs(e, d)
+			r, err := mapArgs(e, leaf)
 			if err != nil {
 				return nil, err
 			}
@@ -156,7 +138,17 @@ func renderArgs(v any, d tdata) (any, error) {
 		}
 		return out, nil
 	}
-	return v, nil
+	return leaf(v)
+}
+
+// renderArgs renders compiled arguments over d.
+func renderArgs(v any, d tdata) (any, error) {
+	return mapArgs(v, func(x any) (any, error) {
+		if t, ok := x.(*tmpl); ok {
+			return t.execute(d)
+		}
+		return x, nil
+	})
 }
 
 type handoffTmpl struct {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/godwit/godwit/internal/store"
 )
@@ -66,7 +67,7 @@ func RecordRuns(ctx context.Context, st *store.Store, r *Results) error {
 		_, err = st.RecordEvalResult(ctx, store.EvalResult{
 			Suite: suite, Name: name, Model: run.Model, Passed: run.Pass, Score: score,
 			InputTokens: run.InputTokens, OutputTokens: run.OutputTokens, Cost: run.Cost,
-			Duration: msDuration(run.DurationMS), Details: string(details), StartedAt: r.Started,
+			Duration: time.Duration(run.DurationMS) * time.Millisecond, Details: string(details), StartedAt: r.Started,
 		})
 		if err != nil {
 			return err

@@ -1,11 +1,12 @@
 package eval
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -151,12 +152,7 @@ func Merge(parts ...*Results) (*Results, error) {
 }
 
 func sortRuns(rs []RunResult) {
-	sort.SliceStable(rs, func(i, j int) bool {
-		if rs[i].Task != rs[j].Task {
-			return rs[i].Task < rs[j].Task
-		}
-		return rs[i].Run < rs[j].Run
-	})
+	slices.SortStableFunc(rs, func(a, b RunResult) int { return cmp.Or(strings.Compare(a.Task, b.Task), a.Run-b.Run) })
 }
 
 // fingerprints returns the runs' common hashes, "mixed" where they differ.
@@ -188,5 +184,3 @@ func splitKey(key string) (suite, id string) {
 	}
 	return "", key
 }
-
-func msDuration(ms int64) time.Duration { return time.Duration(ms) * time.Millisecond }

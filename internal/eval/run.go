@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -171,38 +173,27 @@ func Run(ctx context.Context, tasks []*Task, opts Options) (*Results, error) {
 			delete(running, name)
 			done++
 		}
-		var names []string
-		for n := range running {
-			names = append(names, n)
-		}
-		opts.Progress(Progress{Done: done, Total: len(units), Jobs: opts.Jobs, Running: names, Finished: fin})
+		opts.Progress(Progress{Done: done, Total: len(units), Jobs: opts.Jobs, Running: slices.Collect(maps.Keys(running)), Finished: fin})
 	}
 	if opts.Progress != nil {
 		opts.Progress(Progress{Total: len(units), Jobs: opts.Jobs})
 	}
 
-	next := make(chan int)
+	sem := make(chan struct{}, opts.Jobs) // a slot per run under way
 	var wg sync.WaitGroup
-	for w := 0; w < min(opts.Jobs, len(units)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				u := units[i]
-				name := fmt.Sprintf("%s#%d", u.task.Key(), u.run)
-				report(name, nil)
-				out[i] = runOne(ctx, root, u.task, u.run, opts, real)
-				report(name, &out[i])
-			}
-		}()
-	}
-	for i := range units {
+	for i, u := range units {
 		if ctx.Err() != nil {
 			break
 		}
-		next <- i
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			name := fmt.Sprintf("%s#%d", u.task.Key(), u.run)
+			report(name, nil)
+			out[i] = runOne(ctx, root, u.task, u.run, opts, real)
+			report(name, &out[i])
+		})
 	}
-	close(next)
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("eval: %w", err)
@@ -244,10 +235,5 @@ func plural(n int, one, many string) string {
 
 // Failed reports whether any run failed.
 func (r *Results) Failed() bool {
-	for _, run := range r.Runs {
-		if !run.Pass {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(r.Runs, func(run RunResult) bool { return !run.Pass })
 }

@@ -2,6 +2,8 @@ package eval
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -57,16 +59,7 @@ type FileSpec struct {
 }
 
 // Content is the file's bytes.
-func (f FileSpec) Content() string {
-	if f.Repeat <= 1 {
-		return f.Text
-	}
-	b := make([]byte, 0, len(f.Text)*f.Repeat)
-	for i := 0; i < f.Repeat; i++ {
-		b = append(b, f.Text...)
-	}
-	return string(b)
-}
+func (f FileSpec) Content() string { return strings.Repeat(f.Text, max(f.Repeat, 1)) }
 
 // Turn is one user message. In YAML it is either the text alone or
 // {say: text, reset: true}.
@@ -200,11 +193,7 @@ func checkKeys(n *yaml.Node, allowed ...string) error {
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k := n.Content[i]
-		ok := false
-		for _, a := range allowed {
-			ok = ok || k.Value == a
-		}
-		if !ok {
+		if !slices.Contains(allowed, k.Value) {
 			return fmt.Errorf("line %d: unknown key %q; use one of %v", k.Line, k.Value, allowed)
 		}
 	}

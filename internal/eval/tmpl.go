@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode"
+	"text/template/parse"
 )
 
 // tmpl is a scripted model's string with {{actions}}: the small subset of
@@ -14,9 +14,10 @@ import (
 // integer) or one function applied to operands: index, printf, ref,
 // lines.
 //
-// It is not text/template because executing one calls reflect's
-// MethodByName, after which the linker keeps every exported method of
-// every type: the stripped godwit binary grows from 26.7 to 29.8 MB.
+// text/template/parse parses it; it is not executed by text/template
+// because that calls reflect's MethodByName, after which the linker keeps
+// every exported method of every type: the stripped godwit binary grows
+// from 26.7 to 29.8 MB.
 type tmpl struct {
 	name  string
 	parts []tpart
@@ -45,50 +46,49 @@ var tfields = map[string]bool{"Turn": true, "User": true, "Output": true, "Match
 // arity is each function's operand count; -1 is at least one.
 var arity = map[string]int{"index": 2, "printf": -1, "ref": 1, "lines": 2}
 
-// parseTmpl compiles text, reporting the first error with its action.
+// parseTmpl compiles text, accepting only the subset above.
 func parseTmpl(name, text string, f tfuncs) (*tmpl, error) {
+	tree := parse.New(name)
+	tree.Mode = parse.SkipFuncCheck // unknown functions get our message
+	if _, err := tree.Parse(text, "", "", map[string]*parse.Tree{}); err != nil {
+		return nil, err
+	}
 	t := &tmpl{name: name, f: f}
-	for text != "" {
-		i := strings.Index(text, "{{")
-		if i < 0 {
-			t.parts = append(t.parts, tpart{text: text})
-			break
+	for _, n := range tree.Root.Nodes {
+		switch n := n.(type) {
+		case *parse.TextNode:
+			t.parts = append(t.parts, tpart{text: string(n.Text)})
+		case *parse.ActionNode:
+			p, err := parseAction(n.Pipe)
+			if err != nil {
+				return nil, fmt.Errorf("template %s: %s: %w", name, n, err)
+			}
+			t.parts = append(t.parts, p)
+		default:
+			return nil, fmt.Errorf("template %s: %s: only actions such as {{.User}} or {{index .Match 1}} are supported", name, n)
 		}
-		if i > 0 {
-			t.parts = append(t.parts, tpart{text: text[:i]})
-		}
-		j := strings.Index(text[i:], "}}")
-		if j < 0 {
-			return nil, fmt.Errorf("template %s: unclosed action %q", name, cutTo(text[i:], 30))
-		}
-		src := text[i+2 : i+j]
-		p, err := parseAction(src)
-		if err != nil {
-			return nil, fmt.Errorf("template %s: {{%s}}: %w", name, src, err)
-		}
-		t.parts = append(t.parts, p)
-		text = text[i+j+2:]
 	}
 	return t, nil
 }
 
-func parseAction(src string) (tpart, error) {
-	words, err := splitWords(src)
-	if err != nil {
-		return tpart{}, err
+func parseAction(pipe *parse.PipeNode) (tpart, error) {
+	if len(pipe.Decl) > 0 || len(pipe.Cmds) != 1 {
+		return tpart{}, errors.New("variables and pipelines are not supported")
 	}
-	if len(words) == 0 {
-		return tpart{}, errors.New("empty action")
-	}
+	words := pipe.Cmds[0].Args
 	var p tpart
-	if n, ok := arity[words[0]]; ok {
-		p.fn = words[0]
+	if id, ok := words[0].(*parse.IdentifierNode); ok {
+		n, known := arity[id.Ident]
+		if !known {
+			return tpart{}, fmt.Errorf("unknown function %q; use index, printf, ref or lines", id.Ident)
+		}
+		p.fn = id.Ident
 		words = words[1:]
 		if (n >= 0 && len(words) != n) || len(words) == 0 {
 			return tpart{}, fmt.Errorf("%s takes %s", p.fn, arityText(p.fn, n))
 		}
 	} else if len(words) != 1 {
-		return tpart{}, fmt.Errorf("unknown function %q; use index, printf, ref or lines", words[0])
+		return tpart{}, fmt.Errorf("%s is not a function; use index, printf, ref or lines", words[0])
 	}
 	for _, w := range words {
 		o, err := parseOperand(w)
@@ -114,62 +114,21 @@ func arityText(fn string, n int) string {
 	return strconv.Itoa(n) + " operands"
 }
 
-// splitWords splits an action at spaces outside quoted strings.
-func splitWords(s string) ([]string, error) {
-	var words []string
-	s = strings.TrimSpace(s)
-	for s != "" {
-		if s[0] == '"' || s[0] == '`' {
-			end := closingQuote(s)
-			if end < 0 {
-				return nil, fmt.Errorf("unterminated string %s", s)
-			}
-			words = append(words, s[:end+1])
-			s = strings.TrimSpace(s[end+1:])
-			continue
-		}
-		i := strings.IndexFunc(s, unicode.IsSpace)
-		if i < 0 {
-			i = len(s)
-		}
-		words = append(words, s[:i])
-		s = strings.TrimSpace(s[i:])
-	}
-	return words, nil
-}
-
-func closingQuote(s string) int {
-	q := s[0]
-	for i := 1; i < len(s); i++ {
-		switch {
-		case s[i] == '\\' && q == '"':
-			i++
-		case s[i] == q:
-			return i
-		}
-	}
-	return -1
-}
-
-func parseOperand(w string) (toperand, error) {
-	switch {
-	case strings.HasPrefix(w, "."):
-		if !tfields[w[1:]] {
+func parseOperand(w parse.Node) (toperand, error) {
+	switch w := w.(type) {
+	case *parse.FieldNode:
+		if len(w.Ident) != 1 || !tfields[w.Ident[0]] {
 			return toperand{}, fmt.Errorf("unknown field %s; use .Turn, .User, .Output, .Match or .Entry", w)
 		}
-		return toperand{field: w[1:]}, nil
-	case w[0] == '"' || w[0] == '`':
-		s, err := strconv.Unquote(w)
-		if err != nil {
-			return toperand{}, fmt.Errorf("bad string %s: %w", w, err)
+		return toperand{field: w.Ident[0]}, nil
+	case *parse.StringNode:
+		return toperand{lit: w.Text}, nil
+	case *parse.NumberNode:
+		if w.IsInt {
+			return toperand{lit: int(w.Int64)}, nil
 		}
-		return toperand{lit: s}, nil
 	}
-	n, err := strconv.Atoi(w)
-	if err != nil {
-		return toperand{}, fmt.Errorf("%q is not a field, a quoted string or a number", w)
-	}
-	return toperand{lit: n}, nil
+	return toperand{}, fmt.Errorf("%q is not a field, a quoted string or a number", w.String())
 }
 
 // execute renders t over d. A nil template renders "".
@@ -250,11 +209,4 @@ func (o toperand) value(d tdata) any {
 		return d.Entry
 	}
 	return o.lit
-}
-
-func cutTo(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "…"
-	}
-	return s
 }

@@ -49,11 +49,11 @@ func TestTmplErrors(t *testing.T) {
 	parse := []struct{ in, want string }{
 		{"{{.Nope", "unclosed action"},
 		{"{{.Nope}}", "unknown field .Nope"},
-		{"{{}}", "empty action"},
+		{"{{}}", "missing value for command"},
 		{"{{upper .User}}", `unknown function "upper"`},
 		{"{{index .Match}}", "index takes a list and a number"},
 		{"{{lines 3}}", "lines takes a count and a text"},
-		{`{{ref "open}}`, "unterminated string"},
+		{`{{ref "open}}`, "unterminated quoted string"},
 		{"{{index .Match one}}", `"one" is not a field`},
 	}
 	for _, tc := range parse {

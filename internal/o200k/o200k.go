@@ -90,7 +90,7 @@ func Count(s string) int {
 	}
 	t := load()
 	if !utf8.ValidString(s) {
-		s = replaceInvalid(s)
+		s = string([]rune(s)) // each invalid byte becomes U+FFFD, as the reference's
 	}
 	return t.count(s, false)
 }
@@ -105,43 +105,10 @@ func (t *table) count(s string, firstNewline bool) int {
 	return n
 }
 
-// replaceInvalid replaces each byte of s that is not UTF-8 with U+FFFD,
-// as the reference does (it splits runes, not bytes).
-func replaceInvalid(s string) string {
-	b := make([]byte, 0, len(s)+16)
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = utf8.AppendRune(b, utf8.RuneError)
-		} else {
-			b = append(b, s[i:i+size]...)
-		}
-		i += size
-	}
-	return string(b)
-}
-
 // Rune classes of the encoding's pattern.
-func isL(r rune) bool {
-	if r < utf8.RuneSelf {
-		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z'
-	}
-	return unicode.IsLetter(r)
-}
-
-func isN(r rune) bool {
-	if r < utf8.RuneSelf {
-		return '0' <= r && r <= '9'
-	}
-	return unicode.IsNumber(r)
-}
-
-func isSpace(r rune) bool {
-	if r < utf8.RuneSelf {
-		return r == ' ' || '\t' <= r && r <= '\r'
-	}
-	return unicode.IsSpace(r)
-}
+func isL(r rune) bool     { return unicode.IsLetter(r) }
+func isN(r rune) bool     { return unicode.IsNumber(r) }
+func isSpace(r rune) bool { return unicode.IsSpace(r) }
 
 // isUpper: [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}].
 func isUpper(r rune) bool {
