@@ -577,16 +577,11 @@ func (p *Policy) gitTreeItems(toolName string, c SimpleCommand, ro roResult) []i
 	if ro.index == "" || !p.pathRules(toolName) {
 		return out
 	}
-	root, gd := repoRoot(ro.index), gitDirOf(ro.index)
-	if root == "" || gd == "" {
-		return out
-	}
-	names, err := indexNames(filepath.Join(gd, "index"))
+	root := repoRoot(ro.index)
+	names, err := indexNames(ro.index)
 	if err != nil {
-		if !os.IsNotExist(err) {
-			out = append(out, item{kind: kindTool, level: levelRead, what: "runs `" + render(c.Words) + "`",
-				unlisted: "it prints tracked files, and git's index cannot be read to list them"})
-		}
+		out = append(out, item{kind: kindTool, level: levelRead, what: "runs `" + render(c.Words) + "`",
+			unlisted: "it prints tracked files, and git's index cannot be read to list them"})
 		return out
 	}
 	var limits []string
@@ -653,15 +648,8 @@ func gitDirOf(dir string) string {
 // indexSecrets says why the index of dir's repository may hold a
 // secrets file ("" when it names none).
 func indexSecrets(dir string) string {
-	gd := gitDirOf(dir)
-	if gd == "" {
-		return ""
-	}
-	names, err := indexNames(filepath.Join(gd, "index"))
-	switch {
-	case os.IsNotExist(err):
-		return ""
-	case err != nil:
+	names, err := indexNames(dir)
+	if err != nil {
 		return "could not be read to check for secrets files (" + err.Error() + ")"
 	}
 	for _, n := range names {

@@ -27,11 +27,12 @@ type histFile struct {
 	unknown string
 }
 
-// gitNamesTimeout and gitNamesMax bound the rename scan: beyond them the
-// command asks, as it would without the screen.
+// gitNamesTimeout and gitNamesMax bound each git command the policy
+// runs (a rename scan, a listing of the index): beyond them the command
+// judged asks, as it would without the screen.
 const (
 	gitNamesTimeout = 2 * time.Second
-	gitNamesMax     = 8 << 20
+	gitNamesMax     = 32 << 20
 )
 
 // renameGraph maps a name to the names renamed into it in the commits
@@ -201,7 +202,7 @@ func runGit(ctx context.Context, root, stdin string, args ...string) ([]byte, er
 	case out.over:
 		return nil, fmt.Errorf("git's answer is over %d MiB", gitNamesMax>>20)
 	case ctx.Err() != nil:
-		return nil, fmt.Errorf("git took over %s to list the renames", gitNamesTimeout)
+		return nil, fmt.Errorf("git took over %s to answer", gitNamesTimeout)
 	case err != nil:
 		msg := strings.TrimSpace(errOut.buf.String())
 		if msg == "" {
@@ -210,6 +211,24 @@ func runGit(ctx context.Context, root, stdin string, args ...string) ([]byte, er
 		return nil, fmt.Errorf("git: %s", oneLine(msg, 120))
 	}
 	return out.buf.Bytes(), nil
+}
+
+// indexNames are the paths git's index tracks in the repository dir is
+// in, as git ls-files lists them (any index format, split or sparse):
+// none without a repository or an index, an error when git cannot read
+// it, so nothing is ruled out.
+func indexNames(dir string) ([]string, error) {
+	root, gd := repoRoot(dir), gitDirOf(dir)
+	if _, err := os.Lstat(filepath.Join(gd, "index")); root == "" || gd == "" || os.IsNotExist(err) {
+		return nil, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), gitNamesTimeout)
+	defer cancel()
+	out, err := runGit(ctx, root, "", "ls-files", "-z", "--cached")
+	if err != nil || len(out) == 0 {
+		return nil, err
+	}
+	return strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00"), nil
 }
 
 // parseRenames reads git's -z --name-status output of renames:
