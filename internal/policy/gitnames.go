@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -39,11 +38,6 @@ const (
 // scanned.
 type renameGraph map[string][]string
 
-type renameScan struct {
-	names []string
-	err   error
-}
-
 // historyItems screens the former names of the files a git history read
 // prints: secrets ask, names a path rule covers are judged by it.
 func (p *Policy) historyItems(toolName string, c SimpleCommand, ro roResult) []item {
@@ -59,7 +53,7 @@ func (p *Policy) historyItems(toolName string, c SimpleCommand, ro roResult) []i
 				what: what + ", which prints " + h.path + " from git's history, and " + h.unknown + ", so its former names cannot be checked for secrets"})
 			continue
 		}
-		names, err := p.history.formerNames(h.root, h.tips, h.path)
+		names, err := formerNames(h.root, h.tips, h.path)
 		if err != nil {
 			out = append(out, item{kind: kindPath, level: levelSensitive,
 				what: what + ", which prints " + h.path + " from git's history, whose former names could not be checked for secrets (" + err.Error() + ")"})
@@ -81,32 +75,12 @@ func (p *Policy) historyItems(toolName string, c SimpleCommand, ro roResult) []i
 	return out
 }
 
-// History remembers the names files had in git's history, per state of
-// the repository's refs, tips and path, so a turn's commands ask git
-// once. Policies of one workspace may share one; the zero History is
-// ready.
-type History struct {
-	mu    sync.Mutex
-	cache map[string]renameScan
-}
-
 // formerNames are the names path had in the history of the repository
 // at root, walking from tips besides the refs.
-func (h *History) formerNames(root string, tips []string, path string) ([]string, error) {
-	key := refsStamp(gitDirOf(root)) + "\x00" + root + "\x00" + strings.Join(tips, "\x00") + "\x00" + path
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if s, ok := h.cache[key]; ok {
-		return s.names, s.err
-	}
+func formerNames(root string, tips []string, path string) ([]string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), gitNamesTimeout)
 	defer cancel()
-	names, err := scanFormerNames(ctx, root, tips, path)
-	if h.cache == nil {
-		h.cache = map[string]renameScan{}
-	}
-	h.cache[key] = renameScan{names, err}
-	return names, err
+	return scanFormerNames(ctx, root, tips, path)
 }
 
 // gitNamesRounds bounds how many renames back a name is followed.
@@ -253,35 +227,6 @@ func parseRenames(b []byte) (renameGraph, error) {
 		}
 	}
 	return g, nil
-}
-
-// refsStamp identifies the state of a repository's refs: what HEAD and
-// the branch it names hold, and when the packed refs, the reflog and the
-// ref folders last changed.
-func refsStamp(gd string) string {
-	if gd == "" {
-		return ""
-	}
-	dirs := []string{gd}
-	if c := commonDir(gd); c != "" {
-		dirs = append(dirs, c)
-	}
-	var sb strings.Builder
-	head, _ := os.ReadFile(filepath.Join(gd, "HEAD"))
-	sb.Write(head)
-	ref, isRef := strings.CutPrefix(strings.TrimSpace(string(head)), "ref: ")
-	for _, d := range dirs {
-		if isRef {
-			b, _ := os.ReadFile(filepath.Join(d, filepath.FromSlash(ref)))
-			sb.Write(b)
-		}
-		for _, f := range []string{"packed-refs", "logs/HEAD", "refs/heads", "refs/tags", "refs/remotes", "refs"} {
-			if fi, err := os.Stat(filepath.Join(d, filepath.FromSlash(f))); err == nil {
-				fmt.Fprintf(&sb, "|%s %d %d", f, fi.Size(), fi.ModTime().UnixNano())
-			}
-		}
-	}
-	return sb.String()
 }
 
 // capped keeps at most max bytes and notes when more came.
