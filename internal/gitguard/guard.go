@@ -425,17 +425,17 @@ func (g *Guard) scan(prev map[string]entry) map[string]entry {
 			addConfig(filepath.Join(home, ".gitconfig"))
 		}
 	}
-	r, ok := findRepo(g.opts.Workspace)
+	r, ok := gitconfig.FindRepo(g.opts.Workspace)
 	if ok {
-		if r.dotGit != r.gitDir {
-			add(r.dotGit, false, false) // the "gitdir:" file of a worktree or submodule
+		if r.DotGit != r.GitDir {
+			add(r.DotGit, false, false) // the "gitdir:" file of a worktree or submodule
 		}
-		for _, d := range r.gitDirs() {
+		for _, d := range gitDirs(r) {
 			addRepoConfig(filepath.Join(d, "config"))
 			addRepoConfig(filepath.Join(d, "config.worktree"))
 			g.addTree(out, prev, filepath.Join(d, "hooks"), true)
 		}
-		for _, p := range r.worktreeConfigs() {
+		for _, p := range worktreeConfigs(r) {
 			addRepoConfig(p)
 		}
 	}
@@ -460,7 +460,7 @@ func (g *Guard) scan(prev map[string]entry) map[string]entry {
 		}
 	}
 	if hooksPath != "" && ok {
-		dir := expandHome(hooksPath, home, r.workTree)
+		dir := expandHome(hooksPath, home, r.WorkTree)
 		if within(dir, g.opts.Workspace) {
 			// core.hooksPath names the workspace itself or a folder above
 			// it: guarding that would undo every command's work.
@@ -475,9 +475,9 @@ func (g *Guard) scan(prev map[string]entry) map[string]entry {
 	if ok {
 		// Hook managers' own files, which their hooks run at the next
 		// commit whether or not core.hooksPath names them yet.
-		g.addTree(out, prev, filepath.Join(r.workTree, ".husky"), false)
+		g.addTree(out, prev, filepath.Join(r.WorkTree, ".husky"), false)
 		for _, name := range managerFiles() {
-			add(filepath.Join(r.workTree, name), false, false)
+			add(filepath.Join(r.WorkTree, name), false, false)
 		}
 	}
 	return out

@@ -548,17 +548,8 @@ func gitRevPath(v string) (string, bool) {
 // repoRoot is the folder holding the .git of the repository dir is in;
 // "" when there is none.
 func repoRoot(dir string) string {
-	for d := dir; d != ""; {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return ""
-		}
-		d = parent
-	}
-	return ""
+	r, _ := gitconfig.FindRepo(dir)
+	return r.WorkTree
 }
 
 // gitHistoryPrinters are git subcommands, not on the read-only list,
@@ -613,36 +604,11 @@ func (p *Policy) gitTreeItems(toolName string, c SimpleCommand, ro roResult) []i
 	return out
 }
 
-// gitDirOf finds the .git folder of the repository dir is in, following
-// a .git file (worktrees, submodules); "" when there is none.
+// gitDirOf is the git folder of the repository dir is in, following a
+// .git file (worktrees, submodules); "" when there is none.
 func gitDirOf(dir string) string {
-	for d := dir; d != ""; {
-		p := filepath.Join(d, ".git")
-		if fi, err := os.Stat(p); err == nil {
-			if fi.IsDir() {
-				return p
-			}
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return ""
-			}
-			g, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
-			if !ok {
-				return ""
-			}
-			g = strings.TrimSpace(g)
-			if !filepath.IsAbs(g) {
-				g = filepath.Join(d, g)
-			}
-			return g
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return ""
-		}
-		d = parent
-	}
-	return ""
+	r, _ := gitconfig.FindRepo(dir)
+	return r.GitDir
 }
 
 // indexSecrets says why the index of dir's repository may hold a
