@@ -52,6 +52,7 @@ const (
 	argNone     argMode = iota
 	argRequired         // --opt=v, --opt v, -ov, -o v
 	argOptional         // --opt=v, -ov only
+	argTwo              // --opt NAME v: a name, then the value (jq --arg)
 )
 
 // option is one option of a program; short is 0 for a long-only option,
@@ -84,7 +85,8 @@ var specMarks = map[string]effect{"!w": effWrites, "!x": effRuns, "!n": effNames
 // parseSpec builds a table from a compact spec: space-separated tokens,
 // one per option form. A single character is a short option, anything
 // longer a long one. After the name, ":" (short) or "=" (long) means a
-// required value, "::" or "=?" an optional one; then marks: "!w" writes,
+// required value, "::" or "=?" an optional one, "==" (long) a name and
+// then the value; then marks: "!w" writes,
 // "!x" runs a program, "!n" reads file names from a file, "!s" sets
 // something, "@" the value is a file read, "+r" recursive, "+L" follows
 // symlinks, "+h" searches hidden files, "+p" gives the pattern. A token
@@ -104,6 +106,8 @@ func parseSpec(spec string) getopt {
 			tok = ""
 		}
 		switch {
+		case strings.HasPrefix(tok, "=="):
+			o.arg, tok = argTwo, tok[2:]
 		case strings.HasPrefix(tok, "::"), strings.HasPrefix(tok, "=?"):
 			o.arg, tok = argOptional, tok[2:]
 		case strings.HasPrefix(tok, ":"), strings.HasPrefix(tok, "="):
@@ -226,7 +230,10 @@ func (g *getopt) parse(args []Word, dir string) parsed {
 				return fail("--" + o.long + " takes no value")
 			case eq:
 				u.value, u.has = Word{Value: val, Known: true}, true
-			case o.arg == argRequired && i+1 < len(args):
+			case o.arg == argTwo && i+2 < len(args), o.arg == argRequired && i+1 < len(args):
+				if o.arg == argTwo {
+					i++ // the name
+				}
 				if why := value(&u); why != "" {
 					return fail(why)
 				}

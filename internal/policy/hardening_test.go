@@ -435,6 +435,10 @@ func TestSecretsAndOutsideReadsAsk(t *testing.T) {
 		{"jq -n env", "QQA"},
 		{"jq -n '$ENV.HOME'", "QQA"},
 		{"jq .name README.md", "AAA"},
+		{"jq -r --arg k v --indent 2 '.[$k]' README.md", "AAA"},
+		{"jq -f prog.jq README.md", "QQA"},
+		{"jq --arg k .env .name README.md", "AAA"}, // a value, not a file
+		{"jq --frobnicate . README.md", "DQa"},
 		{"echo $GITHUB_TOKEN", "QQA"},
 		{"echo ${AWS_SECRET_ACCESS_KEY}", "QQA"},
 		{`echo "$OPENAI_API_KEY"`, "QQA"},
@@ -457,6 +461,8 @@ func TestSecretsAndOutsideReadsAsk(t *testing.T) {
 		{"find . -newer ../outside/secret.txt", "QQA"},
 		{"jq . ../outside/secret.txt", "QQA"},
 		{"jq --rawfile s .env -n '$s'", "QQA"},
+		{"jq --slurpfile s ../outside/secret.txt -n '$s'", "QQA"},
+		{"jq . README.md ../outside/secret.txt --args", "QQA"},
 		{"go version -m ../outside/secret.txt", "QQA"},
 	})
 }
