@@ -23,6 +23,12 @@ const (
 	effFollow                       // follows symlinks while recursing (grep -R)
 	effHidden                       // searches hidden files (rg --hidden)
 	effPattern                      // gives the pattern, so every operand is a file (grep -e)
+	// A wrapper's options (unwrap.go):
+	effString // the value is a command string a shell runs (su -c)
+	effSplit  // the value is split into the command's first words (env -S)
+	effShell  // the operands are a shell's command string (sudo -s)
+	effExec   // the operands are the command itself, not a string (watch -x)
+	effNone   // nothing runs (command -v)
 )
 
 // bad are the effects that make a command not read-only.
@@ -80,7 +86,8 @@ type getopt struct {
 
 // specMarks are the marks of parseSpec.
 var specMarks = map[string]effect{"!w": effWrites, "!x": effRuns, "!n": effNamesFile, "!s": effSets,
-	"@": effPath, "+r": effRecurse, "+L": effFollow, "+h": effHidden, "+p": effPattern}
+	"@": effPath, "+r": effRecurse, "+L": effFollow, "+h": effHidden, "+p": effPattern,
+	"!c": effString, "!S": effSplit, "+s": effShell, "+x": effExec, "+n": effNone}
 
 // parseSpec builds a table from a compact spec: space-separated tokens,
 // one per option form. A single character is a short option, anything
@@ -89,7 +96,8 @@ var specMarks = map[string]effect{"!w": effWrites, "!x": effRuns, "!n": effNames
 // then the value; then marks: "!w" writes,
 // "!x" runs a program, "!n" reads file names from a file, "!s" sets
 // something, "@" the value is a file read, "+r" recursive, "+L" follows
-// symlinks, "+h" searches hidden files, "+p" gives the pattern. A token
+// symlinks, "+h" searches hidden files, "+p" gives the pattern; for
+// wrappers, "!c", "!S", "+s", "+x" and "+n" (effString ... effNone). A token
 // "#" makes -NUM an option (head -5).
 func parseSpec(spec string) getopt {
 	var g getopt
