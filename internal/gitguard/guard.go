@@ -48,17 +48,9 @@ type Guard struct {
 	base    map[string]entry  // the state the user left, by absolute path
 	dirs    map[string]string // the folders of base's paths, as they resolved then
 	pending []Change          // restores made by Poll, not yet reported to the model
-	parsed  map[string]parsed
 	// unresolved is set while a change could not be undone: until it is,
 	// nothing is taken as the user's, and every check reports it again.
 	unresolved bool
-}
-
-// parsed caches a config file's settings by its stat.
-type parsed struct {
-	sig      sig
-	settings []gitconfig.Setting
-	ok       bool
 }
 
 // Change is one restore (or a change that could not be undone).
@@ -87,7 +79,7 @@ func New(opts Options) *Guard {
 	if opts.MaxBytes <= 0 {
 		opts.MaxBytes = DefaultMaxBytes
 	}
-	g := &Guard{opts: opts, log: opts.Logger, parsed: map[string]parsed{}}
+	g := &Guard{opts: opts, log: opts.Logger}
 	if g.log == nil {
 		g.log = slog.New(slog.DiscardHandler)
 	}
@@ -443,12 +435,12 @@ func (g *Guard) scan(prev map[string]entry) map[string]entry {
 	// effective core.hooksPath names (the system config counts for it).
 	hooksPath := ""
 	if sys := stat(systemConfig, false, entry{}, g.opts.MaxBytes); sys.kind == kindFile {
-		if s, ok := g.parse(systemConfig, sys); ok {
+		if s, ok := settingsOf(systemConfig, sys); ok {
 			hooksPath = lastValue(s, "core", "hookspath")
 		}
 	}
 	for i := 0; i < len(configs) && i < 100; i++ {
-		s, ok := g.parse(configs[i], out[configs[i]])
+		s, ok := settingsOf(configs[i], out[configs[i]])
 		if !ok {
 			continue
 		}
@@ -503,19 +495,13 @@ var managerFiles = sync.OnceValue(func() []string {
 // systemConfig is read for core.hooksPath, never written.
 const systemConfig = "/etc/gitconfig"
 
-// parse returns a config file's settings, parsed again only when its
-// stat changed.
-func (g *Guard) parse(p string, e entry) ([]gitconfig.Setting, bool) {
-	if c, ok := g.parsed[p]; ok && c.sig == e.sig {
-		return c.settings, c.ok
-	}
+// settingsOf parses a config file as a scan found it.
+func settingsOf(p string, e entry) ([]gitconfig.Setting, bool) {
 	data := e.data
 	if data == nil && e.kind == kindFile {
-		data, _ = os.ReadFile(p)
+		data, _ = os.ReadFile(p) // over the bytes kept to restore from
 	}
-	s, ok := parseConfig(data)
-	g.parsed[p] = parsed{sig: e.sig, settings: s, ok: ok}
-	return s, ok
+	return parseConfig(data)
 }
 
 // within reports whether p is dir or lies below it.
