@@ -147,3 +147,37 @@ func TestReadFileAndIncludes(t *testing.T) {
 		t.Errorf("a bad file: err = %v", err)
 	}
 }
+
+// TestFindRepo: a .git folder, a link to one, a gitdir file with a
+// commondir (a linked worktree), and none.
+func TestFindRepo(t *testing.T) {
+	base := t.TempDir()
+	main, wt, linked := filepath.Join(base, "main"), filepath.Join(base, "wt"), filepath.Join(base, "linked")
+	gd := filepath.Join(main, ".git")
+	wgd := filepath.Join(gd, "worktrees", "wt")
+	for _, d := range []string{filepath.Join(main, "sub"), wgd, wt, linked} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, body := range map[string]string{filepath.Join(wt, ".git"): "gitdir: " + wgd + "\n", filepath.Join(wgd, "commondir"): "../..\n"} {
+		if err := os.WriteFile(name, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(gd, filepath.Join(linked, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	for dir, want := range map[string]Repo{
+		filepath.Join(main, "sub"): {DotGit: gd, GitDir: gd, Common: gd, WorkTree: main},
+		wt:                         {DotGit: filepath.Join(wt, ".git"), GitDir: wgd, Common: gd, WorkTree: wt},
+		linked:                     {DotGit: filepath.Join(linked, ".git"), GitDir: filepath.Join(linked, ".git"), Common: filepath.Join(linked, ".git"), WorkTree: linked},
+	} {
+		if got, ok := FindRepo(dir); !ok || got != want {
+			t.Errorf("%s: %+v %v, want %+v", dir, got, ok, want)
+		}
+	}
+	if got, ok := FindRepo(t.TempDir()); ok || got != (Repo{}) {
+		t.Errorf("no repository: %+v %v", got, ok)
+	}
+}

@@ -48,17 +48,9 @@ type Guard struct {
 	base    map[string]entry  // the state the user left, by absolute path
 	dirs    map[string]string // the folders of base's paths, as they resolved then
 	pending []Change          // restores made by Poll, not yet reported to the model
-	parsed  map[string]parsed
 	// unresolved is set while a change could not be undone: until it is,
 	// nothing is taken as the user's, and every check reports it again.
 	unresolved bool
-}
-
-// parsed caches a config file's settings by its stat.
-type parsed struct {
-	sig      sig
-	settings []gitconfig.Setting
-	ok       bool
 }
 
 // Change is one restore (or a change that could not be undone).
@@ -87,7 +79,7 @@ func New(opts Options) *Guard {
 	if opts.MaxBytes <= 0 {
 		opts.MaxBytes = DefaultMaxBytes
 	}
-	g := &Guard{opts: opts, log: opts.Logger, parsed: map[string]parsed{}}
+	g := &Guard{opts: opts, log: opts.Logger}
 	if g.log == nil {
 		g.log = slog.New(slog.DiscardHandler)
 	}
@@ -425,17 +417,17 @@ func (g *Guard) scan(prev map[string]entry) map[string]entry {
 			addConfig(filepath.Join(home, ".gitconfig"))
 		}
 	}
-	r, ok := findRepo(g.opts.Workspace)
+	r, ok := gitconfig.FindRepo(g.opts.Workspace)
 	if ok {
-		if r.dotGit != r.gitDir {
-			add(r.dotGit, false, false) // the "gitdir:" file of a worktree or submodule
+		if r.DotGit != r.GitDir {
+			add(r.DotGit, false, false) // the "gitdir:" file of a worktree or submodule
 		}
-		for _, d := range r.gitDirs() {
+		for _, d := range gitDirs(r) {
 			addRepoConfig(filepath.Join(d, "config"))
 			addRepoConfig(filepath.Join(d, "config.worktree"))
 			g.addTree(out, prev, filepath.Join(d, "hooks"), true)
 		}
-		for _, p := range r.worktreeConfigs() {
+		for _, p := range worktreeConfigs(r) {
 			addRepoConfig(p)
 		}
 	}
@@ -443,12 +435,12 @@ func (g *Guard) scan(prev map[string]entry) map[string]entry {
 	// effective core.hooksPath names (the system config counts for it).
 	hooksPath := ""
 	if sys := stat(systemConfig, false, entry{}, g.opts.MaxBytes); sys.kind == kindFile {
-		if s, ok := g.parse(systemConfig, sys); ok {
+		if s, ok := settingsOf(systemConfig, sys); ok {
 			hooksPath = lastValue(s, "core", "hookspath")
 		}
 	}
 	for i := 0; i < len(configs) && i < 100; i++ {
-		s, ok := g.parse(configs[i], out[configs[i]])
+		s, ok := settingsOf(configs[i], out[configs[i]])
 		if !ok {
 			continue
 		}
@@ -460,7 +452,7 @@ func (g *Guard) scan(prev map[string]entry) map[string]entry {
 		}
 	}
 	if hooksPath != "" && ok {
-		dir := expandHome(hooksPath, home, r.workTree)
+		dir := expandHome(hooksPath, home, r.WorkTree)
 		if within(dir, g.opts.Workspace) {
 			// core.hooksPath names the workspace itself or a folder above
 			// it: guarding that would undo every command's work.
@@ -475,9 +467,9 @@ func (g *Guard) scan(prev map[string]entry) map[string]entry {
 	if ok {
 		// Hook managers' own files, which their hooks run at the next
 		// commit whether or not core.hooksPath names them yet.
-		g.addTree(out, prev, filepath.Join(r.workTree, ".husky"), false)
+		g.addTree(out, prev, filepath.Join(r.WorkTree, ".husky"), false)
 		for _, name := range managerFiles() {
-			add(filepath.Join(r.workTree, name), false, false)
+			add(filepath.Join(r.WorkTree, name), false, false)
 		}
 	}
 	return out
@@ -503,19 +495,13 @@ var managerFiles = sync.OnceValue(func() []string {
 // systemConfig is read for core.hooksPath, never written.
 const systemConfig = "/etc/gitconfig"
 
-// parse returns a config file's settings, parsed again only when its
-// stat changed.
-func (g *Guard) parse(p string, e entry) ([]gitconfig.Setting, bool) {
-	if c, ok := g.parsed[p]; ok && c.sig == e.sig {
-		return c.settings, c.ok
-	}
+// settingsOf parses a config file as a scan found it.
+func settingsOf(p string, e entry) ([]gitconfig.Setting, bool) {
 	data := e.data
 	if data == nil && e.kind == kindFile {
-		data, _ = os.ReadFile(p)
+		data, _ = os.ReadFile(p) // over the bytes kept to restore from
 	}
-	s, ok := parseConfig(data)
-	g.parsed[p] = parsed{sig: e.sig, settings: s, ok: ok}
-	return s, ok
+	return parseConfig(data)
 }
 
 // within reports whether p is dir or lies below it.

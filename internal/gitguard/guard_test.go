@@ -228,6 +228,15 @@ func TestWorktreeAndSubmodule(t *testing.T) {
 		t.Errorf("the worktree's .git file: %q", sum)
 	}
 
+	// A .git that is a link to the git dir is guarded through it.
+	linked := filepath.Join(filepath.Dir(s.repo), "linked")
+	s.sh(filepath.Dir(s.repo), "mkdir linked && ln -s "+filepath.Join(s.repo, ".git")+" linked/.git")
+	g = s.guard(linked)
+	s.sh(linked, `cp /dev/null .git/hooks/pre-push`)
+	if sum := Summary(g.Check()); !strings.Contains(sum, ".git/hooks/pre-push (added)") {
+		t.Errorf("a linked .git: %q", sum)
+	}
+
 	// A submodule's git dir lives in .git/modules/NAME.
 	sub := filepath.Join(filepath.Dir(s.repo), "sub")
 	s.sh(filepath.Dir(s.repo), "mkdir sub && cd sub && git init -q . && git commit -q --allow-empty -m s")

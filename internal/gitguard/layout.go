@@ -4,58 +4,17 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/godwit/godwit/internal/gitconfig"
 )
-
-// repo is where a repository keeps its control files.
-type repo struct {
-	dotGit   string // the workspace's .git (or an ancestor's): a folder, or a file naming the git dir
-	gitDir   string // this worktree's git dir
-	common   string // the shared git dir (config, hooks, modules); gitDir unless a linked worktree
-	workTree string // the top of the working tree
-}
-
-// findRepo finds the repository holding dir, as git does: the first
-// .git going up. A .git file ("gitdir: PATH") is a linked worktree or a
-// submodule.
-func findRepo(dir string) (repo, bool) {
-	for d := dir; ; {
-		p := filepath.Join(d, ".git")
-		if fi, err := os.Lstat(p); err == nil {
-			r := repo{dotGit: p, workTree: d}
-			switch {
-			case fi.IsDir():
-				r.gitDir = p
-			case fi.Mode().IsRegular():
-				b, err := os.ReadFile(p)
-				target, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
-				if err != nil || !ok {
-					return repo{}, false
-				}
-				r.gitDir = abs(d, strings.TrimSpace(target))
-			default:
-				return repo{}, false
-			}
-			r.common = r.gitDir
-			if b, err := os.ReadFile(filepath.Join(r.gitDir, "commondir")); err == nil {
-				r.common = abs(r.gitDir, strings.TrimSpace(string(b)))
-			}
-			return r, true
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return repo{}, false
-		}
-		d = parent
-	}
-}
 
 // gitDirs lists the git dirs whose config and hooks are guarded: the
 // shared one, this worktree's, and every submodule's under modules/
 // (which may nest).
-func (r repo) gitDirs() []string {
-	dirs := []string{r.common}
-	if r.gitDir != r.common {
-		dirs = append(dirs, r.gitDir)
+func gitDirs(r gitconfig.Repo) []string {
+	dirs := []string{r.Common}
+	if r.GitDir != r.Common {
+		dirs = append(dirs, r.GitDir)
 	}
 	var walk func(dir string, depth int)
 	walk = func(dir string, depth int) {
@@ -79,7 +38,7 @@ func (r repo) gitDirs() []string {
 			}
 		}
 	}
-	walk(filepath.Join(r.common, "modules"), 0)
+	walk(filepath.Join(r.Common, "modules"), 0)
 	return dirs
 }
 
@@ -88,26 +47,18 @@ const maxGitDirs = 200
 
 // worktreeConfigs lists the per-worktree config files of the shared git
 // dir's linked worktrees.
-func (r repo) worktreeConfigs() []string {
-	ents, err := os.ReadDir(filepath.Join(r.common, "worktrees"))
+func worktreeConfigs(r gitconfig.Repo) []string {
+	ents, err := os.ReadDir(filepath.Join(r.Common, "worktrees"))
 	if err != nil {
 		return nil
 	}
 	var out []string
 	for _, e := range ents {
 		if e.IsDir() {
-			out = append(out, filepath.Join(r.common, "worktrees", e.Name(), "config.worktree"))
+			out = append(out, filepath.Join(r.Common, "worktrees", e.Name(), "config.worktree"))
 		}
 	}
 	return out
-}
-
-// abs resolves p against base unless it is absolute.
-func abs(base, p string) string {
-	if filepath.IsAbs(p) {
-		return filepath.Clean(p)
-	}
-	return filepath.Join(base, p)
 }
 
 // expandHome resolves git's "~/" and relative paths.
@@ -118,5 +69,8 @@ func expandHome(p, home, base string) string {
 	if p == "~" && home != "" {
 		return home
 	}
-	return abs(base, p)
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(base, p)
 }

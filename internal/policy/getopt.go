@@ -23,6 +23,12 @@ const (
 	effFollow                       // follows symlinks while recursing (grep -R)
 	effHidden                       // searches hidden files (rg --hidden)
 	effPattern                      // gives the pattern, so every operand is a file (grep -e)
+	// A wrapper's options (unwrap.go):
+	effString // the value is a command string a shell runs (su -c)
+	effSplit  // the value is split into the command's first words (env -S)
+	effShell  // the operands are a shell's command string (sudo -s)
+	effExec   // the operands are the command itself, not a string (watch -x)
+	effNone   // nothing runs (command -v)
 )
 
 // bad are the effects that make a command not read-only.
@@ -52,6 +58,7 @@ const (
 	argNone     argMode = iota
 	argRequired         // --opt=v, --opt v, -ov, -o v
 	argOptional         // --opt=v, -ov only
+	argTwo              // --opt NAME v: a name, then the value (jq --arg)
 )
 
 // option is one option of a program; short is 0 for a long-only option,
@@ -79,15 +86,18 @@ type getopt struct {
 
 // specMarks are the marks of parseSpec.
 var specMarks = map[string]effect{"!w": effWrites, "!x": effRuns, "!n": effNamesFile, "!s": effSets,
-	"@": effPath, "+r": effRecurse, "+L": effFollow, "+h": effHidden, "+p": effPattern}
+	"@": effPath, "+r": effRecurse, "+L": effFollow, "+h": effHidden, "+p": effPattern,
+	"!c": effString, "!S": effSplit, "+s": effShell, "+x": effExec, "+n": effNone}
 
 // parseSpec builds a table from a compact spec: space-separated tokens,
 // one per option form. A single character is a short option, anything
 // longer a long one. After the name, ":" (short) or "=" (long) means a
-// required value, "::" or "=?" an optional one; then marks: "!w" writes,
+// required value, "::" or "=?" an optional one, "==" (long) a name and
+// then the value; then marks: "!w" writes,
 // "!x" runs a program, "!n" reads file names from a file, "!s" sets
 // something, "@" the value is a file read, "+r" recursive, "+L" follows
-// symlinks, "+h" searches hidden files, "+p" gives the pattern. A token
+// symlinks, "+h" searches hidden files, "+p" gives the pattern; for
+// wrappers, "!c", "!S", "+s", "+x" and "+n" (effString ... effNone). A token
 // "#" makes -NUM an option (head -5).
 func parseSpec(spec string) getopt {
 	var g getopt
@@ -104,6 +114,8 @@ func parseSpec(spec string) getopt {
 			tok = ""
 		}
 		switch {
+		case strings.HasPrefix(tok, "=="):
+			o.arg, tok = argTwo, tok[2:]
 		case strings.HasPrefix(tok, "::"), strings.HasPrefix(tok, "=?"):
 			o.arg, tok = argOptional, tok[2:]
 		case strings.HasPrefix(tok, ":"), strings.HasPrefix(tok, "="):
@@ -226,7 +238,10 @@ func (g *getopt) parse(args []Word, dir string) parsed {
 				return fail("--" + o.long + " takes no value")
 			case eq:
 				u.value, u.has = Word{Value: val, Known: true}, true
-			case o.arg == argRequired && i+1 < len(args):
+			case o.arg == argTwo && i+2 < len(args), o.arg == argRequired && i+1 < len(args):
+				if o.arg == argTwo {
+					i++ // the name
+				}
 				if why := value(&u); why != "" {
 					return fail(why)
 				}

@@ -548,17 +548,8 @@ func gitRevPath(v string) (string, bool) {
 // repoRoot is the folder holding the .git of the repository dir is in;
 // "" when there is none.
 func repoRoot(dir string) string {
-	for d := dir; d != ""; {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return ""
-		}
-		d = parent
-	}
-	return ""
+	r, _ := gitconfig.FindRepo(dir)
+	return r.WorkTree
 }
 
 // gitHistoryPrinters are git subcommands, not on the read-only list,
@@ -577,16 +568,11 @@ func (p *Policy) gitTreeItems(toolName string, c SimpleCommand, ro roResult) []i
 	if ro.index == "" || !p.pathRules(toolName) {
 		return out
 	}
-	root, gd := repoRoot(ro.index), gitDirOf(ro.index)
-	if root == "" || gd == "" {
-		return out
-	}
-	names, err := indexNames(filepath.Join(gd, "index"))
+	root := repoRoot(ro.index)
+	names, err := indexNames(ro.index)
 	if err != nil {
-		if !os.IsNotExist(err) {
-			out = append(out, item{kind: kindTool, level: levelRead, what: "runs `" + render(c.Words) + "`",
-				unlisted: "it prints tracked files, and git's index cannot be read to list them"})
-		}
+		out = append(out, item{kind: kindTool, level: levelRead, what: "runs `" + render(c.Words) + "`",
+			unlisted: "it prints tracked files, and git's index cannot be read to list them"})
 		return out
 	}
 	var limits []string
@@ -618,50 +604,18 @@ func (p *Policy) gitTreeItems(toolName string, c SimpleCommand, ro roResult) []i
 	return out
 }
 
-// gitDirOf finds the .git folder of the repository dir is in, following
-// a .git file (worktrees, submodules); "" when there is none.
+// gitDirOf is the git folder of the repository dir is in, following a
+// .git file (worktrees, submodules); "" when there is none.
 func gitDirOf(dir string) string {
-	for d := dir; d != ""; {
-		p := filepath.Join(d, ".git")
-		if fi, err := os.Stat(p); err == nil {
-			if fi.IsDir() {
-				return p
-			}
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return ""
-			}
-			g, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
-			if !ok {
-				return ""
-			}
-			g = strings.TrimSpace(g)
-			if !filepath.IsAbs(g) {
-				g = filepath.Join(d, g)
-			}
-			return g
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return ""
-		}
-		d = parent
-	}
-	return ""
+	r, _ := gitconfig.FindRepo(dir)
+	return r.GitDir
 }
 
 // indexSecrets says why the index of dir's repository may hold a
 // secrets file ("" when it names none).
 func indexSecrets(dir string) string {
-	gd := gitDirOf(dir)
-	if gd == "" {
-		return ""
-	}
-	names, err := indexNames(filepath.Join(gd, "index"))
-	switch {
-	case os.IsNotExist(err):
-		return ""
-	case err != nil:
+	names, err := indexNames(dir)
+	if err != nil {
 		return "could not be read to check for secrets files (" + err.Error() + ")"
 	}
 	for _, n := range names {

@@ -188,11 +188,11 @@ func gitSettings(dir, home string, system bool) ([]gitconfig.Setting, error) {
 	if home != "" {
 		files = append(files, filepath.Join(home, ".config", "git", "config"), filepath.Join(home, ".gitconfig"))
 	}
-	if gd := gitDirOf(dir); gd != "" {
-		if c := commonDir(gd); c != "" {
-			files = append(files, filepath.Join(c, "config"))
+	if r, ok := gitconfig.FindRepo(dir); ok {
+		if r.Common != r.GitDir {
+			files = append(files, filepath.Join(r.Common, "config"))
 		}
-		files = append(files, filepath.Join(gd, "config"))
+		files = append(files, filepath.Join(r.GitDir, "config"))
 	}
 	var out []gitconfig.Setting
 	read := 0

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -27,21 +26,17 @@ type histFile struct {
 	unknown string
 }
 
-// gitNamesTimeout and gitNamesMax bound the rename scan: beyond them the
-// command asks, as it would without the screen.
+// gitNamesTimeout and gitNamesMax bound each git command the policy
+// runs (a rename scan, a listing of the index): beyond them the command
+// judged asks, as it would without the screen.
 const (
 	gitNamesTimeout = 2 * time.Second
-	gitNamesMax     = 8 << 20
+	gitNamesMax     = 32 << 20
 )
 
 // renameGraph maps a name to the names renamed into it in the commits
 // scanned.
 type renameGraph map[string][]string
-
-type renameScan struct {
-	names []string
-	err   error
-}
 
 // historyItems screens the former names of the files a git history read
 // prints: secrets ask, names a path rule covers are judged by it.
@@ -58,7 +53,7 @@ func (p *Policy) historyItems(toolName string, c SimpleCommand, ro roResult) []i
 				what: what + ", which prints " + h.path + " from git's history, and " + h.unknown + ", so its former names cannot be checked for secrets"})
 			continue
 		}
-		names, err := p.history.formerNames(h.root, h.tips, h.path)
+		names, err := formerNames(h.root, h.tips, h.path)
 		if err != nil {
 			out = append(out, item{kind: kindPath, level: levelSensitive,
 				what: what + ", which prints " + h.path + " from git's history, whose former names could not be checked for secrets (" + err.Error() + ")"})
@@ -80,32 +75,12 @@ func (p *Policy) historyItems(toolName string, c SimpleCommand, ro roResult) []i
 	return out
 }
 
-// History remembers the names files had in git's history, per state of
-// the repository's refs, tips and path, so a turn's commands ask git
-// once. Policies of one workspace may share one; the zero History is
-// ready.
-type History struct {
-	mu    sync.Mutex
-	cache map[string]renameScan
-}
-
 // formerNames are the names path had in the history of the repository
 // at root, walking from tips besides the refs.
-func (h *History) formerNames(root string, tips []string, path string) ([]string, error) {
-	key := refsStamp(gitDirOf(root)) + "\x00" + root + "\x00" + strings.Join(tips, "\x00") + "\x00" + path
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if s, ok := h.cache[key]; ok {
-		return s.names, s.err
-	}
+func formerNames(root string, tips []string, path string) ([]string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), gitNamesTimeout)
 	defer cancel()
-	names, err := scanFormerNames(ctx, root, tips, path)
-	if h.cache == nil {
-		h.cache = map[string]renameScan{}
-	}
-	h.cache[key] = renameScan{names, err}
-	return names, err
+	return scanFormerNames(ctx, root, tips, path)
 }
 
 // gitNamesRounds bounds how many renames back a name is followed.
@@ -201,7 +176,7 @@ func runGit(ctx context.Context, root, stdin string, args ...string) ([]byte, er
 	case out.over:
 		return nil, fmt.Errorf("git's answer is over %d MiB", gitNamesMax>>20)
 	case ctx.Err() != nil:
-		return nil, fmt.Errorf("git took over %s to list the renames", gitNamesTimeout)
+		return nil, fmt.Errorf("git took over %s to answer", gitNamesTimeout)
 	case err != nil:
 		msg := strings.TrimSpace(errOut.buf.String())
 		if msg == "" {
@@ -210,6 +185,24 @@ func runGit(ctx context.Context, root, stdin string, args ...string) ([]byte, er
 		return nil, fmt.Errorf("git: %s", oneLine(msg, 120))
 	}
 	return out.buf.Bytes(), nil
+}
+
+// indexNames are the paths git's index tracks in the repository dir is
+// in, as git ls-files lists them (any index format, split or sparse):
+// none without a repository or an index, an error when git cannot read
+// it, so nothing is ruled out.
+func indexNames(dir string) ([]string, error) {
+	root, gd := repoRoot(dir), gitDirOf(dir)
+	if _, err := os.Lstat(filepath.Join(gd, "index")); root == "" || gd == "" || os.IsNotExist(err) {
+		return nil, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), gitNamesTimeout)
+	defer cancel()
+	out, err := runGit(ctx, root, "", "ls-files", "-z", "--cached")
+	if err != nil || len(out) == 0 {
+		return nil, err
+	}
+	return strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00"), nil
 }
 
 // parseRenames reads git's -z --name-status output of renames:
@@ -234,35 +227,6 @@ func parseRenames(b []byte) (renameGraph, error) {
 		}
 	}
 	return g, nil
-}
-
-// refsStamp identifies the state of a repository's refs: what HEAD and
-// the branch it names hold, and when the packed refs, the reflog and the
-// ref folders last changed.
-func refsStamp(gd string) string {
-	if gd == "" {
-		return ""
-	}
-	dirs := []string{gd}
-	if c := commonDir(gd); c != "" {
-		dirs = append(dirs, c)
-	}
-	var sb strings.Builder
-	head, _ := os.ReadFile(filepath.Join(gd, "HEAD"))
-	sb.Write(head)
-	ref, isRef := strings.CutPrefix(strings.TrimSpace(string(head)), "ref: ")
-	for _, d := range dirs {
-		if isRef {
-			b, _ := os.ReadFile(filepath.Join(d, filepath.FromSlash(ref)))
-			sb.Write(b)
-		}
-		for _, f := range []string{"packed-refs", "logs/HEAD", "refs/heads", "refs/tags", "refs/remotes", "refs"} {
-			if fi, err := os.Stat(filepath.Join(d, filepath.FromSlash(f))); err == nil {
-				fmt.Fprintf(&sb, "|%s %d %d", f, fi.Size(), fi.ModTime().UnixNano())
-			}
-		}
-	}
-	return sb.String()
 }
 
 // capped keeps at most max bytes and notes when more came.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/godwit/godwit/internal/gitconfig"
 	"github.com/godwit/godwit/tool"
 )
 
@@ -152,32 +153,19 @@ func hookDirs(root, home string) ([]string, error) {
 	return out, err
 }
 
-// linkedGitDirs are the git folders a .git file at root points to, and
-// their common folder (a worktree's): "" when .git is a folder or absent.
+// linkedGitDirs are the git folder a .git file (or link) at root points
+// to, and its common folder (a worktree's): none when .git is a folder
+// or absent.
 func linkedGitDirs(root string) []string {
-	if fi, err := os.Lstat(filepath.Join(root, ".git")); err != nil || fi.IsDir() {
+	r, ok := gitconfig.FindRepo(root)
+	if fi, err := os.Lstat(filepath.Join(root, ".git")); err != nil || fi.IsDir() || !ok {
 		return nil
 	}
-	gd := gitDirOf(root)
-	if gd == "" {
-		return nil
-	}
-	gd = kernelPath(gd)
-	out := []string{gd}
-	if c := commonDir(gd); c != "" {
-		out = append(out, kernelPath(c))
+	out := []string{kernelPath(r.GitDir)}
+	if r.Common != r.GitDir {
+		out = append(out, kernelPath(r.Common))
 	}
 	return out
-}
-
-// commonDir is the folder a linked worktree's git folder gd shares with
-// the main one, "" when gd has none.
-func commonDir(gd string) string {
-	b, err := os.ReadFile(filepath.Join(gd, "commondir"))
-	if err != nil {
-		return ""
-	}
-	return resolveIn(gd, strings.TrimSpace(string(b)))
 }
 
 // maxLinks bounds symlink hops, as the kernel's ELOOP limit does.

@@ -74,11 +74,8 @@ type Options struct {
 	// Offer, in read-only mode, asks the Prompter about a call refused only
 	// because it writes or runs something (Question.ReadOnly); a yes runs it
 	// once as ask mode would. The chat sets it.
-	Offer bool
-	// History answers which names a file had in git's history; nil
-	// means a History of the Policy's own.
-	History *History
-	Logger  *slog.Logger
+	Offer  bool
+	Logger *slog.Logger
 }
 
 // Policy decides tool calls. It implements tool.Approver and is safe for
@@ -108,7 +105,6 @@ type Policy struct {
 	mu     sync.Mutex // guards always
 	always []Rule     // scopes a person approved for the session
 
-	history *History
 	// globMatches and globDirs bound a glob argument's expansion
 	// (maxGlobMatches, maxGlobDirs; tests set small ones).
 	globMatches, globDirs int
@@ -123,13 +119,10 @@ func New(opts Options) (*Policy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("policy: workspace: %w", err)
 	}
-	p := &Policy{mode: opts.Mode, root: root, prompter: opts.Prompter, home: opts.Home, shell: opts.Shell, offer: opts.Offer, history: opts.History, log: opts.Logger,
+	p := &Policy{mode: opts.Mode, root: root, prompter: opts.Prompter, home: opts.Home, shell: opts.Shell, offer: opts.Offer, log: opts.Logger,
 		globMatches: maxGlobMatches, globDirs: maxGlobDirs}
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
-	}
-	if p.history == nil {
-		p.history = &History{}
 	}
 	if p.home == "" {
 		p.home, _ = os.UserHomeDir()

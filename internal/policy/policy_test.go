@@ -15,11 +15,9 @@ import (
 )
 
 // env is a workspace with a few files, a home and a scratch folder
-// outside it, and a link leaving the workspace. Its policies share one
-// History, so a table judged in three modes asks git once per question.
+// outside it, and a link leaving the workspace.
 type env struct {
 	root, home, scratch, outside string
-	history                      *History
 }
 
 func newEnv(t *testing.T) env {
@@ -33,7 +31,6 @@ func newEnv(t *testing.T) env {
 		home:    filepath.Join(base, "home"),
 		scratch: filepath.Join(base, "tmp"),
 		outside: filepath.Join(base, "outside"),
-		history: &History{},
 	}
 	for _, d := range []string{e.root, e.home, e.scratch, e.outside, filepath.Join(e.root, "src"), filepath.Join(e.root, ".git", "hooks")} {
 		mustDo(t, os.MkdirAll(d, 0o755))
@@ -86,7 +83,7 @@ func (e env) policy(t *testing.T, mode Mode, rules string, pr Prompter) *Policy 
 		}
 	}
 	p, err := New(Options{Mode: mode, Workspace: e.root, Rules: rs, Prompter: pr, Scratch: []string{e.scratch},
-		Home: e.home, Vars: map[string]string{"TMPDIR": e.scratch}, Shell: "bash", History: e.history})
+		Home: e.home, Vars: map[string]string{"TMPDIR": e.scratch}, Shell: "bash"})
 	if err != nil {
 		t.Fatal(err)
 	}

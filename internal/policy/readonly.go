@@ -2,6 +2,7 @@ package policy
 
 import (
 	_ "embed"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -158,7 +159,8 @@ var programs = sync.OnceValue(func() map[string]program {
 		"exit", "return", "break", "continue", "shift", "type"} {
 		m[name] = program{custom: func(SimpleCommand) roResult { return roResult{} }}
 	}
-	for name, f := range map[string]func(SimpleCommand) roResult{"jq": jqRO, "find": findRO, "env": envRO, "ps": psRO,
+	set(func(x *program) { x.after, x.g.exact = jqFilter, true }, "jq")
+	for name, f := range map[string]func(SimpleCommand) roResult{"find": findRO, "env": envRO, "ps": psRO,
 		"command": commandRO, "git": gitRO, "go": goRO, "printf": printfRO, "unset": unsetRO, "set": setRO,
 		"printenv": func(SimpleCommand) roResult { return roResult{asks: []string{envDump}} }} {
 		m[name] = program{custom: f}
@@ -359,86 +361,27 @@ func goRO(c SimpleCommand) roResult {
 	return notRO("go " + args[0].Value + " builds, runs or downloads code")
 }
 
-// jqArity is what jq's options take: the number of words after them,
-// and which of those is a file.
-var jqArity = map[string][2]int{
-	"--arg": {2, -1}, "--argjson": {2, -1}, "--slurpfile": {2, 1}, "--rawfile": {2, 1},
-	"--indent": {1, -1}, "-L": {1, -1}, "--library-path": {1, -1},
-}
-
-var jqFlags = nameSet("--null-input --raw-input --slurp --compact-output --raw-output --raw-output0 --join-output " +
-	"--ascii-output --sort-keys --color-output --monochrome-output --tab --unbuffered --stream " +
-	"--stream-errors --seq --exit-status --help --version --build-configuration --binary")
-
 // jqEnv finds jq's ways to read the environment ($ENV, env) and to load
 // modules from files.
 var jqEnv = lazyRE(`\$ENV\b|\$__prog_args\b|(^|[^A-Za-z0-9_$.])env\b|\b(import|include|input_filename)\b`)
 
-// jqRO: jq reads its files and prints what its filter says; the filter
-// can print the environment ($ENV, env) and load modules.
-func jqRO(c SimpleCommand) roResult {
-	var r roResult
-	args := c.Words[1:]
-	filter, fromFile, asArgs := false, false, false
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		v := a.Value
-		if !a.Literal() {
-			if !filter || mayBeOption(a, c.Dir) {
-				return notRO("an argument is computed at run time (" + v + ")")
-			}
-		}
-		switch {
-		case v == "--args" || v == "--jsonargs":
-			asArgs = true
-			continue
-		case jqFlags.has(v):
-			continue
-		case v == "-f" || v == "--from-file":
-			fromFile = true
-			if i+1 < len(args) {
-				i++
-				r.paths = append(r.paths, args[i])
-			}
-			continue
-		case strings.HasPrefix(v, "--"):
-			ar, ok := jqArity[v]
-			if !ok {
-				return notRO("it uses " + v + ", an option godwit does not know for jq")
-			}
-			for k := 0; k < ar[0] && i+1 < len(args); k++ {
-				i++
-				if k == ar[1] {
-					r.paths = append(r.paths, args[i])
-				}
-			}
-			continue
-		case len(v) > 1 && v[0] == '-':
-			if ar, ok := jqArity[v]; ok {
-				i += ar[0]
-				continue
-			}
-			for _, ch := range v[1:] {
-				if !strings.ContainsRune("nRscrjaSCMeh0V", ch) {
-					return notRO("it uses -" + string(ch) + ", an option godwit does not know for jq")
-				}
-			}
-			continue
-		}
-		switch {
-		case !filter && !fromFile:
-			filter = true
-			if !a.Known || jqEnv().MatchString(v) {
-				r.asks = append(r.asks, "its jq filter may print the environment or read other files")
-			}
-		case !asArgs:
-			r.paths = append(r.paths, a)
-		}
-	}
-	if fromFile {
+// jqFilter: jq reads its files and prints what its filter (the first
+// operand, unless -f gives a program file) says; the filter can print
+// the environment ($ENV, env) and load modules. Its options' values are
+// strings, JSON and module folders, printed only as the filter says.
+func jqFilter(p parsed, r *roResult) {
+	ops := p.operands
+	r.names = nil
+	switch {
+	case slices.ContainsFunc(p.used, func(u used) bool { return u.opt.short == 'f' || u.opt.long == "from-file" }):
 		r.asks = append(r.asks, "it runs a jq program from a file, which may print the environment")
+	case len(ops) > 0:
+		if jqEnv().MatchString(ops[0].Value) {
+			r.asks = append(r.asks, "its jq filter may print the environment or read other files")
+		}
+		ops = ops[1:]
 	}
-	return r
+	r.paths = append(r.paths, ops...)
 }
 
 // findPred is one of find's expression words: how many words it takes

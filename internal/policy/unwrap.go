@@ -10,7 +10,8 @@ import (
 // Deny and ask rules look through what runs another command; where what
 // runs cannot be known, the line asks when a rule could be dodged.
 
-// wrapper is a program that runs the command in its operands.
+// wrapper is a program that runs the command in its operands; what its
+// options do is in its table's marks (effString ... effNone).
 type wrapper struct {
 	g getopt
 	// skip is how many operands come before the command (timeout's
@@ -18,48 +19,21 @@ type wrapper struct {
 	skip int
 	// skipAssigns passes over NAME=VALUE operands (env, sudo).
 	skipAssigns bool
-	// shell: the operands are joined and run by a shell (watch, sudo -s).
+	// shell: the operands are joined and run by a shell (watch).
 	shell bool
-	// str are the options whose value is a command string run by a shell
-	// (su -c, flock -c, script -c).
-	str []string
-	// split are the options whose value is split into the command's
-	// first words (env -S).
-	split []string
-	// shellIf are options that make the operands a shell's command
-	// string (sudo -s, sudo -i).
-	shellIf []string
-	// execIf are options that make the operands the command itself
-	// (watch -x).
-	execIf []string
-	// none are options after which nothing runs (command -v).
-	none []string
 }
 
-// wrappers are programs.txt's table, with what the options of some do.
+// wrappers are programs.txt's table.
 var wrappers = sync.OnceValue(func() map[string]wrapper {
 	w := map[string]wrapper{}
 	for _, l := range table("wrappers") {
 		f := strings.Fields(l)
-		x := wrapper{g: parseSpec(strings.Join(f[2:], " ")), skip: -1}
+		x := wrapper{g: parseSpec(strings.Join(f[2:], " ")), skip: -1, skipAssigns: f[0] == "env" || f[0] == "sudo", shell: f[0] == "watch"}
 		x.g.stop = true
 		if f[1] != "-" {
 			x.skip, _ = strconv.Atoi(f[1])
 		}
 		w[f[0]] = x
-	}
-	set := func(name string, f func(*wrapper)) {
-		x := w[name]
-		f(&x)
-		w[name] = x
-	}
-	set("env", func(x *wrapper) { x.skipAssigns, x.split = true, []string{"-S", "--split-string"} })
-	set("sudo", func(x *wrapper) { x.skipAssigns, x.shellIf = true, []string{"-s", "--shell", "-i", "--login"} })
-	set("doas", func(x *wrapper) { x.shellIf = []string{"-s"} })
-	set("watch", func(x *wrapper) { x.shell, x.execIf = true, []string{"-x", "--exec"} })
-	set("command", func(x *wrapper) { x.none = []string{"-v", "-V"} })
-	for _, n := range []string{"flock", "su", "runuser", "script"} {
-		set(n, func(x *wrapper) { x.str = []string{"-c", "--command"} })
 	}
 	return w
 })
@@ -281,12 +255,12 @@ func (u *unwrapper) wrapped(c SimpleCommand, w wrapper, args []Word, depth int) 
 	xargs := baseName(c.Words[0].Value) == "xargs"
 	replace := ""
 	for _, o := range pa.used {
-		switch {
-		case contains(w.none, o.as, o.opt):
+		switch e := o.opt.eff; {
+		case e&effNone != 0:
 			return out
-		case contains(w.str, o.as, o.opt) && o.has:
+		case e&effString != 0 && o.has:
 			out.add(u.inner(o.value, c, depth))
-		case contains(w.split, o.as, o.opt) && o.has:
+		case e&effSplit != 0 && o.has:
 			sub := u.splitWords(o.value)
 			if sub == nil {
 				out.hide("env -S splits a string computed at run time")
@@ -294,9 +268,9 @@ func (u *unwrapper) wrapped(c SimpleCommand, w wrapper, args []Word, depth int) 
 			}
 			ic := SimpleCommand{Words: append(sub, pa.operands...), Dir: c.Dir, Stdin: c.Stdin}
 			out.addInner(ic, u.variants(ic, depth+1))
-		case contains(w.shellIf, o.as, o.opt):
+		case e&effShell != 0:
 			shell = true
-		case contains(w.execIf, o.as, o.opt):
+		case e&effExec != 0:
 			exec = true
 		case xargs && (o.opt.short == 'I' || o.opt.short == 'i' || o.opt.long == "replace"):
 			// xargs -I STR puts each input line where STR is.
@@ -341,15 +315,6 @@ func (u *unwrapper) wrapped(c SimpleCommand, w wrapper, args []Word, depth int) 
 	ic := SimpleCommand{Words: ops, Dir: c.Dir, Stdin: c.Stdin}
 	out.addInner(ic, u.variants(ic, depth+1))
 	return out
-}
-
-func contains(list []string, as string, o *option) bool {
-	for _, l := range list {
-		if l == as || (o != nil && (strings.TrimPrefix(l, "--") == o.long && o.long != "" || len(l) == 2 && l[1] == o.short && o.short != 0)) {
-			return true
-		}
-	}
-	return false
 }
 
 // shellRuns is what a shell runs: its -c string, its script, or its
