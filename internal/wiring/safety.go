@@ -14,14 +14,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/godwit/godwit/internal/config"
 	"github.com/godwit/godwit/internal/gitguard"
 	"github.com/godwit/godwit/internal/policy"
 	"github.com/godwit/godwit/internal/sandbox"
 	"github.com/godwit/godwit/internal/snapshot"
-	"github.com/godwit/godwit/internal/store"
 	"github.com/godwit/godwit/internal/tool/shell"
-	"github.com/godwit/godwit/internal/tool/workspace"
 	"github.com/godwit/godwit/tool"
 )
 
@@ -67,8 +64,8 @@ const CacheDir = "cache"
 // private caches, none in read-only mode, where the network is off too
 // unless a rule says otherwise. With Approval.Live there is a policy and
 // a sandbox per mode, taken at each approval and command.
-func newGuard(opts Options, ws *workspace.Workspace, st *store.Store, shcfg config.ShellConfig, closers *[]func() error) (*guard, error) {
-	root := ws.Root()
+func (b *build) newGuard() (*guard, error) {
+	opts, ws, root := b.opts, b.ws, b.ws.Root()
 	rules, err := policy.LoadRules(filepath.Join(opts.Home, policy.RulesFile), filepath.Join(root, ".godwit", policy.RulesFile))
 	if err != nil {
 		// A rules file godwit cannot use is the user's to fix, like config.yaml.
@@ -81,7 +78,7 @@ func newGuard(opts Options, ws *workspace.Workspace, st *store.Store, shcfg conf
 	if err != nil {
 		return nil, fmt.Errorf("wiring: private temp folder: %w", err)
 	}
-	*closers = append(*closers, func() error { return os.RemoveAll(tmp) })
+	b.env.closers = append(b.env.closers, func() error { return os.RemoveAll(tmp) })
 	kind := "bash"
 	if runtime.GOOS == "windows" {
 		kind = "powershell"
@@ -92,7 +89,7 @@ func newGuard(opts Options, ws *workspace.Workspace, st *store.Store, shcfg conf
 		modes = []policy.Mode{policy.ReadOnly, policy.Ask, policy.Auto}
 	}
 	g := &guard{}
-	procs, fileSize, logLimit := shcfg.Limits()
+	procs, fileSize, logLimit := b.cfg.Shell.Limits()
 	limits := sandbox.Limits{Processes: procs, FileSize: fileSize}
 	view := newView(opts, root, rules, &g.refused)
 	sw := switched{wraps: map[bool]func(*exec.Cmd) error{}}
@@ -130,7 +127,7 @@ func newGuard(opts Options, ws *workspace.Workspace, st *store.Store, shcfg conf
 	g.writeWrap = sw.wraps[false]
 	g.readOnlyWrap = sandbox.Wrap(sandbox.Config{ReadOnly: true, TempDir: tmp, View: view, Limits: limits, Logger: wrapLog})
 	g.hidden = func(toolName, abs string) bool { return sw.current().Hidden(toolName, abs) }
-	g.recorder = snapshot.NewRecorder(st, snapshot.Options{Workspace: ws, Logger: opts.Logger})
+	g.recorder = snapshot.NewRecorder(b.env.Store, snapshot.Options{Workspace: ws, Logger: opts.Logger})
 	// Landlock judges a write by its path: a file here hard-linked to one
 	// outside would let a command write outside, so such files get a copy
 	// of their own before commands that may write.
