@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -241,19 +242,11 @@ func readNoticed(r io.Reader, log io.Writer, wait time.Duration) ([]byte, error)
 	t := time.AfterFunc(wait, func() {
 		fmt.Fprintln(log, "godwit: waiting for the input on stdin to end (Ctrl-D on a terminal; run with </dev/null to give none)")
 	})
-	defer t.Stop()
-	return io.ReadAll(readerFunc(func(p []byte) (int, error) {
-		n, err := r.Read(p)
-		if n > 0 {
-			t.Stop()
-		}
-		return n, err
-	}))
+	br := bufio.NewReader(r)
+	_, _ = br.Peek(1) // its error, if any, comes again from ReadAll
+	t.Stop()
+	return io.ReadAll(br)
 }
-
-type readerFunc func([]byte) (int, error)
-
-func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
 
 func runRun(ctx context.Context, opts *RunOptions) (err error) {
 	now := opts.Now
