@@ -187,8 +187,8 @@ func (b *build) subagent(reg *tool.Registry) (*subagent.Tool, error) {
 	sub, err := subagent.New(subagent.Options{Parent: reg, Store: st, Workspace: root, Model: m.ref(),
 		Names: append(subagent.DefaultTools(), "search_memory"), Extra: []tool.Tool{b.shells.sub},
 		New: func(_ context.Context, c subagent.Child) (*agent.Runtime, error) {
-			return agent.New(agent.Config{Provider: m.provider, ProviderName: m.providerName, Model: m.id, Store: st,
-				Workspace: root, MaxSteps: c.MaxSteps, Cost: m.info.Price.Cost, Logger: log,
+			return agent.New(agent.Config{Provider: m.Provider, ProviderName: m.ProviderName, Model: m.Model.ID, Store: st,
+				Workspace: root, MaxSteps: c.MaxSteps, Cost: m.Model.Price.Cost, Logger: log,
 				Assembler: window.New(window.Options{System: c.System, Tools: c.Tools.Specs(), Budget: b.budget, Counter: b.counter, Pages: storePages{st}, Logger: log}),
 				Runner:    tool.NewRunner(c.Tools, tool.RunnerOptions{Approver: childPol, Logger: log})})
 		}})

@@ -185,7 +185,7 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 		return nil, err
 	}
 	env.Memory, env.Plan = b.mem.source, plan.New()
-	b.budget = window.Scaled(contextWindow(b.opts.ContextWindow, b.cfg.ContextWindow, b.model.info.ContextWindow))
+	b.budget = window.Scaled(contextWindow(b.opts.ContextWindow, b.cfg.ContextWindow, b.model.Model.ContextWindow))
 	b.counter = window.NewCounter()
 	if b.opts.WorkingSet != nil {
 		b.budget.WorkingSet = *b.opts.WorkingSet
@@ -217,7 +217,7 @@ type build struct {
 	cat    *catalog.Catalog
 	ws     *workspace.Workspace
 	env    *Env
-	model  chosenModel
+	model  ProviderModel
 	guard  *guard
 	shells shells
 	mem    memoryParts
@@ -232,20 +232,20 @@ type build struct {
 func (b *build) runtime(mgr *mcp.Manager) (*agent.Runtime, error) {
 	m, env := b.model, b.env
 	rt, err := agent.New(agent.Config{
-		Provider:     m.provider,
-		ProviderName: m.providerName,
-		Model:        m.id,
+		Provider:     m.Provider,
+		ProviderName: m.ProviderName,
+		Model:        m.Model.ID,
 		Assembler:    env.Window,
 		Runner:       env.Runner,
 		Store:        env.Store,
 		Workspace:    env.Workspace,
 		MaxSteps:     b.opts.MaxSteps,
-		Reasoning:    m.info.Reasoning,
-		Images:       m.info.Images,
+		Reasoning:    m.Model.Reasoning,
+		Images:       m.Model.Images,
 		Verify:       shellVerifier(b.shells.tool, b.opts.Logger),
 		OpenPlan:     openPlan(env.Plan),
 		SegmentNotes: func(context.Context) []string { return b.mem.source.Notes() },
-		Cost:         m.info.Price.Cost,
+		Cost:         m.Model.Price.Cost,
 		About:        about(b.opts, b.mem.places, env.reg, mgr),
 		Logger:       b.opts.Logger,
 	})
