@@ -63,6 +63,17 @@ func TestChatFlags(t *testing.T) {
 	}
 }
 
+// serve refuses a window godwit cannot work in, as run and chat do,
+// before it opens anything.
+func TestServeRefusesATinyWindow(t *testing.T) {
+	f, _, _ := testFactory(t.TempDir())
+	err := executeCmd(NewCmdServe(f), "--new", "--context-window", "10")
+	var ue *UsageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "--context-window 10: godwit needs at least 8192 tokens") {
+		t.Errorf("err = %v, want a usage error about the window", err)
+	}
+}
+
 // chatLinesRun runs the line-mode chat over a scripted model.
 func chatLinesRun(t *testing.T, input string, allowWrite bool, steps ...fake.Step) (opts *ChatOptions, stdout, stderr string) {
 	t.Helper()

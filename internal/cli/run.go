@@ -193,7 +193,7 @@ func (o *engineOptions) addFlags(fl *pflag.FlagSet, session *string) func() erro
 		case cont && fl.Changed("session"):
 			return usageErrorf("give --session ID or -c (the last session), not both")
 		case fl.Changed("context-window") && o.ContextWindow < config.MinContextWindow:
-			return usageErrorf("--context-window %d: godwit needs at least %d tokens (its system prompt and tools take about 2k); give the model's real window", o.ContextWindow, config.MinContextWindow)
+			return o.contextWindowError()
 		case fl.Changed("working-set") && *ws < 0:
 			return usageErrorf("--working-set %d: give 0 or more tokens", *ws)
 		}
@@ -205,6 +205,11 @@ func (o *engineOptions) addFlags(fl *pflag.FlagSet, session *string) func() erro
 		}
 		return nil
 	}
+}
+
+// contextWindowError refuses a --context-window godwit cannot work in.
+func (o *engineOptions) contextWindowError() error {
+	return usageErrorf("--context-window %d: godwit needs at least %d tokens (its system prompt and tools take about 2k); give the model's real window", o.ContextWindow, config.MinContextWindow)
 }
 
 // readStdin takes the prompt from stdin (-p -), or adds piped input to
