@@ -29,26 +29,20 @@ task, and record the verdict in a ledger.`,
 	return cmd
 }
 
-// EvalRunOptions are the inputs of `godwit eval run`.
+// EvalRunOptions are the inputs of `godwit eval run`: the runner's
+// options, the task folders and the results file.
 type EvalRunOptions struct {
-	IO      *IOStreams
-	Getenv  func(string) string
-	Logger  *slog.Logger
-	Home    string
-	Version string
-	Dirs    []string
-	Model   string
-	Runs    int
-	Jobs    int
-	Shard   string
-	Out     string
-	Keep    bool
+	eval.Options
+	IO   *IOStreams
+	Dirs []string
+	Out  string
 }
 
 // NewCmdEvalRun builds `godwit eval run`. runF replaces the real run in
 // tests.
 func NewCmdEvalRun(f *Factory, runF func(context.Context, *EvalRunOptions) error) *cobra.Command {
-	opts := &EvalRunOptions{IO: f.IO, Getenv: f.Getenv, Logger: f.Logger, Version: f.Version}
+	opts := &EvalRunOptions{IO: f.IO, Options: eval.Options{Getenv: f.Getenv, Logger: f.Logger, Version: f.Version}}
+	var shard string
 	cmd := &cobra.Command{
 		Use:   "run DIR... [flags]",
 		Short: "Run eval tasks, each in a fresh workspace, and write the results",
@@ -67,7 +61,8 @@ Exit status: 0 every run passed, 1 some run failed, 2 bad usage.`,
 			case opts.Jobs < 1:
 				return usageErrorf("--jobs %d: give 1 or more", opts.Jobs)
 			}
-			if _, err := eval.ParseShard(opts.Shard); err != nil {
+			var err error
+			if opts.Shard, err = eval.ParseShard(shard); err != nil {
 				return &UsageError{Err: err}
 			}
 			return runWith(cmd, f, &opts.Home, opts, runF, runEvalRun)
@@ -77,7 +72,7 @@ Exit status: 0 every run passed, 1 some run failed, 2 bad usage.`,
 	fl.StringVarP(&opts.Model, "model", "m", "", "provider/model to evaluate (default: each task's scripted model)")
 	fl.IntVar(&opts.Runs, "runs", 1, "how many times to run each task")
 	fl.IntVarP(&opts.Jobs, "jobs", "j", 1, "how many runs go at once")
-	fl.StringVar(&opts.Shard, "shard", "", "run only shard I of N (I/N, e.g. 2/4); join the shards with eval merge")
+	fl.StringVar(&shard, "shard", "", "run only shard I of N (I/N, e.g. 2/4); join the shards with eval merge")
 	fl.StringVarP(&opts.Out, "out", "o", "eval-results.json", "write the results (JSON) here")
 	fl.BoolVar(&opts.Keep, "keep", false, "keep the workspaces of failed runs")
 	return cmd
@@ -88,12 +83,8 @@ func runEvalRun(ctx context.Context, opts *EvalRunOptions) error {
 	if err != nil {
 		return err
 	}
-	shard, _ := eval.ParseShard(opts.Shard) // checked in RunE
-	res, err := eval.Run(ctx, tasks, eval.Options{
-		Model: opts.Model, Home: opts.Home, Getenv: opts.Getenv, Runs: opts.Runs, Jobs: opts.Jobs, Shard: shard,
-		Version: opts.Version, Keep: opts.Keep, Logger: opts.Logger,
-		Progress: eval.NewProgress(opts.IO.ErrOut, opts.IO.ErrTTY),
-	})
+	opts.Progress = eval.NewProgress(opts.IO.ErrOut, opts.IO.ErrTTY)
+	res, err := eval.Run(ctx, tasks, opts.Options)
 	if err != nil {
 		return err
 	}
