@@ -117,16 +117,14 @@ func recordEval(ctx context.Context, home string, log *slog.Logger, write func(*
 	}
 }
 
-// EvalCompareOptions are the inputs of `godwit eval compare`.
+// EvalCompareOptions are the inputs of `godwit eval compare`: the
+// comparison's options (NameA and NameB the files) and where the verdict
+// goes.
 type EvalCompareOptions struct {
+	eval.CompareOptions
 	IO     *IOStreams
 	Logger *slog.Logger
 	Home   string
-	A, B   string
-	Bars   []string
-	Why    string
-	Expect []string
-	Noise  float64
 	Ledger string
 	Now    func() time.Time
 }
@@ -134,6 +132,7 @@ type EvalCompareOptions struct {
 // NewCmdEvalCompare builds `godwit eval compare`.
 func NewCmdEvalCompare(f *Factory, runF func(context.Context, *EvalCompareOptions) error) *cobra.Command {
 	opts := &EvalCompareOptions{IO: f.IO, Logger: f.Logger, Now: f.Now}
+	var bars []string
 	cmd := &cobra.Command{
 		Use:   "compare A B [flags]",
 		Short: "Compare two result sets task by task and record the verdict",
@@ -151,8 +150,9 @@ Exit status: 0 the bars pass, 1 they do not, 2 bad usage.`,
 		Example: `  godwit eval compare base.json new.json --bar "calls<=+5%" --bar "pass>=0" --why "shorter tool descriptions"`,
 		Args:    cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.A, opts.B = args[0], args[1]
-			if _, err := eval.ParseBars(opts.Bars); err != nil {
+			var err error
+			opts.NameA, opts.NameB = args[0], args[1]
+			if opts.Bars, err = eval.ParseBars(bars); err != nil {
 				return &UsageError{Err: err}
 			}
 			for _, e := range opts.Expect {
@@ -171,7 +171,7 @@ Exit status: 0 the bars pass, 1 they do not, 2 bad usage.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringArrayVar(&opts.Bars, "bar", nil, `a gate such as "calls<=+5%" or "pass>=0" (repeatable)`)
+	fl.StringArrayVar(&bars, "bar", nil, `a gate such as "calls<=+5%" or "pass>=0" (repeatable)`)
 	fl.StringVar(&opts.Why, "why", "", "why the comparison is made (the change under test), for the ledger")
 	fl.StringSliceVar(&opts.Expect, "expect", nil, "what the change under test alters and so may differ: model, prompt, tools")
 	fl.Float64Var(&opts.Noise, "noise", eval.DefaultNoise, "the least change of tokens or calls, in percent, that counts as an effect")
@@ -180,17 +180,15 @@ Exit status: 0 the bars pass, 1 they do not, 2 bad usage.`,
 }
 
 func runEvalCompare(ctx context.Context, opts *EvalCompareOptions) error {
-	a, err := eval.ReadResults(opts.A)
+	a, err := eval.ReadResults(opts.NameA)
 	if err != nil {
 		return err
 	}
-	b, err := eval.ReadResults(opts.B)
+	b, err := eval.ReadResults(opts.NameB)
 	if err != nil {
 		return err
 	}
-	bars, _ := eval.ParseBars(opts.Bars) // checked in RunE
-	v := eval.Compare(a, b, eval.CompareOptions{NameA: opts.A, NameB: opts.B, Why: opts.Why, Expect: opts.Expect,
-		Noise: opts.Noise, Bars: bars}, opts.Now())
+	v := eval.Compare(a, b, opts.CompareOptions, opts.Now())
 	if err := eval.WriteComparison(opts.IO.Out, v); err != nil {
 		return err
 	}

@@ -82,7 +82,7 @@ func TestEvalCompareAndMergeFlags(t *testing.T) {
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	if got.A != "a.json" || got.B != "b.json" || len(got.Bars) != 2 || got.Why != "shorter prompt" ||
+	if got.NameA != "a.json" || got.NameB != "b.json" || len(got.Bars) != 2 || got.Why != "shorter prompt" ||
 		!reflect.DeepEqual(got.Expect, []string{"prompt", "tools"}) || got.Ledger != filepath.Join("/h", "eval-ledger.jsonl") || got.Noise != eval.DefaultNoise {
 		t.Errorf("options = %+v", got)
 	}
