@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"path/filepath"
 	"strings"
 	"time"
@@ -23,30 +22,17 @@ import (
 )
 
 // engineOptions are the inputs every command that builds an engine
-// shares (run, chat, serve).
+// shares (run, chat, serve, acp): what wiring builds from, filled from
+// the Factory and the flags, and the flags of the mode.
 type engineOptions struct {
-	IO     *IOStreams
-	Getenv func(string) string
-	// ProjectKey reads a provider key of the workspace's .env (Factory).
-	ProjectKey func(string) (string, bool)
-	Logger     *slog.Logger
-	Home       string
-	Workdir    string
-	Model      string
+	wiring.Options
+	IO         *IOStreams
 	AllowWrite bool
 	Yes        bool
-	// ContextWindow overrides the model's window in tokens.
-	ContextWindow int
-	// WorkingSet overrides config's working_set (nil: not given).
-	WorkingSet *int
-	// Provider replaces the configured one (tests).
-	Provider llm.Provider
-	// Version is godwit's, for session.started.
-	Version string
 }
 
 func newEngineOptions(f *Factory) engineOptions {
-	return engineOptions{IO: f.IO, Getenv: f.Getenv, ProjectKey: f.ProjectKey, Logger: f.Logger, Version: f.Version}
+	return engineOptions{IO: f.IO, Options: wiring.Options{Getenv: f.Getenv, ProjectKey: f.ProjectKey, Logger: f.Logger, Version: f.Version}}
 }
 
 // model is --model, else the default (defaultModel); "" when a Provider
@@ -65,11 +51,9 @@ func (o *engineOptions) model() (string, error) {
 // wiring is what builds the engine: model, approved by a, its own events
 // to sink.
 func (o *engineOptions) wiring(model string, a wiring.Approval, sink agent.Sink) wiring.Options {
-	return wiring.Options{
-		Home: o.Home, Workspace: o.Workdir, UserHome: userHome(o.Getenv), Model: model, Provider: o.Provider,
-		Approval: a, EngineEvents: sink, Getenv: o.Getenv, ProjectKey: o.ProjectKey, Logger: o.Logger,
-		ContextWindow: o.ContextWindow, WorkingSet: o.WorkingSet, Version: o.Version,
-	}
+	w := o.Options
+	w.UserHome, w.Model, w.Approval, w.EngineEvents = userHome(o.Getenv), model, a, sink
+	return w
 }
 
 // RunOptions are the inputs of `godwit run`.
@@ -78,7 +62,6 @@ type RunOptions struct {
 	Prompt    string
 	SessionID string
 	JSON      bool
-	MaxSteps  int
 	Reset     bool
 	Verify    string
 	// Images are image files to attach to the prompt (--image).
@@ -130,7 +113,7 @@ Exit status: 0 done, 1 the run failed, 2 bad usage.`,
 			if err := opts.checkFlags(cmd.Flags().Changed, len(args) > 0); err != nil {
 				return err
 			}
-			opts.Workdir = f.Workdir
+			opts.Workspace = f.Workdir
 			if opts.Prompt == "" && len(args) > 0 {
 				opts.Prompt = strings.Join(args, " ")
 			}
@@ -270,7 +253,7 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 	var images []llm.Part
 	for _, path := range opts.Images {
 		if !filepath.IsAbs(path) {
-			path = filepath.Join(opts.Workdir, path)
+			path = filepath.Join(opts.Workspace, path)
 		}
 		p, err := llm.ReadImage(path)
 		if err != nil {
@@ -282,9 +265,7 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 	if err != nil {
 		return err
 	}
-	w := opts.wiring(model, wiring.Approval{Mode: policy.ModeFromFlags(opts.AllowWrite, opts.Yes), Prompter: runPrompter(opts.IO)}, sink)
-	w.MaxSteps = opts.MaxSteps
-	env, err := wiring.Build(ctx, w)
+	env, err := wiring.Build(ctx, opts.wiring(model, wiring.Approval{Mode: policy.ModeFromFlags(opts.AllowWrite, opts.Yes), Prompter: runPrompter(opts.IO)}, sink))
 	if err != nil {
 		return err
 	}

@@ -58,7 +58,7 @@ answer or its error.`,
 			if len(args) == 1 {
 				opts.Session = args[0]
 			}
-			opts.Workdir = f.Workdir // after -C
+			opts.Workspace = f.Workdir // after -C
 			return runWith(cmd, f, &opts.Home, opts, nil, runServe)
 		},
 	}
