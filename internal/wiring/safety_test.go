@@ -213,9 +213,9 @@ func TestSecretFilesPadded(t *testing.T) {
 // TestNoticeOnce: why the view is missing reaches the user with the next
 // shell result, once.
 func TestNoticeOnce(t *testing.T) {
-	var n notice
+	var n atomic.Pointer[string]
 	sh := &noticed{toolFunc(func() tool.Result { return tool.Result{Content: "ok"} }), &n}
-	n.set("no view here")
+	n.Store(new("no view here"))
 	for i, want := range []string{"no view here", ""} {
 		res, err := sh.Run(context.Background(), nil)
 		if err != nil || res.Notice != want {
