@@ -11,6 +11,7 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
+	"github.com/godwit/godwit/internal/wiring"
 	"github.com/godwit/godwit/llm/fake"
 )
 
@@ -54,7 +55,7 @@ func TestACPFlags(t *testing.T) {
 func TestACPBadMode(t *testing.T) {
 	ios, _, _, _ := fakeStreams()
 	f := &Factory{IO: ios, Getenv: func(string) string { return "" }, Logger: slog.New(slog.DiscardHandler)}
-	err := runACP(context.Background(), &ACPOptions{engineOptions: engineOptions{IO: ios, Getenv: f.Getenv, Logger: f.Logger, Provider: fake.New()}, Mode: "yolo"})
+	err := runACP(context.Background(), &ACPOptions{engineOptions: engineOptions{IO: ios, Options: wiring.Options{Getenv: f.Getenv, Logger: f.Logger, Provider: fake.New()}}, Mode: "yolo"})
 	var ue *UsageError
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "read-only, ask or auto") {
 		t.Errorf("err = %v, want a usage error naming the modes", err)
@@ -69,7 +70,7 @@ func TestACPServes(t *testing.T) {
 	ios := &IOStreams{In: toServer, Out: toClient, ErrOut: io.Discard}
 	home, ws := t.TempDir(), t.TempDir()
 	f := &Factory{IO: ios, Getenv: func(string) string { return "" }, Logger: slog.New(slog.DiscardHandler), Version: "t"}
-	opts := &ACPOptions{engineOptions: engineOptions{IO: ios, Getenv: f.Getenv, Logger: f.Logger, Home: home, Provider: fake.New(fake.Step{Text: "hello from godwit"})}, Mode: "ask"}
+	opts := &ACPOptions{engineOptions: engineOptions{IO: ios, Options: wiring.Options{Getenv: f.Getenv, Logger: f.Logger, Home: home, Provider: fake.New(fake.Step{Text: "hello from godwit"})}}, Mode: "ask"}
 	done := make(chan error, 1)
 	go func() { done <- runACP(context.Background(), opts) }()
 

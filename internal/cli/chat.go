@@ -61,7 +61,7 @@ command, and answers are printed as plain text.`,
 			if err := engineFlags(); err != nil {
 				return err
 			}
-			opts.Workdir = f.Workdir
+			opts.Workspace = f.Workdir
 			fl := cmd.Flags()
 			opts.ModelNamed, opts.ModeNamed = fl.Changed("model"), fl.Changed("allow-write") || fl.Changed("yes")
 			return runWith(cmd, f, &opts.Home, opts, runF, runChat)
@@ -91,7 +91,7 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 // sessionModel is the model the session being resumed last ran on; ""
 // when it cannot be told.
 func sessionModel(ctx context.Context, opts *ChatOptions) string {
-	st, sess, err := openSession(ctx, opts.Home, opts.Session, workspaceRoot(opts.Workdir))
+	st, sess, err := openSession(ctx, opts.Home, opts.Session, workspaceRoot(opts.Workspace))
 	if err != nil {
 		return ""
 	}

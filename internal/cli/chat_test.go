@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/godwit/godwit/internal/wiring"
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/llm/fake"
 )
@@ -28,8 +29,8 @@ func TestChatFlags(t *testing.T) {
 	}{
 		{"defaults", nil, ChatOptions{}, ""},
 		{"all", []string{"--model", "local/m", "--session", "last", "--allow-write", "--context-window", "32000"},
-			ChatOptions{engineOptions: engineOptions{Model: "local/m", AllowWrite: true, ContextWindow: 32000}, Session: "last"}, ""},
-		{"yes", []string{"-y", "-m", "a/b"}, ChatOptions{engineOptions: engineOptions{Yes: true, Model: "a/b"}}, ""},
+			ChatOptions{engineOptions: engineOptions{AllowWrite: true, Options: wiring.Options{Model: "local/m", ContextWindow: 32000}}, Session: "last"}, ""},
+		{"yes", []string{"-y", "-m", "a/b"}, ChatOptions{engineOptions: engineOptions{Yes: true, Options: wiring.Options{Model: "a/b"}}}, ""},
 		{"negative window", []string{"--context-window", "-1"}, ChatOptions{}, "--context-window -1: godwit needs at least 8192 tokens"},
 		{"tiny window", []string{"--context-window", "10"}, ChatOptions{}, "--context-window 10: godwit needs at least 8192 tokens"},
 		{"continue", []string{"-c"}, ChatOptions{Session: "last"}, ""},
@@ -63,14 +64,25 @@ func TestChatFlags(t *testing.T) {
 	}
 }
 
+// serve refuses a window godwit cannot work in, as run and chat do,
+// before it opens anything.
+func TestServeRefusesATinyWindow(t *testing.T) {
+	f, _, _ := testFactory(t.TempDir())
+	err := executeCmd(NewCmdServe(f), "--new", "--context-window", "10")
+	var ue *UsageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "--context-window 10: godwit needs at least 8192 tokens") {
+		t.Errorf("err = %v, want a usage error about the window", err)
+	}
+}
+
 // chatLinesRun runs the line-mode chat over a scripted model.
 func chatLinesRun(t *testing.T, input string, allowWrite bool, steps ...fake.Step) (opts *ChatOptions, stdout, stderr string) {
 	t.Helper()
 	ios, in, out, errOut := fakeStreams()
 	in.WriteString(input)
 	f := chatFactory(t, ios, t.TempDir())
-	opts = &ChatOptions{engineOptions: engineOptions{IO: ios, Getenv: f.Getenv, Logger: f.Logger, Home: t.TempDir(), Workdir: f.Workdir,
-		Model: "fake/m", AllowWrite: allowWrite, Provider: fake.New(steps...)}}
+	opts = &ChatOptions{engineOptions: engineOptions{IO: ios, AllowWrite: allowWrite, Options: wiring.Options{Getenv: f.Getenv, Logger: f.Logger, Home: t.TempDir(),
+		Workspace: f.Workdir, Model: "fake/m", Provider: fake.New(steps...)}}}
 	if err := runChat(context.Background(), opts); err != nil {
 		t.Fatalf("chat: %v\n%s", err, errOut)
 	}
@@ -106,7 +118,7 @@ func TestChatLinesApproves(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			opts, _, errOut := chatLinesRun(t, "write a.txt\n"+tc.answer+"\n", true, write, fake.Step{Text: "done"})
-			_, err := os.Stat(filepath.Join(opts.Workdir, "a.txt"))
+			_, err := os.Stat(filepath.Join(opts.Workspace, "a.txt"))
 			if written := err == nil; written != tc.written {
 				t.Errorf("written = %v, want %v; stderr:\n%s", written, tc.written, errOut)
 			}
@@ -119,7 +131,7 @@ func TestChatLinesApproves(t *testing.T) {
 
 func TestChatNeedsAModel(t *testing.T) {
 	ios, _, _, _ := fakeStreams()
-	opts := &ChatOptions{engineOptions: engineOptions{IO: ios, Getenv: func(string) string { return "" }, Home: t.TempDir(), Workdir: t.TempDir()}}
+	opts := &ChatOptions{engineOptions: engineOptions{IO: ios, Options: wiring.Options{Getenv: func(string) string { return "" }, Home: t.TempDir(), Workspace: t.TempDir()}}}
 	var ue *UsageError
 	if err := runChat(context.Background(), opts); !errors.As(err, &ue) || !strings.Contains(err.Error(), "--model") {
 		t.Errorf("err = %v, want a usage error naming --model", err)

@@ -30,7 +30,7 @@ func openChatMail(ctx context.Context, opts *ChatOptions) (*chatMail, error) {
 	}
 	c := &chatMail{st: st}
 	if opts.Session != "" {
-		sess, err := resolveSession(ctx, st, opts.Session, workspaceRoot(opts.Workdir))
+		sess, err := resolveSession(ctx, st, opts.Session, workspaceRoot(opts.Workspace))
 		if err == nil {
 			_, err = c.hold(ctx, sess.ID)
 		}

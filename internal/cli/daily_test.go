@@ -230,8 +230,8 @@ func TestCdMovesTheWorkspace(t *testing.T) {
 	if err := root.ExecuteContext(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if got.Workdir != dir || moved != dir {
-		t.Errorf("workdir %q, chdir %q; want %q", got.Workdir, moved, dir)
+	if got.Workspace != dir || moved != dir {
+		t.Errorf("workdir %q, chdir %q; want %q", got.Workspace, moved, dir)
 	}
 }
 

@@ -39,8 +39,7 @@ func LoadEnvFiles(f *Factory) {
 		files = append(files, envFile{path: project, project: true})
 	}
 	f.projectKeys = map[string]string{}
-	_, err := loadDotenv(files, os.LookupEnv, os.Setenv, f.projectKeys)
-	if err != nil {
+	if err := loadDotenv(files, os.LookupEnv, os.Setenv, f.projectKeys); err != nil {
 		f.Logger.Warn(err.Error())
 	}
 }
@@ -65,10 +64,8 @@ func providerKey(name string) bool {
 // loadDotenv loads files in order; a variable already set (by the
 // environment or an earlier file) is kept. From a project's file only
 // provider keys are read, into project, not set; the others are named in
-// one error per file. It returns the names it set. Missing files are
-// skipped.
-func loadDotenv(files []envFile, lookup func(string) (string, bool), set func(k, v string) error, project map[string]string) ([]string, error) {
-	var loaded []string
+// one error per file. Missing files are skipped.
+func loadDotenv(files []envFile, lookup func(string) (string, bool), set func(k, v string) error, project map[string]string) error {
 	var errs []error
 	for _, f := range files {
 		data, err := os.ReadFile(f.path)
@@ -102,16 +99,14 @@ func loadDotenv(files []envFile, lookup func(string) (string, bool), set func(k,
 			}
 			if err := set(v.name, v.value); err != nil {
 				errs = append(errs, fmt.Errorf("%s: set %s: %w", f.path, v.name, err))
-				continue
 			}
-			loaded = append(loaded, v.name)
 		}
 		if len(ignored) > 0 {
 			errs = append(errs, fmt.Errorf("%s: ignored %s: from a project's .env godwit reads only provider keys (*_API_KEY), so the repository cannot change how godwit or its commands run; export what you need yourself, or put it in $GODWIT_HOME/.env",
 				f.path, strings.Join(ignored, ", ")))
 		}
 	}
-	return loaded, errors.Join(errs...)
+	return errors.Join(errs...)
 }
 
 type envVar struct{ name, value string }

@@ -29,26 +29,20 @@ task, and record the verdict in a ledger.`,
 	return cmd
 }
 
-// EvalRunOptions are the inputs of `godwit eval run`.
+// EvalRunOptions are the inputs of `godwit eval run`: the runner's
+// options, the task folders and the results file.
 type EvalRunOptions struct {
-	IO      *IOStreams
-	Getenv  func(string) string
-	Logger  *slog.Logger
-	Home    string
-	Version string
-	Dirs    []string
-	Model   string
-	Runs    int
-	Jobs    int
-	Shard   string
-	Out     string
-	Keep    bool
+	eval.Options
+	IO   *IOStreams
+	Dirs []string
+	Out  string
 }
 
 // NewCmdEvalRun builds `godwit eval run`. runF replaces the real run in
 // tests.
 func NewCmdEvalRun(f *Factory, runF func(context.Context, *EvalRunOptions) error) *cobra.Command {
-	opts := &EvalRunOptions{IO: f.IO, Getenv: f.Getenv, Logger: f.Logger, Version: f.Version}
+	opts := &EvalRunOptions{IO: f.IO, Options: eval.Options{Getenv: f.Getenv, Logger: f.Logger, Version: f.Version}}
+	var shard string
 	cmd := &cobra.Command{
 		Use:   "run DIR... [flags]",
 		Short: "Run eval tasks, each in a fresh workspace, and write the results",
@@ -67,7 +61,8 @@ Exit status: 0 every run passed, 1 some run failed, 2 bad usage.`,
 			case opts.Jobs < 1:
 				return usageErrorf("--jobs %d: give 1 or more", opts.Jobs)
 			}
-			if _, err := eval.ParseShard(opts.Shard); err != nil {
+			var err error
+			if opts.Shard, err = eval.ParseShard(shard); err != nil {
 				return &UsageError{Err: err}
 			}
 			return runWith(cmd, f, &opts.Home, opts, runF, runEvalRun)
@@ -77,7 +72,7 @@ Exit status: 0 every run passed, 1 some run failed, 2 bad usage.`,
 	fl.StringVarP(&opts.Model, "model", "m", "", "provider/model to evaluate (default: each task's scripted model)")
 	fl.IntVar(&opts.Runs, "runs", 1, "how many times to run each task")
 	fl.IntVarP(&opts.Jobs, "jobs", "j", 1, "how many runs go at once")
-	fl.StringVar(&opts.Shard, "shard", "", "run only shard I of N (I/N, e.g. 2/4); join the shards with eval merge")
+	fl.StringVar(&shard, "shard", "", "run only shard I of N (I/N, e.g. 2/4); join the shards with eval merge")
 	fl.StringVarP(&opts.Out, "out", "o", "eval-results.json", "write the results (JSON) here")
 	fl.BoolVar(&opts.Keep, "keep", false, "keep the workspaces of failed runs")
 	return cmd
@@ -88,12 +83,8 @@ func runEvalRun(ctx context.Context, opts *EvalRunOptions) error {
 	if err != nil {
 		return err
 	}
-	shard, _ := eval.ParseShard(opts.Shard) // checked in RunE
-	res, err := eval.Run(ctx, tasks, eval.Options{
-		Model: opts.Model, Home: opts.Home, Getenv: opts.Getenv, Runs: opts.Runs, Jobs: opts.Jobs, Shard: shard,
-		Version: opts.Version, Keep: opts.Keep, Logger: opts.Logger,
-		Progress: eval.NewProgress(opts.IO.ErrOut, opts.IO.ErrTTY),
-	})
+	opts.Progress = eval.NewProgress(opts.IO.ErrOut, opts.IO.ErrTTY)
+	res, err := eval.Run(ctx, tasks, opts.Options)
 	if err != nil {
 		return err
 	}
@@ -126,16 +117,14 @@ func recordEval(ctx context.Context, home string, log *slog.Logger, write func(*
 	}
 }
 
-// EvalCompareOptions are the inputs of `godwit eval compare`.
+// EvalCompareOptions are the inputs of `godwit eval compare`: the
+// comparison's options (NameA and NameB the files) and where the verdict
+// goes.
 type EvalCompareOptions struct {
+	eval.CompareOptions
 	IO     *IOStreams
 	Logger *slog.Logger
 	Home   string
-	A, B   string
-	Bars   []string
-	Why    string
-	Expect []string
-	Noise  float64
 	Ledger string
 	Now    func() time.Time
 }
@@ -143,6 +132,7 @@ type EvalCompareOptions struct {
 // NewCmdEvalCompare builds `godwit eval compare`.
 func NewCmdEvalCompare(f *Factory, runF func(context.Context, *EvalCompareOptions) error) *cobra.Command {
 	opts := &EvalCompareOptions{IO: f.IO, Logger: f.Logger, Now: f.Now}
+	var bars []string
 	cmd := &cobra.Command{
 		Use:   "compare A B [flags]",
 		Short: "Compare two result sets task by task and record the verdict",
@@ -160,8 +150,9 @@ Exit status: 0 the bars pass, 1 they do not, 2 bad usage.`,
 		Example: `  godwit eval compare base.json new.json --bar "calls<=+5%" --bar "pass>=0" --why "shorter tool descriptions"`,
 		Args:    cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.A, opts.B = args[0], args[1]
-			if _, err := eval.ParseBars(opts.Bars); err != nil {
+			var err error
+			opts.NameA, opts.NameB = args[0], args[1]
+			if opts.Bars, err = eval.ParseBars(bars); err != nil {
 				return &UsageError{Err: err}
 			}
 			for _, e := range opts.Expect {
@@ -180,7 +171,7 @@ Exit status: 0 the bars pass, 1 they do not, 2 bad usage.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringArrayVar(&opts.Bars, "bar", nil, `a gate such as "calls<=+5%" or "pass>=0" (repeatable)`)
+	fl.StringArrayVar(&bars, "bar", nil, `a gate such as "calls<=+5%" or "pass>=0" (repeatable)`)
 	fl.StringVar(&opts.Why, "why", "", "why the comparison is made (the change under test), for the ledger")
 	fl.StringSliceVar(&opts.Expect, "expect", nil, "what the change under test alters and so may differ: model, prompt, tools")
 	fl.Float64Var(&opts.Noise, "noise", eval.DefaultNoise, "the least change of tokens or calls, in percent, that counts as an effect")
@@ -189,17 +180,15 @@ Exit status: 0 the bars pass, 1 they do not, 2 bad usage.`,
 }
 
 func runEvalCompare(ctx context.Context, opts *EvalCompareOptions) error {
-	a, err := eval.ReadResults(opts.A)
+	a, err := eval.ReadResults(opts.NameA)
 	if err != nil {
 		return err
 	}
-	b, err := eval.ReadResults(opts.B)
+	b, err := eval.ReadResults(opts.NameB)
 	if err != nil {
 		return err
 	}
-	bars, _ := eval.ParseBars(opts.Bars) // checked in RunE
-	v := eval.Compare(a, b, eval.CompareOptions{NameA: opts.A, NameB: opts.B, Why: opts.Why, Expect: opts.Expect,
-		Noise: opts.Noise, Bars: bars}, opts.Now())
+	v := eval.Compare(a, b, opts.CompareOptions, opts.Now())
 	if err := eval.WriteComparison(opts.IO.Out, v); err != nil {
 		return err
 	}

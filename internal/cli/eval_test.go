@@ -36,9 +36,9 @@ func TestEvalRunFlags(t *testing.T) {
 		want    EvalRunOptions
 		wantErr string
 	}{
-		{args: "evals/basic", want: EvalRunOptions{Dirs: []string{"evals/basic"}, Runs: 1, Jobs: 1, Out: "eval-results.json"}},
+		{args: "evals/basic", want: EvalRunOptions{Dirs: []string{"evals/basic"}, Options: eval.Options{Runs: 1, Jobs: 1}, Out: "eval-results.json"}},
 		{args: "a b --model x/y --runs 3 -j 2 --shard 1/2 -o r.json --keep",
-			want: EvalRunOptions{Dirs: []string{"a", "b"}, Model: "x/y", Runs: 3, Jobs: 2, Shard: "1/2", Out: "r.json", Keep: true}},
+			want: EvalRunOptions{Dirs: []string{"a", "b"}, Options: eval.Options{Model: "x/y", Runs: 3, Jobs: 2, Shard: eval.Shard{Index: 1, Count: 2}, Keep: true}, Out: "r.json"}},
 		{args: "a --runs 0", wantErr: "--runs 0"},
 		{args: "a --jobs 0", wantErr: "--jobs 0"},
 		{args: "a --shard 3/2", wantErr: "I/N"},
@@ -82,7 +82,7 @@ func TestEvalCompareAndMergeFlags(t *testing.T) {
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	if got.A != "a.json" || got.B != "b.json" || len(got.Bars) != 2 || got.Why != "shorter prompt" ||
+	if got.NameA != "a.json" || got.NameB != "b.json" || len(got.Bars) != 2 || got.Why != "shorter prompt" ||
 		!reflect.DeepEqual(got.Expect, []string{"prompt", "tools"}) || got.Ledger != filepath.Join("/h", "eval-ledger.jsonl") || got.Noise != eval.DefaultNoise {
 		t.Errorf("options = %+v", got)
 	}

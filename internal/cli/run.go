@@ -1,11 +1,11 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"path/filepath"
 	"strings"
 	"time"
@@ -22,30 +22,17 @@ import (
 )
 
 // engineOptions are the inputs every command that builds an engine
-// shares (run, chat, serve).
+// shares (run, chat, serve, acp): what wiring builds from, filled from
+// the Factory and the flags, and the flags of the mode.
 type engineOptions struct {
-	IO     *IOStreams
-	Getenv func(string) string
-	// ProjectKey reads a provider key of the workspace's .env (Factory).
-	ProjectKey func(string) (string, bool)
-	Logger     *slog.Logger
-	Home       string
-	Workdir    string
-	Model      string
+	wiring.Options
+	IO         *IOStreams
 	AllowWrite bool
 	Yes        bool
-	// ContextWindow overrides the model's window in tokens.
-	ContextWindow int
-	// WorkingSet overrides config's working_set (nil: not given).
-	WorkingSet *int
-	// Provider replaces the configured one (tests).
-	Provider llm.Provider
-	// Version is godwit's, for session.started.
-	Version string
 }
 
 func newEngineOptions(f *Factory) engineOptions {
-	return engineOptions{IO: f.IO, Getenv: f.Getenv, ProjectKey: f.ProjectKey, Logger: f.Logger, Version: f.Version}
+	return engineOptions{IO: f.IO, Options: wiring.Options{Getenv: f.Getenv, ProjectKey: f.ProjectKey, Logger: f.Logger, Version: f.Version}}
 }
 
 // model is --model, else the default (defaultModel); "" when a Provider
@@ -64,11 +51,9 @@ func (o *engineOptions) model() (string, error) {
 // wiring is what builds the engine: model, approved by a, its own events
 // to sink.
 func (o *engineOptions) wiring(model string, a wiring.Approval, sink agent.Sink) wiring.Options {
-	return wiring.Options{
-		Home: o.Home, Workspace: o.Workdir, UserHome: userHome(o.Getenv), Model: model, Provider: o.Provider,
-		Approval: a, EngineEvents: sink, Getenv: o.Getenv, ProjectKey: o.ProjectKey, Logger: o.Logger,
-		ContextWindow: o.ContextWindow, WorkingSet: o.WorkingSet, Version: o.Version,
-	}
+	w := o.Options
+	w.UserHome, w.Model, w.Approval, w.EngineEvents = userHome(o.Getenv), model, a, sink
+	return w
 }
 
 // RunOptions are the inputs of `godwit run`.
@@ -77,7 +62,6 @@ type RunOptions struct {
 	Prompt    string
 	SessionID string
 	JSON      bool
-	MaxSteps  int
 	Reset     bool
 	Verify    string
 	// Images are image files to attach to the prompt (--image).
@@ -129,7 +113,7 @@ Exit status: 0 done, 1 the run failed, 2 bad usage.`,
 			if err := opts.checkFlags(cmd.Flags().Changed, len(args) > 0); err != nil {
 				return err
 			}
-			opts.Workdir = f.Workdir
+			opts.Workspace = f.Workdir
 			if opts.Prompt == "" && len(args) > 0 {
 				opts.Prompt = strings.Join(args, " ")
 			}
@@ -192,7 +176,7 @@ func (o *engineOptions) addFlags(fl *pflag.FlagSet, session *string) func() erro
 		case cont && fl.Changed("session"):
 			return usageErrorf("give --session ID or -c (the last session), not both")
 		case fl.Changed("context-window") && o.ContextWindow < config.MinContextWindow:
-			return usageErrorf("--context-window %d: godwit needs at least %d tokens (its system prompt and tools take about 2k); give the model's real window", o.ContextWindow, config.MinContextWindow)
+			return o.contextWindowError()
 		case fl.Changed("working-set") && *ws < 0:
 			return usageErrorf("--working-set %d: give 0 or more tokens", *ws)
 		}
@@ -204,6 +188,11 @@ func (o *engineOptions) addFlags(fl *pflag.FlagSet, session *string) func() erro
 		}
 		return nil
 	}
+}
+
+// contextWindowError refuses a --context-window godwit cannot work in.
+func (o *engineOptions) contextWindowError() error {
+	return usageErrorf("--context-window %d: godwit needs at least %d tokens (its system prompt and tools take about 2k); give the model's real window", o.ContextWindow, config.MinContextWindow)
 }
 
 // readStdin takes the prompt from stdin (-p -), or adds piped input to
@@ -241,19 +230,11 @@ func readNoticed(r io.Reader, log io.Writer, wait time.Duration) ([]byte, error)
 	t := time.AfterFunc(wait, func() {
 		fmt.Fprintln(log, "godwit: waiting for the input on stdin to end (Ctrl-D on a terminal; run with </dev/null to give none)")
 	})
-	defer t.Stop()
-	return io.ReadAll(readerFunc(func(p []byte) (int, error) {
-		n, err := r.Read(p)
-		if n > 0 {
-			t.Stop()
-		}
-		return n, err
-	}))
+	br := bufio.NewReader(r)
+	_, _ = br.Peek(1) // its error, if any, comes again from ReadAll
+	t.Stop()
+	return io.ReadAll(br)
 }
-
-type readerFunc func([]byte) (int, error)
-
-func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
 
 func runRun(ctx context.Context, opts *RunOptions) (err error) {
 	now := opts.Now
@@ -272,7 +253,7 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 	var images []llm.Part
 	for _, path := range opts.Images {
 		if !filepath.IsAbs(path) {
-			path = filepath.Join(opts.Workdir, path)
+			path = filepath.Join(opts.Workspace, path)
 		}
 		p, err := llm.ReadImage(path)
 		if err != nil {
@@ -284,9 +265,7 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 	if err != nil {
 		return err
 	}
-	w := opts.wiring(model, wiring.Approval{Mode: policy.ModeFromFlags(opts.AllowWrite, opts.Yes), Prompter: runPrompter(opts.IO)}, sink)
-	w.MaxSteps = opts.MaxSteps
-	env, err := wiring.Build(ctx, w)
+	env, err := wiring.Build(ctx, opts.wiring(model, wiring.Approval{Mode: policy.ModeFromFlags(opts.AllowWrite, opts.Yes), Prompter: runPrompter(opts.IO)}, sink))
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/godwit/godwit/internal/agent"
+	"github.com/godwit/godwit/internal/config"
 	"github.com/godwit/godwit/internal/mail"
 	"github.com/godwit/godwit/internal/policy"
 	"github.com/godwit/godwit/internal/store"
@@ -51,11 +52,13 @@ answer or its error.`,
 				return usageErrorf("give SESSION or --new, not both")
 			case !opts.New && len(args) == 0:
 				return usageErrorf("name the session to serve (an id, a prefix, or last), or start one with --new")
+			case cmd.Flags().Changed("context-window") && opts.ContextWindow < config.MinContextWindow:
+				return opts.contextWindowError()
 			}
 			if len(args) == 1 {
 				opts.Session = args[0]
 			}
-			opts.Workdir = f.Workdir // after -C
+			opts.Workspace = f.Workdir // after -C
 			return runWith(cmd, f, &opts.Home, opts, nil, runServe)
 		},
 	}
@@ -65,7 +68,7 @@ answer or its error.`,
 	fl.BoolVar(&opts.AllowWrite, "allow-write", false, "allow the writes and commands your rules allow; refuse what would need asking")
 	fl.BoolVarP(&opts.Yes, "yes", "y", false, "approve every write and command")
 	fl.BoolVar(&opts.JSON, "json", false, "print events as JSON lines on stdout")
-	fl.IntVar(&opts.ContextWindow, "context-window", 0, "the model's context window in tokens (default: config, then the model catalog)")
+	fl.IntVar(&opts.ContextWindow, "context-window", 0, fmt.Sprintf("the model's context window in tokens, %d or more (default: config, then the model catalog)", config.MinContextWindow))
 	return cmd
 }
 

@@ -180,8 +180,10 @@ func Load(home string, getenv func(string) string) (Config, error) {
 	return c, nil
 }
 
-// Overrides turns the provider and model entries into catalog overrides.
-func (c Config) Overrides() catalog.Overrides {
+// Catalog returns the built-in catalog with this config's providers and
+// models as overrides. An override the catalog refuses is an *Error of
+// config.yaml.
+func (c Config) Catalog() (*catalog.Catalog, error) {
 	var o catalog.Overrides
 	for _, name := range slices.Sorted(maps.Keys(c.Providers)) {
 		p := c.Providers[name]
@@ -197,13 +199,7 @@ func (c Config) Overrides() catalog.Overrides {
 	for _, m := range c.Models {
 		o.Models = append(o.Models, m.model())
 	}
-	return o
-}
-
-// Catalog returns the built-in catalog with this config's overrides. An
-// override the catalog refuses is an *Error of config.yaml.
-func (c Config) Catalog() (*catalog.Catalog, error) {
-	cat, err := catalog.New(c.Overrides())
+	cat, err := catalog.New(o)
 	if err != nil {
 		return nil, &Error{Path: FileName, Problems: []Problem{{Msg: strings.TrimPrefix(err.Error(), "catalog: ")}}}
 	}

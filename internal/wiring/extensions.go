@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/godwit/godwit/internal/agent"
-	"github.com/godwit/godwit/internal/config"
 	"github.com/godwit/godwit/internal/mcp"
 	"github.com/godwit/godwit/internal/policy"
 	"github.com/godwit/godwit/internal/subagent"
@@ -37,10 +36,11 @@ type extensions struct {
 	notices []string
 }
 
-// startExtensions starts the MCP servers, if any, and sets up
+// extensions starts the MCP servers, if any, and sets up
 // tools.deferred over every tool registered so far and those MCP
 // servers offer later.
-func startExtensions(ctx context.Context, opts Options, cfg config.Config, root string, reg *tool.Registry, counter *window.Counter, closers *[]func() error) (extensions, error) {
+func (b *build) extensions(ctx context.Context) (extensions, error) {
+	opts, cfg, root, reg := b.opts, b.cfg, b.ws.Root(), b.env.reg
 	var ext extensions
 	if n := mcp.HeldNotice(cfg.MCP.Held(root)); n != "" {
 		ext.notices = append(ext.notices, n)
@@ -49,9 +49,9 @@ func startExtensions(ctx context.Context, opts Options, cfg config.Config, root 
 	if len(cfg.MCP.Servers) > 0 || len(cfg.MCP.Project) > 0 {
 		late = &lateTools{reg: reg, log: opts.Logger}
 		ext.mcp = startMCP(ctx, cfg.MCP, opts, root, late)
-		*closers = append(*closers, ext.mcp.Close)
+		b.env.closers = append(b.env.closers, ext.mcp.Close)
 	}
-	segment, table, err := deferTools(cfg.Tools.Deferred, reg, counter)
+	segment, table, err := deferTools(cfg.Tools.Deferred, reg, b.counter)
 	if err != nil {
 		return extensions{}, err
 	}
@@ -187,9 +187,9 @@ func (b *build) subagent(reg *tool.Registry) (*subagent.Tool, error) {
 	sub, err := subagent.New(subagent.Options{Parent: reg, Store: st, Workspace: root, Model: m.ref(),
 		Names: append(subagent.DefaultTools(), "search_memory"), Extra: []tool.Tool{b.shells.sub},
 		New: func(_ context.Context, c subagent.Child) (*agent.Runtime, error) {
-			return agent.New(agent.Config{Provider: m.provider, ProviderName: m.providerName, Model: m.id, Store: st,
-				Workspace: root, MaxSteps: c.MaxSteps, Cost: m.info.Price.Cost, Logger: log,
-				Assembler: window.New(window.Options{System: c.System, Tools: c.Tools.Specs(), Budget: b.size.budget, Counter: b.size.counter, Pages: storePages{st}, Logger: log}),
+			return agent.New(agent.Config{Provider: m.Provider, ProviderName: m.ProviderName, Model: m.Model.ID, Store: st,
+				Workspace: root, MaxSteps: c.MaxSteps, Cost: m.Model.Price.Cost, Logger: log,
+				Assembler: window.New(window.Options{System: c.System, Tools: c.Tools.Specs(), Budget: b.budget, Counter: b.counter, Pages: storePages{st}, Logger: log}),
 				Runner:    tool.NewRunner(c.Tools, tool.RunnerOptions{Approver: childPol, Logger: log})})
 		}})
 	if err != nil {

@@ -20,7 +20,7 @@ import (
 )
 
 // ProviderModel is a provider ready to answer for one model, with the
-// catalog's facts about the model.
+// catalog's facts about the model (only its ID for a caller's provider).
 type ProviderModel struct {
 	Provider     llm.Provider
 	ProviderName string
@@ -143,36 +143,25 @@ func providersOf(cat *catalog.Catalog, id string) []string {
 	return refs
 }
 
-// chosenModel is the provider a session talks to and the names its
-// records give it.
-type chosenModel struct {
-	provider     llm.Provider
-	providerName string
-	id           string
-	// info is the catalog's entry (zero for a caller's provider).
-	info catalog.Model
-}
-
-func (m chosenModel) ref() string { return m.providerName + "/" + m.id }
+// ref is "provider/model", as a session's records name it.
+func (m ProviderModel) ref() string { return m.ProviderName + "/" + m.Model.ID }
 
 // chooseModel builds the provider opts.Model names, or takes the
-// caller's (opts.Provider) and names its records after opts.Model.
-func chooseModel(opts Options, cfg config.Config, cat *catalog.Catalog) (chosenModel, error) {
+// caller's (opts.Provider) and names its records after opts.Model (no
+// catalog entry then).
+func chooseModel(opts Options, cfg config.Config, cat *catalog.Catalog) (ProviderModel, error) {
 	if opts.Provider != nil {
 		name, id := splitModel(opts.Model, opts.Provider.Name())
-		return chosenModel{provider: opts.Provider, providerName: name, id: id}, nil
+		return ProviderModel{Provider: opts.Provider, ProviderName: name, Model: catalog.Model{ID: id}}, nil
 	}
 	if opts.Model == "" {
-		return chosenModel{}, inputError(errors.New("wiring: no model configured: name one with --model provider/model or GODWIT_MODEL"))
+		return ProviderModel{}, inputError(errors.New("wiring: no model configured: name one with --model provider/model or GODWIT_MODEL"))
 	}
 	pm, err := NewProvider(cfg, cat, opts.Model, withProjectKey(opts, cat), opts.Logger)
-	if err != nil {
-		return chosenModel{}, err
-	}
-	if pm.Warning != "" {
+	if err == nil && pm.Warning != "" {
 		opts.Logger.Warn(pm.Warning)
 	}
-	return chosenModel{provider: pm.Provider, providerName: pm.ProviderName, id: pm.Model.ID, info: pm.Model}, nil
+	return pm, err
 }
 
 // withProjectKey is opts.Getenv, and, where it has no key for the

@@ -12,16 +12,14 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
-	"github.com/godwit/godwit/internal/config"
 	"github.com/godwit/godwit/internal/gitguard"
 	"github.com/godwit/godwit/internal/policy"
 	"github.com/godwit/godwit/internal/sandbox"
 	"github.com/godwit/godwit/internal/snapshot"
-	"github.com/godwit/godwit/internal/store"
 	"github.com/godwit/godwit/internal/tool/shell"
-	"github.com/godwit/godwit/internal/tool/workspace"
 	"github.com/godwit/godwit/tool"
 )
 
@@ -51,7 +49,7 @@ type guard struct {
 	git *gitguard.Guard
 	// refused holds, until a shell result carries it to the user, why
 	// commands run without the sandbox's view.
-	refused notice
+	refused atomic.Pointer[string]
 	// logLimit bounds a background job's log (config shell.job_log_mb).
 	logLimit int64
 }
@@ -67,8 +65,8 @@ const CacheDir = "cache"
 // private caches, none in read-only mode, where the network is off too
 // unless a rule says otherwise. With Approval.Live there is a policy and
 // a sandbox per mode, taken at each approval and command.
-func newGuard(opts Options, ws *workspace.Workspace, st *store.Store, shcfg config.ShellConfig, closers *[]func() error) (*guard, error) {
-	root := ws.Root()
+func (b *build) newGuard() (*guard, error) {
+	opts, ws, root := b.opts, b.ws, b.ws.Root()
 	rules, err := policy.LoadRules(filepath.Join(opts.Home, policy.RulesFile), filepath.Join(root, ".godwit", policy.RulesFile))
 	if err != nil {
 		// A rules file godwit cannot use is the user's to fix, like config.yaml.
@@ -81,7 +79,7 @@ func newGuard(opts Options, ws *workspace.Workspace, st *store.Store, shcfg conf
 	if err != nil {
 		return nil, fmt.Errorf("wiring: private temp folder: %w", err)
 	}
-	*closers = append(*closers, func() error { return os.RemoveAll(tmp) })
+	b.env.closers = append(b.env.closers, func() error { return os.RemoveAll(tmp) })
 	kind := "bash"
 	if runtime.GOOS == "windows" {
 		kind = "powershell"
@@ -92,7 +90,7 @@ func newGuard(opts Options, ws *workspace.Workspace, st *store.Store, shcfg conf
 		modes = []policy.Mode{policy.ReadOnly, policy.Ask, policy.Auto}
 	}
 	g := &guard{}
-	procs, fileSize, logLimit := shcfg.Limits()
+	procs, fileSize, logLimit := b.cfg.Shell.Limits()
 	limits := sandbox.Limits{Processes: procs, FileSize: fileSize}
 	view := newView(opts, root, rules, &g.refused)
 	sw := switched{wraps: map[bool]func(*exec.Cmd) error{}}
@@ -126,11 +124,11 @@ func newGuard(opts Options, ws *workspace.Workspace, st *store.Store, shcfg conf
 		}
 	}
 	sw.mode = ap.mode
-	g.approver, g.rules, g.tmp, g.wrap, g.logLimit = modal{&sw}, rules, tmp, sw.wrap, logLimit
+	g.approver, g.rules, g.tmp, g.wrap, g.logLimit = &sw, rules, tmp, sw.wrap, logLimit
 	g.writeWrap = sw.wraps[false]
 	g.readOnlyWrap = sandbox.Wrap(sandbox.Config{ReadOnly: true, TempDir: tmp, View: view, Limits: limits, Logger: wrapLog})
 	g.hidden = func(toolName, abs string) bool { return sw.current().Hidden(toolName, abs) }
-	g.recorder = snapshot.NewRecorder(st, snapshot.Options{Workspace: ws, Logger: opts.Logger})
+	g.recorder = snapshot.NewRecorder(b.env.Store, snapshot.Options{Workspace: ws, Logger: opts.Logger})
 	// Landlock judges a write by its path: a file here hard-linked to one
 	// outside would let a command write outside, so such files get a copy
 	// of their own before commands that may write.
@@ -147,7 +145,8 @@ func newGuard(opts Options, ws *workspace.Workspace, st *store.Store, shcfg conf
 }
 
 // switched holds a policy and a sandbox per mode and picks them by the
-// mode in force: an editor may switch modes between two calls.
+// mode in force: an editor may switch modes between two calls. It is
+// the session's approver.
 type switched struct {
 	mode     func() policy.Mode
 	policies [policy.Auto + 1]*policy.Policy
@@ -173,16 +172,14 @@ func (s *switched) wrap(cmd *exec.Cmd) error {
 	return s.wraps[s.current().Mode() == policy.ReadOnly](cmd)
 }
 
-// modal is the policy of the mode in force, asked anew at each call.
-type modal struct{ s *switched }
-
-func (m modal) Approve(ctx context.Context, req tool.ApprovalRequest) (tool.Decision, error) {
-	return m.s.current().Approve(ctx, req)
+// Approve asks the policy of the mode in force, anew at each call.
+func (s *switched) Approve(ctx context.Context, req tool.ApprovalRequest) (tool.Decision, error) {
+	return s.current().Approve(ctx, req)
 }
 
 // NeedsApproval implements tool.ReadScreener: the secrets screen.
-func (m modal) NeedsApproval(toolName string, a tool.Access) bool {
-	return m.s.current().NeedsApproval(toolName, a)
+func (s *switched) NeedsApproval(toolName string, a tool.Access) bool {
+	return s.current().NeedsApproval(toolName, a)
 }
 
 // gated puts gate in front of next and keeps next's secrets screen,
@@ -244,7 +241,7 @@ const pollEvery = 2 * time.Second
 // secrets files and what deny path rules name empty, the user's
 // credential folders and GODWIT_HOME (but for its caches and skills) not
 // there, git's config without credentials. Why it cannot be made goes to refused.
-func newView(opts Options, root string, rules *policy.Rules, refused *notice) *sandbox.View {
+func newView(opts Options, root string, rules *policy.Rules, refused *atomic.Pointer[string]) *sandbox.View {
 	home := opts.UserHome
 	if home == "" && opts.Getenv != nil {
 		home = opts.Getenv("HOME")
@@ -252,7 +249,7 @@ func newView(opts Options, root string, rules *policy.Rules, refused *notice) *s
 	secrets := &secretFiles{root: root, limit: maxSecretWalk,
 		denied: func(abs, rel string) bool { return rules.DeniedToCommands(abs, rel, home) },
 		cut: func() {
-			refused.set(fmt.Sprintf("The workspace has over %d entries: the sandbox's view hides the secrets files and denied paths among the first %[1]d, nearest the root first, and not deeper ones.", maxSecretWalk))
+			refused.Store(new(fmt.Sprintf("The workspace has over %d entries: the sandbox's view hides the secrets files and denied paths among the first %[1]d, nearest the root first, and not deeper ones.", maxSecretWalk)))
 		}}
 	return &sandbox.View{
 		Workspace:  root,
@@ -261,8 +258,8 @@ func newView(opts Options, root string, rules *policy.Rules, refused *notice) *s
 		Keep:       []string{filepath.Join(opts.Home, CacheDir), filepath.Join(opts.Home, "skills")},
 		GitConfigs: sandbox.GitConfigs(home),
 		Refused: func(err error) {
-			refused.set("Commands run without the sandbox's view of secrets (" + err.Error() +
-				"): only the approval screen keeps secrets files, ~/.ssh and the like, .git/config's credentials and other processes' environments from them.")
+			refused.Store(new("Commands run without the sandbox's view of secrets (" + err.Error() +
+				"): only the approval screen keeps secrets files, ~/.ssh and the like, .git/config's credentials and other processes' environments from them."))
 		},
 	}
 }
@@ -348,32 +345,11 @@ func (s *secretFiles) walk() []string {
 	return out
 }
 
-// notice is a message for the user that the next shell result carries
-// (Result.Notice), once.
-type notice struct {
-	mu  sync.Mutex
-	msg string
-}
-
-func (n *notice) set(msg string) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	n.msg = msg
-}
-
-func (n *notice) take() string {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	msg := n.msg
-	n.msg = ""
-	return msg
-}
-
 // noticed passes n's message, when there is one, to the user with a
-// shell_exec's next result.
+// shell_exec's next result, once.
 type noticed struct {
 	accessTool
-	n *notice
+	n *atomic.Pointer[string]
 }
 
 type accessTool interface {
@@ -383,8 +359,8 @@ type accessTool interface {
 
 func (t *noticed) Run(ctx context.Context, args json.RawMessage) (tool.Result, error) {
 	res, err := t.accessTool.Run(ctx, args)
-	if msg := t.n.take(); msg != "" {
-		res.Notice = strings.TrimPrefix(res.Notice+"\n"+msg, "\n")
+	if msg := t.n.Swap(nil); msg != nil {
+		res.Notice = strings.TrimPrefix(res.Notice+"\n"+*msg, "\n")
 	}
 	return res, err
 }

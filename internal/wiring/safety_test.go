@@ -12,7 +12,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/godwit/godwit/internal/config"
 	"github.com/godwit/godwit/internal/policy"
 	"github.com/godwit/godwit/internal/sandbox"
 	"github.com/godwit/godwit/internal/store/storetest"
@@ -28,19 +27,18 @@ func liveGuard(t *testing.T, opts Options) (*guard, string) {
 		ws = real
 	}
 	st := storetest.Open(t) // closed after the guard's closers below
-	var closers []func() error
-	t.Cleanup(func() {
-		for _, c := range closers {
-			_ = c()
-		}
-	})
 	opts.Home = t.TempDir()
 	w, err := workspace.New(ws)
 	if err != nil {
 		t.Fatal(err)
 	}
-	closers = append(closers, w.Close)
-	g, err := newGuard(opts, w, st, config.ShellConfig{}, &closers)
+	b := &build{opts: opts, ws: w, env: &Env{Store: st, closers: []func() error{w.Close}}}
+	t.Cleanup(func() {
+		for _, c := range b.env.closers {
+			_ = c()
+		}
+	})
+	g, err := b.newGuard()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,9 +213,9 @@ func TestSecretFilesPadded(t *testing.T) {
 // TestNoticeOnce: why the view is missing reaches the user with the next
 // shell result, once.
 func TestNoticeOnce(t *testing.T) {
-	var n notice
+	var n atomic.Pointer[string]
 	sh := &noticed{toolFunc(func() tool.Result { return tool.Result{Content: "ok"} }), &n}
-	n.set("no view here")
+	n.Store(new("no view here"))
 	for i, want := range []string{"no view here", ""} {
 		res, err := sh.Run(context.Background(), nil)
 		if err != nil || res.Notice != want {

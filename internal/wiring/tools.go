@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/godwit/godwit/internal/config"
 	"github.com/godwit/godwit/internal/mail"
 	"github.com/godwit/godwit/internal/memory"
 	"github.com/godwit/godwit/internal/snapshot"
@@ -30,14 +29,16 @@ type shells struct {
 // newShells builds both shells on the guard's sandbox and private temp
 // folder. Each one's closer runs the git guard's last check before the
 // shell stops (closers run in reverse).
-func newShells(opts Options, root string, g *guard, secrets []string, track func(context.Context, shell.Started) func(string), closers *[]func() error) shells {
+func (b *build) newShells() shells {
+	opts, root, g := b.opts, b.ws.Root(), b.guard
+	secrets, track := keyNames(b.cat, b.cfg), trackProcs(b.env.Store, opts.Logger)
 	sh := shell.New(shell.Options{Workdir: root, Logger: opts.Logger, Terminal: opts.Terminal, LogLimit: g.logLimit,
 		Env: []string{"TMPDIR=" + g.tmp}, Secrets: secrets, Wrap: g.wrap, ReadOnlyWrap: g.readOnlyWrap, WriteWrap: g.writeWrap, Track: track})
 	shellTool, lastCheck := g.guardShell(snapshot.WatchTool(sh, g.watcher), sh)
 	subShell := shell.New(shell.Options{Workdir: root, Logger: opts.Logger, NoJobs: true,
 		Env: []string{"TMPDIR=" + g.tmp}, Secrets: secrets, Wrap: g.readOnlyWrap, Track: track})
 	subTool, subCheck := g.guardShell(subShell, subShell)
-	*closers = append(*closers, lastCheck, sh.Close, subCheck, subShell.Close)
+	b.env.closers = append(b.env.closers, lastCheck, sh.Close, subCheck, subShell.Close)
 	return shells{main: sh, tool: &noticed{shellTool.(accessTool), &g.refused}, sub: &noticed{subTool.(accessTool), &g.refused}}
 }
 
@@ -52,13 +53,14 @@ type memoryParts struct {
 // newMemory builds memory over the store, with the embeddings client
 // config names, if any. The user's own skill folders (and CODEX_HOME)
 // count only when opts.UserHome is set.
-func newMemory(opts Options, cfg config.MemoryConfig, root string, st *store.Store) (memoryParts, error) {
+func (b *build) newMemory() (memoryParts, error) {
+	opts, root, st := b.opts, b.ws.Root(), b.env.Store
 	places := memory.SkillPlaces{Workspace: root, Home: opts.Home, UserHome: opts.UserHome}
 	if opts.UserHome != "" {
 		places.CodexHome = opts.Getenv("CODEX_HOME")
 	}
 	source := memory.NewSource(memory.SourceOptions{Workspace: root, Home: opts.Home, UserHome: places.UserHome, CodexHome: places.CodexHome, Store: st, Logger: opts.Logger})
-	embedder, err := newEmbedder(cfg.Embeddings, opts.Getenv)
+	embedder, err := newEmbedder(b.cfg.Memory.Embeddings, opts.Getenv)
 	if err != nil {
 		return memoryParts{}, err
 	}
@@ -73,7 +75,7 @@ func newMemory(opts Options, cfg config.MemoryConfig, root string, st *store.Sto
 // table: the file tools, shell_exec, the plan, recall, search_memory,
 // the skill tool where there are skills, the sub-agent, and send_message
 // where mail is in use. MCP's and the tool_call proxy come later
-// (startExtensions).
+// (build.extensions).
 func (b *build) tools(ctx context.Context) (*tool.Registry, error) {
 	root, st := b.ws.Root(), b.env.Store
 	tools := append(fs.Tools(b.ws, fs.Options{Files: b.opts.Files, BeforeWrite: b.guard.recorder.BeforeWrite, Hidden: b.guard.hidden}),

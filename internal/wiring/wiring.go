@@ -174,28 +174,26 @@ func Build(ctx context.Context, opts Options) (_ *Env, err error) {
 		return nil, err
 	}
 	env.Model = b.model.ref()
-	if env.Store, err = openStore(ctx, b.opts, &env.closers); err != nil {
+	if err = b.openStore(ctx); err != nil {
 		return nil, err
 	}
-	if b.guard, err = newGuard(b.opts, b.ws, env.Store, b.cfg.Shell, &env.closers); err != nil {
+	if b.guard, err = b.newGuard(); err != nil {
 		return nil, err
 	}
-	b.shells = newShells(b.opts, root, b.guard, keyNames(b.cat, b.cfg), trackProcs(env.Store, b.opts.Logger), &env.closers)
-	if b.mem, err = newMemory(b.opts, b.cfg.Memory, root, env.Store); err != nil {
+	b.shells = b.newShells()
+	if b.mem, err = b.newMemory(); err != nil {
 		return nil, err
 	}
 	env.Memory, env.Plan = b.mem.source, plan.New()
-	b.size = windowSize{
-		budget:  window.Scaled(contextWindow(b.opts.ContextWindow, b.cfg.ContextWindow, b.model.info.ContextWindow)),
-		counter: window.NewCounter(),
-	}
+	b.budget = window.Scaled(contextWindow(b.opts.ContextWindow, b.cfg.ContextWindow, b.model.Model.ContextWindow))
+	b.counter = window.NewCounter()
 	if b.opts.WorkingSet != nil {
-		b.size.budget.WorkingSet = *b.opts.WorkingSet
+		b.budget.WorkingSet = *b.opts.WorkingSet
 	}
 	if env.reg, err = b.tools(ctx); err != nil {
 		return nil, err
 	}
-	ext, err := startExtensions(ctx, b.opts, b.cfg, root, env.reg, b.size.counter, &env.closers)
+	ext, err := b.extensions(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -219,11 +217,14 @@ type build struct {
 	cat    *catalog.Catalog
 	ws     *workspace.Workspace
 	env    *Env
-	model  chosenModel
+	model  ProviderModel
 	guard  *guard
 	shells shells
 	mem    memoryParts
-	size   windowSize
+	// budget is the context window's partition and counter the token
+	// counter; the session's window and a sub-agent's share both.
+	budget  window.Budget
+	counter *window.Counter
 }
 
 // runtime builds the agent over what the steps before built: the window,
@@ -231,20 +232,20 @@ type build struct {
 func (b *build) runtime(mgr *mcp.Manager) (*agent.Runtime, error) {
 	m, env := b.model, b.env
 	rt, err := agent.New(agent.Config{
-		Provider:     m.provider,
-		ProviderName: m.providerName,
-		Model:        m.id,
+		Provider:     m.Provider,
+		ProviderName: m.ProviderName,
+		Model:        m.Model.ID,
 		Assembler:    env.Window,
 		Runner:       env.Runner,
 		Store:        env.Store,
 		Workspace:    env.Workspace,
 		MaxSteps:     b.opts.MaxSteps,
-		Reasoning:    m.info.Reasoning,
-		Images:       m.info.Images,
+		Reasoning:    m.Model.Reasoning,
+		Images:       m.Model.Images,
 		Verify:       shellVerifier(b.shells.tool, b.opts.Logger),
 		OpenPlan:     openPlan(env.Plan),
 		SegmentNotes: func(context.Context) []string { return b.mem.source.Notes() },
-		Cost:         m.info.Price.Cost,
+		Cost:         m.Model.Price.Cost,
 		About:        about(b.opts, b.mem.places, env.reg, mgr),
 		Logger:       b.opts.Logger,
 	})
@@ -291,21 +292,14 @@ func loadConfig(home string, getenv func(string) string) (config.Config, *catalo
 
 // openStore opens the database under opts.Home and ends what an earlier
 // godwit left running.
-func openStore(ctx context.Context, opts Options, closers *[]func() error) (*store.Store, error) {
-	st, err := store.Open(ctx, DBPath(opts.Home), store.WithLogger(opts.Logger))
+func (b *build) openStore(ctx context.Context) error {
+	st, err := store.Open(ctx, DBPath(b.opts.Home), store.WithLogger(b.opts.Logger))
 	if err != nil {
-		return nil, fmt.Errorf("wiring: %w", err)
+		return fmt.Errorf("wiring: %w", err)
 	}
-	*closers = append(*closers, st.Close)
-	sweepOrphans(ctx, st, shell.DefaultKillGrace, opts.Logger)
-	return st, nil
-}
-
-// windowSize is the context window's partition and the token counter
-// the session's window and a sub-agent's share.
-type windowSize struct {
-	budget  window.Budget
-	counter *window.Counter
+	b.env.Store, b.env.closers = st, append(b.env.closers, st.Close)
+	sweepOrphans(ctx, st, shell.DefaultKillGrace, b.opts.Logger)
+	return nil
 }
 
 // window builds the request assembler: the system prompt, each
@@ -321,8 +315,8 @@ func (b *build) window(segment func(context.Context, string) ([]llm.ToolSpec, st
 		Segment:   segment,
 		System:    system,
 		Tools:     b.env.reg.Specs(),
-		Budget:    b.size.budget,
-		Counter:   b.size.counter,
+		Budget:    b.budget,
+		Counter:   b.counter,
 		Pages:     storePages{b.env.Store},
 		Logger:    b.opts.Logger,
 		Prefix: func(ctx context.Context) []window.Text {
