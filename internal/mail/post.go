@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -156,8 +155,18 @@ func Ack(ctx context.Context, st *store.Store, id int64, by string) (store.Mail,
 	return got, nil
 }
 
-// validName: a program's name, as `godwit send --from` takes it.
-var validName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`).MatchString
+func validName(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for _, r := range s {
+		ok := r == '-' || r == '_' || r == '.' || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z')
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
 
 // NewSession creates an empty session in workspace, so that a resident
 // can serve it before anyone has written to it (`godwit serve --new`).
