@@ -229,7 +229,7 @@ func chatLines(ctx context.Context, opts *ChatOptions) error {
 				line = strings.TrimSpace(l.text)
 			case m := <-arrived:
 				fmt.Fprintf(errOut, "✉ m%d from %s: %s\n", m.ID, mail.Label(m.FromKind, m.From), firstLine(m.Body, 100))
-				if _, _, err := ctl.RunMail(ctx); err != nil && ctx.Err() == nil {
+				if _, err := ctl.Run(ctx, ""); err != nil && ctx.Err() == nil {
 					fmt.Fprintln(errOut, "godwit:", err)
 				}
 				continue

@@ -90,7 +90,7 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 	if err != nil {
 		return err
 	}
-	box, err := mail.Open(ctx, st, id, mail.Options{Command: "serve", Logger: opts.Logger})
+	box, err := mail.Open(ctx, st, id, mail.Options{Command: "serve"})
 	if err != nil {
 		return err
 	}

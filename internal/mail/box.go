@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"sync"
 	"time"
@@ -27,8 +26,7 @@ type Options struct {
 	// "run"), for the message another process gets when it tries.
 	Command string
 	// Poll is the wake-up interval; 0 means DefaultPoll.
-	Poll   time.Duration
-	Logger *slog.Logger
+	Poll time.Duration
 }
 
 // Box is one process's hold on one session: while it is open no other
@@ -39,7 +37,6 @@ type Box struct {
 	session string
 	owner   string
 	poll    time.Duration
-	log     *slog.Logger
 
 	mu    sync.Mutex // guards watch, made on the first Wait
 	watch *store.Watch
@@ -50,10 +47,7 @@ type Box struct {
 // keeps the session open, the error matches store.ErrResident and says
 // how to reach that process instead.
 func Open(ctx context.Context, st *store.Store, sessionID string, opts Options) (*Box, error) {
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
-	}
-	b := &Box{st: st, session: sessionID, owner: boxOwner(), poll: opts.Poll, log: opts.Logger}
+	b := &Box{st: st, session: sessionID, owner: boxOwner(), poll: opts.Poll}
 	_, err := st.AcquireResident(ctx, store.Resident{SessionID: sessionID, Owner: b.owner, PID: os.Getpid(), Command: opts.Command}, foreignAlive)
 	if errors.Is(err, store.ErrResident) {
 		return nil, fmt.Errorf("%w; send it a message with `godwit send %s TEXT`, or stop that process first", err, sessionID)
@@ -70,9 +64,6 @@ func Open(ctx context.Context, st *store.Store, sessionID string, opts Options) 
 
 // Session is the session the box holds.
 func (b *Box) Session() string { return b.session }
-
-// Owner is the name this process claims under.
-func (b *Box) Owner() string { return b.owner }
 
 // Claim takes the session's claimable mail for the next turn, oldest
 // first, at most MaxPerTurn; none when there is none.

@@ -164,10 +164,13 @@ func TestOneResidentAtATime(t *testing.T) {
 		t.Fatalf("a newer box in the same process: %v", err)
 	}
 	a.Close()
-	if r, ok, _ := st.ResidentOf(ctx, id); !ok || r.Owner != b.Owner() {
+	if r, ok, _ := st.ResidentOf(ctx, id); !ok || r.PID != os.Getpid() {
 		t.Errorf("resident after the older box closed: %+v %v", r, ok)
 	}
 	b.Close()
+	if r, ok, _ := st.ResidentOf(ctx, id); ok {
+		t.Errorf("resident after the newer box closed: %+v", r)
+	}
 }
 
 // deadOwner names a process that is not running.

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 )
 
@@ -48,4 +49,10 @@ func boxOwner() string {
 // the newer box takes a session over.
 func foreignAlive(owner string) bool {
 	return PID(owner) != os.Getpid() && Alive(owner)
+}
+
+// parsePID reads a process id; 0 when s is none.
+func parsePID(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
 }

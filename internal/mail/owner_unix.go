@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"syscall"
 )
@@ -40,9 +39,4 @@ func running(pid int) bool {
 	}
 	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
-}
-
-func parsePID(s string) int {
-	n, _ := strconv.Atoi(s)
-	return n
 }

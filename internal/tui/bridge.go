@@ -154,14 +154,11 @@ func (b *Bridge) next(ctx context.Context) ([]tea.Msg, bool) {
 			return nil, false
 		}
 		if d := b.frame - b.now().Sub(b.last); d > 0 {
-			t := time.NewTimer(d)
 			select {
-			case <-t.C:
+			case <-time.After(d):
 			case <-b.done:
-				t.Stop()
 				return nil, false
 			case <-ctx.Done():
-				t.Stop()
 				return nil, false
 			}
 		}

@@ -578,15 +578,7 @@ func (c *Controller) undo(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return undoText(rep, sessionWorkspace(ctx, eng, id)), nil
-}
-
-func sessionWorkspace(ctx context.Context, eng *Engine, id string) string {
-	s, err := eng.Store.Session(ctx, id)
-	if err != nil {
-		return ""
-	}
-	return s.Workspace
+	return undoText(rep, eng.Workspace), nil
 }
 
 func undoText(rep snapshot.Report, ws string) string {

@@ -279,7 +279,10 @@ func (c *Controller) Run(ctx context.Context, prompt string, atts ...Attachment)
 		res agent.Result
 		err error
 	)
-	if in.Mail, err = c.claimMail(ctx, in.SessionID); err == nil && (in.Prompt != "" || len(in.Mail) > 0) {
+	if c.mail != nil && in.SessionID != "" {
+		in.Mail, err = c.mail.Claim(ctx, in.SessionID)
+	}
+	if err == nil && (in.Prompt != "" || len(in.Mail) > 0) {
 		res, err = eng.Runtime.Run(ctx, in)
 		if res.Turn == 0 && len(in.Mail) > 0 {
 			c.mail.Release(ctx, in.SessionID, in.Mail, err)

@@ -58,7 +58,7 @@ func (f *feed) apply(e agent.Event, live bool) {
 			return
 		}
 		if f.text == nil {
-			f.fold = f.closeFold()
+			f.closeFold()
 			f.text = f.t.add(&assistantItem{})
 		}
 		a := f.text.it.(*assistantItem)
@@ -250,13 +250,12 @@ func (f *feed) close() {
 	f.closeFold()
 }
 
-func (f *feed) closeFold() *entry {
+func (f *feed) closeFold() {
 	if f.fold != nil {
 		f.fold.it.(*foldItem).done = true
 		f.fold.touch()
 		f.fold = nil
 	}
-	return nil
 }
 
 // tool returns the tool item of a call, adding it at the first event

@@ -81,7 +81,7 @@ func elapsed(d time.Duration) string {
 	if d < time.Minute {
 		return strconv.Itoa(int(d.Seconds())) + "s"
 	}
-	return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	return duration(d)
 }
 
 // table lays rows out in columns two spaces apart; align has an 'l' or

@@ -40,35 +40,24 @@ var lexers = sync.OnceValue(func() map[string]*lexer {
 	return out
 })
 
-func isDiffLang(lang string) bool {
-	switch strings.ToLower(lang) {
-	case "diff", "patch", "udiff":
-		return true
-	}
-	return false
-}
-
 // highlight splits a code block into lines of styled spans.
 func highlight(lang string, lines []string) [][]span {
+	lang = strings.ToLower(lang)
+	if lx := lexers()[lang]; lx != nil {
+		return splitSpans(lx.lex(strings.Join(lines, "\n")), len(lines))
+	}
+	diff := lang == "diff" || lang == "patch" || lang == "udiff"
 	out := make([][]span, len(lines))
-	if isDiffLang(lang) {
-		for i, l := range lines {
-			if l != "" {
-				out[i] = []span{{l, diffStyleOf(l)}}
-			}
+	for i, l := range lines {
+		st := stCodeBlock
+		if diff {
+			st = diffStyleOf(l)
 		}
-		return out
-	}
-	lx := lexers()[strings.ToLower(lang)]
-	if lx == nil {
-		for i, l := range lines {
-			if l != "" {
-				out[i] = []span{{l, stCodeBlock}}
-			}
+		if l != "" {
+			out[i] = []span{{l, st}}
 		}
-		return out
 	}
-	return splitSpans(lx.lex(strings.Join(lines, "\n")), len(lines))
+	return out
 }
 
 // diffStyleOf colours a line of a unified diff.

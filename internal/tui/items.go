@@ -315,11 +315,9 @@ type approvalItem struct {
 // before Ctrl-O opens it all.
 const previewLines = 16
 
-func (a *approvalItem) compact() bool { return true }
-func (a *approvalItem) expandable() bool {
-	return !a.answered && a.rows > previewLines
-}
-func (a *approvalItem) toggle() { a.expanded = !a.expanded }
+func (a *approvalItem) compact() bool    { return true }
+func (a *approvalItem) expandable() bool { return !a.answered && a.rows > previewLines }
+func (a *approvalItem) toggle()          { a.expanded = !a.expanded }
 
 // render draws the question so that the person reads every character of
 // the call: the tool, the summary, the preview (the full command), the
@@ -342,13 +340,7 @@ func (a *approvalItem) render(rc *renderCtx, width int) []string {
 	case a.answered:
 		return []string{rc.th.OK.Render(ansi.Truncate("✓ you allowed "+what, width, "…"))}
 	}
-	var lines []string
-	for i, l := range wrap("? "+tool+" wants to "+summary, width-gutter) {
-		if i > 0 {
-			l = "  " + l
-		}
-		lines = append(lines, rc.th.Approval.Render(l))
-	}
+	lines := hang(rc.th.Approval, "? "+tool+" wants to "+summary, width-gutter, "", "  ")
 	a.rows = 0
 	if p := strings.TrimRight(a.q.Preview, "\n"); p != "" {
 		isDiff := looksLikeDiff(p)
@@ -376,28 +368,31 @@ func (a *approvalItem) render(rc *renderCtx, width int) []string {
 		}
 	}
 	for _, r := range a.q.Reasons {
-		for i, l := range wrap("· "+termsafe.ExactLine(r), width-4) {
-			if i > 0 {
-				l = "  " + l
-			}
-			lines = append(lines, rc.th.Dim.Render("  "+l))
-		}
+		lines = append(lines, hang(rc.th.Dim, "· "+termsafe.ExactLine(r), width-4, "  ", "    ")...)
 	}
 	ask := "  Allow? y yes · n no"
 	switch {
 	case a.q.ReadOnly:
 		ask = "  Read-only mode: y allow once · s switch to ask mode and allow · n no"
 	case len(a.q.Always) > 0:
-		for _, l := range wrap("a always allows, for this session: "+always, width-4) {
-			lines = append(lines, rc.th.Dim.Render("  "+l))
-		}
+		lines = append(lines, hang(rc.th.Dim, "a always allows, for this session: "+always, width-4, "  ", "  ")...)
 		ask += " · a always"
 	}
 	if !a.armed {
 		return lines // the keys show once they answer
 	}
-	for i, l := range wrap(strings.TrimSpace(ask), width-gutter) {
-		lines = append(lines, rc.th.Approval.Render(strings.Repeat(" ", gutter*min(i, 1)+gutter)+l))
+	return append(lines, hang(rc.th.Approval, strings.TrimSpace(ask), width-gutter, "  ", "    ")...)
+}
+
+// hang wraps text to width and styles each line with its indent: first
+// before the first line, rest before the others.
+func hang(style lipgloss.Style, text string, width int, first, rest string) []string {
+	lines := wrap(text, width)
+	for i, l := range lines {
+		if i > 0 {
+			first = rest
+		}
+		lines[i] = style.Render(first + l)
 	}
 	return lines
 }

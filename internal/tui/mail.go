@@ -35,22 +35,6 @@ func (b *Bridge) Mail(m store.Mail) {
 	}
 }
 
-// claimMail takes the session's waiting mail for a turn, if there is a
-// mail source and a session.
-func (c *Controller) claimMail(ctx context.Context, sessionID string) ([]store.Mail, error) {
-	if c.mail == nil || sessionID == "" {
-		return nil, nil
-	}
-	return c.mail.Claim(ctx, sessionID)
-}
-
-// RunMail runs a turn that answers the session's waiting mail; ran is
-// false when there was none to answer (or no session yet).
-func (c *Controller) RunMail(ctx context.Context) (res agent.Result, ran bool, err error) {
-	res, err = c.Run(ctx, "")
-	return res, res.Turn > 0 || err != nil, err
-}
-
 // mailArrived shows a message and answers it now when the chat is idle,
 // else after the running turn.
 func (m *Model) mailArrived(x mailArrivedMsg) tea.Cmd {
@@ -72,7 +56,7 @@ func (m *Model) startMailTurn() tea.Cmd {
 	m.mailWaiting = false
 	ctl := m.ctl
 	return m.begin(func(ctx context.Context) tea.Msg {
-		res, _, err := ctl.RunMail(ctx)
+		res, err := ctl.Run(ctx, "") // no prompt: the waiting mail
 		return turnDoneMsg{res: res, err: err}
 	})
 }

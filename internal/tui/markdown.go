@@ -10,6 +10,7 @@ package tui
 import (
 	"bytes"
 	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -628,39 +629,30 @@ func plainText(sp []span) string {
 }
 
 // fitColumns shrinks column widths to fit avail cells: the widest
-// columns shrink first, to a common width, so narrow ones stay whole.
+// columns shrink first, to a common width, so narrow ones stay whole;
+// the cells left over go to the first of the shrunk columns.
 func fitColumns(nat []int, avail int) []int {
-	ws := append([]int(nil), nat...)
-	total, widest := 0, 0
-	for _, w := range nat {
-		total += w
-		widest = max(widest, w)
-	}
-	if total <= avail {
-		return ws
-	}
+	ws := slices.Clone(nat)
 	if avail <= len(nat) {
 		for i := range ws {
 			ws[i] = 1
 		}
 		return ws
 	}
-	sum := func(limit int) int {
-		s := 0
-		for _, w := range nat {
-			s += min(w, limit)
+	// Fill from the narrowest: a column narrower than its share of what
+	// is left keeps its width; the others share the rest.
+	lo, left := 0, avail
+	sorted := slices.Sorted(slices.Values(nat))
+	for k, w := range sorted {
+		if n := len(sorted) - k; w*n > left {
+			lo, left = left/n, left%n
+			break
 		}
-		return s
+		left -= w
 	}
-	lo, hi := 1, widest // the largest limit that fits is in [lo, hi)
-	for hi-lo > 1 {
-		if mid := (lo + hi) / 2; sum(mid) <= avail {
-			lo = mid
-		} else {
-			hi = mid
-		}
+	if lo == 0 {
+		return ws // every column fits
 	}
-	left := avail - sum(lo)
 	for i, w := range nat {
 		ws[i] = min(w, lo)
 		if w > lo && left > 0 {

@@ -216,11 +216,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case eventsMsg:
 		var cmds []tea.Cmd
 		for _, x := range msg {
-			if a, ok := x.(mailArrivedMsg); ok {
-				cmds = append(cmds, m.mailArrived(a))
-				continue
-			}
-			m.handleBridge(x)
+			cmds = append(cmds, m.handleBridge(x))
 		}
 		return tea.Batch(cmds...)
 	case turnDoneMsg:
@@ -269,8 +265,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 }
 
 // handleBridge applies one message from the engine's side.
-func (m *Model) handleBridge(x tea.Msg) {
+func (m *Model) handleBridge(x tea.Msg) tea.Cmd {
 	switch x := x.(type) {
+	case mailArrivedMsg:
+		return m.mailArrived(x)
 	case eventMsg:
 		e := agent.Event(x)
 		m.ctl.Observe(e)
@@ -294,6 +292,7 @@ func (m *Model) handleBridge(x tea.Msg) {
 			m.dropQuestion(en)
 		}
 	}
+	return nil
 }
 
 // asking reports whether a question waits for its answer and keys may

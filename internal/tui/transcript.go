@@ -138,7 +138,8 @@ func (t *transcript) markSelected(idx int, lines []string, from int) []string {
 	}
 	if k := first - from; k >= 0 && k < len(lines) {
 		lines = append([]string(nil), lines...)
-		lines[k] = t.rc.th.Selected.Render(stripForSelect(lines[k]))
+		// Unstyled, so the highlight covers the whole line.
+		lines[k] = t.rc.th.Selected.Render(strings.TrimRight(ansi.Strip(lines[k]), " "))
 	}
 	return lines
 }
@@ -245,11 +246,6 @@ func (t *transcript) toggleSelected() *entry {
 	x.toggle()
 	e.touch()
 	return e
-}
-
-// stripForSelect removes styling so the highlight covers the whole line.
-func stripForSelect(s string) string {
-	return strings.TrimRight(ansi.Strip(s), " ")
 }
 
 // printed renders the whole transcript as it is shown, for the

@@ -116,7 +116,8 @@ func (c *Controller) attach(ctx context.Context, path string) (Attachment, error
 		return Attachment{}, err
 	}
 	if r.IsError {
-		return Attachment{}, errors.New(firstLineOf(r.Output))
+		line, _, _ := strings.Cut(strings.TrimSpace(r.Output), "\n")
+		return Attachment{}, errors.New(line)
 	}
 	label := fmt.Sprintf("attached %s", path)
 	if i := strings.LastIndex(r.Output, "\n[truncated: "); i >= 0 {
@@ -148,9 +149,4 @@ func atPaths(text string) []string {
 		}
 	}
 	return out
-}
-
-func firstLineOf(s string) string {
-	l, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	return l
 }
