@@ -39,13 +39,7 @@ type MemoryEntry struct {
 }
 
 func memoryEntries(ctx context.Context, db execer, scope, workspace, kind string) ([]MemoryEntry, error) {
-	return list(ctx, db, "memory entries", func(r scanner) (MemoryEntry, error) {
-		var e MemoryEntry
-		var at int64
-		err := r.Scan(&e.ID, &e.Scope, &e.Workspace, &e.Kind, &e.Text, &e.SessionID, &at)
-		e.CreatedAt = fromMS(at)
-		return e, err
-	}, qMemoryEntries, scope, workspace, kind)
+	return list(ctx, db, "memory entries", scanRow[MemoryEntry], qMemoryEntries, scope, workspace, kind)
 }
 
 // ReplaceMemoryEntries makes texts, in order, the entries of one scope,

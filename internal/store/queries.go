@@ -30,7 +30,7 @@ ORDER BY updated_at DESC, id DESC LIMIT 1`
 	qListSessions = `SELECT s.id, coalesce(s.parent_id, ''), s.title, s.workspace, s.model, s.created_at, s.updated_at,
 	(SELECT count(*) FROM turns t WHERE t.session_id = s.id),
 	coalesce(sum(m.input_tokens), 0), coalesce(sum(m.output_tokens), 0), coalesce(sum(m.reasoning_tokens), 0),
-	coalesce(sum(m.cache_read_tokens), 0), coalesce(sum(m.cache_write_tokens), 0), coalesce(sum(m.cost), 0),
+	coalesce(sum(m.cache_read_tokens), 0), coalesce(sum(m.cache_write_tokens), 0), coalesce(sum(m.cost), 0), s.updated_at,
 	(SELECT count(*) FROM mail q WHERE q.target = s.id AND q.state = 'queued'),
 	coalesce((SELECT r.owner FROM residents r WHERE r.session_id = s.id), ''),
 	coalesce((SELECT r.command FROM residents r WHERE r.session_id = s.id), '')
@@ -118,7 +118,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING
 	qModelCalls = `SELECT id, session_id, coalesce(turn_id, 0), segment, step, provider, model,
 	started_at, latency_us, ttft_us,
 	input_tokens, output_tokens, reasoning_tokens, cache_read_tokens, cache_write_tokens,
-	cost, stop_reason, coalesce(parts, ''), request_bytes, retries, fallback, error
+	cost, stop_reason, parts, request_bytes, retries, fallback, error
 FROM model_calls WHERE session_id = ? ORDER BY id`
 
 	qRecordToolCall = `INSERT INTO tool_calls (session_id, turn_id, step, call_id, name, args, output,
@@ -231,7 +231,7 @@ WHERE session_id = ?1 AND seq = ?2 AND superseded_by = 0 AND ?3 > seq
 
 	qSetDecisionTopic = `UPDATE decisions SET topic = ?3 WHERE session_id = ?1 AND seq = ?2`
 
-	qDecisions = `SELECT seq, source, turn, topic, text, superseded_by, created_at, kind, pinned
+	qDecisions = `SELECT session_id, seq, source, kind, turn, topic, text, superseded_by, pinned, created_at
 FROM decisions WHERE session_id = ? ORDER BY seq`
 
 	qPinDecision = `UPDATE decisions SET pinned = ?3 WHERE session_id = ?1 AND seq = ?2 AND source = 'user'`
@@ -243,7 +243,7 @@ FROM decisions WHERE session_id = ? ORDER BY seq`
 VALUES (?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (session_id, segment, call_id) DO UPDATE SET level = excluded.level, page_id = excluded.page_id, text = excluded.text`
 
-	qCompactions = `SELECT call_id, level, page_id, text FROM compactions
+	qCompactions = `SELECT session_id, segment, call_id, level, page_id, text FROM compactions
 WHERE session_id = ? AND segment = ? ORDER BY created_at, call_id`
 
 	qPagedCalls = `SELECT call_id FROM compactions WHERE session_id = ? AND segment = ? AND page_id != ''`

@@ -55,26 +55,7 @@ func (s *Store) RecordModelCall(ctx context.Context, mc ModelCall) (int64, error
 
 // ModelCalls returns the session's model calls in the order recorded.
 func (s *Store) ModelCalls(ctx context.Context, sessionID string) ([]ModelCall, error) {
-	return list(ctx, s.r, "model calls", func(r scanner) (ModelCall, error) {
-		var mc ModelCall
-		var started, latency, ttft int64
-		var parts string
-		u := &mc.Usage
-		if err := r.Scan(&mc.ID, &mc.SessionID, &mc.TurnID, &mc.Segment, &mc.Step, &mc.Provider, &mc.Model,
-			&started, &latency, &ttft,
-			&u.InputTokens, &u.OutputTokens, &u.ReasoningTokens, &u.CacheReadTokens, &u.CacheWriteTokens,
-			&mc.Cost, &mc.StopReason, &parts, &mc.RequestBytes, &mc.Retries, &mc.Fallback, &mc.Error); err != nil {
-			return mc, err
-		}
-		mc.StartedAt = fromMS(started)
-		mc.Latency, mc.TTFT = time.Duration(latency)*time.Microsecond, time.Duration(ttft)*time.Microsecond
-		if parts != "" {
-			if err := json.Unmarshal([]byte(parts), &mc.Parts); err != nil {
-				return mc, fmt.Errorf("model call %d: decode parts: %w", mc.ID, err)
-			}
-		}
-		return mc, nil
-	}, qModelCalls, sessionID)
+	return list(ctx, s.r, "model calls", scanRow[ModelCall], qModelCalls, sessionID)
 }
 
 // ToolCall is one run of a tool.
