@@ -1,6 +1,8 @@
 package trace
 
 import (
+	"fmt"
+
 	"github.com/godwit/godwit/internal/agent"
 	"github.com/godwit/godwit/internal/digits"
 	"github.com/godwit/godwit/internal/store"
@@ -15,25 +17,14 @@ type traceIndex struct {
 	steps     map[int64][]int // turn id -> steps, in order
 	diffs     map[callKey]string
 	// notes are what the engine did after a step, in order.
-	notes map[stepKey][]note
+	notes map[stepKey][]Note
 	// verify holds the verify runs no event placed after a step.
-	verify map[int64][]store.VerifyRun
+	verify map[int64][]VerifyRun
 }
 
 type stepKey struct {
 	turn int64
 	step int
-}
-
-// note is one thing the engine did between model calls: a verify run, an
-// end-of-turn check sending the model back (nudge), a compaction or a
-// segment reset.
-type note struct {
-	kind      string // an agent.Event type
-	verify    *store.VerifyRun
-	nudge     *agent.NudgeInfo
-	reset     *agent.ResetInfo
-	compacted string // "N items, M tokens freed"
 }
 
 func index(t *Trace) *traceIndex {
@@ -43,8 +34,8 @@ func index(t *Trace) *traceIndex {
 		tools:     map[stepKey][]store.ToolCall{},
 		steps:     map[int64][]int{},
 		diffs:     map[callKey]string{},
-		notes:     map[stepKey][]note{},
-		verify:    map[int64][]store.VerifyRun{},
+		notes:     map[stepKey][]Note{},
+		verify:    map[int64][]VerifyRun{},
 	}
 	addStep := func(k stepKey) {
 		steps := x.steps[k.turn]
@@ -89,27 +80,33 @@ func index(t *Trace) *traceIndex {
 		case e.Type == agent.EventVerify && e.Verify != nil:
 			if v := runs[roundKey{e.TurnID, e.Verify.Round}]; v != nil && !placed[v] {
 				placed[v] = true
-				x.notes[after] = append(x.notes[after], note{kind: e.Type, verify: v})
+				x.notes[after] = append(x.notes[after], verifyView(*v).note())
 			}
 		case e.Type == agent.EventNudge && e.Nudge != nil:
-			x.notes[after] = append(x.notes[after], note{kind: e.Type, nudge: e.Nudge})
+			x.notes[after] = append(x.notes[after], Note{Kind: e.Type,
+				Text: "check " + e.Nudge.Check + " sent the model back", Detail: e.Nudge.Message})
 		case e.Type == agent.EventSegmentReset && e.Reset != nil:
 			// A reset comes before the call of its step: it follows the
 			// step before.
 			after.step = max(0, e.Step-1)
-			x.notes[after] = append(x.notes[after], note{kind: e.Type, reset: e.Reset})
+			r, by := e.Reset, "godwit"
+			if r.ByModel {
+				by = "the model"
+			}
+			x.notes[after] = append(x.notes[after], Note{Kind: e.Type, Text: fmt.Sprintf(
+				"segment %d -> %d (%s): handoff of %s tokens written by %s", r.From, r.To, r.Reason, digits.Group(int64(r.Tokens)), by)})
 		case e.Type == agent.EventCompacted && e.Compacted != nil:
 			if e.Step > 0 {
 				after.step = e.Step - 1 // as for a reset
 			}
 			c := e.Compacted
-			x.notes[after] = append(x.notes[after], note{kind: e.Type,
-				compacted: digits.Group(int64(c.Items)) + " items, " + digits.Group(int64(c.Freed)) + " tokens freed"})
+			x.notes[after] = append(x.notes[after], Note{Kind: e.Type, Text: "context compacted: " +
+				digits.Group(int64(c.Items)) + " items, " + digits.Group(int64(c.Freed)) + " tokens freed"})
 		}
 	}
 	for i, v := range t.VerifyRuns {
 		if !placed[&t.VerifyRuns[i]] {
-			x.verify[v.TurnID] = append(x.verify[v.TurnID], v)
+			x.verify[v.TurnID] = append(x.verify[v.TurnID], verifyView(v))
 		}
 	}
 	return x

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/godwit/godwit/internal/digits"
+	"github.com/godwit/godwit/internal/agent"
 	"github.com/godwit/godwit/internal/store"
 	"github.com/godwit/godwit/llm"
 )
@@ -119,11 +119,18 @@ type VerifyRun struct {
 
 // NewView arranges t for the page.
 func NewView(t *Trace) View {
+	v := newView(t)
+	v.Report = Analyze(t)
+	return v
+}
+
+// newView is the View without the report: the page's and the
+// transcript's.
+func newView(t *Trace) View {
 	x := index(t)
 	s := t.Session
 	v := View{
 		Session: SessionView{ID: s.ID, Title: s.Title, Workspace: s.Workspace, Model: s.Model, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt},
-		Report:  Analyze(t),
 		Turns:   make([]TurnView, 0, len(t.Turns)),
 	}
 	for _, tr := range t.Turns {
@@ -160,39 +167,23 @@ func NewView(t *Trace) View {
 					DurationMS: c.Duration.Milliseconds(), Approval: c.Approval, Changed: c.Changed,
 					Diff: x.diffs[callKey{c.TurnID, c.CallID}]})
 			}
-			sv.After = notes(x.notes[k])
+			sv.After = x.notes[k]
 			tv.Steps = append(tv.Steps, sv)
 		}
-		tv.Before = notes(x.notes[stepKey{tr.ID, 0}])
-		for _, vr := range x.verify[tr.ID] {
-			tv.Verify = append(tv.Verify, VerifyRun{Round: vr.Round, Command: vr.Command, ExitCode: vr.ExitCode,
-				DurationMS: vr.Duration.Milliseconds(), OutputTail: vr.OutputTail})
-		}
+		tv.Before, tv.Verify = x.notes[stepKey{tr.ID, 0}], x.verify[tr.ID]
 		v.Turns = append(v.Turns, tv)
 	}
 	return v
 }
 
-func notes(ns []note) []Note {
-	var out []Note
-	for _, n := range ns {
-		v := Note{Kind: n.kind}
-		switch {
-		case n.verify != nil:
-			r := n.verify
-			v.Text = fmt.Sprintf("verify #%d: %s -> exit %d (%d ms)", r.Round, r.Command, r.ExitCode, r.Duration.Milliseconds())
-			v.Detail, v.Failed = r.OutputTail, r.ExitCode != 0
-		case n.nudge != nil:
-			v.Text, v.Detail = "check "+n.nudge.Check+" sent the model back", n.nudge.Message
-		case n.reset != nil:
-			r := n.reset
-			v.Text = fmt.Sprintf("segment %d -> %d (%s): handoff of %s tokens", r.From, r.To, r.Reason, digits.Group(int64(r.Tokens)))
-		default:
-			v.Text = "context compacted: " + n.compacted
-		}
-		out = append(out, v)
-	}
-	return out
+func verifyView(r store.VerifyRun) VerifyRun {
+	return VerifyRun{Round: r.Round, Command: r.Command, ExitCode: r.ExitCode, DurationMS: r.Duration.Milliseconds(), OutputTail: r.OutputTail}
+}
+
+// note is the run as a Note.
+func (r VerifyRun) note() Note {
+	return Note{Kind: agent.EventVerify, Text: fmt.Sprintf("verify #%d: %s -> exit %d (%d ms)", r.Round, r.Command, r.ExitCode, r.DurationMS),
+		Detail: r.OutputTail, Failed: r.ExitCode != 0}
 }
 
 // validJSON keeps args that are JSON and quotes those that are not, so
