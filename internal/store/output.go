@@ -141,20 +141,20 @@ func unpack(packed []byte, size, n int) (string, error) {
 // stored is an outputs row's size, text and packed columns as scanned:
 // all NULL where a LEFT JOIN found no output.
 type stored struct {
-	size   int
-	plain  sql.NullString
-	packed []byte
+	Size   int
+	Plain  sql.NullString
+	Packed []byte
 }
 
 // textOr is the output's whole text, or orElse when there is none.
 func (o stored) textOr(orElse string) (string, error) {
 	switch {
-	case o.plain.Valid:
-		return o.plain.String, nil
-	case o.packed == nil:
+	case o.Plain.Valid:
+		return o.Plain.String, nil
+	case o.Packed == nil:
 		return orElse, nil
 	}
-	return unpack(o.packed, o.size, -1)
+	return unpack(o.Packed, o.Size, -1)
 }
 
 // outputTexts returns the texts of the outputs with the given ids.
@@ -177,7 +177,7 @@ func scanOutputs(rows *sql.Rows, out map[int64]string) (map[int64]string, error)
 	for rows.Next() {
 		var id int64
 		var o stored
-		if err := rows.Scan(&id, &o.size, &o.plain, &o.packed); err != nil {
+		if err := rows.Scan(&id, &o.Size, &o.Plain, &o.Packed); err != nil {
 			return nil, err
 		}
 		t, err := o.textOr("")
@@ -262,17 +262,17 @@ func splice(data []byte, preview string) ([]byte, error) {
 // empty output has no row, and its preview is "".
 func (o stored) preview(max int) (string, error) {
 	switch {
-	case o.plain.Valid:
-		return Preview(o.plain.String, max), nil
-	case o.packed == nil:
+	case o.Plain.Valid:
+		return Preview(o.Plain.String, max), nil
+	case o.Packed == nil:
 		return "", nil
-	case o.size <= max:
-		return unpack(o.packed, o.size, -1)
+	case o.Size <= max:
+		return unpack(o.Packed, o.Size, -1)
 	}
 	// One byte more than shown, to cut at a rune boundary as Preview does.
-	h, err := unpack(o.packed, o.size, max+1)
+	h, err := unpack(o.Packed, o.Size, max+1)
 	if err != nil {
 		return "", err
 	}
-	return head(h, max) + previewTail(o.size), nil
+	return head(h, max) + previewTail(o.Size), nil
 }

@@ -87,7 +87,7 @@ func (s *Store) page(ctx context.Context, id, query string, args ...any) (Page, 
 	var tags string
 	var o stored
 	err = s.r.QueryRowContext(ctx, query, append([]any{n}, args...)...).Scan(&pid, &p.SessionID, &p.Segment, &p.Kind, &tags, &p.Tokens,
-		&from, &to, &p.Summary, &p.Text, &o.size, &o.plain, &o.packed)
+		&from, &to, &p.Summary, &p.Text, &o.Size, &o.Plain, &o.Packed)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Page{}, notFound("no page %s", id)
 	}
@@ -194,7 +194,7 @@ func (s *Store) hit(ctx context.Context, kind, id int64, terms []string) (Hit, e
 		// An output is shown as the page that keeps it, else as the
 		// message that carried it.
 		var o stored
-		if err = s.r.QueryRowContext(ctx, qHitOutput, id).Scan(&h.SessionID, &o.size, &o.plain, &o.packed); err != nil {
+		if err = s.r.QueryRowContext(ctx, qHitOutput, id).Scan(&h.SessionID, &o.Size, &o.Plain, &o.Packed); err != nil {
 			return h, err
 		}
 		if text, err = o.textOr(""); err != nil {
@@ -214,7 +214,7 @@ func (s *Store) hit(ctx context.Context, kind, id int64, terms []string) (Hit, e
 		h.Kind, h.ID = "page", "p"+strconv.FormatInt(id, 10)
 		var summary, own string
 		var o stored
-		if err = s.r.QueryRowContext(ctx, qHitPage, id).Scan(&h.SessionID, &h.Segment, &summary, &own, &o.size, &o.plain, &o.packed); err == nil {
+		if err = s.r.QueryRowContext(ctx, qHitPage, id).Scan(&h.SessionID, &h.Segment, &summary, &own, &o.Size, &o.Plain, &o.Packed); err == nil {
 			own, err = o.textOr(own)
 			text = summary + "\n" + own
 		}

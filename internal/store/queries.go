@@ -133,7 +133,7 @@ FROM tool_calls t LEFT JOIN outputs o ON o.id = t.output_id WHERE t.session_id =
 	qAppendEvent = `INSERT INTO events (session_id, turn_id, type, at, data, output_id, output_max) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`
 
 	// What an event needs of its output: enough to splice its preview.
-	qEventCols = `e.id, e.session_id, coalesce(e.turn_id, 0), e.type, e.at, e.data, e.output_max, coalesce(o.size, 0), o.text, o.packed`
+	qEventCols = `e.id, e.session_id, coalesce(e.turn_id, 0), e.type, e.at, e.data, '', e.output_max, coalesce(o.size, 0), o.text, o.packed`
 
 	qEvents = `SELECT ` + qEventCols + `
 FROM events e LEFT JOIN outputs o ON o.id = e.output_id WHERE e.session_id = ? ORDER BY e.id`

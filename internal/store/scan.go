@@ -5,69 +5,120 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
+	"sync"
 	"time"
 )
 
 // scanRow scans a row whose columns are T's fields in order, a struct
 // field's own fields in its place (llm.Usage, an embedded Session): a
 // time from Unix milliseconds, a duration from microseconds, a uint64
-// from its int64, a slice other than []byte from JSON ("" for none),
-// anything else as database/sql scans it. One function for every table's
-// rows, so a column added to a struct is added to its SELECT in order.
+// from its int64, a json.RawMessage from text (nil for NULL), another
+// slice but []byte from JSON ("" for none), anything else (an
+// sql.Scanner too) as database/sql scans it. One function for every
+// table's rows, so a column added to a struct is added to its SELECT in
+// order.
 func scanRow[T any](r scanner) (T, error) {
 	var v T
-	var dests []any
-	var after []func() error
-	fields(reflect.ValueOf(&v).Elem(), &dests, &after)
+	rv := reflect.ValueOf(&v).Elem()
+	ops := planOf(rv.Type())
+	dests := make([]any, len(ops))
+	held := make([]struct {
+		n    int64
+		text sql.NullString
+	}, len(ops))
+	for i, op := range ops {
+		switch op.kind {
+		case asIs:
+			dests[i] = rv.FieldByIndex(op.index).Addr().Interface()
+		case fromRaw, fromJSON:
+			dests[i] = &held[i].text
+		default:
+			dests[i] = &held[i].n
+		}
+	}
 	if err := r.Scan(dests...); err != nil {
 		return v, err
 	}
-	for _, f := range after {
-		if err := f(); err != nil {
-			return v, err
+	for i, op := range ops {
+		f, h := rv.FieldByIndex(op.index), held[i]
+		switch op.kind {
+		case fromMillis:
+			*f.Addr().Interface().(*time.Time) = fromMS(h.n)
+		case fromMicros:
+			f.SetInt(h.n * int64(time.Microsecond))
+		case fromInt64:
+			f.SetUint(uint64(h.n))
+		case fromRaw:
+			if h.text.Valid {
+				f.SetBytes([]byte(h.text.String))
+			}
+		case fromJSON:
+			if h.text.String == "" {
+				continue
+			}
+			if err := json.Unmarshal([]byte(h.text.String), f.Addr().Interface()); err != nil {
+				return v, fmt.Errorf("decode %s: %w", op.name, err)
+			}
 		}
 	}
 	return v, nil
 }
 
-var (
-	timeType     = reflect.TypeFor[time.Time]()
-	durationType = reflect.TypeFor[time.Duration]()
+// How scanRow turns a column into a field.
+const (
+	asIs = iota
+	fromMillis
+	fromMicros
+	fromInt64
+	fromRaw
+	fromJSON
 )
 
-// fields adds a destination for each of v's fields, and what turns the
-// scanned value into the field's where they differ.
-func fields(v reflect.Value, dests *[]any, after *[]func() error) {
-	for i := range v.NumField() {
-		f, name := v.Field(i), v.Type().Field(i).Name
-		var n int64
-		switch t := f.Type(); {
-		case t == timeType:
-			*after = append(*after, func() error { f.Set(reflect.ValueOf(fromMS(n))); return nil })
-		case t == durationType:
-			*after = append(*after, func() error { f.SetInt(n * int64(time.Microsecond)); return nil })
-		case t.Kind() == reflect.Uint64:
-			*after = append(*after, func() error { f.SetUint(uint64(n)); return nil })
-		case t.Kind() == reflect.Struct:
-			fields(f, dests, after)
-			continue
-		case t.Kind() == reflect.Slice && t.Elem().Kind() != reflect.Uint8:
-			var text sql.NullString
-			*dests = append(*dests, &text)
-			*after = append(*after, func() error {
-				if text.String == "" {
-					return nil
-				}
-				if err := json.Unmarshal([]byte(text.String), f.Addr().Interface()); err != nil {
-					return fmt.Errorf("decode %s: %w", name, err)
-				}
-				return nil
-			})
-			continue
-		default:
-			*dests = append(*dests, f.Addr().Interface())
-			continue
-		}
-		*dests = append(*dests, &n)
+type fieldOp struct {
+	index []int
+	kind  int
+	name  string
+}
+
+var (
+	plans        sync.Map // reflect.Type -> []fieldOp
+	timeType     = reflect.TypeFor[time.Time]()
+	durationType = reflect.TypeFor[time.Duration]()
+	rawType      = reflect.TypeFor[json.RawMessage]()
+	sqlScanner   = reflect.TypeFor[sql.Scanner]()
+)
+
+// planOf lists t's columns, worked out once per type.
+func planOf(t reflect.Type) []fieldOp {
+	if p, ok := plans.Load(t); ok {
+		return p.([]fieldOp)
 	}
+	var ops []fieldOp
+	var walk func(t reflect.Type, index []int)
+	walk = func(t reflect.Type, index []int) {
+		for i := range t.NumField() {
+			sf := t.Field(i)
+			op := fieldOp{index: append(slices.Clip(index), i), name: sf.Name}
+			switch ft := sf.Type; {
+			case ft == timeType:
+				op.kind = fromMillis
+			case ft == durationType:
+				op.kind = fromMicros
+			case ft.Kind() == reflect.Uint64:
+				op.kind = fromInt64
+			case ft == rawType:
+				op.kind = fromRaw
+			case ft.Kind() == reflect.Struct && !reflect.PointerTo(ft).Implements(sqlScanner):
+				walk(ft, op.index)
+				continue
+			case ft.Kind() == reflect.Slice && ft.Elem().Kind() != reflect.Uint8:
+				op.kind = fromJSON
+			}
+			ops = append(ops, op)
+		}
+	}
+	walk(t, nil)
+	plans.Store(t, ops)
+	return ops
 }
