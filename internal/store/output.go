@@ -35,17 +35,9 @@ type execer interface {
 // already holds the same text, and returns the row's id (0 for an empty
 // text, which is never stored). A new output is indexed for Search.
 func putOutput(ctx context.Context, tx execer, sessionID, text string, now int64) (int64, error) {
-	if text == "" {
-		return 0, nil
-	}
-	sum := sha256.Sum256([]byte(text))
-	var id int64
-	err := tx.QueryRowContext(ctx, qOutputByHash, sessionID, sum[:]).Scan(&id)
-	if err == nil {
-		return id, nil
-	}
-	if !errors.Is(err, sql.ErrNoRows) {
-		return 0, err
+	id, sum, err := outputID(ctx, tx, sessionID, text)
+	if id != 0 || err != nil || text == "" {
+		return id, err
 	}
 	var plain, packed any = text, nil
 	if p := pack(text); p != nil {
@@ -73,19 +65,19 @@ func searchText(text string) string {
 	return strings.Join(lines, "")
 }
 
-// outputID returns the id of the session's output whose text is text, 0
-// when there is none.
-func outputID(ctx context.Context, tx execer, sessionID, text string) (int64, error) {
+// outputID returns the id of the session's output whose text is text (0
+// when there is none) and text's hash.
+func outputID(ctx context.Context, tx execer, sessionID, text string) (int64, [32]byte, error) {
 	if text == "" {
-		return 0, nil
+		return 0, [32]byte{}, nil
 	}
 	sum := sha256.Sum256([]byte(text))
 	var id int64
 	err := tx.QueryRowContext(ctx, qOutputByHash, sessionID, sum[:]).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil
+		return 0, sum, nil
 	}
-	return id, err
+	return id, sum, err
 }
 
 var flateWriters = sync.Pool{New: func() any {

@@ -45,17 +45,19 @@ ORDER BY s.updated_at DESC, s.id DESC`
 // one step down an index, never a scan of the session: the newest row of
 // each append-only table (by the index that starts with session_id), the
 // newest turn and the running ones (a turn changes only once, when it
-// ends), and the few segments in full (EndSegment changes one).
-const qSessionStamp = `SELECT s.updated_at, s.title, s.model,
+// ends), and the few segments in full (EndSegment changes one). The
+// parts are joined with dots, the texts quoted.
+const qSessionStamp = `SELECT concat_ws('.', s.updated_at,
 	coalesce((SELECT seq FROM turns WHERE session_id = ?1 ORDER BY seq DESC LIMIT 1), 0),
 	(SELECT count(*) FROM turns WHERE session_id = ?1 AND status = 'running'),
-	(SELECT count(*) || '.' || count(ended_at) || '.' || coalesce(sum(ended_at), 0) || '.' || coalesce(sum(tokens), 0) || '.' || coalesce(sum(length(handoff)), 0)
+	(SELECT concat_ws('.', count(*), count(ended_at), coalesce(sum(ended_at), 0), coalesce(sum(tokens), 0), coalesce(sum(length(handoff)), 0))
 		FROM segments WHERE session_id = ?1),
 	coalesce((SELECT id FROM messages WHERE session_id = ?1 ORDER BY segment DESC, id DESC LIMIT 1), 0),
 	coalesce((SELECT id FROM model_calls WHERE session_id = ?1 ORDER BY id DESC LIMIT 1), 0),
 	coalesce((SELECT id FROM tool_calls WHERE session_id = ?1 ORDER BY id DESC LIMIT 1), 0),
 	coalesce((SELECT id FROM events WHERE session_id = ?1 ORDER BY id DESC LIMIT 1), 0),
-	coalesce((SELECT id FROM verify_runs WHERE session_id = ?1 ORDER BY id DESC LIMIT 1), 0)
+	coalesce((SELECT id FROM verify_runs WHERE session_id = ?1 ORDER BY id DESC LIMIT 1), 0),
+	quote(s.title), quote(s.model))
 FROM sessions s WHERE s.id = ?1`
 
 // Turns and segments.

@@ -224,19 +224,10 @@ func collect[T any](rows *sql.Rows, scan func(scanner) (T, error)) ([]T, error) 
 // was running); a segment's row changes only when it ends. A new way of
 // changing a session's rows must keep the stamp moving (TestSessionStamp).
 func (s *Store) SessionStamp(ctx context.Context, id string) (string, error) {
-	var (
-		updated, lastTurn, running                int64
-		title, model, segments                    string
-		message, modelCall, toolCall, event, runs int64
-	)
-	err := s.r.QueryRowContext(ctx, qSessionStamp, id).Scan(&updated, &title, &model, &lastTurn, &running,
-		&segments, &message, &modelCall, &toolCall, &event, &runs)
+	var stamp string
+	err := s.r.QueryRowContext(ctx, qSessionStamp, id).Scan(&stamp)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", notFound("no session %q; list sessions with `godwit sessions`", id)
 	}
-	if err != nil {
-		return "", wrap("stamp of session "+id, err)
-	}
-	return fmt.Sprintf("%d.%d.%d.%s.%d.%d.%d.%d.%d.%q.%q", updated, lastTurn, running, segments,
-		message, modelCall, toolCall, event, runs, title, model), nil
+	return stamp, wrap("stamp of session "+id, err)
 }
