@@ -389,15 +389,7 @@ func (s *Store) dataVersion(ctx context.Context) (int64, error) {
 	s.watchMu.Lock()
 	defer s.watchMu.Unlock()
 	if s.watch == nil {
-		db, err := sql.Open("sqlite", s.path+"?_pragma=busy_timeout(5000)&_pragma=query_only(1)")
-		if err != nil {
-			return 0, wrap("watch", err)
-		}
-		db.SetMaxOpenConns(1)
-		db.SetMaxIdleConns(1)
-		db.SetConnMaxLifetime(0)
-		db.SetConnMaxIdleTime(0)
-		s.watch = newDB(db)
+		s.watch = pool(s.path+"?_pragma=busy_timeout(5000)&_pragma=query_only(1)", 1)
 	}
 	// The PRAGMA returns at once, so it runs without ctx's cancellation:
 	// the driver watches a cancellable context with a goroutine per
