@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -191,18 +192,7 @@ func (s *Store) messages(ctx context.Context, q execer, sessionID string, segmen
 	if len(need) == 0 {
 		return ms, nil
 	}
-	var texts map[int64]string
-	if elide == nil && len(need) > 64 {
-		// Every output of the segment: one query by the messages
-		// rather than a list of ids.
-		texts, err = segmentOutputs(ctx, q, sessionID, segment)
-	} else {
-		ids := make([]int64, 0, len(need))
-		for id := range need {
-			ids = append(ids, id)
-		}
-		texts, err = outputTexts(ctx, q, ids)
-	}
+	texts, err := outputTexts(ctx, q, slices.Collect(maps.Keys(need)))
 	if err != nil {
 		return nil, wrap("messages", err)
 	}
@@ -221,14 +211,6 @@ func fill(m *StoredMessage, texts map[int64]string) {
 			m.Message.Parts[i].ToolResult = &r
 		}
 	}
-}
-
-func segmentOutputs(ctx context.Context, q execer, sessionID string, segment int) (map[int64]string, error) {
-	rows, err := q.QueryContext(ctx, qSegmentOutputs, sessionID, segment)
-	if err != nil {
-		return nil, err
-	}
-	return scanOutputs(rows, map[int64]string{})
 }
 
 // messageText is what Search finds a message by: its text and the tools

@@ -159,12 +159,6 @@ func outputTexts(ctx context.Context, q execer, ids []int64) (map[int64]string, 
 	if err != nil {
 		return nil, err
 	}
-	return scanOutputs(rows, out)
-}
-
-// scanOutputs reads rows of (id, size, text, packed) into out, by id,
-// and closes rows.
-func scanOutputs(rows *sql.Rows, out map[int64]string) (map[int64]string, error) {
 	defer rows.Close()
 	for rows.Next() {
 		var id int64
@@ -172,11 +166,9 @@ func scanOutputs(rows *sql.Rows, out map[int64]string) (map[int64]string, error)
 		if err := rows.Scan(&id, &o.Size, &o.Plain, &o.Packed); err != nil {
 			return nil, err
 		}
-		t, err := o.textOr("")
-		if err != nil {
+		if out[id], err = o.textOr(""); err != nil {
 			return nil, fmt.Errorf("output %d: %w", id, err)
 		}
-		out[id] = t
 	}
 	return out, rows.Err()
 }

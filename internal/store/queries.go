@@ -158,11 +158,6 @@ const (
 	qIndexOutput = `INSERT INTO search_fts (rowid, body, session) VALUES (?1 * 4, ?2, ?3)`
 
 	qOutputsByID = `SELECT id, size, text, packed FROM outputs WHERE id IN (SELECT value FROM json_each(?))`
-
-	// The outputs the messages of a segment (all when ?2 < 0) refer to.
-	qSegmentOutputs = `SELECT o.id, o.size, o.text, o.packed FROM outputs o
-WHERE o.id IN (SELECT j.value FROM messages m, json_each(m.outputs) j
-	WHERE m.session_id = ?1 AND (?2 < 0 OR m.segment = ?2) AND m.outputs IS NOT NULL)`
 )
 
 // Pages and search.
