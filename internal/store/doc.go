@@ -6,7 +6,7 @@
 // was. The schema is migrations/*.sql (embedded, numbered, each applied
 // in one transaction, tracked by PRAGMA user_version); every statement is
 // a constant in queries.go but the PRAGMAs (TestStatementsLiveInQueriesGo).
-// Of godwit's packages it imports only llm: it is the bottom of the stack.
+// Of godwit's packages it imports only llm.
 //
 // Concurrency: a *Store is safe for concurrent use, but Close must not
 // race with other calls. Writes go through one connection; reads use a
