@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"log/slog"
 	"path/filepath"
 	"sync"
 
@@ -26,7 +25,6 @@ type Options struct {
 	// MaxBytes bounds the size of a file kept for undo; a write to a
 	// larger file is refused. 0 means DefaultMaxBytes.
 	MaxBytes int64
-	Logger   *slog.Logger
 }
 
 // Recorder snapshots files before the agent writes them. It is safe for
@@ -36,7 +34,6 @@ type Recorder struct {
 	ws   *workspace.Workspace
 	st   *store.Store
 	max  int64
-	log  *slog.Logger
 	mu   sync.Mutex      // guards the fields below
 	sess string          // session of the current turn
 	seq  int             // its number in the session
@@ -46,12 +43,9 @@ type Recorder struct {
 
 // NewRecorder returns a Recorder writing to st.
 func NewRecorder(st *store.Store, opts Options) *Recorder {
-	r := &Recorder{ws: opts.Workspace, st: st, max: opts.MaxBytes, log: opts.Logger}
+	r := &Recorder{ws: opts.Workspace, st: st, max: opts.MaxBytes}
 	if r.max <= 0 {
 		r.max = DefaultMaxBytes
-	}
-	if r.log == nil {
-		r.log = slog.New(slog.DiscardHandler)
 	}
 	return r
 }

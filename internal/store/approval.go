@@ -36,11 +36,5 @@ func (s *Store) RecordApproval(ctx context.Context, a Approval) (int64, error) {
 
 // Approvals returns a session's approval decisions in order.
 func (s *Store) Approvals(ctx context.Context, sessionID string) ([]Approval, error) {
-	return list(ctx, s.r, "approvals", func(r scanner) (Approval, error) {
-		var a Approval
-		var at int64
-		err := r.Scan(&a.ID, &a.SessionID, &a.TurnID, &a.CallID, &a.Tool, &a.Subject, &a.Decision, &a.Source, &a.Rule, &at)
-		a.At = fromMS(at)
-		return a, err
-	}, qApprovals, sessionID)
+	return list(ctx, s.r, "approvals", scanRow[Approval], qApprovals, sessionID)
 }

@@ -101,13 +101,7 @@ func (s *Store) SetDecisionTopic(ctx context.Context, sessionID string, seq int,
 // writer (see the package doc): the engine reads the ledger between its
 // own writes to it.
 func (s *Store) Decisions(ctx context.Context, sessionID string) ([]Decision, error) {
-	return list(ctx, s.w, "decisions", func(r scanner) (Decision, error) {
-		d := Decision{SessionID: sessionID}
-		var at int64
-		err := r.Scan(&d.Seq, &d.Source, &d.Turn, &d.Topic, &d.Text, &d.SupersededBy, &at, &d.Kind, &d.Pinned)
-		d.CreatedAt = fromMS(at)
-		return d, err
-	}, qDecisions, sessionID)
+	return list(ctx, s.w, "decisions", scanRow[Decision], qDecisions, sessionID)
 }
 
 // Compaction records how a tool output is shown in a segment's window.
@@ -131,11 +125,7 @@ func (s *Store) RecordCompaction(ctx context.Context, c Compaction) error {
 // Compactions returns a segment's compactions. It reads on the writer,
 // as Decisions does.
 func (s *Store) Compactions(ctx context.Context, sessionID string, segment int) ([]Compaction, error) {
-	return list(ctx, s.w, "compactions", func(r scanner) (Compaction, error) {
-		c := Compaction{SessionID: sessionID, Segment: segment}
-		err := r.Scan(&c.CallID, &c.Level, &c.PageID, &c.Text)
-		return c, err
-	}, qCompactions, sessionID, segment)
+	return list(ctx, s.w, "compactions", scanRow[Compaction], qCompactions, sessionID, segment)
 }
 
 // PagedCalls returns the call ids of the outputs a segment shows paged

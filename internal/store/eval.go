@@ -57,15 +57,7 @@ func (s *Store) EvalResults(ctx context.Context, suite string, limit int) ([]Eva
 	if limit <= 0 {
 		limit = -1
 	}
-	return list(ctx, s.r, "eval results", func(r scanner) (EvalResult, error) {
-		var e EvalResult
-		var dur, started int64
-		err := r.Scan(&e.ID, &e.Suite, &e.Name, &e.Model, &e.SessionID, &e.Passed, &e.Score, &e.InputTokens, &e.OutputTokens,
-			&e.Cost, &dur, &e.Details, &started)
-		e.Duration = time.Duration(dur) * time.Microsecond
-		e.StartedAt = fromMS(started)
-		return e, err
-	}, qEvalResults, suite, suite, limit)
+	return list(ctx, s.r, "eval results", scanRow[EvalResult], qEvalResults, suite, suite, limit)
 }
 
 // RecordEvalVerdict stores v (CreatedAt now when zero) and returns its id.
@@ -83,11 +75,5 @@ func (s *Store) EvalVerdicts(ctx context.Context, limit int) ([]EvalVerdict, err
 	if limit <= 0 {
 		limit = -1
 	}
-	return list(ctx, s.r, "eval verdicts", func(r scanner) (EvalVerdict, error) {
-		var v EvalVerdict
-		var created int64
-		err := r.Scan(&v.ID, &v.A, &v.B, &v.Why, &v.Passed, &v.Summary, &v.Details, &created)
-		v.CreatedAt = fromMS(created)
-		return v, err
-	}, qEvalVerdicts, limit)
+	return list(ctx, s.r, "eval verdicts", scanRow[EvalVerdict], qEvalVerdicts, limit)
 }

@@ -138,7 +138,7 @@ func (s *Store) ClaimMail(ctx context.Context, target, owner string, limit int) 
 	if limit <= 0 {
 		limit = 1 << 20
 	}
-	ms, err := list(ctx, s.w, "claim mail of "+target, scanMail, qClaimMail, target, owner, s.now().UnixMilli(), limit)
+	ms, err := list(ctx, s.w, "claim mail of "+target, scanRow[Mail], qClaimMail, target, owner, s.now().UnixMilli(), limit)
 	slices.SortFunc(ms, func(a, b Mail) int { return cmp.Compare(a.ID, b.ID) })
 	return ms, err
 }
@@ -157,7 +157,7 @@ func (s *Store) Claimable(ctx context.Context, target string) (bool, error) {
 // m's target that holds m (and the sender's other messages there), if
 // there is one.
 func (s *Store) HeldBy(ctx context.Context, m Mail) (Mail, bool, error) {
-	h, err := scanMail(s.r.QueryRowContext(ctx, qHeldBy, m.To, m.From, string(m.FromKind)))
+	h, err := scanRow[Mail](s.r.QueryRowContext(ctx, qHeldBy, m.To, m.From, string(m.FromKind)))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Mail{}, false, nil
 	}
@@ -250,7 +250,7 @@ func (s *Store) changeOne(ctx context.Context, op, receipt, note, query string, 
 
 // MailByID returns message id.
 func (s *Store) MailByID(ctx context.Context, id int64) (Mail, error) {
-	m, err := scanMail(s.r.QueryRowContext(ctx, qMailByID, id))
+	m, err := scanRow[Mail](s.r.QueryRowContext(ctx, qMailByID, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Mail{}, notFound("no message m%d; `godwit mail` lists them", id)
 	}
@@ -263,18 +263,18 @@ func (s *Store) MailByID(ctx context.Context, id int64) (Mail, error) {
 // Claims returns target's delivered messages, oldest first: those
 // claimed for a turn that has not ended.
 func (s *Store) Claims(ctx context.Context, target string) ([]Mail, error) {
-	return list(ctx, s.w, "claims of "+target, scanMail, qClaims, target)
+	return list(ctx, s.w, "claims of "+target, scanRow[Mail], qClaims, target)
 }
 
 // QueuedAfter returns up to limit messages queued for target with ids
 // above after, oldest first.
 func (s *Store) QueuedAfter(ctx context.Context, target string, after int64, limit int) ([]Mail, error) {
-	return list(ctx, s.r, "queued mail of "+target, scanMail, qQueuedAfter, target, after, limit)
+	return list(ctx, s.r, "queued mail of "+target, scanRow[Mail], qQueuedAfter, target, after, limit)
 }
 
 // MailOfTurn returns the messages turn turnID took.
 func (s *Store) MailOfTurn(ctx context.Context, turnID int64) ([]Mail, error) {
-	return list(ctx, s.r, "mail of a turn", scanMail, qMailOfTurn, turnID)
+	return list(ctx, s.r, "mail of a turn", scanRow[Mail], qMailOfTurn, turnID)
 }
 
 // Mailbox returns up to limit messages to or from session (every
@@ -283,18 +283,12 @@ func (s *Store) Mailbox(ctx context.Context, session string, limit int) ([]Mail,
 	if limit <= 0 {
 		limit = -1
 	}
-	return list(ctx, s.r, "mailbox", scanMail, qMailbox, session, limit)
+	return list(ctx, s.r, "mailbox", scanRow[Mail], qMailbox, session, limit)
 }
 
 // Receipts returns message id's receipts, oldest first.
 func (s *Store) Receipts(ctx context.Context, id int64) ([]Receipt, error) {
-	return list(ctx, s.r, "receipts", func(r scanner) (Receipt, error) {
-		var rc Receipt
-		var at int64
-		err := r.Scan(&rc.ID, &rc.MailID, &rc.State, &at, &rc.TurnID, &rc.Turn, &rc.Note)
-		rc.At = fromMS(at)
-		return rc, err
-	}, qReceipts, id)
+	return list(ctx, s.r, "receipts", scanRow[Receipt], qReceipts, id)
 }
 
 // AcquireResident makes r the session's resident, unless another process
@@ -304,7 +298,7 @@ func (s *Store) Receipts(ctx context.Context, id int64) ([]Receipt, error) {
 func (s *Store) AcquireResident(ctx context.Context, r Resident, alive func(owner string) bool) (Resident, error) {
 	var holder Resident
 	err := s.inTx(ctx, "open session "+r.SessionID, func(tx *txn) error {
-		cur, err := scanResident(tx.QueryRowContext(ctx, qResident, r.SessionID))
+		cur, err := scanRow[Resident](tx.QueryRowContext(ctx, qResident, r.SessionID))
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 		case err != nil:
@@ -336,7 +330,7 @@ func (s *Store) ReleaseResident(ctx context.Context, sessionID, owner string) er
 // ResidentOf returns the session's resident row, if there is one; the
 // caller judges whether its process still runs.
 func (s *Store) ResidentOf(ctx context.Context, sessionID string) (Resident, bool, error) {
-	r, err := scanResident(s.r.QueryRowContext(ctx, qResident, sessionID))
+	r, err := scanRow[Resident](s.r.QueryRowContext(ctx, qResident, sessionID))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Resident{}, false, nil
 	}
@@ -395,15 +389,7 @@ func (s *Store) dataVersion(ctx context.Context) (int64, error) {
 	s.watchMu.Lock()
 	defer s.watchMu.Unlock()
 	if s.watch == nil {
-		db, err := sql.Open("sqlite", s.path+"?_pragma=busy_timeout(5000)&_pragma=query_only(1)")
-		if err != nil {
-			return 0, wrap("watch", err)
-		}
-		db.SetMaxOpenConns(1)
-		db.SetMaxIdleConns(1)
-		db.SetConnMaxLifetime(0)
-		db.SetConnMaxIdleTime(0)
-		s.watch = newDB(db)
+		s.watch = pool(s.path+"?_pragma=busy_timeout(5000)&_pragma=query_only(1)", 1)
 	}
 	// The PRAGMA returns at once, so it runs without ctx's cancellation:
 	// the driver watches a cancellable context with a goroutine per
@@ -420,7 +406,7 @@ func queryMail(ctx context.Context, tx *txn, query string, args ...any) ([]Mail,
 	if err != nil {
 		return nil, err
 	}
-	return collect(rows, scanMail)
+	return collect(rows, scanRow[Mail])
 }
 
 func addReceipts(ctx context.Context, tx *txn, ms []Mail, state string, at time.Time, note string) error {
@@ -430,23 +416,4 @@ func addReceipts(ctx context.Context, tx *txn, ms []Mail, state string, at time.
 		}
 	}
 	return nil
-}
-
-func scanMail(r scanner) (Mail, error) {
-	var m Mail
-	var kind, state string
-	var created, updated, acked int64
-	err := r.Scan(&m.ID, &m.To, &kind, &m.From, &m.Body, &created, &state, &m.ClaimedBy,
-		&m.TurnID, &m.Turn, &m.Answer, &m.Error, &updated, &acked)
-	m.FromKind, m.State = SenderKind(kind), MailState(state)
-	m.CreatedAt, m.UpdatedAt, m.AckedAt = fromMS(created), fromMS(updated), fromMS(acked)
-	return m, err
-}
-
-func scanResident(r scanner) (Resident, error) {
-	var res Resident
-	var since int64
-	err := r.Scan(&res.SessionID, &res.Owner, &res.PID, &res.Command, &since)
-	res.Since = fromMS(since)
-	return res, err
 }

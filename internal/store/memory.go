@@ -39,13 +39,7 @@ type MemoryEntry struct {
 }
 
 func memoryEntries(ctx context.Context, db execer, scope, workspace, kind string) ([]MemoryEntry, error) {
-	return list(ctx, db, "memory entries", func(r scanner) (MemoryEntry, error) {
-		var e MemoryEntry
-		var at int64
-		err := r.Scan(&e.ID, &e.Scope, &e.Workspace, &e.Kind, &e.Text, &e.SessionID, &at)
-		e.CreatedAt = fromMS(at)
-		return e, err
-	}, qMemoryEntries, scope, workspace, kind)
+	return list(ctx, db, "memory entries", scanRow[MemoryEntry], qMemoryEntries, scope, workspace, kind)
 }
 
 // ReplaceMemoryEntries makes texts, in order, the entries of one scope,
@@ -160,13 +154,14 @@ func (sc Scope) memorySearch(ctx context.Context, op, query, match string, terms
 // it belongs to the workspace (or is the user's memory).
 func (sc Scope) MemoryDoc(ctx context.Context, id string) (MemoryHit, error) {
 	id = strings.TrimSpace(id)
-	kinds := map[string]string{"d": MemoryDecision, "e": MemoryEntryKind, "p": MemoryPage, "h": MemoryHandoff}
 	var kind string
 	var n int64
 	var err error
-	if id != "" {
-		kind = kinds[id[:1]]
-		n, err = strconv.ParseInt(id[1:], 10, 64)
+	for k, d := range docKinds {
+		if rest, ok := strings.CutPrefix(id, d.letter); ok {
+			kind = k
+			n, err = strconv.ParseInt(rest, 10, 64)
+		}
 	}
 	if kind == "" || err != nil || n <= 0 {
 		return MemoryHit{}, notFound("no memory document %q; ids look like d12, e3, h7 or p42", id)
@@ -191,8 +186,9 @@ func (sc Scope) MemoryCorpus(ctx context.Context, n int) ([]MemoryHit, error) {
 		kind  string
 		limit int
 	}{{MemoryEntryKind, 10_000}, {MemoryDecision, n}, {MemoryHandoff, n}} {
+		d := docKinds[q.kind]
 		hs, err := list(ctx, sc.s.r, "memory corpus", func(r scanner) (MemoryHit, error) { return docRow(q.kind, r) },
-			docQuery(q.kind)+docScope(q.kind)+qNewest, MaxDocText, q.limit, sc.workspace)
+			d.query+d.scope+qNewest, MaxDocText, q.limit, sc.workspace)
 		if err != nil {
 			return nil, err
 		}
@@ -201,39 +197,25 @@ func (sc Scope) MemoryCorpus(ctx context.Context, n int) ([]MemoryHit, error) {
 	return out, nil
 }
 
-// docQuery is the SELECT for one kind of document; handoffs only of
-// segments that have one.
-func docQuery(kind string) string {
-	switch kind {
-	case MemoryDecision:
-		return qDocDecision
-	case MemoryEntryKind:
-		return qDocEntry
-	case MemoryPage:
-		return qDocPage
-	case MemoryHandoff:
-		return qDocHandoffKept
-	}
-	return ""
-}
-
-// docScope limits the rows of docQuery(kind) to the workspace (?3):
-// its sessions' rows, the user's memory entries and its own.
-func docScope(kind string) string {
-	if kind == MemoryEntryKind {
-		return qEntryInScope
-	}
-	return qSessionRowInScope
+// docKinds are the kinds of documents: the letter of their ids, the
+// SELECT of docRow's columns (handoffs only of segments that have one)
+// and what limits its rows to the workspace (?3): its sessions' rows,
+// the user's memory entries and its own.
+var docKinds = map[string]struct{ letter, query, scope string }{
+	MemoryDecision:  {"d", qDocDecision, qSessionRowInScope},
+	MemoryEntryKind: {"e", qDocEntry, qEntryInScope},
+	MemoryPage:      {"p", qDocPage, qSessionRowInScope},
+	MemoryHandoff:   {"h", qDocHandoffKept, qSessionRowInScope},
 }
 
 // doc reads one document of the workspace, its text cut at max
 // characters.
 func (sc Scope) doc(ctx context.Context, kind string, id int64, max int) (MemoryHit, error) {
-	q := docQuery(kind)
-	if q == "" {
+	d, ok := docKinds[kind]
+	if !ok {
 		return MemoryHit{Kind: kind}, fmt.Errorf("memory index entry of unknown kind %q", kind)
 	}
-	return docRow(kind, sc.s.r.QueryRowContext(ctx, q+docScope(kind)+qAndID, max, id, sc.workspace))
+	return docRow(kind, sc.s.r.QueryRowContext(ctx, d.query+d.scope+qAndID, max, id, sc.workspace))
 }
 
 // docRow scans a row of docQuery.
@@ -242,7 +224,7 @@ func docRow(kind string, r scanner) (MemoryHit, error) {
 	var id, at int64
 	var seq, by int
 	err := r.Scan(&id, &h.SessionID, &seq, &by, &h.Scope, &h.Workspace, &h.Detail, &at, &h.Text)
-	h.ID = map[string]string{MemoryDecision: "d", MemoryEntryKind: "e", MemoryPage: "p", MemoryHandoff: "h"}[kind] + strconv.FormatInt(id, 10)
+	h.ID = docKinds[kind].letter + strconv.FormatInt(id, 10)
 	h.At = fromMS(at)
 	h.Superseded = by != 0
 	if kind == MemoryPage {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"iter"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -31,20 +33,29 @@ type StoredMessage struct {
 // OutputOf returns the output id of the tool result at Message.Parts[part]
 // (0 when it has none).
 func (m StoredMessage) OutputOf(part int) int64 {
-	k := 0
-	for i, p := range m.Message.Parts {
-		if p.ToolResult == nil {
-			continue
-		}
+	for i, id := range m.results() {
 		if i == part {
-			if k < len(m.OutputIDs) {
-				return m.OutputIDs[k]
-			}
-			return 0
+			return id
 		}
-		k++
 	}
 	return 0
+}
+
+// results yields the index in Message.Parts and the output id of each
+// tool result that OutputIDs covers.
+func (m StoredMessage) results() iter.Seq2[int, int64] {
+	return func(yield func(int, int64) bool) {
+		k := 0
+		for i, p := range m.Message.Parts {
+			if p.ToolResult == nil || k >= len(m.OutputIDs) {
+				continue
+			}
+			k++
+			if !yield(i, m.OutputIDs[k-1]) {
+				return
+			}
+		}
+	}
 }
 
 // TurnReachedHistory reports whether turn turnID entered a user message in
@@ -164,16 +175,10 @@ func (s *Store) messages(ctx context.Context, q execer, sessionID string, segmen
 			return m, fmt.Errorf("message %d: decode outputs: %w", m.ID, perr)
 		}
 		m.OutputIDs = ids
-		k := 0
-		for i, p := range m.Message.Parts {
-			if p.ToolResult == nil || k >= len(m.OutputIDs) {
-				continue
-			}
-			id := m.OutputIDs[k]
-			k++
+		for i, id := range m.results() {
 			switch {
 			case id == 0:
-			case elide != nil && elide(p.ToolResult.CallID):
+			case elide != nil && elide(m.Message.Parts[i].ToolResult.CallID):
 				m.Elided = append(m.Elided, i)
 			default:
 				need[id] = true
@@ -187,18 +192,7 @@ func (s *Store) messages(ctx context.Context, q execer, sessionID string, segmen
 	if len(need) == 0 {
 		return ms, nil
 	}
-	var texts map[int64]string
-	if elide == nil && len(need) > 64 {
-		// Every output of the segment: one query by the messages
-		// rather than a list of ids.
-		texts, err = segmentOutputs(ctx, q, sessionID, segment)
-	} else {
-		ids := make([]int64, 0, len(need))
-		for id := range need {
-			ids = append(ids, id)
-		}
-		texts, err = outputTexts(ctx, q, ids)
-	}
+	texts, err := outputTexts(ctx, q, slices.Collect(maps.Keys(need)))
 	if err != nil {
 		return nil, wrap("messages", err)
 	}
@@ -210,28 +204,13 @@ func (s *Store) messages(ctx context.Context, q execer, sessionID string, segmen
 
 // fill puts output texts back into m's tool results but the elided ones.
 func fill(m *StoredMessage, texts map[int64]string) {
-	k := 0
-	for i, p := range m.Message.Parts {
-		if p.ToolResult == nil || k >= len(m.OutputIDs) {
-			continue
+	for i, id := range m.results() {
+		if id != 0 && !slices.Contains(m.Elided, i) {
+			r := *m.Message.Parts[i].ToolResult
+			r.Content = texts[id]
+			m.Message.Parts[i].ToolResult = &r
 		}
-		id := m.OutputIDs[k]
-		k++
-		if id == 0 || slices.Contains(m.Elided, i) {
-			continue
-		}
-		r := *p.ToolResult
-		r.Content = texts[id]
-		m.Message.Parts[i].ToolResult = &r
 	}
-}
-
-func segmentOutputs(ctx context.Context, q execer, sessionID string, segment int) (map[int64]string, error) {
-	rows, err := q.QueryContext(ctx, qSegmentOutputs, sessionID, segment)
-	if err != nil {
-		return nil, err
-	}
-	return scanOutputs(rows, map[int64]string{})
 }
 
 // messageText is what Search finds a message by: its text and the tools

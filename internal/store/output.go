@@ -35,17 +35,9 @@ type execer interface {
 // already holds the same text, and returns the row's id (0 for an empty
 // text, which is never stored). A new output is indexed for Search.
 func putOutput(ctx context.Context, tx execer, sessionID, text string, now int64) (int64, error) {
-	if text == "" {
-		return 0, nil
-	}
-	sum := sha256.Sum256([]byte(text))
-	var id int64
-	err := tx.QueryRowContext(ctx, qOutputByHash, sessionID, sum[:]).Scan(&id)
-	if err == nil {
-		return id, nil
-	}
-	if !errors.Is(err, sql.ErrNoRows) {
-		return 0, err
+	id, sum, err := outputID(ctx, tx, sessionID, text)
+	if id != 0 || err != nil || text == "" {
+		return id, err
 	}
 	var plain, packed any = text, nil
 	if p := pack(text); p != nil {
@@ -73,19 +65,19 @@ func searchText(text string) string {
 	return strings.Join(lines, "")
 }
 
-// outputID returns the id of the session's output whose text is text, 0
-// when there is none.
-func outputID(ctx context.Context, tx execer, sessionID, text string) (int64, error) {
+// outputID returns the id of the session's output whose text is text (0
+// when there is none) and text's hash.
+func outputID(ctx context.Context, tx execer, sessionID, text string) (int64, [32]byte, error) {
 	if text == "" {
-		return 0, nil
+		return 0, [32]byte{}, nil
 	}
 	sum := sha256.Sum256([]byte(text))
 	var id int64
 	err := tx.QueryRowContext(ctx, qOutputByHash, sessionID, sum[:]).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil
+		return 0, sum, nil
 	}
-	return id, err
+	return id, sum, err
 }
 
 var flateWriters = sync.Pool{New: func() any {
@@ -141,20 +133,20 @@ func unpack(packed []byte, size, n int) (string, error) {
 // stored is an outputs row's size, text and packed columns as scanned:
 // all NULL where a LEFT JOIN found no output.
 type stored struct {
-	size   int
-	plain  sql.NullString
-	packed []byte
+	Size   int
+	Plain  sql.NullString
+	Packed []byte
 }
 
 // textOr is the output's whole text, or orElse when there is none.
 func (o stored) textOr(orElse string) (string, error) {
 	switch {
-	case o.plain.Valid:
-		return o.plain.String, nil
-	case o.packed == nil:
+	case o.Plain.Valid:
+		return o.Plain.String, nil
+	case o.Packed == nil:
 		return orElse, nil
 	}
-	return unpack(o.packed, o.size, -1)
+	return unpack(o.Packed, o.Size, -1)
 }
 
 // outputTexts returns the texts of the outputs with the given ids.
@@ -167,24 +159,16 @@ func outputTexts(ctx context.Context, q execer, ids []int64) (map[int64]string, 
 	if err != nil {
 		return nil, err
 	}
-	return scanOutputs(rows, out)
-}
-
-// scanOutputs reads rows of (id, size, text, packed) into out, by id,
-// and closes rows.
-func scanOutputs(rows *sql.Rows, out map[int64]string) (map[int64]string, error) {
 	defer rows.Close()
 	for rows.Next() {
 		var id int64
 		var o stored
-		if err := rows.Scan(&id, &o.size, &o.plain, &o.packed); err != nil {
+		if err := rows.Scan(&id, &o.Size, &o.Plain, &o.Packed); err != nil {
 			return nil, err
 		}
-		t, err := o.textOr("")
-		if err != nil {
+		if out[id], err = o.textOr(""); err != nil {
 			return nil, fmt.Errorf("output %d: %w", id, err)
 		}
-		out[id] = t
 	}
 	return out, rows.Err()
 }
@@ -262,17 +246,17 @@ func splice(data []byte, preview string) ([]byte, error) {
 // empty output has no row, and its preview is "".
 func (o stored) preview(max int) (string, error) {
 	switch {
-	case o.plain.Valid:
-		return Preview(o.plain.String, max), nil
-	case o.packed == nil:
+	case o.Plain.Valid:
+		return Preview(o.Plain.String, max), nil
+	case o.Packed == nil:
 		return "", nil
-	case o.size <= max:
-		return unpack(o.packed, o.size, -1)
+	case o.Size <= max:
+		return unpack(o.Packed, o.Size, -1)
 	}
 	// One byte more than shown, to cut at a rune boundary as Preview does.
-	h, err := unpack(o.packed, o.size, max+1)
+	h, err := unpack(o.Packed, o.Size, max+1)
 	if err != nil {
 		return "", err
 	}
-	return head(h, max) + previewTail(o.size), nil
+	return head(h, max) + previewTail(o.Size), nil
 }

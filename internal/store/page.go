@@ -46,7 +46,7 @@ func (s *Store) PutPage(ctx context.Context, p Page) (string, error) {
 	}
 	var id int64
 	err = s.inTx(ctx, "put page", func(tx *txn) error {
-		out, err := outputID(ctx, tx, p.SessionID, p.Text)
+		out, _, err := outputID(ctx, tx, p.SessionID, p.Text)
 		if err != nil {
 			return err
 		}
@@ -82,25 +82,20 @@ func (s *Store) page(ctx context.Context, id, query string, args ...any) (Page, 
 	if !strings.HasPrefix(strings.TrimSpace(id), "p") || err != nil || n <= 0 {
 		return Page{}, notFound("no page %q; page ids look like p42", id)
 	}
-	var p Page
-	var pid, from, to int64
-	var tags string
-	var o stored
-	err = s.r.QueryRowContext(ctx, query, append([]any{n}, args...)...).Scan(&pid, &p.SessionID, &p.Segment, &p.Kind, &tags, &p.Tokens,
-		&from, &to, &p.Summary, &p.Text, &o.size, &o.plain, &o.packed)
+	row, err := scanRow[struct {
+		Page
+		Out stored
+	}](s.r.QueryRowContext(ctx, query, append([]any{n}, args...)...))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Page{}, notFound("no page %s", id)
 	}
 	if err != nil {
 		return Page{}, wrap("page "+id, err)
 	}
-	p.ID = "p" + strconv.FormatInt(pid, 10)
-	p.From, p.To = fromMS(from), fromMS(to)
-	if p.Text, err = o.textOr(p.Text); err != nil {
+	p := row.Page
+	p.ID = "p" + p.ID // the row's number
+	if p.Text, err = row.Out.textOr(p.Text); err != nil {
 		return Page{}, fmt.Errorf("store: page %s: %w", id, err)
-	}
-	if err := json.Unmarshal([]byte(tags), &p.Tags); err != nil {
-		return Page{}, fmt.Errorf("store: page %s: decode tags: %w", id, err)
 	}
 	return p, nil
 }
@@ -194,7 +189,7 @@ func (s *Store) hit(ctx context.Context, kind, id int64, terms []string) (Hit, e
 		// An output is shown as the page that keeps it, else as the
 		// message that carried it.
 		var o stored
-		if err = s.r.QueryRowContext(ctx, qHitOutput, id).Scan(&h.SessionID, &o.size, &o.plain, &o.packed); err != nil {
+		if err = s.r.QueryRowContext(ctx, qHitOutput, id).Scan(&h.SessionID, &o.Size, &o.Plain, &o.Packed); err != nil {
 			return h, err
 		}
 		if text, err = o.textOr(""); err != nil {
@@ -214,7 +209,7 @@ func (s *Store) hit(ctx context.Context, kind, id int64, terms []string) (Hit, e
 		h.Kind, h.ID = "page", "p"+strconv.FormatInt(id, 10)
 		var summary, own string
 		var o stored
-		if err = s.r.QueryRowContext(ctx, qHitPage, id).Scan(&h.SessionID, &h.Segment, &summary, &own, &o.size, &o.plain, &o.packed); err == nil {
+		if err = s.r.QueryRowContext(ctx, qHitPage, id).Scan(&h.SessionID, &h.Segment, &summary, &own, &o.Size, &o.Plain, &o.Packed); err == nil {
 			own, err = o.textOr(own)
 			text = summary + "\n" + own
 		}

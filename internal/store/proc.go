@@ -79,14 +79,5 @@ func (s *Store) Procs(ctx context.Context, sessionID string) ([]Proc, error) {
 
 func (s *Store) procs(ctx context.Context, op, query string, args ...any) ([]Proc, error) {
 	// The writer: these are read between the engine's own writes.
-	return list(ctx, s.w, op, func(r scanner) (Proc, error) {
-		var p Proc
-		var pidStart, ownerStart, started, ended int64
-		var status string
-		err := r.Scan(&p.ID, &p.SessionID, &p.TurnID, &p.CallID, &p.Job, &p.Command, &p.PID, &pidStart, &p.Boot, &p.Supervised,
-			&p.OwnerPID, &ownerStart, &status, &p.How, &p.Note, &started, &ended)
-		p.PIDStart, p.OwnerStart, p.Status = uint64(pidStart), uint64(ownerStart), ProcStatus(status)
-		p.StartedAt, p.EndedAt = fromMS(started), fromMS(ended)
-		return p, err
-	}, query, args...)
+	return list(ctx, s.w, op, scanRow[Proc], query, args...)
 }

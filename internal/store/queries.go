@@ -30,7 +30,7 @@ ORDER BY updated_at DESC, id DESC LIMIT 1`
 	qListSessions = `SELECT s.id, coalesce(s.parent_id, ''), s.title, s.workspace, s.model, s.created_at, s.updated_at,
 	(SELECT count(*) FROM turns t WHERE t.session_id = s.id),
 	coalesce(sum(m.input_tokens), 0), coalesce(sum(m.output_tokens), 0), coalesce(sum(m.reasoning_tokens), 0),
-	coalesce(sum(m.cache_read_tokens), 0), coalesce(sum(m.cache_write_tokens), 0), coalesce(sum(m.cost), 0),
+	coalesce(sum(m.cache_read_tokens), 0), coalesce(sum(m.cache_write_tokens), 0), coalesce(sum(m.cost), 0), s.updated_at,
 	(SELECT count(*) FROM mail q WHERE q.target = s.id AND q.state = 'queued'),
 	coalesce((SELECT r.owner FROM residents r WHERE r.session_id = s.id), ''),
 	coalesce((SELECT r.command FROM residents r WHERE r.session_id = s.id), '')
@@ -45,17 +45,19 @@ ORDER BY s.updated_at DESC, s.id DESC`
 // one step down an index, never a scan of the session: the newest row of
 // each append-only table (by the index that starts with session_id), the
 // newest turn and the running ones (a turn changes only once, when it
-// ends), and the few segments in full (EndSegment changes one).
-const qSessionStamp = `SELECT s.updated_at, s.title, s.model,
+// ends), and the few segments in full (EndSegment changes one). The
+// parts are joined with dots, the texts quoted.
+const qSessionStamp = `SELECT concat_ws('.', s.updated_at,
 	coalesce((SELECT seq FROM turns WHERE session_id = ?1 ORDER BY seq DESC LIMIT 1), 0),
 	(SELECT count(*) FROM turns WHERE session_id = ?1 AND status = 'running'),
-	(SELECT count(*) || '.' || count(ended_at) || '.' || coalesce(sum(ended_at), 0) || '.' || coalesce(sum(tokens), 0) || '.' || coalesce(sum(length(handoff)), 0)
+	(SELECT concat_ws('.', count(*), count(ended_at), coalesce(sum(ended_at), 0), coalesce(sum(tokens), 0), coalesce(sum(length(handoff)), 0))
 		FROM segments WHERE session_id = ?1),
 	coalesce((SELECT id FROM messages WHERE session_id = ?1 ORDER BY segment DESC, id DESC LIMIT 1), 0),
 	coalesce((SELECT id FROM model_calls WHERE session_id = ?1 ORDER BY id DESC LIMIT 1), 0),
 	coalesce((SELECT id FROM tool_calls WHERE session_id = ?1 ORDER BY id DESC LIMIT 1), 0),
 	coalesce((SELECT id FROM events WHERE session_id = ?1 ORDER BY id DESC LIMIT 1), 0),
-	coalesce((SELECT id FROM verify_runs WHERE session_id = ?1 ORDER BY id DESC LIMIT 1), 0)
+	coalesce((SELECT id FROM verify_runs WHERE session_id = ?1 ORDER BY id DESC LIMIT 1), 0),
+	quote(s.title), quote(s.model))
 FROM sessions s WHERE s.id = ?1`
 
 // Turns and segments.
@@ -118,7 +120,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING
 	qModelCalls = `SELECT id, session_id, coalesce(turn_id, 0), segment, step, provider, model,
 	started_at, latency_us, ttft_us,
 	input_tokens, output_tokens, reasoning_tokens, cache_read_tokens, cache_write_tokens,
-	cost, stop_reason, coalesce(parts, ''), request_bytes, retries, fallback, error
+	cost, stop_reason, parts, request_bytes, retries, fallback, error
 FROM model_calls WHERE session_id = ? ORDER BY id`
 
 	qRecordToolCall = `INSERT INTO tool_calls (session_id, turn_id, step, call_id, name, args, output,
@@ -133,7 +135,7 @@ FROM tool_calls t LEFT JOIN outputs o ON o.id = t.output_id WHERE t.session_id =
 	qAppendEvent = `INSERT INTO events (session_id, turn_id, type, at, data, output_id, output_max) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`
 
 	// What an event needs of its output: enough to splice its preview.
-	qEventCols = `e.id, e.session_id, coalesce(e.turn_id, 0), e.type, e.at, e.data, e.output_max, coalesce(o.size, 0), o.text, o.packed`
+	qEventCols = `e.id, e.session_id, coalesce(e.turn_id, 0), e.type, e.at, e.data, '', e.output_max, coalesce(o.size, 0), o.text, o.packed`
 
 	qEvents = `SELECT ` + qEventCols + `
 FROM events e LEFT JOIN outputs o ON o.id = e.output_id WHERE e.session_id = ? ORDER BY e.id`
@@ -156,11 +158,6 @@ const (
 	qIndexOutput = `INSERT INTO search_fts (rowid, body, session) VALUES (?1 * 4, ?2, ?3)`
 
 	qOutputsByID = `SELECT id, size, text, packed FROM outputs WHERE id IN (SELECT value FROM json_each(?))`
-
-	// The outputs the messages of a segment (all when ?2 < 0) refer to.
-	qSegmentOutputs = `SELECT o.id, o.size, o.text, o.packed FROM outputs o
-WHERE o.id IN (SELECT j.value FROM messages m, json_each(m.outputs) j
-	WHERE m.session_id = ?1 AND (?2 < 0 OR m.segment = ?2) AND m.outputs IS NOT NULL)`
 )
 
 // Pages and search.
@@ -231,7 +228,7 @@ WHERE session_id = ?1 AND seq = ?2 AND superseded_by = 0 AND ?3 > seq
 
 	qSetDecisionTopic = `UPDATE decisions SET topic = ?3 WHERE session_id = ?1 AND seq = ?2`
 
-	qDecisions = `SELECT seq, source, turn, topic, text, superseded_by, created_at, kind, pinned
+	qDecisions = `SELECT session_id, seq, source, kind, turn, topic, text, superseded_by, pinned, created_at
 FROM decisions WHERE session_id = ? ORDER BY seq`
 
 	qPinDecision = `UPDATE decisions SET pinned = ?3 WHERE session_id = ?1 AND seq = ?2 AND source = 'user'`
@@ -243,7 +240,7 @@ FROM decisions WHERE session_id = ? ORDER BY seq`
 VALUES (?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (session_id, segment, call_id) DO UPDATE SET level = excluded.level, page_id = excluded.page_id, text = excluded.text`
 
-	qCompactions = `SELECT call_id, level, page_id, text FROM compactions
+	qCompactions = `SELECT session_id, segment, call_id, level, page_id, text FROM compactions
 WHERE session_id = ? AND segment = ? ORDER BY created_at, call_id`
 
 	qPagedCalls = `SELECT call_id FROM compactions WHERE session_id = ? AND segment = ? AND page_id != ''`

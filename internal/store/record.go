@@ -3,7 +3,6 @@ package store
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -55,26 +54,7 @@ func (s *Store) RecordModelCall(ctx context.Context, mc ModelCall) (int64, error
 
 // ModelCalls returns the session's model calls in the order recorded.
 func (s *Store) ModelCalls(ctx context.Context, sessionID string) ([]ModelCall, error) {
-	return list(ctx, s.r, "model calls", func(r scanner) (ModelCall, error) {
-		var mc ModelCall
-		var started, latency, ttft int64
-		var parts string
-		u := &mc.Usage
-		if err := r.Scan(&mc.ID, &mc.SessionID, &mc.TurnID, &mc.Segment, &mc.Step, &mc.Provider, &mc.Model,
-			&started, &latency, &ttft,
-			&u.InputTokens, &u.OutputTokens, &u.ReasoningTokens, &u.CacheReadTokens, &u.CacheWriteTokens,
-			&mc.Cost, &mc.StopReason, &parts, &mc.RequestBytes, &mc.Retries, &mc.Fallback, &mc.Error); err != nil {
-			return mc, err
-		}
-		mc.StartedAt = fromMS(started)
-		mc.Latency, mc.TTFT = time.Duration(latency)*time.Microsecond, time.Duration(ttft)*time.Microsecond
-		if parts != "" {
-			if err := json.Unmarshal([]byte(parts), &mc.Parts); err != nil {
-				return mc, fmt.Errorf("model call %d: decode parts: %w", mc.ID, err)
-			}
-		}
-		return mc, nil
-	}, qModelCalls, sessionID)
+	return list(ctx, s.r, "model calls", scanRow[ModelCall], qModelCalls, sessionID)
 }
 
 // ToolCall is one run of a tool.
@@ -143,35 +123,17 @@ func (s *Store) RecordToolCall(ctx context.Context, tc ToolCall) (int64, error) 
 // ToolCalls returns the session's tool calls in the order recorded.
 func (s *Store) ToolCalls(ctx context.Context, sessionID string) ([]ToolCall, error) {
 	return list(ctx, s.r, "tool calls", func(r scanner) (ToolCall, error) {
-		var tc ToolCall
-		var args sql.NullString
-		var exit sql.NullInt64
-		var started, dur int64
-		var changed string
-		var o stored
-		if err := r.Scan(&tc.ID, &tc.SessionID, &tc.TurnID, &tc.Step, &tc.CallID, &tc.Name, &args, &tc.Output,
-			&tc.IsError, &tc.Code, &exit, &started, &dur, &tc.Approval, &changed, &o.size, &o.plain, &o.packed); err != nil {
-			return tc, err
+		row, err := scanRow[struct {
+			ToolCall
+			Out stored
+		}](r)
+		if err != nil {
+			return row.ToolCall, err
 		}
-		var err error
-		if tc.Output, err = o.textOr(tc.Output); err != nil {
-			return tc, fmt.Errorf("tool call %d: %w", tc.ID, err)
+		if row.Output, err = row.Out.textOr(row.Output); err != nil {
+			return row.ToolCall, fmt.Errorf("tool call %d: %w", row.ID, err)
 		}
-		if args.Valid {
-			tc.Args = json.RawMessage(args.String)
-		}
-		if exit.Valid {
-			e := int(exit.Int64)
-			tc.ExitCode = &e
-		}
-		tc.StartedAt = fromMS(started)
-		tc.Duration = time.Duration(dur) * time.Microsecond
-		if changed != "" {
-			if err := json.Unmarshal([]byte(changed), &tc.Changed); err != nil {
-				return tc, fmt.Errorf("tool call %d: decode changed paths: %w", tc.ID, err)
-			}
-		}
-		return tc, nil
+		return row.ToolCall, nil
 	}, qToolCalls, sessionID)
 }
 
@@ -243,28 +205,19 @@ func (s *Store) EventsSince(ctx context.Context, sessionID, typ, since string) (
 }
 
 func scanEvent(r scanner) (Event, error) {
-	var e Event
-	var at int64
-	var data sql.NullString
-	var outMax int
-	var o stored
-	if err := r.Scan(&e.ID, &e.SessionID, &e.TurnID, &e.Type, &at, &data, &outMax, &o.size, &o.plain, &o.packed); err != nil {
-		return e, err
+	row, err := scanRow[struct {
+		Event
+		Out stored
+	}](r)
+	if err != nil || row.OutputMax <= 0 || row.Data == nil {
+		return row.Event, err
 	}
-	e.Time = fromMS(at)
-	if data.Valid {
-		e.Data = json.RawMessage(data.String)
+	p, err := row.Out.preview(row.OutputMax)
+	if err == nil {
+		row.Data, err = splice(row.Data, p)
 	}
-	if outMax > 0 && data.Valid {
-		p, err := o.preview(outMax)
-		if err != nil {
-			return e, fmt.Errorf("event %d: %w", e.ID, err)
-		}
-		d, err := splice(e.Data, p)
-		if err != nil {
-			return e, fmt.Errorf("event %d: %w", e.ID, err)
-		}
-		e.Data = d
+	if err != nil {
+		return row.Event, fmt.Errorf("event %d: %w", row.ID, err)
 	}
-	return e, nil
+	return row.Event, nil
 }

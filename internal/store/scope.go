@@ -29,7 +29,7 @@ func (sc Scope) Workspace() string { return sc.workspace }
 // Session returns the session whose id is exactly id, if it works in the
 // workspace; another workspace's is not found.
 func (sc Scope) Session(ctx context.Context, id string) (Session, error) {
-	sess, err := scanSession(sc.s.r.QueryRowContext(ctx, qSessionIn, id, sc.workspace))
+	sess, err := scanRow[Session](sc.s.r.QueryRowContext(ctx, qSessionIn, id, sc.workspace))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Session{}, notFound("no session %q in %s", id, sc.workspace)
 	}

@@ -32,8 +32,9 @@ type SessionSummary struct {
 	Session
 	Turns int
 	// Usage and Cost sum the session's model calls.
-	Usage        llm.Usage
-	Cost         float64
+	Usage llm.Usage
+	Cost  float64
+	// LastActivity is UpdatedAt.
 	LastActivity time.Time
 	// Queued counts the messages waiting for the session's next turn.
 	Queued int
@@ -95,14 +96,14 @@ func (s *Store) Session(ctx context.Context, id string) (Session, error) {
 	if id == "" {
 		return Session{}, errors.New("store: session: empty id; pass a session id or a prefix of one")
 	}
-	sess, err := scanSession(s.r.QueryRowContext(ctx, qSessionByID, id))
+	sess, err := scanRow[Session](s.r.QueryRowContext(ctx, qSessionByID, id))
 	if err == nil {
 		return sess, nil
 	}
 	if !errors.Is(err, sql.ErrNoRows) {
 		return Session{}, wrap("session "+id, err)
 	}
-	found, err := list(ctx, s.r, "session "+id, scanSession, qSessionsByPrefix, id)
+	found, err := list(ctx, s.r, "session "+id, scanRow[Session], qSessionsByPrefix, id)
 	if err != nil {
 		return Session{}, err
 	}
@@ -133,7 +134,7 @@ func (s *Store) LastSession(ctx context.Context) (Session, error) {
 // LastSessionIn is LastSession among the sessions of one workspace (its
 // absolute root, as recorded); "" means every workspace.
 func (s *Store) LastSessionIn(ctx context.Context, workspace string) (Session, error) {
-	sess, err := scanSession(s.r.QueryRowContext(ctx, qLastSessionIn, workspace))
+	sess, err := scanRow[Session](s.r.QueryRowContext(ctx, qLastSessionIn, workspace))
 	if errors.Is(err, sql.ErrNoRows) {
 		if workspace != "" {
 			return Session{}, notFound("no sessions in %s yet", workspace)
@@ -149,7 +150,7 @@ func (s *Store) LastSessionIn(ctx context.Context, workspace string) (Session, e
 // SubSessions returns the sessions started from parentID (sub-agents'),
 // oldest first.
 func (s *Store) SubSessions(ctx context.Context, parentID string) ([]Session, error) {
-	return list(ctx, s.r, "sub-sessions of "+parentID, scanSession, qSubSessions, parentID)
+	return list(ctx, s.r, "sub-sessions of "+parentID, scanRow[Session], qSubSessions, parentID)
 }
 
 // SetTitle sets the session's title, in one statement on the writer: a
@@ -171,29 +172,11 @@ func (s *Store) ListSessionsIn(ctx context.Context, workspace string, limit int)
 	if limit <= 0 {
 		limit = -1
 	}
-	return list(ctx, s.r, "list sessions", func(r scanner) (SessionSummary, error) {
-		var ss SessionSummary
-		var created, updated int64
-		u := &ss.Usage
-		err := r.Scan(&ss.ID, &ss.ParentID, &ss.Title, &ss.Workspace, &ss.Model, &created, &updated,
-			&ss.Turns, &u.InputTokens, &u.OutputTokens, &u.ReasoningTokens, &u.CacheReadTokens, &u.CacheWriteTokens,
-			&ss.Cost, &ss.Queued, &ss.ResidentOwner, &ss.ResidentCommand)
-		ss.CreatedAt, ss.UpdatedAt = fromMS(created), fromMS(updated)
-		ss.LastActivity = ss.UpdatedAt
-		return ss, err
-	}, qListSessions, workspace, limit)
+	return list(ctx, s.r, "list sessions", scanRow[SessionSummary], qListSessions, workspace, limit)
 }
 
 // scanner is what *sql.Row and *sql.Rows have in common.
 type scanner interface{ Scan(dest ...any) error }
-
-func scanSession(r scanner) (Session, error) {
-	var sess Session
-	var created, updated int64
-	err := r.Scan(&sess.ID, &sess.ParentID, &sess.Title, &sess.Workspace, &sess.Model, &created, &updated)
-	sess.CreatedAt, sess.UpdatedAt = fromMS(created), fromMS(updated)
-	return sess, err
-}
 
 // list runs query on q and scans every row with scan; op names the read
 // in errors.
@@ -241,19 +224,10 @@ func collect[T any](rows *sql.Rows, scan func(scanner) (T, error)) ([]T, error) 
 // was running); a segment's row changes only when it ends. A new way of
 // changing a session's rows must keep the stamp moving (TestSessionStamp).
 func (s *Store) SessionStamp(ctx context.Context, id string) (string, error) {
-	var (
-		updated, lastTurn, running                int64
-		title, model, segments                    string
-		message, modelCall, toolCall, event, runs int64
-	)
-	err := s.r.QueryRowContext(ctx, qSessionStamp, id).Scan(&updated, &title, &model, &lastTurn, &running,
-		&segments, &message, &modelCall, &toolCall, &event, &runs)
+	var stamp string
+	err := s.r.QueryRowContext(ctx, qSessionStamp, id).Scan(&stamp)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", notFound("no session %q; list sessions with `godwit sessions`", id)
 	}
-	if err != nil {
-		return "", wrap("stamp of session "+id, err)
-	}
-	return fmt.Sprintf("%d.%d.%d.%s.%d.%d.%d.%d.%d.%q.%q", updated, lastTurn, running, segments,
-		message, modelCall, toolCall, event, runs, title, model), nil
+	return stamp, wrap("stamp of session "+id, err)
 }

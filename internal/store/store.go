@@ -97,34 +97,26 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	// write lock at BEGIN, so a transaction never fails upgrading from a
 	// stale read snapshot.
 	common := "?_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
-	w, err := sql.Open("sqlite", path+common+"&_pragma=journal_mode(WAL)&_txlock=immediate")
-	if err != nil {
-		return nil, fmt.Errorf("store: open %s: %w", path, err)
-	}
-	w.SetMaxOpenConns(1)
-	w.SetMaxIdleConns(1)
-	w.SetConnMaxLifetime(0)
-	w.SetConnMaxIdleTime(0)
-	s.w = newDB(w)
+	s.w = pool(path+common+"&_pragma=journal_mode(WAL)&_txlock=immediate", 1)
 	if err := s.migrate(ctx); err != nil {
-		w.Close()
+		s.w.Close()
 		// wrap says what to do about a full disk, a read-only folder, a
 		// lock held too long or a damaged file.
 		return nil, wrap("open "+path, err)
 	}
-
-	r, err := sql.Open("sqlite", path+common+"&_pragma=query_only(1)")
-	if err != nil {
-		w.Close()
-		return nil, fmt.Errorf("store: open %s for reading: %w", path, err)
-	}
 	// The pool connects on first read: each connection parses the whole
 	// schema (~1-2 ms), which a one-shot run that never reads need not pay.
-	// The writer has just opened the same file, so a reader will too.
-	r.SetMaxOpenConns(readers)
-	r.SetMaxIdleConns(readers)
-	s.r = newDB(r)
+	s.r = pool(path+common+"&_pragma=query_only(1)", readers)
 	return s, nil
+}
+
+// pool is a pool of up to n connections to dsn, kept open; it connects
+// on first use.
+func pool(dsn string, n int) *db {
+	d, _ := sql.Open("sqlite", dsn) // fails only for an unknown driver
+	d.SetMaxOpenConns(n)
+	d.SetMaxIdleConns(n)
+	return newDB(d)
 }
 
 // Close runs SQLite's optimizer and closes both pools. Closing the last

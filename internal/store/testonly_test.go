@@ -35,13 +35,7 @@ func (s *Store) MemoryEntries(ctx context.Context, scope, workspace, kind string
 func (s *Store) Hydrate(ctx context.Context, ms []StoredMessage) error {
 	for j := range ms {
 		m := &ms[j]
-		k := 0
-		for i, p := range m.Message.Parts {
-			if p.ToolResult == nil || k >= len(m.OutputIDs) {
-				continue
-			}
-			id := m.OutputIDs[k]
-			k++
+		for i, id := range m.results() {
 			if !slices.Contains(m.Elided, i) {
 				continue
 			}
@@ -49,7 +43,7 @@ func (s *Store) Hydrate(ctx context.Context, ms []StoredMessage) error {
 			if err != nil {
 				return err
 			}
-			r := *p.ToolResult
+			r := *m.Message.Parts[i].ToolResult
 			r.Content = texts[id]
 			m.Message.Parts[i].ToolResult = &r
 		}

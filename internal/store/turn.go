@@ -37,7 +37,7 @@ type Turn struct {
 
 // StartTurn records a running turn numbered after the session's last one.
 func (s *Store) StartTurn(ctx context.Context, sessionID, prompt string, segment int) (Turn, error) {
-	t, err := scanTurn(s.w.QueryRowContext(ctx, qStartTurn, sessionID, segment, prompt, s.now().UnixMilli()))
+	t, err := scanRow[Turn](s.w.QueryRowContext(ctx, qStartTurn, sessionID, segment, prompt, s.now().UnixMilli()))
 	if err != nil {
 		return Turn{}, wrap("start turn in session "+sessionID, err)
 	}
@@ -74,20 +74,7 @@ func (s *Store) MarkInterrupted(ctx context.Context, sessionID string) (int, err
 
 // Turns returns the session's turns in order.
 func (s *Store) Turns(ctx context.Context, sessionID string) ([]Turn, error) {
-	return list(ctx, s.r, "turns", scanTurn, qTurns, sessionID)
-}
-
-func scanTurn(r scanner) (Turn, error) {
-	var t Turn
-	var started, ended int64
-	var status string
-	u := &t.Usage
-	err := r.Scan(&t.ID, &t.SessionID, &t.Seq, &t.Segment, &t.Prompt, &status, &started, &ended,
-		&u.InputTokens, &u.OutputTokens, &u.ReasoningTokens, &u.CacheReadTokens, &u.CacheWriteTokens,
-		&t.Cost, &t.Error)
-	t.Status = TurnStatus(status)
-	t.StartedAt, t.EndedAt = fromMS(started), fromMS(ended)
-	return t, err
+	return list(ctx, s.r, "turns", scanRow[Turn], qTurns, sessionID)
 }
 
 // Segment is one context window of a session. It ends with the handoff
@@ -120,11 +107,5 @@ func (s *Store) EndSegment(ctx context.Context, sessionID string, seq int, hando
 
 // Segments returns the session's segments in order.
 func (s *Store) Segments(ctx context.Context, sessionID string) ([]Segment, error) {
-	return list(ctx, s.r, "segments", func(r scanner) (Segment, error) {
-		var g Segment
-		var started, ended int64
-		err := r.Scan(&g.SessionID, &g.Seq, &started, &ended, &g.Reason, &g.Handoff, &g.Tokens)
-		g.StartedAt, g.EndedAt = fromMS(started), fromMS(ended)
-		return g, err
-	}, qSegments, sessionID)
+	return list(ctx, s.r, "segments", scanRow[Segment], qSegments, sessionID)
 }

@@ -33,14 +33,7 @@ func (s *Store) RecordVerifyRun(ctx context.Context, v VerifyRun) (int64, error)
 
 // VerifyRuns returns the session's verify runs in the order recorded.
 func (s *Store) VerifyRuns(ctx context.Context, sessionID string) ([]VerifyRun, error) {
-	return list(ctx, s.r, "verify runs", func(r scanner) (VerifyRun, error) {
-		var v VerifyRun
-		var started, dur int64
-		err := r.Scan(&v.ID, &v.SessionID, &v.TurnID, &v.Round, &v.Command, &v.ExitCode, &started, &dur, &v.OutputTail)
-		v.StartedAt = fromMS(started)
-		v.Duration = time.Duration(dur) * time.Microsecond
-		return v, err
-	}, qVerifyRuns, sessionID)
+	return list(ctx, s.r, "verify runs", scanRow[VerifyRun], qVerifyRuns, sessionID)
 }
 
 // FileSnapshot is a file as it was before a turn first wrote it.
@@ -86,11 +79,5 @@ func (s *Store) RecordSnapshot(ctx context.Context, f FileSnapshot) (int64, erro
 // fromTurnSeq or later, in the order recorded (so the first snapshot of
 // a path is its state before those turns).
 func (s *Store) Snapshots(ctx context.Context, sessionID string, fromTurnSeq int) ([]FileSnapshot, error) {
-	return list(ctx, s.r, "snapshots", func(r scanner) (FileSnapshot, error) {
-		var f FileSnapshot
-		var created int64
-		err := r.Scan(&f.ID, &f.SessionID, &f.TurnID, &f.TurnSeq, &f.Path, &f.Existed, &f.Content, &f.Hash, &created)
-		f.CreatedAt = fromMS(created)
-		return f, err
-	}, qSnapshots, sessionID, fromTurnSeq)
+	return list(ctx, s.r, "snapshots", scanRow[FileSnapshot], qSnapshots, sessionID, fromTurnSeq)
 }

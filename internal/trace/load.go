@@ -4,14 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
-	"sync"
 
 	"github.com/godwit/godwit/internal/agent"
 	"github.com/godwit/godwit/internal/store"
 	"github.com/godwit/godwit/llm"
+	"golang.org/x/sync/errgroup"
 )
 
 // Trace is everything recorded about one session, as the store returns
@@ -95,23 +94,16 @@ func load(ctx context.Context, st Record, sessionID string, ordered bool) (*Trac
 	if ordered {
 		fns = append(fns, func() (err error) { msgs, err = st.Messages(ctx, id, -1); return })
 	}
-	if err := parallel(fns...); err != nil {
+	var g errgroup.Group
+	for _, fn := range fns {
+		g.Go(fn)
+	}
+	if err := g.Wait(); err != nil {
 		return nil, fmt.Errorf("trace: %w", err)
 	}
 	t.Events = DecodeEvents(rows)
 	sortToolCalls(t.ToolCalls, callOrder(msgs))
 	return t, nil
-}
-
-// parallel runs fns at once and returns the first error.
-func parallel(fns ...func() error) error {
-	errs := make([]error, len(fns))
-	var wg sync.WaitGroup
-	for i, fn := range fns {
-		wg.Go(func() { errs[i] = fn() })
-	}
-	wg.Wait()
-	return errors.Join(errs...)
 }
 
 // DecodeEvents decodes stored events. An event whose data does not decode

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/godwit/godwit/internal/agent"
 	"github.com/godwit/godwit/internal/digits"
 	"github.com/godwit/godwit/internal/store"
 )
@@ -24,23 +25,23 @@ const (
 // WriteTranscript writes t as plain text to paste into a review or hand
 // to another agent: each turn's prompt, the model's text, each tool call
 // as one line with its arguments and a trimmed result, errors and verify
-// runs. The output depends on t alone.
+// runs. It walks the page's View; the output depends on t alone.
 func WriteTranscript(w io.Writer, t *Trace) error {
 	b := bufio.NewWriter(w)
-	x := index(t)
-	s := t.Session
+	v := newView(t)
+	s := v.Session
 	fmt.Fprintf(b, "# Session %s: %s\n", s.ID, s.Title)
 	fmt.Fprintf(b, "workspace %s · model %s · started %s\n", s.Workspace, s.Model, s.CreatedAt.UTC().Format(time.RFC3339))
 
 	segment := 0
-	for _, tr := range t.Turns {
+	for _, tr := range v.Turns {
 		if tr.Segment != segment {
 			if segment != 0 {
 				writeSegment(b, t, tr.Segment)
 			}
 			segment = tr.Segment
 		}
-		writeTurn(b, x, tr)
+		writeTurn(b, tr)
 	}
 	return b.Flush()
 }
@@ -61,7 +62,7 @@ func writeSegment(b *bufio.Writer, t *Trace, seq int) {
 	fmt.Fprintf(b, "--- segment %d%s\n", seq, reason)
 }
 
-func writeTurn(b *bufio.Writer, x *traceIndex, tr store.Turn) {
+func writeTurn(b *bufio.Writer, tr TurnView) {
 	fmt.Fprintf(b, "\n## Turn %d · %s", tr.Seq, tr.Status)
 	if u := tr.Usage; u.InputTokens+u.OutputTokens > 0 {
 		fmt.Fprintf(b, " · %s in, %s out", digits.Group(u.InputTokens), digits.Group(u.OutputTokens))
@@ -71,27 +72,26 @@ func writeTurn(b *bufio.Writer, x *traceIndex, tr store.Turn) {
 	}
 	fmt.Fprintf(b, "\n\nUser:\n")
 	writeIndented(b, "  ", tr.Prompt)
-	writeNotes(b, x.notes[stepKey{tr.ID, 0}])
-	for _, step := range x.steps[tr.ID] {
-		k := stepKey{tr.ID, step}
-		fmt.Fprintf(b, "\nAssistant (step %d):\n", step)
-		for _, r := range x.responses[k] {
-			if r.Purpose != "" {
-				fmt.Fprintf(b, "  [%s call: %s in, %s out]\n", r.Purpose, digits.Group(r.Usage.InputTokens), digits.Group(r.Usage.OutputTokens))
-			} else if r.Text != "" {
-				writeIndented(b, "  ", r.Text)
+	writeNotes(b, tr.Before)
+	for _, step := range tr.Steps {
+		fmt.Fprintf(b, "\nAssistant (step %d):\n", step.Step)
+		for _, c := range step.Calls {
+			if c.Purpose != "" {
+				fmt.Fprintf(b, "  [%s call: %s in, %s out]\n", c.Purpose, digits.Group(c.Usage.InputTokens), digits.Group(c.Usage.OutputTokens))
+			} else if c.Text != "" {
+				writeIndented(b, "  ", c.Text)
 			}
-			if r.Error != "" {
-				fmt.Fprintf(b, "  ERROR model call: %s\n", oneLine(r.Error))
+			if c.Error != "" {
+				fmt.Fprintf(b, "  ERROR model call: %s\n", oneLine(c.Error))
 			}
 		}
-		for _, c := range x.tools[k] {
-			writeCall(b, c, x.diffs[callKey{c.TurnID, c.CallID}])
+		for _, c := range step.Tools {
+			writeCall(b, c)
 		}
-		writeNotes(b, x.notes[k])
+		writeNotes(b, step.After)
 	}
-	for _, v := range x.verify[tr.ID] {
-		writeVerify(b, v)
+	for _, v := range tr.Verify {
+		writeNotes(b, []Note{v.note()})
 	}
 	if tr.Error != "" {
 		fmt.Fprintf(b, "\nTurn %s: %s\n", tr.Status, tr.Error)
@@ -99,42 +99,33 @@ func writeTurn(b *bufio.Writer, x *traceIndex, tr store.Turn) {
 }
 
 // writeNotes writes what the engine did after a step.
-func writeNotes(b *bufio.Writer, notes []note) {
+func writeNotes(b *bufio.Writer, notes []Note) {
 	for _, n := range notes {
-		switch {
-		case n.verify != nil:
-			writeVerify(b, *n.verify)
-		case n.nudge != nil:
-			fmt.Fprintf(b, "\nCheck %s sent the model back:\n", n.nudge.Check)
-			writeIndented(b, "  ", n.nudge.Message)
-		case n.reset != nil:
-			r := n.reset
-			by := "godwit"
-			if r.ByModel {
-				by = "the model"
+		switch n.Kind {
+		case agent.EventVerify:
+			fmt.Fprintf(b, "\n%s\n", n.Text)
+			if n.Detail != "" {
+				writeTrimmed(b, "  | ", n.Detail, headLines, tailLines)
 			}
-			fmt.Fprintf(b, "\n--- segment %d -> %d (%s): handoff of %s tokens written by %s\n", r.From, r.To, r.Reason, digits.Group(int64(r.Tokens)), by)
-		case n.compacted != "":
-			fmt.Fprintf(b, "\n[context compacted: %s]\n", n.compacted)
+		case agent.EventNudge:
+			fmt.Fprintf(b, "\nC%s:\n", n.Text[1:])
+			writeIndented(b, "  ", n.Detail)
+		case agent.EventSegmentReset:
+			fmt.Fprintf(b, "\n--- %s\n", n.Text)
+		default:
+			fmt.Fprintf(b, "\n[%s]\n", n.Text)
 		}
-	}
-}
-
-func writeVerify(b *bufio.Writer, v store.VerifyRun) {
-	fmt.Fprintf(b, "\nverify #%d: %s -> exit %d (%d ms)\n", v.Round, v.Command, v.ExitCode, v.Duration.Milliseconds())
-	if v.OutputTail != "" {
-		writeTrimmed(b, "  | ", v.OutputTail, headLines, tailLines)
 	}
 }
 
 // writeCall writes one tool call: a line with its arguments and outcome,
 // then its output (or diff) trimmed.
-func writeCall(b *bufio.Writer, c store.ToolCall, diff string) {
+func writeCall(b *bufio.Writer, c ToolCallView) {
 	mark := "→"
 	if c.IsError {
 		mark = "✗"
 	}
-	fmt.Fprintf(b, "  %s %s %s", mark, c.Name, argsSummary(c))
+	fmt.Fprintf(b, "  %s %s %s", mark, c.Name, c.Summary)
 	switch {
 	case c.IsError && c.Code != "":
 		fmt.Fprintf(b, " [%s]", c.Code)
@@ -143,8 +134,8 @@ func writeCall(b *bufio.Writer, c store.ToolCall, diff string) {
 	}
 	b.WriteByte('\n')
 	out := c.Output
-	if diff != "" && !c.IsError {
-		out = diff
+	if c.Diff != "" && !c.IsError {
+		out = c.Diff
 	}
 	if out != "" {
 		writeTrimmed(b, "    | ", out, headLines, tailLines)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/godwit/godwit/internal/agent"
 	"github.com/godwit/godwit/internal/digits"
 	"github.com/godwit/godwit/internal/store"
 	"github.com/godwit/godwit/llm"
@@ -119,16 +120,110 @@ type VerifyRun struct {
 
 // NewView arranges t for the page.
 func NewView(t *Trace) View {
-	x := index(t)
+	v := newView(t)
+	v.Report = Analyze(t)
+	return v
+}
+
+// newView is the View without the report: the page's and the
+// transcript's. The events place responses, diffs and notes by step; the
+// model and tool calls make the steps.
+func newView(t *Trace) View {
+	responses := map[stepKey][]*agent.ResponseInfo{} // in order; a handoff call shares its step
+	diffs := map[callKey]string{}
+	notes := map[stepKey][]Note{}     // what the engine did after a step, in order
+	verify := map[int64][]VerifyRun{} // the runs no event placed after a step
+	type roundKey struct {
+		turn  int64
+		round int
+	}
+	runs := map[roundKey]*store.VerifyRun{}
+	for i, v := range t.VerifyRuns {
+		runs[roundKey{v.TurnID, v.Round}] = &t.VerifyRuns[i]
+	}
+	placed := map[*store.VerifyRun]bool{}
+	last := map[int64]int{} // turn id -> the last step its events named
+	for _, e := range t.Events {
+		if e.Step > 0 {
+			last[e.TurnID] = e.Step
+		}
+		after := stepKey{e.TurnID, last[e.TurnID]}
+		switch {
+		case e.Type == agent.EventModelResponse && e.Response != nil:
+			k := stepKey{e.TurnID, e.Step}
+			responses[k] = append(responses[k], e.Response)
+		case e.Type == agent.EventToolFinished && e.Tool != nil && e.Tool.Diff != "":
+			diffs[callKey{e.TurnID, e.Tool.CallID}] = e.Tool.Diff
+		case e.Type == agent.EventVerify && e.Verify != nil:
+			if v := runs[roundKey{e.TurnID, e.Verify.Round}]; v != nil && !placed[v] {
+				placed[v] = true
+				notes[after] = append(notes[after], verifyView(*v).note())
+			}
+		case e.Type == agent.EventNudge && e.Nudge != nil:
+			notes[after] = append(notes[after], Note{Kind: e.Type,
+				Text: "check " + e.Nudge.Check + " sent the model back", Detail: e.Nudge.Message})
+		case e.Type == agent.EventSegmentReset && e.Reset != nil:
+			// A reset comes before the call of its step: it follows the
+			// step before.
+			after.step = max(0, e.Step-1)
+			r, by := e.Reset, "godwit"
+			if r.ByModel {
+				by = "the model"
+			}
+			notes[after] = append(notes[after], Note{Kind: e.Type, Text: fmt.Sprintf(
+				"segment %d -> %d (%s): handoff of %s tokens written by %s", r.From, r.To, r.Reason, digits.Group(int64(r.Tokens)), by)})
+		case e.Type == agent.EventCompacted && e.Compacted != nil:
+			if e.Step > 0 {
+				after.step = e.Step - 1 // as for a reset
+			}
+			c := e.Compacted
+			notes[after] = append(notes[after], Note{Kind: e.Type, Text: "context compacted: " +
+				digits.Group(int64(c.Items)) + " items, " + digits.Group(int64(c.Freed)) + " tokens freed"})
+		}
+	}
+	for i, v := range t.VerifyRuns {
+		if !placed[&t.VerifyRuns[i]] {
+			verify[v.TurnID] = append(verify[v.TurnID], verifyView(v))
+		}
+	}
+	steps := map[int64][]*StepView{} // turn id -> its steps, in order
+	step := func(turn int64, n int) *StepView {
+		for _, s := range steps[turn] {
+			if s.Step == n {
+				return s
+			}
+		}
+		s := &StepView{Step: n, Calls: []ModelCallView{}, Tools: []ToolCallView{}, After: notes[stepKey{turn, n}]}
+		steps[turn] = append(steps[turn], s)
+		return s
+	}
+	for _, mc := range t.ModelCalls {
+		sv := step(mc.TurnID, mc.Step)
+		mv := ModelCallView{Provider: mc.Provider, Model: mc.Model, StartedAt: mc.StartedAt,
+			LatencyMS: mc.Latency.Milliseconds(), TTFTMS: mc.TTFT.Milliseconds(), Usage: mc.Usage, Cost: mc.Cost,
+			StopReason: mc.StopReason, Parts: mc.Parts, RequestBytes: mc.RequestBytes, Retries: mc.Retries,
+			Fallback: mc.Fallback, Error: mc.Error}
+		if mv.Parts == nil {
+			mv.Parts = []llm.PartStat{}
+		}
+		sv.Calls = append(sv.Calls, mv)
+	}
+	for _, c := range t.ToolCalls {
+		sv := step(c.TurnID, c.Step)
+		sv.Tools = append(sv.Tools, ToolCallView{CallID: c.CallID, Name: c.Name, Summary: argsSummary(c),
+			Args: validJSON(c.Args), Output: c.Output, IsError: c.IsError, Code: c.Code, ExitCode: c.ExitCode,
+			DurationMS: c.Duration.Milliseconds(), Approval: c.Approval, Changed: c.Changed,
+			Diff: diffs[callKey{c.TurnID, c.CallID}]})
+	}
 	s := t.Session
 	v := View{
 		Session: SessionView{ID: s.ID, Title: s.Title, Workspace: s.Workspace, Model: s.Model, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt},
-		Report:  Analyze(t),
 		Turns:   make([]TurnView, 0, len(t.Turns)),
 	}
 	for _, tr := range t.Turns {
 		tv := TurnView{Seq: tr.Seq, Segment: tr.Segment, Status: string(tr.Status), Prompt: tr.Prompt,
-			StartedAt: tr.StartedAt, Usage: tr.Usage, Cost: tr.Cost, Error: tr.Error, Steps: []StepView{}}
+			StartedAt: tr.StartedAt, Usage: tr.Usage, Cost: tr.Cost, Error: tr.Error, Steps: []StepView{},
+			Before: notes[stepKey{tr.ID, 0}], Verify: verify[tr.ID]}
 		if !tr.EndedAt.IsZero() {
 			end := tr.EndedAt
 			tv.EndedAt = &end
@@ -136,63 +231,33 @@ func NewView(t *Trace) View {
 		if tr.Status == store.TurnRunning {
 			v.Live = true
 		}
-		for _, step := range x.steps[tr.ID] {
-			k := stepKey{tr.ID, step}
-			sv := StepView{Step: step, Calls: []ModelCallView{}, Tools: []ToolCallView{}}
-			resps := x.responses[k]
-			for i, mc := range x.calls[k] {
-				mv := ModelCallView{Provider: mc.Provider, Model: mc.Model, StartedAt: mc.StartedAt,
-					LatencyMS: mc.Latency.Milliseconds(), TTFTMS: mc.TTFT.Milliseconds(), Usage: mc.Usage, Cost: mc.Cost,
-					StopReason: mc.StopReason, Parts: mc.Parts, RequestBytes: mc.RequestBytes, Retries: mc.Retries,
-					Fallback: mc.Fallback, Error: mc.Error}
-				// Calls and responses of a step pair up in order.
-				if len(resps) == len(x.calls[k]) {
-					mv.Text, mv.Purpose = resps[i].Text, resps[i].Purpose
+		for _, sv := range steps[tr.ID] {
+			// Calls and responses of a step pair up in order.
+			if resps := responses[stepKey{tr.ID, sv.Step}]; len(resps) == len(sv.Calls) {
+				for i, r := range resps {
+					sv.Calls[i].Text, sv.Calls[i].Purpose = r.Text, r.Purpose
 				}
-				if mv.Parts == nil {
-					mv.Parts = []llm.PartStat{}
-				}
-				sv.Calls = append(sv.Calls, mv)
 			}
-			for _, c := range x.tools[k] {
-				sv.Tools = append(sv.Tools, ToolCallView{CallID: c.CallID, Name: c.Name, Summary: argsSummary(c),
-					Args: validJSON(c.Args), Output: c.Output, IsError: c.IsError, Code: c.Code, ExitCode: c.ExitCode,
-					DurationMS: c.Duration.Milliseconds(), Approval: c.Approval, Changed: c.Changed,
-					Diff: x.diffs[callKey{c.TurnID, c.CallID}]})
-			}
-			sv.After = notes(x.notes[k])
-			tv.Steps = append(tv.Steps, sv)
-		}
-		tv.Before = notes(x.notes[stepKey{tr.ID, 0}])
-		for _, vr := range x.verify[tr.ID] {
-			tv.Verify = append(tv.Verify, VerifyRun{Round: vr.Round, Command: vr.Command, ExitCode: vr.ExitCode,
-				DurationMS: vr.Duration.Milliseconds(), OutputTail: vr.OutputTail})
+			tv.Steps = append(tv.Steps, *sv)
 		}
 		v.Turns = append(v.Turns, tv)
 	}
 	return v
 }
 
-func notes(ns []note) []Note {
-	var out []Note
-	for _, n := range ns {
-		v := Note{Kind: n.kind}
-		switch {
-		case n.verify != nil:
-			r := n.verify
-			v.Text = fmt.Sprintf("verify #%d: %s -> exit %d (%d ms)", r.Round, r.Command, r.ExitCode, r.Duration.Milliseconds())
-			v.Detail, v.Failed = r.OutputTail, r.ExitCode != 0
-		case n.nudge != nil:
-			v.Text, v.Detail = "check "+n.nudge.Check+" sent the model back", n.nudge.Message
-		case n.reset != nil:
-			r := n.reset
-			v.Text = fmt.Sprintf("segment %d -> %d (%s): handoff of %s tokens", r.From, r.To, r.Reason, digits.Group(int64(r.Tokens)))
-		default:
-			v.Text = "context compacted: " + n.compacted
-		}
-		out = append(out, v)
-	}
-	return out
+type stepKey struct {
+	turn int64
+	step int
+}
+
+func verifyView(r store.VerifyRun) VerifyRun {
+	return VerifyRun{Round: r.Round, Command: r.Command, ExitCode: r.ExitCode, DurationMS: r.Duration.Milliseconds(), OutputTail: r.OutputTail}
+}
+
+// note is the run as a Note.
+func (r VerifyRun) note() Note {
+	return Note{Kind: agent.EventVerify, Text: fmt.Sprintf("verify #%d: %s -> exit %d (%d ms)", r.Round, r.Command, r.ExitCode, r.DurationMS),
+		Detail: r.OutputTail, Failed: r.ExitCode != 0}
 }
 
 // validJSON keeps args that are JSON and quotes those that are not, so

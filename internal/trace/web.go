@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"net"
 	"net/http"
 	"strings"
@@ -50,9 +51,8 @@ func Handler(st Record, sessionID string) (h http.Handler, path string) {
 	rand.Read(token[:])
 	hd := &handler{st: st, id: sessionID, nonce: hex.EncodeToString(nonce[:])}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /{$}", hd.asset("web/index.html", "text/html; charset=utf-8"))
-	mux.HandleFunc("GET /app.js", hd.asset("web/app.js", "text/javascript; charset=utf-8"))
-	mux.HandleFunc("GET /style.css", hd.asset("web/style.css", "text/css; charset=utf-8"))
+	web, _ := fs.Sub(webFS, "web") // a directory the embed holds
+	mux.Handle("GET /", http.FileServerFS(web))
 	mux.HandleFunc("GET /api/trace", hd.trace)
 	mux.HandleFunc("GET /api/report", hd.report)
 	mux.HandleFunc("GET /api/events", hd.events)
@@ -91,21 +91,9 @@ func guard(token string, next http.Handler) http.Handler {
 		hd.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'")
 		hd.Set("X-Content-Type-Options", "nosniff")
 		hd.Set("Referrer-Policy", "no-referrer")
+		hd.Set("Cache-Control", "no-cache")
 		next.ServeHTTP(w, r)
 	})
-}
-
-func (h *handler) asset(name, ctype string) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		b, err := webFS.ReadFile(name)
-		if err != nil {
-			http.Error(w, "trace: missing asset "+name, http.StatusInternalServerError)
-			return
-		}
-		w.Header().Set("Content-Type", ctype)
-		w.Header().Set("Cache-Control", "no-cache")
-		w.Write(b)
-	}
 }
 
 func (h *handler) trace(w http.ResponseWriter, r *http.Request) {
@@ -156,7 +144,6 @@ func (h *handler) serveJSON(w http.ResponseWriter, r *http.Request, build func(c
 	}
 	sum := sha256.Sum256([]byte(stamp))
 	etag := `"` + h.nonce + "-" + hex.EncodeToString(sum[:12]) + `"`
-	w.Header().Set("Cache-Control", "no-cache")
 	if matches(r.Header.Get("If-None-Match"), etag) {
 		w.Header().Set("ETag", etag)
 		w.WriteHeader(http.StatusNotModified)

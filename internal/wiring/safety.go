@@ -128,7 +128,7 @@ func (b *build) newGuard() (*guard, error) {
 	g.writeWrap = sw.wraps[false]
 	g.readOnlyWrap = sandbox.Wrap(sandbox.Config{ReadOnly: true, TempDir: tmp, View: view, Limits: limits, Logger: wrapLog})
 	g.hidden = func(toolName, abs string) bool { return sw.current().Hidden(toolName, abs) }
-	g.recorder = snapshot.NewRecorder(b.env.Store, snapshot.Options{Workspace: ws, Logger: opts.Logger})
+	g.recorder = snapshot.NewRecorder(b.env.Store, snapshot.Options{Workspace: ws})
 	// Landlock judges a write by its path: a file here hard-linked to one
 	// outside would let a command write outside, so such files get a copy
 	// of their own before commands that may write.
