@@ -113,7 +113,9 @@ func (w *Workspace) read(abs string, b []byte, limit int64, single bool) ([]byte
 	}
 }
 
-// ReadDir lists the folder abs, sorted by name, as os.ReadDir does.
+// ReadDir lists the folder abs, sorted by name, as os.ReadDir does,
+// without the temporary files of atomic writes (atomicfile.IsTemp): a
+// walk that runs while a file tool writes must not show or read one.
 func (w *Workspace) ReadDir(abs string) ([]fs.DirEntry, error) {
 	f, err := w.Open(abs)
 	if err != nil {
@@ -121,6 +123,7 @@ func (w *Workspace) ReadDir(abs string) ([]fs.DirEntry, error) {
 	}
 	defer f.Close()
 	ents, err := f.ReadDir(-1)
+	ents = slices.DeleteFunc(ents, func(e fs.DirEntry) bool { return e.Type().IsRegular() && atomicfile.IsTemp(e.Name()) })
 	slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	return ents, err
 }
