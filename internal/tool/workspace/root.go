@@ -79,20 +79,22 @@ func (w *Workspace) ReadInto(abs string, b []byte, limit int64) ([]byte, error) 
 }
 
 func (w *Workspace) read(abs string, b []byte, limit int64, single bool) ([]byte, error) {
-	rel, err := w.local(abs)
-	if err != nil {
-		return b, err
-	}
-	if b, ok, err := w.readInto(rel, b, limit, single); ok {
-		return b, err
-	}
 	f, err := w.Open(abs)
 	if err != nil {
 		return b, err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); single && err == nil && Links(fi) > 1 {
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		return b, err
+	case single && Links(fi) > 1:
 		return b, ErrLinked
+	case fi.Size() > limit:
+		return b, ErrTooLarge
+	}
+	if size := int(fi.Size()); cap(b) <= size {
+		b = make([]byte, 0, size+4096)
 	}
 	b = b[:0]
 	for {
