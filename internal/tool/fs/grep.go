@@ -109,7 +109,7 @@ func (t *Grep) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error
 	if err != nil {
 		return tool.Result{}, err
 	}
-	q := query{ws: t.ws, m: m, ctx: a.Context, limit: a.MaxResults, glob: a.Glob, noIgnore: a.NoIgnore, hides: t.hides}
+	q := query{t: &t.walking, m: m, ctx: a.Context, limit: a.MaxResults, glob: a.Glob, noIgnore: a.NoIgnore}
 	if !fi.IsDir() {
 		if err := checkRegular(fi, rel); err != nil {
 			return tool.Result{}, err
