@@ -92,7 +92,7 @@ func (t *Grep) Access(raw json.RawMessage) (tool.Access, error) {
 	if err != nil {
 		return tool.Access{}, err
 	}
-	return tool.Access{Paths: []tool.PathAccess{{Path: abs}}, Summary: fmt.Sprintf("grep %q in %s", deref(a.Pattern), t.ws.Rel(abs))}, nil
+	return tool.Access{Paths: []tool.PathAccess{{Path: abs}}, Summary: fmt.Sprintf("grep %q in %s", *a.Pattern, t.ws.Rel(abs))}, nil
 }
 
 // Run searches a file, or a folder tree in parallel.
@@ -219,11 +219,4 @@ func globMatch(glob, rel string) bool {
 	}
 	ok, _ := doublestar.Match(glob, target)
 	return ok
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }
