@@ -337,18 +337,10 @@ func (r *Runner) pathLock(p string) *sync.RWMutex {
 	return m
 }
 
-// errorResult renders a tool error as the model reads it.
+// errorResult renders a tool error as the model reads it: "ERROR "
+// before what Error says.
 func errorResult(te *ToolError) Result {
-	var b strings.Builder
-	b.WriteString("ERROR ")
-	b.WriteString(te.Code)
-	b.WriteString(": ")
-	b.WriteString(te.Message)
-	if te.Remedy != "" {
-		b.WriteString("\n")
-		b.WriteString(te.Remedy)
-	}
-	return Result{Content: b.String(), IsError: true, Code: te.Code}
+	return Result{Content: "ERROR " + te.Error(), IsError: true, Code: te.Code}
 }
 
 type nopObserver struct{}
