@@ -73,50 +73,47 @@ func keepOnly(env, names []string) []string {
 	return out
 }
 
-// superviseCmd rewrites cmd so that it starts under a supervisor
-// (underSupervisor), with the lifeline and the write end of a fresh
-// status pipe as descriptors 3 and 4. It returns the read end of the
-// status pipe and the write end the caller closes once cmd has started.
+// superviseCmd rewrites cmd so that it starts under a supervisor:
+// `exe __godwit_supervise PATH ARGV...`, with the lifeline and the write
+// end of a fresh status pipe as descriptors 3 and 4. It returns the read
+// end of the status pipe and the write end the caller closes once cmd
+// has started.
 func superviseCmd(cmd *exec.Cmd, exe string, lifeline *os.File, grace time.Duration) (status, statusW *os.File, err error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, nil, fmt.Errorf("shell: supervisor status pipe: %w", err)
 	}
-	underSupervisor(cmd, exe, supervisorPayload{GraceMS: grace.Milliseconds()})
+	b, _ := json.Marshal(supervisorPayload{GraceMS: grace.Milliseconds()})
+	env := cmd.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	cmd.Env = append(env[:len(env):len(env)], supervisorEnv+"="+string(b))
 	cmd.ExtraFiles = []*os.File{lifeline, w}
+	cmd.Args = append([]string{exe, supervisorArg, cmd.Path}, cmd.Args...)
+	cmd.Path = exe
 	return r, w, nil
 }
 
 // terminalCmd rewrites cmd, already sandboxed, so that the editor's
 // terminal runs it under a supervisor that ends its tree when godwit
 // (self) exits, when the terminal is killed or released, or when the
-// command itself exits.
+// command itself exits: `exe __godwit_supervise PATH ARGV...`.
 func terminalCmd(cmd *exec.Cmd, exe string, self Identity, grace time.Duration) {
-	var keep []string
-	for _, kv := range envOf(cmd) {
+	env := cmd.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	keep := make([]string, 0, len(env))
+	for _, kv := range env {
 		if name, _, ok := strings.Cut(kv, "="); ok && name != "" {
 			keep = append(keep, name)
 		}
 	}
-	underSupervisor(cmd, exe, supervisorPayload{GraceMS: grace.Milliseconds(), Watch: &self, Terminal: true, Keep: keep, NS: nsOf(cmd.SysProcAttr)})
-}
-
-// underSupervisor rewrites cmd to `exe __godwit_supervise PATH ARGV...`
-// with the supervisor's settings p in its environment.
-func underSupervisor(cmd *exec.Cmd, exe string, p supervisorPayload) {
-	b, _ := json.Marshal(p)
-	env := envOf(cmd)
+	b, _ := json.Marshal(supervisorPayload{GraceMS: grace.Milliseconds(), Watch: &self, Terminal: true, Keep: keep, NS: nsOf(cmd.SysProcAttr)})
 	cmd.Env = append(env[:len(env):len(env)], supervisorEnv+"="+string(b))
 	cmd.Args = append([]string{exe, supervisorArg, cmd.Path}, cmd.Args...)
 	cmd.Path = exe
-}
-
-// envOf is the environment cmd is set to run with.
-func envOf(cmd *exec.Cmd) []string {
-	if cmd.Env == nil {
-		return os.Environ()
-	}
-	return cmd.Env
 }
 
 // supervise runs args[0] with argv args[1:] and holds its tree; it
@@ -143,7 +140,11 @@ func supervise(args []string) int {
 	status := os.NewFile(statusFD, "status")
 	becomeSubreaper()
 
-	sigs := endSignals()
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	// Caught rather than ignored: an ignored SIGPIPE would be inherited by
+	// the command; caught, a write to a closed pipe only fails.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 
 	pid, err := syscall.ForkExec(args[0], args[1:], &syscall.ProcAttr{
 		Env:   os.Environ(),
@@ -225,16 +226,6 @@ func supervise(args []string) int {
 			tick = time.After(maxPoll)
 		}
 	}
-}
-
-// endSignals returns the channel SIGTERM, SIGINT and SIGHUP arrive on.
-// SIGPIPE is caught rather than ignored: an ignored SIGPIPE would be
-// inherited by the command; caught, a write to a closed pipe only fails.
-func endSignals() <-chan os.Signal {
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
-	return sigs
 }
 
 // watchLifeline reports whether descriptor 3 is a pipe (the lifeline):
@@ -350,7 +341,9 @@ func superviseTerminal(args []string, p supervisorPayload) int {
 	if p.Keep != nil {
 		env = keepOnly(env, p.Keep)
 	}
-	sigs := endSignals()
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	// Its own group: an editor that kills this process's group must not
 	// take the second supervisor with it.
 	sys := &syscall.SysProcAttr{Setpgid: true}
