@@ -41,8 +41,7 @@ type stats struct {
 	files   int      // files searched
 	binary  int      // binary files skipped
 	large   []string // files over maxGrepFile
-	secrets []string // secret files (.env, keys) a folder walk passed over
-	linked  []string // files with another hard link, passed over likewise
+	secrets []string // secret (.env, keys) and hard-linked files a folder walk passed over
 	ruled   []string // files and folders the user's rules deny or ask about, passed over
 	more    bool     // the limit was reached: more matches may exist
 }
@@ -120,7 +119,7 @@ func (q *query) walk(ctx context.Context, abs, rel, top string) ([]fileResult, s
 				st.large = append(st.large, r.rel)
 				continue
 			case r.linked:
-				st.linked = append(st.linked, r.rel)
+				st.secrets = append(st.secrets, r.rel)
 				continue
 			}
 			st.files++
@@ -136,7 +135,7 @@ func (q *query) walk(ctx context.Context, abs, rel, top string) ([]fileResult, s
 		}
 	}
 	<-walked
-	st.secrets, st.ruled = append(w.secrets, st.linked...), w.ruled
+	st.secrets, st.ruled = append(w.secrets, st.secrets...), w.ruled
 	if err := context.Cause(ctx); err != nil && !done {
 		return nil, st, err
 	}
