@@ -2,7 +2,6 @@ package tool
 
 import (
 	"fmt"
-	"slices"
 	"sync"
 
 	"github.com/godwit/godwit/llm"
@@ -107,18 +106,4 @@ func (r *Registry) Specs() []llm.ToolSpec {
 		specs[i] = t.Spec()
 	}
 	return specs
-}
-
-// Without returns a registry without the named tools (for read-only
-// sub-agents).
-func (r *Registry) Without(names ...string) *Registry {
-	out := &Registry{}
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	for _, t := range r.tools {
-		if !slices.Contains(names, t.Name()) {
-			_ = out.Add(t)
-		}
-	}
-	return out
 }

@@ -109,13 +109,6 @@ func (o Outcome) Part() llm.Part {
 	}}
 }
 
-type pending struct {
-	tool     Tool
-	access   Access
-	decision *Decision // set when the Approver was asked
-	done     bool      // a result exists already; nothing to run
-}
-
 // Run executes calls and returns their outcomes in the same order. It
 // returns a non-nil error only when a call failed fatally; the outcomes
 // are complete even then (calls not run carry a CANCELLED result).
@@ -124,32 +117,22 @@ func (r *Runner) Run(ctx context.Context, calls []llm.ToolCall, obs Observer) ([
 		obs = nopObserver{}
 	}
 	out := make([]Outcome, len(calls))
-	work := make([]pending, len(calls))
+	work := make([]Tool, len(calls)) // nil: the outcome is already known
 	var fatal error
 
 	// Phase 1, in order: resolve, validate, approve.
 	for i, call := range calls {
 		out[i].Call = call
-		res, p, err := r.prepare(ctx, call, obs)
-		work[i] = p
-		if err != nil {
-			out[i].Err = err
-			if fatal == nil {
-				fatal = err
-			}
+		work[i] = r.prepare(ctx, &out[i], obs)
+		if fatal == nil {
+			fatal = out[i].Err
 		}
-		if res != nil {
-			out[i].Result = *res
-			work[i].done = true
-		}
-		out[i].Access = p.access
-		out[i].Decision = p.decision
 	}
 
 	// Phase 2, in parallel: run what was approved.
 	var wg sync.WaitGroup
 	for i := range calls {
-		if work[i].done {
+		if work[i] == nil {
 			obs.Finished(out[i])
 			continue
 		}
@@ -182,61 +165,65 @@ func (r *Runner) Run(ctx context.Context, calls []llm.ToolCall, obs Observer) ([
 	return out, fatal
 }
 
-func (r *Runner) prepare(ctx context.Context, call llm.ToolCall, obs Observer) (*Result, pending, error) {
+// prepare resolves, validates and approves o.Call, filling in o's
+// Access and Decision. It returns the tool to run, or nil when o's
+// Result (and Err, when the approver failed) is already the outcome.
+func (r *Runner) prepare(ctx context.Context, o *Outcome, obs Observer) Tool {
+	call := o.Call
 	t, ok := r.reg.Get(call.Name)
 	if !ok {
-		res := errorResult(Errorf(CodeUnknownTool,
+		o.Result = errorResult(Errorf(CodeUnknownTool,
 			"Use one of: "+strings.Join(r.reg.Names(), ", ")+".",
 			"no tool named %q", call.Name))
-		return &res, pending{}, nil
+		return nil
 	}
-	p := pending{tool: t}
 	args := llm.ArgsOrEmpty(call.Args)
 	if !json.Valid(args) {
-		res := errorResult(Errorf(CodeBadArgs,
+		o.Result = errorResult(Errorf(CodeBadArgs,
 			"Send the arguments as one JSON object matching the tool's schema.",
 			"arguments are not valid JSON: %.200s", string(call.Args)))
-		return &res, p, nil
+		return nil
 	}
 	if a, ok := t.(Accessor); ok {
 		acc, err := a.Access(args)
 		if err != nil {
-			res := errorResult(AsToolError(err))
-			return &res, p, nil
+			o.Result = errorResult(AsToolError(err))
+			return nil
 		}
-		p.access = acc
+		o.Access = acc
 	}
 	name := call.Name
-	if p.access.Tool != "" {
-		name = p.access.Tool
+	if o.Access.Tool != "" {
+		name = o.Access.Tool
 	}
-	if !p.access.Mutates {
+	if !o.Access.Mutates {
 		rs, ok := r.approver.(ReadScreener)
-		if !ok || !rs.NeedsApproval(name, p.access) {
-			return nil, p, nil
+		if !ok || !rs.NeedsApproval(name, o.Access) {
+			return t
 		}
 	}
 	d := Decision{Reason: "no approver is configured"}
 	if r.approver != nil {
 		var err error
-		d, err = r.approver.Approve(ctx, ApprovalRequest{CallID: call.ID, Tool: name, Args: args, Access: p.access})
+		d, err = r.approver.Approve(ctx, ApprovalRequest{CallID: call.ID, Tool: name, Args: args, Access: o.Access})
 		if err != nil {
 			if ctx.Err() != nil {
-				res := errorResult(AsToolError(ctx.Err()))
-				return &res, p, nil
+				o.Result = errorResult(AsToolError(ctx.Err()))
+				return nil
 			}
-			res := errorResult(&ToolError{Code: CodeDenied, Message: "approval failed: " + err.Error()})
-			return &res, p, fmt.Errorf("tool: approving %s: %w", call.Name, err)
+			o.Result = errorResult(&ToolError{Code: CodeDenied, Message: "approval failed: " + err.Error()})
+			o.Err = fmt.Errorf("tool: approving %s: %w", call.Name, err)
+			return nil
 		}
 	}
-	p.decision = &d
-	obs.Approval(call, p.access, d)
+	o.Decision = &d
+	obs.Approval(call, o.Access, d)
 	if !d.Allow {
 		remedy := "Do not retry the same call; ask the user or take another approach."
-		res := errorResult(&ToolError{Code: CodeDenied, Message: denial(d), Remedy: remedy})
-		return &res, p, nil
+		o.Result = errorResult(&ToolError{Code: CodeDenied, Message: denial(d), Remedy: remedy})
+		return nil
 	}
-	return nil, p, nil
+	return t
 }
 
 func denial(d Decision) string {
@@ -246,23 +233,23 @@ func denial(d Decision) string {
 	return "denied: " + d.Reason
 }
 
-func (r *Runner) execute(ctx context.Context, o *Outcome, p pending, obs Observer) {
-	unlock := r.lock(p.access)
+func (r *Runner) execute(ctx context.Context, o *Outcome, t Tool, obs Observer) {
+	unlock := r.lock(o.Access)
 	defer unlock()
 	start := time.Now()
-	obs.Started(o.Call, p.access)
+	obs.Started(o.Call, o.Access)
 	if o.Decision != nil {
 		// The decision travels with the call: a tool that starts
 		// processes sandboxes them as the approver said.
 		ctx = WithConfinement(ctx, o.Decision.Confine)
 	}
 	// So does what was judged: a file tool opens the paths judged.
-	ctx = WithAccess(ctx, p.access)
+	ctx = WithAccess(ctx, o.Access)
 	if po, ok := obs.(ProgressObserver); ok {
 		call := o.Call
 		ctx = WithProgress(ctx, func(pr Progress) { po.Progress(call, pr) })
 	}
-	res, err := r.safeRun(WithCallID(ctx, o.Call.ID), p.tool, llm.ArgsOrEmpty(o.Call.Args))
+	res, err := r.safeRun(WithCallID(ctx, o.Call.ID), t, llm.ArgsOrEmpty(o.Call.Args))
 	o.Duration = time.Since(start)
 	switch {
 	case err != nil && IsFatal(err):
@@ -337,18 +324,10 @@ func (r *Runner) pathLock(p string) *sync.RWMutex {
 	return m
 }
 
-// errorResult renders a tool error as the model reads it.
+// errorResult renders a tool error as the model reads it: "ERROR "
+// before what Error says.
 func errorResult(te *ToolError) Result {
-	var b strings.Builder
-	b.WriteString("ERROR ")
-	b.WriteString(te.Code)
-	b.WriteString(": ")
-	b.WriteString(te.Message)
-	if te.Remedy != "" {
-		b.WriteString("\n")
-		b.WriteString(te.Remedy)
-	}
-	return Result{Content: b.String(), IsError: true, Code: te.Code}
+	return Result{Content: "ERROR " + te.Error(), IsError: true, Code: te.Code}
 }
 
 type nopObserver struct{}

@@ -21,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -75,7 +76,7 @@ func Create(path string, perm fs.FileMode, opts ...Option) (*Pending, error) {
 		}
 		base = base[:n]
 	}
-	prefix := filepath.Join(filepath.Dir(path), "."+base+".godwit-")
+	prefix := filepath.Join(filepath.Dir(path), "."+base+tempMark)
 	for range 100 {
 		p.tmp = prefix + strconv.FormatUint(rand.Uint64(), 36)
 		f, err := p.openFile(p.tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
@@ -89,6 +90,22 @@ func Create(path string, perm fs.FileMode, opts ...Option) (*Pending, error) {
 		return p, nil
 	}
 	return nil, &fs.PathError{Op: "createtemp", Path: prefix + "*", Err: fs.ErrExist}
+}
+
+// tempMark is what Create puts between the file's name and the random
+// suffix of the temporary file's.
+const tempMark = ".godwit-"
+
+// IsTemp reports whether name (a base name) is that of a temporary file
+// Create makes: ".NAME.godwit-SUFFIX", SUFFIX in base 36. A folder walk
+// passes over it, since a write under way may rename or remove it.
+func IsTemp(name string) bool {
+	i := strings.LastIndex(name, tempMark)
+	if i < 1 || name[0] != '.' {
+		return false
+	}
+	suffix := name[i+len(tempMark):]
+	return suffix != "" && len(suffix) <= 13 && strings.Trim(suffix, "0123456789abcdefghijklmnopqrstuvwxyz") == ""
 }
 
 // Write writes to the temporary file.

@@ -134,6 +134,14 @@ func TestPending(t *testing.T) {
 	if got, _ := os.ReadFile(p.Name()); string(got) != "half" {
 		t.Errorf("temporary file %s holds %q", p.Name(), got)
 	}
+	if !IsTemp(filepath.Base(p.Name())) {
+		t.Errorf("IsTemp(%q) = false", filepath.Base(p.Name()))
+	}
+	for _, name := range []string{"a.txt", ".a.txt", ".godwit-abc", ".a.godwit-", ".a.godwit-ABC", "a.txt.godwit-abc"} {
+		if IsTemp(name) {
+			t.Errorf("IsTemp(%q) = true", name)
+		}
+	}
 	p.Abort()
 	p.Abort()
 	if got, _ := os.ReadFile(path); string(got) != "old" {

@@ -2,6 +2,7 @@ package deferred
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/godwit/godwit/llm"
@@ -13,16 +14,15 @@ import (
 type Table struct {
 	opts  Options
 	proxy *Proxy
+	reg   tool.Registry // every tool but the proxy, in order
 
-	mu    sync.Mutex // guards the fields below
-	tools []tool.Tool
-	index map[string]int
-	used  map[string]map[string]bool // session id -> deferred tools called
+	mu   sync.Mutex                 // guards used
+	used map[string]map[string]bool // session id -> deferred tools called
 }
 
 // New returns a table holding tools, in their order.
 func New(opts Options, tools ...tool.Tool) (*Table, error) {
-	t := &Table{opts: opts.withDefaults(), index: map[string]int{}, used: map[string]map[string]bool{}}
+	t := &Table{opts: opts.withDefaults(), used: map[string]map[string]bool{}}
 	t.proxy = &Proxy{table: t}
 	if err := t.Add(tools...); err != nil {
 		return nil, err
@@ -34,10 +34,8 @@ func New(opts Options, tools ...tool.Tool) (*Table, error) {
 // callable through the proxy at once and reach the table, or the
 // listing, at the next segment.
 func (t *Table) Add(tools ...tool.Tool) error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	for _, tl := range tools {
-		if !t.addLocked(tl) {
+		if tl.Name() == ProxyName || t.reg.Add(tl) != nil {
 			return fmt.Errorf("deferred: cannot add a tool named %q (empty, the proxy's, or a duplicate)", tl.Name())
 		}
 	}
@@ -47,38 +45,12 @@ func (t *Table) Add(tools ...tool.Tool) error {
 // Offer adds the tools whose names the table lacks and skips the rest,
 // for a server that lists its tools again; it returns how many it added.
 func (t *Table) Offer(tools ...tool.Tool) int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	n := 0
-	for _, tl := range tools {
-		if t.addLocked(tl) {
-			n++
-		}
-	}
-	return n
-}
-
-// addLocked adds tl unless its name is empty, the proxy's or taken.
-func (t *Table) addLocked(tl tool.Tool) bool {
-	name := tl.Name()
-	if _, dup := t.index[name]; dup || name == "" || name == ProxyName {
-		return false
-	}
-	t.index[name] = len(t.tools)
-	t.tools = append(t.tools, tl)
-	return true
+	tools = slices.DeleteFunc(slices.Clone(tools), func(tl tool.Tool) bool { return tl.Name() == ProxyName })
+	return len(t.reg.Offer(tools...))
 }
 
 // Get returns the named tool.
-func (t *Table) Get(name string) (tool.Tool, bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	i, ok := t.index[name]
-	if !ok {
-		return nil, false
-	}
-	return t.tools[i], true
-}
+func (t *Table) Get(name string) (tool.Tool, bool) { return t.reg.Get(name) }
 
 // Proxy returns the tool_call tool. Offer it in the runner's registry
 // whenever the mode is not Off; Segment puts it in the table when
@@ -101,8 +73,8 @@ type Segment struct {
 // The caller keeps them for the whole segment: the table must not
 // change within one.
 func (t *Table) Segment(session string) Segment {
+	tools := t.reg.Tools()
 	t.mu.Lock()
-	tools := append([]tool.Tool(nil), t.tools...)
 	used := map[string]bool{}
 	for name := range t.used[session] {
 		used[name] = true
@@ -137,10 +109,8 @@ func (t *Table) markUsed(session, name string) {
 // deferredNames lists the tools that are deferrable in this mode, for
 // error messages.
 func (t *Table) deferredNames() []string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	var out []string
-	for _, tl := range t.tools {
+	for _, tl := range t.reg.Tools() {
 		if t.opts.Deferrable(tl.Name()) {
 			out = append(out, tl.Name())
 		}

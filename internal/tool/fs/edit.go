@@ -4,7 +4,6 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
-	"errors"
 	"fmt"
 	iofs "io/fs"
 	"syscall"
@@ -162,17 +161,13 @@ func (t *Edit) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error
 
 // create handles an empty old_text: a new file, or filling an empty one.
 func (t *Edit) create(ctx context.Context, abs, rel string, fi iofs.FileInfo, statErr error, text string) (tool.Result, error) {
-	mode := iofs.FileMode(0o644)
-	switch {
-	case statErr == nil && fi.IsDir():
-		return tool.Result{}, &iofs.PathError{Op: "edit", Path: rel, Err: syscall.EISDIR}
-	case statErr == nil && fi.Size() > 0:
+	mode, exists, err := newMode(fi, statErr, "edit", rel)
+	if err != nil {
+		return tool.Result{}, err
+	}
+	if exists && fi.Size() > 0 {
 		return tool.Result{}, tool.Errorf(tool.CodeBadArgs, "Give the exact text to replace as old_text, or use file_write to replace the whole file.",
 			"old_text is empty but %s exists and is not empty", rel)
-	case statErr == nil:
-		mode = keptMode(fi)
-	case !errors.Is(statErr, iofs.ErrNotExist):
-		return tool.Result{}, relErr(statErr, rel)
 	}
 	data := []byte(text)
 	if err := writeNew(ctx, t.ws, t.opts, abs, rel, mode, data); err != nil {

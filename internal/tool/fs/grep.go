@@ -92,7 +92,7 @@ func (t *Grep) Access(raw json.RawMessage) (tool.Access, error) {
 	if err != nil {
 		return tool.Access{}, err
 	}
-	return tool.Access{Paths: []tool.PathAccess{{Path: abs}}, Summary: fmt.Sprintf("grep %q in %s", deref(a.Pattern), t.ws.Rel(abs))}, nil
+	return tool.Access{Paths: []tool.PathAccess{{Path: abs}}, Summary: fmt.Sprintf("grep %q in %s", *a.Pattern, t.ws.Rel(abs))}, nil
 }
 
 // Run searches a file, or a folder tree in parallel.
@@ -109,7 +109,7 @@ func (t *Grep) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error
 	if err != nil {
 		return tool.Result{}, err
 	}
-	q := query{ws: t.ws, m: m, ctx: a.Context, limit: a.MaxResults, glob: a.Glob, noIgnore: a.NoIgnore, hides: t.hides}
+	q := query{t: &t.walking, m: m, ctx: a.Context, limit: a.MaxResults, glob: a.Glob, noIgnore: a.NoIgnore}
 	if !fi.IsDir() {
 		if err := checkRegular(fi, rel); err != nil {
 			return tool.Result{}, err
@@ -219,11 +219,4 @@ func globMatch(glob, rel string) bool {
 	}
 	ok, _ := doublestar.Match(glob, target)
 	return ok
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -305,5 +306,32 @@ func TestWalksPassOverRuledPaths(t *testing.T) {
 	res, _ = call(t, byName(t, ws, fs.Options{}, "grep"), map[string]any{"pattern": "DENYMARK", "path": "."})
 	if !strings.Contains(res.Content, "secrets/db.txt") {
 		t.Errorf("without rules, grep left secrets/db.txt out:\n%s", res.Content)
+	}
+}
+
+// TestWalksSkipAtomicWriteTemps: grep and file_list that run while a
+// file tool writes (the runner's path locks do not cover walks) neither
+// list nor search the write's temporary file.
+func TestWalksSkipAtomicWriteTemps(t *testing.T) {
+	ws, root := newWS(t, map[string]string{"a.go": "needle old\n"})
+	grep, list := byName(t, ws, fs.Options{}, "grep"), byName(t, ws, fs.Options{}, "file_list")
+	err := ws.Replace(filepath.Join(root, "a.go"), 0o644, func(w io.Writer) error {
+		if _, err := io.WriteString(w, "needle new\n"); err != nil {
+			return err
+		}
+		ents, _ := os.ReadDir(root)
+		if len(ents) != 2 {
+			t.Fatalf("no temporary file beside a.go: %v", ents)
+		}
+		if got := mustCall(t, grep, map[string]any{"pattern": "needle"}).Content; got != "a.go\n1:needle old\n" {
+			t.Errorf("grep during a write:\n%s", got)
+		}
+		if got := mustCall(t, list, map[string]any{}).Content; got != "a.go\n" {
+			t.Errorf("file_list during a write:\n%s", got)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

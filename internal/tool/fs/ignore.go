@@ -67,12 +67,9 @@ func (r *ignoreRules) child(name string) *ignoreRules {
 }
 
 // ignored reports whether the entry name of this folder is skipped:
-// .git always, node_modules and vendor folders and gitignored entries
-// unless the rules are off.
+// node_modules and vendor folders and gitignored entries, unless the
+// rules are off. (Walks skip .git always: walking.entries.)
 func (r *ignoreRules) ignored(name string, isDir bool) bool {
-	if isDir && name == ".git" {
-		return true
-	}
 	if r.off {
 		return false
 	}

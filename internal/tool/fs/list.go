@@ -108,8 +108,8 @@ func (t *List) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error
 			if err := ctx.Err(); err != nil {
 				return tool.Result{}, err
 			}
-			kids, ign, err := readKids(t.ws, paths[n], n.rules)
-			kids, ruled = t.unhidden(paths[n], kids, ruled)
+			kids, ign, hidden, err := t.kids(paths[n], n.rules)
+			ruled += hidden
 			if err != nil {
 				if n == root {
 					return tool.Result{}, relErr(err, rel)
@@ -169,48 +169,26 @@ func (t *List) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error
 	return tool.Result{Content: out.String()}, nil
 }
 
-// unhidden drops the entries of dir that Options.Hidden names, adding
-// their number to n.
-func (t *List) unhidden(dir string, kids []*node, n int) ([]*node, int) {
-	out := kids[:0]
-	for _, k := range kids {
-		if t.hides(filepath.Join(dir, k.name)) {
-			n++
-			continue
-		}
-		out = append(out, k)
-	}
-	return out, n
-}
-
-// readKids reads a folder's entries, sorted by name, without the ignored
-// ones, and says how many gitignored entries it dropped. node_modules and
-// vendor are kept as unexpanded "skipped" entries so the model knows they
-// exist.
-func readKids(ws *workspace.Workspace, dir string, rules *ignoreRules) ([]*node, int, error) {
-	ents, err := ws.ReadDir(dir)
-	if err != nil {
-		return nil, 0, err
-	}
-	var kids []*node
-	ignored := 0
+// kids reads a folder's entries as nodes (see walking.entries), and
+// says how many gitignored entries and entries Options.Hidden names it
+// dropped. node_modules and vendor are kept as unexpanded "skipped"
+// entries so the model knows they exist.
+func (t *List) kids(dir string, rules *ignoreRules) (kids []*node, ignored, hidden int, err error) {
+	ents, ignored, err := t.entries(dir, ".", rules, "", true)
 	for _, e := range ents {
-		isDir := e.IsDir()
-		k := &node{name: e.Name(), dir: isDir}
+		k := &node{name: e.Name(), dir: e.IsDir()}
 		switch {
-		case isDir && e.Name() == ".git":
+		case e.ruled:
+			hidden++
 			continue
-		case isDir && skippedDirs[e.Name()]:
+		case k.dir && skippedDirs[k.name]:
 			k.note = "skipped"
-		case rules.ignored(e.Name(), isDir):
-			ignored++
-			continue
 		case e.Type()&iofs.ModeSymlink != 0:
-			k.link, _ = ws.Readlink(filepath.Join(dir, e.Name()))
+			k.link, _ = t.ws.Readlink(filepath.Join(dir, k.name))
 		}
 		kids = append(kids, k)
 	}
-	return kids, ignored, nil
+	return kids, ignored, hidden, err
 }
 
 func printNode(out *strings.Builder, n *node, indent int) {

@@ -110,55 +110,45 @@ func (t *Read) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error
 	}
 	// Stat before opening: opening a FIFO would block.
 	fi, err := t.ws.Lstat(abs)
-	if t.files != nil && errors.Is(err, iofs.ErrNotExist) {
-		// An editor may hold a buffer not yet saved: let it answer.
-		return t.readFiles(ctx, abs, rel, start, end)
+	if err == nil {
+		err = checkRegular(fi, rel)
 	}
-	if err != nil {
+	var r io.Reader
+	var size int64
+	switch {
+	case t.files != nil && (err == nil || errors.Is(err, iofs.ErrNotExist)):
+		// An editor may hold a buffer not yet saved: let it answer, with
+		// the whole content at once.
+		data, err := t.files.ReadFile(ctx, abs)
+		if err != nil {
+			return tool.Result{}, relErr(err, rel)
+		}
+		r, size = bytes.NewReader(data), int64(len(data))
+	case err != nil:
 		return tool.Result{}, relErr(err, rel)
+	default:
+		f, err := t.ws.Open(abs)
+		if err != nil {
+			return tool.Result{}, relErr(err, rel)
+		}
+		defer f.Close()
+		if err := asJudged(ctx, f, rel); err != nil {
+			return tool.Result{}, err
+		}
+		r, size = f, fi.Size()
 	}
-	if err := checkRegular(fi, rel); err != nil {
-		return tool.Result{}, err
-	}
-	if t.files != nil {
-		return t.readFiles(ctx, abs, rel, start, end)
-	}
-	f, err := t.ws.Open(abs)
-	if err != nil {
-		return tool.Result{}, relErr(err, rel)
-	}
-	defer f.Close()
-	if err := asJudged(ctx, f, rel); err != nil {
-		return tool.Result{}, err
-	}
-	br := bufio.NewReaderSize(f, 64<<10)
+	br := bufio.NewReaderSize(r, 64<<10)
 	head, err := br.Peek(sniffLen)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		return tool.Result{}, relErr(err, rel)
 	}
 	if looksBinary(head) {
-		return tool.Result{}, binaryError(rel, fi.Size())
+		return tool.Result{}, binaryError(rel, size)
 	}
-	if fi.Size() == 0 {
+	if size == 0 {
 		return tool.Result{Content: "[empty file]"}, nil
 	}
-	return readLines(ctx, br, fi.Size(), start, end)
-}
-
-// readFiles serves a read from Options.Files: the whole content at once
-// (an editor answers with the whole buffer), then the same line window.
-func (t *Read) readFiles(ctx context.Context, abs, rel string, start, end int) (tool.Result, error) {
-	data, err := t.files.ReadFile(ctx, abs)
-	if err != nil {
-		return tool.Result{}, relErr(err, rel)
-	}
-	if looksBinary(data[:min(len(data), sniffLen)]) {
-		return tool.Result{}, binaryError(rel, int64(len(data)))
-	}
-	if len(data) == 0 {
-		return tool.Result{Content: "[empty file]"}, nil
-	}
-	return readLines(ctx, bufio.NewReaderSize(bytes.NewReader(data), 64<<10), int64(len(data)), start, end)
+	return readLines(ctx, br, size, start, end)
 }
 
 // asJudged refuses a file with another hard link where the Access the

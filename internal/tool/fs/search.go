@@ -246,23 +246,20 @@ func (m *matcher) search(buf []byte, ctx, limit int) (lines []outLine, matches i
 		next[i] = -2
 	}
 	for pos := 0; pos < len(buf) && matches < limit; {
-		off := pos
-		if len(m.lits) > 0 {
-			off = -1
-			for i := range m.lits {
-				if next[i] != -1 && next[i] < pos {
-					next[i] = -1
-					if j := m.lits[i].index(buf[pos:]); j >= 0 {
-						next[i] = pos + j
-					}
-				}
-				if next[i] >= 0 && (off < 0 || next[i] < off) {
-					off = next[i]
+		off := -1 // the first literal's hit
+		for i := range m.lits {
+			if next[i] != -1 && next[i] < pos {
+				next[i] = -1
+				if j := m.lits[i].index(buf[pos:]); j >= 0 {
+					next[i] = pos + j
 				}
 			}
-			if off < 0 {
-				break
+			if next[i] >= 0 && (off < 0 || next[i] < off) {
+				off = next[i]
 			}
+		}
+		if off < 0 {
+			break
 		}
 		ls := pos + bytes.LastIndexByte(buf[pos:off], '\n') + 1
 		le := len(buf)

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	iofs "io/fs"
+	"path"
 	"path/filepath"
 	"runtime"
 	"sync"
@@ -15,14 +17,12 @@ import (
 
 // query is one grep call's parameters.
 type query struct {
-	ws       *workspace.Workspace
+	t        *walking // the workspace and Options.Hidden
 	m        *matcher
 	ctx      int
 	limit    int
 	glob     string
 	noIgnore bool
-	// hides reports paths a folder walk passes over (Options.Hidden).
-	hides func(abs string) bool
 }
 
 // fileResult is what searching one file found.
@@ -41,8 +41,7 @@ type stats struct {
 	files   int      // files searched
 	binary  int      // binary files skipped
 	large   []string // files over maxGrepFile
-	secrets []string // secret files (.env, keys) a folder walk passed over
-	linked  []string // files with another hard link, passed over likewise
+	secrets []string // secret (.env, keys) and hard-linked files a folder walk passed over
 	ruled   []string // files and folders the user's rules deny or ask about, passed over
 	more    bool     // the limit was reached: more matches may exist
 }
@@ -120,7 +119,7 @@ func (q *query) walk(ctx context.Context, abs, rel, top string) ([]fileResult, s
 				st.large = append(st.large, r.rel)
 				continue
 			case r.linked:
-				st.linked = append(st.linked, r.rel)
+				st.secrets = append(st.secrets, r.rel)
 				continue
 			}
 			st.files++
@@ -136,7 +135,7 @@ func (q *query) walk(ctx context.Context, abs, rel, top string) ([]fileResult, s
 		}
 	}
 	<-walked
-	st.secrets, st.ruled = append(w.secrets, st.linked...), w.ruled
+	st.secrets, st.ruled = append(w.secrets, st.secrets...), w.ruled
 	if err := context.Cause(ctx); err != nil && !done {
 		return nil, st, err
 	}
@@ -156,7 +155,7 @@ type walker struct {
 }
 
 func (w *walker) dir(abs, rel string, rules *ignoreRules, top bool) error {
-	ents, err := w.q.ws.ReadDir(abs)
+	ents, _, err := w.q.t.entries(abs, rel, rules, w.q.glob, false)
 	if err != nil {
 		if top {
 			return relErr(err, rel)
@@ -167,49 +166,62 @@ func (w *walker) dir(abs, rel string, rules *ignoreRules, top bool) error {
 		if err := w.ctx.Err(); err != nil {
 			return err
 		}
-		name := e.Name()
-		childRel := name
-		if rel != "." {
-			childRel = rel + "/" + name
-		}
-		switch t := e.Type(); {
-		case t.IsDir():
-			if rules.ignored(name, true) || w.ruledOut(filepath.Join(abs, name), childRel) {
-				continue
-			}
-			if err := w.dir(filepath.Join(abs, name), childRel, rules.child(name), false); err != nil {
+		childAbs, childRel := filepath.Join(abs, e.Name()), path.Join(rel, e.Name())
+		switch {
+		case e.ruled:
+			w.ruled = append(w.ruled, childRel)
+		case e.IsDir():
+			if err := w.dir(childAbs, childRel, rules.child(e.Name()), false); err != nil {
 				return err
 			}
-		case t.IsRegular():
-			if rules.ignored(name, false) || !globMatch(w.q.glob, childRel) || w.ruledOut(filepath.Join(abs, name), childRel) {
-				continue
-			}
+		case tool.IsSecret(childRel):
 			// A secret file is passed over, and named; reading it by name
 			// goes through the approval policy.
-			if tool.IsSecret(childRel) {
-				w.secrets = append(w.secrets, childRel)
-				continue
-			}
+			w.secrets = append(w.secrets, childRel)
+		default:
 			select {
-			case w.jobs <- job{idx: w.n, abs: filepath.Join(abs, name), rel: childRel}:
+			case w.jobs <- job{idx: w.n, abs: childAbs, rel: childRel}:
 				w.n++
 			case <-w.ctx.Done():
 				return w.ctx.Err()
 			}
 		}
-		// Symlinks and special files are not followed.
 	}
 	return nil
 }
 
-// ruledOut reports a path the user's rules deny or ask about, which the
-// walk passes over and the result names.
-func (w *walker) ruledOut(abs, rel string) bool {
-	if !w.q.hides(abs) {
-		return false
+// entry is one entry of a folder a walk shows; ruled marks one
+// Options.Hidden names, which the walk passes over and names.
+type entry struct {
+	iofs.DirEntry
+	ruled bool
+}
+
+// entries reads the folder abs (rel as the model knows it), sorted by
+// name, as a walk sees it: without .git and without what the gitignore
+// rules leave out (counted in ignored). file_list (list) keeps
+// node_modules and vendor, shown unexpanded; grep also passes over
+// links, special files and the files glob does not name.
+func (w *walking) entries(abs, rel string, rules *ignoreRules, glob string, list bool) (kept []entry, ignored int, err error) {
+	ents, err := w.ws.ReadDir(abs)
+	if err != nil {
+		return nil, 0, err
 	}
-	w.ruled = append(w.ruled, rel)
-	return true
+	for _, e := range ents {
+		name, isDir := e.Name(), e.IsDir()
+		switch {
+		case isDir && name == ".git":
+			continue
+		case list && isDir && skippedDirs[name]:
+		case rules.ignored(name, isDir):
+			ignored++
+			continue
+		case !list && !isDir && (!e.Type().IsRegular() || !globMatch(glob, path.Join(rel, name))):
+			continue
+		}
+		kept = append(kept, entry{e, w.hides(filepath.Join(abs, name))})
+	}
+	return kept, ignored, nil
 }
 
 // searchFile reads one file into *buf (reused across files) and searches
@@ -221,7 +233,7 @@ func (q *query) searchFile(abs, rel string, buf *[]byte) (r fileResult) {
 			r.err = fmt.Errorf("fs: grep %s: panic: %v", rel, v)
 		}
 	}()
-	b, err := q.ws.ReadInto(abs, *buf, maxGrepFile)
+	b, err := q.t.ws.ReadInto(abs, *buf, maxGrepFile)
 	*buf = b
 	switch {
 	case errors.Is(err, workspace.ErrTooLarge):

@@ -88,16 +88,10 @@ func (t *Write) Run(ctx context.Context, raw json.RawMessage) (tool.Result, erro
 	if err != nil {
 		return tool.Result{}, err
 	}
-	mode := iofs.FileMode(0o644)
-	created := true
 	fi, err := t.ws.Lstat(abs)
-	switch {
-	case err == nil && fi.IsDir():
-		return tool.Result{}, &iofs.PathError{Op: "write", Path: rel, Err: syscall.EISDIR}
-	case err == nil:
-		mode, created = keptMode(fi), false
-	case !errors.Is(err, iofs.ErrNotExist):
-		return tool.Result{}, relErr(err, rel)
+	mode, exists, err := newMode(fi, err, "write", rel)
+	if err != nil {
+		return tool.Result{}, err
 	}
 	if err := ctx.Err(); err != nil {
 		return tool.Result{}, err
@@ -106,14 +100,29 @@ func (t *Write) Run(ctx context.Context, raw json.RawMessage) (tool.Result, erro
 	if err := writeNew(ctx, t.ws, t.opts, abs, rel, mode, data); err != nil {
 		return tool.Result{}, err
 	}
-	verb := "overwrote"
-	if created {
-		verb = "created"
+	verb := "created"
+	if exists {
+		verb = "overwrote"
 	}
 	return tool.Result{
 		Content: fmt.Sprintf("%s %s (%d bytes, %s)", verb, rel, len(data), plural(countLines(data), "line")),
 		Changed: []string{rel},
 	}, nil
+}
+
+// newMode is the mode a write gives the file: an existing file's
+// (exists), else 0644. fi and statErr are Lstat's; a folder is EISDIR
+// for op.
+func newMode(fi iofs.FileInfo, statErr error, op, rel string) (mode iofs.FileMode, exists bool, err error) {
+	switch {
+	case statErr == nil && fi.IsDir():
+		return 0, false, &iofs.PathError{Op: op, Path: rel, Err: syscall.EISDIR}
+	case statErr == nil:
+		return keptMode(fi), true, nil
+	case !errors.Is(statErr, iofs.ErrNotExist):
+		return 0, false, relErr(statErr, rel)
+	}
+	return 0o644, false, nil
 }
 
 // headLines returns the first n lines of s, saying how many were left out.

@@ -124,9 +124,6 @@ func (p *Plan) Open() []Step {
 	return open
 }
 
-// String renders the current steps like the tool's result.
-func (p *Plan) String() string { return Render(p.Steps()) }
-
 // Render shows steps one a line: "[x] done", "[>] in progress",
 // "[ ] pending".
 func Render(steps []Step) string {

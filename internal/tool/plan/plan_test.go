@@ -98,8 +98,8 @@ func TestOpenAndCopies(t *testing.T) {
 	if p.Steps()[0].Text != "a" {
 		t.Error("Steps returned the plan's own slice")
 	}
-	if got := p.String(); got != "[x] a\n[>] b\n[ ] c" {
-		t.Errorf("String = %q", got)
+	if got := Render(p.Steps()); got != "[x] a\n[>] b\n[ ] c" {
+		t.Errorf("Render = %q", got)
 	}
 	if err := p.Set([]Step{{"x", "nope"}}); err == nil {
 		t.Error("Set accepted an unknown status")

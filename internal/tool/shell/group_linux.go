@@ -58,30 +58,9 @@ func eachProc(f func(pid int, si statInfo) bool) bool {
 
 // statOf reads and parses /proc/PID/stat.
 func statOf(pid string) (statInfo, bool) {
-	var buf [512]byte
-	stat, err := readStat("/proc/"+pid+"/stat", buf[:])
+	stat, err := os.ReadFile("/proc/" + pid + "/stat")
 	if err != nil {
 		return statInfo{}, false
 	}
 	return parseStatInfo(stat)
-}
-
-// readStat reads a small /proc file into buf with raw system calls: five
-// times cheaper than os.ReadFile, which matters in a scan of every process.
-func readStat(path string, buf []byte) ([]byte, error) {
-	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer syscall.Close(fd)
-	for {
-		n, err := syscall.Read(fd, buf)
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		return buf[:n], nil
-	}
 }

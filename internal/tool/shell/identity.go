@@ -1,6 +1,9 @@
 package shell
 
-import "time"
+import (
+	"os"
+	"time"
+)
 
 // Identity names one process over time: its pid, which the system may
 // later give to another process, with the process's start stamp and the
@@ -16,6 +19,12 @@ type Identity struct {
 	// Boot names the boot the process ran in (Linux's boot id): start
 	// stamps compare within one boot only.
 	Boot string
+}
+
+// Self is this process's identity.
+func Self() Identity {
+	id, _ := Lookup(os.Getpid())
+	return id
 }
 
 // Verified reports whether the identity can tell the process from a

@@ -1,18 +1,11 @@
 package shell
 
 import (
-	"os"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
-
-// Self is this process's identity.
-func Self() Identity {
-	id, _ := Lookup(os.Getpid())
-	return id
-}
 
 // sZomb is a zombie's p_stat (sys/proc.h).
 const sZomb = 5

@@ -14,12 +14,6 @@ var bootID = sync.OnceValue(func() string {
 	return strings.TrimSpace(string(b))
 })
 
-// Self is this process's identity.
-func Self() Identity {
-	id, _ := Lookup(os.Getpid())
-	return id
-}
-
 // Lookup returns the identity of the live process pid; false when there
 // is none (or only a zombie).
 func Lookup(pid int) (Identity, bool) {

@@ -2,16 +2,11 @@
 
 package shell
 
-import (
-	"os"
-	"time"
-)
+import "time"
 
-// Self is this process's identity; this platform gives no start stamp,
-// so recorded commands are never signalled by a later godwit.
-func Self() Identity { return Identity{PID: os.Getpid()} }
-
-// Lookup reports whether a process with the pid exists.
+// Lookup reports whether a process with the pid exists; this platform
+// gives no start stamp, so recorded commands are never signalled by a
+// later godwit.
 func Lookup(pid int) (Identity, bool) {
 	if pid <= 0 || !pidExists(pid) {
 		return Identity{}, false

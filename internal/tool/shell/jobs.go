@@ -27,7 +27,7 @@ const (
 type job struct {
 	id      string
 	command string
-	logRel  string // as shown to the model: workspace-relative when inside
+	logRel  string // as shown to the model: workspace-relative
 	proc    *proc
 	log     *jobLog
 	out     *os.File      // the read end of the job's output pipe
@@ -62,11 +62,14 @@ func (s *Shell) startJob(ctx context.Context, line string) (tool.Result, error) 
 	if s.closed {
 		return tool.Result{}, ErrClosed
 	}
-	root, rel, err := s.jobsRoot()
+	// Every step to the jobs folder resolves inside the workspace, so a
+	// .godwit/run shipped as a link to ~/.ssh carries no write out.
+	root, err := os.OpenRoot(s.opts.Workdir)
 	if err != nil {
-		return tool.Result{}, err
+		return tool.Result{}, fmt.Errorf("shell: jobs dir: %w", err)
 	}
 	defer root.Close()
+	rel := filepath.Join(".godwit", "run")
 	if !s.madeDirs {
 		if err := root.MkdirAll(rel, 0o755); err != nil {
 			return tool.Result{}, fmt.Errorf("shell: jobs dir: %w", err)
@@ -96,7 +99,7 @@ func (s *Shell) startJob(ctx context.Context, line string) (tool.Result, error) 
 		f.Close()
 		return tool.Result{}, err
 	}
-	j := &job{id: id, command: line, logRel: s.rel(filepath.Join(s.jobsDir, id+".log")), proc: p,
+	j := &job{id: id, command: line, logRel: filepath.ToSlash(filepath.Join(rel, id+".log")), proc: p,
 		log: &jobLog{f: f, limit: s.opts.LogLimit}, out: r, copied: make(chan struct{})}
 	go func() {
 		defer close(j.copied)
@@ -131,28 +134,6 @@ func (s *Shell) JobsRunning() bool {
 	return false
 }
 
-// jobsRoot opens the folder job logs go in as an os.Root, and the jobs
-// folder relative to it: under the workspace, every step resolves inside
-// it, so a .godwit/run shipped as a link to ~/.ssh carries no write out.
-func (s *Shell) jobsRoot() (*os.Root, string, error) {
-	dir, rel := s.jobsDir, "."
-	if w := s.opts.Workdir; w != "" {
-		if r, err := filepath.Rel(w, s.jobsDir); err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
-			dir, rel = w, r
-		}
-	}
-	if rel == "." {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, "", fmt.Errorf("shell: jobs dir: %w", err)
-		}
-	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, "", fmt.Errorf("shell: jobs dir: %w", err)
-	}
-	return root, rel, nil
-}
-
 // openLogLocked creates the next job id's log that does not exist yet
 // (another session in the workspace may own j1.log).
 func (s *Shell) openLogLocked(root *os.Root, rel string) (string, *os.File, error) {
@@ -169,14 +150,6 @@ func (s *Shell) openLogLocked(root *os.Root, rel string) (string, *os.File, erro
 		return id, f, nil
 	}
 	return "", nil, fmt.Errorf("shell: no free job log name in %s; clear old logs there", s.jobsDir)
-}
-
-// rel shows path relative to the workspace when it lies inside it.
-func (s *Shell) rel(path string) string {
-	if r, err := filepath.Rel(s.opts.Workdir, path); err == nil && !strings.HasPrefix(r, "..") {
-		return filepath.ToSlash(r)
-	}
-	return path
 }
 
 // lookup returns the job, or a BAD_ARGS error listing the known ids.

@@ -93,19 +93,14 @@ func stateInfo(ps *os.ProcessState) exitInfo {
 }
 
 // exited reports whether the leader has been reaped.
-func (p *proc) exited() bool {
-	select {
-	case <-p.done:
-		return true
-	default:
-		return false
-	}
-}
+func (p *proc) exited() bool { return closed(p.done) }
 
 // mainExited reports whether the shell itself has exited.
-func (p *proc) mainExited() bool {
+func (p *proc) mainExited() bool { return closed(p.mainDone) }
+
+func closed(ch <-chan struct{}) bool {
 	select {
-	case <-p.mainDone:
+	case <-ch:
 		return true
 	default:
 		return false

@@ -228,52 +228,41 @@ func (s *Shell) parse(raw json.RawMessage) (args, error) {
 	if s.opts.NoJobs && (a.Action != actRun || a.Background || a.JobID != "" || a.Lines != nil) {
 		return a, badArgs("Send command (and timeout_s) only.", "this shell runs foreground commands only: no background jobs")
 	}
-	only := func(field, actions string) error {
-		return badArgs("Drop "+field+"; it is only for "+actions+".", "%s does not apply to action %q", field, a.Action)
-	}
 	switch a.Action {
-	case actRun:
-		if strings.TrimSpace(a.Command) == "" {
-			return a, badArgs("Give the command to run in command.", "command is empty")
-		}
-		if a.JobID != "" {
-			return a, only("job_id", "status, logs and stop")
-		}
-		if a.Lines != nil {
-			return a, only("lines", "status and logs")
-		}
-		if a.TimeoutS != nil {
-			if a.Background {
-				return a, badArgs("Drop timeout_s: a background job runs until stop or the end of the session.",
-					"timeout_s does not apply to background jobs")
-			}
-			t := *a.TimeoutS
-			if t <= 0 || t > DefaultMaxTimeout.Seconds() {
-				return a, badArgs(fmt.Sprintf("Use 0 < timeout_s <= %s; for longer work use background:true.",
-					seconds(DefaultMaxTimeout)), "timeout_s %v is out of range", t)
-			}
-		}
-	case actList, actStatus, actLogs, actStop:
-		if a.Command != "" {
-			return a, only("command", "run (the default action)")
-		}
-		if a.TimeoutS != nil || a.Background {
-			return a, only("timeout_s and background", "run")
-		}
-		if a.Action == actList && a.JobID != "" {
-			return a, badArgs("Use action status to see one job.", "list takes no job_id")
-		}
-		if a.Action != actList && a.JobID == "" {
-			return a, badArgs("Give job_id (see action list).", "%s needs job_id", a.Action)
-		}
-		if a.Lines != nil && a.Action != actStatus && a.Action != actLogs {
-			return a, only("lines", "status and logs")
-		}
-		if a.Lines != nil && *a.Lines <= 0 {
-			return a, badArgs("Use a positive lines, or leave it out.", "lines must be positive, got %d", *a.Lines)
-		}
+	case actRun, actList, actStatus, actLogs, actStop:
 	default:
 		return a, badArgs("Use action run, list, status, logs or stop.", "unknown action %q", a.Action)
+	}
+	if a.Action == actList && a.JobID != "" {
+		return a, badArgs("Use action status to see one job.", "list takes no job_id")
+	}
+	// Each field, and the actions it is for.
+	for _, f := range []struct {
+		name, actions string
+		set           bool
+	}{
+		{"command", "run (the default action)", a.Command != ""},
+		{"timeout_s and background", "run", a.TimeoutS != nil || a.Background},
+		{"job_id", "status, logs and stop", a.JobID != ""},
+		{"lines", "status and logs", a.Lines != nil},
+	} {
+		if f.set && !strings.Contains(f.actions, a.Action) {
+			return a, badArgs("Drop "+f.name+"; it is only for "+f.actions+".", "%s does not apply to action %q", f.name, a.Action)
+		}
+	}
+	switch {
+	case a.Action == actRun && strings.TrimSpace(a.Command) == "":
+		return a, badArgs("Give the command to run in command.", "command is empty")
+	case a.Action == actRun && a.TimeoutS != nil && a.Background:
+		return a, badArgs("Drop timeout_s: a background job runs until stop or the end of the session.",
+			"timeout_s does not apply to background jobs")
+	case a.Action == actRun && a.TimeoutS != nil && (*a.TimeoutS <= 0 || *a.TimeoutS > DefaultMaxTimeout.Seconds()):
+		return a, badArgs(fmt.Sprintf("Use 0 < timeout_s <= %s; for longer work use background:true.",
+			seconds(DefaultMaxTimeout)), "timeout_s %v is out of range", *a.TimeoutS)
+	case a.Action != actRun && a.Action != actList && a.JobID == "":
+		return a, badArgs("Give job_id (see action list).", "%s needs job_id", a.Action)
+	case a.Lines != nil && *a.Lines <= 0:
+		return a, badArgs("Use a positive lines, or leave it out.", "lines must be positive, got %d", *a.Lines)
 	}
 	return a, nil
 }

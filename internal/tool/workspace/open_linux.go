@@ -40,52 +40,6 @@ func (w *Workspace) openBeneath(rel string, flags int) (fd int, ok bool, err err
 	return fd, true, nil
 }
 
-// readInto reads the file at rel whole into b (reused) with plain system
-// calls: for grep's thousands of files os.File's poller registration
-// costs more than the read. With single, a linked file is ErrLinked.
-func (w *Workspace) readInto(rel string, b []byte, limit int64, single bool) ([]byte, bool, error) {
-	fd, ok, err := w.openBeneath(rel, unix.O_RDONLY)
-	if !ok || err != nil {
-		return b, ok, err
-	}
-	defer unix.Close(fd)
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		return b, true, &fs.PathError{Op: "stat", Path: rel, Err: err}
-	}
-	if single && st.Nlink > 1 {
-		return b, true, ErrLinked
-	}
-	if st.Size > limit {
-		return b, true, ErrTooLarge
-	}
-	size := int(st.Size)
-	if cap(b) < size+1 {
-		b = make([]byte, 0, size+4096)
-	}
-	b = b[:0]
-	for {
-		n, err := unix.Read(fd, b[len(b):cap(b)])
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return b, true, &fs.PathError{Op: "read", Path: rel, Err: err}
-		}
-		b = b[:len(b)+n]
-		// A file reporting size 0 (/proc) is read to its end.
-		if n == 0 || size > 0 && len(b) >= size {
-			return b, true, nil
-		}
-		if int64(len(b)) > limit {
-			return b, true, ErrTooLarge
-		}
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-	}
-}
-
 // opened checks, after the fallback's open, that the kernel's name for
 // f (/proc/self/fd) is abs, so a link swapped in since Resolve did not
 // lead the open elsewhere. Without /proc the root's guarantee stands.

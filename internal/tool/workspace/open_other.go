@@ -14,11 +14,6 @@ const noFollow = 0
 // openBeneath has no kernel call to use here: the os.Root serves.
 func (w *Workspace) openBeneath(string, int) (int, bool, error) { return -1, false, nil }
 
-// readInto: see openBeneath.
-func (w *Workspace) readInto(_ string, b []byte, _ int64, _ bool) ([]byte, bool, error) {
-	return b, false, nil
-}
-
 // opened cannot ask the kernel for the name of a descriptor here; the
 // root's guarantee (nothing outside) stands alone.
 func opened(*os.File, string) error { return nil }

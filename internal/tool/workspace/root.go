@@ -79,20 +79,22 @@ func (w *Workspace) ReadInto(abs string, b []byte, limit int64) ([]byte, error) 
 }
 
 func (w *Workspace) read(abs string, b []byte, limit int64, single bool) ([]byte, error) {
-	rel, err := w.local(abs)
-	if err != nil {
-		return b, err
-	}
-	if b, ok, err := w.readInto(rel, b, limit, single); ok {
-		return b, err
-	}
 	f, err := w.Open(abs)
 	if err != nil {
 		return b, err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); single && err == nil && Links(fi) > 1 {
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		return b, err
+	case single && Links(fi) > 1:
 		return b, ErrLinked
+	case fi.Size() > limit:
+		return b, ErrTooLarge
+	}
+	if size := int(fi.Size()); cap(b) <= size {
+		b = make([]byte, 0, size+4096)
 	}
 	b = b[:0]
 	for {
@@ -113,7 +115,9 @@ func (w *Workspace) read(abs string, b []byte, limit int64, single bool) ([]byte
 	}
 }
 
-// ReadDir lists the folder abs, sorted by name, as os.ReadDir does.
+// ReadDir lists the folder abs, sorted by name, as os.ReadDir does,
+// without the temporary files of atomic writes (atomicfile.IsTemp): a
+// walk that runs while a file tool writes must not show or read one.
 func (w *Workspace) ReadDir(abs string) ([]fs.DirEntry, error) {
 	f, err := w.Open(abs)
 	if err != nil {
@@ -121,6 +125,7 @@ func (w *Workspace) ReadDir(abs string) ([]fs.DirEntry, error) {
 	}
 	defer f.Close()
 	ents, err := f.ReadDir(-1)
+	ents = slices.DeleteFunc(ents, func(e fs.DirEntry) bool { return e.Type().IsRegular() && atomicfile.IsTemp(e.Name()) })
 	slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	return ents, err
 }
