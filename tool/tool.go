@@ -132,3 +132,27 @@ func (f *Func) Access(args json.RawMessage) (Access, error) {
 	}
 	return f.AccessFn(args)
 }
+
+// Wrap returns t with run in place of its Run, for a guard around a
+// tool: the name, the spec and, when t has one, its Access stay t's.
+func Wrap(t Tool, run func(ctx context.Context, args json.RawMessage) (Result, error)) Tool {
+	w := &wrapped{Tool: t, run: run}
+	if a, ok := t.(Accessor); ok {
+		return &wrappedAccessor{w, a}
+	}
+	return w
+}
+
+type wrapped struct {
+	Tool
+	run func(ctx context.Context, args json.RawMessage) (Result, error)
+}
+
+func (w *wrapped) Run(ctx context.Context, args json.RawMessage) (Result, error) {
+	return w.run(ctx, args)
+}
+
+type wrappedAccessor struct {
+	*wrapped
+	Accessor
+}

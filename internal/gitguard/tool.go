@@ -15,39 +15,20 @@ import (
 // tells the model (a note in Content, or in the error's message) and the
 // user (Result.Notice) what was restored and why.
 func Tool(t tool.Tool, g *Guard, busy func() bool) tool.Tool {
-	gt := &guarded{Tool: t, g: g, busy: busy}
-	if a, ok := t.(tool.Accessor); ok {
-		return &guardedAccessor{guarded: gt, acc: a}
-	}
-	return gt
+	return tool.Wrap(t, func(ctx context.Context, args json.RawMessage) (tool.Result, error) {
+		return guardRun(ctx, t, g, busy, args)
+	})
 }
 
-type guarded struct {
-	tool.Tool
-	g    *Guard
-	busy func() bool
-}
-
-type guardedAccessor struct {
-	*guarded
-	acc tool.Accessor
-}
-
-// Access implements tool.Accessor.
-func (t *guardedAccessor) Access(args json.RawMessage) (tool.Access, error) {
-	return t.acc.Access(args)
-}
-
-// Run implements tool.Tool.
-func (t *guarded) Run(ctx context.Context, args json.RawMessage) (tool.Result, error) {
+func guardRun(ctx context.Context, t tool.Tool, g *Guard, busy func() bool, args json.RawMessage) (tool.Result, error) {
 	var before []Change
-	if t.busy != nil && t.busy() {
-		before = t.g.Check()
+	if busy != nil && busy() {
+		before = g.Check()
 	} else {
-		t.g.Accept()
+		g.Accept()
 	}
-	res, err := t.Tool.Run(ctx, args)
-	changes := append(before, t.g.Check()...)
+	res, err := t.Run(ctx, args)
+	changes := append(before, g.Check()...)
 	if len(changes) == 0 {
 		return res, err
 	}

@@ -16,51 +16,33 @@ import (
 // ones too) it also gives each file hard-linked outside the workspace a
 // file of its own (Detach), and says so. The job actions pass through.
 func WatchTool(t tool.Tool, w *Watcher) tool.Tool {
-	wt := &watched{Tool: t, w: w}
-	if a, ok := t.(tool.Accessor); ok {
-		return &watchedAccessor{watched: wt, acc: a}
-	}
-	return wt
+	return tool.Wrap(t, func(ctx context.Context, args json.RawMessage) (tool.Result, error) {
+		return watchRun(ctx, t, w, args)
+	})
 }
 
-type watched struct {
-	tool.Tool
-	w *Watcher
-}
-
-type watchedAccessor struct {
-	*watched
-	acc tool.Accessor
-}
-
-// Access implements tool.Accessor.
-func (t *watchedAccessor) Access(args json.RawMessage) (tool.Access, error) {
-	return t.acc.Access(args)
-}
-
-// Run implements tool.Tool.
-func (t *watched) Run(ctx context.Context, args json.RawMessage) (tool.Result, error) {
+func watchRun(ctx context.Context, t tool.Tool, w *Watcher, args json.RawMessage) (tool.Result, error) {
 	var a struct {
 		Action     string `json:"action"`
 		Background bool   `json:"background"`
 	}
-	if json.Unmarshal(args, &a) != nil || (a.Action != "" && a.Action != "run") || (a.Background && !t.w.detach) {
-		return t.Tool.Run(ctx, args)
+	if json.Unmarshal(args, &a) != nil || (a.Action != "" && a.Action != "run") || (a.Background && !w.detach) {
+		return t.Run(ctx, args)
 	}
-	fp := t.w.Take()
+	fp := w.Take()
 	var note string
-	if t.w.detach {
+	if w.detach {
 		if shared := fp.Shared(); len(shared) > 0 {
-			done, err := t.w.Detach(shared)
+			done, err := w.Detach(shared)
 			if err != nil {
-				t.w.log.Warn("snapshot: could not give a hard-linked file a copy of its own", "err", err)
+				w.log.Warn("snapshot: could not give a hard-linked file a copy of its own", "err", err)
 			}
 			if len(done) > 0 {
 				note = detachNote(done) // the user hears it as the call's notice
 			}
 		}
 	}
-	res, err := t.Tool.Run(ctx, args)
+	res, err := t.Run(ctx, args)
 	if !a.Background {
 		for _, p := range fp.Changed() {
 			if !slices.Contains(res.Changed, p) {
