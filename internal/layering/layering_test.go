@@ -19,7 +19,7 @@ const module = "github.com/godwit/godwit/"
 var allowed = map[string]rule{
 	"llm":                     {nil, "the shared vocabulary: depends on nothing"},
 	"llm/fake":                {[]string{"llm"}, "a scripted provider speaks only llm"},
-	"llm/llmtest":             {nil, "the wire harness speaks the vendors' wire, so it depends on no adapter it tests, nor on llm"},
+	"llm/llmtest":             {[]string{"llm/internal/sse"}, "the wire harness speaks the vendors' wire, so it depends on no adapter it tests, nor on llm; it reads events as they do"},
 	"llm/openai":              {[]string{"llm", "llm/internal/retryafter", "llm/internal/sse"}, "adapters translate llm to one vendor's wire"},
 	"llm/anthropic":           {[]string{"llm", "llm/internal/retryafter", "llm/internal/sse"}, "adapters translate llm to one vendor's wire"},
 	"llm/internal/retryafter": {nil, "the adapters' reading of the wait a provider asks for"},

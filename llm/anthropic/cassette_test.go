@@ -2,6 +2,8 @@ package anthropic
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"sort"
 	"strings"
 	"testing"
@@ -67,7 +69,7 @@ func TestCassettes(t *testing.T) {
 // meant.
 //
 // A non-streaming cassette holds a JSON answer; the adapter always streams,
-// so the answer is served re-streamed by llmtest.AnthropicFromMessage: the
+// so the answer is served re-streamed by fromMessage: the
 // content is real, the event framing synthetic.
 func replay(t *testing.T, c *llmtest.Cassette, want cassetteWant) {
 	if len(c.Interactions) != len(want.stops) {
@@ -83,7 +85,7 @@ func replay(t *testing.T, c *llmtest.Cassette, want cassetteWant) {
 		recorded[i] = r
 		replies[i] = in.Reply()
 		if !r.Stream {
-			sse, err := llmtest.AnthropicFromMessage(in.Response.Body)
+			sse, err := fromMessage(in.Response.Body)
 			if err != nil {
 				t.Fatalf("interaction %d: %v", i, err)
 			}
@@ -197,5 +199,59 @@ func checkEchoed(t *testing.T, i int, got llm.Message, rec *llmtest.AnthropicReq
 	}
 	if sawThinking != thinking {
 		t.Errorf("answer %d: thinking seen %v, want %v", i, sawThinking, thinking)
+	}
+}
+
+// fromMessage re-streams a non-streaming Messages response (as
+// recorded in a cassette) as the equivalent event stream.
+func fromMessage(body string) (string, error) {
+	var m struct {
+		Content []struct {
+			Type, Text, Thinking, Signature, Data, ID, Name string
+			Input                                           json.RawMessage
+		}
+		StopReason string `json:"stop_reason"`
+		Usage      struct {
+			In     int64 `json:"input_tokens"`
+			Out    int64 `json:"output_tokens"`
+			CacheR int64 `json:"cache_read_input_tokens"`
+			CacheW int64 `json:"cache_creation_input_tokens"`
+		}
+	}
+	if err := json.Unmarshal([]byte(body), &m); err != nil {
+		return "", fmt.Errorf("not a Messages response: %w", err)
+	}
+	parts := []llmtest.AnthropicPart{llmtest.AnthropicStop(m.StopReason), llmtest.AnthropicUsage(m.Usage.In, m.Usage.Out, m.Usage.CacheR, m.Usage.CacheW)}
+	for _, c := range m.Content {
+		switch c.Type {
+		case "text":
+			parts = append(parts, llmtest.AnthropicText(c.Text))
+		case "thinking":
+			parts = append(parts, llmtest.AnthropicThinking(c.Thinking, c.Signature))
+		case "redacted_thinking":
+			parts = append(parts, llmtest.AnthropicRedactedThinking(c.Data))
+		case "tool_use":
+			parts = append(parts, llmtest.AnthropicToolUse(c.ID, c.Name, string(c.Input)))
+		default:
+			return "", fmt.Errorf("content block type %q has no stream builder", c.Type)
+		}
+	}
+	return llmtest.AnthropicSSE(parts...), nil
+}
+
+func TestFromMessage(t *testing.T) {
+	body := `{"content":[{"type":"thinking","thinking":"t","signature":"s"},{"type":"text","text":"hi"},` +
+		`{"type":"tool_use","id":"toolu_9","name":"add","input":{"a":2}}],"stop_reason":"tool_use",` +
+		`"usage":{"input_tokens":7,"output_tokens":3,"cache_read_input_tokens":1,"cache_creation_input_tokens":2}}`
+	sse, err := fromMessage(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := llmtest.AnthropicSSE(llmtest.AnthropicStop("tool_use"), llmtest.AnthropicUsage(7, 3, 1, 2), llmtest.AnthropicThinking("t", "s"),
+		llmtest.AnthropicText("hi"), llmtest.AnthropicToolUse("toolu_9", "add", `{"a":2}`)); sse != want {
+		t.Errorf("re-streamed:\n%s\nwant:\n%s", sse, want)
+	}
+	if _, err := fromMessage(`{"content":[{"type":"server_tool_use"}]}`); err == nil {
+		t.Error("an unknown block type was accepted")
 	}
 }

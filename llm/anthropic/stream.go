@@ -165,7 +165,7 @@ func (d *decoder) delta(ev *event, emit func(llm.Event) bool) (bool, error) {
 		// A block godwit does not use (a server tool's, say) is skipped whole.
 		return true, nil
 	}
-	if want := deltaTarget(dl.Type); want != "" && want != b.kind {
+	if want := deltaTarget[dl.Type]; want != "" && want != b.kind {
 		return false, d.malformed("%s for a %s block (%d)", dl.Type, b.kind, ev.Index)
 	}
 	switch dl.Type {
@@ -194,17 +194,9 @@ func knownBlock(kind string) bool {
 	return kind == "text" || kind == "thinking" || kind == "redacted_thinking" || kind == "tool_use"
 }
 
-// deltaTarget is the block kind a delta type belongs to, "" if unknown.
-func deltaTarget(deltaType string) string {
-	switch deltaType {
-	case "text_delta":
-		return "text"
-	case "input_json_delta":
-		return "tool_use"
-	case "thinking_delta", "signature_delta":
-		return "thinking"
-	}
-	return ""
+// deltaTarget maps a delta type to the block kind it belongs to.
+var deltaTarget = map[string]string{
+	"text_delta": "text", "input_json_delta": "tool_use", "thinking_delta": "thinking", "signature_delta": "thinking",
 }
 
 func (d *decoder) finish(index int64, emit func(llm.Event) bool) (bool, error) {

@@ -155,43 +155,6 @@ func AnthropicError(status int, typ, message string) Reply {
 	return JSON(status, body)
 }
 
-// AnthropicFromMessage re-streams a non-streaming Messages response (as
-// recorded in a cassette) as the equivalent event stream.
-func AnthropicFromMessage(body string) (string, error) {
-	var m struct {
-		Content []struct {
-			Type, Text, Thinking, Signature, Data, ID, Name string
-			Input                                           json.RawMessage
-		}
-		StopReason string `json:"stop_reason"`
-		Usage      struct {
-			In     int64 `json:"input_tokens"`
-			Out    int64 `json:"output_tokens"`
-			CacheR int64 `json:"cache_read_input_tokens"`
-			CacheW int64 `json:"cache_creation_input_tokens"`
-		}
-	}
-	if err := json.Unmarshal([]byte(body), &m); err != nil {
-		return "", fmt.Errorf("llmtest: not a Messages response: %w", err)
-	}
-	parts := []AnthropicPart{AnthropicStop(m.StopReason), AnthropicUsage(m.Usage.In, m.Usage.Out, m.Usage.CacheR, m.Usage.CacheW)}
-	for _, c := range m.Content {
-		switch c.Type {
-		case "text":
-			parts = append(parts, AnthropicText(c.Text))
-		case "thinking":
-			parts = append(parts, AnthropicThinking(c.Thinking, c.Signature))
-		case "redacted_thinking":
-			parts = append(parts, AnthropicRedactedThinking(c.Data))
-		case "tool_use":
-			parts = append(parts, AnthropicToolUse(c.ID, c.Name, string(c.Input)))
-		default:
-			return "", fmt.Errorf("llmtest: content block type %q has no stream builder", c.Type)
-		}
-	}
-	return AnthropicSSE(parts...), nil
-}
-
 // AnthropicRequest is a Messages request body, parsed for checks and for
 // comparing requests in meaning.
 type AnthropicRequest struct {

@@ -79,23 +79,6 @@ func TestAnthropicStopOverride(t *testing.T) {
 	}
 }
 
-func TestAnthropicFromMessage(t *testing.T) {
-	body := `{"content":[{"type":"thinking","thinking":"t","signature":"s"},{"type":"text","text":"hi"},` +
-		`{"type":"tool_use","id":"toolu_9","name":"add","input":{"a":2}}],"stop_reason":"tool_use",` +
-		`"usage":{"input_tokens":7,"output_tokens":3,"cache_read_input_tokens":1,"cache_creation_input_tokens":2}}`
-	sse, err := AnthropicFromMessage(body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := AnthropicSSE(AnthropicStop("tool_use"), AnthropicUsage(7, 3, 1, 2), AnthropicThinking("t", "s"),
-		AnthropicText("hi"), AnthropicToolUse("toolu_9", "add", `{"a":2}`)); sse != want {
-		t.Errorf("re-streamed:\n%s\nwant:\n%s", sse, want)
-	}
-	if _, err := AnthropicFromMessage(`{"content":[{"type":"server_tool_use"}]}`); err == nil {
-		t.Error("an unknown block type was accepted")
-	}
-}
-
 // recorder is a testing.TB that keeps the errors a check reports.
 type recorder struct {
 	testing.TB

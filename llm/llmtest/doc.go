@@ -4,6 +4,6 @@
 // cassettes the adapters keep in their testdata, SSE builders for each wire format,
 // and invariant checks on the captured requests.
 //
-// Only tests and test binaries use it. It imports none of godwit's
-// packages.
+// Only tests and test binaries use it. Of godwit's packages it imports
+// only llm/internal/sse.
 package llmtest

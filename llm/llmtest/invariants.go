@@ -1,13 +1,14 @@
 package llmtest
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/godwit/godwit/llm/internal/sse"
 )
 
 // Invariant checks on captured requests. They report with t.Errorf (never
@@ -199,29 +200,18 @@ func servedReasoning(replies []Reply) map[string]string {
 	return out
 }
 
-// sseData returns the data payloads of an SSE body.
+// sseData returns the data payloads of an SSE body, read as the adapters
+// read it.
 func sseData(body string) []string {
 	var out []string
-	var cur []string
-	sc := bufio.NewScanner(strings.NewReader(body))
-	sc.Buffer(nil, 16<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if line == "" {
-			if len(cur) > 0 {
-				out = append(out, strings.Join(cur, "\n"))
-				cur = nil
-			}
-			continue
+	events := sse.NewReader(strings.NewReader(body))
+	for {
+		ev, err := events.Next()
+		if err != nil {
+			return out
 		}
-		if v, ok := strings.CutPrefix(line, "data:"); ok {
-			cur = append(cur, strings.TrimPrefix(v, " "))
-		}
+		out = append(out, string(ev.Data))
 	}
-	if len(cur) > 0 {
-		out = append(out, strings.Join(cur, "\n"))
-	}
-	return out
 }
 
 // CheckAppendOnly checks that each request extends the one before it: its

@@ -214,9 +214,6 @@ func chatMessages(m llm.Message) (_ []chatMessage, dropped int, err error) {
 			// signatures and Gemini's thought signatures survive the
 			// turn (it refuses a Gemini tool call without them).
 			d, err := joinDetails(details)
-			if err == nil {
-				d, err = json.Marshal(d) // compact, as a raw value is sent
-			}
 			if err != nil {
 				return nil, 0, err
 			}

@@ -212,13 +212,9 @@ func (s *chatStream) end(out emit) (ok bool) {
 	if s.finish == "" {
 		return false
 	}
-	if !s.endCalls(out) {
-		return true
+	if s.endThinking(out, true) {
+		finish(out, &s.calls, s.usage, s.stopReason())
 	}
-	if s.usage != nil && !out(llm.Event{Type: llm.EventUsage, Usage: s.usage}) {
-		return true
-	}
-	out(llm.Event{Type: llm.EventStop, StopReason: s.stopReason()})
 	return true
 }
 

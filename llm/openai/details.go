@@ -166,7 +166,7 @@ func orderedObject(raw json.RawMessage) ([]string, map[string]json.RawMessage, e
 }
 
 // joinDetails concatenates reasoning_details arrays (one per thinking
-// block of a message) into the one array the message sends back.
+// block of a message) into the one array the message sends back, compact.
 func joinDetails(arrays []string) (json.RawMessage, error) {
 	var all []json.RawMessage
 	for _, a := range arrays {
@@ -176,14 +176,5 @@ func joinDetails(arrays []string) (json.RawMessage, error) {
 		}
 		all = append(all, items...)
 	}
-	var b bytes.Buffer
-	b.WriteByte('[')
-	for i, it := range all {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.Write(it)
-	}
-	b.WriteByte(']')
-	return b.Bytes(), nil
+	return json.Marshal(all)
 }

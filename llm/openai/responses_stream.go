@@ -271,12 +271,6 @@ func (s *respStream) end(out emit) (ok bool) {
 	if s.stop == "" {
 		return false
 	}
-	if !s.calls.end(out) {
-		return true
-	}
-	if s.usage != nil && !out(llm.Event{Type: llm.EventUsage, Usage: s.usage}) {
-		return true
-	}
-	out(llm.Event{Type: llm.EventStop, StopReason: s.stop})
+	finish(out, &s.calls, s.usage, s.stop)
 	return true
 }

@@ -210,3 +210,11 @@ func (cs *calls) end(out emit) bool {
 	}
 	return true
 }
+
+// finish ends a stream that closed cleanly: the calls still open, then
+// the usage (when the server sent it) and the stop reason.
+func finish(out emit, cs *calls, usage *llm.Usage, stop llm.StopReason) {
+	if cs.end(out) && (usage == nil || out(llm.Event{Type: llm.EventUsage, Usage: usage})) {
+		out(llm.Event{Type: llm.EventStop, StopReason: stop})
+	}
+}
