@@ -327,6 +327,36 @@ func TestSearchTool(t *testing.T) {
 	}
 }
 
+// search_memory finds a page whose text is a stored tool output by the
+// output's words, and shows it whole by its id.
+func TestSearchToolPagedOutput(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	ctx := context.Background()
+	out := "vet: zygote.go:3:2: unreachable code"
+	if _, err := w.st.RecordToolCall(ctx, store.ToolCall{SessionID: w.sessA, CallID: "c1", Name: "shell", Output: out}); err != nil {
+		t.Fatal(err)
+	}
+	id, err := w.st.PutPage(ctx, store.Page{SessionID: w.sessA, Segment: 1, Kind: "tool_output", Summary: "go vet ./...", Text: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewSearcher(SearchOptions{Store: w.st, Workspace: w.ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := NewSearchTool(s)
+	ctx = tool.WithSession(ctx, tool.Session{ID: w.sessA})
+	res, err := st.Run(ctx, json.RawMessage(`{"query":"zygote"}`))
+	if err != nil || !strings.HasPrefix(res.Content, id+" (") || !strings.Contains(res.Content, "zygote.go:3:2: unreachable code") {
+		t.Errorf("search: %q, %v; want page %s with the output", res.Content, err, id)
+	}
+	res, err = st.Run(ctx, json.RawMessage(`{"query":"`+id+`"}`))
+	if err != nil || !strings.HasSuffix(res.Content, "]\ngo vet ./...\n"+out) {
+		t.Errorf("by id: %q, %v; want the summary and the output", res.Content, err)
+	}
+}
+
 // search_memory finds nothing another workspace's sessions saw, by
 // keywords, embeddings or any id a model could guess; the user's own
 // memory stays every workspace's.
@@ -347,6 +377,11 @@ func TestSearchToolKeepsToTheWorkspace(t *testing.T) {
 	must(err)
 	must(w.st.EndSegment(ctx, "elsewhere", 1, "billing handoff ZZsecret", 5))
 	_, err = w.st.PutPage(ctx, store.Page{SessionID: "elsewhere", Kind: "tool_output", Text: "billing ZZsecret"})
+	must(err)
+	// A page whose text is a stored tool output.
+	_, err = w.st.RecordToolCall(ctx, store.ToolCall{SessionID: "elsewhere", CallID: "c1", Name: "shell", Output: "billing ZZsecret output"})
+	must(err)
+	_, err = w.st.PutPage(ctx, store.Page{SessionID: "elsewhere", Kind: "tool_output", Summary: "shell", Text: "billing ZZsecret output"})
 	must(err)
 	_, err = w.st.ReplaceMemoryEntries(ctx, "project", other, "file", []string{"billing ZZsecret"})
 	must(err)

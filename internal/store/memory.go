@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Memory kinds of a MemoryHit.
@@ -117,7 +118,8 @@ func (sc Scope) SearchMemory(ctx context.Context, query string, limit int) ([]Me
 }
 
 // SearchArchive ranks the pages and handoffs of the workspace's sessions
-// against query with BM25, best first, at most limit (10 when limit <= 0).
+// against query with BM25, best first, at most limit (10 when limit <= 0);
+// a page whose text is a stored output is found by the output's words.
 func (sc Scope) SearchArchive(ctx context.Context, query string, limit int) ([]MemoryHit, error) {
 	words, terms := ftsQuery(query)
 	if words == "" {
@@ -187,7 +189,7 @@ func (sc Scope) MemoryCorpus(ctx context.Context, n int) ([]MemoryHit, error) {
 		limit int
 	}{{MemoryEntryKind, 10_000}, {MemoryDecision, n}, {MemoryHandoff, n}} {
 		d := docKinds[q.kind]
-		hs, err := list(ctx, sc.s.r, "memory corpus", func(r scanner) (MemoryHit, error) { return docRow(q.kind, r) },
+		hs, err := list(ctx, sc.s.r, "memory corpus", func(r scanner) (MemoryHit, error) { return docRow(q.kind, r, MaxDocText) },
 			d.query+d.scope+qNewest, MaxDocText, q.limit, sc.workspace)
 		if err != nil {
 			return nil, err
@@ -215,15 +217,29 @@ func (sc Scope) doc(ctx context.Context, kind string, id int64, max int) (Memory
 	if !ok {
 		return MemoryHit{Kind: kind}, fmt.Errorf("memory index entry of unknown kind %q", kind)
 	}
-	return docRow(kind, sc.s.r.QueryRowContext(ctx, d.query+d.scope+qAndID, max, id, sc.workspace))
+	return docRow(kind, sc.s.r.QueryRowContext(ctx, d.query+d.scope+qAndID, max, id, sc.workspace), max)
 }
 
-// docRow scans a row of docQuery.
-func docRow(kind string, r scanner) (MemoryHit, error) {
+// docRow scans a row of a docKinds query that cut the text at max
+// characters.
+func docRow(kind string, r scanner, max int) (MemoryHit, error) {
 	h := MemoryHit{Kind: kind}
 	var id, at int64
 	var seq, by int
-	err := r.Scan(&id, &h.SessionID, &seq, &by, &h.Scope, &h.Workspace, &h.Detail, &at, &h.Text)
+	var o stored
+	err := r.Scan(&id, &h.SessionID, &seq, &by, &h.Scope, &h.Workspace, &h.Detail, &at, &h.Text, &o.Size, &o.Packed)
+	if err == nil && o.Packed != nil {
+		// A page's output, deflated: SQL has the summary, the rest
+		// follows it here, cut as substr cuts.
+		n := -1 // all of it
+		if max < o.Size/utf8.UTFMax {
+			n = max * utf8.UTFMax // bytes enough for max characters
+		}
+		var out string
+		if out, err = unpack(o.Packed, o.Size, n); err == nil {
+			h.Text = cutRunes(h.Text+out, max)
+		}
+	}
 	h.ID = docKinds[kind].letter + strconv.FormatInt(id, 10)
 	h.At = fromMS(at)
 	h.Superseded = by != 0
@@ -233,6 +249,17 @@ func docRow(kind string, r scanner) (MemoryHit, error) {
 		h.Seq = seq
 	}
 	return h, err
+}
+
+// cutRunes returns s's first n characters.
+func cutRunes(s string, n int) string {
+	for i := range s {
+		if n == 0 {
+			return s[:i]
+		}
+		n--
+	}
+	return s
 }
 
 // Vectors returns the cached embedding vectors of model for the given

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/godwit/godwit/llm"
 )
@@ -423,5 +424,48 @@ func TestIDList(t *testing.T) {
 		if _, err := parseIDList(bad); err == nil {
 			t.Errorf("parseIDList(%q) succeeded", bad)
 		}
+	}
+}
+
+// TestOutputPageDoc: a page whose text is a stored output is read whole
+// as a memory document, and search_memory's archive search finds it by
+// the output's words, once, its text cut at MaxDocText characters.
+func TestOutputPageDoc(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, c := range []struct {
+		name string
+		out  string
+	}{
+		{"short", "ok  \tzanzibar\t0.01s\n"},
+		{"long, deflated", "zanzibar\n" + strings.Repeat("héllo wörld ✓\n", 2000)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := openTest(t)
+			sess := newSession(t, s, "")
+			recordOutput(t, s, sess.ID, "c1", c.out)
+			if n := count(t, s, `SELECT count(*) FROM pages WHERE output_id IS NOT NULL AND text = ''`); n != 1 {
+				t.Fatalf("%d pages refer to the output, want 1", n)
+			}
+			whole := "[paged out]\n" + c.out
+			doc, err := s.In("/w").MemoryDoc(ctx, "p1")
+			if err != nil || doc.Text != whole || doc.Kind != MemoryPage || doc.SessionID != sess.ID || doc.Segment != 1 {
+				t.Errorf("MemoryDoc(p1) = %v, %.80q; want the summary and the output", err, doc.Text)
+			}
+			hits, err := s.In("/w").SearchArchive(ctx, "zanzibar c1", 10)
+			if err != nil || len(hits) != 1 || hits[0].ID != "p1" || !strings.Contains(hits[0].Snippet, "zanzibar") {
+				t.Fatalf("SearchArchive = %+v, %v; want page p1 once", hits, err)
+			}
+			want := []rune(whole)
+			if len(want) > MaxDocText {
+				want = want[:MaxDocText]
+			}
+			if hits[0].Text != string(want) {
+				t.Errorf("hit text: %d characters, %.80q; want the first %d of the document", utf8.RuneCountInString(hits[0].Text), hits[0].Text, len(want))
+			}
+			if hits, err := s.In("/elsewhere").SearchArchive(ctx, "zanzibar", 10); err != nil || len(hits) != 0 {
+				t.Errorf("SearchArchive of another workspace = %+v, %v", hits, err)
+			}
+		})
 	}
 }

@@ -377,19 +377,27 @@ WHERE memory_fts MATCH ?1 AND CASE rowid & 3
 	WHEN 2 THEN EXISTS (SELECT 1 FROM memory_entries e WHERE e.id = memory_fts.rowid >> 2 AND (e.scope = 'user' OR e.workspace = ?3))
 	ELSE 0 END
 ORDER BY rank, rowid LIMIT ?2`
-	qSearchArchive = `SELECT rowid & 3, rowid >> 2, rank FROM search_fts
-WHERE search_fts MATCH ?1 AND CASE rowid & 3
-	WHEN 1 THEN EXISTS (SELECT 1 FROM pages p JOIN sessions s ON s.id = p.session_id WHERE p.id = search_fts.rowid >> 2 AND s.workspace = ?3)
-	WHEN 3 THEN EXISTS (SELECT 1 FROM segments g JOIN sessions s ON s.id = g.session_id WHERE g.id = search_fts.rowid >> 2 AND s.workspace = ?3)
+	// An output (kind 0) is found as the first page that keeps it, and
+	// a page found by its summary and by its output once.
+	qSearchArchive = `SELECT k, n, min(rk) AS r FROM (SELECT CASE rowid & 3 WHEN 0 THEN 1 ELSE rowid & 3 END AS k,
+	CASE rowid & 3 WHEN 0 THEN (SELECT min(id) FROM pages WHERE output_id = search_fts.rowid >> 2) ELSE rowid >> 2 END AS n, rank AS rk
+	FROM search_fts WHERE search_fts MATCH ?1)
+WHERE CASE k
+	WHEN 1 THEN EXISTS (SELECT 1 FROM pages p JOIN sessions s ON s.id = p.session_id WHERE p.id = n AND s.workspace = ?3)
+	WHEN 3 THEN EXISTS (SELECT 1 FROM segments g JOIN sessions s ON s.id = g.session_id WHERE g.id = n AND s.workspace = ?3)
 	ELSE 0 END
-ORDER BY rank, rowid LIMIT ?2`
+GROUP BY k, n ORDER BY r, n * 4 + k LIMIT ?2`
 
 	// What a memory hit shows, by kind: the columns docRow scans, from
 	// the rows the WHERE clause picks; ?1 caps the text, in characters.
-	qDocDecision = `SELECT id, session_id, seq, superseded_by, '', '', '', created_at, substr(text, 1, ?1) FROM decisions`
-	qDocEntry    = `SELECT id, '', 0, 0, scope, workspace, kind, created_at, substr(text, 1, ?1) FROM memory_entries`
-	qDocPage     = `SELECT id, session_id, segment, 0, '', '', kind, created_at, substr(summary || char(10) || text, 1, ?1) FROM pages`
-	qDocHandoff  = `SELECT id, session_id, seq, 0, '', '', '', coalesce(ended_at, started_at), substr(handoff, 1, ?1) FROM segments`
+	// A page's text may be its output's: the last two columns are the
+	// output's size and its deflated text, which docRow inflates.
+	qDocDecision = `SELECT id, session_id, seq, superseded_by, '', '', '', created_at, substr(text, 1, ?1), 0, NULL FROM decisions`
+	qDocEntry    = `SELECT id, '', 0, 0, scope, workspace, kind, created_at, substr(text, 1, ?1), 0, NULL FROM memory_entries`
+	qDocPage     = `SELECT * FROM (SELECT p.id, p.session_id, p.segment, 0, '', '', p.kind, p.created_at,
+	substr(p.summary || char(10) || coalesce(o.text, p.text), 1, ?1), coalesce(o.size, 0), o.packed
+	FROM pages p LEFT JOIN outputs o ON o.id = p.output_id)`
+	qDocHandoff = `SELECT id, session_id, seq, 0, '', '', '', coalesce(ended_at, started_at), substr(handoff, 1, ?1), 0, NULL FROM segments`
 	// Handoffs only of segments that have one.
 	qDocHandoffKept = `SELECT * FROM (` + qDocHandoff + ` WHERE handoff <> '')`
 
