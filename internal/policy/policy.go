@@ -87,10 +87,13 @@ type Policy struct {
 	prompter Prompter
 	scratch  []string
 	home     string
-	vars     map[string]string
-	shell    string
-	offer    bool
-	log      *slog.Logger
+	// env reads the environment commands run with (os.LookupEnv, HOME
+	// being home): where git finds its config files.
+	env   func(string) (string, bool)
+	vars  map[string]string
+	shell string
+	offer bool
+	log   *slog.Logger
 	// gitDirs are the git folders a .git file points to (a worktree, a
 	// submodule): their hooks and config are protected as .git's are.
 	gitDirs []string
@@ -136,7 +139,13 @@ func New(opts Options) (*Policy, error) {
 		}
 	}
 	p.gitDirs = linkedGitDirs(root)
-	if p.hookDirs, p.hookDirsErr = hookDirs(root, p.home); p.hookDirsErr != nil {
+	p.env = func(k string) (string, bool) {
+		if k == "HOME" && p.home != "" {
+			return p.home, true
+		}
+		return os.LookupEnv(k)
+	}
+	if p.hookDirs, p.hookDirsErr = hookDirs(root, p.env); p.hookDirsErr != nil {
 		p.log.Warn("policy: git's config cannot be read for core.hooksPath; writes in the workspace ask", "err", p.hookDirsErr)
 	}
 	p.vars = map[string]string{}
