@@ -55,7 +55,8 @@ func TestGitConfigInEveryFile(t *testing.T) {
 // files the policy read: git's aliases then are not known.
 func TestGitConfigMovedInTheLine(t *testing.T) {
 	e := newEnv(t)
-	writeFiles(t, e.root, map[string]string{"x/git/config": "[alias]\n\ttidy = !rm victim.txt\n", "g.cfg": "[alias]\n\ttidy = !rm victim.txt\n"})
+	writeFiles(t, e.root, map[string]string{"x/git/config": "[alias]\n\ttidy = !rm victim.txt\n", "g.cfg": "[alias]\n\ttidy = !rm victim.txt\n",
+		"tidy.sh": "export XDG_CONFIG_HOME=x\ngit tidy\n"})
 	mustDo(t, os.MkdirAll(filepath.Join(e.root, ".git"), 0o755))
 	runVerdicts(t, e, "deny:\n  - command: \"rm *\"\n", []verdictCase{
 		{"XDG_CONFIG_HOME=x git tidy", "DQQ"},
@@ -67,6 +68,8 @@ func TestGitConfigMovedInTheLine(t *testing.T) {
 		{"GIT_CONFIG_GLOBAL=g.cfg git tidy", "DQQ"},
 		{"env GIT_CONFIG_GLOBAL=g.cfg git tidy", "DQQ"},
 		{"sh -c 'export GIT_CONFIG_GLOBAL=g.cfg; git tidy'", "DQQ"},
+		{"sh -c 'HOME=.; git tidy'", "DQQ"},
+		{"sh tidy.sh", "DQQ"},
 		{"GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.tidy GIT_CONFIG_VALUE_0='!rm victim.txt' git tidy", "DQQ"},
 		{"env GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.tidy GIT_CONFIG_VALUE_0='!rm victim.txt' git tidy", "DQQ"},
 		{"GIT_DIR=x git tidy", "DQQ"},

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"cmp"
 	"slices"
 	"strconv"
 	"strings"
@@ -484,11 +485,7 @@ func (u *unwrapper) inner(w Word, c SimpleCommand, depth int) unwrapped {
 		return out
 	}
 	out.redirects = append(out.redirects, sc.Redirects...)
-	outer := u.gitEnv
-	if u.gitEnv == "" {
-		u.gitEnv = gitEnvSet(sc)
-	}
-	defer func() { u.gitEnv = outer }()
+	gitEnv := gitEnvSet(sc)
 	for k, ic := range sc.Commands {
 		if ic.Stdin.Kind == StdinNone {
 			ic.Stdin = c.Stdin // the inner shell reads what the outer one does
@@ -498,6 +495,7 @@ func (u *unwrapper) inner(w Word, c SimpleCommand, depth int) unwrapped {
 			continue
 		}
 		sub := u.sub(u.writes.and(writesBefore(sc, k)), u.fromFile)
+		sub.gitEnv = cmp.Or(sub.gitEnv, gitEnv)
 		out.addInner(ic, sub.variants(ic, depth+1))
 	}
 	return out
