@@ -68,6 +68,8 @@ func (u *unwrapper) gitRuns(c SimpleCommand, args []Word, depth int) unwrapped {
 			out.add(u.inner(Word{Value: strings.TrimPrefix(val, "!"), Known: true}, c, depth))
 		case o.opt.long == "config-env":
 			out.hide("git --config-env sets a setting from the environment")
+		case o.opt.long == "git-dir":
+			out.hide("git --git-dir names a repository whose config (its aliases, its hooks folder) is not read")
 		}
 	}
 	if sub == (Word{}) {

@@ -51,8 +51,9 @@ func TestGitConfigInEveryFile(t *testing.T) {
 
 // TestGitConfigMovedInTheLine: a line that moves git's config files or
 // adds settings (HOME, XDG_CONFIG_HOME, GIT_CONFIG_*, GIT_DIR, by
-// prefix, env, export or an earlier assignment) is not judged by the
-// files the policy read: git's aliases then are not known.
+// prefix, env, export, an earlier assignment, a command string or a
+// script), or names another repository (--git-dir), is not judged by
+// the files the policy read: git's aliases then are not known.
 func TestGitConfigMovedInTheLine(t *testing.T) {
 	e := newEnv(t)
 	writeFiles(t, e.root, map[string]string{"x/git/config": "[alias]\n\ttidy = !rm victim.txt\n", "g.cfg": "[alias]\n\ttidy = !rm victim.txt\n",
@@ -73,6 +74,8 @@ func TestGitConfigMovedInTheLine(t *testing.T) {
 		{"GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.tidy GIT_CONFIG_VALUE_0='!rm victim.txt' git tidy", "DQQ"},
 		{"env GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.tidy GIT_CONFIG_VALUE_0='!rm victim.txt' git tidy", "DQQ"},
 		{"GIT_DIR=x git tidy", "DQQ"},
+		{"git --git-dir=x tidy", "DQQ"},
+		{"git --git-dir x tidy", "DQQ"},
 		{"git tidy", "DQa"},
 		{"env LC_ALL=C git status --short", "DQa"},
 	})
