@@ -87,13 +87,10 @@ type Policy struct {
 	prompter Prompter
 	scratch  []string
 	home     string
-	// env reads the environment commands run with (os.LookupEnv, HOME
-	// being home): where git finds its config files.
-	env   func(string) (string, bool)
-	vars  map[string]string
-	shell string
-	offer bool
-	log   *slog.Logger
+	vars     map[string]string
+	shell    string
+	offer    bool
+	log      *slog.Logger
 	// gitDirs are the git folders a .git file points to (a worktree, a
 	// submodule): their hooks and config are protected as .git's are.
 	gitDirs []string
@@ -107,6 +104,10 @@ type Policy struct {
 
 	mu     sync.Mutex // guards always
 	always []Rule     // scopes a person approved for the session
+
+	// env reads the environment commands run with (os.LookupEnv, HOME
+	// being home): where git finds its config files.
+	env func(string) (string, bool)
 
 	// globMatches and globDirs bound a glob argument's expansion
 	// (maxGlobMatches, maxGlobDirs; tests set small ones).
