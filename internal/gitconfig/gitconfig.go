@@ -4,7 +4,8 @@
 // escapes, continuation lines and comments. It is godwit's one reader of
 // git config, for the policy (aliases, includes, hooks paths, remotes)
 // and gitguard (what a command changed, what a new repository keeps),
-// and its one finder of a repository's git folders (FindRepo).
+// its one list of the files git reads (Files) and its one finder of a
+// repository's git folders (FindRepo).
 //
 // Guarantee: what git would refuse (a bad config line, an unknown
 // escape, an unclosed quote) is an error, never "no settings", so a

@@ -6,9 +6,9 @@
 // Before each command a Guard records the repository's control files
 // (.git/config and its includes, worktree configs, .git/hooks, each
 // submodule's config and hooks, the core.hooksPath folder, hook
-// managers' files at the top of the work tree, the user's global
-// config); after it, it restores byte for byte what changed and reports
-// each restore. Config is judged key by key: a change touching only keys
+// managers' files at the top of the work tree, the user's global config
+// where gitconfig.Files finds it for the environment); after it, it
+// restores byte for byte what changed and reports each restore. Config is judged key by key: a change touching only keys
 // that name no program (what `git push -u` or `git remote add` write)
 // stays; any other, or a file that no longer parses, is undone whole. A
 // repository a command creates keeps only its *.sample hooks and its
@@ -16,8 +16,8 @@
 // changed is read.
 //
 // Limits: a nested repository that is not a submodule is not guarded;
-// /etc/gitconfig is read, never written; changes made while no command
-// runs are the user's.
+// the system config (/etc/gitconfig, GIT_CONFIG_SYSTEM's file) is read,
+// never written; changes made while no command runs are the user's.
 //
 // Tool wraps shell_exec. Of godwit's packages it imports only tool,
 // internal/atomicfile and internal/gitconfig.

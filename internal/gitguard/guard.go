@@ -25,8 +25,8 @@ type Options struct {
 	// Home is the user's home folder, for ~/.gitconfig and "~/" in
 	// paths; "" takes os.UserHomeDir.
 	Home string
-	// Getenv reads the user's environment (XDG_CONFIG_HOME,
-	// GIT_CONFIG_GLOBAL); nil means os.Getenv.
+	// Getenv reads the user's environment, where git finds its config
+	// files (gitconfig.Files); nil means os.Getenv.
 	Getenv func(string) string
 	// MaxBytes bounds the content kept to restore from; 0 means 16 MiB.
 	// A file past it is still watched, but a change to it can only be
@@ -403,18 +403,29 @@ func (g *Guard) scan(prev map[string]entry) map[string]entry {
 		}
 	}
 	home := g.opts.Home
-	if p := g.opts.Getenv("GIT_CONFIG_GLOBAL"); p != "" {
-		addConfig(expandHome(p, home, g.opts.Workspace))
-	} else {
-		xdg := g.opts.Getenv("XDG_CONFIG_HOME")
-		if xdg == "" && home != "" {
-			xdg = filepath.Join(home, ".config")
+	// The files git reads (a relative GIT_CONFIG_GLOBAL taken from the
+	// workspace), then the rest of the repository's: other worktrees'
+	// and submodules' config, which their own commands read.
+	files, _ := gitconfig.Files(g.opts.Workspace, func(k string) (string, bool) {
+		if k == "HOME" && home != "" {
+			return home, true
 		}
-		if xdg != "" {
-			addConfig(filepath.Join(xdg, "git", "config"))
-		}
-		if home != "" {
-			addConfig(filepath.Join(home, ".gitconfig"))
+		v := g.opts.Getenv(k)
+		return v, v != ""
+	})
+	hooksPath := ""
+	for _, f := range files {
+		switch f.Scope {
+		case gitconfig.System: // read for core.hooksPath, never written
+			if sys := stat(f.Path, false, entry{}, g.opts.MaxBytes); sys.kind == kindFile {
+				if s, ok := settingsOf(f.Path, sys); ok {
+					hooksPath = lastValue(s, "core", "hookspath")
+				}
+			}
+		case gitconfig.Global:
+			addConfig(f.Path)
+		default:
+			addRepoConfig(f.Path)
 		}
 	}
 	r, ok := gitconfig.FindRepo(g.opts.Workspace)
@@ -433,12 +444,6 @@ func (g *Guard) scan(prev map[string]entry) map[string]entry {
 	}
 	// Included files, as far as they nest; then the hooks folder the
 	// effective core.hooksPath names (the system config counts for it).
-	hooksPath := ""
-	if sys := stat(systemConfig, false, entry{}, g.opts.MaxBytes); sys.kind == kindFile {
-		if s, ok := settingsOf(systemConfig, sys); ok {
-			hooksPath = lastValue(s, "core", "hookspath")
-		}
-	}
 	for i := 0; i < len(configs) && i < 100; i++ {
 		s, ok := settingsOf(configs[i], out[configs[i]])
 		if !ok {
@@ -491,9 +496,6 @@ var managerFiles = sync.OnceValue(func() []string {
 	}
 	return out
 })
-
-// systemConfig is read for core.hooksPath, never written.
-const systemConfig = "/etc/gitconfig"
 
 // settingsOf parses a config file as a scan found it.
 func settingsOf(p string, e entry) ([]gitconfig.Setting, bool) {

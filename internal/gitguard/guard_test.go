@@ -273,6 +273,27 @@ func TestGlobalConfig(t *testing.T) {
 	}
 }
 
+// The config files git reads as the environment names them
+// (gitconfig.Files): GIT_CONFIG_GLOBAL's is guarded, GIT_CONFIG_SYSTEM's
+// core.hooksPath folder too.
+func TestConfigFilesFromTheEnvironment(t *testing.T) {
+	s := newSandbox(t)
+	global, system := filepath.Join(s.home, "global.cfg"), filepath.Join(s.home, "system.cfg")
+	s.sh(s.repo, "git init -q . && mkdir hooks2 && echo ok > hooks2/pre-commit && printf '[core]\\n\\thooksPath = hooks2\\n' > "+system)
+	env := map[string]string{"GIT_CONFIG_GLOBAL": global, "GIT_CONFIG_SYSTEM": system}
+	g := New(Options{Workspace: s.repo, Home: s.home, Getenv: func(k string) string { return env[k] }})
+	s.sh(s.repo, "echo evil > hooks2/pre-commit && printf '[alias]\\n\\tx = !evil\\n' > "+global)
+	sum := Summary(g.Check())
+	for _, want := range []string{"hooks2/pre-commit (changed)", "~/global.cfg (added, setting alias.x)"} {
+		if !strings.Contains(sum, want) {
+			t.Errorf("summary %q lacks %q", sum, want)
+		}
+	}
+	if got := string(read(t, filepath.Join(s.repo, "hooks2", "pre-commit"))); got != "ok\n" {
+		t.Errorf("pre-commit = %q", got)
+	}
+}
+
 func TestNewRepository(t *testing.T) {
 	s := newSandbox(t)
 	g := s.guard(s.repo) // no repository yet

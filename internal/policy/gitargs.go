@@ -2,7 +2,7 @@ package policy
 
 import (
 	"fmt"
-	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -31,6 +31,12 @@ func (u *unwrapper) gitRuns(c SimpleCommand, args []Word, depth int) unwrapped {
 	if why != "" {
 		out.hide("git: " + why)
 		return out
+	}
+	for _, n := range append(slices.Clip(c.Assigns), u.gitEnv) {
+		if n != "" && gitConfigVars().MatchString(n) {
+			out.hide("it sets " + n + ", which changes the config git reads (its aliases, its hooks folder)")
+			break
+		}
 	}
 	dir := c.Dir
 	aliases := map[string]string{}
@@ -62,6 +68,8 @@ func (u *unwrapper) gitRuns(c SimpleCommand, args []Word, depth int) unwrapped {
 			out.add(u.inner(Word{Value: strings.TrimPrefix(val, "!"), Known: true}, c, depth))
 		case o.opt.long == "config-env":
 			out.hide("git --config-env sets a setting from the environment")
+		case o.opt.long == "git-dir":
+			out.hide("git --git-dir names a repository whose config (its aliases, its hooks folder) is not read")
 		}
 	}
 	if sub == (Word{}) {
@@ -76,7 +84,7 @@ func (u *unwrapper) gitRuns(c SimpleCommand, args []Word, depth int) unwrapped {
 	val, fromLine := aliases[strings.ToLower(sub.Value)]
 	if !fromLine {
 		var err error
-		if val, err = gitAlias(dir, u.p.home, sub.Value); err != nil {
+		if val, err = gitAlias(dir, u.p.env, sub.Value); err != nil {
 			out.hide("git's config cannot be read for its aliases (" + oneLine(err.Error(), 80) + ")")
 		}
 	}
@@ -124,6 +132,28 @@ func (u *unwrapper) gitRuns(c SimpleCommand, args []Word, depth int) unwrapped {
 	return out
 }
 
+// gitConfigVars are the variables that change the config a git command
+// reads: where its files are (gitconfig.Files), which repository's,
+// and settings of their own.
+var gitConfigVars = lazyRE(`^(HOME|XDG_CONFIG_HOME|GIT_CONFIG.*|GIT_DIR|GIT_COMMON_DIR)$`)
+
+// gitEnvSet is a variable of gitConfigVars that sc assigns, "" if none: a
+// git command after it (or in a loop with it) may read other config.
+func gitEnvSet(sc Script) string {
+	names := slices.Clone(sc.Sets)
+	for _, c := range sc.Commands {
+		if len(c.Words) == 0 || c.Decl != "" {
+			names = append(names, c.Assigns...)
+		}
+	}
+	for _, n := range names {
+		if gitConfigVars().MatchString(n) {
+			return n
+		}
+	}
+	return ""
+}
+
 // gitSub splits a git command line (the words after git) into git's own
 // options, its subcommand (the zero Word when there is none) and the
 // subcommand's arguments; why says why git's options cannot be read.
@@ -163,8 +193,8 @@ func gitSub(args []Word) (sub Word, rest []Word, globals []used, why string) {
 // gitAlias looks an alias up in the config files a git command in dir
 // reads (the last value wins, as in git); an error when one of them does
 // not parse, so what the name stands for is not known.
-func gitAlias(dir, home, name string) (string, error) {
-	settings, err := gitSettings(dir, home, false)
+func gitAlias(dir string, env func(string) (string, bool), name string) (string, error) {
+	settings, err := gitSettings(dir, env)
 	v := ""
 	for _, s := range settings {
 		if s.Subsection == "" && s.Is("alias", name) {
@@ -174,36 +204,33 @@ func gitAlias(dir, home, name string) (string, error) {
 	return v, err
 }
 
-// gitSettings are the settings of the git config files a git command in
-// dir reads, in git's order (a later value wins): /etc/gitconfig with
-// system, the user's, the repository's (its worktrees' common one
-// first), each file's includes where they stand (include.path, and
-// includeIf.*.path whatever its condition). An error when a file does
-// not parse: git refuses it too, and what it sets is not known.
-func gitSettings(dir, home string, system bool) ([]gitconfig.Setting, error) {
-	var files []string
-	if system {
-		files = append(files, "/etc/gitconfig")
+// gitSettings are the settings a git command in dir reads, in git's
+// order (a later value wins): those of the config files
+// gitconfig.Files lists for the environment env, each file's includes
+// where they stand (include.path, and includeIf.*.path whatever its
+// condition), then those of GIT_CONFIG_COUNT. An error when the files
+// are not certain or one does not parse (git refuses it too): what they
+// set is not known.
+func gitSettings(dir string, env func(string) (string, bool)) ([]gitconfig.Setting, error) {
+	files, err := gitconfig.Files(dir, env)
+	if err != nil {
+		return nil, err
 	}
-	if home != "" {
-		files = append(files, filepath.Join(home, ".config", "git", "config"), filepath.Join(home, ".gitconfig"))
-	}
-	if r, ok := gitconfig.FindRepo(dir); ok {
-		if r.Common != r.GitDir {
-			files = append(files, filepath.Join(r.Common, "config"))
-		}
-		files = append(files, filepath.Join(r.GitDir, "config"))
-	}
+	home, _ := env("HOME")
 	var out []gitconfig.Setting
 	read := 0
 	for _, f := range files {
-		s, err := gitIncluded(f, home, 0, &read)
+		s, err := gitIncluded(f.Path, home, 0, &read)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, s...)
 	}
-	return out, nil
+	s, err := gitconfig.EnvSettings(env)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, s...), nil
 }
 
 // maxIncludes bounds how deep git config includes are followed (git's

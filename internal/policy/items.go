@@ -186,8 +186,9 @@ func (p *Policy) commandItems(toolName, line string) []item {
 		return raw("runs `" + oneLine(line, 80) + "`, which could not be analysed (" + err.Error() + ")")
 	}
 	var out []item
+	gitEnv := gitEnvSet(sc)
 	for i, c := range sc.Commands {
-		u := &unwrapper{p: p}
+		u := &unwrapper{p: p, gitEnv: gitEnv}
 		if len(c.Words) > 0 && c.Decl == "" {
 			u.writes = writesBefore(sc, i)
 		}

@@ -123,12 +123,13 @@ func (p *Policy) isProtected(abs string) bool {
 // core.hooksPath in a config file git reads in root (includes followed),
 // resolved against the top of the work tree, and for husky's wrappers
 // (.husky/_) the folder above. An error when a config file does not parse.
-func hookDirs(root, home string) ([]string, error) {
+func hookDirs(root string, env func(string) (string, bool)) ([]string, error) {
 	top := repoRoot(root)
 	if top == "" {
 		return nil, nil
 	}
-	settings, err := gitSettings(root, home, true)
+	settings, err := gitSettings(root, env)
+	home, _ := env("HOME")
 	var out []string
 	for _, s := range settings {
 		v := s.Value

@@ -105,6 +105,10 @@ type Policy struct {
 	mu     sync.Mutex // guards always
 	always []Rule     // scopes a person approved for the session
 
+	// env reads the environment commands run with (os.LookupEnv, HOME
+	// being home): where git finds its config files.
+	env func(string) (string, bool)
+
 	// globMatches and globDirs bound a glob argument's expansion
 	// (maxGlobMatches, maxGlobDirs; tests set small ones).
 	globMatches, globDirs int
@@ -136,7 +140,13 @@ func New(opts Options) (*Policy, error) {
 		}
 	}
 	p.gitDirs = linkedGitDirs(root)
-	if p.hookDirs, p.hookDirsErr = hookDirs(root, p.home); p.hookDirsErr != nil {
+	p.env = func(k string) (string, bool) {
+		if k == "HOME" && p.home != "" {
+			return p.home, true
+		}
+		return os.LookupEnv(k)
+	}
+	if p.hookDirs, p.hookDirsErr = hookDirs(root, p.env); p.hookDirsErr != nil {
 		p.log.Warn("policy: git's config cannot be read for core.hooksPath; writes in the workspace ask", "err", p.hookDirsErr)
 	}
 	p.vars = map[string]string{}

@@ -42,6 +42,13 @@ func newEnv(t *testing.T) env {
 		mustDo(t, os.WriteFile(filepath.Join(e.root, name), []byte(body), 0o644))
 	}
 	mustDo(t, os.Symlink(e.outside, filepath.Join(e.root, "link")))
+	// Git's config is the test's own: none of the machine's settings
+	// that move it (gitconfig.Files).
+	for _, k := range []string{"XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS"} {
+		t.Setenv(k, "")
+		mustDo(t, os.Unsetenv(k))
+	}
+	t.Setenv("GIT_CONFIG_SYSTEM", filepath.Join(base, "system.gitconfig"))
 	return e
 }
 

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"io"
@@ -102,6 +103,7 @@ func (u *unwrapper) scriptText(c SimpleCommand, text, name, abs string, depth in
 	if abs != "" && rewritesItself(sc, abs) {
 		out.hide(name + " may write to itself as it runs")
 	}
+	gitEnv := gitEnvSet(sc)
 	for k, ic := range sc.Commands {
 		if len(ic.Words) == 0 || ic.Decl != "" {
 			continue
@@ -110,6 +112,7 @@ func (u *unwrapper) scriptText(c SimpleCommand, text, name, abs string, depth in
 			ic.Stdin = c.Stdin
 		}
 		sub := u.sub(u.writes.and(writesBefore(sc, k)), true)
+		sub.gitEnv = cmp.Or(sub.gitEnv, gitEnv)
 		o := sub.variants(ic, depth+1)
 		o.inner, o.redirects = nil, nil // rules only, see unwrapped.inner
 		out.add(o)

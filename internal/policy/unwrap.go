@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"cmp"
 	"slices"
 	"strconv"
 	"strings"
@@ -66,6 +67,9 @@ type unwrapper struct {
 	// unwrappers of what it runs (maxReads bounds them: a script that
 	// sources another a thousand times, each of which does the same).
 	reads *int
+	// gitEnv is a variable the line (or a command string around it)
+	// assigns that changes the config git reads (gitConfigVars), "" if none.
+	gitEnv string
 }
 
 // maxReads bounds the scripts, Makefiles and programs read to judge one
@@ -77,7 +81,7 @@ func (u *unwrapper) sub(w lineWrites, fromFile bool) *unwrapper {
 	if u.reads == nil {
 		u.reads = new(int)
 	}
-	return &unwrapper{p: u.p, writes: w, fromFile: fromFile, reads: u.reads}
+	return &unwrapper{p: u.p, writes: w, fromFile: fromFile, reads: u.reads, gitEnv: u.gitEnv}
 }
 
 // unwrapped is what deny and ask rules are matched against for one
@@ -289,7 +293,11 @@ func (u *unwrapper) wrapped(c SimpleCommand, w wrapper, args []Word, depth int) 
 	} else {
 		ops = nil
 	}
+	var assigns []string // those git reads, for gitRuns
 	for w.skipAssigns && len(ops) > 0 && ops[0].Known && strings.Contains(ops[0].Value, "=") && !strings.HasPrefix(ops[0].Value, "=") {
+		if n, _, _ := strings.Cut(ops[0].Value, "="); gitConfigVars().MatchString(n) {
+			assigns = append(assigns, n)
+		}
 		ops = ops[1:]
 	}
 	if len(ops) == 0 {
@@ -312,7 +320,7 @@ func (u *unwrapper) wrapped(c SimpleCommand, w wrapper, args []Word, depth int) 
 			ops = append(ops, Word{Value: "(arguments read from standard input)"})
 		}
 	}
-	ic := SimpleCommand{Words: ops, Dir: c.Dir, Stdin: c.Stdin}
+	ic := SimpleCommand{Words: ops, Dir: c.Dir, Stdin: c.Stdin, Assigns: assigns}
 	out.addInner(ic, u.variants(ic, depth+1))
 	return out
 }
@@ -477,6 +485,7 @@ func (u *unwrapper) inner(w Word, c SimpleCommand, depth int) unwrapped {
 		return out
 	}
 	out.redirects = append(out.redirects, sc.Redirects...)
+	gitEnv := gitEnvSet(sc)
 	for k, ic := range sc.Commands {
 		if ic.Stdin.Kind == StdinNone {
 			ic.Stdin = c.Stdin // the inner shell reads what the outer one does
@@ -486,6 +495,7 @@ func (u *unwrapper) inner(w Word, c SimpleCommand, depth int) unwrapped {
 			continue
 		}
 		sub := u.sub(u.writes.and(writesBefore(sc, k)), u.fromFile)
+		sub.gitEnv = cmp.Or(sub.gitEnv, gitEnv)
 		out.addInner(ic, sub.variants(ic, depth+1))
 	}
 	return out

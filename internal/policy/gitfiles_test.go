@@ -1,0 +1,82 @@
+package policy
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestGitConfigInEveryFile: an alias or a core.hooksPath in any config
+// file git reads (gitconfig.Files: the XDG file, GIT_CONFIG_GLOBAL,
+// GIT_CONFIG_SYSTEM, a worktree's config.worktree, GIT_CONFIG_COUNT)
+// counts: the alias is judged by what it runs, the hooks folder asks.
+func TestGitConfigInEveryFile(t *testing.T) {
+	const alias = "[alias]\n\ttidy = !rm victim.txt\n[core]\n\thooksPath = githooks\n"
+	for _, tt := range []struct {
+		name  string
+		files map[string]string // relative to the test's base folder
+		env   map[string]string // BASE is the base folder
+	}{
+		{"xdg default", map[string]string{"home/.config/git/config": alias}, nil},
+		{"home", map[string]string{"home/.gitconfig": alias}, nil},
+		{"XDG_CONFIG_HOME", map[string]string{"xdg/git/config": alias}, map[string]string{"XDG_CONFIG_HOME": "BASE/xdg"}},
+		{"GIT_CONFIG_GLOBAL", map[string]string{"g.cfg": alias}, map[string]string{"GIT_CONFIG_GLOBAL": "BASE/g.cfg"}},
+		{"GIT_CONFIG_SYSTEM", map[string]string{"s.cfg": alias}, map[string]string{"GIT_CONFIG_SYSTEM": "BASE/s.cfg"}},
+		{"system", map[string]string{"system.gitconfig": alias}, nil},
+		{"config.worktree", map[string]string{
+			"ws/.git/config":          "[extensions]\n\tworktreeConfig = true\n",
+			"ws/.git/config.worktree": alias}, nil},
+		{"GIT_CONFIG_COUNT", nil, map[string]string{"GIT_CONFIG_COUNT": "2",
+			"GIT_CONFIG_KEY_0": "alias.tidy", "GIT_CONFIG_VALUE_0": "!rm victim.txt",
+			"GIT_CONFIG_KEY_1": "core.hooksPath", "GIT_CONFIG_VALUE_1": "githooks"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t)
+			base := filepath.Dir(e.root)
+			writeFiles(t, base, tt.files)
+			for k, v := range tt.env {
+				if len(v) >= 4 && v[:4] == "BASE" {
+					v = base + v[4:]
+				}
+				t.Setenv(k, v)
+			}
+			runVerdicts(t, e, "deny:\n  - command: \"rm *\"\n", []verdictCase{
+				{"git tidy", "DDD"},
+				{"touch githooks/pre-commit", "DQQ"},
+				{"git status --short", "AAA"},
+			})
+		})
+	}
+}
+
+// TestGitConfigMovedInTheLine: a line that moves git's config files or
+// adds settings (HOME, XDG_CONFIG_HOME, GIT_CONFIG_*, GIT_DIR, by
+// prefix, env, export, an earlier assignment, a command string or a
+// script), or names another repository (--git-dir), is not judged by
+// the files the policy read: git's aliases then are not known.
+func TestGitConfigMovedInTheLine(t *testing.T) {
+	e := newEnv(t)
+	writeFiles(t, e.root, map[string]string{"x/git/config": "[alias]\n\ttidy = !rm victim.txt\n", "g.cfg": "[alias]\n\ttidy = !rm victim.txt\n",
+		"tidy.sh": "export XDG_CONFIG_HOME=x\ngit tidy\n"})
+	mustDo(t, os.MkdirAll(filepath.Join(e.root, ".git"), 0o755))
+	runVerdicts(t, e, "deny:\n  - command: \"rm *\"\n", []verdictCase{
+		{"XDG_CONFIG_HOME=x git tidy", "DQQ"},
+		{"env XDG_CONFIG_HOME=x git tidy", "DQQ"},
+		{"export XDG_CONFIG_HOME=x; git tidy", "DQQ"},
+		{"XDG_CONFIG_HOME=x; git tidy", "DQQ"},
+		{"HOME=. git tidy", "DQQ"},
+		{"env HOME=. git tidy", "DQQ"},
+		{"GIT_CONFIG_GLOBAL=g.cfg git tidy", "DQQ"},
+		{"env GIT_CONFIG_GLOBAL=g.cfg git tidy", "DQQ"},
+		{"sh -c 'export GIT_CONFIG_GLOBAL=g.cfg; git tidy'", "DQQ"},
+		{"sh -c 'HOME=.; git tidy'", "DQQ"},
+		{"sh tidy.sh", "DQQ"},
+		{"GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.tidy GIT_CONFIG_VALUE_0='!rm victim.txt' git tidy", "DQQ"},
+		{"env GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.tidy GIT_CONFIG_VALUE_0='!rm victim.txt' git tidy", "DQQ"},
+		{"GIT_DIR=x git tidy", "DQQ"},
+		{"git --git-dir=x tidy", "DQQ"},
+		{"git --git-dir x tidy", "DQQ"},
+		{"git tidy", "DQa"},
+		{"env LC_ALL=C git status --short", "DQa"},
+	})
+}
