@@ -3,6 +3,7 @@ package gitconfig
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -35,7 +36,8 @@ const SystemFile = "/etc/gitconfig"
 // (GIT_CONFIG_GLOBAL, else $XDG_CONFIG_HOME/git/config, or
 // $HOME/.config/git/config when XDG_CONFIG_HOME is unset or empty, then
 // $HOME/.gitconfig); the repository's config (the common one, for a
-// linked worktree); and this worktree's config.worktree when that config
+// linked worktree; a bare repository's when git finds dir or a folder
+// above it to be one before a .git); and this worktree's config.worktree when that config
 // sets extensions.worktreeConfig. A GIT_CONFIG_GLOBAL or
 // GIT_CONFIG_SYSTEM set to "" names no file. lookup reads the
 // environment the command runs with (os.LookupEnv).
@@ -90,7 +92,7 @@ func Files(dir string, lookup func(string) (string, bool)) ([]File, error) {
 			out = append(out, File{path("HOME", filepath.Join(home, ".gitconfig")), Global})
 		}
 	}
-	if r, ok := FindRepo(dir); ok {
+	if r, ok := configRepo(dir); ok {
 		common := filepath.Join(r.Common, "config")
 		out = append(out, File{common, Local})
 		on, err := worktreeConfig(common)
@@ -102,6 +104,42 @@ func Files(dir string, lookup func(string) (string, bool)) ([]File, error) {
 		}
 	}
 	return out, errors.Join(errs...)
+}
+
+// configRepo is the repository whose config a git command in dir reads:
+// FindRepo's, unless git's discovery meets a folder that is itself a
+// git dir (a bare repository: HEAD, objects and refs) on the way up
+// first, which git then takes.
+func configRepo(dir string) (Repo, bool) {
+	r, ok := FindRepo(dir)
+	for d := dir; d != "" && !(ok && d == r.WorkTree); d = filepath.Dir(d) {
+		if isGitDir(d) {
+			b := Repo{DotGit: d, GitDir: d, Common: d}
+			if c, err := os.ReadFile(filepath.Join(d, "commondir")); err == nil {
+				b.Common = join(d, strings.TrimSpace(string(c)))
+			}
+			return b, true
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	return r, ok
+}
+
+// isGitDir reports whether dir looks like a git dir to git: a HEAD file
+// and objects and refs folders.
+func isGitDir(dir string) bool {
+	head, err := os.Stat(filepath.Join(dir, "HEAD"))
+	if err != nil || !head.Mode().IsRegular() {
+		return false
+	}
+	for _, sub := range []string{"objects", "refs"} {
+		if fi, err := os.Stat(filepath.Join(dir, sub)); err != nil || !fi.IsDir() {
+			return false
+		}
+	}
+	return true
 }
 
 // worktreeConfig reports whether a repository's config turns

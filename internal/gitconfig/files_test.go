@@ -10,7 +10,7 @@ import (
 )
 
 // TestFiles: the config files git reads, for each variable that moves
-// them, and the worktree's config.worktree; each list is checked
+// them, the worktree's config.worktree, and a bare repository's; each list is checked
 // against git's own (`git config --show-origin --list`).
 func TestFiles(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
@@ -55,6 +55,7 @@ func TestFiles(t *testing.T) {
 		{name: "worktreeConfig", env: sys, worktree: "true", want: append(append([]string{"sys"}, home...), "repo/.git/config", "repo/.git/config.worktree")},
 		{name: "worktreeConfig off", env: sys, worktree: "false", want: append(append([]string{"sys"}, home...), "repo/.git/config")},
 		{name: "worktreeConfig bad", env: sys, worktree: "maybe", err: true},
+		{name: "bare repository in a work tree", env: sys, worktree: "bare", want: append(append([]string{"sys"}, home...), "repo/b/config")},
 		{name: "linked worktree", env: sys, worktree: "linked", want: append(append([]string{"sys"}, home...), "repo/.git/config", "repo/.git/worktrees/linked/config.worktree")},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -98,6 +99,9 @@ func TestFiles(t *testing.T) {
 			}
 			switch tt.worktree {
 			case "":
+			case "bare": // git takes the folder itself before going up to repo/.git
+				git(dir, "init", "-q", "--bare", "b")
+				dir = filepath.Join(dir, "b")
 			case "linked":
 				git(dir, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "x")
 				git(dir, "worktree", "add", "-q", "../linked")

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -34,7 +35,7 @@ func (u *unwrapper) gitRuns(c SimpleCommand, args []Word, depth int) unwrapped {
 	}
 	for _, n := range append(slices.Clip(c.Assigns), u.gitEnv) {
 		if n != "" && gitConfigVars().MatchString(n) {
-			out.hide("it sets " + n + ", which changes the config git reads (its aliases, its hooks folder)")
+			out.hide("it sets " + n + ", which changes the config git reads (its aliases, its hooks folder) or the git-<name> programs it finds")
 			break
 		}
 	}
@@ -70,7 +71,12 @@ func (u *unwrapper) gitRuns(c SimpleCommand, args []Word, depth int) unwrapped {
 			out.hide("git --config-env sets a setting from the environment")
 		case o.opt.long == "git-dir":
 			out.hide("git --git-dir names a repository whose config (its aliases, its hooks folder) is not read")
+		case o.opt.long == "exec-path" && o.has:
+			out.hide("git --exec-path names the folder git runs a git-<command> program from")
 		}
+	}
+	if dir == "" {
+		out.hide("git runs in a folder known only at run time, whose repository's config (its aliases) is not known")
 	}
 	if sub == (Word{}) {
 		return out
@@ -84,8 +90,17 @@ func (u *unwrapper) gitRuns(c SimpleCommand, args []Word, depth int) unwrapped {
 	val, fromLine := aliases[strings.ToLower(sub.Value)]
 	if !fromLine {
 		var err error
-		if val, err = gitAlias(dir, u.p.env, sub.Value); err != nil {
+		var files []string
+		if val, files, err = gitAlias(dir, u.p.env, sub.Value); err != nil {
 			out.hide("git's config cannot be read for its aliases (" + oneLine(err.Error(), 80) + ")")
+		}
+		for _, f := range files {
+			// The repository's own .git is the sandbox's to keep; a file
+			// it includes, or a nested repository's, the line may write.
+			if u.writes.may(f) && within(u.p.root, f) && !within(filepath.Join(u.p.root, ".git"), f) {
+				out.hide("the line may change " + f + ", a config file git reads (its aliases), before git runs")
+				break
+			}
 		}
 	}
 	switch {
@@ -121,7 +136,9 @@ func (u *unwrapper) gitRuns(c SimpleCommand, args []Word, depth int) unwrapped {
 				cmd = cmd[1:]
 			}
 			if len(cmd) > 0 {
-				out.add(u.inner(joinWords(cmd), c, depth))
+				each := c
+				each.Dir = "" // each submodule's folder, with its own config
+				out.add(u.inner(joinWords(cmd), each, depth))
 			}
 			break
 		}
@@ -134,8 +151,9 @@ func (u *unwrapper) gitRuns(c SimpleCommand, args []Word, depth int) unwrapped {
 
 // gitConfigVars are the variables that change the config a git command
 // reads: where its files are (gitconfig.Files), which repository's,
-// and settings of their own.
-var gitConfigVars = lazyRE(`^(HOME|XDG_CONFIG_HOME|GIT_CONFIG.*|GIT_DIR|GIT_COMMON_DIR)$`)
+// and settings of their own; and PATH, where git finds the git-<name>
+// program it runs for a command it does not have.
+var gitConfigVars = lazyRE(`^(HOME|XDG_CONFIG_HOME|GIT_CONFIG.*|GIT_DIR|GIT_COMMON_DIR|PATH)$`)
 
 // gitEnvSet is a variable of gitConfigVars that sc assigns, "" if none: a
 // git command after it (or in a loop with it) may read other config.
@@ -191,17 +209,18 @@ func gitSub(args []Word) (sub Word, rest []Word, globals []used, why string) {
 }
 
 // gitAlias looks an alias up in the config files a git command in dir
-// reads (the last value wins, as in git); an error when one of them does
-// not parse, so what the name stands for is not known.
-func gitAlias(dir string, env func(string) (string, bool), name string) (string, error) {
-	settings, err := gitSettings(dir, env)
+// reads (the last value wins, as in git), and names those files; an
+// error when one of them does not parse, so what the name stands for is
+// not known.
+func gitAlias(dir string, env func(string) (string, bool), name string) (string, []string, error) {
+	settings, files, err := gitSettings(dir, env)
 	v := ""
 	for _, s := range settings {
 		if s.Subsection == "" && s.Is("alias", name) {
 			v = s.Value
 		}
 	}
-	return v, err
+	return v, files, err
 }
 
 // gitSettings are the settings a git command in dir reads, in git's
@@ -210,27 +229,26 @@ func gitAlias(dir string, env func(string) (string, bool), name string) (string,
 // where they stand (include.path, and includeIf.*.path whatever its
 // condition), then those of GIT_CONFIG_COUNT. An error when the files
 // are not certain or one does not parse (git refuses it too): what they
-// set is not known.
-func gitSettings(dir string, env func(string) (string, bool)) ([]gitconfig.Setting, error) {
+// set is not known. read are the files, includes among them.
+func gitSettings(dir string, env func(string) (string, bool)) (settings []gitconfig.Setting, read []string, err error) {
 	files, err := gitconfig.Files(dir, env)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	home, _ := env("HOME")
 	var out []gitconfig.Setting
-	read := 0
 	for _, f := range files {
 		s, err := gitIncluded(f.Path, home, 0, &read)
 		if err != nil {
-			return nil, err
+			return nil, read, err
 		}
 		out = append(out, s...)
 	}
 	s, err := gitconfig.EnvSettings(env)
 	if err != nil {
-		return nil, err
+		return nil, read, err
 	}
-	return append(out, s...), nil
+	return append(out, s...), read, nil
 }
 
 // maxIncludes bounds how deep git config includes are followed (git's
@@ -243,8 +261,8 @@ const (
 
 // gitIncluded is file's settings with those of the files it includes in
 // their place.
-func gitIncluded(file, home string, depth int, read *int) ([]gitconfig.Setting, error) {
-	if *read++; depth > maxIncludes || *read > maxConfigFiles {
+func gitIncluded(file, home string, depth int, read *[]string) ([]gitconfig.Setting, error) {
+	if *read = append(*read, file); depth > maxIncludes || len(*read) > maxConfigFiles {
 		return nil, fmt.Errorf("%s: includes nest deeper than %d or name over %d files", file, maxIncludes, maxConfigFiles)
 	}
 	settings, err := gitconfig.ReadFile(file)

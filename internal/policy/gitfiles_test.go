@@ -80,3 +80,45 @@ func TestGitConfigMovedInTheLine(t *testing.T) {
 		{"env LC_ALL=C git status --short", "DQa"},
 	})
 }
+
+// TestGitConfigOfAnotherRepository: a git command that runs in another
+// repository reads that one's config: a bare one git finds as the
+// folder itself, a nested one reached by env -C, find -execdir or
+// submodule foreach, or one in a folder known only at run time (which
+// asks); and git runs git-<name> from --exec-path or PATH for a command
+// it does not have (which asks).
+func TestGitConfigOfAnotherRepository(t *testing.T) {
+	e := newEnv(t)
+	const alias = "[alias]\n\ttidy = !rm victim.txt\n"
+	writeFiles(t, e.root, map[string]string{"b/HEAD": "ref: refs/heads/main\n", "b/config": alias,
+		"sub/.git/config": alias, "sub/.git/HEAD": "ref: refs/heads/main\n", "sub/mark": "", "scripts/git-tidy": "rm victim.txt\n"})
+	for _, d := range []string{"b/objects", "b/refs", "sub/.git/objects", "sub/.git/refs"} {
+		mustDo(t, os.MkdirAll(filepath.Join(e.root, d), 0o755))
+	}
+	runVerdicts(t, e, "deny:\n  - command: \"rm *\"\n", []verdictCase{
+		{"git -C b tidy", "DDD"},
+		{"cd b && git tidy", "DDD"},
+		{"git -C sub tidy", "DDD"},
+		{"env -C sub git tidy", "DDD"},
+		{"env --chdir=sub git tidy", "DDD"},
+		{"find sub -name mark -execdir git tidy \\;", "DQQ"},
+		{"git submodule foreach git tidy", "DQQ"},
+		{"cd \"$(printf sub)\" && git tidy", "DQQ"},
+		{"git -C \"$(printf sub)\" tidy", "DQQ"},
+		{"git --exec-path=scripts tidy", "DQQ"},
+		{"PATH=$PWD/scripts:$PATH git tidy", "DQQ"},
+		{"git tidy", "DQa"},
+		{"git -C src status --short", "AAA"},
+	})
+	// A config file git reads in the workspace (one .git/config
+	// includes), written earlier in the same line.
+	mustDo(t, os.WriteFile(filepath.Join(e.root, ".git", "config"), []byte("[include]\n\tpath = ../project.cfg\n"), 0o644))
+	writeFiles(t, e.root, map[string]string{"project.cfg": "[alias]\n\tst = status\n", "new.cfg": alias})
+	runVerdicts(t, e, "deny:\n  - command: \"rm *\"\n", []verdictCase{
+		{"printf '\\ttidy = !rm victim.txt\\n' >> project.cfg && git tidy", "DQQ"},
+		{"cp new.cfg project.cfg && git tidy", "DQQ"},
+		{"go build ./... && git tidy", "DQQ"},
+		{"git tidy", "DQa"},
+		{"printf x > notes.txt && git tidy", "DQa"},
+	})
+}

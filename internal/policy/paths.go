@@ -128,7 +128,7 @@ func hookDirs(root string, env func(string) (string, bool)) ([]string, error) {
 	if top == "" {
 		return nil, nil
 	}
-	settings, err := gitSettings(root, env)
+	settings, _, err := gitSettings(root, env)
 	home, _ := env("HOME")
 	var out []string
 	for _, s := range settings {

@@ -256,10 +256,16 @@ func (u *unwrapper) wrapped(c SimpleCommand, w wrapper, args []Word, depth int) 
 		return out
 	}
 	shell, exec := w.shell, false
-	xargs := baseName(c.Words[0].Value) == "xargs"
+	prog := baseName(c.Words[0].Value)
+	xargs := prog == "xargs"
 	replace := ""
 	for _, o := range pa.used {
 		switch e := o.opt.eff; {
+		case o.has && (o.opt.long == "chdir" || prog == "env" && o.opt.short == 'C' || prog == "sudo" && o.opt.short == 'D'):
+			// env -C, sudo -D: the command runs in that folder.
+			if c.Dir = resolveIn(c.Dir, o.value.Value); !o.value.Literal() {
+				c.Dir = ""
+			}
 		case e&effNone != 0:
 			return out
 		case e&effString != 0 && o.has:
@@ -428,6 +434,9 @@ func (u *unwrapper) execArgs(c SimpleCommand, args []Word, depth int, opts ...st
 		}
 		if len(cmd) > 0 {
 			ic := SimpleCommand{Words: cmd, Dir: c.Dir, Stdin: Stdin{Kind: StdinUnknown}}
+			if strings.HasSuffix(name, "dir") {
+				ic.Dir = "" // -execdir and -okdir run in each found file's folder
+			}
 			out.addInner(ic, u.variants(ic, depth+1))
 		}
 	}
