@@ -77,6 +77,10 @@ func (u *unwrapper) gitRuns(c SimpleCommand, args []Word, depth int) unwrapped {
 	}
 	if dir == "" {
 		out.hide("git runs in a folder known only at run time, whose repository's config (its aliases) is not known")
+	} else if r, ok := gitconfig.FindRepo(dir); u.writes.any && (!ok || dir != r.WorkTree) {
+		// git takes the first folder going up that holds a .git or is a
+		// git dir: one the line makes before git runs is not read now.
+		out.hide("the line may make a repository in " + dir + " or a folder above it before git runs there")
 	}
 	if sub == (Word{}) {
 		return out

@@ -120,5 +120,8 @@ func TestGitConfigOfAnotherRepository(t *testing.T) {
 		{"go build ./... && git tidy", "DQQ"},
 		{"git tidy", "DQa"},
 		{"printf x > notes.txt && git tidy", "DQa"},
+		{"cp -r b c && git -C c tidy", "DQQ"},
+		{"go build ./... && git -C src tidy", "DQQ"},
+		{"printf x > notes.txt && git -C src tidy", "DQa"},
 	})
 }
