@@ -25,7 +25,7 @@ type engine struct {
 	st *store.Store
 	// pages are the window's records, which outlive a runtime as the
 	// store's do.
-	pages *agent.MemPages
+	pages *window.MemPages
 	rt    *agent.Runtime
 	rec   *agent.Recorder
 	p     *fake.Provider
@@ -36,7 +36,7 @@ type engine struct {
 func newEngine(t *testing.T, window_ int, brain func(llm.Request) fake.Step) *engine {
 	t.Helper()
 	st := storetest.Open(t)
-	e := &engine{t: t, st: st, pages: &agent.MemPages{}, rec: &agent.Recorder{}, p: fake.NewFunc(brain), files: map[string]string{}}
+	e := &engine{t: t, st: st, pages: &window.MemPages{}, rec: &agent.Recorder{}, p: fake.NewFunc(brain), files: map[string]string{}}
 	read := &tool.Func{ToolSpec: llm.ToolSpec{Name: "file_read", Description: "read", Schema: json.RawMessage(`{"type":"object"}`)},
 		Fn: func(_ context.Context, raw json.RawMessage) (tool.Result, error) {
 			var a struct{ Path string }

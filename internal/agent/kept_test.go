@@ -18,7 +18,7 @@ import (
 func newTestRuntime(t *testing.T, st *store.Store) *Runtime {
 	t.Helper()
 	reg, _ := tool.NewRegistry()
-	win := window.New(window.Options{System: "sys", Budget: window.Scaled(32_000), Pages: &MemPages{}})
+	win := window.New(window.Options{System: "sys", Budget: window.Scaled(32_000), Pages: &window.MemPages{}})
 	rt, err := New(Config{Provider: fake.NewFunc(func(llm.Request) fake.Step { return fake.Step{Text: "ok"} }), Model: "m", Assembler: win, Runner: tool.NewRunner(reg, tool.RunnerOptions{}), Store: st})
 	if err != nil {
 		t.Fatal(err)

@@ -40,7 +40,7 @@ func BenchmarkLongSession200(b *testing.B) {
 		}
 		reg, _ := tool.NewRegistry(big)
 		budget := window.Scaled(32_000)
-		win := window.New(window.Options{System: "You are a test agent.", Tools: reg.Specs(), Budget: budget, Counter: window.NewCounter(), Pages: &agent.MemPages{}})
+		win := window.New(window.Options{System: "You are a test agent.", Tools: reg.Specs(), Budget: budget, Counter: window.NewCounter(), Pages: &window.MemPages{}})
 		rec := &maxTokens{}
 		rt, _ := agent.New(agent.Config{Provider: provider, Model: "scripted", Assembler: win,
 			Runner: tool.NewRunner(reg, tool.RunnerOptions{}), Store: st})

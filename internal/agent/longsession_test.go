@@ -200,7 +200,7 @@ func runScenario(t *testing.T, sc scenario) {
 		sc.window = 16_000
 	}
 	budget := window.Scaled(sc.window)
-	win := window.New(window.Options{System: "You are a test agent.", Tools: reg.Specs(), Budget: budget, Counter: counter, Pages: &agent.MemPages{}})
+	win := window.New(window.Options{System: "You are a test agent.", Tools: reg.Specs(), Budget: budget, Counter: counter, Pages: &window.MemPages{}})
 	rec := &agent.Recorder{}
 	rt, err := agent.New(agent.Config{Provider: provider, Model: "scripted", Assembler: win,
 		Runner: tool.NewRunner(reg, tool.RunnerOptions{}), Store: st})

@@ -6,7 +6,8 @@
 // it (choose), and keeps the history valid for every vendor (Repair).
 //
 // What it decides it keeps through Pages, so a later process builds the
-// same requests byte for byte; wiring adapts the store to it.
+// same requests byte for byte; wiring adapts the store to it and
+// MemPages is the in-memory fake.
 //
 // Of godwit's packages it imports only internal/o200k, llm and
 // internal/untrusted.
