@@ -35,15 +35,16 @@ const SystemFile = "/etc/gitconfig"
 // SystemFile; none when GIT_CONFIG_NOSYSTEM is true); the global ones
 // (GIT_CONFIG_GLOBAL, else $XDG_CONFIG_HOME/git/config, or
 // $HOME/.config/git/config when XDG_CONFIG_HOME is unset or empty, then
-// $HOME/.gitconfig); the repository's config (the common one, for a
-// linked worktree; a bare repository's when git finds dir or a folder
-// above it to be one before a .git); and this worktree's config.worktree when that config
+// $HOME/.gitconfig); the config of the repository Discover finds (the
+// common one, for a linked worktree or under GIT_COMMON_DIR; GIT_DIR's;
+// a bare repository's when git finds dir or a folder above it to be one
+// before a .git); and this worktree's config.worktree when that config
 // sets extensions.worktreeConfig. A GIT_CONFIG_GLOBAL or
 // GIT_CONFIG_SYSTEM set to "" names no file. lookup reads the
 // environment the command runs with (os.LookupEnv).
 //
-// An error says the list is not certain: GIT_CONFIG_GLOBAL or
-// GIT_CONFIG_SYSTEM is a relative path (git reads it from the folder it
+// An error says the list is not certain: GIT_CONFIG_GLOBAL,
+// GIT_CONFIG_SYSTEM, GIT_DIR or GIT_COMMON_DIR is a relative path (git reads it from the folder it
 // is in, which changes as it starts: aliases from dir, the rest from the
 // top of the work tree), GIT_CONFIG_NOSYSTEM is not a boolean, or the
 // repository's config cannot be read for extensions.worktreeConfig. The
@@ -92,7 +93,11 @@ func Files(dir string, lookup func(string) (string, bool)) ([]File, error) {
 			out = append(out, File{path("HOME", filepath.Join(home, ".gitconfig")), Global})
 		}
 	}
-	if r, ok := configRepo(dir); ok {
+	r, ok, err := Discover(dir, lookup)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	if ok {
 		common := filepath.Join(r.Common, "config")
 		out = append(out, File{common, Local})
 		on, err := worktreeConfig(common)
@@ -106,11 +111,43 @@ func Files(dir string, lookup func(string) (string, bool)) ([]File, error) {
 	return out, errors.Join(errs...)
 }
 
-// configRepo is the repository whose config a git command in dir reads:
-// FindRepo's, unless git's discovery meets a folder that is itself a
-// git dir (a bare repository: HEAD, objects and refs) on the way up
-// first, which git then takes.
-func configRepo(dir string) (Repo, bool) {
+// Discover is the repository a git command started in dir works in,
+// whose config and hooks it reads: the one GIT_DIR names (GIT_COMMON_DIR
+// naming its common folder, GIT_WORK_TREE its work tree) when the
+// environment lookup reads sets it; else FindRepo's, unless git's
+// discovery meets a folder that is itself a git dir (a bare repository:
+// HEAD, objects and refs) on the way up first, which git then takes. An
+// error when GIT_DIR or GIT_COMMON_DIR is a relative path, which git
+// reads from the folder it starts in, not certain here.
+func Discover(dir string, lookup func(string) (string, bool)) (Repo, bool, error) {
+	var errs []error
+	env := func(name string) string {
+		v, _ := lookup(name)
+		if v != "" && !filepath.IsAbs(v) {
+			errs = append(errs, fmt.Errorf("%s is a relative path (%s), which git reads from the folder it starts in", name, v))
+		}
+		return v
+	}
+	gd, common, wt := env("GIT_DIR"), env("GIT_COMMON_DIR"), env("GIT_WORK_TREE")
+	r, ok := discover(dir)
+	if gd != "" {
+		r, ok = Repo{DotGit: join(dir, gd), GitDir: join(dir, gd), WorkTree: dir}, true
+		r.Common = r.GitDir
+		if c, err := os.ReadFile(filepath.Join(r.GitDir, "commondir")); err == nil {
+			r.Common = join(r.GitDir, strings.TrimSpace(string(c)))
+		}
+	}
+	if ok && common != "" {
+		r.Common = join(dir, common)
+	}
+	if ok && wt != "" {
+		r.WorkTree = join(dir, wt)
+	}
+	return r, ok, errors.Join(errs...)
+}
+
+// discover is Discover without the environment.
+func discover(dir string) (Repo, bool) {
 	r, ok := FindRepo(dir)
 	for d := dir; d != "" && !(ok && d == r.WorkTree); d = filepath.Dir(d) {
 		if isGitDir(d) {

@@ -56,6 +56,9 @@ func TestFiles(t *testing.T) {
 		{name: "worktreeConfig off", env: sys, worktree: "false", want: append(append([]string{"sys"}, home...), "repo/.git/config")},
 		{name: "worktreeConfig bad", env: sys, worktree: "maybe", err: true},
 		{name: "bare repository in a work tree", env: sys, worktree: "bare", want: append(append([]string{"sys"}, home...), "repo/b/config")},
+		{name: "GIT_DIR", env: with("GIT_DIR", "other"), worktree: "other", want: append(append([]string{"sys"}, home...), "other/config")},
+		{name: "GIT_COMMON_DIR", env: with("GIT_DIR", "repo/.git", "GIT_COMMON_DIR", "other"), worktree: "other", want: append(append([]string{"sys"}, home...), "other/config")},
+		{name: "GIT_DIR relative", env: with("GIT_DIR", "./other"), err: true},
 		{name: "linked worktree", env: sys, worktree: "linked", want: append(append([]string{"sys"}, home...), "repo/.git/config", "repo/.git/worktrees/linked/config.worktree")},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -99,6 +102,8 @@ func TestFiles(t *testing.T) {
 			}
 			switch tt.worktree {
 			case "":
+			case "other": // a repository elsewhere, which GIT_DIR or GIT_COMMON_DIR names
+				git(base, "init", "-q", "--bare", "other")
 			case "bare": // git takes the folder itself before going up to repo/.git
 				git(dir, "init", "-q", "--bare", "b")
 				dir = filepath.Join(dir, "b")

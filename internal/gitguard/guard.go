@@ -406,13 +406,14 @@ func (g *Guard) scan(prev map[string]entry) map[string]entry {
 	// The files git reads (a relative GIT_CONFIG_GLOBAL taken from the
 	// workspace), then the rest of the repository's: other worktrees'
 	// and submodules' config, which their own commands read.
-	files, _ := gitconfig.Files(g.opts.Workspace, func(k string) (string, bool) {
+	lookup := func(k string) (string, bool) {
 		if k == "HOME" && home != "" {
 			return home, true
 		}
 		v := g.opts.Getenv(k)
 		return v, v != ""
-	})
+	}
+	files, _ := gitconfig.Files(g.opts.Workspace, lookup)
 	hooksPath := ""
 	for _, f := range files {
 		switch f.Scope {
@@ -428,7 +429,12 @@ func (g *Guard) scan(prev map[string]entry) map[string]entry {
 			addRepoConfig(f.Path)
 		}
 	}
-	r, ok := gitconfig.FindRepo(g.opts.Workspace)
+	// The repository git works in there: GIT_DIR's, when the user's
+	// environment sets it, whose hooks then run.
+	r, ok, _ := gitconfig.Discover(g.opts.Workspace, lookup)
+	if ok && r.WorkTree == "" {
+		r.WorkTree = g.opts.Workspace // a bare repository's hooksPath is relative to where git runs
+	}
 	if ok {
 		if r.DotGit != r.GitDir {
 			add(r.DotGit, false, false) // the "gitdir:" file of a worktree or submodule

@@ -294,6 +294,27 @@ func TestConfigFilesFromTheEnvironment(t *testing.T) {
 	}
 }
 
+// GIT_DIR in the user's environment names the repository git works in
+// (gitconfig.Discover): its hooks and config are guarded, not those of a
+// .git it would find in the workspace.
+func TestGitDirFromTheEnvironment(t *testing.T) {
+	s := newSandbox(t)
+	gd := filepath.Join(filepath.Dir(s.repo), "elsewhere.git")
+	s.sh(s.repo, "git init -q --bare "+gd)
+	env := map[string]string{"GIT_DIR": gd}
+	g := New(Options{Workspace: s.repo, Home: s.home, Getenv: func(k string) string { return env[k] }})
+	s.sh(s.repo, "echo evil > "+gd+"/hooks/pre-commit && git --git-dir="+gd+" config core.fsmonitor evil")
+	sum := Summary(g.Check())
+	for _, want := range []string{"hooks/pre-commit (added)", "core.fsmonitor"} {
+		if !strings.Contains(sum, want) {
+			t.Errorf("summary %q lacks %q", sum, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(gd, "hooks", "pre-commit")); err == nil {
+		t.Error("the hook is still there")
+	}
+}
+
 func TestNewRepository(t *testing.T) {
 	s := newSandbox(t)
 	g := s.guard(s.repo) // no repository yet
