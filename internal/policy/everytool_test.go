@@ -162,7 +162,7 @@ func TestAlwaysNeverReachesProtected(t *testing.T) {
 func TestGitConfigAsGitReadsIt(t *testing.T) {
 	e := newEnv(t)
 	gitRepo(t, e.root, "src/a.go")
-	writeFiles(t, e.root, map[string]string{".git/config": "[alias]\n\ttidy = !r\\\nm victim.txt\n[remote.up]\n\turl = ../up\n"})
+	writeFiles(t, e.root, map[string]string{".git/config": "[alias]\n\ttidy = !r\\\nm victim.txt\n[remote.up]\n\turl = https://example.com/up\n"})
 	runVerdicts(t, e, "deny:\n  - command: \"rm *\"\n", []verdictCase{
 		{"git tidy", "DDD"},
 		{"git push -u up main", "DQa"},

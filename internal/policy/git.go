@@ -565,6 +565,10 @@ func (p *Policy) gitTreeItems(toolName string, c SimpleCommand, ro roResult) []i
 		out = append(out, item{kind: kindTool, level: levelRead, what: "runs `" + render(c.Words) + "`",
 			unlisted: "it prints file contents from git's history, where files a path rule names may be"})
 	}
+	if p.gitVar != "" && (ro.history || ro.index != "" || len(ro.histFiles) > 0) {
+		out = append(out, item{kind: kindTool, level: levelRead, what: "runs `" + render(c.Words) + "`",
+			unlisted: "godwit's environment sets " + p.gitVar + ", so git prints files of a repository other than the one godwit lists"})
+	}
 	if ro.index == "" || !p.pathRules(toolName) {
 		return out
 	}

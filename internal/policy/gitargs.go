@@ -1,7 +1,9 @@
 package policy
 
 import (
+	"cmp"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -58,7 +60,12 @@ func (u *unwrapper) gitRuns(c SimpleCommand, args []Word, depth int) unwrapped {
 			if !ok || gitKeySafe(key) {
 				continue
 			}
-			if sec, name, ok := strings.Cut(key, "."); ok && strings.EqualFold(sec, "alias") {
+			sec, name, _ := strings.Cut(key, ".")
+			if strings.EqualFold(sec, "remote") || strings.EqualFold(sec, "url") {
+				out.hide("git -c " + key + " sets where a remote is, which may be another repository on disk")
+				continue
+			}
+			if strings.EqualFold(sec, "alias") {
 				aliases[strings.ToLower(name)] = val
 				if !strings.HasPrefix(val, "!") {
 					continue // a git alias, expanded below
@@ -77,6 +84,8 @@ func (u *unwrapper) gitRuns(c SimpleCommand, args []Word, depth int) unwrapped {
 	}
 	if dir == "" {
 		out.hide("git runs in a folder known only at run time, whose repository's config (its aliases) is not known")
+	} else if why := u.p.gitRepoWhy(dir); why != "" {
+		out.hide(why)
 	} else if r, ok := gitconfig.FindRepo(dir); u.writes.any && (!ok || dir != r.WorkTree) {
 		// git takes the first folder going up that holds a .git or is a
 		// git dir: one the line makes before git runs is not read now.
@@ -91,12 +100,21 @@ func (u *unwrapper) gitRuns(c SimpleCommand, args []Word, depth int) unwrapped {
 	if !sub.Literal() {
 		return out
 	}
+	settings, files, err := gitSettings(dir, u.p.env)
+	if err != nil {
+		out.hide("git's config cannot be read for its aliases (" + oneLine(err.Error(), 80) + ")")
+	}
+	out.hide(u.gitReach(dir, sub.Value, rest, settings))
+	if d := u.p.gitPathDir; d != "" && !gitCommands.has(sub.Value) {
+		// Git runs git-<name> from PATH before it looks for an alias.
+		out.hide("PATH holds " + d + ", a folder of the workspace, where git may find a git-" + sub.Value + " program to run")
+	}
 	val, fromLine := aliases[strings.ToLower(sub.Value)]
 	if !fromLine {
-		var err error
-		var files []string
-		if val, files, err = gitAlias(dir, u.p.env, sub.Value); err != nil {
-			out.hide("git's config cannot be read for its aliases (" + oneLine(err.Error(), 80) + ")")
+		for _, s := range settings {
+			if s.Subsection == "" && s.Is("alias", sub.Value) {
+				val = s.Value // the last value wins, as in git
+			}
 		}
 		for _, f := range files {
 			// The repository's own .git is the sandbox's to keep; a file
@@ -212,21 +230,6 @@ func gitSub(args []Word) (sub Word, rest []Word, globals []used, why string) {
 	return Word{}, nil, globals, pa.why
 }
 
-// gitAlias looks an alias up in the config files a git command in dir
-// reads (the last value wins, as in git), and names those files; an
-// error when one of them does not parse, so what the name stands for is
-// not known.
-func gitAlias(dir string, env func(string) (string, bool), name string) (string, []string, error) {
-	settings, files, err := gitSettings(dir, env)
-	v := ""
-	for _, s := range settings {
-		if s.Subsection == "" && s.Is("alias", name) {
-			v = s.Value
-		}
-	}
-	return v, files, err
-}
-
 // gitSettings are the settings a git command in dir reads, in git's
 // order (a later value wins): those of the config files
 // gitconfig.Files lists for the environment env, each file's includes
@@ -285,4 +288,184 @@ func gitIncluded(file, home string, depth int, read *[]string) ([]gitconfig.Sett
 		}
 	}
 	return out, nil
+}
+
+// gitCommands are git's own commands (programs.txt).
+var gitCommands = wordSet{sync.OnceValue(func() map[string]bool { return nameSet(strings.Join(table("git-commands"), " ")).set() })}
+
+// gitRepoVars point git at a repository, an index or a work tree other
+// than the one it finds where it runs.
+var gitRepoVars = []string{"GIT_DIR", "GIT_COMMON_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
+	"GIT_ALTERNATE_OBJECT_DIRECTORIES"}
+
+// gitEnvironment reads what godwit's own environment tells git: the
+// repository it works in at the workspace's top (GIT_DIR's, when set,
+// whose hooks and config are then protected as .git's are), a variable
+// that moves what git reads, and a folder of the workspace on PATH or
+// GIT_EXEC_PATH, where git finds git-<name> programs.
+func (p *Policy) gitEnvironment() {
+	for _, k := range gitRepoVars {
+		if v, _ := p.env(k); v != "" && p.gitVar == "" {
+			p.gitVar = k
+		}
+	}
+	gd, _ := p.env("GIT_DIR")
+	common, _ := p.env("GIT_COMMON_DIR")
+	if own, ok, _ := gitconfig.Discover(p.root, p.env); ok && gd+common != "" {
+		p.gitDirs = append(p.gitDirs, kernelPath(own.GitDir), kernelPath(own.Common))
+	}
+	path, _ := p.env("PATH")
+	dirs := filepath.SplitList(path)
+	if v, _ := p.env("GIT_EXEC_PATH"); v != "" {
+		dirs = append(dirs, v)
+	}
+	for _, d := range dirs {
+		if !filepath.IsAbs(d) || within(p.root, kernelPath(d)) {
+			p.gitPathDir = cmp.Or(d, ".") // an empty entry is the folder a command runs in
+			break
+		}
+	}
+}
+
+// gitRepoWhy says why a git command in dir may run hooks or programs its
+// config names that godwit does not follow: it works in a repository
+// other than the workspace's (a nested or bare one, one elsewhere, a
+// linked worktree of another), or which one is not certain. "" for the
+// workspace's own (its submodules and worktrees too, one git init made
+// since godwit started), whose hooks and config gitguard keeps, or none.
+func (p *Policy) gitRepoWhy(dir string) string {
+	r, ok, err := gitconfig.Discover(dir, p.env)
+	own, ownOK, _ := gitconfig.Discover(p.root, p.env)
+	switch {
+	case err != nil:
+		return "the repository git works in is not certain (" + oneLine(err.Error(), 80) + ")"
+	case !ok:
+		return ""
+	case ownOK && (kernelPath(r.Common) == kernelPath(own.Common) || within(kernelPath(filepath.Join(own.Common, "modules")), kernelPath(r.Common))):
+		return "" // the same common git dir (a linked worktree), or a submodule's in it
+	}
+	return "git works in " + p.rel(r.GitDir) + ", a repository other than the workspace's, whose hooks and config godwit does not follow"
+}
+
+// gitNetSchemes are the URL schemes git reaches over the network, where
+// the other repository's hooks run on another machine.
+var gitNetSchemes = nameSet("https http ssh git git+ssh ssh+git ftp ftps")
+
+var gitScheme = lazyRE(`^([A-Za-z][A-Za-z0-9+.-]*)(://|::)`)
+
+// gitReach says why a git command may reach another repository on this
+// machine, whose hooks and config then run (git push ./b runs b's
+// pre-receive hook): a word naming a repository on disk, a URL git does
+// not fetch over the network (file://, ext::, a helper's), a remote whose
+// URL is one, and for the commands that talk to a remote, one named at
+// run time, one not there yet when the line writes first, or the
+// configured remotes when none is named. Only network URLs (after
+// url.*.insteadOf) and scp-like host:path pass: the unknown asks.
+func (u *unwrapper) gitReach(dir, sub string, rest []Word, settings []gitconfig.Setting) string {
+	remotes := map[string][]string{}
+	for _, s := range settings {
+		if strings.EqualFold(s.Section, "remote") && s.Subsection != "" && (s.Is("remote", "url") || s.Is("remote", "pushurl")) {
+			remotes[s.Subsection] = append(remotes[s.Subsection], s.Value)
+		} else if s.Is("remote", "vcs") && s.Subsection != "" {
+			remotes[s.Subsection] = append(remotes[s.Subsection], s.Value+"::")
+		}
+	}
+	place := func(v string) string {
+		urls, isRemote := remotes[v]
+		if !isRemote {
+			urls = []string{v}
+		}
+		for _, url := range urls {
+			url = gitInsteadOf(settings, url)
+			if m := gitScheme().FindStringSubmatch(url); m != nil {
+				if m[2] == "::" || !gitNetSchemes.has(strings.ToLower(m[1])) {
+					return "it reaches " + oneLine(url, 60) + ", which git opens on this machine or through a helper program"
+				}
+				continue
+			}
+			if i := strings.IndexByte(url, ':'); i > 0 && !strings.ContainsRune(url[:i], '/') {
+				continue // host:path, over ssh
+			}
+			for _, cand := range []string{url, url + ".git"} {
+				abs := resolveIn(dir, cand)
+				if fi, err := os.Stat(abs); abs != "" && err == nil && fi.IsDir() {
+					if why := u.p.gitRepoWhy(abs); why != "" {
+						return "it reaches " + oneLine(url, 60) + ": " + why
+					}
+				}
+			}
+			if isRemote && url != "" {
+				return "it reaches remote " + v + " at " + oneLine(url, 60) + ", a path on this machine"
+			}
+		}
+		return ""
+	}
+	talks := gitTalks.has(sub)
+	if sub == "remote" && len(rest) > 0 && gitRemoteTalks.has(rest[0].Value) {
+		talks, rest = true, rest[1:]
+	}
+	named := false
+	for _, a := range rest {
+		v := a.Value
+		switch {
+		case !a.Literal():
+			if talks {
+				return "it names a remote computed at run time (" + oneLine(v, 40) + ")"
+			}
+			continue
+		case strings.HasPrefix(v, "--"):
+			_, val, eq := strings.Cut(v, "=")
+			if !eq {
+				continue
+			}
+			v = val
+		case strings.HasPrefix(v, "-") || strings.ContainsAny(v, " \t\n") && !gitScheme().MatchString(v):
+			continue // a message, not a place (but ext::sh -c CMD)
+		}
+		if why := place(v); why != "" {
+			return why
+		}
+		if talks && !named && !strings.HasPrefix(a.Value, "-") {
+			named = true // the repository: one the line may make first is not known now
+			if _, isRemote := remotes[v]; !isRemote && u.writes.any && !strings.Contains(v, "://") {
+				if abs := resolveIn(dir, v); abs != "" {
+					if _, err := os.Stat(abs); err != nil {
+						return "the line may make " + v + ", a repository it reaches, before git runs"
+					}
+				}
+			}
+		}
+	}
+	if talks && !named {
+		for name := range remotes {
+			if why := place(name); why != "" {
+				return why
+			}
+		}
+	}
+	return ""
+}
+
+// gitTalks are the commands that talk to the repository their first
+// operand names, or else to the configured remotes; gitRemoteTalks are
+// git remote's.
+var (
+	gitTalks       = nameSet("push fetch pull ls-remote clone send-pack fetch-pack request-pull")
+	gitRemoteTalks = nameSet("update prune show set-head")
+)
+
+// gitInsteadOf is url as url.<base>.insteadOf (and pushInsteadOf)
+// rewrite it: the longest prefix wins.
+func gitInsteadOf(settings []gitconfig.Setting, url string) string {
+	base, prefix := "", ""
+	for _, s := range settings {
+		if (s.Is("url", "insteadof") || s.Is("url", "pushinsteadof")) && s.Subsection != "" &&
+			strings.HasPrefix(url, s.Value) && len(s.Value) >= len(prefix) {
+			base, prefix = s.Subsection, s.Value
+		}
+	}
+	if base == "" {
+		return url
+	}
+	return base + url[len(prefix):]
 }

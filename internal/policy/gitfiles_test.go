@@ -125,3 +125,104 @@ func TestGitConfigOfAnotherRepository(t *testing.T) {
 		{"printf x > notes.txt && git -C src tidy", "DQa"},
 	})
 }
+
+// TestGitInAnotherRepository: a git command that works in a repository
+// other than the workspace's (a bare or nested one, by -C or cd), or
+// reaches one on this machine (a path, file://, ext::, a remote or
+// url.*.insteadOf naming a path, one the line makes first), runs hooks
+// and programs from that one's config godwit does not follow: it asks
+// under command rules. Network remotes and the workspace's own
+// repository ask nothing new.
+func TestGitInAnotherRepository(t *testing.T) {
+	e := newEnv(t)
+	writeFiles(t, e.root, map[string]string{"b/HEAD": "ref: refs/heads/main\n", "b/hooks/pre-receive": "rm victim.txt\n",
+		"sub/.git/HEAD": "ref: refs/heads/main\n", "mod/.git": "gitdir: ../.git/modules/mod\n", ".git/modules/mod/HEAD": "ref: refs/heads/main\n",
+		".git/config": "[remote \"origin\"]\n\turl = https://example.com/x\n[url \"" + e.root + "/b\"]\n\tinsteadOf = https://mirror/b\n"})
+	for _, d := range []string{"b/objects", "b/refs", "sub/.git/objects", "sub/.git/refs", ".git/objects", ".git/refs", ".git/modules/mod/objects", ".git/modules/mod/refs"} {
+		mustDo(t, os.MkdirAll(filepath.Join(e.root, d), 0o755))
+	}
+	mustDo(t, os.WriteFile(filepath.Join(e.root, ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644))
+	runVerdicts(t, e, "deny:\n  - command: \"rm *\"\n", []verdictCase{
+		{"git push -q ./b HEAD:refs/heads/x", "DQQ"},
+		{"git push b main", "DQQ"},
+		{"git push --repo=b", "DQQ"},
+		{"git -C b update-ref -d refs/heads/none", "DQQ"},
+		{"cd b && git update-ref -d refs/heads/none", "DQQ"},
+		{"git -C sub commit -m x", "DQQ"},
+		{"git -C sub status --short", "QQQ"},
+		{"git clone ./b c", "DQQ"},
+		{"git fetch file:///srv/b.git", "DQQ"},
+		{"git ls-remote 'ext::sh -c rm% victim.txt'", "DQQ"},
+		{"git push https://mirror/b main", "DQQ"},
+		{"git -c remote.origin.url=./b push origin main", "DQQ"},
+		{"git archive --remote=./b HEAD", "DQQ"},
+		{"git receive-pack b", "DQQ"},
+		{"cp -r b c && git push c main", "DQQ"},
+		{"git push \"$R\" main", "DQQ"},
+		// What runs all day asks nothing new.
+		{"git status --short", "AAA"},
+		{"git -C src status --short", "AAA"},
+		{"git -C mod status --short", "AAA"}, // a submodule: the workspace's own git dir holds it
+		{"git commit -m 'fix Foo::bar, see https://example.com'", "DQa"},
+		{"git push origin main", "DQa"},
+		{"git push", "DQa"},
+		{"git fetch origin", "DQa"},
+		{"git push git@github.com:o/r.git main", "DQa"},
+		{"git push ssh://h/x main", "DQa"},
+		{"git add . && git commit -m x && git push origin HEAD:main", "DQa"},
+		{"git pull --rebase", "DQa"},
+	})
+	// A remote whose URL is a path: naming it, or leaving git to pick it.
+	writeFiles(t, e.root, map[string]string{".git/config": "[remote \"origin\"]\n\turl = https://example.com/x\n[remote \"loc\"]\n\turl = ../elsewhere\n"})
+	runVerdicts(t, e, "deny:\n  - command: \"rm *\"\n", []verdictCase{
+		{"git push loc main", "DQQ"},
+		{"git fetch", "DQQ"},
+		{"git remote update", "DQQ"},
+		{"git push origin main", "DQa"},
+		{"git status --short", "AAA"},
+	})
+}
+
+// TestGitEnvironmentOfGodwit: what godwit's own environment tells git.
+// GIT_DIR names the repository git works in: its aliases count and its
+// hooks are protected (a relative one is not certain: git asks); a
+// variable that moves what git reads (GIT_INDEX_FILE) leaves the files
+// it prints unlisted under path rules; a workspace folder on PATH may
+// hold a git-<name> program for any name git does not have itself.
+func TestGitEnvironmentOfGodwit(t *testing.T) {
+	e := newEnv(t)
+	gd := filepath.Join(e.outside, "r.git")
+	writeFiles(t, gd, map[string]string{"HEAD": "ref: refs/heads/main\n", "config": "[alias]\n\ttidy = !rm victim.txt\n"})
+	for _, d := range []string{"objects", "refs", "hooks"} {
+		mustDo(t, os.MkdirAll(filepath.Join(gd, d), 0o755))
+	}
+	const denyRm = "deny:\n  - command: \"rm *\"\n"
+	t.Run("GIT_DIR", func(t *testing.T) {
+		t.Setenv("GIT_DIR", gd)
+		runVerdicts(t, e, denyRm, []verdictCase{
+			{"git tidy", "DDD"},
+			{"cp README.md " + gd + "/hooks/pre-commit", "DQQ"},
+			{"git status --short", "AAA"},
+		})
+	})
+	t.Run("GIT_DIR relative", func(t *testing.T) {
+		t.Setenv("GIT_DIR", "../outside/r.git")
+		runVerdicts(t, e, denyRm, []verdictCase{{"git status --short", "QQQ"}})
+	})
+	t.Run("GIT_INDEX_FILE", func(t *testing.T) {
+		t.Setenv("GIT_INDEX_FILE", filepath.Join(e.outside, "index"))
+		runVerdicts(t, e, "deny:\n  - path: \"src/**\"\n", []verdictCase{{"git diff", "QQQ"}, {"git log --oneline", "AAA"}})
+		runVerdicts(t, e, denyRm, []verdictCase{{"git diff", "AAA"}})
+	})
+	for _, path := range []string{filepath.Join(e.root, "bin"), "bin", ""} {
+		t.Run("PATH "+path, func(t *testing.T) {
+			t.Setenv("PATH", path+string(filepath.ListSeparator)+os.Getenv("PATH"))
+			runVerdicts(t, e, denyRm, []verdictCase{
+				{"git tidy", "DQQ"},
+				{"git status --short", "AAA"},
+				{"git commit -m x", "DQa"},
+			})
+			runVerdicts(t, e, "", []verdictCase{{"git tidy", "DQa"}})
+		})
+	}
+}

@@ -99,6 +99,11 @@ type Policy struct {
 	// asks in every mode.
 	hookDirs    []string
 	hookDirsErr error
+	// gitVar is a variable of the environment that points git at a
+	// repository, index or work tree elsewhere (gitRepoVars), "" if
+	// none; gitPathDir a folder of the workspace on PATH (or a relative
+	// entry), where git finds git-<name> programs, "" if none.
+	gitVar, gitPathDir string
 
 	askMu sync.Mutex // one question at a time
 
@@ -146,6 +151,7 @@ func New(opts Options) (*Policy, error) {
 		}
 		return os.LookupEnv(k)
 	}
+	p.gitEnvironment()
 	if p.hookDirs, p.hookDirsErr = hookDirs(root, p.env); p.hookDirsErr != nil {
 		p.log.Warn("policy: git's config cannot be read for core.hooksPath; writes in the workspace ask", "err", p.hookDirsErr)
 	}
