@@ -449,11 +449,7 @@ func gitRead(c SimpleCommand, dir, sub string, kind gitContent, rest []Word, r r
 			"limit it to files (-- FILE) or print names only (--stat)")
 		r.history = true
 	default:
-		r.index, r.tree = dir, paths
-		// The work tree or the index: tracked files only.
-		if why := indexSecrets(dir); why != "" {
-			r.asks = append(r.asks, "prints tracked files' contents, and git's index "+why)
-		}
+		r.index, r.tree = dir, paths // the work tree or the index: tracked files only (gitTreeItems)
 	}
 	return r
 }
@@ -569,11 +565,17 @@ func (p *Policy) gitTreeItems(toolName string, c SimpleCommand, ro roResult) []i
 		out = append(out, item{kind: kindTool, level: levelRead, what: "runs `" + render(c.Words) + "`",
 			unlisted: "godwit's environment sets " + p.gitVar + ", so git prints files of a repository other than the one godwit lists"})
 	}
-	if ro.index == "" || !p.pathRules(toolName) {
+	if ro.index == "" {
+		return out
+	}
+	names, err := indexNames(p.hostPath, ro.index)
+	if why := indexSecrets(names, err); why != "" {
+		out = append(out, item{kind: kindPath, level: levelSensitive, what: "runs `" + render(c.Words) + "`, which prints tracked files' contents, and git's index " + why})
+	}
+	if !p.pathRules(toolName) {
 		return out
 	}
 	root := repoRoot(ro.index)
-	names, err := indexNames(ro.index)
 	if err != nil {
 		out = append(out, item{kind: kindTool, level: levelRead, what: "runs `" + render(c.Words) + "`",
 			unlisted: "it prints tracked files, and git's index cannot be read to list them"})
@@ -615,10 +617,9 @@ func gitDirOf(dir string) string {
 	return r.GitDir
 }
 
-// indexSecrets says why the index of dir's repository may hold a
-// secrets file ("" when it names none).
-func indexSecrets(dir string) string {
-	names, err := indexNames(dir)
+// indexSecrets says why an index that names names (err when it could
+// not be read) may hold a secrets file ("" when it names none).
+func indexSecrets(names []string, err error) string {
 	if err != nil {
 		return "could not be read to check for secrets files (" + err.Error() + ")"
 	}

@@ -105,7 +105,7 @@ func (u *unwrapper) gitRuns(c SimpleCommand, args []Word, depth int) unwrapped {
 		out.hide("git's config cannot be read for its aliases (" + oneLine(err.Error(), 80) + ")")
 	}
 	out.hide(u.gitReach(dir, sub.Value, rest, settings))
-	if d := u.p.gitPathDir; d != "" && !gitCommands.has(sub.Value) {
+	if d := u.p.pathDir; d != "" && !gitCommands.has(sub.Value) {
 		// Git runs git-<name> from PATH before it looks for an alias.
 		out.hide("PATH holds " + d + ", a folder of the workspace, where git may find a git-" + sub.Value + " program to run")
 	}
@@ -321,7 +321,7 @@ func (p *Policy) gitEnvironment() {
 	}
 	for _, d := range dirs {
 		if !filepath.IsAbs(d) || within(p.root, kernelPath(d)) {
-			p.gitPathDir = cmp.Or(d, ".") // an empty entry is the folder a command runs in
+			p.pathDir = cmp.Or(d, ".") // an empty entry is the folder a command runs in
 			break
 		}
 	}

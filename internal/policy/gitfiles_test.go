@@ -2,6 +2,7 @@ package policy
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 )
@@ -188,7 +189,8 @@ func TestGitInAnotherRepository(t *testing.T) {
 // hooks are protected (a relative one is not certain: git asks); a
 // variable that moves what git reads (GIT_INDEX_FILE) leaves the files
 // it prints unlisted under path rules; a workspace folder on PATH may
-// hold a git-<name> program for any name git does not have itself.
+// hold a git-<name> program for any name git does not have itself, or a
+// program for a command's name.
 func TestGitEnvironmentOfGodwit(t *testing.T) {
 	e := newEnv(t)
 	gd := filepath.Join(e.outside, "r.git")
@@ -223,6 +225,44 @@ func TestGitEnvironmentOfGodwit(t *testing.T) {
 				{"git commit -m x", "DQa"},
 			})
 			runVerdicts(t, e, "", []verdictCase{{"git tidy", "DQa"}})
+			// A program of the workspace on PATH stands for the name
+			// (bin/git), as ./bin/git would; one the line may put there
+			// first is not known.
+			prog := filepath.Join(e.root, "bin", "git")
+			if path == "" {
+				prog = filepath.Join(e.root, "git")
+			}
+			mustDo(t, os.MkdirAll(filepath.Dir(prog), 0o755))
+			mustDo(t, os.WriteFile(prog, []byte("#!/bin/sh\nrm victim.txt\n"), 0o755))
+			runVerdicts(t, e, denyRm, []verdictCase{
+				{"git commit -m x", "DDD"},
+				{"ls", "AAA"},
+				{"touch x && ls", "DQQ"}, // the cost: touch may have made bin/ls
+			})
+			mustDo(t, os.Remove(prog))
+			runVerdicts(t, e, denyRm, []verdictCase{{"touch x && git commit -m x", "DQQ"}, {"touch x && rm y", "DDD"}})
 		})
+	}
+}
+
+// TestPolicyGitNotFromWorkspace: the git the policy runs itself (to list
+// the index, to walk renames) runs outside any sandbox, so it is never
+// one a workspace folder on PATH holds.
+func TestPolicyGitNotFromWorkspace(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	e := newEnv(t)
+	gitRepo(t, e.root, "README.md", "src/a.go")
+	mark := filepath.Join(e.outside, "ran")
+	writeFiles(t, e.root, map[string]string{"bin/git": "#!/bin/sh\ntouch " + mark + "\n"})
+	mustDo(t, os.Chmod(filepath.Join(e.root, "bin", "git"), 0o755))
+	t.Setenv("PATH", filepath.Join(e.root, "bin")+string(filepath.ListSeparator)+os.Getenv("PATH"))
+	runVerdicts(t, e, "deny:\n  - path: \"secrets/**\"\n", []verdictCase{
+		{"git diff", "AAA"},
+		{"git log -p -- README.md", "AAA"},
+	})
+	if _, err := os.Stat(mark); err == nil {
+		t.Error("the policy ran the workspace's bin/git")
 	}
 }

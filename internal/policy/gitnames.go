@@ -53,7 +53,7 @@ func (p *Policy) historyItems(toolName string, c SimpleCommand, ro roResult) []i
 				what: what + ", which prints " + h.path + " from git's history, and " + h.unknown + ", so its former names cannot be checked for secrets"})
 			continue
 		}
-		names, err := formerNames(h.root, h.tips, h.path)
+		names, err := formerNames(p.hostPath, h.root, h.tips, h.path)
 		if err != nil {
 			out = append(out, item{kind: kindPath, level: levelSensitive,
 				what: what + ", which prints " + h.path + " from git's history, whose former names could not be checked for secrets (" + err.Error() + ")"})
@@ -77,10 +77,10 @@ func (p *Policy) historyItems(toolName string, c SimpleCommand, ro roResult) []i
 
 // formerNames are the names path had in the history of the repository
 // at root, walking from tips besides the refs.
-func formerNames(root string, tips []string, path string) ([]string, error) {
+func formerNames(hostPath, root string, tips []string, path string) ([]string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), gitNamesTimeout)
 	defer cancel()
-	return scanFormerNames(ctx, root, tips, path)
+	return scanFormerNames(ctx, hostPath, root, tips, path)
 }
 
 // gitNamesRounds bounds how many renames back a name is followed.
@@ -89,7 +89,7 @@ const gitNamesRounds = 50
 // scanFormerNames walks renames back from name, a round per rename: the
 // commits that add one of the names found so far (cheap, limited to those
 // paths), then git's rename detection over those commits only.
-func scanFormerNames(ctx context.Context, root string, tips []string, name string) ([]string, error) {
+func scanFormerNames(ctx context.Context, path, root string, tips []string, name string) ([]string, error) {
 	seen := map[string]bool{name: true}
 	var out []string
 	for frontier, round := []string{name}, 0; len(frontier) > 0; round++ {
@@ -97,7 +97,7 @@ func scanFormerNames(ctx context.Context, root string, tips []string, name strin
 			return nil, fmt.Errorf("%s was renamed over %d times", name, gitNamesRounds)
 		}
 		args := append([]string{"log", "--all", "--full-history", "-m", "--diff-filter=A", "--format=%H %P", "--end-of-options"}, tips...)
-		adds, err := runGit(ctx, root, "", append(append(args, "--"), frontier...)...)
+		adds, err := runGit(ctx, path, root, "", append(append(args, "--"), frontier...)...)
 		if err != nil {
 			return nil, err
 		}
@@ -105,7 +105,7 @@ func scanFormerNames(ctx context.Context, root string, tips []string, name strin
 		if len(hashes) == 0 {
 			break
 		}
-		renames, err := runGit(ctx, root, strings.Join(hashes, "\n")+"\n",
+		renames, err := runGit(ctx, path, root, strings.Join(hashes, "\n")+"\n",
 			"log", "--no-walk=unsorted", "--stdin", "-m", "-M", "--diff-filter=R", "--name-status", "--format=", "-z")
 		if err != nil {
 			return nil, err
@@ -158,14 +158,22 @@ func addingCommits(out []byte) []string {
 }
 
 // runGit runs git in root with its configuration neutralised: nothing
-// runs, nothing is fetched, nothing prompts; paths are literal.
-func runGit(ctx context.Context, root, stdin string, args ...string) ([]byte, error) {
+// runs, nothing is fetched, nothing prompts; paths are literal. git is
+// found on path (hostPath), which it runs with.
+func runGit(ctx context.Context, path, root, stdin string, args ...string) ([]byte, error) {
 	pre := []string{"--no-pager", "--literal-pathspecs", "-c", "core.fsmonitor=false", "-c", "log.showSignature=false",
 		"-c", "diff.renames=true", "-c", "core.quotePath=false", "-c", "protocol.allow=never",
 		"-c", "core.sshCommand=false", "-c", "log.follow=false"}
-	cmd := exec.CommandContext(ctx, "git", append(pre, args...)...)
+	git := "git"
+	for _, d := range filepath.SplitList(path) {
+		if fi, err := os.Stat(filepath.Join(d, "git")); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			git = filepath.Join(d, "git")
+			break
+		}
+	}
+	cmd := exec.CommandContext(ctx, git, append(pre, args...)...)
 	cmd.Dir = root
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "HOME=/nonexistent",
+	cmd.Env = []string{"PATH=" + path, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "HOME=/nonexistent",
 		"GIT_TERMINAL_PROMPT=0", "GIT_NO_LAZY_FETCH=1", "GIT_SSH_COMMAND=false", "GIT_ASKPASS=false", "SSH_ASKPASS=false",
 		"GIT_OPTIONAL_LOCKS=0", "GIT_PAGER=cat", "PAGER=cat", "LC_ALL=C", "GIT_CEILING_DIRECTORIES=" + filepath.Dir(root)}
 	cmd.Stdin = strings.NewReader(stdin)
@@ -191,14 +199,14 @@ func runGit(ctx context.Context, root, stdin string, args ...string) ([]byte, er
 // in, as git ls-files lists them (any index format, split or sparse):
 // none without a repository or an index, an error when git cannot read
 // it, so nothing is ruled out.
-func indexNames(dir string) ([]string, error) {
+func indexNames(path, dir string) ([]string, error) {
 	root, gd := repoRoot(dir), gitDirOf(dir)
 	if _, err := os.Lstat(filepath.Join(gd, "index")); root == "" || gd == "" || os.IsNotExist(err) {
 		return nil, nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), gitNamesTimeout)
 	defer cancel()
-	out, err := runGit(ctx, root, "", "ls-files", "-z", "--cached")
+	out, err := runGit(ctx, path, root, "", "ls-files", "-z", "--cached")
 	if err != nil || len(out) == 0 {
 		return nil, err
 	}
@@ -242,4 +250,17 @@ func (c *capped) Write(b []byte) (int, error) {
 		return 0, errors.New("output too long")
 	}
 	return c.buf.Write(b)
+}
+
+// hostPath is godwit's PATH without folders of the workspace root and
+// relative entries: what the policy runs, it runs outside any sandbox,
+// so never a git the workspace holds (direnv's PATH_add bin).
+func hostPath(root string) string {
+	var keep []string
+	for _, d := range filepath.SplitList(os.Getenv("PATH")) {
+		if filepath.IsAbs(d) && !within(root, kernelPath(d)) {
+			keep = append(keep, d)
+		}
+	}
+	return strings.Join(keep, string(filepath.ListSeparator))
 }

@@ -532,16 +532,16 @@ func TestIndexNames(t *testing.T) {
 				t.Fatalf("%v: %s", err, out)
 			}
 		}
-		got, err := indexNames(dir)
+		got, err := indexNames(os.Getenv("PATH"), dir)
 		if err != nil || strings.Join(got, ",") != strings.Join(files, ",") {
 			t.Errorf("version %s: %q, %v", version, got, err)
 		}
 		mustDo(t, os.WriteFile(filepath.Join(dir, ".git", "index"), []byte("DIRC\x00\x00\x00\x02\x00\x00\x00\x05short"), 0o644))
-		if _, err := indexNames(dir); err == nil {
+		if _, err := indexNames(os.Getenv("PATH"), dir); err == nil {
 			t.Error("a truncated index must be an error")
 		}
 	}
-	if got, err := indexNames(t.TempDir()); got != nil || err != nil {
+	if got, err := indexNames(os.Getenv("PATH"), t.TempDir()); got != nil || err != nil {
 		t.Errorf("no repository: %q, %v", got, err)
 	}
 }

@@ -101,9 +101,12 @@ type Policy struct {
 	hookDirsErr error
 	// gitVar is a variable of the environment that points git at a
 	// repository, index or work tree elsewhere (gitRepoVars), "" if
-	// none; gitPathDir a folder of the workspace on PATH (or a relative
-	// entry), where git finds git-<name> programs, "" if none.
-	gitVar, gitPathDir string
+	// none; pathDir a folder of the workspace on PATH or GIT_EXEC_PATH
+	// (or a relative entry), where a command name or git's git-<name>
+	// may find a program of the workspace, "" if none.
+	gitVar, pathDir string
+	// hostPath is the PATH the policy's own git runs from (hostPath).
+	hostPath string
 
 	askMu sync.Mutex // one question at a time
 
@@ -152,6 +155,7 @@ func New(opts Options) (*Policy, error) {
 		return os.LookupEnv(k)
 	}
 	p.gitEnvironment()
+	p.hostPath = hostPath(root)
 	if p.hookDirs, p.hookDirsErr = hookDirs(root, p.env); p.hookDirsErr != nil {
 		p.log.Warn("policy: git's config cannot be read for core.hooksPath; writes in the workspace ask", "err", p.hookDirsErr)
 	}

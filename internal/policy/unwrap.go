@@ -2,6 +2,8 @@ package policy
 
 import (
 	"cmp"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -156,6 +158,13 @@ func (u *unwrapper) variants(c SimpleCommand, depth int) unwrapped {
 	args := words[1:]
 	if strings.ContainsRune(words[0].Value, '/') && !words[0].Glob {
 		out.add(u.programPath(c, depth))
+	} else if u.p.pathDir != "" {
+		// A folder of the workspace on PATH: name may be a program there.
+		abs, why := u.pathProgram(c.Dir, words[0].Value)
+		out.hide(why)
+		if abs != "" {
+			out.add(u.programPath(SimpleCommand{Words: append([]Word{{Value: abs, Known: true}}, args...), Dir: c.Dir, Stdin: c.Stdin}, depth))
+		}
 	}
 	switch {
 	case shells.has(name):
@@ -589,4 +598,28 @@ func baseName(v string) string {
 		return v[i+1:]
 	}
 	return v
+}
+
+// pathProgram is the program PATH finds for name when it is in the
+// workspace (abs), or why one the line writes first may be found there
+// before the one found now: a folder of the workspace comes first.
+func (u *unwrapper) pathProgram(dir, name string) (abs, why string) {
+	path, _ := u.p.env("PATH")
+	for _, d := range filepath.SplitList(path) {
+		d = resolveIn(dir, cmp.Or(d, ".")) // an empty entry is the folder the command runs in
+		if d == "" {
+			return "", "PATH holds a relative folder, and the command runs in a folder known only at run time"
+		}
+		mine := within(u.p.root, kernelPath(d))
+		if fi, err := os.Stat(filepath.Join(d, name)); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			if mine {
+				return filepath.Join(d, name), ""
+			}
+			return "", ""
+		}
+		if mine && u.writes.any {
+			return "", "the line may put a program " + name + " in " + u.p.rel(d) + ", which comes first on PATH, before it runs"
+		}
+	}
+	return "", ""
 }
