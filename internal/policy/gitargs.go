@@ -370,6 +370,7 @@ func (u *unwrapper) gitReach(dir, sub string, rest []Word, settings []gitconfig.
 			remotes[s.Subsection] = append(remotes[s.Subsection], s.Value+"::")
 		}
 	}
+	top := cmp.Or(repoRoot(dir), dir)
 	place := func(v string) string {
 		urls, isRemote := remotes[v]
 		if !isRemote {
@@ -386,7 +387,9 @@ func (u *unwrapper) gitReach(dir, sub string, rest []Word, settings []gitconfig.
 			if i := strings.IndexByte(url, ':'); i > 0 && !strings.ContainsRune(url[:i], '/') {
 				continue // host:path, over ssh
 			}
-			for _, cand := range []string{url, url + ".git"} {
+			// From where git runs, or from the top of the work tree,
+			// where most commands move first.
+			for _, cand := range []string{url, url + ".git", filepath.Join(top, url), filepath.Join(top, url+".git")} {
 				abs := resolveIn(dir, cand)
 				if fi, err := os.Stat(abs); abs != "" && err == nil && fi.IsDir() {
 					if why := u.p.gitRepoWhy(abs); why != "" {

@@ -146,6 +146,7 @@ func TestGitInAnotherRepository(t *testing.T) {
 	runVerdicts(t, e, "deny:\n  - command: \"rm *\"\n", []verdictCase{
 		{"git push -q ./b HEAD:refs/heads/x", "DQQ"},
 		{"git push b main", "DQQ"},
+		{"cd src && git push b main", "DQQ"}, // git moves to the top first
 		{"git push --repo=b", "DQQ"},
 		{"git -C b update-ref -d refs/heads/none", "DQQ"},
 		{"cd b && git update-ref -d refs/heads/none", "DQQ"},
