@@ -164,12 +164,15 @@ func runGit(ctx context.Context, path, root, stdin string, args ...string) ([]by
 	pre := []string{"--no-pager", "--literal-pathspecs", "-c", "core.fsmonitor=false", "-c", "log.showSignature=false",
 		"-c", "diff.renames=true", "-c", "core.quotePath=false", "-c", "protocol.allow=never",
 		"-c", "core.sshCommand=false", "-c", "log.follow=false"}
-	git := "git"
+	git := ""
 	for _, d := range filepath.SplitList(path) {
 		if fi, err := os.Stat(filepath.Join(d, "git")); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
 			git = filepath.Join(d, "git")
 			break
 		}
+	}
+	if git == "" {
+		return nil, errors.New("git is not on PATH outside the workspace")
 	}
 	cmd := exec.CommandContext(ctx, git, append(pre, args...)...)
 	cmd.Dir = root
