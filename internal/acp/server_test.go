@@ -489,3 +489,37 @@ func TestFailedTurnAndNoticeReachTheEditor(t *testing.T) {
 		t.Errorf("the notice did not reach the editor:\n%s", got)
 	}
 }
+
+// A model that reuses a call id (here in the turn's next step) must not
+// get its new call approved under the earlier call's title and
+// arguments: the editor would show the user the harmless call.
+func TestReusedCallIDShowsTheNewCall(t *testing.T) {
+	write := func(path, content string) fake.Step {
+		return fake.Step{ToolCalls: []llm.ToolCall{fake.Call("dup", "file_write", map[string]any{"path": path, "content": content})}}
+	}
+	ws := t.TempDir()
+	ed := &editor{t: t, files: map[string]string{}}
+	c := connect(t, ed, acp.Options{Build: builder(t.TempDir(), script(write("notes.txt", "harmless"), write("evil.txt", "evil")))})
+	c.initialize(t, sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}})
+	c.prompt(t, c.newSession(t, ws), "write notes")
+	if len(ed.permissions) != 2 {
+		t.Fatalf("asked %d times, want 2", len(ed.permissions))
+	}
+	first, second := ed.permissions[0].ToolCall, ed.permissions[1].ToolCall
+	b, _ := json.Marshal(second)
+	if second.Title == nil || !strings.Contains(*second.Title, "evil.txt") || !strings.Contains(string(b), `"content":"evil"`) {
+		t.Errorf("the second permission request shows %s, not the call it approves", b)
+	}
+	if first.ToolCallId == second.ToolCallId {
+		t.Errorf("both calls are shown as tool call %s", first.ToolCallId)
+	}
+	var starts []string
+	for _, d := range describeAll(ed.took()) {
+		if strings.HasPrefix(d, "tool_call ") {
+			starts = append(starts, d)
+		}
+	}
+	if len(starts) != 2 {
+		t.Errorf("tool_call starts: %q, want one per call", starts)
+	}
+}

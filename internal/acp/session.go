@@ -67,10 +67,11 @@ type session struct {
 
 	mu          sync.Mutex // guards the fields below
 	mode        Mode
-	rejected    map[string]bool // scopes the user rejected for the session
-	asks        int             // questions that came with no call
-	calls       map[string]*call
-	textStep    int // model call that last sent text (paragraph)
+	rejected    map[string]bool  // scopes the user rejected for the session
+	asks        int              // questions that came with no call
+	calls       map[string]*call // by the model's call id
+	shown       map[string]int   // calls shown this session, by the model's call id
+	textStep    int              // model call that last sent text (paragraph)
 	thoughtStep int
 	cancel      context.CancelFunc // ends the running turn
 	stored      bool               // the store holds the session

@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -121,29 +122,37 @@ func (s *session) paragraph(last *int, step int) string {
 }
 
 // track returns the state of a call of the running turn, creating it the
-// first time the call is seen (isNew).
-func (s *session) track(id, name string, args json.RawMessage, summary string) (c *call, isNew bool) {
+// first time the call is seen, after it finished, or always when fresh
+// (isNew).
+func (s *session) track(id, name string, args json.RawMessage, summary string, fresh bool) (c *call, isNew bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if c := s.calls[id]; c != nil {
+	if c := s.calls[id]; c != nil && !c.finished && !fresh {
 		return c, false
 	}
-	c = newCall(s.eng.Workspace, id, name, args, summary, true)
+	// The model picks call ids and may repeat one: each call the editor
+	// sees gets an id of its own, or a permission request would show an
+	// earlier call's title and diff for the one it approves.
+	shown := id
+	if n := s.shown[id]; n > 0 {
+		shown = fmt.Sprintf("%s#%d", id, n+1)
+	}
+	s.shown[id]++
+	c = newCall(s.eng.Workspace, shown, name, args, summary, true)
 	s.calls[id] = c
 	return c, true
 }
 
-// announce shows a call as it is about to be approved.
+// announce shows a call as it is about to be approved: each approval is
+// of a new call, whatever its id.
 func (s *session) announce(id, name string, args json.RawMessage, summary string, status sdk.ToolCallStatus) *call {
-	c, isNew := s.track(id, name, args, summary)
-	if isNew {
-		s.srv.notify(s.id, c.start(status, nil, nil))
-	}
+	c, _ := s.track(id, name, args, summary, true)
+	s.srv.notify(s.id, c.start(status, nil, nil))
 	return c
 }
 
 func (s *session) toolStarted(t *agent.ToolInfo) {
-	c, isNew := s.track(t.CallID, t.Name, json.RawMessage(t.Args), t.Summary)
+	c, isNew := s.track(t.CallID, t.Name, json.RawMessage(t.Args), t.Summary, false)
 	if isNew {
 		s.srv.notify(s.id, c.start(sdk.ToolCallStatusInProgress, nil, nil))
 		return
@@ -152,7 +161,7 @@ func (s *session) toolStarted(t *agent.ToolInfo) {
 }
 
 func (s *session) toolFinished(t *agent.ToolInfo) {
-	c, isNew := s.track(t.CallID, t.Name, json.RawMessage(t.Args), t.Summary)
+	c, isNew := s.track(t.CallID, t.Name, json.RawMessage(t.Args), t.Summary, false)
 	status := sdk.ToolCallStatusCompleted
 	if t.IsError {
 		status = sdk.ToolCallStatusFailed
