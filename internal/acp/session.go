@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -226,8 +227,17 @@ func promptText(blocks []sdk.ContentBlock) string {
 	return strings.TrimSpace(strings.Join(parts, "\n"))
 }
 
+// uriPath is the path a file URI names, decoded, with its lines
+// (#L10:20, as Zed sends a selection); other URIs stay as they are.
 func uriPath(uri string) string {
-	return strings.TrimPrefix(uri, "file://")
+	u, err := url.Parse(uri)
+	if err != nil || u.Scheme != "file" {
+		return uri
+	}
+	if u.Fragment != "" {
+		return u.Path + "#" + u.Fragment
+	}
+	return u.Path
 }
 
 func usage(u llm.Usage) *sdk.Usage {

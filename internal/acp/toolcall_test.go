@@ -129,6 +129,23 @@ func TestPromptText(t *testing.T) {
 	}
 }
 
+// Editors send file URIs percent-encoded, a selection's lines as the
+// fragment (Zed: file:///a/b.go#L10:20): the model needs the real path.
+func TestURIPath(t *testing.T) {
+	for uri, want := range map[string]string{
+		"file:///w/main.go":              "/w/main.go",
+		"file:///w/my%20dir/r%C3%A9.go":  "/w/my dir/ré.go",
+		"file:///w/a%23b.go#L10:20":      "/w/a#b.go#L10:20",
+		"file:///w/x.go?symbol=Run#L3:9": "/w/x.go#L3:9",
+		"https://example.com/a%20b":      "https://example.com/a%20b",
+		"/w/plain.go":                    "/w/plain.go",
+	} {
+		if got := uriPath(uri); got != want {
+			t.Errorf("uriPath(%q) = %q, want %q", uri, got, want)
+		}
+	}
+}
+
 func TestPathFieldAndCut(t *testing.T) {
 	if got := pathField(`{"content":"x","path":"a\"b.go","more`); got != `a"b.go` {
 		t.Errorf("pathField = %q", got)
