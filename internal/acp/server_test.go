@@ -523,3 +523,31 @@ func TestReusedCallIDShowsTheNewCall(t *testing.T) {
 		t.Errorf("tool_call starts: %q, want one per call", starts)
 	}
 }
+
+// The title shows a command's first line, cut at 80 characters: a
+// permission request for a longer one shows the whole command, or the
+// user approves what they cannot see.
+func TestPermissionShowsTheWholeCommand(t *testing.T) {
+	long := "echo " + strings.Repeat("a", 90) + " && touch tail.txt"
+	for _, cmd := range []string{"echo harmless\ntouch second-line.txt", long} {
+		ed := &editor{t: t, answer: func(sdk.RequestPermissionRequest) sdk.RequestPermissionOutcome {
+			return sdk.NewRequestPermissionOutcomeSelected("reject_once")
+		}}
+		model := script(fake.Step{ToolCalls: []llm.ToolCall{fake.Call("s1", "shell_exec", map[string]any{"command": cmd})}})
+		c := connect(t, ed, acp.Options{Build: builder(t.TempDir(), model)})
+		c.initialize(t, sdk.ClientCapabilities{})
+		c.prompt(t, c.newSession(t, t.TempDir()), "run it")
+		if len(ed.permissions) != 1 {
+			t.Fatalf("asked %d times, want 1", len(ed.permissions))
+		}
+		var shown strings.Builder
+		for _, x := range ed.permissions[0].ToolCall.Content {
+			if x.Content != nil {
+				shown.WriteString(blockText(x.Content.Content) + "\n")
+			}
+		}
+		if !strings.Contains(shown.String(), cmd) {
+			t.Errorf("the permission request for %q shows only %q and %q", cmd, *ed.permissions[0].ToolCall.Title, shown.String())
+		}
+	}
+}
