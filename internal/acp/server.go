@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"sync"
 
@@ -229,6 +230,9 @@ func (s *server) ignoredMCP(servers []sdk.McpServer) {
 func (s *server) open(ctx context.Context, id, cwd string) (*session, error) {
 	if !filepath.IsAbs(cwd) {
 		return nil, invalidParams("acp: cwd %q is not an absolute path: send the project folder's absolute path", cwd)
+	}
+	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
+		return nil, invalidParams("acp: there is no folder %s: open a project folder that exists", cwd)
 	}
 	s.mu.Lock()
 	caps, closed := s.caps, s.closed

@@ -376,6 +376,10 @@ func TestRequestErrors(t *testing.T) {
 			_, err := c.NewSession(ctx, sdk.NewSessionRequest{Cwd: "rel", McpServers: []sdk.McpServer{}})
 			return err
 		}(), -32602, "absolute path"},
+		{"missing cwd", func() error {
+			_, err := c.NewSession(ctx, sdk.NewSessionRequest{Cwd: ws + "/gone", McpServers: []sdk.McpServer{}})
+			return err
+		}(), -32602, "no folder " + ws + "/gone"},
 		{"unknown session", func() error {
 			_, err := c.Prompt(ctx, sdk.PromptRequest{SessionId: "nope", Prompt: []sdk.ContentBlock{sdk.TextBlock("hi")}})
 			return err
