@@ -4,16 +4,20 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"iter"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/godwit/godwit/internal/acp"
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/llm/fake"
+	"github.com/godwit/godwit/llm/retry"
 )
 
 // describe renders an update as one comparable line.
@@ -553,5 +557,51 @@ func TestPermissionShowsTheWholeCommand(t *testing.T) {
 		if !strings.Contains(shown.String(), cmd) {
 			t.Errorf("the permission request for %q shows only %q and %q", cmd, *ed.permissions[0].ToolCall.Title, shown.String())
 		}
+	}
+}
+
+// cutOff streams part of an answer and fails (retryably) on its first
+// call, then answers whole.
+type cutOff struct{ calls int }
+
+func (p *cutOff) Name() string { return "fake" }
+
+func (p *cutOff) Stream(_ context.Context, _ llm.Request) iter.Seq2[llm.Event, error] {
+	p.calls++
+	first := p.calls == 1
+	return func(yield func(llm.Event, error) bool) {
+		if first {
+			if yield(llm.Event{Type: llm.EventTextDelta, Text: "The answer is fo"}, nil) {
+				yield(llm.Event{}, fmt.Errorf("stream broke: %w", llm.ErrRetryable))
+			}
+			return
+		}
+		for _, ev := range []llm.Event{{Type: llm.EventTextDelta, Text: "The answer is 42."},
+			{Type: llm.EventUsage, Usage: &llm.Usage{InputTokens: 10, OutputTokens: 5}}, {Type: llm.EventStop, StopReason: llm.StopEndTurn}} {
+			if !yield(ev, nil) {
+				return
+			}
+		}
+	}
+}
+
+// A model call that fails after streaming part of its answer is retried:
+// the editor cannot take back the chunks it was sent, so it must be told
+// that they are void, or it shows the cut answer run into the new one.
+func TestRetryAfterPartialAnswerIsSaid(t *testing.T) {
+	provider := retry.New(&cutOff{}, retry.Options{Sleep: func(context.Context, time.Duration) error { return nil }})
+	ed := &editor{t: t}
+	c := connect(t, ed, acp.Options{Build: builder(t.TempDir(), provider)})
+	c.initialize(t, sdk.ClientCapabilities{})
+	c.prompt(t, c.newSession(t, t.TempDir()), "what is it?")
+	var text strings.Builder
+	for _, d := range describeAll(ed.took()) {
+		if m, ok := strings.CutPrefix(d, "message: "); ok {
+			text.WriteString(m)
+		}
+	}
+	got := text.String()
+	if !strings.HasPrefix(got, "The answer is fo") || !strings.HasSuffix(got, "\n\nThe answer is 42.") || !strings.Contains(got, "discarded") {
+		t.Errorf("the editor shows %q: the cut answer must be said to be discarded, the new one follow in a paragraph of its own", got)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/godwit/godwit/internal/agent"
+	"github.com/godwit/godwit/llm"
 )
 
 func TestNewCall(t *testing.T) {
@@ -152,5 +153,21 @@ func TestPathFieldAndCut(t *testing.T) {
 	}
 	if got := cut("héllo", 2); got != "h…" || !strings.HasPrefix(cut("abc", 5), "abc") {
 		t.Errorf("cut = %q", got)
+	}
+}
+
+func TestRetryLine(t *testing.T) {
+	tests := []struct {
+		e    agent.Event
+		want string
+	}{
+		{agent.Event{Retry: &llm.Retry{Reason: "overloaded"}}, ""},
+		{agent.Event{Retry: &llm.Retry{Reason: "overloaded", Discarded: true}}, "↻ overloaded; the partial answer above is discarded, retrying"},
+		{agent.Event{Fallback: &llm.Fallback{From: "a/x", To: "b/y", Reason: "rate limited"}}, "⇢ switching from a/x to b/y: rate limited"},
+	}
+	for _, tt := range tests {
+		if got := retryLine(tt.e); got != tt.want {
+			t.Errorf("retryLine = %q, want %q", got, tt.want)
+		}
 	}
 }

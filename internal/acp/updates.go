@@ -44,6 +44,10 @@ func (s *session) Emit(e agent.Event) {
 			s.countUsage(r)
 			s.sendUsage()
 		}
+	case agent.EventModelRetry, agent.EventModelFallback:
+		if line := retryLine(e); line != "" {
+			s.srv.notify(s.id, sdk.UpdateAgentMessageText("\n\n"+line+"\n\n"))
+		}
 	case agent.EventNotice:
 		// ACP has no channel for the agent's own remarks: a notice (a
 		// refusal, an answer cut short, a restored git hook) follows the
@@ -52,6 +56,25 @@ func (s *session) Emit(e agent.Event) {
 			s.srv.notify(s.id, sdk.UpdateAgentMessageText("\n\n"+e.Text))
 		}
 	}
+}
+
+// retryLine says that a model call is made again: the chunks the editor
+// was sent cannot be taken back, so a partial answer is said to be void
+// (the new one follows in a paragraph of its own), and a switch of model
+// is said always. A retry that voids nothing is not worth a line.
+func retryLine(e agent.Event) string {
+	const void = "; the partial answer above is discarded"
+	switch {
+	case e.Retry != nil && e.Retry.Discarded:
+		return "↻ " + e.Retry.Reason + void + ", retrying"
+	case e.Fallback != nil:
+		line := fmt.Sprintf("⇢ switching from %s to %s: %s", e.Fallback.From, e.Fallback.To, e.Fallback.Reason)
+		if e.Fallback.Discarded {
+			line += void
+		}
+		return line
+	}
+	return ""
 }
 
 // countUsage adds a model call to what usage_update reports: its cost
