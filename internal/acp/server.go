@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"sync"
 
@@ -230,13 +231,16 @@ func (s *server) open(ctx context.Context, id, cwd string) (*session, error) {
 	if !filepath.IsAbs(cwd) {
 		return nil, invalidParams("acp: cwd %q is not an absolute path: send the project folder's absolute path", cwd)
 	}
+	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
+		return nil, invalidParams("acp: there is no folder %s: open a project folder that exists", cwd)
+	}
 	s.mu.Lock()
 	caps, closed := s.caps, s.closed
 	s.mu.Unlock()
 	if closed {
 		return nil, internal(errors.New("acp: the server is shutting down"))
 	}
-	sess := &session{srv: s, id: id, mode: s.opts.Mode, rejected: map[string]bool{}, calls: map[string]*call{}}
+	sess := &session{srv: s, id: id, mode: s.opts.Mode, rejected: map[string]bool{}, calls: map[string]*call{}, shown: map[string]int{}}
 	req := EngineRequest{Workspace: cwd, Mode: sess.policyMode, Prompter: sess, Gate: sess.gate}
 	if caps.Fs.ReadTextFile && caps.Fs.WriteTextFile {
 		req.Files = editorFiles{sess}

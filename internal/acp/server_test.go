@@ -4,16 +4,20 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"iter"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/godwit/godwit/internal/acp"
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/llm/fake"
+	"github.com/godwit/godwit/llm/retry"
 )
 
 // describe renders an update as one comparable line.
@@ -376,6 +380,10 @@ func TestRequestErrors(t *testing.T) {
 			_, err := c.NewSession(ctx, sdk.NewSessionRequest{Cwd: "rel", McpServers: []sdk.McpServer{}})
 			return err
 		}(), -32602, "absolute path"},
+		{"missing cwd", func() error {
+			_, err := c.NewSession(ctx, sdk.NewSessionRequest{Cwd: ws + "/gone", McpServers: []sdk.McpServer{}})
+			return err
+		}(), -32602, "no folder " + ws + "/gone"},
 		{"unknown session", func() error {
 			_, err := c.Prompt(ctx, sdk.PromptRequest{SessionId: "nope", Prompt: []sdk.ContentBlock{sdk.TextBlock("hi")}})
 			return err
@@ -487,5 +495,113 @@ func TestFailedTurnAndNoticeReachTheEditor(t *testing.T) {
 	}
 	if got := strings.Join(describeAll(ed.took()), "\n"); !strings.Contains(got, "message: \n\nthe model sent an empty answer") {
 		t.Errorf("the notice did not reach the editor:\n%s", got)
+	}
+}
+
+// A model that reuses a call id (here in the turn's next step) must not
+// get its new call approved under the earlier call's title and
+// arguments: the editor would show the user the harmless call.
+func TestReusedCallIDShowsTheNewCall(t *testing.T) {
+	write := func(path, content string) fake.Step {
+		return fake.Step{ToolCalls: []llm.ToolCall{fake.Call("dup", "file_write", map[string]any{"path": path, "content": content})}}
+	}
+	ws := t.TempDir()
+	ed := &editor{t: t, files: map[string]string{}}
+	c := connect(t, ed, acp.Options{Build: builder(t.TempDir(), script(write("notes.txt", "harmless"), write("evil.txt", "evil")))})
+	c.initialize(t, sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}})
+	c.prompt(t, c.newSession(t, ws), "write notes")
+	if len(ed.permissions) != 2 {
+		t.Fatalf("asked %d times, want 2", len(ed.permissions))
+	}
+	first, second := ed.permissions[0].ToolCall, ed.permissions[1].ToolCall
+	b, _ := json.Marshal(second)
+	if second.Title == nil || !strings.Contains(*second.Title, "evil.txt") || !strings.Contains(string(b), `"content":"evil"`) {
+		t.Errorf("the second permission request shows %s, not the call it approves", b)
+	}
+	if first.ToolCallId == second.ToolCallId {
+		t.Errorf("both calls are shown as tool call %s", first.ToolCallId)
+	}
+	var starts []string
+	for _, d := range describeAll(ed.took()) {
+		if strings.HasPrefix(d, "tool_call ") {
+			starts = append(starts, d)
+		}
+	}
+	if len(starts) != 2 {
+		t.Errorf("tool_call starts: %q, want one per call", starts)
+	}
+}
+
+// The title shows a command's first line, cut at 80 characters: a
+// permission request for a longer one shows the whole command, or the
+// user approves what they cannot see.
+func TestPermissionShowsTheWholeCommand(t *testing.T) {
+	long := "echo " + strings.Repeat("a", 90) + " && touch tail.txt"
+	for _, cmd := range []string{"echo harmless\ntouch second-line.txt", long} {
+		ed := &editor{t: t, answer: func(sdk.RequestPermissionRequest) sdk.RequestPermissionOutcome {
+			return sdk.NewRequestPermissionOutcomeSelected("reject_once")
+		}}
+		model := script(fake.Step{ToolCalls: []llm.ToolCall{fake.Call("s1", "shell_exec", map[string]any{"command": cmd})}})
+		c := connect(t, ed, acp.Options{Build: builder(t.TempDir(), model)})
+		c.initialize(t, sdk.ClientCapabilities{})
+		c.prompt(t, c.newSession(t, t.TempDir()), "run it")
+		if len(ed.permissions) != 1 {
+			t.Fatalf("asked %d times, want 1", len(ed.permissions))
+		}
+		var shown strings.Builder
+		for _, x := range ed.permissions[0].ToolCall.Content {
+			if x.Content != nil {
+				shown.WriteString(blockText(x.Content.Content) + "\n")
+			}
+		}
+		if !strings.Contains(shown.String(), cmd) {
+			t.Errorf("the permission request for %q shows only %q and %q", cmd, *ed.permissions[0].ToolCall.Title, shown.String())
+		}
+	}
+}
+
+// cutOff streams part of an answer and fails (retryably) on its first
+// call, then answers whole.
+type cutOff struct{ calls int }
+
+func (p *cutOff) Name() string { return "fake" }
+
+func (p *cutOff) Stream(_ context.Context, _ llm.Request) iter.Seq2[llm.Event, error] {
+	p.calls++
+	first := p.calls == 1
+	return func(yield func(llm.Event, error) bool) {
+		if first {
+			if yield(llm.Event{Type: llm.EventTextDelta, Text: "The answer is fo"}, nil) {
+				yield(llm.Event{}, fmt.Errorf("stream broke: %w", llm.ErrRetryable))
+			}
+			return
+		}
+		for _, ev := range []llm.Event{{Type: llm.EventTextDelta, Text: "The answer is 42."},
+			{Type: llm.EventUsage, Usage: &llm.Usage{InputTokens: 10, OutputTokens: 5}}, {Type: llm.EventStop, StopReason: llm.StopEndTurn}} {
+			if !yield(ev, nil) {
+				return
+			}
+		}
+	}
+}
+
+// A model call that fails after streaming part of its answer is retried:
+// the editor cannot take back the chunks it was sent, so it must be told
+// that they are void, or it shows the cut answer run into the new one.
+func TestRetryAfterPartialAnswerIsSaid(t *testing.T) {
+	provider := retry.New(&cutOff{}, retry.Options{Sleep: func(context.Context, time.Duration) error { return nil }})
+	ed := &editor{t: t}
+	c := connect(t, ed, acp.Options{Build: builder(t.TempDir(), provider)})
+	c.initialize(t, sdk.ClientCapabilities{})
+	c.prompt(t, c.newSession(t, t.TempDir()), "what is it?")
+	var text strings.Builder
+	for _, d := range describeAll(ed.took()) {
+		if m, ok := strings.CutPrefix(d, "message: "); ok {
+			text.WriteString(m)
+		}
+	}
+	got := text.String()
+	if !strings.HasPrefix(got, "The answer is fo") || !strings.HasSuffix(got, "\n\nThe answer is 42.") || !strings.Contains(got, "discarded") {
+		t.Errorf("the editor shows %q: the cut answer must be said to be discarded, the new one follow in a paragraph of its own", got)
 	}
 }

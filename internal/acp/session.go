@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -67,10 +68,11 @@ type session struct {
 
 	mu          sync.Mutex // guards the fields below
 	mode        Mode
-	rejected    map[string]bool // scopes the user rejected for the session
-	asks        int             // questions that came with no call
-	calls       map[string]*call
-	textStep    int // model call that last sent text (paragraph)
+	rejected    map[string]bool  // scopes the user rejected for the session
+	asks        int              // questions that came with no call
+	calls       map[string]*call // by the model's call id
+	shown       map[string]int   // calls shown this session, by the model's call id
+	textStep    int              // model call that last sent text (paragraph)
 	thoughtStep int
 	cancel      context.CancelFunc // ends the running turn
 	stored      bool               // the store holds the session
@@ -225,8 +227,17 @@ func promptText(blocks []sdk.ContentBlock) string {
 	return strings.TrimSpace(strings.Join(parts, "\n"))
 }
 
+// uriPath is the path a file URI names, decoded, with its lines
+// (#L10:20, as Zed sends a selection); other URIs stay as they are.
 func uriPath(uri string) string {
-	return strings.TrimPrefix(uri, "file://")
+	u, err := url.Parse(uri)
+	if err != nil || u.Scheme != "file" {
+		return uri
+	}
+	if u.Fragment != "" {
+		return u.Path + "#" + u.Fragment
+	}
+	return u.Path
 }
 
 func usage(u llm.Usage) *sdk.Usage {

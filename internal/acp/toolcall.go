@@ -29,6 +29,8 @@ type call struct {
 	rawInput  any
 	// diff is the call's change, for file_write and file_edit.
 	diff []sdk.ToolCallContent
+	// command is a shell call's command, whole: the title shows a line.
+	command string
 
 	terminal bool // its content is an editor terminal
 	asked    bool // a permission request showed it with the reasons
@@ -71,6 +73,8 @@ func newCall(root, id, name string, raw json.RawMessage, summary string, live bo
 		c.locations = []sdk.ToolCallLocation{loc}
 	}
 	switch name {
+	case shell.Name:
+		c.command = a.Command
 	case "file_edit":
 		c.diff = []sdk.ToolCallContent{sdk.ToolDiffContent(absPath(root, a.Path), a.NewText, a.OldText)}
 		if a.OldText == "" {
@@ -106,10 +110,13 @@ func (c *call) start(status sdk.ToolCallStatus, content []sdk.ToolCallContent, r
 }
 
 // permissionView is the call as session/request_permission shows it:
-// its diff, then why the policy asks ("reads .env, a secrets file"). The
+// its diff or whole command, then why the policy asks ("reads .env, a secrets file"). The
 // caller holds the session's mu.
 func (c *call) permissionView(reasons []string) sdk.ToolCallUpdate {
 	content := c.diff[:len(c.diff):len(c.diff)]
+	if c.command != "" && !strings.Contains(c.title, c.command) {
+		content = append(content, text(fence(c.command))...)
+	}
 	if len(reasons) > 0 {
 		content = append(content, text("Needs approval: "+strings.Join(reasons, "; "))...)
 		c.asked = true

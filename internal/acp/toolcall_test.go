@@ -10,6 +10,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/godwit/godwit/internal/agent"
+	"github.com/godwit/godwit/llm"
 )
 
 func TestNewCall(t *testing.T) {
@@ -129,11 +130,44 @@ func TestPromptText(t *testing.T) {
 	}
 }
 
+// Editors send file URIs percent-encoded, a selection's lines as the
+// fragment (Zed: file:///a/b.go#L10:20): the model needs the real path.
+func TestURIPath(t *testing.T) {
+	for uri, want := range map[string]string{
+		"file:///w/main.go":              "/w/main.go",
+		"file:///w/my%20dir/r%C3%A9.go":  "/w/my dir/ré.go",
+		"file:///w/a%23b.go#L10:20":      "/w/a#b.go#L10:20",
+		"file:///w/x.go?symbol=Run#L3:9": "/w/x.go#L3:9",
+		"https://example.com/a%20b":      "https://example.com/a%20b",
+		"/w/plain.go":                    "/w/plain.go",
+	} {
+		if got := uriPath(uri); got != want {
+			t.Errorf("uriPath(%q) = %q, want %q", uri, got, want)
+		}
+	}
+}
+
 func TestPathFieldAndCut(t *testing.T) {
 	if got := pathField(`{"content":"x","path":"a\"b.go","more`); got != `a"b.go` {
 		t.Errorf("pathField = %q", got)
 	}
 	if got := cut("héllo", 2); got != "h…" || !strings.HasPrefix(cut("abc", 5), "abc") {
 		t.Errorf("cut = %q", got)
+	}
+}
+
+func TestRetryLine(t *testing.T) {
+	tests := []struct {
+		e    agent.Event
+		want string
+	}{
+		{agent.Event{Retry: &llm.Retry{Reason: "overloaded"}}, ""},
+		{agent.Event{Retry: &llm.Retry{Reason: "overloaded", Discarded: true}}, "↻ overloaded; the partial answer above is discarded, retrying"},
+		{agent.Event{Fallback: &llm.Fallback{From: "a/x", To: "b/y", Reason: "rate limited"}}, "⇢ switching from a/x to b/y: rate limited"},
+	}
+	for _, tt := range tests {
+		if got := retryLine(tt.e); got != tt.want {
+			t.Errorf("retryLine = %q, want %q", got, tt.want)
+		}
 	}
 }

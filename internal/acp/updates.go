@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -43,6 +44,10 @@ func (s *session) Emit(e agent.Event) {
 			s.countUsage(r)
 			s.sendUsage()
 		}
+	case agent.EventModelRetry, agent.EventModelFallback:
+		if line := retryLine(e); line != "" {
+			s.srv.notify(s.id, sdk.UpdateAgentMessageText("\n\n"+line+"\n\n"))
+		}
 	case agent.EventNotice:
 		// ACP has no channel for the agent's own remarks: a notice (a
 		// refusal, an answer cut short, a restored git hook) follows the
@@ -51,6 +56,25 @@ func (s *session) Emit(e agent.Event) {
 			s.srv.notify(s.id, sdk.UpdateAgentMessageText("\n\n"+e.Text))
 		}
 	}
+}
+
+// retryLine says that a model call is made again: the chunks the editor
+// was sent cannot be taken back, so a partial answer is said to be void
+// (the new one follows in a paragraph of its own), and a switch of model
+// is said always. A retry that voids nothing is not worth a line.
+func retryLine(e agent.Event) string {
+	const void = "; the partial answer above is discarded"
+	switch {
+	case e.Retry != nil && e.Retry.Discarded:
+		return "↻ " + e.Retry.Reason + void + ", retrying"
+	case e.Fallback != nil:
+		line := fmt.Sprintf("⇢ switching from %s to %s: %s", e.Fallback.From, e.Fallback.To, e.Fallback.Reason)
+		if e.Fallback.Discarded {
+			line += void
+		}
+		return line
+	}
+	return ""
 }
 
 // countUsage adds a model call to what usage_update reports: its cost
@@ -121,29 +145,37 @@ func (s *session) paragraph(last *int, step int) string {
 }
 
 // track returns the state of a call of the running turn, creating it the
-// first time the call is seen (isNew).
-func (s *session) track(id, name string, args json.RawMessage, summary string) (c *call, isNew bool) {
+// first time the call is seen, after it finished, or always when fresh
+// (isNew).
+func (s *session) track(id, name string, args json.RawMessage, summary string, fresh bool) (c *call, isNew bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if c := s.calls[id]; c != nil {
+	if c := s.calls[id]; c != nil && !c.finished && !fresh {
 		return c, false
 	}
-	c = newCall(s.eng.Workspace, id, name, args, summary, true)
+	// The model picks call ids and may repeat one: each call the editor
+	// sees gets an id of its own, or a permission request would show an
+	// earlier call's title and diff for the one it approves.
+	shown := id
+	if n := s.shown[id]; n > 0 {
+		shown = fmt.Sprintf("%s#%d", id, n+1)
+	}
+	s.shown[id]++
+	c = newCall(s.eng.Workspace, shown, name, args, summary, true)
 	s.calls[id] = c
 	return c, true
 }
 
-// announce shows a call as it is about to be approved.
+// announce shows a call as it is about to be approved: each approval is
+// of a new call, whatever its id.
 func (s *session) announce(id, name string, args json.RawMessage, summary string, status sdk.ToolCallStatus) *call {
-	c, isNew := s.track(id, name, args, summary)
-	if isNew {
-		s.srv.notify(s.id, c.start(status, nil, nil))
-	}
+	c, _ := s.track(id, name, args, summary, true)
+	s.srv.notify(s.id, c.start(status, nil, nil))
 	return c
 }
 
 func (s *session) toolStarted(t *agent.ToolInfo) {
-	c, isNew := s.track(t.CallID, t.Name, json.RawMessage(t.Args), t.Summary)
+	c, isNew := s.track(t.CallID, t.Name, json.RawMessage(t.Args), t.Summary, false)
 	if isNew {
 		s.srv.notify(s.id, c.start(sdk.ToolCallStatusInProgress, nil, nil))
 		return
@@ -152,7 +184,7 @@ func (s *session) toolStarted(t *agent.ToolInfo) {
 }
 
 func (s *session) toolFinished(t *agent.ToolInfo) {
-	c, isNew := s.track(t.CallID, t.Name, json.RawMessage(t.Args), t.Summary)
+	c, isNew := s.track(t.CallID, t.Name, json.RawMessage(t.Args), t.Summary, false)
 	status := sdk.ToolCallStatusCompleted
 	if t.IsError {
 		status = sdk.ToolCallStatusFailed
