@@ -713,3 +713,31 @@ func TestLongPasteIsAMarker(t *testing.T) {
 		t.Errorf("a short paste became %q", got)
 	}
 }
+
+// heldMail is a MailSource that records the sessions the chat holds.
+type heldMail struct{ held []string }
+
+func (m *heldMail) Claim(_ context.Context, id string) ([]store.Mail, error) {
+	m.held = append(m.held, id)
+	return nil, nil
+}
+func (m *heldMail) Release(context.Context, string, []store.Mail, error) {}
+func (m *heldMail) Hold(_ context.Context, id string) error {
+	m.held = append(m.held, id)
+	return nil
+}
+
+// A chat that starts a session holds it from its first turn on, so a
+// `godwit run --session` elsewhere cannot slip a turn in before the second.
+func TestNewSessionIsHeldAfterItsFirstTurn(t *testing.T) {
+	h := newHarness(t, fake.Step{Text: "one"})
+	mb := &heldMail{}
+	h.ctl.mail = mb
+	res, err := h.ctl.Run(context.Background(), "hi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(mb.held) != 1 || mb.held[0] != res.SessionID {
+		t.Errorf("held %v, want [%s]", mb.held, res.SessionID)
+	}
+}
