@@ -223,6 +223,8 @@ func unknownCommand(prefix, name string) error {
 	msg := fmt.Sprintf("tui: unknown command %s%s (not sent to the model)", prefix, name)
 	if near := nearestCommand(strings.ToLower(name)); near != "" {
 		msg += fmt.Sprintf(": did you mean %s%s?", prefix, near)
+	} else {
+		msg += ";"
 	}
 	return fmt.Errorf("%s /help lists the commands; %s%s%s sends the line as a message", msg, prefix, prefix, name)
 }

@@ -254,7 +254,7 @@ func TestCommandsInTheChat(t *testing.T) {
 		{":cost", []string{"fake/m", "2", "1.1k", "cache hits: 45%"}},
 		{":sessions", []string{"*  " + h.ctl.SessionID(), "make a plan"}},
 		{":reset", []string{"next turn starts a new segment"}},
-		{":nope", []string{"unknown command :nope"}},
+		{":nope", []string{"unknown command :nope (not sent to the model); /help lists the commands"}},
 		{":model", []string{"model: fake/m"}},
 		{":model gpt", []string{"wants provider/model"}},
 		{":h", []string{"/resume ID", "Ctrl-C cancels"}},
