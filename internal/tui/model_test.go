@@ -741,3 +741,20 @@ func TestNewSessionIsHeldAfterItsFirstTurn(t *testing.T) {
 		t.Errorf("held %v, want [%s]", mb.held, res.SessionID)
 	}
 }
+
+// A turn that fails on its model call says the failure once: the ✗ line
+// has it, the turn's end line does not repeat it.
+func TestFailedModelCallIsSaidOnce(t *testing.T) {
+	m := staticModel(t, 200, 20)
+	why := "fake: HTTP 500: boom; the provider kept failing; try again later or configure a fallback model"
+	feedEvents(m,
+		agent.Event{Type: agent.EventTurnStarted, Prompt: "hi"},
+		agent.Event{Type: agent.EventModelResponse, Response: &agent.ResponseInfo{Error: why}},
+		agent.Event{Type: agent.EventError, Text: why},
+		agent.Event{Type: agent.EventTurnFinished, Finished: &agent.TurnInfo{Status: "failed", Steps: 1, Error: why}},
+	)
+	sc := plainScreen(m)
+	if n := strings.Count(sc, "try again later"); n != 1 || !strings.Contains(sc, "─ failed") {
+		t.Errorf("the failure is said %d times:\n%s", n, sc)
+	}
+}
