@@ -267,6 +267,24 @@ func TestProviderErrorFailsTheTurnWithAdvice(t *testing.T) {
 	}
 }
 
+// The chat and --json show the turn's recorded error, not the error Run
+// returns: it must carry the same advice.
+func TestProviderOutageAdviceReachesTheTurnRecord(t *testing.T) {
+	h := newHarness(t, []fake.Step{{Err: &llm.Error{Kind: llm.KindRetryable, Provider: "fake", StatusCode: 500, Message: "internal boom"}}})
+	res, err := h.rt.Run(context.Background(), agent.RunInput{Sink: h.rec, Prompt: "hi"})
+	if err == nil || !strings.Contains(err.Error(), "try again later") {
+		t.Fatalf("err = %v", err)
+	}
+	fin := h.rec.OfType(agent.EventTurnFinished)
+	if len(fin) != 1 || !strings.Contains(fin[0].Finished.Error, "internal boom") || !strings.Contains(fin[0].Finished.Error, "try again later or configure a fallback model") {
+		t.Errorf("turn.finished = %+v", fin)
+	}
+	turns, _ := h.st.Turns(context.Background(), res.SessionID)
+	if len(turns) != 1 || !strings.Contains(turns[0].Error, "try again later") {
+		t.Errorf("recorded turn = %+v", turns)
+	}
+}
+
 func TestInterruptedTurnIsMarkedOnResume(t *testing.T) {
 	h := newHarness(t, []fake.Step{{Text: "one"}, {Text: "two"}})
 	res, err := h.rt.Run(context.Background(), agent.RunInput{Sink: h.rec, Prompt: "a"})

@@ -221,6 +221,9 @@ func errorText(err error) string {
 		if errors.As(err, &h) && h.Hint() != "" {
 			text += "; " + h.Hint()
 		}
+		if errors.Is(err, llm.ErrRetryable) {
+			text += "; " + retryAdvice
+		}
 		return text
 	}
 	return err.Error()

@@ -408,6 +408,10 @@ func answerNotice(resp llm.Response, worked bool) string {
 	return ""
 }
 
+// retryAdvice follows a provider that failed past its retries, in the
+// error Run returns and in the turn's record (the chat shows that).
+const retryAdvice = "the provider kept failing; try again later or configure a fallback model"
+
 // modelError adds what the user should do to a provider failure.
 func modelError(err error) error {
 	switch {
@@ -418,7 +422,7 @@ func modelError(err error) error {
 	case errors.Is(err, llm.ErrContextTooLong):
 		return fmt.Errorf("agent: the conversation no longer fits the model's context window: %w", err)
 	case errors.Is(err, llm.ErrRetryable):
-		return fmt.Errorf("agent: the provider kept failing; try again later or configure a fallback model: %w", err)
+		return fmt.Errorf("agent: %s: %w", retryAdvice, err)
 	}
 	return fmt.Errorf("agent: model call failed: %w", err)
 }

@@ -75,6 +75,12 @@ func (c *chatMail) Claim(ctx context.Context, id string) ([]store.Mail, error) {
 	return b.Claim(ctx)
 }
 
+// Hold implements tui.MailSource.
+func (c *chatMail) Hold(ctx context.Context, id string) error {
+	_, err := c.hold(ctx, id)
+	return err
+}
+
 // Release implements tui.MailSource.
 func (c *chatMail) Release(ctx context.Context, id string, ms []store.Mail, why error) {
 	c.mu.Lock()

@@ -17,6 +17,7 @@ import (
 	"github.com/godwit/godwit/internal/config"
 	"github.com/godwit/godwit/internal/mail"
 	"github.com/godwit/godwit/internal/policy"
+	"github.com/godwit/godwit/internal/tui"
 	"github.com/godwit/godwit/internal/wiring"
 	"github.com/godwit/godwit/llm"
 )
@@ -279,6 +280,12 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 			return err
 		}
 		opts.SessionID = sess.ID
+		// The default model (no --model) may not be the one the session
+		// ran on: its window, and so its resets, change with it.
+		if last, _ := tui.LastSettings(ctx, env.Store, sess.ID); last != "" && opts.Model == "" && model != "" && last != model {
+			sink.Emit(agent.Event{Type: agent.EventNotice, Time: time.Now(),
+				Text: fmt.Sprintf("session %s last ran on %s; this turn runs on %s (--model %s keeps it)", sess.ID, last, model, last)})
+		}
 	}
 	in := agent.RunInput{
 		SessionID: opts.SessionID, Prompt: opts.Prompt, Reset: opts.Reset, Sink: sink,

@@ -19,7 +19,9 @@ type SendOptions struct {
 	IO      *IOStreams
 	Home    string
 	Session string
-	Text    string
+	// Workspace is where "last" looks (this workspace's last session).
+	Workspace string
+	Text      string
 	// From names the sending program; "" sends as the user.
 	From    string
 	Wait    bool
@@ -35,8 +37,8 @@ func NewCmdSend(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "send SESSION TEXT|- [--from NAME] [--wait [--timeout D]] [--json]\n  godwit send --ack ID",
 		Short: "Send a message to a session; with --wait, print its answer",
-		Long: `Queue a message for a session (an id, a unique prefix, or last) and print its
-id. The session answers in its own turn: at once when a process keeps it open
+		Long: `Queue a message for a session (an id, a unique prefix, or last: this
+workspace's last) and print its id. The session answers in its own turn: at once when a process keeps it open
 (godwit serve, a chat, an editor), else at its next run or chat. Messages that
 arrive during a turn are answered together in the next one.
 
@@ -66,7 +68,7 @@ Exit status: 0 sent (or answered), 1 failed, expired or timed out, 2 bad usage.`
 			if opts.Timeout < 0 {
 				return usageErrorf("--timeout must be positive, e.g. 5m")
 			}
-			opts.Session, opts.Text = args[0], strings.Join(args[1:], " ")
+			opts.Session, opts.Text, opts.Workspace = args[0], strings.Join(args[1:], " "), f.Workdir
 			if opts.Text == "-" {
 				b, err := io.ReadAll(opts.IO.In)
 				if err != nil {
@@ -99,7 +101,16 @@ func runSend(ctx context.Context, opts *SendOptions) error {
 	if opts.From != "" {
 		from = mail.Program(opts.From)
 	}
-	p, err := mail.Post(ctx, st, from, opts.Session, opts.Text)
+	to := opts.Session
+	if to == "last" {
+		// This workspace's, as -c and undo last mean it.
+		sess, err := resolveSession(ctx, st, to, workspaceRoot(opts.Workspace))
+		if err != nil {
+			return err
+		}
+		to = sess.ID
+	}
+	p, err := mail.Post(ctx, st, from, to, opts.Text)
 	if err != nil {
 		return err
 	}

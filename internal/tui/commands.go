@@ -95,7 +95,7 @@ var aliases = map[string]string{"q": "quit", "exit": "quit", "h": "help", "?": "
 var peers = map[string]string{
 	"diff":       "godwit has no /diff: !git diff shows it (and the model reads it with your next message)",
 	"status":     "the status line shows the model, the mode, the context, the cost and the cache hits; /context and /cost give the detail",
-	"login":      "godwit reads API keys from the environment or $GODWIT_HOME/.env (`godwit init` sets one up); /model picks among the models whose key is set",
+	"login":      "godwit reads API keys from the environment or $GODWIT_HOME/.env (`godwit config init` sets one up); /model picks among the models whose key is set",
 	"logout":     "godwit keeps no login: API keys are in the environment or $GODWIT_HOME/.env",
 	"config":     "`godwit config` (outside the chat) shows and sets the configuration; /model and /mode change this chat",
 	"settings":   "`godwit config` (outside the chat) shows and sets the configuration; /model and /mode change this chat",
@@ -223,6 +223,8 @@ func unknownCommand(prefix, name string) error {
 	msg := fmt.Sprintf("tui: unknown command %s%s (not sent to the model)", prefix, name)
 	if near := nearestCommand(strings.ToLower(name)); near != "" {
 		msg += fmt.Sprintf(": did you mean %s%s?", prefix, near)
+	} else {
+		msg += ";"
 	}
 	return fmt.Errorf("%s /help lists the commands; %s%s%s sends the line as a message", msg, prefix, prefix, name)
 }
@@ -445,7 +447,7 @@ func (c *Controller) sessionsText(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	list, err := eng.Store.ListSessions(ctx, 20)
+	list, err := eng.Store.ListSessionsIn(ctx, eng.Workspace, 20) // the ones /resume takes
 	if err != nil {
 		return "", err
 	}

@@ -288,6 +288,11 @@ func (c *Controller) Run(ctx context.Context, prompt string, atts ...Attachment)
 			c.mail.Release(ctx, in.SessionID, in.Mail, err)
 		}
 	}
+	if c.mail != nil && in.SessionID == "" && res.SessionID != "" {
+		// A new session: hold it now, not at its second turn's Claim,
+		// which reports a process that took it first.
+		_ = c.mail.Hold(context.WithoutCancel(ctx), res.SessionID)
+	}
 
 	c.mu.Lock()
 	defer c.mu.Unlock()

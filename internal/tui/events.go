@@ -18,6 +18,7 @@ type feed struct {
 	purpose    string // of the request in flight: "" or "handoff"
 	turnStart  time.Time
 	turnErr    string
+	callErr    string // the last failed model call's, shown on its ✗ line
 }
 
 func newFeed(t *transcript) *feed {
@@ -41,7 +42,7 @@ func (f *feed) apply(e agent.Event, live bool) {
 	th := f.t.rc.th
 	switch e.Type {
 	case agent.EventTurnStarted:
-		f.turnStart, f.turnErr = e.Time, ""
+		f.turnStart, f.turnErr, f.callErr = e.Time, "", ""
 		if !live && e.Prompt != "" {
 			f.t.add(&userItem{text: e.Prompt})
 		}
@@ -84,6 +85,7 @@ func (f *feed) apply(e agent.Event, live bool) {
 		// A cancelled call is no failure: the turn's end line says it.
 		if r != nil && r.Error != "" && !strings.Contains(r.Error, agent.ErrCancelled.Error()) {
 			f.t.add(&noticeItem{text: "✗ the model call failed: " + r.Error, style: th.Error})
+			f.callErr = r.Error
 		}
 		f.close()
 	case agent.EventModelRetry:
@@ -192,14 +194,14 @@ func (f *feed) apply(e agent.Event, live bool) {
 		if ti.err == "" {
 			ti.err = f.turnErr
 		}
-		if ti.status == "cancelled" {
-			ti.err = "" // the status says it
+		if ti.status == "cancelled" || ti.err == f.callErr {
+			ti.err = "" // the status, or the ✗ line above, says it
 		}
 		if !f.turnStart.IsZero() && !e.Time.IsZero() {
 			ti.took = e.Time.Sub(f.turnStart)
 		}
 		f.t.add(ti)
-		f.turnErr, f.turnStart = "", time.Time{}
+		f.turnErr, f.callErr, f.turnStart = "", "", time.Time{}
 	}
 }
 

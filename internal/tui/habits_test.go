@@ -9,6 +9,7 @@ import (
 
 	"github.com/godwit/godwit/internal/agent"
 	"github.com/godwit/godwit/internal/policy"
+	"github.com/godwit/godwit/internal/store"
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/llm/fake"
 	"github.com/godwit/godwit/tool"
@@ -387,5 +388,39 @@ func TestAtAttachesAnImage(t *testing.T) {
 	}
 	if sc := strings.Join(strings.Fields(h.screen()), " "); !strings.Contains(sc, "fake/m does not take images") || !strings.Contains(sc, "set images: true for it") {
 		t.Errorf("the refusal does not show:\n%s", sc)
+	}
+}
+
+// What the chat tells a new user must be true: /sessions lists only the
+// sessions /resume takes (this workspace's), and /login names the
+// command that writes the .env.
+func TestChatRepliesAreTrue(t *testing.T) {
+	h := newHarness(t, fake.Step{Text: "one"})
+	if _, err := h.ctl.Run(context.Background(), "hi"); err != nil {
+		t.Fatal(err)
+	}
+	eng, _, err := h.ctl.engine()
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := store.Session{ID: store.NewID(), Title: "elsewhere", Workspace: t.TempDir(), Model: "fake/m"}
+	if err := eng.Store.CreateSession(context.Background(), other); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		line      string
+		want, not string
+	}{
+		{"/sessions", h.ctl.SessionID(), "elsewhere"},
+		{"/login", "`godwit config init`", "`godwit init`"},
+	}
+	for _, tc := range tests {
+		r, err := h.ctl.Exec(context.Background(), tc.line)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.line, err)
+		}
+		if !strings.Contains(r.Text, tc.want) || strings.Contains(r.Text, tc.not) {
+			t.Errorf("%s: want %q and not %q in:\n%s", tc.line, tc.want, tc.not, r.Text)
+		}
 	}
 }

@@ -21,6 +21,8 @@ type MailSource interface {
 	Claim(ctx context.Context, sessionID string) ([]store.Mail, error)
 	// Release queues again claims whose turn never started.
 	Release(ctx context.Context, sessionID string, ms []store.Mail, why error)
+	// Hold makes the chat the resident of a session it has just started.
+	Hold(ctx context.Context, sessionID string) error
 }
 
 // mailArrivedMsg tells the UI a message is waiting for its session.

@@ -254,7 +254,7 @@ func TestCommandsInTheChat(t *testing.T) {
 		{":cost", []string{"fake/m", "2", "1.1k", "cache hits: 45%"}},
 		{":sessions", []string{"*  " + h.ctl.SessionID(), "make a plan"}},
 		{":reset", []string{"next turn starts a new segment"}},
-		{":nope", []string{"unknown command :nope"}},
+		{":nope", []string{"unknown command :nope (not sent to the model); /help lists the commands"}},
 		{":model", []string{"model: fake/m"}},
 		{":model gpt", []string{"wants provider/model"}},
 		{":h", []string{"/resume ID", "Ctrl-C cancels"}},
@@ -711,5 +711,50 @@ func TestLongPasteIsAMarker(t *testing.T) {
 	h.update(tea.PasteMsg{Content: "two\rlines"})
 	if got := h.m.input.Value(); got != "two\nlines" {
 		t.Errorf("a short paste became %q", got)
+	}
+}
+
+// heldMail is a MailSource that records the sessions the chat holds.
+type heldMail struct{ held []string }
+
+func (m *heldMail) Claim(_ context.Context, id string) ([]store.Mail, error) {
+	m.held = append(m.held, id)
+	return nil, nil
+}
+func (m *heldMail) Release(context.Context, string, []store.Mail, error) {}
+func (m *heldMail) Hold(_ context.Context, id string) error {
+	m.held = append(m.held, id)
+	return nil
+}
+
+// A chat that starts a session holds it from its first turn on, so a
+// `godwit run --session` elsewhere cannot slip a turn in before the second.
+func TestNewSessionIsHeldAfterItsFirstTurn(t *testing.T) {
+	h := newHarness(t, fake.Step{Text: "one"})
+	mb := &heldMail{}
+	h.ctl.mail = mb
+	res, err := h.ctl.Run(context.Background(), "hi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(mb.held) != 1 || mb.held[0] != res.SessionID {
+		t.Errorf("held %v, want [%s]", mb.held, res.SessionID)
+	}
+}
+
+// A turn that fails on its model call says the failure once: the ✗ line
+// has it, the turn's end line does not repeat it.
+func TestFailedModelCallIsSaidOnce(t *testing.T) {
+	m := staticModel(t, 200, 20)
+	why := "fake: HTTP 500: boom; the provider kept failing; try again later or configure a fallback model"
+	feedEvents(m,
+		agent.Event{Type: agent.EventTurnStarted, Prompt: "hi"},
+		agent.Event{Type: agent.EventModelResponse, Response: &agent.ResponseInfo{Error: why}},
+		agent.Event{Type: agent.EventError, Text: why},
+		agent.Event{Type: agent.EventTurnFinished, Finished: &agent.TurnInfo{Status: "failed", Steps: 1, Error: why}},
+	)
+	sc := plainScreen(m)
+	if n := strings.Count(sc, "try again later"); n != 1 || !strings.Contains(sc, "─ failed") {
+		t.Errorf("the failure is said %d times:\n%s", n, sc)
 	}
 }
