@@ -214,3 +214,23 @@ func TestShortSessions(t *testing.T) {
 		t.Errorf("report:\n%s", out.String())
 	}
 }
+
+func TestRenderText(t *testing.T) {
+	tool := `{"type":"function","function":{"name":"file_read","parameters":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"],"maxItems":3}}}`
+	tests := []struct {
+		raw  string
+		keys bool
+		want string
+	}{
+		{tool, true, "type: function: name: file_read\nparameters: type: properties: path: type: required: path\nmaxItems: 3\n"},
+		{tool, false, "file_read\npath\n3\n"},
+		{`{"role":"tool","tool_call_id":"c1","content":[{"type":"text","text":"hi"}],"ok":true}`, false, "hi\n"},
+		{`["type",{"id":"x"}]`, false, "type\n"},
+		{`{"text":"cut`, false, ""},
+	}
+	for _, tc := range tests {
+		if got := renderText([]byte(tc.raw), tc.keys); got != tc.want {
+			t.Errorf("renderText(%s, %v) = %q, want %q", tc.raw, tc.keys, got, tc.want)
+		}
+	}
+}
