@@ -38,15 +38,13 @@ func buildGodwit(ctx context.Context, dir string) (string, error) {
 	return bin, nil
 }
 
-// providerNames are the config's provider per wire format.
-var providerNames = map[string]string{fmtChat: "lschat", fmtResponses: "lsresponses", fmtAnthropic: "lsanthropic"}
-
 // keyEnv holds a dummy API key: the adapters send one, the endpoint
 // ignores it.
 const keyEnv = "LONGSESSION_API_KEY"
 
 // writeHome writes a GODWIT_HOME whose config has one provider per wire
-// format, all pointing at the endpoint, and then extra.
+// format, "ls" and the format's name, all pointing at the endpoint, and
+// then extra.
 func writeHome(home, url, extra string) error {
 	cfg := fmt.Sprintf(`providers:
   lschat:

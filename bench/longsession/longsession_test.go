@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -164,16 +163,10 @@ func TestShortSessions(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs godwit")
 	}
-	// A hang guard: the build and fifteen turns took over 2 minutes on
+	// The hang guard: the build and fifteen turns took over 2 minutes on
 	// a loaded machine.
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	o := options{formats: formats, sessions: []string{"e"}, turns: 5, wall: time.Minute, maxRequests: 40, fileScale: 0.3}
-	var log bytes.Buffer
-	all, err := measureAll(ctx, o, &log)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, log.String())
-	}
+	o := options{formats: formats, turns: 5, wall: time.Minute, maxRequests: 40}
+	all := measured(t, o, 5*time.Minute, []spec{scaled(specs()[4], 0.3)})
 	if len(all) != 3 {
 		t.Fatalf("%d runs, want 3", len(all))
 	}

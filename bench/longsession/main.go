@@ -52,8 +52,6 @@ type options struct {
 	maxRequests int
 	// readOn: the model reads every file whole (see spec.readOn)
 	readOn bool
-	// fileScale shrinks files and windows (tests: short sessions)
-	fileScale float64
 	// workingSet, when set, is the working_set every session's config
 	// gives.
 	workingSet *int
@@ -111,7 +109,6 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		fmt.Fprintln(stderr, "longsession:", err)
 		return o, err
 	}
-	o.fileScale = 1
 	if *workingSet >= 0 {
 		o.workingSet = workingSet
 	}
@@ -195,7 +192,7 @@ func measureSpecs(ctx context.Context, o options, bin, tmp string, tok *counter,
 	corp := newCorpus(tok.count)
 	var all []figures
 	for _, s := range chosen {
-		s = o.scale(s)
+		s = o.apply(s)
 		for _, format := range o.formats {
 			fmt.Fprintf(stderr, "longsession: session %s on %s: %s\n", s.Name, format, s.About)
 			f, err := runSession(ctx, o, bin, filepath.Join(tmp, s.Name+"-"+format), ep, corp, s, format, stderr)
@@ -209,8 +206,8 @@ func measureSpecs(ctx context.Context, o options, bin, tmp string, tok *counter,
 	return all, nil
 }
 
-// scale applies -turns and the tests' smaller files and windows.
-func (o options) scale(s spec) spec {
+// apply applies -turns, -read-on and -working-set.
+func (o options) apply(s spec) spec {
 	if o.turns > 0 && o.turns < s.Turns {
 		s.Turns = o.turns
 	}
@@ -218,14 +215,8 @@ func (o options) scale(s spec) spec {
 	if s.scale == 0 {
 		s.scale = 1
 	}
-	s.scale *= o.fileScale
 	if o.workingSet != nil {
 		s.config += fmt.Sprintf("working_set: %d\n", *o.workingSet)
-	}
-	if o.fileScale > 0 && o.fileScale != 1 {
-		s.Window = int(float64(s.Window) * o.fileScale)
-		s.fileTokens = int(float64(s.fileTokens) * o.fileScale)
-		s.logTokens = int(float64(s.logTokens) * o.fileScale)
 	}
 	return s
 }
@@ -248,7 +239,7 @@ func runSession(ctx context.Context, o options, bin, dir string, ep *endpoint, c
 	r := &sessionRun{spec: s, format: format, seen: map[string]bool{}}
 	ep.begin(r)
 	defer ep.end()
-	model := providerNames[format] + "/bench-model"
+	model := "ls" + format + "/bench-model"
 	var turns []turnRun
 	sessionID := ""
 	for turn := 1; turn <= s.Turns; turn++ {

@@ -58,9 +58,6 @@ type reuseDay struct {
 
 // newReuseDay generates the day from fixed seeds.
 func newReuseDay(c *corpus, scale float64) reuseDay {
-	if scale <= 0 {
-		scale = 1
-	}
 	d := reuseDay{turns: make([]reuseTurn, 1), files: map[string]string{}}
 	file := func(k int) (string, []string) {
 		name := fmt.Sprintf("pkg/w%02d.go", k+1)

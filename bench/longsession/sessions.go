@@ -57,9 +57,9 @@ type spec struct {
 	// config is appended to the home's config.yaml; $WS names the
 	// workspace.
 	config string
-	// day: the session is the realistic day (workday.go), its files and
-	// logs scaled by scale (0: 1).
-	day   bool
+	// day: the session is the realistic day (workday.go).
+	day bool
+	// scale shrinks the files and logs the days generate (tests; 0: 1).
 	scale float64
 	// reuse: the session is the re-use day (reuse.go); its model edits
 	// and runs tests, so the turns run with --yes.
