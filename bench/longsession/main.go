@@ -184,11 +184,8 @@ func measureAll(ctx context.Context, o options, stderr io.Writer) ([]figures, er
 // measureSpecs runs each session on each chosen format with the binary
 // bin, in dir.
 func measureSpecs(ctx context.Context, o options, bin, tmp string, tok *counter, chosen []spec, stderr io.Writer) ([]figures, error) {
-	ep, err := startEndpoint(tok, o.maxRequests)
-	if err != nil {
-		return nil, err
-	}
-	defer ep.close()
+	ep := startEndpoint(tok, o.maxRequests)
+	defer ep.srv.Close()
 	corp := newCorpus(tok.count)
 	var all []figures
 	for _, s := range chosen {
@@ -224,7 +221,7 @@ func (o options) apply(s spec) spec {
 // runSession drives one session on one format, one process per turn.
 func runSession(ctx context.Context, o options, bin, dir string, ep *endpoint, corp *corpus, s spec, format string, progress io.Writer) (figures, error) {
 	home, ws := filepath.Join(dir, "home"), filepath.Join(dir, "ws")
-	if err := writeHome(home, ep.url, strings.ReplaceAll(s.config, "$WS", ws)); err != nil {
+	if err := writeHome(home, ep.srv.URL(), strings.ReplaceAll(s.config, "$WS", ws)); err != nil {
 		return figures{}, err
 	}
 	if s.day {
