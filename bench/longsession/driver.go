@@ -100,7 +100,6 @@ type turnRun struct {
 	Killed   string  `json:"killed,omitempty"` // why the bench stopped it
 	Seconds  float64 `json:"seconds"`
 	events   []event.Event
-	stderr   string
 	sessions []string // session ids seen
 }
 
@@ -137,7 +136,7 @@ func runTurn(ctx context.Context, bin, home, ws, model string, window int, sessi
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	start := time.Now()
 	err := cmd.Run()
-	tr := turnRun{Seconds: time.Since(start).Seconds(), stderr: errb.String()}
+	tr := turnRun{Seconds: time.Since(start).Seconds()}
 	var ee *exec.ExitError
 	switch {
 	case errors.As(err, &ee):
@@ -172,7 +171,7 @@ func runTurn(ctx context.Context, bin, home, ws, model string, window int, sessi
 		}
 	}
 	if tr.Exit != 0 && tr.Error == "" {
-		tr.Error = lastLine(tr.stderr)
+		tr.Error = lastLine(errb.String())
 	}
 	return tr
 }
