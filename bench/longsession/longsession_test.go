@@ -117,6 +117,12 @@ func TestBreaksAndCauses(t *testing.T) {
 		}
 		return r
 	}
+	tok, err := newCounter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &endpoint{tok: tok}
+	extends := func(prev, cur request) bool { _, ok := e.sharedTokens(prev, cur); return ok }
 	if !extends(req("a", "b"), req("a", "b", "c")) || extends(req("a", "b"), req("a", "B", "c")) || extends(req("a", "b"), req("a")) {
 		t.Error("extends is wrong")
 	}

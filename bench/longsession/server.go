@@ -24,6 +24,8 @@ type captured struct {
 	req    request
 	tokens int // billed input, o200k
 	cached int // tokens of the prefix shared with the previous request
+	// extends: it begins with every item of the previous request.
+	extends bool
 	// shown is the tokens of the tool outputs the model sees here for
 	// the first time, as shown.
 	shown int
@@ -93,7 +95,7 @@ func (e *endpoint) serve(in llmtest.Captured) llmtest.Reply {
 		c.tokens += e.tok.itemTokens(it)
 	}
 	if n := len(cur.reqs); n > 0 {
-		c.cached = e.sharedTokens(cur.reqs[n-1].req, c.req)
+		c.cached, c.extends = e.sharedTokens(cur.reqs[n-1].req, c.req)
 	}
 	for _, en := range c.req.entries {
 		if en.role == "tool" && !cur.seen[en.callID] {
@@ -124,16 +126,16 @@ func (e *endpoint) serve(in llmtest.Captured) llmtest.Reply {
 }
 
 // sharedTokens is the bench's cache model: the tokens of the longest run
-// of leading items equal, byte for byte, in both requests.
-func (e *endpoint) sharedTokens(prev, cur request) int {
-	n := 0
+// of leading items equal, byte for byte, in both requests; extends says
+// whether that run is all of prev.
+func (e *endpoint) sharedTokens(prev, cur request) (n int, extends bool) {
 	for i := range min(len(prev.items), len(cur.items)) {
 		if !prev.items[i].equal(cur.items[i]) {
-			break
+			return n, false
 		}
 		n += e.tok.itemTokens(cur.items[i])
 	}
-	return n
+	return n, len(cur.items) >= len(prev.items)
 }
 
 // replyIn streams rep in the vendor's format, reporting in input tokens
