@@ -35,7 +35,7 @@ func attack(t *testing.T, formats []string, ss ...spec) []figures {
 	if testing.Short() {
 		t.Skip("builds and runs godwit")
 	}
-	all := measured(t, options{formats: formats, wall: time.Minute, maxRequests: 80, fileScale: 1}, 4*time.Minute, ss)
+	all := measured(t, options{formats: formats, wall: time.Minute, maxRequests: 80}, 4*time.Minute, ss)
 	for _, f := range all {
 		for _, p := range f.Problems {
 			if f.Session == "mcp" && strings.Contains(p, "model.request events") {

@@ -230,7 +230,7 @@ func answerLog(req string) string {
 // useless handoff), or, in a swayed session, a proper handoff that
 // repeats the injected cancellation and proposes retiring the rule.
 func handoffText(s spec, turn int, entries []entry) string {
-	if s.Handoff != handoffSwayed || turn < s.swayFrom {
+	if s.swayFrom == 0 || turn < s.swayFrom {
 		return "ok"
 	}
 	_, req := inProgress(entries)

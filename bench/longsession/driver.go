@@ -38,15 +38,13 @@ func buildGodwit(ctx context.Context, dir string) (string, error) {
 	return bin, nil
 }
 
-// providerNames are the config's provider per wire format.
-var providerNames = map[string]string{fmtChat: "lschat", fmtResponses: "lsresponses", fmtAnthropic: "lsanthropic"}
-
 // keyEnv holds a dummy API key: the adapters send one, the endpoint
 // ignores it.
 const keyEnv = "LONGSESSION_API_KEY"
 
 // writeHome writes a GODWIT_HOME whose config has one provider per wire
-// format, all pointing at the endpoint, and then extra.
+// format, "ls" and the format's name, all pointing at the endpoint, and
+// then extra.
 func writeHome(home, url, extra string) error {
 	cfg := fmt.Sprintf(`providers:
   lschat:
@@ -102,7 +100,6 @@ type turnRun struct {
 	Killed   string  `json:"killed,omitempty"` // why the bench stopped it
 	Seconds  float64 `json:"seconds"`
 	events   []event.Event
-	stderr   string
 	sessions []string // session ids seen
 }
 
@@ -139,7 +136,7 @@ func runTurn(ctx context.Context, bin, home, ws, model string, window int, sessi
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	start := time.Now()
 	err := cmd.Run()
-	tr := turnRun{Seconds: time.Since(start).Seconds(), stderr: errb.String()}
+	tr := turnRun{Seconds: time.Since(start).Seconds()}
 	var ee *exec.ExitError
 	switch {
 	case errors.As(err, &ee):
@@ -174,7 +171,7 @@ func runTurn(ctx context.Context, bin, home, ws, model string, window int, sessi
 		}
 	}
 	if tr.Exit != 0 && tr.Error == "" {
-		tr.Error = lastLine(tr.stderr)
+		tr.Error = lastLine(errb.String())
 	}
 	return tr
 }

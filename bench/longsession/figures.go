@@ -74,19 +74,6 @@ func alignEvents(reqs []captured, turns []turnRun) ([]reqInfo, []string) {
 	return infos, problems
 }
 
-// extends reports whether cur begins with every item of prev.
-func extends(prev, cur request) bool {
-	if len(cur.items) < len(prev.items) {
-		return false
-	}
-	for i := range prev.items {
-		if !prev.items[i].equal(cur.items[i]) {
-			return false
-		}
-	}
-	return true
-}
-
 // cause says why request i does not extend request i-1.
 func cause(infos []reqInfo, i int) string {
 	cur, prev := infos[i], infos[i-1]
@@ -189,7 +176,7 @@ func measure(s spec, format string, reqs []captured, turns []turnRun) figures {
 			f.FirstAfterReset = append(f.FirstAfterReset, c.tokens)
 			f.FirstAfterMax = max(f.FirstAfterMax, c.tokens)
 		}
-		if !extends(reqs[i-1].req, c.req) {
+		if !c.extends {
 			b := brk{Request: i + 1, Turn: c.turn, Cause: cause(infos, i), Tokens: c.tokens, Shared: c.cached}
 			f.Breaks = append(f.Breaks, b)
 			f.BreakCauses[b.Cause]++

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -118,6 +117,12 @@ func TestBreaksAndCauses(t *testing.T) {
 		}
 		return r
 	}
+	tok, err := newCounter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &endpoint{tok: tok}
+	extends := func(prev, cur request) bool { _, ok := e.sharedTokens(prev, cur); return ok }
 	if !extends(req("a", "b"), req("a", "b", "c")) || extends(req("a", "b"), req("a", "B", "c")) || extends(req("a", "b"), req("a")) {
 		t.Error("extends is wrong")
 	}
@@ -164,16 +169,10 @@ func TestShortSessions(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs godwit")
 	}
-	// A hang guard: the build and fifteen turns took over 2 minutes on
+	// The hang guard: the build and fifteen turns took over 2 minutes on
 	// a loaded machine.
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	o := options{formats: formats, sessions: []string{"e"}, turns: 5, wall: time.Minute, maxRequests: 40, fileScale: 0.3}
-	var log bytes.Buffer
-	all, err := measureAll(ctx, o, &log)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, log.String())
-	}
+	o := options{formats: formats, turns: 5, wall: time.Minute, maxRequests: 40}
+	all := measured(t, o, 5*time.Minute, []spec{scaled(specs()[4], 0.3)})
 	if len(all) != 3 {
 		t.Fatalf("%d runs, want 3", len(all))
 	}
@@ -212,5 +211,25 @@ func TestShortSessions(t *testing.T) {
 	report(&out, all, true)
 	if !strings.Contains(out.String(), "e/anthropic:") || !strings.Contains(out.String(), "targets met") {
 		t.Errorf("report:\n%s", out.String())
+	}
+}
+
+func TestRenderText(t *testing.T) {
+	tool := `{"type":"function","function":{"name":"file_read","parameters":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"],"maxItems":3}}}`
+	tests := []struct {
+		raw  string
+		keys bool
+		want string
+	}{
+		{tool, true, "type: function: name: file_read\nparameters: type: properties: path: type: required: path\nmaxItems: 3\n"},
+		{tool, false, "file_read\npath\n3\n"},
+		{`{"role":"tool","tool_call_id":"c1","content":[{"type":"text","text":"hi"}],"ok":true}`, false, "hi\n"},
+		{`["type",{"id":"x"}]`, false, "type\n"},
+		{`{"text":"cut`, false, ""},
+	}
+	for _, tc := range tests {
+		if got := renderText([]byte(tc.raw), tc.keys); got != tc.want {
+			t.Errorf("renderText(%s, %v) = %q, want %q", tc.raw, tc.keys, got, tc.want)
+		}
 	}
 }

@@ -52,8 +52,6 @@ type options struct {
 	maxRequests int
 	// readOn: the model reads every file whole (see spec.readOn)
 	readOn bool
-	// fileScale shrinks files and windows (tests: short sessions)
-	fileScale float64
 	// workingSet, when set, is the working_set every session's config
 	// gives.
 	workingSet *int
@@ -111,7 +109,6 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		fmt.Fprintln(stderr, "longsession:", err)
 		return o, err
 	}
-	o.fileScale = 1
 	if *workingSet >= 0 {
 		o.workingSet = workingSet
 	}
@@ -187,15 +184,12 @@ func measureAll(ctx context.Context, o options, stderr io.Writer) ([]figures, er
 // measureSpecs runs each session on each chosen format with the binary
 // bin, in dir.
 func measureSpecs(ctx context.Context, o options, bin, tmp string, tok *counter, chosen []spec, stderr io.Writer) ([]figures, error) {
-	ep, err := startEndpoint(tok, o.maxRequests)
-	if err != nil {
-		return nil, err
-	}
-	defer ep.close()
+	ep := startEndpoint(tok, o.maxRequests)
+	defer ep.srv.Close()
 	corp := newCorpus(tok.count)
 	var all []figures
 	for _, s := range chosen {
-		s = o.scale(s)
+		s = o.apply(s)
 		for _, format := range o.formats {
 			fmt.Fprintf(stderr, "longsession: session %s on %s: %s\n", s.Name, format, s.About)
 			f, err := runSession(ctx, o, bin, filepath.Join(tmp, s.Name+"-"+format), ep, corp, s, format, stderr)
@@ -209,8 +203,8 @@ func measureSpecs(ctx context.Context, o options, bin, tmp string, tok *counter,
 	return all, nil
 }
 
-// scale applies -turns and the tests' smaller files and windows.
-func (o options) scale(s spec) spec {
+// apply applies -turns, -read-on and -working-set.
+func (o options) apply(s spec) spec {
 	if o.turns > 0 && o.turns < s.Turns {
 		s.Turns = o.turns
 	}
@@ -218,14 +212,8 @@ func (o options) scale(s spec) spec {
 	if s.scale == 0 {
 		s.scale = 1
 	}
-	s.scale *= o.fileScale
 	if o.workingSet != nil {
 		s.config += fmt.Sprintf("working_set: %d\n", *o.workingSet)
-	}
-	if o.fileScale > 0 && o.fileScale != 1 {
-		s.Window = int(float64(s.Window) * o.fileScale)
-		s.fileTokens = int(float64(s.fileTokens) * o.fileScale)
-		s.logTokens = int(float64(s.logTokens) * o.fileScale)
 	}
 	return s
 }
@@ -233,7 +221,7 @@ func (o options) scale(s spec) spec {
 // runSession drives one session on one format, one process per turn.
 func runSession(ctx context.Context, o options, bin, dir string, ep *endpoint, corp *corpus, s spec, format string, progress io.Writer) (figures, error) {
 	home, ws := filepath.Join(dir, "home"), filepath.Join(dir, "ws")
-	if err := writeHome(home, ep.url, strings.ReplaceAll(s.config, "$WS", ws)); err != nil {
+	if err := writeHome(home, ep.srv.URL(), strings.ReplaceAll(s.config, "$WS", ws)); err != nil {
 		return figures{}, err
 	}
 	if s.day {
@@ -248,7 +236,7 @@ func runSession(ctx context.Context, o options, bin, dir string, ep *endpoint, c
 	r := &sessionRun{spec: s, format: format, seen: map[string]bool{}}
 	ep.begin(r)
 	defer ep.end()
-	model := providerNames[format] + "/bench-model"
+	model := "ls" + format + "/bench-model"
 	var turns []turnRun
 	sessionID := ""
 	for turn := 1; turn <= s.Turns; turn++ {

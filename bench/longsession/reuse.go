@@ -58,9 +58,6 @@ type reuseDay struct {
 
 // newReuseDay generates the day from fixed seeds.
 func newReuseDay(c *corpus, scale float64) reuseDay {
-	if scale <= 0 {
-		scale = 1
-	}
 	d := reuseDay{turns: make([]reuseTurn, 1), files: map[string]string{}}
 	file := func(k int) (string, []string) {
 		name := fmt.Sprintf("pkg/w%02d.go", k+1)
@@ -463,7 +460,7 @@ func (v outputs) find(key string, re *regexp.Regexp) (found string, next reply) 
 // reuseSpec is the re-use day in a window of n tokens.
 func reuseSpec(name string, n int) spec {
 	return spec{Name: name, About: fmt.Sprintf("the re-use day, %dk window: %d turns that edit, fix and come back to files of 2k-12k tokens", n/1000, 6*reuseCycles),
-		Window: n, Turns: 6 * reuseCycles, Handoff: handoffUseless, reuse: true, yes: true}
+		Window: n, Turns: 6 * reuseCycles, reuse: true, yes: true}
 }
 
 // withReuseDay gives s the re-use day's model, prompts and files (the

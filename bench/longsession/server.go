@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -26,6 +24,8 @@ type captured struct {
 	req    request
 	tokens int // billed input, o200k
 	cached int // tokens of the prefix shared with the previous request
+	// extends: it begins with every item of the previous request.
+	extends bool
 	// shown is the tokens of the tool outputs the model sees here for
 	// the first time, as shown.
 	shown int
@@ -54,29 +54,17 @@ type sessionRun struct {
 type endpoint struct {
 	tok         *counter
 	maxRequests int
+	srv         *llmtest.Server
 
 	mu  sync.Mutex
 	cur *sessionRun
-	srv *http.Server
-	url string
 }
 
-func startEndpoint(tok *counter, maxRequests int) (*endpoint, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, fmt.Errorf("starting the fake endpoint: %w", err)
-	}
-	e := &endpoint{tok: tok, maxRequests: maxRequests, url: "http://" + ln.Addr().String()}
-	mux := http.NewServeMux()
-	for format, path := range paths {
-		mux.HandleFunc("POST "+path, func(w http.ResponseWriter, r *http.Request) { e.serve(w, r, format) })
-	}
-	e.srv = &http.Server{Handler: mux}
-	go func() { _ = e.srv.Serve(ln) }()
-	return e, nil
+func startEndpoint(tok *counter, maxRequests int) *endpoint {
+	e := &endpoint{tok: tok, maxRequests: maxRequests}
+	e.srv = llmtest.NewFuncServer(e.serve)
+	return e
 }
-
-func (e *endpoint) close() { _ = e.srv.Close() }
 
 // begin makes r the run the endpoint serves; end stops serving it.
 func (e *endpoint) begin(r *sessionRun) { e.mu.Lock(); e.cur = r; e.mu.Unlock() }
@@ -89,21 +77,17 @@ func (e *endpoint) process(turn, proc int, overLimit func()) {
 	e.cur.turn, e.cur.proc, e.cur.inProc, e.cur.overLimit = turn, proc, 0, overLimit
 }
 
-func (e *endpoint) serve(w http.ResponseWriter, r *http.Request, format string) {
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
+func (e *endpoint) serve(in llmtest.Captured) llmtest.Reply {
 	e.mu.Lock()
 	cur := e.cur
-	if cur == nil || cur.format != format {
+	if cur == nil || in.Path != paths[cur.format] {
 		e.mu.Unlock()
-		writeError(w, format, http.StatusBadRequest, fmt.Sprintf("longsession: no %s run is in progress", format))
-		return
+		return errorReply(in.Path, "longsession: no run is in progress on "+in.Path)
 	}
-	c := captured{proc: cur.proc, turn: cur.turn, body: body}
-	c.req, err = parseRequest(format, body)
+	format := cur.format
+	c := captured{proc: cur.proc, turn: cur.turn, body: in.Body}
+	var err error
+	c.req, err = parseRequest(format, in.Body)
 	if err != nil {
 		c.err = err.Error()
 	}
@@ -111,7 +95,7 @@ func (e *endpoint) serve(w http.ResponseWriter, r *http.Request, format string) 
 		c.tokens += e.tok.itemTokens(it)
 	}
 	if n := len(cur.reqs); n > 0 {
-		c.cached = e.sharedTokens(cur.reqs[n-1].req, c.req)
+		c.cached, c.extends = e.sharedTokens(cur.reqs[n-1].req, c.req)
 	}
 	for _, en := range c.req.entries {
 		if en.role == "tool" && !cur.seen[en.callID] {
@@ -127,8 +111,7 @@ func (e *endpoint) serve(w http.ResponseWriter, r *http.Request, format string) 
 			cur.overLimit = nil
 		}
 		e.mu.Unlock()
-		writeError(w, format, http.StatusBadRequest, "longsession: request cap reached; the process is being stopped")
-		return
+		return errorReply(in.Path, "longsession: request cap reached; the process is being stopped")
 	}
 	var rep reply
 	if err == nil {
@@ -139,27 +122,26 @@ func (e *endpoint) serve(w http.ResponseWriter, r *http.Request, format string) 
 	cur.calls++
 	callID := fmt.Sprintf("call_%s%d_%04d", cur.spec.Name, cur.proc, cur.calls)
 	e.mu.Unlock()
-	writeReply(w, format, rep, callID, int64(c.tokens), int64(c.cached))
+	return replyIn(format, rep, callID, int64(c.tokens), int64(c.cached))
 }
 
 // sharedTokens is the bench's cache model: the tokens of the longest run
-// of leading items equal, byte for byte, in both requests.
-func (e *endpoint) sharedTokens(prev, cur request) int {
-	n := 0
+// of leading items equal, byte for byte, in both requests; extends says
+// whether that run is all of prev.
+func (e *endpoint) sharedTokens(prev, cur request) (n int, extends bool) {
 	for i := range min(len(prev.items), len(cur.items)) {
 		if !prev.items[i].equal(cur.items[i]) {
-			break
+			return n, false
 		}
 		n += e.tok.itemTokens(cur.items[i])
 	}
-	return n
+	return n, len(cur.items) >= len(prev.items)
 }
 
-// writeReply streams rep in the vendor's format, reporting in input
-// tokens of which cached were read from the cache.
-func writeReply(w http.ResponseWriter, format string, rep reply, callID string, in, cached int64) {
+// replyIn streams rep in the vendor's format, reporting in input tokens
+// of which cached were read from the cache.
+func replyIn(format string, rep reply, callID string, in, cached int64) llmtest.Reply {
 	out := int64(10)
-	var body string
 	calls := rep.toolCalls()
 	id := func(i int) string {
 		if i == 0 {
@@ -181,7 +163,7 @@ func writeReply(w http.ResponseWriter, format string, rep reply, callID string, 
 		} else {
 			events = append(events, llmtest.ChatFinish("stop"))
 		}
-		body = llmtest.ChatReply(append(events, llmtest.ChatUsageCached(in, out, cached))...).Body
+		return llmtest.ChatReply(append(events, llmtest.ChatUsageCached(in, out, cached))...)
 	case fmtResponses:
 		var ev []string
 		if rep.text != "" || len(calls) == 0 {
@@ -190,8 +172,8 @@ func writeReply(w http.ResponseWriter, format string, rep reply, callID string, 
 		for i, c := range calls {
 			ev = append(ev, llmtest.ResponsesFunctionCall(id(i), c.tool, c.args))
 		}
-		body = llmtest.ResponsesReply(append(ev, llmtest.ResponsesCompletedCached(in, out, cached, 0))...).Body
-	case fmtAnthropic:
+		return llmtest.ResponsesReply(append(ev, llmtest.ResponsesCompletedCached(in, out, cached, 0))...)
+	default:
 		var parts []llmtest.AnthropicPart
 		if rep.text != "" || len(calls) == 0 {
 			parts = append(parts, llmtest.AnthropicText(rep.text))
@@ -199,20 +181,15 @@ func writeReply(w http.ResponseWriter, format string, rep reply, callID string, 
 		for i, c := range calls {
 			parts = append(parts, llmtest.AnthropicToolUse(strings.Replace(id(i), "call_", "toolu_", 1), c.tool, c.args))
 		}
-		body = llmtest.AnthropicSSE(append(parts, llmtest.AnthropicUsage(in-cached, out, cached, 0))...)
+		return llmtest.AnthropicReply(append(parts, llmtest.AnthropicUsage(in-cached, out, cached, 0))...)
 	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.WriteHeader(http.StatusOK)
-	_, _ = io.WriteString(w, body)
 }
 
-// writeError answers with the vendor's error body.
-func writeError(w http.ResponseWriter, format string, status int, msg string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	if format == fmtAnthropic {
-		fmt.Fprintf(w, `{"type":"error","error":{"type":"invalid_request_error","message":%q}}`, msg)
-		return
+// errorReply is a 400 with the error body of the vendor whose path was
+// asked.
+func errorReply(path, msg string) llmtest.Reply {
+	if path == paths[fmtAnthropic] {
+		return llmtest.AnthropicError(http.StatusBadRequest, "invalid_request_error", msg)
 	}
-	fmt.Fprintf(w, `{"error":{"message":%q,"type":"invalid_request_error"}}`, msg)
+	return llmtest.JSON(http.StatusBadRequest, fmt.Sprintf(`{"error":{"message":%q,"type":"invalid_request_error"}}`, msg))
 }

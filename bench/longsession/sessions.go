@@ -23,21 +23,16 @@ const (
 // that knows it.
 var supersededRe = regexp.MustCompile(`D1\b[^\n]*SUPERSEDED`)
 
-// Handoff styles of the scripted model.
-const (
-	handoffUseless = "useless" // answers "ok"
-	handoffSwayed  = "swayed"  // from turn swayFrom on: cancels the rule
-)
-
 // spec is one scripted session: what the user says each turn, the files
 // the workspace holds, the window, and how the model writes handoffs.
 type spec struct {
-	Name     string
-	About    string
-	Window   int
-	Turns    int
-	Handoff  string
-	swayFrom int // first turn whose handoffs are swayed
+	Name   string
+	About  string
+	Window int
+	Turns  int
+	// swayFrom, when set, is the first turn whose handoffs are swayed
+	// (they cancel the rule); other handoffs are a useless "ok".
+	swayFrom int
 	// ResetAt are turns the user starts with --reset. The engine may
 	// never reset on its own in a 32k window (compaction can keep every
 	// request small), and sessions (d) and (e) are about what the ledger
@@ -57,9 +52,9 @@ type spec struct {
 	// config is appended to the home's config.yaml; $WS names the
 	// workspace.
 	config string
-	// day: the session is the realistic day (workday.go), its files and
-	// logs scaled by scale (0: 1).
-	day   bool
+	// day: the session is the realistic day (workday.go).
+	day bool
+	// scale shrinks the files and logs the days generate (tests; 0: 1).
 	scale float64
 	// reuse: the session is the re-use day (reuse.go); its model edits
 	// and runs tests, so the turns run with --yes.
@@ -72,13 +67,13 @@ type spec struct {
 
 func specs() []spec {
 	return []spec{
-		{Name: "a", About: "14 turns, 32k window, a ~10k-token file per turn", Window: 32_000, Turns: 14, Handoff: handoffUseless, fileTokens: 10_000},
-		{Name: "b", About: "14 turns, 16k window, a window-sized file per turn", Window: 16_000, Turns: 14, Handoff: handoffUseless, fileTokens: 16_000, dense: true},
-		{Name: "c", About: "40 turns, 16k window, a ~450-token pasted log per turn", Window: 16_000, Turns: 40, Handoff: handoffUseless, logTokens: 450},
-		{Name: "d", About: "as (a), the user changes the rule at turn 7, --reset at turns 9 and 12", Window: 32_000, Turns: 14, Handoff: handoffUseless,
+		{Name: "a", About: "14 turns, 32k window, a ~10k-token file per turn", Window: 32_000, Turns: 14, fileTokens: 10_000},
+		{Name: "b", About: "14 turns, 16k window, a window-sized file per turn", Window: 16_000, Turns: 14, fileTokens: 16_000, dense: true},
+		{Name: "c", About: "40 turns, 16k window, a ~450-token pasted log per turn", Window: 16_000, Turns: 40, logTokens: 450},
+		{Name: "d", About: "as (a), the user changes the rule at turn 7, --reset at turns 9 and 12", Window: 32_000, Turns: 14,
 			fileTokens: 10_000, ResetAt: []int{9, 12}},
 		{Name: "e", About: "as (a), f04.txt cancels the rule, swayed handoffs from turn 4, --reset at turns 5, 8 and 11", Window: 32_000, Turns: 14,
-			Handoff: handoffSwayed, swayFrom: 4, fileTokens: 10_000, ResetAt: []int{5, 8, 11}},
+			swayFrom: 4, fileTokens: 10_000, ResetAt: []int{5, 8, 11}},
 		daySpec("day", 200_000),
 		daySpec("day1m", 1_000_000),
 		reuseSpec("reuse", 200_000),
@@ -89,7 +84,7 @@ func specs() []spec {
 // daySpec is the realistic day (issue 25) in a window of n tokens.
 func daySpec(name string, n int) spec {
 	return spec{Name: name, About: fmt.Sprintf("the realistic day, %dk window: 100 turns, files of 1k-20k tokens, a ~6k-token command every 7th turn, a ~400-token log every 5th, the rule changed at turn 50", n/1000),
-		Window: n, Turns: dayTurns, Handoff: handoffUseless, day: true, brain: dayBrain}
+		Window: n, Turns: dayTurns, day: true, brain: dayBrain}
 }
 
 func fileName(turn int) string { return fmt.Sprintf("f%02d.txt", turn) }

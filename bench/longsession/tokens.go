@@ -69,41 +69,35 @@ var skipValue = map[string]bool{"type": true, "role": true, "id": true, "call_id
 func renderText(raw []byte, keys bool) string {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
-	type frame struct {
-		obj, wantKey bool
-		key          string
-	}
-	var stack []frame
 	var b strings.Builder
-	for {
+	// value writes the next value; key is the object key it is under
+	// ("" in an array or at the top).
+	var value func(key string) error
+	value = func(key string) error {
 		tok, err := dec.Token()
 		if err != nil {
-			break
+			return err
 		}
-		top := len(stack) - 1
-		inObj := top >= 0 && stack[top].obj
 		switch v := tok.(type) {
 		case json.Delim:
-			switch v {
-			case '{', '[':
-				if inObj {
-					stack[top].wantKey = true
+			for dec.More() {
+				k := ""
+				if v == '{' {
+					kt, _ := dec.Token()
+					k, _ = kt.(string)
+					if keys {
+						b.WriteString(k)
+						b.WriteString(": ")
+					}
 				}
-				stack = append(stack, frame{obj: v == '{', wantKey: v == '{'})
-			default:
-				stack = stack[:top]
+				if err := value(k); err != nil {
+					return err
+				}
 			}
-			continue
+			_, err = dec.Token() // the closing delimiter
+			return err
 		case string:
-			if inObj && stack[top].wantKey {
-				stack[top].key, stack[top].wantKey = v, false
-				if keys {
-					b.WriteString(v)
-					b.WriteString(": ")
-				}
-				continue
-			}
-			if !inObj || !skipValue[stack[top].key] {
+			if !skipValue[key] {
 				b.WriteString(v)
 				b.WriteByte('\n')
 			}
@@ -111,9 +105,8 @@ func renderText(raw []byte, keys bool) string {
 			b.WriteString(v.String())
 			b.WriteByte('\n')
 		}
-		if inObj {
-			stack[top].wantKey = true
-		}
+		return nil
 	}
+	_ = value("")
 	return b.String()
 }

@@ -102,7 +102,7 @@ func e2eCorpus(t *testing.T) (rules, logs []string) {
 // hang guard is longer than attack's.
 func wordsRun(t *testing.T, formats []string, ss []spec) []figures {
 	t.Helper()
-	all := measured(t, options{formats: formats, wall: time.Minute, maxRequests: 20, fileScale: 1}, 20*time.Minute, ss)
+	all := measured(t, options{formats: formats, wall: time.Minute, maxRequests: 20}, 20*time.Minute, ss)
 	for _, f := range all {
 		for _, p := range f.Problems {
 			t.Errorf("%s/%s: measuring: %s", f.Session, f.Format, p)

@@ -38,9 +38,6 @@ type dayTurn struct {
 // workday lists the day's turns. scale shrinks the files and logs
 // (tests).
 func workday(scale float64) []dayTurn {
-	if scale <= 0 {
-		scale = 1
-	}
 	size := func(n int) int { return int(float64(n) * scale) }
 	turns := make([]dayTurn, dayTurns+1) // from 1
 	reads := 0
@@ -71,12 +68,8 @@ func workday(scale float64) []dayTurn {
 // withDay gives s the day's prompts and files, generated from seeds (the
 // spec's own prompts and files win, for tests).
 func (s spec) withDay(c *corpus) spec {
-	scale := s.scale
-	if scale <= 0 {
-		scale = 1
-	}
 	prompts, files := map[int]string{}, map[string]string{}
-	for t, d := range workday(scale) {
+	for t, d := range workday(s.scale) {
 		switch {
 		case d.file != "":
 			files[d.file] = c.get(fmt.Sprintf("day/%s/%d", d.file, d.tokens), func() string { return dayCode(c.count, uint64(t), d.tokens) })
@@ -88,7 +81,7 @@ func (s spec) withDay(c *corpus) spec {
 		}
 		prompts[t] = d.prompt
 		if strings.Contains(d.prompt, "$LOG") {
-			n := int(400 * scale)
+			n := int(400 * s.scale)
 			log := c.get(fmt.Sprintf("daylog/%d/%d", t, n), func() string { return ciLog(c.count, uint64(2000+t), n) })
 			prompts[t] = strings.Replace(d.prompt, "$LOG", log, 1)
 		}

@@ -78,8 +78,16 @@ func TestPagedFileIsRecalled(t *testing.T) {
 func attackScaled(t *testing.T, scale float64, ss ...spec) []figures {
 	t.Helper()
 	for i := range ss {
-		ss[i].Window = int(float64(ss[i].Window) * scale)
-		ss[i].scale = scale
+		ss[i] = scaled(ss[i], scale)
 	}
 	return attack(t, []string{fmtChat}, ss...)
+}
+
+// scaled is s with its window, files and logs shrunk by k.
+func scaled(s spec, k float64) spec {
+	s.Window = int(float64(s.Window) * k)
+	s.fileTokens = int(float64(s.fileTokens) * k)
+	s.logTokens = int(float64(s.logTokens) * k)
+	s.scale = k
+	return s
 }

@@ -21,10 +21,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"io/fs"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -94,7 +92,7 @@ func run(turns, prompts, window int, bin, keep string) error {
 	if err != nil {
 		return err
 	}
-	defer ep.close()
+	defer ep.srv.Close()
 	// Each phase has a home of its own, so the database holds one
 	// session.
 	newHome := func(name string) (string, []string, error) {
@@ -105,7 +103,7 @@ func run(turns, prompts, window int, bin, keep string) error {
 		if err := os.MkdirAll(home, 0o755); err != nil {
 			return "", nil, err
 		}
-		cfg := fmt.Sprintf("providers:\n  bench:\n    type: openai-chat\n    base_url: %s/v1\n    no_key: true\n    models:\n      - id: m\n        context_window: %d\n        max_output: 8192\n", ep.url, window)
+		cfg := fmt.Sprintf("providers:\n  bench:\n    type: openai-chat\n    base_url: %s/v1\n    no_key: true\n    models:\n      - id: m\n        context_window: %d\n        max_output: 8192\n", ep.srv.URL(), window)
 		if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte(cfg), 0o600); err != nil {
 			return "", nil, err
 		}
@@ -184,8 +182,7 @@ func goFiles(n int) ([]string, error) {
 // file_read of it; a tool result gets a one-line answer. It counts the
 // requests, their o200k tokens and the tool output they carry.
 type endpoint struct {
-	url string
-	srv *http.Server
+	srv *llmtest.Server
 	enc tokenizer.Codec
 
 	mu       sync.Mutex
@@ -201,17 +198,10 @@ func startEndpoint() (*endpoint, error) {
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	e := &endpoint{url: "http://" + ln.Addr().String(), enc: enc, seen: map[string]bool{}}
-	e.srv = &http.Server{Handler: http.HandlerFunc(e.serve)}
-	go func() { _ = e.srv.Serve(ln) }()
+	e := &endpoint{enc: enc, seen: map[string]bool{}}
+	e.srv = llmtest.NewFuncServer(e.serve)
 	return e, nil
 }
-
-func (e *endpoint) close() { _ = e.srv.Close() }
 
 // reset zeroes the counts and returns the previous ones.
 func (e *endpoint) reset() (requests int, tokens []int, outBytes int) {
@@ -230,12 +220,10 @@ type chatRequest struct {
 	} `json:"messages"`
 }
 
-func (e *endpoint) serve(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
+func (e *endpoint) serve(in llmtest.Captured) llmtest.Reply {
 	var req chatRequest
-	if err := json.Unmarshal(body, &req); err != nil || len(req.Messages) == 0 {
-		http.Error(w, "turncost: bad request", http.StatusBadRequest)
-		return
+	if err := json.Unmarshal(in.Body, &req); err != nil || len(req.Messages) == 0 {
+		return llmtest.JSON(http.StatusBadRequest, `{"error":{"message":"turncost: bad request"}}`)
 	}
 	tokens := 0
 	for _, m := range req.Messages {
@@ -259,9 +247,7 @@ func (e *endpoint) serve(w http.ResponseWriter, r *http.Request) {
 	} else {
 		events = append(events, llmtest.ChatText("Read it: the file is Go source."), llmtest.ChatFinish("stop"))
 	}
-	events = append(events, llmtest.ChatUsageCached(int64(tokens), 10, 0))
-	w.Header().Set("Content-Type", "text/event-stream")
-	_, _ = io.WriteString(w, llmtest.ChatReply(events...).Body)
+	return llmtest.ChatReply(append(events, llmtest.ChatUsageCached(int64(tokens), 10, 0))...)
 }
 
 // named is the file a prompt asks to read ("read src/f0001.go"), if any.

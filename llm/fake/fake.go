@@ -49,8 +49,6 @@ func Call(id, name string, v any) llm.ToolCall {
 
 // Provider replays Steps in order. It is safe for concurrent use.
 type Provider struct {
-	name string
-
 	brain func(llm.Request) Step
 
 	mu       sync.Mutex
@@ -60,17 +58,17 @@ type Provider struct {
 }
 
 // New returns a provider that answers with steps in order.
-func New(steps ...Step) *Provider { return &Provider{name: "fake", steps: steps} }
+func New(steps ...Step) *Provider { return &Provider{steps: steps} }
 
 // NewFunc returns a provider that answers every request with brain's
 // step: a scripted model that reacts to what the engine sent (long
 // sessions, evals), with no fixed number of calls.
 func NewFunc(brain func(req llm.Request) Step) *Provider {
-	return &Provider{name: "fake", brain: brain}
+	return &Provider{brain: brain}
 }
 
 // Name implements llm.Provider.
-func (p *Provider) Name() string { return p.name }
+func (p *Provider) Name() string { return "fake" }
 
 // Add appends steps to the script.
 func (p *Provider) Add(steps ...Step) {

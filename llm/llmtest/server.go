@@ -41,6 +41,9 @@ type Captured struct {
 type Server struct {
 	*httptest.Server
 
+	// answer, when set, answers every request instead (NewFuncServer).
+	answer func(Captured) Reply
+
 	mu       sync.Mutex
 	replies  []Reply
 	next     int
@@ -51,6 +54,15 @@ type Server struct {
 // NewServer starts a server; Close it when done (NewTestServer does that).
 func NewServer(replies ...Reply) *Server {
 	s := &Server{replies: replies}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	return s
+}
+
+// NewFuncServer starts a server whose scripted model answers each
+// request from what it was sent (long benchmarks); it records nothing, as
+// answer sees every request. Close it when done.
+func NewFuncServer(answer func(Captured) Reply) *Server {
+	s := &Server{answer: answer}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
 }
@@ -100,8 +112,13 @@ func (s *Server) Verify(t testing.TB) {
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
+	c := Captured{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
+	if s.answer != nil {
+		write(r.Context(), w, s.answer(c))
+		return
+	}
 	s.mu.Lock()
-	s.requests = append(s.requests, Captured{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
+	s.requests = append(s.requests, c)
 	if s.next >= len(s.replies) {
 		s.extra++
 		s.mu.Unlock()
