@@ -12,7 +12,7 @@ import (
 	"sync"
 )
 
-// LoadEnvFiles loads the user's $GODWIT_HOME/.env into the process
+// loadEnvFiles loads the user's $GODWIT_HOME/.env into the process
 // environment, never overriding a variable already set, and keeps the
 // provider keys of ./.env (usually a repository's) in f.ProjectKey.
 //
@@ -25,7 +25,7 @@ import (
 // It is a parser of our own, not godotenv: godotenv expands $VAR in
 // values (a key or password holding $ would change) and refuses a whole
 // file for one bad line.
-func LoadEnvFiles(f *Factory) {
+func loadEnvFiles(f *Factory) {
 	var files []envFile
 	project := filepath.Join(f.Workdir, ".env")
 	if home, err := f.Home(); err == nil {

@@ -49,7 +49,7 @@ func NewFactory(version string) *Factory {
 		Workdir: wd,
 		Chdir:   os.Chdir,
 	}
-	f.LoadEnv = func() { LoadEnvFiles(f) }
+	f.LoadEnv = func() { loadEnvFiles(f) }
 	f.ProjectKey = func(name string) (string, bool) { v, ok := f.projectKeys[name]; return v, ok }
 	return f
 }

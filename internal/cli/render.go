@@ -248,7 +248,7 @@ func supersededLine(i *agent.SupersededInfo) string {
 func oneLine(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) > n {
-		s = s[:n] + "…"
+		s = strings.ToValidUTF8(s[:n], "") + "…"
 	}
 	return s
 }
@@ -272,7 +272,7 @@ func firstLine(s string, n int) string {
 		s = s[:i]
 	}
 	if len(s) > n {
-		s = s[:n] + "…"
+		s = strings.ToValidUTF8(s[:n], "") + "…"
 	}
 	return s
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/godwit/godwit/internal/agent"
 	"github.com/godwit/godwit/internal/policy"
@@ -82,5 +83,28 @@ func TestSessionTitlesAreSafe(t *testing.T) {
 	noControls(t, "godwit sessions", out.String())
 	if !strings.Contains(out.String(), "fix") {
 		t.Errorf("the title is gone: %q", out.String())
+	}
+}
+
+// A shortened line ends on a whole character: cutting a title, a mail
+// body or a ledger entry in the middle of one would print an invalid byte.
+func TestShortenedLinesStayValidUTF8(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("é", 100) // two bytes each: byte 60 of 61 splits one
+	for _, tc := range []struct {
+		name, got, want string
+	}{
+		{"firstLine", firstLine("x"+long, 60), "x" + strings.Repeat("é", 29) + "…"},
+		{"oneLine", oneLine("x"+long, 100), "x" + strings.Repeat("é", 49) + "…"},
+		{"short", firstLine("é\nrest", 60), "é"},
+	} {
+		if tc.got != tc.want || !utf8.ValidString(tc.got) {
+			t.Errorf("%s = %q, want %q", tc.name, tc.got, tc.want)
+		}
+	}
+	var out bytes.Buffer
+	writeSessions(&out, []store.SessionSummary{{Session: store.Session{ID: "s1", Title: "x" + long}}}, "/home/u")
+	if !utf8.Valid(out.Bytes()) {
+		t.Errorf("godwit sessions printed invalid UTF-8: %q", out.String())
 	}
 }

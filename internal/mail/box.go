@@ -66,9 +66,9 @@ func Open(ctx context.Context, st *store.Store, sessionID string, opts Options) 
 func (b *Box) Session() string { return b.session }
 
 // Claim takes the session's claimable mail for the next turn, oldest
-// first, at most MaxPerTurn; none when there is none.
+// first, at most maxPerTurn; none when there is none.
 func (b *Box) Claim(ctx context.Context) ([]store.Mail, error) {
-	ms, err := b.st.ClaimMail(ctx, b.session, b.owner, MaxPerTurn)
+	ms, err := b.st.ClaimMail(ctx, b.session, b.owner, maxPerTurn)
 	if err != nil {
 		return nil, fmt.Errorf("mail: %w", err)
 	}

@@ -39,9 +39,9 @@ func Label(kind store.SenderKind, name string) string {
 // MaxBody bounds a message: a model reads it whole, in one turn.
 const MaxBody = 64 << 10
 
-// MaxPerTurn bounds how many messages one turn takes; the rest wait for
+// maxPerTurn bounds how many messages one turn takes; the rest wait for
 // the next.
-const MaxPerTurn = 20
+const maxPerTurn = 20
 
 // Errors callers branch on.
 var (
@@ -71,7 +71,7 @@ func Post(ctx context.Context, st *store.Store, from Sender, to, body string) (P
 	if from.Kind == store.FromProgram && !validName(from.Name) {
 		return Posted{}, fmt.Errorf("mail: sender name %q: use letters, digits, '-', '_' or '.', at most 64", from.Name)
 	}
-	target, err := Resolve(ctx, st, to)
+	target, err := resolve(ctx, st, to)
 	if err != nil {
 		return Posted{}, err
 	}
@@ -95,9 +95,9 @@ func Post(ctx context.Context, st *store.Store, from Sender, to, body string) (P
 	return out, nil
 }
 
-// Resolve finds a session by id, unique prefix, or "last" (the latest
+// resolve finds a session by id, unique prefix, or "last" (the latest
 // session a person worked in).
-func Resolve(ctx context.Context, st *store.Store, ref string) (store.Session, error) {
+func resolve(ctx context.Context, st *store.Store, ref string) (store.Session, error) {
 	ref = strings.TrimSpace(ref)
 	if ref == "" {
 		return store.Session{}, errors.New("mail: no session named: pass an id, a unique prefix of one, or last")

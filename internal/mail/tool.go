@@ -14,8 +14,8 @@ import (
 	"github.com/godwit/godwit/tool"
 )
 
-// ToolName is send_message's model-facing name.
-const ToolName = "send_message"
+// toolName is send_message's model-facing name.
+const toolName = "send_message"
 
 // Tool wait bounds.
 const (
@@ -25,7 +25,7 @@ const (
 
 // The spec is model-facing: TestToolSpecSize pins its size.
 var toolSpec = llm.ToolSpec{
-	Name: ToolName,
+	Name: toolName,
 	Description: "Message another godwit session of this workspace; it answers in its own turn, under its own permissions. " +
 		"Returns the message id; wait:true blocks for the answer. action wait, receipts or ack take an id (ack releases your later messages, held after a failed one).",
 	Schema: json.RawMessage(`{"type":"object","properties":{` +
@@ -92,7 +92,7 @@ func parseArgs(raw json.RawMessage) (toolArgs, error) {
 }
 
 // Name implements tool.Tool.
-func (*Tool) Name() string { return ToolName }
+func (*Tool) Name() string { return toolName }
 
 // Spec implements tool.Tool.
 func (*Tool) Spec() llm.ToolSpec { return toolSpec }
@@ -148,7 +148,7 @@ func (t *Tool) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error
 	// Resolve looks in every workspace: what "last" or a prefix finds in
 	// another, and the ids an ambiguous prefix lists, are not the model's
 	// to learn; an id it typed whole it knows already.
-	target, err := Resolve(ctx, st, a.To)
+	target, err := resolve(ctx, st, a.To)
 	if err == nil && !t.allowed(target) && target.ID == strings.TrimSpace(a.To) {
 		return tool.Result{}, tool.Errorf(tool.CodeDenied, "Message sessions of this workspace only; the user can allow others with mail.allow in config.yaml.",
 			"session %s works in another workspace", target.ID) // whose path is not the model's to learn

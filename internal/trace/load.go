@@ -101,18 +101,18 @@ func load(ctx context.Context, st Record, sessionID string, ordered bool) (*Trac
 	if err := g.Wait(); err != nil {
 		return nil, fmt.Errorf("trace: %w", err)
 	}
-	t.Events = DecodeEvents(rows)
+	t.Events = decodeEvents(rows)
 	sortToolCalls(t.ToolCalls, callOrder(msgs))
 	return t, nil
 }
 
-// DecodeEvents decodes stored events. An event whose data does not decode
+// decodeEvents decodes stored events. An event whose data does not decode
 // is kept with its type and time only, so one bad row does not hide a
 // session. Tool events (tool.started, tool.finished) are decoded only
 // when they carry a diff: the store's tool calls hold the rest of what
 // they say, in full, and decoding their output previews was most of
 // Load's time on long sessions. The others keep Raw and a nil Tool.
-func DecodeEvents(rows []store.Event) []Event {
+func decodeEvents(rows []store.Event) []Event {
 	out := make([]Event, len(rows))
 	for i, r := range rows {
 		e := Event{ID: r.ID, TurnID: r.TurnID, Raw: r.Data}

@@ -54,10 +54,10 @@ type guard struct {
 	logLimit int64
 }
 
-// CacheDir is the folder under GODWIT_HOME of the private caches that
+// cacheDir is the folder under GODWIT_HOME of the private caches that
 // commands which may write use in place of the user's (sandbox.Caches):
 // Go's build and module caches, npm's, pip's, cargo's and the like.
-const CacheDir = "cache"
+const cacheDir = "cache"
 
 // newGuard loads the rules (the workspace's can only narrow the user's),
 // and builds the policy and the Landlock sandbox for the mode: writes
@@ -116,7 +116,7 @@ func (b *build) newGuard() (*guard, error) {
 			writable := append([]string{root}, pol.Writable()...)
 			var caches *sandbox.Caches
 			if !readOnly {
-				caches = sandbox.NewCaches(sandbox.CacheOptions{Dir: filepath.Join(opts.Home, CacheDir),
+				caches = sandbox.NewCaches(sandbox.CacheOptions{Dir: filepath.Join(opts.Home, cacheDir),
 					Writable: writable, Logger: opts.Logger})
 			}
 			sw.wraps[readOnly] = sandbox.Wrap(sandbox.Config{Writable: writable, ReadOnly: readOnly,
@@ -255,7 +255,7 @@ func newView(opts Options, root string, rules *policy.Rules, refused *atomic.Poi
 		Workspace:  root,
 		Secrets:    secrets.list,
 		Hidden:     append(sandbox.HomeSecrets(home), opts.Home),
-		Keep:       []string{filepath.Join(opts.Home, CacheDir), filepath.Join(opts.Home, "skills")},
+		Keep:       []string{filepath.Join(opts.Home, cacheDir), filepath.Join(opts.Home, "skills")},
 		GitConfigs: sandbox.GitConfigs(home),
 		Refused: func(err error) {
 			refused.Store(new("Commands run without the sandbox's view of secrets (" + err.Error() +
