@@ -18,7 +18,7 @@ import (
 const DefaultTimeout = 10 * time.Minute
 
 // runOne runs one task once in a fresh workspace and home under root.
-func runOne(ctx context.Context, root string, t *Task, run int, opts Options, real *realModel) (rr RunResult) {
+func runOne(ctx context.Context, root string, t *Task, run int, opts Options, real *wiring.ProviderModel) (rr RunResult) {
 	start := time.Now()
 	rr = RunResult{Task: t.Key(), TaskVersion: t.Version, Run: run}
 	defer func() { rr.DurationMS = time.Since(start).Milliseconds() }()
@@ -56,9 +56,9 @@ func runOne(ctx context.Context, root string, t *Task, run int, opts Options, re
 	m := &metrics{}
 	model, window := "scripted", t.Limits.ContextWindow
 	if real != nil {
-		rec.Provider, model, m.price = real.provider, real.label, real.price
+		rec.Provider, model, m.price = real.Provider, real.ProviderName+"/"+real.Model.ID, real.Model.Price.Cost
 		if window == 0 {
-			window = real.window
+			window = real.Model.ContextWindow
 		}
 	} else {
 		if brain, err = NewBrain(t.Key(), t.Model); err != nil {
@@ -78,7 +78,7 @@ func runOne(ctx context.Context, root string, t *Task, run int, opts Options, re
 	}
 	rr.Model = env.Model
 	if real != nil {
-		rr.Model = real.label
+		rr.Model = model
 	}
 
 	// The timeout bounds the turns and the checks, not the setup and the
