@@ -114,7 +114,11 @@ func (s *session) endOfTurnCheck(answer string, turnStart int, fired map[string]
 // LICENSE) outside testdata, which no build or test reads. A call whose
 // path cannot be read counts.
 func checkable(args json.RawMessage) bool {
-	orig := stringArg(args, "path")
+	var a struct {
+		Path string `json:"path"`
+	}
+	_ = json.Unmarshal(args, &a) // as the write tools read it
+	orig := a.Path
 	if orig == "" {
 		return true
 	}

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/godwit/godwit/internal/agent"
+	"github.com/godwit/godwit/internal/store"
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/llm/fake"
 	"github.com/godwit/godwit/tool"
@@ -163,6 +165,20 @@ func TestVerifyRounds(t *testing.T) {
 	}
 }
 
+// approvalLog is the store, keeping the approvals the engine records.
+type approvalLog struct {
+	agent.Store
+	mu  sync.Mutex
+	got []store.Approval
+}
+
+func (l *approvalLog) RecordApproval(ctx context.Context, a store.Approval) (int64, error) {
+	l.mu.Lock()
+	l.got = append(l.got, a)
+	l.mu.Unlock()
+	return l.Store.RecordApproval(ctx, a)
+}
+
 func TestApprovalsAreRecorded(t *testing.T) {
 	writer := &tool.Func{
 		ToolSpec: llm.ToolSpec{Name: "write"},
@@ -177,7 +193,9 @@ func TestApprovalsAreRecorded(t *testing.T) {
 	})
 	h.tools = append(h.tools, writer)
 	n := 0
+	st := &approvalLog{Store: h.st}
 	h.rt = h.runtime(func(c *agent.Config) {
+		c.Store = st
 		reg, _ := tool.NewRegistry(h.tools...)
 		c.Runner = tool.NewRunner(reg, tool.RunnerOptions{Approver: tool.ApproverFunc(func(context.Context, tool.ApprovalRequest) (tool.Decision, error) {
 			n++
@@ -191,9 +209,9 @@ func TestApprovalsAreRecorded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := h.st.Approvals(context.Background(), res.SessionID)
-	if err != nil || len(got) != 2 {
-		t.Fatalf("approvals = %+v, %v", got, err)
+	got := st.got
+	if len(got) != 2 || got[0].SessionID != res.SessionID {
+		t.Fatalf("approvals = %+v", got)
 	}
 	if got[0].Decision != "allow" || got[0].Source != "user" || got[1].Decision != "deny" || got[1].Rule != "read-only mode" || got[1].Subject != "write a.txt" {
 		t.Errorf("approvals = %+v", got)

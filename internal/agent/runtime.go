@@ -187,7 +187,7 @@ func (r *Runtime) Run(ctx context.Context, in RunInput) (Result, error) {
 	}
 	for _, p := range in.Attach {
 		if p.Kind == llm.PartImage && !r.cfg.Images {
-			return Result{}, &NoImagesError{Model: r.cfg.ProviderName + "/" + r.cfg.Model}
+			return Result{}, fmt.Errorf("%s/%s does not take images: pick a model that does (e.g. anthropic/claude-sonnet-4-5 or openai/gpt-5) with --model or /model, or if it does, set images: true for it under models: in config.yaml", r.cfg.ProviderName, r.cfg.Model)
 		}
 	}
 	if in.Verify != "" && r.cfg.Verify == nil {
@@ -202,13 +202,6 @@ func (r *Runtime) Run(ctx context.Context, in RunInput) (Result, error) {
 	res, err := s.turn(ctx, in)
 	r.keep(s)
 	return res, err
-}
-
-// NoImagesError refuses an image attached for a model that takes none.
-type NoImagesError struct{ Model string }
-
-func (e *NoImagesError) Error() string {
-	return fmt.Sprintf("%s does not take images: pick a model that does (e.g. anthropic/claude-sonnet-4-5 or openai/gpt-5) with --model or /model, or if it does, set images: true for it under models: in config.yaml", e.Model)
 }
 
 // errorText renders err for a record, keeping a hint the chain carries

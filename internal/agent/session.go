@@ -314,15 +314,6 @@ func title(prompt string) string {
 	return t
 }
 
-func stringArg(args json.RawMessage, key string) string {
-	var m map[string]any
-	if json.Unmarshal(args, &m) != nil {
-		return ""
-	}
-	v, _ := m[key].(string)
-	return v
-}
-
 // codeKilled marks a call whose command godwit killed because godwit
 // itself ended (in the tool_calls record).
 const codeKilled = "KILLED"

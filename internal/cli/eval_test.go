@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -14,7 +15,6 @@ import (
 	"time"
 
 	"github.com/godwit/godwit/internal/eval"
-	"github.com/godwit/godwit/internal/store/storetest"
 	"github.com/godwit/godwit/internal/wiring"
 )
 
@@ -170,12 +170,16 @@ func TestEvalCommands(t *testing.T) {
 	if err != nil || bytes.Count(data, []byte("\n")) != 1 || v.Why != "same twice" {
 		t.Errorf("ledger: %v %s", err, data)
 	}
-	st := storetest.OpenAt(t, wiring.DBPath(home))
-	if rs, err := st.EvalResults(ctx, "suite", 0); err != nil || len(rs) != 2 {
-		t.Errorf("stored runs: %v %d", err, len(rs))
+	db, err := sql.Open("sqlite", wiring.DBPath(home))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if vs, err := st.EvalVerdicts(ctx, 0); err != nil || len(vs) != 1 || !vs[0].Passed {
-		t.Errorf("stored verdicts: %v %+v", err, vs)
+	defer db.Close()
+	var runs, verdicts, passed int
+	if err := db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM eval_results WHERE suite = 'suite'),
+		(SELECT count(*) FROM eval_verdicts), (SELECT count(*) FROM eval_verdicts WHERE passed)`).Scan(&runs, &verdicts, &passed); err != nil ||
+		runs != 2 || verdicts != 1 || passed != 1 {
+		t.Errorf("stored: %v, %d runs, %d verdicts (%d passed)", err, runs, verdicts, passed)
 	}
 
 	// A gate that fails fails the command, after printing the verdict.

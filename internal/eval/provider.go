@@ -15,20 +15,12 @@ import (
 	"github.com/godwit/godwit/llm/fake"
 )
 
-// realModel is the provider --model names, built once and shared by the
-// runs (providers are safe for concurrent use).
-type realModel struct {
-	provider llm.Provider
-	label    string
-	window   int
-	price    func(llm.Usage) float64
-}
-
-// newRealModel builds the provider from the user's configuration, so a
-// real-model eval uses the same providers, keys and fallbacks as a
-// session. The engine of each run is then built around it, in a home of
-// its own.
-func newRealModel(opts Options) (*realModel, error) {
+// newRealModel builds the provider --model names from the user's
+// configuration, so a real-model eval uses the same providers, keys and
+// fallbacks as a session. It is built once and shared by the runs
+// (providers are safe for concurrent use); the engine of each run is
+// built around it, in a home of its own.
+func newRealModel(opts Options) (*wiring.ProviderModel, error) {
 	cfg, err := config.Load(opts.Home, opts.Getenv)
 	if err != nil {
 		return nil, err
@@ -44,8 +36,7 @@ func newRealModel(opts Options) (*realModel, error) {
 	if pm.Warning != "" {
 		opts.Logger.Warn(pm.Warning)
 	}
-	return &realModel{provider: pm.Provider, label: pm.ProviderName + "/" + pm.Model.ID,
-		window: pm.Model.ContextWindow, price: pm.Model.Price.Cost}, nil
+	return &pm, nil
 }
 
 // recorder wraps a provider and keeps the first and the last request it

@@ -3,6 +3,7 @@ package eval
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -141,27 +142,31 @@ func TestLedgerAndStore(t *testing.T) {
 	if err := RecordVerdict(ctx, st, v); err != nil {
 		t.Fatal(err)
 	}
-	vs, err := st.EvalVerdicts(ctx, 0)
+	// Nothing in godwit reads the tables back: read them as a user would.
+	db, err := sql.Open("sqlite", filepath.Join(dir, "godwit.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(vs) != 1 || vs[0].A != "a.json (fake/scripted, godwit v1)" || vs[0].Why != "shorter prompt" || !vs[0].Passed {
-		t.Fatalf("stored verdicts = %+v", vs)
+	defer db.Close()
+	var side, why, details string
+	var passed bool
+	if err := db.QueryRow(`SELECT a, why, passed, details FROM eval_verdicts`).Scan(&side, &why, &passed, &details); err != nil ||
+		side != "a.json (fake/scripted, godwit v1)" || why != "shorter prompt" || !passed {
+		t.Fatalf("stored verdict: %v %q %q %v", err, side, why, passed)
 	}
 	var back Verdict
-	if err := json.Unmarshal([]byte(vs[0].Details), &back); err != nil || back.Counts[Helped] != 1 {
+	if err := json.Unmarshal([]byte(details), &back); err != nil || back.Counts[Helped] != 1 {
 		t.Errorf("details: %v %+v", err, back.Counts)
 	}
 
 	if err := RecordRuns(ctx, st, b); err != nil {
 		t.Fatal(err)
 	}
-	rs, err := st.EvalResults(ctx, "s", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rs) != 1 || rs[0].Name != "x" || !rs[0].Passed || rs[0].InputTokens != 800 {
-		t.Errorf("stored runs = %+v", rs)
+	var name string
+	var input int64
+	if err := db.QueryRow(`SELECT name, passed, input_tokens FROM eval_results WHERE suite = 's'`).Scan(&name, &passed, &input); err != nil ||
+		name != "x" || !passed || input != 800 {
+		t.Errorf("stored run: %v %q %v %d", err, name, passed, input)
 	}
 }
 

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/godwit/godwit/internal/wiring"
 )
 
 // Options configure Run.
@@ -116,7 +118,7 @@ func Run(ctx context.Context, tasks []*Task, opts Options) (*Results, error) {
 		opts.Getenv = os.Getenv
 	}
 	tasks = opts.Shard.Select(tasks)
-	var real *realModel
+	var real *wiring.ProviderModel
 	if opts.Model != "" {
 		var err error
 		if real, err = newRealModel(opts); err != nil {
@@ -149,7 +151,7 @@ func Run(ctx context.Context, tasks []*Task, opts Options) (*Results, error) {
 		Shard: opts.Shard.String(), Started: time.Now()}
 	res.Model = "fake/scripted"
 	if real != nil {
-		res.Model = real.label
+		res.Model = real.ProviderName + "/" + real.Model.ID
 	}
 	out := make([]RunResult, len(units))
 	root, err := makeRoot(opts.TempDir)

@@ -18,7 +18,7 @@ import (
 const DefaultTimeout = 10 * time.Minute
 
 // runOne runs one task once in a fresh workspace and home under root.
-func runOne(ctx context.Context, root string, t *Task, run int, opts Options, real *realModel) (rr RunResult) {
+func runOne(ctx context.Context, root string, t *Task, run int, opts Options, real *wiring.ProviderModel) (rr RunResult) {
 	start := time.Now()
 	rr = RunResult{Task: t.Key(), TaskVersion: t.Version, Run: run}
 	defer func() { rr.DurationMS = time.Since(start).Milliseconds() }()
@@ -53,12 +53,12 @@ func runOne(ctx context.Context, root string, t *Task, run int, opts Options, re
 
 	var brain *Brain
 	rec := &recorder{}
-	m := &metrics{}
+	m := &metrics{r: &rr}
 	model, window := "scripted", t.Limits.ContextWindow
 	if real != nil {
-		rec.Provider, model, m.price = real.provider, real.label, real.price
+		rec.Provider, model, m.price = real.Provider, real.ProviderName+"/"+real.Model.ID, real.Model.Price.Cost
 		if window == 0 {
-			window = real.window
+			window = real.Model.ContextWindow
 		}
 	} else {
 		if brain, err = NewBrain(t.Key(), t.Model); err != nil {
@@ -78,7 +78,7 @@ func runOne(ctx context.Context, root string, t *Task, run int, opts Options, re
 	}
 	rr.Model = env.Model
 	if real != nil {
-		rr.Model = real.label
+		rr.Model = model
 	}
 
 	// The timeout bounds the turns and the checks, not the setup and the
@@ -116,7 +116,6 @@ func runOne(ctx context.Context, root string, t *Task, run int, opts Options, re
 	if err := env.Close(); err != nil {
 		opts.Logger.Warn("eval: closing the engine", "task", t.Key(), "err", err)
 	}
-	m.fill(&rr)
 	first, last := rec.requests()
 	rr.SystemHash, rr.ToolsHash = hashes(first, env.Workspace, ws, tmp)
 	if turnsOK {
@@ -126,12 +125,14 @@ func runOne(ctx context.Context, root string, t *Task, run int, opts Options, re
 	return rr
 }
 
-// metrics is the run's event sink: it counts what the results report.
+// metrics is the run's event sink: it counts what the results report
+// into the run's result. Events come only while a turn runs (see
+// agent.Sink), when runOne does not touch the result.
 type metrics struct {
 	price func(llm.Usage) float64 // nil: take the engine's cost
 
 	mu sync.Mutex
-	r  RunResult
+	r  *RunResult
 }
 
 func (m *metrics) Emit(e agent.Event) {
@@ -166,12 +167,4 @@ func (m *metrics) total() int64 {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.r.TotalTokens()
-}
-
-func (m *metrics) fill(rr *RunResult) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	rr.Calls, rr.PromptTokens, rr.MaxRequestTokens = m.r.Calls, m.r.PromptTokens, m.r.MaxRequestTokens
-	rr.InputTokens, rr.OutputTokens, rr.CacheReadTokens = m.r.InputTokens, m.r.OutputTokens, m.r.CacheReadTokens
-	rr.ToolCalls, rr.Resets, rr.Compactions, rr.HandoffTokens, rr.Cost = m.r.ToolCalls, m.r.Resets, m.r.Compactions, m.r.HandoffTokens, m.r.Cost
 }

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -36,10 +37,8 @@ type EmbedderOptions struct {
 // openAIEmbedder calls POST {BaseURL}/embeddings over net/http: one
 // small JSON request and answer, not worth a vendor SDK.
 type openAIEmbedder struct {
-	model  string
-	url    string
-	apiKey string
-	client *http.Client
+	o   EmbedderOptions // HTTPClient set
+	url string
 }
 
 // NewEmbedder returns an Embedder for an OpenAI-compatible endpoint.
@@ -53,14 +52,11 @@ func NewEmbedder(o EmbedderOptions) (Embedder, error) {
 	}
 	// The environment is never read, so an OPENAI_API_KEY meant for
 	// OpenAI never reaches another server.
-	e := &openAIEmbedder{model: o.Model, url: strings.TrimRight(o.BaseURL, "/") + "/embeddings", apiKey: o.APIKey, client: o.HTTPClient}
-	if e.client == nil {
-		e.client = http.DefaultClient
-	}
-	return e, nil
+	o.HTTPClient = cmp.Or(o.HTTPClient, http.DefaultClient)
+	return &openAIEmbedder{o: o, url: strings.TrimRight(o.BaseURL, "/") + "/embeddings"}, nil
 }
 
-func (e *openAIEmbedder) Model() string { return e.model }
+func (e *openAIEmbedder) Model() string { return e.o.Model }
 
 // Embed implements Embedder. Vectors come back normalised to unit length,
 // so that a dot product is their cosine.
@@ -71,9 +67,9 @@ func (e *openAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 	body, err := json.Marshal(struct {
 		Input []string `json:"input"`
 		Model string   `json:"model"`
-	}{texts, e.model})
+	}{texts, e.o.Model})
 	if err != nil {
-		return nil, fmt.Errorf("memory: embeddings (%s): %w", e.model, err)
+		return nil, fmt.Errorf("memory: embeddings (%s): %w", e.o.Model, err)
 	}
 	var resp struct {
 		Data []struct {
@@ -90,24 +86,24 @@ func (e *openAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 			break
 		}
 		if !retry || attempt > 0 {
-			return nil, fmt.Errorf("memory: embeddings (%s): %w", e.model, err)
+			return nil, fmt.Errorf("memory: embeddings (%s): %w", e.o.Model, err)
 		}
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("memory: embeddings (%s): %w", e.model, ctx.Err())
+			return nil, fmt.Errorf("memory: embeddings (%s): %w", e.o.Model, ctx.Err())
 		case <-time.After(500 * time.Millisecond):
 		}
 	}
 	out := make([][]float32, len(texts))
 	for _, d := range resp.Data {
 		if d.Index < 0 || d.Index >= len(texts) {
-			return nil, fmt.Errorf("memory: embeddings (%s): the server returned index %d for %d inputs", e.model, d.Index, len(texts))
+			return nil, fmt.Errorf("memory: embeddings (%s): the server returned index %d for %d inputs", e.o.Model, d.Index, len(texts))
 		}
 		out[d.Index] = normalize64(d.Embedding)
 	}
 	for i, v := range out {
 		if len(v) == 0 {
-			return nil, fmt.Errorf("memory: embeddings (%s): no vector for input %d of %d", e.model, i, len(texts))
+			return nil, fmt.Errorf("memory: embeddings (%s): no vector for input %d of %d", e.o.Model, i, len(texts))
 		}
 	}
 	return out, nil
@@ -122,10 +118,10 @@ func (e *openAIEmbedder) post(ctx context.Context, body []byte, out any) (retry 
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
-	if e.apiKey != "" {
-		req.Header.Set("Authorization", "Bearer "+e.apiKey)
+	if e.o.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+e.o.APIKey)
 	}
-	res, err := e.client.Do(req)
+	res, err := e.o.HTTPClient.Do(req)
 	if err != nil {
 		return ctx.Err() == nil, err
 	}

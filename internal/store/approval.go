@@ -8,7 +8,6 @@ import (
 
 // Approval is one decision on a call that needed approval.
 type Approval struct {
-	ID        int64
 	SessionID string
 	TurnID    int64
 	CallID    string
@@ -32,9 +31,4 @@ func (s *Store) RecordApproval(ctx context.Context, a Approval) (int64, error) {
 	}
 	return s.insert(ctx, "record approval", qRecordApproval, a.SessionID, null(a.TurnID), a.CallID, a.Tool,
 		a.Subject, a.Decision, a.Source, a.Rule, s.stamp(a.At).UnixMilli())
-}
-
-// Approvals returns a session's approval decisions in order.
-func (s *Store) Approvals(ctx context.Context, sessionID string) ([]Approval, error) {
-	return list(ctx, s.r, "approvals", scanRow[Approval], qApprovals, sessionID)
 }

@@ -14,7 +14,8 @@ type Decision struct {
 	// Seq numbers entries within the session: entry 3 is shown as D3.
 	Seq    int
 	Source string // "user" or "model"
-	// Kind is KindInstruction or KindRequest for the user's entries.
+	// Kind is "instruction" or "request" for the user's entries (the
+	// handoff package's classes).
 	Kind  string
 	Turn  int
 	Topic string
@@ -32,12 +33,6 @@ type Decision struct {
 const (
 	PinRule    = 1
 	PinRequest = -1
-)
-
-// Kinds of the user's ledger entries.
-const (
-	KindInstruction = "instruction"
-	KindRequest     = "request"
 )
 
 // AddDecision appends an entry to the ledger and returns it with its Seq.

@@ -52,8 +52,8 @@ func TestPinDecision(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	st, id := openWithSession(t)
-	d1, _ := st.AddDecision(ctx, Decision{SessionID: id, Source: "user", Kind: KindInstruction, Turn: 1, Text: "never touch vendor/"})
-	d2, _ := st.AddDecision(ctx, Decision{SessionID: id, Source: "user", Kind: KindInstruction, Turn: 2, Text: "vendor/ is yours now"})
+	d1, _ := st.AddDecision(ctx, Decision{SessionID: id, Source: "user", Kind: "instruction", Turn: 1, Text: "never touch vendor/"})
+	d2, _ := st.AddDecision(ctx, Decision{SessionID: id, Source: "user", Kind: "instruction", Turn: 2, Text: "vendor/ is yours now"})
 	d3, _ := st.AddDecision(ctx, Decision{SessionID: id, Source: "model", Text: "agreed"})
 	if err := st.SupersedeDecision(ctx, id, d1.Seq, d2.Seq); err != nil {
 		t.Fatal(err)
@@ -69,7 +69,7 @@ func TestPinDecision(t *testing.T) {
 		t.Fatalf("unpin D2: restored %v, %v", restored, err)
 	}
 	got, _ := st.Decisions(ctx, id)
-	if got[0].SupersededBy != 0 || got[1].Pinned != PinRequest || got[1].Kind != KindInstruction {
+	if got[0].SupersededBy != 0 || got[1].Pinned != PinRequest || got[1].Kind != "instruction" {
 		t.Errorf("after unpin: %+v", got)
 	}
 	if restored, err := st.PinDecision(ctx, id, d2.Seq, PinRule); err != nil || restored != nil {

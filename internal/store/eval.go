@@ -8,7 +8,6 @@ import (
 
 // EvalResult is one run of one eval task (table eval_results).
 type EvalResult struct {
-	ID    int64
 	Suite string
 	Name  string // the task id
 	Model string
@@ -29,7 +28,6 @@ type EvalResult struct {
 // EvalVerdict is one comparison of two eval result sets (table
 // eval_verdicts).
 type EvalVerdict struct {
-	ID int64
 	// A and B say what was compared (file, model, godwit version).
 	A, B string
 	// Why is the reason the comparison was made, as the user gave it.
@@ -51,15 +49,6 @@ func (s *Store) RecordEvalResult(ctx context.Context, r EvalResult) (int64, erro
 		s.stamp(r.StartedAt).UnixMilli())
 }
 
-// EvalResults returns the newest results first, at most limit (all when
-// limit <= 0), of one suite or, when suite is empty, of every suite.
-func (s *Store) EvalResults(ctx context.Context, suite string, limit int) ([]EvalResult, error) {
-	if limit <= 0 {
-		limit = -1
-	}
-	return list(ctx, s.r, "eval results", scanRow[EvalResult], qEvalResults, suite, suite, limit)
-}
-
 // RecordEvalVerdict stores v (CreatedAt now when zero) and returns its id.
 func (s *Store) RecordEvalVerdict(ctx context.Context, v EvalVerdict) (int64, error) {
 	if v.A == "" || v.B == "" {
@@ -67,13 +56,4 @@ func (s *Store) RecordEvalVerdict(ctx context.Context, v EvalVerdict) (int64, er
 	}
 	return s.insert(ctx, "record eval verdict", qRecordEvalVerdict, v.A, v.B, v.Why, v.Passed, v.Summary,
 		null(v.Details), s.stamp(v.CreatedAt).UnixMilli())
-}
-
-// EvalVerdicts returns the newest verdicts first, at most limit (all when
-// limit <= 0).
-func (s *Store) EvalVerdicts(ctx context.Context, limit int) ([]EvalVerdict, error) {
-	if limit <= 0 {
-		limit = -1
-	}
-	return list(ctx, s.r, "eval verdicts", scanRow[EvalVerdict], qEvalVerdicts, limit)
 }

@@ -340,8 +340,6 @@ FROM mail_receipts r LEFT JOIN turns t ON t.id = r.turn_id WHERE r.mail_id = ? O
 const (
 	qRecordApproval = `INSERT INTO approvals (session_id, turn_id, call_id, tool, subject, decision, source, rule, at)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
-	qApprovals = `SELECT id, session_id, coalesce(turn_id, 0), call_id, tool, subject, decision, source, rule, at
-FROM approvals WHERE session_id = ? ORDER BY id`
 )
 
 // Eval results and verdicts (eval.go).
@@ -349,14 +347,8 @@ const (
 	qRecordEvalResult = `INSERT INTO eval_results (suite, name, model, session_id, passed, score, input_tokens, output_tokens, cost, duration_us, details, started_at)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
 
-	qEvalResults = `SELECT id, suite, name, model, coalesce(session_id, ''), passed, score, input_tokens, output_tokens, cost, duration_us, coalesce(details, ''), started_at
-FROM eval_results WHERE (? = '' OR suite = ?) ORDER BY id DESC LIMIT ?`
-
 	qRecordEvalVerdict = `INSERT INTO eval_verdicts (a, b, why, passed, summary, details, created_at)
 VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`
-
-	qEvalVerdicts = `SELECT id, a, b, why, passed, summary, coalesce(details, ''), created_at
-FROM eval_verdicts ORDER BY id DESC LIMIT ?`
 )
 
 // Long-term memory: memory entries (the memory files, in chunks), and

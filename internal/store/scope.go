@@ -23,9 +23,6 @@ type Scope struct {
 // as sessions record it) see it.
 func (s *Store) In(workspace string) Scope { return Scope{s: s, workspace: workspace} }
 
-// Workspace is the root the scope keeps to.
-func (sc Scope) Workspace() string { return sc.workspace }
-
 // Session returns the session whose id is exactly id, if it works in the
 // workspace; another workspace's is not found.
 func (sc Scope) Session(ctx context.Context, id string) (Session, error) {

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -50,4 +51,24 @@ func (s *Store) Hydrate(ctx context.Context, ms []StoredMessage) error {
 		m.Elided = nil
 	}
 	return nil
+}
+
+// Approvals returns a session's approval decisions in order.
+func (s *Store) Approvals(ctx context.Context, sessionID string) ([]Approval, error) {
+	return list(ctx, s.r, "approvals", scanRow[Approval], `SELECT session_id, coalesce(turn_id, 0), call_id, tool, subject, decision, source, rule, at
+FROM approvals WHERE session_id = ? ORDER BY id`, sessionID)
+}
+
+// EvalResults returns the newest results first, at most limit (all when
+// limit <= 0), of one suite or, when suite is empty, of every suite.
+func (s *Store) EvalResults(ctx context.Context, suite string, limit int) ([]EvalResult, error) {
+	return list(ctx, s.r, "eval results", scanRow[EvalResult], `SELECT suite, name, model, coalesce(session_id, ''), passed, score, input_tokens, output_tokens, cost, duration_us, coalesce(details, ''), started_at
+FROM eval_results WHERE (? = '' OR suite = ?) ORDER BY id DESC LIMIT ?`, suite, suite, cmp.Or(limit, -1))
+}
+
+// EvalVerdicts returns the newest verdicts first, at most limit (all when
+// limit <= 0).
+func (s *Store) EvalVerdicts(ctx context.Context, limit int) ([]EvalVerdict, error) {
+	return list(ctx, s.r, "eval verdicts", scanRow[EvalVerdict], `SELECT a, b, why, passed, summary, coalesce(details, ''), created_at
+FROM eval_verdicts ORDER BY id DESC LIMIT ?`, cmp.Or(limit, -1))
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -78,9 +77,6 @@ type Options struct {
 	Model     string
 	// MaxSteps bounds the sub-agent; 0 means DefaultMaxSteps.
 	MaxSteps int
-	// System is the sub-agent's system prompt; "" means System().
-	System string
-	Logger *slog.Logger
 }
 
 // Sessions is where child sessions are recorded before they run (a
@@ -116,12 +112,6 @@ func New(opts Options) (*Tool, error) {
 	}
 	if opts.MaxSteps <= 0 {
 		opts.MaxSteps = DefaultMaxSteps
-	}
-	if opts.System == "" {
-		opts.System = System()
-	}
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	var tools []tool.Tool
 	for _, name := range opts.Names {
@@ -236,12 +226,12 @@ func (t *Tool) runtimes(ctx context.Context) (main, wrapUp *agent.Runtime, err e
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.main == nil {
-		if t.main, err = t.opts.New(ctx, Child{Tools: t.reg, System: t.opts.System, MaxSteps: t.opts.MaxSteps}); err != nil {
+		if t.main, err = t.opts.New(ctx, Child{Tools: t.reg, System: System(), MaxSteps: t.opts.MaxSteps}); err != nil {
 			return nil, nil, fmt.Errorf("subagent: building the child runtime: %w", err)
 		}
 	}
 	if t.wrapUp == nil {
-		if t.wrapUp, err = t.opts.New(ctx, Child{Tools: t.reg, System: t.opts.System, MaxSteps: 2}); err != nil {
+		if t.wrapUp, err = t.opts.New(ctx, Child{Tools: t.reg, System: System(), MaxSteps: 2}); err != nil {
 			return nil, nil, fmt.Errorf("subagent: building the child runtime: %w", err)
 		}
 	}

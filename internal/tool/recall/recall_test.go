@@ -24,7 +24,7 @@ func TestRecall(t *testing.T) {
 	long := strings.Repeat("x", MaxOutput+10)
 	page, _ := st.PutPage(ctx, store.Page{SessionID: id, Segment: 1, Kind: "tool_output", Text: "--- FAIL: TestParse (0.01s)\nparse_test.go:7: zebra"})
 	big, _ := st.PutPage(ctx, store.Page{SessionID: id, Segment: 1, Kind: "tool_output", Text: long})
-	_, _ = st.AddDecision(ctx, store.Decision{SessionID: id, Source: "user", Kind: store.KindRequest, Turn: 4, Text: "Here is the whole pasted log\nline two"})
+	_, _ = st.AddDecision(ctx, store.Decision{SessionID: id, Source: "user", Kind: "request", Turn: 4, Text: "Here is the whole pasted log\nline two"})
 	_ = st.StartSegment(ctx, id, 1, "start")
 	_ = st.EndSegment(ctx, id, 1, "## Current task\nthe handoff text", 10)
 
@@ -91,9 +91,9 @@ func TestRecallAnEntryWhole(t *testing.T) {
 		fmt.Fprintf(&log, "2026-11-30T02:00:%02dZ INFO step %d done\n", i%60, i)
 	}
 	text := "Here is the log:\n```\n" + log.String() + "```\nWhat failed?"
-	_, _ = st.AddDecision(ctx, store.Decision{SessionID: id, Source: "user", Kind: store.KindRequest, Turn: 1, Text: text})
-	_, _ = st.AddDecision(ctx, store.Decision{SessionID: id, Source: "user", Kind: store.KindInstruction, Turn: 2, Text: "Never push."})
-	_, _ = st.AddDecision(ctx, store.Decision{SessionID: id, Source: "user", Kind: store.KindInstruction, Turn: 3, Text: "You may push now."})
+	_, _ = st.AddDecision(ctx, store.Decision{SessionID: id, Source: "user", Kind: "request", Turn: 1, Text: text})
+	_, _ = st.AddDecision(ctx, store.Decision{SessionID: id, Source: "user", Kind: "instruction", Turn: 2, Text: "Never push."})
+	_, _ = st.AddDecision(ctx, store.Decision{SessionID: id, Source: "user", Kind: "instruction", Turn: 3, Text: "You may push now."})
 	_ = st.SupersedeDecision(ctx, id, 2, 3)
 	ctx = tool.WithSession(ctx, tool.Session{ID: id})
 	var got strings.Builder
