@@ -111,10 +111,6 @@ func IsTemp(name string) bool {
 // Write writes to the temporary file.
 func (p *Pending) Write(b []byte) (int, error) { return p.f.Write(b) }
 
-// Name is the temporary file's path (relative to the root under InRoot),
-// for what must be set on it before Commit, such as its times.
-func (p *Pending) Name() string { return p.tmp }
-
 // Commit gives the temporary file its mode, syncs it, renames it over the
 // file and syncs the folder. On an error before the rename the file is
 // left as it was and the temporary one removed.

@@ -131,11 +131,11 @@ func TestPending(t *testing.T) {
 	if _, err := p.Write([]byte("half")); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := os.ReadFile(p.Name()); string(got) != "half" {
-		t.Errorf("temporary file %s holds %q", p.Name(), got)
+	if got, _ := os.ReadFile(p.tmp); string(got) != "half" {
+		t.Errorf("temporary file %s holds %q", p.tmp, got)
 	}
-	if !IsTemp(filepath.Base(p.Name())) {
-		t.Errorf("IsTemp(%q) = false", filepath.Base(p.Name()))
+	if !IsTemp(filepath.Base(p.tmp)) {
+		t.Errorf("IsTemp(%q) = false", filepath.Base(p.tmp))
 	}
 	for _, name := range []string{"a.txt", ".a.txt", ".godwit-abc", ".a.godwit-", ".a.godwit-ABC", "a.txt.godwit-abc"} {
 		if IsTemp(name) {

@@ -123,7 +123,7 @@ func (s *chatStream) add(data []byte, out emit) (bool, error) {
 		}
 		if ch.FinishReason != "" && s.finish == "" {
 			s.finish = ch.FinishReason
-			if !s.endCalls(out) {
+			if !s.endThinking(out, true) || !s.calls.end(out) {
 				return false, nil
 			}
 		}
@@ -200,10 +200,6 @@ func (s *chatStream) endThinking(out emit, final bool) bool {
 	t := &llm.Thinking{Text: s.thinking.String(), Provider: ProviderChat, Details: s.details.JSON()}
 	s.thinking.Reset()
 	return out(llm.Event{Type: llm.EventThinkingEnd, Thinking: t})
-}
-
-func (s *chatStream) endCalls(out emit) bool {
-	return s.endThinking(out, true) && s.calls.end(out)
 }
 
 // end finishes a stream that closed cleanly. ok is false when the server
