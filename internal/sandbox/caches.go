@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/godwit/godwit/internal/atomicfile"
+	"github.com/godwit/godwit/internal/hostpath"
 )
 
 // Caches are private, persistent caches (Go's, npm's, cargo's, ...)
@@ -64,9 +65,9 @@ func NewCaches(opts CacheOptions) *Caches {
 		opts.Home, _ = os.UserHomeDir()
 	}
 	if opts.GoEnv == nil {
-		dir := opts.Dir
+		dir, writable := opts.Dir, opts.Writable
 		opts.GoEnv = func(ctx context.Context, names ...string) (map[string]string, error) {
-			return goEnv(ctx, dir, names...)
+			return goEnv(ctx, dir, writable, names...)
 		}
 	}
 	opts.Logger = logger(opts.Logger)
@@ -334,9 +335,11 @@ func fileProxy(view string) (string, bool) {
 // must not choose a toolchain) with the local toolchain; nil without a
 // go command. GOENV names the user's settings file, and the config
 // folder is godwit's, under dir, with telemetry off: godwit's look must
-// write nothing in the user's home.
-func goEnv(ctx context.Context, dir string, names ...string) (map[string]string, error) {
-	bin, err := exec.LookPath("go")
+// write nothing in the user's home. The go command comes from PATH's
+// folders outside those commands may write (writable), since it runs
+// outside the sandbox.
+func goEnv(ctx context.Context, dir string, writable []string, names ...string) (map[string]string, error) {
+	bin, err := hostpath.LookPath("go", writable...)
 	if err != nil {
 		return nil, nil
 	}

@@ -20,7 +20,7 @@
 // and the approval gates still hold; an older Landlock ABI gets its
 // strongest subset.
 //
-// Of godwit's packages it imports only internal/atomicfile and
-// internal/gitconfig. Which files are secrets is the caller's list
+// Of godwit's packages it imports only internal/atomicfile,
+// internal/gitconfig and internal/hostpath. Which files are secrets is the caller's list
 // (View.Secrets).
 package sandbox

@@ -16,7 +16,7 @@
 // output goes to .godwit/run/jN.log, keeping its last Options.LogLimit
 // bytes.
 //
-// Of godwit's packages it imports only llm and tool. Change detection and
+// Of godwit's packages it imports only llm, tool and internal/hostpath. Change detection and
 // sandboxing belong to the safety layer, which plugs in through
 // Options.Wrap, ReadOnlyWrap and WriteWrap.
 package shell

@@ -5,14 +5,17 @@ package shell
 import (
 	"os/exec"
 	"syscall"
+
+	"github.com/godwit/godwit/internal/hostpath"
 )
 
-// findShell picks bash, or sh where bash is missing.
-func findShell() (path, name string) {
-	if p, err := exec.LookPath("bash"); err == nil {
+// findShell picks bash, or sh where bash is missing, from PATH's folders
+// outside the workspace root.
+func findShell(root string) (path, name string) {
+	if p, err := hostpath.LookPath("bash", root); err == nil {
 		return p, "bash"
 	}
-	if p, err := exec.LookPath("sh"); err == nil {
+	if p, err := hostpath.LookPath("sh", root); err == nil {
 		return p, "sh"
 	}
 	return "/bin/sh", "sh"

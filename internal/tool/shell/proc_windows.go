@@ -4,12 +4,15 @@ import (
 	"os/exec"
 	"strconv"
 	"syscall"
+
+	"github.com/godwit/godwit/internal/hostpath"
 )
 
-// findShell prefers PowerShell 7 (pwsh), then Windows PowerShell.
-func findShell() (path, name string) {
+// findShell prefers PowerShell 7 (pwsh), then Windows PowerShell, from
+// PATH's folders outside the workspace root.
+func findShell(root string) (path, name string) {
 	for _, n := range []string{"pwsh", "powershell"} {
-		if p, err := exec.LookPath(n); err == nil {
+		if p, err := hostpath.LookPath(n, root); err == nil {
 			return p, "powershell"
 		}
 	}

@@ -127,7 +127,7 @@ func New(opts Options) *Shell {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	path, name := findShell()
+	path, name := findShell(opts.Workdir)
 	exe := ""
 	if supervisorReady.Load() {
 		if e, err := os.Executable(); err == nil {
