@@ -16,8 +16,8 @@ type ApprovalRequest struct {
 // Decision is an Approver's answer.
 type Decision struct {
 	Allow bool
-	// Manual is true when a person approved this call just now (not a rule
-	// or a mode); the runner then tells the model so.
+	// Manual is true when a person decided this call just now (not a
+	// rule or a mode); the runner tells the model when they approved it.
 	Manual bool
 	// Reason explains a denial to the model ("read-only mode: start godwit
 	// with --allow-write"), or names the rule that decided.

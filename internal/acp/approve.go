@@ -57,8 +57,8 @@ type callKey struct{}
 
 // Ask implements policy.Prompter with session/request_permission: the
 // editor's user answers for the call the gate showed. Always is offered
-// when the policy offers it, for the scope it names; "always reject" is
-// remembered here, for that scope, and answers later questions about it.
+// when the policy offers it, for the scope it names, and so is "always
+// reject": the policy remembers it in every mode.
 func (s *session) Ask(ctx context.Context, q policy.Question) (policy.Answer, error) {
 	c, _ := ctx.Value(callKey{}).(*call)
 	if c == nil { // a question the gate did not route: show it anyway
@@ -69,9 +69,6 @@ func (s *session) Ask(ctx context.Context, q policy.Question) (policy.Answer, er
 		c = s.announce(id, q.Tool, nil, q.Summary, sdk.ToolCallStatusPending)
 	}
 	scope := strings.Join(q.Always, "; ")
-	if scope != "" && s.isRejected(scope) {
-		return policy.Answer{Choice: policy.No, Note: "the user asked not to be asked again this session about " + scope}, nil
-	}
 	options := []sdk.PermissionOption{{OptionId: optAllowOnce, Kind: sdk.PermissionOptionKindAllowOnce, Name: "Allow"}}
 	if scope != "" {
 		options = append(options, sdk.PermissionOption{OptionId: optAllowAlways, Kind: sdk.PermissionOptionKindAllowAlways, Name: "Always allow " + scope})
@@ -102,21 +99,8 @@ func (s *session) Ask(ctx context.Context, q policy.Question) (policy.Answer, er
 	case id == optRejectOnce:
 		return policy.Answer{Choice: policy.No}, nil
 	case id == optRejectAlways && scope != "":
-		s.reject(scope)
-		return policy.Answer{Choice: policy.No, Note: "the user asked not to be asked again this session about " + scope}, nil
+		return policy.Answer{Choice: policy.Never}, nil
 	default:
 		return policy.Answer{Choice: policy.No, Note: "the editor answered with an option it was not offered: " + string(id)}, nil
 	}
-}
-
-func (s *session) reject(scope string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.rejected[scope] = true
-}
-
-func (s *session) isRejected(scope string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.rejected[scope]
 }

@@ -19,7 +19,7 @@ func benchSession(b *testing.B) *session {
 	s.conn = sdk.NewAgentSideConnection(s, io.Discard, r)
 	s.conn.SetLogger(s.log)
 	close(s.ready)
-	return &session{srv: s, id: "s1", eng: &Engine{Workspace: "/w"}, calls: map[string]*call{}, shown: map[string]int{}, rejected: map[string]bool{}}
+	return &session{srv: s, id: "s1", eng: &Engine{Workspace: "/w"}, calls: map[string]*call{}, shown: map[string]int{}}
 }
 
 // BenchmarkTextDelta is the cost of streaming one text delta to the

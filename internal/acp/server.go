@@ -240,7 +240,7 @@ func (s *server) open(ctx context.Context, id, cwd string) (*session, error) {
 	if closed {
 		return nil, internal(errors.New("acp: the server is shutting down"))
 	}
-	sess := &session{srv: s, id: id, mode: s.opts.Mode, rejected: map[string]bool{}, calls: map[string]*call{}, shown: map[string]int{}}
+	sess := &session{srv: s, id: id, mode: s.opts.Mode, calls: map[string]*call{}, shown: map[string]int{}}
 	req := EngineRequest{Workspace: cwd, Mode: sess.policyMode, Prompter: sess, Gate: sess.gate}
 	if caps.Fs.ReadTextFile && caps.Fs.WriteTextFile {
 		req.Files = editorFiles{sess}

@@ -2,6 +2,7 @@ package acp_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,6 +19,7 @@ import (
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/llm/fake"
 	"github.com/godwit/godwit/llm/retry"
+	_ "modernc.org/sqlite"
 )
 
 // describe renders an update as one comparable line.
@@ -173,7 +175,7 @@ func TestApprovals(t *testing.T) {
 		{"ask, allow once each time", acp.ModeAsk, selected("allow_once"), 2, "two", "completed", ""},
 		{"ask, allow always asks once", acp.ModeAsk, selected("allow_always"), 1, "two", "completed", ""},
 		{"ask, reject once", acp.ModeAsk, selected("reject_once"), 2, "", "failed", "the user said no"},
-		{"ask, reject always asks once", acp.ModeAsk, selected("reject_always"), 1, "", "failed", "not to be asked again this session about file_write path out.txt"},
+		{"ask, reject always asks once", acp.ModeAsk, selected("reject_always"), 1, "", "failed", "the user refused file_write path out.txt for this session"},
 		{"ask, cancelled", acp.ModeAsk, func(sdk.RequestPermissionRequest) sdk.RequestPermissionOutcome {
 			return sdk.NewRequestPermissionOutcomeCancelled()
 		}, 2, "", "failed", "cancelled"},
@@ -433,6 +435,71 @@ func TestSetModeTakesEffect(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(ws, "x.txt")); err != nil || string(b) != "x" {
 		t.Errorf("x.txt = %q, %v", b, err)
+	}
+}
+
+// TestRejectAlwaysHoldsInEveryMode is the editor's flow: "always
+// reject" for a command in ask mode, then the session switched to auto
+// mode, where nothing asks. The command must not run there either, and
+// the record says the person refused, not the policy.
+func TestRejectAlwaysHoldsInEveryMode(t *testing.T) {
+	ws := t.TempDir()
+	home := t.TempDir()
+	touch := func(id string) fake.Step {
+		return fake.Step{ToolCalls: []llm.ToolCall{fake.Call(id, "shell_exec", map[string]any{"command": "touch rj_file"})}}
+	}
+	model := script(touch("t1"), fake.Step{Text: "refused."}, touch("t2"), fake.Step{Text: "refused again."},
+		fake.Step{ToolCalls: []llm.ToolCall{fake.Call("t3", "shell_exec", map[string]any{"command": "mkdir other"})}}, fake.Step{Text: "made."})
+	ed := &editor{t: t, answer: func(sdk.RequestPermissionRequest) sdk.RequestPermissionOutcome {
+		return sdk.NewRequestPermissionOutcomeSelected("reject_always")
+	}}
+	c := connect(t, ed, acp.Options{Build: builder(home, model)})
+	c.initialize(t, sdk.ClientCapabilities{})
+	id := c.newSession(t, ws)
+	c.prompt(t, id, "touch it")
+	if _, err := c.SetSessionMode(context.Background(), sdk.SetSessionModeRequest{SessionId: id, ModeId: "auto"}); err != nil {
+		t.Fatal(err)
+	}
+	c.prompt(t, id, "touch it again")
+	c.prompt(t, id, "make a folder")
+	if len(ed.permissions) != 1 {
+		t.Errorf("asked %d times, want once", len(ed.permissions))
+	}
+	if _, err := os.Stat(filepath.Join(ws, "rj_file")); err == nil {
+		t.Fatal("rj_file was made in auto mode after the user answered always reject")
+	}
+	if _, err := os.Stat(filepath.Join(ws, "other")); err != nil {
+		t.Errorf("auto mode still runs what was not refused: %v", err)
+	}
+	text, _, _ := toolContent(ed.took(), "t2")
+	if !strings.Contains(text, "the user refused shell_exec command touch rj_file * for this session") {
+		t.Errorf("t2 shows %q", text)
+	}
+	db, err := sql.Open("sqlite", filepath.Join(home, "godwit.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT call_id, decision, source, rule FROM approvals ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got []string
+	for rows.Next() {
+		var call, decision, source, rule string
+		if err := rows.Scan(&call, &decision, &source, &rule); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, call+" "+decision+" "+source+" "+rule)
+	}
+	want := []string{
+		"t1 deny user the user said no, for the rest of the session, to shell_exec command touch rj_file *",
+		"t2 deny policy runs `touch rj_file`: the user refused shell_exec command touch rj_file * for this session",
+		"t3 allow policy auto mode",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("approvals:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 

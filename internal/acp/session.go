@@ -68,7 +68,6 @@ type session struct {
 
 	mu          sync.Mutex // guards the fields below
 	mode        Mode
-	rejected    map[string]bool  // scopes the user rejected for the session
 	asks        int              // questions that came with no call
 	calls       map[string]*call // by the model's call id
 	shown       map[string]int   // calls shown this session, by the model's call id

@@ -74,8 +74,32 @@ type Options struct {
 	// Offer, in read-only mode, asks the Prompter about a call refused only
 	// because it writes or runs something (Question.ReadOnly); a yes runs it
 	// once as ask mode would. The chat sets it.
-	Offer  bool
-	Logger *slog.Logger
+	Offer bool
+	// Refusals holds the scopes a person answered Never for. The
+	// policies of one session (one per mode) share it, so a "never"
+	// holds after the mode changes, in auto mode too; nil gives the
+	// policy its own.
+	Refusals *Refusals
+	Logger   *slog.Logger
+}
+
+// Refusals are the scopes a person refused for the rest of a session.
+// They are judged as deny rules are, before the mode's default.
+type Refusals struct {
+	mu    sync.Mutex
+	rules []Rule
+}
+
+func (r *Refusals) add(rules []Rule) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.rules = append(r.rules, rules...)
+}
+
+func (r *Refusals) list() []Rule {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.rules
 }
 
 // Policy decides tool calls. It implements tool.Approver and is safe for
@@ -112,6 +136,8 @@ type Policy struct {
 
 	mu     sync.Mutex // guards always
 	always []Rule     // scopes a person approved for the session
+	// refused are the scopes a person refused for the session.
+	refused *Refusals
 
 	// env reads the environment commands run with (os.LookupEnv, HOME
 	// being home): where git finds its config files.
@@ -132,7 +158,10 @@ func New(opts Options) (*Policy, error) {
 		return nil, fmt.Errorf("policy: workspace: %w", err)
 	}
 	p := &Policy{mode: opts.Mode, root: root, prompter: opts.Prompter, home: opts.Home, shell: opts.Shell, offer: opts.Offer, log: opts.Logger,
-		globMatches: maxGlobMatches, globDirs: maxGlobDirs}
+		globMatches: maxGlobMatches, globDirs: maxGlobDirs, refused: opts.Refusals}
+	if p.refused == nil {
+		p.refused = &Refusals{}
+	}
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
 	}
@@ -279,8 +308,8 @@ func (p *Policy) offerOnce(ctx context.Context, req tool.ApprovalRequest, what s
 	switch a, err := p.put(ctx, req, q); {
 	case err != nil:
 		return tool.Decision{}, err
-	case a.Choice == No:
-		return tool.Decision{Reason: said(what+"; the user was asked and said no", a)}, nil
+	case a.Choice == No || a.Choice == Never:
+		return tool.Decision{Manual: true, Reason: said(what+"; the user was asked and said no", a)}, nil
 	}
 	return tool.Decision{Allow: true, Manual: true, Reason: "approved by the user in read-only mode", Confine: tool.ConfineWrite}, nil
 }
@@ -324,12 +353,16 @@ type judgement struct {
 	readOnly bool
 }
 
-// judge decides one item: deny rules first, then read-only mode for
+// judge decides one item: deny rules and the session's Never answers
+// first, then read-only mode for
 // writes, then the session's Always answers, then ask and allow rules,
 // then the mode's default.
 func (p *Policy) judge(toolName string, it item) judgement {
 	if r, ok := p.match(p.rules.Deny, toolName, it, true); ok {
 		return judgement{deny, fmt.Sprintf("%s: denied by rule %s (%s)", it.what, r.source, r), false}
+	}
+	if r, ok := p.match(p.refused.list(), toolName, it, true); ok {
+		return judgement{deny, fmt.Sprintf("%s: the user refused %s for this session", it.what, r), false}
 	}
 	if p.mode == ReadOnly && it.level >= levelWrite {
 		return judgement{deny, it.what, true}
@@ -371,7 +404,7 @@ func (p *Policy) judge(toolName string, it item) judgement {
 	case it.level == levelEscape:
 		return judgement{ask, it.what, false} // in every mode
 	case p.mode == Auto:
-		return judgement{allow, "--yes", false}
+		return judgement{allow, "auto mode", false}
 	}
 	return judgement{ask, it.what, false}
 }
@@ -547,8 +580,14 @@ func (p *Policy) ask(ctx context.Context, req tool.ApprovalRequest, reasons []st
 		p.mu.Unlock()
 		p.log.Info("policy: approved for the session", "tool", req.Tool, "scope", strings.Join(q.Always, "; "))
 		return tool.Decision{Allow: true, Manual: true, Reason: "approved by the user for the session: " + strings.Join(q.Always, "; ")}, nil
+	case Never:
+		if len(remember) > 0 {
+			p.refused.add(remember)
+			p.log.Info("policy: refused for the session", "tool", req.Tool, "scope", strings.Join(q.Always, "; "))
+			return tool.Decision{Manual: true, Reason: said("the user said no, for the rest of the session, to "+strings.Join(q.Always, "; "), a)}, nil
+		}
 	}
-	return tool.Decision{Reason: said("the user said no", a)}, nil
+	return tool.Decision{Manual: true, Reason: said("the user said no", a)}, nil
 }
 
 // question is what the person is asked about req.

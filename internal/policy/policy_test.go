@@ -486,6 +486,45 @@ func TestAlwaysIsScoped(t *testing.T) {
 	}
 }
 
+// TestNeverHoldsInEveryMode: a Never answer in ask mode refuses the
+// scope in the session's other policies too, auto mode included, where
+// nothing asks; other calls still run there.
+func TestNeverHoldsInEveryMode(t *testing.T) {
+	e := newEnv(t)
+	refused := &Refusals{}
+	mk := func(mode Mode, pr Prompter) *Policy {
+		p, err := New(Options{Mode: mode, Workspace: e.root, Prompter: pr, Refusals: refused, Scratch: []string{e.scratch},
+			Home: e.home, Vars: map[string]string{"TMPDIR": e.scratch}, Shell: "bash"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	rec := &recorder{answer: Answer{Choice: Never}}
+	ask, auto := mk(Ask, rec), mk(Auto, rec)
+	if got, d := outcome(t, ask, rec, shellReq("go test ./pkg")); got != "Q" || d.Allow || !d.Manual {
+		t.Fatalf("first answer: %s %+v", got, d)
+	}
+	for _, s := range []struct {
+		p    *Policy
+		cmd  string
+		want string
+	}{
+		{auto, "go test ./other", "D"},
+		{auto, "ls && go test -run X", "D"},
+		{auto, "go build ./...", "A"},
+		{ask, "go test", "D"},
+	} {
+		got, d := outcome(t, s.p, rec, shellReq(s.cmd))
+		if got != s.want {
+			t.Errorf("%s: got %s, want %s (%s)", s.cmd, got, s.want, d.Reason)
+		}
+		if got == "D" && (d.Manual || !strings.Contains(d.Reason, "the user refused shell_exec command go test * for this session")) {
+			t.Errorf("%s: %+v", s.cmd, d)
+		}
+	}
+}
+
 func TestAnswers(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
@@ -498,6 +537,7 @@ func TestAnswers(t *testing.T) {
 		{"yes", Answer{Choice: Yes}, true, "approved by the user"},
 		{"no", Answer{Choice: No}, false, "the user said no"},
 		{"no with a note", Answer{Choice: No, Note: "use make"}, false, "the user said no: use make"},
+		{"never", Answer{Choice: Never}, false, "the user said no, for the rest of the session, to shell_exec command rm x *"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -506,7 +546,7 @@ func TestAnswers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d.Allow != tt.allow || d.Manual != tt.allow || d.Reason != tt.reason {
+			if d.Allow != tt.allow || !d.Manual || d.Reason != tt.reason {
 				t.Errorf("got %+v", d)
 			}
 			q := rec.asked[0]

@@ -33,6 +33,7 @@ const (
 	No     Choice = iota // deny this call
 	Yes                  // approve this call
 	Always               // approve this call and the same scope for the session
+	Never                // deny this call and the same scope for the session, in every mode
 )
 
 // Answer is a Choice with an optional note the model reads when the

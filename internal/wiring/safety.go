@@ -100,8 +100,10 @@ func (b *build) newGuard() (*guard, error) {
 	if opts.Logger != nil {
 		wrapLog = slog.New(onceHandler{opts.Logger.Handler(), &sync.Map{}})
 	}
+	// A person's "never" holds in whichever mode the session switches to.
+	refused := &policy.Refusals{}
 	for _, m := range modes {
-		pol, err := policy.New(policy.Options{Mode: m, Workspace: root, Rules: rules, Prompter: ap.Prompter, Offer: ap.Offer,
+		pol, err := policy.New(policy.Options{Mode: m, Workspace: root, Rules: rules, Prompter: ap.Prompter, Offer: ap.Offer, Refusals: refused,
 			Scratch: []string{tmp}, Vars: map[string]string{"TMPDIR": tmp}, Shell: kind, Logger: opts.Logger})
 		if err != nil {
 			return nil, fmt.Errorf("wiring: %w", err)

@@ -76,7 +76,7 @@ func TestLiveModeFollowsTheMode(t *testing.T) {
 	}{
 		{policy.ReadOnly, false, "read-only mode", true, false},
 		{policy.Ask, true, "approved by the user", true, true},
-		{policy.Auto, true, "--yes", false, true},
+		{policy.Auto, true, "auto mode", false, true},
 		{policy.ReadOnly, false, "read-only mode", true, false}, // and back
 	}
 	for i, tt := range tests {
