@@ -90,6 +90,11 @@ func TestSessionsBelongToTheirWorkspace(t *testing.T) {
 		!strings.Contains(r.stderr, "godwit -C "+a+" run -c") {
 		t.Errorf("-c in B: exit %d\n%s", r.code, r.stderr)
 	}
+	// An id that names no session: what lists them, and how to start one.
+	r = run(b, "run", "--session", "nosuch", "go on")
+	if r.code != 1 || !strings.Contains(r.stderr, `no session "nosuch"`) || !strings.Contains(r.stderr, "leave out --session (or -c) to start a new one here") {
+		t.Errorf("--session nosuch: exit %d\n%s", r.code, r.stderr)
+	}
 	// A's session by id, in B: refused, with the command that works.
 	r = run(b, "run", "--session", sessA.ID, "go on")
 	if r.code != 2 || !strings.Contains(r.stderr, "session "+sessA.ID+" belongs to "+a+", not to this workspace ("+b+")") ||

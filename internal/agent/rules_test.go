@@ -47,7 +47,7 @@ func TestPinAndUnpin(t *testing.T) {
 			t.Errorf("pin %s: %v", bad, err)
 		}
 	}
-	rules, err := agent.Rules(ctx, e.st, e.sid)
+	rules, err := agent.Rules(ctx, e.st, e.sid, "/pin Dn", "/unpin Dn")
 	if err != nil || !strings.Contains(rules, "D2  turn 2, pinned: Lee notas.txt y resúmelo.") || !strings.Contains(rules, "D1  turn 1, replaced by D3") {
 		t.Errorf("rules (%v):\n%s", err, rules)
 	}

@@ -123,13 +123,15 @@ func Pin(ctx context.Context, st Ledger, sessionID, ref string, pin bool) (strin
 }
 
 // Rules lists a session's ledger for the user (handoff.RulesText): what
-// stands, what was superseded and by what, the newest requests.
-func Rules(ctx context.Context, st Ledger, sessionID string) (string, error) {
+// stands, what was superseded and by what, the newest requests. pin and
+// unpin are the commands that change an entry where the list is shown
+// ("/pin Dn").
+func Rules(ctx context.Context, st Ledger, sessionID, pin, unpin string) (string, error) {
 	ds, err := st.Decisions(ctx, sessionID)
 	if err != nil {
 		return "", fmt.Errorf("agent: %w", err)
 	}
-	return handoff.RulesText(entries(ds)), nil
+	return handoff.RulesText(entries(ds), handoff.Hints{Pin: pin, Unpin: unpin}), nil
 }
 
 // ErrBadRef: the user named a ledger entry that is not one of theirs.

@@ -64,7 +64,8 @@ func runRules(ctx context.Context, opts *RulesOptions) error {
 		}
 		fmt.Fprintln(opts.IO.ErrOut, msg)
 	}
-	text, err := agent.Rules(ctx, st, sess.ID)
+	cmd := "godwit rules " + sess.ID
+	text, err := agent.Rules(ctx, st, sess.ID, cmd+" --pin Dn", cmd+" --unpin Dn")
 	if err != nil {
 		return err
 	}

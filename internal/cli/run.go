@@ -276,6 +276,9 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 	}
 	if opts.SessionID != "" {
 		sess, err := resolveSession(ctx, env.Store, opts.SessionID, env.Workspace)
+		if errors.Is(err, errNoSession) {
+			return fmt.Errorf("%w; or leave out --session (or -c) to start a new one here", err)
+		}
 		if err != nil {
 			return err
 		}

@@ -30,6 +30,10 @@ func workspaceRoot(dir string) string {
 	return dir
 }
 
+// errNoSession: the reference names no session (of this workspace, for
+// "last"); run adds how to start one.
+var errNoSession = errors.New("no session")
+
 // resolveSession finds a session by id, unique id prefix, or "last": the
 // last session of workspace. When that workspace has none, the error
 // names the last session elsewhere and how to continue it.
@@ -37,7 +41,7 @@ func resolveSession(ctx context.Context, st *store.Store, ref, workspace string)
 	if ref != "last" {
 		sess, err := st.Session(ctx, ref)
 		if errors.Is(err, store.ErrNotFound) {
-			return sess, fmt.Errorf("no session %q; `godwit sessions --all` lists every workspace's", ref)
+			return sess, fmt.Errorf("%w %q; `godwit sessions --all` lists every workspace's", errNoSession, ref)
 		}
 		return sess, err
 	}
@@ -52,8 +56,8 @@ func resolveSession(ctx context.Context, st *store.Store, ref, workspace string)
 	case err != nil:
 		return store.Session{}, err
 	}
-	return store.Session{}, fmt.Errorf("no session in this workspace (%s) yet; the last one, %s, works in %s: continue it there with `godwit -C %s run -c -p ...`, or list every workspace's with `godwit sessions --all`",
-		workspace, other.ID, other.Workspace, shellQuote(other.Workspace))
+	return store.Session{}, fmt.Errorf("%w in this workspace (%s) yet; the last one, %s, works in %s: continue it there with `godwit -C %s run -c -p ...`, or list every workspace's with `godwit sessions --all`",
+		errNoSession, workspace, other.ID, other.Workspace, shellQuote(other.Workspace))
 }
 
 // SessionsOptions are the inputs of `godwit sessions`.

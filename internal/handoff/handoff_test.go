@@ -336,3 +336,49 @@ func BenchmarkRenderLedger(b *testing.B) {
 		}
 	}
 }
+
+// TestRulesText: the ids line up once they reach two digits, and the
+// hints name the commands of where the list is shown (the chat's
+// slash commands, or the CLI's flags).
+func TestRulesText(t *testing.T) {
+	var es []Entry
+	for i := 1; i <= 10; i++ {
+		kind := KindRequest
+		if i == 1 || i == 10 {
+			kind = KindInstruction
+		}
+		es = append(es, Entry{Seq: i, Source: "user", Kind: kind, Turn: i, Text: fmt.Sprintf("message %d", i)})
+	}
+	es[1].SupersededBy = 10
+	es = append(es, Entry{Seq: 11, Source: "model", Turn: 10, Text: "tests pass"})
+	chat := `Rules that stand (2); /unpin Dn if one is not a rule:
+  D1   turn 1: message 1
+  D10  turn 10: message 10
+
+Superseded:
+  D2   turn 2, replaced by D10: message 2
+
+Requests, the newest (/pin Dn keeps one as a rule):
+  D3   turn 3: message 3
+  D4   turn 4: message 4
+  D5   turn 5: message 5
+  D6   turn 6: message 6
+  D7   turn 7: message 7
+  D8   turn 8: message 8
+  D9   turn 9: message 9
+
+Agreed by the model on its own work:
+  D11  tests pass`
+	if got := RulesText(es, ChatHints()); got != chat {
+		t.Errorf("chat:\n%s\nwant:\n%s", got, chat)
+	}
+	cli := RulesText(es, Hints{Pin: "godwit rules 0a1b --pin Dn", Unpin: "godwit rules 0a1b --unpin Dn"})
+	for _, want := range []string{"Rules that stand (2); godwit rules 0a1b --unpin Dn if one is not a rule:", "Requests, the newest (godwit rules 0a1b --pin Dn keeps one as a rule):"} {
+		if !strings.Contains(cli, want) {
+			t.Errorf("cli lacks %q:\n%s", want, cli)
+		}
+	}
+	if strings.Contains(cli, "/pin") || strings.Contains(cli, "/unpin") {
+		t.Errorf("cli names the chat's commands:\n%s", cli)
+	}
+}

@@ -370,33 +370,45 @@ func oneLine(s string, n int) string {
 	return string(r[:cut]) + "…"
 }
 
+// Hints name the commands that pin and unpin an entry where a ledger
+// is listed ("/pin Dn" in the chat, a flag on the command line).
+type Hints struct{ Pin, Unpin string }
+
+// ChatHints are the chat's slash commands.
+func ChatHints() Hints { return Hints{Pin: "/pin Dn", Unpin: "/unpin Dn"} }
+
 // RulesText lists a ledger for the user (/rules, `godwit rules`): the
 // standing instructions, whole (long pastes as markers), with who made
 // each one (the classifier or the user's pin); the superseded ones and
-// what replaced them; the newest requests, which /pin can make rules;
-// and the model's agreements.
-func RulesText(entries []Entry) string {
+// what replaced them; the newest requests, which hints.Pin can make
+// rules; and the model's agreements. The ids line up in one column.
+func RulesText(entries []Entry, hints Hints) string {
 	var rules, gone, requests, agreed []string
+	width := 0
+	for _, e := range entries {
+		width = max(width, len(e.Ref()))
+	}
+	ref := func(e Entry) string { return fmt.Sprintf("%-*s", width, e.Ref()) }
 	for _, e := range entries {
 		switch {
 		case e.Source == "model" && e.SupersededBy == 0:
-			agreed = append(agreed, fmt.Sprintf("  %s  %s", e.Ref(), oneLine(e.Text, 100)))
+			agreed = append(agreed, fmt.Sprintf("  %s  %s", ref(e), oneLine(e.Text, 100)))
 		case e.Source == "model":
 		case e.SupersededBy != 0:
-			gone = append(gone, fmt.Sprintf("  %s  turn %d, replaced by D%d: %s", e.Ref(), e.Turn, e.SupersededBy, oneLine(withMarkers(e.Text, e.Ref(), true), 80)))
+			gone = append(gone, fmt.Sprintf("  %s  turn %d, replaced by D%d: %s", ref(e), e.Turn, e.SupersededBy, oneLine(withMarkers(e.Text, e.Ref(), true), 80)))
 		case e.kind() == KindInstruction:
 			how := ""
 			if e.Pin > 0 {
 				how = ", pinned"
 			}
-			text := strings.ReplaceAll(strings.TrimSpace(withMarkers(e.Text, e.Ref(), false)), "\n", "\n      ")
-			rules = append(rules, fmt.Sprintf("  %s  turn %d%s: %s", e.Ref(), e.Turn, how, text))
+			text := strings.ReplaceAll(strings.TrimSpace(withMarkers(e.Text, e.Ref(), false)), "\n", "\n"+strings.Repeat(" ", width+4))
+			rules = append(rules, fmt.Sprintf("  %s  turn %d%s: %s", ref(e), e.Turn, how, text))
 		default:
 			how := ""
 			if e.Pin < 0 {
 				how = ", unpinned"
 			}
-			requests = append(requests, fmt.Sprintf("  %s  turn %d%s: %s", e.Ref(), e.Turn, how, headTail(strings.Split(withMarkers(e.Text, e.Ref(), true), "\n"), 80)))
+			requests = append(requests, fmt.Sprintf("  %s  turn %d%s: %s", ref(e), e.Turn, how, headTail(strings.Split(withMarkers(e.Text, e.Ref(), true), "\n"), 80)))
 		}
 	}
 	var b strings.Builder
@@ -414,9 +426,9 @@ func RulesText(entries []Entry) string {
 		}
 		b.WriteString(strings.Join(lines, "\n") + "\n")
 	}
-	section(fmt.Sprintf("Rules that stand (%d); /unpin Dn if one is not a rule:", len(rules)), rules, len(rules))
+	section(fmt.Sprintf("Rules that stand (%d); %s if one is not a rule:", len(rules), hints.Unpin), rules, len(rules))
 	section("Superseded:", gone, len(gone))
-	section("Requests, the newest (/pin Dn keeps one as a rule):", requests, 10)
+	section("Requests, the newest ("+hints.Pin+" keeps one as a rule):", requests, 10)
 	section("Agreed by the model on its own work:", agreed, 10)
 	if b.Len() == 0 {
 		return "no messages yet"

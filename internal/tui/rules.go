@@ -18,7 +18,7 @@ func (c *Controller) rulesCommand(ctx context.Context, name string, args []strin
 		return "no messages yet: every message you send is kept, and rules shrink last", nil
 	}
 	if name == "rules" {
-		return agent.Rules(ctx, eng.Store, id)
+		return agent.Rules(ctx, eng.Store, id, "/pin Dn", "/unpin Dn")
 	}
 	return agent.Pin(ctx, eng.Store, id, args[0], name == "pin")
 }
