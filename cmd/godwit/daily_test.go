@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/godwit/godwit/internal/peertest"
 	"github.com/godwit/godwit/internal/store"
@@ -522,4 +523,30 @@ func TestUndoInTimeline(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "  undo: The user undid the file changes of turn 1") {
 		t.Errorf("the timeline does not show the undo:\n%s", r.stdout)
 	}
+}
+
+// A server that stops sending mid-answer does not hang `godwit run`: the
+// provider's idle_timeout counts it as a dropped connection, the retry
+// says why, and the next attempt's answer is the turn's.
+func TestStalledStreamIsRetried(t *testing.T) {
+	t.Parallel()
+	stalled := llmtest.Reply{Chunks: []string{llmtest.ChatText("I was say"), llmtest.ChatText("ing") + llmtest.ChatFinish("stop") + llmtest.ChatDone}, Delay: time.Hour}
+	srv := llmtest.NewTestServer(t, stalled, llmtest.ChatTextReply("the whole answer", 10, 1))
+	home, ws := setup(t, srv.URL())
+	cfg := filepath.Join(home, "config.yaml")
+	data, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, append(data, "    idle_timeout: 1s\n"...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := godwit(t, home, ws, nil, "run", "--model", "local/m", "hi")
+	if r.code != 0 || !strings.HasSuffix(r.stdout, "the whole answer\n") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "the server sent nothing for 1s") {
+		t.Errorf("the retry does not say why:\n%s", r.stderr)
+	}
+	noInternals(t, r.stderr)
 }

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -108,6 +109,11 @@ func (c Config) validate(doc *yaml.Node) []Problem {
 		"shell.max_processes": c.Shell.MaxProcesses, "shell.max_file_mb": c.Shell.MaxFileMB, "shell.job_log_mb": c.Shell.JobLogMB} {
 		if v < 0 {
 			bad(key, "must be 1 or more (or left out for the default)")
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(c.Providers)) {
+		if d := c.Providers[name].IdleTimeout; d != 0 && d < time.Second {
+			bad("providers."+name+".idle_timeout", fmt.Sprintf("%v is too short: give a duration like 10m, or leave it out for 5m", d))
 		}
 	}
 	switch c.Tools.Deferred {
@@ -227,7 +233,7 @@ func yamlProblems(err error) []Problem {
 
 // goTypes renders the YAML library's Go type names in YAML's words.
 var goTypes = strings.NewReplacer(
-	" into int", " into a whole number", " into float64", " into a number", " into bool", " into true or false",
+	" into int", " into a whole number", " into float64", " into a number", " into bool", " into true or false", " into time.Duration", " into a duration like 10m",
 	" into string", " into text", " into []string", " into a list of text",
 	" into map[string][]string", " into a mapping of lists", " into map[string]string", " into a mapping of text",
 	"!!str", "text", "!!int", "a number", "!!map", "a mapping", "!!seq", "a list", "!!bool", "true/false",

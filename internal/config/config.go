@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/godwit/godwit/internal/mcp"
 	"github.com/godwit/godwit/llm/catalog"
@@ -126,7 +127,10 @@ type ProviderConfig struct {
 	Headers      map[string]string `yaml:"headers,omitempty"`
 	NoKey        bool              `yaml:"no_key,omitempty"`
 	SendCacheKey bool              `yaml:"send_cache_key,omitempty"`
-	Models       []ModelConfig     `yaml:"models,omitempty"`
+	// IdleTimeout ("10m") is how long the server may send nothing
+	// before a call counts as dropped and is retried; 5m when unset.
+	IdleTimeout time.Duration `yaml:"idle_timeout,omitempty"`
+	Models      []ModelConfig `yaml:"models,omitempty"`
 }
 
 // ModelConfig is a model entry: facts and prices (USD per million tokens).
@@ -189,7 +193,7 @@ func (c Config) Catalog() (*catalog.Catalog, error) {
 		p := c.Providers[name]
 		o.Providers = append(o.Providers, catalog.Provider{
 			Name: name, Type: p.Type, BaseURL: p.BaseURL, APIKeyEnv: p.APIKeyEnv,
-			Headers: p.Headers, NoKey: p.NoKey, SendCacheKey: p.SendCacheKey,
+			Headers: p.Headers, NoKey: p.NoKey, SendCacheKey: p.SendCacheKey, IdleTimeout: p.IdleTimeout,
 		})
 		for _, m := range p.Models {
 			m.Provider = name

@@ -94,6 +94,8 @@ func TestParseNamesEachProblemWithItsLine(t *testing.T) {
 		{"no steps", "max_steps: 0\n", []string{"config.yaml:1: max_steps: 0: give 1 or more model calls"}},
 		{"negative shell limit", "shell:\n  job_log_mb: -1\n", []string{"config.yaml:2: shell.job_log_mb: must be 1 or more"}},
 		{"bad deferred", "tools:\n  deferred: sometimes\n", []string{`config.yaml:2: tools.deferred: "sometimes": use off, auto or on`}},
+		{"idle timeout too short", "providers:\n  local:\n    idle_timeout: 300ms\n", []string{"config.yaml:3: providers.local.idle_timeout: 300ms is too short: give a duration like 10m"}},
+		{"idle timeout without a unit", "providers:\n  local:\n    idle_timeout: 300\n", []string{"config.yaml:3: cannot unmarshal a number `300` into a duration like 10m"}},
 		{"syntax", "model: [unclosed\n", []string{"config.yaml:1: did not find expected"}},
 		{"not a mapping", "- a\n- b\n", []string{"config.yaml:1: the file must map keys to values"}},
 	}
@@ -129,6 +131,7 @@ providers:
     headers: {X-A: b}
     no_key: false
     send_cache_key: true
+    idle_timeout: 15m
     models:
       - {id: qwen3, context_window: 32768, max_output: 4096, price: {input: 1, output: 2, cache_read: 0.1, cache_write: 1.25}}
 models:

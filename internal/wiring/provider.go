@@ -110,12 +110,12 @@ func buildOne(cat *catalog.Catalog, ref string, getenv func(string) string, log 
 	var p llm.Provider
 	switch prov.Type {
 	case catalog.TypeAnthropic:
-		p = anthropic.New(anthropic.Options{Name: prov.Name, BaseURL: prov.URL(getenv), APIKey: key, Headers: prov.Headers, DefaultMaxTokens: model.MaxOutput, Logger: log})
+		p = anthropic.New(anthropic.Options{Name: prov.Name, BaseURL: prov.URL(getenv), APIKey: key, Headers: prov.Headers, DefaultMaxTokens: model.MaxOutput, IdleTimeout: prov.IdleTimeout, Logger: log})
 	case catalog.TypeOpenAIResponses:
-		p = openai.NewResponses(openai.Options{Name: prov.Name, BaseURL: prov.URL(getenv), APIKey: key, Headers: prov.Headers, SendCacheKey: true, Logger: log})
+		p = openai.NewResponses(openai.Options{Name: prov.Name, BaseURL: prov.URL(getenv), APIKey: key, Headers: prov.Headers, SendCacheKey: true, IdleTimeout: prov.IdleTimeout, Logger: log})
 	case catalog.TypeOpenAIChat:
 		p = openai.NewChat(openai.Options{Name: prov.Name, BaseURL: prov.URL(getenv), APIKey: key, Headers: prov.Headers, SendCacheKey: prov.SendCacheKey,
-			OpenRouter: prov.Name == "openrouter", Logger: log})
+			OpenRouter: prov.Name == "openrouter", IdleTimeout: prov.IdleTimeout, Logger: log})
 	default:
 		return built{}, inputError(fmt.Errorf("wiring: provider %q has type %q; use anthropic, openai-responses or openai-chat", prov.Name, prov.Type))
 	}

@@ -41,12 +41,17 @@ type Options struct {
 	APIKey  string
 	// Headers are added to every request (e.g. anthropic-beta).
 	Headers map[string]string
-	// HTTPClient replaces the default client (a clone of
-	// http.DefaultTransport with a 10-minute response-header timeout).
+	// HTTPClient replaces http.DefaultClient. Do not give it a Timeout: a
+	// long answer streams for minutes; IdleTimeout bounds a silent one.
 	HTTPClient *http.Client
 	// DefaultMaxTokens is used when Request.MaxOutputTokens is 0;
 	// DefaultMaxTokens (the constant) when this is 0 too.
 	DefaultMaxTokens int
+	// IdleTimeout is how long the server may send nothing (no headers,
+	// no bytes of the stream; the API's pings count) before the call
+	// counts as a dropped connection, which is retried; 0 means 5
+	// minutes.
+	IdleTimeout time.Duration
 	// Logger receives debug records of each call; discarded when nil.
 	Logger *slog.Logger
 }
@@ -58,6 +63,7 @@ type provider struct {
 	headers   map[string]string
 	client    *http.Client
 	maxTokens int64
+	idle      time.Duration
 	log       *slog.Logger
 	// cfgErr is a configuration mistake found by New, reported by every
 	// Stream since New cannot fail.
@@ -69,7 +75,7 @@ type provider struct {
 // DefaultMaxTokens) are reported by the first Stream as a KindBadRequest
 // error.
 func New(opts Options) llm.Provider {
-	p := &provider{name: opts.Name, log: opts.Logger, maxTokens: int64(opts.DefaultMaxTokens)}
+	p := &provider{name: opts.Name, log: opts.Logger, maxTokens: int64(opts.DefaultMaxTokens), idle: opts.IdleTimeout}
 	if p.name == "" {
 		p.name = "anthropic"
 	}
@@ -91,7 +97,7 @@ func New(opts Options) llm.Provider {
 		p.url = base + "/v1/messages"
 	}
 	if p.client == nil {
-		p.client = defaultHTTPClient()
+		p.client = http.DefaultClient
 	}
 	return p
 }
@@ -118,15 +124,17 @@ func (p *provider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Ev
 		start := time.Now()
 		p.log.Debug("anthropic: request", "model", req.Model, "messages", len(params.Messages), "tools", len(params.Tools), "max_tokens", params.MaxTokens, "thinking_budget", budget)
 
-		body, err := p.send(ctx, params)
+		wctx, idle := sse.Watch(ctx, p.idle)
+		defer idle.Stop()
+		body, err := p.send(wctx, params)
 		if err != nil {
-			yield(llm.Event{}, p.failed(ctx, err, false))
+			yield(llm.Event{}, p.failed(ctx, idle.Err(err), false))
 			return
 		}
 		defer body.Close()
 		d := decoder{provider: p.name}
 		emit := func(e llm.Event) bool { return yield(e, nil) }
-		events := sse.NewReader(body)
+		events := sse.NewReader(idle.Body(body))
 		seen := false
 		for {
 			raw, err := events.Next()
@@ -134,7 +142,7 @@ func (p *provider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Ev
 				if errors.Is(err, io.EOF) {
 					err = nil
 				}
-				yield(llm.Event{}, p.failed(ctx, err, seen))
+				yield(llm.Event{}, p.failed(ctx, idle.Err(err), seen))
 				return
 			}
 			seen = true
@@ -211,15 +219,4 @@ func normalizeBaseURL(s string) (string, error) {
 	}
 	u.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), "/v1")
 	return u.String(), nil
-}
-
-func defaultHTTPClient() *http.Client {
-	t, ok := http.DefaultTransport.(*http.Transport)
-	if !ok {
-		return &http.Client{}
-	}
-	t = t.Clone()
-	// Bounds the wait for headers only; a long stream is unaffected.
-	t.ResponseHeaderTimeout = 10 * time.Minute
-	return &http.Client{Transport: t}
 }

@@ -216,3 +216,27 @@ func TestConcurrentStreams(t *testing.T) {
 		}
 	}
 }
+
+// TestIdleServerCountsAsDropped: a stream that stops sending ends the
+// call with a retryable error naming the silence, instead of hanging the
+// turn.
+func TestIdleServerCountsAsDropped(t *testing.T) {
+	events := llmtest.AnthropicEvents(llmtest.AnthropicText("first", "second"))
+	url, _, left := gatedServer(t, strings.Join(events[:3], ""), "")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second) // a hang guard, not a timing assertion
+	defer cancel()
+	var err error
+	for _, e := range New(Options{BaseURL: url, IdleTimeout: 50 * time.Millisecond}).Stream(ctx, simpleReq) {
+		if e != nil {
+			err = e
+		}
+	}
+	var le *llm.Error
+	if !errors.As(err, &le) || le.Kind != llm.KindRetryable || !strings.Contains(le.Message, "the server sent nothing for 50ms") {
+		t.Fatalf("got %v, want a retryable error saying the server sent nothing", err)
+	}
+	if ctx.Err() != nil {
+		t.Fatal("the call hung until the guard")
+	}
+	<-left // the connection was closed, not leaked
+}

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Wire types a provider can speak.
@@ -41,6 +42,9 @@ type Provider struct {
 	NoKey bool
 	// SendCacheKey sends Request.CacheKey (OpenAI's prompt_cache_key).
 	SendCacheKey bool
+	// IdleTimeout is how long the server may send nothing before a call
+	// counts as dropped; 0 is the adapters' default.
+	IdleTimeout time.Duration
 }
 
 // URL returns the base URL to use: the value of BaseURLEnv when that is
@@ -185,6 +189,9 @@ func (c *Catalog) mergeProvider(o Provider) {
 	setString(&p.APIKeyEnv, o.APIKeyEnv)
 	p.NoKey = p.NoKey || o.NoKey
 	p.SendCacheKey = p.SendCacheKey || o.SendCacheKey
+	if o.IdleTimeout != 0 {
+		p.IdleTimeout = o.IdleTimeout
+	}
 	if len(o.Headers) > 0 {
 		h := maps.Clone(p.Headers)
 		if h == nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/llm/internal/retryafter"
+	"github.com/godwit/godwit/llm/internal/sse"
 )
 
 // maxErrorBody caps how much of an error body is read.
@@ -205,7 +206,11 @@ func classify(ctx context.Context, provider string, err error) error {
 	// The network: *url.Error before an answer; after, the body broke off.
 	msg := fmt.Sprintf("the stream broke off: %v; retrying usually helps", err)
 	var ue *url.Error
-	if errors.As(err, &ue) {
+	var idle *sse.IdleError
+	switch {
+	case errors.As(err, &idle):
+		msg = idle.Error() + "; the connection counts as dropped, and retrying usually helps"
+	case errors.As(err, &ue):
 		msg = fmt.Sprintf("could not reach the server: %v; check the base URL and that the server is running", ue.Err)
 	}
 	return &llm.Error{Kind: llm.KindRetryable, Provider: provider, Message: msg, Err: err}

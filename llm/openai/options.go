@@ -40,6 +40,10 @@ type Options struct {
 	// (reasoning: {effort}, reasoning_details sent back); an openrouter.ai
 	// base URL implies it.
 	OpenRouter bool
+	// IdleTimeout is how long the server may send nothing (no headers,
+	// no bytes of the stream) before the call counts as a dropped
+	// connection, which is retried; 0 means 5 minutes.
+	IdleTimeout time.Duration
 	// Logger receives debug records; nil discards them.
 	Logger *slog.Logger
 }

@@ -20,6 +20,7 @@ type provider struct {
 	sendCacheKey bool // Chat Completions only: Responses always sends it
 	isOpenAI     bool
 	openRouter   bool
+	idle         time.Duration
 }
 
 // NewChat returns a provider for POST {BaseURL}/chat/completions, streamed
@@ -42,6 +43,7 @@ func newProvider(opts Options, now func() time.Time, responses bool) *provider {
 		sendCacheKey: opts.SendCacheKey || opts.isOpenAI(),
 		isOpenAI:     opts.isOpenAI(),
 		openRouter:   opts.isOpenRouter(),
+		idle:         opts.IdleTimeout,
 	}
 }
 

@@ -50,21 +50,23 @@ func (p *provider) stream(ctx context.Context, model, path string, build func() 
 			yield(llm.Event{}, err)
 			return
 		}
-		body, err := p.client.post(ctx, path, req)
+		wctx, idle := sse.Watch(ctx, p.idle)
+		defer idle.Stop()
+		body, err := p.client.post(wctx, path, req)
 		if err != nil {
-			yield(llm.Event{}, classify(ctx, name, err))
+			yield(llm.Event{}, classify(ctx, name, idle.Err(err)))
 			return
 		}
 		defer body.Close()
 		out := func(ev llm.Event) bool { return yield(ev, nil) }
-		events := sse.NewReader(body)
+		events := sse.NewReader(idle.Body(body))
 		for {
 			ev, err := events.Next()
 			if errors.Is(err, io.EOF) {
 				break
 			}
 			if err != nil {
-				yield(llm.Event{}, classify(ctx, name, err))
+				yield(llm.Event{}, classify(ctx, name, idle.Err(err)))
 				return
 			}
 			if bytes.HasPrefix(ev.Data, []byte("[DONE]")) {

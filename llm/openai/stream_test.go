@@ -2,14 +2,18 @@ package openai
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/godwit/godwit/llm"
 	"github.com/godwit/godwit/llm/llmtest"
+	"github.com/godwit/godwit/llm/retry"
 )
 
 // TestFirstDeltaBeforeStreamEnds proves there is no buffering: the server
@@ -91,5 +95,63 @@ func TestBreakReleasesConnection(t *testing.T) {
 	case <-done:
 	case <-time.After(10 * time.Second): // deadlock guard
 		t.Fatal("the connection stayed open after the consumer stopped")
+	}
+}
+
+// TestIdleServerCountsAsDropped: a server that stops sending, before its
+// headers or mid-stream, ends the call with a retryable error naming the
+// silence, instead of hanging the turn; a retry that gets a whole answer
+// succeeds.
+func TestIdleServerCountsAsDropped(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		headers bool
+	}{{"before headers", false}, {"mid-stream", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			var calls atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				_, _ = io.Copy(io.Discard, r.Body)
+				if calls.Add(1) == 1 {
+					if tc.headers {
+						w.Header().Set("Content-Type", "text/event-stream")
+						_, _ = io.WriteString(w, llmtest.ChatText("Hel"))
+						w.(http.Flusher).Flush()
+					}
+					<-r.Context().Done() // stalls until the client gives up
+					return
+				}
+				w.Header().Set("Content-Type", "text/event-stream")
+				_, _ = io.WriteString(w, llmtest.ChatText("Hello")+llmtest.ChatFinish("stop")+llmtest.ChatDone)
+			}))
+			defer srv.Close()
+			p := NewChat(Options{BaseURL: srv.URL, IdleTimeout: 50 * time.Millisecond})
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second) // a hang guard, not a timing assertion
+			defer cancel()
+			var err error
+			for _, e := range p.Stream(ctx, userReq("hi")) {
+				if e != nil {
+					err = e
+				}
+			}
+			var le *llm.Error
+			if !errors.As(err, &le) || le.Kind != llm.KindRetryable || !strings.Contains(le.Message, "the server sent nothing for 50ms") {
+				t.Fatalf("got %v, want a retryable error saying the server sent nothing", err)
+			}
+			if ctx.Err() != nil {
+				t.Fatal("the call hung until the guard")
+			}
+			text := ""
+			for ev, e := range retry.New(p, retry.Options{Sleep: func(context.Context, time.Duration) error { return nil }}).Stream(ctx, userReq("hi")) {
+				if e != nil {
+					t.Fatalf("retry: %v", e)
+				}
+				if ev.Type == llm.EventTextDelta {
+					text += ev.Text
+				}
+			}
+			if text != "Hello" {
+				t.Errorf("after the retry: %q", text)
+			}
+		})
 	}
 }
