@@ -32,6 +32,9 @@ type EmbedderOptions struct {
 	// APIKey may be empty for a local server.
 	APIKey     string
 	HTTPClient *http.Client
+	// Timeout bounds one request, so a stalled server fails the search
+	// over to keywords instead of hanging it; 0 means a minute.
+	Timeout time.Duration
 }
 
 // openAIEmbedder calls POST {BaseURL}/embeddings over net/http: one
@@ -53,6 +56,7 @@ func NewEmbedder(o EmbedderOptions) (Embedder, error) {
 	// The environment is never read, so an OPENAI_API_KEY meant for
 	// OpenAI never reaches another server.
 	o.HTTPClient = cmp.Or(o.HTTPClient, http.DefaultClient)
+	o.Timeout = cmp.Or(o.Timeout, time.Minute)
 	return &openAIEmbedder{o: o, url: strings.TrimRight(o.BaseURL, "/") + "/embeddings"}, nil
 }
 
@@ -112,6 +116,8 @@ func (e *openAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 // post sends one request and decodes its answer into out; retry reports
 // whether the failure is worth one more try.
 func (e *openAIEmbedder) post(ctx context.Context, body []byte, out any) (retry bool, err error) {
+	ctx, cancel := context.WithTimeoutCause(ctx, e.o.Timeout, fmt.Errorf("the server did not answer within %v", e.o.Timeout))
+	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.url, bytes.NewReader(body))
 	if err != nil {
 		return false, err
@@ -122,8 +128,11 @@ func (e *openAIEmbedder) post(ctx context.Context, body []byte, out any) (retry 
 		req.Header.Set("Authorization", "Bearer "+e.o.APIKey)
 	}
 	res, err := e.o.HTTPClient.Do(req)
+	if err != nil && ctx.Err() != nil {
+		return false, fmt.Errorf("POST %s: %w", e.url, context.Cause(ctx))
+	}
 	if err != nil {
-		return ctx.Err() == nil, err
+		return true, err
 	}
 	defer res.Body.Close()
 	if res.StatusCode >= 300 {
@@ -133,6 +142,9 @@ func (e *openAIEmbedder) post(ctx context.Context, body []byte, out any) (retry 
 		return retry, fmt.Errorf("POST %s: %s: %s", e.url, res.Status, bytes.TrimSpace(msg))
 	}
 	if err := json.NewDecoder(res.Body).Decode(out); err != nil {
+		if ctx.Err() != nil {
+			return false, fmt.Errorf("POST %s: %w", e.url, context.Cause(ctx))
+		}
 		return false, fmt.Errorf("POST %s: the answer is not an embeddings list: %w", e.url, err)
 	}
 	return false, nil

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -415,5 +416,34 @@ func TestSearchToolSpecSize(t *testing.T) {
 			t.Errorf("%s spec is %d bytes; keep model-facing text short", tl.Name(), len(b))
 		}
 		t.Logf("%s spec: %d bytes", tl.Name(), len(b))
+	}
+}
+
+// A stalled embeddings server fails the call within the timeout, before
+// its headers or after them, so search_memory falls back to keywords
+// instead of hanging the turn.
+func TestEmbedderStalledServer(t *testing.T) {
+	t.Parallel()
+	for _, headers := range []bool{false, true} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.Copy(io.Discard, r.Body) // so the server sees the client leave
+			if headers {
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write([]byte(`{"data":[`))
+				w.(http.Flusher).Flush()
+			}
+			<-r.Context().Done()
+		}))
+		emb, err := NewEmbedder(EmbedderOptions{BaseURL: srv.URL + "/v1", Model: "m", Timeout: 50 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second) // a hang guard, not a timing assertion
+		_, err = emb.Embed(ctx, []string{"x"})
+		if err == nil || !strings.Contains(err.Error(), "the server did not answer within 50ms") || ctx.Err() != nil {
+			t.Errorf("headers %v: err = %v", headers, err)
+		}
+		cancel()
+		srv.Close()
 	}
 }
