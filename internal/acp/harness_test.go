@@ -58,7 +58,10 @@ type editor struct {
 	permissions []sdk.RequestPermissionRequest
 	files       map[string]string
 	fsReads     []string
-	terminals   []sdk.CreateTerminalRequest
+	// onRead, when set, runs before a read is answered (a file swapped
+	// while the editor looks).
+	onRead    func(path string)
+	terminals []sdk.CreateTerminalRequest
 }
 
 func (e *editor) SessionUpdate(_ context.Context, n sdk.SessionNotification) error {
@@ -83,6 +86,9 @@ func (e *editor) ReadTextFile(_ context.Context, p sdk.ReadTextFileRequest) (sdk
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.fsReads = append(e.fsReads, p.Path)
+	if e.onRead != nil {
+		e.onRead(p.Path)
+	}
 	c, ok := e.files[p.Path]
 	if !ok {
 		return sdk.ReadTextFileResponse{}, &sdk.RequestError{Code: -32002, Message: "no such buffer"}

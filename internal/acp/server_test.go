@@ -672,3 +672,31 @@ func TestRetryAfterPartialAnswerIsSaid(t *testing.T) {
 		t.Errorf("the editor shows %q: the cut answer must be said to be discarded, the new one follow in a paragraph of its own", got)
 	}
 }
+
+// TestDiskFallbackFollowsNoLink: the editor has no buffer of a file,
+// and while it looks, a command swaps the file for a link to a secret
+// outside the workspace. godwit reads the disk itself then, and must not
+// follow the link.
+func TestDiskFallbackFollowsNoLink(t *testing.T) {
+	ws, outside := t.TempDir(), t.TempDir()
+	secret := filepath.Join(outside, "id_key")
+	if err := os.WriteFile(secret, []byte("SECRET-KEY-MATERIAL\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	notes := filepath.Join(ws, "notes.txt")
+	if err := os.WriteFile(notes, []byte("harmless\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ed := &editor{t: t, files: map[string]string{}, onRead: func(string) {
+		_ = os.Remove(notes)
+		_ = os.Symlink(secret, notes)
+	}}
+	model := script(fake.Step{ToolCalls: []llm.ToolCall{fake.Call("r1", "file_read", map[string]any{"path": "notes.txt"})}}, fake.Step{Text: "read."})
+	c := connect(t, ed, acp.Options{Build: builder(t.TempDir(), model)})
+	c.initialize(t, sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}})
+	c.prompt(t, c.newSession(t, ws), "read notes")
+	text, _, _ := toolContent(ed.took(), "r1")
+	if strings.Contains(text, "SECRET") || !strings.Contains(text, "link") {
+		t.Fatalf("the read followed the swapped link: %q", text)
+	}
+}

@@ -35,11 +35,16 @@ type Options struct {
 
 // Files reads and writes whole files by absolute path. Errors should
 // keep an errno where one applies (an *fs.PathError wrapping ENOENT), so
-// the model gets its remedy.
+// the model gets its remedy; ErrUseDisk hands the call to the workspace.
 type Files interface {
 	ReadFile(ctx context.Context, abs string) ([]byte, error)
 	WriteFile(ctx context.Context, abs string, data []byte) error
 }
+
+// ErrUseDisk from a Files method (an editor that has no buffer of the
+// file, or content it cannot carry) sends the call to the workspace's
+// rooted file layer, so the disk is only ever reached through it.
+var ErrUseDisk = errors.New("fs: use the disk")
 
 // Tools returns the five file tools in their fixed order: file_read,
 // file_write, file_edit, file_list, grep.
@@ -158,20 +163,25 @@ func relErr(err error, rel string) error {
 }
 
 // readWhole reads a file through files, or the workspace when files is
-// nil.
+// nil or sends it there.
 func readWhole(ctx context.Context, ws *workspace.Workspace, files Files, abs string) ([]byte, error) {
-	if files == nil {
-		return ws.ReadFile(abs)
+	if files != nil {
+		data, err := files.ReadFile(ctx, abs)
+		if !errors.Is(err, ErrUseDisk) {
+			return data, err
+		}
 	}
-	return files.ReadFile(ctx, abs)
+	return ws.ReadFile(abs)
 }
 
 // writeWhole writes the concatenation of pieces through files, or, when
-// files is nil, atomically through the workspace (with mode), without
-// joining them.
+// files is nil or sends it there, atomically through the workspace (with
+// mode), without joining them.
 func writeWhole(ctx context.Context, ws *workspace.Workspace, files Files, abs string, mode iofs.FileMode, pieces ...[]byte) error {
 	if files != nil {
-		return files.WriteFile(ctx, abs, bytes.Join(pieces, nil))
+		if err := files.WriteFile(ctx, abs, bytes.Join(pieces, nil)); !errors.Is(err, ErrUseDisk) {
+			return err
+		}
 	}
 	return ws.Replace(abs, mode, func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 64<<10) // a replace_all's many small pieces

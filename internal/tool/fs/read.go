@@ -115,15 +115,19 @@ func (t *Read) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error
 	}
 	var r io.Reader
 	var size int64
-	switch {
-	case t.files != nil && (err == nil || errors.Is(err, iofs.ErrNotExist)):
+	if t.files != nil && (err == nil || errors.Is(err, iofs.ErrNotExist)) {
 		// An editor may hold a buffer not yet saved: let it answer, with
 		// the whole content at once.
-		data, err := t.files.ReadFile(ctx, abs)
-		if err != nil {
-			return tool.Result{}, relErr(err, rel)
+		data, ferr := t.files.ReadFile(ctx, abs)
+		switch {
+		case ferr == nil:
+			r, size = bytes.NewReader(data), int64(len(data))
+		case !errors.Is(ferr, ErrUseDisk):
+			return tool.Result{}, relErr(ferr, rel)
 		}
-		r, size = bytes.NewReader(data), int64(len(data))
+	}
+	switch {
+	case r != nil:
 	case err != nil:
 		return tool.Result{}, relErr(err, rel)
 	default:
