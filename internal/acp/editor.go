@@ -15,8 +15,12 @@ import (
 
 // editorFiles reads and writes files through the client
 // (fs/read_text_file, fs/write_text_file), so the file tools see and
-// change the editor's buffers, saved or not.
-type editorFiles struct{ s *session }
+// change the editor's buffers, saved or not; what the client cannot do
+// (read or write, by its capabilities) goes to the disk.
+type editorFiles struct {
+	s           *session
+	read, write bool
+}
 
 var _ fs.Files = editorFiles{}
 
@@ -25,6 +29,9 @@ var _ fs.Files = editorFiles{}
 // file layer (fs.ErrUseDisk): godwit's own reads never follow a link a
 // command may have put in the file's place.
 func (f editorFiles) ReadFile(ctx context.Context, abs string) ([]byte, error) {
+	if !f.read {
+		return nil, fs.ErrUseDisk
+	}
 	resp, err := f.s.srv.client().ReadTextFile(ctx, sdk.ReadTextFileRequest{SessionId: sdk.SessionId(f.s.id), Path: abs})
 	if err == nil {
 		return []byte(resp.Content), nil
@@ -40,7 +47,7 @@ func (f editorFiles) ReadFile(ctx context.Context, abs string) ([]byte, error) {
 // cannot travel as a JSON string, so it goes to disk through the
 // workspace, whole (as the file tools write without an editor).
 func (f editorFiles) WriteFile(ctx context.Context, abs string, data []byte) error {
-	if !utf8.Valid(data) {
+	if !f.write || !utf8.Valid(data) {
 		return fs.ErrUseDisk
 	}
 	_, err := f.s.srv.client().WriteTextFile(ctx, sdk.WriteTextFileRequest{SessionId: sdk.SessionId(f.s.id), Path: abs, Content: string(data)})

@@ -242,8 +242,8 @@ func (s *server) open(ctx context.Context, id, cwd string) (*session, error) {
 	}
 	sess := &session{srv: s, id: id, mode: s.opts.Mode, calls: map[string]*call{}, shown: map[string]int{}}
 	req := EngineRequest{Workspace: cwd, Mode: sess.policyMode, Prompter: sess, Gate: sess.gate}
-	if caps.Fs.ReadTextFile && caps.Fs.WriteTextFile {
-		req.Files = editorFiles{sess}
+	if caps.Fs.ReadTextFile || caps.Fs.WriteTextFile {
+		req.Files = editorFiles{s: sess, read: caps.Fs.ReadTextFile, write: caps.Fs.WriteTextFile}
 	}
 	if caps.Terminal {
 		req.Terminal = editorTerminal{sess}

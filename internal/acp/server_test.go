@@ -700,3 +700,39 @@ func TestDiskFallbackFollowsNoLink(t *testing.T) {
 		t.Fatalf("the read followed the swapped link: %q", text)
 	}
 }
+
+// TestEditorCapabilitiesAlone: a client that can read its buffers but
+// not write them gets buffer reads, and writes go to the disk; a client
+// that can only write gets reads from the disk.
+func TestEditorCapabilitiesAlone(t *testing.T) {
+	for _, caps := range []sdk.FileSystemCapabilities{{ReadTextFile: true}, {WriteTextFile: true}} {
+		ws := t.TempDir()
+		if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("on disk\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ed := &editor{t: t, files: map[string]string{filepath.Join(ws, "a.txt"): "in the buffer\n"}}
+		model := script(fake.Step{ToolCalls: []llm.ToolCall{
+			fake.Call("r1", "file_read", map[string]any{"path": "a.txt"}),
+		}}, fake.Step{ToolCalls: []llm.ToolCall{
+			fake.Call("w1", "file_write", map[string]any{"path": "b.txt", "content": "new\n"}),
+		}}, fake.Step{Text: "done."})
+		c := connect(t, ed, acp.Options{Build: builder(t.TempDir(), model), Mode: acp.ModeAuto})
+		c.initialize(t, sdk.ClientCapabilities{Fs: caps})
+		c.prompt(t, c.newSession(t, ws), "go")
+		text, _, _ := toolContent(ed.took(), "r1")
+		want := "on disk"
+		if caps.ReadTextFile {
+			want = "in the buffer"
+		}
+		if !strings.Contains(text, want) {
+			t.Errorf("%+v: file_read shows %q, want %q", caps, text, want)
+		}
+		data, err := os.ReadFile(filepath.Join(ws, "b.txt"))
+		ed.mu.Lock()
+		_, inEditor := ed.files[filepath.Join(ws, "b.txt")]
+		ed.mu.Unlock()
+		if caps.WriteTextFile != inEditor || (err == nil) == caps.WriteTextFile || (err == nil && string(data) != "new\n") {
+			t.Errorf("%+v: b.txt in the editor %v, on disk %q (%v)", caps, inEditor, data, err)
+		}
+	}
+}
