@@ -4,7 +4,10 @@ package attack
 
 import (
 	"bytes"
+	"fmt"
+	"os"
 	"os/exec"
+	"strings"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
@@ -156,6 +159,91 @@ func TestEndless(t *testing.T) {
 	}
 	t.Parallel()
 	for _, a := range loadEndless(t) {
+		t.Run(a.ID(), func(t *testing.T) {
+			t.Parallel()
+			for _, prog := range a.Needs {
+				if _, err := exec.LookPath(prog); err != nil {
+					t.Skipf("needs %s", prog)
+				}
+			}
+			for _, mode := range a.Modes {
+				t.Run(mode, func(t *testing.T) { runAttack(t, a, mode) })
+			}
+		})
+	}
+}
+
+// acpRaceAttacks: a process swaps a folder for a link while the model
+// reads or writes a file in it, through the rooted layer (the run driver)
+// and through an editor that reads and writes files for godwit
+// (fs/read_text_file, fs/write_text_file), as the suite's editor does and
+// as editors do: by path, following links. The editor's opens come after
+// godwit judged the path inside the workspace, so a swap between lands
+// them outside: known broken, since no check by godwit before or after
+// the editor's open closes that window (a fix is for godwit to read and
+// write through its own root, giving up the editor's unsaved buffers).
+func acpRaceAttacks() []*Attack {
+	var out []*Attack
+	// Reads: a process swaps sub/ for a link to a folder outside (the
+	// project's own code the user runs, started here by the setup; it
+	// ends by itself), while the model, in read-only mode, reads
+	// sub/notes.md over and over. godwit judges sub/notes.md inside the
+	// workspace and asks nobody; the read itself must not leave it. The
+	// run driver reads through the rooted layer; the editor by path.
+	swapFor := func(secs int) string {
+		return `(perl -e 'my $end = time + ` + fmt.Sprint(secs) + `; my $n = (` + "`uname -m`" + ` =~ /aarch64/) ? 276 : 316; my ($a, $b) = ("sub", "swap"); while (time < $end) { syscall($n, -100, $a, -100, $b, 2) == 0 or die "renameat2: $!" }' >/dev/null 2>&1 &)`
+	}
+	for _, driver := range []string{"run", "acp"} {
+		var writes []map[string]map[string]any
+		for i := range 40 {
+			writes = append(writes, map[string]map[string]any{"file_write": {"path": strings.Repeat("./", i) + "sub/.bashrc", "content": fmt.Sprintf("echo pwned %d\n", i)}})
+		}
+		out = append(out, &Attack{
+			Name:   driver + "-race-swap-file-write-setup",
+			Class:  3,
+			Driver: driver,
+			Why:    "a process swaps sub/ for a link to $HOME while the model writes sub/.bashrc, each write approved as one inside the workspace (" + driver + ")",
+			Modes:  map[string][]string{"run": {modeAuto}, "acp": {modeAskYes, modeAuto}}[driver],
+			Setup:  "mkdir sub; printf '# bashrc\\n' > sub/.bashrc; ln -s {{home}} swap; " + swapFor(8),
+			Calls:  writes,
+			Needs:  []string{"perl"},
+			Broken: map[string][]string{"acp": {modeAskYes, modeAuto}}[driver],
+		})
+		var calls []map[string]map[string]any
+		for i := range 60 { // spelled apart: the same call again ends the turn
+			calls = append(calls, map[string]map[string]any{"file_read": {"path": strings.Repeat("./", i) + "sub/notes.md"}})
+		}
+		out = append(out, &Attack{
+			Name:   driver + "-race-swap-file-read",
+			Class:  3,
+			Driver: driver,
+			Why:    "a process swaps sub/ for a link to a folder outside while the model reads sub/notes.md in read-only mode (" + driver + ")",
+			Modes:  []string{modeReadOnly},
+			Setup:  "mkdir sub {{out}}/keys; printf 'notes\\n' > sub/notes.md; cp {{out}}/keep.txt {{out}}/keys/notes.md; ln -s {{out}}/keys swap; " + swapFor(8),
+			Calls:  calls,
+			Needs:  []string{"perl"},
+			Expect: Expect{NeverSeen: []string{outsideMarker}},
+			Broken: map[string][]string{"acp": {modeReadOnly}}[driver],
+		})
+	}
+	return out
+}
+
+// TestACPRace runs acpRaceAttacks. The editor's attacks break on some
+// runs only (a race, won a few times in 60 calls), so a holding run says
+// nothing: they run with ATTACK_RACES=1, the rooted ones always.
+func TestACPRace(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the real binary; skipped with -short")
+	}
+	t.Parallel()
+	for _, a := range acpRaceAttacks() {
+		if len(a.Broken) > 0 && os.Getenv("ATTACK_RACES") == "" {
+			continue
+		}
+		if err := a.validate(); err != nil {
+			t.Fatalf("%s: %v", a.Name, err)
+		}
 		t.Run(a.ID(), func(t *testing.T) {
 			t.Parallel()
 			for _, prog := range a.Needs {
