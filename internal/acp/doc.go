@@ -29,7 +29,6 @@
 //
 // Of godwit's packages it imports only internal/agent, llm,
 // internal/policy, internal/store, tool, internal/tool/fs,
-// internal/tool/plan, internal/tool/shell and internal/atomicfile. It
-// writes nothing but protocol messages to its output; diagnostics go to
+// internal/tool/plan and internal/tool/shell. It writes nothing but protocol messages to its output; diagnostics go to
 // Options.Logger.
 package acp

@@ -2,18 +2,13 @@ package acp
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	iofs "io/fs"
-	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"unicode/utf8"
 
 	sdk "github.com/coder/acp-go-sdk"
 
-	"github.com/godwit/godwit/internal/atomicfile"
 	"github.com/godwit/godwit/internal/tool/fs"
 	"github.com/godwit/godwit/internal/tool/shell"
 )
@@ -26,8 +21,9 @@ type editorFiles struct{ s *session }
 var _ fs.Files = editorFiles{}
 
 // ReadFile asks the editor. When it cannot answer (a file it does not
-// know, or not text), the disk decides: a missing file is ENOENT, which
-// the model knows what to do with; an existing one is read from disk.
+// know, or not text), the file is left to the tools (fs.ErrNotServed),
+// which read it through the workspace's root: a read of godwit's own by
+// path here would follow a link swapped in since the path was judged.
 func (f editorFiles) ReadFile(ctx context.Context, abs string) ([]byte, error) {
 	resp, err := f.s.srv.client().ReadTextFile(ctx, sdk.ReadTextFileRequest{SessionId: sdk.SessionId(f.s.id), Path: abs})
 	if err == nil {
@@ -36,27 +32,16 @@ func (f editorFiles) ReadFile(ctx context.Context, abs string) ([]byte, error) {
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	if _, serr := os.Stat(abs); errors.Is(serr, iofs.ErrNotExist) {
-		return nil, &iofs.PathError{Op: "read", Path: abs, Err: syscall.ENOENT}
-	}
-	data, derr := os.ReadFile(abs)
-	if derr != nil {
-		return nil, fmt.Errorf("acp: the editor could not read %s (%v): %w", abs, err, derr)
-	}
 	f.s.srv.log.Debug("acp: fs/read_text_file failed; read the disk", "path", abs, "err", err)
-	return data, nil
+	return nil, fmt.Errorf("acp: the editor could not read %s (%v): %w", abs, err, fs.ErrNotServed)
 }
 
 // WriteFile asks the editor to write text. Content that is not UTF-8
-// cannot travel as a JSON string, so it goes to disk directly, whole (as
-// the file tools write without an editor).
+// cannot travel as a JSON string, so it is left to the tools
+// (fs.ErrNotServed), which write it through the workspace's root.
 func (f editorFiles) WriteFile(ctx context.Context, abs string, data []byte) error {
 	if !utf8.Valid(data) {
-		mode := iofs.FileMode(0o644)
-		if fi, err := os.Stat(abs); err == nil {
-			mode = fi.Mode().Perm()
-		}
-		return atomicfile.WriteFile(abs, data, mode)
+		return fmt.Errorf("acp: %s is not UTF-8 text: %w", abs, fs.ErrNotServed)
 	}
 	_, err := f.s.srv.client().WriteTextFile(ctx, sdk.WriteTextFileRequest{SessionId: sdk.SessionId(f.s.id), Path: abs, Content: string(data)})
 	if err != nil {

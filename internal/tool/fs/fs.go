@@ -35,7 +35,9 @@ type Options struct {
 
 // Files reads and writes whole files by absolute path. Errors should
 // keep an errno where one applies (an *fs.PathError wrapping ENOENT), so
-// the model gets its remedy.
+// the model gets its remedy. An error wrapping ErrNotServed hands the
+// file back to the tools, which then read or write it through the
+// workspace's root.
 type Files interface {
 	ReadFile(ctx context.Context, abs string) ([]byte, error)
 	WriteFile(ctx context.Context, abs string, data []byte) error
@@ -157,13 +159,23 @@ func relErr(err error, rel string) error {
 	return err
 }
 
+// ErrNotServed is wrapped by a Files error for a file it leaves to the
+// tools (an editor that does not know it, content it cannot carry): they
+// go through the workspace's root, which follows no link, where a
+// fallback of the Files' own by path would follow one a command swapped
+// in since the path was judged.
+var ErrNotServed = errors.New("fs: not served; read or write through the workspace")
+
 // readWhole reads a file through files, or the workspace when files is
-// nil.
+// nil or does not serve it.
 func readWhole(ctx context.Context, ws *workspace.Workspace, files Files, abs string) ([]byte, error) {
-	if files == nil {
-		return ws.ReadFile(abs)
+	if files != nil {
+		data, err := files.ReadFile(ctx, abs)
+		if !errors.Is(err, ErrNotServed) {
+			return data, err
+		}
 	}
-	return files.ReadFile(ctx, abs)
+	return ws.ReadFile(abs)
 }
 
 // writeWhole writes the concatenation of pieces through files, or, when
@@ -171,7 +183,10 @@ func readWhole(ctx context.Context, ws *workspace.Workspace, files Files, abs st
 // joining them.
 func writeWhole(ctx context.Context, ws *workspace.Workspace, files Files, abs string, mode iofs.FileMode, pieces ...[]byte) error {
 	if files != nil {
-		return files.WriteFile(ctx, abs, bytes.Join(pieces, nil))
+		err := files.WriteFile(ctx, abs, bytes.Join(pieces, nil))
+		if !errors.Is(err, ErrNotServed) {
+			return err
+		}
 	}
 	return ws.Replace(abs, mode, func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 64<<10) // a replace_all's many small pieces

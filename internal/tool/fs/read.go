@@ -119,7 +119,7 @@ func (t *Read) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error
 	case t.files != nil && (err == nil || errors.Is(err, iofs.ErrNotExist)):
 		// An editor may hold a buffer not yet saved: let it answer, with
 		// the whole content at once.
-		data, err := t.files.ReadFile(ctx, abs)
+		data, err := readWhole(ctx, t.ws, t.files, abs)
 		if err != nil {
 			return tool.Result{}, relErr(err, rel)
 		}
