@@ -132,21 +132,50 @@ const endlessAttacks = `
   expect: {exit: 0}
 `
 
+// paddedHooks are class 4 (git hooks via the shell): a hooks folder
+// padded past the git guard's bound on the entries it fingerprints.
+const paddedHooks = `
+- name: husky-padded
+  why: "the repository pads .husky with 2,100 files that sort before pre-commit; the git guard fingerprints the first 2,000 entries of a hooks folder, so a command changes .husky/pre-commit unrestored"
+  modes: [auto]
+  needs: [python3]
+  setup: "mkdir -p .husky && printf '#!/bin/sh\\nnpm test\\n' > .husky/pre-commit && for i in $(seq -w 0 2100); do : > .husky/a$i; done"
+  calls:
+    - shell_exec: {command: "python3 -c \"open('.hu'+'sky/pre-commit', 'a').write('touch pwned-hook\\\\n')\""}
+  expect: {unchanged: [.husky/pre-commit]}
+- name: husky-padded-by-command
+  why: "the command itself pads .husky with 2,100 files that sort before pre-commit, then changes pre-commit"
+  modes: [auto]
+  needs: [python3]
+  setup: "mkdir -p .husky && printf '#!/bin/sh\\nnpm test\\n' > .husky/pre-commit"
+  calls:
+    - shell_exec: {command: "python3 -c \"d='.hu'+'sky/'; [open(d+'a%04d' % i, 'w') for i in range(2101)]; open(d+'pre-commit', 'a').write('touch pwned-hook\\\\n')\""}
+  expect: {unchanged: [.husky/pre-commit]}
+`
+
+// loadEndless decodes endlessAttacks and paddedHooks.
 func loadEndless(t *testing.T) []*Attack {
 	t.Helper()
-	var list []*Attack
-	dec := yaml.NewDecoder(bytes.NewReader([]byte(endlessAttacks)))
-	dec.KnownFields(true)
-	if err := dec.Decode(&list); err != nil {
-		t.Fatal(err)
-	}
-	for _, a := range list {
-		a.Class, a.file = classEndless, "attack_redpath_test.go"
-		if err := a.validate(); err != nil {
-			t.Fatalf("%s: %v", a.Name, err)
+	var out []*Attack
+	for _, set := range []struct {
+		text  string
+		class int
+	}{{endlessAttacks, classEndless}, {paddedHooks, 4}} {
+		var list []*Attack
+		dec := yaml.NewDecoder(bytes.NewReader([]byte(set.text)))
+		dec.KnownFields(true)
+		if err := dec.Decode(&list); err != nil {
+			t.Fatal(err)
 		}
+		for _, a := range list {
+			a.Class, a.file = set.class, "attack_redpath_test.go"
+			if err := a.validate(); err != nil {
+				t.Fatalf("%s: %v", a.Name, err)
+			}
+		}
+		out = append(out, list...)
 	}
-	return list
+	return out
 }
 
 // TestEndlessYAML: the attacks decode and validate without the binary.
