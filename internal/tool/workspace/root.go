@@ -111,6 +111,12 @@ func (w *Workspace) ReadFile(abs string) ([]byte, error) {
 	return w.read(abs, nil, math.MaxInt64, false)
 }
 
+// ReadLimit reads abs whole, failing with ErrTooLarge past limit bytes
+// however the file grows while it is read.
+func (w *Workspace) ReadLimit(abs string, limit int64) ([]byte, error) {
+	return w.read(abs, nil, limit, false)
+}
+
 // ReadInto reads abs whole into b (reused, for a walk over many files);
 // past limit bytes it returns ErrTooLarge, and for a file with another
 // hard link ErrLinked.
