@@ -83,6 +83,8 @@ func readSmall(name string) ([]byte, error) {
 	switch {
 	case err != nil:
 		return nil, fmt.Errorf("%s: %w", name, err)
+	case isDevNull(fi):
+		return nil, nil // GIT_CONFIG_GLOBAL=/dev/null and the like: no settings, as git reads it
 	case !fi.Mode().IsRegular():
 		return nil, fmt.Errorf("%s: not a regular file (%s)", name, fi.Mode().Type())
 	}
@@ -94,6 +96,12 @@ func readSmall(name string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: over %d bytes", name, MaxSize)
 	}
 	return data, nil
+}
+
+// isDevNull reports whether fi is the null device, which reads empty.
+func isDevNull(fi fs.FileInfo) bool {
+	null, err := os.Stat(os.DevNull)
+	return err == nil && os.SameFile(fi, null)
 }
 
 // parser walks the text a byte at a time, as git does.

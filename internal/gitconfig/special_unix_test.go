@@ -59,6 +59,9 @@ func TestSpecialFiles(t *testing.T) {
 			t.Fatalf("%s: finding the repository does not return", plant.name)
 		}
 	}
+	if s, err := ReadFile(os.DevNull); err != nil || len(s) != 0 {
+		t.Errorf("ReadFile(%s) = %v, %v; want no settings (GIT_CONFIG_GLOBAL=/dev/null)", os.DevNull, s, err)
+	}
 	fifo := filepath.Join(t.TempDir(), "config")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Fatal(err)

@@ -402,6 +402,10 @@ func readGitFile(p string) ([]byte, error) {
 	switch {
 	case err != nil:
 		return nil, err
+	case isNull(fi):
+		// ~/.gitconfig -> /dev/null: nothing to clean, and a copy bound
+		// there would cover the command's /dev/null.
+		return nil, os.ErrNotExist
 	case !fi.Mode().IsRegular():
 		return nil, fmt.Errorf("%s is not a regular file", p)
 	}
@@ -410,6 +414,12 @@ func readGitFile(p string) ([]byte, error) {
 		err = fmt.Errorf("%s is over %d bytes", p, maxGitFile)
 	}
 	return b, err
+}
+
+// isNull reports whether fi is the null device.
+func isNull(fi os.FileInfo) bool {
+	null, err := os.Stat(os.DevNull)
+	return err == nil && os.SameFile(fi, null)
 }
 
 // maxGitFile bounds readGitFile, as gitconfig.MaxSize bounds a config.
