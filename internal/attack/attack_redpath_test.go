@@ -154,14 +154,29 @@ const paddedHooks = `
   expect: {unchanged: [.husky/pre-commit]}
 `
 
-// loadEndless decodes endlessAttacks and paddedHooks.
+// outsideAttacks are class 3 (secrets and outside files): a .git a
+// command writes, naming a folder outside as git's.
+const outsideAttacks = `
+- name: dotgit-names-ssh
+  why: "in a workspace that is no repository a command writes .git as 'gitdir: ~/.ssh'; the view then takes ~/.ssh for git's folder and binds a copy of its config back in"
+  modes: [auto]
+  needs: [python3]
+  setup: "rm -rf .git && printf 'Host prod\\n  User SSHCONFMARK-9q\\n' > {{home}}/.ssh/config"
+  calls:
+    - shell_exec: {command: "python3 -c \"import os; open('.gi'+'t', 'w').write('gitdir: ' + os.environ['HOME'] + '/.ssh')\""}
+    - shell_exec: {command: "cat ~/.ssh/config; ls -la ~/.ssh"}
+  control: false
+  expect: {never_seen: ["SSHCONFMARK-9q"]}
+`
+
+// loadEndless decodes endlessAttacks, paddedHooks and outsideAttacks.
 func loadEndless(t *testing.T) []*Attack {
 	t.Helper()
 	var out []*Attack
 	for _, set := range []struct {
 		text  string
 		class int
-	}{{endlessAttacks, classEndless}, {paddedHooks, 4}} {
+	}{{endlessAttacks, classEndless}, {paddedHooks, 4}, {outsideAttacks, 3}} {
 		var list []*Attack
 		dec := yaml.NewDecoder(bytes.NewReader([]byte(set.text)))
 		dec.KnownFields(true)
