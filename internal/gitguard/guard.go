@@ -315,6 +315,13 @@ func (g *Guard) sanitizeNew(p string, c entry) (Change, bool) {
 		}
 		e := c
 		e.data = clean
+		if e.data == nil {
+			// Nothing safe left: an empty file, not "no content kept",
+			// which failed the restore and left the unsafe keys in place
+			// (a core.hooksPath a command wrote then named a folder
+			// outside, whose files the guard then undid as hooks).
+			e.data = []byte{}
+		}
 		return g.change(p, "created with "+strings.Join(dropped, ", ")+" (removed)", g.put(p, e)), true
 	case c.hook && c.kind != kindDir && !strings.HasSuffix(p, ".sample"):
 		return g.change(p, "added", g.put(p, entry{})), true
