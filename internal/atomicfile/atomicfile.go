@@ -111,6 +111,13 @@ func IsTemp(name string) bool {
 // Write writes to the temporary file.
 func (p *Pending) Write(b []byte) (int, error) { return p.f.Write(b) }
 
+// Seek moves the temporary file's offset, so a copy can leave a hole
+// where its source has one instead of writing the zeros.
+func (p *Pending) Seek(off int64, whence int) (int64, error) { return p.f.Seek(off, whence) }
+
+// Truncate sets the temporary file's size (a copy that ends in a hole).
+func (p *Pending) Truncate(size int64) error { return p.f.Truncate(size) }
+
 // Commit gives the temporary file its mode, syncs it, renames it over the
 // file and syncs the folder. On an error before the rename the file is
 // left as it was and the temporary one removed.

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -68,7 +69,7 @@ func providerKey(name string) bool {
 func loadDotenv(files []envFile, lookup func(string) (string, bool), set func(k, v string) error, project map[string]string) error {
 	var errs []error
 	for _, f := range files {
-		data, err := os.ReadFile(f.path)
+		data, err := readEnvFile(f.path)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -107,6 +108,34 @@ func loadDotenv(files []envFile, lookup func(string) (string, bool), set func(k,
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// maxEnvFile bounds a .env file read: far more than any list of keys.
+const maxEnvFile = 1 << 20
+
+// readEnvFile reads a .env file that is a regular file of at most
+// maxEnvFile bytes, without waiting on a FIFO: a repository's .env is
+// read before anything else, and one linked to /dev/zero filled memory
+// until godwit died, a FIFO (or a link to /dev/tty) kept it waiting in
+// open(2), past SIGTERM.
+func readEnvFile(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|envOpenFlags, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		return nil, err
+	case !fi.Mode().IsRegular():
+		return nil, fmt.Errorf("%s is not a regular file (%s); not read", path, fi.Mode().Type())
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxEnvFile+1))
+	if err == nil && len(data) > maxEnvFile {
+		return nil, fmt.Errorf("%s is over %d bytes; not read", path, maxEnvFile)
+	}
+	return data, err
 }
 
 type envVar struct{ name, value string }

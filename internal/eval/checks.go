@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -136,7 +137,7 @@ func untrustedFailures(req llm.Request, text string) []string {
 }
 
 func fileFailures(fc FileCheck, ws string, before map[string][]byte) []string {
-	data, err := os.ReadFile(filepath.Join(ws, filepath.FromSlash(fc.Path)))
+	data, err := readChecked(filepath.Join(ws, filepath.FromSlash(fc.Path)))
 	switch {
 	case fc.Absent && err == nil:
 		return []string{fmt.Sprintf("file %s exists; it must not", fc.Path)}
@@ -150,4 +151,33 @@ func fileFailures(fc FileCheck, ws string, before map[string][]byte) []string {
 		fails = append(fails, fmt.Sprintf("file %s changed; it must stay as setup left it", fc.Path))
 	}
 	return append(fails, textFailures("file "+fc.Path, fc.TextCheck, string(data))...)
+}
+
+// maxChecked bounds a checked file: far more than any check needs.
+const maxChecked = 64 << 20
+
+// readChecked reads a file a check judges, which the model under test
+// may have made anything: a regular file only, not through a link in its
+// last element (the check is about the file the model wrote, not one it
+// pointed at), without waiting on a FIFO (whose open held the eval run
+// for good) and at most maxChecked bytes (a link to /dev/zero never
+// ended).
+func readChecked(p string) ([]byte, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|checkedFlags, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		return nil, err
+	case !fi.Mode().IsRegular():
+		return nil, fmt.Errorf("%s is not a regular file (%s)", p, fi.Mode().Type())
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxChecked+1))
+	if err == nil && len(data) > maxChecked {
+		err = fmt.Errorf("%s is over %d bytes", p, maxChecked)
+	}
+	return data, err
 }

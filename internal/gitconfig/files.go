@@ -133,7 +133,7 @@ func Discover(dir string, lookup func(string) (string, bool)) (Repo, bool, error
 	if gd != "" {
 		r, ok = Repo{DotGit: join(dir, gd), GitDir: join(dir, gd), WorkTree: dir}, true
 		r.Common = r.GitDir
-		if c, err := os.ReadFile(filepath.Join(r.GitDir, "commondir")); err == nil {
+		if c, err := readSmall(filepath.Join(r.GitDir, "commondir")); err == nil {
 			r.Common = join(r.GitDir, strings.TrimSpace(string(c)))
 		}
 	}
@@ -152,7 +152,7 @@ func discover(dir string) (Repo, bool) {
 	for d := dir; d != "" && !(ok && d == r.WorkTree); d = filepath.Dir(d) {
 		if isGitDir(d) {
 			b := Repo{DotGit: d, GitDir: d, Common: d}
-			if c, err := os.ReadFile(filepath.Join(d, "commondir")); err == nil {
+			if c, err := readSmall(filepath.Join(d, "commondir")); err == nil {
 				b.Common = join(d, strings.TrimSpace(string(c)))
 			}
 			return b, true

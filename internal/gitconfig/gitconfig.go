@@ -54,14 +54,40 @@ const MaxSize = 1 << 20
 // settings; one that cannot be read, is over MaxSize or does not parse
 // is an error.
 func ReadFile(name string) ([]Setting, error) {
-	f, err := os.Open(name)
+	data, err := readSmall(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
+	s, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return s, nil
+}
+
+// readSmall reads a regular file of at most MaxSize bytes (git's
+// folders are found and read outside any sandbox: a .git, commondir or
+// config that is a FIFO would hold godwit in open(2) until a writer
+// came, one linked to /dev/zero would never end). The open does not
+// wait; what is not a regular file is an error.
+func readSmall(name string) ([]byte, error) {
+	f, err := os.OpenFile(name, os.O_RDONLY|openNoWait, 0)
+	if err != nil {
+		return nil, err
+	}
 	defer f.Close()
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("%s: %w", name, err)
+	case isDevNull(fi):
+		return nil, nil // GIT_CONFIG_GLOBAL=/dev/null and the like: no settings, as git reads it
+	case !fi.Mode().IsRegular():
+		return nil, fmt.Errorf("%s: not a regular file (%s)", name, fi.Mode().Type())
+	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
 	switch {
 	case err != nil:
@@ -69,11 +95,13 @@ func ReadFile(name string) ([]Setting, error) {
 	case len(data) > MaxSize:
 		return nil, fmt.Errorf("%s: over %d bytes", name, MaxSize)
 	}
-	s, err := Parse(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	return s, nil
+	return data, nil
+}
+
+// isDevNull reports whether fi is the null device, which reads empty.
+func isDevNull(fi fs.FileInfo) bool {
+	null, err := os.Stat(os.DevNull)
+	return err == nil && os.SameFile(fi, null)
 }
 
 // parser walks the text a byte at a time, as git does.

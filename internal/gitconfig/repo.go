@@ -34,7 +34,7 @@ func FindRepo(dir string) (r Repo, ok bool) {
 		r = Repo{DotGit: p, WorkTree: d}
 		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
 			r.GitDir = p
-		} else if b, err := os.ReadFile(p); err == nil {
+		} else if b, err := readSmall(p); err == nil {
 			target, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
 			if !ok {
 				return r, false
@@ -44,7 +44,7 @@ func FindRepo(dir string) (r Repo, ok bool) {
 			return r, false
 		}
 		r.Common = r.GitDir
-		if b, err := os.ReadFile(filepath.Join(r.GitDir, "commondir")); err == nil {
+		if b, err := readSmall(filepath.Join(r.GitDir, "commondir")); err == nil {
 			r.Common = join(r.GitDir, strings.TrimSpace(string(b)))
 		}
 		return r, true

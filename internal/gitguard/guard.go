@@ -315,6 +315,13 @@ func (g *Guard) sanitizeNew(p string, c entry) (Change, bool) {
 		}
 		e := c
 		e.data = clean
+		if e.data == nil {
+			// Nothing safe left: an empty file, not "no content kept",
+			// which failed the restore and left the unsafe keys in place
+			// (a core.hooksPath a command wrote then named a folder
+			// outside, whose files the guard then undid as hooks).
+			e.data = []byte{}
+		}
 		return g.change(p, "created with "+strings.Join(dropped, ", ")+" (removed)", g.put(p, e)), true
 	case c.hook && c.kind != kindDir && !strings.HasSuffix(p, ".sample"):
 		return g.change(p, "added", g.put(p, entry{})), true
@@ -552,12 +559,35 @@ func (g *Guard) addTree(out, prev map[string]entry, root string, inGit bool) {
 		return nil
 	})
 	if n > maxTreeEntries {
-		g.log.Warn("gitguard: a hooks folder holds too many entries; only the first are guarded", "folder", root, "max", maxTreeEntries)
+		g.log.Warn("gitguard: a hooks folder holds too many entries; only the first, and those named as git's hooks, are guarded", "folder", root, "max", maxTreeEntries)
+	}
+	// The hooks git (and husky's wrappers, by the same names) runs from
+	// the folder are guarded whatever the walk reached: a repository
+	// padding .husky with files that sort first pushed pre-commit past
+	// the bound, and a command then changed it unrestored.
+	for _, name := range hookNames {
+		p := filepath.Join(root, name)
+		if _, done := out[p]; done {
+			continue
+		}
+		e := stat(p, false, prev[p], g.opts.MaxBytes)
+		e.hook, e.repo = inGit, inGit
+		out[p] = e
 	}
 }
 
 // maxTreeEntries bounds the entries of one hooks folder.
 const maxTreeEntries = 2000
+
+// hookNames are the hooks git runs, by githooks(5).
+var hookNames = []string{
+	"applypatch-msg", "pre-applypatch", "post-applypatch", "pre-commit", "pre-merge-commit",
+	"prepare-commit-msg", "commit-msg", "post-commit", "pre-rebase", "post-checkout", "post-merge",
+	"pre-push", "pre-receive", "update", "proc-receive", "post-receive", "post-update",
+	"reference-transaction", "push-to-checkout", "pre-auto-gc", "post-rewrite", "sendemail-validate",
+	"fsmonitor-watchman", "p4-changelist", "p4-prepare-changelist", "p4-post-changelist", "p4-pre-submit",
+	"post-index-change",
+}
 
 // dirName is the path of the folder r holds: the kernel's name for it
 // (/proc/self/fd, on Linux), else d as it resolves now, which leaves a

@@ -10,6 +10,8 @@ package ignore
 import (
 	"bufio"
 	"bytes"
+	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -23,9 +25,12 @@ type Rules []gitignore.Pattern
 
 // Read parses one ignore file whose patterns hold below domain (the
 // file's folder, as path parts relative to the walk's root; nil at the
-// root). A missing or unreadable file has no patterns.
+// root). A missing or unreadable file has no patterns, and so has one
+// git would not read either: a link (git follows none for .gitignore),
+// what is not a regular file (a FIFO would wait for a writer forever, a
+// link to /dev/zero never end), or one over MaxSize.
 func Read(path string, domain []string) Rules {
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
 	if err != nil {
 		return nil
 	}
@@ -40,6 +45,34 @@ func Read(path string, domain []string) Rules {
 		rs = append(rs, gitignore.ParsePattern(line, domain))
 	}
 	return rs
+}
+
+// MaxSize is the largest ignore file read: git's own bound
+// (PATTERN_MAX_FILE_SIZE).
+const MaxSize = 100 << 20
+
+// readFile reads path if it is a regular file of at most MaxSize bytes,
+// not through a link in its last element, without waiting on a FIFO.
+func readFile(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|openFlags, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		return nil, err
+	case !fi.Mode().IsRegular():
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	case fi.Size() > MaxSize:
+		return nil, fmt.Errorf("%s is over %d bytes", path, MaxSize)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
+	if err == nil && len(data) > MaxSize {
+		err = fmt.Errorf("%s is over %d bytes", path, MaxSize)
+	}
+	return data, err
 }
 
 // Then returns r followed by more, which take priority; r's own backing

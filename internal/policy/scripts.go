@@ -64,9 +64,12 @@ func (u *unwrapper) budget() bool {
 	return *u.reads <= maxReads
 }
 
-// readBounded reads a regular file of at most maxScript bytes.
+// readBounded reads a regular file of at most maxScript bytes. The open
+// does not wait: the line's own earlier command may have made the script
+// a FIFO (mkfifo run.sh; sh run.sh), whose open would hold godwit until
+// a writer came.
 func readBounded(abs string) ([]byte, error) {
-	f, err := os.Open(abs)
+	f, err := os.OpenFile(abs, os.O_RDONLY|openNoWait, 0)
 	if err != nil {
 		return nil, err
 	}

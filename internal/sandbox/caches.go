@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	iofs "io/fs"
 	"log/slog"
 	"os"
@@ -236,8 +237,19 @@ func (c *Caches) goCacheProg(private, user string) (string, bool) {
 // syncTestExpire carries `go clean -testcache` over: test results older
 // than the user's testexpire.txt are stale in the private cache too.
 func syncTestExpire(user, private string) {
+	// Commands may write the private cache, so its stamp may be anything
+	// by now: a FIFO (whose open would wait for a writer) or a link to
+	// /dev/zero. Only a small regular file is read, not through a link.
 	stamp := func(dir string) int64 {
-		b, err := os.ReadFile(filepath.Join(dir, "testexpire.txt"))
+		f, err := os.OpenFile(filepath.Join(dir, "testexpire.txt"), os.O_RDONLY|stampFlags, 0)
+		if err != nil {
+			return 0
+		}
+		defer f.Close()
+		if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+			return 0
+		}
+		b, err := io.ReadAll(io.LimitReader(f, 64))
 		if err != nil {
 			return 0
 		}

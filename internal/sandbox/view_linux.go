@@ -5,6 +5,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -171,9 +172,13 @@ func enterView(v *viewPayload) error {
 	}
 	clean := map[string]string{} // git config -> its copy without credentials
 	for i, c := range configs {
-		b, err := os.ReadFile(c)
-		if err != nil {
+		b, err := readGitFile(c)
+		if errors.Is(err, os.ErrNotExist) {
 			continue // absent
+		}
+		if err != nil {
+			clean[c] = empty // not a file read here (a FIFO, over 1 MiB): hidden whole
+			continue
 		}
 		copyPath := filepath.Join(v.Stage, "git"+strconv.Itoa(i))
 		if err := os.WriteFile(copyPath, cleanGitConfig(b), 0o644); err != nil {
@@ -341,7 +346,7 @@ func findGit(dotGit string) gitView {
 			return gitView{} // a link: git follows it, and so may the binds; leave it to the screen
 		}
 		g.pinReadOnly = true
-		b, err := os.ReadFile(dotGit)
+		b, err := readGitFile(dotGit)
 		gd, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
 		if err != nil || !ok {
 			return g
@@ -351,7 +356,7 @@ func findGit(dotGit string) gitView {
 			gd = filepath.Join(filepath.Dir(dotGit), gd)
 		}
 		dirs = []string{gd}
-		if c, err := os.ReadFile(filepath.Join(gd, "commondir")); err == nil {
+		if c, err := readGitFile(filepath.Join(gd, "commondir")); err == nil {
 			common := strings.TrimSpace(string(c))
 			if !filepath.IsAbs(common) {
 				common = filepath.Join(gd, common)
@@ -381,3 +386,41 @@ func findGit(dotGit string) gitView {
 	}
 	return g
 }
+
+// readGitFile reads a file of git's (.git, commondir, a config) for the
+// view: a regular file of at most 1 MiB, opened without waiting. A
+// workspace that was no repository may get its .git from a command, with
+// a commondir or config that is a FIFO (the open waited for a writer,
+// and the next command never started) or a link to /dev/zero.
+func readGitFile(p string) ([]byte, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		return nil, err
+	case isNull(fi):
+		// ~/.gitconfig -> /dev/null: nothing to clean, and a copy bound
+		// there would cover the command's /dev/null.
+		return nil, os.ErrNotExist
+	case !fi.Mode().IsRegular():
+		return nil, fmt.Errorf("%s is not a regular file", p)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxGitFile+1))
+	if err == nil && len(b) > maxGitFile {
+		err = fmt.Errorf("%s is over %d bytes", p, maxGitFile)
+	}
+	return b, err
+}
+
+// isNull reports whether fi is the null device.
+func isNull(fi os.FileInfo) bool {
+	null, err := os.Stat(os.DevNull)
+	return err == nil && os.SameFile(fi, null)
+}
+
+// maxGitFile bounds readGitFile, as gitconfig.MaxSize bounds a config.
+const maxGitFile = 1 << 20

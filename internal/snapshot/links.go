@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -73,16 +74,25 @@ func detach(ws *workspace.Workspace, p string) error {
 	if !ok || !before.Mode().IsRegular() || in.nlink < 2 {
 		return nil
 	}
-	data, err := ws.ReadFile(p)
+	// Copied as a stream, holes kept: a command may have made the file a
+	// sparse 4 GiB (its size limit) of nothing, many times over, and read
+	// whole it passed through godwit's memory, written out it filled the
+	// disk with zeros the file never held.
+	src, err := ws.Open(p)
 	if err != nil {
 		return err
 	}
+	defer src.Close()
+	if fi, err := src.Stat(); err != nil || !os.SameFile(before, fi) {
+		return errors.New("it changed while being copied")
+	}
 	err = ws.Replace(p, before.Mode().Perm(), func(f io.Writer) error {
-		if _, err := f.Write(data); err != nil {
+		n, err := copySparse(f, src)
+		if err != nil {
 			return err
 		}
 		// The file must still be the one read.
-		if now, err := ws.Lstat(p); err != nil || !os.SameFile(before, now) || now.Size() != int64(len(data)) {
+		if now, err := ws.Lstat(p); err != nil || !os.SameFile(before, now) || now.Size() != n {
 			return errors.New("it changed while being copied")
 		}
 		return nil
@@ -91,6 +101,52 @@ func detach(ws *workspace.Workspace, p string) error {
 		return err
 	}
 	return ws.Chtimes(p, before.ModTime()) // the watcher compares times: a copy is no change
+}
+
+// copyChunk is copySparse's buffer: its memory, and the smallest hole it
+// keeps.
+const copyChunk = 64 << 10
+
+var zeros = make([]byte, copyChunk)
+
+// copySparse copies src to dst a chunk at a time; where dst can seek and
+// truncate (atomicfile.Pending), a chunk of zeros becomes a hole. It
+// returns the bytes copied.
+func copySparse(dst io.Writer, src io.Reader) (int64, error) {
+	holes, canHole := dst.(interface {
+		io.Seeker
+		Truncate(int64) error
+	})
+	buf := make([]byte, copyChunk)
+	var n int64
+	endsInHole := false
+	for {
+		k, err := io.ReadFull(src, buf)
+		if k > 0 {
+			if canHole && bytes.Equal(buf[:k], zeros[:k]) {
+				if _, err := holes.Seek(int64(k), io.SeekCurrent); err != nil {
+					return n, err
+				}
+				endsInHole = true
+			} else {
+				if _, err := dst.Write(buf[:k]); err != nil {
+					return n, err
+				}
+				endsInHole = false
+			}
+			n += int64(k)
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			break
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+	if endsInHole {
+		return n, holes.Truncate(n)
+	}
+	return n, nil
 }
 
 // detachNote is what the model and the user are told.

@@ -117,7 +117,13 @@ func (r *Recorder) BeforeWrite(ctx context.Context, abs string) error {
 		return tool.Errorf(tool.CodeTooLarge, "Ask the user to make this change, or change a smaller file.",
 			"%s is %d MB; godwit keeps a copy of files up to %d MB so that changes can be undone", abs, fi.Size()>>20, r.max>>20)
 	default:
-		if snap.Content, err = r.ws.ReadFile(abs); err != nil {
+		// Bounded as read, not only by the Lstat: a background job may
+		// grow the file in between.
+		if snap.Content, err = r.ws.ReadLimit(abs, r.max); errors.Is(err, workspace.ErrTooLarge) {
+			return tool.Errorf(tool.CodeTooLarge, "Ask the user to make this change, or change a smaller file.",
+				"%s grew past %d MB while godwit kept a copy of it so that changes can be undone", abs, r.max>>20)
+		}
+		if err != nil {
 			return err
 		}
 		snap.Existed = true

@@ -181,7 +181,9 @@ func restore(ws *workspace.Workspace, s store.FileSnapshot) (outcome, error) {
 		}
 		return removed, ws.Remove(s.Path) // a link planted here goes, not its target
 	}
-	cur, err := ws.ReadFile(s.Path)
+	// Read no more than the snapshot holds: a command may have made the
+	// file a sparse 4 GiB since, and a larger file differs anyway.
+	cur, err := ws.ReadLimit(s.Path, int64(len(s.Content)))
 	if err == nil && bytes.Equal(cur, s.Content) {
 		return unchanged, nil
 	}
@@ -189,7 +191,7 @@ func restore(ws *workspace.Workspace, s store.FileSnapshot) (outcome, error) {
 		return unchanged, err
 	}
 	// Check every byte: this is what the user relies on.
-	got, err := ws.ReadFile(s.Path)
+	got, err := ws.ReadLimit(s.Path, int64(len(s.Content)))
 	if err != nil {
 		return unchanged, err
 	}

@@ -93,7 +93,7 @@ func (t *Edit) Access(raw json.RawMessage) (tool.Access, error) {
 	// A failed dry run is not an error here: an earlier call of the same
 	// batch may change the file first. Run reports the real outcome.
 	if fi, err := t.ws.Lstat(abs); err == nil && fi.Mode().IsRegular() && fi.Size() <= maxPreviewSize {
-		if content, err := t.ws.ReadFile(abs); err == nil {
+		if content, err := t.ws.ReadLimit(abs, maxPreviewSize); err == nil { // bounded as read: a job may grow it
 			if p, err := planEdit(content, *a.OldText, *a.NewText, a.ReplaceAll); err == nil {
 				diff, _, _ := editDiff(content, p)
 				acc.Preview = diff

@@ -42,20 +42,60 @@ func (w *Workspace) local(abs string) (string, error) {
 	return filepath.Rel(w.root, abs)
 }
 
-// Open opens abs for reading. The last element is not followed if it is
-// a link.
+// ErrNotFile is wrapped by Open's error for what is neither a regular
+// file nor a folder: a FIFO (whose reads wait for a writer, forever), a
+// device or a socket.
+var ErrNotFile = errors.New("workspace: not a regular file or folder")
+
+// Open opens abs for reading: a regular file or a folder. The last
+// element is not followed if it is a link. The open does not wait (a
+// FIFO's would, for a writer), and what it opened is checked: a FIFO, a
+// device or a socket fails wrapping ErrNotFile, whatever read it and
+// however the name came (a repository's AGENTS.md, a tool's argument, a
+// command that swapped one in since a Stat).
 func (w *Workspace) Open(abs string) (*os.File, error) {
+	f, err := w.open(abs)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		err = fmt.Errorf("%s is a %s: %w", abs, kind(fi.Mode()), ErrNotFile)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// kind names a file type for people.
+func kind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "FIFO (named pipe)"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	case m&fs.ModeSymlink != 0:
+		return "link"
+	}
+	return "special file (" + m.Type().String() + ")"
+}
+
+func (w *Workspace) open(abs string) (*os.File, error) {
 	rel, err := w.local(abs)
 	if err != nil {
 		return nil, err
 	}
-	if fd, ok, err := w.openBeneath(rel, os.O_RDONLY); ok {
+	if fd, ok, err := w.openBeneath(rel, os.O_RDONLY|nonBlock); ok {
 		if err != nil {
 			return nil, err
 		}
 		return os.NewFile(uintptr(fd), abs), nil
 	}
-	f, err := w.r.OpenFile(rel, os.O_RDONLY|noFollow, 0)
+	f, err := w.r.OpenFile(rel, os.O_RDONLY|noFollow|nonBlock, 0)
 	if err != nil {
 		return nil, w.pathErr(err, abs)
 	}
@@ -69,6 +109,12 @@ func (w *Workspace) Open(abs string) (*os.File, error) {
 // ReadFile reads abs whole.
 func (w *Workspace) ReadFile(abs string) ([]byte, error) {
 	return w.read(abs, nil, math.MaxInt64, false)
+}
+
+// ReadLimit reads abs whole, failing with ErrTooLarge past limit bytes
+// however the file grows while it is read.
+func (w *Workspace) ReadLimit(abs string, limit int64) ([]byte, error) {
+	return w.read(abs, nil, limit, false)
 }
 
 // ReadInto reads abs whole into b (reused, for a walk over many files);
