@@ -107,8 +107,6 @@ func detach(ws *workspace.Workspace, p string) error {
 // keeps.
 const copyChunk = 64 << 10
 
-var zeros = make([]byte, copyChunk)
-
 // copySparse copies src to dst a chunk at a time; where dst can seek and
 // truncate (atomicfile.Pending), a chunk of zeros becomes a hole. It
 // returns the bytes copied.
@@ -123,7 +121,7 @@ func copySparse(dst io.Writer, src io.Reader) (int64, error) {
 	for {
 		k, err := io.ReadFull(src, buf)
 		if k > 0 {
-			if canHole && bytes.Equal(buf[:k], zeros[:k]) {
+			if canHole && len(bytes.TrimLeft(buf[:k], "\x00")) == 0 { // all zeros
 				if _, err := holes.Seek(int64(k), io.SeekCurrent); err != nil {
 					return n, err
 				}
