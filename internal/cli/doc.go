@@ -9,5 +9,5 @@
 // internal/suggest, llm, llm/catalog, internal/store, tool,
 // internal/tool/workspace, internal/trace, internal/acp, internal/policy,
 // internal/snapshot, internal/tui, internal/eval, internal/mail,
-// internal/termsafe and internal/atomicfile.
+// internal/termsafe, internal/atomicfile and internal/regfile.
 package cli

@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/godwit/godwit/internal/regfile"
 )
 
 // loadEnvFiles loads the user's $GODWIT_HOME/.env into the process
@@ -113,27 +114,14 @@ func loadDotenv(files []envFile, lookup func(string) (string, bool), set func(k,
 // maxEnvFile bounds a .env file read: far more than any list of keys.
 const maxEnvFile = 1 << 20
 
-// readEnvFile reads a .env file that is a regular file of at most
-// maxEnvFile bytes, without waiting on a FIFO: a repository's .env is
-// read before anything else, and one linked to /dev/zero filled memory
-// until godwit died, a FIFO (or a link to /dev/tty) kept it waiting in
-// open(2), past SIGTERM.
+// readEnvFile reads a .env file: a repository's is read before
+// anything else, and one linked to /dev/zero filled memory until godwit
+// died, a FIFO (or a link to /dev/tty) kept it waiting in open(2), past
+// SIGTERM.
 func readEnvFile(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|envOpenFlags, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	switch {
-	case err != nil:
-		return nil, err
-	case !fi.Mode().IsRegular():
-		return nil, fmt.Errorf("%s is not a regular file (%s); not read", path, fi.Mode().Type())
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxEnvFile+1))
-	if err == nil && len(data) > maxEnvFile {
-		return nil, fmt.Errorf("%s is over %d bytes; not read", path, maxEnvFile)
+	data, err := regfile.Read(path, maxEnvFile)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w; not read", err)
 	}
 	return data, err
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,6 +13,8 @@ import (
 
 	"github.com/godwit/godwit/internal/untrusted"
 	"github.com/godwit/godwit/llm"
+
+	"github.com/godwit/godwit/internal/regfile"
 )
 
 // CommandTimeout bounds one check command.
@@ -157,27 +158,8 @@ func fileFailures(fc FileCheck, ws string, before map[string][]byte) []string {
 const maxChecked = 64 << 20
 
 // readChecked reads a file a check judges, which the model under test
-// may have made anything: a regular file only, not through a link in its
-// last element (the check is about the file the model wrote, not one it
-// pointed at), without waiting on a FIFO (whose open held the eval run
-// for good) and at most maxChecked bytes (a link to /dev/zero never
-// ended).
-func readChecked(p string) ([]byte, error) {
-	f, err := os.OpenFile(p, os.O_RDONLY|checkedFlags, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	switch {
-	case err != nil:
-		return nil, err
-	case !fi.Mode().IsRegular():
-		return nil, fmt.Errorf("%s is not a regular file (%s)", p, fi.Mode().Type())
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxChecked+1))
-	if err == nil && len(data) > maxChecked {
-		err = fmt.Errorf("%s is over %d bytes", p, maxChecked)
-	}
-	return data, err
-}
+// may have made anything: not through a link in its last element (the
+// check is about the file the model wrote, not one it pointed at), and
+// not a FIFO (whose open held the eval run for good) or a link to
+// /dev/zero (which never ended).
+func readChecked(p string) ([]byte, error) { return regfile.ReadNoFollow(p, maxChecked) }

@@ -10,8 +10,8 @@
 //
 // Of godwit's packages it imports only internal/agent, internal/digits,
 // internal/handoff, internal/config, internal/wiring, llm, llm/fake,
-// internal/policy, internal/store, internal/untrusted and
-// internal/atomicfile. Its runs approve as `run --yes` does. It writes
+// internal/policy, internal/store, internal/untrusted,
+// internal/atomicfile and internal/regfile. Its runs approve as `run --yes` does. It writes
 // only to the io.Writers and files its callers name, never to stdout.
 //
 // Tests that run tasks need TestMain to call shell.MaybeSupervise and

@@ -11,18 +11,18 @@
 // escape, an unclosed quote) is an error, never "no settings", so a
 // caller judging safety can treat the file as unknown.
 //
-// It imports none of godwit's packages.
+// Of godwit's packages it imports only internal/regfile.
 package gitconfig
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/godwit/godwit/internal/regfile"
 )
 
 // A Setting is one key of a config file, in the file's order. Section
@@ -74,34 +74,11 @@ func ReadFile(name string) ([]Setting, error) {
 // came, one linked to /dev/zero would never end). The open does not
 // wait; what is not a regular file is an error.
 func readSmall(name string) ([]byte, error) {
-	f, err := os.OpenFile(name, os.O_RDONLY|openNoWait, 0)
+	data, err := regfile.Read(name, MaxSize)
 	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	switch {
-	case err != nil:
-		return nil, fmt.Errorf("%s: %w", name, err)
-	case isDevNull(fi):
-		return nil, nil // GIT_CONFIG_GLOBAL=/dev/null and the like: no settings, as git reads it
-	case !fi.Mode().IsRegular():
-		return nil, fmt.Errorf("%s: not a regular file (%s)", name, fi.Mode().Type())
-	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
-	switch {
-	case err != nil:
-		return nil, fmt.Errorf("%s: %w", name, err)
-	case len(data) > MaxSize:
-		return nil, fmt.Errorf("%s: over %d bytes", name, MaxSize)
+		return nil, fmt.Errorf("gitconfig: %w", err)
 	}
 	return data, nil
-}
-
-// isDevNull reports whether fi is the null device, which reads empty.
-func isDevNull(fi fs.FileInfo) bool {
-	null, err := os.Stat(os.DevNull)
-	return err == nil && os.SameFile(fi, null)
 }
 
 // parser walks the text a byte at a time, as git does.

@@ -4,19 +4,18 @@
 // (negation, anchoring, "**", dir-only, the domain of a nested file) are
 // go-git's; reading a file (comments, blank lines, CRLF) is git's.
 //
-// It imports none of godwit's packages.
+// Of godwit's packages it imports only internal/regfile.
 package ignore
 
 import (
 	"bufio"
 	"bytes"
-	"fmt"
-	"io"
-	"os"
 	"slices"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+
+	"github.com/godwit/godwit/internal/regfile"
 )
 
 // Rules are patterns in increasing priority: the last that matches a
@@ -51,29 +50,9 @@ func Read(path string, domain []string) Rules {
 // (PATTERN_MAX_FILE_SIZE).
 const MaxSize = 100 << 20
 
-// readFile reads path if it is a regular file of at most MaxSize bytes,
-// not through a link in its last element, without waiting on a FIFO.
-func readFile(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|openFlags, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	switch {
-	case err != nil:
-		return nil, err
-	case !fi.Mode().IsRegular():
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	case fi.Size() > MaxSize:
-		return nil, fmt.Errorf("%s is over %d bytes", path, MaxSize)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
-	if err == nil && len(data) > MaxSize {
-		err = fmt.Errorf("%s is over %d bytes", path, MaxSize)
-	}
-	return data, err
-}
+// readFile reads an ignore file as git does: not through a link in its
+// last element.
+func readFile(path string) ([]byte, error) { return regfile.ReadNoFollow(path, MaxSize) }
 
 // Then returns r followed by more, which take priority; r's own backing
 // array is never written, so rules shared by sibling folders stay as

@@ -23,5 +23,5 @@
 // lists every route the analysis follows and where it stops.
 //
 // Of godwit's packages it imports only tool, internal/termsafe,
-// internal/tool/workspace and internal/gitconfig.
+// internal/tool/workspace, internal/gitconfig and internal/regfile.
 package policy

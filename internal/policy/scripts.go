@@ -5,13 +5,14 @@ import (
 	"cmp"
 	"encoding/json"
 	"errors"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/godwit/godwit/internal/regfile"
 )
 
 // Code that runs from a file is read and judged by the deny and ask
@@ -45,7 +46,7 @@ func (u *unwrapper) readRun(dir string, w Word, what string) (text, abs, why str
 	}
 	b, err := readBounded(abs)
 	switch {
-	case errors.Is(err, errTooMany):
+	case errors.Is(err, regfile.ErrTooLarge):
 		return "", abs, "it runs " + w.Value + ", a " + what + " too big to check"
 	case err != nil:
 		return "", abs, "it runs " + w.Value + ", a " + what + " that does not exist yet or cannot be read"
@@ -68,28 +69,7 @@ func (u *unwrapper) budget() bool {
 // does not wait: the line's own earlier command may have made the script
 // a FIFO (mkfifo run.sh; sh run.sh), whose open would hold godwit until
 // a writer came.
-func readBounded(abs string) ([]byte, error) {
-	f, err := os.OpenFile(abs, os.O_RDONLY|openNoWait, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, errors.New("not a regular file")
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxScript+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > maxScript {
-		return nil, errTooMany
-	}
-	return b, nil
-}
+func readBounded(abs string) ([]byte, error) { return regfile.Read(abs, maxScript) }
 
 // scriptText judges shell code from a file (abs; "" for a script inside
 // another file, such as package.json) by the deny and ask rules. A

@@ -1,6 +1,0 @@
-//go:build !unix
-
-package cli
-
-// envOpenFlags: readEnvFile's type check alone stands here.
-const envOpenFlags = 0
