@@ -44,7 +44,7 @@ var allowed = map[string]rule{
 	"internal/mail":           {[]string{"internal/agent", "llm", "internal/store", "tool"}, "mail between sessions over the store: residents, claims, receipts, the send_message tool"},
 	".":                       {[]string{"event", "internal/agent", "internal/wiring", "llm", "internal/mail", "internal/policy", "internal/store", "tool"}, "the embeddable SDK (experimental), a thin layer over wiring"},
 	"internal/policy":         {[]string{"tool", "internal/regfile", "internal/termsafe", "internal/tool/workspace", "internal/gitconfig"}, "approval: modes, rules, shell-command analysis over tool.Access"},
-	"internal/sandbox":        {[]string{"internal/atomicfile", "internal/gitconfig", "internal/hostpath"}, "Landlock and namespaces for commands; knows nothing of godwit but the whole-file writer, git config's reader and the host's PATH"},
+	"internal/sandbox":        {[]string{"internal/atomicfile", "internal/regfile", "internal/gitconfig", "internal/hostpath"}, "Landlock and namespaces for commands; knows nothing of godwit but the whole-file writer, git config's reader and the host's PATH"},
 	"internal/snapshot":       {[]string{"internal/store", "tool", "internal/ignore", "internal/tool/workspace"}, "snapshots before writes, undo, watching shell changes"},
 	"internal/gitguard":       {[]string{"tool", "internal/atomicfile", "internal/gitconfig"}, "git hooks and config restored around shell commands; wraps the tool only"},
 	"internal/memory":         {[]string{"llm", "internal/store", "tool", "internal/tool/workspace"}, "rules, memory files, skills, long-term search; the search_memory and skill tools"},

@@ -34,7 +34,7 @@ func read(path string, max int64, flags int) ([]byte, error) {
 	switch {
 	case err != nil:
 		return nil, err
-	case isNull(fi):
+	case IsNull(fi):
 		return nil, nil
 	case !fi.Mode().IsRegular():
 		return nil, fmt.Errorf("%s is not a regular file (%s)", path, fi.Mode().Type())
@@ -46,7 +46,8 @@ func read(path string, max int64, flags int) ([]byte, error) {
 	return data, err
 }
 
-func isNull(fi os.FileInfo) bool {
+// IsNull reports whether fi is the null device.
+func IsNull(fi os.FileInfo) bool {
 	if fi.Mode()&os.ModeCharDevice == 0 {
 		return false
 	}

@@ -21,6 +21,6 @@
 // strongest subset.
 //
 // Of godwit's packages it imports only internal/atomicfile,
-// internal/gitconfig and internal/hostpath. Which files are secrets is the caller's list
+// internal/gitconfig, internal/hostpath and internal/regfile. Which files are secrets is the caller's list
 // (View.Secrets).
 package sandbox

@@ -5,7 +5,6 @@ package sandbox
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +14,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/godwit/godwit/internal/regfile"
 )
 
 // apply asks for the namespaces. The process the command starts with
@@ -393,33 +394,12 @@ func findGit(dotGit string) gitView {
 // a commondir or config that is a FIFO (the open waited for a writer,
 // and the next command never started) or a link to /dev/zero.
 func readGitFile(p string) ([]byte, error) {
-	f, err := os.OpenFile(p, os.O_RDONLY|unix.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	switch {
-	case err != nil:
-		return nil, err
-	case isNull(fi):
+	if fi, err := os.Stat(p); err == nil && regfile.IsNull(fi) {
 		// ~/.gitconfig -> /dev/null: nothing to clean, and a copy bound
 		// there would cover the command's /dev/null.
 		return nil, os.ErrNotExist
-	case !fi.Mode().IsRegular():
-		return nil, fmt.Errorf("%s is not a regular file", p)
 	}
-	b, err := io.ReadAll(io.LimitReader(f, maxGitFile+1))
-	if err == nil && len(b) > maxGitFile {
-		err = fmt.Errorf("%s is over %d bytes", p, maxGitFile)
-	}
-	return b, err
-}
-
-// isNull reports whether fi is the null device.
-func isNull(fi os.FileInfo) bool {
-	null, err := os.Stat(os.DevNull)
-	return err == nil && os.SameFile(fi, null)
+	return regfile.Read(p, maxGitFile)
 }
 
 // maxGitFile bounds readGitFile, as gitconfig.MaxSize bounds a config.
