@@ -97,6 +97,9 @@ func (r *Refusals) add(rules []Rule) {
 }
 
 func (r *Refusals) list() []Rule {
+	if r == nil { // a Policy not made by New
+		return nil
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.rules
@@ -602,9 +605,12 @@ func question(req tool.ApprovalRequest, reasons []string) Question {
 	return q
 }
 
-// guards are the deny and ask rules.
+// guards are the deny and ask rules, and the scopes the user refused
+// for the session: a refusal is a deny rule, so what hides a command
+// from the rules hides it from a refusal too.
 func (p *Policy) guards() []Rule {
-	return append(p.rules.Deny[:len(p.rules.Deny):len(p.rules.Deny)], p.rules.Ask...)
+	g := append(p.rules.Deny[:len(p.rules.Deny):len(p.rules.Deny)], p.rules.Ask...)
+	return append(g, p.refused.list()...)
 }
 
 func dedupe(s []string) []string {

@@ -514,6 +514,12 @@ func TestNeverHoldsInEveryMode(t *testing.T) {
 		{auto, "ls && go test -run X", "D"},
 		{auto, "go build ./...", "A"},
 		{ask, "go test", "D"},
+		// The model's ways around a refused scope, judged as deny rules are.
+		{auto, "sh -c 'go test ./x'", "D"},
+		{auto, "env go test ./x", "D"},
+		{auto, "command go test ./x", "D"},
+		{auto, "/usr/local/go/bin/go test ./x", "D"},
+		{auto, "echo go test | sh", "Q"}, // code godwit cannot read asks, as under a deny rule
 	} {
 		got, d := outcome(t, s.p, rec, shellReq(s.cmd))
 		if got != s.want {
