@@ -374,3 +374,32 @@ func TestOfficialClientUsageAndPlanReplay(t *testing.T) {
 		t.Errorf("session/load's usage = %+v, want the session's", replayUsage)
 	}
 }
+
+// TestOfficialClientRejectAlways: the official client answers "always
+// reject" for a command in ask mode, then switches the session to auto
+// mode; the real binary must not run the command there, nor the model's
+// way around it through sh, and must still run what was not refused.
+func TestOfficialClientRejectAlways(t *testing.T) {
+	t.Parallel()
+	pt := peerTools(t)
+	call := func(id, cmd string) llmtest.Reply {
+		return llmtest.ChatReply(llmtest.ChatToolCall(id, "shell_exec", `{"command":"`+cmd+`"}`), llmtest.ChatFinish("tool_calls"), llmtest.ChatUsage(900, 5))
+	}
+	srv := llmtest.NewTestServer(t,
+		call("c1", "touch rj_file"), llmtest.ChatTextReply("refused.", 900, 2),
+		call("c2", "touch rj_file"), call("c3", "sh -c 'touch rj_file'"), call("c4", "mkdir other"), llmtest.ChatTextReply("done.", 900, 2),
+	)
+	home, ws := t.TempDir(), t.TempDir()
+	writeConfig(t, home, srv.URL())
+	got := pt.run(t, home, ws, peerScenario{Answer: "reject_always", Turns: []peerTurn{
+		{Mode: "ask", Prompt: "touch it"}, {Mode: "auto", Prompt: "touch it again"}}})
+	if _, err := os.Stat(filepath.Join(ws, "rj_file")); err == nil {
+		t.Fatalf("rj_file was made after always reject\ngodwit stderr:\n%s", got.Stderr)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "other")); err != nil {
+		t.Errorf("auto mode did not run what was not refused: %v\ngodwit stderr:\n%s", err, got.Stderr)
+	}
+	if len(got.Permissions) != 1 {
+		t.Errorf("%d permission requests, want 1 (the one answered always reject)", len(got.Permissions))
+	}
+}
